@@ -1,0 +1,110 @@
+import type { StoreOp } from "../store/store.js";
+import type { Clock, Timer } from "./clock.js";
+import type { QueueRegistry } from "./queue-registry.js";
+import type { QueueState } from "./queue-state.js";
+import type { WaitingReceives } from "./waiting-receives.js";
+
+/** How often retention is enforced, in milliseconds. */
+export const sweepIntervalMs = 1000;
+
+/** Writes a batch of changes durably. */
+type Commit = (ops: readonly StoreOp[]) => Promise<void>;
+
+/**
+ * Time-driven work. Each queue has a timer armed for its earliest hidden
+ * ready time, so a delay that ends or a lease that runs out makes its message
+ * visible (and wakes long polls) the moment it happens; a periodic sweep
+ * removes messages past their retention.
+ */
+export class Maintenance {
+  private sweepTimer: Timer | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly registry: QueueRegistry,
+    private readonly waiting: WaitingReceives,
+    private readonly commit: Commit,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** Starts the periodic sweep and arms every queue's timer. */
+  start(): void {
+    for (const queue of this.registry.all()) this.advance(queue);
+    this.armSweep();
+  }
+
+  /**
+   * Makes due messages visible in one queue, offers them to its waiting
+   * receives, and re-arms its timer. Call after any change to the queue.
+   */
+  advance(queue: QueueState): void {
+    if (queue.deleted) return;
+    const now = this.clock.now();
+    queue.advance(now);
+    if (queue.visibleCount > 0) this.waiting.serve(queue);
+    this.arm(queue, now);
+  }
+
+  /** Runs everything that is due now, in every queue: what the timers do, callable directly by tests. */
+  async runDue(): Promise<void> {
+    const expiries: Promise<void>[] = [];
+    for (const queue of this.registry.all()) {
+      this.advance(queue);
+      expiries.push(this.expireRetained(queue));
+    }
+    await Promise.all(expiries);
+  }
+
+  /** Stops every timer. */
+  stop(): void {
+    this.closed = true;
+    this.sweepTimer?.cancel();
+    for (const queue of this.registry.all()) this.disarm(queue);
+  }
+
+  /** Stops a deleted queue's timer. */
+  disarm(queue: QueueState): void {
+    queue.wake?.timer.cancel();
+    queue.wake = undefined;
+  }
+
+  /** Removes a queue's messages whose retention has run out, in flight or not. */
+  private async expireRetained(queue: QueueState): Promise<void> {
+    const now = this.clock.now();
+    const { retentionMs } = queue.record.config;
+    const { dataId } = queue.record;
+    const ops: StoreOp[] = [];
+    for (const message of queue.messages.values()) {
+      if (message.enqueuedAt + retentionMs > now) break;
+      queue.remove(message);
+      ops.push({ kind: "removeMessage", dataId, id: message.id, readyAt: message.readyAt });
+    }
+    if (ops.length > 0) {
+      await this.commit(ops);
+      // Expired leases free in-flight room.
+      this.waiting.serve(queue);
+    }
+  }
+
+  private arm(queue: QueueState, now: number): void {
+    const next = queue.nextReadyAt();
+    if (next === undefined || this.closed) return this.disarm(queue);
+    if (queue.wake !== undefined && queue.wake.at <= next) return;
+    this.disarm(queue);
+    const timer = this.clock.setTimer(next - now, () => {
+      queue.wake = undefined;
+      this.advance(queue);
+    });
+    queue.wake = { at: next, timer };
+  }
+
+  private armSweep(): void {
+    if (this.closed) return;
+    this.sweepTimer = this.clock.setTimer(sweepIntervalMs, () => {
+      this.runDue()
+        .catch(this.onError)
+        .finally(() => this.armSweep());
+    });
+  }
+}

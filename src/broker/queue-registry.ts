@@ -1,0 +1,156 @@
+import { HoldshelfError, invalidArgument, queueNotFound } from "../errors/holdshelf-error.js";
+import type { QueueRecord, Store, StoredState } from "../store/store.js";
+import type { Clock } from "./clock.js";
+import { resolveQueueConfig, sameQueueConfig, type QueueConfigInput } from "./queue-config.js";
+import { QueueState } from "./queue-state.js";
+import { checkQueueName } from "./request-limits.js";
+
+const defaultPageSize = 100;
+const maxPageSize = 1000;
+
+/** Hooks the registry calls when a queue's messages are dropped. */
+export interface QueueRegistryEvents {
+  /** The queue was deleted: fail its waiting receives, stop its timers. */
+  onDeleted(queue: QueueState): void;
+}
+
+/**
+ * The queues by name, and the admin operations on them. Each operation is
+ * durable before it changes memory, so nobody sees a queue (or a
+ * configuration) that a crash could take back.
+ */
+export class QueueRegistry {
+  private readonly byName = new Map<string, QueueState>();
+  private readonly pendingCreates = new Map<string, Promise<unknown>>();
+  private nextSequence: number;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly events: QueueRegistryEvents,
+    stored: StoredState,
+  ) {
+    this.nextSequence = stored.nextSequence;
+    for (const { record, schedule } of stored.queues) {
+      const queue = new QueueState(record);
+      const now = clock.now();
+      // Retention reads messages in enqueue order; the index is in ready order.
+      schedule.sort((a, b) => a.enqueuedAt - b.enqueuedAt || (a.id < b.id ? -1 : 1));
+      for (const entry of schedule) queue.add(entry, now);
+      this.byName.set(record.name, queue);
+    }
+  }
+
+  /** The queue of that name. Throws INVALID_ARGUMENT for a bad name, QUEUE_NOT_FOUND for an unknown one. */
+  get(name: string, field = "queue"): QueueState {
+    checkQueueName(name, field);
+    const queue = this.byName.get(name);
+    if (queue === undefined) throw queueNotFound(name);
+    return queue;
+  }
+
+  /** Every queue, in no particular order. */
+  all(): IterableIterator<QueueState> {
+    return this.byName.values();
+  }
+
+  /** Creates a queue, or returns the existing one if its configuration is the same. */
+  async create(name: string, input: QueueConfigInput | undefined): Promise<QueueState> {
+    checkQueueName(name, "name");
+    const config = resolveQueueConfig(input);
+    // Two creates of one name must not both write a record: the second waits.
+    for (let pending = this.pendingCreates.get(name); pending; pending = this.pendingCreates.get(name)) {
+      await pending.catch(() => undefined);
+    }
+    const existing = this.byName.get(name);
+    if (existing !== undefined) {
+      if (sameQueueConfig(existing.record.config, config)) return existing;
+      throw new HoldshelfError("QUEUE_ALREADY_EXISTS", `queue "${name}" exists with another configuration`);
+    }
+    const id = this.nextSequence++;
+    const record: QueueRecord = { name, queueId: id, dataId: id, config, createTime: this.clock.now() };
+    const write = this.store.commit([
+      { kind: "putQueue", queue: record },
+      { kind: "putSequence", next: this.nextSequence },
+    ]);
+    this.pendingCreates.set(name, write);
+    try {
+      await write;
+    } finally {
+      this.pendingCreates.delete(name);
+    }
+    const queue = new QueueState(record);
+    this.byName.set(name, queue);
+    return queue;
+  }
+
+  /** Replaces a queue's whole configuration. */
+  async update(name: string, input: QueueConfigInput | undefined): Promise<QueueState> {
+    const queue = this.get(name, "name");
+    const config = resolveQueueConfig(input);
+    const record = { ...queue.record, config };
+    await this.store.commit([{ kind: "putQueue", queue: record }]);
+    queue.record = { ...queue.record, config };
+    return queue;
+  }
+
+  /** Deletes a queue and its messages. */
+  async delete(name: string): Promise<void> {
+    const queue = this.get(name, "name");
+    await this.store.commit([{ kind: "removeQueue", name }]);
+    if (this.byName.get(name) !== queue) return;
+    this.byName.delete(name);
+    queue.deleted = true;
+    queue.clear();
+    this.events.onDeleted(queue);
+    this.dropInBackground(queue.record.dataId);
+  }
+
+  /** Removes every message of a queue by moving it to a new, empty data space. Returns how many were removed. */
+  async purge(name: string): Promise<number> {
+    const queue = this.get(name, "name");
+    const dataId = this.nextSequence++;
+    const record = { ...queue.record, dataId };
+    await this.store.commit([
+      { kind: "putQueue", queue: record },
+      { kind: "putSequence", next: this.nextSequence },
+    ]);
+    const purged = queue.messages.size;
+    const oldDataId = queue.record.dataId;
+    queue.clear();
+    queue.record = { ...queue.record, dataId };
+    this.dropInBackground(oldDataId);
+    return purged;
+  }
+
+  /** A page of queues in name order. */
+  list(prefix: string, pageSize: number, pageToken: string): { queues: QueueState[]; nextPageToken: string } {
+    const size = pageSize || defaultPageSize;
+    if (!Number.isInteger(size) || size < 1 || size > maxPageSize) {
+      throw invalidArgument("page_size", `must be between 0 and ${maxPageSize}`);
+    }
+    const after = pageToken === "" ? "" : decodePageToken(pageToken);
+    const names = [...this.byName.keys()].filter((name) => name.startsWith(prefix) && name > after).sort();
+    const page = names.slice(0, size);
+    const nextPageToken = names.length > size ? encodePageToken(page[page.length - 1]!) : "";
+    return { queues: page.map((name) => this.byName.get(name)!), nextPageToken };
+  }
+
+  // The keys are already unreachable (the record no longer names them) and
+  // start-up drops any that a crash leaves, so freeing them need not block.
+  private dropInBackground(dataId: number): void {
+    this.store.dropData(dataId).catch(() => undefined);
+  }
+}
+
+function encodePageToken(lastName: string): string {
+  return Buffer.from(`after:${lastName}`, "utf8").toString("base64url");
+}
+
+function decodePageToken(token: string): string {
+  const text = Buffer.from(token, "base64url").toString("utf8");
+  if (!text.startsWith("after:") || encodePageToken(text.slice(6)) !== token) {
+    throw invalidArgument("page_token", "is not a token this service returned");
+  }
+  return text.slice(6);
+}

@@ -1,0 +1,150 @@
+import type { QueueRecord, ScheduleEntry } from "../store/store.js";
+import type { Timer } from "./clock.js";
+import { IndexedHeap, type HeapItem } from "./indexed-heap.js";
+
+/** A message as the broker holds it in memory: its schedule entry and its place in a heap. */
+export interface LiveMessage extends ScheduleEntry, HeapItem {
+  /** Whether it sits in the visible heap (else in the hidden one). */
+  inVisibleHeap: boolean;
+}
+
+/** Message counts, exact at a moment. */
+export interface QueueCounts {
+  readonly visible: number;
+  readonly inFlight: number;
+  readonly delayed: number;
+  /** Send time of the oldest message, or undefined when empty. */
+  readonly oldestSendTime: number | undefined;
+}
+
+const readyOrder = (a: LiveMessage, b: LiveMessage): boolean =>
+  a.readyAt < b.readyAt || (a.readyAt === b.readyAt && a.id < b.id);
+
+/**
+ * The in-memory index of one queue, rebuilt from the store at start: every
+ * message's schedule entry, split into a heap of visible messages (ready time
+ * passed) and a heap of hidden ones (leased or delayed), both in ready-time
+ * order. It changes nothing on disk: callers write what they change.
+ */
+export class QueueState {
+  /** In enqueue order, so retention expiry reads from the front. */
+  readonly messages = new Map<string, LiveMessage>();
+  private readonly visible = new IndexedHeap<LiveMessage>(readyOrder);
+  private readonly hidden = new IndexedHeap<LiveMessage>(readyOrder);
+  private leasedCount = 0;
+  /** Set once the queue is deleted, for operations that were waiting on it. */
+  deleted = false;
+  /** The maintenance timer armed for the earliest hidden ready time, if any. */
+  wake: { readonly at: number; readonly timer: Timer } | undefined;
+
+  constructor(public record: QueueRecord) {}
+
+  /** Adds a message (new, or loaded at start) and places it by its ready time. */
+  add(entry: ScheduleEntry, now: number): LiveMessage {
+    const message: LiveMessage = { ...entry, heapIndex: -1, inVisibleHeap: false };
+    this.messages.set(message.id, message);
+    this.place(message, now);
+    return message;
+  }
+
+  /** Removes a message from the index. */
+  remove(message: LiveMessage): void {
+    this.unplace(message);
+    this.messages.delete(message.id);
+  }
+
+  /** Sets a message's ready time and whether a lease hides it, and re-places it. */
+  reschedule(message: LiveMessage, readyAt: number, leased: boolean, now: number): void {
+    this.unplace(message);
+    message.readyAt = readyAt;
+    message.leased = leased;
+    this.place(message, now);
+  }
+
+  /**
+   * Takes the next visible message out of both heaps; the caller must
+   * reschedule it. Taking before placing keeps a receive with a visibility
+   * timeout of 0 from meeting the same message twice.
+   */
+  takeNextVisible(): LiveMessage | undefined {
+    const next = this.visible.peek();
+    if (next !== undefined) this.unplace(next);
+    return next;
+  }
+
+  /**
+   * Moves every hidden message whose ready time has come to the visible heap,
+   * and returns those whose lease ran out (expired leases).
+   */
+  advance(now: number): LiveMessage[] {
+    const expired: LiveMessage[] = [];
+    for (let top = this.hidden.peek(); top !== undefined && top.readyAt <= now; top = this.hidden.peek()) {
+      this.unplace(top);
+      if (top.leased) expired.push(top);
+      top.leased = false;
+      this.place(top, now);
+    }
+    return expired;
+  }
+
+  /** The visible message that is next in ready-time order, if any. */
+  nextVisible(): LiveMessage | undefined {
+    return this.visible.peek();
+  }
+
+  /** The ready time of the earliest hidden message: when advance next has work. */
+  nextReadyAt(): number | undefined {
+    return this.hidden.peek()?.readyAt;
+  }
+
+  /** How many messages are hidden by a lease right now. */
+  get inFlight(): number {
+    return this.leasedCount;
+  }
+
+  get visibleCount(): number {
+    return this.visible.size;
+  }
+
+  /** Counts as of the last advance. */
+  counts(): QueueCounts {
+    const oldest = this.messages.values().next();
+    return {
+      visible: this.visible.size,
+      inFlight: this.leasedCount,
+      delayed: this.hidden.size - this.leasedCount,
+      oldestSendTime: oldest.done ? undefined : oldest.value.sendTime,
+    };
+  }
+
+  /** Forgets every message (purge and delete). */
+  clear(): void {
+    this.visible.clear();
+    this.hidden.clear();
+    this.messages.clear();
+    this.leasedCount = 0;
+  }
+
+  private place(message: LiveMessage, now: number): void {
+    if (message.readyAt <= now) {
+      // A lease that is already over does not count as in flight.
+      message.leased = false;
+      message.inVisibleHeap = true;
+      this.visible.push(message);
+    } else {
+      message.inVisibleHeap = false;
+      this.hidden.push(message);
+      if (message.leased) this.leasedCount++;
+    }
+  }
+
+  private unplace(message: LiveMessage): void {
+    if (message.heapIndex < 0) return;
+    if (message.inVisibleHeap) {
+      this.visible.remove(message);
+    } else {
+      this.hidden.remove(message);
+      if (message.leased) this.leasedCount--;
+    }
+  }
+}

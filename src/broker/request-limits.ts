@@ -1,0 +1,96 @@
+import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
+import { maxReceiveWaitMs, type QueueConfig } from "./queue-config.js";
+import type { OutgoingMessage, ReceiveOptions } from "./types.js";
+
+/** Entries in one SendBatch, DeleteBatch or ChangeVisibilityBatch. */
+export const maxBatchEntries = 100;
+/** Bodies and attributes of one SendBatch, in bytes. */
+export const maxSendBatchBytes = 4 * 1024 * 1024;
+/** Messages of one Receive. */
+export const maxReceiveMessages = 100;
+/** Longest attribute key, in UTF-8 bytes. */
+export const maxAttributeKeyBytes = 256;
+/**
+ * Budget for the messages of one Receive response. A response must stay under
+ * the 4 MiB that gRPC clients accept by default, so the budget leaves room
+ * for the framing and the fixed fields of every message.
+ */
+export const receiveResponseBudgetBytes = 4 * 1024 * 1024 - 64 * 1024;
+/** Room each message of a response takes besides its body and attributes: id, handle, times, tags. */
+export const perMessageOverheadBytes = 256;
+
+const queueNamePattern = /^[A-Za-z0-9_-]{1,80}$/;
+
+/** Checks a queue name's form. Throws INVALID_ARGUMENT naming `field`. */
+export function checkQueueName(name: string, field: string): void {
+  if (!queueNamePattern.test(name)) throw invalidArgument(field, "must be 1 to 80 characters of [A-Za-z0-9_-]");
+}
+
+/** The message's size as max_message_bytes counts it: body plus attribute keys and values. */
+export function messageSize(message: OutgoingMessage): number {
+  let size = message.body.byteLength;
+  for (const [key, value] of Object.entries(message.attributes ?? {})) {
+    size += Buffer.byteLength(key, "utf8") + Buffer.byteLength(value, "utf8");
+  }
+  return size;
+}
+
+/**
+ * Checks one message against its queue and returns its size and delay.
+ * `field` is the path of the message in the request ("" or "entries[3].").
+ */
+export function checkOutgoing(
+  message: OutgoingMessage,
+  config: QueueConfig,
+  field: string,
+): { size: number; delayMs: number } {
+  for (const key of Object.keys(message.attributes ?? {})) {
+    const keyBytes = Buffer.byteLength(key, "utf8");
+    if (keyBytes === 0 || keyBytes > maxAttributeKeyBytes) {
+      throw invalidArgument(`${field}attributes`, `keys must be 1 to ${maxAttributeKeyBytes} bytes`);
+    }
+  }
+  const size = messageSize(message);
+  if (size > config.maxMessageBytes) {
+    throw new HoldshelfError(
+      "MESSAGE_TOO_LARGE",
+      `${field || "message "}is ${size} bytes; the queue takes at most ${config.maxMessageBytes}`,
+      { violations: [{ field: `${field}body`, description: `at most ${config.maxMessageBytes} bytes with attributes` }] },
+    );
+  }
+  const delayMs = message.delayMs ?? config.delayMs;
+  checkRange(delayMs, 0, config.retentionMs, `${field}delay`);
+  return { size, delayMs };
+}
+
+/** Checks a batch's entry count. */
+export function checkBatchSize(count: number, field: string): void {
+  if (count < 1 || count > maxBatchEntries) {
+    throw invalidArgument(field, `must have 1 to ${maxBatchEntries} entries`);
+  }
+}
+
+/** A receive's options with defaults applied and bounds checked. */
+export function resolveReceiveOptions(
+  options: ReceiveOptions,
+  config: QueueConfig,
+): { maxMessages: number; visibilityTimeoutMs: number; waitTimeMs: number } {
+  const maxMessages = options.maxMessages || 1;
+  checkRange(maxMessages, 1, maxReceiveMessages, "max_messages");
+  const visibilityTimeoutMs = options.visibilityTimeoutMs ?? config.visibilityTimeoutMs;
+  checkVisibilityTimeout(visibilityTimeoutMs, config);
+  const waitTimeMs = options.waitTimeMs ?? config.receiveWaitTimeMs;
+  checkRange(waitTimeMs, 0, maxReceiveWaitMs, "wait_time");
+  return { maxMessages, visibilityTimeoutMs, waitTimeMs };
+}
+
+/** Checks a visibility timeout against the queue's max_lease_duration. */
+export function checkVisibilityTimeout(timeoutMs: number, config: QueueConfig): void {
+  checkRange(timeoutMs, 0, config.maxLeaseDurationMs, "visibility_timeout");
+}
+
+function checkRange(value: number, min: number, max: number, field: string): void {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw invalidArgument(field, `must be between ${min} and ${max}${field === "max_messages" ? "" : " ms"}`);
+  }
+}

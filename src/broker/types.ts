@@ -1,0 +1,58 @@
+import type { HoldshelfError } from "../errors/holdshelf-error.js";
+import type { QueueConfig } from "./queue-config.js";
+import type { QueueCounts } from "./queue-state.js";
+
+/** A queue as the broker reports it. Times are epoch milliseconds. */
+export interface QueueInfo {
+  readonly name: string;
+  readonly config: QueueConfig;
+  readonly counts: QueueCounts;
+  /** Age of the oldest message by send time; undefined when the queue is empty. */
+  readonly oldestMessageAgeMs: number | undefined;
+  readonly createTime: number;
+}
+
+/** A message to send. */
+export interface OutgoingMessage {
+  readonly body: Uint8Array;
+  readonly attributes?: Readonly<Record<string, string>>;
+  /** Undefined means the queue's delay; 0 means none. */
+  readonly delayMs?: number | undefined;
+}
+
+/** How a Receive behaves; undefined fields take the queue's settings. */
+export interface ReceiveOptions {
+  /** 1 to 100; 0 or undefined means 1. */
+  readonly maxMessages?: number | undefined;
+  readonly visibilityTimeoutMs?: number | undefined;
+  /** How long to wait for a message; 0 returns at once. */
+  readonly waitTimeMs?: number | undefined;
+  /** Aborted when the caller gives up: a waiting receive then takes nothing. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** One delivery of a message. Times are epoch milliseconds. */
+export interface Delivery {
+  readonly messageId: string;
+  readonly receiptHandle: string;
+  readonly body: Uint8Array;
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly receiveCount: number;
+  readonly sendTime: number;
+  readonly firstReceiveTime: number;
+  readonly leaseDeadline: number;
+}
+
+/** The outcome of one handle of a batch: an error, or success (with the new deadline, for visibility changes). */
+export interface EntryOutcome {
+  readonly receiptHandle: string;
+  readonly error?: HoldshelfError;
+  readonly leaseDeadline?: number;
+}
+
+/** One page of queues. */
+export interface QueuePage {
+  readonly queues: QueueInfo[];
+  /** Empty on the last page. */
+  readonly nextPageToken: string;
+}

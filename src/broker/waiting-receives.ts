@@ -1,0 +1,82 @@
+import type { Clock, Timer } from "./clock.js";
+import type { QueueState } from "./queue-state.js";
+
+/** Tries to take messages for a waiting receive; undefined when there is nothing (or no room) yet. */
+export type TakeAttempt<T> = () => T | undefined;
+
+interface Waiter<T> {
+  readonly take: TakeAttempt<T>;
+  readonly settle: (taken: T | undefined, error?: unknown) => void;
+}
+
+/**
+ * Long polls. A waiting receive is offered messages the moment they may be
+ * available, in arrival order; taking is synchronous, so two waiters can
+ * never take the same message. A waiter whose caller gave up is removed
+ * before it can take anything.
+ */
+export class WaitingReceives {
+  private readonly waiters = new Map<QueueState, Waiter<unknown>[]>();
+
+  constructor(private readonly clock: Clock) {}
+
+  /** Waits up to `waitMs` for `take` to succeed; resolves undefined on timeout or abort. */
+  wait<T>(queue: QueueState, take: TakeAttempt<T>, waitMs: number, signal: AbortSignal | undefined): Promise<T | undefined> {
+    return new Promise<T | undefined>((resolve, reject) => {
+      let timer: Timer | undefined;
+      const onAbort = (): void => waiter.settle(undefined);
+      const waiter: Waiter<T> = {
+        take,
+        settle: (taken, error) => {
+          this.forget(queue, waiter as Waiter<unknown>);
+          timer?.cancel();
+          signal?.removeEventListener("abort", onAbort);
+          if (error === undefined) resolve(taken);
+          else reject(error);
+        },
+      };
+      if (signal?.aborted) return resolve(undefined);
+      const list = this.waiters.get(queue) ?? [];
+      list.push(waiter as Waiter<unknown>);
+      this.waiters.set(queue, list);
+      timer = this.clock.setTimer(waitMs, () => waiter.settle(undefined));
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /** Offers a queue's messages to its waiters, oldest waiter first, until one cannot take. */
+  serve(queue: QueueState): void {
+    const list = this.waiters.get(queue);
+    while (list !== undefined && list.length > 0) {
+      const waiter = list[0]!;
+      const taken = waiter.take();
+      if (taken === undefined) return;
+      waiter.settle(taken);
+    }
+  }
+
+  /** Ends every wait on a queue with an error (the queue was deleted). */
+  failAll(queue: QueueState, error: unknown): void {
+    for (const waiter of [...(this.waiters.get(queue) ?? [])]) waiter.settle(undefined, error);
+  }
+
+  /** Ends every wait empty-handed (the broker is closing). */
+  releaseAll(): void {
+    for (const list of [...this.waiters.values()]) {
+      for (const waiter of [...list]) waiter.settle(undefined);
+    }
+  }
+
+  /** How many receives are waiting on a queue. */
+  count(queue: QueueState): number {
+    return this.waiters.get(queue)?.length ?? 0;
+  }
+
+  private forget(queue: QueueState, waiter: Waiter<unknown>): void {
+    const list = this.waiters.get(queue);
+    if (list === undefined) return;
+    const index = list.indexOf(waiter);
+    if (index >= 0) list.splice(index, 1);
+    if (list.length === 0) this.waiters.delete(queue);
+  }
+}

@@ -1,0 +1,66 @@
+import { create, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import type { GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
+import {
+  Client,
+  credentials,
+  Metadata,
+  type CallOptions,
+  type ChannelCredentials,
+  type ClientOptions,
+  type ServiceError,
+} from "@grpc/grpc-js";
+import { QueueService } from "../../gen/holdshelf/v1/queue_service_pb.js";
+import { queueServiceDefinition } from "../grpc/queue-service.js";
+import { RpcError } from "./rpc-error.js";
+
+type Methods = typeof QueueService extends { method: infer M extends GenServiceMethods } ? M : never;
+
+/** One promise-returning function per unary RPC of QueueService, taking plain request objects. */
+export type QueueServiceRpc = {
+  [K in keyof Methods as Methods[K]["methodKind"] extends "unary" ? K : never]: (
+    request: MessageInitShape<Methods[K]["input"]>,
+    options?: CallOptions,
+  ) => Promise<MessageShape<Methods[K]["output"]>>;
+};
+
+/** Options of createQueueServiceRpc. */
+export interface QueueServiceRpcOptions {
+  readonly credentials?: ChannelCredentials;
+  readonly channelOptions?: ClientOptions;
+}
+
+/**
+ * A low-level client of QueueService over grpc-js: the generated request and
+ * response types, promises, and failures as RpcError with the stable reason.
+ */
+export function createQueueServiceRpc(
+  address: string,
+  options: QueueServiceRpcOptions = {},
+): QueueServiceRpc & { close(): void } {
+  const client = new Client(address, options.credentials ?? credentials.createInsecure(), {
+    // A Receive answer may be up to 4 MiB plus framing.
+    "grpc.max_receive_message_length": 8 * 1024 * 1024,
+    ...options.channelOptions,
+  });
+  const rpc: Record<string, unknown> = { close: () => client.close() };
+  for (const method of QueueService.methods) {
+    if (method.methodKind !== "unary") continue;
+    const definition = queueServiceDefinition[method.localName]!;
+    rpc[method.localName] = (request: MessageInitShape<DescMessage>, callOptions: CallOptions = {}) =>
+      new Promise((resolve, reject) => {
+        client.makeUnaryRequest(
+          definition.path,
+          definition.requestSerialize,
+          definition.responseDeserialize,
+          create(method.input, request),
+          new Metadata(),
+          callOptions,
+          (error: ServiceError | null, response?: unknown) => {
+            if (error) reject(RpcError.fromServiceError(error));
+            else resolve(response);
+          },
+        );
+      });
+  }
+  return rpc as QueueServiceRpc & { close(): void };
+}

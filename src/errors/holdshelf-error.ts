@@ -1,0 +1,82 @@
+/**
+ * gRPC status codes, numbered as the gRPC specification numbers them, so that
+ * the broker can name them without depending on grpc-js.
+ */
+export const Code = {
+  OK: 0,
+  CANCELLED: 1,
+  INVALID_ARGUMENT: 3,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+} as const;
+/** One of the gRPC status codes holdshelf answers with. */
+export type Code = (typeof Code)[keyof typeof Code];
+
+/**
+ * Stable, machine-readable error reasons with the status code each is sent
+ * with. Reasons never change between versions; messages may.
+ */
+export const reasonCodes = {
+  QUEUE_NOT_FOUND: Code.NOT_FOUND,
+  QUEUE_ALREADY_EXISTS: Code.ALREADY_EXISTS,
+  INVALID_ARGUMENT: Code.INVALID_ARGUMENT,
+  MESSAGE_TOO_LARGE: Code.INVALID_ARGUMENT,
+  RECEIPT_HANDLE_INVALID: Code.INVALID_ARGUMENT,
+  LEASE_SUPERSEDED: Code.FAILED_PRECONDITION,
+  MESSAGE_NOT_FOUND: Code.NOT_FOUND,
+  LEASE_LIMIT_EXCEEDED: Code.FAILED_PRECONDITION,
+  TOO_MANY_IN_FLIGHT: Code.RESOURCE_EXHAUSTED,
+  SHUTTING_DOWN: Code.UNAVAILABLE,
+  INTERNAL: Code.INTERNAL,
+} as const;
+/** A stable error reason. */
+export type Reason = keyof typeof reasonCodes;
+
+/** One bad field of a request, named by its proto field path. */
+export interface FieldViolation {
+  readonly field: string;
+  readonly description: string;
+}
+
+/** Optional parts of a HoldshelfError. */
+export interface HoldshelfErrorOptions {
+  readonly violations?: readonly FieldViolation[];
+  /** Logged by the server, never sent to a client. */
+  readonly cause?: unknown;
+}
+
+/**
+ * The one error class of holdshelf: a stable reason, the gRPC code it is sent
+ * with, a message for people and, for bad arguments, the violated fields.
+ */
+export class HoldshelfError extends Error {
+  override readonly name = "HoldshelfError";
+  readonly code: Code;
+  readonly violations: readonly FieldViolation[];
+
+  constructor(
+    readonly reason: Reason,
+    message: string,
+    options: HoldshelfErrorOptions = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = reasonCodes[reason];
+    this.violations = options.violations ?? [];
+  }
+}
+
+/** An INVALID_ARGUMENT error naming one bad field. */
+export function invalidArgument(field: string, description: string): HoldshelfError {
+  return new HoldshelfError("INVALID_ARGUMENT", `${field}: ${description}`, {
+    violations: [{ field, description }],
+  });
+}
+
+/** QUEUE_NOT_FOUND for the named queue. */
+export function queueNotFound(name: string): HoldshelfError {
+  return new HoldshelfError("QUEUE_NOT_FOUND", `queue "${name}" does not exist`);
+}

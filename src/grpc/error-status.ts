@@ -1,0 +1,39 @@
+import { create, toBinary } from "@bufbuild/protobuf";
+import { anyPack } from "@bufbuild/protobuf/wkt";
+import { Metadata, type StatusObject } from "@grpc/grpc-js";
+import { BadRequestSchema, ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
+import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
+import { HoldshelfError } from "../errors/holdshelf-error.js";
+
+/** The ErrorInfo domain of every holdshelf error. */
+export const errorDomain = "holdshelf";
+
+/** The trailer that carries a google.rpc.Status, read by every language's status-details helper. */
+export const statusDetailsKey = "grpc-status-details-bin";
+
+/**
+ * Turns any error into the status a client receives. A HoldshelfError keeps
+ * its code, message and reason; anything else is INTERNAL with a fixed
+ * message (no stack or detail leaves the server) and goes to `logUnexpected`.
+ */
+export function toErrorStatus(error: unknown, logUnexpected: (error: unknown) => void): Partial<StatusObject> {
+  let known: HoldshelfError;
+  if (error instanceof HoldshelfError) {
+    known = error;
+  } else {
+    logUnexpected(error);
+    known = new HoldshelfError("INTERNAL", "internal error");
+  }
+  const details = [
+    anyPack(ErrorInfoSchema, create(ErrorInfoSchema, { reason: known.reason, domain: errorDomain })),
+  ];
+  if (known.violations.length > 0) {
+    details.push(
+      anyPack(BadRequestSchema, create(BadRequestSchema, { fieldViolations: known.violations.map((v) => ({ ...v })) })),
+    );
+  }
+  const status = create(StatusSchema, { code: known.code, message: known.message, details });
+  const metadata = new Metadata();
+  metadata.set(statusDetailsKey, Buffer.from(toBinary(StatusSchema, status)));
+  return { code: known.code, details: known.message, metadata };
+}

@@ -1,0 +1,105 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import {
+  ChangeVisibilityBatchResponseSchema,
+  ChangeVisibilityResponseSchema,
+  CreateQueueResponseSchema,
+  DeleteBatchResponseSchema,
+  DeleteQueueResponseSchema,
+  DeleteResponseSchema,
+  GetQueueResponseSchema,
+  ListQueuesResponseSchema,
+  PurgeQueueResponseSchema,
+  ReceiveResponseSchema,
+  SendBatchResponseSchema,
+  SendResponseSchema,
+  UpdateQueueResponseSchema,
+  type QueueService,
+} from "../../gen/holdshelf/v1/queue_service_pb.js";
+import type { Broker } from "../broker/broker.js";
+import { deliveryToWire, durationToMs, outcomeToWire, queueConfigFromWire, queueToWire } from "./wire-convert.js";
+import type { UnaryHandlers } from "./unary-bridge.js";
+
+/**
+ * The QueueService RPCs: each translates its request for the broker and the
+ * broker's answer for the wire, and nothing more.
+ */
+export function queueServiceHandlers(broker: Broker): UnaryHandlers<typeof QueueService> {
+  return {
+    async createQueue(request) {
+      const queue = await broker.createQueue(request.name, queueConfigFromWire(request.config));
+      return create(CreateQueueResponseSchema, { queue: queueToWire(queue) });
+    },
+    async getQueue(request) {
+      return create(GetQueueResponseSchema, { queue: queueToWire(broker.getQueue(request.name)) });
+    },
+    async listQueues(request) {
+      const page = broker.listQueues(request.prefix, request.pageSize, request.pageToken);
+      return create(ListQueuesResponseSchema, {
+        queues: page.queues.map(queueToWire),
+        nextPageToken: page.nextPageToken,
+      });
+    },
+    async updateQueue(request) {
+      const queue = await broker.updateQueue(request.name, queueConfigFromWire(request.config));
+      return create(UpdateQueueResponseSchema, { queue: queueToWire(queue) });
+    },
+    async deleteQueue(request) {
+      await broker.deleteQueue(request.name);
+      return create(DeleteQueueResponseSchema);
+    },
+    async purgeQueue(request) {
+      const purged = await broker.purgeQueue(request.name);
+      return create(PurgeQueueResponseSchema, { purgedCount: BigInt(purged) });
+    },
+    async send(request) {
+      const messageId = await broker.send(request.queue, {
+        body: request.body,
+        attributes: request.attributes,
+        delayMs: durationToMs(request.delay, "delay"),
+      });
+      return create(SendResponseSchema, { messageId });
+    },
+    async sendBatch(request) {
+      const messages = request.entries.map((entry, index) => ({
+        body: entry.body,
+        attributes: entry.attributes,
+        delayMs: durationToMs(entry.delay, `entries[${index}].delay`),
+      }));
+      return create(SendBatchResponseSchema, { messageIds: await broker.sendBatch(request.queue, messages) });
+    },
+    async receive(request, signal) {
+      const deliveries = await broker.receive(request.queue, {
+        maxMessages: request.maxMessages,
+        visibilityTimeoutMs: durationToMs(request.visibilityTimeout, "visibility_timeout"),
+        waitTimeMs: durationToMs(request.waitTime, "wait_time"),
+        signal,
+      });
+      return create(ReceiveResponseSchema, { messages: deliveries.map(deliveryToWire) });
+    },
+    async delete(request) {
+      await broker.delete(request.queue, request.receiptHandle);
+      return create(DeleteResponseSchema);
+    },
+    async deleteBatch(request) {
+      const outcomes = await broker.deleteBatch(request.queue, request.receiptHandles);
+      return create(DeleteBatchResponseSchema, { results: outcomes.map(outcomeToWire) });
+    },
+    async changeVisibility(request) {
+      const deadline = await broker.changeVisibility(
+        request.queue,
+        request.receiptHandle,
+        durationToMs(request.visibilityTimeout, "visibility_timeout"),
+      );
+      return create(ChangeVisibilityResponseSchema, { leaseDeadline: timestampFromMs(deadline) });
+    },
+    async changeVisibilityBatch(request) {
+      const outcomes = await broker.changeVisibilityBatch(
+        request.queue,
+        request.receiptHandles,
+        durationToMs(request.visibilityTimeout, "visibility_timeout"),
+      );
+      return create(ChangeVisibilityBatchResponseSchema, { results: outcomes.map(outcomeToWire) });
+    },
+  };
+}

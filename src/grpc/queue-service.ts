@@ -1,0 +1,18 @@
+import type { Server } from "@grpc/grpc-js";
+import { QueueService } from "../../gen/holdshelf/v1/queue_service_pb.js";
+import type { Broker } from "../broker/broker.js";
+import { queueServiceHandlers } from "./queue-service-handlers.js";
+import { createServiceDefinition } from "./service-definition.js";
+import { bridgeUnaryHandlers } from "./unary-bridge.js";
+
+/** The grpc-js definition of holdshelf.v1.QueueService, shared by server and clients. */
+export const queueServiceDefinition = createServiceDefinition(QueueService);
+
+/** Serves holdshelf.v1.QueueService from a broker on a gRPC server. */
+export function addQueueService(
+  server: Pick<Server, "addService">,
+  broker: Broker,
+  logUnexpected: (error: unknown) => void,
+): void {
+  server.addService(queueServiceDefinition, bridgeUnaryHandlers(queueServiceHandlers(broker), logUnexpected));
+}

@@ -1,0 +1,46 @@
+import type { DescService, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
+import type { GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
+import type { sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from "@grpc/grpc-js";
+import { invalidArgument } from "../errors/holdshelf-error.js";
+import { toErrorStatus } from "./error-status.js";
+import { MalformedRequest } from "./service-definition.js";
+
+
+/** Promise-returning handlers of a service's unary methods; the signal aborts when the caller cancels. */
+export type UnaryHandlers<S> = S extends DescService & { method: infer Methods extends GenServiceMethods }
+  ? {
+      [K in keyof Methods as Methods[K]["methodKind"] extends "unary" ? K : never]: (
+        request: MessageShape<Methods[K]["input"]>,
+        signal: AbortSignal,
+      ) => Promise<MessageShape<Methods[K]["output"]> | MessageInitShape<Methods[K]["output"]>>;
+    }
+  : never;
+
+/** A unary handler in grpc-js's callback form. */
+export type GrpcUnaryHandler = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => void;
+
+/**
+ * Adapts promise handlers to grpc-js: a malformed request becomes
+ * INVALID_ARGUMENT, a rejection becomes a status with details, and a
+ * cancelled call aborts its handler's signal.
+ */
+export function bridgeUnaryHandlers(
+  handlers: Record<string, (request: never, signal: AbortSignal) => Promise<unknown>>,
+  logUnexpected: (error: unknown) => void,
+): UntypedServiceImplementation {
+  const implementation: UntypedServiceImplementation = {};
+  for (const [name, handler] of Object.entries(handlers)) {
+    const bridged: GrpcUnaryHandler = (call, callback) => {
+      const fail = (error: unknown): void => callback(toErrorStatus(error, logUnexpected));
+      if (call.request instanceof MalformedRequest) {
+        return fail(invalidArgument("request", "is not a valid protobuf message of this method's type"));
+      }
+      const abort = new AbortController();
+      call.on("cancelled", () => abort.abort());
+      handler(call.request as never, abort.signal).then((response) => callback(null, response), fail);
+    };
+    implementation[name] = bridged;
+  }
+  return implementation;
+}
+

@@ -1,0 +1,96 @@
+import { create } from "@bufbuild/protobuf";
+import { durationFromMs, timestampFromMs, type Duration } from "@bufbuild/protobuf/wkt";
+import { EntryResultSchema, ReceivedMessageSchema, type EntryResult, type ReceivedMessage } from "../../gen/holdshelf/v1/message_pb.js";
+import {
+  QueueConfigSchema,
+  QueueSchema,
+  QueueStatsSchema,
+  type Queue,
+  type QueueConfig as WireQueueConfig,
+} from "../../gen/holdshelf/v1/queue_pb.js";
+import type { QueueConfigInput } from "../broker/queue-config.js";
+import type { Delivery, EntryOutcome, QueueInfo } from "../broker/types.js";
+import { Code, invalidArgument } from "../errors/holdshelf-error.js";
+
+// Durations past this many seconds (about 317 years) are refused rather
+// than risk overflowing a millisecond count.
+const maxDurationSeconds = 10_000_000_000n;
+
+/**
+ * A Duration as whole milliseconds; undefined when unset. A negative,
+ * malformed or absurdly long duration is INVALID_ARGUMENT naming `field`.
+ */
+export function durationToMs(duration: Duration | undefined, field: string): number | undefined {
+  if (duration === undefined) return undefined;
+  const { seconds, nanos } = duration;
+  if (nanos < -999_999_999 || nanos > 999_999_999 || (seconds > 0n && nanos < 0) || (seconds < 0n && nanos > 0)) {
+    throw invalidArgument(field, "is not a valid duration");
+  }
+  if (seconds < 0n || nanos < 0) throw invalidArgument(field, "must not be negative");
+  if (seconds > maxDurationSeconds) throw invalidArgument(field, "is too long");
+  return Number(seconds) * 1000 + Math.floor(nanos / 1_000_000);
+}
+
+/** A wire QueueConfig as broker input: unset durations and zero numbers take defaults. */
+export function queueConfigFromWire(config: WireQueueConfig | undefined): QueueConfigInput {
+  const field = (name: string): string => `config.${name}`;
+  return {
+    visibilityTimeoutMs: durationToMs(config?.visibilityTimeout, field("visibility_timeout")),
+    delayMs: durationToMs(config?.delay, field("delay")),
+    retentionMs: durationToMs(config?.retention, field("retention")),
+    maxMessageBytes: config?.maxMessageBytes || undefined,
+    receiveWaitTimeMs: durationToMs(config?.receiveWaitTime, field("receive_wait_time")),
+    maxInFlight: config?.maxInFlight || undefined,
+    maxLeaseDurationMs: durationToMs(config?.maxLeaseDuration, field("max_lease_duration")),
+  };
+}
+
+/** A queue as the wire shows it. */
+export function queueToWire(info: QueueInfo): Queue {
+  const { config, counts } = info;
+  return create(QueueSchema, {
+    name: info.name,
+    config: create(QueueConfigSchema, {
+      visibilityTimeout: durationFromMs(config.visibilityTimeoutMs),
+      delay: durationFromMs(config.delayMs),
+      retention: durationFromMs(config.retentionMs),
+      maxMessageBytes: config.maxMessageBytes,
+      receiveWaitTime: durationFromMs(config.receiveWaitTimeMs),
+      maxInFlight: config.maxInFlight,
+      maxLeaseDuration: durationFromMs(config.maxLeaseDurationMs),
+    }),
+    stats: create(QueueStatsSchema, {
+      visible: BigInt(counts.visible),
+      inFlight: BigInt(counts.inFlight),
+      delayed: BigInt(counts.delayed),
+      ...(info.oldestMessageAgeMs === undefined ? {} : { oldestMessageAge: durationFromMs(info.oldestMessageAgeMs) }),
+    }),
+    createTime: timestampFromMs(info.createTime),
+  });
+}
+
+/** A delivery as the wire shows it. */
+export function deliveryToWire(delivery: Delivery): ReceivedMessage {
+  return create(ReceivedMessageSchema, {
+    messageId: delivery.messageId,
+    receiptHandle: delivery.receiptHandle,
+    body: delivery.body,
+    attributes: { ...delivery.attributes },
+    receiveCount: delivery.receiveCount,
+    sendTime: timestampFromMs(delivery.sendTime),
+    firstReceiveTime: timestampFromMs(delivery.firstReceiveTime),
+    leaseDeadline: timestampFromMs(delivery.leaseDeadline),
+  });
+}
+
+/** A batch entry's outcome as the wire shows it. */
+export function outcomeToWire(outcome: EntryOutcome): EntryResult {
+  const { error } = outcome;
+  return create(EntryResultSchema, {
+    receiptHandle: outcome.receiptHandle,
+    code: error?.code ?? Code.OK,
+    reason: error?.reason ?? "",
+    message: error?.message ?? "",
+    ...(outcome.leaseDeadline === undefined ? {} : { leaseDeadline: timestampFromMs(outcome.leaseDeadline) }),
+  });
+}

@@ -1,0 +1,187 @@
+import { randomBytes } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import { ClassicLevel } from "classic-level";
+import { GroupCommit, type GroupCommitStats } from "./group-commit.js";
+import {
+  contentKey,
+  dataIdOfKey,
+  dataRanges,
+  dataSpaceFrom,
+  dataSpaces,
+  metaKey,
+  parseScheduleKey,
+  queueKey,
+  queueRange,
+  scheduleKey,
+  scheduleRange,
+} from "./key-layout.js";
+import type { MessageContent, ScheduleEntry, Store, StoredQueue, StoredState, StoreOp } from "./store.js";
+import { translateOpenError } from "./store-open-error.js";
+import {
+  decodeContent,
+  decodeQueueRecord,
+  decodeScheduleValue,
+  encodeContent,
+  encodeQueueRecord,
+  encodeScheduleValue,
+} from "./value-codecs.js";
+
+/**
+ * How writes reach the disk. `fsync`: every commit is fsynced before it
+ * resolves, surviving a machine crash. `os`: left to the OS page cache,
+ * surviving a process crash only.
+ */
+export type Durability = "fsync" | "os";
+
+/** Options of a ClassicLevelStore. */
+export interface ClassicLevelStoreOptions {
+  readonly dataDir: string;
+  readonly durability?: Durability;
+}
+
+type Level = ClassicLevel<Buffer, Buffer>;
+type BatchOp = { type: "put"; key: Buffer; value: Buffer } | { type: "del"; key: Buffer };
+
+const sequenceKey = metaKey("sequence");
+const handleKeyKey = metaKey("handle-key");
+// Entries fetched per iterator round trip when loading at start.
+const loadChunk = 1000;
+
+/** The Store on LevelDB through classic-level, with group commit. */
+export class ClassicLevelStore implements Store {
+  private readonly groupCommit: GroupCommit<BatchOp>;
+
+  private constructor(private readonly db: Level, durability: Durability) {
+    const sync = durability === "fsync";
+    this.groupCommit = new GroupCommit((ops) => this.db.batch(ops, { sync }));
+  }
+
+  /** Opens (creating if needed) the store in a data directory. Throws a clear error if it is unusable or in use. */
+  static async open(options: ClassicLevelStoreOptions): Promise<ClassicLevelStore> {
+    const db: Level = new ClassicLevel(options.dataDir, { keyEncoding: "buffer", valueEncoding: "buffer" });
+    try {
+      await mkdir(options.dataDir, { recursive: true });
+      await db.open();
+    } catch (error) {
+      throw translateOpenError(options.dataDir, error);
+    }
+    return new ClassicLevelStore(db, options.durability ?? "fsync");
+  }
+
+  /** How many batches (fsyncs) and commits the group commit has written. */
+  get commitStats(): GroupCommitStats {
+    return this.groupCommit.stats;
+  }
+
+  async load(): Promise<StoredState> {
+    const handleKey = await this.loadHandleKey();
+    const sequenceValue = await this.db.get(sequenceKey);
+    const nextSequence = sequenceValue === undefined ? 1 : sequenceValue.readUInt32BE(0);
+    const queues: StoredQueue[] = [];
+    for await (const value of this.db.values(queueRange())) {
+      const record = decodeQueueRecord(value);
+      queues.push({ record, schedule: await this.loadSchedule(record.dataId) });
+    }
+    await this.dropOrphanedData(new Set(queues.map((queue) => queue.record.dataId)));
+    return { queues, nextSequence, handleKey };
+  }
+
+  commit(ops: readonly StoreOp[]): Promise<void> {
+    const batch: BatchOp[] = [];
+    for (const op of ops) appendBatchOps(batch, op);
+    return this.groupCommit.commit(batch);
+  }
+
+  async readContents(dataId: number, ids: readonly string[]): Promise<(MessageContent | undefined)[]> {
+    const values = await this.db.getMany(ids.map((id) => contentKey(dataId, id)));
+    return values.map((value) => (value === undefined ? undefined : decodeContent(value)));
+  }
+
+  async dropData(dataId: number): Promise<void> {
+    for (const range of dataRanges(dataId)) await this.db.clear(range);
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+
+  private async loadHandleKey(): Promise<Uint8Array> {
+    const existing = await this.db.get(handleKeyKey);
+    if (existing !== undefined) return existing;
+    const created = randomBytes(32);
+    await this.db.put(handleKeyKey, created, { sync: true });
+    return created;
+  }
+
+  private async loadSchedule(dataId: number): Promise<ScheduleEntry[]> {
+    const schedule: ScheduleEntry[] = [];
+    const iterator = this.db.iterator(scheduleRange(dataId));
+    try {
+      for (;;) {
+        const entries = await iterator.nextv(loadChunk);
+        if (entries.length === 0) break;
+        for (const [key, value] of entries) {
+          const { readyAt, id } = parseScheduleKey(key);
+          schedule.push(decodeScheduleValue(id, readyAt, value));
+        }
+      }
+    } finally {
+      await iterator.close();
+    }
+    return schedule;
+  }
+
+  /** Frees data spaces left by a purge or delete that a crash interrupted before dropData finished. */
+  private async dropOrphanedData(inUse: ReadonlySet<number>): Promise<void> {
+    for (const space of dataSpaces) {
+      let from = 0;
+      for (;;) {
+        const [key] = await this.db.keys({ ...dataSpaceFrom(space, from), limit: 1 }).all();
+        if (key === undefined) break;
+        const dataId = dataIdOfKey(key);
+        if (!inUse.has(dataId)) await this.dropData(dataId);
+        from = dataId + 1;
+      }
+    }
+  }
+}
+
+function appendBatchOps(batch: BatchOp[], op: StoreOp): void {
+  switch (op.kind) {
+    case "putQueue":
+      batch.push({ type: "put", key: queueKey(op.queue.name), value: encodeQueueRecord(op.queue) });
+      return;
+    case "removeQueue":
+      batch.push({ type: "del", key: queueKey(op.name) });
+      return;
+    case "putSequence": {
+      const value = Buffer.allocUnsafe(4);
+      value.writeUInt32BE(op.next, 0);
+      batch.push({ type: "put", key: sequenceKey, value });
+      return;
+    }
+    case "putMessage":
+      batch.push(
+        { type: "put", key: contentKey(op.dataId, op.entry.id), value: encodeContent(op.content) },
+        { type: "put", key: scheduleKey(op.dataId, op.entry.readyAt, op.entry.id), value: encodeScheduleValue(op.entry) },
+      );
+      return;
+    case "reschedule":
+      if (op.fromReadyAt !== op.entry.readyAt) {
+        batch.push({ type: "del", key: scheduleKey(op.dataId, op.fromReadyAt, op.entry.id) });
+      }
+      batch.push({
+        type: "put",
+        key: scheduleKey(op.dataId, op.entry.readyAt, op.entry.id),
+        value: encodeScheduleValue(op.entry),
+      });
+      return;
+    case "removeMessage":
+      batch.push(
+        { type: "del", key: contentKey(op.dataId, op.id) },
+        { type: "del", key: scheduleKey(op.dataId, op.readyAt, op.id) },
+      );
+      return;
+  }
+}
+

@@ -1,0 +1,61 @@
+/** Writes one batch of operations atomically and durably. */
+export type BatchWriter<Op> = (ops: Op[]) => Promise<void>;
+
+/** What a group commit has done, for metrics and benchmarks. */
+export interface GroupCommitStats {
+  /** Batches written (one fsync each in fsync durability). */
+  batches: number;
+  /** Commit calls those batches carried. */
+  commits: number;
+}
+
+interface Waiter {
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Group commit: commits that arrive while a batch is being written wait and
+ * then share the next batch, so concurrent callers pay for one fsync between
+ * them rather than one each. Batches are written one at a time, in call order.
+ */
+export class GroupCommit<Op> {
+  readonly stats: GroupCommitStats = { batches: 0, commits: 0 };
+  private pendingOps: Op[] = [];
+  private pendingWaiters: Waiter[] = [];
+  private writing = false;
+
+  constructor(private readonly write: BatchWriter<Op>) {}
+
+  /** Resolves once `ops` are written, or rejects if their batch failed. */
+  commit(ops: readonly Op[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      for (const op of ops) this.pendingOps.push(op);
+      this.pendingWaiters.push({ resolve, reject });
+      if (!this.writing) {
+        this.writing = true;
+        // Wait for the rest of this event-loop turn, so that every request
+        // already read from the sockets joins the first batch too.
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.pendingWaiters.length > 0) {
+      const ops = this.pendingOps;
+      const waiters = this.pendingWaiters;
+      this.pendingOps = [];
+      this.pendingWaiters = [];
+      this.stats.batches++;
+      this.stats.commits += waiters.length;
+      try {
+        await this.write(ops);
+        for (const waiter of waiters) waiter.resolve();
+      } catch (error) {
+        for (const waiter of waiters) waiter.reject(error);
+      }
+    }
+    this.writing = false;
+  }
+}

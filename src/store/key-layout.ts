@@ -1,0 +1,96 @@
+/**
+ * Every key holdshelf writes, in one place. Keys are bytes; numbers in them
+ * are fixed-width big-endian, so that byte order is numeric order and a
+ * schedule key's order is ready-time order.
+ *
+ *   meta        0x00 name                               -> value of the setting
+ *   queue       0x01 queue name (UTF-8)                 -> QueueRecord (JSON)
+ *   content     0x02 dataId:u32 id:16                   -> MessageContent
+ *   schedule    0x03 dataId:u32 readyAt:u64 id:16       -> ScheduleEntry state
+ *
+ * The schedule space is the deadline index: one entry per message, keyed by
+ * when it becomes visible, written in the same batch as the message.
+ */
+const space = { meta: 0x00, queue: 0x01, content: 0x02, schedule: 0x03 } as const;
+
+/** Key of a named setting. */
+export function metaKey(name: string): Buffer {
+  return Buffer.concat([Buffer.of(space.meta), Buffer.from(name, "latin1")]);
+}
+
+/** Key of a queue record. */
+export function queueKey(name: string): Buffer {
+  return Buffer.concat([Buffer.of(space.queue), Buffer.from(name, "utf8")]);
+}
+
+/** The range holding every queue record. */
+export function queueRange(): { gte: Buffer; lt: Buffer } {
+  return { gte: Buffer.of(space.queue), lt: Buffer.of(space.queue + 1) };
+}
+
+/** Key of a message's content. */
+export function contentKey(dataId: number, id: string): Buffer {
+  const key = Buffer.allocUnsafe(21);
+  key[0] = space.content;
+  key.writeUInt32BE(dataId, 1);
+  key.write(id, 5, 16, "hex");
+  return key;
+}
+
+/** Key of a message's deadline index entry. */
+export function scheduleKey(dataId: number, readyAt: number, id: string): Buffer {
+  const key = Buffer.allocUnsafe(29);
+  key[0] = space.schedule;
+  key.writeUInt32BE(dataId, 1);
+  writeUint64(key, 5, readyAt);
+  key.write(id, 13, 16, "hex");
+  return key;
+}
+
+/** The ready time and message id of a deadline index key. */
+export function parseScheduleKey(key: Buffer): { readyAt: number; id: string } {
+  return { readyAt: readUint64(key, 5), id: key.toString("hex", 13, 29) };
+}
+
+/** The range of a data space's deadline index, in ready-time order. */
+export function scheduleRange(dataId: number): { gte: Buffer; lt: Buffer } {
+  return dataRange(space.schedule, dataId);
+}
+
+/** The ranges of everything a data space holds. */
+export function dataRanges(dataId: number): { gte: Buffer; lt: Buffer }[] {
+  return [dataRange(space.content, dataId), dataRange(space.schedule, dataId)];
+}
+
+/** The spaces that hold messages, keyed by data id. */
+export const dataSpaces = [space.content, space.schedule] as const;
+
+/** The range of one space (content or schedule) from a data id on. */
+export function dataSpaceFrom(spaceByte: number, dataId: number): { gte: Buffer; lt: Buffer } {
+  return { gte: dataPrefix(spaceByte, dataId), lt: Buffer.of(spaceByte + 1) };
+}
+
+/** The data id of a content or schedule key. */
+export function dataIdOfKey(key: Buffer): number {
+  return key.readUInt32BE(1);
+}
+
+function dataRange(spaceByte: number, dataId: number): { gte: Buffer; lt: Buffer } {
+  return { gte: dataPrefix(spaceByte, dataId), lt: dataPrefix(spaceByte, dataId + 1) };
+}
+
+function dataPrefix(spaceByte: number, dataId: number): Buffer {
+  const prefix = Buffer.allocUnsafe(5);
+  prefix[0] = spaceByte;
+  prefix.writeUInt32BE(dataId, 1);
+  return prefix;
+}
+
+function writeUint64(buffer: Buffer, offset: number, value: number): void {
+  buffer.writeUInt32BE(Math.floor(value / 0x100000000), offset);
+  buffer.writeUInt32BE(value >>> 0, offset + 4);
+}
+
+function readUint64(buffer: Buffer, offset: number): number {
+  return buffer.readUInt32BE(offset) * 0x100000000 + buffer.readUInt32BE(offset + 4);
+}

@@ -1,0 +1,89 @@
+import type { QueueConfig } from "../broker/queue-config.js";
+
+/** A queue as stored: its identity, configuration and where its messages live. */
+export interface QueueRecord {
+  readonly name: string;
+  /** Never reused, carried in receipt handles: a handle of a deleted queue never fits a new one. */
+  readonly queueId: number;
+  /** The key space of the queue's messages; a purge moves the queue to a new, empty one. */
+  readonly dataId: number;
+  readonly config: QueueConfig;
+  readonly createTime: number;
+}
+
+/** A message's immutable part: written once by Send, read by Receive. */
+export interface MessageContent {
+  readonly body: Uint8Array;
+  readonly attributes: Readonly<Record<string, string>>;
+}
+
+/**
+ * A message's mutable lease state, stored as the value of its deadline index
+ * entry (keyed by ready time), apart from the body, so that a receive or an
+ * extension rewrites a few dozen bytes and never the body. Times are epoch
+ * milliseconds; 0 means never.
+ */
+export interface ScheduleEntry {
+  /** 32 hex digits. */
+  readonly id: string;
+  /** When the message becomes (or became) visible. */
+  readyAt: number;
+  /** Hidden by a lease (Receive, ChangeVisibility) rather than by a delay. */
+  leased: boolean;
+  receiveCount: number;
+  /** Deliveries ever made; the fence of receipt handles. */
+  epoch: number;
+  readonly sendTime: number;
+  /** When the message entered this queue: retention counts from here. */
+  readonly enqueuedAt: number;
+  firstReceiveAt: number;
+  /** When the current lease was issued: max_lease_duration counts from here. */
+  leaseStart: number;
+  /** Body plus attribute keys and values, in bytes. */
+  readonly size: number;
+}
+
+/** One change within an atomic commit. */
+export type StoreOp =
+  | { readonly kind: "putQueue"; readonly queue: QueueRecord }
+  | { readonly kind: "removeQueue"; readonly name: string }
+  | { readonly kind: "putSequence"; readonly next: number }
+  | {
+      readonly kind: "putMessage";
+      readonly dataId: number;
+      readonly entry: ScheduleEntry;
+      readonly content: MessageContent;
+    }
+  /** Moves a message's index entry from `fromReadyAt` to the entry's ready time, with its new state. */
+  | { readonly kind: "reschedule"; readonly dataId: number; readonly fromReadyAt: number; readonly entry: ScheduleEntry }
+  | { readonly kind: "removeMessage"; readonly dataId: number; readonly id: string; readonly readyAt: number };
+
+/** A queue as loaded at start, with its messages' index entries in ready-time order. */
+export interface StoredQueue {
+  readonly record: QueueRecord;
+  readonly schedule: ScheduleEntry[];
+}
+
+/** Everything the broker rebuilds its memory from at start. */
+export interface StoredState {
+  readonly queues: StoredQueue[];
+  /** The next queue or data id to hand out. */
+  readonly nextSequence: number;
+  /** The secret that signs receipt handles, made once per data directory. */
+  readonly handleKey: Uint8Array;
+}
+
+/**
+ * The broker's storage: a narrow interface with no connection or transaction
+ * type in it. Every commit is atomic and, in fsync durability, on disk when
+ * its promise resolves; commits apply in call order.
+ */
+export interface Store {
+  load(): Promise<StoredState>;
+  commit(ops: readonly StoreOp[]): Promise<void>;
+  /** The contents of messages of one data space; undefined where a message is gone. */
+  readContents(dataId: number, ids: readonly string[]): Promise<(MessageContent | undefined)[]>;
+  /** Frees the keys of a data space no queue uses any more (after a purge or delete). */
+  dropData(dataId: number): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,91 @@
+import type { MessageContent, QueueRecord, ScheduleEntry } from "./store.js";
+
+// Layout versions: a reader that meets a version it does not know fails
+// loudly instead of misreading data written by a newer holdshelf.
+const scheduleVersion = 1;
+const contentVersion = 1;
+const scheduleValueBytes = 2 + 4 + 4 + 4 + 8 * 4;
+
+/** A deadline index entry's value: the lease state (the key holds ready time and id). */
+export function encodeScheduleValue(entry: ScheduleEntry): Buffer {
+  const value = Buffer.allocUnsafe(scheduleValueBytes);
+  value[0] = scheduleVersion;
+  value[1] = entry.leased ? 1 : 0;
+  value.writeUInt32BE(entry.receiveCount, 2);
+  value.writeUInt32BE(entry.epoch, 6);
+  value.writeUInt32BE(entry.size, 10);
+  value.writeDoubleBE(entry.sendTime, 14);
+  value.writeDoubleBE(entry.enqueuedAt, 22);
+  value.writeDoubleBE(entry.firstReceiveAt, 30);
+  value.writeDoubleBE(entry.leaseStart, 38);
+  return value;
+}
+
+/** Reads a deadline index entry back. */
+export function decodeScheduleValue(id: string, readyAt: number, value: Buffer): ScheduleEntry {
+  if (value[0] !== scheduleVersion || value.length !== scheduleValueBytes) {
+    throw new Error(`unknown schedule entry layout (version ${value[0]}, ${value.length} bytes)`);
+  }
+  return {
+    id,
+    readyAt,
+    leased: value[1] === 1,
+    receiveCount: value.readUInt32BE(2),
+    epoch: value.readUInt32BE(6),
+    size: value.readUInt32BE(10),
+    sendTime: value.readDoubleBE(14),
+    enqueuedAt: value.readDoubleBE(22),
+    firstReceiveAt: value.readDoubleBE(30),
+    leaseStart: value.readDoubleBE(38),
+  };
+}
+
+/** A message's content: version, attribute count, length-prefixed keys and values, then the body. */
+export function encodeContent(content: MessageContent): Buffer {
+  const parts: Buffer[] = [];
+  const header = Buffer.allocUnsafe(5);
+  header[0] = contentVersion;
+  const entries = Object.entries(content.attributes);
+  header.writeUInt32BE(entries.length, 1);
+  parts.push(header);
+  for (const [key, value] of entries) {
+    parts.push(lengthPrefixed(Buffer.from(key, "utf8")), lengthPrefixed(Buffer.from(value, "utf8")));
+  }
+  parts.push(Buffer.from(content.body.buffer, content.body.byteOffset, content.body.byteLength));
+  return Buffer.concat(parts);
+}
+
+/** Reads a message's content back. */
+export function decodeContent(value: Buffer): MessageContent {
+  if (value[0] !== contentVersion) throw new Error(`unknown message content layout (version ${value[0]})`);
+  const count = value.readUInt32BE(1);
+  let offset = 5;
+  const attributes: Record<string, string> = {};
+  const readString = (): string => {
+    const length = value.readUInt32BE(offset);
+    const text = value.toString("utf8", offset + 4, offset + 4 + length);
+    offset += 4 + length;
+    return text;
+  };
+  for (let i = 0; i < count; i++) {
+    const key = readString();
+    attributes[key] = readString();
+  }
+  return { body: new Uint8Array(value.buffer, value.byteOffset + offset, value.length - offset), attributes };
+}
+
+/** A queue record: JSON, since it is small, rare and worth reading by eye. */
+export function encodeQueueRecord(record: QueueRecord): Buffer {
+  return Buffer.from(JSON.stringify(record), "utf8");
+}
+
+/** Reads a queue record back. */
+export function decodeQueueRecord(value: Buffer): QueueRecord {
+  return JSON.parse(value.toString("utf8")) as QueueRecord;
+}
+
+function lengthPrefixed(bytes: Buffer): Buffer {
+  const length = Buffer.allocUnsafe(4);
+  length.writeUInt32BE(bytes.length, 0);
+  return Buffer.concat([length, bytes]);
+}

@@ -1,0 +1,37 @@
+import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
+import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
+import { makeTempDir } from "./temp-dir.js";
+
+/** A real broker on a free loopback port with a temporary data directory, and a client of it. */
+export interface GrpcHarness {
+  server: HoldshelfServer;
+  rpc: QueueServiceRpc & { close(): void };
+  dataDir: string;
+  /** Stops the server (keeping the data) and starts a new one on the same directory. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts a GrpcHarness. */
+export async function startGrpcHarness(): Promise<GrpcHarness> {
+  const dir = await makeTempDir();
+  const start = () => startHoldshelfServer({ dataDir: dir.path, listen: "127.0.0.1:0" });
+  const harness: GrpcHarness = {
+    server: await start(),
+    rpc: undefined as never,
+    dataDir: dir.path,
+    async restart() {
+      harness.rpc.close();
+      await harness.server.shutdown();
+      harness.server = await start();
+      harness.rpc = createQueueServiceRpc(harness.server.address);
+    },
+    async stop() {
+      harness.rpc.close();
+      await harness.server.shutdown();
+      await dir.remove();
+    },
+  };
+  harness.rpc = createQueueServiceRpc(harness.server.address);
+  return harness;
+}
