@@ -1,0 +1,163 @@
+import { parseArgs } from "node:util";
+import { durationFromMs, timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { createQueueServiceRpc, type QueueServiceRpc } from "../client/rpc-client.js";
+import { parseDurationFlag, UsageError } from "./duration-flag.js";
+
+/** The address client commands call, unless --address or HOLDSHELF_ADDRESS says otherwise. */
+export const defaultAddress = "127.0.0.1:50051";
+
+const configFlags = {
+  "visibility-timeout": { type: "string" },
+  delay: { type: "string" },
+  retention: { type: "string" },
+  "max-message-bytes": { type: "string" },
+  "receive-wait-time": { type: "string" },
+  "max-in-flight": { type: "string" },
+  "max-lease-duration": { type: "string" },
+} as const;
+
+/** Runs a client subcommand (queue, send, receive, delete, change-visibility) and prints JSON lines. */
+export async function clientCommand(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  print: (line: string) => void,
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      address: { type: "string", default: env.HOLDSHELF_ADDRESS ?? defaultAddress },
+      ...configFlags,
+      attribute: { type: "string", multiple: true, default: [] },
+      max: { type: "string", default: "1" },
+      wait: { type: "string" },
+      prefix: { type: "string", default: "" },
+    },
+  });
+  const rpc = createQueueServiceRpc(values.address);
+  const arg = (index: number, name: string): string => {
+    const value = positionals[index];
+    if (value === undefined) throw new UsageError(`missing ${name}`);
+    return value;
+  };
+  const duration = (flag: keyof typeof configFlags | "wait") => {
+    const text = values[flag];
+    return text === undefined ? undefined : durationFromMs(parseDurationFlag(text, flag));
+  };
+  const integer = (flag: "max-message-bytes" | "max-in-flight"): number => {
+    const text = values[flag];
+    if (text === undefined) return 0;
+    if (!/^\d+$/.test(text)) throw new UsageError(`--${flag} takes a whole number`);
+    return Number(text);
+  };
+  const config = () => ({
+    visibilityTimeout: duration("visibility-timeout"),
+    delay: duration("delay"),
+    retention: duration("retention"),
+    maxMessageBytes: integer("max-message-bytes"),
+    receiveWaitTime: duration("receive-wait-time"),
+    maxInFlight: integer("max-in-flight"),
+    maxLeaseDuration: duration("max-lease-duration"),
+  });
+  try {
+    await run(rpc, command, arg, values, config, duration, print);
+    return 0;
+  } finally {
+    rpc.close();
+  }
+}
+
+async function run(
+  rpc: QueueServiceRpc,
+  command: string,
+  arg: (index: number, name: string) => string,
+  values: { attribute: string[]; max: string; prefix: string },
+  config: () => object,
+  duration: (flag: "visibility-timeout" | "delay" | "wait") => ReturnType<typeof durationFromMs> | undefined,
+  print: (line: string) => void,
+): Promise<void> {
+  const json = (value: unknown): void => print(JSON.stringify(value, plainJson));
+  if (command === "queue") {
+    const action = arg(0, "queue action (create, get, list, update, delete, purge)");
+    switch (action) {
+      case "create":
+        return json(((await rpc.createQueue({ name: arg(1, "queue name"), config: config() })).queue));
+      case "update":
+        return json(((await rpc.updateQueue({ name: arg(1, "queue name"), config: config() })).queue));
+      case "get":
+        return json(((await rpc.getQueue({ name: arg(1, "queue name") })).queue));
+      case "list": {
+        let pageToken = "";
+        do {
+          const page = await rpc.listQueues({ prefix: values.prefix, pageToken });
+          for (const queue of page.queues) json((queue));
+          pageToken = page.nextPageToken;
+        } while (pageToken !== "");
+        return;
+      }
+      case "delete":
+        await rpc.deleteQueue({ name: arg(1, "queue name") });
+        return json({ deleted: arg(1, "queue name") });
+      case "purge":
+        return json({ purged: Number((await rpc.purgeQueue({ name: arg(1, "queue name") })).purgedCount) });
+      default:
+        throw new UsageError(`unknown queue action "${action}"`);
+    }
+  }
+  switch (command) {
+    case "send": {
+      const attributes = Object.fromEntries(
+        values.attribute.map((pair) => {
+          const at = pair.indexOf("=");
+          if (at <= 0) throw new UsageError(`--attribute takes key=value, not "${pair}"`);
+          return [pair.slice(0, at), pair.slice(at + 1)];
+        }),
+      );
+      const delay = duration("delay");
+      const body = Buffer.from(arg(1, "message body"), "utf8");
+      return json(await rpc.send({ queue: arg(0, "queue name"), body, attributes, ...(delay ? { delay } : {}) }));
+    }
+    case "receive": {
+      const visibilityTimeout = duration("visibility-timeout");
+      const waitTime = duration("wait");
+      const { messages } = await rpc.receive({
+        queue: arg(0, "queue name"),
+        maxMessages: Number(values.max),
+        ...(visibilityTimeout ? { visibilityTimeout } : {}),
+        ...(waitTime ? { waitTime } : {}),
+      });
+      for (const message of messages) json({ ...message, body: Buffer.from(message.body).toString("utf8") });
+      return;
+    }
+    case "delete":
+      await rpc.delete({ queue: arg(0, "queue name"), receiptHandle: arg(1, "receipt handle") });
+      return json({ deleted: true });
+    case "change-visibility": {
+      const deadline = await rpc.changeVisibility({
+        queue: arg(0, "queue name"),
+        receiptHandle: arg(1, "receipt handle"),
+        visibilityTimeout: durationFromMs(parseDurationFlag(arg(2, "visibility timeout"), "visibility-timeout")),
+      });
+      return json(deadline);
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+// Prints protobuf values readably: Timestamps as ISO dates, Durations as
+// seconds, 64-bit integers as numbers, and no $typeName noise.
+function plainJson(key: string, value: unknown): unknown {
+  if (key === "$typeName") return undefined;
+  if (typeof value === "bigint") return Number(value);
+  if (value && typeof value === "object" && "$typeName" in value) {
+    const typeName = (value as { $typeName: string }).$typeName;
+    if (typeName === "google.protobuf.Timestamp") return new Date(timestampMs(value as Timestamp)).toISOString();
+    if (typeName === "google.protobuf.Duration") {
+      const { seconds, nanos } = value as unknown as { seconds: bigint; nanos: number };
+      return `${Number(seconds) + nanos / 1e9}s`;
+    }
+  }
+  return value;
+}

@@ -1,0 +1,47 @@
+import { parseArgs } from "node:util";
+import { createLogger, logLevels, type LogLevel } from "../logging/logger.js";
+import { startHoldshelfServer } from "../server/holdshelf-server.js";
+import type { Durability } from "../store/classic-level-store.js";
+import { UsageError } from "./duration-flag.js";
+
+/** Defaults of `holdshelf serve`, each overridable by flag or environment variable. */
+export const serveDefaults = { dataDir: "./data", listen: "127.0.0.1:50051", durability: "fsync", logLevel: "info" } as const;
+
+/** `holdshelf serve`: runs the broker until SIGINT or SIGTERM. */
+export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      "data-dir": { type: "string", default: env.HOLDSHELF_DATA_DIR ?? serveDefaults.dataDir },
+      listen: { type: "string", default: env.HOLDSHELF_LISTEN ?? serveDefaults.listen },
+      durability: { type: "string", default: env.HOLDSHELF_DURABILITY ?? serveDefaults.durability },
+      "log-level": { type: "string", default: env.HOLDSHELF_LOG_LEVEL ?? serveDefaults.logLevel },
+    },
+  });
+  const durability = values.durability;
+  if (durability !== "fsync" && durability !== "os") throw new UsageError("--durability is fsync or os");
+  const level = values["log-level"] as LogLevel;
+  if (!logLevels.includes(level)) throw new UsageError(`--log-level is one of ${logLevels.join(", ")}`);
+  const logger = createLogger({ level });
+  let server;
+  try {
+    server = await startHoldshelfServer({
+      dataDir: values["data-dir"],
+      listen: values.listen,
+      durability: durability satisfies Durability,
+      logger,
+    });
+  } catch (error) {
+    logger.error("cannot start", { reason: error instanceof Error ? error.message : String(error) });
+    return 1;
+  }
+  logger.info("holdshelf listening", { address: server.address, dataDir: values["data-dir"], durability });
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  logger.info("shutting down", { signal });
+  await server.shutdown();
+  logger.info("stopped");
+  return 0;
+}

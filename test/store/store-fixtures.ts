@@ -1,0 +1,70 @@
+import { newMessageId } from "../../src/broker/message-id.js";
+import { defaultQueueConfig } from "../../src/broker/queue-config.js";
+import { ClassicLevelStore } from "../../src/store/classic-level-store.js";
+import type { MessageContent, QueueRecord, ScheduleEntry, StoreOp } from "../../src/store/store.js";
+import { makeTempDir } from "../support/temp-dir.js";
+
+/** A time all fixtures count from, so that values read back can be compared exactly. */
+export const t0 = Date.UTC(2026, 0, 1);
+
+/** A ClassicLevelStore on a fresh temporary directory, reopenable on the same directory. */
+export interface StoreFixture {
+  store: ClassicLevelStore;
+  readonly dataDir: string;
+  /** Closes the store and opens a new one on the same directory. */
+  reopen(): Promise<ClassicLevelStore>;
+  /** Closes the store (if still open) and removes the directory. */
+  dispose(): Promise<void>;
+}
+
+/** Opens a StoreFixture. */
+export async function openStoreFixture(): Promise<StoreFixture> {
+  const dir = await makeTempDir("holdshelf-store-");
+  const open = () => ClassicLevelStore.open({ dataDir: dir.path, durability: "os" });
+  const fixture: StoreFixture = {
+    store: await open(),
+    dataDir: dir.path,
+    async reopen() {
+      await fixture.store.close();
+      fixture.store = await open();
+      return fixture.store;
+    },
+    async dispose() {
+      await fixture.store.close().catch(() => undefined);
+      await dir.remove();
+    },
+  };
+  return fixture;
+}
+
+/** A queue record with default configuration. */
+export function queueRecord(name: string, id: number, dataId = id): QueueRecord {
+  return { name, queueId: id, dataId, config: defaultQueueConfig, createTime: t0 };
+}
+
+/** A fresh, never received message's schedule entry, ready at `readyAt`. */
+export function scheduleEntry(readyAt: number, overrides: Partial<ScheduleEntry> = {}): ScheduleEntry {
+  return {
+    id: newMessageId(t0),
+    readyAt,
+    leased: false,
+    receiveCount: 0,
+    epoch: 0,
+    sendTime: t0,
+    enqueuedAt: t0,
+    firstReceiveAt: 0,
+    leaseStart: 0,
+    size: 5,
+    ...overrides,
+  };
+}
+
+/** Message content with a UTF-8 body. */
+export function content(body: string, attributes: Record<string, string> = {}): MessageContent {
+  return { body: Buffer.from(body, "utf8"), attributes };
+}
+
+/** A putMessage op. */
+export function putMessage(dataId: number, entry: ScheduleEntry, messageContent = content("hello")): StoreOp {
+  return { kind: "putMessage", dataId, entry, content: messageContent };
+}
