@@ -1,3 +1,4 @@
+import type { Clock } from "../../src/broker/clock.js";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
 import { makeTempDir } from "./temp-dir.js";
@@ -12,10 +13,10 @@ export interface GrpcHarness {
   stop(): Promise<void>;
 }
 
-/** Starts a GrpcHarness. */
-export async function startGrpcHarness(): Promise<GrpcHarness> {
+/** Starts a GrpcHarness, on the system clock unless given another. */
+export async function startGrpcHarness(options: { clock?: Clock } = {}): Promise<GrpcHarness> {
   const dir = await makeTempDir();
-  const start = () => startHoldshelfServer({ dataDir: dir.path, listen: "127.0.0.1:0" });
+  const start = () => startHoldshelfServer({ dataDir: dir.path, listen: "127.0.0.1:0", ...options });
   const harness: GrpcHarness = {
     server: await start(),
     rpc: undefined as never,

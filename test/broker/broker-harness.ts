@@ -1,0 +1,125 @@
+import { expect } from "vitest";
+import { Broker } from "../../src/broker/broker.js";
+import type { QueueConfigInput } from "../../src/broker/queue-config.js";
+import type { QueueCounts } from "../../src/broker/queue-state.js";
+import type { Delivery, OutgoingMessage, ReceiveOptions } from "../../src/broker/types.js";
+import { HoldshelfError, type Reason } from "../../src/errors/holdshelf-error.js";
+import { ClassicLevelStore } from "../../src/store/classic-level-store.js";
+import { FakeClock } from "../support/fake-clock.js";
+import { makeTempDir } from "../support/temp-dir.js";
+
+/** A Broker on a real store in a temporary directory, driven by a FakeClock. */
+export interface BrokerHarness {
+  broker: Broker;
+  store: ClassicLevelStore;
+  readonly clock: FakeClock;
+  readonly dataDir: string;
+  /** Failures the broker reported from background work; a test expects none. */
+  readonly backgroundErrors: unknown[];
+  /** Closes broker and store, keeping the data, and opens both again on the same clock. */
+  restart(): Promise<void>;
+  /** Closes everything and removes the directory. */
+  dispose(): Promise<void>;
+}
+
+/** Opens a BrokerHarness. */
+export async function openBrokerHarness(): Promise<BrokerHarness> {
+  const dir = await makeTempDir("holdshelf-broker-");
+  const clock = new FakeClock();
+  const backgroundErrors: unknown[] = [];
+  const open = async (): Promise<{ broker: Broker; store: ClassicLevelStore }> => {
+    const store = await ClassicLevelStore.open({ dataDir: dir.path, durability: "os" });
+    const broker = await Broker.open({ store, clock, onBackgroundError: (error) => backgroundErrors.push(error) });
+    return { broker, store };
+  };
+  const close = async (): Promise<void> => {
+    harness.broker.close();
+    await harness.store.close();
+  };
+  const harness: BrokerHarness = {
+    ...(await open()),
+    clock,
+    dataDir: dir.path,
+    backgroundErrors,
+    async restart() {
+      await close();
+      Object.assign(harness, await open());
+    },
+    async dispose() {
+      await close();
+      await dir.remove();
+    },
+  };
+  return harness;
+}
+
+/** Message bytes from text. */
+export function body(text: string): Uint8Array {
+  return Buffer.from(text, "utf8");
+}
+
+/** A delivery's body as text. */
+export function text(delivery: Delivery): string {
+  return Buffer.from(delivery.body).toString("utf8");
+}
+
+/** Sends a text message; returns its id. */
+export function sendText(
+  h: BrokerHarness,
+  queue: string,
+  message: string,
+  options: Omit<OutgoingMessage, "body"> = {},
+): Promise<string> {
+  return h.broker.send(queue, { ...options, body: body(message) });
+}
+
+/** Receives and expects exactly one message. */
+export async function receiveOne(h: BrokerHarness, queue: string, options: ReceiveOptions = {}): Promise<Delivery> {
+  const deliveries = await h.broker.receive(queue, options);
+  expect(deliveries, "one delivery").toHaveLength(1);
+  return deliveries[0]!;
+}
+
+/** Creates a queue, returning nothing. */
+export async function createQueue(h: BrokerHarness, name: string, config?: QueueConfigInput): Promise<void> {
+  await h.broker.createQueue(name, config);
+}
+
+/** The queue's message counts, without the oldest send time. */
+export function counts(h: BrokerHarness, queue: string): Omit<QueueCounts, "oldestSendTime"> {
+  const { visible, inFlight, delayed } = h.broker.getQueue(queue).counts;
+  return { visible, inFlight, delayed };
+}
+
+/**
+ * Runs `run` (sync or async) and expects it to fail with a HoldshelfError of
+ * `reason` and, if given, a violation of `field`. Returns the error.
+ */
+export async function expectFailure(run: () => unknown, reason: Reason, field?: string): Promise<HoldshelfError> {
+  let failure: unknown;
+  try {
+    await run();
+  } catch (error) {
+    failure = error;
+  }
+  expect(failure, `expected ${reason}`).toBeInstanceOf(HoldshelfError);
+  const error = failure as HoldshelfError;
+  expect(error.reason).toBe(reason);
+  if (field !== undefined) expect(error.violations.map((violation) => violation.field)).toEqual([field]);
+  return error;
+}
+
+/** Tracks whether a promise has settled, for asserting that a long poll is still waiting. */
+export function track<T>(promise: Promise<T>): { readonly settled: boolean; readonly promise: Promise<T> } {
+  const state = { settled: false, promise };
+  promise.then(
+    () => void (state.settled = true),
+    () => void (state.settled = true),
+  );
+  return state;
+}
+
+/** Lets pending promise callbacks and one round of I/O callbacks run. */
+export function flush(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

@@ -1,0 +1,95 @@
+import { once } from "node:events";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runHoldshelf, startBrokerProcess, type BrokerProcess } from "../support/broker-process.js";
+import { makeTempDir } from "../support/temp-dir.js";
+
+describe("the holdshelf command", () => {
+  let dir: { path: string; remove(): Promise<void> };
+  let broker: BrokerProcess | undefined;
+  beforeEach(async () => {
+    dir = await makeTempDir();
+  });
+  afterEach(async () => {
+    if (broker && broker.child.exitCode === null && broker.child.signalCode === null) {
+      broker.child.kill("SIGKILL");
+      await once(broker.child, "exit");
+    }
+    broker = undefined;
+    await dir.remove();
+  });
+
+  it("runs the lifecycle from the shell and stops cleanly on SIGTERM", async () => {
+    broker = await startBrokerProcess(join(dir.path, "data"));
+    const env = { HOLDSHELF_ADDRESS: broker.address };
+    expect((await runHoldshelf(["queue", "create", "jobs", "--visibility-timeout", "45s"], env)).code).toBe(0);
+    const sent = await runHoldshelf(["send", "jobs", "hello", "--attribute", "kind=greeting"], env);
+    const { messageId } = JSON.parse(sent.stdout) as { messageId: string };
+    const received = await runHoldshelf(["receive", "jobs", "--max", "10"], env);
+    const message = JSON.parse(received.stdout) as { messageId: string; body: string; receiptHandle: string; attributes: object };
+    expect(message).toMatchObject({ messageId, body: "hello", attributes: { kind: "greeting" } });
+    const queue = JSON.parse((await runHoldshelf(["queue", "get", "jobs"], env)).stdout) as { stats: object; config: object };
+    expect(queue.stats).toMatchObject({ inFlight: 1 });
+    expect(queue.config).toMatchObject({ visibilityTimeout: "45s" });
+    expect((await runHoldshelf(["delete", "jobs", message.receiptHandle], env)).code).toBe(0);
+    expect((await runHoldshelf(["queue", "list"], env)).stdout).toContain('"name":"jobs"');
+
+    broker.child.kill("SIGTERM");
+    const [code] = await once(broker.child, "exit");
+    expect(code).toBe(0);
+    expect(broker.logs()).toContain('"msg":"stopped"');
+  });
+
+  it("prints the stable reason and exits 1 when a call fails", async () => {
+    broker = await startBrokerProcess(join(dir.path, "data"));
+    const result = await runHoldshelf(["queue", "get", "missing"], { HOLDSHELF_ADDRESS: broker.address });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("QUEUE_NOT_FOUND");
+  });
+
+  it("exits 2 with usage on a bad flag value", async () => {
+    const result = await runHoldshelf(["queue", "create", "q", "--delay", "soon"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--delay takes a duration");
+  });
+
+  it("refuses a data directory another broker holds, a taken port, and an unusable directory", async () => {
+    broker = await startBrokerProcess(join(dir.path, "data"));
+    const inUse = await runHoldshelf(["serve", "--data-dir", join(dir.path, "data"), "--listen", "127.0.0.1:0"]);
+    expect(inUse.code).toBe(1);
+    expect(inUse.stderr).toContain("is in use by another holdshelf process");
+
+    const portTaken = await runHoldshelf(["serve", "--data-dir", join(dir.path, "other"), "--listen", broker.address]);
+    expect(portTaken.code).toBe(1);
+    expect(portTaken.stderr).toContain(`cannot listen on ${broker.address}`);
+
+    const file = join(dir.path, "a-file");
+    await writeFile(file, "not a directory");
+    const unusable = await runHoldshelf(["serve", "--data-dir", file, "--listen", "127.0.0.1:0"]);
+    expect(unusable.code).toBe(1);
+    expect(unusable.stderr).toContain(`cannot open data directory ${file}`);
+  });
+
+  it("loses nothing acknowledged when killed with SIGKILL", async () => {
+    const dataDir = join(dir.path, "data");
+    broker = await startBrokerProcess(dataDir);
+    let env = { HOLDSHELF_ADDRESS: broker.address };
+    await runHoldshelf(["queue", "create", "durable", "--visibility-timeout", "1h"], env);
+    for (const body of ["one", "two", "three"]) await runHoldshelf(["send", "durable", body], env);
+    const leased = JSON.parse((await runHoldshelf(["receive", "durable"], env)).stdout) as { body: string; receiptHandle: string };
+    expect(leased.body).toBe("one");
+
+    broker.child.kill("SIGKILL");
+    await once(broker.child, "exit");
+    broker = await startBrokerProcess(dataDir);
+    env = { HOLDSHELF_ADDRESS: broker.address };
+
+    const stats = JSON.parse((await runHoldshelf(["queue", "get", "durable"], env)).stdout) as { stats: object };
+    expect(stats.stats).toMatchObject({ visible: 2, inFlight: 1 });
+    const rest = (await runHoldshelf(["receive", "durable", "--max", "10"], env)).stdout.trim().split("\n");
+    expect(rest.map((line) => (JSON.parse(line) as { body: string }).body)).toEqual(["two", "three"]);
+    // The lease survived with its handle.
+    expect((await runHoldshelf(["delete", "durable", leased.receiptHandle], env)).code).toBe(0);
+  });
+});

@@ -1,0 +1,46 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+
+/** The package's command, as `npx holdshelf` runs it (compiled by `npm run build`). */
+export const holdshelfBin = fileURLToPath(new URL("../../bin/holdshelf.js", import.meta.url));
+
+/** A `holdshelf serve` child process. */
+export interface BrokerProcess {
+  readonly child: ChildProcess;
+  /** The address from its "holdshelf listening" log line. */
+  readonly address: string;
+  /** Everything it wrote to standard error so far. */
+  logs(): string;
+}
+
+/** Starts `holdshelf serve` on a free port and waits for its listening line. */
+export async function startBrokerProcess(dataDir: string, extraArgs: string[] = []): Promise<BrokerProcess> {
+  const child = spawn(process.execPath, [holdshelfBin, "serve", "--data-dir", dataDir, "--listen", "127.0.0.1:0", ...extraArgs], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  const address = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /"msg":"holdshelf listening","address":"([^"]+)"/.exec(stderr);
+      if (match) resolve(match[1]!);
+    });
+    child.once("exit", (code) => reject(new Error(`holdshelf serve exited with ${code}: ${stderr}`)));
+  });
+  return { child, address, logs: () => stderr };
+}
+
+/** Runs the holdshelf command to completion. */
+export async function runHoldshelf(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [holdshelfBin, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, "exit")) as [number];
+  return { code, stdout, stderr };
+}
