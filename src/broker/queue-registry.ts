@@ -21,7 +21,8 @@ export interface QueueRegistryEvents {
  */
 export class QueueRegistry {
   private readonly byName = new Map<string, QueueState>();
-  private readonly pendingCreates = new Map<string, Promise<unknown>>();
+  /** The tail of each name's chain of admin operations; see `exclusive`. */
+  private readonly adminChains = new Map<string, Promise<unknown>>();
   private nextSequence: number;
 
   constructor(
@@ -58,69 +59,68 @@ export class QueueRegistry {
   async create(name: string, input: QueueConfigInput | undefined): Promise<QueueState> {
     checkQueueName(name, "name");
     const config = resolveQueueConfig(input);
-    // Two creates of one name must not both write a record: the second waits.
-    for (let pending = this.pendingCreates.get(name); pending; pending = this.pendingCreates.get(name)) {
-      await pending.catch(() => undefined);
-    }
-    const existing = this.byName.get(name);
-    if (existing !== undefined) {
-      if (sameQueueConfig(existing.record.config, config)) return existing;
-      throw new HoldshelfError("QUEUE_ALREADY_EXISTS", `queue "${name}" exists with another configuration`);
-    }
-    const id = this.nextSequence++;
-    const record: QueueRecord = { name, queueId: id, dataId: id, config, createTime: this.clock.now() };
-    const write = this.store.commit([
-      { kind: "putQueue", queue: record },
-      { kind: "putSequence", next: this.nextSequence },
-    ]);
-    this.pendingCreates.set(name, write);
-    try {
-      await write;
-    } finally {
-      this.pendingCreates.delete(name);
-    }
-    const queue = new QueueState(record);
-    this.byName.set(name, queue);
-    return queue;
+    return this.exclusive(name, async () => {
+      const existing = this.byName.get(name);
+      if (existing !== undefined) {
+        if (sameQueueConfig(existing.record.config, config)) return existing;
+        throw new HoldshelfError("QUEUE_ALREADY_EXISTS", `queue "${name}" exists with another configuration`);
+      }
+      const id = this.nextSequence++;
+      const record: QueueRecord = { name, queueId: id, dataId: id, config, createTime: this.clock.now() };
+      await this.store.commit([
+        { kind: "putQueue", queue: record },
+        { kind: "putSequence", next: this.nextSequence },
+      ]);
+      const queue = new QueueState(record);
+      this.byName.set(name, queue);
+      return queue;
+    });
   }
 
   /** Replaces a queue's whole configuration. */
   async update(name: string, input: QueueConfigInput | undefined): Promise<QueueState> {
-    const queue = this.get(name, "name");
+    this.get(name, "name");
     const config = resolveQueueConfig(input);
-    const record = { ...queue.record, config };
-    await this.store.commit([{ kind: "putQueue", queue: record }]);
-    queue.record = { ...queue.record, config };
-    return queue;
+    return this.exclusive(name, async () => {
+      const queue = this.get(name, "name");
+      const record = { ...queue.record, config };
+      await this.store.commit([{ kind: "putQueue", queue: record }]);
+      queue.record = record;
+      return queue;
+    });
   }
 
   /** Deletes a queue and its messages. */
   async delete(name: string): Promise<void> {
-    const queue = this.get(name, "name");
-    await this.store.commit([{ kind: "removeQueue", name }]);
-    if (this.byName.get(name) !== queue) return;
-    this.byName.delete(name);
-    queue.deleted = true;
-    queue.clear();
-    this.events.onDeleted(queue);
-    this.dropInBackground(queue.record.dataId);
+    this.get(name, "name");
+    return this.exclusive(name, async () => {
+      const queue = this.get(name, "name");
+      await this.store.commit([{ kind: "removeQueue", name }]);
+      this.byName.delete(name);
+      queue.deleted = true;
+      queue.clear();
+      this.events.onDeleted(queue);
+      this.dropInBackground(queue.record.dataId);
+    });
   }
 
   /** Removes every message of a queue by moving it to a new, empty data space. Returns how many were removed. */
   async purge(name: string): Promise<number> {
-    const queue = this.get(name, "name");
-    const dataId = this.nextSequence++;
-    const record = { ...queue.record, dataId };
-    await this.store.commit([
-      { kind: "putQueue", queue: record },
-      { kind: "putSequence", next: this.nextSequence },
-    ]);
-    const purged = queue.messages.size;
-    const oldDataId = queue.record.dataId;
-    queue.clear();
-    queue.record = { ...queue.record, dataId };
-    this.dropInBackground(oldDataId);
-    return purged;
+    this.get(name, "name");
+    return this.exclusive(name, async () => {
+      const queue = this.get(name, "name");
+      const oldDataId = queue.record.dataId;
+      const record = { ...queue.record, dataId: this.nextSequence++ };
+      await this.store.commit([
+        { kind: "putQueue", queue: record },
+        { kind: "putSequence", next: this.nextSequence },
+      ]);
+      const purged = queue.messages.size;
+      queue.clear();
+      queue.record = record;
+      this.dropInBackground(oldDataId);
+      return purged;
+    });
   }
 
   /** A page of queues in name order. */
@@ -134,6 +134,23 @@ export class QueueRegistry {
     const page = names.slice(0, size);
     const nextPageToken = names.length > size ? encodePageToken(page[page.length - 1]!) : "";
     return { queues: page.map((name) => this.byName.get(name)!), nextPageToken };
+  }
+
+  /**
+   * Runs the admin operations on one name one after another. Each writes a
+   * whole queue record built from the current one; two at once would write
+   * records built from the same stale state, and the last would win on disk
+   * (a purge undone by an update, a deleted queue brought back).
+   */
+  private exclusive<T>(name: string, operation: () => Promise<T>): Promise<T> {
+    const previous = this.adminChains.get(name) ?? Promise.resolve();
+    const result = previous.then(operation, operation);
+    const tail = result.catch(() => undefined);
+    this.adminChains.set(name, tail);
+    void tail.then(() => {
+      if (this.adminChains.get(name) === tail) this.adminChains.delete(name);
+    });
+    return result;
   }
 
   // The keys are already unreachable (the record no longer names them) and

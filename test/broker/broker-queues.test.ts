@@ -80,6 +80,16 @@ describe("queue admin", () => {
       expect(h.broker.listQueues().queues.map((queue) => queue.name)).toEqual(["q"]);
     });
 
+    it("lets one of two concurrent creates with different configurations win, failing the other", async () => {
+      const results = await Promise.allSettled([
+        h.broker.createQueue("q", { maxInFlight: 1 }),
+        h.broker.createQueue("q", { maxInFlight: 2 }),
+      ]);
+      expect(results.map((result) => result.status)).toEqual(["fulfilled", "rejected"]);
+      expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ reason: "QUEUE_ALREADY_EXISTS" });
+      expect(h.broker.getQueue("q").config.maxInFlight).toBe(1);
+    });
+
     it.each([
       ["empty", ""],
       ["81 characters", "a".repeat(81)],
@@ -193,6 +203,17 @@ describe("queue admin", () => {
       await h.broker.updateQueue("q", { visibilityTimeoutMs: 1000 });
       await sendText(h, "q", "m");
       expect((await receiveOne(h, "q")).leaseDeadline).toBe(h.clock.now() + 1000);
+    });
+
+    it("leaves the deadlines of leases already issued alone", async () => {
+      await h.broker.createQueue("q", { visibilityTimeoutMs: 10_000 });
+      await sendText(h, "q", "m");
+      const delivery = await receiveOne(h, "q");
+      await h.broker.updateQueue("q", { visibilityTimeoutMs: 1000 });
+      h.clock.advance(9999);
+      expect(counts(h, "q")).toEqual({ visible: 0, inFlight: 1, delayed: 0 });
+      h.clock.advance(1);
+      expect((await receiveOne(h, "q")).messageId).toBe(delivery.messageId);
     });
 
     it("rejects a bad configuration and keeps the old one", async () => {
@@ -392,6 +413,46 @@ describe("queue admin", () => {
       await sendText(h, "q", "delayed", { delayMs: 60_000 });
       h.clock.advance(3000);
       expect(h.broker.getQueue("q").oldestMessageAgeMs).toBe(3000);
+    });
+  });
+
+  // Regression: admin operations on one name used to build their records from
+  // the same stale state, and the last write won on disk.
+  describe("concurrent admin operations on one queue", () => {
+    it("a purge and an update at once keep messages sent after them across a restart", async () => {
+      await createQueue(h, "q");
+      await Promise.all([h.broker.purgeQueue("q"), h.broker.updateQueue("q", { visibilityTimeoutMs: 5 * second })]);
+      await sendText(h, "q", "after");
+      await h.restart();
+      expect(counts(h, "q").visible).toBe(1);
+      expect(h.broker.getQueue("q").config.visibilityTimeoutMs).toBe(5 * second);
+    });
+
+    it("an update and a purge at once keep the update across a restart", async () => {
+      await createQueue(h, "q");
+      await Promise.all([h.broker.updateQueue("q", { visibilityTimeoutMs: 5 * second }), h.broker.purgeQueue("q")]);
+      await h.restart();
+      expect(h.broker.getQueue("q").config.visibilityTimeoutMs).toBe(5 * second);
+    });
+
+    it("a purge or update behind a delete fails, and the queue stays deleted across a restart", async () => {
+      await createQueue(h, "q");
+      const deleted = h.broker.deleteQueue("q");
+      const purge = expectFailure(() => h.broker.purgeQueue("q"), "QUEUE_NOT_FOUND");
+      const update = expectFailure(() => h.broker.updateQueue("q", {}), "QUEUE_NOT_FOUND");
+      await Promise.all([deleted, purge, update]);
+      await h.restart();
+      expect(h.broker.listQueues().queues).toEqual([]);
+    });
+
+    it("a create behind a delete makes a new queue", async () => {
+      await createQueue(h, "q");
+      await sendText(h, "q", "old");
+      await Promise.all([h.broker.deleteQueue("q"), h.broker.createQueue("q")]);
+      expect(h.broker.listQueues().queues.map((queue) => queue.name)).toEqual(["q"]);
+      expect(counts(h, "q").visible).toBe(0);
+      await h.restart();
+      expect(h.broker.listQueues().queues.map((queue) => queue.name)).toEqual(["q"]);
     });
   });
 });

@@ -88,10 +88,11 @@ describe("long polling", () => {
   });
 
   it("a deleted queue ends its waiting polls with QUEUE_NOT_FOUND", async () => {
-    const poll = h.rpc.receive({ queue: "poll", waitTime: longWait });
+    // Checked from the start, so the failure is never an unhandled rejection.
+    const poll = expectRpcError(h.rpc.receive({ queue: "poll", waitTime: longWait }), status.NOT_FOUND, "QUEUE_NOT_FOUND");
     await sleep(100);
     await h.rpc.deleteQueue({ name: "poll" });
-    await expectRpcError(poll, status.NOT_FOUND, "QUEUE_NOT_FOUND");
+    await poll;
   });
 
   it("a long poll at the in-flight limit waits for room", async () => {
