@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file holdshelf/v1/queue_service.proto.
  */
 export const file_holdshelf_v1_queue_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBob2xkc2hlbGYvdjEvcXVldWVfc2VydmljZS5wcm90bxIMaG9sZHNoZWxmLnYxIk0KEkNyZWF0ZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJEikKBmNvbmZpZxgCIAEoCzIZLmhvbGRzaGVsZi52MS5RdWV1ZUNvbmZpZyI5ChNDcmVhdGVRdWV1ZVJlc3BvbnNlEiIKBXF1ZXVlGAEgASgLMhMuaG9sZHNoZWxmLnYxLlF1ZXVlIh8KD0dldFF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJIjYKEEdldFF1ZXVlUmVzcG9uc2USIgoFcXVldWUYASABKAsyEy5ob2xkc2hlbGYudjEuUXVldWUiSgoRTGlzdFF1ZXVlc1JlcXVlc3QSDgoGcHJlZml4GAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlIKEkxpc3RRdWV1ZXNSZXNwb25zZRIjCgZxdWV1ZXMYASADKAsyEy5ob2xkc2hlbGYudjEuUXVldWUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIk0KElVwZGF0ZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJEikKBmNvbmZpZxgCIAEoCzIZLmhvbGRzaGVsZi52MS5RdWV1ZUNvbmZpZyI5ChNVcGRhdGVRdWV1ZVJlc3BvbnNlEiIKBXF1ZXVlGAEgASgLMhMuaG9sZHNoZWxmLnYxLlF1ZXVlIiIKEkRlbGV0ZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJIhUKE0RlbGV0ZVF1ZXVlUmVzcG9uc2UiIQoRUHVyZ2VRdWV1ZVJlcXVlc3QSDAoEbmFtZRgBIAEoCSIqChJQdXJnZVF1ZXVlUmVzcG9uc2USFAoMcHVyZ2VkX2NvdW50GAEgASgDIsYBCgtTZW5kUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIMCgRib2R5GAIgASgMEj0KCmF0dHJpYnV0ZXMYAyADKAsyKS5ob2xkc2hlbGYudjEuU2VuZFJlcXVlc3QuQXR0cmlidXRlc0VudHJ5EigKBWRlbGF5GAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uGjEKD0F0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIiIKDFNlbmRSZXNwb25zZRISCgptZXNzYWdlX2lkGAEgASgJIlAKEFNlbmRCYXRjaFJlcXVlc3QSDQoFcXVldWUYASABKAkSLQoHZW50cmllcxgCIAMoCzIcLmhvbGRzaGVsZi52MS5TZW5kQmF0Y2hFbnRyeSIoChFTZW5kQmF0Y2hSZXNwb25zZRITCgttZXNzYWdlX2lkcxgBIAMoCSKaAQoOUmVjZWl2ZVJlcXVlc3QSDQoFcXVldWUYASABKAkSFAoMbWF4X21lc3NhZ2VzGAIgASgFEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCgl3YWl0X3RpbWUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iQgoPUmVjZWl2ZVJlc3BvbnNlEi8KCG1lc3NhZ2VzGAEgAygLMh0uaG9sZHNoZWxmLnYxLlJlY2VpdmVkTWVzc2FnZSI2Cg1EZWxldGVSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhYKDnJlY2VpcHRfaGFuZGxlGAIgASgJIhAKDkRlbGV0ZVJlc3BvbnNlIjwKEkRlbGV0ZUJhdGNoUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIXCg9yZWNlaXB0X2hhbmRsZXMYAiADKAkiQQoTRGVsZXRlQmF0Y2hSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkuaG9sZHNoZWxmLnYxLkVudHJ5UmVzdWx0IncKF0NoYW5nZVZpc2liaWxpdHlSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhYKDnJlY2VpcHRfaGFuZGxlGAIgASgJEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJOChhDaGFuZ2VWaXNpYmlsaXR5UmVzcG9uc2USMgoObGVhc2VfZGVhZGxpbmUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIn0KHENoYW5nZVZpc2liaWxpdHlCYXRjaFJlcXVlc3QSDQoFcXVldWUYASABKAkSFwoPcmVjZWlwdF9oYW5kbGVzGAIgAygJEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJLCh1DaGFuZ2VWaXNpYmlsaXR5QmF0Y2hSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkuaG9sZHNoZWxmLnYxLkVudHJ5UmVzdWx0MroICgxRdWV1ZVNlcnZpY2USUgoLQ3JlYXRlUXVldWUSIC5ob2xkc2hlbGYudjEuQ3JlYXRlUXVldWVSZXF1ZXN0GiEuaG9sZHNoZWxmLnYxLkNyZWF0ZVF1ZXVlUmVzcG9uc2USSQoIR2V0UXVldWUSHS5ob2xkc2hlbGYudjEuR2V0UXVldWVSZXF1ZXN0Gh4uaG9sZHNoZWxmLnYxLkdldFF1ZXVlUmVzcG9uc2USTwoKTGlzdFF1ZXVlcxIfLmhvbGRzaGVsZi52MS5MaXN0UXVldWVzUmVxdWVzdBogLmhvbGRzaGVsZi52MS5MaXN0UXVldWVzUmVzcG9uc2USUgoLVXBkYXRlUXVldWUSIC5ob2xkc2hlbGYudjEuVXBkYXRlUXVldWVSZXF1ZXN0GiEuaG9sZHNoZWxmLnYxLlVwZGF0ZVF1ZXVlUmVzcG9uc2USUgoLRGVsZXRlUXVldWUSIC5ob2xkc2hlbGYudjEuRGVsZXRlUXVldWVSZXF1ZXN0GiEuaG9sZHNoZWxmLnYxLkRlbGV0ZVF1ZXVlUmVzcG9uc2USTwoKUHVyZ2VRdWV1ZRIfLmhvbGRzaGVsZi52MS5QdXJnZVF1ZXVlUmVxdWVzdBogLmhvbGRzaGVsZi52MS5QdXJnZVF1ZXVlUmVzcG9uc2USPQoEU2VuZBIZLmhvbGRzaGVsZi52MS5TZW5kUmVxdWVzdBoaLmhvbGRzaGVsZi52MS5TZW5kUmVzcG9uc2USTAoJU2VuZEJhdGNoEh4uaG9sZHNoZWxmLnYxLlNlbmRCYXRjaFJlcXVlc3QaHy5ob2xkc2hlbGYudjEuU2VuZEJhdGNoUmVzcG9uc2USRgoHUmVjZWl2ZRIcLmhvbGRzaGVsZi52MS5SZWNlaXZlUmVxdWVzdBodLmhvbGRzaGVsZi52MS5SZWNlaXZlUmVzcG9uc2USQwoGRGVsZXRlEhsuaG9sZHNoZWxmLnYxLkRlbGV0ZVJlcXVlc3QaHC5ob2xkc2hlbGYudjEuRGVsZXRlUmVzcG9uc2USUgoLRGVsZXRlQmF0Y2gSIC5ob2xkc2hlbGYudjEuRGVsZXRlQmF0Y2hSZXF1ZXN0GiEuaG9sZHNoZWxmLnYxLkRlbGV0ZUJhdGNoUmVzcG9uc2USYQoQQ2hhbmdlVmlzaWJpbGl0eRIlLmhvbGRzaGVsZi52MS5DaGFuZ2VWaXNpYmlsaXR5UmVxdWVzdBomLmhvbGRzaGVsZi52MS5DaGFuZ2VWaXNpYmlsaXR5UmVzcG9uc2UScAoVQ2hhbmdlVmlzaWJpbGl0eUJhdGNoEiouaG9sZHNoZWxmLnYxLkNoYW5nZVZpc2liaWxpdHlCYXRjaFJlcXVlc3QaKy5ob2xkc2hlbGYudjEuQ2hhbmdlVmlzaWJpbGl0eUJhdGNoUmVzcG9uc2VCK1opaG9sZHNoZWxmL2dlbi9nby9ob2xkc2hlbGYvdjE7aG9sZHNoZWxmdjFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_holdshelf_v1_message, file_holdshelf_v1_queue]);
+  fileDesc("CiBob2xkc2hlbGYvdjEvcXVldWVfc2VydmljZS5wcm90bxIMaG9sZHNoZWxmLnYxIk0KEkNyZWF0ZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJEikKBmNvbmZpZxgCIAEoCzIZLmhvbGRzaGVsZi52MS5RdWV1ZUNvbmZpZyI5ChNDcmVhdGVRdWV1ZVJlc3BvbnNlEiIKBXF1ZXVlGAEgASgLMhMuaG9sZHNoZWxmLnYxLlF1ZXVlIh8KD0dldFF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJIjYKEEdldFF1ZXVlUmVzcG9uc2USIgoFcXVldWUYASABKAsyEy5ob2xkc2hlbGYudjEuUXVldWUiSgoRTGlzdFF1ZXVlc1JlcXVlc3QSDgoGcHJlZml4GAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlIKEkxpc3RRdWV1ZXNSZXNwb25zZRIjCgZxdWV1ZXMYASADKAsyEy5ob2xkc2hlbGYudjEuUXVldWUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIk0KElVwZGF0ZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJEikKBmNvbmZpZxgCIAEoCzIZLmhvbGRzaGVsZi52MS5RdWV1ZUNvbmZpZyI5ChNVcGRhdGVRdWV1ZVJlc3BvbnNlEiIKBXF1ZXVlGAEgASgLMhMuaG9sZHNoZWxmLnYxLlF1ZXVlIiIKEkRlbGV0ZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJIhUKE0RlbGV0ZVF1ZXVlUmVzcG9uc2UiIQoRUHVyZ2VRdWV1ZVJlcXVlc3QSDAoEbmFtZRgBIAEoCSIqChJQdXJnZVF1ZXVlUmVzcG9uc2USFAoMcHVyZ2VkX2NvdW50GAEgASgDIsYBCgtTZW5kUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIMCgRib2R5GAIgASgMEj0KCmF0dHJpYnV0ZXMYAyADKAsyKS5ob2xkc2hlbGYudjEuU2VuZFJlcXVlc3QuQXR0cmlidXRlc0VudHJ5EigKBWRlbGF5GAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uGjEKD0F0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIiIKDFNlbmRSZXNwb25zZRISCgptZXNzYWdlX2lkGAEgASgJIlAKEFNlbmRCYXRjaFJlcXVlc3QSDQoFcXVldWUYASABKAkSLQoHZW50cmllcxgCIAMoCzIcLmhvbGRzaGVsZi52MS5TZW5kQmF0Y2hFbnRyeSIoChFTZW5kQmF0Y2hSZXNwb25zZRITCgttZXNzYWdlX2lkcxgBIAMoCSKaAQoOUmVjZWl2ZVJlcXVlc3QSDQoFcXVldWUYASABKAkSFAoMbWF4X21lc3NhZ2VzGAIgASgFEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCgl3YWl0X3RpbWUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iQgoPUmVjZWl2ZVJlc3BvbnNlEi8KCG1lc3NhZ2VzGAEgAygLMh0uaG9sZHNoZWxmLnYxLlJlY2VpdmVkTWVzc2FnZSI2Cg1EZWxldGVSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhYKDnJlY2VpcHRfaGFuZGxlGAIgASgJIhAKDkRlbGV0ZVJlc3BvbnNlIjwKEkRlbGV0ZUJhdGNoUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIXCg9yZWNlaXB0X2hhbmRsZXMYAiADKAkiQQoTRGVsZXRlQmF0Y2hSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkuaG9sZHNoZWxmLnYxLkVudHJ5UmVzdWx0IncKF0NoYW5nZVZpc2liaWxpdHlSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhYKDnJlY2VpcHRfaGFuZGxlGAIgASgJEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJOChhDaGFuZ2VWaXNpYmlsaXR5UmVzcG9uc2USMgoObGVhc2VfZGVhZGxpbmUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIn0KHENoYW5nZVZpc2liaWxpdHlCYXRjaFJlcXVlc3QSDQoFcXVldWUYASABKAkSFwoPcmVjZWlwdF9oYW5kbGVzGAIgAygJEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJLCh1DaGFuZ2VWaXNpYmlsaXR5QmF0Y2hSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkuaG9sZHNoZWxmLnYxLkVudHJ5UmVzdWx0ImwKEEhlYXJ0YmVhdFJlcXVlc3QSDQoFcXVldWUYASABKAkSKgoGbGVhc2VzGAIgAygLMhouaG9sZHNoZWxmLnYxLkxlYXNlUmVuZXdhbBIdChVyZWxlYXNlX29uX2Rpc2Nvbm5lY3QYAyABKAgihQEKDExlYXNlUmVuZXdhbBIWCg5yZWNlaXB0X2hhbmRsZRgBIAEoCRI1ChJ2aXNpYmlsaXR5X3RpbWVvdXQYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFwoKY2hlY2twb2ludBgDIAEoDEgAiAEBQg0KC19jaGVja3BvaW50Ij0KEUhlYXJ0YmVhdFJlc3BvbnNlEigKBmxlYXNlcxgBIAMoCzIYLmhvbGRzaGVsZi52MS5MZWFzZVN0YXRlInYKCkxlYXNlU3RhdGUSFgoOcmVjZWlwdF9oYW5kbGUYASABKAkSDAoEaGVsZBgCIAEoCBIyCg5sZWFzZV9kZWFkbGluZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGcmVhc29uGAQgASgJMowJCgxRdWV1ZVNlcnZpY2USUgoLQ3JlYXRlUXVldWUSIC5ob2xkc2hlbGYudjEuQ3JlYXRlUXVldWVSZXF1ZXN0GiEuaG9sZHNoZWxmLnYxLkNyZWF0ZVF1ZXVlUmVzcG9uc2USSQoIR2V0UXVldWUSHS5ob2xkc2hlbGYudjEuR2V0UXVldWVSZXF1ZXN0Gh4uaG9sZHNoZWxmLnYxLkdldFF1ZXVlUmVzcG9uc2USTwoKTGlzdFF1ZXVlcxIfLmhvbGRzaGVsZi52MS5MaXN0UXVldWVzUmVxdWVzdBogLmhvbGRzaGVsZi52MS5MaXN0UXVldWVzUmVzcG9uc2USUgoLVXBkYXRlUXVldWUSIC5ob2xkc2hlbGYudjEuVXBkYXRlUXVldWVSZXF1ZXN0GiEuaG9sZHNoZWxmLnYxLlVwZGF0ZVF1ZXVlUmVzcG9uc2USUgoLRGVsZXRlUXVldWUSIC5ob2xkc2hlbGYudjEuRGVsZXRlUXVldWVSZXF1ZXN0GiEuaG9sZHNoZWxmLnYxLkRlbGV0ZVF1ZXVlUmVzcG9uc2USTwoKUHVyZ2VRdWV1ZRIfLmhvbGRzaGVsZi52MS5QdXJnZVF1ZXVlUmVxdWVzdBogLmhvbGRzaGVsZi52MS5QdXJnZVF1ZXVlUmVzcG9uc2USPQoEU2VuZBIZLmhvbGRzaGVsZi52MS5TZW5kUmVxdWVzdBoaLmhvbGRzaGVsZi52MS5TZW5kUmVzcG9uc2USTAoJU2VuZEJhdGNoEh4uaG9sZHNoZWxmLnYxLlNlbmRCYXRjaFJlcXVlc3QaHy5ob2xkc2hlbGYudjEuU2VuZEJhdGNoUmVzcG9uc2USRgoHUmVjZWl2ZRIcLmhvbGRzaGVsZi52MS5SZWNlaXZlUmVxdWVzdBodLmhvbGRzaGVsZi52MS5SZWNlaXZlUmVzcG9uc2USQwoGRGVsZXRlEhsuaG9sZHNoZWxmLnYxLkRlbGV0ZVJlcXVlc3QaHC5ob2xkc2hlbGYudjEuRGVsZXRlUmVzcG9uc2USUgoLRGVsZXRlQmF0Y2gSIC5ob2xkc2hlbGYudjEuRGVsZXRlQmF0Y2hSZXF1ZXN0GiEuaG9sZHNoZWxmLnYxLkRlbGV0ZUJhdGNoUmVzcG9uc2USYQoQQ2hhbmdlVmlzaWJpbGl0eRIlLmhvbGRzaGVsZi52MS5DaGFuZ2VWaXNpYmlsaXR5UmVxdWVzdBomLmhvbGRzaGVsZi52MS5DaGFuZ2VWaXNpYmlsaXR5UmVzcG9uc2UScAoVQ2hhbmdlVmlzaWJpbGl0eUJhdGNoEiouaG9sZHNoZWxmLnYxLkNoYW5nZVZpc2liaWxpdHlCYXRjaFJlcXVlc3QaKy5ob2xkc2hlbGYudjEuQ2hhbmdlVmlzaWJpbGl0eUJhdGNoUmVzcG9uc2USUAoJSGVhcnRiZWF0Eh4uaG9sZHNoZWxmLnYxLkhlYXJ0YmVhdFJlcXVlc3QaHy5ob2xkc2hlbGYudjEuSGVhcnRiZWF0UmVzcG9uc2UoATABQitaKWhvbGRzaGVsZi9nZW4vZ28vaG9sZHNoZWxmL3YxO2hvbGRzaGVsZnYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_holdshelf_v1_message, file_holdshelf_v1_queue]);
 
 /**
  * CreateQueue's request.
@@ -685,6 +685,149 @@ export const ChangeVisibilityBatchResponseSchema: GenMessage<ChangeVisibilityBat
   messageDesc(file_holdshelf_v1_queue_service, 25);
 
 /**
+ * One request of a Heartbeat stream.
+ *
+ * @generated from message holdshelf.v1.HeartbeatRequest
+ */
+export type HeartbeatRequest = Message<"holdshelf.v1.HeartbeatRequest"> & {
+  /**
+   * The queue of this request's leases. Requests of one stream may name
+   * different queues.
+   *
+   * @generated from field: string queue = 1;
+   */
+  queue: string;
+
+  /**
+   * 0 to 1000 renewals. A request with none still keeps the stream alive.
+   *
+   * @generated from field: repeated holdshelf.v1.LeaseRenewal leases = 2;
+   */
+  leases: LeaseRenewal[];
+
+  /**
+   * Read from the first request only: release every lease this stream
+   * tracks when the stream breaks.
+   *
+   * @generated from field: bool release_on_disconnect = 3;
+   */
+  releaseOnDisconnect: boolean;
+};
+
+/**
+ * Describes the message holdshelf.v1.HeartbeatRequest.
+ * Use `create(HeartbeatRequestSchema)` to create a new message.
+ */
+export const HeartbeatRequestSchema: GenMessage<HeartbeatRequest> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue_service, 26);
+
+/**
+ * One lease to renew.
+ *
+ * @generated from message holdshelf.v1.LeaseRenewal
+ */
+export type LeaseRenewal = Message<"holdshelf.v1.LeaseRenewal"> & {
+  /**
+   * The receipt handle of the delivery whose lease to renew.
+   *
+   * @generated from field: string receipt_handle = 1;
+   */
+  receiptHandle: string;
+
+  /**
+   * The lease then runs until now + this; unset means the queue's
+   * visibility_timeout; 0 releases the message (and ends its tracking).
+   *
+   * @generated from field: google.protobuf.Duration visibility_timeout = 2;
+   */
+  visibilityTimeout?: Duration | undefined;
+
+  /**
+   * Progress to store durably with the message, at most 64 KiB; the next
+   * delivery carries it in ReceivedMessage.checkpoint. Unset keeps the last
+   * one.
+   *
+   * @generated from field: optional bytes checkpoint = 3;
+   */
+  checkpoint?: Uint8Array | undefined;
+};
+
+/**
+ * Describes the message holdshelf.v1.LeaseRenewal.
+ * Use `create(LeaseRenewalSchema)` to create a new message.
+ */
+export const LeaseRenewalSchema: GenMessage<LeaseRenewal> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue_service, 27);
+
+/**
+ * One response of a Heartbeat stream: the answer to one request, or an
+ * unsolicited notice that tracked leases were lost.
+ *
+ * @generated from message holdshelf.v1.HeartbeatResponse
+ */
+export type HeartbeatResponse = Message<"holdshelf.v1.HeartbeatResponse"> & {
+  /**
+   * One state per renewal of the request, in order; or, unsolicited, the
+   * leases that expired.
+   *
+   * @generated from field: repeated holdshelf.v1.LeaseState leases = 1;
+   */
+  leases: LeaseState[];
+};
+
+/**
+ * Describes the message holdshelf.v1.HeartbeatResponse.
+ * Use `create(HeartbeatResponseSchema)` to create a new message.
+ */
+export const HeartbeatResponseSchema: GenMessage<HeartbeatResponse> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue_service, 28);
+
+/**
+ * Whether a lease is still held.
+ *
+ * @generated from message holdshelf.v1.LeaseState
+ */
+export type LeaseState = Message<"holdshelf.v1.LeaseState"> & {
+  /**
+   * The receipt handle the renewal named.
+   *
+   * @generated from field: string receipt_handle = 1;
+   */
+  receiptHandle: string;
+
+  /**
+   * True if the lease is held until lease_deadline.
+   *
+   * @generated from field: bool held = 2;
+   */
+  held: boolean;
+
+  /**
+   * The lease's deadline, when held.
+   *
+   * @generated from field: google.protobuf.Timestamp lease_deadline = 3;
+   */
+  leaseDeadline?: Timestamp | undefined;
+
+  /**
+   * Why the lease is not held: LEASE_SUPERSEDED, MESSAGE_NOT_FOUND,
+   * RECEIPT_HANDLE_INVALID, LEASE_LIMIT_EXCEEDED, INVALID_ARGUMENT,
+   * LEASE_EXPIRED or RELEASED (a renewal with visibility_timeout 0). Empty
+   * when held.
+   *
+   * @generated from field: string reason = 4;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message holdshelf.v1.LeaseState.
+ * Use `create(LeaseStateSchema)` to create a new message.
+ */
+export const LeaseStateSchema: GenMessage<LeaseState> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue_service, 29);
+
+/**
  * A durable queue with Amazon SQS's message lifecycle.
  *
  * A Receive leases messages: they stay hidden from other consumers until
@@ -841,6 +984,33 @@ export const QueueService: GenService<{
     methodKind: "unary";
     input: typeof ChangeVisibilityBatchRequestSchema;
     output: typeof ChangeVisibilityBatchResponseSchema;
+  },
+  /**
+   * Keeps leases alive for as long as the work takes. Each request renews
+   * its leases in order, exactly as ChangeVisibility would (same fencing,
+   * same max_lease_duration cap), in one durable write, and is answered by
+   * one response with a LeaseState per renewal, in order. A renewal that
+   * fails does not end the stream: its LeaseState says held=false and why.
+   *
+   * The stream tracks every lease renewed on it until the message is
+   * deleted, released or received again, or the stream ends. When a tracked
+   * lease's deadline passes without renewal, the server sends an unsolicited
+   * response with LeaseState{held=false, reason=LEASE_EXPIRED}.
+   *
+   * With release_on_disconnect, a stream that breaks (cancelled, or the
+   * connection lost) makes every tracked lease it still holds visible at
+   * once, so another consumer takes the work over in milliseconds. A normal
+   * half-close leaves the leases as they are.
+   *
+   * A malformed request ends the stream: QUEUE_NOT_FOUND for an unknown
+   * queue, INVALID_ARGUMENT for more than 1000 renewals.
+   *
+   * @generated from rpc holdshelf.v1.QueueService.Heartbeat
+   */
+  heartbeat: {
+    methodKind: "bidi_streaming";
+    input: typeof HeartbeatRequestSchema;
+    output: typeof HeartbeatResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_holdshelf_v1_queue_service, 0);
