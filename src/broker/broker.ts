@@ -1,15 +1,19 @@
 import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
-import type { Store, StoreOp } from "../store/store.js";
+import type { Store, StoredState, StoreOp } from "../store/store.js";
 import { systemClock, type Clock } from "./clock.js";
 import { findLeasedMessage } from "./lease-fence.js";
+import { LeaseStream, LeaseTracking, type LeaseStreamListener } from "./lease-tracking.js";
 import { Maintenance } from "./maintenance.js";
 import { formatMessageId, newMessageId } from "./message-id.js";
 import type { QueueConfigInput } from "./queue-config.js";
 import { QueueRegistry } from "./queue-registry.js";
 import type { LiveMessage, QueueState } from "./queue-state.js";
 import { ReceiptHandles } from "./receipt-handles.js";
+import { removeMessageOp, rescheduleOp } from "./store-ops.js";
 import {
   checkBatchSize,
+  checkCheckpoint,
+  checkRenewalCount,
   checkOutgoing,
   checkVisibilityTimeout,
   maxSendBatchBytes,
@@ -17,7 +21,16 @@ import {
   receiveResponseBudgetBytes,
   resolveReceiveOptions,
 } from "./request-limits.js";
-import type { Delivery, EntryOutcome, OutgoingMessage, QueueInfo, QueuePage, ReceiveOptions } from "./types.js";
+import type {
+  Delivery,
+  EntryOutcome,
+  LeaseRenewal,
+  LeaseState,
+  OutgoingMessage,
+  QueueInfo,
+  QueuePage,
+  ReceiveOptions,
+} from "./types.js";
 import { WaitingReceives } from "./waiting-receives.js";
 
 /** What a Broker is built on. */
@@ -44,44 +57,44 @@ interface Taken {
  * `runMaintenance` does on demand what the timers do.
  */
 export class Broker {
+  private readonly registry: QueueRegistry;
+  private readonly handles: ReceiptHandles;
   private readonly waiting: WaitingReceives;
+  private readonly leases = new LeaseTracking();
+  private readonly openStreams = new Set<LeaseStream>();
   private readonly maintenance: Maintenance;
   private closed = false;
 
   private constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    private readonly registry: QueueRegistry,
-    private readonly handles: ReceiptHandles,
-    waiting: WaitingReceives,
+    stored: StoredState,
     onBackgroundError: (error: unknown) => void,
   ) {
-    this.waiting = waiting;
-    this.maintenance = new Maintenance(clock, registry, waiting, (ops) => store.commit(ops), onBackgroundError);
+    this.handles = new ReceiptHandles(stored.handleKey);
+    this.waiting = new WaitingReceives(clock);
+    this.registry = new QueueRegistry(store, clock, { onDeleted: (queue) => this.forgetQueue(queue) }, stored);
+    this.maintenance = new Maintenance(
+      clock,
+      this.registry,
+      this.waiting,
+      (ops) => store.commit(ops),
+      onBackgroundError,
+      (queue, expired) => this.leases.expired(queue, expired),
+      (queue, removed) => removed.forEach((message) => this.leases.untrack(queue, message.id)),
+    );
   }
 
   /** Loads the store's state into memory and starts the timers. */
   static async open(options: BrokerOptions): Promise<Broker> {
-    const clock = options.clock ?? systemClock;
     const stored = await options.store.load();
-    const waiting = new WaitingReceives(clock);
-    let maintenance: Maintenance | undefined;
-    const registry = new QueueRegistry(options.store, clock, {
-      onDeleted: (queue) => {
-        maintenance?.disarm(queue);
-        waiting.failAll(queue, new HoldshelfError("QUEUE_NOT_FOUND", `queue "${queue.record.name}" was deleted`));
-      },
-    }, stored);
     const broker = new Broker(
       options.store,
-      clock,
-      registry,
-      new ReceiptHandles(stored.handleKey),
-      waiting,
+      options.clock ?? systemClock,
+      stored,
       options.onBackgroundError ?? (() => undefined),
     );
-    maintenance = broker.maintenance;
-    maintenance.start();
+    broker.maintenance.start();
     return broker;
   }
 
@@ -114,6 +127,7 @@ export class Broker {
   async purgeQueue(name: string): Promise<number> {
     const queue = this.registry.get(name, "name");
     const purged = await this.registry.purge(name);
+    this.leases.forgetQueue(queue);
     this.maintenance.advance(queue);
     return purged;
   }
@@ -200,19 +214,83 @@ export class Broker {
     return outcomes;
   }
 
+  // ---- Lease streams (Heartbeat) ----------------------------------------
+
+  /** Opens a stream of lease renewals; the listener hears of its leases that expire. */
+  openLeaseStream(listener: LeaseStreamListener): LeaseStream {
+    const stream = new LeaseStream(listener);
+    this.openStreams.add(stream);
+    return stream;
+  }
+
+  /** How many lease streams are open. */
+  get leaseStreamCount(): number {
+    return this.openStreams.size;
+  }
+
+  /**
+   * Renews leases as ChangeVisibility would (same fencing, same cap; an
+   * unset timeout means the queue's), storing any checkpoints, in one durable
+   * write. A renewal that fails says why in its state rather than throwing;
+   * an unknown queue or too many renewals throws. Held leases are tracked on
+   * the stream until deleted, released, expired, or the stream ends.
+   */
+  async renewLeases(stream: LeaseStream, queueName: string, renewals: readonly LeaseRenewal[]): Promise<LeaseState[]> {
+    const queue = this.registry.get(queueName);
+    checkRenewalCount(renewals.length);
+    const ops: StoreOp[] = [];
+    const states = renewals.map((renewal) => this.renewOne(stream, queue, renewal, ops));
+    await this.commitAndServe(queue, ops);
+    return states;
+  }
+
+  /**
+   * Ends a stream. With `release`, every lease it still holds becomes visible
+   * at once (the client went away mid-work); otherwise leases run their course.
+   */
+  async closeLeaseStream(stream: LeaseStream, release: boolean): Promise<void> {
+    const held = [...stream.tracked.values()];
+    this.openStreams.delete(stream);
+    this.leases.forgetStream(stream);
+    if (!release) return;
+    const now = this.clock.now();
+    const opsByQueue = new Map<QueueState, StoreOp[]>();
+    for (const lease of held) {
+      const message = lease.queue.messages.get(lease.messageId);
+      if (message === undefined || message.epoch !== lease.epoch || !message.leased || lease.queue.deleted) continue;
+      const fromReadyAt = message.readyAt;
+      lease.queue.reschedule(message, now, false, now);
+      const ops = opsByQueue.get(lease.queue) ?? [];
+      ops.push(rescheduleOp(lease.queue.record.dataId, fromReadyAt, message));
+      opsByQueue.set(lease.queue, ops);
+    }
+    await Promise.all([...opsByQueue].map(([queue, ops]) => this.commitAndServe(queue, ops)));
+  }
+
   /** Does now everything that is due: expired leases and delays become visible, retention runs. */
   runMaintenance(): Promise<void> {
     return this.maintenance.runDue();
   }
 
-  /** Stops the timers and ends waiting receives empty-handed. The store stays open: its owner closes it. */
+  /**
+   * Stops the timers, ends waiting receives empty-handed and asks lease
+   * streams to end. The store stays open: its owner closes it.
+   */
   close(): void {
     this.closed = true;
     this.maintenance.stop();
     this.waiting.releaseAll();
+    for (const stream of [...this.openStreams]) stream.listener.brokerClosing();
   }
 
   // ---- Internals ---------------------------------------------------------
+
+  /** A deleted queue's waiting receives fail, its timer stops, its leases are forgotten. */
+  private forgetQueue(queue: QueueState): void {
+    this.maintenance.disarm(queue);
+    this.leases.forgetQueue(queue);
+    this.waiting.failAll(queue, new HoldshelfError("QUEUE_NOT_FOUND", `queue "${queue.record.name}" was deleted`));
+  }
 
   private describe(queue: QueueState): QueueInfo {
     this.maintenance.advance(queue);
@@ -244,6 +322,7 @@ export class Broker {
         firstReceiveAt: 0,
         leaseStart: 0,
         size,
+        hasCheckpoint: false,
       };
       ops.push({ kind: "putMessage", dataId, entry, content: { body: message.body, attributes: message.attributes ?? {} } });
     });
@@ -298,7 +377,7 @@ export class Broker {
       if (message.firstReceiveAt === 0) message.firstReceiveAt = now;
       message.leaseStart = now;
       queue.reschedule(message, leaseDeadline, visibilityTimeoutMs > 0, now);
-      ops.push({ kind: "reschedule", dataId, fromReadyAt, entry: message });
+      ops.push(rescheduleOp(dataId, fromReadyAt, message));
     }
     // Written at once, so that the disk sees changes in the order memory did.
     const written = this.store.commit(ops);
@@ -308,8 +387,7 @@ export class Broker {
   /** Makes a take durable, reads the bodies, and builds the deliveries. */
   private async deliver(queue: QueueState, taken: Taken, signal: AbortSignal | undefined): Promise<Delivery[]> {
     const { dataId, queueId } = queue.record;
-    const ids = taken.messages.map((message) => message.id);
-    const [contents] = await Promise.all([this.store.readContents(dataId, ids), taken.written]);
+    const [contents] = await Promise.all([this.store.readMessages(dataId, taken.messages), taken.written]);
     if (signal?.aborted) {
       await this.releaseTaken(queue, taken);
       return [];
@@ -328,6 +406,7 @@ export class Broker {
         sendTime: message.sendTime,
         firstReceiveTime: message.firstReceiveAt,
         leaseDeadline: taken.leaseDeadline,
+        checkpoint: content.checkpoint,
       });
     });
     return deliveries;
@@ -341,19 +420,52 @@ export class Broker {
       if (message.epoch !== taken.epochs[index] || !queue.messages.has(message.id)) return;
       const fromReadyAt = message.readyAt;
       queue.reschedule(message, now, false, now);
-      ops.push({ kind: "reschedule", dataId: queue.record.dataId, fromReadyAt, entry: message });
+      ops.push(rescheduleOp(queue.record.dataId, fromReadyAt, message));
     });
     await this.commitAndServe(queue, ops);
+  }
+
+  private renewOne(stream: LeaseStream, queue: QueueState, renewal: LeaseRenewal, ops: StoreOp[]): LeaseState {
+    const { receiptHandle, checkpoint } = renewal;
+    try {
+      const timeout = renewal.visibilityTimeoutMs ?? queue.record.config.visibilityTimeoutMs;
+      checkVisibilityTimeout(timeout, queue.record.config);
+      if (checkpoint !== undefined) checkCheckpoint(checkpoint);
+      const { message, deadline } = this.changeLease(queue, receiptHandle, timeout, ops);
+      if (checkpoint !== undefined) {
+        message.hasCheckpoint = true;
+        ops.push({ kind: "putCheckpoint", dataId: queue.record.dataId, id: message.id, checkpoint });
+      }
+      if (timeout === 0) return { receiptHandle, held: false, leaseDeadline: deadline, reason: "RELEASED" };
+      this.leases.track({ stream, queue, messageId: message.id, epoch: message.epoch, receiptHandle });
+      return { receiptHandle, held: true, leaseDeadline: deadline };
+    } catch (error) {
+      if (!(error instanceof HoldshelfError)) throw error;
+      const lost = stream.tracked.get(receiptHandle);
+      if (lost !== undefined) this.leases.untrack(lost.queue, lost.messageId);
+      return { receiptHandle, held: false, reason: error.reason };
+    }
   }
 
   private deleteOne(queue: QueueState, receiptHandle: string, ops: StoreOp[]): void {
     const message = findLeasedMessage(queue, this.handles, receiptHandle);
     if (message === undefined) return;
     queue.remove(message);
-    ops.push({ kind: "removeMessage", dataId: queue.record.dataId, id: message.id, readyAt: message.readyAt });
+    this.leases.untrack(queue, message.id);
+    ops.push(removeMessageOp(queue.record.dataId, message));
   }
 
   private changeOne(queue: QueueState, receiptHandle: string, timeoutMs: number, ops: StoreOp[]): number {
+    return this.changeLease(queue, receiptHandle, timeoutMs, ops).deadline;
+  }
+
+  /** Sets a lease's deadline to now + timeout; 0 releases the message (and ends any stream's tracking of it). */
+  private changeLease(
+    queue: QueueState,
+    receiptHandle: string,
+    timeoutMs: number,
+    ops: StoreOp[],
+  ): { message: LiveMessage; deadline: number } {
     const message = findLeasedMessage(queue, this.handles, receiptHandle);
     if (message === undefined) {
       throw new HoldshelfError("MESSAGE_NOT_FOUND", "the message of this receipt handle no longer exists");
@@ -369,8 +481,9 @@ export class Broker {
     }
     const fromReadyAt = message.readyAt;
     queue.reschedule(message, deadline, timeoutMs > 0, now);
-    ops.push({ kind: "reschedule", dataId: queue.record.dataId, fromReadyAt, entry: message });
-    return deadline;
+    if (timeoutMs === 0) this.leases.untrack(queue, message.id);
+    ops.push(rescheduleOp(queue.record.dataId, fromReadyAt, message));
+    return { message, deadline };
   }
 
   private requireTimeout(queue: QueueState, timeoutMs: number | undefined): number {

@@ -1,7 +1,8 @@
 import type { StoreOp } from "../store/store.js";
+import { removeMessageOp } from "./store-ops.js";
 import type { Clock, Timer } from "./clock.js";
 import type { QueueRegistry } from "./queue-registry.js";
-import type { QueueState } from "./queue-state.js";
+import type { LiveMessage, QueueState } from "./queue-state.js";
 import type { WaitingReceives } from "./waiting-receives.js";
 
 /** How often retention is enforced, in milliseconds. */
@@ -26,6 +27,8 @@ export class Maintenance {
     private readonly waiting: WaitingReceives,
     private readonly commit: Commit,
     private readonly onError: (error: unknown) => void,
+    private readonly onLeasesExpired: (queue: QueueState, expired: LiveMessage[]) => void,
+    private readonly onRetentionExpired: (queue: QueueState, removed: LiveMessage[]) => void,
   ) {}
 
   /** Starts the periodic sweep and arms every queue's timer. */
@@ -41,7 +44,8 @@ export class Maintenance {
   advance(queue: QueueState): void {
     if (queue.deleted) return;
     const now = this.clock.now();
-    queue.advance(now);
+    const expired = queue.advance(now);
+    if (expired.length > 0) this.onLeasesExpired(queue, expired);
     if (queue.visibleCount > 0) this.waiting.serve(queue);
     this.arm(queue, now);
   }
@@ -75,12 +79,15 @@ export class Maintenance {
     const { retentionMs } = queue.record.config;
     const { dataId } = queue.record;
     const ops: StoreOp[] = [];
+    const removed: LiveMessage[] = [];
     for (const message of queue.messages.values()) {
       if (message.enqueuedAt + retentionMs > now) break;
       queue.remove(message);
-      ops.push({ kind: "removeMessage", dataId, id: message.id, readyAt: message.readyAt });
+      removed.push(message);
+      ops.push(removeMessageOp(dataId, message));
     }
     if (ops.length > 0) {
+      this.onRetentionExpired(queue, removed);
       await this.commit(ops);
       // Expired leases free in-flight room.
       this.waiting.serve(queue);

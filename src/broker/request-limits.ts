@@ -8,6 +8,10 @@ export const maxBatchEntries = 100;
 export const maxSendBatchBytes = 4 * 1024 * 1024;
 /** Messages of one Receive. */
 export const maxReceiveMessages = 100;
+/** Renewals in one Heartbeat request. */
+export const maxRenewals = 1000;
+/** Largest checkpoint a consumer may store with a message, in bytes. */
+export const maxCheckpointBytes = 64 * 1024;
 /** Longest attribute key, in UTF-8 bytes. */
 export const maxAttributeKeyBytes = 256;
 /**
@@ -67,6 +71,18 @@ export function checkOutgoing(
 export function checkBatchSize(count: number, field: string): void {
   if (count < 1 || count > maxBatchEntries) {
     throw invalidArgument(field, `must have 1 to ${maxBatchEntries} entries`);
+  }
+}
+
+/** Checks a Heartbeat request's renewal count; too many ends the stream. */
+export function checkRenewalCount(count: number): void {
+  if (count > maxRenewals) throw invalidArgument("leases", `must have at most ${maxRenewals} renewals`);
+}
+
+/** Checks a checkpoint's size. */
+export function checkCheckpoint(checkpoint: Uint8Array): void {
+  if (checkpoint.byteLength > maxCheckpointBytes) {
+    throw invalidArgument("checkpoint", `must be at most ${maxCheckpointBytes} bytes`);
   }
 }
 

@@ -41,6 +41,26 @@ export interface Delivery {
   readonly sendTime: number;
   readonly firstReceiveTime: number;
   readonly leaseDeadline: number;
+  /** The last checkpoint a consumer saved on an earlier delivery. */
+  readonly checkpoint: Uint8Array | undefined;
+}
+
+/** One lease to renew on a Heartbeat stream. */
+export interface LeaseRenewal {
+  readonly receiptHandle: string;
+  /** Undefined means the queue's visibility timeout; 0 releases the message. */
+  readonly visibilityTimeoutMs?: number | undefined;
+  /** Progress to store with the message; undefined keeps the last one. */
+  readonly checkpoint?: Uint8Array | undefined;
+}
+
+/** Whether a renewed lease is held, until when, or why not. */
+export interface LeaseState {
+  readonly receiptHandle: string;
+  readonly held: boolean;
+  readonly leaseDeadline?: number;
+  /** Why the lease is not held: a stable reason, or RELEASED / LEASE_EXPIRED. */
+  readonly reason?: string;
 }
 
 /** The outcome of one handle of a batch: an error, or success (with the new deadline, for visibility changes). */

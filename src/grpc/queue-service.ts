@@ -1,6 +1,7 @@
 import type { Server } from "@grpc/grpc-js";
 import { QueueService } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { Broker } from "../broker/broker.js";
+import { HeartbeatSession, type HeartbeatCall } from "./heartbeat-session.js";
 import { queueServiceHandlers } from "./queue-service-handlers.js";
 import { createServiceDefinition } from "./service-definition.js";
 import { bridgeUnaryHandlers } from "./unary-bridge.js";
@@ -14,5 +15,8 @@ export function addQueueService(
   broker: Broker,
   logUnexpected: (error: unknown) => void,
 ): void {
-  server.addService(queueServiceDefinition, bridgeUnaryHandlers(queueServiceHandlers(broker), logUnexpected));
+  server.addService(queueServiceDefinition, {
+    ...bridgeUnaryHandlers(queueServiceHandlers(broker), logUnexpected),
+    heartbeat: (call: HeartbeatCall) => new HeartbeatSession(call, broker, logUnexpected),
+  });
 }

@@ -80,6 +80,7 @@ export function deliveryToWire(delivery: Delivery): ReceivedMessage {
     sendTime: timestampFromMs(delivery.sendTime),
     firstReceiveTime: timestampFromMs(delivery.firstReceiveTime),
     leaseDeadline: timestampFromMs(delivery.leaseDeadline),
+    ...(delivery.checkpoint === undefined ? {} : { checkpoint: delivery.checkpoint }),
   });
 }
 

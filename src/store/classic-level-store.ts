@@ -3,6 +3,7 @@ import { mkdir } from "node:fs/promises";
 import { ClassicLevel } from "classic-level";
 import { GroupCommit, type GroupCommitStats } from "./group-commit.js";
 import {
+  checkpointKey,
   contentKey,
   dataIdOfKey,
   dataRanges,
@@ -15,7 +16,7 @@ import {
   scheduleKey,
   scheduleRange,
 } from "./key-layout.js";
-import type { MessageContent, ScheduleEntry, Store, StoredQueue, StoredState, StoreOp } from "./store.js";
+import type { MessageReading, ScheduleEntry, Store, StoredQueue, StoredState, StoreOp } from "./store.js";
 import { translateOpenError } from "./store-open-error.js";
 import {
   decodeContent,
@@ -92,9 +93,25 @@ export class ClassicLevelStore implements Store {
     return this.groupCommit.commit(batch);
   }
 
-  async readContents(dataId: number, ids: readonly string[]): Promise<(MessageContent | undefined)[]> {
-    const values = await this.db.getMany(ids.map((id) => contentKey(dataId, id)));
-    return values.map((value) => (value === undefined ? undefined : decodeContent(value)));
+  async readMessages(
+    dataId: number,
+    messages: readonly Pick<ScheduleEntry, "id" | "hasCheckpoint">[],
+  ): Promise<(MessageReading | undefined)[]> {
+    const keys = messages.map(({ id }) => contentKey(dataId, id));
+    const checkpointIndexes: number[] = [];
+    messages.forEach(({ id, hasCheckpoint }, index) => {
+      if (!hasCheckpoint) return;
+      checkpointIndexes.push(index);
+      keys.push(checkpointKey(dataId, id));
+    });
+    // One round trip for bodies and checkpoints alike.
+    const values = await this.db.getMany(keys);
+    const checkpoints = new Map(checkpointIndexes.map((index, n) => [index, values[messages.length + n]]));
+    return messages.map((_, index) => {
+      const value = values[index];
+      if (value === undefined) return undefined;
+      return { ...decodeContent(value), checkpoint: checkpoints.get(index) };
+    });
   }
 
   async dropData(dataId: number): Promise<void> {
@@ -176,11 +193,15 @@ function appendBatchOps(batch: BatchOp[], op: StoreOp): void {
         value: encodeScheduleValue(op.entry),
       });
       return;
+    case "putCheckpoint":
+      batch.push({ type: "put", key: checkpointKey(op.dataId, op.id), value: Buffer.from(op.checkpoint) });
+      return;
     case "removeMessage":
       batch.push(
         { type: "del", key: contentKey(op.dataId, op.id) },
         { type: "del", key: scheduleKey(op.dataId, op.readyAt, op.id) },
       );
+      if (op.hasCheckpoint) batch.push({ type: "del", key: checkpointKey(op.dataId, op.id) });
       return;
   }
 }

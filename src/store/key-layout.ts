@@ -7,11 +7,12 @@
  *   queue       0x01 queue name (UTF-8)                 -> QueueRecord (JSON)
  *   content     0x02 dataId:u32 id:16                   -> MessageContent
  *   schedule    0x03 dataId:u32 readyAt:u64 id:16       -> ScheduleEntry state
+ *   checkpoint  0x04 dataId:u32 id:16                   -> the consumer's progress bytes
  *
  * The schedule space is the deadline index: one entry per message, keyed by
  * when it becomes visible, written in the same batch as the message.
  */
-const space = { meta: 0x00, queue: 0x01, content: 0x02, schedule: 0x03 } as const;
+const space = { meta: 0x00, queue: 0x01, content: 0x02, schedule: 0x03, checkpoint: 0x04 } as const;
 
 /** Key of a named setting. */
 export function metaKey(name: string): Buffer {
@@ -30,11 +31,12 @@ export function queueRange(): { gte: Buffer; lt: Buffer } {
 
 /** Key of a message's content. */
 export function contentKey(dataId: number, id: string): Buffer {
-  const key = Buffer.allocUnsafe(21);
-  key[0] = space.content;
-  key.writeUInt32BE(dataId, 1);
-  key.write(id, 5, 16, "hex");
-  return key;
+  return messageKey(space.content, dataId, id);
+}
+
+/** Key of a message's checkpoint. */
+export function checkpointKey(dataId: number, id: string): Buffer {
+  return messageKey(space.checkpoint, dataId, id);
 }
 
 /** Key of a message's deadline index entry. */
@@ -57,13 +59,13 @@ export function scheduleRange(dataId: number): { gte: Buffer; lt: Buffer } {
   return dataRange(space.schedule, dataId);
 }
 
+/** The spaces that hold messages, keyed by data id. */
+export const dataSpaces = [space.content, space.schedule, space.checkpoint] as const;
+
 /** The ranges of everything a data space holds. */
 export function dataRanges(dataId: number): { gte: Buffer; lt: Buffer }[] {
-  return [dataRange(space.content, dataId), dataRange(space.schedule, dataId)];
+  return dataSpaces.map((spaceByte) => dataRange(spaceByte, dataId));
 }
-
-/** The spaces that hold messages, keyed by data id. */
-export const dataSpaces = [space.content, space.schedule] as const;
 
 /** The range of one space (content or schedule) from a data id on. */
 export function dataSpaceFrom(spaceByte: number, dataId: number): { gte: Buffer; lt: Buffer } {
@@ -73,6 +75,14 @@ export function dataSpaceFrom(spaceByte: number, dataId: number): { gte: Buffer;
 /** The data id of a content or schedule key. */
 export function dataIdOfKey(key: Buffer): number {
   return key.readUInt32BE(1);
+}
+
+function messageKey(spaceByte: number, dataId: number, id: string): Buffer {
+  const key = Buffer.allocUnsafe(21);
+  key[0] = spaceByte;
+  key.writeUInt32BE(dataId, 1);
+  key.write(id, 5, 16, "hex");
+  return key;
 }
 
 function dataRange(spaceByte: number, dataId: number): { gte: Buffer; lt: Buffer } {

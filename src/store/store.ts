@@ -17,6 +17,11 @@ export interface MessageContent {
   readonly attributes: Readonly<Record<string, string>>;
 }
 
+/** What Receive reads of a message: its content, and the last checkpoint a consumer saved, if any. */
+export interface MessageReading extends MessageContent {
+  readonly checkpoint: Uint8Array | undefined;
+}
+
 /**
  * A message's mutable lease state, stored as the value of its deadline index
  * entry (keyed by ready time), apart from the body, so that a receive or an
@@ -41,6 +46,8 @@ export interface ScheduleEntry {
   leaseStart: number;
   /** Body plus attribute keys and values, in bytes. */
   readonly size: number;
+  /** Whether a consumer saved a checkpoint (kept apart, so renewals without one do not rewrite it). */
+  hasCheckpoint: boolean;
 }
 
 /** One change within an atomic commit. */
@@ -56,7 +63,14 @@ export type StoreOp =
     }
   /** Moves a message's index entry from `fromReadyAt` to the entry's ready time, with its new state. */
   | { readonly kind: "reschedule"; readonly dataId: number; readonly fromReadyAt: number; readonly entry: ScheduleEntry }
-  | { readonly kind: "removeMessage"; readonly dataId: number; readonly id: string; readonly readyAt: number };
+  | { readonly kind: "putCheckpoint"; readonly dataId: number; readonly id: string; readonly checkpoint: Uint8Array }
+  | {
+      readonly kind: "removeMessage";
+      readonly dataId: number;
+      readonly id: string;
+      readonly readyAt: number;
+      readonly hasCheckpoint: boolean;
+    };
 
 /** A queue as loaded at start, with its messages' index entries in ready-time order. */
 export interface StoredQueue {
@@ -81,8 +95,11 @@ export interface StoredState {
 export interface Store {
   load(): Promise<StoredState>;
   commit(ops: readonly StoreOp[]): Promise<void>;
-  /** The contents of messages of one data space; undefined where a message is gone. */
-  readContents(dataId: number, ids: readonly string[]): Promise<(MessageContent | undefined)[]>;
+  /** What Receive needs of messages of one data space; undefined where a message is gone. */
+  readMessages(
+    dataId: number,
+    messages: readonly Pick<ScheduleEntry, "id" | "hasCheckpoint">[],
+  ): Promise<(MessageReading | undefined)[]>;
   /** Frees the keys of a data space no queue uses any more (after a purge or delete). */
   dropData(dataId: number): Promise<void>;
   close(): Promise<void>;

@@ -5,12 +5,14 @@ import type { MessageContent, QueueRecord, ScheduleEntry } from "./store.js";
 const scheduleVersion = 1;
 const contentVersion = 1;
 const scheduleValueBytes = 2 + 4 + 4 + 4 + 8 * 4;
+// Bits of the schedule entry's flags byte; unknown bits are zero in older data.
+const flags = { leased: 1, hasCheckpoint: 2 } as const;
 
 /** A deadline index entry's value: the lease state (the key holds ready time and id). */
 export function encodeScheduleValue(entry: ScheduleEntry): Buffer {
   const value = Buffer.allocUnsafe(scheduleValueBytes);
   value[0] = scheduleVersion;
-  value[1] = entry.leased ? 1 : 0;
+  value[1] = (entry.leased ? flags.leased : 0) | (entry.hasCheckpoint ? flags.hasCheckpoint : 0);
   value.writeUInt32BE(entry.receiveCount, 2);
   value.writeUInt32BE(entry.epoch, 6);
   value.writeUInt32BE(entry.size, 10);
@@ -29,7 +31,8 @@ export function decodeScheduleValue(id: string, readyAt: number, value: Buffer):
   return {
     id,
     readyAt,
-    leased: value[1] === 1,
+    leased: (value[1]! & flags.leased) !== 0,
+    hasCheckpoint: (value[1]! & flags.hasCheckpoint) !== 0,
     receiveCount: value.readUInt32BE(2),
     epoch: value.readUInt32BE(6),
     size: value.readUInt32BE(10),

@@ -10,6 +10,7 @@ import {
   openStoreFixture,
   putMessage,
   queueRecord,
+  readContents,
   scheduleEntry,
   t0,
   type StoreFixture,
@@ -187,9 +188,9 @@ describe("ClassicLevelStore", () => {
       const removed = scheduleEntry(t0 + 500);
       const kept = scheduleEntry(t0);
       await fx.store.commit([putMessage(dataId, removed, content("bye")), putMessage(dataId, kept, content("stay"))]);
-      await fx.store.commit([{ kind: "removeMessage", dataId, id: removed.id, readyAt: removed.readyAt }]);
+      await fx.store.commit([{ kind: "removeMessage", dataId, id: removed.id, readyAt: removed.readyAt, hasCheckpoint: false }]);
       expect(await scheduleAfterReopen()).toEqual([kept]);
-      const contents = await fx.store.readContents(dataId, [removed.id, kept.id]);
+      const contents = await readContents(fx.store, dataId, [removed.id, kept.id]);
       expect(contents.map(plain)).toEqual([undefined, { body: "stay", attributes: {} }]);
     });
 
@@ -202,7 +203,7 @@ describe("ClassicLevelStore", () => {
       const { queues } = await (await fx.reopen()).load();
       expect(loadedQueue(queues, "a").schedule).toEqual([inA]);
       expect(loadedQueue(queues, "b").schedule).toEqual([inB]);
-      expect((await fx.store.readContents(1, [inA.id, inB.id])).map(plain)).toEqual([
+      expect((await readContents(fx.store, 1, [inA.id, inB.id])).map(plain)).toEqual([
         { body: "A", attributes: {} },
         undefined,
       ]);
@@ -221,7 +222,7 @@ describe("ClassicLevelStore", () => {
         putMessage(dataId, unicode, content("héllo wörld ✓ 🚀", { "ключ": "値 🎉", emoji: "👍🏽" })),
         putMessage(dataId, empty, content("", {})),
       ]);
-      const contents = await (await fx.reopen()).readContents(dataId, [unicode.id, missing, empty.id, plainEntry.id]);
+      const contents = await readContents(await fx.reopen(), dataId, [unicode.id, missing, empty.id, plainEntry.id]);
       expect(contents.map(plain)).toEqual([
         { body: "héllo wörld ✓ 🚀", attributes: { "ключ": "値 🎉", emoji: "👍🏽" } },
         undefined,
@@ -236,12 +237,12 @@ describe("ClassicLevelStore", () => {
       const entry = scheduleEntry(t0);
       const body = Uint8Array.from({ length: 256 }, (_, index) => index);
       await fx.store.commit([putMessage(dataId, entry, { body, attributes: { a: "b" } })]);
-      const [read] = await fx.store.readContents(dataId, [entry.id]);
+      const [read] = await readContents(fx.store, dataId, [entry.id]);
       expect(Buffer.from(read!.body).equals(Buffer.from(body))).toBe(true);
     });
 
     it("returns undefined for every id of an unknown data space", async () => {
-      expect(await fx.store.readContents(42, [scheduleEntry(t0).id, scheduleEntry(t0).id])).toEqual([undefined, undefined]);
+      expect(await readContents(fx.store, 42, [scheduleEntry(t0).id, scheduleEntry(t0).id])).toEqual([undefined, undefined]);
     });
   });
 
@@ -253,11 +254,11 @@ describe("ClassicLevelStore", () => {
       const kept = scheduleEntry(t0);
       await fx.store.commit([putMessage(1, dropped), putMessage(2, kept)]);
       await fx.store.dropData(1);
-      expect(await fx.store.readContents(1, [dropped.id])).toEqual([undefined]);
+      expect(await readContents(fx.store, 1, [dropped.id])).toEqual([undefined]);
       const { queues } = await (await fx.reopen()).load();
       expect(loadedQueue(queues, "a").schedule).toEqual([]);
       expect(loadedQueue(queues, "b").schedule).toEqual([kept]);
-      expect((await fx.store.readContents(2, [kept.id])).map(plain)).toEqual([{ body: "hello", attributes: {} }]);
+      expect((await readContents(fx.store, 2, [kept.id])).map(plain)).toEqual([{ body: "hello", attributes: {} }]);
     });
   });
 
@@ -269,12 +270,12 @@ describe("ClassicLevelStore", () => {
       // The queue moved to data id 2 (a purge) before data id 1 was freed.
       await fx.store.commit([putMessage(1, orphan), putMessage(2, live), putMessage(5, scheduleEntry(t0))]);
       await fx.store.commit([{ kind: "putQueue", queue: queueRecord("q", 1, 2) }]);
-      expect(await fx.store.readContents(1, [orphan.id])).not.toEqual([undefined]);
+      expect(await readContents(fx.store, 1, [orphan.id])).not.toEqual([undefined]);
 
       const { queues } = await fx.store.load();
       expect(loadedQueue(queues, "q").schedule).toEqual([live]);
-      expect(await fx.store.readContents(1, [orphan.id])).toEqual([undefined]);
-      expect((await fx.store.readContents(2, [live.id])).map(plain)).toEqual([{ body: "hello", attributes: {} }]);
+      expect(await readContents(fx.store, 1, [orphan.id])).toEqual([undefined]);
+      expect((await readContents(fx.store, 2, [live.id])).map(plain)).toEqual([{ body: "hello", attributes: {} }]);
 
       // And the orphans' index entries are gone too: a queue pointed back at
       // data id 1 or 5 finds nothing there.
@@ -292,9 +293,9 @@ describe("ClassicLevelStore", () => {
       const entry = scheduleEntry(t0);
       await fx.store.commit([putMessage(dataId, entry)]);
       await fx.store.commit([{ kind: "removeQueue", name: "q" }]);
-      expect(await fx.store.readContents(dataId, [entry.id])).not.toEqual([undefined]);
+      expect(await readContents(fx.store, dataId, [entry.id])).not.toEqual([undefined]);
       await fx.store.load();
-      expect(await fx.store.readContents(dataId, [entry.id])).toEqual([undefined]);
+      expect(await readContents(fx.store, dataId, [entry.id])).toEqual([undefined]);
     });
   });
 

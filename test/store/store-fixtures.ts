@@ -1,7 +1,7 @@
 import { newMessageId } from "../../src/broker/message-id.js";
 import { defaultQueueConfig } from "../../src/broker/queue-config.js";
 import { ClassicLevelStore } from "../../src/store/classic-level-store.js";
-import type { MessageContent, QueueRecord, ScheduleEntry, StoreOp } from "../../src/store/store.js";
+import type { MessageContent, QueueRecord, ScheduleEntry, Store, StoreOp } from "../../src/store/store.js";
 import { makeTempDir } from "../support/temp-dir.js";
 
 /** A time all fixtures count from, so that values read back can be compared exactly. */
@@ -48,6 +48,7 @@ export function scheduleEntry(readyAt: number, overrides: Partial<ScheduleEntry>
     id: newMessageId(t0),
     readyAt,
     leased: false,
+    hasCheckpoint: false,
     receiveCount: 0,
     epoch: 0,
     sendTime: t0,
@@ -67,4 +68,12 @@ export function content(body: string, attributes: Record<string, string> = {}): 
 /** A putMessage op. */
 export function putMessage(dataId: number, entry: ScheduleEntry, messageContent = content("hello")): StoreOp {
   return { kind: "putMessage", dataId, entry, content: messageContent };
+}
+
+/** Reads messages' contents (no checkpoints), as Receive would. */
+export function readContents(store: Store, dataId: number, ids: readonly string[]) {
+  return store.readMessages(
+    dataId,
+    ids.map((id) => ({ id, hasCheckpoint: false })),
+  );
 }

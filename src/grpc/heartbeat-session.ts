@@ -1,0 +1,166 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import type { ServerDuplexStream } from "@grpc/grpc-js";
+import {
+  HeartbeatResponseSchema,
+  LeaseStateSchema,
+  type HeartbeatRequest,
+  type HeartbeatResponse,
+} from "../../gen/holdshelf/v1/queue_service_pb.js";
+import type { Broker } from "../broker/broker.js";
+import type { LeaseStream } from "../broker/lease-tracking.js";
+import type { LeaseRenewal, LeaseState } from "../broker/types.js";
+import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
+import { toErrorStatus } from "./error-status.js";
+import { MalformedRequest } from "./service-definition.js";
+import { durationToMs } from "./wire-convert.js";
+
+/** A Heartbeat call as grpc-js hands it to the server. */
+export type HeartbeatCall = ServerDuplexStream<HeartbeatRequest | MalformedRequest, HeartbeatResponse>;
+
+// Requests read ahead of the one being answered before reading pauses: a
+// client that writes faster than its renewals commit is slowed by HTTP/2
+// flow control instead of filling our memory.
+const maxQueuedRequests = 8;
+
+/**
+ * One Heartbeat stream: answers each request, in order, with one response;
+ * pushes LEASE_EXPIRED for tracked leases that ran out; and when the stream
+ * ends, hands its leases back to the broker (released at once if the client
+ * asked for release_on_disconnect and went away without a clean half-close).
+ * It reads no further while the client is not reading its responses.
+ */
+export class HeartbeatSession {
+  private readonly stream: LeaseStream;
+  private readonly requests: (HeartbeatRequest | MalformedRequest)[] = [];
+  private readonly expiredBacklog: string[] = [];
+  private releaseOnDisconnect: boolean | undefined;
+  private answering = false;
+  private blocked = false;
+  private halfClosed = false;
+  private ended = false;
+
+  constructor(
+    private readonly call: HeartbeatCall,
+    private readonly broker: Broker,
+    private readonly logUnexpected: (error: unknown) => void,
+  ) {
+    this.stream = broker.openLeaseStream({
+      leasesExpired: (handles) => this.pushExpired(handles),
+      brokerClosing: () => this.fail(new HoldshelfError("SHUTTING_DOWN", "the broker is shutting down")),
+    });
+    call.on("data", (request: HeartbeatRequest | MalformedRequest) => {
+      this.requests.push(request);
+      if (this.requests.length >= maxQueuedRequests) call.pause();
+      void this.answer();
+    });
+    call.on("end", () => {
+      this.halfClosed = true;
+      void this.answer();
+    });
+    call.on("drain", () => {
+      this.blocked = false;
+      this.flushExpired();
+      void this.answer();
+    });
+    // The client cancelled, its deadline passed, or its connection broke.
+    call.on("cancelled", () => this.finish(this.releaseOnDisconnect === true));
+    call.on("error", () => this.finish(false));
+  }
+
+  private async answer(): Promise<void> {
+    if (this.answering || this.ended) return;
+    this.answering = true;
+    try {
+      while (!this.ended && !this.blocked && this.requests.length > 0) {
+        const request = this.requests.shift()!;
+        if (this.requests.length < maxQueuedRequests) this.call.resume();
+        this.write(await this.renew(request));
+      }
+      if (this.halfClosed && this.requests.length === 0 && !this.ended) {
+        // A broken stream ends its reading side too, just before grpc-js
+        // reports the cancellation: wait a turn to tell the two apart.
+        setImmediate(() => {
+          if (this.call.cancelled || this.ended) return;
+          // A clean half-close: the client is done; its leases run their course.
+          this.finish(false);
+          this.call.end();
+        });
+      }
+    } catch (error) {
+      this.fail(error);
+    } finally {
+      this.answering = false;
+    }
+  }
+
+  private async renew(request: HeartbeatRequest | MalformedRequest): Promise<HeartbeatResponse> {
+    if (request instanceof MalformedRequest) {
+      throw invalidArgument("request", "is not a valid protobuf message of this method's type");
+    }
+    this.releaseOnDisconnect ??= request.releaseOnDisconnect;
+    // A renewal whose duration cannot be read fails alone; the rest go to the broker.
+    const states: (LeaseState | undefined)[] = [];
+    const renewals: LeaseRenewal[] = [];
+    request.leases.forEach((lease, index) => {
+      try {
+        renewals.push({
+          receiptHandle: lease.receiptHandle,
+          visibilityTimeoutMs: durationToMs(lease.visibilityTimeout, `leases[${index}].visibility_timeout`),
+          checkpoint: lease.checkpoint,
+        });
+        states.push(undefined);
+      } catch (error) {
+        if (!(error instanceof HoldshelfError)) throw error;
+        states.push({ receiptHandle: lease.receiptHandle, held: false, reason: error.reason });
+      }
+    });
+    const renewed = await this.broker.renewLeases(this.stream, request.queue, renewals);
+    let next = 0;
+    const merged = states.map((state) => state ?? renewed[next++]!);
+    return create(HeartbeatResponseSchema, { leases: merged.map(leaseStateToWire) });
+  }
+
+  private pushExpired(handles: string[]): void {
+    this.expiredBacklog.push(...handles);
+    this.flushExpired();
+  }
+
+  private flushExpired(): void {
+    if (this.ended || this.blocked || this.expiredBacklog.length === 0) return;
+    const handles = this.expiredBacklog.splice(0);
+    this.write(
+      create(HeartbeatResponseSchema, {
+        leases: handles.map((receiptHandle) => leaseStateToWire({ receiptHandle, held: false, reason: "LEASE_EXPIRED" })),
+      }),
+    );
+  }
+
+  private write(response: HeartbeatResponse): void {
+    if (this.ended) return;
+    // false: the client is not reading. Stop answering until it drains.
+    if (!this.call.write(response)) this.blocked = true;
+  }
+
+  /** Ends the stream with an error status; its leases are left as they are. */
+  private fail(error: unknown): void {
+    if (this.ended) return;
+    this.finish(false);
+    this.call.emit("error", toErrorStatus(error, this.logUnexpected));
+  }
+
+  private finish(release: boolean): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.broker.closeLeaseStream(this.stream, release).catch(this.logUnexpected);
+  }
+}
+
+function leaseStateToWire(state: LeaseState) {
+  return create(LeaseStateSchema, {
+    receiptHandle: state.receiptHandle,
+    held: state.held,
+    reason: state.reason ?? "",
+    ...(state.leaseDeadline === undefined ? {} : { leaseDeadline: timestampFromMs(state.leaseDeadline) }),
+  });
+}
