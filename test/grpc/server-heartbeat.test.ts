@@ -214,3 +214,36 @@ describe("the Heartbeat stream", () => {
     expect((await stream.next()).leases[0]!.held).toBe(true);
   });
 });
+
+describe("Heartbeat flow control", () => {
+  it("stops reading requests while the client does not read responses, and loses none", async () => {
+    // fsync is not what this test is about; "os" keeps 2,000 commits quick.
+    const h = await startGrpcHarness({ durability: "os" });
+    try {
+      await h.rpc.createQueue({ name: "jobs" });
+      await h.rpc.send({ queue: "jobs", body: Buffer.from("x") });
+      const [message] = (await h.rpc.receive({ queue: "jobs" })).messages;
+      const stream = openHeartbeatStream(h.server.address);
+      stream.pause();
+      const requests = 2000;
+      const payload = { queue: "jobs", leases: [{ receiptHandle: message!.receiptHandle, checkpoint: Buffer.alloc(1024) }] };
+      for (let i = 0; i < requests; i++) stream.send(payload);
+      // Nobody reads: the server answers until the transport's windows fill,
+      // then stops taking requests. Wait until the count of commits settles.
+      let settled = -1;
+      for (let sample = 0; sample < 40; sample++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        const commits = h.server.store.commitStats.commits;
+        if (commits === settled) break;
+        settled = commits;
+      }
+      expect(h.server.store.commitStats.commits).toBe(settled);
+      expect(settled).toBeLessThan(requests / 2);
+      // Reading again resumes the stream: every request gets its answer.
+      for (let i = 0; i < requests; i++) expect((await stream.next()).leases[0]!.held).toBe(true);
+      stream.close();
+    } finally {
+      await h.stop();
+    }
+  });
+});

@@ -356,4 +356,39 @@ describe("ClassicLevelStore", () => {
       await expect(fx.store.commit([])).resolves.toBeUndefined();
     });
   });
+
+  describe("checkpoints", () => {
+    it("reads a checkpoint with the content, survives a reopen, and keeps the flag in the index entry", async () => {
+      const dataId = 1;
+      const entry = scheduleEntry(t0, { hasCheckpoint: true });
+      await fx.store.commit([
+        putMessage(dataId, entry),
+        { kind: "putCheckpoint", dataId, id: entry.id, checkpoint: Buffer.from("half way") },
+      ]);
+      const reopened = await fx.reopen();
+      const [read] = await reopened.readMessages(dataId, [{ id: entry.id, hasCheckpoint: true }]);
+      expect(Buffer.from(read!.checkpoint!).toString()).toBe("half way");
+      expect(Buffer.from(read!.body).toString()).toBe("hello");
+      await reopened.commit([{ kind: "putQueue", queue: queueRecord("q", dataId) }]);
+      const [queue] = (await (await fx.reopen()).load()).queues;
+      expect(queue!.schedule[0]!.hasCheckpoint).toBe(true);
+    });
+
+    it("removes a checkpoint with its message and with its data space", async () => {
+      const entry = scheduleEntry(t0, { hasCheckpoint: true });
+      const other = scheduleEntry(t0, { hasCheckpoint: true });
+      await fx.store.commit([
+        putMessage(1, entry),
+        { kind: "putCheckpoint", dataId: 1, id: entry.id, checkpoint: Buffer.from("a") },
+        putMessage(2, other),
+        { kind: "putCheckpoint", dataId: 2, id: other.id, checkpoint: Buffer.from("b") },
+      ]);
+      await fx.store.commit([{ kind: "removeMessage", dataId: 1, id: entry.id, readyAt: entry.readyAt, hasCheckpoint: true }]);
+      await fx.store.dropData(2);
+      // Put the contents back: only a checkpoint left behind would show up.
+      await fx.store.commit([putMessage(1, entry), putMessage(2, other)]);
+      expect((await fx.store.readMessages(1, [{ id: entry.id, hasCheckpoint: true }]))[0]!.checkpoint).toBeUndefined();
+      expect((await fx.store.readMessages(2, [{ id: other.id, hasCheckpoint: true }]))[0]!.checkpoint).toBeUndefined();
+    });
+  });
 });

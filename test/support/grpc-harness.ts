@@ -1,6 +1,7 @@
 import type { Clock } from "../../src/broker/clock.js";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
+import type { Durability } from "../../src/store/classic-level-store.js";
 import { makeTempDir } from "./temp-dir.js";
 
 /** A real broker on a free loopback port with a temporary data directory, and a client of it. */
@@ -13,8 +14,8 @@ export interface GrpcHarness {
   stop(): Promise<void>;
 }
 
-/** Starts a GrpcHarness, on the system clock unless given another. */
-export async function startGrpcHarness(options: { clock?: Clock } = {}): Promise<GrpcHarness> {
+/** Starts a GrpcHarness, on the system clock and with fsync durability unless told otherwise. */
+export async function startGrpcHarness(options: { clock?: Clock; durability?: Durability } = {}): Promise<GrpcHarness> {
   const dir = await makeTempDir();
   const start = () => startHoldshelfServer({ dataDir: dir.path, listen: "127.0.0.1:0", ...options });
   const harness: GrpcHarness = {

@@ -17,6 +17,8 @@ export interface HeartbeatStream {
   end(): void;
   /** Cancels the call: what a crash or a lost connection looks like to the server. */
   cancel(): void;
+  /** Stops reading responses (a slow client); `next` resumes. */
+  pause(): void;
   /** Resolves with undefined on OK, or the error the stream ended with. */
   readonly closed: Promise<RpcError | undefined>;
   close(): void;
@@ -48,7 +50,9 @@ export function openHeartbeatStream(address: string, options: ClientOptions = {}
   });
   return {
     send: (request) => call.write(create(HeartbeatRequestSchema, request)),
+    pause: () => call.pause(),
     next: () => {
+      call.resume();
       const ready = responses.shift();
       if (ready) return Promise.resolve(ready);
       return new Promise((resolve) => readers.push(resolve));
