@@ -1,26 +1,17 @@
 import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
 import type { Store, StoredState, StoreOp } from "../store/store.js";
 import { systemClock, type Clock } from "./clock.js";
-import { findLeasedMessage } from "./lease-fence.js";
+import { LeaseChanges } from "./lease-changes.js";
 import { LeaseStream, LeaseTracking, type LeaseStreamListener } from "./lease-tracking.js";
 import { Maintenance } from "./maintenance.js";
-import { formatMessageId, newMessageId } from "./message-id.js";
+import { intakeMessages } from "./message-intake.js";
+import { formatMessageId } from "./message-id.js";
 import type { QueueConfigInput } from "./queue-config.js";
 import { QueueRegistry } from "./queue-registry.js";
-import type { LiveMessage, QueueState } from "./queue-state.js";
+import type { QueueState } from "./queue-state.js";
 import { ReceiptHandles } from "./receipt-handles.js";
-import { removeMessageOp, rescheduleOp } from "./store-ops.js";
-import {
-  checkBatchSize,
-  checkCheckpoint,
-  checkRenewalCount,
-  checkOutgoing,
-  checkVisibilityTimeout,
-  maxSendBatchBytes,
-  perMessageOverheadBytes,
-  receiveResponseBudgetBytes,
-  resolveReceiveOptions,
-} from "./request-limits.js";
+import { checkBatchSize, checkRenewalCount, checkVisibilityTimeout, resolveReceiveOptions } from "./request-limits.js";
+import { rescheduleOp } from "./store-ops.js";
 import type {
   Delivery,
   EntryOutcome,
@@ -31,6 +22,7 @@ import type {
   QueuePage,
   ReceiveOptions,
 } from "./types.js";
+import { takeVisible, type TakenMessages } from "./visible-taker.js";
 import { WaitingReceives } from "./waiting-receives.js";
 
 /** What a Broker is built on. */
@@ -41,12 +33,8 @@ export interface BrokerOptions {
   readonly onBackgroundError?: (error: unknown) => void;
 }
 
-/** Messages a receive has leased in memory, and the write that makes the leases durable. */
-interface Taken {
-  readonly messages: LiveMessage[];
-  /** The delivery each lease belongs to, to tell it from a later one. */
-  readonly epochs: number[];
-  readonly leaseDeadline: number;
+/** Messages a receive has leased, and the pending write that makes the leases durable. */
+interface Taken extends TakenMessages {
   readonly written: Promise<void>;
 }
 
@@ -61,6 +49,7 @@ export class Broker {
   private readonly handles: ReceiptHandles;
   private readonly waiting: WaitingReceives;
   private readonly leases = new LeaseTracking();
+  private readonly leaseChanges: LeaseChanges;
   private readonly openStreams = new Set<LeaseStream>();
   private readonly maintenance: Maintenance;
   private closed = false;
@@ -72,6 +61,7 @@ export class Broker {
     onBackgroundError: (error: unknown) => void,
   ) {
     this.handles = new ReceiptHandles(stored.handleKey);
+    this.leaseChanges = new LeaseChanges(clock, this.handles, this.leases);
     this.waiting = new WaitingReceives(clock);
     this.registry = new QueueRegistry(store, clock, { onDeleted: (queue) => this.forgetQueue(queue) }, stored);
     this.maintenance = new Maintenance(
@@ -152,9 +142,14 @@ export class Broker {
     const { maxMessages, visibilityTimeoutMs, waitTimeMs } = resolveReceiveOptions(options, queue.record.config);
     if (options.signal?.aborted) return [];
     this.maintenance.advance(queue);
-    const take = (): Taken | undefined => this.take(queue, maxMessages, visibilityTimeoutMs);
+    const take = (): Taken | undefined => {
+      const taken = takeVisible(queue, maxMessages, visibilityTimeoutMs, this.clock.now());
+      // Written at once, so that the disk sees changes in the order memory did.
+      return taken && { ...taken, written: this.store.commit(taken.ops) };
+    };
     let taken = take();
-    if (taken === undefined && waitTimeMs === 0 && this.atInFlightLimit(queue, visibilityTimeoutMs)) {
+    const atInFlightLimit = visibilityTimeoutMs > 0 && queue.inFlight >= queue.record.config.maxInFlight;
+    if (taken === undefined && waitTimeMs === 0 && atInFlightLimit) {
       throw new HoldshelfError(
         "TOO_MANY_IN_FLIGHT",
         `queue "${queueName}" has ${queue.inFlight} messages in flight, its max_in_flight`,
@@ -171,7 +166,7 @@ export class Broker {
   async delete(queueName: string, receiptHandle: string): Promise<void> {
     const queue = this.registry.get(queueName);
     const ops: StoreOp[] = [];
-    this.deleteOne(queue, receiptHandle, ops);
+    this.leaseChanges.delete(queue, receiptHandle, ops);
     await this.commitAndServe(queue, ops);
   }
 
@@ -181,7 +176,7 @@ export class Broker {
     checkBatchSize(receiptHandles.length, "receipt_handles");
     const ops: StoreOp[] = [];
     const outcomes = receiptHandles.map((receiptHandle) =>
-      outcomeOf(receiptHandle, () => this.deleteOne(queue, receiptHandle, ops)),
+      outcomeOf(receiptHandle, () => this.leaseChanges.delete(queue, receiptHandle, ops)),
     );
     await this.commitAndServe(queue, ops);
     return outcomes;
@@ -192,7 +187,7 @@ export class Broker {
     const queue = this.registry.get(queueName);
     const timeout = this.requireTimeout(queue, timeoutMs);
     const ops: StoreOp[] = [];
-    const deadline = this.changeOne(queue, receiptHandle, timeout, ops);
+    const { deadline } = this.leaseChanges.change(queue, receiptHandle, timeout, ops);
     await this.commitAndServe(queue, ops);
     return deadline;
   }
@@ -208,7 +203,7 @@ export class Broker {
     const timeout = this.requireTimeout(queue, timeoutMs);
     const ops: StoreOp[] = [];
     const outcomes = receiptHandles.map((receiptHandle) =>
-      outcomeOf(receiptHandle, () => ({ leaseDeadline: this.changeOne(queue, receiptHandle, timeout, ops) })),
+      outcomeOf(receiptHandle, () => ({ leaseDeadline: this.leaseChanges.change(queue, receiptHandle, timeout, ops).deadline })),
     );
     await this.commitAndServe(queue, ops);
     return outcomes;
@@ -239,7 +234,7 @@ export class Broker {
     const queue = this.registry.get(queueName);
     checkRenewalCount(renewals.length);
     const ops: StoreOp[] = [];
-    const states = renewals.map((renewal) => this.renewOne(stream, queue, renewal, ops));
+    const states = renewals.map((renewal) => this.leaseChanges.renew(stream, queue, renewal, ops));
     await this.commitAndServe(queue, ops);
     return states;
   }
@@ -253,18 +248,8 @@ export class Broker {
     this.openStreams.delete(stream);
     this.leases.forgetStream(stream);
     if (!release) return;
-    const now = this.clock.now();
-    const opsByQueue = new Map<QueueState, StoreOp[]>();
-    for (const lease of held) {
-      const message = lease.queue.messages.get(lease.messageId);
-      if (message === undefined || message.epoch !== lease.epoch || !message.leased || lease.queue.deleted) continue;
-      const fromReadyAt = message.readyAt;
-      lease.queue.reschedule(message, now, false, now);
-      const ops = opsByQueue.get(lease.queue) ?? [];
-      ops.push(rescheduleOp(lease.queue.record.dataId, fromReadyAt, message));
-      opsByQueue.set(lease.queue, ops);
-    }
-    await Promise.all([...opsByQueue].map(([queue, ops]) => this.commitAndServe(queue, ops)));
+    const writes = this.leaseChanges.release(held);
+    await Promise.all([...writes].map(([queue, ops]) => this.commitAndServe(queue, ops)));
   }
 
   /** Does now everything that is due: expired leases and delays become visible, retention runs. */
@@ -303,85 +288,17 @@ export class Broker {
 
   private async storeMessages(queueName: string, messages: readonly OutgoingMessage[], batchField: string): Promise<string[]> {
     const queue = this.registry.get(queueName);
-    const { config, dataId } = queue.record;
-    const now = this.clock.now();
-    const ops: StoreOp[] = [];
-    let totalBytes = 0;
-    messages.forEach((message, index) => {
-      const field = batchField === "" ? "" : `${batchField}[${index}].`;
-      const { size, delayMs } = checkOutgoing(message, config, field);
-      totalBytes += size;
-      const entry = {
-        id: newMessageId(now),
-        readyAt: now + delayMs,
-        leased: false,
-        receiveCount: 0,
-        epoch: 0,
-        sendTime: now,
-        enqueuedAt: now,
-        firstReceiveAt: 0,
-        leaseStart: 0,
-        size,
-        hasCheckpoint: false,
-      };
-      ops.push({ kind: "putMessage", dataId, entry, content: { body: message.body, attributes: message.attributes ?? {} } });
-    });
-    if (totalBytes > maxSendBatchBytes) {
-      throw new HoldshelfError("MESSAGE_TOO_LARGE", `the batch is ${totalBytes} bytes; at most ${maxSendBatchBytes}`, {
-        violations: [{ field: batchField, description: `at most ${maxSendBatchBytes} bytes in all` }],
-      });
-    }
+    const dataId = queue.record.dataId;
+    const ops = intakeMessages(queue, messages, batchField, this.clock.now());
     await this.store.commit(ops);
     // Only now, durable, may the messages be seen. A purge or delete that
     // committed meanwhile removed them, as if they were sent just before it.
     if (!queue.deleted && queue.record.dataId === dataId) {
-      const later = this.clock.now();
-      for (const op of ops) if (op.kind === "putMessage") queue.add(op.entry, later);
+      const now = this.clock.now();
+      for (const op of ops) queue.add(op.entry, now);
       this.maintenance.advance(queue);
     }
-    return ops.map((op) => (op.kind === "putMessage" ? formatMessageId(op.entry.id) : ""));
-  }
-
-  private atInFlightLimit(queue: QueueState, visibilityTimeoutMs: number): boolean {
-    return visibilityTimeoutMs > 0 && queue.inFlight >= queue.record.config.maxInFlight;
-  }
-
-  /**
-   * Leases visible messages in memory, oldest ready first, within the
-   * in-flight limit and the response size budget. Synchronous, so concurrent
-   * receives can never take the same message.
-   */
-  private take(queue: QueueState, maxMessages: number, visibilityTimeoutMs: number): Taken | undefined {
-    if (queue.deleted || queue.visibleCount === 0) return undefined;
-    let limit = maxMessages;
-    if (visibilityTimeoutMs > 0) limit = Math.min(limit, queue.record.config.maxInFlight - queue.inFlight);
-    if (limit <= 0) return undefined;
-    const now = this.clock.now();
-    const leaseDeadline = now + visibilityTimeoutMs;
-    const messages: LiveMessage[] = [];
-    let bytes = 0;
-    while (messages.length < limit) {
-      const next = queue.nextVisible();
-      if (next === undefined) break;
-      bytes += next.size + perMessageOverheadBytes;
-      if (messages.length > 0 && bytes > receiveResponseBudgetBytes) break;
-      queue.takeNextVisible();
-      messages.push(next);
-    }
-    const { dataId } = queue.record;
-    const ops: StoreOp[] = [];
-    for (const message of messages) {
-      const fromReadyAt = message.readyAt;
-      message.receiveCount++;
-      message.epoch++;
-      if (message.firstReceiveAt === 0) message.firstReceiveAt = now;
-      message.leaseStart = now;
-      queue.reschedule(message, leaseDeadline, visibilityTimeoutMs > 0, now);
-      ops.push(rescheduleOp(dataId, fromReadyAt, message));
-    }
-    // Written at once, so that the disk sees changes in the order memory did.
-    const written = this.store.commit(ops);
-    return { messages, epochs: messages.map((message) => message.epoch), leaseDeadline, written };
+    return ops.map((op) => formatMessageId(op.entry.id));
   }
 
   /** Makes a take durable, reads the bodies, and builds the deliveries. */
@@ -423,67 +340,6 @@ export class Broker {
       ops.push(rescheduleOp(queue.record.dataId, fromReadyAt, message));
     });
     await this.commitAndServe(queue, ops);
-  }
-
-  private renewOne(stream: LeaseStream, queue: QueueState, renewal: LeaseRenewal, ops: StoreOp[]): LeaseState {
-    const { receiptHandle, checkpoint } = renewal;
-    try {
-      const timeout = renewal.visibilityTimeoutMs ?? queue.record.config.visibilityTimeoutMs;
-      checkVisibilityTimeout(timeout, queue.record.config);
-      if (checkpoint !== undefined) checkCheckpoint(checkpoint);
-      const { message, deadline } = this.changeLease(queue, receiptHandle, timeout, ops);
-      if (checkpoint !== undefined) {
-        message.hasCheckpoint = true;
-        ops.push({ kind: "putCheckpoint", dataId: queue.record.dataId, id: message.id, checkpoint });
-      }
-      if (timeout === 0) return { receiptHandle, held: false, leaseDeadline: deadline, reason: "RELEASED" };
-      this.leases.track({ stream, queue, messageId: message.id, epoch: message.epoch, receiptHandle });
-      return { receiptHandle, held: true, leaseDeadline: deadline };
-    } catch (error) {
-      if (!(error instanceof HoldshelfError)) throw error;
-      const lost = stream.tracked.get(receiptHandle);
-      if (lost !== undefined) this.leases.untrack(lost.queue, lost.messageId);
-      return { receiptHandle, held: false, reason: error.reason };
-    }
-  }
-
-  private deleteOne(queue: QueueState, receiptHandle: string, ops: StoreOp[]): void {
-    const message = findLeasedMessage(queue, this.handles, receiptHandle);
-    if (message === undefined) return;
-    queue.remove(message);
-    this.leases.untrack(queue, message.id);
-    ops.push(removeMessageOp(queue.record.dataId, message));
-  }
-
-  private changeOne(queue: QueueState, receiptHandle: string, timeoutMs: number, ops: StoreOp[]): number {
-    return this.changeLease(queue, receiptHandle, timeoutMs, ops).deadline;
-  }
-
-  /** Sets a lease's deadline to now + timeout; 0 releases the message (and ends any stream's tracking of it). */
-  private changeLease(
-    queue: QueueState,
-    receiptHandle: string,
-    timeoutMs: number,
-    ops: StoreOp[],
-  ): { message: LiveMessage; deadline: number } {
-    const message = findLeasedMessage(queue, this.handles, receiptHandle);
-    if (message === undefined) {
-      throw new HoldshelfError("MESSAGE_NOT_FOUND", "the message of this receipt handle no longer exists");
-    }
-    const now = this.clock.now();
-    const deadline = now + timeoutMs;
-    const limit = message.leaseStart + queue.record.config.maxLeaseDurationMs;
-    if (deadline > limit) {
-      throw new HoldshelfError(
-        "LEASE_LIMIT_EXCEEDED",
-        `the lease may not run past ${new Date(limit).toISOString()}, max_lease_duration after its receive`,
-      );
-    }
-    const fromReadyAt = message.readyAt;
-    queue.reschedule(message, deadline, timeoutMs > 0, now);
-    if (timeoutMs === 0) this.leases.untrack(queue, message.id);
-    ops.push(rescheduleOp(queue.record.dataId, fromReadyAt, message));
-    return { message, deadline };
   }
 
   private requireTimeout(queue: QueueState, timeoutMs: number | undefined): number {

@@ -1,0 +1,106 @@
+import { HoldshelfError } from "../errors/holdshelf-error.js";
+import type { StoreOp } from "../store/store.js";
+import type { Clock } from "./clock.js";
+import { findLeasedMessage } from "./lease-fence.js";
+import type { LeaseStream, LeaseTracking, TrackedLease } from "./lease-tracking.js";
+import type { LiveMessage, QueueState } from "./queue-state.js";
+import type { ReceiptHandles } from "./receipt-handles.js";
+import { checkCheckpoint, checkVisibilityTimeout } from "./request-limits.js";
+import { removeMessageOp, rescheduleOp } from "./store-ops.js";
+import type { LeaseRenewal, LeaseState } from "./types.js";
+
+/**
+ * The rules for one lease: delete, change, renew and release. Each checks
+ * the receipt handle, changes memory, and appends the write that makes the
+ * change durable to `ops`; the caller commits the batch.
+ */
+export class LeaseChanges {
+  constructor(
+    private readonly clock: Clock,
+    private readonly handles: ReceiptHandles,
+    private readonly tracking: LeaseTracking,
+  ) {}
+
+  /** Deletes the message a handle names; nothing if it is already gone. */
+  delete(queue: QueueState, receiptHandle: string, ops: StoreOp[]): void {
+    const message = findLeasedMessage(queue, this.handles, receiptHandle);
+    if (message === undefined) return;
+    queue.remove(message);
+    this.tracking.untrack(queue, message.id);
+    ops.push(removeMessageOp(queue.record.dataId, message));
+  }
+
+  /** Sets a lease's deadline to now + timeout; 0 releases the message (and ends any stream's tracking of it). */
+  change(
+    queue: QueueState,
+    receiptHandle: string,
+    timeoutMs: number,
+    ops: StoreOp[],
+  ): { message: LiveMessage; deadline: number } {
+    const message = findLeasedMessage(queue, this.handles, receiptHandle);
+    if (message === undefined) {
+      throw new HoldshelfError("MESSAGE_NOT_FOUND", "the message of this receipt handle no longer exists");
+    }
+    const now = this.clock.now();
+    const deadline = now + timeoutMs;
+    const limit = message.leaseStart + queue.record.config.maxLeaseDurationMs;
+    if (deadline > limit) {
+      throw new HoldshelfError(
+        "LEASE_LIMIT_EXCEEDED",
+        `the lease may not run past ${new Date(limit).toISOString()}, max_lease_duration after its receive`,
+      );
+    }
+    const fromReadyAt = message.readyAt;
+    queue.reschedule(message, deadline, timeoutMs > 0, now);
+    if (timeoutMs === 0) this.tracking.untrack(queue, message.id);
+    ops.push(rescheduleOp(queue.record.dataId, fromReadyAt, message));
+    return { message, deadline };
+  }
+
+  /**
+   * Renews a lease for a stream as `change` would (an unset timeout means the
+   * queue's), storing its checkpoint, and tracks it on the stream while held.
+   * Failures become the renewal's state instead of an error.
+   */
+  renew(stream: LeaseStream, queue: QueueState, renewal: LeaseRenewal, ops: StoreOp[]): LeaseState {
+    const { receiptHandle, checkpoint } = renewal;
+    try {
+      const timeout = renewal.visibilityTimeoutMs ?? queue.record.config.visibilityTimeoutMs;
+      checkVisibilityTimeout(timeout, queue.record.config);
+      if (checkpoint !== undefined) checkCheckpoint(checkpoint);
+      const { message, deadline } = this.change(queue, receiptHandle, timeout, ops);
+      if (checkpoint !== undefined) {
+        message.hasCheckpoint = true;
+        ops.push({ kind: "putCheckpoint", dataId: queue.record.dataId, id: message.id, checkpoint });
+      }
+      if (timeout === 0) return { receiptHandle, held: false, leaseDeadline: deadline, reason: "RELEASED" };
+      this.tracking.track({ stream, queue, messageId: message.id, epoch: message.epoch, receiptHandle });
+      return { receiptHandle, held: true, leaseDeadline: deadline };
+    } catch (error) {
+      if (!(error instanceof HoldshelfError)) throw error;
+      const lost = stream.tracked.get(receiptHandle);
+      if (lost !== undefined) this.tracking.untrack(lost.queue, lost.messageId);
+      return { receiptHandle, held: false, reason: error.reason };
+    }
+  }
+
+  /**
+   * Makes leases a broken stream held visible at once, skipping any whose
+   * message was since deleted or delivered again: another consumer's later
+   * delivery is never released. Returns the writes, by queue.
+   */
+  release(leases: readonly TrackedLease[]): Map<QueueState, StoreOp[]> {
+    const now = this.clock.now();
+    const opsByQueue = new Map<QueueState, StoreOp[]>();
+    for (const { queue, messageId, epoch } of leases) {
+      const message = queue.messages.get(messageId);
+      if (queue.deleted || message === undefined || message.epoch !== epoch || !message.leased) continue;
+      const fromReadyAt = message.readyAt;
+      queue.reschedule(message, now, false, now);
+      const ops = opsByQueue.get(queue) ?? [];
+      ops.push(rescheduleOp(queue.record.dataId, fromReadyAt, message));
+      opsByQueue.set(queue, ops);
+    }
+    return opsByQueue;
+  }
+}
