@@ -79,9 +79,11 @@ export class HeartbeatSession {
       }
       if (this.halfClosed && this.requests.length === 0 && !this.ended) {
         // A broken stream ends its reading side too, just before grpc-js
-        // reports the cancellation: wait a turn to tell the two apart.
+        // reports the cancellation (wait a turn to tell the two apart); a
+        // deadline that passed is reported by grpc-js itself, not cancelled.
         setImmediate(() => {
-          if (this.call.cancelled || this.ended) return;
+          if (this.ended) return;
+          if (this.call.cancelled || this.deadlinePassed()) return this.finish(this.releaseOnDisconnect === true);
           // A clean half-close: the client is done; its leases run their course.
           this.finish(false);
           this.call.end();
@@ -92,6 +94,12 @@ export class HeartbeatSession {
     } finally {
       this.answering = false;
     }
+  }
+
+  private deadlinePassed(): boolean {
+    const deadline = this.call.getDeadline();
+    const at = deadline instanceof Date ? deadline.getTime() : deadline;
+    return at <= Date.now();
   }
 
   private async renew(request: HeartbeatRequest | MalformedRequest): Promise<HeartbeatResponse> {

@@ -178,6 +178,18 @@ describe("the Heartbeat stream", () => {
     expect(performance.now() - started).toBeLessThan(1000);
   });
 
+  it("a stream whose deadline passes ends with DEADLINE_EXCEEDED and releases its leases if asked", async () => {
+    await start({ fakeClock: false });
+    const message = await leaseOne(30_000);
+    const stream = openHeartbeatStream(h.server.address, {}, new Date(Date.now() + 500));
+    streams.push(stream);
+    stream.send({ queue: "jobs", releaseOnDisconnect: true, leases: [{ receiptHandle: message.receiptHandle, visibilityTimeout: durationFromMs(30_000) }] });
+    await stream.next();
+    expect((await stream.closed)?.code).toBe(status.DEADLINE_EXCEEDED);
+    const { messages } = await h.rpc.receive({ queue: "jobs", waitTime: durationFromMs(2000) });
+    expect(messages[0]?.messageId).toBe(message.messageId);
+  });
+
   it("a consumer killed with SIGKILL on a release_on_disconnect stream loses its leases to another consumer within a second", async () => {
     await start({ fakeClock: false });
     await h.rpc.sendBatch({ queue: "jobs", entries: [{ body: Buffer.from("a") }, { body: Buffer.from("b") }] });

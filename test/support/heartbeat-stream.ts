@@ -25,7 +25,7 @@ export interface HeartbeatStream {
 }
 
 /** Opens a Heartbeat stream to a broker. */
-export function openHeartbeatStream(address: string, options: ClientOptions = {}): HeartbeatStream {
+export function openHeartbeatStream(address: string, options: ClientOptions = {}, deadline?: Date): HeartbeatStream {
   const client = new Client(address, credentials.createInsecure(), options);
   const method = queueServiceDefinition.heartbeat!;
   const call: ClientDuplexStream<HeartbeatRequest, HeartbeatResponse> = client.makeBidiStreamRequest(
@@ -33,7 +33,7 @@ export function openHeartbeatStream(address: string, options: ClientOptions = {}
     method.requestSerialize as (value: HeartbeatRequest) => Buffer,
     method.responseDeserialize as (bytes: Buffer) => HeartbeatResponse,
     new Metadata(),
-    {},
+    deadline === undefined ? {} : { deadline },
   );
   const responses: HeartbeatResponse[] = [];
   const readers: ((response: HeartbeatResponse) => void)[] = [];
