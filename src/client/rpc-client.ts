@@ -4,23 +4,35 @@ import {
   Client,
   credentials,
   Metadata,
+  status,
   type CallOptions,
   type ChannelCredentials,
+  type ClientDuplexStream,
   type ClientOptions,
   type ServiceError,
 } from "@grpc/grpc-js";
-import { QueueService } from "../../gen/holdshelf/v1/queue_service_pb.js";
+import {
+  QueueService,
+  type HeartbeatRequest,
+  type HeartbeatResponse,
+} from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { queueServiceDefinition } from "../grpc/queue-service.js";
 import { RpcError } from "./rpc-error.js";
 
 type Methods = typeof QueueService extends { method: infer M extends GenServiceMethods } ? M : never;
 
+/** grpc-js call options, plus a signal that cancels the call when it aborts. */
+export type RpcCallOptions = CallOptions & { readonly signal?: AbortSignal | undefined };
+
 /** One promise-returning function per unary RPC of QueueService, taking plain request objects. */
 export type QueueServiceRpc = {
   [K in keyof Methods as Methods[K]["methodKind"] extends "unary" ? K : never]: (
     request: MessageInitShape<Methods[K]["input"]>,
-    options?: CallOptions,
+    options?: RpcCallOptions,
   ) => Promise<MessageShape<Methods[K]["output"]>>;
+} & {
+  /** Opens a Heartbeat stream: the raw grpc-js duplex of generated messages. */
+  heartbeat(options?: CallOptions): ClientDuplexStream<HeartbeatRequest, HeartbeatResponse>;
 };
 
 /** Options of createQueueServiceRpc. */
@@ -42,24 +54,43 @@ export function createQueueServiceRpc(
     "grpc.max_receive_message_length": 8 * 1024 * 1024,
     ...options.channelOptions,
   });
-  const rpc: Record<string, unknown> = { close: () => client.close() };
+  const heartbeat = queueServiceDefinition["heartbeat"]!;
+  const rpc: Record<string, unknown> = {
+    close: () => client.close(),
+    heartbeat: (callOptions: CallOptions = {}) =>
+      client.makeBidiStreamRequest(
+        heartbeat.path,
+        heartbeat.requestSerialize,
+        heartbeat.responseDeserialize,
+        new Metadata(),
+        callOptions,
+      ),
+  };
   for (const method of QueueService.methods) {
     if (method.methodKind !== "unary") continue;
     const definition = queueServiceDefinition[method.localName]!;
-    rpc[method.localName] = (request: MessageInitShape<DescMessage>, callOptions: CallOptions = {}) =>
+    rpc[method.localName] = (request: MessageInitShape<DescMessage>, callOptions: RpcCallOptions = {}) =>
       new Promise((resolve, reject) => {
-        client.makeUnaryRequest(
+        const { signal, ...grpcOptions } = callOptions;
+        if (signal?.aborted) {
+          reject(new RpcError(status.CANCELLED, "", "the call was aborted before it started", [], { cause: signal.reason }));
+          return;
+        }
+        const onAbort = (): void => call.cancel();
+        const call = client.makeUnaryRequest(
           definition.path,
           definition.requestSerialize,
           definition.responseDeserialize,
           create(method.input, request),
           new Metadata(),
-          callOptions,
+          grpcOptions,
           (error: ServiceError | null, response?: unknown) => {
+            signal?.removeEventListener("abort", onAbort);
             if (error) reject(RpcError.fromServiceError(error));
             else resolve(response);
           },
         );
+        signal?.addEventListener("abort", onAbort, { once: true });
       });
   }
   return rpc as QueueServiceRpc & { close(): void };

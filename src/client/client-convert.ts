@@ -1,0 +1,121 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { durationFromMs, durationMs, timestampDate, type Duration, type Timestamp } from "@bufbuild/protobuf/wkt";
+import type { EntryResult as WireEntryResult, ReceivedMessage as WireReceivedMessage } from "../../gen/holdshelf/v1/message_pb.js";
+import type { Queue as WireQueue, QueueConfigSchema } from "../../gen/holdshelf/v1/queue_pb.js";
+import type {
+  HeartbeatRequestSchema,
+  LeaseState as WireLeaseState,
+} from "../../gen/holdshelf/v1/queue_service_pb.js";
+import { RpcError } from "./rpc-error.js";
+import type {
+  EntryResult,
+  HeartbeatRequest,
+  LeaseState,
+  MessageBody,
+  Queue,
+  QueueConfigInput,
+  ReceivedMessage,
+} from "./types.js";
+
+const utf8 = new TextEncoder();
+
+/** A body as bytes: strings are sent as UTF-8. */
+export function bodyBytes(body: MessageBody): Uint8Array {
+  return typeof body === "string" ? utf8.encode(body) : body;
+}
+
+/** A plain configuration as the wire's QueueConfig. */
+export function queueConfigToWire(config: QueueConfigInput = {}): MessageInitShape<typeof QueueConfigSchema> {
+  const duration = (ms: number | undefined): Duration | undefined => (ms === undefined ? undefined : durationFromMs(ms));
+  return {
+    visibilityTimeout: duration(config.visibilityTimeoutMs),
+    delay: duration(config.delayMs),
+    retention: duration(config.retentionMs),
+    maxMessageBytes: config.maxMessageBytes ?? 0,
+    receiveWaitTime: duration(config.receiveWaitTimeMs),
+    maxInFlight: config.maxInFlight ?? 0,
+    maxLeaseDuration: duration(config.maxLeaseDurationMs),
+  };
+}
+
+/** A wire Queue as a plain object with milliseconds and Dates. */
+export function queueFromWire(queue: WireQueue | undefined): Queue {
+  const config = queue?.config;
+  const stats = queue?.stats;
+  return {
+    name: queue?.name ?? "",
+    config: {
+      visibilityTimeoutMs: ms(config?.visibilityTimeout),
+      delayMs: ms(config?.delay),
+      retentionMs: ms(config?.retention),
+      maxMessageBytes: config?.maxMessageBytes ?? 0,
+      receiveWaitTimeMs: ms(config?.receiveWaitTime),
+      maxInFlight: config?.maxInFlight ?? 0,
+      maxLeaseDurationMs: ms(config?.maxLeaseDuration),
+    },
+    stats: {
+      visible: Number(stats?.visible ?? 0n),
+      inFlight: Number(stats?.inFlight ?? 0n),
+      delayed: Number(stats?.delayed ?? 0n),
+      ...(stats?.oldestMessageAge === undefined ? {} : { oldestMessageAgeMs: ms(stats.oldestMessageAge) }),
+    },
+    createTime: date(queue?.createTime),
+  };
+}
+
+/** A wire ReceivedMessage as a plain object with Dates. */
+export function messageFromWire(message: WireReceivedMessage): ReceivedMessage {
+  return {
+    messageId: message.messageId,
+    receiptHandle: message.receiptHandle,
+    body: message.body,
+    attributes: message.attributes,
+    receiveCount: message.receiveCount,
+    sendTime: date(message.sendTime),
+    firstReceiveTime: date(message.firstReceiveTime),
+    leaseDeadline: date(message.leaseDeadline),
+    ...(message.checkpoint === undefined ? {} : { checkpoint: message.checkpoint }),
+  };
+}
+
+/** A wire EntryResult as a plain object: a failure becomes an RpcError. */
+export function entryResultFromWire(result: WireEntryResult): EntryResult {
+  return {
+    receiptHandle: result.receiptHandle,
+    ...(result.code === 0 ? {} : { error: new RpcError(result.code, result.reason, result.message) }),
+    ...(result.leaseDeadline === undefined ? {} : { leaseDeadline: timestampDate(result.leaseDeadline) }),
+  };
+}
+
+/** A plain Heartbeat request as the wire's. */
+export function heartbeatRequestToWire(request: HeartbeatRequest): MessageInitShape<typeof HeartbeatRequestSchema> {
+  return {
+    queue: request.queue,
+    releaseOnDisconnect: request.releaseOnDisconnect ?? false,
+    leases: request.leases.map((lease) => ({
+      receiptHandle: lease.receiptHandle,
+      ...(lease.visibilityTimeoutMs === undefined ? {} : { visibilityTimeout: durationFromMs(lease.visibilityTimeoutMs) }),
+      ...(lease.checkpoint === undefined ? {} : { checkpoint: lease.checkpoint }),
+    })),
+  };
+}
+
+/** A wire LeaseState as a plain object. */
+export function leaseStateFromWire(state: WireLeaseState): LeaseState {
+  return {
+    receiptHandle: state.receiptHandle,
+    held: state.held,
+    reason: state.reason,
+    ...(state.leaseDeadline === undefined ? {} : { leaseDeadline: timestampDate(state.leaseDeadline) }),
+  };
+}
+
+function ms(duration: Duration | undefined): number {
+  return duration === undefined ? 0 : durationMs(duration);
+}
+
+// The server always sets the times of a queue and a delivery; the epoch
+// stands in only for a field a future server leaves out.
+function date(timestamp: Timestamp | undefined): Date {
+  return timestamp === undefined ? new Date(0) : timestampDate(timestamp);
+}

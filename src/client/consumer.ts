@@ -1,0 +1,287 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { backoffDelayMs } from "./backoff.js";
+import { LeaseKeeper, type HeldLease } from "./lease-keeper.js";
+import { LeaseLostError } from "./lease-lost-error.js";
+import type { QueueClient } from "./queue-client.js";
+import { retryDelayOf } from "./retry-later.js";
+import type { ReceivedMessage } from "./types.js";
+
+/** What a handler gets besides its message. */
+export interface HandlerContext {
+  /**
+   * Aborts, with a LeaseLostError, when the lease is lost (the message may
+   * now go to another consumer) or when stop() gives the message back after
+   * its grace period. The handler should then stop: its work will be redone.
+   */
+  readonly signal: AbortSignal;
+  /** The latest checkpoint: the one this delivery brought, or the last this handler saved. */
+  readonly lastCheckpoint: Uint8Array | undefined;
+  /**
+   * Stores progress (at most 64 KiB) durably with the message, in a renewal
+   * sent at once; resolves once stored, so that a later delivery carries it.
+   * Rejects with LeaseLostError if the lease is lost first.
+   */
+  checkpoint(bytes: Uint8Array): Promise<void>;
+}
+
+/**
+ * Works on one message. Resolving deletes it. Throwing releases it for
+ * another delivery: at once, or after the error's retryDelayMs when it has
+ * one (see RetryLater).
+ */
+export type MessageHandler = (message: ReceivedMessage, context: HandlerContext) => Promise<void> | void;
+
+/** How a Consumer works; every option has a default. */
+export interface ConsumerOptions {
+  /** The most messages worked on, and so leased, at once. Default 1. */
+  readonly concurrency?: number | undefined;
+  /** Lease length of receives and renewals. Default: the queue's, read when the consumer starts. */
+  readonly visibilityTimeoutMs?: number | undefined;
+  /** A lease is renewed after this fraction of its length, a little earlier with jitter. Default 1/3. */
+  readonly renewFraction?: number | undefined;
+  /** Long-poll wait of each receive, 0 to 20000. Default 20000. */
+  readonly waitTimeMs?: number | undefined;
+  /** How long stop() waits for running handlers before it releases their messages. Default 10000. */
+  readonly stopGraceMs?: number | undefined;
+  /** Told of every failure: a handler's (with its message), a receive's, a delete's, a stream's. Default console.error. */
+  readonly onError?: ((error: unknown, message?: ReceivedMessage) => void) | undefined;
+}
+
+/** The slice of QueueClient a Consumer uses. */
+export type ConsumerClient = Pick<QueueClient, "getQueue" | "receive" | "delete" | "changeVisibilityBatch" | "heartbeat">;
+
+// A receive returns at most this many messages.
+const maxReceiveMessages = 100;
+// After the grace period, stop() gives the releases and the stream's clean
+// end this long before it cuts the stream.
+const closeTimeoutMs = 5_000;
+
+interface Job {
+  readonly message: ReceivedMessage;
+  readonly controller: AbortController;
+  readonly lease: HeldLease;
+  /** stop() gave the message back: whatever the handler does now is ignored. */
+  abandoned: boolean;
+  /** Resolves when the handler has finished and its message is settled. */
+  done: Promise<void>;
+}
+
+/**
+ * A receive loop that runs a handler on each message with a concurrency
+ * limit, leasing no more messages than it has free slots. A LeaseKeeper holds
+ * every lease on one Heartbeat stream until its message settles.
+ */
+export class Consumer {
+  private readonly concurrency: number;
+  private readonly visibilityTimeoutMs: number | undefined;
+  private readonly renewFraction: number;
+  private readonly waitTimeMs: number;
+  private readonly stopGraceMs: number;
+  private readonly onError: (error: unknown, message?: ReceivedMessage) => void;
+  private readonly stopController = new AbortController();
+  private readonly jobs = new Set<Job>();
+  private readonly loop: Promise<void>;
+  private keeper: LeaseKeeper | undefined;
+  private slotFreed: (() => void) | undefined;
+  private stopping: Promise<void> | undefined;
+
+  constructor(
+    private readonly client: ConsumerClient,
+    /** The queue this consumer receives from. */
+    readonly queue: string,
+    private readonly handler: MessageHandler,
+    options: ConsumerOptions = {},
+  ) {
+    this.concurrency = check("concurrency", options.concurrency ?? 1, (n) => Number.isInteger(n) && n >= 1);
+    this.visibilityTimeoutMs =
+      options.visibilityTimeoutMs === undefined
+        ? undefined
+        : check("visibilityTimeoutMs", options.visibilityTimeoutMs, (n) => Number.isInteger(n) && n > 0);
+    this.renewFraction = check("renewFraction", options.renewFraction ?? 1 / 3, (n) => n > 0 && n < 1);
+    this.waitTimeMs = check("waitTimeMs", options.waitTimeMs ?? 20_000, (n) => Number.isInteger(n) && n >= 0);
+    this.stopGraceMs = check("stopGraceMs", options.stopGraceMs ?? 10_000, (n) => n >= 0);
+    this.onError = options.onError ?? ((error, message) => console.error("holdshelf consumer:", error, message?.messageId ?? ""));
+    this.loop = this.run();
+  }
+
+  /** How many messages are being worked on or settled now. */
+  get active(): number {
+    return this.jobs.size;
+  }
+
+  /**
+   * Stops receiving, waits up to stopGraceMs for running handlers, releases
+   * the messages of those still running (aborting their signals), and
+   * half-closes the Heartbeat stream. Calling it again returns the same promise.
+   */
+  stop(): Promise<void> {
+    return (this.stopping ??= this.shutdown());
+  }
+
+  private async run(): Promise<void> {
+    const signal = this.stopController.signal;
+    const leaseMs = await this.leaseLength(signal);
+    if (leaseMs === undefined || signal.aborted) return;
+    const keeper = new LeaseKeeper({
+      queue: this.queue,
+      openStream: () => this.client.heartbeat(),
+      visibilityTimeoutMs: this.visibilityTimeoutMs,
+      leaseMs,
+      renewFraction: this.renewFraction,
+      onError: (error) => this.report(error),
+    });
+    this.keeper = keeper;
+    let failures = 0;
+    while (!signal.aborted) {
+      await this.freeSlot();
+      if (signal.aborted) break;
+      let messages: ReceivedMessage[];
+      try {
+        messages = await this.client.receive(this.queue, {
+          maxMessages: Math.min(maxReceiveMessages, this.concurrency - this.jobs.size),
+          visibilityTimeoutMs: this.visibilityTimeoutMs,
+          waitTimeMs: this.waitTimeMs,
+          signal,
+        });
+        failures = 0;
+      } catch (error) {
+        if (signal.aborted) break;
+        this.report(error);
+        await pause(backoffDelayMs(failures++), signal);
+        continue;
+      }
+      const receivedAt = performance.now();
+      if (signal.aborted) {
+        // The answer beat the cancellation: these were never worked on.
+        await this.giveBack(messages);
+        break;
+      }
+      for (const message of messages) this.start(message, keeper, receivedAt);
+    }
+  }
+
+  /** The lease length renewals are paced by: the option, or the queue's visibility timeout. */
+  private async leaseLength(signal: AbortSignal): Promise<number | undefined> {
+    if (this.visibilityTimeoutMs !== undefined) return this.visibilityTimeoutMs;
+    for (let failures = 0; !signal.aborted; ) {
+      try {
+        return (await this.client.getQueue(this.queue)).config.visibilityTimeoutMs;
+      } catch (error) {
+        this.report(error);
+        await pause(backoffDelayMs(failures++), signal);
+      }
+    }
+    return undefined;
+  }
+
+  private freeSlot(): Promise<void> {
+    if (this.jobs.size < this.concurrency || this.stopController.signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => (this.slotFreed = resolve));
+  }
+
+  private wake(): void {
+    const resolve = this.slotFreed;
+    this.slotFreed = undefined;
+    resolve?.();
+  }
+
+  private start(message: ReceivedMessage, keeper: LeaseKeeper, receivedAt: number): void {
+    const controller = new AbortController();
+    const lease = keeper.hold(message.receiptHandle, receivedAt, (error) => controller.abort(error));
+    let lastCheckpoint = message.checkpoint;
+    const context: HandlerContext = {
+      signal: controller.signal,
+      get lastCheckpoint() {
+        return lastCheckpoint;
+      },
+      async checkpoint(bytes) {
+        await lease.checkpoint(bytes);
+        lastCheckpoint = bytes;
+      },
+    };
+    const job: Job = { message, controller, lease, abandoned: false, done: Promise.resolve() };
+    this.jobs.add(job);
+    job.done = this.work(job, context).finally(() => {
+      this.jobs.delete(job);
+      this.wake();
+    });
+  }
+
+  /** Runs the handler, then deletes the message or releases it. */
+  private async work(job: Job, context: HandlerContext): Promise<void> {
+    const { message, lease } = job;
+    let failure: { error: unknown } | undefined;
+    try {
+      await this.handler(message, context);
+    } catch (error) {
+      failure = { error };
+    }
+    if (job.abandoned) return;
+    try {
+      if (failure === undefined) {
+        lease.drop();
+        // Tried even after the lease was lost: if nobody received the
+        // message since, the finished work is not done again.
+        await this.client.delete(this.queue, message.receiptHandle);
+      } else {
+        this.report(failure.error, message);
+        await lease.release(retryDelayOf(failure.error));
+      }
+    } catch (error) {
+      this.report(error, message);
+    }
+  }
+
+  private async shutdown(): Promise<void> {
+    this.stopController.abort();
+    this.wake();
+    await this.loop;
+    const keeper = this.keeper;
+    if (keeper === undefined) return;
+    await within(Promise.all([...this.jobs].map((job) => job.done)), this.stopGraceMs);
+    for (const job of this.jobs) {
+      job.abandoned = true;
+      job.controller.abort(new LeaseLostError(job.message.receiptHandle, "RELEASED"));
+      // Settled by keeper.close, which waits for every pending release.
+      void job.lease.release(0);
+    }
+    await keeper.close(closeTimeoutMs);
+  }
+
+  /** Releases messages received after stop() began; never renewed, so no renewal can race the release. */
+  private async giveBack(messages: readonly ReceivedMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    try {
+      const results = await this.client.changeVisibilityBatch(this.queue, messages.map((m) => m.receiptHandle), 0);
+      for (const result of results) if (result.error !== undefined) this.report(result.error);
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  private report(error: unknown, message?: ReceivedMessage): void {
+    try {
+      this.onError(error, message);
+    } catch {
+      // A throwing onError must not stop the receive loop or the stream reader.
+    }
+  }
+}
+
+function check(name: string, value: number, valid: (n: number) => boolean): number {
+  if (!valid(value)) throw new RangeError(`ConsumerOptions.${name} is out of range: ${value}`);
+  return value;
+}
+
+/** Waits ms, or less if the signal aborts first. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return sleep(ms, undefined, { signal }).catch(() => undefined);
+}
+
+/** Waits for a promise, but no longer than ms. */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  // setTimeout fires at once for delays past 2^31-1 ms.
+  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, Math.min(ms, 2_147_483_647))))]);
+  clearTimeout(timer);
+}

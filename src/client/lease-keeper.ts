@@ -1,0 +1,436 @@
+import { backoffDelayMs } from "./backoff.js";
+import { answersRequest } from "./heartbeat-matching.js";
+import type { HeartbeatStream } from "./heartbeat-stream.js";
+import { LeaseLostError } from "./lease-lost-error.js";
+import { RpcError } from "./rpc-error.js";
+import type { LeaseRenewal, LeaseState } from "./types.js";
+
+/** The part of a HeartbeatStream a LeaseKeeper uses. */
+export type HeartbeatChannel = Pick<HeartbeatStream, "send" | "end" | "cancel" | typeof Symbol.asyncIterator>;
+
+/** How a LeaseKeeper reaches the server and paces its renewals. */
+export interface LeaseKeeperOptions {
+  readonly queue: string;
+  /** Opens a fresh Heartbeat stream; called again after each break. */
+  readonly openStream: () => HeartbeatChannel;
+  /** Sent with each renewal; undefined lets the server apply the queue's visibility timeout. */
+  readonly visibilityTimeoutMs: number | undefined;
+  /** How long a lease lasts after a receive or a renewal: the timeout above, or the queue's. */
+  readonly leaseMs: number;
+  /** A lease is renewed after this fraction of leaseMs, less up to a fifth of it as jitter. */
+  readonly renewFraction: number;
+  /** Told why a stream broke; the keeper reopens it by itself. */
+  readonly onError: (error: unknown) => void;
+}
+
+/** One leased message as its holder handles it. */
+export interface HeldLease {
+  /** Saves progress with the next renewal; resolves once the server has stored it. */
+  checkpoint(bytes: Uint8Array): Promise<void>;
+  /** Stops renewing at once: the holder is deleting the message. */
+  drop(): void;
+  /** Stops renewing at once and makes the message visible after delayMs; resolves once answered. */
+  release(delayMs: number): Promise<void>;
+}
+
+// The protocol's limit of renewals per request; more wait for the next.
+const maxRenewalsPerRequest = 1000;
+// Renewals come early by up to this fraction of the interval, so that many
+// consumers do not beat in step.
+const renewJitter = 0.2;
+// An unanswered request means a stuck connection after this long (or a
+// lease's length, if longer): the stream is then broken and reopened.
+const minStallMs = 5_000;
+// setTimeout fires at once for delays past 2^31-1 ms.
+const maxTimerMs = 2_147_483_647;
+
+interface Waiter {
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+interface PendingCheckpoint {
+  readonly bytes: Uint8Array;
+  readonly waiters: Waiter[];
+}
+
+interface PendingRelease {
+  readonly delayMs: number;
+  readonly waiters: Waiter[];
+}
+
+interface Lease {
+  readonly handle: string;
+  readonly onLost: (error: LeaseLostError) => void;
+  /** held: renewed on schedule; releasing: a release waits to be answered; gone: never named again. */
+  state: "held" | "releasing" | "gone";
+  /** Why it is gone, for checkpoints that come too late. */
+  endError: Error | undefined;
+  /** A renewal belongs in the next request. */
+  due: boolean;
+  /** Named by the request in flight, whose answer decides its fate. */
+  inFlight: boolean;
+  /** When the lease runs out unless renewed, by performance.now(). */
+  expiresAt: number;
+  renewTimer: NodeJS.Timeout | undefined;
+  expiryTimer: NodeJS.Timeout | undefined;
+  checkpoint: PendingCheckpoint | undefined;
+  release: PendingRelease | undefined;
+}
+
+interface Entry {
+  readonly lease: Lease;
+  readonly checkpoint: PendingCheckpoint | undefined;
+  readonly release: PendingRelease | undefined;
+}
+
+interface InFlight {
+  readonly entries: Entry[];
+  readonly sentAt: number;
+  readonly stall: NodeJS.Timeout;
+}
+
+/**
+ * Holds many leases on ONE Heartbeat stream (release_on_disconnect): renews
+ * each before it runs out, carries checkpoints and releases, tells a lease's
+ * holder when it is lost, and reopens a broken stream with backoff, renewing
+ * there every lease still held. At most one request is in flight, which is
+ * what lets answers be told from unsolicited notices (see answersRequest).
+ */
+export class LeaseKeeper {
+  private readonly leases = new Map<string, Lease>();
+  private stream: HeartbeatChannel | undefined;
+  private inFlight: InFlight | undefined;
+  private reopenTimer: NodeJS.Timeout | undefined;
+  private attempt = 0;
+  private closing = false;
+  private closed = false;
+  private idleWaiters: (() => void)[] = [];
+  private endWaiter: (() => void) | undefined;
+
+  constructor(private readonly options: LeaseKeeperOptions) {
+    this.open();
+  }
+
+  /** Starts renewing a lease received at `since` (performance.now()); onLost fires if it is lost before it settles. */
+  hold(receiptHandle: string, since: number, onLost: (error: LeaseLostError) => void): HeldLease {
+    const lease: Lease = {
+      handle: receiptHandle,
+      onLost,
+      state: "held",
+      endError: undefined,
+      due: false,
+      inFlight: false,
+      expiresAt: 0,
+      renewTimer: undefined,
+      expiryTimer: undefined,
+      checkpoint: undefined,
+      release: undefined,
+    };
+    this.leases.set(receiptHandle, lease);
+    this.schedule(lease, since);
+    // Named on the stream at once, not first at its renewal time: until the
+    // server tracks a lease, a crash of this process leaves it hidden until
+    // its timeout instead of releasing it in milliseconds.
+    lease.due = true;
+    this.pump();
+    return {
+      checkpoint: (bytes) => this.saveCheckpoint(lease, bytes),
+      drop: () => this.forget(lease, new Error("the message was settled before this checkpoint was sent")),
+      release: (delayMs) => this.release(lease, delayMs),
+    };
+  }
+
+  /**
+   * Sends what is pending and waits for its answers, then half-closes the
+   * stream and waits for the server to end it, all within timeoutMs; then
+   * forgets every lease. Leases still held are left to run out.
+   */
+  async close(timeoutMs: number): Promise<void> {
+    this.closing = true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.min(timeoutMs, maxTimerMs))));
+    try {
+      await Promise.race([this.whenIdle(), timeout]);
+      // Nothing more is sent: a stream that is down stays down.
+      this.closed = true;
+      clearTimeout(this.reopenTimer);
+      const stream = this.stream;
+      if (stream !== undefined) {
+        const ended = new Promise<void>((resolve) => (this.endWaiter = resolve));
+        stream.end();
+        await Promise.race([ended, timeout]);
+      }
+    } finally {
+      clearTimeout(timer);
+      const stream = this.stream;
+      this.stream = undefined;
+      stream?.cancel();
+      this.dropInFlight();
+      for (const lease of [...this.leases.values()]) this.forget(lease, new Error("the consumer stopped"));
+    }
+  }
+
+  private open(): void {
+    this.reopenTimer = undefined;
+    let stream: HeartbeatChannel;
+    try {
+      stream = this.options.openStream();
+    } catch (error) {
+      // A closed channel throws here; in a timer callback that would crash the process.
+      this.options.onError(error);
+      this.scheduleReopen();
+      return;
+    }
+    this.stream = stream;
+    // A broken stream made the server release every lease it tracked; a
+    // renewal on the new stream takes each back, unless another consumer
+    // received the message meanwhile (then the answer says LEASE_SUPERSEDED).
+    for (const lease of this.leases.values()) if (lease.state === "held") lease.due = true;
+    void this.read(stream);
+    // Sent even when empty: the first request carries release_on_disconnect,
+    // and its answer proves the stream works (QUEUE_NOT_FOUND otherwise).
+    this.pump(true);
+  }
+
+  private async read(stream: HeartbeatChannel): Promise<void> {
+    let failure: unknown;
+    try {
+      for await (const states of stream) {
+        if (stream !== this.stream) return;
+        this.onResponse(states);
+      }
+      if (!this.closing) failure = new Error("the server ended the Heartbeat stream");
+    } catch (error) {
+      failure = error;
+    }
+    if (stream === this.stream) this.onStreamEnd(failure);
+  }
+
+  /** Sends one request with every renewal, checkpoint and release due, unless one is in flight. */
+  private pump(evenIfEmpty = false): void {
+    const stream = this.stream;
+    if (stream === undefined || this.inFlight !== undefined) return;
+    const entries: Entry[] = [];
+    for (const lease of this.leases.values()) {
+      if (entries.length === maxRenewalsPerRequest) break;
+      if (!lease.due && lease.checkpoint === undefined && lease.release === undefined) continue;
+      entries.push({ lease, checkpoint: lease.checkpoint, release: lease.release });
+      lease.due = false;
+      lease.checkpoint = undefined;
+      lease.release = undefined;
+      lease.inFlight = true;
+    }
+    if (entries.length === 0 && !evenIfEmpty) {
+      this.checkIdle();
+      return;
+    }
+    const stallMs = Math.min(Math.max(minStallMs, this.options.leaseMs), maxTimerMs);
+    const stall = setTimeout(() => this.breakStream(new Error(`no Heartbeat answer within ${stallMs} ms`)), stallMs);
+    this.inFlight = { entries, sentAt: performance.now(), stall };
+    stream.send({ queue: this.options.queue, releaseOnDisconnect: true, leases: entries.map((entry) => this.renewal(entry)) });
+  }
+
+  private renewal({ lease, checkpoint, release }: Entry): LeaseRenewal {
+    return {
+      receiptHandle: lease.handle,
+      visibilityTimeoutMs: release === undefined ? this.options.visibilityTimeoutMs : release.delayMs,
+      checkpoint: checkpoint?.bytes,
+    };
+  }
+
+  private onResponse(states: LeaseState[]): void {
+    const request = this.inFlight;
+    if (request !== undefined && answersRequest(request.entries.map((entry) => entry.lease.handle), states)) {
+      clearTimeout(request.stall);
+      this.inFlight = undefined;
+      this.attempt = 0;
+      request.entries.forEach((entry, index) => this.applyAnswer(entry, states[index]!, request.sentAt));
+    } else {
+      for (const state of states) {
+        const lease = this.leases.get(state.receiptHandle);
+        // A lease in flight is decided by its answer: the renewal may have
+        // taken it back after the notice was sent.
+        if (!state.held && lease !== undefined && !lease.inFlight) this.lose(lease, state.reason);
+      }
+    }
+    this.pump();
+  }
+
+  private applyAnswer({ lease, checkpoint, release }: Entry, state: LeaseState, sentAt: number): void {
+    lease.inFlight = false;
+    const stored = state.held || (release !== undefined && state.reason === "RELEASED");
+    if (checkpoint !== undefined) {
+      if (stored) settle(checkpoint.waiters);
+      else settle(checkpoint.waiters, new LeaseLostError(lease.handle, state.reason));
+    }
+    if (release !== undefined) {
+      // Released, or already lost: either way the message is no longer ours.
+      this.forget(lease, new Error("the message was released"));
+      settle(release.waiters);
+      return;
+    }
+    if (lease.state === "gone") return;
+    if (!state.held) this.lose(lease, state.reason);
+    else if (lease.state === "held") this.schedule(lease, sentAt);
+  }
+
+  /** Sets a lease's renewal and expiry timers, counting from when its last receive or renewal was sent. */
+  private schedule(lease: Lease, from: number): void {
+    clearTimeout(lease.renewTimer);
+    clearTimeout(lease.expiryTimer);
+    const { leaseMs, renewFraction } = this.options;
+    const now = performance.now();
+    const renewAt = from + leaseMs * renewFraction * (1 - renewJitter * Math.random());
+    lease.expiresAt = from + leaseMs;
+    lease.renewTimer = setTimeout(() => {
+      lease.due = true;
+      this.pump();
+    }, timerDelay(renewAt - now));
+    lease.expiryTimer = setTimeout(() => this.expire(lease), timerDelay(lease.expiresAt - now));
+  }
+
+  // Without an answer by its deadline (the stream is down, say) a lease must
+  // be presumed lost; one in flight waits for its answer or the stall timeout.
+  private expire(lease: Lease): void {
+    if (!lease.inFlight) this.lose(lease, "LEASE_EXPIRED");
+  }
+
+  private saveCheckpoint(lease: Lease, bytes: Uint8Array): Promise<void> {
+    if (lease.state !== "held") return Promise.reject(lease.endError ?? new LeaseLostError(lease.handle, "RELEASED"));
+    return new Promise((resolve, reject) => {
+      // The newest checkpoint replaces one not sent yet; its answer settles both.
+      lease.checkpoint = { bytes, waiters: [...(lease.checkpoint?.waiters ?? []), { resolve, reject }] };
+      this.pump();
+    });
+  }
+
+  private release(lease: Lease, delayMs: number): Promise<void> {
+    if (lease.state === "gone") return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const waiters = [...(lease.release?.waiters ?? []), { resolve, reject }];
+      lease.release = { delayMs: lease.release?.delayMs ?? delayMs, waiters };
+      if (lease.state === "held") {
+        // Renewals stop now; the expiry timer stays, so that a release the
+        // server never hears of still ends when the lease would.
+        lease.state = "releasing";
+        lease.due = false;
+        clearTimeout(lease.renewTimer);
+      }
+      this.pump();
+    });
+  }
+
+  private lose(lease: Lease, reason: string): void {
+    if (lease.state === "gone") return;
+    const error = new LeaseLostError(lease.handle, reason);
+    const wasHeld = lease.state === "held";
+    this.forget(lease, error);
+    if (wasHeld) lease.onLost(error);
+  }
+
+  /** Never names the lease again; settles whoever waits on what was not sent. */
+  private forget(lease: Lease, error: Error): void {
+    if (lease.state === "gone") return;
+    lease.state = "gone";
+    lease.endError = error;
+    clearTimeout(lease.renewTimer);
+    clearTimeout(lease.expiryTimer);
+    this.leases.delete(lease.handle);
+    if (lease.checkpoint !== undefined) settle(lease.checkpoint.waiters, error);
+    if (lease.release !== undefined) settle(lease.release.waiters);
+    lease.checkpoint = undefined;
+    lease.release = undefined;
+    this.checkIdle();
+  }
+
+  private onStreamEnd(failure: unknown): void {
+    this.stream = undefined;
+    this.requeueInFlight();
+    if (failure instanceof RpcError && failure.reason === "QUEUE_NOT_FOUND") {
+      for (const lease of [...this.leases.values()]) this.lose(lease, "QUEUE_NOT_FOUND");
+    }
+    const now = performance.now();
+    for (const lease of [...this.leases.values()]) if (lease.expiresAt <= now) this.lose(lease, "LEASE_EXPIRED");
+    if (this.closing) this.endWaiter?.();
+    if (failure === undefined) return;
+    this.options.onError(failure);
+    if (!this.closing || this.hasPending()) this.scheduleReopen();
+  }
+
+  private scheduleReopen(): void {
+    if (this.closed) return;
+    this.reopenTimer = setTimeout(() => this.open(), backoffDelayMs(this.attempt++));
+  }
+
+  private breakStream(error: Error): void {
+    const stream = this.stream;
+    if (stream === undefined) return;
+    this.onStreamEnd(error);
+    stream.cancel();
+  }
+
+  /** Puts back what an unanswered request carried: it goes again on the next stream. */
+  private requeueInFlight(): void {
+    const request = this.inFlight;
+    if (request === undefined) return;
+    clearTimeout(request.stall);
+    this.inFlight = undefined;
+    for (const { lease, checkpoint, release } of request.entries) {
+      lease.inFlight = false;
+      if (lease.state === "gone") {
+        if (checkpoint !== undefined) settle(checkpoint.waiters, lease.endError ?? new Error("the lease ended"));
+        if (release !== undefined) settle(release.waiters);
+        continue;
+      }
+      if (checkpoint !== undefined) {
+        // A newer checkpoint queued meanwhile wins; its answer settles the older one's waiters too.
+        lease.checkpoint = { bytes: lease.checkpoint?.bytes ?? checkpoint.bytes, waiters: [...checkpoint.waiters, ...(lease.checkpoint?.waiters ?? [])] };
+      }
+      if (release !== undefined) {
+        lease.release = { delayMs: release.delayMs, waiters: [...release.waiters, ...(lease.release?.waiters ?? [])] };
+      }
+    }
+  }
+
+  private dropInFlight(): void {
+    const request = this.inFlight;
+    if (request === undefined) return;
+    clearTimeout(request.stall);
+    this.inFlight = undefined;
+    for (const { lease, checkpoint, release } of request.entries) {
+      lease.inFlight = false;
+      if (checkpoint !== undefined) settle(checkpoint.waiters, new Error("the consumer stopped"));
+      if (release !== undefined) settle(release.waiters);
+    }
+  }
+
+  private hasPending(): boolean {
+    if (this.inFlight !== undefined) return true;
+    for (const lease of this.leases.values()) if (lease.checkpoint !== undefined || lease.release !== undefined) return true;
+    return false;
+  }
+
+  private whenIdle(): Promise<void> {
+    if (!this.hasPending()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private checkIdle(): void {
+    if (this.idleWaiters.length === 0 || this.hasPending()) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
+
+function settle(waiters: readonly Waiter[], error?: unknown): void {
+  for (const waiter of waiters) {
+    if (error === undefined) waiter.resolve();
+    else waiter.reject(error);
+  }
+}
+
+function timerDelay(ms: number): number {
+  return Math.min(Math.max(0, ms), maxTimerMs);
+}

@@ -1,0 +1,162 @@
+import { durationFromMs, timestampDate } from "@bufbuild/protobuf/wkt";
+import {
+  bodyBytes,
+  entryResultFromWire,
+  messageFromWire,
+  queueConfigToWire,
+  queueFromWire,
+} from "./client-convert.js";
+import { Consumer, type ConsumerOptions, type MessageHandler } from "./consumer.js";
+import { HeartbeatStream } from "./heartbeat-stream.js";
+import { createQueueServiceRpc, type QueueServiceRpc, type QueueServiceRpcOptions } from "./rpc-client.js";
+import type {
+  EntryResult,
+  ListQueuesOptions,
+  MessageBody,
+  Queue,
+  QueueConfigInput,
+  QueuePage,
+  ReceivedMessage,
+  ReceiveOptions,
+  SendBatchEntry,
+  SendOptions,
+} from "./types.js";
+
+/** Options of a QueueClient: how to reach the server. */
+export type QueueClientOptions = QueueServiceRpcOptions;
+
+/**
+ * A client of a holdshelf broker: one promise-returning method per RPC, with
+ * durations in milliseconds, times as Dates, and failures as RpcError
+ * carrying the gRPC code and the stable reason.
+ */
+export class QueueClient {
+  private readonly rpc: QueueServiceRpc & { close(): void };
+
+  constructor(address: string, options: QueueClientOptions = {}) {
+    this.rpc = createQueueServiceRpc(address, options);
+  }
+
+  /** Creates a queue; creating an existing one with the same configuration returns it. */
+  async createQueue(name: string, config?: QueueConfigInput): Promise<Queue> {
+    return queueFromWire((await this.rpc.createQueue({ name, config: queueConfigToWire(config) })).queue);
+  }
+
+  /** Returns a queue with its configuration and counts. */
+  async getQueue(name: string): Promise<Queue> {
+    return queueFromWire((await this.rpc.getQueue({ name })).queue);
+  }
+
+  /** Lists queues in name order, a page at a time. */
+  async listQueues(options: ListQueuesOptions = {}): Promise<QueuePage> {
+    const page = await this.rpc.listQueues({
+      prefix: options.prefix ?? "",
+      pageSize: options.pageSize ?? 0,
+      pageToken: options.pageToken ?? "",
+    });
+    return { queues: page.queues.map(queueFromWire), nextPageToken: page.nextPageToken };
+  }
+
+  /** Replaces a queue's whole configuration: unset fields take their defaults. */
+  async updateQueue(name: string, config?: QueueConfigInput): Promise<Queue> {
+    return queueFromWire((await this.rpc.updateQueue({ name, config: queueConfigToWire(config) })).queue);
+  }
+
+  /** Deletes a queue and all its messages. */
+  async deleteQueue(name: string): Promise<void> {
+    await this.rpc.deleteQueue({ name });
+  }
+
+  /** Removes every message of a queue; returns how many were removed. */
+  async purgeQueue(name: string): Promise<number> {
+    return Number((await this.rpc.purgeQueue({ name })).purgedCount);
+  }
+
+  /** Stores one message; returns its id. */
+  async send(queue: string, body: MessageBody, options: SendOptions = {}): Promise<string> {
+    const response = await this.rpc.send({
+      queue,
+      body: bodyBytes(body),
+      attributes: { ...options.attributes },
+      ...(options.delayMs === undefined ? {} : { delay: durationFromMs(options.delayMs) }),
+    });
+    return response.messageId;
+  }
+
+  /** Stores 1 to 100 messages atomically; returns their ids in entry order. */
+  async sendBatch(queue: string, entries: readonly SendBatchEntry[]): Promise<string[]> {
+    const response = await this.rpc.sendBatch({
+      queue,
+      entries: entries.map((entry) => ({
+        body: bodyBytes(entry.body),
+        attributes: { ...entry.attributes },
+        ...(entry.delayMs === undefined ? {} : { delay: durationFromMs(entry.delayMs) }),
+      })),
+    });
+    return response.messageIds;
+  }
+
+  /** Leases up to maxMessages visible messages, waiting up to waitTimeMs for one; empty if none came. */
+  async receive(queue: string, options: ReceiveOptions = {}): Promise<ReceivedMessage[]> {
+    const response = await this.rpc.receive(
+      {
+        queue,
+        maxMessages: options.maxMessages ?? 0,
+        ...(options.visibilityTimeoutMs === undefined ? {} : { visibilityTimeout: durationFromMs(options.visibilityTimeoutMs) }),
+        ...(options.waitTimeMs === undefined ? {} : { waitTime: durationFromMs(options.waitTimeMs) }),
+      },
+      { signal: options.signal },
+    );
+    return response.messages.map(messageFromWire);
+  }
+
+  /** Deletes the message a receipt handle names: the acknowledgement. */
+  async delete(queue: string, receiptHandle: string): Promise<void> {
+    await this.rpc.delete({ queue, receiptHandle });
+  }
+
+  /** Deletes several messages; one result per handle, in order. */
+  async deleteBatch(queue: string, receiptHandles: readonly string[]): Promise<EntryResult[]> {
+    const response = await this.rpc.deleteBatch({ queue, receiptHandles: [...receiptHandles] });
+    return response.results.map(entryResultFromWire);
+  }
+
+  /** Sets a lease's deadline to now + visibilityTimeoutMs (0 releases the message); returns the new deadline. */
+  async changeVisibility(queue: string, receiptHandle: string, visibilityTimeoutMs: number): Promise<Date> {
+    const response = await this.rpc.changeVisibility({
+      queue,
+      receiptHandle,
+      visibilityTimeout: durationFromMs(visibilityTimeoutMs),
+    });
+    return response.leaseDeadline === undefined ? new Date(0) : timestampDate(response.leaseDeadline);
+  }
+
+  /** Changes several leases; one result per handle, in order. */
+  async changeVisibilityBatch(
+    queue: string,
+    receiptHandles: readonly string[],
+    visibilityTimeoutMs: number,
+  ): Promise<EntryResult[]> {
+    const response = await this.rpc.changeVisibilityBatch({
+      queue,
+      receiptHandles: [...receiptHandles],
+      visibilityTimeout: durationFromMs(visibilityTimeoutMs),
+    });
+    return response.results.map(entryResultFromWire);
+  }
+
+  /** Opens a Heartbeat stream to renew leases, save checkpoints and hear of leases lost. */
+  heartbeat(): HeartbeatStream {
+    return new HeartbeatStream(this.rpc.heartbeat());
+  }
+
+  /** Starts a Consumer: a receive loop that runs handler on each message, holding its lease until it settles. */
+  consume(queue: string, handler: MessageHandler, options: ConsumerOptions = {}): Consumer {
+    return new Consumer(this, queue, handler, options);
+  }
+
+  /** Closes the channel; calls still running fail. Stop consumers first. */
+  close(): void {
+    this.rpc.close();
+  }
+}

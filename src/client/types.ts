@@ -1,0 +1,127 @@
+import type { RpcError } from "./rpc-error.js";
+
+/** How a queue treats its messages, as the server reports it: every default filled in, durations in milliseconds. */
+export interface QueueConfig {
+  readonly visibilityTimeoutMs: number;
+  readonly delayMs: number;
+  readonly retentionMs: number;
+  readonly maxMessageBytes: number;
+  readonly receiveWaitTimeMs: number;
+  readonly maxInFlight: number;
+  readonly maxLeaseDurationMs: number;
+}
+
+/** A queue configuration to create or update a queue with: an unset (or 0) field takes its default. */
+export type QueueConfigInput = { readonly [K in keyof QueueConfig]?: number | undefined };
+
+/** Message counts of a queue, exact at the time of the call. */
+export interface QueueStats {
+  readonly visible: number;
+  readonly inFlight: number;
+  readonly delayed: number;
+  /** Age of the oldest message by send time; undefined when the queue is empty. */
+  readonly oldestMessageAgeMs?: number;
+}
+
+/** A queue with its configuration and counts. */
+export interface Queue {
+  readonly name: string;
+  readonly config: QueueConfig;
+  readonly stats: QueueStats;
+  readonly createTime: Date;
+}
+
+/** One page of queues, in name order. */
+export interface QueuePage {
+  readonly queues: Queue[];
+  /** Pass to the next listQueues call; empty on the last page. */
+  readonly nextPageToken: string;
+}
+
+/** Which page of queues listQueues returns. */
+export interface ListQueuesOptions {
+  readonly prefix?: string | undefined;
+  /** 0 or unset means 100; at most 1000. */
+  readonly pageSize?: number | undefined;
+  readonly pageToken?: string | undefined;
+}
+
+/** A message body: bytes, or a string sent as UTF-8. */
+export type MessageBody = Uint8Array | string;
+
+/** The optional parts of a message to send. */
+export interface SendOptions {
+  readonly attributes?: Readonly<Record<string, string>> | undefined;
+  /** Hides the message this long after it is sent; unset means the queue's delay, 0 means none. */
+  readonly delayMs?: number | undefined;
+}
+
+/** One message of a sendBatch. */
+export interface SendBatchEntry extends SendOptions {
+  readonly body: MessageBody;
+}
+
+/** How a receive behaves; unset fields take the queue's settings. */
+export interface ReceiveOptions {
+  /** 1 to 100; unset means 1. */
+  readonly maxMessages?: number | undefined;
+  readonly visibilityTimeoutMs?: number | undefined;
+  /** How long to wait for a message when none is visible; 0 to 20000. */
+  readonly waitTimeMs?: number | undefined;
+  /** Cancels the call: a waiting receive then takes nothing and fails with CANCELLED. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** One delivery of a message. */
+export interface ReceivedMessage {
+  readonly messageId: string;
+  /** Names this delivery's lease; stops working once the message is received again. */
+  readonly receiptHandle: string;
+  readonly body: Uint8Array;
+  readonly attributes: Readonly<Record<string, string>>;
+  /** How many times the message has been delivered, this delivery included. */
+  readonly receiveCount: number;
+  readonly sendTime: Date;
+  readonly firstReceiveTime: Date;
+  /** When this lease runs out, by the server's clock. */
+  readonly leaseDeadline: Date;
+  /** The progress an earlier delivery saved with a Heartbeat renewal; undefined when none was. */
+  readonly checkpoint?: Uint8Array;
+}
+
+/** The outcome of one handle of a batch call. */
+export interface EntryResult {
+  readonly receiptHandle: string;
+  /** Why this entry failed; undefined on success. */
+  readonly error?: RpcError;
+  /** For changeVisibilityBatch, the lease's new deadline on success. */
+  readonly leaseDeadline?: Date;
+}
+
+/** One lease to renew on a Heartbeat stream. */
+export interface LeaseRenewal {
+  readonly receiptHandle: string;
+  /** The lease then runs until now + this; unset means the queue's visibility timeout, 0 releases the message. */
+  readonly visibilityTimeoutMs?: number | undefined;
+  /** Progress to store durably with the message, at most 64 KiB; unset keeps the last one. */
+  readonly checkpoint?: Uint8Array | undefined;
+}
+
+/** One request of a Heartbeat stream. */
+export interface HeartbeatRequest {
+  readonly queue: string;
+  /** 0 to 1000 renewals. */
+  readonly leases: readonly LeaseRenewal[];
+  /** Read from a stream's first request only: release every lease it tracks when the stream breaks. */
+  readonly releaseOnDisconnect?: boolean | undefined;
+}
+
+/** Whether a lease is still held, as a Heartbeat stream reports it. */
+export interface LeaseState {
+  readonly receiptHandle: string;
+  readonly held: boolean;
+  /** The lease's deadline, when held. */
+  readonly leaseDeadline?: Date;
+  /** Why the lease is not held (LEASE_EXPIRED, LEASE_SUPERSEDED, MESSAGE_NOT_FOUND, RELEASED, ...); empty when held. */
+  readonly reason: string;
+}

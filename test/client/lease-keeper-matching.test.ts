@@ -1,0 +1,194 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { LeaseKeeper } from "../../src/client/lease-keeper.js";
+import { LeaseLostError } from "../../src/client/lease-lost-error.js";
+import { RpcError } from "../../src/client/rpc-error.js";
+import { held, lost, ScriptedStream } from "./scripted-stream.js";
+
+// Leases of a minute: no renewal or expiry timer fires during these tests, so
+// every request is one the test caused with a checkpoint or a release.
+const leaseMs = 60_000;
+
+describe("LeaseKeeper's matching of Heartbeat responses", () => {
+  const streams: ScriptedStream[] = [];
+  const errors: unknown[] = [];
+  let keeper: LeaseKeeper;
+
+  function start(): ScriptedStream {
+    keeper = new LeaseKeeper({
+      queue: "jobs",
+      openStream: () => {
+        const stream = new ScriptedStream();
+        streams.push(stream);
+        return stream;
+      },
+      visibilityTimeoutMs: undefined,
+      leaseMs,
+      renewFraction: 1 / 3,
+      onError: (error) => errors.push(error),
+    });
+    return streams[0]!;
+  }
+
+  function hold(handle: string): { lease: ReturnType<LeaseKeeper["hold"]>; losses: LeaseLostError[] } {
+    const losses: LeaseLostError[] = [];
+    return { lease: keeper.hold(handle, performance.now(), (error) => losses.push(error)), losses };
+  }
+
+  /** Lets the keeper's reader take in what was pushed. */
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+  /** Expects the renewal that names freshly held leases on the stream, and answers it: held. */
+  async function registered(stream: ScriptedStream, ...handles: string[]): Promise<void> {
+    await settle();
+    expect(stream.sent.at(-1)!.leases.map((l) => l.receiptHandle)).toEqual(handles);
+    stream.push(handles.map((handle) => held(handle)));
+    await settle();
+  }
+
+  afterEach(async () => {
+    const closing = keeper.close(1000);
+    streams.at(-1)?.finish();
+    await closing;
+    streams.splice(0);
+    errors.splice(0);
+  });
+
+  it("opens with an empty request that asks for release on disconnect, and sends one request at a time", async () => {
+    const stream = start();
+    expect(stream.sent).toEqual([{ queue: "jobs", releaseOnDisconnect: true, leases: [] }]);
+    const a = hold("a");
+    const saved = a.lease.checkpoint(Buffer.from("1"));
+    await settle();
+    expect(stream.sent).toHaveLength(1);
+    stream.push([]);
+    await settle();
+    expect(stream.sent[1]!.leases).toEqual([{ receiptHandle: "a", visibilityTimeoutMs: undefined, checkpoint: Buffer.from("1") }]);
+    stream.push([held("a")]);
+    await saved;
+  });
+
+  it("a notice about another lease, while a request is in flight, loses that lease only", async () => {
+    const stream = start();
+    const a = hold("a");
+    const b = hold("b");
+    stream.push([]);
+    await registered(stream, "a", "b");
+    const saved = a.lease.checkpoint(Buffer.from("x"));
+    await settle();
+    stream.push([lost("b", "LEASE_EXPIRED")]);
+    await settle();
+    expect(b.losses.map((e) => e.reason)).toEqual(["LEASE_EXPIRED"]);
+    expect(a.losses).toEqual([]);
+    stream.push([held("a")]);
+    await expect(saved).resolves.toBeUndefined();
+  });
+
+  it("a notice about a lease in flight waits for the answer, which decides", async () => {
+    const stream = start();
+    const a = hold("a");
+    const b = hold("b");
+    const savedA = a.lease.checkpoint(Buffer.from("a"));
+    const savedB = b.lease.checkpoint(Buffer.from("b"));
+    stream.push([]);
+    await settle();
+    expect(stream.sent[1]!.leases.map((l) => l.receiptHandle)).toEqual(["a", "b"]);
+    // Expired just before the server read the request, which then took it back.
+    stream.push([lost("a", "LEASE_EXPIRED")]);
+    stream.push([held("a"), held("b")]);
+    await Promise.all([savedA, savedB]);
+    expect(a.losses).toEqual([]);
+  });
+
+  it("a notice naming exactly the handles in flight is taken as the answer; the late true answer changes nothing", async () => {
+    const stream = start();
+    const a = hold("a");
+    stream.push([]);
+    await registered(stream, "a");
+    const saved = a.lease.checkpoint(Buffer.from("x"));
+    await settle();
+    stream.push([lost("a", "LEASE_EXPIRED")]);
+    await expect(saved).rejects.toMatchObject({ reason: "LEASE_EXPIRED" });
+    expect(a.losses.map((e) => e.reason)).toEqual(["LEASE_EXPIRED"]);
+
+    const b = hold("b");
+    const savedB = b.lease.checkpoint(Buffer.from("y"));
+    await settle();
+    // b's registration is in flight; its checkpoint waits for the next request.
+    expect(stream.sent.at(-1)!.leases.map((l) => l.receiptHandle)).toEqual(["b"]);
+    stream.push([held("a")]); // the true, late answer about a
+    await settle();
+    stream.push([held("b")]);
+    await settle();
+    expect(stream.sent.at(-1)!.leases).toEqual([{ receiptHandle: "b", visibilityTimeoutMs: undefined, checkpoint: Buffer.from("y") }]);
+    stream.push([held("b")]);
+    await expect(savedB).resolves.toBeUndefined();
+    expect(b.losses).toEqual([]);
+  });
+
+  it("sends a release only after the renewal in flight is answered, so that no renewal can follow it", async () => {
+    const stream = start();
+    const a = hold("a");
+    stream.push([]);
+    await registered(stream, "a");
+    const saved = a.lease.checkpoint(Buffer.from("x"));
+    await settle();
+    const released = a.lease.release(0);
+    await settle();
+    expect(stream.sent).toHaveLength(3);
+    stream.push([held("a")]);
+    await saved;
+    await settle();
+    expect(stream.sent[3]!.leases).toEqual([{ receiptHandle: "a", visibilityTimeoutMs: 0, checkpoint: undefined }]);
+    stream.push([lost("a", "RELEASED")]);
+    await expect(released).resolves.toBeUndefined();
+    expect(a.losses).toEqual([]);
+  });
+
+  it("reopens a broken stream, renewing every lease held and sending again what was unanswered", async () => {
+    const first = start();
+    const a = hold("a");
+    const b = hold("b");
+    first.push([]);
+    await settle();
+    const saved = a.lease.checkpoint(Buffer.from("x"));
+    await settle();
+    const broken = new RpcError(14, "", "connection lost");
+    first.fail(broken);
+    await vi.waitFor(() => expect(streams).toHaveLength(2));
+    expect(errors).toEqual([broken]);
+    const second = streams[1]!;
+    expect(second.sent).toEqual([
+      {
+        queue: "jobs",
+        releaseOnDisconnect: true,
+        leases: [
+          { receiptHandle: "a", visibilityTimeoutMs: undefined, checkpoint: Buffer.from("x") },
+          { receiptHandle: "b", visibilityTimeoutMs: undefined, checkpoint: undefined },
+        ],
+      },
+    ]);
+    second.push([held("a"), lost("b", "LEASE_SUPERSEDED")]);
+    await expect(saved).resolves.toBeUndefined();
+    expect(b.losses.map((e) => e.reason)).toEqual(["LEASE_SUPERSEDED"]);
+  });
+
+  it("close() waits for pending releases, then half-closes and forgets the rest", async () => {
+    const stream = start();
+    const a = hold("a");
+    hold("b");
+    stream.push([]);
+    await registered(stream, "a", "b");
+    const released = a.lease.release(2000);
+    const closing = keeper.close(5000);
+    await settle();
+    expect(stream.halfClosed).toBe(false);
+    stream.push([held("a")]);
+    await released;
+    await settle();
+    expect(stream.halfClosed).toBe(true);
+    stream.finish();
+    await closing;
+    expect(stream.cancelled).toBe(false);
+    expect(errors).toEqual([]);
+  });
+});
