@@ -372,12 +372,7 @@ export class LeaseKeeper {
 
   /** Puts back what an unanswered request carried: it goes again on the next stream. */
   private requeueInFlight(): void {
-    const request = this.inFlight;
-    if (request === undefined) return;
-    clearTimeout(request.stall);
-    this.inFlight = undefined;
-    for (const { lease, checkpoint, release } of request.entries) {
-      lease.inFlight = false;
+    for (const { lease, checkpoint, release } of this.takeInFlight()) {
       if (lease.state === "gone") {
         if (checkpoint !== undefined) settle(checkpoint.waiters, lease.endError ?? new Error("the lease ended"));
         if (release !== undefined) settle(release.waiters);
@@ -394,15 +389,20 @@ export class LeaseKeeper {
   }
 
   private dropInFlight(): void {
-    const request = this.inFlight;
-    if (request === undefined) return;
-    clearTimeout(request.stall);
-    this.inFlight = undefined;
-    for (const { lease, checkpoint, release } of request.entries) {
-      lease.inFlight = false;
+    for (const { checkpoint, release } of this.takeInFlight()) {
       if (checkpoint !== undefined) settle(checkpoint.waiters, new Error("the consumer stopped"));
       if (release !== undefined) settle(release.waiters);
     }
+  }
+
+  /** Takes the unanswered request out of flight (its answer will not come) and returns its entries. */
+  private takeInFlight(): Entry[] {
+    const request = this.inFlight;
+    if (request === undefined) return [];
+    clearTimeout(request.stall);
+    this.inFlight = undefined;
+    for (const { lease } of request.entries) lease.inFlight = false;
+    return request.entries;
   }
 
   private hasPending(): boolean {
