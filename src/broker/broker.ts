@@ -1,14 +1,17 @@
 import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
 import type { Store, StoredState, StoreOp } from "../store/store.js";
 import { systemClock, type Clock } from "./clock.js";
+import { BackgroundWork } from "./background-work.js";
+import { DeadLetters } from "./dead-letters.js";
 import { LeaseChanges } from "./lease-changes.js";
+import { LeaseEndings } from "./lease-endings.js";
 import { LeaseStream, LeaseTracking, type LeaseStreamListener } from "./lease-tracking.js";
 import { Maintenance } from "./maintenance.js";
 import { intakeMessages } from "./message-intake.js";
 import { formatMessageId } from "./message-id.js";
 import type { QueueConfigInput } from "./queue-config.js";
 import { QueueRegistry } from "./queue-registry.js";
-import type { QueueState } from "./queue-state.js";
+import type { LiveMessage, QueueState } from "./queue-state.js";
 import { ReceiptHandles } from "./receipt-handles.js";
 import { checkBatchSize, checkRenewalCount, checkVisibilityTimeout, resolveReceiveOptions } from "./request-limits.js";
 import { rescheduleOp } from "./store-ops.js";
@@ -36,6 +39,8 @@ export interface BrokerOptions {
 /** Messages a receive has leased, and the pending write that makes the leases durable. */
 interface Taken extends TakenMessages {
   readonly written: Promise<void>;
+  /** Spent messages this answer delivers for the last time, to dead-letter once read. */
+  readonly deadLetterAfter: LiveMessage[];
 }
 
 /**
@@ -50,6 +55,9 @@ export class Broker {
   private readonly waiting: WaitingReceives;
   private readonly leases = new LeaseTracking();
   private readonly leaseChanges: LeaseChanges;
+  private readonly deadLetters: DeadLetters;
+  private readonly endings: LeaseEndings;
+  private readonly background: BackgroundWork;
   private readonly openStreams = new Set<LeaseStream>();
   private readonly maintenance: Maintenance;
   private closed = false;
@@ -61,16 +69,23 @@ export class Broker {
     onBackgroundError: (error: unknown) => void,
   ) {
     this.handles = new ReceiptHandles(stored.handleKey);
-    this.leaseChanges = new LeaseChanges(clock, this.handles, this.leases);
     this.waiting = new WaitingReceives(clock);
     this.registry = new QueueRegistry(store, clock, { onDeleted: (queue) => this.forgetQueue(queue) }, stored);
+    this.deadLetters = new DeadLetters(store, clock, this.registry, (queue) => this.maintenance.advance(queue));
+    this.background = new BackgroundWork(onBackgroundError);
+    this.endings = new LeaseEndings(clock, this.leases, this.deadLetters, this.background);
+    this.leaseChanges = new LeaseChanges(clock, this.handles, this.leases, this.endings);
     this.maintenance = new Maintenance(
       clock,
       this.registry,
       this.waiting,
       (ops) => store.commit(ops),
       onBackgroundError,
-      (queue, expired) => this.leases.expired(queue, expired),
+      (queue, expired) => {
+        this.leases.expired(queue, expired);
+        const ops = this.endings.endAll(queue, expired, "expired");
+        if (ops.length > 0) this.background.start(store.commit(ops));
+      },
       (queue, removed) => removed.forEach((message) => this.leases.untrack(queue, message.id)),
     );
   }
@@ -144,8 +159,21 @@ export class Broker {
     this.maintenance.advance(queue);
     const take = (): Taken | undefined => {
       const taken = takeVisible(queue, maxMessages, visibilityTimeoutMs, this.clock.now());
+      if (taken === undefined) return undefined;
+      if (taken.spent.length > 0) this.endings.endAll(queue, taken.spent, "released");
+      if (taken.messages.length === 0) return undefined;
       // Written at once, so that the disk sees changes in the order memory did.
-      return taken && { ...taken, written: this.store.commit(taken.ops) };
+      const written = this.store.commit(taken.ops);
+      // A receive that hides nothing ends its leases at once: messages on their
+      // last allowed delivery leave for the dead-letter queue, but only once
+      // this answer has read their bodies. Until then nobody else sees them.
+      const deadLetterAfter =
+        visibilityTimeoutMs === 0 ? taken.messages.filter((message) => DeadLetters.isSpent(queue, message)) : [];
+      for (const message of deadLetterAfter) {
+        queue.remove(message);
+        this.leases.untrack(queue, message.id);
+      }
+      return { ...taken, written, deadLetterAfter };
     };
     let taken = take();
     const atInFlightLimit = visibilityTimeoutMs > 0 && queue.inFlight >= queue.record.config.maxInFlight;
@@ -209,6 +237,29 @@ export class Broker {
     return outcomes;
   }
 
+  /**
+   * Moves visible messages out of a dead-letter queue, oldest first, to a
+   * destination queue or back to each one's source queue; `maxMessages` 0
+   * means all, `maxPerSecond` 0 no limit. Returns how many moved.
+   */
+  async redriveMessages(
+    deadLetterQueueName: string,
+    destinationName: string,
+    maxMessages: number,
+    maxPerSecond: number,
+    signal?: AbortSignal,
+  ): Promise<number> {
+    const deadLetterQueue = this.registry.get(deadLetterQueueName, "dead_letter_queue");
+    const destination = destinationName === "" ? undefined : this.registry.get(destinationName, "destination_queue");
+    if (destination === deadLetterQueue) {
+      throw invalidArgument("destination_queue", "must be another queue than the dead-letter queue");
+    }
+    if (!Number.isSafeInteger(maxMessages) || maxMessages < 0) throw invalidArgument("max_messages", "must not be negative");
+    if (!Number.isInteger(maxPerSecond) || maxPerSecond < 0) throw invalidArgument("max_per_second", "must not be negative");
+    this.maintenance.advance(deadLetterQueue);
+    return this.deadLetters.redrive(deadLetterQueue, destination, maxMessages || Infinity, maxPerSecond, signal);
+  }
+
   // ---- Lease streams (Heartbeat) ----------------------------------------
 
   /** Opens a stream of lease renewals; the listener hears of its leases that expire. */
@@ -253,8 +304,14 @@ export class Broker {
   }
 
   /** Does now everything that is due: expired leases and delays become visible, retention runs. */
-  runMaintenance(): Promise<void> {
-    return this.maintenance.runDue();
+  async runMaintenance(): Promise<void> {
+    await this.maintenance.runDue();
+    await this.background.settled();
+  }
+
+  /** Resolves once background work (dead-letter moves, writes after expiries) has finished. */
+  settled(): Promise<void> {
+    return this.background.settled();
   }
 
   /**
@@ -283,7 +340,8 @@ export class Broker {
     const counts = queue.counts();
     const oldestMessageAgeMs =
       counts.oldestSendTime === undefined ? undefined : Math.max(0, this.clock.now() - counts.oldestSendTime);
-    return { name, config, createTime, counts, oldestMessageAgeMs };
+    const deadLetterSourceQueues = this.registry.deadLetterSourcesOf(name);
+    return { name, config, createTime, counts, oldestMessageAgeMs, deadLetterSourceQueues };
   }
 
   private async storeMessages(queueName: string, messages: readonly OutgoingMessage[], batchField: string): Promise<string[]> {
@@ -304,7 +362,11 @@ export class Broker {
   /** Makes a take durable, reads the bodies, and builds the deliveries. */
   private async deliver(queue: QueueState, taken: Taken, signal: AbortSignal | undefined): Promise<Delivery[]> {
     const { dataId, queueId } = queue.record;
-    const [contents] = await Promise.all([this.store.readMessages(dataId, taken.messages), taken.written]);
+    // Read only once the lease is written: batches land in call order, so a
+    // checkpoint saved with the release that freed a message is on disk by then.
+    await taken.written;
+    const contents = await this.store.readMessages(dataId, taken.messages);
+    if (taken.deadLetterAfter.length > 0) this.background.start(this.deadLetters.deadLetter(queue, taken.deadLetterAfter));
     if (signal?.aborted) {
       await this.releaseTaken(queue, taken);
       return [];
@@ -324,6 +386,7 @@ export class Broker {
         firstReceiveTime: message.firstReceiveAt,
         leaseDeadline: taken.leaseDeadline,
         checkpoint: content.checkpoint,
+        deadLetter: content.deadLetter,
       });
     });
     return deliveries;
@@ -336,6 +399,9 @@ export class Broker {
     taken.messages.forEach((message, index) => {
       if (message.epoch !== taken.epochs[index] || !queue.messages.has(message.id)) return;
       const fromReadyAt = message.readyAt;
+      // Nobody saw this delivery: it does not count toward max_receive_count.
+      message.receiveCount--;
+      if (message.receiveCount === 0) message.firstReceiveAt = 0;
       queue.reschedule(message, now, false, now);
       ops.push(rescheduleOp(queue.record.dataId, fromReadyAt, message));
     });

@@ -2,12 +2,16 @@ import { HoldshelfError } from "../errors/holdshelf-error.js";
 import type { StoreOp } from "../store/store.js";
 import type { Clock } from "./clock.js";
 import { findLeasedMessage } from "./lease-fence.js";
+import type { LeaseEndings } from "./lease-endings.js";
 import type { LeaseStream, LeaseTracking, TrackedLease } from "./lease-tracking.js";
 import type { LiveMessage, QueueState } from "./queue-state.js";
 import type { ReceiptHandles } from "./receipt-handles.js";
 import { checkCheckpoint, checkVisibilityTimeout } from "./request-limits.js";
 import { removeMessageOp, rescheduleOp } from "./store-ops.js";
 import type { LeaseRenewal, LeaseState } from "./types.js";
+
+/** Renewal failures that mean the stream no longer holds the lease at all. */
+const leaseGone: ReadonlySet<string> = new Set(["LEASE_SUPERSEDED", "MESSAGE_NOT_FOUND", "RECEIPT_HANDLE_INVALID"]);
 
 /**
  * The rules for one lease: delete, change, renew and release. Each checks
@@ -19,6 +23,7 @@ export class LeaseChanges {
     private readonly clock: Clock,
     private readonly handles: ReceiptHandles,
     private readonly tracking: LeaseTracking,
+    private readonly endings: LeaseEndings,
   ) {}
 
   /** Deletes the message a handle names; nothing if it is already gone. */
@@ -44,7 +49,8 @@ export class LeaseChanges {
     const now = this.clock.now();
     const deadline = now + timeoutMs;
     const limit = message.leaseStart + queue.record.config.maxLeaseDurationMs;
-    if (deadline > limit) {
+    // A release can never hold a lease too long, however late it comes.
+    if (timeoutMs > 0 && deadline > limit) {
       throw new HoldshelfError(
         "LEASE_LIMIT_EXCEEDED",
         `the lease may not run past ${new Date(limit).toISOString()}, max_lease_duration after its receive`,
@@ -52,8 +58,11 @@ export class LeaseChanges {
     }
     const fromReadyAt = message.readyAt;
     queue.reschedule(message, deadline, timeoutMs > 0, now);
-    if (timeoutMs === 0) this.tracking.untrack(queue, message.id);
     ops.push(rescheduleOp(queue.record.dataId, fromReadyAt, message));
+    if (timeoutMs === 0) {
+      this.tracking.untrack(queue, message.id);
+      ops.push(...this.endings.endAll(queue, [message], "released"));
+    }
     return { message, deadline };
   }
 
@@ -78,27 +87,28 @@ export class LeaseChanges {
       return { receiptHandle, held: true, leaseDeadline: deadline };
     } catch (error) {
       if (!(error instanceof HoldshelfError)) throw error;
+      // Only a lease that is gone stops being tracked: one refused a bad
+      // timeout or checkpoint, or an extension past its cap, is still held
+      // until its deadline, and its expiry is still worth telling.
       const lost = stream.tracked.get(receiptHandle);
-      if (lost !== undefined) this.tracking.untrack(lost.queue, lost.messageId);
+      if (lost !== undefined && leaseGone.has(error.reason)) this.tracking.untrack(lost.queue, lost.messageId);
       return { receiptHandle, held: false, reason: error.reason };
     }
   }
 
   /**
-   * Makes leases a broken stream held visible at once, skipping any whose
+   * Ends the leases a broken stream held, as their queues' rules say (at
+   * once, after a backoff, or to the dead-letter queue), skipping any whose
    * message was since deleted or delivered again: another consumer's later
    * delivery is never released. Returns the writes, by queue.
    */
   release(leases: readonly TrackedLease[]): Map<QueueState, StoreOp[]> {
-    const now = this.clock.now();
     const opsByQueue = new Map<QueueState, StoreOp[]>();
     for (const { queue, messageId, epoch } of leases) {
       const message = queue.messages.get(messageId);
       if (queue.deleted || message === undefined || message.epoch !== epoch || !message.leased) continue;
-      const fromReadyAt = message.readyAt;
-      queue.reschedule(message, now, false, now);
       const ops = opsByQueue.get(queue) ?? [];
-      ops.push(rescheduleOp(queue.record.dataId, fromReadyAt, message));
+      ops.push(...this.endings.endAll(queue, [message], "disconnected"));
       opsByQueue.set(queue, ops);
     }
     return opsByQueue;

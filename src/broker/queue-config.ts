@@ -4,8 +4,20 @@ const second = 1000;
 const hour = 3600 * second;
 const day = 24 * hour;
 
-/** A queue's configuration, every field set. Durations are in milliseconds. */
-export interface QueueConfig {
+/** Where messages go that keep failing, and after how many deliveries. */
+export interface RedrivePolicy {
+  readonly deadLetterQueue: string;
+  readonly maxReceiveCount: number;
+}
+
+/** How long a message waits before a retry: min(max, min × 2^(receive count − 1)). */
+export interface RetryPolicy {
+  readonly minBackoffMs: number;
+  readonly maxBackoffMs: number;
+}
+
+/** A queue's numeric settings. Durations are in milliseconds. */
+export interface QueueLimits {
   readonly visibilityTimeoutMs: number;
   readonly delayMs: number;
   readonly retentionMs: number;
@@ -15,11 +27,20 @@ export interface QueueConfig {
   readonly maxLeaseDurationMs: number;
 }
 
-/** A configuration as a request gives it: an undefined field takes its default. */
-export type QueueConfigInput = { readonly [K in keyof QueueConfig]?: number | undefined };
+/** A queue's configuration, every field resolved; the policies are undefined when not set. */
+export interface QueueConfig extends QueueLimits {
+  readonly redrivePolicy: RedrivePolicy | undefined;
+  readonly retryPolicy: RetryPolicy | undefined;
+}
 
-/** The configuration of a queue created with nothing set. */
-export const defaultQueueConfig: QueueConfig = {
+/** A configuration as a request gives it: an undefined field takes its default. */
+export type QueueConfigInput = { readonly [K in keyof QueueLimits]?: number | undefined } & {
+  readonly redrivePolicy?: RedrivePolicy | undefined;
+  readonly retryPolicy?: RetryPolicy | undefined;
+};
+
+/** The numeric settings of a queue created with nothing set. */
+export const defaultQueueLimits: QueueLimits = {
   visibilityTimeoutMs: 30 * second,
   delayMs: 0,
   retentionMs: 4 * day,
@@ -29,8 +50,16 @@ export const defaultQueueConfig: QueueConfig = {
   maxLeaseDurationMs: 12 * hour,
 };
 
+/** The configuration of a queue created with nothing set. */
+export const defaultQueueConfig: QueueConfig = { ...defaultQueueLimits, redrivePolicy: undefined, retryPolicy: undefined };
+
 /** The longest a Receive may wait, whatever the queue says. */
 export const maxReceiveWaitMs = 20 * second;
+
+/** Bounds of a redrive policy's max_receive_count. */
+export const maxReceiveCountBounds = [1, 1000] as const;
+/** The longest retry backoff. */
+export const maxBackoffMs = 12 * hour;
 
 /** Fixed bounds of the fields whose bounds do not depend on other fields. */
 const fixedBounds = {
@@ -42,7 +71,7 @@ const fixedBounds = {
 } as const;
 
 /** Proto field names, for field violations. */
-const fieldNames: { readonly [K in keyof QueueConfig]: string } = {
+const fieldNames: { readonly [K in keyof QueueLimits]: string } = {
   visibilityTimeoutMs: "visibility_timeout",
   delayMs: "delay",
   retentionMs: "retention",
@@ -52,36 +81,68 @@ const fieldNames: { readonly [K in keyof QueueConfig]: string } = {
   maxLeaseDurationMs: "max_lease_duration",
 };
 
+const limitKeys = Object.keys(defaultQueueLimits) as (keyof QueueLimits)[];
+
 /**
  * Fills in defaults and checks every bound, naming the first bad field as
- * `<prefix><field>`. Throws INVALID_ARGUMENT.
+ * `<prefix><field>`. Throws INVALID_ARGUMENT. Whether a redrive policy's
+ * dead-letter queue exists is for the registry to check.
  */
 export function resolveQueueConfig(input: QueueConfigInput | undefined, prefix = "config."): QueueConfig {
-  const config = { ...defaultQueueConfig };
-  for (const key of Object.keys(defaultQueueConfig) as (keyof QueueConfig)[]) {
+  const limits = { ...defaultQueueLimits };
+  for (const key of limitKeys) {
     const value = input?.[key];
-    if (value !== undefined) config[key] = value;
+    if (value !== undefined) limits[key] = value;
   }
-  const check = (key: keyof QueueConfig, min: number, max: number): void => {
-    const value = config[key];
+  const check = (value: number, min: number, max: number, field: string, unit: "ms" | ""): void => {
     if (!Number.isInteger(value) || value < min || value > max) {
-      throw invalidArgument(prefix + fieldNames[key], `must be between ${describe(key, min)} and ${describe(key, max)}`);
+      throw invalidArgument(prefix + field, `must be between ${describe(min, unit)} and ${describe(max, unit)}`);
     }
   };
+  const checkLimit = (key: keyof QueueLimits, min: number, max: number): void =>
+    check(limits[key], min, max, fieldNames[key], key.endsWith("Ms") ? "ms" : "");
   for (const key of Object.keys(fixedBounds) as (keyof typeof fixedBounds)[]) {
     const [min, max] = fixedBounds[key];
-    check(key, min, max);
+    checkLimit(key, min, max);
   }
-  check("visibilityTimeoutMs", 0, config.maxLeaseDurationMs);
-  check("delayMs", 0, config.retentionMs);
-  return config;
+  checkLimit("visibilityTimeoutMs", 0, limits.maxLeaseDurationMs);
+  checkLimit("delayMs", 0, limits.retentionMs);
+  const { redrivePolicy, retryPolicy } = input ?? {};
+  if (redrivePolicy !== undefined) {
+    if (!/^[A-Za-z0-9_-]{1,80}$/.test(redrivePolicy.deadLetterQueue)) {
+      throw invalidArgument(`${prefix}redrive_policy.dead_letter_queue`, "must be the name of an existing queue");
+    }
+    const [min, max] = maxReceiveCountBounds;
+    check(redrivePolicy.maxReceiveCount, min, max, "redrive_policy.max_receive_count", "");
+  }
+  if (retryPolicy !== undefined) {
+    check(retryPolicy.minBackoffMs, 0, maxBackoffMs, "retry_policy.min_backoff", "ms");
+    check(retryPolicy.maxBackoffMs, retryPolicy.minBackoffMs, maxBackoffMs, "retry_policy.max_backoff", "ms");
+  }
+  return {
+    ...limits,
+    redrivePolicy: redrivePolicy && { deadLetterQueue: redrivePolicy.deadLetterQueue, maxReceiveCount: redrivePolicy.maxReceiveCount },
+    retryPolicy: retryPolicy && { minBackoffMs: retryPolicy.minBackoffMs, maxBackoffMs: retryPolicy.maxBackoffMs },
+  };
 }
 
 /** Whether two resolved configurations are the same. */
 export function sameQueueConfig(a: QueueConfig, b: QueueConfig): boolean {
-  return (Object.keys(defaultQueueConfig) as (keyof QueueConfig)[]).every((key) => a[key] === b[key]);
+  return (
+    limitKeys.every((key) => a[key] === b[key]) &&
+    a.redrivePolicy?.deadLetterQueue === b.redrivePolicy?.deadLetterQueue &&
+    a.redrivePolicy?.maxReceiveCount === b.redrivePolicy?.maxReceiveCount &&
+    a.retryPolicy?.minBackoffMs === b.retryPolicy?.minBackoffMs &&
+    a.retryPolicy?.maxBackoffMs === b.retryPolicy?.maxBackoffMs
+  );
 }
 
-function describe(key: keyof QueueConfig, value: number): string {
-  return key.endsWith("Ms") ? `${value / second}s` : String(value);
+/** How long a message waits before its next delivery after a lease ended, under a retry policy. */
+export function retryBackoffMs(policy: RetryPolicy, receiveCount: number): number {
+  // 2^(n-1) overflows to Infinity for huge counts; min() still gives max_backoff.
+  return Math.min(policy.maxBackoffMs, policy.minBackoffMs * 2 ** Math.max(0, receiveCount - 1));
+}
+
+function describe(value: number, unit: "ms" | ""): string {
+  return unit === "ms" ? `${value / second}s` : String(value);
 }

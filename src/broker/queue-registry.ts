@@ -1,7 +1,7 @@
 import { HoldshelfError, invalidArgument, queueNotFound } from "../errors/holdshelf-error.js";
-import type { QueueRecord, Store, StoredState } from "../store/store.js";
+import type { QueueRecord, ScheduleEntry, Store, StoredState } from "../store/store.js";
 import type { Clock } from "./clock.js";
-import { resolveQueueConfig, sameQueueConfig, type QueueConfigInput } from "./queue-config.js";
+import { resolveQueueConfig, sameQueueConfig, type QueueConfig, type QueueConfigInput } from "./queue-config.js";
 import { QueueState } from "./queue-state.js";
 import { checkQueueName } from "./request-limits.js";
 
@@ -37,7 +37,7 @@ export class QueueRegistry {
       const now = clock.now();
       // Retention reads messages in enqueue order; the index is in ready order.
       schedule.sort((a, b) => a.enqueuedAt - b.enqueuedAt || (a.id < b.id ? -1 : 1));
-      for (const entry of schedule) queue.add(entry, now);
+      for (const entry of latestEntries(schedule)) queue.add(entry, now);
       this.byName.set(record.name, queue);
     }
   }
@@ -59,6 +59,7 @@ export class QueueRegistry {
   async create(name: string, input: QueueConfigInput | undefined): Promise<QueueState> {
     checkQueueName(name, "name");
     const config = resolveQueueConfig(input);
+    this.checkRedrive(name, config);
     return this.exclusive(name, async () => {
       const existing = this.byName.get(name);
       if (existing !== undefined) {
@@ -81,6 +82,7 @@ export class QueueRegistry {
   async update(name: string, input: QueueConfigInput | undefined): Promise<QueueState> {
     this.get(name, "name");
     const config = resolveQueueConfig(input);
+    this.checkRedrive(name, config);
     return this.exclusive(name, async () => {
       const queue = this.get(name, "name");
       const record = { ...queue.record, config };
@@ -95,6 +97,13 @@ export class QueueRegistry {
     this.get(name, "name");
     return this.exclusive(name, async () => {
       const queue = this.get(name, "name");
+      const sources = this.deadLetterSourcesOf(name);
+      if (sources.length > 0) {
+        throw new HoldshelfError(
+          "QUEUE_IN_USE",
+          `queue "${name}" is the dead-letter queue of ${sources.map((source) => `"${source}"`).join(", ")}; deleting it would lose their failed messages`,
+        );
+      }
       await this.store.commit([{ kind: "removeQueue", name }]);
       this.byName.delete(name);
       queue.deleted = true;
@@ -123,6 +132,20 @@ export class QueueRegistry {
     });
   }
 
+  /** The queues whose redrive policy names `name` as their dead-letter queue, in name order. */
+  deadLetterSourcesOf(name: string): string[] {
+    const sources: string[] = [];
+    for (const queue of this.byName.values()) {
+      if (queue.record.config.redrivePolicy?.deadLetterQueue === name) sources.push(queue.record.name);
+    }
+    return sources.sort();
+  }
+
+  /** The queue of that name, if there is one. */
+  find(name: string): QueueState | undefined {
+    return this.byName.get(name);
+  }
+
   /** A page of queues in name order. */
   list(prefix: string, pageSize: number, pageToken: string): { queues: QueueState[]; nextPageToken: string } {
     const size = pageSize || defaultPageSize;
@@ -134,6 +157,19 @@ export class QueueRegistry {
     const page = names.slice(0, size);
     const nextPageToken = names.length > size ? encodePageToken(page[page.length - 1]!) : "";
     return { queues: page.map((name) => this.byName.get(name)!), nextPageToken };
+  }
+
+  private checkRedrive(name: string, config: QueueConfig): void {
+    const target = config.redrivePolicy?.deadLetterQueue;
+    if (target === undefined) return;
+    if (target === name) {
+      throw invalidArgument("config.redrive_policy.dead_letter_queue", "must be another queue than this one");
+    }
+    if (!this.byName.has(target)) {
+      throw new HoldshelfError("DEAD_LETTER_QUEUE_NOT_FOUND", `dead-letter queue "${target}" does not exist`, {
+        violations: [{ field: "config.redrive_policy.dead_letter_queue", description: "must be an existing queue" }],
+      });
+    }
   }
 
   /**
@@ -158,6 +194,20 @@ export class QueueRegistry {
   private dropInBackground(dataId: number): void {
     this.store.dropData(dataId).catch(() => undefined);
   }
+}
+
+/**
+ * One index entry per message: the one of its latest delivery. A message
+ * has one entry unless a failed write left an old one behind; delivering
+ * from both would hand the same message out twice.
+ */
+function latestEntries(schedule: readonly ScheduleEntry[]): ScheduleEntry[] {
+  const latest = new Map<string, ScheduleEntry>();
+  for (const entry of schedule) {
+    const seen = latest.get(entry.id);
+    if (seen === undefined || entry.epoch > seen.epoch) latest.set(entry.id, entry);
+  }
+  return schedule.filter((entry) => latest.get(entry.id) === entry);
 }
 
 function encodePageToken(lastName: string): string {

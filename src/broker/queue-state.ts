@@ -126,9 +126,9 @@ export class QueueState {
   }
 
   private place(message: LiveMessage, now: number): void {
-    if (message.readyAt <= now) {
-      // A lease that is already over does not count as in flight.
-      message.leased = false;
+    // A lease whose time is up still goes to the hidden heap, so that the next
+    // advance reports it expired (after a restart, say) and its rules run.
+    if (message.readyAt <= now && !message.leased) {
       message.inVisibleHeap = true;
       this.visible.push(message);
     } else {

@@ -1,4 +1,5 @@
 import type { HoldshelfError } from "../errors/holdshelf-error.js";
+import type { DeadLetterOrigin } from "../store/store.js";
 import type { QueueConfig } from "./queue-config.js";
 import type { QueueCounts } from "./queue-state.js";
 
@@ -7,6 +8,8 @@ export interface QueueInfo {
   readonly name: string;
   readonly config: QueueConfig;
   readonly counts: QueueCounts;
+  /** The queues whose redrive policy names this one as their dead-letter queue. */
+  readonly deadLetterSourceQueues: string[];
   /** Age of the oldest message by send time; undefined when the queue is empty. */
   readonly oldestMessageAgeMs: number | undefined;
   readonly createTime: number;
@@ -43,6 +46,8 @@ export interface Delivery {
   readonly leaseDeadline: number;
   /** The last checkpoint a consumer saved on an earlier delivery. */
   readonly checkpoint: Uint8Array | undefined;
+  /** Set on a message in a dead-letter queue: where it came from and why. */
+  readonly deadLetter: DeadLetterOrigin | undefined;
 }
 
 /** One lease to renew on a Heartbeat stream. */

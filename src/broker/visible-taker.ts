@@ -1,6 +1,7 @@
 import type { StoreOp } from "../store/store.js";
+import { DeadLetters } from "./dead-letters.js";
 import type { LiveMessage, QueueState } from "./queue-state.js";
-import { perMessageOverheadBytes, receiveResponseBudgetBytes } from "./request-limits.js";
+import { maxCheckpointBytes, perMessageOverheadBytes, receiveResponseBudgetBytes } from "./request-limits.js";
 import { rescheduleOp } from "./store-ops.js";
 
 /** Messages a receive has leased in memory, with the writes that make the leases durable. */
@@ -10,6 +11,12 @@ export interface TakenMessages {
   readonly epochs: number[];
   readonly leaseDeadline: number;
   readonly ops: StoreOp[];
+  /**
+   * Visible messages that had every delivery their redrive policy allows (a
+   * crash or a policy change came between their last lease and their move):
+   * taken out of the heaps, never delivered, for the caller to dead-letter.
+   */
+  readonly spent: LiveMessage[];
 }
 
 /**
@@ -29,11 +36,18 @@ export function takeVisible(
   if (visibilityTimeoutMs > 0) limit = Math.min(limit, queue.record.config.maxInFlight - queue.inFlight);
   if (limit <= 0) return undefined;
   const messages: LiveMessage[] = [];
+  const spent: LiveMessage[] = [];
   let bytes = 0;
   while (messages.length < limit) {
     const next = queue.nextVisible();
     if (next === undefined) break;
-    bytes += next.size + perMessageOverheadBytes;
+    if (DeadLetters.isSpent(queue, next)) {
+      queue.takeNextVisible();
+      spent.push(next);
+      continue;
+    }
+    // A checkpoint rides along with the body; its size is not kept, so count the most it can be.
+    bytes += next.size + perMessageOverheadBytes + (next.hasCheckpoint ? maxCheckpointBytes : 0);
     if (messages.length > 0 && bytes > receiveResponseBudgetBytes) break;
     queue.takeNextVisible();
     messages.push(next);
@@ -48,5 +62,5 @@ export function takeVisible(
     queue.reschedule(message, leaseDeadline, visibilityTimeoutMs > 0, now);
     return rescheduleOp(queue.record.dataId, fromReadyAt, message);
   });
-  return { messages, epochs: messages.map((message) => message.epoch), leaseDeadline, ops };
+  return { messages, epochs: messages.map((message) => message.epoch), leaseDeadline, ops, spent };
 }

@@ -11,6 +11,7 @@ import {
   ListQueuesResponseSchema,
   PurgeQueueResponseSchema,
   ReceiveResponseSchema,
+  RedriveMessagesResponseSchema,
   SendBatchResponseSchema,
   SendResponseSchema,
   UpdateQueueResponseSchema,
@@ -92,6 +93,16 @@ export function queueServiceHandlers(broker: Broker): UnaryHandlers<typeof Queue
         durationToMs(request.visibilityTimeout, "visibility_timeout"),
       );
       return create(ChangeVisibilityResponseSchema, { leaseDeadline: timestampFromMs(deadline) });
+    },
+    async redriveMessages(request, signal) {
+      const moved = await broker.redriveMessages(
+        request.deadLetterQueue,
+        request.destinationQueue,
+        Number(request.maxMessages),
+        request.maxPerSecond,
+        signal,
+      );
+      return create(RedriveMessagesResponseSchema, { movedCount: BigInt(moved) });
     },
     async changeVisibilityBatch(request) {
       const outcomes = await broker.changeVisibilityBatch(

@@ -42,6 +42,14 @@ export function queueConfigFromWire(config: WireQueueConfig | undefined): QueueC
     receiveWaitTimeMs: durationToMs(config?.receiveWaitTime, field("receive_wait_time")),
     maxInFlight: config?.maxInFlight || undefined,
     maxLeaseDurationMs: durationToMs(config?.maxLeaseDuration, field("max_lease_duration")),
+    redrivePolicy: config?.redrivePolicy && {
+      deadLetterQueue: config.redrivePolicy.deadLetterQueue,
+      maxReceiveCount: config.redrivePolicy.maxReceiveCount,
+    },
+    retryPolicy: config?.retryPolicy && {
+      minBackoffMs: durationToMs(config.retryPolicy.minBackoff, field("retry_policy.min_backoff")) ?? 0,
+      maxBackoffMs: durationToMs(config.retryPolicy.maxBackoff, field("retry_policy.max_backoff")) ?? 0,
+    },
   };
 }
 
@@ -58,6 +66,15 @@ export function queueToWire(info: QueueInfo): Queue {
       receiveWaitTime: durationFromMs(config.receiveWaitTimeMs),
       maxInFlight: config.maxInFlight,
       maxLeaseDuration: durationFromMs(config.maxLeaseDurationMs),
+      ...(config.redrivePolicy === undefined ? {} : { redrivePolicy: { ...config.redrivePolicy } }),
+      ...(config.retryPolicy === undefined
+        ? {}
+        : {
+            retryPolicy: {
+              minBackoff: durationFromMs(config.retryPolicy.minBackoffMs),
+              maxBackoff: durationFromMs(config.retryPolicy.maxBackoffMs),
+            },
+          }),
     }),
     stats: create(QueueStatsSchema, {
       visible: BigInt(counts.visible),
@@ -66,6 +83,7 @@ export function queueToWire(info: QueueInfo): Queue {
       ...(info.oldestMessageAgeMs === undefined ? {} : { oldestMessageAge: durationFromMs(info.oldestMessageAgeMs) }),
     }),
     createTime: timestampFromMs(info.createTime),
+    deadLetterSourceQueues: info.deadLetterSourceQueues,
   });
 }
 
@@ -81,6 +99,8 @@ export function deliveryToWire(delivery: Delivery): ReceivedMessage {
     firstReceiveTime: timestampFromMs(delivery.firstReceiveTime),
     leaseDeadline: timestampFromMs(delivery.leaseDeadline),
     ...(delivery.checkpoint === undefined ? {} : { checkpoint: delivery.checkpoint }),
+    deadLetterSourceQueue: delivery.deadLetter?.sourceQueue ?? "",
+    deadLetterReason: delivery.deadLetter?.reason ?? "",
   });
 }
 

@@ -29,6 +29,9 @@ export interface HoldshelfServer {
 // Requests larger than a SendBatch may be are refused by grpc-js itself;
 // below this, the broker's own checks answer with MESSAGE_TOO_LARGE.
 const maxRequestBytes = 8 * 1024 * 1024;
+// A silent connection is pinged after this long, and dropped if no answer comes in the timeout.
+const keepaliveTimeMs = 30_000;
+const keepaliveTimeoutMs = 10_000;
 // Calls still running this long after a shutdown began are cut off.
 const shutdownGraceMs = 10_000;
 
@@ -50,7 +53,13 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     await store.close();
     throw error;
   }
-  const server = new Server({ "grpc.max_receive_message_length": maxRequestBytes });
+  const server = new Server({
+    "grpc.max_receive_message_length": maxRequestBytes,
+    // Pings find clients that vanished without a reset (power loss, a
+    // partition), so their streams end and release_on_disconnect runs.
+    "grpc.keepalive_time_ms": keepaliveTimeMs,
+    "grpc.keepalive_timeout_ms": keepaliveTimeoutMs,
+  });
   addQueueService(server, broker, (error) => logger.error("unexpected error in a call", { error }));
   let port: number;
   try {
@@ -70,6 +79,8 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       // Waiting receives answer empty now, so the graceful shutdown need not wait out their polls.
       broker.close();
       await gracefulShutdown(server);
+      // A dead-letter move half done must finish before the store closes.
+      await broker.settled();
       await store.close();
     },
   };

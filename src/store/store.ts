@@ -15,6 +15,14 @@ export interface QueueRecord {
 export interface MessageContent {
   readonly body: Uint8Array;
   readonly attributes: Readonly<Record<string, string>>;
+  /** Set on a message in a dead-letter queue: where it came from and why. */
+  readonly deadLetter?: DeadLetterOrigin | undefined;
+}
+
+/** Where a dead-lettered message came from, and why it was moved. */
+export interface DeadLetterOrigin {
+  readonly sourceQueue: string;
+  readonly reason: string;
 }
 
 /** What Receive reads of a message: its content, and the last checkpoint a consumer saved, if any. */

@@ -1,9 +1,10 @@
-import type { MessageContent, QueueRecord, ScheduleEntry } from "./store.js";
+import type { DeadLetterOrigin, MessageContent, QueueRecord, ScheduleEntry } from "./store.js";
 
 // Layout versions: a reader that meets a version it does not know fails
 // loudly instead of misreading data written by a newer holdshelf.
 const scheduleVersion = 1;
-const contentVersion = 1;
+// Version 2 added the dead-letter origin; version 1 data is still read.
+const contentVersion = 2;
 const scheduleValueBytes = 2 + 4 + 4 + 4 + 8 * 4;
 // Bits of the schedule entry's flags byte; unknown bits are zero in older data.
 const flags = { leased: 1, hasCheckpoint: 2 } as const;
@@ -54,27 +55,35 @@ export function encodeContent(content: MessageContent): Buffer {
   for (const [key, value] of entries) {
     parts.push(lengthPrefixed(Buffer.from(key, "utf8")), lengthPrefixed(Buffer.from(value, "utf8")));
   }
+  const { deadLetter } = content;
+  parts.push(Buffer.of(deadLetter === undefined ? 0 : 1));
+  if (deadLetter !== undefined) {
+    parts.push(lengthPrefixed(Buffer.from(deadLetter.sourceQueue, "utf8")), lengthPrefixed(Buffer.from(deadLetter.reason, "utf8")));
+  }
   parts.push(Buffer.from(content.body.buffer, content.body.byteOffset, content.body.byteLength));
   return Buffer.concat(parts);
 }
 
 /** Reads a message's content back. */
 export function decodeContent(value: Buffer): MessageContent {
-  if (value[0] !== contentVersion) throw new Error(`unknown message content layout (version ${value[0]})`);
+  const version = value[0];
+  if (version !== 1 && version !== contentVersion) throw new Error(`unknown message content layout (version ${version})`);
   const count = value.readUInt32BE(1);
   let offset = 5;
-  const attributes: Record<string, string> = {};
+  const pairs: [string, string][] = [];
   const readString = (): string => {
     const length = value.readUInt32BE(offset);
     const text = value.toString("utf8", offset + 4, offset + 4 + length);
     offset += 4 + length;
     return text;
   };
-  for (let i = 0; i < count; i++) {
-    const key = readString();
-    attributes[key] = readString();
-  }
-  return { body: new Uint8Array(value.buffer, value.byteOffset + offset, value.length - offset), attributes };
+  for (let i = 0; i < count; i++) pairs.push([readString(), readString()]);
+  // fromEntries defines own properties: a key such as "__proto__" stays a key.
+  const attributes: Record<string, string> = Object.fromEntries(pairs);
+  let deadLetter: DeadLetterOrigin | undefined;
+  if (version >= 2 && value[offset++] === 1) deadLetter = { sourceQueue: readString(), reason: readString() };
+  const body = new Uint8Array(value.buffer, value.byteOffset + offset, value.length - offset);
+  return deadLetter === undefined ? { body, attributes } : { body, attributes, deadLetter };
 }
 
 /** A queue record: JSON, since it is small, rare and worth reading by eye. */

@@ -34,6 +34,7 @@ export async function openBrokerHarness(): Promise<BrokerHarness> {
   };
   const close = async (): Promise<void> => {
     harness.broker.close();
+    await harness.broker.settled();
     await harness.store.close();
   };
   const harness: BrokerHarness = {

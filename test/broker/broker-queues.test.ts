@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { defaultQueueConfig, type QueueConfig } from "../../src/broker/queue-config.js";
+import { defaultQueueConfig, type QueueConfig, type QueueLimits } from "../../src/broker/queue-config.js";
 import { Code } from "../../src/errors/holdshelf-error.js";
 import {
   counts,
@@ -34,6 +34,7 @@ describe("queue admin", () => {
         createTime: h.clock.now(),
         counts: { visible: 0, inFlight: 0, delayed: 0, oldestSendTime: undefined },
         oldestMessageAgeMs: undefined,
+        deadLetterSourceQueues: [],
       });
       expect(defaultQueueConfig).toEqual({
         visibilityTimeoutMs: 30_000,
@@ -154,7 +155,7 @@ describe("queue admin", () => {
     });
 
     it("accepts every field at its lower bound", async () => {
-      const lowest: QueueConfig = {
+      const lowest: QueueLimits = {
         visibilityTimeoutMs: 0,
         delayMs: 0,
         retentionMs: 60 * second,
@@ -167,7 +168,7 @@ describe("queue admin", () => {
     });
 
     it("accepts every field at its upper bound", async () => {
-      const highest: QueueConfig = {
+      const highest: QueueLimits = {
         visibilityTimeoutMs: 7 * day,
         delayMs: 14 * day,
         retentionMs: 14 * day,

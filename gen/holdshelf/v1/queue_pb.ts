@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file holdshelf/v1/queue.proto.
  */
 export const file_holdshelf_v1_queue: GenFile = /*@__PURE__*/
-  fileDesc("Chhob2xkc2hlbGYvdjEvcXVldWUucHJvdG8SDGhvbGRzaGVsZi52MSKaAQoFUXVldWUSDAoEbmFtZRgBIAEoCRIpCgZjb25maWcYAiABKAsyGS5ob2xkc2hlbGYudjEuUXVldWVDb25maWcSJwoFc3RhdHMYAyABKAsyGC5ob2xkc2hlbGYudjEuUXVldWVTdGF0cxIvCgtjcmVhdGVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiuwIKC1F1ZXVlQ29uZmlnEjUKEnZpc2liaWxpdHlfdGltZW91dBgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIoCgVkZWxheRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCglyZXRlbnRpb24YAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SGQoRbWF4X21lc3NhZ2VfYnl0ZXMYBCABKAUSNAoRcmVjZWl2ZV93YWl0X3RpbWUYBSABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFQoNbWF4X2luX2ZsaWdodBgGIAEoBRI1ChJtYXhfbGVhc2VfZHVyYXRpb24YByABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24ieAoKUXVldWVTdGF0cxIPCgd2aXNpYmxlGAEgASgDEhEKCWluX2ZsaWdodBgCIAEoAxIPCgdkZWxheWVkGAMgASgDEjUKEm9sZGVzdF9tZXNzYWdlX2FnZRgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkIrWilob2xkc2hlbGYvZ2VuL2dvL2hvbGRzaGVsZi92MTtob2xkc2hlbGZ2MWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("Chhob2xkc2hlbGYvdjEvcXVldWUucHJvdG8SDGhvbGRzaGVsZi52MSK9AQoFUXVldWUSDAoEbmFtZRgBIAEoCRIpCgZjb25maWcYAiABKAsyGS5ob2xkc2hlbGYudjEuUXVldWVDb25maWcSJwoFc3RhdHMYAyABKAsyGC5ob2xkc2hlbGYudjEuUXVldWVTdGF0cxIvCgtjcmVhdGVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIQoZZGVhZF9sZXR0ZXJfc291cmNlX3F1ZXVlcxgFIAMoCSKhAwoLUXVldWVDb25maWcSNQoSdmlzaWJpbGl0eV90aW1lb3V0GAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEigKBWRlbGF5GAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEiwKCXJldGVudGlvbhgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIZChFtYXhfbWVzc2FnZV9ieXRlcxgEIAEoBRI0ChFyZWNlaXZlX3dhaXRfdGltZRgFIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIVCg1tYXhfaW5fZmxpZ2h0GAYgASgFEjUKEm1heF9sZWFzZV9kdXJhdGlvbhgHIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIzCg5yZWRyaXZlX3BvbGljeRgIIAEoCzIbLmhvbGRzaGVsZi52MS5SZWRyaXZlUG9saWN5Ei8KDHJldHJ5X3BvbGljeRgJIAEoCzIZLmhvbGRzaGVsZi52MS5SZXRyeVBvbGljeSJFCg1SZWRyaXZlUG9saWN5EhkKEWRlYWRfbGV0dGVyX3F1ZXVlGAEgASgJEhkKEW1heF9yZWNlaXZlX2NvdW50GAIgASgFIm0KC1JldHJ5UG9saWN5Ei4KC21pbl9iYWNrb2ZmGAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEi4KC21heF9iYWNrb2ZmGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIngKClF1ZXVlU3RhdHMSDwoHdmlzaWJsZRgBIAEoAxIRCglpbl9mbGlnaHQYAiABKAMSDwoHZGVsYXllZBgDIAEoAxI1ChJvbGRlc3RfbWVzc2FnZV9hZ2UYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CK1opaG9sZHNoZWxmL2dlbi9nby9ob2xkc2hlbGYvdjE7aG9sZHNoZWxmdjFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * A named queue: its configuration and its current message counts.
@@ -47,6 +47,14 @@ export type Queue = Message<"holdshelf.v1.Queue"> & {
    * @generated from field: google.protobuf.Timestamp create_time = 4;
    */
   createTime?: Timestamp | undefined;
+
+  /**
+   * The queues whose redrive policy names this queue as their dead-letter
+   * queue, in name order.
+   *
+   * @generated from field: repeated string dead_letter_source_queues = 5;
+   */
+  deadLetterSourceQueues: string[];
 };
 
 /**
@@ -121,6 +129,22 @@ export type QueueConfig = Message<"holdshelf.v1.QueueConfig"> & {
    * @generated from field: google.protobuf.Duration max_lease_duration = 7;
    */
   maxLeaseDuration?: Duration | undefined;
+
+  /**
+   * Where messages go that keep failing. Unset: messages are retried until
+   * their retention ends.
+   *
+   * @generated from field: holdshelf.v1.RedrivePolicy redrive_policy = 8;
+   */
+  redrivePolicy?: RedrivePolicy | undefined;
+
+  /**
+   * How long a message waits before it is retried after a lease ended
+   * without a delete. Unset: retried at once.
+   *
+   * @generated from field: holdshelf.v1.RetryPolicy retry_policy = 9;
+   */
+  retryPolicy?: RetryPolicy | undefined;
 };
 
 /**
@@ -129,6 +153,69 @@ export type QueueConfig = Message<"holdshelf.v1.QueueConfig"> & {
  */
 export const QueueConfigSchema: GenMessage<QueueConfig> = /*@__PURE__*/
   messageDesc(file_holdshelf_v1_queue, 1);
+
+/**
+ * Moves a message that has been received max_receive_count times, and whose
+ * lease ends again without a delete (it expired or was released), to a
+ * dead-letter queue, atomically: it is never in both queues or in neither.
+ *
+ * @generated from message holdshelf.v1.RedrivePolicy
+ */
+export type RedrivePolicy = Message<"holdshelf.v1.RedrivePolicy"> & {
+  /**
+   * The dead-letter queue: an existing queue other than this one
+   * (DEAD_LETTER_QUEUE_NOT_FOUND if it does not exist, INVALID_ARGUMENT if it
+   * is this queue).
+   *
+   * @generated from field: string dead_letter_queue = 1;
+   */
+  deadLetterQueue: string;
+
+  /**
+   * Deliveries before a message is dead-lettered; 1 to 1000.
+   *
+   * @generated from field: int32 max_receive_count = 2;
+   */
+  maxReceiveCount: number;
+};
+
+/**
+ * Describes the message holdshelf.v1.RedrivePolicy.
+ * Use `create(RedrivePolicySchema)` to create a new message.
+ */
+export const RedrivePolicySchema: GenMessage<RedrivePolicy> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue, 2);
+
+/**
+ * Spaces retries out: when a lease ends without a delete (it expired, or
+ * its Heartbeat stream broke), the message becomes visible again after
+ * min(max_backoff, min_backoff * 2^(receive_count - 1)) instead of at once.
+ * An explicit ChangeVisibility still sets exactly what it asks.
+ *
+ * @generated from message holdshelf.v1.RetryPolicy
+ */
+export type RetryPolicy = Message<"holdshelf.v1.RetryPolicy"> & {
+  /**
+   * The first retry's wait; 0 to 12h.
+   *
+   * @generated from field: google.protobuf.Duration min_backoff = 1;
+   */
+  minBackoff?: Duration | undefined;
+
+  /**
+   * The longest wait; min_backoff to 12h.
+   *
+   * @generated from field: google.protobuf.Duration max_backoff = 2;
+   */
+  maxBackoff?: Duration | undefined;
+};
+
+/**
+ * Describes the message holdshelf.v1.RetryPolicy.
+ * Use `create(RetryPolicySchema)` to create a new message.
+ */
+export const RetryPolicySchema: GenMessage<RetryPolicy> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue, 3);
 
 /**
  * Message counts of a queue, exact at the time of the call.
@@ -171,5 +258,5 @@ export type QueueStats = Message<"holdshelf.v1.QueueStats"> & {
  * Use `create(QueueStatsSchema)` to create a new message.
  */
 export const QueueStatsSchema: GenMessage<QueueStats> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue, 2);
+  messageDesc(file_holdshelf_v1_queue, 4);
 

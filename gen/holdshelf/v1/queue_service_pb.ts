@@ -16,7 +16,70 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file holdshelf/v1/queue_service.proto.
  */
 export const file_holdshelf_v1_queue_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBob2xkc2hlbGYvdjEvcXVldWVfc2VydmljZS5wcm90bxIMaG9sZHNoZWxmLnYxIk0KEkNyZWF0ZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJEikKBmNvbmZpZxgCIAEoCzIZLmhvbGRzaGVsZi52MS5RdWV1ZUNvbmZpZyI5ChNDcmVhdGVRdWV1ZVJlc3BvbnNlEiIKBXF1ZXVlGAEgASgLMhMuaG9sZHNoZWxmLnYxLlF1ZXVlIh8KD0dldFF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJIjYKEEdldFF1ZXVlUmVzcG9uc2USIgoFcXVldWUYASABKAsyEy5ob2xkc2hlbGYudjEuUXVldWUiSgoRTGlzdFF1ZXVlc1JlcXVlc3QSDgoGcHJlZml4GAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlIKEkxpc3RRdWV1ZXNSZXNwb25zZRIjCgZxdWV1ZXMYASADKAsyEy5ob2xkc2hlbGYudjEuUXVldWUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIk0KElVwZGF0ZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJEikKBmNvbmZpZxgCIAEoCzIZLmhvbGRzaGVsZi52MS5RdWV1ZUNvbmZpZyI5ChNVcGRhdGVRdWV1ZVJlc3BvbnNlEiIKBXF1ZXVlGAEgASgLMhMuaG9sZHNoZWxmLnYxLlF1ZXVlIiIKEkRlbGV0ZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJIhUKE0RlbGV0ZVF1ZXVlUmVzcG9uc2UiIQoRUHVyZ2VRdWV1ZVJlcXVlc3QSDAoEbmFtZRgBIAEoCSIqChJQdXJnZVF1ZXVlUmVzcG9uc2USFAoMcHVyZ2VkX2NvdW50GAEgASgDIsYBCgtTZW5kUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIMCgRib2R5GAIgASgMEj0KCmF0dHJpYnV0ZXMYAyADKAsyKS5ob2xkc2hlbGYudjEuU2VuZFJlcXVlc3QuQXR0cmlidXRlc0VudHJ5EigKBWRlbGF5GAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uGjEKD0F0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIiIKDFNlbmRSZXNwb25zZRISCgptZXNzYWdlX2lkGAEgASgJIlAKEFNlbmRCYXRjaFJlcXVlc3QSDQoFcXVldWUYASABKAkSLQoHZW50cmllcxgCIAMoCzIcLmhvbGRzaGVsZi52MS5TZW5kQmF0Y2hFbnRyeSIoChFTZW5kQmF0Y2hSZXNwb25zZRITCgttZXNzYWdlX2lkcxgBIAMoCSKaAQoOUmVjZWl2ZVJlcXVlc3QSDQoFcXVldWUYASABKAkSFAoMbWF4X21lc3NhZ2VzGAIgASgFEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCgl3YWl0X3RpbWUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iQgoPUmVjZWl2ZVJlc3BvbnNlEi8KCG1lc3NhZ2VzGAEgAygLMh0uaG9sZHNoZWxmLnYxLlJlY2VpdmVkTWVzc2FnZSI2Cg1EZWxldGVSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhYKDnJlY2VpcHRfaGFuZGxlGAIgASgJIhAKDkRlbGV0ZVJlc3BvbnNlIjwKEkRlbGV0ZUJhdGNoUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIXCg9yZWNlaXB0X2hhbmRsZXMYAiADKAkiQQoTRGVsZXRlQmF0Y2hSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkuaG9sZHNoZWxmLnYxLkVudHJ5UmVzdWx0IncKF0NoYW5nZVZpc2liaWxpdHlSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhYKDnJlY2VpcHRfaGFuZGxlGAIgASgJEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJOChhDaGFuZ2VWaXNpYmlsaXR5UmVzcG9uc2USMgoObGVhc2VfZGVhZGxpbmUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIn0KHENoYW5nZVZpc2liaWxpdHlCYXRjaFJlcXVlc3QSDQoFcXVldWUYASABKAkSFwoPcmVjZWlwdF9oYW5kbGVzGAIgAygJEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJLCh1DaGFuZ2VWaXNpYmlsaXR5QmF0Y2hSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkuaG9sZHNoZWxmLnYxLkVudHJ5UmVzdWx0ImwKEEhlYXJ0YmVhdFJlcXVlc3QSDQoFcXVldWUYASABKAkSKgoGbGVhc2VzGAIgAygLMhouaG9sZHNoZWxmLnYxLkxlYXNlUmVuZXdhbBIdChVyZWxlYXNlX29uX2Rpc2Nvbm5lY3QYAyABKAgihQEKDExlYXNlUmVuZXdhbBIWCg5yZWNlaXB0X2hhbmRsZRgBIAEoCRI1ChJ2aXNpYmlsaXR5X3RpbWVvdXQYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFwoKY2hlY2twb2ludBgDIAEoDEgAiAEBQg0KC19jaGVja3BvaW50Ij0KEUhlYXJ0YmVhdFJlc3BvbnNlEigKBmxlYXNlcxgBIAMoCzIYLmhvbGRzaGVsZi52MS5MZWFzZVN0YXRlInYKCkxlYXNlU3RhdGUSFgoOcmVjZWlwdF9oYW5kbGUYASABKAkSDAoEaGVsZBgCIAEoCBIyCg5sZWFzZV9kZWFkbGluZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGcmVhc29uGAQgASgJMowJCgxRdWV1ZVNlcnZpY2USUgoLQ3JlYXRlUXVldWUSIC5ob2xkc2hlbGYudjEuQ3JlYXRlUXVldWVSZXF1ZXN0GiEuaG9sZHNoZWxmLnYxLkNyZWF0ZVF1ZXVlUmVzcG9uc2USSQoIR2V0UXVldWUSHS5ob2xkc2hlbGYudjEuR2V0UXVldWVSZXF1ZXN0Gh4uaG9sZHNoZWxmLnYxLkdldFF1ZXVlUmVzcG9uc2USTwoKTGlzdFF1ZXVlcxIfLmhvbGRzaGVsZi52MS5MaXN0UXVldWVzUmVxdWVzdBogLmhvbGRzaGVsZi52MS5MaXN0UXVldWVzUmVzcG9uc2USUgoLVXBkYXRlUXVldWUSIC5ob2xkc2hlbGYudjEuVXBkYXRlUXVldWVSZXF1ZXN0GiEuaG9sZHNoZWxmLnYxLlVwZGF0ZVF1ZXVlUmVzcG9uc2USUgoLRGVsZXRlUXVldWUSIC5ob2xkc2hlbGYudjEuRGVsZXRlUXVldWVSZXF1ZXN0GiEuaG9sZHNoZWxmLnYxLkRlbGV0ZVF1ZXVlUmVzcG9uc2USTwoKUHVyZ2VRdWV1ZRIfLmhvbGRzaGVsZi52MS5QdXJnZVF1ZXVlUmVxdWVzdBogLmhvbGRzaGVsZi52MS5QdXJnZVF1ZXVlUmVzcG9uc2USPQoEU2VuZBIZLmhvbGRzaGVsZi52MS5TZW5kUmVxdWVzdBoaLmhvbGRzaGVsZi52MS5TZW5kUmVzcG9uc2USTAoJU2VuZEJhdGNoEh4uaG9sZHNoZWxmLnYxLlNlbmRCYXRjaFJlcXVlc3QaHy5ob2xkc2hlbGYudjEuU2VuZEJhdGNoUmVzcG9uc2USRgoHUmVjZWl2ZRIcLmhvbGRzaGVsZi52MS5SZWNlaXZlUmVxdWVzdBodLmhvbGRzaGVsZi52MS5SZWNlaXZlUmVzcG9uc2USQwoGRGVsZXRlEhsuaG9sZHNoZWxmLnYxLkRlbGV0ZVJlcXVlc3QaHC5ob2xkc2hlbGYudjEuRGVsZXRlUmVzcG9uc2USUgoLRGVsZXRlQmF0Y2gSIC5ob2xkc2hlbGYudjEuRGVsZXRlQmF0Y2hSZXF1ZXN0GiEuaG9sZHNoZWxmLnYxLkRlbGV0ZUJhdGNoUmVzcG9uc2USYQoQQ2hhbmdlVmlzaWJpbGl0eRIlLmhvbGRzaGVsZi52MS5DaGFuZ2VWaXNpYmlsaXR5UmVxdWVzdBomLmhvbGRzaGVsZi52MS5DaGFuZ2VWaXNpYmlsaXR5UmVzcG9uc2UScAoVQ2hhbmdlVmlzaWJpbGl0eUJhdGNoEiouaG9sZHNoZWxmLnYxLkNoYW5nZVZpc2liaWxpdHlCYXRjaFJlcXVlc3QaKy5ob2xkc2hlbGYudjEuQ2hhbmdlVmlzaWJpbGl0eUJhdGNoUmVzcG9uc2USUAoJSGVhcnRiZWF0Eh4uaG9sZHNoZWxmLnYxLkhlYXJ0YmVhdFJlcXVlc3QaHy5ob2xkc2hlbGYudjEuSGVhcnRiZWF0UmVzcG9uc2UoATABQitaKWhvbGRzaGVsZi9nZW4vZ28vaG9sZHNoZWxmL3YxO2hvbGRzaGVsZnYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_holdshelf_v1_message, file_holdshelf_v1_queue]);
+  fileDesc("CiBob2xkc2hlbGYvdjEvcXVldWVfc2VydmljZS5wcm90bxIMaG9sZHNoZWxmLnYxInwKFlJlZHJpdmVNZXNzYWdlc1JlcXVlc3QSGQoRZGVhZF9sZXR0ZXJfcXVldWUYASABKAkSGQoRZGVzdGluYXRpb25fcXVldWUYAiABKAkSFAoMbWF4X21lc3NhZ2VzGAMgASgDEhYKDm1heF9wZXJfc2Vjb25kGAQgASgFIi4KF1JlZHJpdmVNZXNzYWdlc1Jlc3BvbnNlEhMKC21vdmVkX2NvdW50GAEgASgDIk0KEkNyZWF0ZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJEikKBmNvbmZpZxgCIAEoCzIZLmhvbGRzaGVsZi52MS5RdWV1ZUNvbmZpZyI5ChNDcmVhdGVRdWV1ZVJlc3BvbnNlEiIKBXF1ZXVlGAEgASgLMhMuaG9sZHNoZWxmLnYxLlF1ZXVlIh8KD0dldFF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJIjYKEEdldFF1ZXVlUmVzcG9uc2USIgoFcXVldWUYASABKAsyEy5ob2xkc2hlbGYudjEuUXVldWUiSgoRTGlzdFF1ZXVlc1JlcXVlc3QSDgoGcHJlZml4GAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlIKEkxpc3RRdWV1ZXNSZXNwb25zZRIjCgZxdWV1ZXMYASADKAsyEy5ob2xkc2hlbGYudjEuUXVldWUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIk0KElVwZGF0ZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJEikKBmNvbmZpZxgCIAEoCzIZLmhvbGRzaGVsZi52MS5RdWV1ZUNvbmZpZyI5ChNVcGRhdGVRdWV1ZVJlc3BvbnNlEiIKBXF1ZXVlGAEgASgLMhMuaG9sZHNoZWxmLnYxLlF1ZXVlIiIKEkRlbGV0ZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJIhUKE0RlbGV0ZVF1ZXVlUmVzcG9uc2UiIQoRUHVyZ2VRdWV1ZVJlcXVlc3QSDAoEbmFtZRgBIAEoCSIqChJQdXJnZVF1ZXVlUmVzcG9uc2USFAoMcHVyZ2VkX2NvdW50GAEgASgDIsYBCgtTZW5kUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIMCgRib2R5GAIgASgMEj0KCmF0dHJpYnV0ZXMYAyADKAsyKS5ob2xkc2hlbGYudjEuU2VuZFJlcXVlc3QuQXR0cmlidXRlc0VudHJ5EigKBWRlbGF5GAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uGjEKD0F0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIiIKDFNlbmRSZXNwb25zZRISCgptZXNzYWdlX2lkGAEgASgJIlAKEFNlbmRCYXRjaFJlcXVlc3QSDQoFcXVldWUYASABKAkSLQoHZW50cmllcxgCIAMoCzIcLmhvbGRzaGVsZi52MS5TZW5kQmF0Y2hFbnRyeSIoChFTZW5kQmF0Y2hSZXNwb25zZRITCgttZXNzYWdlX2lkcxgBIAMoCSKaAQoOUmVjZWl2ZVJlcXVlc3QSDQoFcXVldWUYASABKAkSFAoMbWF4X21lc3NhZ2VzGAIgASgFEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCgl3YWl0X3RpbWUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iQgoPUmVjZWl2ZVJlc3BvbnNlEi8KCG1lc3NhZ2VzGAEgAygLMh0uaG9sZHNoZWxmLnYxLlJlY2VpdmVkTWVzc2FnZSI2Cg1EZWxldGVSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhYKDnJlY2VpcHRfaGFuZGxlGAIgASgJIhAKDkRlbGV0ZVJlc3BvbnNlIjwKEkRlbGV0ZUJhdGNoUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIXCg9yZWNlaXB0X2hhbmRsZXMYAiADKAkiQQoTRGVsZXRlQmF0Y2hSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkuaG9sZHNoZWxmLnYxLkVudHJ5UmVzdWx0IncKF0NoYW5nZVZpc2liaWxpdHlSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhYKDnJlY2VpcHRfaGFuZGxlGAIgASgJEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJOChhDaGFuZ2VWaXNpYmlsaXR5UmVzcG9uc2USMgoObGVhc2VfZGVhZGxpbmUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIn0KHENoYW5nZVZpc2liaWxpdHlCYXRjaFJlcXVlc3QSDQoFcXVldWUYASABKAkSFwoPcmVjZWlwdF9oYW5kbGVzGAIgAygJEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJLCh1DaGFuZ2VWaXNpYmlsaXR5QmF0Y2hSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkuaG9sZHNoZWxmLnYxLkVudHJ5UmVzdWx0ImwKEEhlYXJ0YmVhdFJlcXVlc3QSDQoFcXVldWUYASABKAkSKgoGbGVhc2VzGAIgAygLMhouaG9sZHNoZWxmLnYxLkxlYXNlUmVuZXdhbBIdChVyZWxlYXNlX29uX2Rpc2Nvbm5lY3QYAyABKAgihQEKDExlYXNlUmVuZXdhbBIWCg5yZWNlaXB0X2hhbmRsZRgBIAEoCRI1ChJ2aXNpYmlsaXR5X3RpbWVvdXQYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFwoKY2hlY2twb2ludBgDIAEoDEgAiAEBQg0KC19jaGVja3BvaW50Ij0KEUhlYXJ0YmVhdFJlc3BvbnNlEigKBmxlYXNlcxgBIAMoCzIYLmhvbGRzaGVsZi52MS5MZWFzZVN0YXRlInYKCkxlYXNlU3RhdGUSFgoOcmVjZWlwdF9oYW5kbGUYASABKAkSDAoEaGVsZBgCIAEoCBIyCg5sZWFzZV9kZWFkbGluZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGcmVhc29uGAQgASgJMuwJCgxRdWV1ZVNlcnZpY2USUgoLQ3JlYXRlUXVldWUSIC5ob2xkc2hlbGYudjEuQ3JlYXRlUXVldWVSZXF1ZXN0GiEuaG9sZHNoZWxmLnYxLkNyZWF0ZVF1ZXVlUmVzcG9uc2USSQoIR2V0UXVldWUSHS5ob2xkc2hlbGYudjEuR2V0UXVldWVSZXF1ZXN0Gh4uaG9sZHNoZWxmLnYxLkdldFF1ZXVlUmVzcG9uc2USTwoKTGlzdFF1ZXVlcxIfLmhvbGRzaGVsZi52MS5MaXN0UXVldWVzUmVxdWVzdBogLmhvbGRzaGVsZi52MS5MaXN0UXVldWVzUmVzcG9uc2USUgoLVXBkYXRlUXVldWUSIC5ob2xkc2hlbGYudjEuVXBkYXRlUXVldWVSZXF1ZXN0GiEuaG9sZHNoZWxmLnYxLlVwZGF0ZVF1ZXVlUmVzcG9uc2USUgoLRGVsZXRlUXVldWUSIC5ob2xkc2hlbGYudjEuRGVsZXRlUXVldWVSZXF1ZXN0GiEuaG9sZHNoZWxmLnYxLkRlbGV0ZVF1ZXVlUmVzcG9uc2USTwoKUHVyZ2VRdWV1ZRIfLmhvbGRzaGVsZi52MS5QdXJnZVF1ZXVlUmVxdWVzdBogLmhvbGRzaGVsZi52MS5QdXJnZVF1ZXVlUmVzcG9uc2USPQoEU2VuZBIZLmhvbGRzaGVsZi52MS5TZW5kUmVxdWVzdBoaLmhvbGRzaGVsZi52MS5TZW5kUmVzcG9uc2USTAoJU2VuZEJhdGNoEh4uaG9sZHNoZWxmLnYxLlNlbmRCYXRjaFJlcXVlc3QaHy5ob2xkc2hlbGYudjEuU2VuZEJhdGNoUmVzcG9uc2USRgoHUmVjZWl2ZRIcLmhvbGRzaGVsZi52MS5SZWNlaXZlUmVxdWVzdBodLmhvbGRzaGVsZi52MS5SZWNlaXZlUmVzcG9uc2USQwoGRGVsZXRlEhsuaG9sZHNoZWxmLnYxLkRlbGV0ZVJlcXVlc3QaHC5ob2xkc2hlbGYudjEuRGVsZXRlUmVzcG9uc2USUgoLRGVsZXRlQmF0Y2gSIC5ob2xkc2hlbGYudjEuRGVsZXRlQmF0Y2hSZXF1ZXN0GiEuaG9sZHNoZWxmLnYxLkRlbGV0ZUJhdGNoUmVzcG9uc2USYQoQQ2hhbmdlVmlzaWJpbGl0eRIlLmhvbGRzaGVsZi52MS5DaGFuZ2VWaXNpYmlsaXR5UmVxdWVzdBomLmhvbGRzaGVsZi52MS5DaGFuZ2VWaXNpYmlsaXR5UmVzcG9uc2UScAoVQ2hhbmdlVmlzaWJpbGl0eUJhdGNoEiouaG9sZHNoZWxmLnYxLkNoYW5nZVZpc2liaWxpdHlCYXRjaFJlcXVlc3QaKy5ob2xkc2hlbGYudjEuQ2hhbmdlVmlzaWJpbGl0eUJhdGNoUmVzcG9uc2USUAoJSGVhcnRiZWF0Eh4uaG9sZHNoZWxmLnYxLkhlYXJ0YmVhdFJlcXVlc3QaHy5ob2xkc2hlbGYudjEuSGVhcnRiZWF0UmVzcG9uc2UoATABEl4KD1JlZHJpdmVNZXNzYWdlcxIkLmhvbGRzaGVsZi52MS5SZWRyaXZlTWVzc2FnZXNSZXF1ZXN0GiUuaG9sZHNoZWxmLnYxLlJlZHJpdmVNZXNzYWdlc1Jlc3BvbnNlQitaKWhvbGRzaGVsZi9nZW4vZ28vaG9sZHNoZWxmL3YxO2hvbGRzaGVsZnYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_holdshelf_v1_message, file_holdshelf_v1_queue]);
+
+/**
+ * RedriveMessages' request.
+ *
+ * @generated from message holdshelf.v1.RedriveMessagesRequest
+ */
+export type RedriveMessagesRequest = Message<"holdshelf.v1.RedriveMessagesRequest"> & {
+  /**
+   * The dead-letter queue to move messages out of.
+   *
+   * @generated from field: string dead_letter_queue = 1;
+   */
+  deadLetterQueue: string;
+
+  /**
+   * Where to move them; empty means back to each message's source queue.
+   *
+   * @generated from field: string destination_queue = 2;
+   */
+  destinationQueue: string;
+
+  /**
+   * At most this many; 0 means every visible message.
+   *
+   * @generated from field: int64 max_messages = 3;
+   */
+  maxMessages: bigint;
+
+  /**
+   * At most this many per second; 0 means as fast as possible.
+   *
+   * @generated from field: int32 max_per_second = 4;
+   */
+  maxPerSecond: number;
+};
+
+/**
+ * Describes the message holdshelf.v1.RedriveMessagesRequest.
+ * Use `create(RedriveMessagesRequestSchema)` to create a new message.
+ */
+export const RedriveMessagesRequestSchema: GenMessage<RedriveMessagesRequest> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue_service, 0);
+
+/**
+ * RedriveMessages' response.
+ *
+ * @generated from message holdshelf.v1.RedriveMessagesResponse
+ */
+export type RedriveMessagesResponse = Message<"holdshelf.v1.RedriveMessagesResponse"> & {
+  /**
+   * How many messages were moved.
+   *
+   * @generated from field: int64 moved_count = 1;
+   */
+  movedCount: bigint;
+};
+
+/**
+ * Describes the message holdshelf.v1.RedriveMessagesResponse.
+ * Use `create(RedriveMessagesResponseSchema)` to create a new message.
+ */
+export const RedriveMessagesResponseSchema: GenMessage<RedriveMessagesResponse> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue_service, 1);
 
 /**
  * CreateQueue's request.
@@ -44,7 +107,7 @@ export type CreateQueueRequest = Message<"holdshelf.v1.CreateQueueRequest"> & {
  * Use `create(CreateQueueRequestSchema)` to create a new message.
  */
 export const CreateQueueRequestSchema: GenMessage<CreateQueueRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 0);
+  messageDesc(file_holdshelf_v1_queue_service, 2);
 
 /**
  * CreateQueue's response.
@@ -65,7 +128,7 @@ export type CreateQueueResponse = Message<"holdshelf.v1.CreateQueueResponse"> & 
  * Use `create(CreateQueueResponseSchema)` to create a new message.
  */
 export const CreateQueueResponseSchema: GenMessage<CreateQueueResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 1);
+  messageDesc(file_holdshelf_v1_queue_service, 3);
 
 /**
  * GetQueue's request.
@@ -86,7 +149,7 @@ export type GetQueueRequest = Message<"holdshelf.v1.GetQueueRequest"> & {
  * Use `create(GetQueueRequestSchema)` to create a new message.
  */
 export const GetQueueRequestSchema: GenMessage<GetQueueRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 2);
+  messageDesc(file_holdshelf_v1_queue_service, 4);
 
 /**
  * GetQueue's response.
@@ -107,7 +170,7 @@ export type GetQueueResponse = Message<"holdshelf.v1.GetQueueResponse"> & {
  * Use `create(GetQueueResponseSchema)` to create a new message.
  */
 export const GetQueueResponseSchema: GenMessage<GetQueueResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 3);
+  messageDesc(file_holdshelf_v1_queue_service, 5);
 
 /**
  * ListQueues' request.
@@ -142,7 +205,7 @@ export type ListQueuesRequest = Message<"holdshelf.v1.ListQueuesRequest"> & {
  * Use `create(ListQueuesRequestSchema)` to create a new message.
  */
 export const ListQueuesRequestSchema: GenMessage<ListQueuesRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 4);
+  messageDesc(file_holdshelf_v1_queue_service, 6);
 
 /**
  * ListQueues' response.
@@ -170,7 +233,7 @@ export type ListQueuesResponse = Message<"holdshelf.v1.ListQueuesResponse"> & {
  * Use `create(ListQueuesResponseSchema)` to create a new message.
  */
 export const ListQueuesResponseSchema: GenMessage<ListQueuesResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 5);
+  messageDesc(file_holdshelf_v1_queue_service, 7);
 
 /**
  * UpdateQueue's request.
@@ -198,7 +261,7 @@ export type UpdateQueueRequest = Message<"holdshelf.v1.UpdateQueueRequest"> & {
  * Use `create(UpdateQueueRequestSchema)` to create a new message.
  */
 export const UpdateQueueRequestSchema: GenMessage<UpdateQueueRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 6);
+  messageDesc(file_holdshelf_v1_queue_service, 8);
 
 /**
  * UpdateQueue's response.
@@ -219,7 +282,7 @@ export type UpdateQueueResponse = Message<"holdshelf.v1.UpdateQueueResponse"> & 
  * Use `create(UpdateQueueResponseSchema)` to create a new message.
  */
 export const UpdateQueueResponseSchema: GenMessage<UpdateQueueResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 7);
+  messageDesc(file_holdshelf_v1_queue_service, 9);
 
 /**
  * DeleteQueue's request.
@@ -240,7 +303,7 @@ export type DeleteQueueRequest = Message<"holdshelf.v1.DeleteQueueRequest"> & {
  * Use `create(DeleteQueueRequestSchema)` to create a new message.
  */
 export const DeleteQueueRequestSchema: GenMessage<DeleteQueueRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 8);
+  messageDesc(file_holdshelf_v1_queue_service, 10);
 
 /**
  * DeleteQueue's response.
@@ -255,7 +318,7 @@ export type DeleteQueueResponse = Message<"holdshelf.v1.DeleteQueueResponse"> & 
  * Use `create(DeleteQueueResponseSchema)` to create a new message.
  */
 export const DeleteQueueResponseSchema: GenMessage<DeleteQueueResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 9);
+  messageDesc(file_holdshelf_v1_queue_service, 11);
 
 /**
  * PurgeQueue's request.
@@ -276,7 +339,7 @@ export type PurgeQueueRequest = Message<"holdshelf.v1.PurgeQueueRequest"> & {
  * Use `create(PurgeQueueRequestSchema)` to create a new message.
  */
 export const PurgeQueueRequestSchema: GenMessage<PurgeQueueRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 10);
+  messageDesc(file_holdshelf_v1_queue_service, 12);
 
 /**
  * PurgeQueue's response.
@@ -297,7 +360,7 @@ export type PurgeQueueResponse = Message<"holdshelf.v1.PurgeQueueResponse"> & {
  * Use `create(PurgeQueueResponseSchema)` to create a new message.
  */
 export const PurgeQueueResponseSchema: GenMessage<PurgeQueueResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 11);
+  messageDesc(file_holdshelf_v1_queue_service, 13);
 
 /**
  * Send's request.
@@ -341,7 +404,7 @@ export type SendRequest = Message<"holdshelf.v1.SendRequest"> & {
  * Use `create(SendRequestSchema)` to create a new message.
  */
 export const SendRequestSchema: GenMessage<SendRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 12);
+  messageDesc(file_holdshelf_v1_queue_service, 14);
 
 /**
  * Send's response.
@@ -362,7 +425,7 @@ export type SendResponse = Message<"holdshelf.v1.SendResponse"> & {
  * Use `create(SendResponseSchema)` to create a new message.
  */
 export const SendResponseSchema: GenMessage<SendResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 13);
+  messageDesc(file_holdshelf_v1_queue_service, 15);
 
 /**
  * SendBatch's request.
@@ -390,7 +453,7 @@ export type SendBatchRequest = Message<"holdshelf.v1.SendBatchRequest"> & {
  * Use `create(SendBatchRequestSchema)` to create a new message.
  */
 export const SendBatchRequestSchema: GenMessage<SendBatchRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 14);
+  messageDesc(file_holdshelf_v1_queue_service, 16);
 
 /**
  * SendBatch's response.
@@ -411,7 +474,7 @@ export type SendBatchResponse = Message<"holdshelf.v1.SendBatchResponse"> & {
  * Use `create(SendBatchResponseSchema)` to create a new message.
  */
 export const SendBatchResponseSchema: GenMessage<SendBatchResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 15);
+  messageDesc(file_holdshelf_v1_queue_service, 17);
 
 /**
  * Receive's request.
@@ -456,7 +519,7 @@ export type ReceiveRequest = Message<"holdshelf.v1.ReceiveRequest"> & {
  * Use `create(ReceiveRequestSchema)` to create a new message.
  */
 export const ReceiveRequestSchema: GenMessage<ReceiveRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 16);
+  messageDesc(file_holdshelf_v1_queue_service, 18);
 
 /**
  * Receive's response.
@@ -477,7 +540,7 @@ export type ReceiveResponse = Message<"holdshelf.v1.ReceiveResponse"> & {
  * Use `create(ReceiveResponseSchema)` to create a new message.
  */
 export const ReceiveResponseSchema: GenMessage<ReceiveResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 17);
+  messageDesc(file_holdshelf_v1_queue_service, 19);
 
 /**
  * Delete's request.
@@ -505,7 +568,7 @@ export type DeleteRequest = Message<"holdshelf.v1.DeleteRequest"> & {
  * Use `create(DeleteRequestSchema)` to create a new message.
  */
 export const DeleteRequestSchema: GenMessage<DeleteRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 18);
+  messageDesc(file_holdshelf_v1_queue_service, 20);
 
 /**
  * Delete's response.
@@ -520,7 +583,7 @@ export type DeleteResponse = Message<"holdshelf.v1.DeleteResponse"> & {
  * Use `create(DeleteResponseSchema)` to create a new message.
  */
 export const DeleteResponseSchema: GenMessage<DeleteResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 19);
+  messageDesc(file_holdshelf_v1_queue_service, 21);
 
 /**
  * DeleteBatch's request.
@@ -548,7 +611,7 @@ export type DeleteBatchRequest = Message<"holdshelf.v1.DeleteBatchRequest"> & {
  * Use `create(DeleteBatchRequestSchema)` to create a new message.
  */
 export const DeleteBatchRequestSchema: GenMessage<DeleteBatchRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 20);
+  messageDesc(file_holdshelf_v1_queue_service, 22);
 
 /**
  * DeleteBatch's response.
@@ -569,7 +632,7 @@ export type DeleteBatchResponse = Message<"holdshelf.v1.DeleteBatchResponse"> & 
  * Use `create(DeleteBatchResponseSchema)` to create a new message.
  */
 export const DeleteBatchResponseSchema: GenMessage<DeleteBatchResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 21);
+  messageDesc(file_holdshelf_v1_queue_service, 23);
 
 /**
  * ChangeVisibility's request.
@@ -605,7 +668,7 @@ export type ChangeVisibilityRequest = Message<"holdshelf.v1.ChangeVisibilityRequ
  * Use `create(ChangeVisibilityRequestSchema)` to create a new message.
  */
 export const ChangeVisibilityRequestSchema: GenMessage<ChangeVisibilityRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 22);
+  messageDesc(file_holdshelf_v1_queue_service, 24);
 
 /**
  * ChangeVisibility's response.
@@ -626,7 +689,7 @@ export type ChangeVisibilityResponse = Message<"holdshelf.v1.ChangeVisibilityRes
  * Use `create(ChangeVisibilityResponseSchema)` to create a new message.
  */
 export const ChangeVisibilityResponseSchema: GenMessage<ChangeVisibilityResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 23);
+  messageDesc(file_holdshelf_v1_queue_service, 25);
 
 /**
  * ChangeVisibilityBatch's request.
@@ -661,7 +724,7 @@ export type ChangeVisibilityBatchRequest = Message<"holdshelf.v1.ChangeVisibilit
  * Use `create(ChangeVisibilityBatchRequestSchema)` to create a new message.
  */
 export const ChangeVisibilityBatchRequestSchema: GenMessage<ChangeVisibilityBatchRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 24);
+  messageDesc(file_holdshelf_v1_queue_service, 26);
 
 /**
  * ChangeVisibilityBatch's response.
@@ -682,7 +745,7 @@ export type ChangeVisibilityBatchResponse = Message<"holdshelf.v1.ChangeVisibili
  * Use `create(ChangeVisibilityBatchResponseSchema)` to create a new message.
  */
 export const ChangeVisibilityBatchResponseSchema: GenMessage<ChangeVisibilityBatchResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 25);
+  messageDesc(file_holdshelf_v1_queue_service, 27);
 
 /**
  * One request of a Heartbeat stream.
@@ -719,7 +782,7 @@ export type HeartbeatRequest = Message<"holdshelf.v1.HeartbeatRequest"> & {
  * Use `create(HeartbeatRequestSchema)` to create a new message.
  */
 export const HeartbeatRequestSchema: GenMessage<HeartbeatRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 26);
+  messageDesc(file_holdshelf_v1_queue_service, 28);
 
 /**
  * One lease to renew.
@@ -757,7 +820,7 @@ export type LeaseRenewal = Message<"holdshelf.v1.LeaseRenewal"> & {
  * Use `create(LeaseRenewalSchema)` to create a new message.
  */
 export const LeaseRenewalSchema: GenMessage<LeaseRenewal> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 27);
+  messageDesc(file_holdshelf_v1_queue_service, 29);
 
 /**
  * One response of a Heartbeat stream: the answer to one request, or an
@@ -780,7 +843,7 @@ export type HeartbeatResponse = Message<"holdshelf.v1.HeartbeatResponse"> & {
  * Use `create(HeartbeatResponseSchema)` to create a new message.
  */
 export const HeartbeatResponseSchema: GenMessage<HeartbeatResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 28);
+  messageDesc(file_holdshelf_v1_queue_service, 30);
 
 /**
  * Whether a lease is still held.
@@ -825,7 +888,7 @@ export type LeaseState = Message<"holdshelf.v1.LeaseState"> & {
  * Use `create(LeaseStateSchema)` to create a new message.
  */
 export const LeaseStateSchema: GenMessage<LeaseState> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 29);
+  messageDesc(file_holdshelf_v1_queue_service, 31);
 
 /**
  * A durable queue with Amazon SQS's message lifecycle.
@@ -843,7 +906,9 @@ export const LeaseStateSchema: GenMessage<LeaseState> = /*@__PURE__*/
  *   RECEIPT_HANDLE_INVALID (INVALID_ARGUMENT),
  *   LEASE_SUPERSEDED (FAILED_PRECONDITION), MESSAGE_NOT_FOUND (NOT_FOUND),
  *   LEASE_LIMIT_EXCEEDED (FAILED_PRECONDITION),
- *   TOO_MANY_IN_FLIGHT (RESOURCE_EXHAUSTED), INTERNAL (INTERNAL).
+ *   TOO_MANY_IN_FLIGHT (RESOURCE_EXHAUSTED),
+ *   DEAD_LETTER_QUEUE_NOT_FOUND (FAILED_PRECONDITION),
+ *   QUEUE_IN_USE (FAILED_PRECONDITION), INTERNAL (INTERNAL).
  *
  * @generated from service holdshelf.v1.QueueService
  */
@@ -891,7 +956,8 @@ export const QueueService: GenService<{
     output: typeof UpdateQueueResponseSchema;
   },
   /**
-   * Deletes a queue and all its messages.
+   * Deletes a queue and all its messages. A queue that is another queue's
+   * dead-letter queue cannot be deleted (QUEUE_IN_USE).
    *
    * @generated from rpc holdshelf.v1.QueueService.DeleteQueue
    */
@@ -1011,6 +1077,19 @@ export const QueueService: GenService<{
     methodKind: "bidi_streaming";
     input: typeof HeartbeatRequestSchema;
     output: typeof HeartbeatResponseSchema;
+  },
+  /**
+   * Moves visible messages out of a dead-letter queue, oldest first, back to
+   * each message's source queue or to a destination queue. Moved messages
+   * arrive visible, with receive_count 0 and their id, body and attributes
+   * intact. In-flight messages stay. Returns when done.
+   *
+   * @generated from rpc holdshelf.v1.QueueService.RedriveMessages
+   */
+  redriveMessages: {
+    methodKind: "unary";
+    input: typeof RedriveMessagesRequestSchema;
+    output: typeof RedriveMessagesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_holdshelf_v1_queue_service, 0);

@@ -1,0 +1,166 @@
+import type { MessageContent, Store, StoreOp } from "../store/store.js";
+import type { Clock } from "./clock.js";
+import type { QueueRegistry } from "./queue-registry.js";
+import type { LiveMessage, QueueState } from "./queue-state.js";
+import { removeMessageOp } from "./store-ops.js";
+
+/** The reason a message moved to a dead-letter queue after too many deliveries. */
+export const maxReceiveCountExceeded = "MAX_RECEIVE_COUNT_EXCEEDED";
+
+// Messages moved per atomic batch by a redrive.
+const redriveBatch = 100;
+
+/** Told when messages arrive in a queue, so its waiting receives can take them. */
+type Arrived = (queue: QueueState) => void;
+
+/**
+ * Moves messages between a queue and its dead-letter queue. Each move is one
+ * atomic batch that removes the message from one data space and writes it
+ * into the other, so that it is never in both queues and never in neither,
+ * whatever moment a crash picks. The message keeps its id, body, attributes,
+ * send time and delivery epoch (so no old receipt handle can ever match a
+ * later delivery); its retention counts from its arrival.
+ */
+export class DeadLetters {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly registry: QueueRegistry,
+    private readonly arrived: Arrived,
+  ) {}
+
+  /** Whether a message has had every delivery its queue's redrive policy allows. */
+  static isSpent(queue: QueueState, message: LiveMessage): boolean {
+    const policy = queue.record.config.redrivePolicy;
+    return policy !== undefined && message.receiveCount >= policy.maxReceiveCount;
+  }
+
+  /**
+   * Moves spent messages, already taken out of their queue's memory, to its
+   * dead-letter queue. If that queue is gone (it cannot be deleted while
+   * named, but a policy may change), the messages go back where they were.
+   */
+  async deadLetter(source: QueueState, messages: readonly LiveMessage[]): Promise<void> {
+    const target = this.registry.find(source.record.config.redrivePolicy?.deadLetterQueue ?? "");
+    if (target === undefined) {
+      for (const message of messages) source.add(message, this.clock.now());
+      return;
+    }
+    const origin = { sourceQueue: source.record.name, reason: maxReceiveCountExceeded };
+    const contents = await this.store.readMessages(source.record.dataId, messages);
+    await this.move(source, target, messages, contents.map((content) => content && { ...stripped(content), deadLetter: origin }));
+  }
+
+  /**
+   * Moves up to `maxMessages` visible messages out of a dead-letter queue,
+   * oldest first, to `destination` or else each one's source queue, at most
+   * `maxPerSecond` a second (0: no limit). In-flight messages stay. Returns
+   * how many moved; stops early when `signal` aborts.
+   */
+  async redrive(
+    deadLetterQueue: QueueState,
+    destination: QueueState | undefined,
+    maxMessages: number,
+    maxPerSecond: number,
+    signal: AbortSignal | undefined,
+  ): Promise<number> {
+    let moved = 0;
+    const stranded: LiveMessage[] = [];
+    const now = this.clock.now();
+    while (moved < maxMessages && !signal?.aborted && !deadLetterQueue.deleted) {
+      const started = this.clock.now();
+      const batch: LiveMessage[] = [];
+      const want = Math.min(redriveBatch, maxMessages - moved, maxPerSecond || redriveBatch);
+      for (let next = deadLetterQueue.nextVisible(); next !== undefined && batch.length < want; next = deadLetterQueue.nextVisible()) {
+        // Only what was visible when the redrive began: not messages dead-lettered since.
+        if (next.enqueuedAt > now) break;
+        deadLetterQueue.remove(next);
+        batch.push(next);
+      }
+      if (batch.length === 0) break;
+      const contents = await this.store.readMessages(deadLetterQueue.record.dataId, batch);
+      const byTarget = new Map<QueueState, { messages: LiveMessage[]; contents: (MessageContent | undefined)[] }>();
+      batch.forEach((message, index) => {
+        const content = contents[index];
+        const target = destination ?? this.registry.find(content?.deadLetter?.sourceQueue ?? "");
+        if (target === undefined || target.deleted) {
+          stranded.push(message); // its source queue is gone: it stays
+          return;
+        }
+        const group = byTarget.get(target) ?? { messages: [], contents: [] };
+        group.messages.push(message);
+        group.contents.push(content && stripped(content));
+        byTarget.set(target, group);
+      });
+      for (const [target, group] of byTarget) {
+        await this.move(deadLetterQueue, target, group.messages, group.contents);
+        moved += group.messages.length;
+      }
+      if (maxPerSecond > 0) await this.pace(started, batch.length, maxPerSecond, signal);
+    }
+    for (const message of stranded) deadLetterQueue.add(message, this.clock.now());
+    return moved;
+  }
+
+  /**
+   * Writes messages (taken out of `from`'s memory) into `to` with the given
+   * contents, in one batch, then shows them there. A message whose content
+   * is gone (purged meanwhile) is only removed.
+   */
+  private async move(
+    from: QueueState,
+    to: QueueState,
+    messages: readonly LiveMessage[],
+    contents: readonly (MessageContent | undefined)[],
+  ): Promise<void> {
+    const now = this.clock.now();
+    const toDataId = to.record.dataId;
+    const ops: StoreOp[] = [];
+    const arrivals: LiveMessage[] = [];
+    messages.forEach((message, index) => {
+      ops.push(removeMessageOp(from.record.dataId, message));
+      const content = contents[index];
+      if (content === undefined) return; // purged meanwhile: nothing to move
+      const entry: LiveMessage = {
+        ...message,
+        readyAt: now,
+        leased: false,
+        receiveCount: 0,
+        enqueuedAt: now,
+        firstReceiveAt: 0,
+        leaseStart: 0,
+        hasCheckpoint: false,
+        heapIndex: -1,
+        inVisibleHeap: false,
+      };
+      ops.push({ kind: "putMessage", dataId: toDataId, entry, content });
+      arrivals.push(entry);
+    });
+    await this.store.commit(ops);
+    if (to.deleted || to.record.dataId !== toDataId) return;
+    for (const entry of arrivals) to.add(entry, this.clock.now());
+    this.arrived(to);
+  }
+
+  /** Waits so that `count` messages since `started` keep to `maxPerSecond`. */
+  private pace(started: number, count: number, maxPerSecond: number, signal: AbortSignal | undefined): Promise<void> {
+    const waitMs = started + (count * 1000) / maxPerSecond - this.clock.now();
+    if (waitMs <= 0 || signal?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = this.clock.setTimer(waitMs, () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      });
+      const onAbort = (): void => {
+        timer.cancel();
+        resolve();
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+}
+
+/** A message's body and attributes, without a reading's checkpoint or an earlier dead-letter origin. */
+function stripped({ body, attributes }: MessageContent): MessageContent {
+  return { body, attributes };
+}
