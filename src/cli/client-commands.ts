@@ -14,6 +14,10 @@ const configFlags = {
   "receive-wait-time": { type: "string" },
   "max-in-flight": { type: "string" },
   "max-lease-duration": { type: "string" },
+  "dead-letter-queue": { type: "string" },
+  "max-receive-count": { type: "string" },
+  "min-backoff": { type: "string" },
+  "max-backoff": { type: "string" },
 } as const;
 
 /** Runs a client subcommand (queue, send, receive, delete, change-visibility) and prints JSON lines. */
@@ -30,9 +34,11 @@ export async function clientCommand(
       address: { type: "string", default: env.HOLDSHELF_ADDRESS ?? defaultAddress },
       ...configFlags,
       attribute: { type: "string", multiple: true, default: [] },
-      max: { type: "string", default: "1" },
+      max: { type: "string" },
       wait: { type: "string" },
       prefix: { type: "string", default: "" },
+      to: { type: "string", default: "" },
+      rate: { type: "string", default: "0" },
     },
   });
   const rpc = createQueueServiceRpc(values.address);
@@ -45,7 +51,7 @@ export async function clientCommand(
     const text = values[flag];
     return text === undefined ? undefined : durationFromMs(parseDurationFlag(text, flag));
   };
-  const integer = (flag: "max-message-bytes" | "max-in-flight"): number => {
+  const integer = (flag: "max-message-bytes" | "max-in-flight" | "max-receive-count" | "max" | "rate"): number => {
     const text = values[flag];
     if (text === undefined) return 0;
     if (!/^\d+$/.test(text)) throw new UsageError(`--${flag} takes a whole number`);
@@ -59,9 +65,15 @@ export async function clientCommand(
     receiveWaitTime: duration("receive-wait-time"),
     maxInFlight: integer("max-in-flight"),
     maxLeaseDuration: duration("max-lease-duration"),
+    ...(values["dead-letter-queue"] === undefined
+      ? {}
+      : { redrivePolicy: { deadLetterQueue: values["dead-letter-queue"], maxReceiveCount: integer("max-receive-count") } }),
+    ...(values["min-backoff"] === undefined && values["max-backoff"] === undefined
+      ? {}
+      : { retryPolicy: { minBackoff: duration("min-backoff"), maxBackoff: duration("max-backoff") } }),
   });
   try {
-    await run(rpc, command, arg, values, config, duration, print);
+    await run(rpc, command, arg, values, config, duration, integer, print);
     return 0;
   } finally {
     rpc.close();
@@ -72,9 +84,10 @@ async function run(
   rpc: QueueServiceRpc,
   command: string,
   arg: (index: number, name: string) => string,
-  values: { attribute: string[]; max: string; prefix: string },
+  values: { attribute: string[]; max?: string | undefined; prefix: string; to: string },
   config: () => object,
   duration: (flag: "visibility-timeout" | "delay" | "wait") => ReturnType<typeof durationFromMs> | undefined,
+  integer: (flag: "max" | "rate") => number,
   print: (line: string) => void,
 ): Promise<void> {
   const json = (value: unknown): void => print(JSON.stringify(value, plainJson));
@@ -123,7 +136,7 @@ async function run(
       const waitTime = duration("wait");
       const { messages } = await rpc.receive({
         queue: arg(0, "queue name"),
-        maxMessages: Number(values.max),
+        maxMessages: values.max === undefined ? 1 : integer("max"),
         ...(visibilityTimeout ? { visibilityTimeout } : {}),
         ...(waitTime ? { waitTime } : {}),
       });
@@ -133,6 +146,15 @@ async function run(
     case "delete":
       await rpc.delete({ queue: arg(0, "queue name"), receiptHandle: arg(1, "receipt handle") });
       return json({ deleted: true });
+    case "redrive": {
+      const { movedCount } = await rpc.redriveMessages({
+        deadLetterQueue: arg(0, "dead-letter queue name"),
+        destinationQueue: values.to,
+        maxMessages: BigInt(integer("max")),
+        maxPerSecond: integer("rate"),
+      });
+      return json({ moved: Number(movedCount) });
+    }
     case "change-visibility": {
       const deadline = await rpc.changeVisibility({
         queue: arg(0, "queue name"),

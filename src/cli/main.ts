@@ -8,11 +8,13 @@ const usage = `usage: holdshelf <command> [flags]
   serve [--data-dir ./data] [--listen 127.0.0.1:50051] [--durability fsync|os] [--log-level info]
   queue create|update NAME [--visibility-timeout 30s] [--delay 0s] [--retention 4d]
         [--max-message-bytes N] [--receive-wait-time 0s] [--max-in-flight N] [--max-lease-duration 12h]
+        [--dead-letter-queue Q --max-receive-count N] [--min-backoff 1s --max-backoff 5m]
   queue get|delete|purge NAME
   queue list [--prefix P]
   send QUEUE BODY [--attribute key=value]... [--delay 10s]
   receive QUEUE [--max N] [--visibility-timeout 30s] [--wait 20s]
   delete QUEUE RECEIPT_HANDLE
+  redrive DEAD_LETTER_QUEUE [--to QUEUE] [--max N] [--rate PER_SECOND]
   change-visibility QUEUE RECEIPT_HANDLE DURATION
 
 Client commands call --address (default 127.0.0.1:50051). Environment:

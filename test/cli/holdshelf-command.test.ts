@@ -48,6 +48,23 @@ describe("the holdshelf command", () => {
     expect(result.stderr).toContain("QUEUE_NOT_FOUND");
   });
 
+  it("configures dead-letter queues and redrives from the shell", async () => {
+    broker = await startBrokerProcess(join(dir.path, "data"));
+    const env = { HOLDSHELF_ADDRESS: broker.address };
+    expect((await runHoldshelf(["queue", "create", "dlq"], env)).code).toBe(0);
+    const created = await runHoldshelf(
+      ["queue", "create", "work", "--dead-letter-queue", "dlq", "--max-receive-count", "3", "--min-backoff", "1s", "--max-backoff", "1m"],
+      env,
+    );
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      config: { redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 3 }, retryPolicy: { minBackoff: "1s", maxBackoff: "60s" } },
+    });
+    expect(JSON.parse((await runHoldshelf(["redrive", "dlq", "--to", "work", "--rate", "10"], env)).stdout)).toEqual({ moved: 0 });
+    const refused = await runHoldshelf(["queue", "delete", "dlq"], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("QUEUE_IN_USE");
+  });
+
   it("exits 2 with usage on a bad flag value", async () => {
     const result = await runHoldshelf(["queue", "create", "q", "--delay", "soon"]);
     expect(result.code).toBe(2);
