@@ -105,19 +105,23 @@ export class Broker {
 
   // ---- Queue admin -------------------------------------------------------
 
+  /** Creates a queue, or returns the existing one if its configuration is the same. */
   async createQueue(name: string, config?: QueueConfigInput): Promise<QueueInfo> {
     return this.describe(await this.registry.create(name, config));
   }
 
+  /** A queue with its configuration and exact counts. */
   getQueue(name: string): QueueInfo {
     return this.describe(this.registry.get(name, "name"));
   }
 
+  /** A page of queues in name order. */
   listQueues(prefix = "", pageSize = 0, pageToken = ""): QueuePage {
     const page = this.registry.list(prefix, pageSize, pageToken);
     return { queues: page.queues.map((queue) => this.describe(queue)), nextPageToken: page.nextPageToken };
   }
 
+  /** Replaces a queue's whole configuration; unset fields take their defaults. */
   async updateQueue(name: string, config?: QueueConfigInput): Promise<QueueInfo> {
     const queue = await this.registry.update(name, config);
     // A larger max_in_flight may make room for waiting receives.
@@ -125,10 +129,12 @@ export class Broker {
     return this.describe(queue);
   }
 
+  /** Deletes a queue and its messages, unless it is another queue's dead-letter queue. */
   async deleteQueue(name: string): Promise<void> {
     await this.registry.delete(name);
   }
 
+  /** Removes every message of a queue; returns how many. */
   async purgeQueue(name: string): Promise<number> {
     const queue = this.registry.get(name, "name");
     const purged = await this.registry.purge(name);
@@ -157,24 +163,7 @@ export class Broker {
     const { maxMessages, visibilityTimeoutMs, waitTimeMs } = resolveReceiveOptions(options, queue.record.config);
     if (options.signal?.aborted) return [];
     this.maintenance.advance(queue);
-    const take = (): Taken | undefined => {
-      const taken = takeVisible(queue, maxMessages, visibilityTimeoutMs, this.clock.now());
-      if (taken === undefined) return undefined;
-      if (taken.spent.length > 0) this.endings.endAll(queue, taken.spent, "released");
-      if (taken.messages.length === 0) return undefined;
-      // Written at once, so that the disk sees changes in the order memory did.
-      const written = this.store.commit(taken.ops);
-      // A receive that hides nothing ends its leases at once: messages on their
-      // last allowed delivery leave for the dead-letter queue, but only once
-      // this answer has read their bodies. Until then nobody else sees them.
-      const deadLetterAfter =
-        visibilityTimeoutMs === 0 ? taken.messages.filter((message) => DeadLetters.isSpent(queue, message)) : [];
-      for (const message of deadLetterAfter) {
-        queue.remove(message);
-        this.leases.untrack(queue, message.id);
-      }
-      return { ...taken, written, deadLetterAfter };
-    };
+    const take = (): Taken | undefined => this.takeForReceive(queue, maxMessages, visibilityTimeoutMs);
     let taken = take();
     const atInFlightLimit = visibilityTimeoutMs > 0 && queue.inFlight >= queue.record.config.maxInFlight;
     if (taken === undefined && waitTimeMs === 0 && atInFlightLimit) {
@@ -357,6 +346,26 @@ export class Broker {
       this.maintenance.advance(queue);
     }
     return ops.map((op) => formatMessageId(op.entry.id));
+  }
+
+  /** Leases visible messages for a receive and starts the write that makes the leases durable. */
+  private takeForReceive(queue: QueueState, maxMessages: number, visibilityTimeoutMs: number): Taken | undefined {
+    const taken = takeVisible(queue, maxMessages, visibilityTimeoutMs, this.clock.now());
+    if (taken === undefined) return undefined;
+    if (taken.spent.length > 0) this.endings.endAll(queue, taken.spent, "released");
+    if (taken.messages.length === 0) return undefined;
+    // Written at once, so that the disk sees changes in the order memory did.
+    const written = this.store.commit(taken.ops);
+    // A receive that hides nothing ends its leases at once: messages on their
+    // last allowed delivery leave for the dead-letter queue, but only once
+    // this answer has read their bodies. Until then nobody else sees them.
+    const deadLetterAfter =
+      visibilityTimeoutMs === 0 ? taken.messages.filter((message) => DeadLetters.isSpent(queue, message)) : [];
+    for (const message of deadLetterAfter) {
+      queue.remove(message);
+      this.leases.untrack(queue, message.id);
+    }
+    return { ...taken, written, deadLetterAfter };
   }
 
   /** Makes a take durable, reads the bodies, and builds the deliveries. */
