@@ -35,6 +35,22 @@ export function queueConfigToWire(config: QueueConfigInput = {}): MessageInitSha
     receiveWaitTime: duration(config.receiveWaitTimeMs),
     maxInFlight: config.maxInFlight ?? 0,
     maxLeaseDuration: duration(config.maxLeaseDurationMs),
+    ...(config.redrivePolicy === undefined
+      ? {}
+      : {
+          redrivePolicy: {
+            deadLetterQueue: config.redrivePolicy.deadLetterQueue,
+            maxReceiveCount: config.redrivePolicy.maxReceiveCount,
+          },
+        }),
+    ...(config.retryPolicy === undefined
+      ? {}
+      : {
+          retryPolicy: {
+            minBackoff: durationFromMs(config.retryPolicy.minBackoffMs),
+            maxBackoff: durationFromMs(config.retryPolicy.maxBackoffMs),
+          },
+        }),
   };
 }
 
@@ -52,6 +68,22 @@ export function queueFromWire(queue: WireQueue | undefined): Queue {
       receiveWaitTimeMs: ms(config?.receiveWaitTime),
       maxInFlight: config?.maxInFlight ?? 0,
       maxLeaseDurationMs: ms(config?.maxLeaseDuration),
+      ...(config?.redrivePolicy === undefined
+        ? {}
+        : {
+            redrivePolicy: {
+              deadLetterQueue: config.redrivePolicy.deadLetterQueue,
+              maxReceiveCount: config.redrivePolicy.maxReceiveCount,
+            },
+          }),
+      ...(config?.retryPolicy === undefined
+        ? {}
+        : {
+            retryPolicy: {
+              minBackoffMs: ms(config.retryPolicy.minBackoff),
+              maxBackoffMs: ms(config.retryPolicy.maxBackoff),
+            },
+          }),
     },
     stats: {
       visible: Number(stats?.visible ?? 0n),
@@ -60,6 +92,7 @@ export function queueFromWire(queue: WireQueue | undefined): Queue {
       ...(stats?.oldestMessageAge === undefined ? {} : { oldestMessageAgeMs: ms(stats.oldestMessageAge) }),
     },
     createTime: date(queue?.createTime),
+    deadLetterSourceQueues: [...(queue?.deadLetterSourceQueues ?? [])],
   };
 }
 
@@ -75,6 +108,10 @@ export function messageFromWire(message: WireReceivedMessage): ReceivedMessage {
     firstReceiveTime: date(message.firstReceiveTime),
     leaseDeadline: date(message.leaseDeadline),
     ...(message.checkpoint === undefined ? {} : { checkpoint: message.checkpoint }),
+    // proto3 strings cannot be unset: empty ones mean the message was never dead-lettered.
+    ...(message.deadLetterSourceQueue === "" && message.deadLetterReason === ""
+      ? {}
+      : { deadLetter: { sourceQueue: message.deadLetterSourceQueue, reason: message.deadLetterReason } }),
   };
 }
 

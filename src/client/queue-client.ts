@@ -18,6 +18,7 @@ import type {
   QueuePage,
   ReceivedMessage,
   ReceiveOptions,
+  RedriveOptions,
   SendBatchEntry,
   SendOptions,
 } from "./types.js";
@@ -143,6 +144,24 @@ export class QueueClient {
       visibilityTimeout: durationFromMs(visibilityTimeoutMs),
     });
     return response.results.map(entryResultFromWire);
+  }
+
+  /**
+   * Moves visible messages out of a dead-letter queue, oldest first, back to
+   * each one's source queue or to options.destinationQueue; they arrive
+   * visible with receive count 0. Returns how many moved, once all have.
+   */
+  async redriveMessages(deadLetterQueue: string, options: RedriveOptions = {}): Promise<number> {
+    const response = await this.rpc.redriveMessages(
+      {
+        deadLetterQueue,
+        destinationQueue: options.destinationQueue ?? "",
+        maxMessages: BigInt(options.maxMessages ?? 0),
+        maxPerSecond: options.maxPerSecond ?? 0,
+      },
+      { signal: options.signal },
+    );
+    return Number(response.movedCount);
   }
 
   /** Opens a Heartbeat stream to renew leases, save checkpoints and hear of leases lost. */

@@ -9,10 +9,41 @@ export interface QueueConfig {
   readonly receiveWaitTimeMs: number;
   readonly maxInFlight: number;
   readonly maxLeaseDurationMs: number;
+  /** Where messages go that keep failing; undefined: retried until their retention ends. */
+  readonly redrivePolicy?: RedrivePolicy;
+  /** How long a message waits before a retry; undefined: retried at once. */
+  readonly retryPolicy?: RetryPolicy;
+}
+
+/**
+ * Moves a message to a dead-letter queue when a lease ends without a delete
+ * (it expired or was released) after maxReceiveCount deliveries.
+ */
+export interface RedrivePolicy {
+  /** An existing queue other than this one. */
+  readonly deadLetterQueue: string;
+  /** Deliveries before a message is dead-lettered; 1 to 1000. */
+  readonly maxReceiveCount: number;
+}
+
+/**
+ * Spaces retries out: a message whose lease ends without a delete becomes
+ * visible again after min(maxBackoffMs, minBackoffMs * 2^(receiveCount - 1)).
+ */
+export interface RetryPolicy {
+  /** The first retry's wait; 0 to 12 h. */
+  readonly minBackoffMs: number;
+  /** The longest wait; minBackoffMs to 12 h. */
+  readonly maxBackoffMs: number;
 }
 
 /** A queue configuration to create or update a queue with: an unset (or 0) field takes its default. */
-export type QueueConfigInput = { readonly [K in keyof QueueConfig]?: number | undefined };
+export type QueueConfigInput = {
+  readonly [K in Exclude<keyof QueueConfig, "redrivePolicy" | "retryPolicy">]?: number | undefined;
+} & {
+  readonly redrivePolicy?: RedrivePolicy | undefined;
+  readonly retryPolicy?: RetryPolicy | undefined;
+};
 
 /** Message counts of a queue, exact at the time of the call. */
 export interface QueueStats {
@@ -29,6 +60,8 @@ export interface Queue {
   readonly config: QueueConfig;
   readonly stats: QueueStats;
   readonly createTime: Date;
+  /** The queues whose redrive policy names this queue as their dead-letter queue, in name order. */
+  readonly deadLetterSourceQueues: string[];
 }
 
 /** One page of queues, in name order. */
@@ -87,6 +120,27 @@ export interface ReceivedMessage {
   readonly leaseDeadline: Date;
   /** The progress an earlier delivery saved with a Heartbeat renewal; undefined when none was. */
   readonly checkpoint?: Uint8Array;
+  /** Where and why the message was dead-lettered, for a message in a dead-letter queue; undefined otherwise. */
+  readonly deadLetter?: DeadLetterOrigin;
+}
+
+/** Where a message in a dead-letter queue came from, and why it was moved. */
+export interface DeadLetterOrigin {
+  readonly sourceQueue: string;
+  /** Why it was moved, e.g. MAX_RECEIVE_COUNT_EXCEEDED. */
+  readonly reason: string;
+}
+
+/** Which messages redriveMessages moves, and where. */
+export interface RedriveOptions {
+  /** Where to move them; unset (or empty) means back to each message's source queue. */
+  readonly destinationQueue?: string | undefined;
+  /** At most this many; unset (or 0) means every message visible when the call starts. */
+  readonly maxMessages?: number | undefined;
+  /** At most this many a second; unset (or 0) means as fast as possible. */
+  readonly maxPerSecond?: number | undefined;
+  /** Cancels the call: the server stops moving, and the call fails with CANCELLED. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** The outcome of one handle of a batch call. */

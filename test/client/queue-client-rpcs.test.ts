@@ -39,6 +39,7 @@ describe("QueueClient against a real server", () => {
       },
       stats: { visible: 0, inFlight: 0, delayed: 0 },
       createTime: new Date(clock.now()),
+      deadLetterSourceQueues: [],
     });
     expect(await client.createQueue("a-1", { maxInFlight: 7, delayMs: 1500, retentionMs: 3_600_000 })).toEqual(created);
     await expectRpcError(client.createQueue("a-1"), status.ALREADY_EXISTS, "QUEUE_ALREADY_EXISTS");
