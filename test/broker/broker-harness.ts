@@ -81,6 +81,12 @@ export async function receiveOne(h: BrokerHarness, queue: string, options: Recei
   return deliveries[0]!;
 }
 
+/** Sends one text message and receives it: its first delivery. */
+export async function sendAndReceive(h: BrokerHarness, queue: string, message = "m"): Promise<Delivery> {
+  await sendText(h, queue, message);
+  return receiveOne(h, queue);
+}
+
 /** Creates a queue, returning nothing. */
 export async function createQueue(h: BrokerHarness, name: string, config?: QueueConfigInput): Promise<void> {
   await h.broker.createQueue(name, config);

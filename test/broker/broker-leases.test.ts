@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Delivery } from "../../src/broker/types.js";
 import { Code } from "../../src/errors/holdshelf-error.js";
 import {
+  sendAndReceive,
   counts,
   createQueue,
   expectFailure,
@@ -32,11 +33,6 @@ describe("leases", () => {
     await h.dispose();
   });
 
-  /** Sends one message and receives it: its first delivery. */
-  async function sendAndReceive(message = "m"): Promise<Delivery> {
-    await sendText(h, "q", message);
-    return receiveOne(h, "q");
-  }
 
   /** Lets a delivery's lease run out and receives the message again. */
   async function redeliver(first: Delivery): Promise<Delivery> {
@@ -109,7 +105,7 @@ describe("leases", () => {
     });
 
     it("hides the message until the deadline, then redelivers it with receive count 2 and a new handle", async () => {
-      const first = await sendAndReceive();
+      const first = await sendAndReceive(h, "q");
       h.clock.advance(vt - 1);
       expect(await h.broker.receive("q")).toEqual([]);
       h.clock.advance(1);
@@ -146,7 +142,7 @@ describe("leases", () => {
 
   describe("delete", () => {
     it("deletes the message of a current lease for good", async () => {
-      const delivery = await sendAndReceive();
+      const delivery = await sendAndReceive(h, "q");
       await h.broker.delete("q", delivery.receiptHandle);
       expect(counts(h, "q")).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
       h.clock.advance(2 * vt);
@@ -154,13 +150,13 @@ describe("leases", () => {
     });
 
     it("succeeds again for a message already deleted", async () => {
-      const delivery = await sendAndReceive();
+      const delivery = await sendAndReceive(h, "q");
       await h.broker.delete("q", delivery.receiptHandle);
       await expect(h.broker.delete("q", delivery.receiptHandle)).resolves.toBeUndefined();
     });
 
     it("still deletes with a handle whose lease expired if nobody received the message since", async () => {
-      const delivery = await sendAndReceive();
+      const delivery = await sendAndReceive(h, "q");
       h.clock.advance(vt + 5000);
       expect(counts(h, "q")).toEqual({ visible: 1, inFlight: 0, delayed: 0 });
       await h.broker.delete("q", delivery.receiptHandle);
@@ -178,7 +174,7 @@ describe("leases", () => {
 
   describe("fencing", () => {
     it("refuses Delete with a superseded handle as LEASE_SUPERSEDED, leaving the new lease alone", async () => {
-      const first = await sendAndReceive();
+      const first = await sendAndReceive(h, "q");
       const second = await redeliver(first);
       const error = await expectFailure(() => h.broker.delete("q", first.receiptHandle), "LEASE_SUPERSEDED");
       expect(error.code).toBe(Code.FAILED_PRECONDITION);
@@ -188,7 +184,7 @@ describe("leases", () => {
     });
 
     it("refuses ChangeVisibility with a superseded handle as LEASE_SUPERSEDED, leaving the deadline alone", async () => {
-      const first = await sendAndReceive();
+      const first = await sendAndReceive(h, "q");
       const second = await redeliver(first);
       await expectFailure(() => h.broker.changeVisibility("q", first.receiptHandle, 0), "LEASE_SUPERSEDED");
       expect(counts(h, "q")).toEqual({ visible: 0, inFlight: 1, delayed: 0 });
@@ -199,7 +195,7 @@ describe("leases", () => {
     });
 
     it("refuses a handle superseded by a visibility-0 receive", async () => {
-      const first = await sendAndReceive();
+      const first = await sendAndReceive(h, "q");
       await h.broker.changeVisibility("q", first.receiptHandle, 0);
       await receiveOne(h, "q", { visibilityTimeoutMs: 0 });
       await expectFailure(() => h.broker.delete("q", first.receiptHandle), "LEASE_SUPERSEDED");
@@ -207,7 +203,7 @@ describe("leases", () => {
     });
 
     it("lets a superseded handle delete nothing even after the message is deleted and gone", async () => {
-      const first = await sendAndReceive();
+      const first = await sendAndReceive(h, "q");
       const second = await redeliver(first);
       await h.broker.delete("q", second.receiptHandle);
       await expect(h.broker.delete("q", first.receiptHandle)).resolves.toBeUndefined();
@@ -226,18 +222,18 @@ describe("leases", () => {
     }
 
     it("refuses a handle with one character changed", async () => {
-      const { receiptHandle } = await sendAndReceive();
+      const { receiptHandle } = await sendAndReceive(h, "q");
       await expectInvalidHandle(flipChar(receiptHandle));
       expect(counts(h, "q")).toEqual({ visible: 0, inFlight: 1, delayed: 0 });
     });
 
     it.each(["", "not-a-handle", "A".repeat(60), "!!!!"])("refuses the string %j", async (handle) => {
-      await sendAndReceive();
+      await sendAndReceive(h, "q");
       await expectInvalidHandle(handle);
     });
 
     it("refuses a handle with characters appended", async () => {
-      const { receiptHandle } = await sendAndReceive();
+      const { receiptHandle } = await sendAndReceive(h, "q");
       await expectInvalidHandle(receiptHandle + "AA");
     });
 
@@ -245,16 +241,16 @@ describe("leases", () => {
       await createQueue(h, "other");
       await sendText(h, "other", "m");
       const foreign = await receiveOne(h, "other");
-      await sendAndReceive();
+      await sendAndReceive(h, "q");
       await expectInvalidHandle(foreign.receiptHandle, "q");
       expect(counts(h, "other")).toEqual({ visible: 0, inFlight: 1, delayed: 0 });
     });
 
     it("refuses a handle from a deleted queue on a new queue of the same name", async () => {
-      const old = await sendAndReceive();
+      const old = await sendAndReceive(h, "q");
       await h.broker.deleteQueue("q");
       await createQueue(h, "q", { visibilityTimeoutMs: vt });
-      await sendAndReceive();
+      await sendAndReceive(h, "q");
       await expectInvalidHandle(old.receiptHandle);
     });
 
@@ -264,7 +260,7 @@ describe("leases", () => {
         await createQueue(other, "q", { visibilityTimeoutMs: vt });
         await sendText(other, "q", "m");
         const foreign = await receiveOne(other, "q");
-        await sendAndReceive();
+        await sendAndReceive(h, "q");
         await expectInvalidHandle(foreign.receiptHandle);
       } finally {
         await other.dispose();
@@ -274,7 +270,7 @@ describe("leases", () => {
 
   describe("changeVisibility", () => {
     it("sets the deadline to now + timeout and returns it, keeping the message hidden past the old deadline", async () => {
-      const delivery = await sendAndReceive();
+      const delivery = await sendAndReceive(h, "q");
       h.clock.advance(4000);
       const deadline = await h.broker.changeVisibility("q", delivery.receiptHandle, 20_000);
       expect(deadline).toBe(h.clock.now() + 20_000);
@@ -286,14 +282,14 @@ describe("leases", () => {
     });
 
     it("can shorten a lease", async () => {
-      const delivery = await sendAndReceive();
+      const delivery = await sendAndReceive(h, "q");
       await h.broker.changeVisibility("q", delivery.receiptHandle, 100);
       h.clock.advance(100);
       expect((await receiveOne(h, "q")).messageId).toBe(delivery.messageId);
     });
 
     it("with 0 makes the message visible at once", async () => {
-      const delivery = await sendAndReceive();
+      const delivery = await sendAndReceive(h, "q");
       expect(await h.broker.changeVisibility("q", delivery.receiptHandle, 0)).toBe(h.clock.now());
       expect(counts(h, "q")).toEqual({ visible: 1, inFlight: 0, delayed: 0 });
       const again = await receiveOne(h, "q");
@@ -302,7 +298,7 @@ describe("leases", () => {
     });
 
     it("re-hides a message whose lease expired when nobody received it since", async () => {
-      const delivery = await sendAndReceive();
+      const delivery = await sendAndReceive(h, "q");
       h.clock.advance(vt + 1000);
       expect(counts(h, "q")).toEqual({ visible: 1, inFlight: 0, delayed: 0 });
       expect(await h.broker.changeVisibility("q", delivery.receiptHandle, 5000)).toBe(h.clock.now() + 5000);
@@ -313,14 +309,14 @@ describe("leases", () => {
     });
 
     it("fails MESSAGE_NOT_FOUND with code NOT_FOUND for a deleted message", async () => {
-      const delivery = await sendAndReceive();
+      const delivery = await sendAndReceive(h, "q");
       await h.broker.delete("q", delivery.receiptHandle);
       const error = await expectFailure(() => h.broker.changeVisibility("q", delivery.receiptHandle, 1000), "MESSAGE_NOT_FOUND");
       expect(error.code).toBe(Code.NOT_FOUND);
     });
 
     it("requires a timeout, bounded by max_lease_duration", async () => {
-      const delivery = await sendAndReceive();
+      const delivery = await sendAndReceive(h, "q");
       await expectFailure(() => h.broker.changeVisibility("q", delivery.receiptHandle, undefined), "INVALID_ARGUMENT", "visibility_timeout");
       await expectFailure(() => h.broker.changeVisibility("q", delivery.receiptHandle, -1), "INVALID_ARGUMENT", "visibility_timeout");
       await expectFailure(
@@ -374,7 +370,7 @@ describe("leases", () => {
 
   describe("batches", () => {
     it("deletes what it can and reports an outcome per handle, in order", async () => {
-      const [ok1, superseded, ok2] = [await sendAndReceive("a"), await sendAndReceive("b"), await sendAndReceive("c")];
+      const [ok1, superseded, ok2] = [await sendAndReceive(h, "q", "a"), await sendAndReceive(h, "q", "b"), await sendAndReceive(h, "q", "c")];
       await h.broker.changeVisibility("q", superseded!.receiptHandle, 0);
       await receiveOne(h, "q");
       const forged = flipChar(ok1!.receiptHandle);
@@ -394,8 +390,8 @@ describe("leases", () => {
     });
 
     it("changes visibility of what it can, reporting the new deadlines and errors in order", async () => {
-      const live = await sendAndReceive("a");
-      const deleted = await sendAndReceive("b");
+      const live = await sendAndReceive(h, "q", "a");
+      const deleted = await sendAndReceive(h, "q", "b");
       await h.broker.delete("q", deleted.receiptHandle);
       h.clock.advance(1000);
       const handles = [deleted.receiptHandle, live.receiptHandle, "junk"];
@@ -429,7 +425,7 @@ describe("leases", () => {
     });
 
     it("rejects a whole visibility batch with a bad timeout before touching any lease", async () => {
-      const delivery = await sendAndReceive();
+      const delivery = await sendAndReceive(h, "q");
       await expectFailure(
         () => h.broker.changeVisibilityBatch("q", [delivery.receiptHandle], -5),
         "INVALID_ARGUMENT",

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Delivery } from "../../src/broker/types.js";
 import {
+  sendAndReceive,
   counts,
   createQueue,
   expectFailure,
@@ -26,14 +26,9 @@ describe("restart", () => {
     await h.dispose();
   });
 
-  /** Sends one message and receives it. */
-  async function sendAndReceive(message = "m"): Promise<Delivery> {
-    await sendText(h, "q", message);
-    return receiveOne(h, "q");
-  }
 
   it("brings visible, in-flight and delayed messages back where they were", async () => {
-    await sendAndReceive("in flight");
+    await sendAndReceive(h, "q", "in flight");
     await sendText(h, "q", "visible", { attributes: { k: "v", "ключ": "✓" } });
     await sendText(h, "q", "delayed", { delayMs: 5000 });
     await h.restart();
@@ -45,7 +40,7 @@ describe("restart", () => {
   });
 
   it("keeps an in-flight message hidden until its original deadline, then redelivers it", async () => {
-    const first = await sendAndReceive();
+    const first = await sendAndReceive(h, "q");
     h.clock.advance(4000);
     await h.restart();
     h.clock.advance(first.leaseDeadline - 1 - h.clock.now());
@@ -62,7 +57,7 @@ describe("restart", () => {
   });
 
   it("lets a handle issued before the restart delete its message, which never comes back", async () => {
-    const first = await sendAndReceive();
+    const first = await sendAndReceive(h, "q");
     await h.restart();
     await h.broker.delete("q", first.receiptHandle);
     expect(counts(h, "q")).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
@@ -73,7 +68,7 @@ describe("restart", () => {
   });
 
   it("lets a handle issued before the restart extend its lease", async () => {
-    const first = await sendAndReceive();
+    const first = await sendAndReceive(h, "q");
     await h.restart();
     expect(await h.broker.changeVisibility("q", first.receiptHandle, 30_000)).toBe(h.clock.now() + 30_000);
     h.clock.advance(vt);
@@ -81,7 +76,7 @@ describe("restart", () => {
   });
 
   it("keeps a lease extension made before the restart", async () => {
-    const first = await sendAndReceive();
+    const first = await sendAndReceive(h, "q");
     const deadline = await h.broker.changeVisibility("q", first.receiptHandle, 60_000);
     await h.restart();
     h.clock.advance(deadline - 1 - h.clock.now());
@@ -91,7 +86,7 @@ describe("restart", () => {
   });
 
   it("still refuses a handle superseded before the restart", async () => {
-    const first = await sendAndReceive();
+    const first = await sendAndReceive(h, "q");
     h.clock.advance(vt);
     const second = await receiveOne(h, "q");
     await h.restart();
@@ -119,7 +114,7 @@ describe("restart", () => {
   });
 
   it("re-arms timers so a long poll gets a lease that expires after the restart", async () => {
-    const first = await sendAndReceive();
+    const first = await sendAndReceive(h, "q");
     await h.restart();
     const poll = track(h.broker.receive("q", { waitTimeMs: 20_000 }));
     await flush();
@@ -130,7 +125,7 @@ describe("restart", () => {
   });
 
   it("keeps ready-time order, redelivered messages behind those ready before them", async () => {
-    await sendAndReceive("leased");
+    await sendAndReceive(h, "q", "leased");
     h.clock.advance(1);
     await sendText(h, "q", "b");
     h.clock.advance(1);
@@ -173,7 +168,7 @@ describe("restart", () => {
   });
 
   it("keeps a purged queue empty", async () => {
-    await sendAndReceive("in flight");
+    await sendAndReceive(h, "q", "in flight");
     await sendText(h, "q", "visible");
     await sendText(h, "q", "delayed", { delayMs: 5000 });
     await h.broker.purgeQueue("q");
@@ -186,7 +181,7 @@ describe("restart", () => {
   it("keeps a deleted queue gone, and a queue recreated under its name empty", async () => {
     await createQueue(h, "gone");
     await sendText(h, "gone", "m");
-    await sendAndReceive("old");
+    await sendAndReceive(h, "q", "old");
     await h.broker.deleteQueue("gone");
     await h.broker.deleteQueue("q");
     await createQueue(h, "q");
@@ -197,11 +192,11 @@ describe("restart", () => {
   });
 
   it("never reuses a deleted queue's id: its handles stay invalid for a same-name queue created after a restart", async () => {
-    const old = await sendAndReceive();
+    const old = await sendAndReceive(h, "q");
     await h.broker.deleteQueue("q");
     await h.restart();
     await createQueue(h, "q", { visibilityTimeoutMs: vt });
-    await sendAndReceive();
+    await sendAndReceive(h, "q");
     await expectFailure(() => h.broker.delete("q", old.receiptHandle), "RECEIPT_HANDLE_INVALID", "receipt_handle");
     expect(counts(h, "q")).toEqual({ visible: 0, inFlight: 1, delayed: 0 });
   });
