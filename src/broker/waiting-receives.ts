@@ -67,11 +67,6 @@ export class WaitingReceives {
     }
   }
 
-  /** How many receives are waiting on a queue. */
-  count(queue: QueueState): number {
-    return this.waiters.get(queue)?.length ?? 0;
-  }
-
   private forget(queue: QueueState, waiter: Waiter<unknown>): void {
     const list = this.waiters.get(queue);
     if (list === undefined) return;
