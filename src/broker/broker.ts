@@ -118,7 +118,9 @@ export class Broker {
   /** A page of queues in name order. */
   listQueues(prefix = "", pageSize = 0, pageToken = ""): QueuePage {
     const page = this.registry.list(prefix, pageSize, pageToken);
-    return { queues: page.queues.map((queue) => this.describe(queue)), nextPageToken: page.nextPageToken };
+    // One pass for the dead-letter sources of the whole page, not one per queue.
+    const sources = this.registry.deadLetterSources();
+    return { queues: page.queues.map((queue) => this.describe(queue, sources)), nextPageToken: page.nextPageToken };
   }
 
   /** Replaces a queue's whole configuration; unset fields take their defaults. */
@@ -323,13 +325,13 @@ export class Broker {
     this.waiting.failAll(queue, new HoldshelfError("QUEUE_NOT_FOUND", `queue "${queue.record.name}" was deleted`));
   }
 
-  private describe(queue: QueueState): QueueInfo {
+  private describe(queue: QueueState, sources = this.registry.deadLetterSources()): QueueInfo {
     this.maintenance.advance(queue);
     const { name, config, createTime } = queue.record;
     const counts = queue.counts();
     const oldestMessageAgeMs =
       counts.oldestSendTime === undefined ? undefined : Math.max(0, this.clock.now() - counts.oldestSendTime);
-    const deadLetterSourceQueues = this.registry.deadLetterSourcesOf(name);
+    const deadLetterSourceQueues = sources.get(name) ?? [];
     return { name, config, createTime, counts, oldestMessageAgeMs, deadLetterSourceQueues };
   }
 

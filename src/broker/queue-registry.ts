@@ -134,11 +134,18 @@ export class QueueRegistry {
 
   /** The queues whose redrive policy names `name` as their dead-letter queue, in name order. */
   deadLetterSourcesOf(name: string): string[] {
-    const sources: string[] = [];
+    return this.deadLetterSources().get(name) ?? [];
+  }
+
+  /** For every dead-letter queue in use, the queues that name it, in name order: one pass over all queues. */
+  deadLetterSources(): Map<string, string[]> {
+    const sources = new Map<string, string[]>();
     for (const queue of this.byName.values()) {
-      if (queue.record.config.redrivePolicy?.deadLetterQueue === name) sources.push(queue.record.name);
+      const target = queue.record.config.redrivePolicy?.deadLetterQueue;
+      if (target !== undefined) sources.set(target, [...(sources.get(target) ?? []), queue.record.name]);
     }
-    return sources.sort();
+    for (const names of sources.values()) names.sort();
+    return sources;
   }
 
   /** The queue of that name, if there is one. */
