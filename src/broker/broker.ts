@@ -1,5 +1,6 @@
 import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
 import type { Store, StoredState, StoreOp } from "../store/store.js";
+import { ignoredBrokerEvents, type BrokerEvents } from "./broker-events.js";
 import { systemClock, type Clock } from "./clock.js";
 import { BackgroundWork } from "./background-work.js";
 import { DeadLetters } from "./dead-letters.js";
@@ -34,6 +35,8 @@ export interface BrokerOptions {
   readonly clock?: Clock;
   /** Told of failures in background work (timers, cleanup), which have no caller to answer. */
   readonly onBackgroundError?: (error: unknown) => void;
+  /** Told of messages and leases as they move, for metrics. */
+  readonly events?: BrokerEvents;
 }
 
 /** Messages a receive has leased, and the pending write that makes the leases durable. */
@@ -67,14 +70,15 @@ export class Broker {
     private readonly clock: Clock,
     stored: StoredState,
     onBackgroundError: (error: unknown) => void,
+    private readonly events: BrokerEvents,
   ) {
     this.handles = new ReceiptHandles(stored.handleKey);
     this.waiting = new WaitingReceives(clock);
     this.registry = new QueueRegistry(store, clock, { onDeleted: (queue) => this.forgetQueue(queue) }, stored);
-    this.deadLetters = new DeadLetters(store, clock, this.registry, (queue) => this.maintenance.advance(queue));
+    this.deadLetters = new DeadLetters(store, clock, this.registry, (queue) => this.maintenance.advance(queue), events);
     this.background = new BackgroundWork(onBackgroundError);
     this.endings = new LeaseEndings(clock, this.leases, this.deadLetters, this.background);
-    this.leaseChanges = new LeaseChanges(clock, this.handles, this.leases, this.endings);
+    this.leaseChanges = new LeaseChanges(clock, this.handles, this.leases, this.endings, events);
     this.maintenance = new Maintenance(
       clock,
       this.registry,
@@ -82,11 +86,17 @@ export class Broker {
       (ops) => store.commit(ops),
       onBackgroundError,
       (queue, expired) => {
+        // Expired messages keep their deadline as their ready time until their rules run.
+        const now = clock.now();
+        for (const message of expired) events.leaseExpired(queue.record.name, now - message.readyAt);
         this.leases.expired(queue, expired);
         const ops = this.endings.endAll(queue, expired, "expired");
         if (ops.length > 0) this.background.start(store.commit(ops));
       },
-      (queue, removed) => removed.forEach((message) => this.leases.untrack(queue, message.id)),
+      (queue, removed) => {
+        removed.forEach((message) => this.leases.untrack(queue, message.id));
+        events.retentionExpired(queue.record.name, removed.length);
+      },
     );
   }
 
@@ -98,6 +108,7 @@ export class Broker {
       options.clock ?? systemClock,
       stored,
       options.onBackgroundError ?? (() => undefined),
+      options.events ?? ignoredBrokerEvents,
     );
     broker.maintenance.start();
     return broker;
@@ -121,6 +132,12 @@ export class Broker {
     // One pass for the dead-letter sources of the whole page, not one per queue.
     const sources = this.registry.deadLetterSources();
     return { queues: page.queues.map((queue) => this.describe(queue, sources)), nextPageToken: page.nextPageToken };
+  }
+
+  /** Every queue, in name order, as `getQueue` describes it: what a metrics scrape reads. */
+  allQueues(): QueueInfo[] {
+    const sources = this.registry.deadLetterSources();
+    return [...this.registry.all()].map((queue) => this.describe(queue, sources));
   }
 
   /** Replaces a queue's whole configuration; unset fields take their defaults. */
@@ -177,7 +194,10 @@ export class Broker {
     if (taken === undefined && waitTimeMs > 0 && !this.closed) {
       taken = await this.waiting.wait(queue, take, waitTimeMs, options.signal);
     }
-    if (taken === undefined) return [];
+    if (taken === undefined) {
+      if (!options.signal?.aborted) this.events.emptyReceive(queueName);
+      return [];
+    }
     return this.deliver(queue, taken, options.signal);
   }
 
@@ -206,7 +226,7 @@ export class Broker {
     const queue = this.registry.get(queueName);
     const timeout = this.requireTimeout(queue, timeoutMs);
     const ops: StoreOp[] = [];
-    const { deadline } = this.leaseChanges.change(queue, receiptHandle, timeout, ops);
+    const { deadline } = this.leaseChanges.change(queue, receiptHandle, timeout, ops, "change_visibility");
     await this.commitAndServe(queue, ops);
     return deadline;
   }
@@ -222,7 +242,9 @@ export class Broker {
     const timeout = this.requireTimeout(queue, timeoutMs);
     const ops: StoreOp[] = [];
     const outcomes = receiptHandles.map((receiptHandle) =>
-      outcomeOf(receiptHandle, () => ({ leaseDeadline: this.leaseChanges.change(queue, receiptHandle, timeout, ops).deadline })),
+      outcomeOf(receiptHandle, () => ({
+        leaseDeadline: this.leaseChanges.change(queue, receiptHandle, timeout, ops, "change_visibility").deadline,
+      })),
     );
     await this.commitAndServe(queue, ops);
     return outcomes;
@@ -284,14 +306,17 @@ export class Broker {
   /**
    * Ends a stream. With `release`, every lease it still holds becomes visible
    * at once (the client went away mid-work); otherwise leases run their course.
+   * Returns how many leases it held.
    */
-  async closeLeaseStream(stream: LeaseStream, release: boolean): Promise<void> {
+  async closeLeaseStream(stream: LeaseStream, release: boolean): Promise<number> {
     const held = [...stream.tracked.values()];
     this.openStreams.delete(stream);
     this.leases.forgetStream(stream);
-    if (!release) return;
-    const writes = this.leaseChanges.release(held);
-    await Promise.all([...writes].map(([queue, ops]) => this.commitAndServe(queue, ops)));
+    if (release) {
+      const writes = this.leaseChanges.release(held);
+      await Promise.all([...writes].map(([queue, ops]) => this.commitAndServe(queue, ops)));
+    }
+    return held.length;
   }
 
   /** Does now everything that is due: expired leases and delays become visible, retention runs. */
@@ -340,6 +365,7 @@ export class Broker {
     const dataId = queue.record.dataId;
     const ops = intakeMessages(queue, messages, batchField, this.clock.now());
     await this.store.commit(ops);
+    this.events.sent(queueName, ops.length);
     // Only now, durable, may the messages be seen. A purge or delete that
     // committed meanwhile removed them, as if they were sent just before it.
     if (!queue.deleted && queue.record.dataId === dataId) {
@@ -387,6 +413,8 @@ export class Broker {
       const content = contents[index];
       if (content === undefined) return; // purged while the lease was being written
       const epoch = taken.epochs[index]!;
+      const queueWaitMs = message.receiveCount === 1 ? taken.takenAt - taken.readyTimes[index]! : undefined;
+      this.events.delivered(queue.record.name, message.receiveCount, queueWaitMs);
       deliveries.push({
         messageId: formatMessageId(message.id),
         receiptHandle: this.handles.issue(queueId, message.id, epoch),

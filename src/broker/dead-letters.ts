@@ -1,4 +1,5 @@
 import type { MessageContent, Store, StoreOp } from "../store/store.js";
+import type { BrokerEvents } from "./broker-events.js";
 import type { Clock } from "./clock.js";
 import type { QueueRegistry } from "./queue-registry.js";
 import type { LiveMessage, QueueState } from "./queue-state.js";
@@ -27,6 +28,7 @@ export class DeadLetters {
     private readonly clock: Clock,
     private readonly registry: QueueRegistry,
     private readonly arrived: Arrived,
+    private readonly events: BrokerEvents,
   ) {}
 
   /** Whether a message has had every delivery its queue's redrive policy allows. */
@@ -49,6 +51,9 @@ export class DeadLetters {
     const origin = { sourceQueue: source.record.name, reason: maxReceiveCountExceeded };
     const contents = await this.store.readMessages(source.record.dataId, messages);
     await this.move(source, target, messages, contents.map((content) => content && { ...stripped(content), deadLetter: origin }));
+    // Messages purged meanwhile were only removed, not moved.
+    const moved = contents.filter((content) => content !== undefined).length;
+    this.events.deadLettered(source.record.name, target.record.name, moved);
   }
 
   /**

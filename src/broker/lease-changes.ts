@@ -1,5 +1,6 @@
 import { HoldshelfError } from "../errors/holdshelf-error.js";
 import type { StoreOp } from "../store/store.js";
+import type { BrokerEvents, ExtendedVia } from "./broker-events.js";
 import type { Clock } from "./clock.js";
 import { findLeasedMessage } from "./lease-fence.js";
 import type { LeaseEndings } from "./lease-endings.js";
@@ -24,6 +25,7 @@ export class LeaseChanges {
     private readonly handles: ReceiptHandles,
     private readonly tracking: LeaseTracking,
     private readonly endings: LeaseEndings,
+    private readonly events: BrokerEvents,
   ) {}
 
   /** Deletes the message a handle names; nothing if it is already gone. */
@@ -33,6 +35,7 @@ export class LeaseChanges {
     queue.remove(message);
     this.tracking.untrack(queue, message.id);
     ops.push(removeMessageOp(queue.record.dataId, message));
+    this.events.deleted(queue.record.name, this.clock.now() - message.leaseStart);
   }
 
   /** Sets a lease's deadline to now + timeout; 0 releases the message (and ends any stream's tracking of it). */
@@ -41,6 +44,7 @@ export class LeaseChanges {
     receiptHandle: string,
     timeoutMs: number,
     ops: StoreOp[],
+    via: ExtendedVia,
   ): { message: LiveMessage; deadline: number } {
     const message = findLeasedMessage(queue, this.handles, receiptHandle);
     if (message === undefined) {
@@ -62,6 +66,9 @@ export class LeaseChanges {
     if (timeoutMs === 0) {
       this.tracking.untrack(queue, message.id);
       ops.push(...this.endings.endAll(queue, [message], "released"));
+      this.events.leaseReleased(queue.record.name, via);
+    } else {
+      this.events.leaseExtended(queue.record.name, via);
     }
     return { message, deadline };
   }
@@ -77,7 +84,7 @@ export class LeaseChanges {
       const timeout = renewal.visibilityTimeoutMs ?? queue.record.config.visibilityTimeoutMs;
       checkVisibilityTimeout(timeout, queue.record.config);
       if (checkpoint !== undefined) checkCheckpoint(checkpoint);
-      const { message, deadline } = this.change(queue, receiptHandle, timeout, ops);
+      const { message, deadline } = this.change(queue, receiptHandle, timeout, ops, "heartbeat");
       if (checkpoint !== undefined) {
         message.hasCheckpoint = true;
         ops.push({ kind: "putCheckpoint", dataId: queue.record.dataId, id: message.id, checkpoint });
@@ -110,6 +117,7 @@ export class LeaseChanges {
       const ops = opsByQueue.get(queue) ?? [];
       ops.push(...this.endings.endAll(queue, [message], "disconnected"));
       opsByQueue.set(queue, ops);
+      this.events.leaseReleased(queue.record.name, "disconnect");
     }
     return opsByQueue;
   }

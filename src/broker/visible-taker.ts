@@ -9,6 +9,10 @@ export interface TakenMessages {
   readonly messages: LiveMessage[];
   /** The delivery each lease belongs to, to tell it from a later one. */
   readonly epochs: number[];
+  /** When each message had become visible, before this receive took it. */
+  readonly readyTimes: number[];
+  /** When this receive took them. */
+  readonly takenAt: number;
   readonly leaseDeadline: number;
   readonly ops: StoreOp[];
   /**
@@ -53,6 +57,7 @@ export function takeVisible(
     messages.push(next);
   }
   const leaseDeadline = now + visibilityTimeoutMs;
+  const readyTimes = messages.map((message) => message.readyAt);
   const ops = messages.map((message) => {
     const fromReadyAt = message.readyAt;
     message.receiveCount++;
@@ -62,5 +67,5 @@ export function takeVisible(
     queue.reschedule(message, leaseDeadline, visibilityTimeoutMs > 0, now);
     return rescheduleOp(queue.record.dataId, fromReadyAt, message);
   });
-  return { messages, epochs: messages.map((message) => message.epoch), leaseDeadline, ops, spent };
+  return { messages, epochs: messages.map((message) => message.epoch), readyTimes, takenAt: now, leaseDeadline, ops, spent };
 }

@@ -5,7 +5,8 @@ import { serveCommand } from "./serve-command.js";
 
 const usage = `usage: holdshelf <command> [flags]
 
-  serve [--data-dir ./data] [--listen 127.0.0.1:50051] [--durability fsync|os] [--log-level info]
+  serve [--data-dir ./data] [--listen 127.0.0.1:50051] [--metrics-listen 127.0.0.1:9464|off]
+        [--durability fsync|os] [--log-level debug|info|warn|error]
   queue create|update NAME [--visibility-timeout 30s] [--delay 0s] [--retention 4d]
         [--max-message-bytes N] [--receive-wait-time 0s] [--max-in-flight N] [--max-lease-duration 12h]
         [--dead-letter-queue Q --max-receive-count N] [--min-backoff 1s --max-backoff 5m]
@@ -18,7 +19,7 @@ const usage = `usage: holdshelf <command> [flags]
   change-visibility QUEUE RECEIPT_HANDLE DURATION
 
 Client commands call --address (default 127.0.0.1:50051). Environment:
-HOLDSHELF_DATA_DIR, HOLDSHELF_LISTEN, HOLDSHELF_DURABILITY, HOLDSHELF_LOG_LEVEL, HOLDSHELF_ADDRESS.`;
+HOLDSHELF_DATA_DIR, HOLDSHELF_LISTEN, HOLDSHELF_METRICS_LISTEN, HOLDSHELF_DURABILITY, HOLDSHELF_LOG_LEVEL, HOLDSHELF_ADDRESS.`;
 
 /** Runs the holdshelf command line; resolves to the exit code. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {

@@ -5,7 +5,16 @@ import type { Durability } from "../store/classic-level-store.js";
 import { UsageError } from "./duration-flag.js";
 
 /** Defaults of `holdshelf serve`, each overridable by flag or environment variable. */
-export const serveDefaults = { dataDir: "./data", listen: "127.0.0.1:50051", durability: "fsync", logLevel: "info" } as const;
+export const serveDefaults = {
+  dataDir: "./data",
+  listen: "127.0.0.1:50051",
+  metricsListen: "127.0.0.1:9464",
+  durability: "fsync",
+  logLevel: "info",
+} as const;
+
+/** The --metrics-listen value that turns the metrics listener off. */
+const metricsOff = "off";
 
 /** `holdshelf serve`: runs the broker until SIGINT or SIGTERM. */
 export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -14,6 +23,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
     options: {
       "data-dir": { type: "string", default: env.HOLDSHELF_DATA_DIR ?? serveDefaults.dataDir },
       listen: { type: "string", default: env.HOLDSHELF_LISTEN ?? serveDefaults.listen },
+      "metrics-listen": { type: "string", default: env.HOLDSHELF_METRICS_LISTEN ?? serveDefaults.metricsListen },
       durability: { type: "string", default: env.HOLDSHELF_DURABILITY ?? serveDefaults.durability },
       "log-level": { type: "string", default: env.HOLDSHELF_LOG_LEVEL ?? serveDefaults.logLevel },
     },
@@ -23,11 +33,13 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
   const level = values["log-level"] as LogLevel;
   if (!logLevels.includes(level)) throw new UsageError(`--log-level is one of ${logLevels.join(", ")}`);
   const logger = createLogger({ level });
+  const metricsListen = values["metrics-listen"];
   let server;
   try {
     server = await startHoldshelfServer({
       dataDir: values["data-dir"],
       listen: values.listen,
+      ...(metricsListen === metricsOff ? {} : { metricsListen }),
       durability: durability satisfies Durability,
       logger,
     });
@@ -35,7 +47,12 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
     logger.error("cannot start", { reason: error instanceof Error ? error.message : String(error) });
     return 1;
   }
-  logger.info("holdshelf listening", { address: server.address, dataDir: values["data-dir"], durability });
+  logger.info("holdshelf listening", {
+    address: server.address,
+    metricsAddress: server.metricsAddress ?? metricsOff,
+    dataDir: values["data-dir"],
+    durability,
+  });
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);

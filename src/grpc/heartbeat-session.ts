@@ -11,6 +11,7 @@ import type { Broker } from "../broker/broker.js";
 import type { LeaseStream } from "../broker/lease-tracking.js";
 import type { LeaseRenewal, LeaseState } from "../broker/types.js";
 import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
+import type { Logger } from "../logging/logger.js";
 import { toErrorStatus } from "./error-status.js";
 import { MalformedRequest } from "./service-definition.js";
 import { durationToMs } from "./wire-convert.js";
@@ -43,6 +44,7 @@ export class HeartbeatSession {
   constructor(
     private readonly call: HeartbeatCall,
     private readonly broker: Broker,
+    private readonly logger: Logger,
     private readonly logUnexpected: (error: unknown) => void,
   ) {
     this.stream = broker.openLeaseStream({
@@ -64,7 +66,7 @@ export class HeartbeatSession {
       void this.answer();
     });
     // The client cancelled, its deadline passed, or its connection broke.
-    call.on("cancelled", () => this.finish(this.releaseOnDisconnect === true));
+    call.on("cancelled", () => this.finish(this.releaseOnDisconnect === true, true));
     call.on("error", () => this.finish(false));
   }
 
@@ -83,7 +85,7 @@ export class HeartbeatSession {
         // deadline that passed is reported by grpc-js itself, not cancelled.
         setImmediate(() => {
           if (this.ended) return;
-          if (this.call.cancelled || this.deadlinePassed()) return this.finish(this.releaseOnDisconnect === true);
+          if (this.call.cancelled || this.deadlinePassed()) return this.finish(this.releaseOnDisconnect === true, true);
           // A clean half-close: the client is done; its leases run their course.
           this.finish(false);
           this.call.end();
@@ -157,10 +159,19 @@ export class HeartbeatSession {
     this.call.emit("error", toErrorStatus(error, this.logUnexpected));
   }
 
-  private finish(release: boolean): void {
+  /** Hands the stream's leases back; `broken` when the client went away without a clean half-close. */
+  private finish(release: boolean, broken = false): void {
     if (this.ended) return;
     this.ended = true;
-    this.broker.closeLeaseStream(this.stream, release).catch(this.logUnexpected);
+    this.broker
+      .closeLeaseStream(this.stream, release)
+      .then((leases) => {
+        // One line per stream, never per lease: a worker fleet restarting is a handful of lines.
+        if (broken && leases > 0) {
+          this.logger.info("heartbeat stream broken", { peer: this.call.getPeer(), leases, released: release });
+        }
+      })
+      .catch(this.logUnexpected);
   }
 }
 

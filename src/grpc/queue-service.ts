@@ -1,6 +1,7 @@
 import type { Server } from "@grpc/grpc-js";
 import { QueueService } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { Broker } from "../broker/broker.js";
+import type { Logger } from "../logging/logger.js";
 import { HeartbeatSession, type HeartbeatCall } from "./heartbeat-session.js";
 import { queueServiceHandlers } from "./queue-service-handlers.js";
 import { createServiceDefinition } from "./service-definition.js";
@@ -13,10 +14,11 @@ export const queueServiceDefinition = createServiceDefinition(QueueService);
 export function addQueueService(
   server: Pick<Server, "addService">,
   broker: Broker,
-  logUnexpected: (error: unknown) => void,
+  logger: Logger,
 ): void {
+  const logUnexpected = (error: unknown): void => logger.error("unexpected error in a call", { error });
   server.addService(queueServiceDefinition, {
     ...bridgeUnaryHandlers(queueServiceHandlers(broker), logUnexpected),
-    heartbeat: (call: HeartbeatCall) => new HeartbeatSession(call, broker, logUnexpected),
+    heartbeat: (call: HeartbeatCall) => new HeartbeatSession(call, broker, logger, logUnexpected),
   });
 }

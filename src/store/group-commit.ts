@@ -1,6 +1,9 @@
 /** Writes one batch of operations atomically and durably. */
 export type BatchWriter<Op> = (ops: Op[]) => Promise<void>;
 
+/** Told of each batch written: how long the write (and its fsync) took, and how many commits shared it. */
+export type BatchWritten = (seconds: number, commits: number) => void;
+
 /** What a group commit has done, for metrics and benchmarks. */
 export interface GroupCommitStats {
   /** Batches written (one fsync each in fsync durability). */
@@ -25,7 +28,10 @@ export class GroupCommit<Op> {
   private pendingWaiters: Waiter[] = [];
   private writing = false;
 
-  constructor(private readonly write: BatchWriter<Op>) {}
+  constructor(
+    private readonly write: BatchWriter<Op>,
+    private readonly onBatchWritten: BatchWritten = () => undefined,
+  ) {}
 
   /** Resolves once `ops` are written, or rejects if their batch failed. */
   commit(ops: readonly Op[]): Promise<void> {
@@ -50,7 +56,9 @@ export class GroupCommit<Op> {
       this.stats.batches++;
       this.stats.commits += waiters.length;
       try {
+        const started = performance.now();
         await this.write(ops);
+        this.onBatchWritten((performance.now() - started) / 1000, waiters.length);
         for (const waiter of waiters) waiter.resolve();
       } catch (error) {
         for (const waiter of waiters) waiter.reject(error);

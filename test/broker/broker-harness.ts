@@ -1,5 +1,6 @@
 import { expect } from "vitest";
 import { Broker } from "../../src/broker/broker.js";
+import type { BrokerEvents } from "../../src/broker/broker-events.js";
 import type { QueueConfigInput } from "../../src/broker/queue-config.js";
 import type { QueueCounts } from "../../src/broker/queue-state.js";
 import type { Delivery, OutgoingMessage, ReceiveOptions } from "../../src/broker/types.js";
@@ -22,14 +23,19 @@ export interface BrokerHarness {
   dispose(): Promise<void>;
 }
 
-/** Opens a BrokerHarness. */
-export async function openBrokerHarness(): Promise<BrokerHarness> {
+/** Opens a BrokerHarness; `events` observes every broker it opens. */
+export async function openBrokerHarness(options: { events?: BrokerEvents } = {}): Promise<BrokerHarness> {
   const dir = await makeTempDir("holdshelf-broker-");
   const clock = new FakeClock();
   const backgroundErrors: unknown[] = [];
   const open = async (): Promise<{ broker: Broker; store: ClassicLevelStore }> => {
     const store = await ClassicLevelStore.open({ dataDir: dir.path, durability: "os" });
-    const broker = await Broker.open({ store, clock, onBackgroundError: (error) => backgroundErrors.push(error) });
+    const broker = await Broker.open({
+      store,
+      clock,
+      onBackgroundError: (error) => backgroundErrors.push(error),
+      ...(options.events === undefined ? {} : { events: options.events }),
+    });
     return { broker, store };
   };
   const close = async (): Promise<void> => {

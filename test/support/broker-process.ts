@@ -10,25 +10,26 @@ export interface BrokerProcess {
   readonly child: ChildProcess;
   /** The address from its "holdshelf listening" log line. */
   readonly address: string;
+  /** The metrics listener's address from the same line. */
+  readonly metricsAddress: string;
   /** Everything it wrote to standard error so far. */
   logs(): string;
 }
 
-/** Starts `holdshelf serve` on a free port and waits for its listening line. */
+/** Starts `holdshelf serve` on free ports (gRPC and metrics) and waits for its listening line. */
 export async function startBrokerProcess(dataDir: string, extraArgs: string[] = []): Promise<BrokerProcess> {
-  const child = spawn(process.execPath, [holdshelfBin, "serve", "--data-dir", dataDir, "--listen", "127.0.0.1:0", ...extraArgs], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const args = ["serve", "--data-dir", dataDir, "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", ...extraArgs];
+  const child = spawn(process.execPath, [holdshelfBin, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
-  const address = await new Promise<string>((resolve, reject) => {
+  const [address, metricsAddress] = await new Promise<[string, string]>((resolve, reject) => {
     child.stderr!.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
-      const match = /"msg":"holdshelf listening","address":"([^"]+)"/.exec(stderr);
-      if (match) resolve(match[1]!);
+      const match = /"msg":"holdshelf listening","address":"([^"]+)","metricsAddress":"([^"]+)"/.exec(stderr);
+      if (match) resolve([match[1]!, match[2]!]);
     });
     child.once("exit", (code) => reject(new Error(`holdshelf serve exited with ${code}: ${stderr}`)));
   });
-  return { child, address, logs: () => stderr };
+  return { child, address, metricsAddress, logs: () => stderr };
 }
 
 /** Runs the holdshelf command to completion. */

@@ -14,8 +14,13 @@ export interface GrpcHarness {
   stop(): Promise<void>;
 }
 
-/** Starts a GrpcHarness, on the system clock and with fsync durability unless told otherwise. */
-export async function startGrpcHarness(options: { clock?: Clock; durability?: Durability } = {}): Promise<GrpcHarness> {
+/**
+ * Starts a GrpcHarness, on the system clock and with fsync durability unless
+ * told otherwise; with `metricsListen`, also the metrics listener.
+ */
+export async function startGrpcHarness(
+  options: { clock?: Clock; durability?: Durability; metricsListen?: string } = {},
+): Promise<GrpcHarness> {
   const dir = await makeTempDir();
   const start = () => startHoldshelfServer({ dataDir: dir.path, listen: "127.0.0.1:0", ...options });
   const harness: GrpcHarness = {

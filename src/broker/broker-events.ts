@@ -1,0 +1,47 @@
+/** How a lease was extended: a ChangeVisibility call or a Heartbeat renewal. */
+export type ExtendedVia = "change_visibility" | "heartbeat";
+
+/** Why a lease ended early: an explicit release (a visibility timeout of 0) by either RPC, or a broken stream. */
+export type ReleaseReason = "change_visibility" | "heartbeat" | "disconnect";
+
+/**
+ * What the broker tells an observer as messages move, for metrics. Each
+ * call is made when the rule runs, in memory, with plain values only, so an
+ * observer needs to know nothing of the broker's types. Times are in
+ * milliseconds of the broker's clock.
+ */
+export interface BrokerEvents {
+  /** Messages were stored by a Send or SendBatch. */
+  sent(queue: string, count: number): void;
+  /** A message was delivered; `queueWaitMs` (ready to delivery) only on its first delivery. */
+  delivered(queue: string, receiveCount: number, queueWaitMs: number | undefined): void;
+  /** A receive (after any long poll) found nothing to deliver. */
+  emptyReceive(queue: string): void;
+  /** A leased message was deleted, `processingMs` after its delivery. */
+  deleted(queue: string, processingMs: number): void;
+  /** Messages moved to a dead-letter queue after too many deliveries. */
+  deadLettered(queue: string, deadLetterQueue: string, count: number): void;
+  /** Messages were removed because their retention ran out. */
+  retentionExpired(queue: string, count: number): void;
+  /** A lease ran out, and its message became visible `latenessMs` after the deadline. */
+  leaseExpired(queue: string, latenessMs: number): void;
+  /** A lease was extended. */
+  leaseExtended(queue: string, via: ExtendedVia): void;
+  /** A lease was ended before its deadline without a delete. */
+  leaseReleased(queue: string, reason: ReleaseReason): void;
+}
+
+const ignore = (): void => undefined;
+
+/** Events that go nowhere: the default when nothing observes the broker. */
+export const ignoredBrokerEvents: BrokerEvents = {
+  sent: ignore,
+  delivered: ignore,
+  emptyReceive: ignore,
+  deleted: ignore,
+  deadLettered: ignore,
+  retentionExpired: ignore,
+  leaseExpired: ignore,
+  leaseExtended: ignore,
+  leaseReleased: ignore,
+};

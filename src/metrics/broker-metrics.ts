@@ -1,0 +1,298 @@
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import type { BrokerEvents, ExtendedVia, ReleaseReason } from "../broker/broker-events.js";
+import type { QueueInfo } from "../broker/types.js";
+
+/** What the scrape-time gauges read: the broker, or anything that answers the same. */
+export interface BrokerGaugeSource {
+  allQueues(): QueueInfo[];
+  readonly leaseStreamCount: number;
+}
+
+const extendedVias: readonly ExtendedVia[] = ["change_visibility", "heartbeat"];
+const releaseReasons: readonly ReleaseReason[] = ["change_visibility", "heartbeat", "disconnect"];
+
+// Buckets in seconds. Processing spans quick handlers to hour-long jobs on
+// heartbeats; lateness is the timers' precision, so it is fine-grained below 100 ms.
+const processingBuckets = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
+const queueWaitBuckets = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600];
+const latenessBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5];
+
+/** One queue's series, made when the queue is first seen so that every rate starts from a zero sample. */
+interface QueueSeries {
+  readonly sent: Counter.Internal;
+  readonly received: Counter.Internal;
+  readonly redelivered: Counter.Internal;
+  readonly deleted: Counter.Internal;
+  readonly expired: Counter.Internal;
+  readonly leasesExpired: Counter.Internal;
+  readonly emptyReceives: Counter.Internal;
+  readonly extended: Record<ExtendedVia, Counter.Internal>;
+  readonly released: Record<ReleaseReason, Counter.Internal>;
+  readonly processing: Histogram.Internal<"queue">;
+  readonly queueWait: Histogram.Internal<"queue">;
+  /** By dead-letter queue name: a policy may name another one over time. */
+  readonly deadLettered: Map<string, Counter.Internal>;
+}
+
+/**
+ * The broker's metrics: counters and histograms fed by its events, and
+ * gauges read from it at scrape time. Series are labelled by queue name
+ * only, and a deleted queue's series go with it, so labels stay bounded.
+ */
+export class BrokerMetrics implements BrokerEvents {
+  private source: BrokerGaugeSource | undefined;
+  private readonly queues = new Map<string, QueueSeries>();
+  private readonly sentTotal: Counter<"queue">;
+  private readonly receivedTotal: Counter<"queue">;
+  private readonly redeliveredTotal: Counter<"queue">;
+  private readonly deletedTotal: Counter<"queue">;
+  private readonly expiredTotal: Counter<"queue">;
+  private readonly leasesExpiredTotal: Counter<"queue">;
+  private readonly emptyReceivesTotal: Counter<"queue">;
+  private readonly extendedTotal: Counter<"queue" | "via">;
+  private readonly releasedTotal: Counter<"queue" | "reason">;
+  private readonly deadLetteredTotal: Counter<"queue" | "dead_letter_queue">;
+  private readonly processingSeconds: Histogram<"queue">;
+  private readonly queueWaitSeconds: Histogram<"queue">;
+  private readonly latenessSeconds: Histogram;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    // Gauges read the broker in collect(), where `this` is the gauge.
+    const metrics = this;
+    // Every per-queue metric brings its series up to date with the broker's
+    // queues before it is read, whichever of them a scrape reads first.
+    const collect = (): void => this.syncQueues();
+    const perQueue = <L extends string>(name: string, help: string, labelNames: L[]) =>
+      new Counter<L>({ name, help, labelNames, registers, collect });
+
+    new Gauge({
+      name: "holdshelf_messages",
+      help: "Messages stored, by state: visible (receivable now), in_flight (leased) or delayed.",
+      labelNames: ["queue", "state"],
+      registers,
+      collect() {
+        this.reset();
+        for (const { name, counts } of metrics.readQueues()) {
+          this.set({ queue: name, state: "visible" }, counts.visible);
+          this.set({ queue: name, state: "in_flight" }, counts.inFlight);
+          this.set({ queue: name, state: "delayed" }, counts.delayed);
+        }
+      },
+    });
+    this.sentTotal = perQueue("holdshelf_messages_sent_total", "Messages stored by Send and SendBatch.", ["queue"]);
+    this.receivedTotal = perQueue("holdshelf_messages_received_total", "Deliveries of messages by Receive.", ["queue"]);
+    this.redeliveredTotal = perQueue(
+      "holdshelf_messages_redelivered_total",
+      "Deliveries of messages delivered before (receive_count > 1).",
+      ["queue"],
+    );
+    this.deletedTotal = perQueue("holdshelf_messages_deleted_total", "Leased messages deleted (acknowledged).", ["queue"]);
+    this.deadLetteredTotal = perQueue(
+      "holdshelf_messages_dead_lettered_total",
+      "Messages moved to a dead-letter queue after max_receive_count deliveries.",
+      ["queue", "dead_letter_queue"],
+    );
+    this.expiredTotal = perQueue("holdshelf_messages_expired_total", "Messages removed when their retention ran out.", ["queue"]);
+    this.leasesExpiredTotal = perQueue(
+      "holdshelf_leases_expired_total",
+      "Leases that ran out without a delete; their messages were delivered again or dead-lettered.",
+      ["queue"],
+    );
+    this.extendedTotal = perQueue(
+      "holdshelf_leases_extended_total",
+      "Lease extensions, via ChangeVisibility or a Heartbeat renewal.",
+      ["queue", "via"],
+    );
+    this.releasedTotal = perQueue(
+      "holdshelf_leases_released_total",
+      "Leases ended early without a delete: a visibility timeout of 0 (change_visibility, heartbeat) or a broken release_on_disconnect stream (disconnect).",
+      ["queue", "reason"],
+    );
+    this.emptyReceivesTotal = perQueue(
+      "holdshelf_empty_receives_total",
+      "Receives that returned no message, after any long-poll wait.",
+      ["queue"],
+    );
+    this.processingSeconds = new Histogram({
+      name: "holdshelf_message_processing_seconds",
+      help: "Time from a delivery to the delete of that delivery: what a visibility timeout must cover.",
+      labelNames: ["queue"],
+      buckets: processingBuckets,
+      registers,
+      collect,
+    });
+    this.queueWaitSeconds = new Histogram({
+      name: "holdshelf_message_queue_wait_seconds",
+      help: "Time from a message becoming visible to its first delivery.",
+      labelNames: ["queue"],
+      buckets: queueWaitBuckets,
+      registers,
+      collect,
+    });
+    this.latenessSeconds = new Histogram({
+      name: "holdshelf_redelivery_lateness_seconds",
+      help: "How long after its lease deadline an expired lease's message became visible again.",
+      buckets: latenessBuckets,
+      registers,
+    });
+    new Gauge({
+      name: "holdshelf_oldest_message_age_seconds",
+      help: "Age of the oldest stored message, by send time; 0 when the queue is empty.",
+      labelNames: ["queue"],
+      registers,
+      collect() {
+        this.reset();
+        for (const { name, oldestMessageAgeMs } of metrics.readQueues()) this.set({ queue: name }, (oldestMessageAgeMs ?? 0) / 1000);
+      },
+    });
+    new Gauge({
+      name: "holdshelf_queue_visibility_timeout_seconds",
+      help: "The queue's default visibility timeout, to compare processing time against.",
+      labelNames: ["queue"],
+      registers,
+      collect() {
+        this.reset();
+        for (const { name, config } of metrics.readQueues()) this.set({ queue: name }, config.visibilityTimeoutMs / 1000);
+      },
+    });
+    new Gauge({
+      name: "holdshelf_heartbeat_streams",
+      help: "Heartbeat streams open now.",
+      registers,
+      collect() {
+        this.set(metrics.source?.leaseStreamCount ?? 0);
+      },
+    });
+  }
+
+  /** Sets what the gauges read; until then they report nothing. */
+  observe(source: BrokerGaugeSource): void {
+    this.source = source;
+  }
+
+  sent(queue: string, count: number): void {
+    this.series(queue).sent.inc(count);
+  }
+
+  delivered(queue: string, receiveCount: number, queueWaitMs: number | undefined): void {
+    const series = this.series(queue);
+    series.received.inc();
+    if (receiveCount > 1) series.redelivered.inc();
+    if (queueWaitMs !== undefined) series.queueWait.observe(queueWaitMs / 1000);
+  }
+
+  emptyReceive(queue: string): void {
+    this.series(queue).emptyReceives.inc();
+  }
+
+  deleted(queue: string, processingMs: number): void {
+    const series = this.series(queue);
+    series.deleted.inc();
+    series.processing.observe(processingMs / 1000);
+  }
+
+  deadLettered(queue: string, deadLetterQueue: string, count: number): void {
+    this.deadLetterSeries(this.series(queue), queue, deadLetterQueue).inc(count);
+  }
+
+  retentionExpired(queue: string, count: number): void {
+    this.series(queue).expired.inc(count);
+  }
+
+  leaseExpired(queue: string, latenessMs: number): void {
+    this.series(queue).leasesExpired.inc();
+    this.latenessSeconds.observe(latenessMs / 1000);
+  }
+
+  leaseExtended(queue: string, via: ExtendedVia): void {
+    this.series(queue).extended[via].inc();
+  }
+
+  leaseReleased(queue: string, reason: ReleaseReason): void {
+    this.series(queue).released[reason].inc();
+  }
+
+  private readQueues(): QueueInfo[] {
+    return this.source?.allQueues() ?? [];
+  }
+
+  /** Makes series for new queues (and new dead-letter targets) and drops those of deleted queues. */
+  private syncQueues(): void {
+    if (this.source === undefined) return;
+    const live = new Set<string>();
+    for (const { name, config } of this.source.allQueues()) {
+      live.add(name);
+      const series = this.series(name);
+      const deadLetterQueue = config.redrivePolicy?.deadLetterQueue;
+      if (deadLetterQueue !== undefined) this.deadLetterSeries(series, name, deadLetterQueue);
+    }
+    for (const [name, series] of this.queues) if (!live.has(name)) this.dropSeries(name, series);
+  }
+
+  private series(queue: string): QueueSeries {
+    let series = this.queues.get(queue);
+    if (series === undefined) {
+      const labels = { queue };
+      const zeroed = (counter: Counter<"queue">): Counter.Internal => startAtZero(counter.labels(labels));
+      series = {
+        sent: zeroed(this.sentTotal),
+        received: zeroed(this.receivedTotal),
+        redelivered: zeroed(this.redeliveredTotal),
+        deleted: zeroed(this.deletedTotal),
+        expired: zeroed(this.expiredTotal),
+        leasesExpired: zeroed(this.leasesExpiredTotal),
+        emptyReceives: zeroed(this.emptyReceivesTotal),
+        extended: byLabel(extendedVias, (via) => startAtZero(this.extendedTotal.labels({ queue, via }))),
+        released: byLabel(releaseReasons, (reason) => startAtZero(this.releasedTotal.labels({ queue, reason }))),
+        processing: this.processingSeconds.labels(labels),
+        queueWait: this.queueWaitSeconds.labels(labels),
+        deadLettered: new Map(),
+      };
+      this.queues.set(queue, series);
+    }
+    return series;
+  }
+
+  private deadLetterSeries(series: QueueSeries, queue: string, deadLetterQueue: string): Counter.Internal {
+    let counter = series.deadLettered.get(deadLetterQueue);
+    if (counter === undefined) {
+      counter = startAtZero(this.deadLetteredTotal.labels({ queue, dead_letter_queue: deadLetterQueue }));
+      series.deadLettered.set(deadLetterQueue, counter);
+    }
+    return counter;
+  }
+
+  private dropSeries(queue: string, series: QueueSeries): void {
+    this.queues.delete(queue);
+    const labels = { queue };
+    for (const counter of [
+      this.sentTotal,
+      this.receivedTotal,
+      this.redeliveredTotal,
+      this.deletedTotal,
+      this.expiredTotal,
+      this.leasesExpiredTotal,
+      this.emptyReceivesTotal,
+    ]) {
+      counter.remove(labels);
+    }
+    for (const via of extendedVias) this.extendedTotal.remove({ queue, via });
+    for (const reason of releaseReasons) this.releasedTotal.remove({ queue, reason });
+    for (const deadLetterQueue of series.deadLettered.keys()) {
+      this.deadLetteredTotal.remove({ queue, dead_letter_queue: deadLetterQueue });
+    }
+    this.processingSeconds.remove(labels);
+    this.queueWaitSeconds.remove(labels);
+  }
+}
+
+/** A counter series exported as 0 before its first event, so that rate() and increase() see the first one. */
+function startAtZero(counter: Counter.Internal): Counter.Internal {
+  counter.inc(0);
+  return counter;
+}
+
+function byLabel<K extends string, V>(keys: readonly K[], make: (key: K) => V): Record<K, V> {
+  return Object.fromEntries(keys.map((key) => [key, make(key)])) as Record<K, V>;
+}

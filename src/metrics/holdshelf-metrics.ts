@@ -1,0 +1,37 @@
+import { collectDefaultMetrics, Registry } from "prom-client";
+import type { BatchWritten } from "../store/group-commit.js";
+import { BrokerMetrics } from "./broker-metrics.js";
+import { createGrpcServerMetrics, type GrpcServerMetrics } from "./grpc-server-metrics.js";
+import { createStorageMetrics } from "./storage-metrics.js";
+
+/** Every metric a broker exports, on a registry of its own. */
+export interface HoldshelfMetrics {
+  readonly registry: Registry;
+  /** Fed by the broker's events; reads the broker for its gauges. */
+  readonly broker: BrokerMetrics;
+  /** What the store calls after each group-commit batch. */
+  readonly storageBatchWritten: BatchWritten;
+  readonly grpc: GrpcServerMetrics;
+}
+
+/**
+ * Creates the metrics of one broker. The registry is its own, never the
+ * global one, so that two brokers in one process (tests, embedding) do not
+ * count into each other.
+ */
+export function createHoldshelfMetrics(): HoldshelfMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  // prom-client names these gauges with a counter's "_total", which
+  // `promtool check metrics` rejects; the same counts stay exported, by
+  // type, as nodejs_active_handles, nodejs_active_requests and nodejs_active_resources.
+  for (const misnamed of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]) {
+    registry.removeSingleMetric(misnamed);
+  }
+  return {
+    registry,
+    broker: new BrokerMetrics(registry),
+    storageBatchWritten: createStorageMetrics(registry),
+    grpc: createGrpcServerMetrics(registry),
+  };
+}

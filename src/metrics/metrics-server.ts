@@ -1,0 +1,92 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Registry } from "prom-client";
+
+/** Options of startMetricsServer. */
+export interface MetricsServerOptions {
+  /** host:port (a bracketed host for IPv6); port 0 picks a free one. */
+  readonly listen: string;
+  readonly registry: Registry;
+  /** Whether the broker takes traffic now: /readyz answers 200 if so, else 503. */
+  readonly ready: () => boolean;
+  /** Told of a scrape that failed, which answers 500. */
+  readonly onScrapeError: (error: unknown) => void;
+}
+
+/** The HTTP listener for Prometheus and orchestrator probes. */
+export interface MetricsServer {
+  /** The address it listens on, with the real port. */
+  readonly address: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves /metrics (Prometheus text format), /healthz (the process answers:
+ * a liveness probe) and /readyz (the store is open and the broker is not
+ * shutting down: a readiness probe) over plain HTTP.
+ */
+export async function startMetricsServer(options: MetricsServerOptions): Promise<MetricsServer> {
+  const { host, port } = splitHostPort(options.listen);
+  const server = createServer((request, response) => {
+    route(options, request, response).catch((error: unknown) => {
+      options.onScrapeError(error);
+      if (!response.headersSent) answer(response, 500, "text/plain", "metrics collection failed\n");
+      else response.destroy();
+    });
+  });
+  await listen(server, host, port, options.listen);
+  const bound = (server.address() as AddressInfo).port;
+  return {
+    address: `${host.includes(":") ? `[${host}]` : host}:${bound}`,
+    port: bound,
+    close: () =>
+      new Promise((resolve) => {
+        // Keep-alive connections from a scraper would hold close() open.
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function route(options: MetricsServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const path = new URL(request.url ?? "/", "http://localhost").pathname;
+  if (request.method !== "GET" && request.method !== "HEAD") {
+    response.setHeader("allow", "GET, HEAD");
+    return answer(response, 405, "text/plain", "method not allowed\n");
+  }
+  switch (path) {
+    case "/metrics":
+      return answer(response, 200, options.registry.contentType, await options.registry.metrics());
+    case "/healthz":
+      return answer(response, 200, "text/plain", "ok\n");
+    case "/readyz":
+      return options.ready()
+        ? answer(response, 200, "text/plain", "ready\n")
+        : answer(response, 503, "text/plain", "not ready\n");
+    default:
+      return answer(response, 404, "text/plain", "not found: try /metrics, /healthz or /readyz\n");
+  }
+}
+
+function answer(response: ServerResponse, status: number, contentType: string, body: string): void {
+  response.writeHead(status, { "content-type": contentType, "content-length": Buffer.byteLength(body) });
+  response.end(response.req.method === "HEAD" ? undefined : body);
+}
+
+/** Splits "host:port" or "[v6host]:port"; throws a clear error for anything else. */
+export function splitHostPort(address: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(address);
+  const port = match === null ? NaN : Number(match[3]);
+  if (match === null || port > 65535) throw new Error(`cannot listen on "${address}": expected host:port`);
+  return { host: match[1] ?? match[2]!, port };
+}
+
+function listen(server: Server, host: string, port: number, address: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(new Error(`cannot listen on ${address} for metrics: ${error.code ?? error.message}`, { cause: error })),
+    );
+    server.listen(port, host, () => resolve());
+  });
+}

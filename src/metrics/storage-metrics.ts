@@ -1,0 +1,29 @@
+import { Histogram, type Registry } from "prom-client";
+import type { BatchWritten } from "../store/group-commit.js";
+
+// A LevelDB write with fsync takes from under a millisecond (cached, fast
+// SSD) to tens of milliseconds (a cloud disk); batch sizes double up to the
+// most concurrent callers one would expect.
+const commitSecondsBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+const batchSizeBuckets = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
+
+/** Registers the group-commit histograms and returns what the store calls after each batch. */
+export function createStorageMetrics(registry: Registry): BatchWritten {
+  const registers = [registry];
+  const commitSeconds = new Histogram({
+    name: "holdshelf_storage_commit_seconds",
+    help: "Time to write one group-commit batch to LevelDB, fsync included in fsync durability.",
+    buckets: commitSecondsBuckets,
+    registers,
+  });
+  const batchSize = new Histogram({
+    name: "holdshelf_storage_commit_batch_size",
+    help: "Commits that shared one group-commit batch (and its fsync).",
+    buckets: batchSizeBuckets,
+    registers,
+  });
+  return (seconds, commits) => {
+    commitSeconds.observe(seconds);
+    batchSize.observe(commits);
+  };
+}
