@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Registry } from "prom-client";
-import type { BatchWritten } from "../store/group-commit.js";
+import type { CommitObserver } from "../store/group-commit.js";
 import { BrokerMetrics } from "./broker-metrics.js";
 import { createGrpcServerMetrics, type GrpcServerMetrics } from "./grpc-server-metrics.js";
 import { createStorageMetrics } from "./storage-metrics.js";
@@ -9,8 +9,8 @@ export interface HoldshelfMetrics {
   readonly registry: Registry;
   /** Fed by the broker's events; reads the broker for its gauges. */
   readonly broker: BrokerMetrics;
-  /** What the store calls after each group-commit batch. */
-  readonly storageBatchWritten: BatchWritten;
+  /** What the store tells of each group-commit batch. */
+  readonly storage: CommitObserver;
   readonly grpc: GrpcServerMetrics;
 }
 
@@ -31,7 +31,7 @@ export function createHoldshelfMetrics(): HoldshelfMetrics {
   return {
     registry,
     broker: new BrokerMetrics(registry),
-    storageBatchWritten: createStorageMetrics(registry),
+    storage: createStorageMetrics(registry),
     grpc: createGrpcServerMetrics(registry),
   };
 }

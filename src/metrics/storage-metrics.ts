@@ -1,5 +1,5 @@
-import { Histogram, type Registry } from "prom-client";
-import type { BatchWritten } from "../store/group-commit.js";
+import { Counter, Histogram, type Registry } from "prom-client";
+import type { CommitObserver } from "../store/group-commit.js";
 
 // A LevelDB write with fsync takes from under a millisecond (cached, fast
 // SSD) to tens of milliseconds (a cloud disk); batch sizes double up to the
@@ -7,8 +7,8 @@ import type { BatchWritten } from "../store/group-commit.js";
 const commitSecondsBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
 const batchSizeBuckets = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
-/** Registers the group-commit histograms and returns what the store calls after each batch. */
-export function createStorageMetrics(registry: Registry): BatchWritten {
+/** Registers the group-commit metrics and returns what the store tells of each batch. */
+export function createStorageMetrics(registry: Registry): CommitObserver {
   const registers = [registry];
   const commitSeconds = new Histogram({
     name: "holdshelf_storage_commit_seconds",
@@ -22,8 +22,18 @@ export function createStorageMetrics(registry: Registry): BatchWritten {
     buckets: batchSizeBuckets,
     registers,
   });
-  return (seconds, commits) => {
-    commitSeconds.observe(seconds);
-    batchSize.observe(commits);
+  const failures = new Counter({
+    name: "holdshelf_storage_commit_failures_total",
+    help: "Group-commit batches LevelDB refused to write; their calls failed.",
+    registers,
+  });
+  return {
+    written(seconds, commits) {
+      commitSeconds.observe(seconds);
+      batchSize.observe(commits);
+    },
+    failed() {
+      failures.inc();
+    },
   };
 }

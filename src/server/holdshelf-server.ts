@@ -56,7 +56,14 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   const store = await ClassicLevelStore.open({
     dataDir: options.dataDir,
     ...(options.durability === undefined ? {} : { durability: options.durability }),
-    onBatchWritten: metrics.storageBatchWritten,
+    commitObserver: {
+      written: metrics.storage.written,
+      failed(error, commits) {
+        metrics.storage.failed(error, commits);
+        // One line per failed batch, not per call: the calls answer for themselves.
+        logger.error("storage write failed", { commits, error });
+      },
+    },
   });
   let broker: Broker;
   try {

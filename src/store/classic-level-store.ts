@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { ClassicLevel } from "classic-level";
-import { GroupCommit, type BatchWritten, type GroupCommitStats } from "./group-commit.js";
+import { GroupCommit, type CommitObserver, type GroupCommitStats } from "./group-commit.js";
 import {
   checkpointKey,
   contentKey,
@@ -38,8 +38,8 @@ export type Durability = "fsync" | "os";
 export interface ClassicLevelStoreOptions {
   readonly dataDir: string;
   readonly durability?: Durability;
-  /** Told of each batch the group commit writes, for metrics. */
-  readonly onBatchWritten?: BatchWritten;
+  /** Told of each batch the group commit writes or fails to write. */
+  readonly commitObserver?: CommitObserver;
 }
 
 type Level = ClassicLevel<Buffer, Buffer>;
@@ -54,9 +54,9 @@ const loadChunk = 1000;
 export class ClassicLevelStore implements Store {
   private readonly groupCommit: GroupCommit<BatchOp>;
 
-  private constructor(private readonly db: Level, durability: Durability, onBatchWritten: BatchWritten | undefined) {
+  private constructor(private readonly db: Level, durability: Durability, commitObserver: CommitObserver | undefined) {
     const sync = durability === "fsync";
-    this.groupCommit = new GroupCommit((ops) => this.db.batch(ops, { sync }), onBatchWritten);
+    this.groupCommit = new GroupCommit((ops) => this.db.batch(ops, { sync }), commitObserver);
   }
 
   /** Opens (creating if needed) the store in a data directory. Throws a clear error if it is unusable or in use. */
@@ -68,7 +68,7 @@ export class ClassicLevelStore implements Store {
     } catch (error) {
       throw translateOpenError(options.dataDir, error);
     }
-    return new ClassicLevelStore(db, options.durability ?? "fsync", options.onBatchWritten);
+    return new ClassicLevelStore(db, options.durability ?? "fsync", options.commitObserver);
   }
 
   /** How many batches (fsyncs) and commits the group commit has written. */

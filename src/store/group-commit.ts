@@ -1,8 +1,15 @@
 /** Writes one batch of operations atomically and durably. */
 export type BatchWriter<Op> = (ops: Op[]) => Promise<void>;
 
-/** Told of each batch written: how long the write (and its fsync) took, and how many commits shared it. */
-export type BatchWritten = (seconds: number, commits: number) => void;
+/** Told of each batch a group commit writes, for metrics and logs. */
+export interface CommitObserver {
+  /** A batch was written: how long the write (and its fsync) took, and how many commits shared it. */
+  written(seconds: number, commits: number): void;
+  /** A batch failed: every one of its commits is rejected with `error`. */
+  failed(error: unknown, commits: number): void;
+}
+
+const unobserved: CommitObserver = { written: () => undefined, failed: () => undefined };
 
 /** What a group commit has done, for metrics and benchmarks. */
 export interface GroupCommitStats {
@@ -30,7 +37,7 @@ export class GroupCommit<Op> {
 
   constructor(
     private readonly write: BatchWriter<Op>,
-    private readonly onBatchWritten: BatchWritten = () => undefined,
+    private readonly observer: CommitObserver = unobserved,
   ) {}
 
   /** Resolves once `ops` are written, or rejects if their batch failed. */
@@ -58,9 +65,10 @@ export class GroupCommit<Op> {
       try {
         const started = performance.now();
         await this.write(ops);
-        this.onBatchWritten((performance.now() - started) / 1000, waiters.length);
+        this.observer.written((performance.now() - started) / 1000, waiters.length);
         for (const waiter of waiters) waiter.resolve();
       } catch (error) {
+        this.observer.failed(error, waiters.length);
         for (const waiter of waiters) waiter.reject(error);
       }
     }

@@ -1,6 +1,7 @@
 import type { Clock } from "../../src/broker/clock.js";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
+import type { Logger } from "../../src/logging/logger.js";
 import type { Durability } from "../../src/store/classic-level-store.js";
 import { makeTempDir } from "./temp-dir.js";
 
@@ -19,7 +20,7 @@ export interface GrpcHarness {
  * told otherwise; with `metricsListen`, also the metrics listener.
  */
 export async function startGrpcHarness(
-  options: { clock?: Clock; durability?: Durability; metricsListen?: string } = {},
+  options: { clock?: Clock; durability?: Durability; metricsListen?: string; logger?: Logger } = {},
 ): Promise<GrpcHarness> {
   const dir = await makeTempDir();
   const start = () => startHoldshelfServer({ dataDir: dir.path, listen: "127.0.0.1:0", ...options });

@@ -1,0 +1,38 @@
+// GroupCommit: commits that arrive together share one write, and what it
+// tells its observer about each batch, written or failed.
+import { describe, expect, it } from "vitest";
+import { GroupCommit } from "../../src/store/group-commit.js";
+
+describe("GroupCommit", () => {
+  it("writes commits made in one turn as one batch, and reports its size and time", async () => {
+    const batches: number[][] = [];
+    const observed: [number, number][] = [];
+    const group = new GroupCommit<number>(async (ops) => void batches.push(ops), {
+      written: (seconds, commits) => void observed.push([seconds, commits]),
+      failed: () => expect.fail("no batch fails"),
+    });
+    await Promise.all([group.commit([1]), group.commit([2, 3]), group.commit([4])]);
+    expect(batches).toEqual([[1, 2, 3, 4]]);
+    expect(observed).toHaveLength(1);
+    expect(observed[0]![1]).toBe(3);
+    expect(observed[0]![0]).toBeGreaterThanOrEqual(0);
+  });
+
+  it("rejects every commit of a failed batch and reports the failure once, then writes the next batch", async () => {
+    const failures: [unknown, number][] = [];
+    const refused = new Error("disk full");
+    let fail = true;
+    const group = new GroupCommit<number>(
+      async () => {
+        if (fail) throw refused;
+      },
+      { written: () => undefined, failed: (error, commits) => void failures.push([error, commits]) },
+    );
+    const results = await Promise.allSettled([group.commit([1]), group.commit([2])]);
+    expect(results.map((result) => result.status)).toEqual(["rejected", "rejected"]);
+    expect(failures).toEqual([[refused, 2]]);
+    fail = false;
+    await expect(group.commit([3])).resolves.toBeUndefined();
+    expect(failures).toHaveLength(1);
+  });
+});
