@@ -88,6 +88,27 @@ describe("the holdshelf command", () => {
     expect(unusable.stderr).toContain(`cannot open data directory ${file}`);
   });
 
+  it("serves metrics and probes on --metrics-listen, and refuses a taken or malformed metrics address", async () => {
+    broker = await startBrokerProcess(join(dir.path, "data"));
+    const metrics = await fetch(`http://${broker.metricsAddress}/metrics`);
+    expect(await metrics.text()).toContain("# TYPE holdshelf_messages gauge");
+    expect((await fetch(`http://${broker.metricsAddress}/readyz`)).status).toBe(200);
+
+    const serveOther = (metricsListen: string) =>
+      runHoldshelf(["serve", "--data-dir", join(dir.path, "other"), "--listen", "127.0.0.1:0", "--metrics-listen", metricsListen]);
+    const taken = await serveOther(broker.metricsAddress);
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toContain(`cannot listen on ${broker.metricsAddress} for metrics: EADDRINUSE`);
+    const malformed = await serveOther("localhost");
+    expect(malformed.code).toBe(1);
+    expect(malformed.stderr).toContain('cannot listen on \\"localhost\\": expected host:port');
+  });
+
+  it("runs without a metrics listener when told --metrics-listen off", async () => {
+    broker = await startBrokerProcess(join(dir.path, "data"), ["--metrics-listen", "off"]);
+    expect(broker.metricsAddress).toBe("off");
+  });
+
   it("loses nothing acknowledged when killed with SIGKILL", async () => {
     const dataDir = join(dir.path, "data");
     broker = await startBrokerProcess(dataDir);
