@@ -28,6 +28,7 @@ const counters = [
   "holdshelf_leases_extended_total",
   "holdshelf_leases_released_total",
   "holdshelf_empty_receives_total",
+  "holdshelf_storage_commit_failures_total",
   "grpc_server_started_total",
   "grpc_server_handled_total",
   "grpc_server_msg_received_total",
@@ -55,6 +56,7 @@ const alertNames = [
   "HoldshelfDown",
   "HoldshelfTargetMissing",
   "HoldshelfStorageCommitSlow",
+  "HoldshelfStorageWritesFailing",
 ];
 
 /** The broker's metric names an expression mentions. */
