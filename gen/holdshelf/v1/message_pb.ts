@@ -15,28 +15,35 @@ export const file_holdshelf_v1_message: GenFile = /*@__PURE__*/
   fileDesc("Chpob2xkc2hlbGYvdjEvbWVzc2FnZS5wcm90bxIMaG9sZHNoZWxmLnYxItkDCg9SZWNlaXZlZE1lc3NhZ2USEgoKbWVzc2FnZV9pZBgBIAEoCRIWCg5yZWNlaXB0X2hhbmRsZRgCIAEoCRIMCgRib2R5GAMgASgMEkEKCmF0dHJpYnV0ZXMYBCADKAsyLS5ob2xkc2hlbGYudjEuUmVjZWl2ZWRNZXNzYWdlLkF0dHJpYnV0ZXNFbnRyeRIVCg1yZWNlaXZlX2NvdW50GAUgASgFEi0KCXNlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZmlyc3RfcmVjZWl2ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg5sZWFzZV9kZWFkbGluZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoKY2hlY2twb2ludBgJIAEoDEgAiAEBEiAKGGRlYWRfbGV0dGVyX3NvdXJjZV9xdWV1ZRgKIAEoCRIaChJkZWFkX2xldHRlcl9yZWFzb24YCyABKAkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDQoLX2NoZWNrcG9pbnQiiAEKC0VudHJ5UmVzdWx0EhYKDnJlY2VpcHRfaGFuZGxlGAEgASgJEgwKBGNvZGUYAiABKAUSDgoGcmVhc29uGAMgASgJEg8KB21lc3NhZ2UYBCABKAkSMgoObGVhc2VfZGVhZGxpbmUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIr0BCg5TZW5kQmF0Y2hFbnRyeRIMCgRib2R5GAEgASgMEkAKCmF0dHJpYnV0ZXMYAiADKAsyLC5ob2xkc2hlbGYudjEuU2VuZEJhdGNoRW50cnkuQXR0cmlidXRlc0VudHJ5EigKBWRlbGF5GAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uGjEKD0F0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQitaKWhvbGRzaGVsZi9nZW4vZ28vaG9sZHNoZWxmL3YxO2hvbGRzaGVsZnYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
- * One delivery of a message to a consumer.
+ * One delivery of a message to a consumer, as Receive returns it. Times have
+ * millisecond precision.
  *
  * @generated from message holdshelf.v1.ReceivedMessage
  */
 export type ReceivedMessage = Message<"holdshelf.v1.ReceivedMessage"> & {
   /**
-   * The message's id, assigned by Send; the same on every delivery.
+   * The message's id, assigned by Send: a UUIDv7 in its 36-character text
+   * form (8-4-4-4-12 hex digits). The same on every delivery, and kept when
+   * the message is dead-lettered or redriven.
    *
    * @generated from field: string message_id = 1;
    */
   messageId: string;
 
   /**
-   * The token that names this delivery's lease. Pass it to Delete or
-   * ChangeVisibility. It stops working once the message is received again.
+   * An opaque token naming this delivery and its lease. Pass it, with this
+   * queue's name, to Delete, ChangeVisibility or a Heartbeat renewal. It
+   * stays valid, even after its lease ran out and across broker restarts,
+   * until the message is received again; from then on it fails with
+   * LEASE_SUPERSEDED. Used on another queue, or on a queue deleted and
+   * re-created under the same name, it fails with RECEIPT_HANDLE_INVALID.
    *
    * @generated from field: string receipt_handle = 2;
    */
   receiptHandle: string;
 
   /**
-   * The body as sent.
+   * The body, byte for byte as sent.
    *
    * @generated from field: bytes body = 3;
    */
@@ -50,21 +57,24 @@ export type ReceivedMessage = Message<"holdshelf.v1.ReceivedMessage"> & {
   attributes: { [key: string]: string };
 
   /**
-   * How many times the message has been delivered, this delivery included.
+   * How many times the message has been received in this queue, this
+   * delivery included: 1 on the first delivery. A Receive that its caller
+   * cancelled does not count. Counts again from 1 in a dead-letter queue and
+   * after a redrive.
    *
    * @generated from field: int32 receive_count = 5;
    */
   receiveCount: number;
 
   /**
-   * When the message was sent.
+   * When the message was sent. Kept when it is dead-lettered or redriven.
    *
    * @generated from field: google.protobuf.Timestamp send_time = 6;
    */
   sendTime?: Timestamp | undefined;
 
   /**
-   * When the message was first delivered.
+   * When the message was first received in this queue.
    *
    * @generated from field: google.protobuf.Timestamp first_receive_time = 7;
    */
@@ -72,31 +82,34 @@ export type ReceivedMessage = Message<"holdshelf.v1.ReceivedMessage"> & {
 
   /**
    * When this delivery's lease runs out and the message becomes visible
-   * again, unless it is deleted or its visibility changed first.
+   * again, unless it is deleted or its lease changed first. Equal to the
+   * time of the Receive when its visibility_timeout was 0.
    *
    * @generated from field: google.protobuf.Timestamp lease_deadline = 8;
    */
   leaseDeadline?: Timestamp | undefined;
 
   /**
-   * The latest progress a consumer saved with a Heartbeat renewal of an
-   * earlier delivery, so a retry can resume where that attempt stopped.
-   * Unset when none was saved.
+   * The latest checkpoint a consumer stored with a Heartbeat renewal
+   * (LeaseRenewal.checkpoint) of an earlier delivery, so a retry can resume
+   * where that attempt stopped; at most 64 KiB. Unset when none was stored.
+   * Discarded when the message is dead-lettered or redriven.
    *
    * @generated from field: optional bytes checkpoint = 9;
    */
   checkpoint?: Uint8Array | undefined;
 
   /**
-   * For a message in a dead-letter queue: the queue it was dead-lettered from.
+   * For a message in a dead-letter queue: the queue it was dead-lettered
+   * from. Empty otherwise, and after a redrive.
    *
    * @generated from field: string dead_letter_source_queue = 10;
    */
   deadLetterSourceQueue: string;
 
   /**
-   * For a message in a dead-letter queue: why it was moved there, e.g.
-   * MAX_RECEIVE_COUNT_EXCEEDED.
+   * For a message in a dead-letter queue: why it was moved there; currently
+   * always MAX_RECEIVE_COUNT_EXCEEDED. Empty otherwise, and after a redrive.
    *
    * @generated from field: string dead_letter_reason = 11;
    */
@@ -111,7 +124,9 @@ export const ReceivedMessageSchema: GenMessage<ReceivedMessage> = /*@__PURE__*/
   messageDesc(file_holdshelf_v1_message, 0);
 
 /**
- * The outcome of one entry of a batch.
+ * The outcome of one receipt handle of a DeleteBatch or
+ * ChangeVisibilityBatch. A failed entry changed nothing and does not affect
+ * the other entries.
  *
  * @generated from message holdshelf.v1.EntryResult
  */
@@ -124,28 +139,34 @@ export type EntryResult = Message<"holdshelf.v1.EntryResult"> & {
   receiptHandle: string;
 
   /**
-   * The numeric gRPC status code of this entry: 0 (OK) on success.
+   * The entry's numeric gRPC status code: 0 (OK) on success; otherwise the
+   * code of its reason: 3 (INVALID_ARGUMENT) for RECEIPT_HANDLE_INVALID, 5
+   * (NOT_FOUND) for MESSAGE_NOT_FOUND, 9 (FAILED_PRECONDITION) for
+   * LEASE_SUPERSEDED and LEASE_LIMIT_EXCEEDED.
    *
    * @generated from field: int32 code = 2;
    */
   code: number;
 
   /**
-   * The stable reason of a failure, e.g. LEASE_SUPERSEDED; empty on success.
+   * The stable reason of a failure, e.g. LEASE_SUPERSEDED (the RPC lists the
+   * possible ones); empty on success.
    *
    * @generated from field: string reason = 3;
    */
   reason: string;
 
   /**
-   * A human-readable description of a failure; empty on success.
+   * A human-readable description of a failure, which may change between
+   * versions (branch on reason instead); empty on success.
    *
    * @generated from field: string message = 4;
    */
   message: string;
 
   /**
-   * For ChangeVisibilityBatch, the lease's new deadline on success.
+   * ChangeVisibilityBatch only: on success, the lease's new deadline (the
+   * time of the release for a visibility_timeout of 0). Unset otherwise.
    *
    * @generated from field: google.protobuf.Timestamp lease_deadline = 5;
    */
@@ -166,23 +187,27 @@ export const EntryResultSchema: GenMessage<EntryResult> = /*@__PURE__*/
  */
 export type SendBatchEntry = Message<"holdshelf.v1.SendBatchEntry"> & {
   /**
-   * The body: any bytes.
+   * The body: any bytes, empty included. Counts toward the queue's
+   * max_message_bytes.
    *
    * @generated from field: bytes body = 1;
    */
   body: Uint8Array;
 
   /**
-   * String attributes; keys 1 to 256 bytes. Keys and values count toward
-   * the queue's max_message_bytes.
+   * String attributes. Keys are 1 to 256 bytes of UTF-8 (INVALID_ARGUMENT on
+   * entries[i].attributes otherwise); values have no bound of their own.
+   * Keys and values count toward the queue's max_message_bytes.
    *
    * @generated from field: map<string, string> attributes = 2;
    */
   attributes: { [key: string]: string };
 
   /**
-   * Hides the message for this long after it is sent; unset means the
-   * queue's delay, 0 means none. 0 to the queue's retention.
+   * How long the message stays hidden after it is sent, before its first
+   * delivery. Unset means the queue's delay; 0 means none. 0 to the queue's
+   * retention (INVALID_ARGUMENT on entries[i].delay otherwise); millisecond
+   * precision.
    *
    * @generated from field: google.protobuf.Duration delay = 3;
    */

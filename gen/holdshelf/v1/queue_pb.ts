@@ -21,14 +21,15 @@ export const file_holdshelf_v1_queue: GenFile = /*@__PURE__*/
  */
 export type Queue = Message<"holdshelf.v1.Queue"> & {
   /**
-   * 1 to 80 characters of [A-Za-z0-9_-].
+   * The queue's name: 1 to 80 characters of [A-Za-z0-9_-], case-sensitive.
    *
    * @generated from field: string name = 1;
    */
   name: string;
 
   /**
-   * The configuration with every default filled in.
+   * The configuration with every default filled in. redrive_policy and
+   * retry_policy are unset when the queue has none.
    *
    * @generated from field: holdshelf.v1.QueueConfig config = 2;
    */
@@ -42,15 +43,16 @@ export type Queue = Message<"holdshelf.v1.Queue"> & {
   stats?: QueueStats | undefined;
 
   /**
-   * When the queue was created.
+   * When the queue was created; millisecond precision.
    *
    * @generated from field: google.protobuf.Timestamp create_time = 4;
    */
   createTime?: Timestamp | undefined;
 
   /**
-   * The queues whose redrive policy names this queue as their dead-letter
-   * queue, in name order.
+   * The queues whose redrive_policy names this queue as their dead-letter
+   * queue, in name order; empty if none. While it is not empty, DeleteQueue
+   * of this queue fails with QUEUE_IN_USE.
    *
    * @generated from field: repeated string dead_letter_source_queues = 5;
    */
@@ -65,42 +67,50 @@ export const QueueSchema: GenMessage<Queue> = /*@__PURE__*/
   messageDesc(file_holdshelf_v1_queue, 0);
 
 /**
- * How a queue treats its messages. An unset field takes its default; a
- * numeric field set to 0 counts as unset. Durations have millisecond
- * precision. A value out of bounds fails with INVALID_ARGUMENT and a field
- * violation naming the field.
+ * How a queue treats its messages. CreateQueue and UpdateQueue take a whole
+ * QueueConfig: an unset field takes its default, and an int32 field set to 0
+ * counts as unset; a Duration that is set is used as given, 0 included.
+ * Durations have millisecond precision (finer parts are dropped) and must not
+ * be negative. A value out of bounds fails with INVALID_ARGUMENT and a
+ * BadRequest field violation naming the field, e.g. "config.retention" or
+ * "config.redrive_policy.max_receive_count".
  *
  * @generated from message holdshelf.v1.QueueConfig
  */
 export type QueueConfig = Message<"holdshelf.v1.QueueConfig"> & {
   /**
-   * How long a received message stays hidden from other consumers unless
-   * it is deleted or its lease is changed. Default 30s; 0 to
-   * max_lease_duration.
+   * The lease a Receive gives when it names no visibility_timeout: how long
+   * a received message stays hidden from other consumers unless it is
+   * deleted or its lease changed. Default 30s; 0 to max_lease_duration.
    *
    * @generated from field: google.protobuf.Duration visibility_timeout = 1;
    */
   visibilityTimeout?: Duration | undefined;
 
   /**
-   * How long a sent message stays hidden before its first delivery, unless
-   * the Send names its own delay. Default 0; 0 to retention.
+   * How long a sent message stays hidden before its first delivery when the
+   * Send names no delay. Default 0; 0 to retention. Applies to later sends
+   * only.
    *
    * @generated from field: google.protobuf.Duration delay = 2;
    */
   delay?: Duration | undefined;
 
   /**
-   * How long a message is kept, delivered or not, counted from its send.
-   * Default 4 days; 60s to 14 days.
+   * How long a message is kept, leased or not, before the broker removes it
+   * (checked every second): counted from its send, or from its arrival for a
+   * message moved in by dead-lettering or a redrive. A change applies to the
+   * messages already stored too. Default 4 days; 60s to 14 days.
    *
    * @generated from field: google.protobuf.Duration retention = 3;
    */
   retention?: Duration | undefined;
 
   /**
-   * The largest message accepted: body plus attribute keys and values, in
-   * bytes. Default 262144; 1024 to 1048576.
+   * The largest message accepted, in bytes: body plus the UTF-8 bytes of
+   * every attribute key and value. Larger messages fail with
+   * MESSAGE_TOO_LARGE. Default 262144 (256 KiB); 1024 to 1048576 (1 KiB to
+   * 1 MiB).
    *
    * @generated from field: int32 max_message_bytes = 4;
    */
@@ -115,8 +125,11 @@ export type QueueConfig = Message<"holdshelf.v1.QueueConfig"> & {
   receiveWaitTime?: Duration | undefined;
 
   /**
-   * How many messages may be leased (in flight) at once. Default 120000;
-   * 1 to 1000000.
+   * The most messages that may be leased (in flight) at once. A Receive
+   * leases at most the room left; with none left, a Receive whose wait time
+   * is 0 fails with TOO_MANY_IN_FLIGHT and one with a wait time waits for
+   * room. A Receive with a visibility_timeout of 0 needs no room. Default
+   * 120000; 1 to 1000000.
    *
    * @generated from field: int32 max_in_flight = 6;
    */
@@ -124,22 +137,24 @@ export type QueueConfig = Message<"holdshelf.v1.QueueConfig"> & {
 
   /**
    * The longest a lease may be held, counted from the Receive that issued
-   * it, however often it is extended. Default 12h; 1s to 7 days.
+   * it, however often it is extended: an extension past it fails with
+   * LEASE_LIMIT_EXCEEDED. Also the upper bound of every visibility_timeout.
+   * Default 12h; 1s to 7 days.
    *
    * @generated from field: google.protobuf.Duration max_lease_duration = 7;
    */
   maxLeaseDuration?: Duration | undefined;
 
   /**
-   * Where messages go that keep failing. Unset: messages are retried until
-   * their retention ends.
+   * Where messages go that keep failing. Unset: no dead-letter queue;
+   * messages are retried until their retention ends.
    *
    * @generated from field: holdshelf.v1.RedrivePolicy redrive_policy = 8;
    */
   redrivePolicy?: RedrivePolicy | undefined;
 
   /**
-   * How long a message waits before it is retried after a lease ended
+   * How long a message waits before it is retried after its lease ran out
    * without a delete. Unset: retried at once.
    *
    * @generated from field: holdshelf.v1.RetryPolicy retry_policy = 9;
@@ -155,24 +170,34 @@ export const QueueConfigSchema: GenMessage<QueueConfig> = /*@__PURE__*/
   messageDesc(file_holdshelf_v1_queue, 1);
 
 /**
- * Moves a message that has been received max_receive_count times, and whose
- * lease ends again without a delete (it expired or was released), to a
- * dead-letter queue, atomically: it is never in both queues or in neither.
+ * Moves a message to a dead-letter queue once it has been received
+ * max_receive_count times and that last lease ends without a delete: it ran
+ * out, it was released (a visibility_timeout of 0), its Heartbeat stream
+ * broke with release_on_disconnect, or the Receive itself had a
+ * visibility_timeout of 0 (moved right after that response). A visible
+ * message already past the count (max_receive_count was lowered) is moved
+ * when a Receive reaches it, instead of being delivered. The move happens
+ * as the lease ends, regardless of any retry_policy, and is atomic: the
+ * message is never in both queues or in neither. It keeps its id, body,
+ * attributes and send_time, loses its checkpoint, and arrives visible with
+ * its receive count reset; its deliveries there carry
+ * dead_letter_source_queue and dead_letter_reason.
  *
  * @generated from message holdshelf.v1.RedrivePolicy
  */
 export type RedrivePolicy = Message<"holdshelf.v1.RedrivePolicy"> & {
   /**
-   * The dead-letter queue: an existing queue other than this one
-   * (DEAD_LETTER_QUEUE_NOT_FOUND if it does not exist, INVALID_ARGUMENT if it
-   * is this queue).
+   * The dead-letter queue: the name of an existing queue other than this
+   * one. A malformed name, or this queue's own, fails with INVALID_ARGUMENT;
+   * a queue that does not exist fails with DEAD_LETTER_QUEUE_NOT_FOUND.
    *
    * @generated from field: string dead_letter_queue = 1;
    */
   deadLetterQueue: string;
 
   /**
-   * Deliveries before a message is dead-lettered; 1 to 1000.
+   * How many deliveries a message gets before it is dead-lettered; 1 to
+   * 1000. Required: 0 is out of bounds, not a default.
    *
    * @generated from field: int32 max_receive_count = 2;
    */
@@ -187,23 +212,26 @@ export const RedrivePolicySchema: GenMessage<RedrivePolicy> = /*@__PURE__*/
   messageDesc(file_holdshelf_v1_queue, 2);
 
 /**
- * Spaces retries out: when a lease ends without a delete (it expired, or
- * its Heartbeat stream broke), the message becomes visible again after
- * min(max_backoff, min_backoff * 2^(receive_count - 1)) instead of at once.
- * An explicit ChangeVisibility still sets exactly what it asks.
+ * Spaces retries out: when a lease runs out without a delete, or its
+ * Heartbeat stream broke with release_on_disconnect, the message becomes
+ * visible again after min(max_backoff, min_backoff * 2^(receive_count - 1))
+ * instead of at once; meanwhile QueueStats counts it as delayed. An explicit
+ * release (a visibility_timeout of 0) still makes it visible at once, and a
+ * message due for the dead-letter queue goes there at once.
  *
  * @generated from message holdshelf.v1.RetryPolicy
  */
 export type RetryPolicy = Message<"holdshelf.v1.RetryPolicy"> & {
   /**
-   * The first retry's wait; 0 to 12h.
+   * The first retry's wait; 0 to 12h. Unset means 0.
    *
    * @generated from field: google.protobuf.Duration min_backoff = 1;
    */
   minBackoff?: Duration | undefined;
 
   /**
-   * The longest wait; min_backoff to 12h.
+   * The longest wait; min_backoff to 12h. Unset means 0, so it must be set
+   * when min_backoff is more than 0.
    *
    * @generated from field: google.protobuf.Duration max_backoff = 2;
    */
@@ -224,29 +252,32 @@ export const RetryPolicySchema: GenMessage<RetryPolicy> = /*@__PURE__*/
  */
 export type QueueStats = Message<"holdshelf.v1.QueueStats"> & {
   /**
-   * Messages that a Receive can return now.
+   * Messages that a Receive can take now.
    *
    * @generated from field: int64 visible = 1;
    */
   visible: bigint;
 
   /**
-   * Messages received and not yet deleted whose lease has not run out.
+   * Messages hidden by a lease that has not run out: received and not yet
+   * deleted or released.
    *
    * @generated from field: int64 in_flight = 2;
    */
   inFlight: bigint;
 
   /**
-   * Messages sent with a delay that has not yet passed.
+   * Messages hidden without a lease: sent with a delay that has not yet
+   * passed, or waiting out a retry_policy backoff.
    *
    * @generated from field: int64 delayed = 3;
    */
   delayed: bigint;
 
   /**
-   * Age of the oldest message in the queue, by send time; unset when the
-   * queue is empty.
+   * How long ago the queue's earliest-arrived message was sent (for a queue
+   * that only receives Sends: the age of its oldest message); unset when the
+   * queue is empty. Millisecond precision.
    *
    * @generated from field: google.protobuf.Duration oldest_message_age = 4;
    */

@@ -25,28 +25,30 @@ export const file_holdshelf_v1_queue_service: GenFile = /*@__PURE__*/
  */
 export type RedriveMessagesRequest = Message<"holdshelf.v1.RedriveMessagesRequest"> & {
   /**
-   * The dead-letter queue to move messages out of.
+   * The queue to move messages out of: usually a dead-letter queue.
    *
    * @generated from field: string dead_letter_queue = 1;
    */
   deadLetterQueue: string;
 
   /**
-   * Where to move them; empty means back to each message's source queue.
+   * Where to move them: an existing queue other than dead_letter_queue.
+   * Empty means back to each message's dead_letter_source_queue.
    *
    * @generated from field: string destination_queue = 2;
    */
   destinationQueue: string;
 
   /**
-   * At most this many; 0 means every visible message.
+   * At most this many; 0 means every eligible message. 0 to 2^53 - 1.
    *
    * @generated from field: int64 max_messages = 3;
    */
   maxMessages: bigint;
 
   /**
-   * At most this many per second; 0 means as fast as possible.
+   * At most this many per second; 0 means as fast as possible. Must not be
+   * negative.
    *
    * @generated from field: int32 max_per_second = 4;
    */
@@ -88,14 +90,15 @@ export const RedriveMessagesResponseSchema: GenMessage<RedriveMessagesResponse> 
  */
 export type CreateQueueRequest = Message<"holdshelf.v1.CreateQueueRequest"> & {
   /**
-   * 1 to 80 characters of [A-Za-z0-9_-].
+   * The new queue's name: 1 to 80 characters of [A-Za-z0-9_-],
+   * case-sensitive.
    *
    * @generated from field: string name = 1;
    */
   name: string;
 
   /**
-   * Unset fields take their defaults.
+   * The configuration. Unset, or any unset field, takes the defaults.
    *
    * @generated from field: holdshelf.v1.QueueConfig config = 2;
    */
@@ -179,21 +182,22 @@ export const GetQueueResponseSchema: GenMessage<GetQueueResponse> = /*@__PURE__*
  */
 export type ListQueuesRequest = Message<"holdshelf.v1.ListQueuesRequest"> & {
   /**
-   * Only queues whose names start with this.
+   * Only queues whose names start with this (case-sensitive); empty for all.
    *
    * @generated from field: string prefix = 1;
    */
   prefix: string;
 
   /**
-   * At most this many queues; 0 means 100; at most 1000.
+   * At most this many queues per page: 1 to 1000; 0 means 100.
    *
    * @generated from field: int32 page_size = 2;
    */
   pageSize: number;
 
   /**
-   * The next_page_token of the previous page; empty for the first page.
+   * The next_page_token of the previous page, with the same prefix; empty
+   * for the first page.
    *
    * @generated from field: string page_token = 3;
    */
@@ -214,14 +218,15 @@ export const ListQueuesRequestSchema: GenMessage<ListQueuesRequest> = /*@__PURE_
  */
 export type ListQueuesResponse = Message<"holdshelf.v1.ListQueuesResponse"> & {
   /**
-   * Queues in name order.
+   * Up to page_size queues, in name order, each with its configuration and
+   * counts.
    *
    * @generated from field: repeated holdshelf.v1.Queue queues = 1;
    */
   queues: Queue[];
 
   /**
-   * Pass to the next call to get the next page; empty on the last page.
+   * Pass as page_token to get the next page; empty on the last page.
    *
    * @generated from field: string next_page_token = 2;
    */
@@ -249,7 +254,8 @@ export type UpdateQueueRequest = Message<"holdshelf.v1.UpdateQueueRequest"> & {
   name: string;
 
   /**
-   * The whole new configuration; unset fields take their defaults.
+   * The whole new configuration; unset fields take their defaults, not
+   * their current values.
    *
    * @generated from field: holdshelf.v1.QueueConfig config = 2;
    */
@@ -306,7 +312,7 @@ export const DeleteQueueRequestSchema: GenMessage<DeleteQueueRequest> = /*@__PUR
   messageDesc(file_holdshelf_v1_queue_service, 10);
 
 /**
- * DeleteQueue's response.
+ * DeleteQueue's response: empty.
  *
  * @generated from message holdshelf.v1.DeleteQueueResponse
  */
@@ -376,23 +382,26 @@ export type SendRequest = Message<"holdshelf.v1.SendRequest"> & {
   queue: string;
 
   /**
-   * The body: any bytes.
+   * The body: any bytes, empty included. Counts toward the queue's
+   * max_message_bytes.
    *
    * @generated from field: bytes body = 2;
    */
   body: Uint8Array;
 
   /**
-   * String attributes; keys 1 to 256 bytes. Keys and values count toward
-   * the queue's max_message_bytes (MESSAGE_TOO_LARGE past it).
+   * String attributes. Keys are 1 to 256 bytes of UTF-8; values have no
+   * bound of their own. Keys and values count toward the queue's
+   * max_message_bytes (MESSAGE_TOO_LARGE past it).
    *
    * @generated from field: map<string, string> attributes = 3;
    */
   attributes: { [key: string]: string };
 
   /**
-   * Hides the message for this long; unset means the queue's delay, 0 means
-   * none. 0 to the queue's retention.
+   * How long the message stays hidden after it is sent, before its first
+   * delivery. Unset means the queue's delay; 0 means none. 0 to the queue's
+   * retention; millisecond precision.
    *
    * @generated from field: google.protobuf.Duration delay = 4;
    */
@@ -413,7 +422,7 @@ export const SendRequestSchema: GenMessage<SendRequest> = /*@__PURE__*/
  */
 export type SendResponse = Message<"holdshelf.v1.SendResponse"> & {
   /**
-   * The new message's id.
+   * The new message's id (a UUIDv7, as in ReceivedMessage.message_id).
    *
    * @generated from field: string message_id = 1;
    */
@@ -441,7 +450,8 @@ export type SendBatchRequest = Message<"holdshelf.v1.SendBatchRequest"> & {
   queue: string;
 
   /**
-   * 1 to 100 entries, at most 4 MiB of bodies and attributes in all.
+   * 1 to 100 entries, each within the queue's max_message_bytes, and at
+   * most 4 MiB (4194304 bytes) of bodies, attribute keys and values in all.
    *
    * @generated from field: repeated holdshelf.v1.SendBatchEntry entries = 2;
    */
@@ -490,24 +500,27 @@ export type ReceiveRequest = Message<"holdshelf.v1.ReceiveRequest"> & {
   queue: string;
 
   /**
-   * At most this many messages; 1 to 100, 0 means 1. A response is never
-   * larger than 4 MiB, so it may hold fewer.
+   * At most this many messages: 1 to 100; 0 means 1. The response may hold
+   * fewer (see Receive).
    *
    * @generated from field: int32 max_messages = 2;
    */
   maxMessages: number;
 
   /**
-   * How long the received messages stay hidden; unset means the queue's.
-   * 0 to the queue's max_lease_duration.
+   * How long the received messages stay hidden: the lease. Unset means the
+   * queue's visibility_timeout. 0 to the queue's max_lease_duration. 0
+   * hides nothing: the messages stay visible to other Receives, yet each
+   * delivery counts, and no max_in_flight room is needed.
    *
    * @generated from field: google.protobuf.Duration visibility_timeout = 3;
    */
   visibilityTimeout?: Duration | undefined;
 
   /**
-   * How long to wait for a message when none is visible; unset means the
-   * queue's receive_wait_time. 0 to 20s. An empty response means none came.
+   * How long to wait for a message when none can be leased now (long
+   * poll). Unset means the queue's receive_wait_time; 0 returns at once. 0
+   * to 20s. An empty response means none came in time.
    *
    * @generated from field: google.protobuf.Duration wait_time = 4;
    */
@@ -528,7 +541,7 @@ export const ReceiveRequestSchema: GenMessage<ReceiveRequest> = /*@__PURE__*/
  */
 export type ReceiveResponse = Message<"holdshelf.v1.ReceiveResponse"> & {
   /**
-   * The leased messages, oldest ready first; empty if none was visible.
+   * The leased messages, oldest ready first; empty if none came.
    *
    * @generated from field: repeated holdshelf.v1.ReceivedMessage messages = 1;
    */
@@ -556,7 +569,8 @@ export type DeleteRequest = Message<"holdshelf.v1.DeleteRequest"> & {
   queue: string;
 
   /**
-   * The receipt handle of the delivery to acknowledge.
+   * The receipt handle of the delivery to acknowledge, as a Receive on this
+   * queue returned it.
    *
    * @generated from field: string receipt_handle = 2;
    */
@@ -571,7 +585,7 @@ export const DeleteRequestSchema: GenMessage<DeleteRequest> = /*@__PURE__*/
   messageDesc(file_holdshelf_v1_queue_service, 20);
 
 /**
- * Delete's response.
+ * Delete's response: empty.
  *
  * @generated from message holdshelf.v1.DeleteResponse
  */
@@ -599,7 +613,7 @@ export type DeleteBatchRequest = Message<"holdshelf.v1.DeleteBatchRequest"> & {
   queue: string;
 
   /**
-   * 1 to 100 receipt handles.
+   * 1 to 100 receipt handles from Receives on this queue.
    *
    * @generated from field: repeated string receipt_handles = 2;
    */
@@ -648,15 +662,18 @@ export type ChangeVisibilityRequest = Message<"holdshelf.v1.ChangeVisibilityRequ
   queue: string;
 
   /**
-   * The receipt handle of the delivery whose lease to change.
+   * The receipt handle of the delivery whose lease to change, as a Receive
+   * on this queue returned it.
    *
    * @generated from field: string receipt_handle = 2;
    */
   receiptHandle: string;
 
   /**
-   * The new lease runs until now + this; 0 releases the message at once.
-   * Required; 0 to the queue's max_lease_duration.
+   * The lease then runs until now + this; 0 releases the message at once.
+   * Required (unset fails with INVALID_ARGUMENT); 0 to the queue's
+   * max_lease_duration. The new deadline may not pass max_lease_duration
+   * after the Receive that issued the handle (LEASE_LIMIT_EXCEEDED).
    *
    * @generated from field: google.protobuf.Duration visibility_timeout = 3;
    */
@@ -677,7 +694,7 @@ export const ChangeVisibilityRequestSchema: GenMessage<ChangeVisibilityRequest> 
  */
 export type ChangeVisibilityResponse = Message<"holdshelf.v1.ChangeVisibilityResponse"> & {
   /**
-   * The lease's new deadline.
+   * The lease's new deadline; for a release, the time of the release.
    *
    * @generated from field: google.protobuf.Timestamp lease_deadline = 1;
    */
@@ -705,14 +722,15 @@ export type ChangeVisibilityBatchRequest = Message<"holdshelf.v1.ChangeVisibilit
   queue: string;
 
   /**
-   * 1 to 100 receipt handles.
+   * 1 to 100 receipt handles from Receives on this queue.
    *
    * @generated from field: repeated string receipt_handles = 2;
    */
   receiptHandles: string[];
 
   /**
-   * As in ChangeVisibilityRequest, for every handle.
+   * As in ChangeVisibilityRequest, for every handle: required; 0 to the
+   * queue's max_lease_duration; 0 releases.
    *
    * @generated from field: google.protobuf.Duration visibility_timeout = 3;
    */
@@ -748,29 +766,34 @@ export const ChangeVisibilityBatchResponseSchema: GenMessage<ChangeVisibilityBat
   messageDesc(file_holdshelf_v1_queue_service, 27);
 
 /**
- * One request of a Heartbeat stream.
+ * One request of a Heartbeat stream, answered by exactly one response.
  *
  * @generated from message holdshelf.v1.HeartbeatRequest
  */
 export type HeartbeatRequest = Message<"holdshelf.v1.HeartbeatRequest"> & {
   /**
-   * The queue of this request's leases. Requests of one stream may name
-   * different queues.
+   * The queue of this request's leases. It must exist, even for a request
+   * without leases: an unknown queue ends the stream with QUEUE_NOT_FOUND.
+   * Requests of one stream may name different queues.
    *
    * @generated from field: string queue = 1;
    */
   queue: string;
 
   /**
-   * 0 to 1000 renewals. A request with none still keeps the stream alive.
+   * 0 to 1000 renewals, applied and answered in this order; more ends the
+   * stream with INVALID_ARGUMENT. A request without renewals gets an empty
+   * response, e.g. to check that the stream is alive.
    *
    * @generated from field: repeated holdshelf.v1.LeaseRenewal leases = 2;
    */
   leases: LeaseRenewal[];
 
   /**
-   * Read from the first request only: release every lease this stream
-   * tracks when the stream breaks.
+   * Read from the first request only; later values are ignored. If true, a
+   * break of the stream (cancel, passed deadline, lost connection; not a
+   * half-close, and not an end by the server) ends every lease the stream
+   * still tracks at once, as described at Heartbeat.
    *
    * @generated from field: bool release_on_disconnect = 3;
    */
@@ -791,24 +814,30 @@ export const HeartbeatRequestSchema: GenMessage<HeartbeatRequest> = /*@__PURE__*
  */
 export type LeaseRenewal = Message<"holdshelf.v1.LeaseRenewal"> & {
   /**
-   * The receipt handle of the delivery whose lease to renew.
+   * The receipt handle of the delivery whose lease to renew, as a Receive
+   * on the request's queue returned it.
    *
    * @generated from field: string receipt_handle = 1;
    */
   receiptHandle: string;
 
   /**
-   * The lease then runs until now + this; unset means the queue's
-   * visibility_timeout; 0 releases the message (and ends its tracking).
+   * The lease then runs until now + this. Unset means the queue's
+   * visibility_timeout; 0 releases the message (reason RELEASED) and ends
+   * its tracking. 0 to the queue's max_lease_duration (else the renewal
+   * fails with INVALID_ARGUMENT); the new deadline may not pass
+   * max_lease_duration after the Receive that issued the handle (else
+   * LEASE_LIMIT_EXCEEDED).
    *
    * @generated from field: google.protobuf.Duration visibility_timeout = 2;
    */
   visibilityTimeout?: Duration | undefined;
 
   /**
-   * Progress to store durably with the message, at most 64 KiB; the next
-   * delivery carries it in ReceivedMessage.checkpoint. Unset keeps the last
-   * one.
+   * Progress to store durably with the message, at most 64 KiB (65536
+   * bytes; else the renewal fails with INVALID_ARGUMENT). Stored only if the
+   * renewal succeeds, a release included. Every later delivery carries the
+   * latest one in ReceivedMessage.checkpoint. Unset keeps the last one.
    *
    * @generated from field: optional bytes checkpoint = 3;
    */
@@ -824,14 +853,16 @@ export const LeaseRenewalSchema: GenMessage<LeaseRenewal> = /*@__PURE__*/
 
 /**
  * One response of a Heartbeat stream: the answer to one request, or an
- * unsolicited notice that tracked leases were lost.
+ * unsolicited notice that tracked leases expired (see Heartbeat for telling
+ * them apart).
  *
  * @generated from message holdshelf.v1.HeartbeatResponse
  */
 export type HeartbeatResponse = Message<"holdshelf.v1.HeartbeatResponse"> & {
   /**
-   * One state per renewal of the request, in order; or, unsolicited, the
-   * leases that expired.
+   * In an answer: one state per renewal of the request, in order (empty for
+   * a request without renewals). In a notice: one or more leases that
+   * expired, each with held=false and reason LEASE_EXPIRED.
    *
    * @generated from field: repeated holdshelf.v1.LeaseState leases = 1;
    */
@@ -846,37 +877,43 @@ export const HeartbeatResponseSchema: GenMessage<HeartbeatResponse> = /*@__PURE_
   messageDesc(file_holdshelf_v1_queue_service, 30);
 
 /**
- * Whether a lease is still held.
+ * Whether a lease is held.
  *
  * @generated from message holdshelf.v1.LeaseState
  */
 export type LeaseState = Message<"holdshelf.v1.LeaseState"> & {
   /**
-   * The receipt handle the renewal named.
+   * The receipt handle the renewal, or the expired lease, named.
    *
    * @generated from field: string receipt_handle = 1;
    */
   receiptHandle: string;
 
   /**
-   * True if the lease is held until lease_deadline.
+   * True if the renewal succeeded: the lease is held until lease_deadline.
    *
    * @generated from field: bool held = 2;
    */
   held: boolean;
 
   /**
-   * The lease's deadline, when held.
+   * When held: the lease's new deadline. With reason RELEASED: the time of
+   * the release. Unset otherwise.
    *
    * @generated from field: google.protobuf.Timestamp lease_deadline = 3;
    */
   leaseDeadline?: Timestamp | undefined;
 
   /**
-   * Why the lease is not held: LEASE_SUPERSEDED, MESSAGE_NOT_FOUND,
-   * RECEIPT_HANDLE_INVALID, LEASE_LIMIT_EXCEEDED, INVALID_ARGUMENT,
-   * LEASE_EXPIRED or RELEASED (a renewal with visibility_timeout 0). Empty
-   * when held.
+   * Why the lease is not held; empty when held. One of:
+   * RELEASED: the renewal had a visibility_timeout of 0.
+   * LEASE_EXPIRED (notices only): the tracked lease's deadline passed.
+   * LEASE_SUPERSEDED, MESSAGE_NOT_FOUND, RECEIPT_HANDLE_INVALID: the handle
+   * names no lease this stream can hold any more.
+   * INVALID_ARGUMENT (a bad visibility_timeout or a checkpoint over 64 KiB),
+   * LEASE_LIMIT_EXCEEDED: the renewal was refused; a lease that was held
+   * keeps its previous deadline (and its tracking, so a LEASE_EXPIRED
+   * notice follows if it runs out).
    *
    * @generated from field: string reason = 4;
    */
@@ -896,26 +933,69 @@ export const LeaseStateSchema: GenMessage<LeaseState> = /*@__PURE__*/
  * A Receive leases messages: they stay hidden from other consumers until
  * their lease deadline. Delete acknowledges a message; a message not deleted
  * before its deadline becomes visible again and is delivered again
- * (at-least-once delivery). Every mutation is durable before it answers.
+ * (at-least-once delivery, so consumers should be idempotent). Every change
+ * is stored durably before its RPC answers. Queue names are 1 to 80
+ * characters of [A-Za-z0-9_-], case-sensitive. Durations and timestamps have
+ * millisecond precision: finer parts of a Duration are dropped, and a
+ * negative or malformed Duration fails with INVALID_ARGUMENT.
  *
- * Errors are gRPC statuses whose `grpc-status-details-bin` trailer holds a
- * google.rpc.Status with a google.rpc.ErrorInfo (domain "holdshelf") naming
- * a stable reason, and a google.rpc.BadRequest for invalid arguments:
- *   QUEUE_NOT_FOUND (NOT_FOUND), QUEUE_ALREADY_EXISTS (ALREADY_EXISTS),
- *   INVALID_ARGUMENT (INVALID_ARGUMENT), MESSAGE_TOO_LARGE (INVALID_ARGUMENT),
- *   RECEIPT_HANDLE_INVALID (INVALID_ARGUMENT),
- *   LEASE_SUPERSEDED (FAILED_PRECONDITION), MESSAGE_NOT_FOUND (NOT_FOUND),
- *   LEASE_LIMIT_EXCEEDED (FAILED_PRECONDITION),
- *   TOO_MANY_IN_FLIGHT (RESOURCE_EXHAUSTED),
- *   DEAD_LETTER_QUEUE_NOT_FOUND (FAILED_PRECONDITION),
- *   QUEUE_IN_USE (FAILED_PRECONDITION), INTERNAL (INTERNAL).
+ * Error model. A failed RPC ends with a gRPC status whose
+ * `grpc-status-details-bin` trailer holds a google.rpc.Status (same code and
+ * message) with these details:
+ *   - a google.rpc.ErrorInfo, always: domain "holdshelf", reason one of the
+ *     reasons below. Reasons are stable and never change between versions;
+ *     status messages are for people and may change, so branch on the reason.
+ *   - a google.rpc.BadRequest, for invalid input (INVALID_ARGUMENT, and also
+ *     MESSAGE_TOO_LARGE, RECEIPT_HANDLE_INVALID and
+ *     DEAD_LETTER_QUEUE_NOT_FOUND): field_violations naming the field by its
+ *     proto path, e.g. "name", "config.retention", "entries[3].delay",
+ *     "receipt_handle"; "request" when the bytes are not a valid message.
+ * Standard status-details helpers read it, e.g. Go's status.FromError(err)
+ * .Details(), Python's grpc_status.rpc_status.from_call(call), Java's
+ * StatusProto.fromThrowable(t). A status without an ErrorInfo comes from the
+ * gRPC layer, not from holdshelf: e.g. RESOURCE_EXHAUSTED for a request over
+ * 8 MiB, UNAVAILABLE when the broker cannot be reached or is stopping,
+ * DEADLINE_EXCEEDED, CANCELLED.
+ *
+ * Reasons, with their gRPC codes:
+ *   QUEUE_NOT_FOUND (NOT_FOUND): no queue of that name.
+ *   QUEUE_ALREADY_EXISTS (ALREADY_EXISTS): CreateQueue of an existing name
+ *     with another configuration.
+ *   INVALID_ARGUMENT (INVALID_ARGUMENT): a field is missing, malformed or out
+ *     of bounds; the BadRequest names it.
+ *   MESSAGE_TOO_LARGE (INVALID_ARGUMENT): a message over the queue's
+ *     max_message_bytes, or a SendBatch over 4 MiB.
+ *   RECEIPT_HANDLE_INVALID (INVALID_ARGUMENT): a malformed or forged receipt
+ *     handle, or one of another queue.
+ *   LEASE_SUPERSEDED (FAILED_PRECONDITION): the message was received again
+ *     since the receipt handle was issued; nothing changed.
+ *   MESSAGE_NOT_FOUND (NOT_FOUND): the receipt handle's message is no longer
+ *     in the queue (deleted, purged, removed by retention, dead-lettered or
+ *     redriven).
+ *   LEASE_LIMIT_EXCEEDED (FAILED_PRECONDITION): the lease would run past
+ *     max_lease_duration after the Receive that issued it; nothing changed.
+ *   TOO_MANY_IN_FLIGHT (RESOURCE_EXHAUSTED): a Receive with a wait time of 0
+ *     on a queue at max_in_flight.
+ *   DEAD_LETTER_QUEUE_NOT_FOUND (FAILED_PRECONDITION): a redrive_policy names
+ *     a queue that does not exist.
+ *   QUEUE_IN_USE (FAILED_PRECONDITION): DeleteQueue of a queue that is
+ *     another queue's dead-letter queue.
+ *   SHUTTING_DOWN (UNAVAILABLE): the broker is stopping; open Heartbeat
+ *     streams end with it.
+ *   INTERNAL (INTERNAL): an unexpected failure; the details are only in the
+ *     broker's log. Any RPC can return it.
+ * Each RPC below lists the reasons it returns besides INTERNAL.
  *
  * @generated from service holdshelf.v1.QueueService
  */
 export const QueueService: GenService<{
   /**
-   * Creates a queue. Creating an existing queue with the same configuration
-   * returns it; with another configuration fails with QUEUE_ALREADY_EXISTS.
+   * Creates a queue. Creating a queue that exists with the same
+   * configuration (compared with defaults filled in) returns it unchanged,
+   * so a retry is safe.
+   * Errors: INVALID_ARGUMENT (a malformed name, a config field out of
+   * bounds, a redrive_policy naming this queue), DEAD_LETTER_QUEUE_NOT_FOUND,
+   * QUEUE_ALREADY_EXISTS (the queue exists with another configuration).
    *
    * @generated from rpc holdshelf.v1.QueueService.CreateQueue
    */
@@ -925,7 +1005,8 @@ export const QueueService: GenService<{
     output: typeof CreateQueueResponseSchema;
   },
   /**
-   * Returns a queue with its configuration and counts, or QUEUE_NOT_FOUND.
+   * Returns a queue with its configuration and exact counts.
+   * Errors: INVALID_ARGUMENT (a malformed name), QUEUE_NOT_FOUND.
    *
    * @generated from rpc holdshelf.v1.QueueService.GetQueue
    */
@@ -935,7 +1016,12 @@ export const QueueService: GenService<{
     output: typeof GetQueueResponseSchema;
   },
   /**
-   * Lists queues in name order, a page at a time.
+   * Lists queues, with their configuration and counts, in ascending name
+   * order (byte order: uppercase before lowercase), a page at a time. Page
+   * tokens do not expire: a page starts after the last name of the previous
+   * one, so queues created or deleted meanwhile do not shift it.
+   * Errors: INVALID_ARGUMENT (page_size out of bounds, a page_token this
+   * service did not return).
    *
    * @generated from rpc holdshelf.v1.QueueService.ListQueues
    */
@@ -945,8 +1031,14 @@ export const QueueService: GenService<{
     output: typeof ListQueuesResponseSchema;
   },
   /**
-   * Replaces a queue's whole configuration; unset fields take their
-   * defaults. Leases already issued keep their deadlines.
+   * Replaces a queue's whole configuration: unset fields take their
+   * defaults, not their current values (so leaving redrive_policy out
+   * removes it). Leases already issued keep their deadlines and delayed
+   * messages their ready times; a new retention applies to stored messages
+   * too, and a larger max_in_flight serves waiting Receives at once.
+   * Errors: INVALID_ARGUMENT (a malformed name, a config field out of
+   * bounds, a redrive_policy naming this queue), QUEUE_NOT_FOUND,
+   * DEAD_LETTER_QUEUE_NOT_FOUND.
    *
    * @generated from rpc holdshelf.v1.QueueService.UpdateQueue
    */
@@ -956,8 +1048,13 @@ export const QueueService: GenService<{
     output: typeof UpdateQueueResponseSchema;
   },
   /**
-   * Deletes a queue and all its messages. A queue that is another queue's
-   * dead-letter queue cannot be deleted (QUEUE_IN_USE).
+   * Deletes a queue and all its messages. Receives waiting on it fail with
+   * QUEUE_NOT_FOUND, and Heartbeat streams stop tracking its leases without
+   * a notice. A queue created again under the same name is a new queue: the
+   * old receipt handles fail there with RECEIPT_HANDLE_INVALID.
+   * Errors: INVALID_ARGUMENT (a malformed name), QUEUE_NOT_FOUND,
+   * QUEUE_IN_USE (the queue is another queue's dead-letter queue; remove
+   * that queue's redrive_policy first).
    *
    * @generated from rpc holdshelf.v1.QueueService.DeleteQueue
    */
@@ -967,7 +1064,12 @@ export const QueueService: GenService<{
     output: typeof DeleteQueueResponseSchema;
   },
   /**
-   * Removes every message of a queue: visible, in flight and delayed.
+   * Removes every message of a queue (visible, in flight and delayed) and
+   * returns how many. Receipt handles of removed messages then behave as for
+   * deleted messages: Delete succeeds, ChangeVisibility fails with
+   * MESSAGE_NOT_FOUND. Heartbeat streams stop tracking the leases without a
+   * notice. A Send that races the purge may be removed by it.
+   * Errors: INVALID_ARGUMENT (a malformed name), QUEUE_NOT_FOUND.
    *
    * @generated from rpc holdshelf.v1.QueueService.PurgeQueue
    */
@@ -977,7 +1079,12 @@ export const QueueService: GenService<{
     output: typeof PurgeQueueResponseSchema;
   },
   /**
-   * Stores one message.
+   * Stores one message and returns its id. It becomes visible once its
+   * delay has passed.
+   * Errors: INVALID_ARGUMENT (a malformed queue name, an attribute key of 0
+   * or more than 256 bytes, a delay past the queue's retention),
+   * QUEUE_NOT_FOUND, MESSAGE_TOO_LARGE (body plus attributes over the
+   * queue's max_message_bytes).
    *
    * @generated from rpc holdshelf.v1.QueueService.Send
    */
@@ -987,7 +1094,14 @@ export const QueueService: GenService<{
     output: typeof SendResponseSchema;
   },
   /**
-   * Stores 1 to 100 messages atomically: all of them or none.
+   * Stores 1 to 100 messages atomically: all of them or none. The first
+   * invalid entry fails the whole call, its field violation naming the
+   * entry (e.g. "entries[2].delay"). Entries with the same delay are
+   * received in entry order.
+   * Errors: INVALID_ARGUMENT (a malformed queue name, not 1 to 100 entries,
+   * an entry's attribute key or delay as in Send), QUEUE_NOT_FOUND,
+   * MESSAGE_TOO_LARGE (an entry over max_message_bytes, or more than 4 MiB
+   * of bodies and attributes in all).
    *
    * @generated from rpc holdshelf.v1.QueueService.SendBatch
    */
@@ -997,8 +1111,22 @@ export const QueueService: GenService<{
     output: typeof SendBatchResponseSchema;
   },
   /**
-   * Leases up to max_messages visible messages, oldest ready first. With a
-   * wait time, waits until at least one is visible or the wait ends.
+   * Leases up to max_messages visible messages, oldest ready first (ties in
+   * send order), each hidden until its lease_deadline and counted in its
+   * receive_count. With a wait time (long poll), waits until at least one
+   * message can be leased, then returns at once with what it took, or
+   * returns empty when the wait ends. A response holds fewer messages than
+   * asked when fewer are visible, when the queue's max_in_flight leaves less
+   * room, or to stay under 4 MiB (gRPC's default client limit). A Receive
+   * its caller cancels takes nothing: messages leased for it become visible
+   * again and the delivery does not count. When the broker shuts down,
+   * waiting Receives return empty. A message that already had every
+   * delivery its redrive_policy allows is dead-lettered instead of returned.
+   * Errors: INVALID_ARGUMENT (a malformed queue name; max_messages,
+   * visibility_timeout or wait_time out of bounds), QUEUE_NOT_FOUND (also
+   * when the queue is deleted during the wait), TOO_MANY_IN_FLIGHT (the
+   * queue is at max_in_flight, the wait time is 0 and the
+   * visibility_timeout is not 0).
    *
    * @generated from rpc holdshelf.v1.QueueService.Receive
    */
@@ -1008,9 +1136,14 @@ export const QueueService: GenService<{
     output: typeof ReceiveResponseSchema;
   },
   /**
-   * Deletes the message a receipt handle names: the acknowledgement.
-   * Deleting a message that no longer exists succeeds; a handle superseded
-   * by a later delivery fails with LEASE_SUPERSEDED and deletes nothing.
+   * Deletes the message a receipt handle names: the acknowledgement. Safe to
+   * retry: if the message is no longer in the queue (deleted, purged,
+   * removed by retention, dead-lettered), it succeeds and does nothing. A
+   * handle whose lease ran out still deletes, as long as nobody received the
+   * message since.
+   * Errors: INVALID_ARGUMENT (a malformed queue name), QUEUE_NOT_FOUND,
+   * RECEIPT_HANDLE_INVALID, LEASE_SUPERSEDED (the message was received again
+   * since; nothing is deleted).
    *
    * @generated from rpc holdshelf.v1.QueueService.Delete
    */
@@ -1020,7 +1153,13 @@ export const QueueService: GenService<{
     output: typeof DeleteResponseSchema;
   },
   /**
-   * Deletes several messages; one result per handle, in request order.
+   * Deletes the messages of 1 to 100 receipt handles, each as Delete would,
+   * in one durable write, and returns one EntryResult per handle, in request
+   * order. A handle that fails is reported in its EntryResult, not as an
+   * error of the call: RECEIPT_HANDLE_INVALID (code 3) or LEASE_SUPERSEDED
+   * (code 9).
+   * Errors of the call: INVALID_ARGUMENT (a malformed queue name, not 1 to
+   * 100 receipt_handles), QUEUE_NOT_FOUND.
    *
    * @generated from rpc holdshelf.v1.QueueService.DeleteBatch
    */
@@ -1030,9 +1169,17 @@ export const QueueService: GenService<{
     output: typeof DeleteBatchResponseSchema;
   },
   /**
-   * Sets a leased message's lease deadline to now + visibility_timeout; 0
-   * makes it visible at once (a release). Fails with LEASE_SUPERSEDED,
-   * MESSAGE_NOT_FOUND or LEASE_LIMIT_EXCEEDED.
+   * Sets a lease's deadline to now + visibility_timeout, extending or
+   * shortening it, and returns the new deadline. A visibility_timeout of 0
+   * releases the message: it is visible at once (no retry_policy backoff),
+   * or moves to the dead-letter queue if it had every delivery its
+   * redrive_policy allows. A handle whose lease ran out, but whose message
+   * nobody received since, still works: it hides the message again. The
+   * deadline may not pass max_lease_duration after the Receive that issued
+   * the handle; a release always may. A failed call changes nothing.
+   * Errors: INVALID_ARGUMENT (a malformed queue name; visibility_timeout
+   * unset or out of bounds), QUEUE_NOT_FOUND, RECEIPT_HANDLE_INVALID,
+   * LEASE_SUPERSEDED, MESSAGE_NOT_FOUND, LEASE_LIMIT_EXCEEDED.
    *
    * @generated from rpc holdshelf.v1.QueueService.ChangeVisibility
    */
@@ -1042,7 +1189,16 @@ export const QueueService: GenService<{
     output: typeof ChangeVisibilityResponseSchema;
   },
   /**
-   * Changes several leases; one result per handle, in request order.
+   * Sets the leases of 1 to 100 receipt handles to the same
+   * visibility_timeout, each as ChangeVisibility would, in one durable
+   * write, and returns one EntryResult per handle, in request order, with
+   * lease_deadline on success. A handle that fails is reported in its
+   * EntryResult, not as an error of the call: RECEIPT_HANDLE_INVALID (code
+   * 3), LEASE_SUPERSEDED (code 9), MESSAGE_NOT_FOUND (code 5) or
+   * LEASE_LIMIT_EXCEEDED (code 9).
+   * Errors of the call: INVALID_ARGUMENT (a malformed queue name, not 1 to
+   * 100 receipt_handles, visibility_timeout unset or out of bounds),
+   * QUEUE_NOT_FOUND.
    *
    * @generated from rpc holdshelf.v1.QueueService.ChangeVisibilityBatch
    */
@@ -1052,24 +1208,50 @@ export const QueueService: GenService<{
     output: typeof ChangeVisibilityBatchResponseSchema;
   },
   /**
-   * Keeps leases alive for as long as the work takes. Each request renews
-   * its leases in order, exactly as ChangeVisibility would (same fencing,
-   * same max_lease_duration cap), in one durable write, and is answered by
-   * one response with a LeaseState per renewal, in order. A renewal that
-   * fails does not end the stream: its LeaseState says held=false and why.
+   * Keeps leases alive for as long as the work takes. One stream may carry
+   * any number of leases, of any queues, for as long as it stays open.
    *
-   * The stream tracks every lease renewed on it until the message is
-   * deleted, released or received again, or the stream ends. When a tracked
-   * lease's deadline passes without renewal, the server sends an unsolicited
-   * response with LeaseState{held=false, reason=LEASE_EXPIRED}.
+   * Answers: each request renews its leases in order, exactly as
+   * ChangeVisibility would (same fencing, same max_lease_duration cap;
+   * visibility_timeout unset means the queue's, 0 releases), storing any
+   * checkpoints, in one durable write. The server answers every request
+   * with exactly one response, in request order, holding one LeaseState per
+   * renewal in the renewal's order (an empty request gets an empty
+   * response). A renewal that fails does not end the stream: its LeaseState
+   * says held=false and why, and it changed nothing.
    *
-   * With release_on_disconnect, a stream that breaks (cancelled, or the
-   * connection lost) makes every tracked lease it still holds visible at
-   * once, so another consumer takes the work over in milliseconds. A normal
-   * half-close leaves the leases as they are.
+   * Expiry notices: the stream tracks each lease it renewed with held=true.
+   * When a tracked lease's deadline passes unrenewed, the server pushes, at
+   * that moment, an unsolicited response whose LeaseStates all say
+   * held=false, reason=LEASE_EXPIRED. Notices may arrive between answers at
+   * any time; they are never empty, and answers never carry LEASE_EXPIRED,
+   * which tells the two apart. Tracking ends without a notice when the
+   * message is deleted or released, its queue is purged or deleted, its
+   * retention ends, or the lease is renewed on another stream (which then
+   * tracks it).
    *
-   * A malformed request ends the stream: QUEUE_NOT_FOUND for an unknown
-   * queue, INVALID_ARGUMENT for more than 1000 renewals.
+   * Ending:
+   *   - Half-close (the client closes its sending side): the server answers
+   *     every request already sent, then ends the stream with OK. The leases
+   *     are left as they are and run to their deadlines.
+   *   - Break (the client cancels, crashes or loses its connection, or the
+   *     call's deadline passes; a connection silent for 30s that does not
+   *     answer a ping within 10s counts as lost): with
+   *     release_on_disconnect, every lease the stream still tracks ends at
+   *     once as its queue's rules say (visible now, or after the
+   *     retry_policy backoff, or moved to the dead-letter queue), so another
+   *     consumer takes the work over in milliseconds. Without it, the leases
+   *     run to their deadlines.
+   *   - The server ends the stream with an error, leaving the leases as they
+   *     are even with release_on_disconnect: INVALID_ARGUMENT for a request
+   *     that is not a valid message, a malformed queue name or more than
+   *     1000 renewals; QUEUE_NOT_FOUND for an unknown queue; SHUTTING_DOWN
+   *     (UNAVAILABLE) when the broker shuts down (the leases survive its
+   *     restart); INTERNAL.
+   *
+   * Flow control: the server answers one request at a time and stops
+   * reading requests (and sending notices) while the client is not reading
+   * responses. Client keepalive pings are accepted at any rate.
    *
    * @generated from rpc holdshelf.v1.QueueService.Heartbeat
    */
@@ -1080,9 +1262,18 @@ export const QueueService: GenService<{
   },
   /**
    * Moves visible messages out of a dead-letter queue, oldest first, back to
-   * each message's source queue or to a destination queue. Moved messages
-   * arrive visible, with receive_count 0 and their id, body and attributes
-   * intact. In-flight messages stay. Returns when done.
+   * each message's dead_letter_source_queue or all to destination_queue,
+   * and returns how many moved once done. Messages in flight or delayed,
+   * messages that arrived after the call began and, without a
+   * destination_queue, messages whose source queue no longer exists (or
+   * that were never dead-lettered) stay. Each move is atomic. A moved
+   * message keeps its id, body, attributes and send_time, arrives visible
+   * with its receive count reset, and loses its checkpoint and dead-letter
+   * fields; its retention counts from its arrival. Cancelling the call, or
+   * its deadline passing, stops it; moves already made stay made.
+   * Errors: INVALID_ARGUMENT (a malformed queue name, destination_queue
+   * equal to dead_letter_queue, a negative max_messages or max_per_second),
+   * QUEUE_NOT_FOUND (dead_letter_queue or destination_queue).
    *
    * @generated from rpc holdshelf.v1.QueueService.RedriveMessages
    */
