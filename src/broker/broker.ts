@@ -267,7 +267,9 @@ export class Broker {
     if (destination === deadLetterQueue) {
       throw invalidArgument("destination_queue", "must be another queue than the dead-letter queue");
     }
-    if (!Number.isSafeInteger(maxMessages) || maxMessages < 0) throw invalidArgument("max_messages", "must not be negative");
+    if (!Number.isSafeInteger(maxMessages) || maxMessages < 0) {
+      throw invalidArgument("max_messages", `must be 0 (all) to ${Number.MAX_SAFE_INTEGER}`);
+    }
     if (!Number.isInteger(maxPerSecond) || maxPerSecond < 0) throw invalidArgument("max_per_second", "must not be negative");
     this.maintenance.advance(deadLetterQueue);
     return this.deadLetters.redrive(deadLetterQueue, destination, maxMessages || Infinity, maxPerSecond, signal);

@@ -227,6 +227,13 @@ describe("dead-letter queues", () => {
       await expectFailure(() => h.broker.redriveMessages("dlq", "nope", 0, 0), "QUEUE_NOT_FOUND");
       await expectFailure(() => h.broker.redriveMessages("dlq", "dlq", 0, 0), "INVALID_ARGUMENT", "destination_queue");
     });
+
+    it("refuses a max_messages or max_per_second out of range", async () => {
+      const tooMany = await expectFailure(() => h.broker.redriveMessages("dlq", "", 2 ** 53, 0), "INVALID_ARGUMENT", "max_messages");
+      expect(tooMany.violations[0]!.description).toBe("must be 0 (all) to 9007199254740991");
+      await expectFailure(() => h.broker.redriveMessages("dlq", "", -1, 0), "INVALID_ARGUMENT", "max_messages");
+      await expectFailure(() => h.broker.redriveMessages("dlq", "", 0, -1), "INVALID_ARGUMENT", "max_per_second");
+    });
   });
 
   describe("configuration", () => {
