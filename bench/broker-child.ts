@@ -20,6 +20,8 @@ export interface BrokerChild {
   readonly pid: number;
   /** The address from its "holdshelf listening" log line. */
   readonly address: string;
+  /** Its metrics listener's address, from the same line. */
+  readonly metricsAddress: string;
   /** Sends SIGTERM and waits for the exit; resolves with the CPU profile's path, if one was asked for. */
   stop(): Promise<string | undefined>;
 }
@@ -29,17 +31,29 @@ export async function startBrokerChild(options: BrokerChildOptions): Promise<Bro
   const nodeFlags = options.profileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", options.profileDir];
   const child = spawn(
     process.execPath,
-    [...nodeFlags, holdshelfBin, "serve", "--data-dir", options.dataDir, "--listen", "127.0.0.1:0", "--durability", options.durability],
+    [
+      ...nodeFlags,
+      holdshelfBin,
+      "serve",
+      "--data-dir",
+      options.dataDir,
+      "--listen",
+      "127.0.0.1:0",
+      "--metrics-listen",
+      "127.0.0.1:0",
+      "--durability",
+      options.durability,
+    ],
     { stdio: ["ignore", "ignore", "pipe"] },
   );
   // Keep only the tail of the log: it is read only to explain a failure.
   let log = "";
   const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
-  const address = await new Promise<string>((resolve, reject) => {
+  const [address, metricsAddress] = await new Promise<[string, string]>((resolve, reject) => {
     child.stderr!.on("data", (chunk: Buffer) => {
       log = (log + chunk.toString()).slice(-16_384);
-      const match = /"msg":"holdshelf listening","address":"([^"]+)"/.exec(log);
-      if (match) resolve(match[1]!);
+      const match = /"msg":"holdshelf listening","address":"([^"]+)","metricsAddress":"([^"]+)"/.exec(log);
+      if (match) resolve([match[1]!, match[2]!]);
     });
     exited.then(([code, signal]) => reject(new Error(`holdshelf serve exited (${code ?? signal}): ${log}`)), reject);
   });
@@ -47,6 +61,7 @@ export async function startBrokerChild(options: BrokerChildOptions): Promise<Bro
   return {
     pid: child.pid!,
     address,
+    metricsAddress,
     stop: () =>
       (stopped ??= (async () => {
         child.kill("SIGTERM");

@@ -17,6 +17,8 @@ export interface ProcessSample {
   readonly mainThreadSeconds: number;
   /** Resident set size, in bytes. */
   readonly rssBytes: number;
+  /** The highest resident set size so far (VmHWM), in bytes. */
+  readonly peakRssBytes: number;
 }
 
 /** Which CPU time cpuPercent counts. */
@@ -33,13 +35,15 @@ export function sampleProcess(pid: number): ProcessSample {
   const main = readTicks(`/proc/${pid}/task/${pid}/stat`);
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const rss = /^VmRSS:\s+(\d+) kB$/m.exec(status);
-  if (rss === null) throw new Error(`no VmRSS in /proc/${pid}/status: has the process exited?`);
+  const peak = /^VmHWM:\s+(\d+) kB$/m.exec(status);
+  if (rss === null || peak === null) throw new Error(`no VmRSS in /proc/${pid}/status: has the process exited?`);
   return {
     atMs,
     cpuSeconds: (all.user + all.system) / clockTicksPerSecond,
     systemSeconds: all.system / clockTicksPerSecond,
     mainThreadSeconds: (main.user + main.system) / clockTicksPerSecond,
     rssBytes: Number(rss[1]) * 1024,
+    peakRssBytes: Number(peak[1]) * 1024,
   };
 }
 

@@ -1,0 +1,73 @@
+import { createQueueServiceRpc, type QueueServiceRpc } from "../src/client/rpc-client.js";
+import { durationFromMs } from "@bufbuild/protobuf/wkt";
+import { ageOf, timedBody } from "./message-bodies.js";
+
+/** The shape of a produce-and-consume load. */
+export interface PipelineOptions {
+  readonly queue: string;
+  /** Messages to move through the queue, end to end. */
+  readonly messages: number;
+  readonly producers: number;
+  readonly consumers: number;
+  /** Messages per SendBatch (1: Send) and per Receive (1: Delete, else DeleteBatch). */
+  readonly batch: number;
+}
+
+/**
+ * Sends and consumes `messages` messages concurrently, each producer and
+ * consumer on a channel of its own, and returns every message's end-to-end
+ * latency: from just before its send to the return of the receive that got it.
+ */
+export async function runPipeline(address: string, options: PipelineOptions): Promise<number[]> {
+  const rpcs: (QueueServiceRpc & { close(): void })[] = [];
+  const channel = (): QueueServiceRpc => {
+    const rpc = createQueueServiceRpc(address);
+    rpcs.push(rpc);
+    return rpc;
+  };
+  const { queue, messages, batch } = options;
+  const latencies: number[] = [];
+  let claimed = 0;
+  const produce = async (rpc: QueueServiceRpc): Promise<void> => {
+    while (claimed < messages) {
+      const count = Math.min(batch, messages - claimed);
+      claimed += count;
+      if (batch === 1) await rpc.send({ queue, body: timedBody() });
+      else await rpc.sendBatch({ queue, entries: Array.from({ length: count }, () => ({ body: timedBody() })) });
+    }
+  };
+  const consume = async (rpc: QueueServiceRpc): Promise<void> => {
+    while (latencies.length < messages) {
+      const { messages: received } = await rpc.receive({
+        queue,
+        maxMessages: batch,
+        waitTime: durationFromMs(1000),
+        visibilityTimeout: durationFromMs(60_000),
+      });
+      for (const message of received) latencies.push(ageOf(message.body));
+      if (received.length === 1) await rpc.delete({ queue, receiptHandle: received[0]!.receiptHandle });
+      else if (received.length > 1) {
+        await rpc.deleteBatch({ queue, receiptHandles: received.map((message) => message.receiptHandle) });
+      }
+    }
+  };
+  try {
+    await Promise.all([
+      ...Array.from({ length: options.producers }, () => produce(channel())),
+      ...Array.from({ length: options.consumers }, () => consume(channel())),
+    ]);
+  } finally {
+    for (const rpc of rpcs) rpc.close();
+  }
+  return latencies;
+}
+
+/** Creates a queue through a short-lived channel. */
+export async function createQueue(address: string, queue: string): Promise<void> {
+  const rpc = createQueueServiceRpc(address);
+  try {
+    await rpc.createQueue({ name: queue });
+  } finally {
+    rpc.close();
+  }
+}

@@ -1,0 +1,166 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startBrokerChild, type BrokerChild } from "./broker-child.js";
+import { readCommitCounters } from "./commit-counters.js";
+import { cpuPercent, monotonicMs, sampleProcess } from "./proc-stats.js";
+
+/** Latency percentiles, in milliseconds. */
+export interface Percentiles {
+  readonly p50: number;
+  readonly p99: number;
+  readonly p999: number;
+  readonly max: number;
+}
+
+/** One row of the benchmark table (a scenario may give more than one). */
+export interface ScenarioResult {
+  readonly scenario: string;
+  /** Messages moved in the measured window (end to end unless the scenario says otherwise). */
+  readonly messages: number;
+  readonly seconds: number;
+  readonly messagesPerSecond: number;
+  /** Undefined where the scenario measures no latency. */
+  readonly latencyMs: Percentiles | undefined;
+  /** Group-commit batches (one fsync each in fsync durability) per second, and messages per batch. */
+  readonly fsyncsPerSecond: number | undefined;
+  readonly messagesPerFsync: number | undefined;
+  /** Broker CPU over the window, as a percentage of one core, and its peak resident memory. */
+  readonly brokerCpuPercent: number | undefined;
+  readonly brokerPeakRssMb: number | undefined;
+  /** Scenario-specific figures (ratios, counts, times), named. */
+  readonly extra: Readonly<Record<string, number | string>>;
+  /** Whether the issue's target for this row is met, and what it was. */
+  readonly target?: { readonly text: string; readonly met: boolean };
+}
+
+/** What a scenario is given. */
+export interface ScenarioContext {
+  /** The --size flag, or undefined for the scenario's default. */
+  readonly size: number | undefined;
+  readonly durability: "fsync" | "os";
+  /** Results of scenarios that already ran in this invocation (scenario 3 reads scenario 2's rate). */
+  readonly earlier: readonly ScenarioResult[];
+  /** Starts a broker child process on a new temporary data directory, or on `dataDir`; stopped after the scenario. */
+  startBroker(dataDir?: string): Promise<BenchBroker>;
+  /** A temporary directory, removed after the scenario. */
+  tempDir(): Promise<string>;
+  /** A progress line on standard error. */
+  log(line: string): void;
+}
+
+/** A broker child process a scenario drives. */
+export interface BenchBroker extends BrokerChild {
+  readonly dataDir: string;
+}
+
+/** One scenario of `npm run bench`. */
+export interface Scenario {
+  /** Its --scenario name. */
+  readonly name: string;
+  /** What --size means for it, and its default. */
+  readonly sizeMeaning: string;
+  readonly defaultSize: number;
+  run(context: ScenarioContext): Promise<ScenarioResult[]>;
+}
+
+/** What the broker did during a measured window. */
+export interface Window {
+  readonly seconds: number;
+  readonly fsyncs: number;
+  readonly commits: number;
+  readonly brokerCpuPercent: number;
+  readonly brokerPeakRssMb: number;
+}
+
+/**
+ * Runs `work` as a measured window: the broker's CPU time and group-commit
+ * counters before and after, and its peak RSS (VmHWM) at the end.
+ */
+export async function measureWindow<T>(broker: BenchBroker, work: () => Promise<T>): Promise<{ window: Window; value: T }> {
+  const before = sampleProcess(broker.pid);
+  const commitsBefore = await readCommitCounters(broker.metricsAddress);
+  const startedMs = monotonicMs();
+  const value = await work();
+  const seconds = (monotonicMs() - startedMs) / 1000;
+  const after = sampleProcess(broker.pid);
+  const commitsAfter = await readCommitCounters(broker.metricsAddress);
+  return {
+    value,
+    window: {
+      seconds,
+      fsyncs: commitsAfter.batches - commitsBefore.batches,
+      commits: commitsAfter.commits - commitsBefore.commits,
+      brokerCpuPercent: cpuPercent(before, after),
+      brokerPeakRssMb: peakRssBytes(broker.pid) / 2 ** 20,
+    },
+  };
+}
+
+/** A result row from a window and the messages it moved. */
+export function resultOf(
+  scenario: string,
+  messages: number,
+  window: Window,
+  latencyMs: Percentiles | undefined,
+  extra: Record<string, number | string> = {},
+): ScenarioResult {
+  return {
+    scenario,
+    messages,
+    seconds: window.seconds,
+    messagesPerSecond: messages / window.seconds,
+    latencyMs,
+    fsyncsPerSecond: window.fsyncs / window.seconds,
+    messagesPerFsync: window.fsyncs === 0 ? undefined : messages / window.fsyncs,
+    brokerCpuPercent: window.brokerCpuPercent,
+    brokerPeakRssMb: window.brokerPeakRssMb,
+    extra,
+  };
+}
+
+/** Percentiles of latencies in milliseconds (sorts its argument). */
+export function percentiles(values: number[]): Percentiles {
+  if (values.length === 0) return { p50: NaN, p99: NaN, p999: NaN, max: NaN };
+  values.sort((a, b) => a - b);
+  const at = (fraction: number): number => values[Math.min(values.length - 1, Math.floor(fraction * values.length))]!;
+  return { p50: at(0.5), p99: at(0.99), p999: at(0.999), max: values[values.length - 1]! };
+}
+
+/** The peak resident set size of a process so far (VmHWM), in bytes. */
+export function peakRssBytes(pid: number): number {
+  return sampleProcess(pid).peakRssBytes;
+}
+
+/** Creates the context a scenario runs in, and the cleanup that follows it. */
+export function createContext(
+  options: { size: number | undefined; durability: "fsync" | "os"; earlier: readonly ScenarioResult[] },
+  log: (line: string) => void,
+): { context: ScenarioContext; cleanup(): Promise<void> } {
+  const brokers: BenchBroker[] = [];
+  const dirs: string[] = [];
+  const tempDir = async (): Promise<string> => {
+    const dir = await mkdtemp(join(tmpdir(), "holdshelf-bench-"));
+    dirs.push(dir);
+    return dir;
+  };
+  const context: ScenarioContext = {
+    ...options,
+    log,
+    tempDir,
+    async startBroker(dataDir) {
+      const dir = dataDir ?? (await tempDir());
+      const child = await startBrokerChild({ dataDir: dir, durability: options.durability });
+      const broker: BenchBroker = { ...child, dataDir: dir };
+      brokers.push(broker);
+      return broker;
+    },
+  };
+  return {
+    context,
+    async cleanup() {
+      for (const broker of brokers) await broker.stop().catch(() => undefined);
+      for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
