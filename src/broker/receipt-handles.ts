@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from "node:crypto";
 import { HoldshelfError } from "../errors/holdshelf-error.js";
 
 /** What a valid receipt handle names: one delivery (epoch) of one message. */
@@ -20,7 +20,12 @@ const handleBytes = bodyBytes + macBytes;
  * that tells a superseded lease from the current one.
  */
 export class ReceiptHandles {
-  constructor(private readonly secret: Uint8Array) {}
+  // Imported once: a raw key given to every createHmac is copied and set up each time.
+  private readonly key: KeyObject;
+
+  constructor(secret: Uint8Array) {
+    this.key = createSecretKey(secret);
+  }
 
   /** The handle of delivery `epoch` of a message. */
   issue(queueId: number, messageId: string, epoch: number): string {
@@ -46,7 +51,7 @@ export class ReceiptHandles {
   }
 
   private mac(body: Buffer): Buffer {
-    return createHmac("sha256", this.secret).update(body).digest().subarray(0, macBytes);
+    return createHmac("sha256", this.key).update(body).digest().subarray(0, macBytes);
   }
 }
 

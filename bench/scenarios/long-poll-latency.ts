@@ -1,0 +1,72 @@
+import { durationFromMs } from "@bufbuild/protobuf/wkt";
+import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
+import { bodyBytes } from "../message-bodies.js";
+import { createQueue } from "../pipeline.js";
+import { monotonicMs } from "../proc-stats.js";
+import { measureWindow, percentiles, resultOf, type Scenario } from "../scenario.js";
+
+const consumers = 16;
+// The rate when scenario 2 did not run first: about half of what it reaches here.
+const fallbackPerSecond = 500;
+const targetP99Ms = 10;
+
+/**
+ * Scenario 3: consumers wait in long polls while producers send at a fixed
+ * rate, half of scenario 2's; the latency is from a Send's return to the
+ * return of the Receive that got the message. A Receive answers once its
+ * lease is durable, so on fsync durability the floor is one fsync.
+ */
+export const longPollLatency: Scenario = {
+  name: "long-poll",
+  sizeMeaning: "messages sent at the fixed rate",
+  defaultSize: 5_000,
+  async run(context) {
+    const single = context.earlier.find((result) => result.scenario.startsWith("2 "));
+    const rate = single === undefined ? fallbackPerSecond : Math.max(1, Math.round(single.messagesPerSecond / 2));
+    const messages = context.size ?? this.defaultSize;
+    const broker = await context.startBroker();
+    await createQueue(broker.address, "bench");
+    context.log(`long-poll: ${messages} messages at ${rate}/s to ${consumers} waiting consumers`);
+    const { window, value: latencies } = await measureWindow(broker, () => sendAtRate(broker.address, messages, rate));
+    const result = resultOf("3 long-poll latency", messages, window, percentiles(latencies), { sendRatePerSecond: rate });
+    return [{ ...result, target: { text: `p99 < ${targetP99Ms} ms`, met: result.latencyMs!.p99 < targetP99Ms } }];
+  },
+};
+
+/** Sends `messages` at `rate` a second (open loop: on schedule, not after the previous send) and times their arrival. */
+async function sendAtRate(address: string, messages: number, rate: number): Promise<number[]> {
+  const producer = createQueueServiceRpc(address);
+  const waiting = Array.from({ length: consumers }, () => createQueueServiceRpc(address));
+  const sentAt = new Map<string, number>();
+  const receivedAt = new Map<string, number>();
+  const body = Buffer.alloc(bodyBytes, 0x61);
+  let done = false;
+  const consume = async (rpc: QueueServiceRpc): Promise<void> => {
+    while (!done) {
+      const { messages: got } = await rpc.receive({ queue: "bench", waitTime: durationFromMs(1000) });
+      const at = monotonicMs();
+      for (const message of got) {
+        receivedAt.set(message.messageId, at);
+        await rpc.delete({ queue: "bench", receiptHandle: message.receiptHandle });
+      }
+    }
+  };
+  const consuming = waiting.map(consume);
+  const sends: Promise<void>[] = [];
+  const startedMs = monotonicMs();
+  for (let sent = 0; sent < messages; ) {
+    const due = Math.min(messages, Math.floor(((monotonicMs() - startedMs) * rate) / 1000) + 1);
+    for (; sent < due; sent++) {
+      sends.push(producer.send({ queue: "bench", body }).then(({ messageId }) => void sentAt.set(messageId, monotonicMs())));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  await Promise.all(sends);
+  while (receivedAt.size < messages) await new Promise((resolve) => setTimeout(resolve, 10));
+  done = true;
+  await Promise.all(consuming);
+  producer.close();
+  for (const rpc of waiting) rpc.close();
+  // A Receive may return before the Send's own answer arrives: such latencies are negative, and kept.
+  return [...sentAt].map(([id, at]) => receivedAt.get(id)! - at);
+}
