@@ -27,6 +27,8 @@ export interface ScenarioResult {
   readonly messagesPerFsync: number | undefined;
   /** Broker CPU over the window, as a percentage of one core, and its peak resident memory. */
   readonly brokerCpuPercent: number | undefined;
+  /** CPU of this client process over the window: on 2 cores, it competes with the broker. */
+  readonly clientCpuPercent?: number | undefined;
   readonly brokerPeakRssMb: number | undefined;
   /** Scenario-specific figures (ratios, counts, times), named. */
   readonly extra: Readonly<Record<string, number | string>>;
@@ -70,6 +72,7 @@ export interface Window {
   readonly fsyncs: number;
   readonly commits: number;
   readonly brokerCpuPercent: number;
+  readonly clientCpuPercent?: number | undefined;
   readonly brokerPeakRssMb: number;
 }
 
@@ -80,9 +83,11 @@ export interface Window {
 export async function measureWindow<T>(broker: BenchBroker, work: () => Promise<T>): Promise<{ window: Window; value: T }> {
   const before = sampleProcess(broker.pid);
   const commitsBefore = await readCommitCounters(broker.metricsAddress);
+  const clientBefore = process.cpuUsage();
   const startedMs = monotonicMs();
   const value = await work();
   const seconds = (monotonicMs() - startedMs) / 1000;
+  const client = process.cpuUsage(clientBefore);
   const after = sampleProcess(broker.pid);
   const commitsAfter = await readCommitCounters(broker.metricsAddress);
   return {
@@ -92,6 +97,7 @@ export async function measureWindow<T>(broker: BenchBroker, work: () => Promise<
       fsyncs: commitsAfter.batches - commitsBefore.batches,
       commits: commitsAfter.commits - commitsBefore.commits,
       brokerCpuPercent: cpuPercent(before, after),
+      clientCpuPercent: (client.user + client.system) / 1e4 / seconds,
       brokerPeakRssMb: peakRssBytes(broker.pid) / 2 ** 20,
     },
   };
@@ -114,6 +120,7 @@ export function resultOf(
     fsyncsPerSecond: window.fsyncs / window.seconds,
     messagesPerFsync: window.fsyncs === 0 ? undefined : messages / window.fsyncs,
     brokerCpuPercent: window.brokerCpuPercent,
+    clientCpuPercent: window.clientCpuPercent,
     brokerPeakRssMb: window.brokerPeakRssMb,
     extra,
   };

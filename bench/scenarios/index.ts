@@ -1,7 +1,19 @@
 import type { Scenario } from "../scenario.js";
 import { batchedPipeline } from "./batched-pipeline.js";
+import { churn } from "./churn.js";
 import { longPollLatency } from "./long-poll-latency.js";
+import { natsPeer } from "./nats-peer.js";
+import { redeliveryPrecision } from "./redelivery-precision.js";
+import { restart } from "./restart.js";
 import { singlePipeline } from "./single-pipeline.js";
 
-/** Every scenario of `npm run bench`, in the order they run (3 reads 2's rate). */
-export const scenarios: Scenario[] = [batchedPipeline, singlePipeline, longPollLatency];
+/** Every scenario of `npm run bench`, in the order they run: 3 reads 2's rate, 7 reads 1's. */
+export const scenarios: Scenario[] = [
+  batchedPipeline,
+  singlePipeline,
+  longPollLatency,
+  redeliveryPrecision,
+  restart,
+  churn,
+  natsPeer,
+];

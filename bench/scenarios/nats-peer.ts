@@ -125,10 +125,15 @@ async function measureJetStream(
   context.log(`peer: JetStream (file, ${label}): ${messages} messages, ${batchedPipelineShape.producers} producers and ${batchedPipelineShape.consumers} consumers`);
 
   const before = sampleProcess(server.pid);
+  const clientBefore = process.cpuUsage();
   const startedMs = monotonicMs();
   const outcome = await runJetStreamPipeline(server.url, { messages, ...batchedPipelineShape });
   const seconds = (monotonicMs() - startedMs) / 1000;
   const after = sampleProcess(server.pid);
+  // The nats client does more per message than holdshelf's (a request per publish and
+  // per ack): its CPU tells whether this process, not the server, set the pace.
+  const clientUsage = process.cpuUsage(clientBefore);
+  const clientCpuPercent = (clientUsage.user + clientUsage.system) / 1e4 / seconds;
   const leftInStream = await streamMessages(server.url);
   if (outcome.redelivered > 0 || leftInStream > 0) {
     context.log(`peer: JetStream redelivered ${outcome.redelivered} messages and left ${leftInStream} in the stream`);
@@ -154,6 +159,7 @@ async function measureJetStream(
       holdshelfDurability: context.durability,
       jetStreamDurability: sync === "always" ? "fsync on every write" : "OS page cache, forced sync every 2 minutes",
       acks: "ackAck (server-confirmed)",
+      clientCpuPercent,
       nats: `nats-server ${version}`,
       ...(outcome.redelivered > 0 ? { redelivered: outcome.redelivered } : {}),
       ...(leftInStream > 0 ? { leftInStream } : {}),
