@@ -36,8 +36,17 @@ export class QueueRegistry {
       const queue = new QueueState(record);
       const now = clock.now();
       // Retention reads messages in enqueue order; the index is in ready order.
-      schedule.sort((a, b) => a.enqueuedAt - b.enqueuedAt || (a.id < b.id ? -1 : 1));
-      for (const entry of latestEntries(schedule)) queue.add(entry, now);
+      // Two entries of one message (see below) end up side by side, the later delivery last.
+      schedule.sort((a, b) => a.enqueuedAt - b.enqueuedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : a.epoch - b.epoch));
+      let previous: ScheduleEntry | undefined;
+      for (const entry of schedule) {
+        // A write that failed after memory moved on can leave a message two
+        // index entries: only the latest delivery's counts, or it would be
+        // delivered twice.
+        if (previous?.id === entry.id) queue.remove(queue.messages.get(entry.id)!);
+        queue.adopt(entry, now);
+        previous = entry;
+      }
       this.byName.set(record.name, queue);
     }
   }
@@ -208,15 +217,6 @@ export class QueueRegistry {
  * has one entry unless a failed write left an old one behind; delivering
  * from both would hand the same message out twice.
  */
-function latestEntries(schedule: readonly ScheduleEntry[]): ScheduleEntry[] {
-  const latest = new Map<string, ScheduleEntry>();
-  for (const entry of schedule) {
-    const seen = latest.get(entry.id);
-    if (seen === undefined || entry.epoch > seen.epoch) latest.set(entry.id, entry);
-  }
-  return schedule.filter((entry) => latest.get(entry.id) === entry);
-}
-
 function encodePageToken(lastName: string): string {
   return Buffer.from(`after:${lastName}`, "utf8").toString("base64url");
 }

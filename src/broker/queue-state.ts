@@ -39,9 +39,21 @@ export class QueueState {
 
   constructor(public record: QueueRecord) {}
 
-  /** Adds a message (new, or loaded at start) and places it by its ready time. */
+  /** Adds a copy of a message's entry and places it by its ready time. */
   add(entry: ScheduleEntry, now: number): LiveMessage {
-    const message: LiveMessage = { ...entry, heapIndex: -1, inVisibleHeap: false };
+    return this.adopt({ ...entry }, now);
+  }
+
+  /**
+   * Adds a message whose entry object nobody else holds (loaded at start, or
+   * just sent), turning that object itself into the live message: at a
+   * restart with a million messages, a million fewer objects to make and
+   * collect.
+   */
+  adopt(entry: ScheduleEntry, now: number): LiveMessage {
+    const message = entry as LiveMessage;
+    message.heapIndex = -1;
+    message.inVisibleHeap = false;
     this.messages.set(message.id, message);
     this.place(message, now);
     return message;
