@@ -6,6 +6,7 @@ import { monotonicMs } from "../proc-stats.js";
 import { measureWindow, percentiles, resultOf, type Scenario } from "../scenario.js";
 
 const consumers = 16;
+const warmupSeconds = 3;
 // The rate when scenario 2 did not run first: about half of what it reaches here.
 const fallbackPerSecond = 500;
 const targetP99Ms = 10;
@@ -26,18 +27,31 @@ export const longPollLatency: Scenario = {
     const messages = context.size ?? this.defaultSize;
     const broker = await context.startBroker();
     await createQueue(broker.address, "bench");
-    context.log(`long-poll: ${messages} messages at ${rate}/s to ${consumers} waiting consumers`);
-    const { window, value: latencies } = await measureWindow(broker, () => sendAtRate(broker.address, messages, rate));
-    const result = resultOf("3 long-poll latency", messages, window, percentiles(latencies), { sendRatePerSecond: rate });
-    return [{ ...result, target: { text: `p99 < ${targetP99Ms} ms`, met: result.latencyMs!.p99 < targetP99Ms } }];
+    const rig = openRig(broker.address);
+    try {
+      // Cold channels and unoptimized code make the first seconds' latencies ten times the rest.
+      context.log(`long-poll: warm-up of ${warmupSeconds} s at ${rate}/s`);
+      await rig.sendAtRate(Math.ceil(rate * warmupSeconds), rate);
+      context.log(`long-poll: ${messages} messages at ${rate}/s to ${consumers} waiting consumers`);
+      const { window, value: latencies } = await measureWindow(broker, () => rig.sendAtRate(messages, rate));
+      const result = resultOf("3 long-poll latency", messages, window, percentiles(latencies), { sendRatePerSecond: rate });
+      return [{ ...result, target: { text: `p99 < ${targetP99Ms} ms`, met: result.latencyMs!.p99 < targetP99Ms } }];
+    } finally {
+      await rig.close();
+    }
   },
 };
 
-/** Sends `messages` at `rate` a second (open loop: on schedule, not after the previous send) and times their arrival. */
-async function sendAtRate(address: string, messages: number, rate: number): Promise<number[]> {
+/** A producer and consumers waiting in long polls, kept across a warm-up and the measured run. */
+interface Rig {
+  /** Sends `messages` at `rate` a second (open loop: on schedule, not after the previous send); returns each one's latency. */
+  sendAtRate(messages: number, rate: number): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+function openRig(address: string): Rig {
   const producer = createQueueServiceRpc(address);
   const waiting = Array.from({ length: consumers }, () => createQueueServiceRpc(address));
-  const sentAt = new Map<string, number>();
   const receivedAt = new Map<string, number>();
   const body = Buffer.alloc(bodyBytes, 0x61);
   let done = false;
@@ -52,21 +66,28 @@ async function sendAtRate(address: string, messages: number, rate: number): Prom
     }
   };
   const consuming = waiting.map(consume);
-  const sends: Promise<void>[] = [];
-  const startedMs = monotonicMs();
-  for (let sent = 0; sent < messages; ) {
-    const due = Math.min(messages, Math.floor(((monotonicMs() - startedMs) * rate) / 1000) + 1);
-    for (; sent < due; sent++) {
-      sends.push(producer.send({ queue: "bench", body }).then(({ messageId }) => void sentAt.set(messageId, monotonicMs())));
-    }
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  await Promise.all(sends);
-  while (receivedAt.size < messages) await new Promise((resolve) => setTimeout(resolve, 10));
-  done = true;
-  await Promise.all(consuming);
-  producer.close();
-  for (const rpc of waiting) rpc.close();
-  // A Receive may return before the Send's own answer arrives: such latencies are negative, and kept.
-  return [...sentAt].map(([id, at]) => receivedAt.get(id)! - at);
+  return {
+    async sendAtRate(messages, rate) {
+      const sentAt = new Map<string, number>();
+      const sends: Promise<void>[] = [];
+      const startedMs = monotonicMs();
+      for (let sent = 0; sent < messages; ) {
+        const due = Math.min(messages, Math.floor(((monotonicMs() - startedMs) * rate) / 1000) + 1);
+        for (; sent < due; sent++) {
+          sends.push(producer.send({ queue: "bench", body }).then(({ messageId }) => void sentAt.set(messageId, monotonicMs())));
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      await Promise.all(sends);
+      while ([...sentAt.keys()].some((id) => !receivedAt.has(id))) await new Promise((resolve) => setTimeout(resolve, 10));
+      // A Receive may return before the Send's own answer arrives: such latencies are negative, and kept.
+      return [...sentAt].map(([id, at]) => receivedAt.get(id)! - at);
+    },
+    async close() {
+      done = true;
+      await Promise.all(consuming);
+      producer.close();
+      for (const rpc of waiting) rpc.close();
+    },
+  };
 }
