@@ -134,7 +134,7 @@ export class Broker {
     return { queues: page.queues.map((queue) => this.describe(queue, sources)), nextPageToken: page.nextPageToken };
   }
 
-  /** Every queue, in name order, as `getQueue` describes it: what a metrics scrape reads. */
+  /** Every queue, as `getQueue` describes it: what a metrics scrape reads. */
   allQueues(): QueueInfo[] {
     const sources = this.registry.deadLetterSources();
     return [...this.registry.all()].map((queue) => this.describe(queue, sources));
