@@ -5,7 +5,6 @@ import { invalidArgument } from "../errors/holdshelf-error.js";
 import { toErrorStatus } from "./error-status.js";
 import { MalformedRequest } from "./service-definition.js";
 
-
 /** Promise-returning handlers of a service's unary methods; the signal aborts when the caller cancels. */
 export type UnaryHandlers<S> = S extends DescService & { method: infer Methods extends GenServiceMethods }
   ? {
@@ -36,8 +35,22 @@ export function bridgeUnaryHandlers(
         return fail(invalidArgument("request", "is not a valid protobuf message of this method's type"));
       }
       const abort = new AbortController();
-      call.on("cancelled", () => abort.abort());
-      handler(call.request as never, abort.signal).then((response) => callback(null, response), fail);
+      const cancelled = (): void => abort.abort();
+      call.once("cancelled", cancelled);
+      // grpc-js also reports "cancelled" when a finished call's stream closes;
+      // aborting then would cost a DOMException per call (9% of the broker's
+      // CPU under many small calls) and change nothing.
+      const settle = (): void => void call.off("cancelled", cancelled);
+      handler(call.request as never, abort.signal).then(
+        (response) => {
+          settle();
+          callback(null, response);
+        },
+        (error: unknown) => {
+          settle();
+          fail(error);
+        },
+      );
     };
     implementation[name] = bridged;
   }
