@@ -28,7 +28,7 @@ import { createQueueServiceRpc } from "../../src/client/rpc-client.js";
 import { readCommitCounters } from "../commit-counters.js";
 import { monotonicMs, sampleProcess } from "../proc-stats.js";
 import { resultOf, type Scenario } from "../scenario.js";
-import { progressLog, receiveMessages, sendMessages } from "./redelivery-precision.js";
+import { progressLog, receiveMessages, sendMessages } from "../bulk-load.js";
 
 const queue = "bench";
 const producers = 8;
