@@ -45,7 +45,7 @@ export class DeadLetters {
   async deadLetter(source: QueueState, messages: readonly LiveMessage[]): Promise<void> {
     const target = this.registry.find(source.record.config.redrivePolicy?.deadLetterQueue ?? "");
     if (target === undefined) {
-      for (const message of messages) source.add(message, this.clock.now());
+      source.putBack(messages, this.clock.now());
       return;
     }
     const origin = { sourceQueue: source.record.name, reason: maxReceiveCountExceeded };
@@ -103,7 +103,7 @@ export class DeadLetters {
       }
       if (maxPerSecond > 0) await this.pace(started, batch.length, maxPerSecond, signal);
     }
-    for (const message of stranded) deadLetterQueue.add(message, this.clock.now());
+    deadLetterQueue.putBack(stranded, this.clock.now());
     return moved;
   }
 

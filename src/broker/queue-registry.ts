@@ -2,7 +2,7 @@ import { HoldshelfError, invalidArgument, queueNotFound } from "../errors/holdsh
 import type { QueueRecord, ScheduleEntry, Store, StoredState } from "../store/store.js";
 import type { Clock } from "./clock.js";
 import { resolveQueueConfig, sameQueueConfig, type QueueConfig, type QueueConfigInput } from "./queue-config.js";
-import { QueueState } from "./queue-state.js";
+import { enqueueOrder, QueueState } from "./queue-state.js";
 import { checkQueueName } from "./request-limits.js";
 
 const defaultPageSize = 100;
@@ -37,7 +37,7 @@ export class QueueRegistry {
       const now = clock.now();
       // Retention reads messages in enqueue order; the index is in ready order.
       // Two entries of one message (see below) end up side by side, the later delivery last.
-      schedule.sort((a, b) => a.enqueuedAt - b.enqueuedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : a.epoch - b.epoch));
+      schedule.sort(enqueueOrder);
       let previous: ScheduleEntry | undefined;
       for (const entry of schedule) {
         // A write that failed after memory moved on can leave a message two

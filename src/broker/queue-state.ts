@@ -20,6 +20,10 @@ export interface QueueCounts {
 const readyOrder = (a: LiveMessage, b: LiveMessage): boolean =>
   a.readyAt < b.readyAt || (a.readyAt === b.readyAt && a.id < b.id);
 
+/** Enqueue order, the order of `QueueState.messages`: by arrival, then id, then delivery (two entries of one message side by side). */
+export const enqueueOrder = (a: ScheduleEntry, b: ScheduleEntry): number =>
+  a.enqueuedAt - b.enqueuedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : a.epoch - b.epoch);
+
 /**
  * The in-memory index of one queue, rebuilt from the store at start: every
  * message's schedule entry, split into a heap of visible messages (ready time
@@ -57,6 +61,20 @@ export class QueueState {
     this.messages.set(message.id, message);
     this.place(message, now);
     return message;
+  }
+
+  /**
+   * Puts back messages that were taken out and could not leave (their move
+   * found no queue to go to), where their arrival places them: retention
+   * and the oldest message's age read `messages` from the front.
+   */
+  putBack(messages: readonly ScheduleEntry[], now: number): void {
+    if (messages.length === 0) return;
+    for (const message of messages) this.add(message, now);
+    // Rare (a source or dead-letter queue deleted meanwhile), so a full re-sort is cheap enough.
+    const ordered = [...this.messages.values()].sort(enqueueOrder);
+    this.messages.clear();
+    for (const message of ordered) this.messages.set(message.id, message);
   }
 
   /** Removes a message from the index. */

@@ -6,6 +6,7 @@ import {
   expectFailure,
   openBrokerHarness,
   receiveOne,
+  sendAndReceive,
   sendText,
   text,
   type BrokerHarness,
@@ -192,6 +193,32 @@ describe("dead-letter queues", () => {
         [1, undefined],
       ]);
       expect(back.map(text).sort()).toEqual(["m0", "m1", "m2"]);
+    });
+
+    it("keeps a message whose source queue is gone in arrival order, so retention and the oldest age still find it", async () => {
+      await createQueue(h, "dlq-short", { retentionMs: 120_000 });
+      const policy = { deadLetterQueue: "dlq-short", maxReceiveCount: 1 };
+      await createQueue(h, "gone", { visibilityTimeoutMs: vt, redrivePolicy: policy });
+      await createQueue(h, "kept", { visibilityTimeoutMs: vt, redrivePolicy: policy });
+      const oldSendTime = h.clock.now();
+      await sendAndReceive(h, "gone", "old");
+      h.clock.advance(vt);
+      await settle();
+      h.clock.advance(30_000);
+      await sendAndReceive(h, "kept", "young");
+      h.clock.advance(vt);
+      await settle();
+      // The young one is leased, so a redrive leaves it; the old one cannot leave: its source is gone.
+      const both = await h.broker.receive("dlq-short", { maxMessages: 2, visibilityTimeoutMs: 600_000 });
+      await h.broker.changeVisibility("dlq-short", both.find((message) => text(message) === "old")!.receiptHandle, 0);
+      await h.broker.deleteQueue("gone");
+      expect(await h.broker.redriveMessages("dlq-short", "", 0, 0)).toBe(0);
+
+      expect(h.broker.getQueue("dlq-short").oldestMessageAgeMs).toBe(h.clock.now() - oldSendTime);
+      // Past the old one's retention (from its arrival), not the young one's.
+      h.clock.advance(120_000 - 30_000 - vt);
+      await settle();
+      expect(counts(h, "dlq-short")).toEqual({ visible: 0, inFlight: 1, delayed: 0 });
     });
 
     it("moves to another queue, at most max_messages, leaving in-flight ones", async () => {
