@@ -12,6 +12,7 @@ import type { LeaseStream } from "../broker/lease-tracking.js";
 import type { LeaseRenewal, LeaseState } from "../broker/types.js";
 import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
 import type { Logger } from "../logging/logger.js";
+import { deadlinePassed } from "./deadline.js";
 import { toErrorStatus } from "./error-status.js";
 import { MalformedRequest } from "./service-definition.js";
 import { durationToMs } from "./wire-convert.js";
@@ -85,7 +86,7 @@ export class HeartbeatSession {
         // deadline that passed is reported by grpc-js itself, not cancelled.
         setImmediate(() => {
           if (this.ended) return;
-          if (this.call.cancelled || this.deadlinePassed()) return this.finish(this.releaseOnDisconnect === true, true);
+          if (this.call.cancelled || deadlinePassed(this.call.getDeadline())) return this.finish(this.releaseOnDisconnect === true, true);
           // A clean half-close: the client is done; its leases run their course.
           this.finish(false);
           this.call.end();
@@ -96,12 +97,6 @@ export class HeartbeatSession {
     } finally {
       this.answering = false;
     }
-  }
-
-  private deadlinePassed(): boolean {
-    const deadline = this.call.getDeadline();
-    const at = deadline instanceof Date ? deadline.getTime() : deadline;
-    return at <= Date.now();
   }
 
   private async renew(request: HeartbeatRequest | MalformedRequest): Promise<HeartbeatResponse> {

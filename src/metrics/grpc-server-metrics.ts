@@ -5,6 +5,7 @@ import {
   type ServiceDefinition,
 } from "@grpc/grpc-js";
 import { Counter, Histogram, type Registry } from "prom-client";
+import { deadlinePassed } from "../grpc/deadline.js";
 
 // The label values Go's grpc-prometheus made standard, so that its
 // dashboards and alerts work unchanged: codes as Go's codes.Code.String()
@@ -116,9 +117,7 @@ export function createGrpcServerMetrics(registry: Registry): GrpcServerMetrics {
           },
           // grpc-js ends a cancelled or timed-out call itself, without a status through here.
           onCancel() {
-            const deadline = call.getDeadline();
-            const at = deadline instanceof Date ? deadline.getTime() : deadline;
-            finish(at <= Date.now() ? Status.DEADLINE_EXCEEDED : Status.CANCELLED);
+            finish(deadlinePassed(call.getDeadline()) ? Status.DEADLINE_EXCEEDED : Status.CANCELLED);
           },
         });
       },
