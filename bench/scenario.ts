@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startBrokerChild, type BrokerChild } from "./broker-child.js";
-import { readCommitCounters } from "./commit-counters.js";
+import { readCommitCounters } from "./broker-scrape.js";
 import { cpuPercent, monotonicMs, sampleProcess } from "./proc-stats.js";
 
 /** Latency percentiles, in milliseconds. */

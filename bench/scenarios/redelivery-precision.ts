@@ -23,6 +23,7 @@
 import { durationFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
+import { histogramBuckets, scrapeBroker, type Buckets } from "../broker-scrape.js";
 import { progressLog, receiveMessages, sendMessages, withChannels } from "../bulk-load.js";
 import { measureWindow, percentiles, resultOf, type Scenario } from "../scenario.js";
 
@@ -203,20 +204,9 @@ async function setDeadlines(
 
 // ---- The broker's lateness histogram ----------------------------------------
 
-/** Cumulative bucket counts of a histogram, by upper bound in seconds (Infinity last). */
-type Buckets = { readonly le: number; readonly count: number }[];
-
-/** Reads holdshelf_redelivery_lateness_seconds's buckets from a broker's /metrics, summed over any labels. */
+/** Reads holdshelf_redelivery_lateness_seconds's buckets from a broker's /metrics. */
 async function readLatenessHistogram(metricsAddress: string): Promise<Buckets> {
-  const text = await (await fetch(`http://${metricsAddress}/metrics`)).text();
-  const counts = new Map<number, number>();
-  const line = /^holdshelf_redelivery_lateness_seconds_bucket\{(?:[^}]*,)?le="([^"]+)"[^}]*\} (\S+)$/gm;
-  for (const [, le, count] of text.matchAll(line)) {
-    const bound = le === "+Inf" ? Infinity : Number(le);
-    counts.set(bound, (counts.get(bound) ?? 0) + Number(count));
-  }
-  if (counts.size === 0) throw new Error("no holdshelf_redelivery_lateness_seconds in the broker's metrics");
-  return [...counts].map(([le, count]) => ({ le, count })).sort((a, b) => a.le - b.le);
+  return histogramBuckets(await scrapeBroker(metricsAddress), "holdshelf_redelivery_lateness_seconds");
 }
 
 function subtractHistograms(after: Buckets, before: Buckets): Buckets {

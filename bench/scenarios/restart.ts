@@ -25,7 +25,7 @@
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createQueueServiceRpc } from "../../src/client/rpc-client.js";
-import { readCommitCounters } from "../commit-counters.js";
+import { readCommitCounters, requireValue, scrapeBroker } from "../broker-scrape.js";
 import { monotonicMs, sampleProcess } from "../proc-stats.js";
 import { resultOf, type Scenario } from "../scenario.js";
 import { progressLog, receiveMessages, sendMessages } from "../bulk-load.js";
@@ -161,8 +161,5 @@ async function checkCounts(address: string, stored: number, inFlight: number): P
 
 /** V8's used heap, from the broker's default Node.js metrics (nodejs_heap_size_used_bytes). */
 async function readHeapUsedBytes(metricsAddress: string): Promise<number> {
-  const text = await (await fetch(`http://${metricsAddress}/metrics`)).text();
-  const match = /^nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)$/m.exec(text);
-  if (match === null) throw new Error("no nodejs_heap_size_used_bytes in the broker's metrics");
-  return Number(match[1]);
+  return requireValue(await scrapeBroker(metricsAddress), "nodejs_heap_size_used_bytes");
 }
