@@ -3,9 +3,10 @@
  * by promtool, dashboards/holdshelf.json checked against the metric contract,
  * and the helpers that read both for tests against real Prometheus.
  */
-import { execFile, spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { missingCommands, skipWithout } from "../support/required-tools.js";
 import { alertExpressions, dashboardExpressions, dashboardPanels, parseAlertRules, readDashboard, substituteVariables } from "./dashboard-queries.js";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -64,7 +65,7 @@ function brokerMetrics(expr: string): string[] {
   return [...expr.matchAll(/\b(?:holdshelf|grpc_server)_\w+/g)].map(([name]) => name);
 }
 
-const promtoolMissing = spawnSync("promtool", ["--version"]).error !== undefined;
+const missing = missingCommands(["promtool"]);
 
 /** Runs promtool in the repository; resolves with its exit code and everything it printed. */
 function promtool(...args: string[]): Promise<{ code: number | string | null; output: string }> {
@@ -75,13 +76,12 @@ function promtool(...args: string[]): Promise<{ code: number | string | null; ou
   });
 }
 
-// Locally a missing promtool skips these; CI must have it, so there they fail instead.
-describe.skipIf(promtoolMissing && !process.env.CI)("alert rules under promtool", () => {
+describe.skipIf(skipWithout(missing))("alert rules under promtool", () => {
   it.each([
     ["check", "rules", "dashboards/alerts.yml"],
     ["test", "rules", "dashboards/alerts.test.yml"],
   ])("promtool %s %s %s passes", async (...args) => {
-    expect(promtoolMissing, "promtool is not on PATH: install Prometheus's promtool (Debian: apt-get install prometheus)").toBe(false);
+    expect(missing, "not on PATH: install Prometheus's promtool (Debian: apt-get install prometheus)").toEqual([]);
     const { code, output } = await promtool(...args);
     expect(code, `promtool ${args.join(" ")} printed:\n${output}`).toBe(0);
   });

@@ -13,11 +13,12 @@ import { join } from "node:path";
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
+import { missingCommands, skipWithout } from "../support/required-tools.js";
 import { openHeartbeatStream } from "../support/heartbeat-stream.js";
 import { makeTempDir } from "../support/temp-dir.js";
 import { alertExpressions, alertsPath, dashboardExpressions } from "./dashboard-queries.js";
 
-const prometheusMissing = spawnSync("prometheus", ["--version"]).error !== undefined;
+const missing = missingCommands(["prometheus", "promtool"]);
 // How often Prometheus scrapes and evaluates rules here: often, so that a
 // rate over a minute has several samples within seconds.
 const intervalSeconds = 1;
@@ -36,8 +37,7 @@ interface RulesData {
   groups: { rules: { name: string; health: string; lastError?: string; lastEvaluation: string; state?: string }[] }[];
 }
 
-// Locally a missing Prometheus skips this; CI installs it, so there it fails instead.
-describe.skipIf(prometheusMissing && !process.env.CI)("dashboard and alerts on a real Prometheus", () => {
+describe.skipIf(skipWithout(missing))("dashboard and alerts on a real Prometheus", () => {
   let broker: GrpcHarness;
   let prometheus: ChildProcess;
   let prometheusUrl: string;
@@ -54,7 +54,7 @@ describe.skipIf(prometheusMissing && !process.env.CI)("dashboard and alerts on a
   const query = (expr: string) => api<QueryData>(`/api/v1/query?query=${encodeURIComponent(expr)}`);
 
   beforeAll(async () => {
-    expect(prometheusMissing, "prometheus is not on PATH (Debian: apt-get install prometheus)").toBe(false);
+    expect(missing, "not on PATH (Debian: apt-get install prometheus)").toEqual([]);
     broker = await startGrpcHarness({ metricsListen: "127.0.0.1:0", durability: "os" });
     const dir = await makeTempDir("holdshelf-prometheus-");
     removeDir = dir.remove;

@@ -13,6 +13,7 @@ import { Consumer } from "../../src/client/consumer.js";
 import { QueueClient } from "../../src/client/queue-client.js";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
 import { startJsonLines, type JsonLinesProcess } from "../support/json-lines-process.js";
+import { missingCommands, skipWithout } from "../support/required-tools.js";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const bin = (name: string) => `${repoRoot}.build/bin/${name}`;
@@ -20,13 +21,10 @@ const bin = (name: string) => `${repoRoot}.build/bin/${name}`;
 const python = "/usr/bin/python3";
 const pythonEnv = { PYTHONPATH: `${repoRoot}.build/python` };
 
-const missingTools = ["go", "protoc", "grpc_python_plugin", "protoc-gen-go", "protoc-gen-go-grpc"].filter(
-  (tool) => spawnSync(tool, ["--version"]).error !== undefined && spawnSync(tool, ["version"]).error !== undefined,
-);
+const missingTools = missingCommands(["go", "protoc", "grpc_python_plugin", "protoc-gen-go", "protoc-gen-go-grpc"]);
 if (spawnSync(python, ["-c", "import grpc"]).status !== 0) missingTools.push("python3-grpcio");
 
-// Locally missing toolchains skip these; CI installs them, so there they fail instead.
-describe.skipIf(missingTools.length > 0 && !process.env.CI)("Go and Python clients against the broker", () => {
+describe.skipIf(skipWithout(missingTools))("Go and Python clients against the broker", () => {
   let broker: GrpcHarness;
   const processes: JsonLinesProcess[] = [];
   const track = (started: JsonLinesProcess): JsonLinesProcess => {
