@@ -17,15 +17,25 @@ const processingBuckets = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 12
 const queueWaitBuckets = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600];
 const latenessBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5];
 
+/** The counters labelled by queue alone: name and help, by what they count. */
+const queueCounterSpecs = {
+  sent: ["holdshelf_messages_sent_total", "Messages stored by Send and SendBatch."],
+  received: ["holdshelf_messages_received_total", "Deliveries of messages by Receive."],
+  redelivered: ["holdshelf_messages_redelivered_total", "Deliveries of messages delivered before (receive_count > 1)."],
+  deleted: ["holdshelf_messages_deleted_total", "Leased messages deleted (acknowledged)."],
+  expired: ["holdshelf_messages_expired_total", "Messages removed when their retention ran out."],
+  leasesExpired: [
+    "holdshelf_leases_expired_total",
+    "Leases that ran out without a delete; their messages were delivered again or dead-lettered.",
+  ],
+  emptyReceives: ["holdshelf_empty_receives_total", "Receives that returned no message, after any long-poll wait."],
+} as const;
+type QueueCounter = keyof typeof queueCounterSpecs;
+const queueCounterNames = Object.keys(queueCounterSpecs) as QueueCounter[];
+
 /** One queue's series, made when the queue is first seen so that every rate starts from a zero sample. */
 interface QueueSeries {
-  readonly sent: Counter.Internal;
-  readonly received: Counter.Internal;
-  readonly redelivered: Counter.Internal;
-  readonly deleted: Counter.Internal;
-  readonly expired: Counter.Internal;
-  readonly leasesExpired: Counter.Internal;
-  readonly emptyReceives: Counter.Internal;
+  readonly counts: Record<QueueCounter, Counter.Internal>;
   readonly extended: Record<ExtendedVia, Counter.Internal>;
   readonly released: Record<ReleaseReason, Counter.Internal>;
   readonly processing: Histogram.Internal<"queue">;
@@ -43,13 +53,7 @@ export class BrokerMetrics implements BrokerEvents {
   private source: BrokerGaugeSource | undefined;
   private snapshot: QueueInfo[] | undefined;
   private readonly queues = new Map<string, QueueSeries>();
-  private readonly sentTotal: Counter<"queue">;
-  private readonly receivedTotal: Counter<"queue">;
-  private readonly redeliveredTotal: Counter<"queue">;
-  private readonly deletedTotal: Counter<"queue">;
-  private readonly expiredTotal: Counter<"queue">;
-  private readonly leasesExpiredTotal: Counter<"queue">;
-  private readonly emptyReceivesTotal: Counter<"queue">;
+  private readonly queueCounters: Record<QueueCounter, Counter<"queue">>;
   private readonly extendedTotal: Counter<"queue" | "via">;
   private readonly releasedTotal: Counter<"queue" | "reason">;
   private readonly deadLetteredTotal: Counter<"queue" | "dead_letter_queue">;
@@ -81,24 +85,14 @@ export class BrokerMetrics implements BrokerEvents {
         }
       },
     });
-    this.sentTotal = perQueue("holdshelf_messages_sent_total", "Messages stored by Send and SendBatch.", ["queue"]);
-    this.receivedTotal = perQueue("holdshelf_messages_received_total", "Deliveries of messages by Receive.", ["queue"]);
-    this.redeliveredTotal = perQueue(
-      "holdshelf_messages_redelivered_total",
-      "Deliveries of messages delivered before (receive_count > 1).",
-      ["queue"],
-    );
-    this.deletedTotal = perQueue("holdshelf_messages_deleted_total", "Leased messages deleted (acknowledged).", ["queue"]);
+    this.queueCounters = byLabel(queueCounterNames, (key) => {
+      const [name, help] = queueCounterSpecs[key];
+      return perQueue(name, help, ["queue"]);
+    });
     this.deadLetteredTotal = perQueue(
       "holdshelf_messages_dead_lettered_total",
       "Messages moved to a dead-letter queue after max_receive_count deliveries.",
       ["queue", "dead_letter_queue"],
-    );
-    this.expiredTotal = perQueue("holdshelf_messages_expired_total", "Messages removed when their retention ran out.", ["queue"]);
-    this.leasesExpiredTotal = perQueue(
-      "holdshelf_leases_expired_total",
-      "Leases that ran out without a delete; their messages were delivered again or dead-lettered.",
-      ["queue"],
     );
     this.extendedTotal = perQueue(
       "holdshelf_leases_extended_total",
@@ -109,11 +103,6 @@ export class BrokerMetrics implements BrokerEvents {
       "holdshelf_leases_released_total",
       "Leases ended early without a delete: a visibility timeout of 0 (change_visibility, heartbeat) or a broken release_on_disconnect stream (disconnect).",
       ["queue", "reason"],
-    );
-    this.emptyReceivesTotal = perQueue(
-      "holdshelf_empty_receives_total",
-      "Receives that returned no message, after any long-poll wait.",
-      ["queue"],
     );
     this.processingSeconds = new Histogram({
       name: "holdshelf_message_processing_seconds",
@@ -173,23 +162,23 @@ export class BrokerMetrics implements BrokerEvents {
   }
 
   sent(queue: string, count: number): void {
-    this.series(queue).sent.inc(count);
+    this.series(queue).counts.sent.inc(count);
   }
 
   delivered(queue: string, receiveCount: number, queueWaitMs: number | undefined): void {
     const series = this.series(queue);
-    series.received.inc();
-    if (receiveCount > 1) series.redelivered.inc();
+    series.counts.received.inc();
+    if (receiveCount > 1) series.counts.redelivered.inc();
     if (queueWaitMs !== undefined) series.queueWait.observe(queueWaitMs / 1000);
   }
 
   emptyReceive(queue: string): void {
-    this.series(queue).emptyReceives.inc();
+    this.series(queue).counts.emptyReceives.inc();
   }
 
   deleted(queue: string, processingMs: number): void {
     const series = this.series(queue);
-    series.deleted.inc();
+    series.counts.deleted.inc();
     series.processing.observe(processingMs / 1000);
   }
 
@@ -198,11 +187,11 @@ export class BrokerMetrics implements BrokerEvents {
   }
 
   retentionExpired(queue: string, count: number): void {
-    this.series(queue).expired.inc(count);
+    this.series(queue).counts.expired.inc(count);
   }
 
   leaseExpired(queue: string, latenessMs: number): void {
-    this.series(queue).leasesExpired.inc();
+    this.series(queue).counts.leasesExpired.inc();
     this.latenessSeconds.observe(latenessMs / 1000);
   }
 
@@ -244,15 +233,8 @@ export class BrokerMetrics implements BrokerEvents {
     let series = this.queues.get(queue);
     if (series === undefined) {
       const labels = { queue };
-      const zeroed = (counter: Counter<"queue">): Counter.Internal => startAtZero(counter.labels(labels));
       series = {
-        sent: zeroed(this.sentTotal),
-        received: zeroed(this.receivedTotal),
-        redelivered: zeroed(this.redeliveredTotal),
-        deleted: zeroed(this.deletedTotal),
-        expired: zeroed(this.expiredTotal),
-        leasesExpired: zeroed(this.leasesExpiredTotal),
-        emptyReceives: zeroed(this.emptyReceivesTotal),
+        counts: byLabel(queueCounterNames, (key) => startAtZero(this.queueCounters[key].labels(labels))),
         extended: byLabel(extendedVias, (via) => startAtZero(this.extendedTotal.labels({ queue, via }))),
         released: byLabel(releaseReasons, (reason) => startAtZero(this.releasedTotal.labels({ queue, reason }))),
         processing: this.processingSeconds.labels(labels),
@@ -276,17 +258,7 @@ export class BrokerMetrics implements BrokerEvents {
   private dropSeries(queue: string, series: QueueSeries): void {
     this.queues.delete(queue);
     const labels = { queue };
-    for (const counter of [
-      this.sentTotal,
-      this.receivedTotal,
-      this.redeliveredTotal,
-      this.deletedTotal,
-      this.expiredTotal,
-      this.leasesExpiredTotal,
-      this.emptyReceivesTotal,
-    ]) {
-      counter.remove(labels);
-    }
+    for (const counter of Object.values(this.queueCounters)) counter.remove(labels);
     for (const via of extendedVias) this.extendedTotal.remove({ queue, via });
     for (const reason of releaseReasons) this.releasedTotal.remove({ queue, reason });
     for (const deadLetterQueue of series.deadLettered.keys()) {
