@@ -17,3 +17,5 @@ export {
   type RpcCallOptions,
 } from "./client/rpc-client.js";
 export type * from "./client/types.js";
+export { loadClientCredentials, type ClientTlsFiles } from "./security/tls-client.js";
+export { TlsConfigError } from "./security/tls-files.js";

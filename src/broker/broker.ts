@@ -1,6 +1,7 @@
 import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
 import type { Store, StoredState, StoreOp } from "../store/store.js";
 import { ignoredBrokerEvents, type BrokerEvents } from "./broker-events.js";
+import { defaultBrokerLimits, StoredMessageBudget, type BrokerLimits } from "./broker-limits.js";
 import { systemClock, type Clock } from "./clock.js";
 import { BackgroundWork } from "./background-work.js";
 import { DeadLetters } from "./dead-letters.js";
@@ -11,6 +12,7 @@ import { Maintenance } from "./maintenance.js";
 import { intakeMessages } from "./message-intake.js";
 import { formatMessageId } from "./message-id.js";
 import type { QueueConfigInput } from "./queue-config.js";
+import { RevocableStore } from "./revocable-store.js";
 import { QueueRegistry } from "./queue-registry.js";
 import type { LiveMessage, QueueState } from "./queue-state.js";
 import { ReceiptHandles } from "./receipt-handles.js";
@@ -37,6 +39,8 @@ export interface BrokerOptions {
   readonly onBackgroundError?: (error: unknown) => void;
   /** Told of messages and leases as they move, for metrics. */
   readonly events?: BrokerEvents;
+  /** Capacity limits; unset ones take their defaults. */
+  readonly limits?: Partial<BrokerLimits>;
 }
 
 /** Messages a receive has leased, and the pending write that makes the leases durable. */
@@ -53,28 +57,40 @@ interface Taken extends TakenMessages {
  * `runMaintenance` does on demand what the timers do.
  */
 export class Broker {
-  private readonly registry: QueueRegistry;
+  // Not readonly: `reload` replaces the memory built from the store, part by part.
+  private registry: QueueRegistry;
   private readonly handles: ReceiptHandles;
-  private readonly waiting: WaitingReceives;
-  private readonly leases = new LeaseTracking();
-  private readonly leaseChanges: LeaseChanges;
-  private readonly deadLetters: DeadLetters;
-  private readonly endings: LeaseEndings;
-  private readonly background: BackgroundWork;
+  private waiting: WaitingReceives;
+  private leases = new LeaseTracking();
+  private leaseChanges: LeaseChanges;
+  private deadLetters: DeadLetters;
+  private endings: LeaseEndings;
+  private background: BackgroundWork;
   private readonly openStreams = new Set<LeaseStream>();
-  private readonly maintenance: Maintenance;
+  private maintenance: Maintenance;
+  private storedBudget: StoredMessageBudget;
   private closed = false;
+  /** Set while storage fails: every call that needs it is refused with this, until `reload`. */
+  private unavailable: HoldshelfError | undefined;
 
   private constructor(
-    private readonly store: Store,
+    private store: RevocableStore,
     private readonly clock: Clock,
     stored: StoredState,
-    onBackgroundError: (error: unknown) => void,
+    private readonly onBackgroundError: (error: unknown) => void,
     private readonly events: BrokerEvents,
+    private readonly limits: BrokerLimits,
   ) {
     this.handles = new ReceiptHandles(stored.handleKey);
-    this.waiting = new WaitingReceives(clock);
-    this.registry = new QueueRegistry(store, clock, { onDeleted: (queue) => this.forgetQueue(queue) }, stored);
+    this.waiting = new WaitingReceives(clock, limits.maxWaitingReceives);
+    this.registry = new QueueRegistry(
+      store,
+      clock,
+      { onDeleted: (queue) => this.forgetQueue(queue) },
+      stored,
+      limits.maxQueues,
+    );
+    this.storedBudget = new StoredMessageBudget(limits.maxStoredMessages, () => this.registry.all());
     this.deadLetters = new DeadLetters(store, clock, this.registry, (queue) => this.maintenance.advance(queue), events);
     this.background = new BackgroundWork(onBackgroundError);
     this.endings = new LeaseEndings(clock, this.leases, this.deadLetters, this.background);
@@ -104,11 +120,12 @@ export class Broker {
   static async open(options: BrokerOptions): Promise<Broker> {
     const stored = await options.store.load();
     const broker = new Broker(
-      options.store,
+      new RevocableStore(options.store),
       options.clock ?? systemClock,
       stored,
       options.onBackgroundError ?? (() => undefined),
       options.events ?? ignoredBrokerEvents,
+      { ...defaultBrokerLimits, ...options.limits },
     );
     broker.maintenance.start();
     return broker;
@@ -118,17 +135,20 @@ export class Broker {
 
   /** Creates a queue, or returns the existing one if its configuration is the same. */
   async createQueue(name: string, config?: QueueConfigInput): Promise<QueueInfo> {
+    this.requireStorage();
     return this.describe(await this.registry.create(name, config));
   }
 
   /** A queue with its configuration and exact counts. */
   getQueue(name: string): QueueInfo {
+    this.requireStorage();
     return this.describe(this.registry.get(name, "name"));
   }
 
-  /** A page of queues in name order. */
-  listQueues(prefix = "", pageSize = 0, pageToken = ""): QueuePage {
-    const page = this.registry.list(prefix, pageSize, pageToken);
+  /** A page of queues in name order; with `visible`, only the queues it accepts. */
+  listQueues(prefix = "", pageSize = 0, pageToken = "", visible?: (name: string) => boolean): QueuePage {
+    this.requireStorage();
+    const page = this.registry.list(prefix, pageSize, pageToken, visible);
     // One pass for the dead-letter sources of the whole page, not one per queue.
     const sources = this.registry.deadLetterSources();
     return { queues: page.queues.map((queue) => this.describe(queue, sources)), nextPageToken: page.nextPageToken };
@@ -142,6 +162,7 @@ export class Broker {
 
   /** Replaces a queue's whole configuration; unset fields take their defaults. */
   async updateQueue(name: string, config?: QueueConfigInput): Promise<QueueInfo> {
+    this.requireStorage();
     const queue = await this.registry.update(name, config);
     // A larger max_in_flight may make room for waiting receives.
     this.maintenance.advance(queue);
@@ -150,11 +171,13 @@ export class Broker {
 
   /** Deletes a queue and its messages, unless it is another queue's dead-letter queue. */
   async deleteQueue(name: string): Promise<void> {
+    this.requireStorage();
     await this.registry.delete(name);
   }
 
   /** Removes every message of a queue; returns how many. */
   async purgeQueue(name: string): Promise<number> {
+    this.requireStorage();
     const queue = this.registry.get(name, "name");
     const purged = await this.registry.purge(name);
     this.leases.forgetQueue(queue);
@@ -166,18 +189,21 @@ export class Broker {
 
   /** Stores one message; returns its id. */
   async send(queueName: string, message: OutgoingMessage): Promise<string> {
+    this.requireStorage();
     const [id] = await this.storeMessages(queueName, [message], "");
     return id!;
   }
 
   /** Stores 1 to 100 messages atomically; returns their ids in order. */
   async sendBatch(queueName: string, messages: readonly OutgoingMessage[]): Promise<string[]> {
+    this.requireStorage();
     checkBatchSize(messages.length, "entries");
     return this.storeMessages(queueName, messages, "entries");
   }
 
   /** Leases up to maxMessages visible messages, waiting for them if asked to. */
   async receive(queueName: string, options: ReceiveOptions = {}): Promise<Delivery[]> {
+    this.requireStorage();
     const queue = this.registry.get(queueName);
     const { maxMessages, visibilityTimeoutMs, waitTimeMs } = resolveReceiveOptions(options, queue.record.config);
     if (options.signal?.aborted) return [];
@@ -203,6 +229,7 @@ export class Broker {
 
   /** Deletes the message a receipt handle names; succeeds if it is already gone. */
   async delete(queueName: string, receiptHandle: string): Promise<void> {
+    this.requireStorage();
     const queue = this.registry.get(queueName);
     const ops: StoreOp[] = [];
     this.leaseChanges.delete(queue, receiptHandle, ops);
@@ -211,6 +238,7 @@ export class Broker {
 
   /** Deletes several messages; one outcome per handle, in order. */
   async deleteBatch(queueName: string, receiptHandles: readonly string[]): Promise<EntryOutcome[]> {
+    this.requireStorage();
     const queue = this.registry.get(queueName);
     checkBatchSize(receiptHandles.length, "receipt_handles");
     const ops: StoreOp[] = [];
@@ -223,6 +251,7 @@ export class Broker {
 
   /** Sets a lease's deadline to now + timeout (0 releases the message); returns the new deadline. */
   async changeVisibility(queueName: string, receiptHandle: string, timeoutMs: number | undefined): Promise<number> {
+    this.requireStorage();
     const queue = this.registry.get(queueName);
     const timeout = this.requireTimeout(queue, timeoutMs);
     const ops: StoreOp[] = [];
@@ -237,6 +266,7 @@ export class Broker {
     receiptHandles: readonly string[],
     timeoutMs: number | undefined,
   ): Promise<EntryOutcome[]> {
+    this.requireStorage();
     const queue = this.registry.get(queueName);
     checkBatchSize(receiptHandles.length, "receipt_handles");
     const timeout = this.requireTimeout(queue, timeoutMs);
@@ -262,6 +292,7 @@ export class Broker {
     maxPerSecond: number,
     signal?: AbortSignal,
   ): Promise<number> {
+    this.requireStorage();
     const deadLetterQueue = this.registry.get(deadLetterQueueName, "dead_letter_queue");
     const destination = destinationName === "" ? undefined : this.registry.get(destinationName, "destination_queue");
     if (destination === deadLetterQueue) {
@@ -289,6 +320,11 @@ export class Broker {
     return this.openStreams.size;
   }
 
+  /** How many long-poll Receives are waiting, over all queues. */
+  get waitingReceiveCount(): number {
+    return this.waiting.size;
+  }
+
   /**
    * Renews leases as ChangeVisibility would (same fencing, same cap; an
    * unset timeout means the queue's), storing any checkpoints, in one durable
@@ -297,6 +333,7 @@ export class Broker {
    * the stream until deleted, released, expired, or the stream ends.
    */
   async renewLeases(stream: LeaseStream, queueName: string, renewals: readonly LeaseRenewal[]): Promise<LeaseState[]> {
+    this.requireStorage();
     const queue = this.registry.get(queueName);
     checkRenewalCount(renewals.length);
     const ops: StoreOp[] = [];
@@ -314,7 +351,8 @@ export class Broker {
     const held = [...stream.tracked.values()];
     this.openStreams.delete(stream);
     this.leases.forgetStream(stream);
-    if (release) {
+    // Without storage nothing can be released; the reload puts every lease back as the disk holds it.
+    if (release && this.unavailable === undefined) {
       const writes = this.leaseChanges.release(held);
       await Promise.all([...writes].map(([queue, ops]) => this.commitAndServe(queue, ops)));
     }
@@ -343,7 +381,58 @@ export class Broker {
     for (const stream of [...this.openStreams]) stream.listener.brokerClosing();
   }
 
+  // ---- Storage failures --------------------------------------------------
+
+  /**
+   * Storage failed: until `reload`, every call that needs it is refused with
+   * `error`; waiting receives and lease streams end with it, the timers stop,
+   * and work still running can no longer write (its memory is about to be
+   * rebuilt from disk, where its changes may never have landed).
+   */
+  suspend(error: HoldshelfError): void {
+    if (this.unavailable !== undefined) return;
+    this.unavailable = error;
+    this.store.revoke(error);
+    this.maintenance.stop();
+    for (const queue of this.registry.all()) this.waiting.failAll(queue, error);
+    for (const stream of [...this.openStreams]) stream.listener.storageUnavailable?.(error);
+  }
+
+  /** Whether storage failed and the broker waits for `reload`. */
+  get suspended(): boolean {
+    return this.unavailable !== undefined;
+  }
+
+  /**
+   * Storage works again: rebuilds the memory from `stored` (what the reopened
+   * store holds, so changes that were never written are gone) and serves.
+   */
+  reload(stored: StoredState): void {
+    // A fresh broker builds the memory; its parts call back into it alone, and
+    // this broker (the one the server and callers hold) takes them over. The
+    // first memory's callbacks name this broker, so would reach the new parts,
+    // but they run only from its timers or after its writes succeed, and
+    // `suspend` stopped the one and revoked the other.
+    const fresh = new Broker(this.store.renewed(), this.clock, stored, this.onBackgroundError, this.events, this.limits);
+    this.store = fresh.store;
+    this.registry = fresh.registry;
+    this.waiting = fresh.waiting;
+    this.leases = fresh.leases;
+    this.leaseChanges = fresh.leaseChanges;
+    this.deadLetters = fresh.deadLetters;
+    this.endings = fresh.endings;
+    this.background = fresh.background;
+    this.maintenance = fresh.maintenance;
+    this.storedBudget = fresh.storedBudget;
+    this.unavailable = undefined;
+    if (!this.closed) this.maintenance.start();
+  }
+
   // ---- Internals ---------------------------------------------------------
+
+  private requireStorage(): void {
+    if (this.unavailable !== undefined) throw this.unavailable;
+  }
 
   /** A deleted queue's waiting receives fail, its timer stops, its leases are forgotten. */
   private forgetQueue(queue: QueueState): void {
@@ -366,7 +455,13 @@ export class Broker {
     const queue = this.registry.get(queueName);
     const dataId = queue.record.dataId;
     const ops = intakeMessages(queue, messages, batchField, this.clock.now());
-    await this.store.commit(ops);
+    const release = this.storedBudget.reserve(ops.length);
+    try {
+      await this.store.commit(ops);
+    } finally {
+      // Adopted below in the same turn, so the queue counts them from here on.
+      release();
+    }
     this.events.sent(queueName, ops.length);
     // Only now, durable, may the messages be seen. A purge or delete that
     // committed meanwhile removed them, as if they were sent just before it.

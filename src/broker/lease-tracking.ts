@@ -6,6 +6,8 @@ export interface LeaseStreamListener {
   leasesExpired(receiptHandles: string[]): void;
   /** The broker is shutting down: end the stream, leaving leases as they are (they survive a restart). */
   brokerClosing(): void;
+  /** Storage failed: end the stream with `error`; the broker reloads every lease from disk once storage works. */
+  storageUnavailable?(error: unknown): void;
 }
 
 /** One lease a stream holds: a delivery (epoch) of a message, named by its receipt handle. */

@@ -1,5 +1,6 @@
 import { HoldshelfError, invalidArgument, queueNotFound } from "../errors/holdshelf-error.js";
 import type { QueueRecord, ScheduleEntry, Store, StoredState } from "../store/store.js";
+import { tooManyQueues } from "./broker-limits.js";
 import type { Clock } from "./clock.js";
 import { resolveQueueConfig, sameQueueConfig, type QueueConfig, type QueueConfigInput } from "./queue-config.js";
 import { enqueueOrder, QueueState } from "./queue-state.js";
@@ -24,12 +25,16 @@ export class QueueRegistry {
   /** The tail of each name's chain of admin operations; see `exclusive`. */
   private readonly adminChains = new Map<string, Promise<unknown>>();
   private nextSequence: number;
+  /** Creations whose record is still being written: they count against `maxQueues` already. */
+  private creating = 0;
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly events: QueueRegistryEvents,
     stored: StoredState,
+    // Queues already stored all load, even past a lowered limit: only new ones are refused.
+    private readonly maxQueues = Infinity,
   ) {
     this.nextSequence = stored.nextSequence;
     for (const { record, schedule } of stored.queues) {
@@ -64,7 +69,10 @@ export class QueueRegistry {
     return this.byName.values();
   }
 
-  /** Creates a queue, or returns the existing one if its configuration is the same. */
+  /**
+   * Creates a queue, or returns the existing one if its configuration is the
+   * same (also at the queue limit, so a retry stays safe).
+   */
   async create(name: string, input: QueueConfigInput | undefined): Promise<QueueState> {
     checkQueueName(name, "name");
     const config = resolveQueueConfig(input);
@@ -75,12 +83,18 @@ export class QueueRegistry {
         if (sameQueueConfig(existing.record.config, config)) return existing;
         throw new HoldshelfError("QUEUE_ALREADY_EXISTS", `queue "${name}" exists with another configuration`);
       }
+      if (this.byName.size + this.creating >= this.maxQueues) throw tooManyQueues(this.maxQueues);
       const id = this.nextSequence++;
       const record: QueueRecord = { name, queueId: id, dataId: id, config, createTime: this.clock.now() };
-      await this.store.commit([
-        { kind: "putQueue", queue: record },
-        { kind: "putSequence", next: this.nextSequence },
-      ]);
+      this.creating++;
+      try {
+        await this.store.commit([
+          { kind: "putQueue", queue: record },
+          { kind: "putSequence", next: this.nextSequence },
+        ]);
+      } finally {
+        this.creating--;
+      }
       const queue = new QueueState(record);
       this.byName.set(name, queue);
       return queue;
@@ -162,14 +176,19 @@ export class QueueRegistry {
     return this.byName.get(name);
   }
 
-  /** A page of queues in name order. */
-  list(prefix: string, pageSize: number, pageToken: string): { queues: QueueState[]; nextPageToken: string } {
+  /** A page of queues in name order; with `visible`, only the queues it accepts (pages stay full). */
+  list(
+    prefix: string,
+    pageSize: number,
+    pageToken: string,
+    visible: (name: string) => boolean = () => true,
+  ): { queues: QueueState[]; nextPageToken: string } {
     const size = pageSize || defaultPageSize;
     if (!Number.isInteger(size) || size < 1 || size > maxPageSize) {
       throw invalidArgument("page_size", `must be between 0 and ${maxPageSize}`);
     }
     const after = pageToken === "" ? "" : decodePageToken(pageToken);
-    const names = [...this.byName.keys()].filter((name) => name.startsWith(prefix) && name > after).sort();
+    const names = [...this.byName.keys()].filter((name) => name.startsWith(prefix) && name > after && visible(name)).sort();
     const page = names.slice(0, size);
     const nextPageToken = names.length > size ? encodePageToken(page[page.length - 1]!) : "";
     return { queues: page.map((name) => this.byName.get(name)!), nextPageToken };

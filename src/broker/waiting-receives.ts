@@ -1,3 +1,4 @@
+import { tooManyWaitingReceives } from "./broker-limits.js";
 import type { Clock, Timer } from "./clock.js";
 import type { QueueState } from "./queue-state.js";
 
@@ -13,15 +14,29 @@ interface Waiter<T> {
  * Long polls. A waiting receive is offered messages the moment they may be
  * available, in arrival order; taking is synchronous, so two waiters can
  * never take the same message. A waiter whose caller gave up is removed
- * before it can take anything.
+ * before it can take anything. At most `max` wait at once, broker-wide: each
+ * holds a call, a timer and a closure, and clients could open them without end.
  */
 export class WaitingReceives {
   private readonly waiters = new Map<QueueState, Waiter<unknown>[]>();
+  private waiting = 0;
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly max = Infinity,
+  ) {}
 
-  /** Waits up to `waitMs` for `take` to succeed; resolves undefined on timeout or abort. */
+  /** How many receives wait now, over all queues. */
+  get size(): number {
+    return this.waiting;
+  }
+
+  /**
+   * Waits up to `waitMs` for `take` to succeed; resolves undefined on timeout
+   * or abort. Rejects with TOO_MANY_WAITING_RECEIVES when `max` already wait.
+   */
   wait<T>(queue: QueueState, take: TakeAttempt<T>, waitMs: number, signal: AbortSignal | undefined): Promise<T | undefined> {
+    if (this.waiting >= this.max && !signal?.aborted) return Promise.reject(tooManyWaitingReceives(this.max));
     return new Promise<T | undefined>((resolve, reject) => {
       let timer: Timer | undefined;
       const onAbort = (): void => waiter.settle(undefined);
@@ -39,6 +54,7 @@ export class WaitingReceives {
       const list = this.waiters.get(queue) ?? [];
       list.push(waiter as Waiter<unknown>);
       this.waiters.set(queue, list);
+      this.waiting++;
       timer = this.clock.setTimer(waitMs, () => waiter.settle(undefined));
       signal?.addEventListener("abort", onAbort, { once: true });
     });
@@ -71,7 +87,10 @@ export class WaitingReceives {
     const list = this.waiters.get(queue);
     if (list === undefined) return;
     const index = list.indexOf(waiter);
-    if (index >= 0) list.splice(index, 1);
+    if (index >= 0) {
+      list.splice(index, 1);
+      this.waiting--;
+    }
     if (list.length === 0) this.waiters.delete(queue);
   }
 }

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { durationFromMs, timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../client/rpc-client.js";
+import { loadClientCredentials } from "../security/tls-client.js";
 import { parseDurationFlag, UsageError } from "./duration-flag.js";
 
 /** The address client commands call, unless --address or HOLDSHELF_ADDRESS says otherwise. */
@@ -39,9 +40,22 @@ export async function clientCommand(
       prefix: { type: "string", default: "" },
       to: { type: "string", default: "" },
       rate: { type: "string", default: "0" },
+      "tls-ca": { type: "string", default: env.HOLDSHELF_TLS_CA },
+      "tls-cert": { type: "string", default: env.HOLDSHELF_CLIENT_TLS_CERT },
+      "tls-key": { type: "string", default: env.HOLDSHELF_CLIENT_TLS_KEY },
+      // Prefer HOLDSHELF_TOKEN: a --token value is visible to others in the process list.
+      token: { type: "string", default: env.HOLDSHELF_TOKEN },
     },
   });
-  const rpc = createQueueServiceRpc(values.address);
+  const tlsCredentials = await loadClientCredentials({
+    caFile: values["tls-ca"],
+    certFile: values["tls-cert"],
+    keyFile: values["tls-key"],
+  });
+  const rpc = createQueueServiceRpc(values.address, {
+    ...(tlsCredentials === undefined ? {} : { credentials: tlsCredentials }),
+    ...(values.token ? { token: values.token } : {}),
+  });
   const arg = (index: number, name: string): string => {
     const value = positionals[index];
     if (value === undefined) throw new UsageError(`missing ${name}`);

@@ -1,12 +1,20 @@
 import { RpcError } from "../client/rpc-error.js";
 import { clientCommand } from "./client-commands.js";
+import { TlsConfigError } from "../security/tls-files.js";
 import { UsageError } from "./duration-flag.js";
 import { serveCommand } from "./serve-command.js";
+import { tokenCommand } from "./token-command.js";
 
 const usage = `usage: holdshelf <command> [flags]
 
   serve [--data-dir ./data] [--listen 127.0.0.1:50051] [--metrics-listen 127.0.0.1:9464|off]
         [--durability fsync|os] [--log-level debug|info|warn|error]
+        [--auth-file FILE]   (bearer tokens; SIGHUP re-reads it)
+        [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE] [--metrics-tls]]
+        [--allow-unauthenticated-network]
+        [--max-request-bytes 8MiB] [--max-streams-per-connection 1000] [--max-waiting-receives 10000]
+        [--max-queues 10000] [--max-stored-messages 5000000]   (README "Limits"; HOLDSHELF_MAX_* too)
+  token --name NAME --queues PATTERN --allow admin,send,receive
   queue create|update NAME [--visibility-timeout 30s] [--delay 0s] [--retention 4d]
         [--max-message-bytes N] [--receive-wait-time 0s] [--max-in-flight N] [--max-lease-duration 12h]
         [--dead-letter-queue Q --max-receive-count N] [--min-backoff 1s --max-backoff 5m]
@@ -18,8 +26,11 @@ const usage = `usage: holdshelf <command> [flags]
   redrive DEAD_LETTER_QUEUE [--to QUEUE] [--max N] [--rate PER_SECOND]
   change-visibility QUEUE RECEIPT_HANDLE DURATION
 
-Client commands call --address (default 127.0.0.1:50051). Environment:
-HOLDSHELF_DATA_DIR, HOLDSHELF_LISTEN, HOLDSHELF_METRICS_LISTEN, HOLDSHELF_DURABILITY, HOLDSHELF_LOG_LEVEL, HOLDSHELF_ADDRESS.`;
+Client commands call --address (default 127.0.0.1:50051), over TLS with --tls-ca FILE
+(and a client certificate with --tls-cert FILE --tls-key FILE). Environment:
+HOLDSHELF_DATA_DIR, HOLDSHELF_LISTEN, HOLDSHELF_METRICS_LISTEN, HOLDSHELF_DURABILITY, HOLDSHELF_LOG_LEVEL, HOLDSHELF_ADDRESS.
+Against a broker with --auth-file, client commands send HOLDSHELF_TOKEN (or --token, visible in ps).
+HOLDSHELF_AUTH_FILE sets --auth-file.`;
 
 /** Runs the holdshelf command line; resolves to the exit code. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -30,10 +41,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       return command === undefined ? 2 : 0;
     }
     if (command === "serve") return await serveCommand(args, env);
+    if (command === "token") return tokenCommand(args, (line) => console.log(line), (line) => console.error(line));
     return await clientCommand(command, args, env, (line) => console.log(line));
   } catch (error) {
     if (error instanceof RpcError) {
       console.error(`holdshelf: ${error.reason || "error"}: ${error.message}`);
+      return 1;
+    }
+    if (error instanceof TlsConfigError) {
+      console.error(`holdshelf: ${error.message}`);
       return 1;
     }
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {

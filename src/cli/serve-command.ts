@@ -1,8 +1,11 @@
 import { parseArgs } from "node:util";
 import { createLogger, logLevels, type LogLevel } from "../logging/logger.js";
 import { startHoldshelfServer } from "../server/holdshelf-server.js";
+import { tlsMode } from "../security/tls-credentials.js";
+import { loadTransportSecurity, transportFlagOptions, type TransportSecurity } from "../security/tls-serve-flags.js";
 import type { Durability } from "../store/classic-level-store.js";
 import { UsageError } from "./duration-flag.js";
+import { limitFlagOptions, parseLimitFlags } from "./limit-flags.js";
 
 /** Defaults of `holdshelf serve`, each overridable by flag or environment variable. */
 export const serveDefaults = {
@@ -26,8 +29,13 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       "metrics-listen": { type: "string", default: env.HOLDSHELF_METRICS_LISTEN ?? serveDefaults.metricsListen },
       durability: { type: "string", default: env.HOLDSHELF_DURABILITY ?? serveDefaults.durability },
       "log-level": { type: "string", default: env.HOLDSHELF_LOG_LEVEL ?? serveDefaults.logLevel },
+      "auth-file": { type: "string", default: env.HOLDSHELF_AUTH_FILE },
+      ...transportFlagOptions(env),
+      ...limitFlagOptions(env),
     },
   });
+  const limits = parseLimitFlags(values);
+  const authFile = values["auth-file"] || undefined;
   const durability = values.durability;
   if (durability !== "fsync" && durability !== "os") throw new UsageError("--durability is fsync or os");
   const level = values["log-level"] as LogLevel;
@@ -35,13 +43,27 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
   const logger = createLogger({ level });
   const metricsListen = values["metrics-listen"];
   let server;
+  let transport: TransportSecurity;
   try {
+    transport = await loadTransportSecurity(
+      values,
+      {
+        listen: values.listen,
+        metricsListen: metricsListen === metricsOff ? undefined : metricsListen,
+        // Whether gRPC callers need bearer tokens (--auth-file).
+        authenticated: authFile !== undefined,
+      },
+      logger,
+    );
     server = await startHoldshelfServer({
+      ...transport,
       dataDir: values["data-dir"],
       listen: values.listen,
       ...(metricsListen === metricsOff ? {} : { metricsListen }),
       durability: durability satisfies Durability,
       logger,
+      ...(authFile === undefined ? {} : { authFile }),
+      limits,
     });
   } catch (error) {
     logger.error("cannot start", { reason: error instanceof Error ? error.message : String(error) });
@@ -52,11 +74,18 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
     metricsAddress: server.metricsAddress ?? metricsOff,
     dataDir: values["data-dir"],
     durability,
+    tls: tlsMode(transport.tls),
+    metricsTls: tlsMode(transport.metricsTls),
+    limits,
   });
+  // SIGHUP re-reads the auth file (and would otherwise end the process).
+  const reloadAuth = (): void => void server.reloadAuth();
+  process.on("SIGHUP", reloadAuth);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);
   });
+  process.off("SIGHUP", reloadAuth);
   logger.info("shutting down", { signal });
   await server.shutdown();
   logger.info("stopped");

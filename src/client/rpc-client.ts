@@ -17,6 +17,7 @@ import {
   type HeartbeatResponse,
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { queueServiceDefinition } from "../grpc/queue-service.js";
+import { bearerTokenInterceptor } from "./bearer-token.js";
 import { RpcError } from "./rpc-error.js";
 
 type Methods = typeof QueueService extends { method: infer M extends GenServiceMethods } ? M : never;
@@ -39,6 +40,8 @@ export type QueueServiceRpc = {
 export interface QueueServiceRpcOptions {
   readonly credentials?: ChannelCredentials;
   readonly channelOptions?: ClientOptions;
+  /** A bearer token (`holdshelf token`) sent on every call, for a broker started with --auth-file. */
+  readonly token?: string;
 }
 
 /**
@@ -53,6 +56,9 @@ export function createQueueServiceRpc(
     // A Receive answer may be up to 4 MiB plus framing.
     "grpc.max_receive_message_length": 8 * 1024 * 1024,
     ...options.channelOptions,
+    ...(options.token === undefined
+      ? {}
+      : { interceptors: [...(options.channelOptions?.interceptors ?? []), bearerTokenInterceptor(options.token)] }),
   });
   const heartbeat = queueServiceDefinition["heartbeat"]!;
   const rpc: Record<string, unknown> = {

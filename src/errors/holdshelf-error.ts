@@ -8,10 +8,12 @@ export const Code = {
   INVALID_ARGUMENT: 3,
   NOT_FOUND: 5,
   ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
   RESOURCE_EXHAUSTED: 8,
   FAILED_PRECONDITION: 9,
   INTERNAL: 13,
   UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
 } as const;
 /** One of the gRPC status codes holdshelf answers with. */
 export type Code = (typeof Code)[keyof typeof Code];
@@ -30,9 +32,21 @@ export const reasonCodes = {
   MESSAGE_NOT_FOUND: Code.NOT_FOUND,
   LEASE_LIMIT_EXCEEDED: Code.FAILED_PRECONDITION,
   TOO_MANY_IN_FLIGHT: Code.RESOURCE_EXHAUSTED,
+  // Capacity limits (README "Limits"): the request was fine, the broker is
+  // full; the same request may succeed later, so clients back off and retry.
+  TOO_MANY_STREAMS: Code.RESOURCE_EXHAUSTED,
+  TOO_MANY_WAITING_RECEIVES: Code.RESOURCE_EXHAUSTED,
+  TOO_MANY_QUEUES: Code.RESOURCE_EXHAUSTED,
+  BROKER_FULL: Code.RESOURCE_EXHAUSTED,
   DEAD_LETTER_QUEUE_NOT_FOUND: Code.FAILED_PRECONDITION,
   QUEUE_IN_USE: Code.FAILED_PRECONDITION,
   SHUTTING_DOWN: Code.UNAVAILABLE,
+  // Writes to the data directory fail (disk full, I/O error); the broker
+  // recovers by itself once they succeed again, so clients retry later.
+  STORAGE_UNAVAILABLE: Code.UNAVAILABLE,
+  TOKEN_MISSING: Code.UNAUTHENTICATED,
+  TOKEN_INVALID: Code.UNAUTHENTICATED,
+  PERMISSION_DENIED: Code.PERMISSION_DENIED,
   INTERNAL: Code.INTERNAL,
 } as const;
 /** A stable error reason. */

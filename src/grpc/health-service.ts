@@ -47,13 +47,19 @@ export class HealthStatus {
     return this.statuses.get(service);
   }
 
+  /** Whether the server as a whole reports SERVING: what /readyz answers too. */
+  get isServing(): boolean {
+    return this.statuses.get("") === ServingStatus.SERVING;
+  }
+
   /** True once `shutdown()` was called: Watch calls end after their next update. */
   get isShutDown(): boolean {
     return this.shutDown;
   }
 
-  /** Reports every service as serving. */
+  /** Reports every service as serving, unless shut down (a shutdown is final). */
   setServing(): void {
+    if (this.shutDown) return;
     this.setAll(ServingStatus.SERVING);
   }
 

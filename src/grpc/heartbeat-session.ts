@@ -47,10 +47,13 @@ export class HeartbeatSession {
     private readonly broker: Broker,
     private readonly logger: Logger,
     private readonly logUnexpected: (error: unknown) => void,
+    // Throws PERMISSION_DENIED (or UNAUTHENTICATED) for a queue the caller may not renew leases on.
+    private readonly authorizeQueue: (queue: string) => void = () => undefined,
   ) {
     this.stream = broker.openLeaseStream({
       leasesExpired: (handles) => this.pushExpired(handles),
       brokerClosing: () => this.fail(new HoldshelfError("SHUTTING_DOWN", "the broker is shutting down")),
+      storageUnavailable: (error) => this.fail(error),
     });
     call.on("data", (request: HeartbeatRequest | MalformedRequest) => {
       this.requests.push(request);
@@ -101,8 +104,10 @@ export class HeartbeatSession {
 
   private async renew(request: HeartbeatRequest | MalformedRequest): Promise<HeartbeatResponse> {
     if (request instanceof MalformedRequest) {
-      throw invalidArgument("request", "is not a valid protobuf message of this method's type");
+      throw invalidArgument("request", request.description);
     }
+    // Before the queue is looked up: a refusal says nothing of whether it exists.
+    this.authorizeQueue(request.queue);
     this.releaseOnDisconnect ??= request.releaseOnDisconnect;
     // A renewal whose duration cannot be read fails alone; the rest go to the broker.
     const states: (LeaseState | undefined)[] = [];

@@ -34,8 +34,8 @@ export function queueServiceHandlers(broker: Broker): UnaryHandlers<typeof Queue
     async getQueue(request) {
       return create(GetQueueResponseSchema, { queue: queueToWire(broker.getQueue(request.name)) });
     },
-    async listQueues(request) {
-      const page = broker.listQueues(request.prefix, request.pageSize, request.pageToken);
+    async listQueues(request, _signal, context) {
+      const page = broker.listQueues(request.prefix, request.pageSize, request.pageToken, context.canSee);
       return create(ListQueuesResponseSchema, {
         queues: page.queues.map(queueToWire),
         nextPageToken: page.nextPageToken,

@@ -1,7 +1,10 @@
 import type { Server } from "@grpc/grpc-js";
 import { QueueService } from "../../gen/holdshelf/v1/queue_service_pb.js";
+import type { AuthGate } from "../auth/auth-gate.js";
+import { authorizeHeartbeat, authorizeQueueService } from "../auth/queue-service-auth.js";
 import type { Broker } from "../broker/broker.js";
 import type { Logger } from "../logging/logger.js";
+import { toErrorStatus } from "./error-status.js";
 import { HeartbeatSession, type HeartbeatCall } from "./heartbeat-session.js";
 import { queueServiceHandlers } from "./queue-service-handlers.js";
 import { createServiceDefinition } from "./service-definition.js";
@@ -10,15 +13,27 @@ import { bridgeUnaryHandlers } from "./unary-bridge.js";
 /** The grpc-js definition of holdshelf.v1.QueueService, shared by server and clients. */
 export const queueServiceDefinition = createServiceDefinition(QueueService);
 
-/** Serves holdshelf.v1.QueueService from a broker on a gRPC server. */
+/** Serves holdshelf.v1.QueueService from a broker on a gRPC server; with a gate, only to callers its tokens allow. */
 export function addQueueService(
   server: Pick<Server, "addService">,
   broker: Broker,
   logger: Logger,
+  gate?: AuthGate,
 ): void {
   const logUnexpected = (error: unknown): void => logger.error("unexpected error in a call", { error });
+  const handlers = queueServiceHandlers(broker);
   server.addService(queueServiceDefinition, {
-    ...bridgeUnaryHandlers(queueServiceHandlers(broker), logUnexpected),
-    heartbeat: (call: HeartbeatCall) => new HeartbeatSession(call, broker, logger, logUnexpected),
+    ...bridgeUnaryHandlers(gate === undefined ? handlers : authorizeQueueService(handlers, gate), logUnexpected),
+    heartbeat: (call: HeartbeatCall) => {
+      if (gate === undefined) return new HeartbeatSession(call, broker, logger, logUnexpected);
+      let authorizeQueue;
+      try {
+        authorizeQueue = authorizeHeartbeat(gate, call.metadata);
+      } catch (error) {
+        call.emit("error", toErrorStatus(error, logUnexpected));
+        return;
+      }
+      return new HeartbeatSession(call, broker, logger, logUnexpected, authorizeQueue);
+    },
   });
 }

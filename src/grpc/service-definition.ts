@@ -7,7 +7,21 @@ import type { MethodDefinition, ServiceDefinition } from "@grpc/grpc-js";
  * input must get INVALID_ARGUMENT, so the handler bridge answers this one.
  */
 export class MalformedRequest {
-  constructor(readonly cause: unknown) {}
+  constructor(
+    readonly cause: unknown,
+    /** The request message's full name, e.g. holdshelf.v1.SendRequest. */
+    readonly typeName: string,
+  ) {}
+
+  /** What is wrong with the bytes, as the field violation of "request" says it. */
+  get description(): string {
+    // protobuf-es reads proto3 strings with a fatal TextDecoder, whose
+    // TypeError is the one decode error not about the encoding's structure.
+    if (this.cause instanceof TypeError && /utf-?8/i.test(this.cause.message)) {
+      return "has a string field that is not valid UTF-8";
+    }
+    return `is not a valid protobuf encoding of ${this.typeName}`;
+  }
 }
 
 /**
@@ -30,7 +44,7 @@ export function createServiceDefinition(service: DescService): ServiceDefinition
         try {
           return fromBinary(method.input, bytes);
         } catch (error) {
-          return new MalformedRequest(error);
+          return new MalformedRequest(error, method.input.typeName);
         }
       },
       responseSerialize: serializer(method.output),

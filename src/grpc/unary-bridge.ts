@@ -1,9 +1,16 @@
 import type { DescService, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
 import type { GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
-import type { sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from "@grpc/grpc-js";
+import type { Metadata, sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from "@grpc/grpc-js";
 import { invalidArgument } from "../errors/holdshelf-error.js";
 import { toErrorStatus } from "./error-status.js";
 import { MalformedRequest } from "./service-definition.js";
+
+/** What a handler knows of its call besides the request. */
+export interface CallContext {
+  readonly metadata: Metadata;
+  /** Which queues the caller may learn of (set by authentication); every queue when unset. */
+  readonly canSee?: (queue: string) => boolean;
+}
 
 /** Promise-returning handlers of a service's unary methods; the signal aborts when the caller cancels. */
 export type UnaryHandlers<S> = S extends DescService & { method: infer Methods extends GenServiceMethods }
@@ -11,6 +18,7 @@ export type UnaryHandlers<S> = S extends DescService & { method: infer Methods e
       [K in keyof Methods as Methods[K]["methodKind"] extends "unary" ? K : never]: (
         request: MessageShape<Methods[K]["input"]>,
         signal: AbortSignal,
+        context: CallContext,
       ) => Promise<MessageShape<Methods[K]["output"]> | MessageInitShape<Methods[K]["output"]>>;
     }
   : never;
@@ -24,7 +32,7 @@ export type GrpcUnaryHandler = (call: ServerUnaryCall<unknown, unknown>, callbac
  * cancelled call aborts its handler's signal.
  */
 export function bridgeUnaryHandlers(
-  handlers: Record<string, (request: never, signal: AbortSignal) => Promise<unknown>>,
+  handlers: Record<string, (request: never, signal: AbortSignal, context: CallContext) => Promise<unknown>>,
   logUnexpected: (error: unknown) => void,
 ): UntypedServiceImplementation {
   const implementation: UntypedServiceImplementation = {};
@@ -32,7 +40,7 @@ export function bridgeUnaryHandlers(
     const bridged: GrpcUnaryHandler = (call, callback) => {
       const fail = (error: unknown): void => callback(toErrorStatus(error, logUnexpected));
       if (call.request instanceof MalformedRequest) {
-        return fail(invalidArgument("request", "is not a valid protobuf message of this method's type"));
+        return fail(invalidArgument("request", call.request.description));
       }
       const abort = new AbortController();
       const cancelled = (): void => abort.abort();
@@ -41,7 +49,7 @@ export function bridgeUnaryHandlers(
       // aborting then would cost a DOMException per call (9% of the broker's
       // CPU under many small calls) and change nothing.
       const settle = (): void => void call.off("cancelled", cancelled);
-      handler(call.request as never, abort.signal).then(
+      handler(call.request as never, abort.signal, { metadata: call.metadata }).then(
         (response) => {
           settle();
           callback(null, response);

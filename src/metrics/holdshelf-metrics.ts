@@ -1,16 +1,15 @@
 import { collectDefaultMetrics, Registry } from "prom-client";
-import type { CommitObserver } from "../store/group-commit.js";
 import { BrokerMetrics } from "./broker-metrics.js";
 import { createGrpcServerMetrics, type GrpcServerMetrics } from "./grpc-server-metrics.js";
-import { createStorageMetrics } from "./storage-metrics.js";
+import { createStorageMetrics, type StorageMetrics } from "./storage-metrics.js";
 
 /** Every metric a broker exports, on a registry of its own. */
 export interface HoldshelfMetrics {
   readonly registry: Registry;
   /** Fed by the broker's events; reads the broker for its gauges. */
   readonly broker: BrokerMetrics;
-  /** What the store tells of each group-commit batch. */
-  readonly storage: CommitObserver;
+  /** What the store tells of each group-commit batch, and whether storage takes writes. */
+  readonly storage: StorageMetrics;
   readonly grpc: GrpcServerMetrics;
 }
 

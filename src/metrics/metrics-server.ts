@@ -1,11 +1,15 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer, type ServerOptions as HttpsServerOptions } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
+import type { ServerTls } from "../security/tls-files.js";
 
 /** Options of startMetricsServer. */
 export interface MetricsServerOptions {
   /** host:port (a bracketed host for IPv6); port 0 picks a free one. */
   readonly listen: string;
+  /** Serve HTTPS with this certificate; with a client CA, scrapers must present a certificate it issued. */
+  readonly tls?: ServerTls;
   readonly registry: Registry;
   /** Whether the broker takes traffic now: /readyz answers 200 if so, else 503. */
   readonly ready: () => boolean;
@@ -24,17 +28,18 @@ export interface MetricsServer {
 /**
  * Serves /metrics (Prometheus text format), /healthz (the process answers:
  * a liveness probe) and /readyz (the store is open and the broker is not
- * shutting down: a readiness probe) over plain HTTP.
+ * shutting down: a readiness probe) over plain HTTP, or HTTPS when given TLS.
  */
 export async function startMetricsServer(options: MetricsServerOptions): Promise<MetricsServer> {
   const { host, port } = splitHostPort(options.listen);
-  const server = createServer((request, response) => {
+  const handle: RequestListener = (request, response) => {
     route(options, request, response).catch((error: unknown) => {
       options.onScrapeError(error);
       if (!response.headersSent) answer(response, 500, "text/plain", "metrics collection failed\n");
       else response.destroy();
     });
-  });
+  };
+  const server = options.tls === undefined ? createServer(handle) : createHttpsServer(httpsOptions(options.tls), handle);
   await listen(server, host, port, options.listen);
   const bound = (server.address() as AddressInfo).port;
   return {
@@ -47,6 +52,12 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
         server.close(() => resolve());
       }),
   };
+}
+
+function httpsOptions(tls: ServerTls): HttpsServerOptions {
+  const { cert, key, clientCa } = tls;
+  // A client certificate is checked in the handshake, so a scraper without one gets no answer at all.
+  return clientCa === undefined ? { cert, key } : { cert, key, ca: clientCa, requestCert: true, rejectUnauthorized: true };
 }
 
 async function route(options: MetricsServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {

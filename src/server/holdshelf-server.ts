@@ -1,15 +1,25 @@
-import { Server, ServerCredentials } from "@grpc/grpc-js";
+import { Server } from "@grpc/grpc-js";
 import type { Registry } from "prom-client";
 import { file_holdshelf_v1_queue_service } from "../../gen/holdshelf/v1/queue_service_pb.js";
+import { AuthGate } from "../auth/auth-gate.js";
+import { reloadAuthFile } from "../auth/auth-reload.js";
+import { createTokenCheck } from "../auth/token-interceptor.js";
 import { Broker } from "../broker/broker.js";
-import type { Clock } from "../broker/clock.js";
+import { systemClock, type Clock } from "../broker/clock.js";
 import { addHealthService, healthServiceDefinition, HealthStatus } from "../grpc/health-service.js";
 import { addQueueService, queueServiceDefinition } from "../grpc/queue-service.js";
 import { addReflectionService } from "../grpc/reflection-service.js";
+import { requestFramingInterceptor } from "../grpc/request-framing.js";
+import { createStreamLimit } from "../grpc/stream-limit.js";
 import { silentLogger, type Logger } from "../logging/logger.js";
 import { createHoldshelfMetrics } from "../metrics/holdshelf-metrics.js";
 import { startMetricsServer, type MetricsServer } from "../metrics/metrics-server.js";
+import { serverCredentials } from "../security/tls-credentials.js";
+import type { ServerTls } from "../security/tls-files.js";
 import { ClassicLevelStore, type Durability } from "../store/classic-level-store.js";
+import { isStorageUnavailable } from "../store/storage-unavailable.js";
+import { superviseStorage } from "./storage-recovery.js";
+import { resolveLimits, type HoldshelfLimits } from "./server-limits.js";
 
 /** How to run a broker. */
 export interface HoldshelfServerOptions {
@@ -18,9 +28,17 @@ export interface HoldshelfServerOptions {
   readonly listen: string;
   /** host:port of the HTTP listener for /metrics, /healthz and /readyz; none if unset. */
   readonly metricsListen?: string;
+  /** TLS for the gRPC listener (mutual TLS if it has a client CA); plaintext if unset. */
+  readonly tls?: ServerTls;
+  /** TLS for the metrics listener (HTTPS, mutual if it has a client CA); plain HTTP if unset. */
+  readonly metricsTls?: ServerTls;
   readonly durability?: Durability;
   readonly logger?: Logger;
   readonly clock?: Clock;
+  /** Capacity limits (README "Limits"); unset ones take their defaults. */
+  readonly limits?: Partial<HoldshelfLimits>;
+  /** The auth file of bearer tokens (README "Authentication"); every caller may do everything if unset. */
+  readonly authFile?: string;
 }
 
 /** A running broker: its store, rules and gRPC server. */
@@ -38,11 +56,13 @@ export interface HoldshelfServer {
   readonly health: HealthStatus;
   /** Stops taking calls, lets running ones finish, and closes the store cleanly. */
   shutdown(): Promise<void>;
+  /**
+   * Reads the auth file again and logs the outcome; a bad file leaves the
+   * tokens in use. Resolves to whether the new file took effect.
+   */
+  reloadAuth(): Promise<boolean>;
 }
 
-// Requests larger than a SendBatch may be are refused by grpc-js itself;
-// below this, the broker's own checks answer with MESSAGE_TOO_LARGE.
-const maxRequestBytes = 8 * 1024 * 1024;
 // A silent connection is pinged after this long, and dropped if no answer comes in the timeout.
 const keepaliveTimeMs = 30_000;
 const keepaliveTimeoutMs = 10_000;
@@ -52,7 +72,13 @@ const shutdownGraceMs = 10_000;
 /** Opens the store, loads the broker and starts serving gRPC (and metrics, if asked). */
 export async function startHoldshelfServer(options: HoldshelfServerOptions): Promise<HoldshelfServer> {
   const logger = options.logger ?? silentLogger;
+  // Before the store opens: a bad auth file is an operator's typo, refused at once.
+  const gate = options.authFile === undefined ? undefined : await AuthGate.open(options.authFile);
+  if (gate !== undefined) logger.info("auth file loaded", { path: gate.path, tokens: gate.tokenCount });
+  const limits = resolveLimits(options.limits);
   const metrics = createHoldshelfMetrics();
+  // Bound once the broker is up: a failed write starts the storage recovery (storage-recovery.ts).
+  let storageFailed = (_error: unknown): void => undefined;
   const store = await ClassicLevelStore.open({
     dataDir: options.dataDir,
     ...(options.durability === undefined ? {} : { durability: options.durability }),
@@ -60,8 +86,8 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       written: metrics.storage.written,
       failed(error, commits) {
         metrics.storage.failed(error, commits);
-        // One line per failed batch, not per call: the calls answer for themselves.
-        logger.error("storage write failed", { commits, error });
+        // The recovery logs one line per outage; later commits are refused unwritten.
+        storageFailed(error);
       },
     },
   });
@@ -70,8 +96,12 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     broker = await Broker.open({
       store,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
-      onBackgroundError: (error) => logger.error("background work failed", { error }),
+      // Storage failures were logged once, when storage went down.
+      onBackgroundError: (error) => {
+        if (!isStorageUnavailable(error)) logger.error("background work failed", { error });
+      },
       events: metrics.broker,
+      limits,
     });
   } catch (error) {
     await store.close();
@@ -79,27 +109,47 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   }
   metrics.broker.observe(broker);
   const health = new HealthStatus();
+  const clock = options.clock ?? systemClock;
+  const recovery = superviseStorage({ store, broker, health, metrics: metrics.storage, logger, clock });
+  storageFailed = (error) => recovery.failed(error);
   const server = new Server({
-    "grpc.max_receive_message_length": maxRequestBytes,
+    // Larger requests are refused by grpc-js itself (RESOURCE_EXHAUSTED);
+    // below this, the broker's own checks answer with MESSAGE_TOO_LARGE.
+    "grpc.max_receive_message_length": limits.maxRequestBytes,
+    // The HTTP/2 backstop behind the stream limit: above it a client queues
+    // new calls instead of failing, so it sits well over the limit and only
+    // bounds streams the limit no longer counts (answered, but not yet
+    // closed by a client that never ends its side).
+    "grpc.max_concurrent_streams": 2 * limits.maxStreamsPerConnection,
     // Pings find clients that vanished without a reset (power loss, a
     // partition), so their streams end and release_on_disconnect runs.
     "grpc.keepalive_time_ms": keepaliveTimeMs,
     "grpc.keepalive_timeout_ms": keepaliveTimeoutMs,
-    interceptors: [metrics.grpc.interceptor],
+    interceptors: [
+      metrics.grpc.interceptor,
+      // Inside the metrics interceptor, so calls it refuses show in grpc_server_handled_total.
+      createStreamLimit(limits.maxStreamsPerConnection),
+      // Callers without a valid token are refused before their request is read (health stays open).
+      ...(gate === undefined ? [] : [createTokenCheck(gate)]),
+      // Outside the metrics interceptor, so the rewritten status is the one counted.
+      requestFramingInterceptor,
+    ],
   });
-  addQueueService(server, broker, logger);
+  addQueueService(server, broker, logger, gate);
   addHealthService(server, health);
   addReflectionService(server, [file_holdshelf_v1_queue_service]);
   metrics.grpc.preRegister([queueServiceDefinition, healthServiceDefinition]);
   let port: number;
   let metricsServer: MetricsServer | undefined;
   try {
-    port = await bind(server, options.listen);
+    port = await bind(server, options.listen, options.tls);
     if (options.metricsListen !== undefined) {
       metricsServer = await startMetricsServer({
         listen: options.metricsListen,
+        ...(options.metricsTls === undefined ? {} : { tls: options.metricsTls }),
         registry: metrics.registry,
-        ready: () => !health.isShutDown,
+        // Not ready while shutting down or while storage is down.
+        ready: () => health.isServing,
         onScrapeError: (error) => logger.error("metrics scrape failed", { error }),
       });
     }
@@ -118,12 +168,15 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     store,
     metrics: metrics.registry,
     health,
+    reloadAuth: () => reloadAuthFile(gate, logger),
     async shutdown() {
       // Probes see NOT_SERVING (and /readyz 503) for the whole drain, and Watch calls end.
       health.shutdown();
       // Waiting receives answer empty now, so the graceful shutdown need not wait out their polls.
       broker.close();
       await gracefulShutdown(server);
+      // A reopen under way must end, and none start, before the store closes.
+      await recovery.stop();
       // A dead-letter move half done must finish before the store closes.
       await broker.settled();
       await store.close();
@@ -132,9 +185,9 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   };
 }
 
-function bind(server: Server, address: string): Promise<number> {
+function bind(server: Server, address: string, tls: ServerTls | undefined): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.bindAsync(address, ServerCredentials.createInsecure(), (error, port) => {
+    server.bindAsync(address, serverCredentials(tls), (error, port) => {
       if (error) reject(new Error(`cannot listen on ${address}: ${error.message}`, { cause: error }));
       else resolve(port);
     });

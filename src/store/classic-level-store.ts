@@ -18,6 +18,7 @@ import {
 } from "./key-layout.js";
 import type { MessageReading, ScheduleEntry, Store, StoredQueue, StoredState, StoreOp } from "./store.js";
 import { translateOpenError } from "./store-open-error.js";
+import { storageUnavailable } from "./storage-unavailable.js";
 import {
   decodeContent,
   decodeQueueRecord,
@@ -49,28 +50,32 @@ type PrivateBatch = { _batch(ops: BatchOp[], options: { sync: boolean }): Promis
 
 const sequenceKey = metaKey("sequence");
 const handleKeyKey = metaKey("handle-key");
+// Deleted (never present) to prove a write reaches the log again after a failure.
+const probeKey = metaKey("write-probe");
 // Entries fetched per iterator round trip when loading at start.
 const loadChunk = 1000;
 
 /** The Store on LevelDB through classic-level, with group commit. */
 export class ClassicLevelStore implements Store {
   private readonly groupCommit: GroupCommit<BatchOp>;
+  private readonly sync: boolean;
+  /** Set by fault-injection tests: every write fails with it, as a failing disk would. */
+  private writeFault: Error | undefined;
 
-  private constructor(private readonly db: Level, durability: Durability, commitObserver: CommitObserver | undefined) {
-    const sync = durability === "fsync";
-    this.groupCommit = new GroupCommit((ops) => this.writeBatch(ops, sync), commitObserver);
+  private constructor(
+    private db: Level,
+    private readonly dataDir: string,
+    durability: Durability,
+    commitObserver: CommitObserver | undefined,
+  ) {
+    this.sync = durability === "fsync";
+    this.groupCommit = new GroupCommit((ops) => this.writeBatch(ops), commitObserver);
   }
 
   /** Opens (creating if needed) the store in a data directory. Throws a clear error if it is unusable or in use. */
   static async open(options: ClassicLevelStoreOptions): Promise<ClassicLevelStore> {
-    const db: Level = new ClassicLevel(options.dataDir, { keyEncoding: "buffer", valueEncoding: "buffer" });
-    try {
-      await mkdir(options.dataDir, { recursive: true });
-      await db.open();
-    } catch (error) {
-      throw translateOpenError(options.dataDir, error);
-    }
-    return new ClassicLevelStore(db, options.durability ?? "fsync", options.commitObserver);
+    const db = await openLevel(options.dataDir);
+    return new ClassicLevelStore(db, options.dataDir, options.durability ?? "fsync", options.commitObserver);
   }
 
   /**
@@ -81,11 +86,46 @@ export class ClassicLevelStore implements Store {
    * already, and there are no hooks. Skipping it skips its open check too, so
    * that is made here: the native side must never see a closed database.
    */
-  private writeBatch(ops: BatchOp[], sync: boolean): Promise<void> {
+  private writeBatch(ops: BatchOp[]): Promise<void> {
+    if (this.writeFault !== undefined) return Promise.reject(storageUnavailable(this.writeFault));
     if (this.db.status !== "open") {
-      return Promise.reject(new Error(`Database is not open: cannot write (status ${this.db.status})`));
+      return Promise.reject(storageUnavailable(new Error(`Database is not open: cannot write (status ${this.db.status})`)));
     }
-    return (this.db as unknown as PrivateBatch)._batch(ops, { sync });
+    // One handler per batch, not per commit: failures become STORAGE_UNAVAILABLE here.
+    return (this.db as unknown as PrivateBatch)._batch(ops, { sync: this.sync }).catch((error: unknown) => {
+      throw storageUnavailable(error);
+    });
+  }
+
+  /** The STORAGE_UNAVAILABLE error that stopped writing after a failed batch; undefined while writes work. */
+  get unavailable(): unknown {
+    return this.groupCommit.stoppedBy;
+  }
+
+  /**
+   * Closes and reopens the database after a failed write: LevelDB may hold a
+   * background error, or a torn record at the end of its log, until it is
+   * reopened (and a reopen starts a new log). Commits stay refused until
+   * `resumeWrites()`.
+   */
+  async reopen(): Promise<void> {
+    await this.db.close().catch(() => undefined);
+    this.db = await openLevel(this.dataDir);
+  }
+
+  /** Writes (durably) one record that changes nothing, to prove writes work again; rejects with STORAGE_UNAVAILABLE if not. */
+  probeWrite(): Promise<void> {
+    return this.writeBatch([{ type: "del", key: probeKey }]);
+  }
+
+  /** Takes commits again once the owner rebuilt its state from a reopened store. */
+  resumeWrites(): void {
+    this.groupCommit.resume();
+  }
+
+  /** For fault-injection tests: makes every write fail with `fault` (as a failing disk would), or work again with undefined. */
+  injectWriteFault(fault: Error | undefined): void {
+    this.writeFault = fault;
   }
 
   /** How many batches (fsyncs) and commits the group commit has written. */
@@ -124,7 +164,10 @@ export class ClassicLevelStore implements Store {
       keys.push(checkpointKey(dataId, id));
     });
     // One round trip for bodies and checkpoints alike.
-    const values = await this.db.getMany(keys);
+    const values = await this.db.getMany(keys).catch((error: unknown) => {
+      // A read of a database being reopened after a failed write fails like that write.
+      throw this.unavailable ?? error;
+    });
     const checkpoints = new Map(checkpointIndexes.map((index, n) => [index, values[messages.length + n]]));
     return messages.map((_, index) => {
       const value = values[index];
@@ -180,6 +223,17 @@ export class ClassicLevelStore implements Store {
       }
     }
   }
+}
+
+async function openLevel(dataDir: string): Promise<Level> {
+  const db: Level = new ClassicLevel(dataDir, { keyEncoding: "buffer", valueEncoding: "buffer" });
+  try {
+    await mkdir(dataDir, { recursive: true });
+    await db.open();
+  } catch (error) {
+    throw translateOpenError(dataDir, error);
+  }
+  return db;
 }
 
 function appendBatchOps(batch: BatchOp[], op: StoreOp): void {

@@ -28,20 +28,28 @@ interface Waiter {
  * Group commit: commits that arrive while a batch is being written wait and
  * then share the next batch, so concurrent callers pay for one fsync between
  * them rather than one each. Batches are written one at a time, in call order.
+ *
+ * A failed batch stops every later one (fail-stop): they may build on
+ * changes that batch never wrote, and LevelDB may have left a torn record in
+ * its log. Commits are refused with the same error until `resume()`, which
+ * the owner calls once it reopened the database and rebuilt its state.
  */
 export class GroupCommit<Op> {
   readonly stats: GroupCommitStats = { batches: 0, commits: 0 };
   private pendingOps: Op[] = [];
   private pendingWaiters: Waiter[] = [];
   private writing = false;
+  private failure: unknown;
+  private failed = false;
 
   constructor(
     private readonly write: BatchWriter<Op>,
     private readonly observer: CommitObserver = unobserved,
   ) {}
 
-  /** Resolves once `ops` are written, or rejects if their batch failed. */
+  /** Resolves once `ops` are written, or rejects if their batch (or any batch before it) failed. */
   commit(ops: readonly Op[]): Promise<void> {
+    if (this.failed) return Promise.reject(this.failure);
     return new Promise<void>((resolve, reject) => {
       for (const op of ops) this.pendingOps.push(op);
       this.pendingWaiters.push({ resolve, reject });
@@ -68,10 +76,27 @@ export class GroupCommit<Op> {
         this.observer.written((performance.now() - started) / 1000, waiters.length);
         for (const waiter of waiters) waiter.resolve();
       } catch (error) {
+        this.failed = true;
+        this.failure = error;
         this.observer.failed(error, waiters.length);
         for (const waiter of waiters) waiter.reject(error);
+        // Commits that queued behind it are refused unwritten, and not counted as written batches.
+        for (const waiter of this.pendingWaiters) waiter.reject(error);
+        this.pendingOps = [];
+        this.pendingWaiters = [];
       }
     }
     this.writing = false;
+  }
+
+  /** The error that stopped writing, while stopped; undefined while writing works. */
+  get stoppedBy(): unknown {
+    return this.failed ? this.failure : undefined;
+  }
+
+  /** Takes commits again after a failure stopped them. */
+  resume(): void {
+    this.failed = false;
+    this.failure = undefined;
   }
 }

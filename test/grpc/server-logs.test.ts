@@ -60,17 +60,22 @@ describe("log lines", () => {
     broken.close();
   });
 
-  it("logs a failed storage write once per batch, and counts it", async () => {
+  it("logs a failed storage write once per outage, not per call, and counts the failed batch", async () => {
     await start();
     // A closed database refuses every write, as a failing disk would.
     await h.server.store.close();
     const sends = await Promise.allSettled([1, 2, 3].map(() => h.rpc.send({ queue: "jobs", body: Buffer.from("m") })));
     expect(sends.map((send) => send.status)).toEqual(["rejected", "rejected", "rejected"]);
-    const failures = named("storage write failed");
-    expect(failures.length).toBeGreaterThanOrEqual(1);
-    expect(failures.reduce((sum, line) => sum + (line.commits as number), 0)).toBe(3);
-    expect(failures[0]).toMatchObject({ level: "error", error: { message: expect.any(String) } });
+    const failures = named("storage unavailable: refusing calls that need it until writes succeed again");
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({
+      level: "error",
+      reason: expect.stringContaining("storage write failed"),
+      error: { message: expect.any(String) },
+    });
+    expect(named("unexpected error in a call")).toEqual([]);
     const samples = parseExposition(await (await fetch(`http://${h.server.metricsAddress}/metrics`)).text());
-    expect(valueOf(samples, "holdshelf_storage_commit_failures_total")).toBe(failures.length);
+    // The three sends shared one batch; later commits would be refused unwritten, not counted.
+    expect(valueOf(samples, "holdshelf_storage_commit_failures_total")).toBe(1);
   });
 });

@@ -18,7 +18,7 @@ describe("GroupCommit", () => {
     expect(observed[0]![0]).toBeGreaterThanOrEqual(0);
   });
 
-  it("rejects every commit of a failed batch and reports the failure once, then writes the next batch", async () => {
+  it("rejects every commit of a failed batch and reports the failure once, then refuses commits until resumed", async () => {
     const failures: [unknown, number][] = [];
     const refused = new Error("disk full");
     let fail = true;
@@ -32,7 +32,35 @@ describe("GroupCommit", () => {
     expect(results.map((result) => result.status)).toEqual(["rejected", "rejected"]);
     expect(failures).toEqual([[refused, 2]]);
     fail = false;
-    await expect(group.commit([3])).resolves.toBeUndefined();
+    // Fail-stop: a later batch may build on what the failed one never wrote.
+    await expect(group.commit([3])).rejects.toBe(refused);
+    expect(group.stoppedBy).toBe(refused);
+    group.resume();
+    expect(group.stoppedBy).toBeUndefined();
+    await expect(group.commit([4])).resolves.toBeUndefined();
     expect(failures).toHaveLength(1);
+  });
+
+  it("refuses, unwritten, the commits that queued behind a failed batch", async () => {
+    const written: number[][] = [];
+    let release: () => void = () => undefined;
+    let calls = 0;
+    const group = new GroupCommit<number>(async (ops) => {
+      calls++;
+      if (calls === 1) {
+        await new Promise<void>((resolve) => (release = resolve));
+        throw new Error("disk full");
+      }
+      written.push(ops);
+    });
+    const first = group.commit([1]);
+    await new Promise((resolve) => setImmediate(resolve));
+    // Queued while the first batch is being written: they would share the next one.
+    const behind = [group.commit([2]), group.commit([3])];
+    release();
+    const results = await Promise.allSettled([first, ...behind]);
+    expect(results.map((result) => result.status)).toEqual(["rejected", "rejected", "rejected"]);
+    expect(written).toEqual([]);
+    expect(group.stats.batches).toBe(1);
   });
 });

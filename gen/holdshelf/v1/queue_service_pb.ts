@@ -954,7 +954,7 @@ export const LeaseStateSchema: GenMessage<LeaseState> = /*@__PURE__*/
  * .Details(), Python's grpc_status.rpc_status.from_call(call), Java's
  * StatusProto.fromThrowable(t). A status without an ErrorInfo comes from the
  * gRPC layer, not from holdshelf: e.g. RESOURCE_EXHAUSTED for a request over
- * 8 MiB, UNAVAILABLE when the broker cannot be reached or is stopping,
+ * the broker's --max-request-bytes (default 8 MiB), UNAVAILABLE when the broker cannot be reached or is stopping,
  * DEADLINE_EXCEEDED, CANCELLED.
  *
  * Reasons, with their gRPC codes:
@@ -976,15 +976,51 @@ export const LeaseStateSchema: GenMessage<LeaseState> = /*@__PURE__*/
  *     max_lease_duration after the Receive that issued it; nothing changed.
  *   TOO_MANY_IN_FLIGHT (RESOURCE_EXHAUSTED): a Receive with a wait time of 0
  *     on a queue at max_in_flight.
+ *   Capacity limits, each set when the broker starts (see its README,
+ *   "Limits"): the request was valid, the broker is full for now; back off
+ *   and retry. The status message names the limit and its value.
+ *   TOO_MANY_STREAMS (RESOURCE_EXHAUSTED): the connection already has
+ *     --max-streams-per-connection calls open (default 1000); any RPC. Use
+ *     fewer calls at once or more connections.
+ *   TOO_MANY_WAITING_RECEIVES (RESOURCE_EXHAUSTED): a Receive that would
+ *     wait (no message could be leased at once) while
+ *     --max-waiting-receives long polls wait broker-wide (default 10000).
+ *   TOO_MANY_QUEUES (RESOURCE_EXHAUSTED): CreateQueue of a new queue when
+ *     --max-queues exist (default 10000).
+ *   BROKER_FULL (RESOURCE_EXHAUSTED): Send or SendBatch when all queues
+ *     together store --max-stored-messages (default 5000000); nothing of the
+ *     call is stored.
  *   DEAD_LETTER_QUEUE_NOT_FOUND (FAILED_PRECONDITION): a redrive_policy names
  *     a queue that does not exist.
  *   QUEUE_IN_USE (FAILED_PRECONDITION): DeleteQueue of a queue that is
  *     another queue's dead-letter queue.
  *   SHUTTING_DOWN (UNAVAILABLE): the broker is stopping; open Heartbeat
  *     streams end with it.
+ *   STORAGE_UNAVAILABLE (UNAVAILABLE): a write to the data directory failed
+ *     (a full disk, an I/O error); the broker refuses every RPC that needs
+ *     storage, ends waiting Receives and Heartbeat streams with it, and
+ *     recovers by itself once writes succeed again. Nothing answered OK is
+ *     lost; retry later. Any RPC can return it.
+ *   Authentication, on a broker started with --auth-file (any RPC; see its
+ *   README, "Authentication"). Clients send the metadata
+ *   "authorization: Bearer <token>". Both checks come before any queue is
+ *   looked up, so a refusal never tells whether a queue exists:
+ *   TOKEN_MISSING (UNAUTHENTICATED): no authorization metadata.
+ *   TOKEN_INVALID (UNAUTHENTICATED): the metadata is not "Bearer <token>",
+ *     or the token is not one of the broker's (unknown or revoked).
+ *   PERMISSION_DENIED (PERMISSION_DENIED): the token lacks the permission
+ *     (admin, send or receive) the RPC needs on a queue it names; the
+ *     message names the permission, the queue and the request field.
+ *     GetQueue needs any permission on the queue; ListQueues lists only
+ *     queues the token holds a permission on, and dead_letter_source_queues
+ *     shows only those. A Heartbeat stream needs receive on each request's
+ *     queue and ends at the first request that lacks it; its token is looked
+ *     up again at each request, so a token revoked since (by reloading the
+ *     auth file) ends it with TOKEN_INVALID.
  *   INTERNAL (INTERNAL): an unexpected failure; the details are only in the
  *     broker's log. Any RPC can return it.
- * Each RPC below lists the reasons it returns besides INTERNAL.
+ * Each RPC below lists the reasons it returns besides INTERNAL and the
+ * authentication reasons.
  *
  * @generated from service holdshelf.v1.QueueService
  */
@@ -995,7 +1031,8 @@ export const QueueService: GenService<{
    * so a retry is safe.
    * Errors: INVALID_ARGUMENT (a malformed name, a config field out of
    * bounds, a redrive_policy naming this queue), DEAD_LETTER_QUEUE_NOT_FOUND,
-   * QUEUE_ALREADY_EXISTS (the queue exists with another configuration).
+   * QUEUE_ALREADY_EXISTS (the queue exists with another configuration),
+   * TOO_MANY_QUEUES (a new queue past the broker's queue limit).
    *
    * @generated from rpc holdshelf.v1.QueueService.CreateQueue
    */
@@ -1084,7 +1121,7 @@ export const QueueService: GenService<{
    * Errors: INVALID_ARGUMENT (a malformed queue name, an attribute key of 0
    * or more than 256 bytes, a delay past the queue's retention),
    * QUEUE_NOT_FOUND, MESSAGE_TOO_LARGE (body plus attributes over the
-   * queue's max_message_bytes).
+   * queue's max_message_bytes), BROKER_FULL.
    *
    * @generated from rpc holdshelf.v1.QueueService.Send
    */
@@ -1101,7 +1138,7 @@ export const QueueService: GenService<{
    * Errors: INVALID_ARGUMENT (a malformed queue name, not 1 to 100 entries,
    * an entry's attribute key or delay as in Send), QUEUE_NOT_FOUND,
    * MESSAGE_TOO_LARGE (an entry over max_message_bytes, or more than 4 MiB
-   * of bodies and attributes in all).
+   * of bodies and attributes in all), BROKER_FULL.
    *
    * @generated from rpc holdshelf.v1.QueueService.SendBatch
    */
@@ -1126,7 +1163,8 @@ export const QueueService: GenService<{
    * visibility_timeout or wait_time out of bounds), QUEUE_NOT_FOUND (also
    * when the queue is deleted during the wait), TOO_MANY_IN_FLIGHT (the
    * queue is at max_in_flight, the wait time is 0 and the
-   * visibility_timeout is not 0).
+   * visibility_timeout is not 0), TOO_MANY_WAITING_RECEIVES (the Receive
+   * would wait and the broker's long-poll limit is reached).
    *
    * @generated from rpc holdshelf.v1.QueueService.Receive
    */

@@ -1,0 +1,60 @@
+import { defaultLimits, type HoldshelfLimits } from "../server/server-limits.js";
+import { UsageError } from "./duration-flag.js";
+
+interface LimitFlag {
+  readonly flag: string;
+  readonly env: string;
+  readonly min: number;
+  readonly max: number;
+}
+
+const mebibyte = 1024 * 1024;
+
+/** Each limit's flag, environment variable and accepted range. */
+const limitFlags: { readonly [K in keyof HoldshelfLimits]: LimitFlag } = {
+  // Under 1 MiB even one message of the largest max_message_bytes could not be sent.
+  maxRequestBytes: { flag: "max-request-bytes", env: "HOLDSHELF_MAX_REQUEST_BYTES", min: mebibyte, max: 256 * mebibyte },
+  maxStreamsPerConnection: { flag: "max-streams-per-connection", env: "HOLDSHELF_MAX_STREAMS_PER_CONNECTION", min: 1, max: 1_000_000 },
+  maxWaitingReceives: { flag: "max-waiting-receives", env: "HOLDSHELF_MAX_WAITING_RECEIVES", min: 1, max: 10_000_000 },
+  maxQueues: { flag: "max-queues", env: "HOLDSHELF_MAX_QUEUES", min: 1, max: 10_000_000 },
+  maxStoredMessages: { flag: "max-stored-messages", env: "HOLDSHELF_MAX_STORED_MESSAGES", min: 1, max: 1_000_000_000 },
+};
+
+const limitKeys = Object.keys(limitFlags) as (keyof HoldshelfLimits)[];
+
+/** The parseArgs options of the limit flags, defaulting to their environment variables. */
+export function limitFlagOptions(env: NodeJS.ProcessEnv): Record<string, { type: "string"; default?: string }> {
+  const options: Record<string, { type: "string"; default?: string }> = {};
+  for (const key of limitKeys) {
+    const { flag, env: name } = limitFlags[key];
+    const fromEnv = env[name];
+    options[flag] = fromEnv === undefined ? { type: "string" } : { type: "string", default: fromEnv };
+  }
+  return options;
+}
+
+/**
+ * The limits the flags set; unset ones take their defaults. Numbers are whole,
+ * with an optional KiB or MiB for --max-request-bytes. Throws UsageError.
+ */
+export function parseLimitFlags(values: Record<string, unknown>): HoldshelfLimits {
+  const limits: { -readonly [K in keyof HoldshelfLimits]: number } = { ...defaultLimits };
+  for (const key of limitKeys) {
+    const { flag, env, min, max } = limitFlags[key];
+    const text = values[flag];
+    if (typeof text !== "string") continue;
+    const value = parseCount(text, key === "maxRequestBytes");
+    if (value === undefined || value < min || value > max) {
+      const unit = key === "maxRequestBytes" ? " bytes (or NKiB, NMiB)" : "";
+      throw new UsageError(`--${flag} (${env}) is a whole number from ${min} to ${max}${unit}, not "${text}"`);
+    }
+    limits[key] = value;
+  }
+  return limits;
+}
+
+function parseCount(text: string, sized: boolean): number | undefined {
+  const match = /^(\d{1,15})(KiB|MiB)?$/.exec(text.trim());
+  if (match === null || (match[2] !== undefined && !sized)) return undefined;
+  return Number(match[1]) * (match[2] === "MiB" ? mebibyte : match[2] === "KiB" ? 1024 : 1);
+}

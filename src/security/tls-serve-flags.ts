@@ -1,0 +1,78 @@
+import type { Logger } from "../logging/logger.js";
+import { UsageError } from "../cli/duration-flag.js";
+import { allowOpenFlag, checkListenPolicy, isLoopbackAddress } from "./listen-policy.js";
+import { loadServerTls, TlsConfigError, type ServerTls } from "./tls-files.js";
+
+/** The transport-security flags of `holdshelf serve` for parseArgs, with their environment variables as defaults. */
+export function transportFlagOptions(env: NodeJS.ProcessEnv) {
+  return {
+    "tls-cert": { type: "string", default: env.HOLDSHELF_TLS_CERT },
+    "tls-key": { type: "string", default: env.HOLDSHELF_TLS_KEY },
+    "tls-client-ca": { type: "string", default: env.HOLDSHELF_TLS_CLIENT_CA },
+    "metrics-tls": { type: "boolean", default: envSwitch(env, "HOLDSHELF_METRICS_TLS") },
+    "allow-unauthenticated-network": {
+      type: "boolean",
+      default: envSwitch(env, "HOLDSHELF_ALLOW_UNAUTHENTICATED_NETWORK"),
+    },
+  } as const;
+}
+
+/** The values parseArgs gives for transportFlagOptions. */
+export interface TransportFlagValues {
+  readonly "tls-cert"?: string | undefined;
+  readonly "tls-key"?: string | undefined;
+  readonly "tls-client-ca"?: string | undefined;
+  readonly "metrics-tls"?: boolean | undefined;
+  readonly "allow-unauthenticated-network"?: boolean | undefined;
+}
+
+/** The listeners' TLS, as HoldshelfServerOptions takes it. */
+export interface TransportSecurity {
+  readonly tls?: ServerTls;
+  readonly metricsTls?: ServerTls;
+}
+
+/**
+ * Reads the TLS files and applies the safe-by-default listen rule; throws
+ * (TlsConfigError, ListenPolicyError) with a message naming the flag when the
+ * broker must not start. Warns of listeners opened on purpose, and of tokens sent in plaintext.
+ */
+export async function loadTransportSecurity(
+  values: TransportFlagValues,
+  listeners: { listen: string; metricsListen: string | undefined; authenticated: boolean },
+  logger: Logger,
+): Promise<TransportSecurity> {
+  const tls = await loadServerTls({
+    certFile: values["tls-cert"],
+    keyFile: values["tls-key"],
+    clientCaFile: values["tls-client-ca"],
+  });
+  if (values["metrics-tls"] === true && tls === undefined) {
+    throw new TlsConfigError("--metrics-tls needs --tls-cert and --tls-key: the metrics listener uses the same certificate");
+  }
+  const metricsTls = values["metrics-tls"] === true && listeners.metricsListen !== undefined ? tls : undefined;
+  const open = checkListenPolicy({
+    ...listeners,
+    grpcClientCertificates: tls?.clientCa !== undefined,
+    metricsClientCertificates: metricsTls?.clientCa !== undefined,
+    allowUnauthenticatedNetwork: values["allow-unauthenticated-network"] === true,
+  });
+  if (open.length > 0) {
+    logger.warn(`${allowOpenFlag}: listening beyond loopback without authentication`, { addresses: open });
+  }
+  // Not refused: TLS may end at a proxy or mesh sidecar in front of the broker. But say it.
+  if (listeners.authenticated && tls === undefined && !isLoopbackAddress(listeners.listen)) {
+    logger.warn("bearer tokens cross the network in plaintext: serve TLS (--tls-cert, --tls-key) or end TLS in front of the broker", {
+      address: listeners.listen,
+    });
+  }
+  return { ...(tls === undefined ? {} : { tls }), ...(metricsTls === undefined ? {} : { metricsTls }) };
+}
+
+/** A boolean environment variable: unset, "", "false" or "0" is off; "true" or "1" is on; anything else is refused. */
+function envSwitch(env: NodeJS.ProcessEnv, name: string): boolean {
+  const value = env[name];
+  if (value === undefined || value === "" || value === "false" || value === "0") return false;
+  if (value === "true" || value === "1") return true;
+  throw new UsageError(`${name} is true or false, not "${value}"`);
+}

@@ -1,0 +1,13 @@
+import type { QueueServiceRpc } from "../../../src/client/rpc-client.js";
+
+/** One life of the broker process, from its start to its SIGKILL: the clients' view of it. */
+export interface Epoch {
+  readonly rpc: QueueServiceRpc & { close(): void };
+  /** Set as the kill begins: calls that break from then on are expected to, and workers stop. */
+  killing: boolean;
+}
+
+/** Call options for every harness call: a deadline far beyond any normal answer, so nothing hangs. */
+export function callOptions(): { deadline: number } {
+  return { deadline: Date.now() + 30_000 };
+}

@@ -1,0 +1,94 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { createQueueServiceRpc } from "../../../src/client/rpc-client.js";
+import { CrashBroker } from "./crash-broker.js";
+import type { Epoch } from "./crash-epoch.js";
+import { createQueues, DEAD_LETTERS, JOBS, MAX_DELAY_MS, MAX_VISIBILITY_MS } from "./crash-queues.js";
+import { drainQueues } from "./drain.js";
+import { HeartbeatConsumer } from "./heartbeat-consumer.js";
+import { checkInvariants, type CheckResult } from "./invariants.js";
+import { LeaseConsumer } from "./lease-consumer.js";
+import { Ledger } from "./ledger.js";
+import { Producer } from "./producer.js";
+import { SeededRandom } from "./seeded-random.js";
+
+/** What a crash run does. */
+export interface CrashRunOptions {
+  readonly dataDir: string;
+  readonly seed: number;
+  /** Kill cycles to run at least. */
+  readonly cycles: number;
+  /** If set, keeps killing until this much time has passed too. */
+  readonly minutes?: number | undefined;
+  /** How long the load runs before each kill: a uniform draw from this range, in ms. */
+  readonly runMs: readonly [number, number];
+  /** Progress lines. */
+  readonly log: (line: string) => void;
+}
+
+/** A crash run's figures and violations. */
+export interface CrashReport extends CheckResult {
+  readonly seed: number;
+  readonly cycles: number;
+  readonly wallSeconds: number;
+}
+
+/**
+ * Runs the mixed workload against a broker process, SIGKILLs it at seeded
+ * random moments and restarts it on the same data directory, cycle after
+ * cycle; then restarts it once more, drains every queue and checks what the
+ * clients were told against what the broker kept.
+ */
+export async function runCrashCycles(options: CrashRunOptions): Promise<CrashReport> {
+  const started = Date.now();
+  const random = new SeededRandom(options.seed);
+  const kills = random.fork(1);
+  const ledger = new Ledger();
+  const broker = new CrashBroker(options.dataDir);
+  const producer = new Producer(ledger, random.fork(2), options.seed.toString(36));
+  const workers = [
+    producer,
+    new LeaseConsumer(ledger, random.fork(3), JOBS, { deleteNow: 0.45, extend: 0.15, abandon: 0.1, release: 0.1, sparePoison: true }),
+    new LeaseConsumer(ledger, random.fork(4), JOBS, { deleteNow: 0.6, extend: 0.1, abandon: 0.05, release: 0.05, sparePoison: true }),
+    new LeaseConsumer(ledger, random.fork(5), DEAD_LETTERS, { deleteNow: 0.7, extend: 0.1, abandon: 0.05, release: 0.05, sparePoison: false }),
+    new HeartbeatConsumer(ledger, random.fork(6)),
+  ];
+  const endAt = options.minutes === undefined ? 0 : started + options.minutes * 60_000;
+  let lastKill = Date.now();
+  let cycle = 0;
+  for (; cycle < options.cycles || Date.now() < endAt; cycle++) {
+    const epoch: Epoch = { rpc: createQueueServiceRpc(await broker.start()), killing: false };
+    const life = { started: Date.now(), killed: undefined as number | undefined };
+    ledger.lives.push(life);
+    if (cycle === 0) await createQueues(epoch);
+    const running = workers.map((worker) =>
+      worker.run(epoch).catch((error: unknown) => {
+        ledger.unexpected.push(`a worker failed: ${error instanceof Error ? error.stack : String(error)}`);
+      }),
+    );
+    const runMs = kills.int(options.runMs[0], options.runMs[1]);
+    await sleep(runMs);
+    epoch.killing = true;
+    life.killed = Date.now();
+    await broker.kill();
+    lastKill = Date.now();
+    await Promise.all(running);
+    epoch.rpc.close();
+    options.log(
+      `cycle ${cycle + 1}: killed after ${runMs} ms; so far ${ledger.sends.length} sends, ` +
+        `${ledger.deliveries.length} deliveries, ${ledger.unexpected.length} unexpected`,
+    );
+  }
+  const epoch: Epoch = { rpc: createQueueServiceRpc(await broker.start()), killing: false };
+  ledger.lives.push({ started: Date.now(), killed: undefined });
+  try {
+    // Every lease and delay dates from before the last kill, so all have run out by then.
+    const problems = await drainQueues(epoch, ledger, lastKill + MAX_VISIBILITY_MS + MAX_DELAY_MS + 500);
+    ledger.unexpected.push(...problems, ...broker.unexpectedExits);
+  } finally {
+    epoch.killing = true;
+    epoch.rpc.close();
+    await broker.kill();
+  }
+  const result = checkInvariants(ledger);
+  return { ...result, seed: options.seed, cycles: cycle, wallSeconds: Math.round((Date.now() - started) / 1000) };
+}

@@ -1,0 +1,51 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { makeTempDir } from "../support/temp-dir.js";
+import { runCrashCycles } from "./crash/crash-run.js";
+import { crashSettingsFromEnv } from "./crash/crash-settings.js";
+
+// The short form by default; `npm run crash -- --cycles 500` or `--minutes 30` runs the long form.
+const settings = crashSettingsFromEnv(process.env);
+const runLength = `${settings.cycles} kills or more${settings.minutes === undefined ? "" : `, for ${settings.minutes} min`}`;
+// Generous: a cycle takes 3 to 6 s on the loaded 2-core VM, the drain under 10 s.
+const timeoutMs = (settings.cycles * 10 + (settings.minutes ?? 0) * 60 + 120) * 1000;
+
+describe("a broker process killed with SIGKILL under mixed load, over and over", () => {
+  let dir: { path: string; remove(): Promise<void> };
+  beforeEach(async () => {
+    dir = await makeTempDir("holdshelf-crash-");
+  });
+  afterEach(async () => {
+    await dir.remove();
+  });
+
+  it(
+    `loses no acknowledged send, revives no acknowledged delete and ends no lease early (${runLength})`,
+    async () => {
+      const replay = `replay with HOLDSHELF_CRASH_SEED=${settings.seed}`;
+      console.log(`kill-restart: ${replay}`);
+      const report = await runCrashCycles({
+        dataDir: join(dir.path, "data"),
+        seed: settings.seed,
+        cycles: settings.cycles,
+        minutes: settings.minutes,
+        runMs: [100, 2000],
+        log: settings.minutes !== undefined || settings.cycles > 100 ? (line) => console.log(line) : () => undefined,
+      });
+      const { violations, ...figures } = report;
+      console.log(`kill-restart figures: ${JSON.stringify(figures)}`);
+      if (settings.reportFile) await writeFile(settings.reportFile, JSON.stringify(report, null, 2));
+      expect(violations, replay).toEqual([]);
+      // The run must have exercised what it claims to check.
+      expect(figures.cycles).toBeGreaterThanOrEqual(20);
+      expect(figures.sendsAcknowledged, replay).toBeGreaterThan(200);
+      expect(figures.deadLettered, replay).toBeGreaterThan(0);
+      expect(figures.strictDeletes, replay).toBeGreaterThan(0);
+      expect(figures.renewalsAcknowledged, replay).toBeGreaterThan(0);
+      expect(figures.releasesAcknowledged, replay).toBeGreaterThan(0);
+      expect(figures.leasesChecked, replay).toBeGreaterThan(100);
+    },
+    timeoutMs,
+  );
+});
