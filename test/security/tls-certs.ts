@@ -2,6 +2,8 @@ import { execFile } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { afterAll, beforeAll, expect } from "vitest";
+import { makeTempDir } from "../support/temp-dir.js";
 
 const run = promisify(execFile);
 
@@ -21,6 +23,25 @@ export interface TestCerts {
   readonly clientBKey: string;
   /** The contents of every private key, to check that none leaks into output. */
   readonly keyContents: readonly string[];
+}
+
+/**
+ * Test certificates for one describe block: made in a temporary directory
+ * before its tests (the returned object is filled in then) and removed after.
+ */
+export function useTestCerts(missingTools: readonly string[]): TestCerts {
+  const certs = {} as { -readonly [K in keyof TestCerts]: TestCerts[K] };
+  let remove: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    expect(missingTools, "openssl is needed to make test certificates").toEqual([]);
+    const dir = await makeTempDir();
+    remove = () => dir.remove();
+    Object.assign(certs, await makeTestCerts(dir.path));
+  }, 60_000);
+  afterAll(async () => {
+    await remove?.();
+  });
+  return certs;
 }
 
 /** Makes two CAs, a server certificate and a client certificate from each CA with the openssl CLI (EC P-256, valid one day). */

@@ -1,31 +1,21 @@
 import { once } from "node:events";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { runHoldshelf, startBrokerProcess, type BrokerProcess } from "../support/broker-process.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
-import { makeTempDir } from "../support/temp-dir.js";
-import { makeTestCerts, type TestCerts } from "./tls-certs.js";
+import { useTestCerts } from "./tls-certs.js";
 
 const missing = missingCommands(["openssl"]);
 // Each case starts several node processes, which takes seconds on a loaded 2-core machine.
 const processTestTimeoutMs = 90_000;
 
 describe.skipIf(skipWithout(missing))("holdshelf serve and the client commands: TLS flags and the loopback default", () => {
-  let dir: { path: string; remove(): Promise<void> };
-  let certs: TestCerts;
+  const certs = useTestCerts(missing);
   let broker: BrokerProcess | undefined;
   let dataDirs = 0;
-  const dataDir = () => join(dir.path, `data-${++dataDirs}`);
+  const dataDir = () => join(certs.dir, `data-${++dataDirs}`);
 
-  beforeAll(async () => {
-    expect(missing, "openssl is needed to make test certificates").toEqual([]);
-    dir = await makeTempDir();
-    certs = await makeTestCerts(dir.path);
-  }, 60_000);
-  afterAll(async () => {
-    await dir?.remove();
-  });
   afterEach(async () => {
     if (broker && broker.child.exitCode === null && broker.child.signalCode === null) {
       broker.child.kill("SIGKILL");
@@ -105,7 +95,7 @@ describe.skipIf(skipWithout(missing))("holdshelf serve and the client commands: 
   it("answers TLS flag combinations that cannot work with a clear reason, exit 1, and no key material", async () => {
     const serve = (args: string[], env: Record<string, string> = {}) =>
       runHoldshelf(["serve", "--data-dir", dataDir(), "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", ...args], env);
-    const absent = join(dir.path, "absent.key");
+    const absent = join(certs.dir, "absent.key");
     const cases: [Promise<{ code: number; stderr: string }>, string][] = [
       [serve(["--tls-cert", certs.serverCert]), "--tls-cert needs --tls-key"],
       [serve([], { HOLDSHELF_TLS_KEY: certs.serverKey }), "--tls-key needs --tls-cert"],

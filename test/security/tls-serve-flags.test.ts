@@ -1,26 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging/logger.js";
 import { ListenPolicyError } from "../../src/security/listen-policy.js";
 import { TlsConfigError } from "../../src/security/tls-files.js";
 import { loadTransportSecurity, transportFlagOptions, type TransportFlagValues } from "../../src/security/tls-serve-flags.js";
 import { UsageError } from "../../src/cli/duration-flag.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
-import { makeTempDir } from "../support/temp-dir.js";
-import { makeTestCerts, type TestCerts } from "./tls-certs.js";
+import { useTestCerts } from "./tls-certs.js";
 
 const missing = missingCommands(["openssl"]);
 
 describe.skipIf(skipWithout(missing))("the serve command's transport flags", () => {
-  let dir: { path: string; remove(): Promise<void> };
-  let certs: TestCerts;
-  beforeAll(async () => {
-    expect(missing, "openssl is needed to make test certificates").toEqual([]);
-    dir = await makeTempDir();
-    certs = await makeTestCerts(dir.path);
-  }, 60_000);
-  afterAll(async () => {
-    await dir?.remove();
-  });
+  const certs = useTestCerts(missing);
 
   const load = async (values: TransportFlagValues, listeners: { listen?: string; metricsListen?: string | undefined; authenticated?: boolean } = {}) => {
     const lines: { level: string; msg: string }[] = [];

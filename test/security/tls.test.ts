@@ -3,7 +3,7 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { QueueClient } from "../../src/client/queue-client.js";
 import { createQueueServiceRpc } from "../../src/client/rpc-client.js";
 import { RpcError } from "../../src/client/rpc-error.js";
@@ -11,25 +11,15 @@ import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/hol
 import { loadClientCredentials } from "../../src/security/tls-client.js";
 import { loadServerTls, TlsConfigError, type ServerTls } from "../../src/security/tls-files.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
-import { makeTempDir } from "../support/temp-dir.js";
-import { makeTestCerts, pem, type TestCerts } from "./tls-certs.js";
+import { pem, useTestCerts } from "./tls-certs.js";
 
 const missing = missingCommands(["openssl"]);
 
 describe.skipIf(skipWithout(missing))("TLS on the gRPC and metrics listeners", () => {
-  let dir: { path: string; remove(): Promise<void> };
-  let certs: TestCerts;
+  const certs = useTestCerts(missing);
   let server: HoldshelfServer | undefined;
   const clients: { close(): void }[] = [];
 
-  beforeAll(async () => {
-    expect(missing, "openssl is needed to make test certificates").toEqual([]);
-    dir = await makeTempDir();
-    certs = await makeTestCerts(dir.path);
-  }, 60_000);
-  afterAll(async () => {
-    await dir?.remove();
-  });
   afterEach(async () => {
     for (const client of clients.splice(0)) client.close();
     await server?.shutdown();
@@ -38,7 +28,7 @@ describe.skipIf(skipWithout(missing))("TLS on the gRPC and metrics listeners", (
 
   const start = async (tls: ServerTls, metricsTls?: ServerTls) => {
     server = await startHoldshelfServer({
-      dataDir: join(dir.path, `data-${Date.now()}-${Math.random()}`),
+      dataDir: join(certs.dir, `data-${Date.now()}-${Math.random()}`),
       listen: "127.0.0.1:0",
       metricsListen: "127.0.0.1:0",
       tls,
