@@ -5,8 +5,8 @@ import { startBrokerProcess, type BrokerProcess } from "../../support/broker-pro
 export class CrashBroker {
   private current: BrokerProcess | undefined;
   private expectedExit = false;
-  /** Exits nobody asked for, with the process's log: each one is a failure. */
-  readonly unexpectedExits: string[] = [];
+  /** Exits nobody asked for, with the process's log, and error lines the broker logged: each one is a failure. */
+  readonly problems: string[] = [];
 
   constructor(private readonly dataDir: string) {}
 
@@ -15,7 +15,7 @@ export class CrashBroker {
     const broker = await startBrokerProcess(this.dataDir);
     this.expectedExit = false;
     broker.child.once("exit", (code, signal) => {
-      if (!this.expectedExit) this.unexpectedExits.push(`broker exited by itself (${code ?? signal}): ${broker.logs().slice(-4000)}`);
+      if (!this.expectedExit) this.problems.push(`broker exited by itself (${code ?? signal}): ${broker.logs().slice(-4000)}`);
     });
     this.current = broker;
     return broker.address;
@@ -25,7 +25,12 @@ export class CrashBroker {
   async kill(): Promise<void> {
     const broker = this.current;
     this.current = undefined;
-    if (!broker || broker.child.exitCode !== null || broker.child.signalCode !== null) return;
+    if (!broker) return;
+    // Errors the broker logged (a failed dead-letter move, say) reach no client: read them here.
+    for (const line of broker.logs().split("\n")) {
+      if (line.includes('"level":"error"')) this.problems.push(`the broker logged: ${line}`);
+    }
+    if (broker.child.exitCode !== null || broker.child.signalCode !== null) return;
     this.expectedExit = true;
     const exited = once(broker.child, "exit");
     broker.child.kill("SIGKILL");
