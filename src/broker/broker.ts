@@ -425,7 +425,10 @@ export class Broker {
     this.maintenance = fresh.maintenance;
     this.storedBudget = fresh.storedBudget;
     this.unavailable = undefined;
-    if (!this.closed) this.maintenance.start();
+    // A broker closed meanwhile (a shutdown during the outage) arms no timers,
+    // not even from a scrape's describe(): nothing would cancel them.
+    if (this.closed) this.maintenance.stop();
+    else this.maintenance.start();
   }
 
   // ---- Internals ---------------------------------------------------------
@@ -552,8 +555,11 @@ export class Broker {
   }
 
   private async commitAndServe(queue: QueueState, ops: StoreOp[]): Promise<void> {
-    if (ops.length === 0) return;
+    // Nothing to write (say, a retried Delete of a message already gone from
+    // memory) still waits for the batches before it: the removal it reports
+    // may be one of them, and must not be answered OK before it is durable.
     const written = this.store.commit(ops);
+    if (ops.length === 0) return written;
     // Released messages and freed in-flight room go to waiting receives at
     // once; their writes queue behind this one, in the order memory changed.
     this.maintenance.advance(queue);

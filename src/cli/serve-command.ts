@@ -35,15 +35,21 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
     },
   });
   const limits = parseLimitFlags(values);
-  const authFile = values["auth-file"] || undefined;
+  const authFile = values["auth-file"];
+  // An empty value (say, a secret missing from a template) must not quietly turn tokens off.
+  if (authFile === "") throw new UsageError("--auth-file (HOLDSHELF_AUTH_FILE) is empty: name the auth file, or unset it");
   const durability = values.durability;
   if (durability !== "fsync" && durability !== "os") throw new UsageError("--durability is fsync or os");
   const level = values["log-level"] as LogLevel;
   if (!logLevels.includes(level)) throw new UsageError(`--log-level is one of ${logLevels.join(", ")}`);
   const logger = createLogger({ level });
   const metricsListen = values["metrics-listen"];
-  let server;
+  let server: Awaited<ReturnType<typeof startHoldshelfServer>> | undefined;
   let transport: TransportSecurity;
+  // SIGHUP re-reads the auth file. Handled from the start to the very end:
+  // its default action would kill the broker mid-start or mid-shutdown.
+  const reloadAuth = (): void => void server?.reloadAuth();
+  process.on("SIGHUP", reloadAuth);
   try {
     transport = await loadTransportSecurity(
       values,
@@ -66,6 +72,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       limits,
     });
   } catch (error) {
+    process.off("SIGHUP", reloadAuth);
     logger.error("cannot start", { reason: error instanceof Error ? error.message : String(error) });
     return 1;
   }
@@ -76,18 +83,16 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
     durability,
     tls: tlsMode(transport.tls),
     metricsTls: tlsMode(transport.metricsTls),
+    auth: authFile === undefined ? "off" : "tokens",
     limits,
   });
-  // SIGHUP re-reads the auth file (and would otherwise end the process).
-  const reloadAuth = (): void => void server.reloadAuth();
-  process.on("SIGHUP", reloadAuth);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);
   });
-  process.off("SIGHUP", reloadAuth);
   logger.info("shutting down", { signal });
   await server.shutdown();
+  process.off("SIGHUP", reloadAuth);
   logger.info("stopped");
   return 0;
 }

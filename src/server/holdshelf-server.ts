@@ -156,6 +156,8 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   } catch (error) {
     server.forceShutdown();
     broker.close();
+    // A recovery under way (a write failed during start) must not reopen the store after this.
+    await recovery.stop();
     await store.close();
     throw error;
   }

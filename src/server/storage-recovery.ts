@@ -160,9 +160,12 @@ export function superviseStorage(parts: SupervisedStorage): StorageRecovery<Stor
       return store.load();
     },
     resume(stored) {
-      broker.reload(stored);
-      // Memory equals disk again: writes may follow.
+      // Writes first: the reload's own first steps (leases that ran out during
+      // the outage expire at once) write, and a refused write there would
+      // leave memory ahead of disk. Nothing else can write yet: the old
+      // memory's store is revoked, and the broker refuses calls until reloaded.
       store.resumeWrites();
+      broker.reload(stored);
       metrics.setAvailable(true);
       health.setServing();
     },

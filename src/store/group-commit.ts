@@ -47,9 +47,14 @@ export class GroupCommit<Op> {
     private readonly observer: CommitObserver = unobserved,
   ) {}
 
-  /** Resolves once `ops` are written, or rejects if their batch (or any batch before it) failed. */
+  /**
+   * Resolves once `ops` are written, or rejects if their batch (or any batch
+   * before it) failed. With no ops it is a barrier: it resolves once every
+   * batch already asked for is written, without a write of its own.
+   */
   commit(ops: readonly Op[]): Promise<void> {
     if (this.failed) return Promise.reject(this.failure);
+    if (ops.length === 0 && !this.writing) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       for (const op of ops) this.pendingOps.push(op);
       this.pendingWaiters.push({ resolve, reject });
@@ -68,6 +73,11 @@ export class GroupCommit<Op> {
       const waiters = this.pendingWaiters;
       this.pendingOps = [];
       this.pendingWaiters = [];
+      if (ops.length === 0) {
+        // Barriers alone: the batches before them are written, and they have nothing to write.
+        for (const waiter of waiters) waiter.resolve();
+        continue;
+      }
       this.stats.batches++;
       this.stats.commits += waiters.length;
       try {

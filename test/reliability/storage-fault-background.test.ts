@@ -60,4 +60,35 @@ describe("storage faults in background writes", () => {
     expect((await h.rpc.getQueue({ name: "jobs" })).queue!.stats!.visible).toBe(0n);
     expect(log.lines.filter((line) => line.msg === "background work failed")).toEqual([]);
   });
+
+  it("a lease that ran out during the outage expires as storage comes back, and that write lands", async () => {
+    // Found in review: the reload expired such leases while writes were still
+    // refused, so memory moved the message to its backoff while disk kept the
+    // old lease; a later Delete then missed the old entry and, after a
+    // restart, the deleted message came back.
+    await h.rpc.createQueue({
+      name: "work",
+      config: { visibilityTimeout: { seconds: 1n }, retryPolicy: { minBackoff: { seconds: 600n }, maxBackoff: { seconds: 600n } } },
+    });
+    await h.rpc.send({ queue: "work", body: Buffer.from("job") });
+    expect((await h.rpc.receive({ queue: "work" })).messages).toHaveLength(1);
+    h.server.store.injectWriteFault(diskError("Input/output error"));
+    await h.rpc.send({ queue: "work", body: Buffer.from("refused") }).catch(() => undefined);
+    await waitFor(async () => h.server.broker.suspended, 10_000, "storage to go down");
+    // The lease (1 s) runs out while storage is down; the first attempt waits 100 ms.
+    clock.advance(5_000);
+    h.server.store.injectWriteFault(undefined);
+    clock.advance(100);
+    await waitFor(async () => (await healthOf(h.server.address)) === ServingStatus.SERVING, 10_000, "recovery");
+    await h.server.broker.settled();
+    expect(h.server.broker.suspended).toBe(false);
+
+    // After its backoff the message is delivered again; deleting it removes it for good.
+    await advanceSeconds(601);
+    const again = await h.rpc.receive({ queue: "work" });
+    expect(again.messages.map((message) => Buffer.from(message.body).toString())).toEqual(["job"]);
+    await h.rpc.delete({ queue: "work", receiptHandle: again.messages[0]!.receiptHandle });
+    await h.restart();
+    expect((await h.rpc.getQueue({ name: "work" })).queue!.stats).toMatchObject({ visible: 0n, inFlight: 0n, delayed: 0n });
+  });
 });

@@ -108,6 +108,19 @@ describe("Broker suspended for a storage failure", () => {
     await expectFailure(() => h.broker.delete("jobs", first.receiptHandle), "LEASE_SUPERSEDED");
   });
 
+  it("answers a repeated Delete only once the first one's removal is written: both fail when it fails", async () => {
+    // Found in review: the retry found the message already gone from memory,
+    // had nothing to write, and answered OK before the first write failed;
+    // the reload then brought the "deleted" message back.
+    await sendText(h, "jobs", "a");
+    const delivery = await receiveOne(h, "jobs");
+    h.store.injectWriteFault(diskError("Input/output error"));
+    const first = h.broker.delete("jobs", delivery.receiptHandle);
+    const retry = h.broker.delete("jobs", delivery.receiptHandle);
+    await expectFailure(() => first, "STORAGE_UNAVAILABLE");
+    await expectFailure(() => retry, "STORAGE_UNAVAILABLE");
+  });
+
   it("ends lease streams and long polls with the error; a stream closed meanwhile releases nothing", async () => {
     await sendText(h, "jobs", "held");
     const delivery = await receiveOne(h, "jobs");

@@ -124,6 +124,13 @@ describe("holdshelf token, serve --auth-file and SIGHUP", { timeout: processTime
     expect(listed.code, listed.stderr).toBe(0);
   });
 
+  it("refuses an empty HOLDSHELF_AUTH_FILE (exit 2) rather than serve without tokens", async () => {
+    dir = await makeTempDir();
+    const run = await runHoldshelf(["serve", "--data-dir", join(dir.path, "data"), "--metrics-listen", "off"], { HOLDSHELF_AUTH_FILE: "" });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--auth-file (HOLDSHELF_AUTH_FILE) is empty");
+  });
+
   it.each([
     ["a missing file", undefined, /cannot read auth file .*auth\.json: ENOENT/],
     ["a file that is not JSON", "{tokens: []}", /auth file .*auth\.json is not valid JSON at line 1, column 2/],

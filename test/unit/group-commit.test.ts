@@ -63,4 +63,39 @@ describe("GroupCommit", () => {
     expect(written).toEqual([]);
     expect(group.stats.batches).toBe(1);
   });
+
+  it("an empty commit is a barrier: it waits for the batches already asked for, writes nothing, and shares their failure", async () => {
+    const batches: number[][] = [];
+    let release!: () => void;
+    let fail = false;
+    const group = new GroupCommit<number>(async (ops) => {
+      batches.push(ops);
+      await new Promise<void>((resolve) => (release = resolve));
+      if (fail) throw new Error("disk full");
+    });
+    // Idle: nothing before it, so it answers at once without a write.
+    await group.commit([]);
+    expect(batches).toEqual([]);
+
+    const first = group.commit([1]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches).toEqual([[1]]);
+    let barrierDone = false;
+    const barrier = group.commit([]).then(() => (barrierDone = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(barrierDone).toBe(false);
+    release();
+    await Promise.all([first, barrier]);
+    expect(barrierDone).toBe(true);
+    expect(batches).toEqual([[1]]);
+    expect(group.stats).toEqual({ batches: 1, commits: 1 });
+
+    fail = true;
+    const failing = group.commit([2]);
+    await new Promise((resolve) => setImmediate(resolve));
+    const behindFailure = group.commit([]);
+    release();
+    await expect(failing).rejects.toThrow("disk full");
+    await expect(behindFailure).rejects.toThrow("disk full");
+  });
 });
