@@ -18,6 +18,7 @@ import {
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { queueServiceDefinition } from "../grpc/queue-service.js";
 import { bearerTokenInterceptor } from "./bearer-token.js";
+import { isLoopbackAddress } from "../security/listen-policy.js";
 import { RpcError } from "./rpc-error.js";
 
 type Methods = typeof QueueService extends { method: infer M extends GenServiceMethods } ? M : never;
@@ -42,6 +43,12 @@ export interface QueueServiceRpcOptions {
   readonly channelOptions?: ClientOptions;
   /** A bearer token (`holdshelf token`) sent on every call, for a broker started with --auth-file. */
   readonly token?: string;
+  /**
+   * Sends the token over a plaintext channel to an address that is not
+   * loopback (say, to a TLS-terminating proxy beside the client). Off by
+   * default: anyone on the path could read the token.
+   */
+  readonly allowPlaintextToken?: boolean;
 }
 
 /**
@@ -52,7 +59,14 @@ export function createQueueServiceRpc(
   address: string,
   options: QueueServiceRpcOptions = {},
 ): QueueServiceRpc & { close(): void } {
-  const client = new Client(address, options.credentials ?? credentials.createInsecure(), {
+  const channelCredentials = options.credentials ?? credentials.createInsecure();
+  if (options.token !== undefined && !channelCredentials._isSecure() && !isLoopbackAddress(address) && options.allowPlaintextToken !== true) {
+    throw new Error(
+      `refusing to send a bearer token in plaintext to ${address}, which is not a loopback address: ` +
+        "connect over TLS (credentials; --tls-ca on the command line), or set allowPlaintextToken",
+    );
+  }
+  const client = new Client(address, channelCredentials, {
     // A Receive answer may be up to 4 MiB plus framing.
     "grpc.max_receive_message_length": 8 * 1024 * 1024,
     ...options.channelOptions,
