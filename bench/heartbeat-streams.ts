@@ -18,7 +18,7 @@ import { create } from "@bufbuild/protobuf";
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
 import { Client, credentials, Metadata, type ClientDuplexStream, type ServiceError } from "@grpc/grpc-js";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { availableParallelism, cpus, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -33,6 +33,7 @@ import { queueServiceDefinition } from "../src/grpc/queue-service.js";
 import { startBrokerChild, type BrokerChild } from "./broker-child.js";
 import { summarizeCpuProfile, type ProfileSummary } from "./cpu-profile-summary.js";
 import { cpuPercent, monotonicMs, sampleProcess, type ProcessSample } from "./proc-stats.js";
+import { runEnvironment } from "./run-environment.js";
 
 const usage = `npm run bench:heartbeat -- [flags]
   --scenario streams|one-stream|all   which load to run (default all)
@@ -160,10 +161,7 @@ async function main(): Promise<void> {
   await mkdir(resultsDir, { recursive: true });
   const out = join(resultsDir, "heartbeat-streams.json");
   const report = {
-    date: new Date().toISOString(),
-    node: process.version,
-    cpus: `${availableParallelism()} × ${cpus()[0]?.model ?? "unknown"}`,
-    dataDirParent: tmpdir(),
+    ...runEnvironment(),
     options,
     target: { cpuPercent: target.cpuPercent, memoryMb: target.memoryBytes / 2 ** 20 },
     results,

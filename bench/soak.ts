@@ -17,7 +17,7 @@
  * Run with `npm run soak -- [flags]`; see soakUsage.
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { availableParallelism, cpus, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -28,6 +28,7 @@ import { startSoakLoad } from "./soak-load.js";
 import { parseSoakOptions, soakUsage, type SoakOptions } from "./soak-options.js";
 import { formatRowLine, formatRows, formatVerdict, rowOf, soakVerdict, verdictRules, type SoakRow } from "./soak-report.js";
 import { SoakTally } from "./soak-tally.js";
+import { runEnvironment } from "./run-environment.js";
 
 const resultsDir = fileURLToPath(new URL("../../bench/results/", import.meta.url));
 
@@ -64,10 +65,7 @@ async function main(): Promise<number> {
     await mkdir(resultsDir, { recursive: true });
     const out = join(resultsDir, `soak-${new Date().toISOString().replaceAll(":", "-").replaceAll(".", "-")}.json`);
     const report = {
-      date: new Date().toISOString(),
-      node: process.version,
-      cpus: `${availableParallelism()} × ${cpus()[0]?.model ?? "unknown"}`,
-      dataDirParent: tmpdir(),
+      ...runEnvironment(),
       options,
       rules: verdictRules,
       totals: { ...tally.total, latenciesMs: undefined },
