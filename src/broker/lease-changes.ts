@@ -1,4 +1,5 @@
 import { HoldshelfError } from "../errors/holdshelf-error.js";
+import { LeaseEnding, leaseGoneReasons } from "../protocol/lease-state-reason.js";
 import type { StoreOp } from "../store/store.js";
 import type { BrokerEvents, ExtendedVia } from "./broker-events.js";
 import type { Clock } from "./clock.js";
@@ -10,9 +11,6 @@ import type { ReceiptHandles } from "./receipt-handles.js";
 import { checkCheckpoint, checkVisibilityTimeout } from "./request-limits.js";
 import { removeMessageOp, rescheduleOp } from "./store-ops.js";
 import type { LeaseRenewal, LeaseState } from "./types.js";
-
-/** Renewal failures that mean the stream no longer holds the lease at all. */
-const leaseGone: ReadonlySet<string> = new Set(["LEASE_SUPERSEDED", "MESSAGE_NOT_FOUND", "RECEIPT_HANDLE_INVALID"]);
 
 /**
  * The rules for one lease: delete, change, renew and release. Each checks
@@ -89,7 +87,7 @@ export class LeaseChanges {
         message.hasCheckpoint = true;
         ops.push({ kind: "putCheckpoint", dataId: queue.record.dataId, id: message.id, checkpoint });
       }
-      if (timeout === 0) return { receiptHandle, held: false, leaseDeadline: deadline, reason: "RELEASED" };
+      if (timeout === 0) return { receiptHandle, held: false, leaseDeadline: deadline, reason: LeaseEnding.RELEASED };
       this.tracking.track({ stream, queue, messageId: message.id, epoch: message.epoch, receiptHandle });
       return { receiptHandle, held: true, leaseDeadline: deadline };
     } catch (error) {
@@ -98,7 +96,7 @@ export class LeaseChanges {
       // timeout or checkpoint, or an extension past its cap, is still held
       // until its deadline, and its expiry is still worth telling.
       const lost = stream.tracked.get(receiptHandle);
-      if (lost !== undefined && leaseGone.has(error.reason)) this.tracking.untrack(lost.queue, lost.messageId);
+      if (lost !== undefined && leaseGoneReasons.has(error.reason)) this.tracking.untrack(lost.queue, lost.messageId);
       return { receiptHandle, held: false, reason: error.reason };
     }
   }

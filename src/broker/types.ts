@@ -1,4 +1,5 @@
 import type { HoldshelfError } from "../errors/holdshelf-error.js";
+import type { LeaseStateReason } from "../protocol/lease-state-reason.js";
 import type { DeadLetterOrigin } from "../store/store.js";
 import type { QueueConfig } from "./queue-config.js";
 import type { QueueCounts } from "./queue-state.js";
@@ -64,8 +65,8 @@ export interface LeaseState {
   readonly receiptHandle: string;
   readonly held: boolean;
   readonly leaseDeadline?: number;
-  /** Why the lease is not held: a stable reason, or RELEASED / LEASE_EXPIRED. */
-  readonly reason?: string;
+  /** Why the lease is not held. */
+  readonly reason?: LeaseStateReason;
 }
 
 /** The outcome of one handle of a batch: an error, or success (with the new deadline, for visibility changes). */

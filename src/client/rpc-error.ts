@@ -3,8 +3,8 @@ import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import type { ServiceError } from "@grpc/grpc-js";
 import { BadRequestSchema, ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
-import type { FieldViolation } from "../errors/holdshelf-error.js";
-import { statusDetailsKey } from "../grpc/error-status.js";
+import type { FieldViolation } from "../protocol/error-reasons.js";
+import { statusDetailsKey } from "../protocol/error-reasons.js";
 
 /** A failed call, as a client sees it: the gRPC code, the stable reason, and any violated fields. */
 export class RpcError extends Error {

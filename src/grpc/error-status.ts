@@ -4,12 +4,7 @@ import { Metadata, type StatusObject } from "@grpc/grpc-js";
 import { BadRequestSchema, ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
 import { HoldshelfError } from "../errors/holdshelf-error.js";
-
-/** The ErrorInfo domain of every holdshelf error. */
-export const errorDomain = "holdshelf";
-
-/** The trailer that carries a google.rpc.Status, read by every language's status-details helper. */
-export const statusDetailsKey = "grpc-status-details-bin";
+import { errorDomain, statusDetailsKey } from "../protocol/error-reasons.js";
 
 /**
  * Turns any error into the status a client receives. A HoldshelfError keeps

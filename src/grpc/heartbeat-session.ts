@@ -12,6 +12,7 @@ import type { LeaseStream } from "../broker/lease-tracking.js";
 import type { LeaseRenewal, LeaseState } from "../broker/types.js";
 import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
 import type { Logger } from "../logging/logger.js";
+import { LeaseEnding } from "../protocol/lease-state-reason.js";
 import { deadlinePassed } from "./deadline.js";
 import { toErrorStatus } from "./error-status.js";
 import { MalformedRequest } from "./service-definition.js";
@@ -141,7 +142,7 @@ export class HeartbeatSession {
     const handles = this.expiredBacklog.splice(0);
     this.write(
       create(HeartbeatResponseSchema, {
-        leases: handles.map((receiptHandle) => leaseStateToWire({ receiptHandle, held: false, reason: "LEASE_EXPIRED" })),
+        leases: handles.map((receiptHandle) => leaseStateToWire({ receiptHandle, held: false, reason: LeaseEnding.LEASE_EXPIRED })),
       }),
     );
   }

@@ -10,7 +10,8 @@ import {
 } from "../../gen/holdshelf/v1/queue_pb.js";
 import type { QueueConfigInput } from "../broker/queue-config.js";
 import type { Delivery, EntryOutcome, QueueInfo } from "../broker/types.js";
-import { Code, invalidArgument } from "../errors/holdshelf-error.js";
+import { invalidArgument } from "../errors/holdshelf-error.js";
+import { Code } from "../protocol/error-reasons.js";
 
 // Durations past this many seconds (about 317 years) are refused rather
 // than risk overflowing a millisecond count.

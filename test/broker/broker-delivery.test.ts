@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { OutgoingMessage } from "../../src/broker/types.js";
-import { Code } from "../../src/errors/holdshelf-error.js";
+import { Code } from "../../src/protocol/error-reasons.js";
 import {
   body,
   counts,

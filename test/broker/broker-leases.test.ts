@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Delivery } from "../../src/broker/types.js";
-import { Code } from "../../src/errors/holdshelf-error.js";
+import { Code } from "../../src/protocol/error-reasons.js";
 import {
   sendAndReceive,
   counts,

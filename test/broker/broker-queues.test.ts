@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultQueueConfig, type QueueConfig, type QueueLimits } from "../../src/broker/queue-config.js";
-import { Code } from "../../src/errors/holdshelf-error.js";
+import { Code } from "../../src/protocol/error-reasons.js";
 import {
   counts,
   createQueue,

@@ -1,4 +1,4 @@
-import { reasonCodes, type Reason } from "../../src/errors/holdshelf-error.js";
+import { reasonCodes, type Reason } from "../../src/protocol/error-reasons.js";
 import type { RpcError } from "../../src/client/rpc-error.js";
 
 // Codes a QueueService call may fail with for anything a client sends; never
