@@ -2,7 +2,7 @@ import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
 import type { Store, StoredState, StoreOp } from "../store/store.js";
 import { ignoredBrokerEvents, type BrokerEvents } from "./broker-events.js";
 import { defaultBrokerLimits, StoredMessageBudget, type BrokerLimits } from "./broker-limits.js";
-import { systemClock, type Clock } from "./clock.js";
+import { systemClock, type Clock } from "../time/clock.js";
 import { BackgroundWork } from "./background-work.js";
 import { DeadLetters } from "./dead-letters.js";
 import { LeaseChanges } from "./lease-changes.js";

@@ -1,6 +1,6 @@
 import type { MessageContent, Store, StoreOp } from "../store/store.js";
 import type { BrokerEvents } from "./broker-events.js";
-import type { Clock } from "./clock.js";
+import type { Clock } from "../time/clock.js";
 import type { QueueRegistry } from "./queue-registry.js";
 import type { LiveMessage, QueueState } from "./queue-state.js";
 import { removeMessageOp } from "./store-ops.js";

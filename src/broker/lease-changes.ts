@@ -2,7 +2,7 @@ import { HoldshelfError } from "../errors/holdshelf-error.js";
 import { LeaseEnding, leaseGoneReasons } from "../protocol/lease-state-reason.js";
 import type { StoreOp } from "../store/store.js";
 import type { BrokerEvents, ExtendedVia } from "./broker-events.js";
-import type { Clock } from "./clock.js";
+import type { Clock } from "../time/clock.js";
 import { findLeasedMessage } from "./lease-fence.js";
 import type { LeaseEndings } from "./lease-endings.js";
 import type { LeaseStream, LeaseTracking, TrackedLease } from "./lease-tracking.js";

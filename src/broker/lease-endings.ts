@@ -1,6 +1,6 @@
 import type { StoreOp } from "../store/store.js";
 import type { BackgroundWork } from "./background-work.js";
-import type { Clock } from "./clock.js";
+import type { Clock } from "../time/clock.js";
 import { DeadLetters } from "./dead-letters.js";
 import type { LeaseTracking } from "./lease-tracking.js";
 import { retryBackoffMs } from "./queue-config.js";

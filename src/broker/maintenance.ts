@@ -1,6 +1,6 @@
 import type { StoreOp } from "../store/store.js";
 import { removeMessageOp } from "./store-ops.js";
-import type { Clock, Timer } from "./clock.js";
+import type { Clock, Timer } from "../time/clock.js";
 import type { QueueRegistry } from "./queue-registry.js";
 import type { LiveMessage, QueueState } from "./queue-state.js";
 import type { WaitingReceives } from "./waiting-receives.js";

@@ -1,7 +1,7 @@
 import { HoldshelfError, invalidArgument, queueNotFound } from "../errors/holdshelf-error.js";
 import type { QueueRecord, ScheduleEntry, Store, StoredState } from "../store/store.js";
 import { tooManyQueues } from "./broker-limits.js";
-import type { Clock } from "./clock.js";
+import type { Clock } from "../time/clock.js";
 import { resolveQueueConfig, sameQueueConfig, type QueueConfig, type QueueConfigInput } from "./queue-config.js";
 import { enqueueOrder, QueueState } from "./queue-state.js";
 import { checkQueueName } from "./request-limits.js";

@@ -1,5 +1,5 @@
 import type { QueueRecord, ScheduleEntry } from "../store/store.js";
-import type { Timer } from "./clock.js";
+import type { Timer } from "../time/clock.js";
 import { IndexedHeap, type HeapItem } from "./indexed-heap.js";
 
 /** A message as the broker holds it in memory: its schedule entry and its place in a heap. */

@@ -1,5 +1,5 @@
 import { tooManyWaitingReceives } from "./broker-limits.js";
-import type { Clock, Timer } from "./clock.js";
+import type { Clock, Timer } from "../time/clock.js";
 import type { QueueState } from "./queue-state.js";
 
 /** Tries to take messages for a waiting receive; undefined when there is nothing (or no room) yet. */

@@ -5,7 +5,7 @@ import { AuthGate } from "../auth/auth-gate.js";
 import { reloadAuthFile } from "../auth/auth-reload.js";
 import { createTokenCheck } from "../auth/token-interceptor.js";
 import { Broker } from "../broker/broker.js";
-import { systemClock, type Clock } from "../broker/clock.js";
+import { systemClock, type Clock } from "../time/clock.js";
 import { addHealthService, healthServiceDefinition, HealthStatus } from "../grpc/health-service.js";
 import { addQueueService, queueServiceDefinition } from "../grpc/queue-service.js";
 import { addReflectionService } from "../grpc/reflection-service.js";

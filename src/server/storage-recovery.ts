@@ -1,5 +1,5 @@
 import type { Broker } from "../broker/broker.js";
-import type { Clock, Timer } from "../broker/clock.js";
+import type { Clock, Timer } from "../time/clock.js";
 import type { StoredState } from "../store/store.js";
 import type { HoldshelfError } from "../errors/holdshelf-error.js";
 import type { HealthStatus } from "../grpc/health-service.js";

@@ -1,4 +1,4 @@
-import type { Clock, Timer } from "../../src/broker/clock.js";
+import type { Clock, Timer } from "../../src/time/clock.js";
 
 interface Scheduled {
   readonly at: number;

@@ -1,4 +1,4 @@
-import type { Clock } from "../../src/broker/clock.js";
+import type { Clock } from "../../src/time/clock.js";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
 import type { Logger } from "../../src/logging/logger.js";

@@ -4,7 +4,7 @@ export interface Timer {
 }
 
 /**
- * Time as the broker sees it: milliseconds since the epoch, and timers. Rules
+ * Time as holdshelf sees it: milliseconds since the epoch, and timers. Rules
  * are tested with a fake clock that moves only when a test says so.
  */
 export interface Clock {
