@@ -2,7 +2,8 @@ import { parseArgs } from "node:util";
 import { durationFromMs, timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../client/rpc-client.js";
 import { loadClientCredentials } from "../security/tls-client.js";
-import { parseDurationFlag, UsageError } from "./duration-flag.js";
+import { parseDurationFlag } from "./duration-flag.js";
+import { UsageError } from "./usage-error.js";
 
 /** The address client commands call, unless --address or HOLDSHELF_ADDRESS says otherwise. */
 export const defaultAddress = "127.0.0.1:50051";

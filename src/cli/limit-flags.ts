@@ -1,5 +1,5 @@
 import { defaultLimits, type HoldshelfLimits } from "../server/server-limits.js";
-import { UsageError } from "./duration-flag.js";
+import { UsageError } from "./usage-error.js";
 
 interface LimitFlag {
   readonly flag: string;

@@ -4,7 +4,7 @@ import { startHoldshelfServer } from "../server/holdshelf-server.js";
 import { tlsMode } from "../security/tls-credentials.js";
 import { loadTransportSecurity, transportFlagOptions, type TransportSecurity } from "../security/tls-serve-flags.js";
 import type { Durability } from "../store/classic-level-store.js";
-import { UsageError } from "./duration-flag.js";
+import { UsageError } from "./usage-error.js";
 import { limitFlagOptions, parseLimitFlags } from "./limit-flags.js";
 
 /** Defaults of `holdshelf serve`, each overridable by flag or environment variable. */

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { AuthFileError, parseAuthFile } from "../auth/auth-file.js";
 import { generateToken, tokenDigest } from "../auth/bearer-token.js";
-import { UsageError } from "./duration-flag.js";
+import { UsageError } from "./usage-error.js";
 
 /**
  * `holdshelf token`: makes a random bearer token and prints, as one JSON

@@ -1,5 +1,5 @@
 import type { Logger } from "../logging/logger.js";
-import { UsageError } from "../cli/duration-flag.js";
+import { UsageError } from "../cli/usage-error.js";
 import { allowOpenFlag, checkListenPolicy, isLoopbackAddress } from "./listen-policy.js";
 import { loadServerTls, TlsConfigError, type ServerTls } from "./tls-files.js";
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { status } from "@grpc/grpc-js";
 import { afterEach, describe, expect, it } from "vitest";
 import { createQueueServiceRpc } from "../../src/client/rpc-client.js";
-import { UsageError } from "../../src/cli/duration-flag.js";
+import { UsageError } from "../../src/cli/usage-error.js";
 import { limitFlagOptions, parseLimitFlags } from "../../src/cli/limit-flags.js";
 import { startHoldshelfServer } from "../../src/server/holdshelf-server.js";
 import { defaultLimits } from "../../src/server/server-limits.js";

@@ -3,7 +3,7 @@ import { createLogger } from "../../src/logging/logger.js";
 import { ListenPolicyError } from "../../src/security/listen-policy.js";
 import { TlsConfigError } from "../../src/security/tls-files.js";
 import { loadTransportSecurity, transportFlagOptions, type TransportFlagValues } from "../../src/security/tls-serve-flags.js";
-import { UsageError } from "../../src/cli/duration-flag.js";
+import { UsageError } from "../../src/cli/usage-error.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
 import { useTestCerts } from "./tls-certs.js";
 
