@@ -7,7 +7,7 @@ export interface SoakOptions {
   readonly minutes: number;
   /** Messages per second the producers aim at. */
   readonly rate: number;
-  /** Where the default rate came from (the README's benchmark peak), or "--rate". */
+  /** Where the default rate came from (the benchmark peak in docs/performance.md), or "--rate". */
   readonly rateSource: string;
   readonly intervalSeconds: number;
   /** Rows inside the warm-up do not count for the verdict. */
@@ -27,7 +27,7 @@ export interface SoakOptions {
 /** The usage text of `npm run soak`. */
 export const soakUsage = `npm run soak -- [flags]
   --minutes N             how long the load runs (default 5)
-  --rate N                messages per second to send (default 70% of the README's scenario 1 peak)
+  --rate N                messages per second to send (default 70% of docs/performance.md's scenario 1 peak)
   --interval-seconds N    one row every N seconds (default 30)
   --warmup-seconds N      rows before this do not count for the verdict (default 60, at most half the run)
   --producers N           SendBatch 100 producers, paced (default 4)
@@ -38,7 +38,7 @@ export const soakUsage = `npm run soak -- [flags]
   --lease-ms N            the plain consumers' lease, i.e. when dropped messages return (default 5000)
   --durability fsync|os   the broker's durability (default fsync)`;
 
-const readmePath = fileURLToPath(new URL("../../README.md", import.meta.url));
+const performancePath = fileURLToPath(new URL("../../docs/performance.md", import.meta.url));
 /** The share of the benchmark's peak rate the soak runs at by default. */
 export const defaultRateShare = 0.7;
 
@@ -76,7 +76,7 @@ export function parseSoakOptions(args: string[]): SoakOptions {
   } else {
     const peak = readBenchmarkPeak();
     rate = Math.round(peak * defaultRateShare);
-    rateSource = `${defaultRateShare * 100}% of the README's scenario 1 peak (${peak} msg/s)`;
+    rateSource = `${defaultRateShare * 100}% of docs/performance.md's scenario 1 peak (${peak} msg/s)`;
   }
   return {
     minutes,
@@ -94,10 +94,10 @@ export function parseSoakOptions(args: string[]): SoakOptions {
   };
 }
 
-/** Scenario 1's msg/s from the README's Performance table: the benchmark's peak rate. */
-export function readBenchmarkPeak(readme = readFileSync(readmePath, "utf8")): number {
-  const row = /^\| 1 batched pipeline[^|]*\| ([\d,]+) \|/m.exec(readme);
-  if (row === null) throw new Error("no scenario 1 row in the README's Performance table: pass --rate");
+/** Scenario 1's msg/s from the table in docs/performance.md: the benchmark's peak rate. */
+export function readBenchmarkPeak(markdown = readFileSync(performancePath, "utf8")): number {
+  const row = /^\| 1 batched pipeline[^|]*\| ([\d,]+) \|/m.exec(markdown);
+  if (row === null) throw new Error("no scenario 1 row in the table of docs/performance.md: pass --rate");
   return Number(row[1]!.replaceAll(",", ""));
 }
 

@@ -17,7 +17,7 @@ export interface BrokerLimits {
 
 /**
  * Defaults sized for a broker with a few GiB of memory. Each stored message
- * keeps about 450 B of index in memory (the README's restart scenario), so
+ * keeps about 450 B of index in memory (the restart scenario in docs/performance.md), so
  * 5 million take some 2.2 GB, inside Node's default heap limit of 4 GB on a
  * machine with 16 GiB or more. A waiting Receive holds a call, a timer and a
  * closure (a few KB); a queue its index and metrics series.

@@ -13,7 +13,7 @@ const usage = `usage: holdshelf <command> [flags]
         [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE] [--metrics-tls]]
         [--allow-unauthenticated-network]
         [--max-request-bytes 8MiB] [--max-streams-per-connection 1000] [--max-waiting-receives 10000]
-        [--max-queues 10000] [--max-stored-messages 5000000]   (README "Limits"; HOLDSHELF_MAX_* too)
+        [--max-queues 10000] [--max-stored-messages 5000000]   (docs/operations.md "Limits"; HOLDSHELF_MAX_* too)
   token --name NAME --queues PATTERN --allow admin,send,receive
   queue create|update NAME [--visibility-timeout 30s] [--delay 0s] [--retention 4d]
         [--max-message-bytes N] [--receive-wait-time 0s] [--max-in-flight N] [--max-lease-duration 12h]

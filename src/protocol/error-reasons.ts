@@ -36,7 +36,7 @@ export const reasonCodes = {
   MESSAGE_NOT_FOUND: Code.NOT_FOUND,
   LEASE_LIMIT_EXCEEDED: Code.FAILED_PRECONDITION,
   TOO_MANY_IN_FLIGHT: Code.RESOURCE_EXHAUSTED,
-  // Capacity limits (README "Limits"): the request was fine, the broker is
+  // Capacity limits (docs/operations.md "Limits"): the request was fine, the broker is
   // full; the same request may succeed later, so clients back off and retry.
   TOO_MANY_STREAMS: Code.RESOURCE_EXHAUSTED,
   TOO_MANY_WAITING_RECEIVES: Code.RESOURCE_EXHAUSTED,

@@ -35,9 +35,9 @@ export interface HoldshelfServerOptions {
   readonly durability?: Durability;
   readonly logger?: Logger;
   readonly clock?: Clock;
-  /** Capacity limits (README "Limits"); unset ones take their defaults. */
+  /** Capacity limits (docs/operations.md "Limits"); unset ones take their defaults. */
   readonly limits?: Partial<HoldshelfLimits>;
-  /** The auth file of bearer tokens (README "Authentication"); every caller may do everything if unset. */
+  /** The auth file of bearer tokens (docs/security.md "Authentication"); every caller may do everything if unset. */
   readonly authFile?: string;
 }
 
