@@ -27,9 +27,9 @@ import {
   type HeartbeatRequest,
   type HeartbeatResponse,
 } from "../gen/holdshelf/v1/queue_service_pb.js";
-import { maxBatchEntries, maxReceiveMessages, maxRenewals } from "../src/broker/request-limits.js";
+import { maxBatchEntries, maxReceiveMessages, maxRenewals } from "../src/protocol/limits.js";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../src/client/rpc-client.js";
-import { queueServiceDefinition } from "../src/grpc/queue-service.js";
+import { queueServiceDefinition } from "../src/protocol/queue-service-definition.js";
 import { startBrokerChild, type BrokerChild } from "./broker-child.js";
 import { summarizeCpuProfile, type ProfileSummary } from "./cpu-profile-summary.js";
 import { cpuPercent, monotonicMs, sampleProcess, type ProcessSample } from "./proc-stats.js";

@@ -16,9 +16,9 @@ import {
   type HeartbeatRequest,
   type HeartbeatResponse,
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
-import { queueServiceDefinition } from "../grpc/queue-service.js";
+import { isLoopbackAddress } from "../net/loopback-address.js";
+import { queueServiceDefinition } from "../protocol/queue-service-definition.js";
 import { bearerTokenInterceptor } from "./bearer-token.js";
-import { isLoopbackAddress } from "../security/listen-policy.js";
 import { RpcError } from "./rpc-error.js";
 
 type Methods = typeof QueueService extends { method: infer M extends GenServiceMethods } ? M : never;

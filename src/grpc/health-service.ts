@@ -15,10 +15,10 @@ import {
   type HealthCheckResponse,
 } from "../../gen/grpc/health/v1/health_pb.js";
 import { QueueService } from "../../gen/holdshelf/v1/queue_service_pb.js";
-import { createServiceDefinition, MalformedRequest } from "./service-definition.js";
+import { createServerServiceDefinition, MalformedRequest } from "./service-definition.js";
 
 /** The grpc-js definition of grpc.health.v1.Health. */
-export const healthServiceDefinition = createServiceDefinition(Health);
+export const healthServiceDefinition = createServerServiceDefinition(Health);
 
 // "" is the server as a whole: what Kubernetes and most load balancers ask about.
 const reportedServices = ["", QueueService.typeName];

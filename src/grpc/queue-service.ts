@@ -7,11 +7,12 @@ import type { Logger } from "../logging/logger.js";
 import { toErrorStatus } from "./error-status.js";
 import { HeartbeatSession, type HeartbeatCall } from "./heartbeat-session.js";
 import { queueServiceHandlers } from "./queue-service-handlers.js";
-import { createServiceDefinition } from "./service-definition.js";
+import { createServerServiceDefinition } from "./service-definition.js";
 import { bridgeUnaryHandlers } from "./unary-bridge.js";
 
-/** The grpc-js definition of holdshelf.v1.QueueService, shared by server and clients. */
-export const queueServiceDefinition = createServiceDefinition(QueueService);
+// The protocol's definition (src/protocol/queue-service-definition.ts) with
+// the server's request reader: the same paths and messages.
+const servedDefinition = createServerServiceDefinition(QueueService);
 
 /** Serves holdshelf.v1.QueueService from a broker on a gRPC server; with a gate, only to callers its tokens allow. */
 export function addQueueService(
@@ -22,7 +23,7 @@ export function addQueueService(
 ): void {
   const logUnexpected = (error: unknown): void => logger.error("unexpected error in a call", { error });
   const handlers = queueServiceHandlers(broker);
-  server.addService(queueServiceDefinition, {
+  server.addService(servedDefinition, {
     ...bridgeUnaryHandlers(gate === undefined ? handlers : authorizeQueueService(handlers, gate), logUnexpected),
     heartbeat: (call: HeartbeatCall) => {
       if (gate === undefined) return new HeartbeatSession(call, broker, logger, logUnexpected);

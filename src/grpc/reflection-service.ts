@@ -4,13 +4,13 @@ import { status, type Server, type ServerDuplexStream } from "@grpc/grpc-js";
 import { file_grpc_health_v1_health } from "../../gen/grpc/health/v1/health_pb.js";
 import * as v1 from "../../gen/grpc/reflection/v1/reflection_pb.js";
 import * as v1alpha from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
-import { createServiceDefinition, MalformedRequest } from "./service-definition.js";
+import { createServerServiceDefinition, MalformedRequest } from "./service-definition.js";
 
 /** The grpc-js definition of grpc.reflection.v1.ServerReflection. */
-export const reflectionServiceDefinition = createServiceDefinition(v1.ServerReflection);
+export const reflectionServiceDefinition = createServerServiceDefinition(v1.ServerReflection);
 
 /** The grpc-js definition of grpc.reflection.v1alpha.ServerReflection: grpcurl falls back to it, older tools speak only it. */
-export const reflectionV1alphaServiceDefinition = createServiceDefinition(v1alpha.ServerReflection);
+export const reflectionV1alphaServiceDefinition = createServerServiceDefinition(v1alpha.ServerReflection);
 
 // The services the server offers besides those of the given files.
 const builtInFiles = [

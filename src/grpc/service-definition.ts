@@ -1,5 +1,6 @@
-import { fromBinary, toBinary, type DescMessage, type DescService } from "@bufbuild/protobuf";
-import type { MethodDefinition, ServiceDefinition } from "@grpc/grpc-js";
+import { fromBinary, type DescService } from "@bufbuild/protobuf";
+import type { ServiceDefinition } from "@grpc/grpc-js";
+import { createServiceDefinition } from "../protocol/service-definition.js";
 
 /**
  * What the server's deserializer returns for bytes that are not a valid
@@ -25,38 +26,16 @@ export class MalformedRequest {
 }
 
 /**
- * Builds a grpc-js service definition from a protobuf-es service descriptor:
- * protoc-gen-es v2 emits descriptors but no grpc-js definitions. The server
- * and the client both use it, so both speak exactly the generated schema.
+ * The protocol's service definition as a server serves it: a request that
+ * cannot be decoded reaches the handler as a MalformedRequest. Clients never
+ * deserialize requests, so this stays out of src/protocol.
  */
-export function createServiceDefinition(service: DescService): ServiceDefinition {
-  const definition: Record<string, MethodDefinition<unknown, unknown>> = {};
-  for (const method of service.methods) {
-    const streamsRequests = method.methodKind === "client_streaming" || method.methodKind === "bidi_streaming";
-    const streamsResponses = method.methodKind === "server_streaming" || method.methodKind === "bidi_streaming";
-    definition[method.localName] = {
-      path: `/${service.typeName}/${method.name}`,
-      originalName: method.name,
-      requestStream: streamsRequests,
-      responseStream: streamsResponses,
-      requestSerialize: serializer(method.input),
-      requestDeserialize: (bytes: Buffer) => {
-        try {
-          return fromBinary(method.input, bytes);
-        } catch (error) {
-          return new MalformedRequest(error, method.input.typeName);
-        }
-      },
-      responseSerialize: serializer(method.output),
-      responseDeserialize: (bytes: Buffer) => fromBinary(method.output, bytes),
-    };
-  }
-  return definition;
-}
-
-function serializer(schema: DescMessage): (message: unknown) => Buffer {
-  return (message) => {
-    const bytes = toBinary(schema, message as never);
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  };
+export function createServerServiceDefinition(service: DescService): ServiceDefinition {
+  return createServiceDefinition(service, (schema, bytes) => {
+    try {
+      return fromBinary(schema, bytes);
+    } catch (error) {
+      return new MalformedRequest(error, schema.typeName);
+    }
+  });
 }

@@ -1,4 +1,4 @@
-import { BlockList, isIP } from "node:net";
+import { isLoopbackAddress } from "../net/loopback-address.js";
 
 /** The flag an operator passes to let a listener without authentication take connections from the network. */
 export const allowOpenFlag = "--allow-unauthenticated-network";
@@ -22,27 +22,6 @@ export interface ListenPolicyInput {
 /** A listener address the safe-by-default rule refuses; its message names the flag and the ways out. */
 export class ListenPolicyError extends Error {
   override readonly name = "ListenPolicyError";
-}
-
-// Every loopback address: 127.0.0.0/8 and ::1 (BlockList also matches ::ffff:127.x.y.z against the IPv4 rule).
-const loopback = new BlockList();
-loopback.addSubnet("127.0.0.0", 8, "ipv4");
-loopback.addAddress("::1", "ipv6");
-
-/**
- * Whether a listen address only takes connections from this machine:
- * a loopback IP (127.0.0.0/8, ::1, written with or without brackets and port),
- * `localhost`, or a Unix socket (`unix:` or `unix-abstract:`, as grpc-js binds them).
- * Anything else — a wildcard, a LAN IP, another host name, an address that cannot be read — is not.
- */
-export function isLoopbackAddress(address: string): boolean {
-  if (address.startsWith("unix:") || address.startsWith("unix-abstract:")) return true;
-  const host = hostOf(address);
-  if (host === undefined) return false;
-  if (host.toLowerCase() === "localhost") return true;
-  const family = isIP(host);
-  if (family === 0) return false;
-  return loopback.check(host, family === 4 ? "ipv4" : "ipv6");
 }
 
 /**
@@ -75,14 +54,4 @@ export function checkListenPolicy(input: ListenPolicyInput): string[] {
   }
   if (!input.allowUnauthenticatedNetwork && open.length > 0) throw new ListenPolicyError(open[0]!.refusal);
   return open.map(({ address }) => address);
-}
-
-/** The host of "host:port", "[v6]:port", "[v6]", a bare IPv6 address or a bare host; undefined if unreadable. */
-function hostOf(address: string): string | undefined {
-  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(address);
-  if (bracketed) return bracketed[1];
-  // An unbracketed address with two or more colons can only be a bare IPv6 address.
-  if (isIP(address) === 6) return address;
-  const hostPort = /^([^:[\]]+)(?::\d+)?$/.exec(address);
-  return hostPort?.[1];
 }

@@ -1,6 +1,7 @@
 import type { Logger } from "../logging/logger.js";
 import { UsageError } from "../cli/usage-error.js";
-import { allowOpenFlag, checkListenPolicy, isLoopbackAddress } from "./listen-policy.js";
+import { isLoopbackAddress } from "../net/loopback-address.js";
+import { allowOpenFlag, checkListenPolicy } from "./listen-policy.js";
 import { loadServerTls, TlsConfigError, type ServerTls } from "./tls-files.js";
 
 /** The transport-security flags of `holdshelf serve` for parseArgs, with their environment variables as defaults. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkListenPolicy, isLoopbackAddress, ListenPolicyError, type ListenPolicyInput } from "../../src/security/listen-policy.js";
+import { isLoopbackAddress } from "../../src/net/loopback-address.js";
+import { checkListenPolicy, ListenPolicyError, type ListenPolicyInput } from "../../src/security/listen-policy.js";
 
 describe("isLoopbackAddress", () => {
   it.each([

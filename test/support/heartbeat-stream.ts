@@ -6,7 +6,7 @@ import {
   type HeartbeatResponse,
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { RpcError } from "../../src/client/rpc-error.js";
-import { queueServiceDefinition } from "../../src/grpc/queue-service.js";
+import { queueServiceDefinition } from "../../src/protocol/queue-service-definition.js";
 
 /** A raw Heartbeat stream for tests: write requests, read responses one at a time, see how it ended. */
 export interface HeartbeatStream {

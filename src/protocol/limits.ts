@@ -1,0 +1,17 @@
+// The protocol's fixed limits: the same for every queue and every broker, so
+// clients may rely on them (the proto's comments state them too). A request
+// beyond one is refused with INVALID_ARGUMENT. Limits an operator sets (flags)
+// or a queue sets (its configuration) are not here.
+
+/** Entries in one SendBatch, DeleteBatch or ChangeVisibilityBatch. */
+export const maxBatchEntries = 100;
+/** Bodies and attributes of one SendBatch, in bytes. */
+export const maxSendBatchBytes = 4 * 1024 * 1024;
+/** Messages of one Receive. */
+export const maxReceiveMessages = 100;
+/** Renewals in one Heartbeat request. */
+export const maxRenewals = 1000;
+/** Largest checkpoint a consumer may store with a message, in bytes. */
+export const maxCheckpointBytes = 64 * 1024;
+/** Longest attribute key, in UTF-8 bytes. */
+export const maxAttributeKeyBytes = 256;
