@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { durationFromMs, timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../client/rpc-client.js";
-import { loadClientCredentials } from "../security/tls-client.js";
+import { loadClientCredentials } from "../client/load-client-credentials.js";
 import { parseDurationFlag } from "./duration-flag.js";
 import { UsageError } from "./usage-error.js";
 

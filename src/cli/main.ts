@@ -1,6 +1,6 @@
 import { RpcError } from "../client/rpc-error.js";
 import { clientCommand } from "./client-commands.js";
-import { TlsConfigError } from "../security/tls-files.js";
+import { TlsConfigError } from "../net/tls-file-checks.js";
 import { UsageError } from "./usage-error.js";
 import { serveCommand } from "./serve-command.js";
 import { tokenCommand } from "./token-command.js";

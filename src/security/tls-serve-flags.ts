@@ -2,7 +2,8 @@ import type { Logger } from "../logging/logger.js";
 import { UsageError } from "../cli/usage-error.js";
 import { isLoopbackAddress } from "../net/loopback-address.js";
 import { allowOpenFlag, checkListenPolicy } from "./listen-policy.js";
-import { loadServerTls, TlsConfigError, type ServerTls } from "./tls-files.js";
+import { TlsConfigError } from "../net/tls-file-checks.js";
+import { loadServerTls, type ServerTls } from "./tls-files.js";
 
 /** The transport-security flags of `holdshelf serve` for parseArgs, with their environment variables as defaults. */
 export function transportFlagOptions(env: NodeJS.ProcessEnv) {

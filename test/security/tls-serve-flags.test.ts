@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging/logger.js";
 import { ListenPolicyError } from "../../src/security/listen-policy.js";
-import { TlsConfigError } from "../../src/security/tls-files.js";
+import { TlsConfigError } from "../../src/net/tls-file-checks.js";
 import { loadTransportSecurity, transportFlagOptions, type TransportFlagValues } from "../../src/security/tls-serve-flags.js";
 import { UsageError } from "../../src/cli/usage-error.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";

@@ -8,8 +8,9 @@ import { QueueClient } from "../../src/client/queue-client.js";
 import { createQueueServiceRpc } from "../../src/client/rpc-client.js";
 import { RpcError } from "../../src/client/rpc-error.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
-import { loadClientCredentials } from "../../src/security/tls-client.js";
-import { loadServerTls, TlsConfigError, type ServerTls } from "../../src/security/tls-files.js";
+import { loadClientCredentials } from "../../src/client/load-client-credentials.js";
+import { TlsConfigError } from "../../src/net/tls-file-checks.js";
+import { loadServerTls, type ServerTls } from "../../src/security/tls-files.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
 import { pem, useTestCerts } from "./tls-certs.js";
 

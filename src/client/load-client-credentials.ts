@@ -1,5 +1,5 @@
 import { credentials, type ChannelCredentials } from "@grpc/grpc-js";
-import { checkKeyPair, parseCertificate, readTlsFile, TlsConfigError } from "./tls-files.js";
+import { checkKeyPair, parseCertificate, readTlsFile, TlsConfigError } from "../net/tls-file-checks.js";
 
 /** A client's TLS files: the CA to trust the server by, and its own certificate and key for mutual TLS. */
 export interface ClientTlsFiles {
