@@ -1,4 +1,6 @@
-import { setTimeout as sleep } from "node:timers/promises";
+import { LeaseEnding } from "../protocol/lease-state-reason.js";
+import { maxReceiveMessages } from "../protocol/limits.js";
+import { monotonicClock, type Clock, type Timer } from "../time/clock.js";
 import { backoffDelayMs } from "./backoff.js";
 import { LeaseKeeper, type HeldLease } from "./lease-keeper.js";
 import { LeaseLostError } from "./lease-lost-error.js";
@@ -45,13 +47,16 @@ export interface ConsumerOptions {
   readonly stopGraceMs?: number | undefined;
   /** Told of every failure: a handler's (with its message), a receive's, a delete's, a stream's. Default console.error. */
   readonly onError?: ((error: unknown, message?: ReceivedMessage) => void) | undefined;
+  /**
+   * Times the renewals, the retry backoff and stop()'s grace period; a test
+   * passes a fake one. Default: the monotonic clock (performance.now()).
+   */
+  readonly clock?: Clock | undefined;
 }
 
 /** The slice of QueueClient a Consumer uses. */
 export type ConsumerClient = Pick<QueueClient, "getQueue" | "receive" | "delete" | "changeVisibilityBatch" | "heartbeat">;
 
-// A receive returns at most this many messages.
-const maxReceiveMessages = 100;
 // After the grace period, stop() gives the releases and the stream's clean
 // end this long before it cuts the stream.
 const closeTimeoutMs = 5_000;
@@ -78,6 +83,7 @@ export class Consumer {
   private readonly waitTimeMs: number;
   private readonly stopGraceMs: number;
   private readonly onError: (error: unknown, message?: ReceivedMessage) => void;
+  private readonly clock: Clock;
   private readonly stopController = new AbortController();
   private readonly jobs = new Set<Job>();
   private readonly loop: Promise<void>;
@@ -101,6 +107,7 @@ export class Consumer {
     this.waitTimeMs = check("waitTimeMs", options.waitTimeMs ?? 20_000, (n) => Number.isInteger(n) && n >= 0);
     this.stopGraceMs = check("stopGraceMs", options.stopGraceMs ?? 10_000, (n) => n >= 0);
     this.onError = options.onError ?? ((error, message) => console.error("holdshelf consumer:", error, message?.messageId ?? ""));
+    this.clock = options.clock ?? monotonicClock;
     this.loop = this.run();
   }
 
@@ -129,6 +136,7 @@ export class Consumer {
       leaseMs,
       renewFraction: this.renewFraction,
       onError: (error) => this.report(error),
+      clock: this.clock,
     });
     this.keeper = keeper;
     let failures = 0;
@@ -147,10 +155,10 @@ export class Consumer {
       } catch (error) {
         if (signal.aborted) break;
         this.report(error);
-        await pause(backoffDelayMs(failures++), signal);
+        await this.pause(backoffDelayMs(failures++), signal);
         continue;
       }
-      const receivedAt = performance.now();
+      const receivedAt = this.clock.now();
       if (signal.aborted) {
         // The answer beat the cancellation: these were never worked on.
         await this.giveBack(messages);
@@ -168,7 +176,7 @@ export class Consumer {
         return (await this.client.getQueue(this.queue)).config.visibilityTimeoutMs;
       } catch (error) {
         this.report(error);
-        await pause(backoffDelayMs(failures++), signal);
+        await this.pause(backoffDelayMs(failures++), signal);
       }
     }
     return undefined;
@@ -238,10 +246,10 @@ export class Consumer {
     await this.loop;
     const keeper = this.keeper;
     if (keeper === undefined) return;
-    await within(Promise.all([...this.jobs].map((job) => job.done)), this.stopGraceMs);
+    await this.within(Promise.all([...this.jobs].map((job) => job.done)), this.stopGraceMs);
     for (const job of this.jobs) {
       job.abandoned = true;
-      job.controller.abort(new LeaseLostError(job.message.receiptHandle, "RELEASED"));
+      job.controller.abort(new LeaseLostError(job.message.receiptHandle, LeaseEnding.RELEASED));
       // Settled by keeper.close, which waits for every pending release.
       void job.lease.release(0);
     }
@@ -259,6 +267,27 @@ export class Consumer {
     }
   }
 
+  /** Waits ms, or less if the signal aborts first. */
+  private pause(ms: number, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        timer.cancel();
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer: Timer = this.clock.setTimer(ms, done);
+      signal.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  /** Waits for a promise, but no longer than ms. */
+  private async within(promise: Promise<unknown>, ms: number): Promise<void> {
+    let timer: Timer | undefined;
+    await Promise.race([promise, new Promise((resolve) => (timer = this.clock.setTimer(ms, () => resolve(undefined))))]);
+    timer?.cancel();
+  }
+
   private report(error: unknown, message?: ReceivedMessage): void {
     try {
       this.onError(error, message);
@@ -271,17 +300,4 @@ export class Consumer {
 function check(name: string, value: number, valid: (n: number) => boolean): number {
   if (!valid(value)) throw new RangeError(`ConsumerOptions.${name} is out of range: ${value}`);
   return value;
-}
-
-/** Waits ms, or less if the signal aborts first. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return sleep(ms, undefined, { signal }).catch(() => undefined);
-}
-
-/** Waits for a promise, but no longer than ms. */
-async function within(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  // setTimeout fires at once for delays past 2^31-1 ms.
-  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, Math.min(ms, 2_147_483_647))))]);
-  clearTimeout(timer);
 }

@@ -1,9 +1,12 @@
+import { maxRenewals } from "../protocol/limits.js";
+import { LeaseEnding } from "../protocol/lease-state-reason.js";
+import { monotonicClock, type Clock, type Timer } from "../time/clock.js";
 import { backoffDelayMs } from "./backoff.js";
 import { answersRequest } from "./heartbeat-matching.js";
 import type { HeartbeatStream } from "./heartbeat-stream.js";
 import { LeaseLostError } from "./lease-lost-error.js";
 import { RpcError } from "./rpc-error.js";
-import type { LeaseRenewal, LeaseState } from "./types.js";
+import type { LeaseReason, LeaseRenewal, LeaseState } from "./types.js";
 
 /** The part of a HeartbeatStream a LeaseKeeper uses. */
 export type HeartbeatChannel = Pick<HeartbeatStream, "send" | "end" | "cancel" | typeof Symbol.asyncIterator>;
@@ -21,6 +24,12 @@ export interface LeaseKeeperOptions {
   readonly renewFraction: number;
   /** Told why a stream broke; the keeper reopens it by itself. */
   readonly onError: (error: unknown) => void;
+  /**
+   * Times renewals, expiries, stalls and reopens, and reads the times given
+   * to hold(). Default: the monotonic clock, so that a step of the wall clock
+   * moves no lease deadline.
+   */
+  readonly clock?: Clock | undefined;
 }
 
 /** One leased message as its holder handles it. */
@@ -33,16 +42,12 @@ export interface HeldLease {
   release(delayMs: number): Promise<void>;
 }
 
-// The protocol's limit of renewals per request; more wait for the next.
-const maxRenewalsPerRequest = 1000;
 // Renewals come early by up to this fraction of the interval, so that many
 // consumers do not beat in step.
 const renewJitter = 0.2;
 // An unanswered request means a stuck connection after this long (or a
 // lease's length, if longer): the stream is then broken and reopened.
 const minStallMs = 5_000;
-// setTimeout fires at once for delays past 2^31-1 ms.
-const maxTimerMs = 2_147_483_647;
 
 interface Waiter {
   resolve(): void;
@@ -70,10 +75,10 @@ interface Lease {
   due: boolean;
   /** Named by the request in flight, whose answer decides its fate. */
   inFlight: boolean;
-  /** When the lease runs out unless renewed, by performance.now(). */
+  /** When the lease runs out unless renewed, by the keeper's clock. */
   expiresAt: number;
-  renewTimer: NodeJS.Timeout | undefined;
-  expiryTimer: NodeJS.Timeout | undefined;
+  renewTimer: Timer | undefined;
+  expiryTimer: Timer | undefined;
   checkpoint: PendingCheckpoint | undefined;
   release: PendingRelease | undefined;
 }
@@ -87,7 +92,7 @@ interface Entry {
 interface InFlight {
   readonly entries: Entry[];
   readonly sentAt: number;
-  readonly stall: NodeJS.Timeout;
+  readonly stall: Timer;
 }
 
 /**
@@ -101,18 +106,21 @@ export class LeaseKeeper {
   private readonly leases = new Map<string, Lease>();
   private stream: HeartbeatChannel | undefined;
   private inFlight: InFlight | undefined;
-  private reopenTimer: NodeJS.Timeout | undefined;
+  private reopenTimer: Timer | undefined;
   private attempt = 0;
   private closing = false;
   private closed = false;
   private idleWaiters: (() => void)[] = [];
   private endWaiter: (() => void) | undefined;
 
+  private readonly clock: Clock;
+
   constructor(private readonly options: LeaseKeeperOptions) {
+    this.clock = options.clock ?? monotonicClock;
     this.open();
   }
 
-  /** Starts renewing a lease received at `since` (performance.now()); onLost fires if it is lost before it settles. */
+  /** Starts renewing a lease received at `since` (by the keeper's clock); onLost fires if it is lost before it settles. */
   hold(receiptHandle: string, since: number, onLost: (error: LeaseLostError) => void): HeldLease {
     const lease: Lease = {
       handle: receiptHandle,
@@ -148,13 +156,13 @@ export class LeaseKeeper {
    */
   async close(timeoutMs: number): Promise<void> {
     this.closing = true;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.min(timeoutMs, maxTimerMs))));
+    let timer: Timer | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = this.clock.setTimer(timeoutMs, resolve)));
     try {
       await Promise.race([this.whenIdle(), timeout]);
       // Nothing more is sent: a stream that is down stays down.
       this.closed = true;
-      clearTimeout(this.reopenTimer);
+      this.reopenTimer?.cancel();
       const stream = this.stream;
       if (stream !== undefined) {
         const ended = new Promise<void>((resolve) => (this.endWaiter = resolve));
@@ -162,7 +170,7 @@ export class LeaseKeeper {
         await Promise.race([ended, timeout]);
       }
     } finally {
-      clearTimeout(timer);
+      timer?.cancel();
       const stream = this.stream;
       this.stream = undefined;
       stream?.cancel();
@@ -213,7 +221,8 @@ export class LeaseKeeper {
     if (stream === undefined || this.inFlight !== undefined) return;
     const entries: Entry[] = [];
     for (const lease of this.leases.values()) {
-      if (entries.length === maxRenewalsPerRequest) break;
+      // The protocol's limit per request; the rest wait for the next.
+      if (entries.length === maxRenewals) break;
       if (!lease.due && lease.checkpoint === undefined && lease.release === undefined) continue;
       entries.push({ lease, checkpoint: lease.checkpoint, release: lease.release });
       lease.due = false;
@@ -225,9 +234,9 @@ export class LeaseKeeper {
       this.checkIdle();
       return;
     }
-    const stallMs = Math.min(Math.max(minStallMs, this.options.leaseMs), maxTimerMs);
-    const stall = setTimeout(() => this.breakStream(new Error(`no Heartbeat answer within ${stallMs} ms`)), stallMs);
-    this.inFlight = { entries, sentAt: performance.now(), stall };
+    const stallMs = Math.max(minStallMs, this.options.leaseMs);
+    const stall = this.clock.setTimer(stallMs, () => this.breakStream(new Error(`no Heartbeat answer within ${stallMs} ms`)));
+    this.inFlight = { entries, sentAt: this.clock.now(), stall };
     stream.send({ queue: this.options.queue, releaseOnDisconnect: true, leases: entries.map((entry) => this.renewal(entry)) });
   }
 
@@ -242,7 +251,7 @@ export class LeaseKeeper {
   private onResponse(states: LeaseState[]): void {
     const request = this.inFlight;
     if (request !== undefined && answersRequest(request.entries.map((entry) => entry.lease.handle), states)) {
-      clearTimeout(request.stall);
+      request.stall.cancel();
       this.inFlight = undefined;
       this.attempt = 0;
       request.entries.forEach((entry, index) => this.applyAnswer(entry, states[index]!, request.sentAt));
@@ -259,7 +268,7 @@ export class LeaseKeeper {
 
   private applyAnswer({ lease, checkpoint, release }: Entry, state: LeaseState, sentAt: number): void {
     lease.inFlight = false;
-    const stored = state.held || (release !== undefined && state.reason === "RELEASED");
+    const stored = state.held || (release !== undefined && state.reason === LeaseEnding.RELEASED);
     if (checkpoint !== undefined) {
       if (stored) settle(checkpoint.waiters);
       else settle(checkpoint.waiters, new LeaseLostError(lease.handle, state.reason));
@@ -277,27 +286,27 @@ export class LeaseKeeper {
 
   /** Sets a lease's renewal and expiry timers, counting from when its last receive or renewal was sent. */
   private schedule(lease: Lease, from: number): void {
-    clearTimeout(lease.renewTimer);
-    clearTimeout(lease.expiryTimer);
+    lease.renewTimer?.cancel();
+    lease.expiryTimer?.cancel();
     const { leaseMs, renewFraction } = this.options;
-    const now = performance.now();
+    const now = this.clock.now();
     const renewAt = from + leaseMs * renewFraction * (1 - renewJitter * Math.random());
     lease.expiresAt = from + leaseMs;
-    lease.renewTimer = setTimeout(() => {
+    lease.renewTimer = this.clock.setTimer(renewAt - now, () => {
       lease.due = true;
       this.pump();
-    }, timerDelay(renewAt - now));
-    lease.expiryTimer = setTimeout(() => this.expire(lease), timerDelay(lease.expiresAt - now));
+    });
+    lease.expiryTimer = this.clock.setTimer(lease.expiresAt - now, () => this.expire(lease));
   }
 
   // Without an answer by its deadline (the stream is down, say) a lease must
   // be presumed lost; one in flight waits for its answer or the stall timeout.
   private expire(lease: Lease): void {
-    if (!lease.inFlight) this.lose(lease, "LEASE_EXPIRED");
+    if (!lease.inFlight) this.lose(lease, LeaseEnding.LEASE_EXPIRED);
   }
 
   private saveCheckpoint(lease: Lease, bytes: Uint8Array): Promise<void> {
-    if (lease.state !== "held") return Promise.reject(lease.endError ?? new LeaseLostError(lease.handle, "RELEASED"));
+    if (lease.state !== "held") return Promise.reject(lease.endError ?? new LeaseLostError(lease.handle, LeaseEnding.RELEASED));
     return new Promise((resolve, reject) => {
       // The newest checkpoint replaces one not sent yet; its answer settles both.
       lease.checkpoint = { bytes, waiters: [...(lease.checkpoint?.waiters ?? []), { resolve, reject }] };
@@ -315,13 +324,13 @@ export class LeaseKeeper {
         // server never hears of still ends when the lease would.
         lease.state = "releasing";
         lease.due = false;
-        clearTimeout(lease.renewTimer);
+        lease.renewTimer?.cancel();
       }
       this.pump();
     });
   }
 
-  private lose(lease: Lease, reason: string): void {
+  private lose(lease: Lease, reason: LeaseReason): void {
     if (lease.state === "gone") return;
     const error = new LeaseLostError(lease.handle, reason);
     const wasHeld = lease.state === "held";
@@ -334,8 +343,8 @@ export class LeaseKeeper {
     if (lease.state === "gone") return;
     lease.state = "gone";
     lease.endError = error;
-    clearTimeout(lease.renewTimer);
-    clearTimeout(lease.expiryTimer);
+    lease.renewTimer?.cancel();
+    lease.expiryTimer?.cancel();
     this.leases.delete(lease.handle);
     if (lease.checkpoint !== undefined) settle(lease.checkpoint.waiters, error);
     if (lease.release !== undefined) settle(lease.release.waiters);
@@ -350,8 +359,8 @@ export class LeaseKeeper {
     if (failure instanceof RpcError && failure.reason === "QUEUE_NOT_FOUND") {
       for (const lease of [...this.leases.values()]) this.lose(lease, "QUEUE_NOT_FOUND");
     }
-    const now = performance.now();
-    for (const lease of [...this.leases.values()]) if (lease.expiresAt <= now) this.lose(lease, "LEASE_EXPIRED");
+    const now = this.clock.now();
+    for (const lease of [...this.leases.values()]) if (lease.expiresAt <= now) this.lose(lease, LeaseEnding.LEASE_EXPIRED);
     if (this.closing) this.endWaiter?.();
     if (failure === undefined) return;
     this.options.onError(failure);
@@ -360,7 +369,7 @@ export class LeaseKeeper {
 
   private scheduleReopen(): void {
     if (this.closed) return;
-    this.reopenTimer = setTimeout(() => this.open(), backoffDelayMs(this.attempt++));
+    this.reopenTimer = this.clock.setTimer(backoffDelayMs(this.attempt++), () => this.open());
   }
 
   private breakStream(error: Error): void {
@@ -399,7 +408,7 @@ export class LeaseKeeper {
   private takeInFlight(): Entry[] {
     const request = this.inFlight;
     if (request === undefined) return [];
-    clearTimeout(request.stall);
+    request.stall.cancel();
     this.inFlight = undefined;
     for (const { lease } of request.entries) lease.inFlight = false;
     return request.entries;
@@ -429,8 +438,4 @@ function settle(waiters: readonly Waiter[], error?: unknown): void {
     if (error === undefined) waiter.resolve();
     else waiter.reject(error);
   }
-}
-
-function timerDelay(ms: number): number {
-  return Math.min(Math.max(0, ms), maxTimerMs);
 }

@@ -1,3 +1,5 @@
+import type { LeaseReason } from "./types.js";
+
 /**
  * Why a handler's lease ended before it settled its message: the reason a
  * Heartbeat LeaseState gave (LEASE_EXPIRED, LEASE_SUPERSEDED,
@@ -9,8 +11,8 @@ export class LeaseLostError extends Error {
 
   constructor(
     readonly receiptHandle: string,
-    /** The stable reason, e.g. LEASE_EXPIRED. */
-    readonly reason: string,
+    /** The stable reason, e.g. LEASE_EXPIRED; possibly one newer than this client (see LeaseReason). */
+    readonly reason: LeaseReason,
   ) {
     super(`the lease of this message was lost: ${reason}`);
   }

@@ -1,3 +1,4 @@
+import type { LeaseStateReason } from "../protocol/lease-state-reason.js";
 import type { RpcError } from "./rpc-error.js";
 
 /** How a queue treats its messages, as the server reports it: every default filled in, durations in milliseconds. */
@@ -177,5 +178,13 @@ export interface LeaseState {
   /** The lease's deadline, when held. */
   readonly leaseDeadline?: Date;
   /** Why the lease is not held (LEASE_EXPIRED, LEASE_SUPERSEDED, MESSAGE_NOT_FOUND, RELEASED, ...); empty when held. */
-  readonly reason: string;
+  readonly reason: LeaseReason;
 }
+
+/**
+ * Why a lease was lost, as the wire says it: one this client knows, or any
+ * other string. Left open because a newer server may send a reason this
+ * client does not know yet; it must reach the caller as it came, not be
+ * rejected or rewritten. (`string & {}` keeps the known names in completions.)
+ */
+export type LeaseReason = LeaseStateReason | (string & {});
