@@ -1,5 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Metadata } from "@grpc/grpc-js";
+import { queueNamePattern } from "../broker/queue-config.js";
 import { HoldshelfError } from "../errors/holdshelf-error.js";
 import { readAuthFile, type TokenEntry } from "./auth-file.js";
 import { tokenDigest } from "./bearer-token.js";
@@ -77,14 +78,12 @@ export class AuthGate {
  */
 export function requirePermission(principal: Principal, action: Action | "see", queue: string, field: string): void {
   if (action === "see" ? principal.canSee(queue) : principal.may(action, queue)) return;
+  // Only a well-formed queue name is quoted back: anything else is the caller's junk, and could be anything.
   throw new HoldshelfError(
     "PERMISSION_DENIED",
     `token "${principal.name}" has no ${action === "see" ? "" : `${action} `}permission on ${queueNamePattern.test(queue) ? `queue "${queue}"` : "that queue name"} (${field})`,
   );
 }
-
-// Only a well-formed queue name is quoted back: anything else is the caller's junk, and could be anything.
-const queueNamePattern = /^[A-Za-z0-9_-]{1,80}$/;
 
 /** The token of "Bearer <token>" (scheme in any case, as RFC 6750 allows), or undefined. */
 function bearerToken(value: string): string | undefined {

@@ -56,6 +56,14 @@ export const defaultQueueConfig: QueueConfig = { ...defaultQueueLimits, redriveP
 /** The longest a Receive may wait, whatever the queue says. */
 export const maxReceiveWaitMs = 20 * second;
 
+/** A well-formed queue name: 1 to 80 characters of [A-Za-z0-9_-] (auth's queue patterns add `*` to those characters). */
+export const queueNamePattern = /^[A-Za-z0-9_-]{1,80}$/;
+
+/** Checks a queue name's form. Throws INVALID_ARGUMENT naming `field`. */
+export function checkQueueName(name: string, field: string): void {
+  if (!queueNamePattern.test(name)) throw invalidArgument(field, "must be 1 to 80 characters of [A-Za-z0-9_-]");
+}
+
 /** Bounds of a redrive policy's max_receive_count. */
 export const maxReceiveCountBounds = [1, 1000] as const;
 /** The longest retry backoff. */
@@ -109,7 +117,7 @@ export function resolveQueueConfig(input: QueueConfigInput | undefined, prefix =
   checkLimit("delayMs", 0, limits.retentionMs);
   const { redrivePolicy, retryPolicy } = input ?? {};
   if (redrivePolicy !== undefined) {
-    if (!/^[A-Za-z0-9_-]{1,80}$/.test(redrivePolicy.deadLetterQueue)) {
+    if (!queueNamePattern.test(redrivePolicy.deadLetterQueue)) {
       throw invalidArgument(`${prefix}redrive_policy.dead_letter_queue`, "must be the name of an existing queue");
     }
     const [min, max] = maxReceiveCountBounds;
@@ -141,6 +149,11 @@ export function sameQueueConfig(a: QueueConfig, b: QueueConfig): boolean {
 export function retryBackoffMs(policy: RetryPolicy, receiveCount: number): number {
   // 2^(n-1) overflows to Infinity for huge counts; min() still gives max_backoff.
   return Math.min(policy.maxBackoffMs, policy.minBackoffMs * 2 ** Math.max(0, receiveCount - 1));
+}
+
+/** Whether a message received `receiveCount` times has had every delivery the queue's redrive policy allows. */
+export function isSpent(config: QueueConfig, receiveCount: number): boolean {
+  return config.redrivePolicy !== undefined && receiveCount >= config.redrivePolicy.maxReceiveCount;
 }
 
 function describe(value: number, unit: "ms" | ""): string {

@@ -2,16 +2,18 @@ import { HoldshelfError, invalidArgument, queueNotFound } from "../errors/holdsh
 import type { QueueRecord, ScheduleEntry, Store, StoredState } from "../store/store.js";
 import { tooManyQueues } from "./broker-limits.js";
 import type { Clock } from "../time/clock.js";
-import { resolveQueueConfig, sameQueueConfig, type QueueConfig, type QueueConfigInput } from "./queue-config.js";
+import { checkQueueName, resolveQueueConfig, sameQueueConfig, type QueueConfig, type QueueConfigInput } from "./queue-config.js";
 import { enqueueOrder, QueueState } from "./queue-state.js";
-import { checkQueueName } from "./request-limits.js";
 
 const defaultPageSize = 100;
 const maxPageSize = 1000;
 
-/** Hooks the registry calls when a queue's messages are dropped. */
+/**
+ * Hooks the registry calls when it deletes a queue. A purge calls none: the
+ * queue lives on, and the purge's caller forgets its leases.
+ */
 export interface QueueRegistryEvents {
-  /** The queue was deleted: fail its waiting receives, stop its timers. */
+  /** The queue was deleted: fail its waiting receives, stop its timer, forget its leases. */
   onDeleted(queue: QueueState): void;
 }
 
@@ -45,9 +47,10 @@ export class QueueRegistry {
       schedule.sort(enqueueOrder);
       let previous: ScheduleEntry | undefined;
       for (const entry of schedule) {
-        // A write that failed after memory moved on can leave a message two
-        // index entries: only the latest delivery's counts, or it would be
-        // delivered twice.
+        // One index entry per message: the one of its latest delivery. A
+        // message has one entry unless a failed write (after memory moved on)
+        // left an old one behind; delivering from both would hand the same
+        // message out twice.
         if (previous?.id === entry.id) queue.remove(queue.messages.get(entry.id)!);
         queue.adopt(entry, now);
         previous = entry;
@@ -231,15 +234,12 @@ export class QueueRegistry {
   }
 }
 
-/**
- * One index entry per message: the one of its latest delivery. A message
- * has one entry unless a failed write left an old one behind; delivering
- * from both would hand the same message out twice.
- */
+/** The page token that resumes a listing after `lastName`. */
 function encodePageToken(lastName: string): string {
   return Buffer.from(`after:${lastName}`, "utf8").toString("base64url");
 }
 
+/** The name a page token resumes after; INVALID_ARGUMENT for a token this service did not make. */
 function decodePageToken(token: string): string {
   const text = Buffer.from(token, "base64url").toString("utf8");
   if (!text.startsWith("after:") || encodePageToken(text.slice(6)) !== token) {

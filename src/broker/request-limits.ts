@@ -2,24 +2,18 @@ import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
 import { maxReceiveWaitMs, type QueueConfig } from "./queue-config.js";
 import type { OutgoingMessage, ReceiveOptions } from "./types.js";
 
-import {
-  maxAttributeKeyBytes,
-  maxBatchEntries,
-  maxCheckpointBytes,
-  maxReceiveMessages,
-  maxRenewals,
-} from "../protocol/limits.js";
-
-// The protocol's fixed limits live in src/protocol/limits.ts, where the client
-// reads them too; re-exported for the broker code that checks against them here.
-export {
-  maxAttributeKeyBytes,
-  maxBatchEntries,
-  maxCheckpointBytes,
-  maxReceiveMessages,
-  maxRenewals,
-  maxSendBatchBytes,
-} from "../protocol/limits.js";
+/** Entries in one SendBatch, DeleteBatch or ChangeVisibilityBatch. */
+export const maxBatchEntries = 100;
+/** Bodies and attributes of one SendBatch, in bytes. */
+export const maxSendBatchBytes = 4 * 1024 * 1024;
+/** Messages of one Receive. */
+export const maxReceiveMessages = 100;
+/** Renewals in one Heartbeat request. */
+export const maxRenewals = 1000;
+/** Largest checkpoint a consumer may store with a message, in bytes. */
+export const maxCheckpointBytes = 64 * 1024;
+/** Longest attribute key, in UTF-8 bytes. */
+export const maxAttributeKeyBytes = 256;
 /**
  * Budget for the messages of one Receive response. A response must stay under
  * the 4 MiB that gRPC clients accept by default, so the budget leaves room
@@ -28,13 +22,6 @@ export {
 export const receiveResponseBudgetBytes = 4 * 1024 * 1024 - 64 * 1024;
 /** Room each message of a response takes besides its body and attributes: id, handle, times, tags. */
 export const perMessageOverheadBytes = 256;
-
-const queueNamePattern = /^[A-Za-z0-9_-]{1,80}$/;
-
-/** Checks a queue name's form. Throws INVALID_ARGUMENT naming `field`. */
-export function checkQueueName(name: string, field: string): void {
-  if (!queueNamePattern.test(name)) throw invalidArgument(field, "must be 1 to 80 characters of [A-Za-z0-9_-]");
-}
 
 /** The message's size as max_message_bytes counts it: body plus attribute keys and values. */
 export function messageSize(message: OutgoingMessage): number {
