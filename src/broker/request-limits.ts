@@ -2,18 +2,24 @@ import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
 import { maxReceiveWaitMs, type QueueConfig } from "./queue-config.js";
 import type { OutgoingMessage, ReceiveOptions } from "./types.js";
 
-/** Entries in one SendBatch, DeleteBatch or ChangeVisibilityBatch. */
-export const maxBatchEntries = 100;
-/** Bodies and attributes of one SendBatch, in bytes. */
-export const maxSendBatchBytes = 4 * 1024 * 1024;
-/** Messages of one Receive. */
-export const maxReceiveMessages = 100;
-/** Renewals in one Heartbeat request. */
-export const maxRenewals = 1000;
-/** Largest checkpoint a consumer may store with a message, in bytes. */
-export const maxCheckpointBytes = 64 * 1024;
-/** Longest attribute key, in UTF-8 bytes. */
-export const maxAttributeKeyBytes = 256;
+import {
+  maxAttributeKeyBytes,
+  maxBatchEntries,
+  maxCheckpointBytes,
+  maxReceiveMessages,
+  maxRenewals,
+} from "../protocol/limits.js";
+
+// The protocol's fixed limits live in src/protocol/limits.ts, where the client
+// reads them too; re-exported for the broker code that checks against them here.
+export {
+  maxAttributeKeyBytes,
+  maxBatchEntries,
+  maxCheckpointBytes,
+  maxReceiveMessages,
+  maxRenewals,
+  maxSendBatchBytes,
+} from "../protocol/limits.js";
 /**
  * Budget for the messages of one Receive response. A response must stay under
  * the 4 MiB that gRPC clients accept by default, so the budget leaves room
