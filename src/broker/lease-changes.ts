@@ -9,7 +9,7 @@ import type { LeaseStream, LeaseTracking, TrackedLease } from "./lease-tracking.
 import type { LiveMessage, QueueState } from "./queue-state.js";
 import type { ReceiptHandles } from "./receipt-handles.js";
 import { checkCheckpoint, checkVisibilityTimeout } from "./request-limits.js";
-import { removeMessageOp, rescheduleOp } from "./store-ops.js";
+import { removeMessageOp } from "./store-ops.js";
 import type { LeaseRenewal, LeaseState } from "./types.js";
 
 /**
@@ -58,9 +58,7 @@ export class LeaseChanges {
         `the lease may not run past ${new Date(limit).toISOString()}, max_lease_duration after its receive`,
       );
     }
-    const fromReadyAt = message.readyAt;
-    queue.reschedule(message, deadline, timeoutMs > 0, now);
-    ops.push(rescheduleOp(queue.record.dataId, fromReadyAt, message));
+    ops.push(queue.reschedule(message, deadline, timeoutMs > 0, now));
     if (timeoutMs === 0) {
       this.tracking.untrack(queue, message.id);
       ops.push(...this.endings.endAll(queue, [message], "released"));

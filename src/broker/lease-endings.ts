@@ -1,11 +1,10 @@
 import type { StoreOp } from "../store/store.js";
 import type { BackgroundWork } from "./background-work.js";
 import type { Clock } from "../time/clock.js";
-import { DeadLetters } from "./dead-letters.js";
+import type { DeadLetters } from "./dead-letters.js";
 import type { LeaseTracking } from "./lease-tracking.js";
-import { retryBackoffMs } from "./queue-config.js";
+import { isSpent, retryBackoffMs } from "./queue-config.js";
 import type { LiveMessage, QueueState } from "./queue-state.js";
-import { rescheduleOp } from "./store-ops.js";
 
 /**
  * How a lease ended without a delete: it ran out; it was released on
@@ -39,7 +38,7 @@ export class LeaseEndings {
     const spent: LiveMessage[] = [];
     const policy = queue.record.config.retryPolicy;
     for (const message of messages) {
-      if (DeadLetters.isSpent(queue, message)) {
+      if (isSpent(queue.record.config, message.receiveCount)) {
         queue.remove(message);
         this.tracking.untrack(queue, message.id);
         spent.push(message);
@@ -49,9 +48,7 @@ export class LeaseEndings {
       const backoff = policy === undefined ? 0 : retryBackoffMs(policy, message.receiveCount);
       // An expired lease's message is already visible, and the disk agrees.
       if (how === "expired" && backoff === 0) continue;
-      const fromReadyAt = message.readyAt;
-      queue.reschedule(message, now + backoff, false, now);
-      ops.push(rescheduleOp(queue.record.dataId, fromReadyAt, message));
+      ops.push(queue.reschedule(message, now + backoff, false, now));
     }
     if (spent.length > 0) this.background.start(this.deadLetters.deadLetter(queue, spent));
     return ops;

@@ -1,6 +1,7 @@
-import type { QueueRecord, ScheduleEntry } from "../store/store.js";
+import type { QueueRecord, ScheduleEntry, StoreOp } from "../store/store.js";
 import type { Timer } from "../time/clock.js";
 import { IndexedHeap, type HeapItem } from "./indexed-heap.js";
+import { rescheduleOp } from "./store-ops.js";
 
 /** A message as the broker holds it in memory: its schedule entry and its place in a heap. */
 export interface LiveMessage extends ScheduleEntry, HeapItem {
@@ -83,12 +84,19 @@ export class QueueState {
     this.messages.delete(message.id);
   }
 
-  /** Sets a message's ready time and whether a lease hides it, and re-places it. */
-  reschedule(message: LiveMessage, readyAt: number, leased: boolean, now: number): void {
+  /**
+   * Sets a message's ready time and whether a lease hides it, re-places it,
+   * and returns the write that moves its index entry on disk from the old
+   * ready time, for the caller to commit. Change the message's other fields
+   * first: the write carries its state as it is now.
+   */
+  reschedule(message: LiveMessage, readyAt: number, leased: boolean, now: number): StoreOp {
+    const fromReadyAt = message.readyAt;
     this.unplace(message);
     message.readyAt = readyAt;
     message.leased = leased;
     this.place(message, now);
+    return rescheduleOp(this.record.dataId, fromReadyAt, message);
   }
 
   /**
