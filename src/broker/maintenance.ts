@@ -40,6 +40,15 @@ export class Maintenance {
   /**
    * Makes due messages visible in one queue, offers them to its waiting
    * receives, and re-arms its timer. Call after any change to the queue.
+   *
+   * Reads call it too (GetQueue, ListQueues, a metrics scrape), so a read may
+   * start writes: a lease that ran out is visible the moment it runs out, and
+   * the counts a client reads must say so, however late a busy event loop
+   * fires the timer. Counting without advancing cannot be exact: where an
+   * expired lease's message goes (visible, delayed by a retry backoff, or to
+   * the dead-letter queue) is decided by the rules that run here, and their
+   * writes (backoffs, dead-letter moves, waiting receives served) are the
+   * ones the timer would have started a moment later.
    */
   advance(queue: QueueState): void {
     if (queue.deleted) return;
