@@ -31,12 +31,6 @@ export class DeadLetters {
     private readonly events: BrokerEvents,
   ) {}
 
-  /** Whether a message has had every delivery its queue's redrive policy allows. */
-  static isSpent(queue: QueueState, message: LiveMessage): boolean {
-    const policy = queue.record.config.redrivePolicy;
-    return policy !== undefined && message.receiveCount >= policy.maxReceiveCount;
-  }
-
   /**
    * Moves spent messages, already taken out of their queue's memory, to its
    * dead-letter queue. If that queue is gone (it cannot be deleted while

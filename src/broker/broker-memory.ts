@@ -1,0 +1,123 @@
+import { HoldshelfError } from "../errors/holdshelf-error.js";
+import type { StoredState } from "../store/store.js";
+import type { Clock } from "../time/clock.js";
+import { BackgroundWork } from "./background-work.js";
+import type { BrokerEvents } from "./broker-events.js";
+import { StoredMessageBudget, type BrokerLimits } from "./broker-limits.js";
+import { createCommitAndServe, type CommitAndServe } from "./commit-and-serve.js";
+import { DeadLetters } from "./dead-letters.js";
+import { LeaseChanges } from "./lease-changes.js";
+import { LeaseEndings } from "./lease-endings.js";
+import { LeaseTracking } from "./lease-tracking.js";
+import { Maintenance } from "./maintenance.js";
+import { QueueRegistry } from "./queue-registry.js";
+import type { QueueState } from "./queue-state.js";
+import { ReceiptHandles } from "./receipt-handles.js";
+import { createReceiveRules, type ReceiveRules } from "./receive-rules.js";
+import type { RevocableStore } from "./revocable-store.js";
+import { WaitingReceives } from "./waiting-receives.js";
+
+/** What one load of the broker's memory is built from. */
+export interface BrokerMemoryOptions {
+  /** The view of the store this load writes through; revoked when storage fails. */
+  readonly store: RevocableStore;
+  /** What the store held when this load was made. */
+  readonly stored: StoredState;
+  readonly clock: Clock;
+  readonly onBackgroundError: (error: unknown) => void;
+  readonly events: BrokerEvents;
+  readonly limits: BrokerLimits;
+}
+
+/**
+ * The broker's in-memory state, rebuilt from the store at start and after a
+ * storage outage: every part, and the rules that work on them, wired to one
+ * another and to nothing else. A reload replaces the whole object at once.
+ */
+export interface BrokerMemory {
+  readonly store: RevocableStore;
+  readonly registry: QueueRegistry;
+  readonly handles: ReceiptHandles;
+  readonly waiting: WaitingReceives;
+  /** Which Heartbeat stream holds each lease. */
+  readonly leases: LeaseTracking;
+  readonly leaseChanges: LeaseChanges;
+  readonly endings: LeaseEndings;
+  readonly receiving: ReceiveRules;
+  readonly deadLetters: DeadLetters;
+  readonly background: BackgroundWork;
+  readonly maintenance: Maintenance;
+  readonly storedBudget: StoredMessageBudget;
+  readonly commitAndServe: CommitAndServe;
+}
+
+/**
+ * Builds the memory from what the store holds. Its parts call back into
+ * this memory alone, so one that a reload replaced can reach nothing of the
+ * next. The timers are not started: the broker starts them.
+ */
+export function createBrokerMemory(options: BrokerMemoryOptions): BrokerMemory {
+  const { store, stored, clock, onBackgroundError, events, limits } = options;
+  const handles = new ReceiptHandles(stored.handleKey);
+  const waiting = new WaitingReceives(clock, limits.maxWaitingReceives);
+  const leases = new LeaseTracking();
+  const background = new BackgroundWork(onBackgroundError);
+  // A deleted queue's waiting receives fail, its timer stops, its leases are forgotten.
+  const forgetQueue = (queue: QueueState): void => {
+    maintenance.disarm(queue);
+    leases.forgetQueue(queue);
+    waiting.failAll(queue, new HoldshelfError("QUEUE_NOT_FOUND", `queue "${queue.record.name}" was deleted`));
+  };
+  const registry = new QueueRegistry(store, clock, { onDeleted: forgetQueue }, stored, limits.maxQueues);
+  const storedBudget = new StoredMessageBudget(limits.maxStoredMessages, () => registry.all());
+  const deadLetters = new DeadLetters(store, clock, registry, (queue) => maintenance.advance(queue), events);
+  const endings = new LeaseEndings(clock, leases, deadLetters, background);
+  const leaseChanges = new LeaseChanges(clock, handles, leases, endings, events);
+  const maintenance: Maintenance = new Maintenance(
+    clock,
+    registry,
+    waiting,
+    (ops) => store.commit(ops),
+    onBackgroundError,
+    (queue, expired) => {
+      // Expired messages keep their deadline as their ready time until their rules run.
+      const now = clock.now();
+      for (const message of expired) events.leaseExpired(queue.record.name, now - message.readyAt);
+      leases.expired(queue, expired);
+      const ops = endings.endAll(queue, expired, "expired");
+      if (ops.length > 0) background.start(store.commit(ops));
+    },
+    (queue, removed) => {
+      removed.forEach((message) => leases.untrack(queue, message.id));
+      events.retentionExpired(queue.record.name, removed.length);
+    },
+  );
+  const commitAndServe = createCommitAndServe(store, (queue) => maintenance.advance(queue));
+  const receiving = createReceiveRules({
+    clock,
+    store,
+    handles,
+    tracking: leases,
+    waiting,
+    deadLetters,
+    background,
+    advance: (queue) => maintenance.advance(queue),
+    commitAndServe,
+    events,
+  });
+  return {
+    store,
+    registry,
+    handles,
+    waiting,
+    leases,
+    leaseChanges,
+    endings,
+    receiving,
+    deadLetters,
+    background,
+    maintenance,
+    storedBudget,
+    commitAndServe,
+  };
+}
