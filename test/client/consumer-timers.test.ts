@@ -1,0 +1,178 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { Consumer, type ConsumerClient, type HandlerContext } from "../../src/client/consumer.js";
+import type { HeartbeatStream } from "../../src/client/heartbeat-stream.js";
+import { LeaseLostError } from "../../src/client/lease-lost-error.js";
+import { RpcError } from "../../src/client/rpc-error.js";
+import type { ReceivedMessage, ReceiveOptions } from "../../src/client/types.js";
+import { FakeClock } from "../support/fake-clock.js";
+import { held, lost, ScriptedStream } from "./scripted-stream.js";
+
+/** A receive the test answers. */
+interface PendingReceive {
+  readonly options: ReceiveOptions;
+  resolve(messages: ReceivedMessage[]): void;
+  reject(error: unknown): void;
+}
+
+const message = (receiptHandle: string): ReceivedMessage => ({
+  messageId: `id-${receiptHandle}`,
+  receiptHandle,
+  body: new Uint8Array(),
+  attributes: {},
+  receiveCount: 1,
+  sendTime: new Date(0),
+  firstReceiveTime: new Date(0),
+  leaseDeadline: new Date(0),
+});
+
+// The Consumer's timers on a fake clock, against a client the test plays:
+// no broker and no real time, so each wait is checked to the millisecond.
+describe("Consumer's timers", () => {
+  const receives: PendingReceive[] = [];
+  const streams: ScriptedStream[] = [];
+  const errors: unknown[] = [];
+  let clock: FakeClock;
+  let consumer: Consumer | undefined;
+
+  const client: ConsumerClient = {
+    getQueue: () => Promise.reject(new Error("not used: the tests pass visibilityTimeoutMs")),
+    receive: (_queue, options = {}) =>
+      new Promise((resolve, reject) => {
+        receives.push({ options, resolve, reject });
+        options.signal?.addEventListener("abort", () => reject(new RpcError(1, "", "cancelled")), { once: true });
+      }),
+    delete: () => Promise.resolve(),
+    changeVisibilityBatch: () => Promise.resolve([]),
+    heartbeat: () => {
+      const stream = new ScriptedStream();
+      streams.push(stream);
+      return stream as unknown as HeartbeatStream;
+    },
+  };
+
+  /** Lets the consumer and its keeper take in what happened. */
+  const settle = async () => {
+    for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  beforeEach(() => {
+    clock = new FakeClock();
+    // No jitter: backoffs at their floor (half the ceiling).
+    vi.spyOn(Math, "random").mockReturnValue(0);
+  });
+
+  afterEach(async () => {
+    let stopped = consumer === undefined;
+    const stopping = consumer?.stop().then(() => (stopped = true));
+    streams.at(-1)?.finish();
+    // stop() sets its timers as it gets to them: move time until it is done.
+    for (let round = 0; round < 10 && !stopped; round++) {
+      clock.advance(10_000);
+      await settle();
+    }
+    await stopping;
+    consumer = undefined;
+    receives.splice(0);
+    streams.splice(0);
+    errors.splice(0);
+    vi.restoreAllMocks();
+  });
+
+  /** Starts a consumer whose handler runs until its signal aborts; resolves with the context of the one message it is given. */
+  async function consumeOne(): Promise<HandlerContext> {
+    let context!: HandlerContext;
+    consumer = new Consumer(
+      client,
+      "jobs",
+      (_message, handlerContext) =>
+        new Promise<void>((resolve) => {
+          context = handlerContext;
+          handlerContext.signal.addEventListener("abort", () => resolve(), { once: true });
+        }),
+      // A minute's lease: its first renewal (at 20 s) comes after everything these tests do.
+      { visibilityTimeoutMs: 60_000, stopGraceMs: 10_000, clock, onError: (error) => errors.push(error) },
+    );
+    await settle();
+    const stream = streams[0]!;
+    stream.push([]);
+    receives[0]!.resolve([message("m1")]);
+    await settle();
+    expect(stream.sent.at(-1)!.leases.map((l) => l.receiptHandle)).toEqual(["m1"]);
+    stream.push([held("m1")]);
+    await settle();
+    return context;
+  }
+
+  it("stop() waits out its grace period on the clock, then releases the message still being handled", async () => {
+    const context = await consumeOne();
+    const stream = streams[0]!;
+    const sent = stream.sent.length;
+    let stopped = false;
+    const stopping = consumer!.stop().then(() => (stopped = true));
+    await settle();
+
+    clock.advance(9_999);
+    await settle();
+    expect(context.signal.aborted).toBe(false);
+    expect(stream.sent).toHaveLength(sent);
+
+    clock.advance(1);
+    await settle();
+    expect(context.signal.reason).toBeInstanceOf(LeaseLostError);
+    expect(context.signal.reason).toMatchObject({ reason: "RELEASED" });
+    expect(stream.sent.at(-1)!.leases).toEqual([{ receiptHandle: "m1", visibilityTimeoutMs: 0, checkpoint: undefined }]);
+
+    stream.push([lost("m1", "RELEASED")]);
+    await settle();
+    expect(stream.halfClosed).toBe(true);
+    expect(stopped).toBe(false);
+    stream.finish();
+    await stopping;
+    expect(stream.cancelled).toBe(false);
+    expect(errors).toEqual([]);
+  });
+
+  it("stop() cuts the stream 5 s after the grace period when the server answers nothing", async () => {
+    await consumeOne();
+    const stream = streams[0]!;
+    let stopped = false;
+    const stopping = consumer!.stop().then(() => (stopped = true));
+    await settle();
+    clock.advance(10_000);
+    await settle();
+
+    clock.advance(4_999);
+    await settle();
+    expect(stream.cancelled).toBe(false);
+    expect(stopped).toBe(false);
+    clock.advance(1);
+    await stopping;
+    expect(stream.halfClosed).toBe(true);
+    expect(stream.cancelled).toBe(true);
+  });
+
+  it("retries a failed receive after a backoff that grows with each failure", async () => {
+    consumer = new Consumer(client, "jobs", () => {}, { visibilityTimeoutMs: 30_000, clock, onError: (error) => errors.push(error) });
+    await settle();
+    const unavailable = new RpcError(14, "", "connection refused");
+    receives[0]!.reject(unavailable);
+    await settle();
+
+    clock.advance(49);
+    await settle();
+    expect(receives).toHaveLength(1);
+    clock.advance(1);
+    await settle();
+    expect(receives).toHaveLength(2);
+
+    receives[1]!.reject(unavailable);
+    await settle();
+    clock.advance(99);
+    await settle();
+    expect(receives).toHaveLength(2);
+    clock.advance(1);
+    await settle();
+    expect(receives).toHaveLength(3);
+    expect(errors).toEqual([unavailable, unavailable]);
+  });
+});
