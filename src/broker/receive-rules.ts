@@ -72,18 +72,18 @@ interface Taken {
 export function createReceiveRules(options: ReceiveRulesOptions): ReceiveRules {
   const { clock, store, handles, tracking, waiting, deadLetters, background, advance, commitAndServe, events } = options;
 
-  /** Takes messages out of memory and hands them to the dead-letter queue in the background. */
-  const deadLetterNow = (queue: QueueState, messages: readonly LiveMessage[]): void => {
-    setAside(queue, messages);
-    background.start(deadLetters.deadLetter(queue, messages));
-  };
-
   /** Removes messages from the queue's memory and from any stream's tracking. */
   const setAside = (queue: QueueState, messages: readonly LiveMessage[]): void => {
     for (const message of messages) {
       queue.remove(message);
       tracking.untrack(queue, message.id);
     }
+  };
+
+  /** Takes messages out of memory and hands them to the dead-letter queue in the background. */
+  const deadLetterNow = (queue: QueueState, messages: readonly LiveMessage[]): void => {
+    setAside(queue, messages);
+    background.start(deadLetters.deadLetter(queue, messages));
   };
 
   /** Leases visible messages for a receive and starts the write that makes the leases durable. */
