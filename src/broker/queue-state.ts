@@ -87,8 +87,9 @@ export class QueueState {
   /**
    * Sets a message's ready time and whether a lease hides it, re-places it,
    * and returns the write that moves its index entry on disk from the old
-   * ready time, for the caller to commit. Change the message's other fields
-   * first: the write carries its state as it is now.
+   * ready time, for the caller to commit. The write carries the live message,
+   * so it stores the state the message has when the batch is committed (see
+   * rescheduleOp).
    */
   reschedule(message: LiveMessage, readyAt: number, leased: boolean, now: number): StoreOp {
     const fromReadyAt = message.readyAt;
