@@ -6,7 +6,14 @@ export function removeMessageOp(dataId: number, message: LiveMessage): StoreOp {
   return { kind: "removeMessage", dataId, id: message.id, readyAt: message.readyAt, hasCheckpoint: message.hasCheckpoint };
 }
 
-/** The write that moves a message's index entry from `fromReadyAt` to its current ready time and state. */
+/**
+ * The write that moves a message's index entry from `fromReadyAt` to its current ready time and state.
+ * It carries the live message itself, which the rules change again while the
+ * write is under way: correct because Store.commit reads every op before it
+ * returns (its contract, tested in test/store/store-contract.ts). A rule
+ * stated once covers every op (message bodies too), where a copy here would
+ * cover this op alone.
+ */
 export function rescheduleOp(dataId: number, fromReadyAt: number, message: LiveMessage): StoreOp {
   return { kind: "reschedule", dataId, fromReadyAt, entry: message };
 }

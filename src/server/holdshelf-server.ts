@@ -17,7 +17,7 @@ import { createHoldshelfMetrics } from "../metrics/holdshelf-metrics.js";
 import { startMetricsServer, type MetricsServer } from "../metrics/metrics-server.js";
 import { serverCredentials } from "../security/tls-credentials.js";
 import type { ServerTls } from "../security/tls-files.js";
-import { ClassicLevelStore, type Durability } from "../store/classic-level-store.js";
+import { ClassicLevelStore, type ClassicLevelStoreOptions, type Durability } from "../store/classic-level-store.js";
 import { isStorageUnavailable } from "../store/storage-unavailable.js";
 import { superviseStorage } from "./storage-recovery.js";
 import { resolveLimits, type HoldshelfLimits } from "./server-limits.js";
@@ -40,6 +40,11 @@ export interface HoldshelfServerOptions {
   readonly limits?: Partial<HoldshelfLimits>;
   /** The auth file of bearer tokens (docs/security.md "Authentication"); every caller may do everything if unset. */
   readonly authFile?: string;
+  /**
+   * Makes the store's database handle, at open and at each storage-recovery
+   * reopen; a plain ClassicLevel if unset. Tests pass one whose writes fail.
+   */
+  readonly createDatabase?: ClassicLevelStoreOptions["createDatabase"];
 }
 
 /** A running broker: its store, rules and gRPC server. */
@@ -83,6 +88,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   const store = await ClassicLevelStore.open({
     dataDir: options.dataDir,
     ...(options.durability === undefined ? {} : { durability: options.durability }),
+    ...(options.createDatabase === undefined ? {} : { createDatabase: options.createDatabase }),
     commitObserver: {
       written: metrics.storage.written,
       failed(error, commits) {

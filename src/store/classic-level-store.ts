@@ -16,6 +16,7 @@ import {
   scheduleKey,
   scheduleRange,
 } from "./key-layout.js";
+import { writeLevelBatch, type LevelBatchOp, type LevelDatabase } from "./level-batch.js";
 import type { MessageReading, ScheduleEntry, Store, StoredQueue, StoredState, StoreOp } from "./store.js";
 import { translateOpenError } from "./store-open-error.js";
 import { storageUnavailable } from "./storage-unavailable.js";
@@ -41,12 +42,14 @@ export interface ClassicLevelStoreOptions {
   readonly durability?: Durability;
   /** Told of each batch the group commit writes or fails to write. */
   readonly commitObserver?: CommitObserver;
+  /**
+   * Makes the database handle, at open and at every reopen; a plain
+   * ClassicLevel if unset. Tests pass one whose writes fail, to inject disk
+   * faults where a failing disk shows them (test/support/faulty-level.ts).
+   */
+  readonly createDatabase?: (dataDir: string) => LevelDatabase;
 }
 
-type Level = ClassicLevel<Buffer, Buffer>;
-type BatchOp = { type: "put"; key: Buffer; value: Buffer } | { type: "del"; key: Buffer };
-/** abstract-level's private write contract, which classic-level implements. */
-type PrivateBatch = { _batch(ops: BatchOp[], options: { sync: boolean }): Promise<void> };
 
 const sequenceKey = metaKey("sequence");
 const handleKeyKey = metaKey("handle-key");
@@ -57,14 +60,13 @@ const loadChunk = 1000;
 
 /** The Store on LevelDB through classic-level, with group commit. */
 export class ClassicLevelStore implements Store {
-  private readonly groupCommit: GroupCommit<BatchOp>;
+  private readonly groupCommit: GroupCommit<LevelBatchOp>;
   private readonly sync: boolean;
-  /** Set by fault-injection tests: every write fails with it, as a failing disk would. */
-  private writeFault: Error | undefined;
 
   private constructor(
-    private db: Level,
+    private db: LevelDatabase,
     private readonly dataDir: string,
+    private readonly createDatabase: (dataDir: string) => LevelDatabase,
     durability: Durability,
     commitObserver: CommitObserver | undefined,
   ) {
@@ -74,25 +76,15 @@ export class ClassicLevelStore implements Store {
 
   /** Opens (creating if needed) the store in a data directory. Throws a clear error if it is unusable or in use. */
   static async open(options: ClassicLevelStoreOptions): Promise<ClassicLevelStore> {
-    const db = await openLevel(options.dataDir);
-    return new ClassicLevelStore(db, options.dataDir, options.durability ?? "fsync", options.commitObserver);
+    const createDatabase = options.createDatabase ?? createClassicLevel;
+    const db = await openLevel(options.dataDir, createDatabase);
+    return new ClassicLevelStore(db, options.dataDir, createDatabase, options.durability ?? "fsync", options.commitObserver);
   }
 
-  /**
-   * Writes one batch straight to classic-level's implementation of
-   * abstract-level's private `_batch` contract. The public `batch()` clones
-   * every operation and runs its encodings and hooks, about a fifth of the
-   * broker's CPU under a batched pipeline; our keys and values are Buffers
-   * already, and there are no hooks. Skipping it skips its open check too, so
-   * that is made here: the native side must never see a closed database.
-   */
-  private writeBatch(ops: BatchOp[]): Promise<void> {
-    if (this.writeFault !== undefined) return Promise.reject(storageUnavailable(this.writeFault));
-    if (this.db.status !== "open") {
-      return Promise.reject(storageUnavailable(new Error(`Database is not open: cannot write (status ${this.db.status})`)));
-    }
+  /** Writes one batch (see writeLevelBatch for why not the public batch()). */
+  private writeBatch(ops: LevelBatchOp[]): Promise<void> {
     // One handler per batch, not per commit: failures become STORAGE_UNAVAILABLE here.
-    return (this.db as unknown as PrivateBatch)._batch(ops, { sync: this.sync }).catch((error: unknown) => {
+    return writeLevelBatch(this.db, ops, this.sync).catch((error: unknown) => {
       throw storageUnavailable(error);
     });
   }
@@ -110,7 +102,7 @@ export class ClassicLevelStore implements Store {
    */
   async reopen(): Promise<void> {
     await this.db.close().catch(() => undefined);
-    this.db = await openLevel(this.dataDir);
+    this.db = await openLevel(this.dataDir, this.createDatabase);
   }
 
   /** Writes (durably) one record that changes nothing, to prove writes work again; rejects with STORAGE_UNAVAILABLE if not. */
@@ -121,11 +113,6 @@ export class ClassicLevelStore implements Store {
   /** Takes commits again once the owner rebuilt its state from a reopened store. */
   resumeWrites(): void {
     this.groupCommit.resume();
-  }
-
-  /** For fault-injection tests: makes every write fail with `fault` (as a failing disk would), or work again with undefined. */
-  injectWriteFault(fault: Error | undefined): void {
-    this.writeFault = fault;
   }
 
   /** How many batches (fsyncs) and commits the group commit has written. */
@@ -147,8 +134,15 @@ export class ClassicLevelStore implements Store {
   }
 
   commit(ops: readonly StoreOp[]): Promise<void> {
-    const batch: BatchOp[] = [];
-    for (const op of ops) appendBatchOps(batch, op);
+    // Encoded now, whole, before anything is queued: callers may change their
+    // objects once this returns, and an op that cannot be encoded (an id
+    // beyond 32 bits) refuses its whole commit.
+    const batch: LevelBatchOp[] = [];
+    try {
+      for (const op of ops) appendBatchOps(batch, op);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.groupCommit.commit(batch);
   }
 
@@ -225,8 +219,12 @@ export class ClassicLevelStore implements Store {
   }
 }
 
-async function openLevel(dataDir: string): Promise<Level> {
-  const db: Level = new ClassicLevel(dataDir, { keyEncoding: "buffer", valueEncoding: "buffer" });
+function createClassicLevel(dataDir: string): LevelDatabase {
+  return new ClassicLevel(dataDir, { keyEncoding: "buffer", valueEncoding: "buffer" });
+}
+
+async function openLevel(dataDir: string, createDatabase: (dataDir: string) => LevelDatabase): Promise<LevelDatabase> {
+  const db = createDatabase(dataDir);
   try {
     await mkdir(dataDir, { recursive: true });
     await db.open();
@@ -236,7 +234,7 @@ async function openLevel(dataDir: string): Promise<Level> {
   return db;
 }
 
-function appendBatchOps(batch: BatchOp[], op: StoreOp): void {
+function appendBatchOps(batch: LevelBatchOp[], op: StoreOp): void {
   switch (op.kind) {
     case "putQueue":
       batch.push({ type: "put", key: queueKey(op.queue.name), value: encodeQueueRecord(op.queue) });

@@ -1,4 +1,20 @@
-import type { QueueConfig } from "../broker/queue-config.js";
+/**
+ * A queue's configuration as stored. Storage's own type, not the rules'
+ * QueueConfig: its fields are the persisted record's, so a change to the
+ * rules' type cannot change what is on disk unnoticed. Durations are in
+ * milliseconds; the policies are undefined when not set.
+ */
+export interface StoredQueueConfig {
+  readonly visibilityTimeoutMs: number;
+  readonly delayMs: number;
+  readonly retentionMs: number;
+  readonly maxMessageBytes: number;
+  readonly receiveWaitTimeMs: number;
+  readonly maxInFlight: number;
+  readonly maxLeaseDurationMs: number;
+  readonly redrivePolicy: { readonly deadLetterQueue: string; readonly maxReceiveCount: number } | undefined;
+  readonly retryPolicy: { readonly minBackoffMs: number; readonly maxBackoffMs: number } | undefined;
+}
 
 /** A queue as stored: its identity, configuration and where its messages live. */
 export interface QueueRecord {
@@ -7,7 +23,7 @@ export interface QueueRecord {
   readonly queueId: number;
   /** The key space of the queue's messages; a purge moves the queue to a new, empty one. */
   readonly dataId: number;
-  readonly config: QueueConfig;
+  readonly config: StoredQueueConfig;
   readonly createTime: number;
 }
 
@@ -98,10 +114,20 @@ export interface StoredState {
 /**
  * The broker's storage: a narrow interface with no connection or transaction
  * type in it. Every commit is atomic and, in fsync durability, on disk when
- * its promise resolves; commits apply in call order.
+ * its promise resolves; commits apply in call order. Queue and data ids and
+ * the sequence are 32-bit unsigned integers. Every implementation passes the
+ * contract suite in test/store/store-contract.ts.
  */
 export interface Store {
+  /** Everything stored, with each queue's index entries in ready-time order; frees data spaces no queue uses. */
   load(): Promise<StoredState>;
+  /**
+   * Writes `ops` atomically: all of them or, if the commit rejects, none.
+   * A store reads (copies or encodes) every op before commit() returns, so
+   * callers may change the objects they passed as soon as it returns, before
+   * it resolves: the broker passes its live messages (see rescheduleOp).
+   * With no ops it is a barrier: it resolves once earlier commits are written.
+   */
   commit(ops: readonly StoreOp[]): Promise<void>;
   /** What Receive needs of messages of one data space; undefined where a message is gone. */
   readMessages(

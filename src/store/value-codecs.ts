@@ -1,3 +1,4 @@
+import { storedQueueRecord } from "./queue-record.js";
 import type { DeadLetterOrigin, MessageContent, QueueRecord, ScheduleEntry } from "./store.js";
 
 // Layout versions: a reader that meets a version it does not know fails
@@ -88,7 +89,7 @@ export function decodeContent(value: Buffer): MessageContent {
 
 /** A queue record: JSON, since it is small, rare and worth reading by eye. */
 export function encodeQueueRecord(record: QueueRecord): Buffer {
-  return Buffer.from(JSON.stringify(record), "utf8");
+  return Buffer.from(JSON.stringify(storedQueueRecord(record)), "utf8");
 }
 
 /** Reads a queue record back. */

@@ -6,33 +6,42 @@ import type { QueueCounts } from "../../src/broker/queue-state.js";
 import type { Delivery, OutgoingMessage, ReceiveOptions } from "../../src/broker/types.js";
 import { HoldshelfError } from "../../src/errors/holdshelf-error.js";
 import type { Reason } from "../../src/protocol/error-reasons.js";
-import { ClassicLevelStore } from "../../src/store/classic-level-store.js";
+import { MemoryStore } from "../../src/store/memory-store.js";
 import { FakeClock } from "../support/fake-clock.js";
-import { makeTempDir } from "../support/temp-dir.js";
+import { FaultyStore } from "../support/faulty-store.js";
+import { WriteFault } from "../support/write-fault.js";
 
-/** A Broker on a real store in a temporary directory, driven by a FakeClock. */
+/**
+ * A Broker driven by a FakeClock, on an in-memory store: rule tests need no
+ * disk, and the store contract suite (test/store/store-contract.ts) holds the
+ * in-memory store to what the durable one does. A restart keeps the stored
+ * contents and opens a new store on them, as a process restarted on the same
+ * data directory; the gRPC tests run the same rules on the LevelDB store.
+ */
 export interface BrokerHarness {
   broker: Broker;
-  store: ClassicLevelStore;
+  /** The store under the broker (without the fault switch), for reading or seeding what is stored. */
+  store: MemoryStore;
   readonly clock: FakeClock;
-  readonly dataDir: string;
+  /** Makes the broker's commits fail while set, as a failing disk would. */
+  readonly writeFault: WriteFault;
   /** Failures the broker reported from background work; a test expects none. */
   readonly backgroundErrors: unknown[];
   /** Closes broker and store, keeping the data, and opens both again on the same clock. */
   restart(): Promise<void>;
-  /** Closes everything and removes the directory. */
+  /** Closes everything. */
   dispose(): Promise<void>;
 }
 
 /** Opens a BrokerHarness; `events` observes every broker it opens. */
 export async function openBrokerHarness(options: { events?: BrokerEvents } = {}): Promise<BrokerHarness> {
-  const dir = await makeTempDir("holdshelf-broker-");
   const clock = new FakeClock();
+  const writeFault = new WriteFault();
   const backgroundErrors: unknown[] = [];
-  const open = async (): Promise<{ broker: Broker; store: ClassicLevelStore }> => {
-    const store = await ClassicLevelStore.open({ dataDir: dir.path, durability: "os" });
+  const open = async (previous?: MemoryStore): Promise<{ broker: Broker; store: MemoryStore }> => {
+    const store = new MemoryStore(previous?.contents);
     const broker = await Broker.open({
-      store,
+      store: new FaultyStore(store, writeFault),
       clock,
       onBackgroundError: (error) => backgroundErrors.push(error),
       ...(options.events === undefined ? {} : { events: options.events }),
@@ -47,15 +56,14 @@ export async function openBrokerHarness(options: { events?: BrokerEvents } = {})
   const harness: BrokerHarness = {
     ...(await open()),
     clock,
-    dataDir: dir.path,
+    writeFault,
     backgroundErrors,
     async restart() {
       await close();
-      Object.assign(harness, await open());
+      Object.assign(harness, await open(harness.store));
     },
     async dispose() {
       await close();
-      await dir.remove();
     },
   };
   return harness;

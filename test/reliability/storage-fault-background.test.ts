@@ -21,7 +21,7 @@ describe("storage faults in background writes", () => {
     await h.rpc.createQueue({ name: "jobs", config: { retention: { seconds: 60n } } });
   });
   afterEach(async () => {
-    h.server.store.injectWriteFault(undefined);
+    h.writeFault.inject(undefined);
     await h.stop();
   });
 
@@ -35,7 +35,7 @@ describe("storage faults in background writes", () => {
 
   it("goes down when the retention sweep's write fails, and comes back on its clock once writes work", async () => {
     await h.rpc.send({ queue: "jobs", body: Buffer.from("old") });
-    h.server.store.injectWriteFault(diskError("Input/output error"));
+    h.writeFault.inject(diskError("Input/output error"));
     // Retention ends at 60 s; not a step further, or the clock would also start the first recovery attempt.
     await advanceSeconds(60);
     await waitFor(async () => h.server.broker.suspended, 10_000, "the failed sweep to take storage down");
@@ -44,7 +44,7 @@ describe("storage faults in background writes", () => {
       "storage unavailable: refusing calls that need it until writes succeed again",
     ]);
 
-    h.server.store.injectWriteFault(undefined);
+    h.writeFault.inject(undefined);
     // The first attempt waits 100 ms on the broker's clock: nothing happens until it moves.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(h.server.broker.suspended).toBe(true);
@@ -72,12 +72,12 @@ describe("storage faults in background writes", () => {
     });
     await h.rpc.send({ queue: "work", body: Buffer.from("job") });
     expect((await h.rpc.receive({ queue: "work" })).messages).toHaveLength(1);
-    h.server.store.injectWriteFault(diskError("Input/output error"));
+    h.writeFault.inject(diskError("Input/output error"));
     await h.rpc.send({ queue: "work", body: Buffer.from("refused") }).catch(() => undefined);
     await waitFor(async () => h.server.broker.suspended, 10_000, "storage to go down");
     // The lease (1 s) runs out while storage is down; the first attempt waits 100 ms.
     clock.advance(5_000);
-    h.server.store.injectWriteFault(undefined);
+    h.writeFault.inject(undefined);
     clock.advance(100);
     await waitFor(async () => (await healthOf(h.server.address)) === ServingStatus.SERVING, 10_000, "recovery");
     await h.server.broker.settled();

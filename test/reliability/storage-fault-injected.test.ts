@@ -37,7 +37,7 @@ describe("storage faults (injected on the real store's write path)", () => {
     await h.rpc.createQueue({ name: "idle" });
   });
   afterEach(async () => {
-    h.server.store.injectWriteFault(undefined);
+    h.writeFault.inject(undefined);
     await h.stop();
   });
 
@@ -67,7 +67,7 @@ describe("storage faults (injected on the real store's write path)", () => {
       (error: unknown) => error,
     );
 
-    h.server.store.injectWriteFault(diskError("Input/output error"));
+    h.writeFault.inject(diskError("Input/output error"));
     const refused = await expectRpcError(send("refused-0"), UNAVAILABLE, reason);
     expect(refused.message).toMatch(/storage write failed \(EIO: input\/output error\); the broker is recovering, retry later/);
     expect(refused.message).not.toContain("secret-path");
@@ -102,7 +102,7 @@ describe("storage faults (injected on the real store's write path)", () => {
     await new Promise((resolve) => setTimeout(resolve, 400));
     await expectRpcError(send("refused-2"), UNAVAILABLE, reason);
 
-    h.server.store.injectWriteFault(undefined);
+    h.writeFault.inject(undefined);
     await waitFor(serving, recoveryBoundMs, "the broker to serve again");
     expect(await readyzStatus(h.server.metricsAddress!)).toBe(200);
     expect(await storageAvailableGauge(h.server.metricsAddress!)).toBe(1);
@@ -132,15 +132,15 @@ describe("storage faults (injected on the real store's write path)", () => {
     } = await h.rpc.receive({ queue: "jobs", maxMessages: 1, visibilityTimeout: minute });
     expect(Buffer.from(leased!.body).toString()).toBe("leased");
 
-    h.server.store.injectWriteFault(diskError("Input/output error"));
+    h.writeFault.inject(diskError("Input/output error"));
     // In memory each of these changed the queue before its write failed.
     await expectRpcError(h.rpc.delete({ queue: "jobs", receiptHandle: leased!.receiptHandle }), UNAVAILABLE, reason);
-    h.server.store.injectWriteFault(undefined);
+    h.writeFault.inject(undefined);
     await waitFor(serving, recoveryBoundMs, "the broker to serve again");
 
-    h.server.store.injectWriteFault(diskError("Input/output error"));
+    h.writeFault.inject(diskError("Input/output error"));
     await expectRpcError(h.rpc.receive({ queue: "jobs", visibilityTimeout: minute }), UNAVAILABLE, reason);
-    h.server.store.injectWriteFault(undefined);
+    h.writeFault.inject(undefined);
     await waitFor(serving, recoveryBoundMs, "the broker to serve again");
 
     // The failed delete is undone: the lease is still held, by the same handle.
@@ -155,25 +155,25 @@ describe("storage faults (injected on the real store's write path)", () => {
   });
 
   it("refuses queue admin while down and serves reads of the rebuilt memory after", async () => {
-    h.server.store.injectWriteFault(diskError("No space left on device"));
+    h.writeFault.inject(diskError("No space left on device"));
     const refused = await expectRpcError(h.rpc.purgeQueue({ name: "jobs" }), UNAVAILABLE, reason);
     expect(refused.message).toContain("ENOSPC: no space left on device");
     await expectRpcError(h.rpc.getQueue({ name: "jobs" }), UNAVAILABLE, reason);
     await expectRpcError(h.rpc.listQueues({}), UNAVAILABLE, reason);
     await expectRpcError(h.rpc.deleteQueue({ name: "idle" }), UNAVAILABLE, reason);
-    h.server.store.injectWriteFault(undefined);
+    h.writeFault.inject(undefined);
     await waitFor(serving, recoveryBoundMs, "the broker to serve again");
     const names = (await h.rpc.listQueues({})).queues.map((queue) => queue.name);
     expect(names).toEqual(["idle", "jobs"]);
   });
 
   it("shuts down cleanly while storage is down", async () => {
-    h.server.store.injectWriteFault(diskError("Input/output error"));
+    h.writeFault.inject(diskError("Input/output error"));
     await expectRpcError(send("refused"), UNAVAILABLE, reason);
     const other = createQueueServiceRpc(h.server.address);
     await expectRpcError(other.send({ queue: "jobs", body: Buffer.from("x") }), UNAVAILABLE, reason);
     other.close();
-    h.server.store.injectWriteFault(undefined);
+    h.writeFault.inject(undefined);
     await h.restart();
     await send("after restart");
     expect(await drainBodies(h.rpc, "jobs")).toEqual(["after restart"]);

@@ -34,11 +34,11 @@ describe("ClassicLevelStore after a failed write", () => {
 
   it("refuses every later commit unwritten until reopened and resumed; then writes again", async () => {
     await putQueue("kept", 1);
-    fx.store.injectWriteFault(diskError("Input/output error"));
+    fx.writeFault.inject(diskError("Input/output error"));
     const failed = await putQueue("failed", 2).catch((error: unknown) => error);
     expect(isStorageUnavailable(failed)).toBe(true);
     expect((failed as HoldshelfError).message).toContain("EIO");
-    fx.store.injectWriteFault(undefined);
+    fx.writeFault.inject(undefined);
     // Writes would work now, but a batch after a failed one is refused: it may build on what never landed.
     await expect(putQueue("after-failure", 3)).rejects.toBe(failed);
     expect(fx.store.unavailable).toBe(failed);
@@ -53,15 +53,15 @@ describe("ClassicLevelStore after a failed write", () => {
   });
 
   it("fails the probe write while the fault lasts", async () => {
-    fx.store.injectWriteFault(diskError("No space left on device"));
+    fx.writeFault.inject(diskError("No space left on device"));
     await fx.store.reopen();
     await expect(fx.store.probeWrite()).rejects.toSatisfy(isStorageUnavailable);
-    fx.store.injectWriteFault(undefined);
+    fx.writeFault.inject(undefined);
     await expect(fx.store.probeWrite()).resolves.toBeUndefined();
   });
 
   it("answers a read of a closed database with the failure that stopped writing", async () => {
-    fx.store.injectWriteFault(diskError("Input/output error"));
+    fx.writeFault.inject(diskError("Input/output error"));
     const failed = await putQueue("failed", 2).catch((error: unknown) => error);
     await fx.store.close();
     await expect(fx.store.readMessages(1, [{ id: "00".repeat(16), hasCheckpoint: false }])).rejects.toBe(failed);
@@ -114,7 +114,7 @@ describe("Broker suspended for a storage failure", () => {
     // the reload then brought the "deleted" message back.
     await sendText(h, "jobs", "a");
     const delivery = await receiveOne(h, "jobs");
-    h.store.injectWriteFault(diskError("Input/output error"));
+    h.writeFault.inject(diskError("Input/output error"));
     const first = h.broker.delete("jobs", delivery.receiptHandle);
     const retry = h.broker.delete("jobs", delivery.receiptHandle);
     await expectFailure(() => first, "STORAGE_UNAVAILABLE");

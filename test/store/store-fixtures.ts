@@ -2,7 +2,9 @@ import { newMessageId } from "../../src/broker/message-id.js";
 import { defaultQueueConfig } from "../../src/broker/queue-config.js";
 import { ClassicLevelStore } from "../../src/store/classic-level-store.js";
 import type { MessageContent, QueueRecord, ScheduleEntry, Store, StoreOp } from "../../src/store/store.js";
+import { faultyLevel } from "../support/faulty-level.js";
 import { makeTempDir } from "../support/temp-dir.js";
+import { WriteFault } from "../support/write-fault.js";
 
 /** A time all fixtures count from, so that values read back can be compared exactly. */
 export const t0 = Date.UTC(2026, 0, 1);
@@ -11,6 +13,8 @@ export const t0 = Date.UTC(2026, 0, 1);
 export interface StoreFixture {
   store: ClassicLevelStore;
   readonly dataDir: string;
+  /** Makes the database's batch writes fail while set, as a failing disk would; survives reopens. */
+  readonly writeFault: WriteFault;
   /** Closes the store and opens a new one on the same directory. */
   reopen(): Promise<ClassicLevelStore>;
   /** Closes the store (if still open) and removes the directory. */
@@ -20,10 +24,12 @@ export interface StoreFixture {
 /** Opens a StoreFixture. */
 export async function openStoreFixture(): Promise<StoreFixture> {
   const dir = await makeTempDir("holdshelf-store-");
-  const open = () => ClassicLevelStore.open({ dataDir: dir.path, durability: "os" });
+  const writeFault = new WriteFault();
+  const open = () => ClassicLevelStore.open({ dataDir: dir.path, durability: "os", createDatabase: faultyLevel(writeFault) });
   const fixture: StoreFixture = {
     store: await open(),
     dataDir: dir.path,
+    writeFault,
     async reopen() {
       await fixture.store.close();
       fixture.store = await open();

@@ -3,13 +3,17 @@ import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rp
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
 import type { Logger } from "../../src/logging/logger.js";
 import type { Durability } from "../../src/store/classic-level-store.js";
+import { faultyLevel } from "./faulty-level.js";
 import { makeTempDir } from "./temp-dir.js";
+import { WriteFault } from "./write-fault.js";
 
 /** A real broker on a free loopback port with a temporary data directory, and a client of it. */
 export interface GrpcHarness {
   server: HoldshelfServer;
   rpc: QueueServiceRpc & { close(): void };
   dataDir: string;
+  /** Makes every write of the server's store fail while set, as a failing disk would; survives restarts and reopens. */
+  readonly writeFault: WriteFault;
   /** Stops the server (keeping the data) and starts a new one on the same directory. */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -23,11 +27,14 @@ export async function startGrpcHarness(
   options: { clock?: Clock; durability?: Durability; metricsListen?: string; logger?: Logger } = {},
 ): Promise<GrpcHarness> {
   const dir = await makeTempDir();
-  const start = () => startHoldshelfServer({ dataDir: dir.path, listen: "127.0.0.1:0", ...options });
+  const writeFault = new WriteFault();
+  const createDatabase = faultyLevel(writeFault);
+  const start = () => startHoldshelfServer({ dataDir: dir.path, listen: "127.0.0.1:0", createDatabase, ...options });
   const harness: GrpcHarness = {
     server: await start(),
     rpc: undefined as never,
     dataDir: dir.path,
+    writeFault,
     async restart() {
       harness.rpc.close();
       await harness.server.shutdown();
