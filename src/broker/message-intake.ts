@@ -2,7 +2,8 @@ import { HoldshelfError } from "../errors/holdshelf-error.js";
 import type { StoreOp } from "../store/store.js";
 import { newMessageId } from "./message-id.js";
 import type { QueueState } from "./queue-state.js";
-import { checkOutgoing, maxSendBatchBytes } from "./request-limits.js";
+import { maxSendBatchBytes } from "../protocol/limits.js";
+import { checkOutgoing } from "./request-limits.js";
 import type { OutgoingMessage } from "./types.js";
 
 /**

@@ -1,4 +1,5 @@
 import { invalidArgument } from "../errors/holdshelf-error.js";
+import { maxReceiveWaitMs } from "../protocol/limits.js";
 
 const second = 1000;
 const hour = 3600 * second;
@@ -52,9 +53,6 @@ export const defaultQueueLimits: QueueLimits = {
 
 /** The configuration of a queue created with nothing set. */
 export const defaultQueueConfig: QueueConfig = { ...defaultQueueLimits, redrivePolicy: undefined, retryPolicy: undefined };
-
-/** The longest a Receive may wait, whatever the queue says. */
-export const maxReceiveWaitMs = 20 * second;
 
 /** A well-formed queue name: 1 to 80 characters of [A-Za-z0-9_-] (auth's queue patterns add `*` to those characters). */
 export const queueNamePattern = /^[A-Za-z0-9_-]{1,80}$/;

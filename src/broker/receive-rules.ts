@@ -10,7 +10,8 @@ import { formatMessageId } from "./message-id.js";
 import { isSpent } from "./queue-config.js";
 import type { LiveMessage, QueueState } from "./queue-state.js";
 import type { ReceiptHandles } from "./receipt-handles.js";
-import { maxCheckpointBytes, perMessageOverheadBytes, receiveResponseBudgetBytes } from "./request-limits.js";
+import { maxCheckpointBytes } from "../protocol/limits.js";
+import { perMessageOverheadBytes, receiveResponseBudgetBytes } from "./request-limits.js";
 import type { Delivery } from "./types.js";
 import type { WaitingReceives } from "./waiting-receives.js";
 

@@ -1,25 +1,15 @@
 import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
-import { maxReceiveWaitMs, type QueueConfig } from "./queue-config.js";
-import type { OutgoingMessage, ReceiveOptions } from "./types.js";
-
 import {
   maxAttributeKeyBytes,
   maxBatchEntries,
   maxCheckpointBytes,
   maxReceiveMessages,
+  maxReceiveWaitMs,
   maxRenewals,
 } from "../protocol/limits.js";
+import type { QueueConfig } from "./queue-config.js";
+import type { OutgoingMessage, ReceiveOptions } from "./types.js";
 
-// The protocol's fixed limits live in src/protocol/limits.ts, where the client
-// reads them too; re-exported for the broker code that checks against them here.
-export {
-  maxAttributeKeyBytes,
-  maxBatchEntries,
-  maxCheckpointBytes,
-  maxReceiveMessages,
-  maxRenewals,
-  maxSendBatchBytes,
-} from "../protocol/limits.js";
 /**
  * Budget for the messages of one Receive response. A response must stay under
  * the 4 MiB that gRPC clients accept by default, so the budget leaves room

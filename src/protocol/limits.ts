@@ -7,6 +7,8 @@
 export const maxBatchEntries = 100;
 /** Bodies and attributes of one SendBatch, in bytes. */
 export const maxSendBatchBytes = 4 * 1024 * 1024;
+/** The longest a Receive may wait (wait_time, or a queue's receive_wait_time), whatever the queue says, in ms. */
+export const maxReceiveWaitMs = 20_000;
 /** Messages of one Receive. */
 export const maxReceiveMessages = 100;
 /** Renewals in one Heartbeat request. */

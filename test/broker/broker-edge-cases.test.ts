@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { maxCheckpointBytes, receiveResponseBudgetBytes } from "../../src/broker/request-limits.js";
+import { receiveResponseBudgetBytes } from "../../src/broker/request-limits.js";
+import { maxCheckpointBytes } from "../../src/protocol/limits.js";
 import { createQueue, counts, openBrokerHarness, receiveOne, sendText, type BrokerHarness } from "./broker-harness.js";
 
 // Cases found in review, each once a real bug.

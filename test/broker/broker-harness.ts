@@ -74,10 +74,8 @@ export function body(text: string): Uint8Array {
   return Buffer.from(text, "utf8");
 }
 
-/** A delivery's body as text. */
-export function text(delivery: Delivery): string {
-  return Buffer.from(delivery.body).toString("utf8");
-}
+// Rule tests read deliveries' bodies as text.
+export { text } from "../support/text.js";
 
 /** Sends a text message; returns its id. */
 export function sendText(

@@ -67,8 +67,8 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
   return { promise, resolve };
 }
 
-/** Resolves after ms: for handlers that stand for real work. */
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+// Handlers that stand for real work sleep on real time.
+export { sleep } from "../support/wait.js";
 
 /** Resolves when the signal aborts. */
 export const aborted = (signal: AbortSignal): Promise<void> =>

@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { RetryLater } from "../../src/client/retry-later.js";
 import { deferred, startConsumerHarness, type ConsumerHarness } from "./consumer-harness.js";
-
-const text = (bytes: Uint8Array | undefined): string | undefined => (bytes === undefined ? undefined : Buffer.from(bytes).toString("utf8"));
+import { text } from "../support/text.js";
 
 describe("Consumer retries", () => {
   let c: ConsumerHarness;

@@ -3,6 +3,7 @@ import { LeaseKeeper } from "../../src/client/lease-keeper.js";
 import { LeaseLostError } from "../../src/client/lease-lost-error.js";
 import { RpcError } from "../../src/client/rpc-error.js";
 import { held, lost, ScriptedStream } from "./scripted-stream.js";
+import { settle } from "../support/wait.js";
 
 // Leases of a minute: no renewal or expiry timer fires during these tests, so
 // every request is one the test caused with a checkpoint or a release.
@@ -33,9 +34,6 @@ describe("LeaseKeeper's matching of Heartbeat responses", () => {
     const losses: LeaseLostError[] = [];
     return { lease: keeper.hold(handle, performance.now(), (error) => losses.push(error)), losses };
   }
-
-  /** Lets the keeper's reader take in what was pushed. */
-  const settle = () => new Promise((resolve) => setImmediate(resolve));
 
   /** Expects the renewal that names freshly held leases on the stream, and answers it: held. */
   async function registered(stream: ScriptedStream, ...handles: string[]): Promise<void> {

@@ -4,6 +4,7 @@ import type { LeaseLostError } from "../../src/client/lease-lost-error.js";
 import { RpcError } from "../../src/client/rpc-error.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { held, ScriptedStream } from "./scripted-stream.js";
+import { settle } from "../support/wait.js";
 
 // The keeper's timers on a fake clock: each test moves time itself, to the
 // millisecond, instead of waiting for it.
@@ -49,9 +50,6 @@ describe("LeaseKeeper's timers", () => {
     });
     return streams[0]!;
   }
-
-  /** Lets the keeper's reader take in what was pushed. */
-  const settle = () => new Promise((resolve) => setImmediate(resolve));
 
   /** Holds a lease from now on a stream whose opening request was answered, and answers its registration: held. */
   async function holdOn(stream: ScriptedStream, handle: string): Promise<LeaseLostError[]> {

@@ -4,9 +4,8 @@ import { QueueClient } from "../../src/client/queue-client.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
-
-const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString("utf8");
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+import { text } from "../support/text.js";
+import { sleep } from "../support/wait.js";
 
 const redrivePolicy = { deadLetterQueue: "dlq", maxReceiveCount: 1 };
 const retryPolicy = { minBackoffMs: 500, maxBackoffMs: 4000 };

@@ -6,8 +6,7 @@ import type { LeaseState } from "../../src/client/types.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
-
-const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString("utf8");
+import { text } from "../support/text.js";
 
 // On a fake clock, every time the server reports is exact.
 describe("QueueClient against a real server", () => {

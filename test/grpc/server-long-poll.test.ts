@@ -3,14 +3,13 @@ import { status } from "@grpc/grpc-js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { expectRpcError } from "../support/expect-rpc-error.js";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
+import { sleep } from "../support/wait.js";
 
 // Long polls are about real waiting, so these tests use the real clock. Each
 // waits far longer (5 s) than the event it expects takes to arrive, and
 // asserts that the answer came well before the wait ran out.
 const longWait = durationFromMs(5000);
 const earlyMs = 3000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("long polling", () => {
   let h: GrpcHarness;

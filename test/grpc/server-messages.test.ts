@@ -5,8 +5,7 @@ import { createQueueServiceRpc } from "../../src/client/rpc-client.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
-
-const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString("utf8");
+import { text } from "../support/text.js";
 
 describe("QueueService RPCs against a real server", () => {
   let h: GrpcHarness;

@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { status } from "@grpc/grpc-js";
 import { afterEach, describe, expect, it } from "vitest";
 import { HeartbeatRequestSchema, type HeartbeatResponse } from "../../gen/holdshelf/v1/queue_service_pb.js";
-import { maxCheckpointBytes } from "../../src/broker/request-limits.js";
+import { maxCheckpointBytes } from "../../src/protocol/limits.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
 import { startLimitsHarness, type LimitsHarness } from "./limits-harness.js";
 

@@ -6,8 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeClock } from "../support/fake-clock.js";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
 import { diskError, healthOf, recordingLogger, ServingStatus, waitFor } from "./storage-fault-support.js";
-
-const settle = () => new Promise((resolve) => setImmediate(resolve));
+import { settle } from "../support/wait.js";
 
 describe("storage faults in background writes", () => {
   let h: GrpcHarness;

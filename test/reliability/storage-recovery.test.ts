@@ -8,9 +8,9 @@ import { StorageRecovery } from "../../src/server/storage-recovery.js";
 import { isStorageUnavailable, storageUnavailable } from "../../src/store/storage-unavailable.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { diskError, recordingLogger } from "./storage-fault-support.js";
+import { settle } from "../support/wait.js";
 
 /** Lets promise callbacks (an attempt's reopen and what follows) run. */
-const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 function recoveryRig() {
   const clock = new FakeClock();

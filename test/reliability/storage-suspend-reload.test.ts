@@ -17,8 +17,7 @@ import {
 } from "../broker/broker-harness.js";
 import { openStoreFixture, queueRecord, type StoreFixture } from "../store/store-fixtures.js";
 import { diskError } from "./storage-fault-support.js";
-
-const settle = () => new Promise((resolve) => setImmediate(resolve));
+import { settle } from "../support/wait.js";
 
 describe("ClassicLevelStore after a failed write", () => {
   let fx: StoreFixture;
