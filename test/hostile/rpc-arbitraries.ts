@@ -105,15 +105,18 @@ export function handleBytes(fixture: RequestFixture, damage: Damage): fc.Arbitra
     const handle = fc.constantFrom(...fixture.handles);
     options.push(
       handle.map(utf8),
-      // One character changed: the MAC no longer matches (or the base64url is not canonical).
+      // One character changed: the tag no longer matches (or the base64url is not canonical).
       fc.tuple(handle, fc.nat(), fc.constantFrom("A", "B", "_", "-", "0", "=", "+", "/")).map(([h, at, c]) => {
         const i = at % h.length;
         return utf8(h.slice(0, i) + c + h.slice(i + 1));
       }),
       handle.map((h) => utf8(h.slice(0, -2))),
       handle.map((h) => utf8(`${h}AA`)),
-      // The same handle with its MAC bytes replaced: a forgery.
-      handle.map((h) => utf8(Buffer.concat([Buffer.from(h, "base64url").subarray(0, 25), Buffer.alloc(16)]).toString("base64url"))),
+      // The same handle with its tag bytes zeroed: a forgery of the right length.
+      handle.map((h) => {
+        const bytes = Buffer.from(h, "base64url");
+        return utf8(Buffer.concat([bytes.subarray(0, 25), Buffer.alloc(bytes.length - 25)]).toString("base64url"));
+      }),
     );
   }
   if (fixture.otherQueueHandles.length > 0) options.push(fc.constantFrom(...fixture.otherQueueHandles).map(utf8));
