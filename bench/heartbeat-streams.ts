@@ -315,7 +315,7 @@ async function runScenario(scenario: ScenarioName, options: BenchOptions): Promi
       streamErrorSamples: tally.streamErrors.slice(0, 5),
       ...(profilePath === undefined
         ? {}
-        : { profile: { path: profilePath, summary: await summarizeCpuProfile(profilePath, windowFrom.atMs, windowTo.atMs) } }),
+        : { profile: { path: profilePath, summary: await summarizeCpuProfile(profilePath, [{ fromMs: windowFrom.atMs, toMs: windowTo.atMs }]) } }),
     };
     log(`broker CPU ${result.broker.windowCpuPercent}% of one core, RSS +${result.broker.streamsRssDeltaMb} MB`);
     return result;
