@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startBrokerChild, type BrokerChild } from "./broker-child.js";
 import { readCommitCounters } from "./broker-scrape.js";
+import type { TimeSpan } from "./cpu-profile-summary.js";
 import { cpuPercent, monotonicMs, sampleProcess } from "./proc-stats.js";
 
 /** Latency percentiles, in milliseconds. */
@@ -29,6 +30,15 @@ export interface ScenarioResult {
   readonly brokerCpuPercent: number | undefined;
   /** CPU of this client process over the window: on 2 cores, it competes with the broker. */
   readonly clientCpuPercent?: number | undefined;
+  /**
+   * Broker CPU time (user plus system, all threads) over the window per message
+   * the row moved, in microseconds; on a peer's row, the peer server's.
+   */
+  readonly brokerCpuMicrosPerMessage?: number | undefined;
+  /** This client process's CPU time over the window per message the row moved, in microseconds. */
+  readonly clientCpuMicrosPerMessage?: number | undefined;
+  /** The 1-minute load average just before the scenario started (set by the runner). */
+  readonly loadAverage?: number | undefined;
   readonly brokerPeakRssMb: number | undefined;
   /** Scenario-specific figures (ratios, counts, times), named. */
   readonly extra: Readonly<Record<string, number | string>>;
@@ -43,7 +53,10 @@ export interface ScenarioContext {
   readonly durability: "fsync" | "os";
   /** Results of scenarios that already ran in this invocation (scenario 3 reads scenario 2's rate). */
   readonly earlier: readonly ScenarioResult[];
-  /** Starts a broker child process on a new temporary data directory, or on `dataDir`; stopped after the scenario. */
+  /**
+   * Starts a broker child process on a new temporary data directory, or on
+   * `dataDir`; stopped after the scenario. Under --profile it runs with --cpu-prof.
+   */
   startBroker(dataDir?: string): Promise<BenchBroker>;
   /** A temporary directory, removed after the scenario. */
   tempDir(): Promise<string>;
@@ -54,6 +67,14 @@ export interface ScenarioContext {
 /** A broker child process a scenario drives. */
 export interface BenchBroker extends BrokerChild {
   readonly dataDir: string;
+  /** The measured windows run against it (measureWindow adds them): where its CPU profile is read. */
+  readonly measured: TimeSpan[];
+}
+
+/** A broker a scenario ran, once stopped: its CPU profile (under --profile) and measured windows. */
+export interface BrokerRun {
+  readonly profilePath: string | undefined;
+  readonly measured: readonly TimeSpan[];
 }
 
 /** One scenario of `npm run bench`. */
@@ -73,12 +94,17 @@ export interface Window {
   readonly commits: number;
   readonly brokerCpuPercent: number;
   readonly clientCpuPercent?: number | undefined;
+  /** Broker CPU time (user plus system) over the window, and this process's, in seconds. */
+  readonly brokerCpuSeconds: number;
+  readonly clientCpuSeconds?: number | undefined;
   readonly brokerPeakRssMb: number;
 }
 
 /**
- * Runs `work` as a measured window: the broker's CPU time and group-commit
- * counters before and after, and its peak RSS (VmHWM) at the end.
+ * Runs `work` as a measured window: the broker's and this process's CPU
+ * time and the broker's group-commit counters before and after, and its
+ * peak RSS (VmHWM) at the end. The window is recorded on the broker, for its
+ * CPU profile.
  */
 export async function measureWindow<T>(broker: BenchBroker, work: () => Promise<T>): Promise<{ window: Window; value: T }> {
   const before = sampleProcess(broker.pid);
@@ -89,7 +115,9 @@ export async function measureWindow<T>(broker: BenchBroker, work: () => Promise<
   const seconds = (monotonicMs() - startedMs) / 1000;
   const client = process.cpuUsage(clientBefore);
   const after = sampleProcess(broker.pid);
+  broker.measured.push({ fromMs: before.atMs, toMs: after.atMs });
   const commitsAfter = await readCommitCounters(broker.metricsAddress);
+  const clientCpuSeconds = (client.user + client.system) / 1e6;
   return {
     value,
     window: {
@@ -97,7 +125,9 @@ export async function measureWindow<T>(broker: BenchBroker, work: () => Promise<
       fsyncs: commitsAfter.batches - commitsBefore.batches,
       commits: commitsAfter.commits - commitsBefore.commits,
       brokerCpuPercent: cpuPercent(before, after),
-      clientCpuPercent: (client.user + client.system) / 1e4 / seconds,
+      clientCpuPercent: (100 * clientCpuSeconds) / seconds,
+      brokerCpuSeconds: after.cpuSeconds - before.cpuSeconds,
+      clientCpuSeconds,
       brokerPeakRssMb: peakRssBytes(broker.pid) / 2 ** 20,
     },
   };
@@ -121,8 +151,31 @@ export function resultOf(
     messagesPerFsync: window.fsyncs === 0 ? undefined : messages / window.fsyncs,
     brokerCpuPercent: window.brokerCpuPercent,
     clientCpuPercent: window.clientCpuPercent,
+    brokerCpuMicrosPerMessage: microsPerMessage(window.brokerCpuSeconds, messages),
+    clientCpuMicrosPerMessage: window.clientCpuSeconds === undefined ? undefined : microsPerMessage(window.clientCpuSeconds, messages),
     brokerPeakRssMb: window.brokerPeakRssMb,
     extra,
+  };
+}
+
+/** CPU seconds per message, in microseconds (NaN for a window that moved none). */
+export function microsPerMessage(cpuSeconds: number, messages: number): number {
+  return messages === 0 ? NaN : (1e6 * cpuSeconds) / messages;
+}
+
+/** The row of a scenario that did not run, saying why. */
+export function skippedRow(scenario: string, reason: string): ScenarioResult {
+  return {
+    scenario,
+    messages: 0,
+    seconds: NaN,
+    messagesPerSecond: NaN,
+    latencyMs: undefined,
+    fsyncsPerSecond: undefined,
+    messagesPerFsync: undefined,
+    brokerCpuPercent: undefined,
+    brokerPeakRssMb: undefined,
+    extra: { skipped: reason },
   };
 }
 
@@ -139,11 +192,25 @@ export function peakRssBytes(pid: number): number {
   return sampleProcess(pid).peakRssBytes;
 }
 
-/** Creates the context a scenario runs in, and the cleanup that follows it. */
+/** What createContext is given: the scenario's options, and whether to profile its brokers. */
+export interface ContextOptions {
+  readonly size: number | undefined;
+  readonly durability: "fsync" | "os";
+  readonly earlier: readonly ScenarioResult[];
+  /** Runs every broker under --cpu-prof (--profile). */
+  readonly profile: boolean;
+}
+
+/**
+ * Creates the context a scenario runs in, and the cleanup that follows it;
+ * the cleanup stops the brokers and resolves with what each one ran. Under
+ * --profile the profiles are in the scenario's temporary directories: copy
+ * them out before calling `removeTemp`.
+ */
 export function createContext(
-  options: { size: number | undefined; durability: "fsync" | "os"; earlier: readonly ScenarioResult[] },
+  options: ContextOptions,
   log: (line: string) => void,
-): { context: ScenarioContext; cleanup(): Promise<void> } {
+): { context: ScenarioContext; cleanup(): Promise<BrokerRun[]>; removeTemp(): Promise<void> } {
   const brokers: BenchBroker[] = [];
   const dirs: string[] = [];
   const tempDir = async (): Promise<string> => {
@@ -152,13 +219,17 @@ export function createContext(
     return dir;
   };
   const context: ScenarioContext = {
-    ...options,
+    size: options.size,
+    durability: options.durability,
+    earlier: options.earlier,
     log,
     tempDir,
     async startBroker(dataDir) {
       const dir = dataDir ?? (await tempDir());
-      const child = await startBrokerChild({ dataDir: dir, durability: options.durability });
-      const broker: BenchBroker = { ...child, dataDir: dir };
+      // A directory per broker: startBrokerChild takes the one .cpuprofile it finds there.
+      const profileDir = options.profile ? await tempDir() : undefined;
+      const child = await startBrokerChild({ dataDir: dir, durability: options.durability, profileDir });
+      const broker: BenchBroker = { ...child, dataDir: dir, measured: [] };
       brokers.push(broker);
       return broker;
     },
@@ -166,7 +237,14 @@ export function createContext(
   return {
     context,
     async cleanup() {
-      for (const broker of brokers) await broker.stop().catch(() => undefined);
+      const runs: BrokerRun[] = [];
+      for (const broker of brokers) {
+        const profilePath = await broker.stop().catch(() => undefined);
+        runs.push({ profilePath, measured: broker.measured });
+      }
+      return runs;
+    },
+    async removeTemp() {
       for (const dir of dirs) await rm(dir, { recursive: true, force: true });
     },
   };

@@ -42,9 +42,17 @@ import {
   type NatsServerChild,
   type NatsSync,
 } from "../nats-server-child.js";
+import { holdshelfRate } from "../holdshelf-rate.js";
 import { cpuPercent, monotonicMs, sampleProcess } from "../proc-stats.js";
-import { percentiles, type BenchBroker, type Scenario, type ScenarioContext, type ScenarioResult } from "../scenario.js";
-import { batchedPipeline, batchedPipelineShape } from "./batched-pipeline.js";
+import {
+  microsPerMessage,
+  percentiles,
+  skippedRow,
+  type Scenario,
+  type ScenarioContext,
+  type ScenarioResult,
+} from "../scenario.js";
+import { batchedPipelineShape } from "./batched-pipeline.js";
 
 const warmupMessages = 5_000;
 const stream = "BENCH";
@@ -74,10 +82,10 @@ export const natsPeer: Scenario = {
     const bin = await findNatsServer();
     if (bin === undefined) {
       context.log("peer: skipped, nats-server is not installed");
-      return [skippedRow("nats-server is not installed (Debian: apt-get install nats-server)")];
+      return [skippedRow("7 JetStream peer", "nats-server is not installed (Debian: apt-get install nats-server)")];
     }
     const version = await natsServerVersion(bin);
-    const holdshelf = await holdshelfRate(context);
+    const holdshelf = await holdshelfRate(context, "peer");
     const messages = context.size ?? this.defaultSize;
 
     const rows: ScenarioResult[] = [];
@@ -133,7 +141,7 @@ async function measureJetStream(
   // The nats client does more per message than holdshelf's (a request per publish and
   // per ack): its CPU tells whether this process, not the server, set the pace.
   const clientUsage = process.cpuUsage(clientBefore);
-  const clientCpuPercent = (clientUsage.user + clientUsage.system) / 1e4 / seconds;
+  const clientCpuSeconds = (clientUsage.user + clientUsage.system) / 1e6;
   const leftInStream = await streamMessages(server.url);
   if (outcome.redelivered > 0 || leftInStream > 0) {
     context.log(`peer: JetStream redelivered ${outcome.redelivered} messages and left ${leftInStream} in the stream`);
@@ -151,6 +159,9 @@ async function measureJetStream(
     fsyncsPerSecond: undefined,
     messagesPerFsync: undefined,
     brokerCpuPercent: cpuPercent(before, after),
+    clientCpuPercent: (100 * clientCpuSeconds) / seconds,
+    brokerCpuMicrosPerMessage: microsPerMessage(after.cpuSeconds - before.cpuSeconds, messages),
+    clientCpuMicrosPerMessage: microsPerMessage(clientCpuSeconds, messages),
     brokerPeakRssMb: after.peakRssBytes / 2 ** 20,
     extra: {
       holdshelfRate: holdshelf.rate,
@@ -159,38 +170,12 @@ async function measureJetStream(
       holdshelfDurability: context.durability,
       jetStreamDurability: sync === "always" ? "fsync on every write" : "OS page cache, forced sync every 2 minutes",
       acks: "ackAck (server-confirmed)",
-      clientCpuPercent,
       nats: `nats-server ${version}`,
       ...(outcome.redelivered > 0 ? { redelivered: outcome.redelivered } : {}),
       ...(leftInStream > 0 ? { leftInStream } : {}),
     },
     target: { text: `>= ${targetRatio}x JetStream`, met: ratio >= targetRatio },
   };
-}
-
-/**
- * holdshelf's scenario 1 rate: from this run's scenario 1 if it ran earlier,
- * else by running scenario 1 now, with its broker stopped before JetStream
- * starts so that the two never share the machine.
- */
-async function holdshelfRate(context: ScenarioContext): Promise<{ rate: number; source: string }> {
-  const earlier = context.earlier.find((result) => result.scenario.startsWith("1 batched"));
-  if (earlier !== undefined) return { rate: earlier.messagesPerSecond, source: "scenario 1 earlier in this run" };
-  context.log("peer: scenario 1 has not run; running it for holdshelf's rate");
-  const brokers: BenchBroker[] = [];
-  const tracking: ScenarioContext = {
-    ...context,
-    async startBroker(dataDir) {
-      const broker = await context.startBroker(dataDir);
-      brokers.push(broker);
-      return broker;
-    },
-  };
-  const [result] = await batchedPipeline.run(tracking);
-  // stop() is idempotent: the context's cleanup calling it again is harmless.
-  for (const broker of brokers) await broker.stop();
-  if (result === undefined) throw new Error("scenario 1 returned no result");
-  return { rate: result.messagesPerSecond, source: "scenario 1 run by scenario 7" };
 }
 
 /**
@@ -308,20 +293,4 @@ async function withManager<T>(url: string, work: (nc: NatsConnection) => Promise
 
 function syncLabel(sync: NatsSync): string {
   return sync === "always" ? "fsync" : "os";
-}
-
-/** The row of a scenario that could not run. */
-function skippedRow(reason: string): ScenarioResult {
-  return {
-    scenario: "7 JetStream peer",
-    messages: 0,
-    seconds: NaN,
-    messagesPerSecond: NaN,
-    latencyMs: undefined,
-    fsyncsPerSecond: undefined,
-    messagesPerFsync: undefined,
-    brokerCpuPercent: undefined,
-    brokerPeakRssMb: undefined,
-    extra: { skipped: reason },
-  };
 }
