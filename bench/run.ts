@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   const profiles: ScenarioProfile[] = [];
   for (const scenario of chosen) {
     const { load, below } =
-      maxLoad === undefined ? { load: oneMinuteLoad(), below: true } : await waitForLoadBelow(maxLoad, loadWaitSeconds * 1000, log);
+      maxLoad === undefined ? { load: oneMinuteLoad(), below: true } : await waitForLoadBelow(maxLoad, loadWaitSeconds * 1000, (line) => log(`${scenario.name}: ${line}`));
     if (!below) {
       const reason = `load average ${load.toFixed(2)}, not below --max-load ${maxLoad} after ${loadWaitSeconds} s`;
       log(`${scenario.name}: skipped, ${reason}`);

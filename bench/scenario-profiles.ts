@@ -38,7 +38,7 @@ export function formatScenarioProfile(profile: ScenarioProfile): string {
   const { summary } = profile;
   const span = summary.windowed ? "measured window" : "whole run";
   return [
-    `${profile.scenario}: broker CPU profile (${span}, ${summary.busySamples} busy samples), ${profile.path}`,
+    `${profile.scenario}: holdshelf broker CPU profile (${span}, ${summary.busySamples} busy samples), ${profile.path}`,
     "  share of busy samples by group:",
     ...summary.byArea.map(({ area, percent }) => `    ${percent.toFixed(1).padStart(5)}%  ${area}`),
     `  top ${summary.topFunctions.length} frames by self time:`,
