@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** One reading of a process's resource use, from /proc (Linux only). */
 export interface ProcessSample {
@@ -51,6 +51,38 @@ export function sampleProcess(pid: number): ProcessSample {
 export function cpuPercent(from: ProcessSample, to: ProcessSample, part: CpuPart = "all"): number {
   const field = ({ all: "cpuSeconds", system: "systemSeconds", mainThread: "mainThreadSeconds" } as const)[part];
   return (100 * (to[field] - from[field])) / ((to.atMs - from.atMs) / 1000);
+}
+
+/**
+ * The pid of the process named `name` (its /proc comm) that is `rootPid` or
+ * descends from it, or undefined if none is: a server's own process behind
+ * the scripts and wrappers that started it.
+ */
+export function findProcess(rootPid: number, name: string): number | undefined {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // Field 4 (ppid) follows the state, after the command's closing parenthesis.
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // The process exited between the listing and the read.
+    }
+  }
+  const queue = [rootPid];
+  for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {
+    let comm: string;
+    try {
+      comm = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+    } catch {
+      continue;
+    }
+    if (comm === name) return pid;
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return undefined;
 }
 
 /** Milliseconds of the monotonic clock (the one V8's CPU profiles use, in microseconds). */

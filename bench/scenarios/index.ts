@@ -3,11 +3,12 @@ import { batchedPipeline } from "./batched-pipeline.js";
 import { churn } from "./churn.js";
 import { longPollLatency } from "./long-poll-latency.js";
 import { natsPeer } from "./nats-peer.js";
+import { rabbitMqPeer } from "./rabbitmq-peer.js";
 import { redeliveryPrecision } from "./redelivery-precision.js";
 import { restart } from "./restart.js";
 import { singlePipeline } from "./single-pipeline.js";
 
-/** Every scenario of `npm run bench`, in the order they run: 3 reads 2's rate, 7 reads 1's. */
+/** Every scenario of `npm run bench`, in the order they run: 3 reads 2's rate, 7 and 8 read 1's. */
 export const scenarios: Scenario[] = [
   batchedPipeline,
   singlePipeline,
@@ -16,4 +17,5 @@ export const scenarios: Scenario[] = [
   restart,
   churn,
   natsPeer,
+  rabbitMqPeer,
 ];
