@@ -43,15 +43,8 @@ import {
   type NatsSync,
 } from "../nats-server-child.js";
 import { holdshelfRate } from "../holdshelf-rate.js";
-import { cpuPercent, monotonicMs, sampleProcess } from "../proc-stats.js";
-import {
-  microsPerMessage,
-  percentiles,
-  skippedRow,
-  type Scenario,
-  type ScenarioContext,
-  type ScenarioResult,
-} from "../scenario.js";
+import { measurePeer, peerRow } from "../peer-row.js";
+import { skippedRow, type Scenario, type ScenarioContext, type ScenarioResult } from "../scenario.js";
 import { batchedPipelineShape } from "./batched-pipeline.js";
 
 const warmupMessages = 5_000;
@@ -132,50 +125,30 @@ async function measureJetStream(
   await recreateConsumer(server.url);
   context.log(`peer: JetStream (file, ${label}): ${messages} messages, ${batchedPipelineShape.producers} producers and ${batchedPipelineShape.consumers} consumers`);
 
-  const before = sampleProcess(server.pid);
-  const clientBefore = process.cpuUsage();
-  const startedMs = monotonicMs();
-  const outcome = await runJetStreamPipeline(server.url, { messages, ...batchedPipelineShape });
-  const seconds = (monotonicMs() - startedMs) / 1000;
-  const after = sampleProcess(server.pid);
   // The nats client does more per message than holdshelf's (a request per publish and
   // per ack): its CPU tells whether this process, not the server, set the pace.
-  const clientUsage = process.cpuUsage(clientBefore);
-  const clientCpuSeconds = (clientUsage.user + clientUsage.system) / 1e6;
+  const window = await measurePeer(server.pid, () => runJetStreamPipeline(server.url, { messages, ...batchedPipelineShape }));
+  const { outcome } = window;
   const leftInStream = await streamMessages(server.url);
   if (outcome.redelivered > 0 || leftInStream > 0) {
     context.log(`peer: JetStream redelivered ${outcome.redelivered} messages and left ${leftInStream} in the stream`);
   }
-
-  const rate = messages / seconds;
-  const ratio = holdshelf.rate / rate;
-  return {
+  return peerRow(window, {
     scenario: `7 JetStream (file, ${label})`,
+    peer: "JetStream",
     messages,
-    seconds,
-    messagesPerSecond: rate,
-    latencyMs: percentiles(outcome.latencies),
-    // JetStream exposes no group-commit counters to compare.
-    fsyncsPerSecond: undefined,
-    messagesPerFsync: undefined,
-    brokerCpuPercent: cpuPercent(before, after),
-    clientCpuPercent: (100 * clientCpuSeconds) / seconds,
-    brokerCpuMicrosPerMessage: microsPerMessage(after.cpuSeconds - before.cpuSeconds, messages),
-    clientCpuMicrosPerMessage: microsPerMessage(clientCpuSeconds, messages),
-    brokerPeakRssMb: after.peakRssBytes / 2 ** 20,
+    latencies: outcome.latencies,
+    holdshelf,
+    holdshelfDurability: context.durability,
+    targetRatio,
     extra: {
-      holdshelfRate: holdshelf.rate,
-      ratio,
-      holdshelfFrom: holdshelf.source,
-      holdshelfDurability: context.durability,
       jetStreamDurability: sync === "always" ? "fsync on every write" : "OS page cache, forced sync every 2 minutes",
       acks: "ackAck (server-confirmed)",
       nats: `nats-server ${version}`,
       ...(outcome.redelivered > 0 ? { redelivered: outcome.redelivered } : {}),
       ...(leftInStream > 0 ? { leftInStream } : {}),
     },
-    target: { text: `>= ${targetRatio}x JetStream`, met: ratio >= targetRatio },
-  };
+  });
 }
 
 /**

@@ -18,9 +18,9 @@
 import { connect } from "amqplib";
 import { runAmqpPipeline } from "../amqp-pipeline.js";
 import { holdshelfRate } from "../holdshelf-rate.js";
-import { cpuPercent, monotonicMs, sampleProcess } from "../proc-stats.js";
+import { measurePeer, peerRow } from "../peer-row.js";
 import { findRabbitMq, startRabbitMq } from "../rabbitmq-server-child.js";
-import { microsPerMessage, percentiles, skippedRow, type Scenario } from "../scenario.js";
+import { skippedRow, type Scenario } from "../scenario.js";
 import { batchedPipelineShape } from "./batched-pipeline.js";
 
 const warmupMessages = 5_000;
@@ -50,41 +50,22 @@ export const rabbitMqPeer: Scenario = {
         `rabbitmq: ${messages} messages, ${batchedPipelineShape.producers} producers and ${batchedPipelineShape.consumers} consumers`,
       );
 
-      const before = sampleProcess(server.pid);
-      const clientBefore = process.cpuUsage();
-      const startedMs = monotonicMs();
-      const outcome = await runAmqpPipeline(server.url, { queue, messages, ...batchedPipelineShape });
-      const seconds = (monotonicMs() - startedMs) / 1000;
-      const after = sampleProcess(server.pid);
-      const clientUsage = process.cpuUsage(clientBefore);
-      const clientCpuSeconds = (clientUsage.user + clientUsage.system) / 1e6;
+      const window = await measurePeer(server.pid, () => runAmqpPipeline(server.url, { queue, messages, ...batchedPipelineShape }));
+      const { outcome } = window;
       const leftInQueue = await queuedMessages(server.url);
       if (outcome.redelivered > 0 || leftInQueue > 0) {
         context.log(`rabbitmq: ${outcome.redelivered} messages redelivered, ${leftInQueue} left in the queue`);
       }
-
-      const rate = messages / seconds;
-      const ratio = holdshelf.rate / rate;
       return [
-        {
+        peerRow(window, {
           scenario: `8 RabbitMQ ${server.version.split(" ")[0]} (quorum queue)`,
+          peer: "RabbitMQ",
           messages,
-          seconds,
-          messagesPerSecond: rate,
-          latencyMs: percentiles(outcome.latencies),
-          // The Raft log's fsyncs are not counted where the bench can read them.
-          fsyncsPerSecond: undefined,
-          messagesPerFsync: undefined,
-          brokerCpuPercent: cpuPercent(before, after),
-          clientCpuPercent: (100 * clientCpuSeconds) / seconds,
-          brokerCpuMicrosPerMessage: microsPerMessage(after.cpuSeconds - before.cpuSeconds, messages),
-          clientCpuMicrosPerMessage: microsPerMessage(clientCpuSeconds, messages),
-          brokerPeakRssMb: after.peakRssBytes / 2 ** 20,
+          latencies: outcome.latencies,
+          holdshelf,
+          holdshelfDurability: context.durability,
+          targetRatio,
           extra: {
-            holdshelfRate: holdshelf.rate,
-            ratio,
-            holdshelfFrom: holdshelf.source,
-            holdshelfDurability: context.durability,
             rabbitMqDurability: "quorum queue: confirmed once in the Raft log and fsynced",
             publish: `${batchedPipelineShape.batch} persistent, then waitForConfirms`,
             acks: `manual, prefetch ${batchedPipelineShape.batch}, one multiple-ack per burst of deliveries`,
@@ -92,8 +73,7 @@ export const rabbitMqPeer: Scenario = {
             ...(outcome.redelivered > 0 ? { redelivered: outcome.redelivered } : {}),
             ...(leftInQueue > 0 ? { leftInQueue } : {}),
           },
-          target: { text: `>= ${targetRatio}x RabbitMQ`, met: ratio >= targetRatio },
-        },
+        }),
       ];
     } finally {
       context.log("rabbitmq: stopping the node");
