@@ -1,8 +1,8 @@
 import { HoldshelfError } from "../errors/holdshelf-error.js";
+import { maxSendBatchBytes } from "../protocol/limits.js";
 import type { StoreOp } from "../store/store.js";
 import { newMessageId } from "./message-id.js";
 import type { QueueState } from "./queue-state.js";
-import { maxSendBatchBytes } from "../protocol/limits.js";
 import { checkOutgoing } from "./request-limits.js";
 import type { OutgoingMessage } from "./types.js";
 

@@ -1,4 +1,5 @@
 import { HoldshelfError } from "../errors/holdshelf-error.js";
+import { maxCheckpointBytes } from "../protocol/limits.js";
 import type { Store, StoreOp } from "../store/store.js";
 import type { Clock } from "../time/clock.js";
 import type { BackgroundWork } from "./background-work.js";
@@ -10,7 +11,6 @@ import { formatMessageId } from "./message-id.js";
 import { isSpent } from "./queue-config.js";
 import type { LiveMessage, QueueState } from "./queue-state.js";
 import type { ReceiptHandles } from "./receipt-handles.js";
-import { maxCheckpointBytes } from "../protocol/limits.js";
 import { perMessageOverheadBytes, receiveResponseBudgetBytes } from "./request-limits.js";
 import type { Delivery } from "./types.js";
 import type { WaitingReceives } from "./waiting-receives.js";

@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
-import { ClassicLevel } from "classic-level";
 import { GroupCommit, type CommitObserver, type GroupCommitStats } from "./group-commit.js";
 import {
   checkpointKey,
@@ -16,7 +15,7 @@ import {
   scheduleKey,
   scheduleRange,
 } from "./key-layout.js";
-import { writeLevelBatch, type LevelBatchOp, type LevelDatabase } from "./level-batch.js";
+import { createLevelDatabase, writeLevelBatch, type LevelBatchOp, type LevelDatabase } from "./level-batch.js";
 import type { MessageReading, ScheduleEntry, Store, StoredQueue, StoredState, StoreOp } from "./store.js";
 import { translateOpenError } from "./store-open-error.js";
 import { storageUnavailable } from "./storage-unavailable.js";
@@ -76,7 +75,7 @@ export class ClassicLevelStore implements Store {
 
   /** Opens (creating if needed) the store in a data directory. Throws a clear error if it is unusable or in use. */
   static async open(options: ClassicLevelStoreOptions): Promise<ClassicLevelStore> {
-    const createDatabase = options.createDatabase ?? createClassicLevel;
+    const createDatabase = options.createDatabase ?? createLevelDatabase;
     const db = await openLevel(options.dataDir, createDatabase);
     return new ClassicLevelStore(db, options.dataDir, createDatabase, options.durability ?? "fsync", options.commitObserver);
   }
@@ -217,10 +216,6 @@ export class ClassicLevelStore implements Store {
       }
     }
   }
-}
-
-function createClassicLevel(dataDir: string): LevelDatabase {
-  return new ClassicLevel(dataDir, { keyEncoding: "buffer", valueEncoding: "buffer" });
 }
 
 async function openLevel(dataDir: string, createDatabase: (dataDir: string) => LevelDatabase): Promise<LevelDatabase> {

@@ -1,4 +1,4 @@
-import type { ClassicLevel } from "classic-level";
+import { ClassicLevel } from "classic-level";
 
 /** The database under a ClassicLevelStore: keys and values are Buffers. */
 export type LevelDatabase = ClassicLevel<Buffer, Buffer>;
@@ -6,8 +6,13 @@ export type LevelDatabase = ClassicLevel<Buffer, Buffer>;
 /** One write of a batch, keys and values already bytes. */
 export type LevelBatchOp = { type: "put"; key: Buffer; value: Buffer } | { type: "del"; key: Buffer };
 
-/** abstract-level's private write contract, which classic-level implements. */
-type PrivateBatch = { _batch(ops: LevelBatchOp[], options: { sync: boolean }): Promise<void> };
+/** abstract-level's private write contract, which classic-level implements (tests wrap it to fail writes). */
+export type LevelPrivateBatch = { _batch(ops: LevelBatchOp[], options: { sync: boolean }): Promise<void> };
+
+/** A new, unopened database in `dataDir`, with Buffer keys and values: the store's default `createDatabase`. */
+export function createLevelDatabase(dataDir: string): LevelDatabase {
+  return new ClassicLevel(dataDir, { keyEncoding: "buffer", valueEncoding: "buffer" });
+}
 
 /**
  * Writes one batch atomically through classic-level's implementation of
@@ -23,5 +28,5 @@ export function writeLevelBatch(db: LevelDatabase, ops: LevelBatchOp[], sync: bo
   if (db.status !== "open") {
     return Promise.reject(new Error(`Database is not open: cannot write (status ${db.status})`));
   }
-  return (db as unknown as PrivateBatch)._batch(ops, { sync });
+  return (db as unknown as LevelPrivateBatch)._batch(ops, { sync });
 }

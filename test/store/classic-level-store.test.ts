@@ -4,9 +4,9 @@
 // the _batch write path and fsync are in level-batch.test.ts.
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ClassicLevel } from "classic-level";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ClassicLevelStore } from "../../src/store/classic-level-store.js";
+import { createLevelDatabase } from "../../src/store/level-batch.js";
 import type { ScheduleEntry, StoredQueue } from "../../src/store/store.js";
 import { StoreOpenError } from "../../src/store/store-open-error.js";
 import { makeTempDir } from "../support/temp-dir.js";
@@ -104,7 +104,7 @@ describe("ClassicLevelStore", () => {
         { kind: "putCheckpoint", dataId: 7, id, checkpoint: Buffer.from("cp") },
       ]);
       await fx.store.close();
-      const db = new ClassicLevel<Buffer, Buffer>(fx.dataDir, { keyEncoding: "buffer", valueEncoding: "buffer" });
+      const db = createLevelDatabase(fx.dataDir);
       try {
         const stored = new Map((await db.iterator().all()).map(([key, value]) => [key.toString("hex"), value]));
         const hex = (text: string) => Buffer.from(text, "latin1").toString("hex");

@@ -4,15 +4,11 @@
 import { ClassicLevel } from "classic-level";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ClassicLevelStore, type Durability } from "../../src/store/classic-level-store.js";
-import { writeLevelBatch, type LevelDatabase } from "../../src/store/level-batch.js";
+import { createLevelDatabase, writeLevelBatch, type LevelDatabase } from "../../src/store/level-batch.js";
 import { makeTempDir } from "../support/temp-dir.js";
 import { queueRecord } from "./store-fixtures.js";
 
 type Writable = { _batch: (...args: unknown[]) => Promise<void> };
-
-function openDatabase(dataDir: string): LevelDatabase {
-  return new ClassicLevel<Buffer, Buffer>(dataDir, { keyEncoding: "buffer", valueEncoding: "buffer" });
-}
 
 describe("writeLevelBatch", () => {
   let dir: Awaited<ReturnType<typeof makeTempDir>>;
@@ -32,7 +28,7 @@ describe("writeLevelBatch", () => {
   });
 
   it("writes puts and deletes that the public API reads back, byte for byte, without the public batch()", async () => {
-    const db = openDatabase(dir.path);
+    const db = createLevelDatabase(dir.path);
     await db.open();
     try {
       const publicBatch = vi.spyOn(db, "batch");
@@ -59,7 +55,7 @@ describe("writeLevelBatch", () => {
   });
 
   it("refuses a closed database before the native side sees it", async () => {
-    const db = openDatabase(dir.path);
+    const db = createLevelDatabase(dir.path);
     await db.open();
     await db.close();
     const privateBatch = vi.spyOn(db as unknown as Writable, "_batch");
@@ -76,7 +72,7 @@ describe("writeLevelBatch", () => {
       dataDir: dir.path,
       durability,
       createDatabase: (dataDir) => {
-        const db = openDatabase(dataDir);
+        const db = createLevelDatabase(dataDir);
         databases.push(db);
         return db;
       },

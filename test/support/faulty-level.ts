@@ -1,8 +1,5 @@
-import { ClassicLevel } from "classic-level";
-import type { LevelBatchOp, LevelDatabase } from "../../src/store/level-batch.js";
+import { createLevelDatabase, type LevelDatabase, type LevelPrivateBatch } from "../../src/store/level-batch.js";
 import type { WriteFault } from "./write-fault.js";
-
-type PrivateBatch = { _batch(ops: LevelBatchOp[], options: { sync: boolean }): Promise<void> };
 
 /**
  * A `createDatabase` for ClassicLevelStore (and the server) whose databases'
@@ -15,8 +12,8 @@ type PrivateBatch = { _batch(ops: LevelBatchOp[], options: { sync: boolean }): P
  */
 export function faultyLevel(fault: WriteFault): (dataDir: string) => LevelDatabase {
   return (dataDir) => {
-    const db = new ClassicLevel<Buffer, Buffer>(dataDir, { keyEncoding: "buffer", valueEncoding: "buffer" });
-    const writable = db as unknown as PrivateBatch;
+    const db = createLevelDatabase(dataDir);
+    const writable = db as unknown as LevelPrivateBatch;
     const write = writable._batch.bind(db);
     writable._batch = (ops, options) => (fault.error === undefined ? write(ops, options) : Promise.reject(fault.error));
     return db;
