@@ -10,7 +10,6 @@ import {
   GetQueueResponseSchema,
   ListQueuesResponseSchema,
   PurgeQueueResponseSchema,
-  ReceiveResponseSchema,
   RedriveMessagesResponseSchema,
   SendBatchResponseSchema,
   SendResponseSchema,
@@ -18,7 +17,8 @@ import {
   type QueueService,
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { Broker } from "../broker/broker.js";
-import { deliveryToWire, durationToMs, outcomeToWire, queueConfigFromWire, queueToWire } from "./wire-convert.js";
+import { encodeReceiveResponse } from "./receive-response-encoding.js";
+import { durationToMs, outcomeToWire, queueConfigFromWire, queueToWire } from "./wire-convert.js";
 import type { UnaryHandlers } from "./unary-bridge.js";
 
 /**
@@ -76,7 +76,7 @@ export function queueServiceHandlers(broker: Broker): UnaryHandlers<typeof Queue
         waitTimeMs: durationToMs(request.waitTime, "wait_time"),
         signal,
       });
-      return create(ReceiveResponseSchema, { messages: deliveries.map(deliveryToWire) });
+      return encodeReceiveResponse(deliveries);
     },
     async delete(request) {
       await broker.delete(request.queue, request.receiptHandle);

@@ -1,6 +1,7 @@
 import { fromBinary, type DescService } from "@bufbuild/protobuf";
 import type { ServiceDefinition } from "@grpc/grpc-js";
 import { createServiceDefinition } from "../protocol/service-definition.js";
+import { PreEncoded } from "./pre-encoded.js";
 
 /**
  * What the server's deserializer returns for bytes that are not a valid
@@ -27,15 +28,21 @@ export class MalformedRequest {
 
 /**
  * The protocol's service definition as a server serves it: a request that
- * cannot be decoded reaches the handler as a MalformedRequest. Clients never
- * deserialize requests, so this stays out of src/protocol.
+ * cannot be decoded reaches the handler as a MalformedRequest, and a
+ * response a handler encoded itself (PreEncoded) is sent as it is. Clients
+ * never deserialize requests, so this stays out of src/protocol.
  */
 export function createServerServiceDefinition(service: DescService): ServiceDefinition {
-  return createServiceDefinition(service, (schema, bytes) => {
+  const definition = createServiceDefinition(service, (schema, bytes) => {
     try {
       return fromBinary(schema, bytes);
     } catch (error) {
       return new MalformedRequest(error, schema.typeName);
     }
   });
+  for (const method of Object.values(definition)) {
+    const serialize = method.responseSerialize;
+    method.responseSerialize = (response: unknown) => (response instanceof PreEncoded ? response.bytes : serialize(response));
+  }
+  return definition;
 }

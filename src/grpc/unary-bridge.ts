@@ -3,6 +3,7 @@ import type { GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
 import type { Metadata, sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from "@grpc/grpc-js";
 import { invalidArgument } from "../errors/holdshelf-error.js";
 import { toErrorStatus } from "./error-status.js";
+import type { PreEncoded } from "./pre-encoded.js";
 import { MalformedRequest } from "./service-definition.js";
 
 /** What a handler knows of its call besides the request. */
@@ -12,14 +13,22 @@ export interface CallContext {
   readonly canSee?: (queue: string) => boolean;
 }
 
-/** Promise-returning handlers of a service's unary methods; the signal aborts when the caller cancels. */
+/**
+ * Promise-returning handlers of a service's unary methods; the signal aborts
+ * when the caller cancels. A handler may answer with its response already
+ * encoded (the server's serializer sends those bytes as they are).
+ */
 export type UnaryHandlers<S> = S extends DescService & { method: infer Methods extends GenServiceMethods }
   ? {
       [K in keyof Methods as Methods[K]["methodKind"] extends "unary" ? K : never]: (
         request: MessageShape<Methods[K]["input"]>,
         signal: AbortSignal,
         context: CallContext,
-      ) => Promise<MessageShape<Methods[K]["output"]> | MessageInitShape<Methods[K]["output"]>>;
+      ) => Promise<
+        | MessageShape<Methods[K]["output"]>
+        | MessageInitShape<Methods[K]["output"]>
+        | PreEncoded<MessageShape<Methods[K]["output"]>>
+      >;
     }
   : never;
 

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { durationFromMs, timestampFromMs, type Duration } from "@bufbuild/protobuf/wkt";
-import { EntryResultSchema, ReceivedMessageSchema, type EntryResult, type ReceivedMessage } from "../../gen/holdshelf/v1/message_pb.js";
+import { EntryResultSchema, type EntryResult } from "../../gen/holdshelf/v1/message_pb.js";
 import {
   QueueConfigSchema,
   QueueSchema,
@@ -9,7 +9,7 @@ import {
   type QueueConfig as WireQueueConfig,
 } from "../../gen/holdshelf/v1/queue_pb.js";
 import type { QueueConfigInput } from "../broker/queue-config.js";
-import type { Delivery, EntryOutcome, QueueInfo } from "../broker/types.js";
+import type { EntryOutcome, QueueInfo } from "../broker/types.js";
 import { invalidArgument } from "../errors/holdshelf-error.js";
 import { Code } from "../protocol/error-reasons.js";
 
@@ -85,23 +85,6 @@ export function queueToWire(info: QueueInfo): Queue {
     }),
     createTime: timestampFromMs(info.createTime),
     deadLetterSourceQueues: info.deadLetterSourceQueues,
-  });
-}
-
-/** A delivery as the wire shows it. */
-export function deliveryToWire(delivery: Delivery): ReceivedMessage {
-  return create(ReceivedMessageSchema, {
-    messageId: delivery.messageId,
-    receiptHandle: delivery.receiptHandle,
-    body: delivery.body,
-    attributes: { ...delivery.attributes },
-    receiveCount: delivery.receiveCount,
-    sendTime: timestampFromMs(delivery.sendTime),
-    firstReceiveTime: timestampFromMs(delivery.firstReceiveTime),
-    leaseDeadline: timestampFromMs(delivery.leaseDeadline),
-    ...(delivery.checkpoint === undefined ? {} : { checkpoint: delivery.checkpoint }),
-    deadLetterSourceQueue: delivery.deadLetter?.sourceQueue ?? "",
-    deadLetterReason: delivery.deadLetter?.reason ?? "",
   });
 }
 

@@ -1,0 +1,161 @@
+import type { ReceiveResponse } from "../../gen/holdshelf/v1/queue_service_pb.js";
+import type { Delivery } from "../broker/types.js";
+import { PreEncoded } from "./pre-encoded.js";
+import { delimitedSize, int32Size, varintSize, WireType, WireWriter } from "./wire-writer.js";
+
+// Field numbers of ReceiveResponse, ReceivedMessage (proto/holdshelf/v1/message.proto),
+// a map entry and google.protobuf.Timestamp. test/grpc/receive-response-encoding.test.ts
+// compares every byte with protobuf-es's encoding of the same message.
+const receiveResponse = { messages: 1 } as const;
+const receivedMessage = {
+  messageId: 1,
+  receiptHandle: 2,
+  body: 3,
+  attributes: 4,
+  receiveCount: 5,
+  sendTime: 6,
+  firstReceiveTime: 7,
+  leaseDeadline: 8,
+  checkpoint: 9,
+  deadLetterSourceQueue: 10,
+  deadLetterReason: 11,
+} as const;
+const mapEntry = { key: 1, value: 2 } as const;
+const timestamp = { seconds: 1, nanos: 2 } as const;
+
+/**
+ * A ReceiveResponse written straight from the deliveries into one buffer,
+ * byte for byte what protobuf-es would write for the same message: its
+ * reflective encoder, with a message object per delivery and per timestamp,
+ * cost about a tenth of the broker's CPU in the batched pipeline. Each body
+ * is copied once, into the response.
+ */
+export function encodeReceiveResponse(deliveries: readonly Delivery[]): PreEncoded<ReceiveResponse> {
+  const measured = deliveries.map(measure);
+  let size = 0;
+  for (const message of measured) size += 1 + delimitedSize(message.size);
+  const writer = new WireWriter(size);
+  deliveries.forEach((delivery, index) => {
+    const message = measured[index]!;
+    writer.tag(receiveResponse.messages, WireType.lengthDelimited);
+    writer.varint(message.size);
+    writeReceivedMessage(writer, delivery, message);
+  });
+  return new PreEncoded(writer.finish());
+}
+
+/** The byte lengths of a delivery's strings, found once and used to size and to write. */
+interface Measured {
+  readonly size: number;
+  readonly messageIdBytes: number;
+  readonly receiptHandleBytes: number;
+  readonly attributeKeys: string[];
+  /** Each attribute's key and value byte lengths, alternating, in attributeKeys' order. */
+  readonly attributeBytes: number[];
+  readonly sourceQueueBytes: number;
+  readonly reasonBytes: number;
+}
+
+function measure(delivery: Delivery): Measured {
+  const messageIdBytes = Buffer.byteLength(delivery.messageId, "utf8");
+  const receiptHandleBytes = Buffer.byteLength(delivery.receiptHandle, "utf8");
+  const sourceQueueBytes = Buffer.byteLength(delivery.deadLetter?.sourceQueue ?? "", "utf8");
+  const reasonBytes = Buffer.byteLength(delivery.deadLetter?.reason ?? "", "utf8");
+  let size = 0;
+  if (messageIdBytes > 0) size += 1 + delimitedSize(messageIdBytes);
+  if (receiptHandleBytes > 0) size += 1 + delimitedSize(receiptHandleBytes);
+  if (delivery.body.byteLength > 0) size += 1 + delimitedSize(delivery.body.byteLength);
+  // Object.keys is the order protobuf-es writes a map in.
+  const attributeKeys = Object.keys(delivery.attributes);
+  const attributeBytes: number[] = [];
+  for (const key of attributeKeys) {
+    const keyBytes = Buffer.byteLength(key, "utf8");
+    const valueBytes = Buffer.byteLength(delivery.attributes[key]!, "utf8");
+    attributeBytes.push(keyBytes, valueBytes);
+    size += 1 + delimitedSize(mapEntrySize(keyBytes, valueBytes));
+  }
+  if (delivery.receiveCount !== 0) size += 1 + int32Size(delivery.receiveCount);
+  size += 1 + delimitedSize(timestampSize(delivery.sendTime));
+  size += 1 + delimitedSize(timestampSize(delivery.firstReceiveTime));
+  size += 1 + delimitedSize(timestampSize(delivery.leaseDeadline));
+  if (delivery.checkpoint !== undefined) size += 1 + delimitedSize(delivery.checkpoint.byteLength);
+  if (sourceQueueBytes > 0) size += 1 + delimitedSize(sourceQueueBytes);
+  if (reasonBytes > 0) size += 1 + delimitedSize(reasonBytes);
+  return { size, messageIdBytes, receiptHandleBytes, attributeKeys, attributeBytes, sourceQueueBytes, reasonBytes };
+}
+
+function writeReceivedMessage(writer: WireWriter, delivery: Delivery, measured: Measured): void {
+  const field = receivedMessage;
+  if (measured.messageIdBytes > 0) {
+    writer.tag(field.messageId, WireType.lengthDelimited);
+    writer.string(delivery.messageId, measured.messageIdBytes);
+  }
+  if (measured.receiptHandleBytes > 0) {
+    writer.tag(field.receiptHandle, WireType.lengthDelimited);
+    writer.string(delivery.receiptHandle, measured.receiptHandleBytes);
+  }
+  if (delivery.body.byteLength > 0) {
+    writer.tag(field.body, WireType.lengthDelimited);
+    writer.bytes(delivery.body);
+  }
+  measured.attributeKeys.forEach((key, index) => {
+    const keyBytes = measured.attributeBytes[2 * index]!;
+    const valueBytes = measured.attributeBytes[2 * index + 1]!;
+    writer.tag(field.attributes, WireType.lengthDelimited);
+    writer.varint(mapEntrySize(keyBytes, valueBytes));
+    writer.tag(mapEntry.key, WireType.lengthDelimited);
+    writer.string(key, keyBytes);
+    writer.tag(mapEntry.value, WireType.lengthDelimited);
+    writer.string(delivery.attributes[key]!, valueBytes);
+  });
+  if (delivery.receiveCount !== 0) {
+    writer.tag(field.receiveCount, WireType.varint);
+    writer.int32(delivery.receiveCount);
+  }
+  writeTimestamp(writer, field.sendTime, delivery.sendTime);
+  writeTimestamp(writer, field.firstReceiveTime, delivery.firstReceiveTime);
+  writeTimestamp(writer, field.leaseDeadline, delivery.leaseDeadline);
+  if (delivery.checkpoint !== undefined) {
+    writer.tag(field.checkpoint, WireType.lengthDelimited);
+    writer.bytes(delivery.checkpoint);
+  }
+  if (measured.sourceQueueBytes > 0) {
+    writer.tag(field.deadLetterSourceQueue, WireType.lengthDelimited);
+    writer.string(delivery.deadLetter!.sourceQueue, measured.sourceQueueBytes);
+  }
+  if (measured.reasonBytes > 0) {
+    writer.tag(field.deadLetterReason, WireType.lengthDelimited);
+    writer.string(delivery.deadLetter!.reason, measured.reasonBytes);
+  }
+}
+
+/** A map entry writes its key and value even when empty, as protobuf-es does. */
+function mapEntrySize(keyBytes: number, valueBytes: number): number {
+  return 1 + delimitedSize(keyBytes) + 1 + delimitedSize(valueBytes);
+}
+
+/** Epoch milliseconds as a Timestamp's seconds and nanos, split as protobuf-es's timestampFromMs does. */
+function timestampParts(ms: number): { seconds: number; nanos: number } {
+  const seconds = Math.floor(ms / 1000);
+  return { seconds, nanos: (ms - seconds * 1000) * 1_000_000 };
+}
+
+function timestampSize(ms: number): number {
+  const { seconds, nanos } = timestampParts(ms);
+  return (seconds !== 0 ? 1 + varintSize(seconds) : 0) + (nanos !== 0 ? 1 + varintSize(nanos) : 0);
+}
+
+/** A Timestamp field; always written, as a set message field is, even at the epoch. */
+function writeTimestamp(writer: WireWriter, fieldNumber: number, ms: number): void {
+  const { seconds, nanos } = timestampParts(ms);
+  writer.tag(fieldNumber, WireType.lengthDelimited);
+  writer.varint(timestampSize(ms));
+  if (seconds !== 0) {
+    writer.tag(timestamp.seconds, WireType.varint);
+    writer.varint(seconds);
+  }
+  if (nanos !== 0) {
+    writer.tag(timestamp.nanos, WireType.varint);
+    writer.varint(nanos);
+  }
+}

@@ -1,0 +1,123 @@
+// The hand-written ReceiveResponse encoder (src/grpc/receive-response-encoding.ts)
+// against protobuf-es's own encoding of the same response: byte for byte,
+// for generated deliveries with every optional part present and absent.
+// Reproduce a failure with HOLDSHELF_FC_SEED=<seed printed by fast-check>.
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ReceivedMessageSchema, type ReceivedMessage } from "../../gen/holdshelf/v1/message_pb.js";
+import { ReceiveResponseSchema } from "../../gen/holdshelf/v1/queue_service_pb.js";
+import type { Delivery } from "../../src/broker/types.js";
+import { encodeReceiveResponse } from "../../src/grpc/receive-response-encoding.js";
+import { WireWriter } from "../../src/grpc/wire-writer.js";
+
+const seed = Number(process.env["HOLDSHELF_FC_SEED"] ?? 20261203);
+
+/** What the server sent before the hand-written encoder: protobuf-es's message, built from the delivery. */
+function referenceMessage(delivery: Delivery): ReceivedMessage {
+  return create(ReceivedMessageSchema, {
+    messageId: delivery.messageId,
+    receiptHandle: delivery.receiptHandle,
+    body: delivery.body,
+    attributes: { ...delivery.attributes },
+    receiveCount: delivery.receiveCount,
+    sendTime: timestampFromMs(delivery.sendTime),
+    firstReceiveTime: timestampFromMs(delivery.firstReceiveTime),
+    leaseDeadline: timestampFromMs(delivery.leaseDeadline),
+    ...(delivery.checkpoint === undefined ? {} : { checkpoint: delivery.checkpoint }),
+    deadLetterSourceQueue: delivery.deadLetter?.sourceQueue ?? "",
+    deadLetterReason: delivery.deadLetter?.reason ?? "",
+  });
+}
+
+function referenceEncoding(deliveries: Delivery[]): Uint8Array {
+  return toBinary(ReceiveResponseSchema, create(ReceiveResponseSchema, { messages: deliveries.map(referenceMessage) }));
+}
+
+const epochMs = fc.oneof(
+  fc.constant(0),
+  fc.integer({ min: 1, max: 999 }),
+  fc.integer({ min: 0, max: 4_000_000_000 }).map((seconds) => seconds * 1000),
+  fc.integer({ min: 0, max: 4_000_000_000_000 }),
+);
+const text = fc.oneof(fc.constant(""), fc.string({ maxLength: 40 }), fc.string({ unit: "grapheme", maxLength: 20 }));
+const bytes = (maxLength: number): fc.Arbitrary<Uint8Array> =>
+  fc.oneof(fc.uint8Array({ maxLength: 300 }), fc.integer({ min: 0, max: maxLength }).map((length) => new Uint8Array(length).fill(7)));
+const attributes = fc
+  .array(fc.tuple(fc.oneof(text, fc.constantFrom("__proto__", "1", "10", "constructor")), text), { maxLength: 6 })
+  .map((pairs) => Object.fromEntries(pairs));
+
+const delivery: fc.Arbitrary<Delivery> = fc.record({
+  messageId: fc.oneof(fc.uuid(), fc.constant("")),
+  receiptHandle: fc.oneof(fc.base64String({ maxLength: 120 }), text),
+  body: bytes(200_000),
+  attributes,
+  receiveCount: fc.oneof(fc.integer({ min: 1, max: 1000 }), fc.constantFrom(0, 127, 128, 2 ** 31 - 1, -1, -(2 ** 31))),
+  sendTime: epochMs,
+  firstReceiveTime: epochMs,
+  leaseDeadline: epochMs,
+  checkpoint: fc.option(bytes(70_000), { nil: undefined }),
+  deadLetter: fc.option(fc.record({ sourceQueue: text, reason: text }), { nil: undefined }),
+});
+
+describe("encodeReceiveResponse", () => {
+  it("writes exactly the bytes protobuf-es writes for the same response", () => {
+    fc.assert(
+      fc.property(fc.array(delivery, { maxLength: 5 }), (deliveries) => {
+        const encoded = encodeReceiveResponse(deliveries).bytes;
+        expect(Buffer.from(encoded).equals(Buffer.from(referenceEncoding(deliveries)))).toBe(true);
+      }),
+      { numRuns: 300, seed },
+    );
+  });
+
+  it("encodes a response that decodes back to the deliveries' fields", () => {
+    const sent: Delivery = {
+      messageId: "0190a6b2-0000-7000-8000-000000000001",
+      receiptHandle: "handle-1",
+      body: Buffer.from("héllo"),
+      attributes: { kind: "ünïcode", "": "" },
+      receiveCount: 3,
+      sendTime: 1_767_225_600_123,
+      firstReceiveTime: 1_767_225_601_000,
+      leaseDeadline: 1_767_225_631_999,
+      checkpoint: new Uint8Array(0),
+      deadLetter: { sourceQueue: "orders", reason: "MAX_RECEIVE_COUNT_EXCEEDED" },
+    };
+    const [message] = fromBinary(ReceiveResponseSchema, encodeReceiveResponse([sent]).bytes).messages;
+    expect(message).toMatchObject({
+      messageId: sent.messageId,
+      receiptHandle: sent.receiptHandle,
+      attributes: sent.attributes,
+      receiveCount: 3,
+      sendTime: { seconds: 1_767_225_600n, nanos: 123_000_000 },
+      firstReceiveTime: { seconds: 1_767_225_601n, nanos: 0 },
+      leaseDeadline: { seconds: 1_767_225_631n, nanos: 999_000_000 },
+      deadLetterSourceQueue: "orders",
+      deadLetterReason: "MAX_RECEIVE_COUNT_EXCEEDED",
+    });
+    expect(Buffer.from(message!.body).toString()).toBe("héllo");
+    // An empty checkpoint is present, not absent: it was saved, and is empty.
+    expect(message!.checkpoint).toBeDefined();
+    expect(message!.checkpoint!.length).toBe(0);
+  });
+
+  it("answers no deliveries with an empty response", () => {
+    expect(encodeReceiveResponse([]).bytes.length).toBe(0);
+  });
+});
+
+describe("WireWriter", () => {
+  it("refuses to finish when an encoder measured a size it did not write", () => {
+    const writer = new WireWriter(3);
+    writer.varint(300);
+    expect(() => writer.finish()).toThrow(/measured 3 bytes but wrote 2/);
+  });
+
+  it("writes negative int32 values sign-extended to ten bytes, as protobuf does", () => {
+    const writer = new WireWriter(10);
+    writer.int32(-1);
+    expect([...writer.finish()]).toEqual([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
+  });
+});
