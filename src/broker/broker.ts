@@ -10,6 +10,7 @@ import { formatMessageId } from "./message-id.js";
 import type { QueueConfigInput } from "./queue-config.js";
 import type { QueueState } from "./queue-state.js";
 import { checkBatchSize, checkRenewalCount, checkVisibilityTimeout, resolveReceiveOptions } from "./request-limits.js";
+import { defaultRenewalLinger, renewalLingerMs, type RenewalLinger } from "./renewal-linger.js";
 import { RevocableStore } from "./revocable-store.js";
 import type {
   Delivery,
@@ -22,6 +23,7 @@ import type {
   ReceiveOptions,
 } from "./types.js";
 
+
 /** What a Broker is built on. */
 export interface BrokerOptions {
   readonly store: Store;
@@ -32,6 +34,8 @@ export interface BrokerOptions {
   readonly events?: BrokerEvents;
   /** Capacity limits; unset ones take their defaults. */
   readonly limits?: Partial<BrokerLimits>;
+  /** When Heartbeat renewals' writes wait for company; defaultRenewalLinger if unset. */
+  readonly renewalLinger?: RenewalLinger;
 }
 
 /**
@@ -53,6 +57,7 @@ export class Broker {
     // Replaced whole by `reload`.
     private memory: BrokerMemory,
     private readonly settings: Omit<BrokerMemoryOptions, "store" | "stored">,
+    private readonly renewalLinger: RenewalLinger,
   ) {}
 
   /** Loads the store's state into memory and starts the timers. */
@@ -64,7 +69,8 @@ export class Broker {
       events: options.events ?? ignoredBrokerEvents,
       limits: { ...defaultBrokerLimits, ...options.limits },
     };
-    const broker = new Broker(createBrokerMemory({ ...settings, store: new RevocableStore(options.store), stored }), settings);
+    const memory = createBrokerMemory({ ...settings, store: new RevocableStore(options.store), stored });
+    const broker = new Broker(memory, settings, options.renewalLinger ?? defaultRenewalLinger);
     broker.memory.maintenance.start();
     return broker;
   }
@@ -253,15 +259,31 @@ export class Broker {
    * write. A renewal that fails says why in its state rather than throwing;
    * an unknown queue or too many renewals throws. Held leases are tracked on
    * the stream until deleted, released, expired, or the stream ends.
+   *
+   * The write may linger to share an fsync (renewal-linger.ts). A stream
+   * answers in order, so requests behind a lingering one would wait out one
+   * linger each: `moreQueued` says some are already waiting (no linger), and
+   * a stream whose next request arrives meanwhile calls hurryRenewals.
    */
-  async renewLeases(stream: LeaseStream, queueName: string, renewals: readonly LeaseRenewal[]): Promise<LeaseState[]> {
+  async renewLeases(
+    stream: LeaseStream,
+    queueName: string,
+    renewals: readonly LeaseRenewal[],
+    moreQueued = false,
+  ): Promise<LeaseState[]> {
     this.requireStorage();
     const queue = this.memory.registry.get(queueName);
     checkRenewalCount(renewals.length);
     const ops: StoreOp[] = [];
     const states = renewals.map((renewal) => this.memory.leaseChanges.renew(stream, queue, renewal, ops));
-    await this.memory.commitAndServe(queue, ops);
+    await this.memory.commitAndServe(queue, ops, renewalLingerMs(this.renewalLinger, this.openStreams.size, moreQueued));
     return states;
+  }
+
+  /** Starts lingering renewal writes at once: a barrier never lingers, and takes them along. */
+  hurryRenewals(): void {
+    // The renewals' own commits report any failure.
+    this.memory.store.commit([]).catch(() => undefined);
   }
 
   /**

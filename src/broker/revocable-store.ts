@@ -28,8 +28,8 @@ export class RevocableStore implements Store {
     return this.inner.load();
   }
 
-  commit(ops: readonly StoreOp[]): Promise<void> {
-    return this.revoked ? Promise.reject(this.revokedBy) : this.inner.commit(ops);
+  commit(ops: readonly StoreOp[], lingerMs?: number): Promise<void> {
+    return this.revoked ? Promise.reject(this.revokedBy) : this.inner.commit(ops, lingerMs);
   }
 
   readMessages(

@@ -57,6 +57,8 @@ export class HeartbeatSession {
       storageUnavailable: (error) => this.fail(error),
     });
     call.on("data", (request: HeartbeatRequest | MalformedRequest) => {
+      // A request behind one being answered: that one's write must not linger.
+      if (this.answering) broker.hurryRenewals();
       this.requests.push(request);
       if (this.requests.length >= maxQueuedRequests) call.pause();
       void this.answer();
@@ -126,7 +128,7 @@ export class HeartbeatSession {
         states.push({ receiptHandle: lease.receiptHandle, held: false, reason: error.reason });
       }
     });
-    const renewed = await this.broker.renewLeases(this.stream, request.queue, renewals);
+    const renewed = await this.broker.renewLeases(this.stream, request.queue, renewals, this.requests.length > 0);
     let next = 0;
     const merged = states.map((state) => state ?? renewed[next++]!);
     return create(HeartbeatResponseSchema, { leases: merged.map(leaseStateToWire) });

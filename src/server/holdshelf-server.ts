@@ -5,6 +5,7 @@ import { AuthGate } from "../auth/auth-gate.js";
 import { reloadAuthFile } from "../auth/auth-reload.js";
 import { createTokenCheck } from "../auth/token-interceptor.js";
 import { Broker } from "../broker/broker.js";
+import type { RenewalLinger } from "../broker/renewal-linger.js";
 import { systemClock, type Clock } from "../time/clock.js";
 import { addHealthService, healthServiceDefinition, HealthStatus } from "../grpc/health-service.js";
 import { addQueueService } from "../grpc/queue-service.js";
@@ -45,6 +46,8 @@ export interface HoldshelfServerOptions {
    * reopen; a plain ClassicLevel if unset. Tests pass one whose writes fail.
    */
   readonly createDatabase?: ClassicLevelStoreOptions["createDatabase"];
+  /** When Heartbeat renewals' writes wait to share an fsync (src/broker/renewal-linger.ts); its default if unset. */
+  readonly renewalLinger?: RenewalLinger;
 }
 
 /** A running broker: its store, rules and gRPC server. */
@@ -109,6 +112,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       },
       events: metrics.broker,
       limits,
+      ...(options.renewalLinger === undefined ? {} : { renewalLinger: options.renewalLinger }),
     });
   } catch (error) {
     await store.close();

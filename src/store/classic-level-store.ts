@@ -132,7 +132,7 @@ export class ClassicLevelStore implements Store {
     return { queues, nextSequence, handleKey };
   }
 
-  commit(ops: readonly StoreOp[]): Promise<void> {
+  commit(ops: readonly StoreOp[], lingerMs = 0): Promise<void> {
     // Encoded now, whole, before anything is queued: callers may change their
     // objects once this returns, and an op that cannot be encoded (an id
     // beyond 32 bits) refuses its whole commit.
@@ -142,7 +142,7 @@ export class ClassicLevelStore implements Store {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.groupCommit.commit(batch);
+    return this.groupCommit.commit(batch, lingerMs);
   }
 
   async readMessages(

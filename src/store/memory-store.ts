@@ -44,7 +44,8 @@ export function emptyMemoryContents(): MemoryContents {
  * durable one does (the contract suite runs on both): ops are copied when
  * commit() is called and written whole, in call order, by the same group
  * commit a turn later; load() and reads hand out copies, since the broker
- * turns loaded entries into its live messages.
+ * turns loaded entries into its live messages. It never lingers (see
+ * Store.commit): with no fsync to share, waiting would only slow the tests.
  */
 export class MemoryStore implements Store {
   private readonly groupCommit = new GroupCommit<StoreOp>((ops) => this.write(ops));

@@ -127,8 +127,10 @@ export interface Store {
    * callers may change the objects they passed as soon as it returns, before
    * it resolves: the broker passes its live messages (see rescheduleOp).
    * With no ops it is a barrier: it resolves once earlier commits are written.
+   * `lingerMs` lets a store hold the write that long for other commits to
+   * share it (one fsync for many); a store without fsyncs may ignore it.
    */
-  commit(ops: readonly StoreOp[]): Promise<void>;
+  commit(ops: readonly StoreOp[], lingerMs?: number): Promise<void>;
   /** What Receive needs of messages of one data space; undefined where a message is gone. */
   readMessages(
     dataId: number,

@@ -19,9 +19,9 @@ export class FaultyStore implements Store {
     return this.inner.load();
   }
 
-  commit(ops: readonly StoreOp[]): Promise<void> {
+  commit(ops: readonly StoreOp[], lingerMs?: number): Promise<void> {
     const { error } = this.fault;
-    return error === undefined ? this.inner.commit(ops) : Promise.reject(storageUnavailable(error));
+    return error === undefined ? this.inner.commit(ops, lingerMs) : Promise.reject(storageUnavailable(error));
   }
 
   readMessages(

@@ -1,3 +1,4 @@
+import type { RenewalLinger } from "../../src/broker/renewal-linger.js";
 import type { Clock } from "../../src/time/clock.js";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
@@ -24,7 +25,7 @@ export interface GrpcHarness {
  * told otherwise; with `metricsListen`, also the metrics listener.
  */
 export async function startGrpcHarness(
-  options: { clock?: Clock; durability?: Durability; metricsListen?: string; logger?: Logger } = {},
+  options: { clock?: Clock; durability?: Durability; metricsListen?: string; logger?: Logger; renewalLinger?: RenewalLinger } = {},
 ): Promise<GrpcHarness> {
   const dir = await makeTempDir();
   const writeFault = new WriteFault();

@@ -2,6 +2,7 @@
 // tells its observer about each batch, written or failed.
 import { describe, expect, it } from "vitest";
 import { GroupCommit } from "../../src/store/group-commit.js";
+import { FakeClock } from "../support/fake-clock.js";
 
 describe("GroupCommit", () => {
   it("writes commits made in one turn as one batch, and reports its size and time", async () => {
@@ -97,5 +98,84 @@ describe("GroupCommit", () => {
     release();
     await expect(failing).rejects.toThrow("disk full");
     await expect(behindFailure).rejects.toThrow("disk full");
+  });
+
+  describe("lingering commits", () => {
+    const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+    /** A group commit on a fake clock whose writes record their ops and finish when released. */
+    const lingering = (): { group: GroupCommit<number>; batches: number[][]; clock: FakeClock; finishWrite: () => void } => {
+      const batches: number[][] = [];
+      const clock = new FakeClock();
+      const pending: (() => void)[] = [];
+      const group = new GroupCommit<number>(
+        async (ops) => {
+          batches.push(ops);
+          await new Promise<void>((resolve) => pending.push(resolve));
+        },
+        undefined,
+        clock,
+      );
+      return { group, batches, clock, finishWrite: () => pending.shift()?.() };
+    };
+
+    it("writes a lingering commit alone once its linger has run out, not before", async () => {
+      const { group, batches, clock, finishWrite } = lingering();
+      const written = group.commit([1], 20);
+      await turn();
+      clock.advance(19);
+      await turn();
+      expect(batches).toEqual([]);
+      clock.advance(1);
+      await turn();
+      expect(batches).toEqual([[1]]);
+      finishWrite();
+      await written;
+    });
+
+    it("takes every lingering commit along with one that does not linger, at once", async () => {
+      const { group, batches, finishWrite } = lingering();
+      const commits = [group.commit([1], 20), group.commit([2], 20), group.commit([3])];
+      await turn();
+      expect(batches).toEqual([[1, 2, 3]]);
+      finishWrite();
+      await Promise.all(commits);
+      expect(group.stats).toEqual({ batches: 1, commits: 3 });
+    });
+
+    it("starts lingering commits for a barrier, which resolves once they are written", async () => {
+      const { group, batches, finishWrite } = lingering();
+      const lingered = group.commit([1], 20);
+      let barrierDone = false;
+      const barrier = group.commit([]).then(() => (barrierDone = true));
+      await turn();
+      expect(batches).toEqual([[1]]);
+      expect(barrierDone).toBe(false);
+      finishWrite();
+      await Promise.all([lingered, barrier]);
+      expect(barrierDone).toBe(true);
+    });
+
+    it("lets a commit that arrived during a write linger after it, and starts at the earliest commit's time", async () => {
+      const { group, batches, clock, finishWrite } = lingering();
+      const first = group.commit([1]);
+      await turn();
+      expect(batches).toEqual([[1]]);
+      const second = group.commit([2], 50);
+      clock.advance(10);
+      const third = group.commit([3], 20);
+      finishWrite();
+      await first;
+      await turn();
+      expect(batches).toEqual([[1]]);
+      clock.advance(19);
+      await turn();
+      expect(batches).toEqual([[1]]);
+      // The third's 20 ms, from 10 ms in, run out before the second's 50.
+      clock.advance(1);
+      await turn();
+      expect(batches).toEqual([[1], [2, 3]]);
+      finishWrite();
+      await Promise.all([second, third]);
+    });
   });
 });
