@@ -13,6 +13,14 @@ export interface BrokerChildOptions {
   readonly durability: "fsync" | "os";
   /** Runs the broker under --cpu-prof, writing its profile into this directory when it exits. */
   readonly profileDir?: string | undefined;
+  /** More flags: Node's (before the script) and `holdshelf serve`'s (after it). */
+  readonly extraFlags?: BrokerFlags | undefined;
+}
+
+/** Flags a scenario adds to a broker it starts, such as a larger limit or heap. */
+export interface BrokerFlags {
+  readonly node?: readonly string[];
+  readonly serve?: readonly string[];
 }
 
 /** A `holdshelf serve` child process on a loopback port. */
@@ -28,7 +36,8 @@ export interface BrokerChild {
 
 /** Starts `holdshelf serve` and waits until it listens. */
 export async function startBrokerChild(options: BrokerChildOptions): Promise<BrokerChild> {
-  const nodeFlags = options.profileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", options.profileDir];
+  const profileFlags = options.profileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", options.profileDir];
+  const nodeFlags = [...profileFlags, ...(options.extraFlags?.node ?? [])];
   const child = spawn(
     process.execPath,
     [
@@ -43,6 +52,7 @@ export async function startBrokerChild(options: BrokerChildOptions): Promise<Bro
       "127.0.0.1:0",
       "--durability",
       options.durability,
+      ...(options.extraFlags?.serve ?? []),
     ],
     { stdio: ["ignore", "ignore", "pipe"] },
   );

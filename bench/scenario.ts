@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startBrokerChild, type BrokerChild } from "./broker-child.js";
+import { startBrokerChild, type BrokerChild, type BrokerFlags } from "./broker-child.js";
 import { readCommitCounters } from "./broker-scrape.js";
 import type { TimeSpan } from "./cpu-profile-summary.js";
 import { cpuPercent, monotonicMs, sampleProcess } from "./proc-stats.js";
@@ -57,7 +57,7 @@ export interface ScenarioContext {
    * Starts a broker child process on a new temporary data directory, or on
    * `dataDir`; stopped after the scenario. Under --profile it runs with --cpu-prof.
    */
-  startBroker(dataDir?: string): Promise<BenchBroker>;
+  startBroker(dataDir?: string, flags?: BrokerFlags): Promise<BenchBroker>;
   /** A temporary directory, removed after the scenario. */
   tempDir(): Promise<string>;
   /** A progress line on standard error. */
@@ -224,11 +224,11 @@ export function createContext(
     earlier: options.earlier,
     log,
     tempDir,
-    async startBroker(dataDir) {
+    async startBroker(dataDir, flags) {
       const dir = dataDir ?? (await tempDir());
       // A directory per broker: startBrokerChild takes the one .cpuprofile it finds there.
       const profileDir = options.profile ? await tempDir() : undefined;
-      const child = await startBrokerChild({ dataDir: dir, durability: options.durability, profileDir });
+      const child = await startBrokerChild({ dataDir: dir, durability: options.durability, profileDir, extraFlags: flags });
       const broker: BenchBroker = { ...child, dataDir: dir, measured: [] };
       brokers.push(broker);
       return broker;

@@ -1,6 +1,7 @@
 /**
  * Scenario 5: restart. A broker holds `size` stored messages (default
- * 1,000,000, 1 KiB bodies), a quarter of them in flight under 1 h leases, and
+ * 1,000,000, 1 KiB bodies), a quarter of them in flight under 1 h leases (but
+ * under max_in_flight's bound of 1,000,000, so 999,999 of 10,000,000), and
  * is stopped gracefully; a new broker process on the same data directory is
  * then timed from just before its spawn to the first Receive that returns a
  * message, and its resident memory read a second later.
@@ -39,8 +40,18 @@ const inFlightLeaseMs = 60 * 60_000;
 const settleMs = 1_000;
 /** The broker's max_in_flight bound. */
 const maxInFlightBound = 1_000_000;
-const targetReadyMs = 10_000;
-const targetBytesPerMessage = 300;
+// The issue's targets: ready in 3 s at 1,000,000 stored and 30 s at
+// 10,000,000 (3 µs per stored message), at most 150 B of RSS per stored
+// message, and at most 2.5 GiB of RSS in all at 10,000,000.
+const targetReadyMsPerMessage = 0.003;
+const targetBytesPerMessage = 150;
+const targetRssBytes = 2.5 * 2 ** 30;
+const targetRssFrom = 10_000_000;
+// The broker's default --max-stored-messages, past which a fill needs a higher limit.
+const defaultMaxStored = 5_000_000;
+// V8's default heap limit here is about 4 GiB; the index of 10,000,000
+// messages needs more (see docs/performance.md), so a fill that large gets 8 GiB.
+const largeHeapMb = 8192;
 
 export const restart: Scenario = {
   name: "restart",
@@ -48,10 +59,14 @@ export const restart: Scenario = {
   defaultSize: 1_000_000,
   async run(context) {
     const stored = context.size ?? this.defaultSize;
-    const inFlight = Math.floor(stored / 4);
-    if (inFlight > maxInFlightBound) throw new Error(`restart: --size at most ${4 * maxInFlightBound} (max_in_flight's bound)`);
+    // One under the bound: the first Receive after the restart leases one more.
+    const inFlight = Math.min(Math.floor(stored / 4), maxInFlightBound - 1);
+    const flags =
+      stored <= defaultMaxStored
+        ? undefined
+        : { node: [`--max-old-space-size=${largeHeapMb}`], serve: ["--max-stored-messages", String(stored)] };
 
-    const empty = await context.startBroker();
+    const empty = await context.startBroker(undefined, flags);
     await createBenchQueue(empty.address, inFlight);
     await receiveFirst(empty.address, 0);
     await sleep(settleMs);
@@ -59,7 +74,7 @@ export const restart: Scenario = {
     const heapEmpty = await readHeapUsedBytes(empty.metricsAddress);
     await empty.stop();
 
-    const filler = await context.startBroker();
+    const filler = await context.startBroker(undefined, flags);
     await createBenchQueue(filler.address, inFlight);
     const fill = progressLog(context.log, "restart: stored", stored, 10_000);
     await sendMessages(filler.address, queue, stored, producers, fill);
@@ -70,7 +85,7 @@ export const restart: Scenario = {
     await filler.stop();
 
     const spawnedMs = monotonicMs();
-    const broker = await context.startBroker(filler.dataDir);
+    const broker = await context.startBroker(filler.dataDir, flags);
     const listeningMs = monotonicMs() - spawnedMs;
     if (!(await receiveFirst(broker.address, 60_000))) throw new Error("restart: no Receive returned a message within 60 s");
     const readyMs = monotonicMs() - spawnedMs;
@@ -108,8 +123,12 @@ export const restart: Scenario = {
     });
     // One commit (the first Receive's lease) since the start: fsync rates say nothing here.
     const result = { ...row, fsyncsPerSecond: undefined, messagesPerFsync: undefined };
-    const met = readyMs < targetReadyMs && bytesPerMessage < targetBytesPerMessage;
-    return [{ ...result, target: { text: `ready < ${targetReadyMs / 1000} s, < ${targetBytesPerMessage} B per message`, met } }];
+    const targetReadyMs = stored * targetReadyMsPerMessage;
+    const rssCounts = stored >= targetRssFrom;
+    const met =
+      readyMs <= targetReadyMs && bytesPerMessage <= targetBytesPerMessage && (!rssCounts || settled.rssBytes <= targetRssBytes);
+    const text = `ready <= ${targetReadyMs / 1000} s, <= ${targetBytesPerMessage} B per message${rssCounts ? ", RSS <= 2.5 GiB" : ""}`;
+    return [{ ...result, target: { text, met } }];
   },
 };
 
