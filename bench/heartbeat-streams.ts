@@ -10,7 +10,8 @@
  * --durability os; loopback; a temporary data directory), whose CPU time and RSS
  * are read from /proc: idle, after setup, and over a measurement window that
  * follows a warm-up. The target from the issue: 1,000 streams beating every
- * 5 s cost the broker under 10% of one core and under 50 MB of memory.
+ * 5 s cost the broker at most 8% of one core (the hot-path issue's target;
+ * the first was 10%) and under 50 MB of memory.
  *
  * Run with `npm run bench:heartbeat -- [flags]`; see `usage` below.
  */
@@ -47,7 +48,7 @@ const usage = `npm run bench:heartbeat -- [flags]
   --profile          run each broker under --cpu-prof and summarize the window's samples`;
 
 /** The issue's target for 1,000 streams beating every 5 s. */
-const target = { cpuPercent: 10, memoryBytes: 50 * 1024 * 1024 } as const;
+const target = { cpuPercent: 8, memoryBytes: 50 * 1024 * 1024 } as const;
 const idleSeconds = 5;
 const resultsDir = fileURLToPath(new URL("../../bench/results/", import.meta.url));
 
@@ -558,7 +559,7 @@ function formatTable(results: readonly ScenarioResult[]): string {
   row("held=false states", (r) => formatCounts(r.notHeld));
   row("stream errors", (r) => `${r.streamErrors}`);
   row("bench client CPU, % of one core", (r) => `${r.clientCpuPercent}`);
-  row(`target: CPU < ${target.cpuPercent}%`, (r) => verdict(r, r.broker.windowCpuPercent, target.cpuPercent, "%"));
+  row(`target: CPU <= ${target.cpuPercent}%`, (r) => verdict(r, r.broker.windowCpuPercent, target.cpuPercent, "%"));
   row(`target: streams' RSS < ${target.memoryBytes / 2 ** 20} MB`, (r) =>
     verdict(r, r.broker.streamsRssDeltaMb, target.memoryBytes / 2 ** 20, " MB"),
   );
