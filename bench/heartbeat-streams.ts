@@ -560,7 +560,7 @@ function formatTable(results: readonly ScenarioResult[]): string {
   row("stream errors", (r) => `${r.streamErrors}`);
   row("bench client CPU, % of one core", (r) => `${r.clientCpuPercent}`);
   row(`target: CPU <= ${target.cpuPercent}%`, (r) => verdict(r, r.broker.windowCpuPercent, target.cpuPercent, "%"));
-  row(`target: streams' RSS < ${target.memoryBytes / 2 ** 20} MB`, (r) =>
+  row(`target: streams' RSS <= ${target.memoryBytes / 2 ** 20} MB`, (r) =>
     verdict(r, r.broker.streamsRssDeltaMb, target.memoryBytes / 2 ** 20, " MB"),
   );
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((cells) => cells[column]!.length)));
@@ -572,7 +572,7 @@ function verdict(result: ScenarioResult, value: number, limit: number, unit: str
   if (result.scenario !== "streams" || result.streams !== 1000 || result.intervalMs !== 5000 || result.durability !== "fsync") {
     return "-";
   }
-  return value < limit ? `met (${value}${unit})` : `MISSED by ${round(value - limit, 2)}${unit}`;
+  return value <= limit ? `met (${value}${unit})` : `MISSED by ${round(value - limit, 2)}${unit}`;
 }
 
 function formatCounts(counts: Record<string, number>): string {
