@@ -1,6 +1,7 @@
 import type { Scenario } from "../scenario.js";
 import { batchedPipeline } from "./batched-pipeline.js";
 import { churn } from "./churn.js";
+import { shardedBrokers } from "./sharded-brokers.js";
 import { longPollLatency } from "./long-poll-latency.js";
 import { natsPeer } from "./nats-peer.js";
 import { rabbitMqPeer } from "./rabbitmq-peer.js";
@@ -8,7 +9,7 @@ import { redeliveryPrecision } from "./redelivery-precision.js";
 import { restart } from "./restart.js";
 import { singlePipeline } from "./single-pipeline.js";
 
-/** Every scenario of `npm run bench`, in the order they run: 3 reads 2's rate, 7 and 8 read 1's. */
+/** Every scenario of `npm run bench`, in the order they run: 3 reads 2's rate, 7, 8 and 9 read 1's. */
 export const scenarios: Scenario[] = [
   batchedPipeline,
   singlePipeline,
@@ -18,4 +19,5 @@ export const scenarios: Scenario[] = [
   churn,
   natsPeer,
   rabbitMqPeer,
+  shardedBrokers,
 ];
