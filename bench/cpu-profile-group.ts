@@ -18,7 +18,7 @@ const transportModules = /^node:(internal\/http2\/|net$|internal\/net$|stream$|i
 const transportNatives =
   /^(writev|writeBuffer|writeUtf8String|writeLatin1String|writeAsciiString|writeUcs2String|(hex|base64|base64url|utf8|latin1|ascii|ucs2)(Write|Slice)|byteLengthUtf8|compare|copy|fill|createUnsafeArrayBuffer)$/;
 // classic-level's native binding, should a frame of it ever appear on its own (its calls
-// are usually counted in the JS frame that makes them: _batch, _getMany).
+// are usually counted in the JS frame that makes them: _put, _write, _getMany).
 const levelNatives = /^(batch_|db_|iterator_)/;
 
 /**

@@ -1,7 +1,7 @@
 // What only the LevelDB store has: its key layout on disk, group commit, and
 // how it opens a data directory. What every store must do is in the store
 // contract (store-contract.ts, run by classic-level-store-contract.test.ts);
-// the _batch write path and fsync are in level-batch.test.ts.
+// the chained-batch write path and fsync are in level-batch.test.ts.
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
