@@ -51,7 +51,7 @@ export interface ScenarioContext {
   /** The --size flag, or undefined for the scenario's default. */
   readonly size: number | undefined;
   readonly durability: "fsync" | "os";
-  /** Results of scenarios that already ran in this invocation (scenario 3 reads scenario 2's rate). */
+  /** Results of scenarios that already ran in this invocation (the peers and scenario 9 read scenario 1's rate). */
   readonly earlier: readonly ScenarioResult[];
   /**
    * Starts a broker child process on a new temporary data directory, or on
