@@ -1,7 +1,7 @@
 import type { ReceiveResponse } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { Delivery } from "../broker/types.js";
 import { PreEncoded } from "./pre-encoded.js";
-import { delimitedSize, int32Size, varintSize, WireType, WireWriter } from "./wire-writer.js";
+import { delimitedSize, int32Size, timestampSize, WireType, WireWriter } from "./wire-writer.js";
 
 // Field numbers of ReceiveResponse, ReceivedMessage (proto/holdshelf/v1/message.proto),
 // a map entry and google.protobuf.Timestamp. test/grpc/receive-response-encoding.test.ts
@@ -21,7 +21,6 @@ const receivedMessage = {
   deadLetterReason: 11,
 } as const;
 const mapEntry = { key: 1, value: 2 } as const;
-const timestamp = { seconds: 1, nanos: 2 } as const;
 
 /**
  * A ReceiveResponse written straight from the deliveries into one buffer,
@@ -112,9 +111,9 @@ function writeReceivedMessage(writer: WireWriter, delivery: Delivery, measured: 
     writer.tag(field.receiveCount, WireType.varint);
     writer.int32(delivery.receiveCount);
   }
-  writeTimestamp(writer, field.sendTime, delivery.sendTime);
-  writeTimestamp(writer, field.firstReceiveTime, delivery.firstReceiveTime);
-  writeTimestamp(writer, field.leaseDeadline, delivery.leaseDeadline);
+  writer.timestamp(field.sendTime, delivery.sendTime);
+  writer.timestamp(field.firstReceiveTime, delivery.firstReceiveTime);
+  writer.timestamp(field.leaseDeadline, delivery.leaseDeadline);
   if (delivery.checkpoint !== undefined) {
     writer.tag(field.checkpoint, WireType.lengthDelimited);
     writer.bytes(delivery.checkpoint);
@@ -132,30 +131,4 @@ function writeReceivedMessage(writer: WireWriter, delivery: Delivery, measured: 
 /** A map entry writes its key and value even when empty, as protobuf-es does. */
 function mapEntrySize(keyBytes: number, valueBytes: number): number {
   return 1 + delimitedSize(keyBytes) + 1 + delimitedSize(valueBytes);
-}
-
-/** Epoch milliseconds as a Timestamp's seconds and nanos, split as protobuf-es's timestampFromMs does. */
-function timestampParts(ms: number): { seconds: number; nanos: number } {
-  const seconds = Math.floor(ms / 1000);
-  return { seconds, nanos: (ms - seconds * 1000) * 1_000_000 };
-}
-
-function timestampSize(ms: number): number {
-  const { seconds, nanos } = timestampParts(ms);
-  return (seconds !== 0 ? 1 + varintSize(seconds) : 0) + (nanos !== 0 ? 1 + varintSize(nanos) : 0);
-}
-
-/** A Timestamp field; always written, as a set message field is, even at the epoch. */
-function writeTimestamp(writer: WireWriter, fieldNumber: number, ms: number): void {
-  const { seconds, nanos } = timestampParts(ms);
-  writer.tag(fieldNumber, WireType.lengthDelimited);
-  writer.varint(timestampSize(ms));
-  if (seconds !== 0) {
-    writer.tag(timestamp.seconds, WireType.varint);
-    writer.varint(seconds);
-  }
-  if (nanos !== 0) {
-    writer.tag(timestamp.nanos, WireType.varint);
-    writer.varint(nanos);
-  }
 }

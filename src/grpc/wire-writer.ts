@@ -1,6 +1,9 @@
 /** Protobuf wire types used by the hand-written encoders. */
 export const WireType = { varint: 0, lengthDelimited: 2 } as const;
 
+// google.protobuf.Timestamp's fields.
+const timestampField = { seconds: 1, nanos: 2 } as const;
+
 /**
  * Writes protobuf fields into a buffer sized in advance: the hand-written
  * encoders measure a message first (the `*Size` functions below), because
@@ -52,6 +55,29 @@ export class WireWriter {
     this.offset += this.buffer.write(value, this.offset, byteLength, "utf8");
   }
 
+  /** A bool field's value. */
+  bool(value: boolean): void {
+    this.buffer[this.offset++] = value ? 1 : 0;
+  }
+
+  /**
+   * A google.protobuf.Timestamp field of epoch milliseconds (not before
+   * 1970), always written, as a set message field is, even when zero.
+   */
+  timestamp(fieldNumber: number, ms: number): void {
+    const { seconds, nanos } = timestampParts(ms);
+    this.tag(fieldNumber, WireType.lengthDelimited);
+    this.varint(timestampSize(ms));
+    if (seconds !== 0) {
+      this.tag(timestampField.seconds, WireType.varint);
+      this.varint(seconds);
+    }
+    if (nanos !== 0) {
+      this.tag(timestampField.nanos, WireType.varint);
+      this.varint(nanos);
+    }
+  }
+
   bytes(value: Uint8Array): void {
     this.varint(value.byteLength);
     this.buffer.set(value, this.offset);
@@ -85,4 +111,16 @@ export function int32Size(value: number): number {
 /** Bytes of a length-delimited value of `length` bytes, with its length prefix (not its tag). */
 export function delimitedSize(length: number): number {
   return varintSize(length) + length;
+}
+
+/** Bytes of a Timestamp message of epoch milliseconds (its content, without tag and length). */
+export function timestampSize(ms: number): number {
+  const { seconds, nanos } = timestampParts(ms);
+  return (seconds !== 0 ? 1 + varintSize(seconds) : 0) + (nanos !== 0 ? 1 + varintSize(nanos) : 0);
+}
+
+/** Epoch milliseconds as a Timestamp's seconds and nanos, split as protobuf-es's timestampFromMs does. */
+function timestampParts(ms: number): { seconds: number; nanos: number } {
+  const seconds = Math.floor(ms / 1000);
+  return { seconds, nanos: (ms - seconds * 1000) * 1_000_000 };
 }
