@@ -1,5 +1,12 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { ServerDuplexStream } from "@grpc/grpc-js";
-import type { HeartbeatRequest, HeartbeatResponse } from "../../gen/holdshelf/v1/queue_service_pb.js";
+import {
+  HeartbeatResponseSchema,
+  LeaseStateSchema,
+  type HeartbeatRequest,
+  type HeartbeatResponse,
+} from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { Broker } from "../broker/broker.js";
 import type { LeaseStream } from "../broker/lease-tracking.js";
 import type { LeaseRenewal, LeaseState } from "../broker/types.js";
@@ -8,13 +15,11 @@ import type { Logger } from "../logging/logger.js";
 import { LeaseEnding } from "../protocol/lease-state-reason.js";
 import { deadlinePassed } from "./deadline.js";
 import { toErrorStatus } from "./error-status.js";
-import { encodeHeartbeatResponse } from "./heartbeat-response-encoding.js";
-import type { PreEncoded } from "./pre-encoded.js";
 import { MalformedRequest } from "./service-definition.js";
 import { durationToMs } from "./wire-convert.js";
 
 /** A Heartbeat call as grpc-js hands it to the server. */
-export type HeartbeatCall = ServerDuplexStream<HeartbeatRequest | MalformedRequest, PreEncoded<HeartbeatResponse>>;
+export type HeartbeatCall = ServerDuplexStream<HeartbeatRequest | MalformedRequest, HeartbeatResponse>;
 
 // Requests read ahead of the one being answered before reading pauses: a
 // client that writes faster than its renewals commit is slowed by HTTP/2
@@ -100,7 +105,7 @@ export class HeartbeatSession {
     }
   }
 
-  private async renew(request: HeartbeatRequest | MalformedRequest): Promise<PreEncoded<HeartbeatResponse>> {
+  private async renew(request: HeartbeatRequest | MalformedRequest): Promise<HeartbeatResponse> {
     if (request instanceof MalformedRequest) {
       throw invalidArgument("request", request.description);
     }
@@ -126,7 +131,7 @@ export class HeartbeatSession {
     const renewed = await this.broker.renewLeases(this.stream, request.queue, renewals, this.requests.length > 0);
     let next = 0;
     const merged = states.map((state) => state ?? renewed[next++]!);
-    return encodeHeartbeatResponse(merged);
+    return create(HeartbeatResponseSchema, { leases: merged.map(leaseStateToWire) });
   }
 
   private pushExpired(handles: string[]): void {
@@ -137,10 +142,14 @@ export class HeartbeatSession {
   private flushExpired(): void {
     if (this.ended || this.blocked || this.expiredBacklog.length === 0) return;
     const handles = this.expiredBacklog.splice(0);
-    this.write(encodeHeartbeatResponse(handles.map((receiptHandle) => ({ receiptHandle, held: false, reason: LeaseEnding.LEASE_EXPIRED }))));
+    this.write(
+      create(HeartbeatResponseSchema, {
+        leases: handles.map((receiptHandle) => leaseStateToWire({ receiptHandle, held: false, reason: LeaseEnding.LEASE_EXPIRED })),
+      }),
+    );
   }
 
-  private write(response: PreEncoded<HeartbeatResponse>): void {
+  private write(response: HeartbeatResponse): void {
     if (this.ended) return;
     // false: the client is not reading. Stop answering until it drains.
     if (!this.call.write(response)) this.blocked = true;
@@ -169,3 +178,11 @@ export class HeartbeatSession {
   }
 }
 
+function leaseStateToWire(state: LeaseState) {
+  return create(LeaseStateSchema, {
+    receiptHandle: state.receiptHandle,
+    held: state.held,
+    reason: state.reason ?? "",
+    ...(state.leaseDeadline === undefined ? {} : { leaseDeadline: timestampFromMs(state.leaseDeadline) }),
+  });
+}
