@@ -55,11 +55,6 @@ export class WireWriter {
     this.offset += this.buffer.write(value, this.offset, byteLength, "utf8");
   }
 
-  /** A bool field's value. */
-  bool(value: boolean): void {
-    this.buffer[this.offset++] = value ? 1 : 0;
-  }
-
   /**
    * A google.protobuf.Timestamp field of epoch milliseconds (not before
    * 1970), always written, as a set message field is, even when zero.
