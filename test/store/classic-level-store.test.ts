@@ -90,6 +90,26 @@ describe("ClassicLevelStore", () => {
       expect(stats.batches - before.batches).toBeGreaterThanOrEqual(1);
       expect(await scheduleAfterReopen()).toEqual(entries);
     });
+
+    it("writes a lingering commit and a later one in one batch, at once", async () => {
+      const dataId = await createQueue();
+      const before = { ...fx.store.commitStats };
+      const [first, second] = [scheduleEntry(t0 + 1), scheduleEntry(t0 + 2)];
+      const lingering = fx.store.commit([putMessage(dataId, first)], 60_000);
+      await fx.store.commit([putMessage(dataId, second)]);
+      await lingering;
+      expect(fx.store.commitStats.batches - before.batches).toBe(1);
+      expect(await scheduleAfterReopen()).toEqual([first, second]);
+    });
+
+    it("writes a lingering commit before it closes, rather than lose it to the closed database", async () => {
+      const dataId = await createQueue();
+      const entry = scheduleEntry(t0 + 1);
+      const lingering = fx.store.commit([putMessage(dataId, entry)], 60_000);
+      await fx.store.close();
+      await expect(lingering).resolves.toBeUndefined();
+      expect(await scheduleAfterReopen()).toEqual([entry]);
+    });
   });
 
   describe("key layout", () => {
