@@ -23,7 +23,6 @@ import type {
   ReceiveOptions,
 } from "./types.js";
 
-
 /** What a Broker is built on. */
 export interface BrokerOptions {
   readonly store: Store;
