@@ -107,28 +107,37 @@ export interface Window {
  * CPU profile.
  */
 export async function measureWindow<T>(broker: BenchBroker, work: () => Promise<T>): Promise<{ window: Window; value: T }> {
-  const before = sampleProcess(broker.pid);
-  const commitsBefore = await readCommitCounters(broker.metricsAddress);
+  return measureBrokersWindow([broker], work);
+}
+
+/** measureWindow over several brokers at once: their CPU, fsyncs and peak RSS summed. */
+export async function measureBrokersWindow<T>(
+  brokers: readonly BenchBroker[],
+  work: () => Promise<T>,
+): Promise<{ window: Window; value: T }> {
+  const sum = (values: number[]): number => values.reduce((total, value) => total + value, 0);
+  const before = brokers.map((broker) => sampleProcess(broker.pid));
+  const commitsBefore = await Promise.all(brokers.map((broker) => readCommitCounters(broker.metricsAddress)));
   const clientBefore = process.cpuUsage();
   const startedMs = monotonicMs();
   const value = await work();
   const seconds = (monotonicMs() - startedMs) / 1000;
   const client = process.cpuUsage(clientBefore);
-  const after = sampleProcess(broker.pid);
-  broker.measured.push({ fromMs: before.atMs, toMs: after.atMs });
-  const commitsAfter = await readCommitCounters(broker.metricsAddress);
+  const after = brokers.map((broker) => sampleProcess(broker.pid));
+  brokers.forEach((broker, index) => broker.measured.push({ fromMs: before[index]!.atMs, toMs: after[index]!.atMs }));
+  const commitsAfter = await Promise.all(brokers.map((broker) => readCommitCounters(broker.metricsAddress)));
   const clientCpuSeconds = (client.user + client.system) / 1e6;
   return {
     value,
     window: {
       seconds,
-      fsyncs: commitsAfter.batches - commitsBefore.batches,
-      commits: commitsAfter.commits - commitsBefore.commits,
-      brokerCpuPercent: cpuPercent(before, after),
+      fsyncs: sum(commitsAfter.map((counters, index) => counters.batches - commitsBefore[index]!.batches)),
+      commits: sum(commitsAfter.map((counters, index) => counters.commits - commitsBefore[index]!.commits)),
+      brokerCpuPercent: sum(before.map((sample, index) => cpuPercent(sample, after[index]!))),
       clientCpuPercent: (100 * clientCpuSeconds) / seconds,
-      brokerCpuSeconds: after.cpuSeconds - before.cpuSeconds,
+      brokerCpuSeconds: sum(before.map((sample, index) => after[index]!.cpuSeconds - sample.cpuSeconds)),
       clientCpuSeconds,
-      brokerPeakRssMb: peakRssBytes(broker.pid) / 2 ** 20,
+      brokerPeakRssMb: sum(brokers.map((broker) => peakRssBytes(broker.pid))) / 2 ** 20,
     },
   };
 }

@@ -8,10 +8,8 @@
  * in the same run (one process): whether a second process buys anything on
  * this machine, whose two cores the client shares.
  */
-import { readCommitCounters } from "../broker-scrape.js";
 import { createQueue, runPipeline } from "../pipeline.js";
-import { cpuPercent, monotonicMs, sampleProcess } from "../proc-stats.js";
-import { percentiles, peakRssBytes, resultOf, type Scenario } from "../scenario.js";
+import { measureBrokersWindow, percentiles, resultOf, type BenchBroker, type Scenario } from "../scenario.js";
 import { batchedPipelineShape } from "./batched-pipeline.js";
 
 const queue = "bench";
@@ -24,7 +22,7 @@ export const shardedBrokers: Scenario = {
   defaultSize: 200_000,
   async run(context) {
     const messages = context.size ?? this.defaultSize;
-    const brokers = [];
+    const brokers: BenchBroker[] = [];
     for (let shard = 0; shard < shards; shard++) brokers.push(await context.startBroker());
     for (const broker of brokers) await createQueue(broker.address, queue);
     const share = {
@@ -37,30 +35,9 @@ export const shardedBrokers: Scenario = {
     await Promise.all(brokers.map((broker) => runPipeline(broker.address, { ...share, messages: warmupMessages })));
 
     context.log(`shards: ${messages} messages over ${shards} brokers, ${share.producers} producers and ${share.consumers} consumers each`);
-    const before = brokers.map((broker) => sampleProcess(broker.pid));
-    const commitsBefore = await Promise.all(brokers.map((broker) => readCommitCounters(broker.metricsAddress)));
-    const clientBefore = process.cpuUsage();
-    const startedMs = monotonicMs();
-    const latencies = (
-      await Promise.all(brokers.map((broker) => runPipeline(broker.address, { ...share, messages: messages / shards })))
-    ).flat();
-    const seconds = (monotonicMs() - startedMs) / 1000;
-    const client = process.cpuUsage(clientBefore);
-    const after = brokers.map((broker) => sampleProcess(broker.pid));
-    brokers.forEach((broker, index) => broker.measured.push({ fromMs: before[index]!.atMs, toMs: after[index]!.atMs }));
-    const commitsAfter = await Promise.all(brokers.map((broker) => readCommitCounters(broker.metricsAddress)));
-    const sum = (values: number[]): number => values.reduce((total, value) => total + value, 0);
-    const clientCpuSeconds = (client.user + client.system) / 1e6;
-    const window = {
-      seconds,
-      fsyncs: sum(commitsAfter.map((counters, index) => counters.batches - commitsBefore[index]!.batches)),
-      commits: sum(commitsAfter.map((counters, index) => counters.commits - commitsBefore[index]!.commits)),
-      brokerCpuPercent: sum(before.map((sample, index) => cpuPercent(sample, after[index]!))),
-      clientCpuPercent: (100 * clientCpuSeconds) / seconds,
-      brokerCpuSeconds: sum(before.map((sample, index) => after[index]!.cpuSeconds - sample.cpuSeconds)),
-      clientCpuSeconds,
-      brokerPeakRssMb: sum(brokers.map((broker) => peakRssBytes(broker.pid))) / 2 ** 20,
-    };
+    const { window, value: latencies } = await measureBrokersWindow(brokers, async () =>
+      (await Promise.all(brokers.map((broker) => runPipeline(broker.address, { ...share, messages: messages / shards })))).flat(),
+    );
     const result = resultOf(`9 sharded: ${shards} broker processes`, messages, window, percentiles(latencies));
     const single = context.earlier.find((row) => row.scenario.startsWith("1 "));
     const ratio = single === undefined ? undefined : result.messagesPerSecond / single.messagesPerSecond;
