@@ -3,8 +3,8 @@ import type { Delivery } from "../broker/types.js";
 import { PreEncoded } from "./pre-encoded.js";
 import { delimitedSize, int32Size, timestampSize, WireType, WireWriter } from "./wire-writer.js";
 
-// Field numbers of ReceiveResponse, ReceivedMessage (proto/holdshelf/v1/message.proto),
-// a map entry and google.protobuf.Timestamp. test/grpc/receive-response-encoding.test.ts
+// Field numbers of ReceiveResponse, ReceivedMessage (proto/holdshelf/v1/message.proto)
+// and a map entry (WireWriter writes Timestamps). test/grpc/receive-response-encoding.test.ts
 // compares every byte with protobuf-es's encoding of the same message.
 const receiveResponse = { messages: 1 } as const;
 const receivedMessage = {
