@@ -66,7 +66,7 @@ export class StoredMessageBudget {
     // queues, cheaper than keeping a second count in step with every path
     // that adds or drops messages (retention, purge, dead letters, restart).
     let stored = this.pending;
-    for (const queue of this.queues()) stored += queue.messages.size;
+    for (const queue of this.queues()) stored += queue.size;
     if (stored + count > this.max) {
       throw new HoldshelfError(
         "BROKER_FULL",

@@ -395,8 +395,7 @@ export class Broker {
     // committed meanwhile removed them, as if they were sent just before it.
     if (!queue.deleted && queue.record.dataId === dataId) {
       const now = this.settings.clock.now();
-      // The entries were made for this send alone: adopt them rather than copy.
-      for (const op of ops) queue.adopt(op.entry, now);
+      for (const op of ops) queue.add(op.entry, now);
       this.memory.maintenance.advance(queue);
     }
     return ops.map((op) => formatMessageId(op.entry.id));

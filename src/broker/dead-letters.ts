@@ -1,4 +1,4 @@
-import type { MessageContent, Store, StoreOp } from "../store/store.js";
+import type { MessageContent, ScheduleEntry, Store, StoreOp } from "../store/store.js";
 import type { BrokerEvents } from "./broker-events.js";
 import type { Clock } from "../time/clock.js";
 import type { QueueRegistry } from "./queue-registry.js";
@@ -115,22 +115,23 @@ export class DeadLetters {
     const now = this.clock.now();
     const toDataId = to.record.dataId;
     const ops: StoreOp[] = [];
-    const arrivals: LiveMessage[] = [];
+    const arrivals: ScheduleEntry[] = [];
     messages.forEach((message, index) => {
       ops.push(removeMessageOp(from.record.dataId, message));
       const content = contents[index];
       if (content === undefined) return; // purged meanwhile: nothing to move
-      const entry: LiveMessage = {
-        ...message,
+      const entry: ScheduleEntry = {
+        id: message.id,
         readyAt: now,
         leased: false,
         receiveCount: 0,
+        epoch: message.epoch,
+        sendTime: message.sendTime,
         enqueuedAt: now,
         firstReceiveAt: 0,
         leaseStart: 0,
+        size: message.size,
         hasCheckpoint: false,
-        heapIndex: -1,
-        inVisibleHeap: false,
       };
       ops.push({ kind: "putMessage", dataId: toDataId, entry, content });
       arrivals.push(entry);

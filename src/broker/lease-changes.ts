@@ -82,7 +82,7 @@ export class LeaseChanges {
       if (checkpoint !== undefined) checkCheckpoint(checkpoint);
       const { message, deadline } = this.change(queue, receiptHandle, timeout, ops, "heartbeat");
       if (checkpoint !== undefined) {
-        message.hasCheckpoint = true;
+        queue.noteCheckpoint(message);
         ops.push({ kind: "putCheckpoint", dataId: queue.record.dataId, id: message.id, checkpoint });
       }
       if (timeout === 0) return { receiptHandle, held: false, leaseDeadline: deadline, reason: LeaseEnding.RELEASED };
@@ -108,7 +108,7 @@ export class LeaseChanges {
   release(leases: readonly TrackedLease[]): Map<QueueState, StoreOp[]> {
     const opsByQueue = new Map<QueueState, StoreOp[]>();
     for (const { queue, messageId, epoch } of leases) {
-      const message = queue.messages.get(messageId);
+      const message = queue.get(messageId);
       if (queue.deleted || message === undefined || message.epoch !== epoch || !message.leased) continue;
       const ops = opsByQueue.get(queue) ?? [];
       ops.push(...this.endings.endAll(queue, [message], "disconnected"));

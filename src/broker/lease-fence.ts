@@ -16,7 +16,7 @@ export function findLeasedMessage(
   receiptHandle: string,
 ): LiveMessage | undefined {
   const claim = handles.verify(receiptHandle, queue.record.queueId);
-  const message = queue.messages.get(claim.messageId);
+  const message = queue.get(claim.messageId);
   if (message === undefined) return undefined;
   if (claim.epoch < message.epoch) {
     throw new HoldshelfError("LEASE_SUPERSEDED", "the message was received again since this receipt handle was issued");

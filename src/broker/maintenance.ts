@@ -89,7 +89,7 @@ export class Maintenance {
     const { dataId } = queue.record;
     const ops: StoreOp[] = [];
     const removed: LiveMessage[] = [];
-    for (const message of queue.messages.values()) {
+    for (let message = queue.oldestMessage(); message !== undefined; message = queue.oldestMessage()) {
       if (message.enqueuedAt + retentionMs > now) break;
       queue.remove(message);
       removed.push(message);

@@ -1,9 +1,9 @@
 import { HoldshelfError, invalidArgument, queueNotFound } from "../errors/holdshelf-error.js";
-import type { QueueRecord, ScheduleEntry, Store, StoredState } from "../store/store.js";
+import type { QueueRecord, Store, StoredState } from "../store/store.js";
 import { tooManyQueues } from "./broker-limits.js";
 import type { Clock } from "../time/clock.js";
 import { checkQueueName, resolveQueueConfig, sameQueueConfig, type QueueConfig, type QueueConfigInput } from "./queue-config.js";
-import { enqueueOrder, QueueState } from "./queue-state.js";
+import { QueueState } from "./queue-state.js";
 
 const defaultPageSize = 100;
 const maxPageSize = 1000;
@@ -41,20 +41,7 @@ export class QueueRegistry {
     this.nextSequence = stored.nextSequence;
     for (const { record, schedule } of stored.queues) {
       const queue = new QueueState(record);
-      const now = clock.now();
-      // Retention reads messages in enqueue order; the index is in ready order.
-      // Two entries of one message (see below) end up side by side, the later delivery last.
-      schedule.sort(enqueueOrder);
-      let previous: ScheduleEntry | undefined;
-      for (const entry of schedule) {
-        // One index entry per message: the one of its latest delivery. A
-        // message has one entry unless a failed write (after memory moved on)
-        // left an old one behind; delivering from both would hand the same
-        // message out twice.
-        if (previous?.id === entry.id) queue.remove(queue.messages.get(entry.id)!);
-        queue.adopt(entry, now);
-        previous = entry;
-      }
+      queue.load(schedule, clock.now());
       this.byName.set(record.name, queue);
     }
   }
@@ -150,7 +137,7 @@ export class QueueRegistry {
         { kind: "putQueue", queue: record },
         { kind: "putSequence", next: this.nextSequence },
       ]);
-      const purged = queue.messages.size;
+      const purged = queue.size;
       queue.clear();
       queue.record = record;
       this.dropInBackground(oldDataId);

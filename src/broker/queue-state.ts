@@ -1,13 +1,10 @@
 import type { QueueRecord, ScheduleEntry, StoreOp } from "../store/store.js";
 import type { Timer } from "../time/clock.js";
-import { IndexedHeap, type HeapItem } from "./indexed-heap.js";
+import { MessageTable, noSlot, type LiveMessage } from "./message-table.js";
+import { ReadyHeap } from "./ready-heap.js";
 import { rescheduleOp } from "./store-ops.js";
 
-/** A message as the broker holds it in memory: its schedule entry and its place in a heap. */
-export interface LiveMessage extends ScheduleEntry, HeapItem {
-  /** Whether it sits in the visible heap (else in the hidden one). */
-  inVisibleHeap: boolean;
-}
+export type { LiveMessage } from "./message-table.js";
 
 /** Message counts, exact at a moment. */
 export interface QueueCounts {
@@ -18,24 +15,25 @@ export interface QueueCounts {
   readonly oldestSendTime: number | undefined;
 }
 
-const readyOrder = (a: LiveMessage, b: LiveMessage): boolean =>
-  a.readyAt < b.readyAt || (a.readyAt === b.readyAt && a.id < b.id);
-
-/** Enqueue order, the order of `QueueState.messages`: by arrival, then id, then delivery (two entries of one message side by side). */
-export const enqueueOrder = (a: ScheduleEntry, b: ScheduleEntry): number =>
-  a.enqueuedAt - b.enqueuedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : a.epoch - b.epoch);
-
 /**
  * The in-memory index of one queue, rebuilt from the store at start: every
- * message's schedule entry, split into a heap of visible messages (ready time
- * passed) and a heap of hidden ones (leased or delayed), both in ready-time
- * order. It changes nothing on disk: callers write what they change.
+ * message's schedule entry in a MessageTable, split into a heap of visible
+ * messages (ready time passed) and a heap of hidden ones (leased or delayed),
+ * both in ready-time order, and chained in enqueue order (by arrival), so
+ * that retention and the oldest message's age read from the front. It changes
+ * nothing on disk: callers write what they change.
+ *
+ * Messages come out as copies (LiveMessage). A rule changes a copy and hands
+ * it back with `reschedule`, within the same turn of the event loop; a copy
+ * kept across an await is a snapshot, and must be looked up again (`get`)
+ * before it is acted on.
  */
 export class QueueState {
-  /** In enqueue order, so retention expiry reads from the front. */
-  readonly messages = new Map<string, LiveMessage>();
-  private readonly visible = new IndexedHeap<LiveMessage>(readyOrder);
-  private readonly hidden = new IndexedHeap<LiveMessage>(readyOrder);
+  private readonly table = new MessageTable();
+  private readonly visible = new ReadyHeap(this.table);
+  private readonly hidden = new ReadyHeap(this.table);
+  private oldest = noSlot;
+  private newest = noSlot;
   private leasedCount = 0;
   /** Set once the queue is deleted, for operations that were waiting on it. */
   deleted = false;
@@ -44,96 +42,139 @@ export class QueueState {
 
   constructor(public record: QueueRecord) {}
 
-  /** Adds a copy of a message's entry and places it by its ready time. */
-  add(entry: ScheduleEntry, now: number): LiveMessage {
-    return this.adopt({ ...entry }, now);
+  /** How many messages the queue holds. */
+  get size(): number {
+    return this.table.count;
+  }
+
+  /** A copy of the message with that id, if the queue holds it. */
+  get(id: string): LiveMessage | undefined {
+    const slot = this.table.find(id);
+    return slot === noSlot ? undefined : this.table.read(slot);
+  }
+
+  has(id: string): boolean {
+    return this.table.find(id) !== noSlot;
+  }
+
+  /** Adds a message that arrived now (sent, or moved here), placed by its ready time. */
+  add(entry: ScheduleEntry, now: number): void {
+    const slot = this.table.insert(entry);
+    this.chainNewest(slot);
+    this.place(slot, now);
   }
 
   /**
-   * Adds a message whose entry object nobody else holds (loaded at start, or
-   * just sent), turning that object itself into the live message: at a
-   * restart with a million messages, a million fewer objects to make and
-   * collect.
+   * Loads the entries a store held at start. A message has one entry unless
+   * a failed write (after memory moved on) left an old one behind; only its
+   * latest delivery's is kept, since delivering from both would hand the same
+   * message out twice.
    */
-  adopt(entry: ScheduleEntry, now: number): LiveMessage {
-    const message = entry as LiveMessage;
-    message.heapIndex = -1;
-    message.inVisibleHeap = false;
-    this.messages.set(message.id, message);
-    this.place(message, now);
-    return message;
+  load(entries: readonly ScheduleEntry[], now: number): void {
+    const table = this.table;
+    table.reserve(table.count + entries.length);
+    for (const entry of entries) {
+      const existing = table.find(entry.id);
+      if (existing !== noSlot) {
+        if (table.epoch[existing]! > entry.epoch) continue;
+        this.unplace(existing);
+        table.release(existing);
+      }
+      this.place(table.insert(entry), now);
+    }
+    this.chainInEnqueueOrder();
   }
 
   /**
    * Puts back messages that were taken out and could not leave (their move
-   * found no queue to go to), where their arrival places them: retention
-   * and the oldest message's age read `messages` from the front.
+   * found no queue to go to), where their arrival places them.
    */
   putBack(messages: readonly ScheduleEntry[], now: number): void {
     if (messages.length === 0) return;
-    for (const message of messages) this.add(message, now);
+    for (const message of messages) this.place(this.table.insert(message), now);
     // Rare (a source or dead-letter queue deleted meanwhile), so a full re-sort is cheap enough.
-    const ordered = [...this.messages.values()].sort(enqueueOrder);
-    this.messages.clear();
-    for (const message of ordered) this.messages.set(message.id, message);
+    this.chainInEnqueueOrder();
   }
 
-  /** Removes a message from the index. */
+  /** Removes the message a current copy was read from. */
   remove(message: LiveMessage): void {
-    this.unplace(message);
-    this.messages.delete(message.id);
+    const slot = this.slotOf(message);
+    this.unplace(slot);
+    this.unchain(slot);
+    this.table.release(slot);
   }
 
   /**
-   * Sets a message's ready time and whether a lease hides it, re-places it,
-   * and returns the write that moves its index entry on disk from the old
-   * ready time, for the caller to commit. The write carries the live message,
-   * so it stores the state the message has when the batch is committed (see
-   * rescheduleOp).
+   * Writes a current copy back with a new ready time and lease state,
+   * re-places it, and returns the write that moves its index entry on disk
+   * from the old ready time, for the caller to commit. The write carries the
+   * copy, so a change made to it before the commit (a checkpoint's flag) is
+   * written too; see rescheduleOp.
    */
   reschedule(message: LiveMessage, readyAt: number, leased: boolean, now: number): StoreOp {
-    const fromReadyAt = message.readyAt;
-    this.unplace(message);
+    const slot = this.slotOf(message);
+    const fromReadyAt = this.table.readyAt[slot]!;
+    this.unplace(slot);
     message.readyAt = readyAt;
     message.leased = leased;
-    this.place(message, now);
+    this.table.store(slot, message);
+    this.place(slot, now);
     return rescheduleOp(this.record.dataId, fromReadyAt, message);
   }
 
   /**
-   * Takes the next visible message out of both heaps; the caller must
-   * reschedule it. Taking before placing keeps a receive with a visibility
-   * timeout of 0 from meeting the same message twice.
+   * Marks a copy's message as having a saved checkpoint: the copy itself
+   * (which a pending write or a dead-letter move may carry), and the queue's
+   * own state while the queue still holds the message (a release may just
+   * have sent it to the dead-letter queue).
    */
-  takeNextVisible(): LiveMessage | undefined {
-    const next = this.visible.peek();
-    if (next !== undefined) this.unplace(next);
-    return next;
+  noteCheckpoint(message: LiveMessage): void {
+    message.hasCheckpoint = true;
+    if (this.table.holds(message)) this.table.store(message.slot, message);
+  }
+
+  /** A copy of the visible message that is next in ready-time order, if any. */
+  nextVisible(): LiveMessage | undefined {
+    const slot = this.visible.peek();
+    return slot === noSlot ? undefined : this.table.read(slot);
+  }
+
+  /**
+   * Takes the next visible message out of both heaps; the caller must
+   * reschedule it (or remove it). Taking before placing keeps a receive with
+   * a visibility timeout of 0 from meeting the same message twice.
+   */
+  takeNextVisible(): void {
+    const slot = this.visible.peek();
+    if (slot !== noSlot) this.unplace(slot);
   }
 
   /**
    * Moves every hidden message whose ready time has come to the visible heap,
-   * and returns those whose lease ran out (expired leases).
+   * and returns copies of those whose lease ran out (expired leases).
    */
   advance(now: number): LiveMessage[] {
     const expired: LiveMessage[] = [];
-    for (let top = this.hidden.peek(); top !== undefined && top.readyAt <= now; top = this.hidden.peek()) {
+    const table = this.table;
+    for (let top = this.hidden.peek(); top !== noSlot && table.readyAt[top]! <= now; top = this.hidden.peek()) {
       this.unplace(top);
-      if (top.leased) expired.push(top);
-      top.leased = false;
+      const leased = table.isLeased(top);
+      table.clearLeased(top);
+      if (leased) expired.push(table.read(top));
       this.place(top, now);
     }
     return expired;
   }
 
-  /** The visible message that is next in ready-time order, if any. */
-  nextVisible(): LiveMessage | undefined {
-    return this.visible.peek();
+  /** A copy of the message that arrived first (retention counts from its arrival), if any. */
+  oldestMessage(): LiveMessage | undefined {
+    return this.oldest === noSlot ? undefined : this.table.read(this.oldest);
   }
 
   /** The ready time of the earliest hidden message: when advance next has work. */
   nextReadyAt(): number | undefined {
-    return this.hidden.peek()?.readyAt;
+    const slot = this.hidden.peek();
+    return slot === noSlot ? undefined : this.table.readyAt[slot];
   }
 
   /** How many messages are hidden by a lease right now. */
@@ -147,12 +188,11 @@ export class QueueState {
 
   /** Counts as of the last advance. */
   counts(): QueueCounts {
-    const oldest = this.messages.values().next();
     return {
       visible: this.visible.size,
       inFlight: this.leasedCount,
       delayed: this.hidden.size - this.leasedCount,
-      oldestSendTime: oldest.done ? undefined : oldest.value.sendTime,
+      oldestSendTime: this.oldest === noSlot ? undefined : this.table.sendTime[this.oldest],
     };
   }
 
@@ -160,30 +200,75 @@ export class QueueState {
   clear(): void {
     this.visible.clear();
     this.hidden.clear();
-    this.messages.clear();
+    this.table.clear();
+    this.oldest = this.newest = noSlot;
     this.leasedCount = 0;
   }
 
-  private place(message: LiveMessage, now: number): void {
+  /** The slot a copy was read from; a copy of a message since removed is a bug in the caller. */
+  private slotOf(message: LiveMessage): number {
+    if (!this.table.holds(message)) throw new Error(`message ${message.id} is no longer in queue "${this.record.name}"`);
+    return message.slot;
+  }
+
+  private place(slot: number, now: number): void {
+    const table = this.table;
+    const leased = table.isLeased(slot);
     // A lease whose time is up still goes to the hidden heap, so that the next
     // advance reports it expired (after a restart, say) and its rules run.
-    if (message.readyAt <= now && !message.leased) {
-      message.inVisibleHeap = true;
-      this.visible.push(message);
+    if (table.readyAt[slot]! <= now && !leased) {
+      table.setInVisibleHeap(slot, true);
+      this.visible.push(slot);
     } else {
-      message.inVisibleHeap = false;
-      this.hidden.push(message);
-      if (message.leased) this.leasedCount++;
+      table.setInVisibleHeap(slot, false);
+      this.hidden.push(slot);
+      if (leased) this.leasedCount++;
     }
   }
 
-  private unplace(message: LiveMessage): void {
-    if (message.heapIndex < 0) return;
-    if (message.inVisibleHeap) {
-      this.visible.remove(message);
+  private unplace(slot: number): void {
+    const table = this.table;
+    if (table.heapIndex[slot]! < 0) return;
+    if (table.inVisibleHeap(slot)) {
+      this.visible.remove(slot);
     } else {
-      this.hidden.remove(message);
-      if (message.leased) this.leasedCount--;
+      this.hidden.remove(slot);
+      if (table.isLeased(slot)) this.leasedCount--;
     }
+  }
+
+  private chainNewest(slot: number): void {
+    const { older, newer } = this.table;
+    older[slot] = this.newest;
+    newer[slot] = noSlot;
+    if (this.newest === noSlot) this.oldest = slot;
+    else newer[this.newest] = slot;
+    this.newest = slot;
+  }
+
+  private unchain(slot: number): void {
+    const { older, newer } = this.table;
+    const before = older[slot]!;
+    const after = newer[slot]!;
+    if (before === noSlot) this.oldest = after;
+    else newer[before] = after;
+    if (after === noSlot) this.newest = before;
+    else older[after] = before;
+  }
+
+  /**
+   * Chains every message in enqueue order: by arrival, then id (a
+   * SendBatch's messages share an arrival time).
+   */
+  private chainInEnqueueOrder(): void {
+    const table = this.table;
+    const slots = new Int32Array(table.count);
+    let found = 0;
+    // Every held slot is in one of the heaps.
+    for (const heap of [this.visible, this.hidden]) found = heap.copySlots(slots, found);
+    const { enqueuedAt } = table;
+    slots.sort((a, b) => enqueuedAt[a]! - enqueuedAt[b]! || table.compareIds(a, b));
+    this.oldest = this.newest = noSlot;
+    for (const slot of slots) this.chainNewest(slot);
   }
 }

@@ -157,8 +157,10 @@ export function createReceiveRules(options: ReceiveRulesOptions): ReceiveRules {
   const releaseTaken = async (queue: QueueState, taken: Taken): Promise<void> => {
     const now = clock.now();
     const ops: StoreOp[] = [];
-    taken.messages.forEach((message, index) => {
-      if (message.epoch !== taken.epochs[index] || !queue.messages.has(message.id)) return;
+    taken.messages.forEach((takenMessage, index) => {
+      // Looked up again: the copies taken are from before the awaits.
+      const message = queue.get(takenMessage.id);
+      if (message === undefined || message.epoch !== taken.epochs[index]) return;
       // Nobody saw this delivery: it does not count toward max_receive_count.
       message.receiveCount--;
       if (message.receiveCount === 0) message.firstReceiveAt = 0;

@@ -1,0 +1,101 @@
+import type { MessageTable } from "./message-table.js";
+
+const initialCapacity = 16;
+
+/**
+ * A binary min-heap of a MessageTable's slots in ready-time order (ties by
+ * id, which keeps a SendBatch's messages in entry order). Each slot's place
+ * is kept in the table's `heapIndex` column, so a slot whose ready time
+ * changed can be moved, or removed, in O(log n) without a search (leases are
+ * extended constantly). A slot is in at most one heap at a time.
+ */
+export class ReadyHeap {
+  private items = new Int32Array(initialCapacity);
+  size = 0;
+
+  constructor(private readonly table: MessageTable) {}
+
+  /** The slot that is first in ready order, or -1. */
+  peek(): number {
+    return this.size === 0 ? -1 : this.items[0]!;
+  }
+
+  push(slot: number): void {
+    if (this.size === this.items.length) {
+      const items = new Int32Array(this.items.length * 2);
+      items.set(this.items);
+      this.items = items;
+    }
+    this.items[this.size] = slot;
+    this.table.heapIndex[slot] = this.size;
+    this.size++;
+    this.siftUp(this.size - 1);
+  }
+
+  /** Removes a slot that is in this heap. */
+  remove(slot: number): void {
+    const heapIndex = this.table.heapIndex;
+    const index = heapIndex[slot]!;
+    const last = this.items[--this.size]!;
+    heapIndex[slot] = -1;
+    if (last === slot) return;
+    this.items[index] = last;
+    heapIndex[last] = index;
+    this.siftUp(index);
+    this.siftDown(heapIndex[last]!);
+  }
+
+  /** Copies the heap's slots into `target` from `offset` on; returns the offset after them. */
+  copySlots(target: Int32Array, offset: number): number {
+    target.set(this.items.subarray(0, this.size), offset);
+    return offset + this.size;
+  }
+
+  /** Removes every slot (their `heapIndex` is left for the table's clear). */
+  clear(): void {
+    this.size = 0;
+  }
+
+  private before(a: number, b: number): boolean {
+    const readyAt = this.table.readyAt;
+    const readyA = readyAt[a]!;
+    const readyB = readyAt[b]!;
+    return readyA < readyB || (readyA === readyB && this.table.idBefore(a, b));
+  }
+
+  private siftUp(index: number): void {
+    const items = this.items;
+    const heapIndex = this.table.heapIndex;
+    const slot = items[index]!;
+    while (index > 0) {
+      const parentIndex = (index - 1) >> 1;
+      const parent = items[parentIndex]!;
+      if (!this.before(slot, parent)) break;
+      items[index] = parent;
+      heapIndex[parent] = index;
+      index = parentIndex;
+    }
+    items[index] = slot;
+    heapIndex[slot] = index;
+  }
+
+  private siftDown(index: number): void {
+    const items = this.items;
+    const heapIndex = this.table.heapIndex;
+    const slot = items[index]!;
+    const length = this.size;
+    for (;;) {
+      let child = 2 * index + 1;
+      if (child >= length) break;
+      const right = child + 1;
+      if (right < length && this.before(items[right]!, items[child]!)) child = right;
+      const smaller = items[child]!;
+      if (!this.before(smaller, slot)) break;
+      items[index] = smaller;
+      heapIndex[smaller] = index;
+      index = child;
+    }
+    items[index] = slot;
+    heapIndex[slot] = index;
+  }
+}
