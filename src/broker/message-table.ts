@@ -1,3 +1,4 @@
+import { checkpointFlag, grown, idWordsPerEntry, leasedFlag, ScheduleColumns } from "../store/schedule-columns.js";
 import type { ScheduleEntry } from "../store/store.js";
 
 /**
@@ -14,8 +15,6 @@ export interface LiveMessage extends ScheduleEntry {
 /** No slot: the end of a chain, or an empty place. */
 export const noSlot = -1;
 
-const leasedFlag = 1;
-const checkpointFlag = 2;
 /** In the visible heap rather than the hidden one (QueueState's placing). */
 const visibleHeapFlag = 4;
 /** Holds a message (else free). */
@@ -23,51 +22,58 @@ const inUseFlag = 8;
 /** The flags a copy's write-back leaves alone. */
 const placementFlags = visibleHeapFlag | inUseFlag;
 
-const initialCapacity = 16;
-const idWordsPerSlot = 4;
-
 /**
- * The messages of one queue in memory, a typed array per field and a slot per
- * message, instead of an object per message: at ten million messages, objects
+ * The messages of one queue in memory: the schedule's columns (a typed array
+ * per field, a slot per message) instead of an object per message. Objects
  * with boxed times, hex-string ids and a Map entry each took about 420 bytes
- * of heap a message and most of a restart's time. Ids are kept as four 32-bit
- * words (UUIDv7's 16 bytes) and found through an open-addressing hash table
- * of slots. Freed slots are reused; each has a generation, bumped when it is
- * freed, so a copy read before can tell its message is gone.
+ * of heap a message; these columns take about 100. Ids are kept as four
+ * 32-bit words and found through an open-addressing hash table of slots.
+ * Freed slots are reused; each has a generation, bumped when it is freed, so
+ * a copy read before can tell its message is gone.
  *
  * The table knows nothing of order: QueueState keeps the heaps (in
  * `heapIndex`) and the enqueue-order chain (`older`, `newer`) in its columns.
  */
-export class MessageTable {
-  /** Messages held. */
+export class MessageTable extends ScheduleColumns {
+  /** Messages held (slots below `length` are held or on the free chain). */
   count = 0;
-  private capacity = 0;
-  /** Slots ever handed out; those below it are in use or on the free chain. */
-  private used = 0;
   private freeHead = noSlot;
-
-  readyAt = new Float64Array(0);
-  sendTime = new Float64Array(0);
-  enqueuedAt = new Float64Array(0);
-  firstReceiveAt = new Float64Array(0);
-  leaseStart = new Float64Array(0);
-  receiveCount = new Uint32Array(0);
-  epoch = new Uint32Array(0);
-  size = new Uint32Array(0);
   generation = new Uint32Array(0);
-  flags = new Uint8Array(0);
   /** The slot's place in whichever heap holds it, or -1. */
   heapIndex = new Int32Array(0);
   /** Neighbours in enqueue order (noSlot at the ends); `newer` also chains free slots. */
   older = new Int32Array(0);
   newer = new Int32Array(0);
-  idWords = new Uint32Array(0);
   /** Slot + 1 of each id by hash, 0 where empty; linear probing. */
   private buckets = new Int32Array(0);
 
-  /** Makes room for `count` messages in all, so that a load grows the columns once. */
-  reserve(count: number): void {
-    if (count > this.capacity) this.grow(Math.max(count, initialCapacity));
+  /**
+   * A table over the columns a store loaded (taken over, not copied). A
+   * message has one entry unless a failed write (after memory moved on) left
+   * an old one behind; only its latest delivery's is kept, since delivering
+   * from both would hand the same message out twice.
+   */
+  static loaded(columns: ScheduleColumns): MessageTable {
+    const table = new MessageTable();
+    table.takeOver(columns);
+    table.growOwn(table.capacity);
+    table.heapIndex.fill(-1);
+    table.rehash(table.length);
+    for (let slot = 0; slot < table.length; slot++) {
+      table.flags[slot]! |= inUseFlag;
+      table.count++;
+      const existing = table.index(slot);
+      if (existing === noSlot) continue;
+      const older = table.epoch[existing]! > table.epoch[slot]! ? slot : existing;
+      if (older === existing) table.replaceInIndex(existing, slot);
+      table.free(older);
+    }
+    return table;
+  }
+
+  /** Makes room for `count` messages in all. */
+  override reserve(count: number): void {
+    super.reserve(count);
     if (count * 2 > this.buckets.length) this.rehash(count);
   }
 
@@ -76,21 +82,11 @@ export class MessageTable {
     this.reserve(this.count + 1);
     let slot = this.freeHead;
     if (slot !== noSlot) this.freeHead = this.newer[slot]!;
-    else slot = this.used++;
+    else slot = this.append();
     this.count++;
-    const words = this.idWords;
-    const at = slot * idWordsPerSlot;
-    const { id } = entry;
-    words[at] = parseInt(id.slice(0, 8), 16);
-    words[at + 1] = parseInt(id.slice(8, 16), 16);
-    words[at + 2] = parseInt(id.slice(16, 24), 16);
-    words[at + 3] = parseInt(id.slice(24, 32), 16);
-    this.sendTime[slot] = entry.sendTime;
-    this.enqueuedAt[slot] = entry.enqueuedAt;
-    this.size[slot] = entry.size;
+    this.write(slot, entry);
+    this.flags[slot]! |= inUseFlag;
     this.heapIndex[slot] = -1;
-    this.flags[slot] = inUseFlag;
-    this.store(slot, entry);
     this.index(slot);
     return slot;
   }
@@ -98,11 +94,7 @@ export class MessageTable {
   /** Frees a slot: its id is no longer found and copies read from it are stale. */
   release(slot: number): void {
     this.unindex(slot);
-    this.flags[slot] = 0;
-    this.generation[slot]!++;
-    this.newer[slot] = this.freeHead;
-    this.freeHead = slot;
-    this.count--;
+    this.free(slot);
   }
 
   /** Writes a copy's changeable fields back into its slot (ready time, lease state, counters). */
@@ -119,6 +111,8 @@ export class MessageTable {
   /** A copy of the message in a slot. */
   read(slot: number): LiveMessage {
     const flags = this.flags[slot]!;
+    // One literal with every field, not `entry()` plus two more: the rules
+    // read a copy per message taken, and objects of one shape stay fast.
     return {
       id: this.idOf(slot),
       readyAt: this.readyAt[slot]!,
@@ -138,7 +132,7 @@ export class MessageTable {
 
   /** Whether a copy was read from the message its slot holds now. */
   holds(message: LiveMessage): boolean {
-    return message.slot < this.used && this.generation[message.slot] === message.generation;
+    return message.slot < this.length && this.generation[message.slot] === message.generation;
   }
 
   isLeased(slot: number): boolean {
@@ -159,6 +153,11 @@ export class MessageTable {
     this.flags[slot] = visible ? this.flags[slot]! | visibleHeapFlag : this.flags[slot]! & ~visibleHeapFlag;
   }
 
+  /** Whether a slot holds a message. */
+  inUse(slot: number): boolean {
+    return (this.flags[slot]! & inUseFlag) !== 0;
+  }
+
   /** The slot holding a message id, or noSlot. */
   find(id: string): number {
     if (this.count === 0 || id.length !== 32) return noSlot;
@@ -172,16 +171,9 @@ export class MessageTable {
     for (let bucket = hashWords(w2, w3) & mask; ; bucket = (bucket + 1) & mask) {
       const slot = buckets[bucket]! - 1;
       if (slot === noSlot) return noSlot;
-      const at = slot * idWordsPerSlot;
+      const at = slot * idWordsPerEntry;
       if (words[at + 3] === w3 && words[at + 2] === w2 && words[at + 1] === w1 && words[at] === w0) return slot;
     }
-  }
-
-  /** The 32 hex digits of a slot's id. */
-  idOf(slot: number): string {
-    const words = this.idWords;
-    const at = slot * idWordsPerSlot;
-    return hex8(words[at]!) + hex8(words[at + 1]!) + hex8(words[at + 2]!) + hex8(words[at + 3]!);
   }
 
   /** Whether slot a's id sorts before slot b's (ids are 16 big-endian bytes, so word by word). */
@@ -192,9 +184,9 @@ export class MessageTable {
   /** Id order of two slots: negative, zero or positive. */
   compareIds(a: number, b: number): number {
     const words = this.idWords;
-    const atA = a * idWordsPerSlot;
-    const atB = b * idWordsPerSlot;
-    for (let word = 0; word < idWordsPerSlot; word++) {
+    const atA = a * idWordsPerEntry;
+    const atB = b * idWordsPerEntry;
+    for (let word = 0; word < idWordsPerEntry; word++) {
       const difference = words[atA + word]! - words[atB + word]!;
       if (difference !== 0) return difference;
     }
@@ -204,7 +196,7 @@ export class MessageTable {
   /** Forgets every message, keeping the columns' room. */
   clear(): void {
     this.count = 0;
-    this.used = 0;
+    this.length = 0;
     this.freeHead = noSlot;
     this.buckets.fill(0);
     this.flags.fill(0);
@@ -212,12 +204,46 @@ export class MessageTable {
     for (let slot = 0; slot < this.capacity; slot++) this.generation[slot]!++;
   }
 
-  private index(slot: number): void {
+  protected override grow(capacity: number): void {
+    super.grow(capacity);
+    this.growOwn(capacity);
+  }
+
+  private growOwn(capacity: number): void {
+    this.generation = grown(this.generation, new Uint32Array(capacity));
+    this.heapIndex = grown(this.heapIndex, new Int32Array(capacity));
+    this.older = grown(this.older, new Int32Array(capacity));
+    this.newer = grown(this.newer, new Int32Array(capacity));
+  }
+
+  private free(slot: number): void {
+    this.flags[slot] = 0;
+    this.generation[slot]!++;
+    this.newer[slot] = this.freeHead;
+    this.freeHead = slot;
+    this.count--;
+  }
+
+  /** Adds a slot to the hash table; if its id is already there, adds nothing and returns that slot. */
+  private index(slot: number): number {
     const buckets = this.buckets;
     const mask = buckets.length - 1;
     let bucket = this.hashOf(slot) & mask;
-    while (buckets[bucket] !== 0) bucket = (bucket + 1) & mask;
+    for (; buckets[bucket] !== 0; bucket = (bucket + 1) & mask) {
+      const other = buckets[bucket]! - 1;
+      if (this.compareIds(slot, other) === 0) return other;
+    }
     buckets[bucket] = slot + 1;
+    return noSlot;
+  }
+
+  /** Points the hash table's entry of one slot at another slot holding the same id. */
+  private replaceInIndex(slot: number, replacement: number): void {
+    const buckets = this.buckets;
+    const mask = buckets.length - 1;
+    let bucket = this.hashOf(slot) & mask;
+    while (buckets[bucket] !== slot + 1) bucket = (bucket + 1) & mask;
+    buckets[bucket] = replacement + 1;
   }
 
   /** Removes a slot from the hash table, shifting later entries of its run back (no tombstones). */
@@ -239,7 +265,7 @@ export class MessageTable {
   }
 
   private hashOf(slot: number): number {
-    const at = slot * idWordsPerSlot;
+    const at = slot * idWordsPerEntry;
     return hashWords(this.idWords[at + 2]!, this.idWords[at + 3]!);
   }
 
@@ -247,42 +273,13 @@ export class MessageTable {
     let length = 16;
     while (length < count * 2) length *= 2;
     this.buckets = new Int32Array(length);
-    for (let slot = 0; slot < this.used; slot++) {
-      if ((this.flags[slot]! & inUseFlag) !== 0) this.index(slot);
+    for (let slot = 0; slot < this.length; slot++) {
+      if (this.inUse(slot)) this.index(slot);
     }
   }
-
-  private grow(atLeast: number): void {
-    let capacity = Math.max(this.capacity, initialCapacity);
-    while (capacity < atLeast) capacity *= 2;
-    this.capacity = capacity;
-    this.readyAt = grown(this.readyAt, new Float64Array(capacity));
-    this.sendTime = grown(this.sendTime, new Float64Array(capacity));
-    this.enqueuedAt = grown(this.enqueuedAt, new Float64Array(capacity));
-    this.firstReceiveAt = grown(this.firstReceiveAt, new Float64Array(capacity));
-    this.leaseStart = grown(this.leaseStart, new Float64Array(capacity));
-    this.receiveCount = grown(this.receiveCount, new Uint32Array(capacity));
-    this.epoch = grown(this.epoch, new Uint32Array(capacity));
-    this.size = grown(this.size, new Uint32Array(capacity));
-    this.generation = grown(this.generation, new Uint32Array(capacity));
-    this.flags = grown(this.flags, new Uint8Array(capacity));
-    this.heapIndex = grown(this.heapIndex, new Int32Array(capacity));
-    this.older = grown(this.older, new Int32Array(capacity));
-    this.newer = grown(this.newer, new Int32Array(capacity));
-    this.idWords = grown(this.idWords, new Uint32Array(capacity * idWordsPerSlot));
-  }
-}
-
-function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(old: T, replacement: T): T {
-  replacement.set(old as never);
-  return replacement;
 }
 
 /** The low random words of a UUIDv7 count up within a millisecond: mixed, so runs do not cluster. */
 function hashWords(w2: number, w3: number): number {
   return Math.imul(w3 ^ Math.imul(w2, 0x85ebca6b), 0x9e3779b1) ^ (w3 >>> 15);
-}
-
-function hex8(word: number): string {
-  return (word + 0x100000000).toString(16).slice(1);
 }

@@ -40,9 +40,7 @@ export class QueueRegistry {
   ) {
     this.nextSequence = stored.nextSequence;
     for (const { record, schedule } of stored.queues) {
-      const queue = new QueueState(record);
-      queue.load(schedule, clock.now());
-      this.byName.set(record.name, queue);
+      this.byName.set(record.name, QueueState.loaded(record, schedule, clock.now()));
     }
   }
 

@@ -1,3 +1,4 @@
+import type { ScheduleColumns } from "../store/schedule-columns.js";
 import type { QueueRecord, ScheduleEntry, StoreOp } from "../store/store.js";
 import type { Timer } from "../time/clock.js";
 import { MessageTable, noSlot, type LiveMessage } from "./message-table.js";
@@ -29,9 +30,8 @@ export interface QueueCounts {
  * before it is acted on.
  */
 export class QueueState {
-  private readonly table = new MessageTable();
-  private readonly visible = new ReadyHeap(this.table);
-  private readonly hidden = new ReadyHeap(this.table);
+  private readonly visible: ReadyHeap;
+  private readonly hidden: ReadyHeap;
   private oldest = noSlot;
   private newest = noSlot;
   private leasedCount = 0;
@@ -40,7 +40,22 @@ export class QueueState {
   /** The maintenance timer armed for the earliest hidden ready time, if any. */
   wake: { readonly at: number; readonly timer: Timer } | undefined;
 
-  constructor(public record: QueueRecord) {}
+  constructor(
+    public record: QueueRecord,
+    private readonly table = new MessageTable(),
+  ) {
+    this.visible = new ReadyHeap(table);
+    this.hidden = new ReadyHeap(table);
+  }
+
+  /** A queue holding the schedule a store loaded at start (its columns are taken over, not copied). */
+  static loaded(record: QueueRecord, schedule: ScheduleColumns, now: number): QueueState {
+    const queue = new QueueState(record, MessageTable.loaded(schedule));
+    const { table } = queue;
+    for (let slot = 0; slot < table.length; slot++) if (table.inUse(slot)) queue.place(slot, now);
+    queue.chainInEnqueueOrder();
+    return queue;
+  }
 
   /** How many messages the queue holds. */
   get size(): number {
@@ -62,27 +77,6 @@ export class QueueState {
     const slot = this.table.insert(entry);
     this.chainNewest(slot);
     this.place(slot, now);
-  }
-
-  /**
-   * Loads the entries a store held at start. A message has one entry unless
-   * a failed write (after memory moved on) left an old one behind; only its
-   * latest delivery's is kept, since delivering from both would hand the same
-   * message out twice.
-   */
-  load(entries: readonly ScheduleEntry[], now: number): void {
-    const table = this.table;
-    table.reserve(table.count + entries.length);
-    for (const entry of entries) {
-      const existing = table.find(entry.id);
-      if (existing !== noSlot) {
-        if (table.epoch[existing]! > entry.epoch) continue;
-        this.unplace(existing);
-        table.release(existing);
-      }
-      this.place(table.insert(entry), now);
-    }
-    this.chainInEnqueueOrder();
   }
 
   /**

@@ -9,20 +9,21 @@ import {
   dataSpaceFrom,
   dataSpaces,
   metaKey,
-  parseScheduleKey,
+  readScheduleKeyInto,
   queueKey,
   queueRange,
   scheduleKey,
   scheduleRange,
 } from "./key-layout.js";
 import { createLevelDatabase, writeLevelBatch, type LevelBatchOp, type LevelDatabase } from "./level-batch.js";
+import { ScheduleColumns } from "./schedule-columns.js";
 import type { MessageReading, ScheduleEntry, Store, StoredQueue, StoredState, StoreOp } from "./store.js";
 import { translateOpenError } from "./store-open-error.js";
 import { storageUnavailable } from "./storage-unavailable.js";
 import {
   decodeContent,
   decodeQueueRecord,
-  decodeScheduleValue,
+  decodeScheduleValueInto,
   encodeContent,
   encodeQueueRecord,
   encodeScheduleValue,
@@ -189,19 +190,26 @@ export class ClassicLevelStore implements Store {
     return created;
   }
 
-  private async loadSchedule(dataId: number): Promise<ScheduleEntry[]> {
-    const schedule: ScheduleEntry[] = [];
+  private async loadSchedule(dataId: number): Promise<ScheduleColumns> {
+    const schedule = new ScheduleColumns();
     const iterator = this.db.iterator(scheduleRange(dataId));
+    let next: Promise<[Buffer, Buffer][]> | undefined;
     try {
+      // The next chunk is read (on LevelDB's thread) while this one is decoded.
+      next = iterator.nextv(loadChunk);
       for (;;) {
-        const entries = await iterator.nextv(loadChunk);
+        const entries = await next;
         if (entries.length === 0) break;
+        next = iterator.nextv(loadChunk);
         for (const [key, value] of entries) {
-          const { readyAt, id } = parseScheduleKey(key);
-          schedule.push(decodeScheduleValue(id, readyAt, value));
+          const index = schedule.append();
+          readScheduleKeyInto(key, schedule, index);
+          decodeScheduleValueInto(value, schedule, index);
         }
       }
     } finally {
+      // A decode that threw leaves a read under way, which must end before the close.
+      await next?.catch(() => undefined);
       await iterator.close();
     }
     return schedule;

@@ -12,6 +12,8 @@
  * The schedule space is the deadline index: one entry per message, keyed by
  * when it becomes visible, written in the same batch as the message.
  */
+import { idWordsPerEntry, type ScheduleColumns } from "./schedule-columns.js";
+
 const space = { meta: 0x00, queue: 0x01, content: 0x02, schedule: 0x03, checkpoint: 0x04 } as const;
 
 /** Key of a named setting. */
@@ -49,9 +51,11 @@ export function scheduleKey(dataId: number, readyAt: number, id: string): Buffer
   return key;
 }
 
-/** The ready time and message id of a deadline index key. */
-export function parseScheduleKey(key: Buffer): { readyAt: number; id: string } {
-  return { readyAt: readUint64(key, 5), id: key.toString("hex", 13, 29) };
+/** Reads a deadline index key's ready time and message id into columns, with no string or object made per key. */
+export function readScheduleKeyInto(key: Buffer, columns: ScheduleColumns, index: number): void {
+  columns.readyAt[index] = readUint64(key, 5);
+  const at = index * idWordsPerEntry;
+  for (let word = 0; word < idWordsPerEntry; word++) columns.idWords[at + word] = key.readUInt32BE(13 + 4 * word);
 }
 
 /** The range of a data space's deadline index, in ready-time order. */

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { GroupCommit, type GroupCommitStats } from "./group-commit.js";
 import { storedQueueRecord } from "./queue-record.js";
+import { ScheduleColumns } from "./schedule-columns.js";
 import { storageUnavailable } from "./storage-unavailable.js";
 import type {
   MessageContent,
@@ -161,9 +162,9 @@ export class MemoryStore implements Store {
     return space;
   }
 
-  private scheduleOf(dataId: number): ScheduleEntry[] {
-    const entries = [...(this.contents.spaces.get(dataId)?.schedule.values() ?? [])].map(copyEntry);
-    return entries.sort((a, b) => a.readyAt - b.readyAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  private scheduleOf(dataId: number): ScheduleColumns {
+    const entries = [...(this.contents.spaces.get(dataId)?.schedule.values() ?? [])];
+    return ScheduleColumns.of(entries.sort((a, b) => a.readyAt - b.readyAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
   }
 }
 
@@ -204,7 +205,7 @@ function copyOp(op: StoreOp): StoreOp {
   }
 }
 
-/** The entry's own fields only: callers pass live messages, which carry heap bookkeeping too. */
+/** The entry's own fields only: callers pass live messages, which carry their slot in the broker's table too. */
 function copyEntry(entry: ScheduleEntry): ScheduleEntry {
   checkReadyAt(entry.readyAt);
   return {

@@ -1,3 +1,5 @@
+import type { ScheduleColumns } from "./schedule-columns.js";
+
 /**
  * A queue's configuration as stored. Storage's own type, not the rules'
  * QueueConfig: its fields are the persisted record's, so a change to the
@@ -99,7 +101,7 @@ export type StoreOp =
 /** A queue as loaded at start, with its messages' index entries in ready-time order. */
 export interface StoredQueue {
   readonly record: QueueRecord;
-  readonly schedule: ScheduleEntry[];
+  readonly schedule: ScheduleColumns;
 }
 
 /** Everything the broker rebuilds its memory from at start. */

@@ -1,4 +1,5 @@
 import { storedQueueRecord } from "./queue-record.js";
+import { checkpointFlag, leasedFlag, type ScheduleColumns } from "./schedule-columns.js";
 import type { DeadLetterOrigin, MessageContent, QueueRecord, ScheduleEntry } from "./store.js";
 
 // Layout versions: a reader that meets a version it does not know fails
@@ -25,24 +26,19 @@ export function encodeScheduleValue(entry: ScheduleEntry): Buffer {
   return value;
 }
 
-/** Reads a deadline index entry back. */
-export function decodeScheduleValue(id: string, readyAt: number, value: Buffer): ScheduleEntry {
+/** Reads a deadline index entry's value back into columns (its key holds the rest: see readScheduleKeyInto). */
+export function decodeScheduleValueInto(value: Buffer, columns: ScheduleColumns, index: number): void {
   if (value[0] !== scheduleVersion || value.length !== scheduleValueBytes) {
     throw new Error(`unknown schedule entry layout (version ${value[0]}, ${value.length} bytes)`);
   }
-  return {
-    id,
-    readyAt,
-    leased: (value[1]! & flags.leased) !== 0,
-    hasCheckpoint: (value[1]! & flags.hasCheckpoint) !== 0,
-    receiveCount: value.readUInt32BE(2),
-    epoch: value.readUInt32BE(6),
-    size: value.readUInt32BE(10),
-    sendTime: value.readDoubleBE(14),
-    enqueuedAt: value.readDoubleBE(22),
-    firstReceiveAt: value.readDoubleBE(30),
-    leaseStart: value.readDoubleBE(38),
-  };
+  columns.flags[index] = (value[1]! & flags.leased ? leasedFlag : 0) | (value[1]! & flags.hasCheckpoint ? checkpointFlag : 0);
+  columns.receiveCount[index] = value.readUInt32BE(2);
+  columns.epoch[index] = value.readUInt32BE(6);
+  columns.size[index] = value.readUInt32BE(10);
+  columns.sendTime[index] = value.readDoubleBE(14);
+  columns.enqueuedAt[index] = value.readDoubleBE(22);
+  columns.firstReceiveAt[index] = value.readDoubleBE(30);
+  columns.leaseStart[index] = value.readDoubleBE(38);
 }
 
 /** A message's content: version, attribute count, length-prefixed keys and values, then the body. */

@@ -79,7 +79,7 @@ describe("edge cases", () => {
     await sendText(h, "q", "job");
     const message = await receiveOne(h, "q");
     const [queue] = (await h.store.load()).queues;
-    const [entry] = queue!.schedule;
+    const [entry] = queue!.schedule.entries();
     // An older entry of the same message, as a lost delete of the old key leaves it.
     await h.store.commit([{ kind: "reschedule", dataId: queue!.record.dataId, fromReadyAt: 5, entry: { ...entry!, readyAt: 5, epoch: 0, leased: false } }]);
     await h.restart();

@@ -40,7 +40,7 @@ describe("ClassicLevelStore", () => {
   /** Reopens the store and returns the schedule of queue `name`. */
   async function scheduleAfterReopen(name = "q"): Promise<ScheduleEntry[]> {
     const { queues } = await (await fx.reopen()).load();
-    return loadedQueue(queues, name).schedule;
+    return loadedQueue(queues, name).schedule.entries();
   }
 
   describe("open", () => {

@@ -62,7 +62,7 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
     /** Reopens the store and returns the schedule of queue `queueName`. */
     async function scheduleAfterReopen(queueName = "q"): Promise<ScheduleEntry[]> {
       const { queues } = await (await fx.reopen()).load();
-      return loadedQueue(queues, queueName).schedule;
+      return loadedQueue(queues, queueName).schedule.entries();
     }
 
     describe("load", () => {
@@ -97,9 +97,10 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         const entry = scheduleEntry(t0);
         await fx.store.commit([putMessage(dataId, entry)]);
         const [loaded] = (await fx.store.load()).queues;
-        // The broker turns loaded entries into its live messages and changes them.
-        Object.assign(loaded!.schedule[0]!, { readyAt: t0 + 1, epoch: 9, heapIndex: 3 });
-        expect(loadedQueue((await fx.store.load()).queues, "q").schedule).toEqual([entry]);
+        // The broker takes the loaded columns over as its own and changes them.
+        loaded!.schedule.readyAt[0] = t0 + 1;
+        loaded!.schedule.epoch[0] = 9;
+        expect(loadedQueue((await fx.store.load()).queues, "q").schedule.entries()).toEqual([entry]);
       });
     });
 
@@ -117,7 +118,7 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         const state = await (await fx.reopen()).load();
         expect(state.nextSequence).toBe(10);
         expect(state.queues.map((queue) => queue.record)).toEqual([queueRecord("alpha", 1), record]);
-        expect(state.queues.map((queue) => queue.schedule)).toEqual([[], []]);
+        expect(state.queues.map((queue) => queue.schedule.entries())).toEqual([[], []]);
       });
 
       it("keeps both policies of a queue's configuration", async () => {
@@ -256,8 +257,8 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         const inB = scheduleEntry(t0);
         await fx.store.commit([putMessage(1, inA, content("A")), putMessage(2, inB, content("B"))]);
         const { queues } = await (await fx.reopen()).load();
-        expect(loadedQueue(queues, "a").schedule).toEqual([inA]);
-        expect(loadedQueue(queues, "b").schedule).toEqual([inB]);
+        expect(loadedQueue(queues, "a").schedule.entries()).toEqual([inA]);
+        expect(loadedQueue(queues, "b").schedule.entries()).toEqual([inB]);
         expect((await readContents(fx.store, 1, [inA.id, inB.id])).map(plain)).toEqual([
           { body: "A", attributes: {} },
           undefined,
@@ -338,7 +339,7 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         expect(Buffer.from(read!.body).toString()).toBe("hello");
         await reopened.commit([{ kind: "putQueue", queue: queueRecord("q", dataId) }]);
         const [queue] = (await (await fx.reopen()).load()).queues;
-        expect(queue!.schedule[0]!.hasCheckpoint).toBe(true);
+        expect(queue!.schedule.entries()[0]!.hasCheckpoint).toBe(true);
       });
 
       it("reads a checkpoint only where asked for, and none where none was saved", async () => {
@@ -400,8 +401,8 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         await fx.store.dropData(1);
         expect(await readContents(fx.store, 1, [dropped.id])).toEqual([undefined]);
         const { queues } = await (await fx.reopen()).load();
-        expect(loadedQueue(queues, "a").schedule).toEqual([]);
-        expect(loadedQueue(queues, "b").schedule).toEqual([kept]);
+        expect(loadedQueue(queues, "a").schedule.entries()).toEqual([]);
+        expect(loadedQueue(queues, "b").schedule.entries()).toEqual([kept]);
         expect((await readContents(fx.store, 2, [kept.id])).map(plain)).toEqual([{ body: "hello", attributes: {} }]);
       });
 
@@ -425,7 +426,7 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         expect(await readContents(fx.store, 1, [orphan.id])).not.toEqual([undefined]);
 
         const { queues } = await fx.store.load();
-        expect(loadedQueue(queues, "q").schedule).toEqual([live]);
+        expect(loadedQueue(queues, "q").schedule.entries()).toEqual([live]);
         expect(await readContents(fx.store, 1, [orphan.id])).toEqual([undefined]);
         expect((await readContents(fx.store, 2, [live.id])).map(plain)).toEqual([{ body: "hello", attributes: {} }]);
 
@@ -436,8 +437,8 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
           { kind: "putQueue", queue: queueRecord("five", 8, 5) },
         ]);
         const reloaded = await (await fx.reopen()).load();
-        expect(loadedQueue(reloaded.queues, "back").schedule).toEqual([]);
-        expect(loadedQueue(reloaded.queues, "five").schedule).toEqual([]);
+        expect(loadedQueue(reloaded.queues, "back").schedule.entries()).toEqual([]);
+        expect(loadedQueue(reloaded.queues, "five").schedule.entries()).toEqual([]);
       });
 
       it("includes the messages of a removed queue", async () => {
@@ -476,7 +477,7 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         void fx.store.commit([putMessage(dataId, entry)]).then(() => (written = true));
         await fx.store.commit([]);
         expect(written).toBe(true);
-        expect(loadedQueue((await fx.store.load()).queues, "q").schedule).toEqual([entry]);
+        expect(loadedQueue((await fx.store.load()).queues, "q").schedule.entries()).toEqual([entry]);
       });
 
       it("reads every op before commit() returns: changes made to them after it never reach the store", async () => {
@@ -506,7 +507,7 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         await written;
 
         const { queues } = await fx.store.load();
-        expect(loadedQueue(queues, "q").schedule).toEqual([expected.sent, expected.moved]);
+        expect(loadedQueue(queues, "q").schedule.entries()).toEqual([expected.sent, expected.moved]);
         expect(loadedQueue(queues, "q").record.config.maxInFlight).toBe(5);
         const [read] = await fx.store.readMessages(dataId, [{ id: sent.id, hasCheckpoint: true }]);
         expect(plain(read)).toEqual({ body: "sent", attributes: { a: "b" } });
@@ -525,7 +526,7 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         const state = await (await fx.reopen()).load();
         expect(state.queues.map((queue) => queue.record.name)).toEqual(["after", "q"]);
         expect(state.nextSequence).toBe(2);
-        expect(loadedQueue(state.queues, "q").schedule).toEqual([]);
+        expect(loadedQueue(state.queues, "q").schedule.entries()).toEqual([]);
         expect(await readContents(fx.store, dataId, [entry.id])).toEqual([undefined]);
       });
     });
@@ -554,7 +555,7 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
           const state = await store.load();
           expect(state.queues.map((queue) => queue.record.name)).toEqual(["q"]);
           expect(state.nextSequence).toBe(2);
-          expect(loadedQueue(state.queues, "q").schedule).toEqual([]);
+          expect(loadedQueue(state.queues, "q").schedule.entries()).toEqual([]);
           expect(await readContents(store, dataId, [entry.id])).toEqual([undefined]);
         };
         await expectNothingWritten(fx.store);

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { newMessageId } from "../../src/broker/message-id.js";
 import { QueueState } from "../../src/broker/queue-state.js";
+import { ScheduleColumns } from "../../src/store/schedule-columns.js";
 import type { QueueRecord, ScheduleEntry } from "../../src/store/store.js";
 
 // The columnar index checked against the plainest model of the same rules: a
@@ -228,17 +229,17 @@ describe("QueueState, the columnar index", () => {
   });
 
   it("loads a store's entries in ready order, keeping one entry per message (its latest delivery's) and arrival order", () => {
-    const queue = new QueueState(record);
     const [first, second, third] = [newMessageId(100), newMessageId(100), newMessageId(200)];
-    queue.load(
-      [
+    const queue = QueueState.loaded(
+      record,
+      ScheduleColumns.of([
         entry(third!, 5, false, 200),
         entry(second!, 6, true, 100, 1),
         entry(first!, 7, false, 100),
         // A failed write left the old delivery's entry of `second` behind, after the new one.
         entry(second!, 8, false, 100, 0),
         entry(first!, 9, true, 100, 2),
-      ],
+      ]),
       50,
     );
     expect(queue.size).toBe(3);

@@ -1,0 +1,145 @@
+import type { ScheduleEntry } from "./store.js";
+
+/** Bits of `flags`. */
+export const leasedFlag = 1;
+export const checkpointFlag = 2;
+
+const initialCapacity = 16;
+/** A message id is 16 bytes: four big-endian 32-bit words. */
+export const idWordsPerEntry = 4;
+
+/**
+ * Schedule entries in columns, a typed array per field and an index per
+ * entry: what a store loads at start and hands to the broker whole. A
+ * million loaded messages cost a few typed arrays instead of a million
+ * objects and hex strings, which (with the buffers LevelDB returns) set a
+ * restart's time and its memory peak. The broker's MessageTable takes the
+ * arrays over as its own, so nothing is copied either.
+ */
+export class ScheduleColumns {
+  /** Entries appended. */
+  length = 0;
+  protected capacity = 0;
+  readyAt = new Float64Array(0);
+  sendTime = new Float64Array(0);
+  enqueuedAt = new Float64Array(0);
+  firstReceiveAt = new Float64Array(0);
+  leaseStart = new Float64Array(0);
+  receiveCount = new Uint32Array(0);
+  epoch = new Uint32Array(0);
+  size = new Uint32Array(0);
+  flags = new Uint8Array(0);
+  idWords = new Uint32Array(0);
+
+  /** Columns holding these entries, in this order. */
+  static of(entries: readonly ScheduleEntry[]): ScheduleColumns {
+    const columns = new ScheduleColumns();
+    columns.reserve(entries.length);
+    for (const entry of entries) columns.write(columns.append(), entry);
+    return columns;
+  }
+
+  /** Makes room for `count` entries in all, so that a load that knows its size grows the columns once. */
+  reserve(count: number): void {
+    if (count <= this.capacity) return;
+    let capacity = Math.max(this.capacity, initialCapacity);
+    while (capacity < count) capacity *= 2;
+    this.grow(capacity);
+  }
+
+  /** Adds an entry whose fields the caller then writes; returns its index. */
+  append(): number {
+    this.reserve(this.length + 1);
+    return this.length++;
+  }
+
+  /** Writes every field of an entry at an index. */
+  write(index: number, entry: ScheduleEntry): void {
+    const { id } = entry;
+    const at = index * idWordsPerEntry;
+    this.idWords[at] = parseInt(id.slice(0, 8), 16);
+    this.idWords[at + 1] = parseInt(id.slice(8, 16), 16);
+    this.idWords[at + 2] = parseInt(id.slice(16, 24), 16);
+    this.idWords[at + 3] = parseInt(id.slice(24, 32), 16);
+    this.sendTime[index] = entry.sendTime;
+    this.enqueuedAt[index] = entry.enqueuedAt;
+    this.size[index] = entry.size;
+    this.readyAt[index] = entry.readyAt;
+    this.firstReceiveAt[index] = entry.firstReceiveAt;
+    this.leaseStart[index] = entry.leaseStart;
+    this.receiveCount[index] = entry.receiveCount;
+    this.epoch[index] = entry.epoch;
+    this.flags[index] = (entry.leased ? leasedFlag : 0) | (entry.hasCheckpoint ? checkpointFlag : 0);
+  }
+
+  /** A copy of the entry at an index. */
+  entry(index: number): ScheduleEntry {
+    const flags = this.flags[index]!;
+    return {
+      id: this.idOf(index),
+      readyAt: this.readyAt[index]!,
+      leased: (flags & leasedFlag) !== 0,
+      receiveCount: this.receiveCount[index]!,
+      epoch: this.epoch[index]!,
+      sendTime: this.sendTime[index]!,
+      enqueuedAt: this.enqueuedAt[index]!,
+      firstReceiveAt: this.firstReceiveAt[index]!,
+      leaseStart: this.leaseStart[index]!,
+      size: this.size[index]!,
+      hasCheckpoint: (flags & checkpointFlag) !== 0,
+    };
+  }
+
+  /** Copies of every entry, in order. */
+  entries(): ScheduleEntry[] {
+    return Array.from({ length: this.length }, (_, index) => this.entry(index));
+  }
+
+  /** The 32 hex digits of the id at an index. */
+  idOf(index: number): string {
+    const words = this.idWords;
+    const at = index * idWordsPerEntry;
+    return hex8(words[at]!) + hex8(words[at + 1]!) + hex8(words[at + 2]!) + hex8(words[at + 3]!);
+  }
+
+  /** Takes over another instance's arrays and entries (it must not be used after). */
+  protected takeOver(other: ScheduleColumns): void {
+    this.length = other.length;
+    this.capacity = other.capacity;
+    this.readyAt = other.readyAt;
+    this.sendTime = other.sendTime;
+    this.enqueuedAt = other.enqueuedAt;
+    this.firstReceiveAt = other.firstReceiveAt;
+    this.leaseStart = other.leaseStart;
+    this.receiveCount = other.receiveCount;
+    this.epoch = other.epoch;
+    this.size = other.size;
+    this.flags = other.flags;
+    this.idWords = other.idWords;
+  }
+
+  /** Replaces every column with a larger one; subclasses grow their own columns too. */
+  protected grow(capacity: number): void {
+    this.capacity = capacity;
+    this.readyAt = grown(this.readyAt, new Float64Array(capacity));
+    this.sendTime = grown(this.sendTime, new Float64Array(capacity));
+    this.enqueuedAt = grown(this.enqueuedAt, new Float64Array(capacity));
+    this.firstReceiveAt = grown(this.firstReceiveAt, new Float64Array(capacity));
+    this.leaseStart = grown(this.leaseStart, new Float64Array(capacity));
+    this.receiveCount = grown(this.receiveCount, new Uint32Array(capacity));
+    this.epoch = grown(this.epoch, new Uint32Array(capacity));
+    this.size = grown(this.size, new Uint32Array(capacity));
+    this.flags = grown(this.flags, new Uint8Array(capacity));
+    this.idWords = grown(this.idWords, new Uint32Array(capacity * idWordsPerEntry));
+  }
+}
+
+/** `replacement`, holding `old`'s values at its start. */
+export function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(old: T, replacement: T): T {
+  replacement.set(old as never);
+  return replacement;
+}
+
+function hex8(word: number): string {
+  return (word + 0x100000000).toString(16).slice(1);
+}
