@@ -1,6 +1,8 @@
 import type { MessageTable } from "./message-table.js";
 
 const initialCapacity = 16;
+/** An emptied heap with more room than this gives it back (see MessageTable.release). */
+const keptCapacity = 1024;
 
 /**
  * A binary min-heap of a MessageTable's slots in ready-time order (ties by
@@ -38,6 +40,7 @@ export class ReadyHeap {
     const index = heapIndex[slot]!;
     const last = this.items[--this.size]!;
     heapIndex[slot] = -1;
+    if (this.size === 0 && this.items.length > keptCapacity) this.items = new Int32Array(initialCapacity);
     if (last === slot) return;
     this.items[index] = last;
     heapIndex[last] = index;
@@ -54,6 +57,7 @@ export class ReadyHeap {
   /** Removes every slot (their `heapIndex` is left for the table's clear). */
   clear(): void {
     this.size = 0;
+    this.items = new Int32Array(initialCapacity);
   }
 
   private before(a: number, b: number): boolean {

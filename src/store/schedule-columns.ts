@@ -1,3 +1,4 @@
+import { readIdWords, writeIdWords } from "./message-id-words.js";
 import type { ScheduleEntry } from "./store.js";
 
 /** Bits of `flags`. */
@@ -53,14 +54,11 @@ export class ScheduleColumns {
     return this.length++;
   }
 
-  /** Writes every field of an entry at an index. */
+  /** Writes every field of an entry at an index. Throws for an id that is not 32 lowercase hex digits. */
   write(index: number, entry: ScheduleEntry): void {
-    const { id } = entry;
-    const at = index * idWordsPerEntry;
-    this.idWords[at] = parseInt(id.slice(0, 8), 16);
-    this.idWords[at + 1] = parseInt(id.slice(8, 16), 16);
-    this.idWords[at + 2] = parseInt(id.slice(16, 24), 16);
-    this.idWords[at + 3] = parseInt(id.slice(24, 32), 16);
+    if (!writeIdWords(entry.id, this.idWords, index * idWordsPerEntry)) {
+      throw new Error(`message id ${JSON.stringify(entry.id)} is not 32 lowercase hex digits`);
+    }
     this.sendTime[index] = entry.sendTime;
     this.enqueuedAt[index] = entry.enqueuedAt;
     this.size[index] = entry.size;
@@ -97,9 +95,7 @@ export class ScheduleColumns {
 
   /** The 32 hex digits of the id at an index. */
   idOf(index: number): string {
-    const words = this.idWords;
-    const at = index * idWordsPerEntry;
-    return hex8(words[at]!) + hex8(words[at + 1]!) + hex8(words[at + 2]!) + hex8(words[at + 3]!);
+    return readIdWords(this.idWords, index * idWordsPerEntry);
   }
 
   /** Takes over another instance's arrays and entries (it must not be used after). */
@@ -138,8 +134,4 @@ export class ScheduleColumns {
 export function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(old: T, replacement: T): T {
   replacement.set(old as never);
   return replacement;
-}
-
-function hex8(word: number): string {
-  return (word + 0x100000000).toString(16).slice(1);
 }

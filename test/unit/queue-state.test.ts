@@ -266,6 +266,21 @@ describe("QueueState, the columnar index", () => {
     expect(() => queue.reschedule(copy, 5, true, 2)).toThrow(/no longer in queue/);
   });
 
+  it("gives back a drained queue's room, and a copy from before still never matches a new message", () => {
+    const queue = new QueueState(record);
+    const ids = Array.from({ length: 5_000 }, (_, index) => newMessageId(index));
+    for (const id of ids) queue.add(entry(id, 0, false, 1), 1);
+    const first = queue.get(ids[0]!)!;
+    for (const id of ids) queue.remove(queue.get(id)!);
+    // The new message lands in slot 0 of fresh columns, generation 0, as `first` did.
+    const next = newMessageId(6_000);
+    queue.add(entry(next, 0, false, 2), 2);
+    expect(queue.get(next)).toMatchObject({ slot: first.slot });
+    expect(() => queue.remove(first)).toThrow(/no longer in queue/);
+    expect(queue.size).toBe(1);
+    expect(queue.nextVisible()?.id).toBe(next);
+  });
+
   it("puts back messages in arrival order, wherever they arrived", () => {
     const queue = new QueueState(record);
     const ids = [newMessageId(10), newMessageId(20), newMessageId(30)];
