@@ -1,11 +1,17 @@
 import { randomBytes } from "node:crypto";
+import { readIdWords } from "../store/message-id-words.js";
 
-const randomBits = 74n;
-const randomLimit = 1n << randomBits;
-const lowBits = 62n;
+// The id's 74 random bits, kept as numbers: 12 in the second word (after
+// the version), 30 in the third (after the variant's two bits), 32 in the fourth.
+const twoTo30 = 0x40000000;
+const twoTo32 = 0x100000000;
+// One buffer, reused: the id is read out of it as a string at once.
+const words = new Uint32Array(4);
 
-let lastTime = 0;
-let lastRandom = 0n;
+let lastTime = -1;
+let randA = 0;
+let randHigh = 0;
+let randLow = 0;
 
 /**
  * A new message id: 32 hex digits of a UUIDv7 (48 bits of milliseconds, then
@@ -15,18 +21,20 @@ let lastRandom = 0n;
  */
 export function newMessageId(nowMs: number): string {
   let time = Math.max(nowMs, lastTime);
-  let random = time === lastTime ? lastRandom + 1n : freshRandom();
-  if (random >= randomLimit) {
+  if (time === lastTime) countUp();
+  else freshRandom();
+  if (randA >= 0x1000) {
+    // The millisecond's count ran out (never in practice: it starts in the lower half).
     time += 1;
-    random = freshRandom();
+    freshRandom();
   }
   lastTime = time;
-  lastRandom = random;
-  const randA = (random >> lowBits).toString(16).padStart(3, "0");
-  const randB = random & ((1n << lowBits) - 1n);
-  // The variant's two bits (10) sit above the low 62 random bits.
-  const variantAndB = ((2n << lowBits) | randB).toString(16).padStart(16, "0");
-  return `${time.toString(16).padStart(12, "0")}7${randA}${variantAndB}`;
+  words[0] = Math.floor(time / 0x10000);
+  words[1] = ((time % 0x10000) << 16) | 0x7000 | randA;
+  // The variant's two bits (10) sit above the third word's 30 random bits.
+  words[2] = (0x80000000 | randHigh) >>> 0;
+  words[3] = randLow;
+  return readIdWords(words, 0);
 }
 
 /** A message id as users see it: the UUID form with dashes. */
@@ -34,7 +42,20 @@ export function formatMessageId(id: string): string {
   return `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20)}`;
 }
 
-function freshRandom(): bigint {
-  // Start in the lower half, so a millisecond's count never runs out in practice.
-  return BigInt("0x" + randomBytes(10).toString("hex")) & ((randomLimit >> 1n) - 1n);
+function countUp(): void {
+  randLow += 1;
+  if (randLow < twoTo32) return;
+  randLow = 0;
+  randHigh += 1;
+  if (randHigh < twoTo30) return;
+  randHigh = 0;
+  randA += 1;
+}
+
+function freshRandom(): void {
+  const bytes = randomBytes(10);
+  // randA starts in the lower half of its 12 bits, so a millisecond's count never runs out in practice.
+  randA = bytes.readUInt16BE(0) & 0x7ff;
+  randHigh = bytes.readUInt32BE(2) & (twoTo30 - 1);
+  randLow = bytes.readUInt32BE(6);
 }

@@ -258,8 +258,7 @@ export class QueueState {
     const table = this.table;
     const slots = new Int32Array(table.count);
     let found = 0;
-    // Every held slot is in one of the heaps.
-    for (const heap of [this.visible, this.hidden]) found = heap.copySlots(slots, found);
+    for (let slot = 0; slot < table.length; slot++) if (table.inUse(slot)) slots[found++] = slot;
     const { enqueuedAt } = table;
     slots.sort((a, b) => enqueuedAt[a]! - enqueuedAt[b]! || table.compareIds(a, b));
     this.oldest = this.newest = noSlot;

@@ -48,12 +48,6 @@ export class ReadyHeap {
     this.siftDown(heapIndex[last]!);
   }
 
-  /** Copies the heap's slots into `target` from `offset` on; returns the offset after them. */
-  copySlots(target: Int32Array, offset: number): number {
-    target.set(this.items.subarray(0, this.size), offset);
-    return offset + this.size;
-  }
-
   /** Removes every slot (their `heapIndex` is left for the table's clear). */
   clear(): void {
     this.size = 0;
