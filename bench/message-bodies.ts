@@ -4,11 +4,11 @@ import { monotonicMs } from "./proc-stats.js";
 export const bodyBytes = 1024;
 
 /**
- * A 1 KiB body carrying the monotonic time it was made at, so that the
- * consumer, in the same client process, can tell how long it took to arrive.
+ * A body (1 KiB unless told) carrying the monotonic time it was made at, so
+ * that the consumer, in the same client process, can tell how long it took to arrive.
  */
-export function timedBody(): Buffer {
-  const body = Buffer.alloc(bodyBytes, 0x61);
+export function timedBody(bytes = bodyBytes): Buffer {
+  const body = Buffer.alloc(bytes, 0x61);
   body.writeDoubleLE(monotonicMs(), 0);
   return body;
 }

@@ -1,3 +1,4 @@
+import type { ClientOptions } from "@grpc/grpc-js";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../src/client/rpc-client.js";
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
 import { ageOf, timedBody } from "./message-bodies.js";
@@ -11,6 +12,10 @@ export interface PipelineOptions {
   readonly consumers: number;
   /** Messages per SendBatch (1: Send) and per Receive (1: Delete, else DeleteBatch). */
   readonly batch: number;
+  /** Each body's size; 1 KiB unless set. */
+  readonly bodyBytes?: number;
+  /** grpc-js options of every channel (HTTP/2 windows, say). */
+  readonly channelOptions?: ClientOptions;
 }
 
 /**
@@ -21,19 +26,20 @@ export interface PipelineOptions {
 export async function runPipeline(address: string, options: PipelineOptions): Promise<number[]> {
   const rpcs: (QueueServiceRpc & { close(): void })[] = [];
   const channel = (): QueueServiceRpc => {
-    const rpc = createQueueServiceRpc(address);
+    const rpc = createQueueServiceRpc(address, { channelOptions: options.channelOptions ?? {} });
     rpcs.push(rpc);
     return rpc;
   };
   const { queue, messages, batch } = options;
+  const body = (): Buffer => timedBody(options.bodyBytes);
   const latencies: number[] = [];
   let claimed = 0;
   const produce = async (rpc: QueueServiceRpc): Promise<void> => {
     while (claimed < messages) {
       const count = Math.min(batch, messages - claimed);
       claimed += count;
-      if (batch === 1) await rpc.send({ queue, body: timedBody() });
-      else await rpc.sendBatch({ queue, entries: Array.from({ length: count }, () => ({ body: timedBody() })) });
+      if (batch === 1) await rpc.send({ queue, body: body() });
+      else await rpc.sendBatch({ queue, entries: Array.from({ length: count }, () => ({ body: body() })) });
     }
   };
   const consume = async (rpc: QueueServiceRpc): Promise<void> => {

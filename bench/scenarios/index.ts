@@ -1,6 +1,7 @@
 import type { Scenario } from "../scenario.js";
 import { batchedPipeline } from "./batched-pipeline.js";
 import { churn } from "./churn.js";
+import { largeBodies } from "./large-bodies.js";
 import { shardedBrokers } from "./sharded-brokers.js";
 import { longPollLatency } from "./long-poll-latency.js";
 import { natsPeer } from "./nats-peer.js";
@@ -9,7 +10,7 @@ import { redeliveryPrecision } from "./redelivery-precision.js";
 import { restart } from "./restart.js";
 import { singlePipeline } from "./single-pipeline.js";
 
-/** Every scenario of `npm run bench`, in the order they run: 7, 8 and 9 read 1's rate. */
+/** Every scenario of `npm run bench`, in the order they run: 7, 8 and 9 read 1's rate; 10 runs last, as it writes the most. */
 export const scenarios: Scenario[] = [
   batchedPipeline,
   singlePipeline,
@@ -20,4 +21,5 @@ export const scenarios: Scenario[] = [
   natsPeer,
   rabbitMqPeer,
   shardedBrokers,
+  largeBodies,
 ];

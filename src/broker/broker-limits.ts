@@ -17,10 +17,11 @@ export interface BrokerLimits {
 
 /**
  * Defaults sized for a broker with a few GiB of memory. Each stored message
- * keeps about 450 B of index in memory (the restart scenario in docs/performance.md), so
- * 5 million take some 2.2 GB, inside Node's default heap limit of 4 GB on a
- * machine with 16 GiB or more. A waiting Receive holds a call, a timer and a
- * closure (a few KB); a queue its index and metrics series.
+ * keeps about 100 B of index in typed arrays, outside V8's heap, and a
+ * restart's peak brings that to 170-180 B of RSS (the restart scenario in
+ * docs/performance.md), so 5 million take under 1 GB. A waiting Receive
+ * holds a call, a timer and a closure (a few KB); a queue its index and
+ * metrics series.
  */
 export const defaultBrokerLimits: BrokerLimits = {
   maxQueues: 10_000,

@@ -20,6 +20,7 @@ import { isLoopbackAddress } from "../net/loopback-address.js";
 import { queueServiceDefinition } from "../protocol/queue-service-definition.js";
 import { bearerTokenInterceptor } from "./bearer-token.js";
 import { RpcError } from "./rpc-error.js";
+import { receiveWindowBytes } from "../net/http2-receive-window.js";
 
 type Methods = typeof QueueService extends { method: infer M extends GenServiceMethods } ? M : never;
 
@@ -69,6 +70,8 @@ export function createQueueServiceRpc(
   const client = new Client(address, channelCredentials, {
     // A Receive answer may be up to 4 MiB plus framing.
     "grpc.max_receive_message_length": 8 * 1024 * 1024,
+    // Large answers in one round trip, not sixteen: see receiveWindowBytes.
+    "grpc-node.flow_control_window": receiveWindowBytes,
     ...options.channelOptions,
     ...(options.token === undefined
       ? {}

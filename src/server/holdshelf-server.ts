@@ -22,6 +22,7 @@ import { ClassicLevelStore, type ClassicLevelStoreOptions, type Durability } fro
 import { isStorageUnavailable } from "../store/storage-unavailable.js";
 import { superviseStorage } from "./storage-recovery.js";
 import { resolveLimits, type HoldshelfLimits } from "./server-limits.js";
+import { raiseReceiveWindows } from "../grpc/http2-windows.js";
 
 /** How to run a broker. */
 export interface HoldshelfServerOptions {
@@ -201,8 +202,9 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
 function bind(server: Server, address: string, tls: ServerTls | undefined): Promise<number> {
   return new Promise((resolve, reject) => {
     server.bindAsync(address, serverCredentials(tls), (error, port) => {
-      if (error) reject(new Error(`cannot listen on ${address}: ${error.message}`, { cause: error }));
-      else resolve(port);
+      if (error) return reject(new Error(`cannot listen on ${address}: ${error.message}`, { cause: error }));
+      raiseReceiveWindows(server);
+      resolve(port);
     });
   });
 }
