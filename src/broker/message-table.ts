@@ -145,6 +145,7 @@ export class MessageTable extends ScheduleColumns {
     return message.slot < this.length && this.generationOf(message.slot) === message.generation;
   }
 
+  /** Whether a slot's message is hidden by a lease (rather than by a delay, or visible). */
   isLeased(slot: number): boolean {
     return (this.flags[slot]! & leasedFlag) !== 0;
   }
@@ -159,6 +160,7 @@ export class MessageTable extends ScheduleColumns {
     return (this.flags[slot]! & visibleHeapFlag) !== 0;
   }
 
+  /** Records which heap QueueState placed the slot in. */
   setInVisibleHeap(slot: number, visible: boolean): void {
     this.flags[slot] = visible ? this.flags[slot]! | visibleHeapFlag : this.flags[slot]! & ~visibleHeapFlag;
   }

@@ -68,6 +68,7 @@ export class QueueState {
     return slot === noSlot ? undefined : this.table.read(slot);
   }
 
+  /** Whether the queue holds a message with that id. */
   has(id: string): boolean {
     return this.table.find(id) !== noSlot;
   }

@@ -22,6 +22,7 @@ export class ReadyHeap {
     return this.size === 0 ? -1 : this.items[0]!;
   }
 
+  /** Adds a slot, placed by its ready time (and id). */
   push(slot: number): void {
     if (this.size === this.items.length) {
       const items = new Int32Array(this.items.length * 2);
