@@ -203,8 +203,13 @@ function bind(server: Server, address: string, tls: ServerTls | undefined): Prom
   return new Promise((resolve, reject) => {
     server.bindAsync(address, serverCredentials(tls), (error, port) => {
       if (error) return reject(new Error(`cannot listen on ${address}: ${error.message}`, { cause: error }));
-      raiseReceiveWindows(server);
-      resolve(port);
+      try {
+        raiseReceiveWindows(server);
+        resolve(port);
+      } catch (windowError) {
+        // Inside grpc-js's callback a throw would be lost, and the start would never end.
+        reject(windowError);
+      }
     });
   });
 }

@@ -1,7 +1,9 @@
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import type { Server } from "@grpc/grpc-js";
 import { createQueueServiceRpc } from "../../src/client/rpc-client.js";
+import { raiseReceiveWindows } from "../../src/grpc/http2-windows.js";
 import { receiveWindowBytes } from "../../src/net/http2-receive-window.js";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
 
@@ -40,6 +42,11 @@ describe("HTTP/2 receive windows", () => {
     await harness.rpc.sendBatch({ queue: "big", entries: bodies.map((body) => ({ body })) });
     const { messages } = await harness.rpc.receive({ queue: "big", maxMessages: 30 });
     expect(messages.map((message) => Buffer.from(message.body).readUInt8(0)).sort((a, b) => a - b)).toEqual(bodies.map((_, index) => index));
+  });
+
+  it("refuses loudly, naming the file to fix, a grpc-js whose listeners it cannot reach", () => {
+    // As a grpc-js that renamed its private map would look.
+    expect(() => raiseReceiveWindows({} as Server)).toThrow(/no longer keeps its HTTP\/2 listeners in `http2Servers`: see src\/grpc\/http2-windows.ts/);
   });
 
   it("holdshelf's client asks for a 4 MiB stream window, as a plain HTTP/2 server sees", async () => {
