@@ -63,7 +63,8 @@ export class MessageTable extends ScheduleColumns {
     table.takeOver(columns);
     table.growOwn(table.capacity);
     table.heapIndex.fill(-1);
-    table.rehash(table.length);
+    // Sized, not rehashed: no slot is marked in use yet, and the loop below indexes each.
+    table.buckets = new Int32Array(bucketCountFor(table.length));
     for (let slot = 0; slot < table.length; slot++) {
       table.flags[slot]! |= inUseFlag;
       table.count++;
@@ -265,19 +266,14 @@ export class MessageTable extends ScheduleColumns {
 
   /** Points the hash table's entry of one slot at another slot holding the same id. */
   private replaceInIndex(slot: number, replacement: number): void {
-    const buckets = this.buckets;
-    const mask = buckets.length - 1;
-    let bucket = this.hashOf(slot) & mask;
-    while (buckets[bucket] !== slot + 1) bucket = (bucket + 1) & mask;
-    buckets[bucket] = replacement + 1;
+    this.buckets[this.bucketOf(slot)] = replacement + 1;
   }
 
   /** Removes a slot from the hash table, shifting later entries of its run back (no tombstones). */
   private unindex(slot: number): void {
     const buckets = this.buckets;
     const mask = buckets.length - 1;
-    let hole = this.hashOf(slot) & mask;
-    while (buckets[hole] !== slot + 1) hole = (hole + 1) & mask;
+    let hole = this.bucketOf(slot);
     for (let bucket = (hole + 1) & mask; buckets[bucket] !== 0; bucket = (bucket + 1) & mask) {
       const home = this.hashOf(buckets[bucket]! - 1) & mask;
       // An entry may fill the hole only if its home is not between the hole and itself.
@@ -290,19 +286,33 @@ export class MessageTable extends ScheduleColumns {
     buckets[hole] = 0;
   }
 
+  /** The bucket holding an indexed slot. */
+  private bucketOf(slot: number): number {
+    const buckets = this.buckets;
+    const mask = buckets.length - 1;
+    let bucket = this.hashOf(slot) & mask;
+    while (buckets[bucket] !== slot + 1) bucket = (bucket + 1) & mask;
+    return bucket;
+  }
+
   private hashOf(slot: number): number {
     const at = slot * idWordsPerEntry;
     return hashWords(this.idWords[at + 2]!, this.idWords[at + 3]!);
   }
 
   private rehash(count: number): void {
-    let length = 16;
-    while (length < count * 2) length *= 2;
-    this.buckets = new Int32Array(length);
+    this.buckets = new Int32Array(bucketCountFor(count));
     for (let slot = 0; slot < this.length; slot++) {
       if (this.inUse(slot)) this.index(slot);
     }
   }
+}
+
+/** Buckets for `count` ids: a power of two, at most half full. */
+function bucketCountFor(count: number): number {
+  let length = 16;
+  while (length < count * 2) length *= 2;
+  return length;
 }
 
 /** The id `find` looks for, as words (one buffer, reused). */

@@ -68,11 +68,6 @@ export class QueueState {
     return slot === noSlot ? undefined : this.table.read(slot);
   }
 
-  /** Whether the queue holds a message with that id. */
-  has(id: string): boolean {
-    return this.table.find(id) !== noSlot;
-  }
-
   /** Adds a message that arrived now (sent, or moved here), placed by its ready time. */
   add(entry: ScheduleEntry, now: number): void {
     const slot = this.table.insert(entry);

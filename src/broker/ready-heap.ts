@@ -1,4 +1,5 @@
-import type { MessageTable } from "./message-table.js";
+import { grown } from "../store/schedule-columns.js";
+import { noSlot, type MessageTable } from "./message-table.js";
 
 const initialCapacity = 16;
 /** An emptied heap with more room than this gives it back (see MessageTable.release). */
@@ -17,18 +18,14 @@ export class ReadyHeap {
 
   constructor(private readonly table: MessageTable) {}
 
-  /** The slot that is first in ready order, or -1. */
+  /** The slot that is first in ready order, or noSlot. */
   peek(): number {
-    return this.size === 0 ? -1 : this.items[0]!;
+    return this.size === 0 ? noSlot : this.items[0]!;
   }
 
   /** Adds a slot, placed by its ready time (and id). */
   push(slot: number): void {
-    if (this.size === this.items.length) {
-      const items = new Int32Array(this.items.length * 2);
-      items.set(this.items);
-      this.items = items;
-    }
+    if (this.size === this.items.length) this.items = grown(this.items, new Int32Array(this.items.length * 2));
     this.items[this.size] = slot;
     this.table.heapIndex[slot] = this.size;
     this.size++;
