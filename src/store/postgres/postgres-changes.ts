@@ -1,0 +1,165 @@
+import type { StoreOp } from "../store.js";
+import { encodeContent, encodeQueueRecord, encodeScheduleValue } from "../value-codecs.js";
+
+/**
+ * One row-level change, encoded when its commit is asked for (callers may
+ * change their objects as soon as commit() returns). A value of undefined
+ * deletes the row. The rows mirror LevelDB's keys (docs/storage.md): content,
+ * the deadline index entry keyed by ready time, and the checkpoint apart, so
+ * that a lease change rewrites a small index row and never a body.
+ */
+export type PostgresChange =
+  | { readonly table: "queue"; readonly name: string; readonly dataId: number; readonly record: Buffer | undefined }
+  | { readonly table: "sequence"; readonly next: number }
+  | { readonly table: "content"; readonly dataId: number; readonly id: string; readonly value: Buffer | undefined }
+  | {
+      readonly table: "schedule";
+      readonly dataId: number;
+      readonly readyAt: number;
+      readonly id: string;
+      readonly value: Buffer | undefined;
+    }
+  | { readonly table: "checkpoint"; readonly dataId: number; readonly id: string; readonly value: Buffer | undefined };
+
+const maxUint32 = 2 ** 32 - 1;
+
+/** Appends the row changes of one op; throws (refusing its whole commit) on an id beyond 32 bits. */
+export function appendChanges(changes: PostgresChange[], op: StoreOp): void {
+  switch (op.kind) {
+    case "putQueue":
+      checkUint32(op.queue.dataId, "data id");
+      checkUint32(op.queue.queueId, "queue id");
+      changes.push({ table: "queue", name: op.queue.name, dataId: op.queue.dataId, record: encodeQueueRecord(op.queue) });
+      return;
+    case "removeQueue":
+      changes.push({ table: "queue", name: op.name, dataId: 0, record: undefined });
+      return;
+    case "putSequence":
+      checkUint32(op.next, "sequence");
+      changes.push({ table: "sequence", next: op.next });
+      return;
+    case "putMessage": {
+      checkUint32(op.dataId, "data id");
+      const { dataId, entry } = op;
+      changes.push(
+        { table: "content", dataId, id: entry.id, value: encodeContent(op.content) },
+        { table: "schedule", dataId, readyAt: entry.readyAt, id: entry.id, value: encodeScheduleValue(entry) },
+      );
+      return;
+    }
+    case "reschedule": {
+      checkUint32(op.dataId, "data id");
+      const { dataId, entry } = op;
+      if (op.fromReadyAt !== entry.readyAt) {
+        changes.push({ table: "schedule", dataId, readyAt: op.fromReadyAt, id: entry.id, value: undefined });
+      }
+      changes.push({ table: "schedule", dataId, readyAt: entry.readyAt, id: entry.id, value: encodeScheduleValue(entry) });
+      return;
+    }
+    case "putCheckpoint":
+      checkUint32(op.dataId, "data id");
+      changes.push({ table: "checkpoint", dataId: op.dataId, id: op.id, value: Buffer.from(op.checkpoint) });
+      return;
+    case "removeMessage": {
+      checkUint32(op.dataId, "data id");
+      const { dataId, id } = op;
+      changes.push(
+        { table: "content", dataId, id, value: undefined },
+        { table: "schedule", dataId, readyAt: op.readyAt, id, value: undefined },
+      );
+      if (op.hasCheckpoint) changes.push({ table: "checkpoint", dataId, id, value: undefined });
+      return;
+    }
+  }
+}
+
+function checkUint32(value: number, what: string): void {
+  if (!Number.isInteger(value) || value < 0 || value > maxUint32) {
+    throw new RangeError(`${what} ${value} is not a 32-bit unsigned integer`);
+  }
+}
+
+/** The rows one batch puts and deletes in one table. */
+export interface TableRows<Key> {
+  readonly put: Key[];
+  readonly putValues: Buffer[];
+  readonly deleted: Key[];
+}
+
+/** A batch folded to its net effect: the last change of each row wins, as in a LevelDB batch. */
+export interface FoldedBatch {
+  readonly queues: TableRows<{ name: string; dataId: number }>;
+  readonly sequence: number | undefined;
+  readonly contents: TableRows<{ dataId: number; id: string }>;
+  readonly schedule: TableRows<{ dataId: number; readyAt: number; id: string }>;
+  readonly checkpoints: TableRows<{ dataId: number; id: string }>;
+  /** The data ids and queue names the batch touches: its commit is fenced by their shards. */
+  readonly dataIds: ReadonlySet<number>;
+  readonly queueNames: ReadonlySet<string>;
+}
+
+/**
+ * Folds a batch's changes, in order, to one change per row. One statement
+ * then writes each table's puts and deletes as sets, which must not name a
+ * row twice (PostgreSQL refuses an upsert that meets its own row again), and
+ * whose order no longer matters once no row is named twice.
+ */
+export function foldChanges(changes: readonly PostgresChange[]): FoldedBatch {
+  const queues = new Map<string, PostgresChange & { table: "queue" }>();
+  const contents = new Map<string, PostgresChange & { table: "content" }>();
+  const schedule = new Map<string, PostgresChange & { table: "schedule" }>();
+  const checkpoints = new Map<string, PostgresChange & { table: "checkpoint" }>();
+  const dataIds = new Set<number>();
+  let sequence: number | undefined;
+  for (const change of changes) {
+    switch (change.table) {
+      case "queue":
+        // Delete then set: the latest change moves to the end, keeping put order.
+        queues.delete(change.name);
+        queues.set(change.name, change);
+        break;
+      case "sequence":
+        sequence = change.next;
+        break;
+      case "content":
+        dataIds.add(change.dataId);
+        contents.set(`${change.dataId}/${change.id}`, change);
+        break;
+      case "schedule":
+        dataIds.add(change.dataId);
+        schedule.set(`${change.dataId}/${change.readyAt}/${change.id}`, change);
+        break;
+      case "checkpoint":
+        dataIds.add(change.dataId);
+        checkpoints.set(`${change.dataId}/${change.id}`, change);
+        break;
+    }
+  }
+  return {
+    queues: split(queues.values(), ({ name, dataId }) => ({ name, dataId }), (change) => change.record),
+    sequence,
+    contents: split(contents.values(), ({ dataId, id }) => ({ dataId, id }), (change) => change.value),
+    schedule: split(schedule.values(), ({ dataId, readyAt, id }) => ({ dataId, readyAt, id }), (change) => change.value),
+    checkpoints: split(checkpoints.values(), ({ dataId, id }) => ({ dataId, id }), (change) => change.value),
+    dataIds,
+    queueNames: new Set(queues.keys()),
+  };
+}
+
+function split<Change, Key>(
+  changes: Iterable<Change>,
+  keyOf: (change: Change) => Key,
+  valueOf: (change: Change) => Buffer | undefined,
+): TableRows<Key> {
+  const rows: TableRows<Key> = { put: [], putValues: [], deleted: [] };
+  for (const change of changes) {
+    const value = valueOf(change);
+    if (value === undefined) {
+      rows.deleted.push(keyOf(change));
+    } else {
+      rows.put.push(keyOf(change));
+      rows.putValues.push(value);
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,110 @@
+import { randomBytes } from "node:crypto";
+import type pg from "pg";
+import { StoreOpenError } from "../store-open-error.js";
+
+/** The layout this code writes; a database with another one is refused, not misread. */
+export const postgresLayoutVersion = 1;
+
+/** Shards of a cluster created without saying how many. */
+export const defaultShardCount = 128;
+
+// Every table is prefixed, so holdshelf can share a database with other software.
+const tables = `
+CREATE TABLE IF NOT EXISTS holdshelf_cluster (
+  singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+  layout_version int NOT NULL,
+  shard_count int NOT NULL CHECK (shard_count > 0),
+  -- Signs receipt handles: one per cluster, so handles stay valid when a shard moves.
+  handle_key bytea NOT NULL,
+  next_sequence bigint NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS holdshelf_shards (
+  shard int PRIMARY KEY,
+  -- Bumped by every claim; every commit checks it (the fence).
+  epoch bigint NOT NULL DEFAULT 0,
+  owner text,
+  -- Judged by the database's clock, never a broker's.
+  expires_at timestamptz
+);
+CREATE TABLE IF NOT EXISTS holdshelf_members (
+  node_id text PRIMARY KEY,
+  address text NOT NULL,
+  started_at timestamptz NOT NULL,
+  heartbeat_at timestamptz NOT NULL
+);
+CREATE TABLE IF NOT EXISTS holdshelf_queues (
+  name text COLLATE "C" PRIMARY KEY,
+  shard int NOT NULL,
+  data_id bigint NOT NULL,
+  record bytea NOT NULL
+);
+CREATE TABLE IF NOT EXISTS holdshelf_content (
+  data_id bigint NOT NULL,
+  id uuid NOT NULL,
+  content bytea NOT NULL,
+  PRIMARY KEY (data_id, id)
+);
+-- The deadline index: keyed by ready time, so a load reads each queue in ready order.
+CREATE TABLE IF NOT EXISTS holdshelf_schedule (
+  data_id bigint NOT NULL,
+  ready_at float8 NOT NULL,
+  id uuid NOT NULL,
+  state bytea NOT NULL,
+  PRIMARY KEY (data_id, ready_at, id)
+);
+CREATE TABLE IF NOT EXISTS holdshelf_checkpoints (
+  data_id bigint NOT NULL,
+  id uuid NOT NULL,
+  checkpoint bytea NOT NULL,
+  PRIMARY KEY (data_id, id)
+);
+`;
+
+/** What a cluster was created with. */
+export interface ClusterInfo {
+  readonly shardCount: number;
+  readonly handleKey: Buffer;
+}
+
+// Brokers starting together must not both create the tables: one transaction-scoped lock serialises them.
+const schemaLockKey = 0x686f6c64; // "hold"
+
+/**
+ * Creates the tables and the cluster row if they are missing (the first
+ * broker or `holdshelf cluster init` does it), and returns the cluster's
+ * shard count and handle key. `shardCount` applies only to a new cluster.
+ */
+export async function ensureCluster(client: pg.ClientBase, shardCount = defaultShardCount): Promise<ClusterInfo> {
+  if (!Number.isInteger(shardCount) || shardCount < 1 || shardCount > 65_536) {
+    throw new StoreOpenError(`shard count ${shardCount} is not between 1 and 65536`);
+  }
+  await client.query("BEGIN");
+  try {
+    await client.query("SELECT pg_advisory_xact_lock($1)", [schemaLockKey]);
+    await client.query(tables);
+    await client.query(
+      `INSERT INTO holdshelf_cluster (layout_version, shard_count, handle_key, next_sequence)
+       VALUES ($1, $2, $3, 1) ON CONFLICT (singleton) DO NOTHING`,
+      [postgresLayoutVersion, shardCount, randomBytes(32)],
+    );
+    const { rows } = await client.query<{ layout_version: number; shard_count: number; handle_key: Buffer }>(
+      "SELECT layout_version, shard_count, handle_key FROM holdshelf_cluster",
+    );
+    const cluster = rows[0]!;
+    if (cluster.layout_version !== postgresLayoutVersion) {
+      throw new StoreOpenError(
+        `the database holds holdshelf layout ${cluster.layout_version}; this holdshelf reads layout ${postgresLayoutVersion}`,
+      );
+    }
+    await client.query(
+      "INSERT INTO holdshelf_shards (shard) SELECT generate_series(0, $1::int - 1) ON CONFLICT (shard) DO NOTHING",
+      [cluster.shard_count],
+    );
+    await client.query("COMMIT");
+    return { shardCount: cluster.shard_count, handleKey: cluster.handle_key };
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  }
+}

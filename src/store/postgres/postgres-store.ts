@@ -1,0 +1,361 @@
+import pg from "pg";
+import { GroupCommit, type CommitObserver, type GroupCommitStats } from "../group-commit.js";
+import { writeIdWords } from "../message-id-words.js";
+import { idWordsPerEntry, ScheduleColumns } from "../schedule-columns.js";
+import type { MessageReading, ScheduleEntry, Store, StoredQueue, StoredState, StoreOp } from "../store.js";
+import { decodeContent, decodeQueueRecord, decodeScheduleValueInto } from "../value-codecs.js";
+import { commitStatement } from "./commit-statement.js";
+import { appendChanges, foldChanges, type FoldedBatch, type PostgresChange } from "./postgres-changes.js";
+import { ensureCluster } from "./postgres-schema.js";
+import { postgresUnavailable } from "./postgres-unavailable.js";
+import { connectToPrimary } from "./primary-connection.js";
+import { shardOfQueue } from "./shard-of-queue.js";
+import { ownershipLost, ShardOwnership, ShardsHeldError, ShardsMovedError } from "./shard-ownership.js";
+
+/** Options of a PostgresStore. */
+export interface PostgresStoreOptions {
+  /** Connection URLs of the PostgreSQL hosts; the one that takes writes is used, found again after a failover. */
+  readonly urls: readonly string[];
+  /** This broker's name in the cluster: unique among live brokers, and the same across its restarts. */
+  readonly nodeId: string;
+  /** Where other brokers and clients reach this one (host:port). */
+  readonly advertisedAddress: string;
+  /** Shards of a cluster this store creates; an existing cluster keeps its own. */
+  readonly shardCount?: number;
+  /** How long a shard lease lasts without renewal (renewed every third of it). */
+  readonly leaseTtlMs?: number;
+  /** How long `open` waits for shards that live brokers hold; it throws ShardsHeldError after that. */
+  readonly claimTimeoutMs?: number;
+  /** Told while `open` waits for shards that other brokers hold. */
+  readonly onWaiting?: (error: ShardsHeldError) => void;
+  /** Told once when this store lost its shards to another broker or could not renew in time: it must stop serving. */
+  readonly onOwnershipLost?: (error: unknown) => void;
+  readonly commitObserver?: CommitObserver;
+}
+
+export const defaultLeaseTtlMs = 10_000;
+// Rows of the deadline index fetched per round trip when loading a queue.
+const loadPage = 10_000;
+
+/**
+ * The Store on PostgreSQL: every table shared by the brokers of a cluster,
+ * each queue in one shard, and this store the single writer of the shards
+ * it claimed. Every commit is one statement fenced by its shards' epochs
+ * (commit-statement.ts), so a broker whose shards moved on can never write.
+ * Today one store claims every shard of its cluster: one broker serves and
+ * others stand by to take over (docs/cluster.md).
+ */
+export class PostgresStore implements Store {
+  private readonly groupCommit: GroupCommit<PostgresChange>;
+  /** Queue name → shard, and data id → shard, of the queues this store knows: a batch is fenced by these. */
+  private readonly queueShards = new Map<string, number>();
+  private readonly dataShards = new Map<number, number>();
+  private renewTimer: NodeJS.Timeout | undefined;
+  /** When the held leases may have run out by this broker's clock: past it, nothing is written. */
+  private leaseValidUntil = 0;
+  private lost: unknown;
+  private closed = false;
+
+  private constructor(
+    private pool: pg.Pool,
+    private member: pg.Client,
+    private ownership: ShardOwnership,
+    private readonly shardCount: number,
+    private readonly handleKey: Buffer,
+    private readonly options: PostgresStoreOptions,
+  ) {
+    this.groupCommit = new GroupCommit((changes) => this.writeBatch(changes), options.commitObserver);
+  }
+
+  /** Connects, creates the cluster's tables if missing, joins as a member and claims every shard, waiting while others hold them. */
+  static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    const { pool, member } = await connect(options.urls);
+    try {
+      const cluster = await ensureCluster(member, options.shardCount);
+      const ownership = new ShardOwnership(member, options.nodeId, options.leaseTtlMs ?? defaultLeaseTtlMs);
+      await ownership.join(options.advertisedAddress);
+      const store = new PostgresStore(pool, member, ownership, cluster.shardCount, cluster.handleKey, options);
+      await store.claimAll(options.claimTimeoutMs ?? Infinity);
+      return store;
+    } catch (error) {
+      await Promise.all([pool.end().catch(() => undefined), member.end().catch(() => undefined)]);
+      throw error;
+    }
+  }
+
+  /** Claims every shard, retrying while live brokers hold some, until `timeoutMs` passes. */
+  private async claimAll(timeoutMs: number): Promise<void> {
+    const ttl = this.leaseTtl;
+    const shards = Array.from({ length: this.shardCount }, (_, shard) => shard);
+    const giveUpAt = performance.now() + timeoutMs;
+    for (;;) {
+      const started = performance.now();
+      try {
+        await this.ownership.claim(this.member, shards);
+        this.leaseValidUntil = started + ttl;
+        break;
+      } catch (error) {
+        if (!(error instanceof ShardsHeldError) || performance.now() >= giveUpAt) throw error;
+        this.options.onWaiting?.(error);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(ttl / 3, 1000, Math.max(0, giveUpAt - performance.now()))));
+      }
+    }
+    this.scheduleRenewal();
+  }
+
+  private get leaseTtl(): number {
+    return this.options.leaseTtlMs ?? defaultLeaseTtlMs;
+  }
+
+  /** Renews the leases every third of their TTL; a failed renewal is retried at the next tick, until the lease lapses. */
+  private scheduleRenewal(): void {
+    clearTimeout(this.renewTimer);
+    this.renewTimer = setTimeout(() => void this.renewOnce(), this.leaseTtl / 3);
+    this.renewTimer.unref();
+  }
+
+  private async renewOnce(): Promise<void> {
+    if (this.closed || this.lost !== undefined) return;
+    const started = performance.now();
+    try {
+      await this.ownership.renew(this.member);
+      this.leaseValidUntil = started + this.leaseTtl;
+    } catch (error) {
+      if (error instanceof ShardsMovedError) return this.loseOwnership(ownershipLost());
+      // The database is unreachable: keep trying, but stop writing once the lease may have passed to another broker.
+      if (performance.now() >= this.leaseValidUntil) return this.loseOwnership(ownershipLost());
+    }
+    this.scheduleRenewal();
+  }
+
+  private loseOwnership(error: unknown): void {
+    if (this.lost !== undefined) return;
+    this.lost = error;
+    clearTimeout(this.renewTimer);
+    this.options.onOwnershipLost?.(error);
+  }
+
+  /** How many batches (transactions) and commits the group commit has written. */
+  get commitStats(): GroupCommitStats {
+    return this.groupCommit.stats;
+  }
+
+  /** The STORAGE_UNAVAILABLE error that stopped writing; undefined while writes work. */
+  get unavailable(): unknown {
+    return this.groupCommit.stoppedBy ?? this.lost;
+  }
+
+  /**
+   * After a failure: connects again (to whichever host is now the primary),
+   * and claims the shards again, which succeeds while no other broker took
+   * them (and fails with ShardsHeldError while one holds them: this broker
+   * then stands by). Commits stay refused until `resumeWrites()`.
+   */
+  async reopen(): Promise<void> {
+    clearTimeout(this.renewTimer);
+    await Promise.all([this.pool.end().catch(() => undefined), this.member.end().catch(() => undefined)]);
+    const { pool, member } = await connect(this.options.urls);
+    this.pool = pool;
+    this.member = member;
+    try {
+      this.ownership = new ShardOwnership(member, this.options.nodeId, this.leaseTtl);
+      await this.ownership.join(this.options.advertisedAddress);
+      this.lost = undefined;
+      await this.claimAll(0);
+    } catch (error) {
+      this.lost ??= error;
+      throw error;
+    }
+  }
+
+  /** Writes one fenced statement that changes nothing, to prove commits land again. */
+  async probeWrite(): Promise<void> {
+    await this.writeBatch([]);
+  }
+
+  /** Takes commits again once the owner rebuilt its state from a reloaded store. */
+  resumeWrites(): void {
+    this.groupCommit.resume();
+  }
+
+  async load(): Promise<StoredState> {
+    const { rows: clusterRows } = await this.pool.query<{ next_sequence: string }>("SELECT next_sequence FROM holdshelf_cluster");
+    const { rows } = await this.pool.query<{ shard: number; record: Buffer }>(
+      "SELECT shard, record FROM holdshelf_queues WHERE shard = ANY($1::int[]) ORDER BY name",
+      [this.ownership.fence().shards],
+    );
+    const queues: StoredQueue[] = [];
+    for (const row of rows) {
+      const record = decodeQueueRecord(row.record);
+      this.queueShards.set(record.name, row.shard);
+      this.dataShards.set(record.dataId, row.shard);
+      queues.push({ record, schedule: await this.loadSchedule(record.dataId) });
+    }
+    await this.dropOrphanedData();
+    return { queues, nextSequence: Number(clusterRows[0]!.next_sequence), handleKey: Buffer.from(this.handleKey) };
+  }
+
+  commit(ops: readonly StoreOp[], lingerMs = 0): Promise<void> {
+    if (this.closed) return Promise.reject(postgresUnavailable(new Error("the store is closed")));
+    // Encoded now, whole: callers may change their objects once this returns,
+    // and an op that cannot be stored (an id beyond 32 bits) refuses its whole commit.
+    const changes: PostgresChange[] = [];
+    try {
+      for (const op of ops) appendChanges(changes, op);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.groupCommit.commit(changes, lingerMs);
+  }
+
+  async readMessages(
+    dataId: number,
+    messages: readonly Pick<ScheduleEntry, "id" | "hasCheckpoint">[],
+  ): Promise<(MessageReading | undefined)[]> {
+    const ids = messages.map((message) => message.id);
+    const checkpointIds = messages.filter((message) => message.hasCheckpoint).map((message) => message.id);
+    const { rows } = await this.pool.query<[string, Buffer, Buffer | null]>({
+      name: "holdshelf-read-messages",
+      text: `SELECT replace(c.id::text, '-', ''), c.content, k.checkpoint FROM holdshelf_content c
+             LEFT JOIN holdshelf_checkpoints k ON k.data_id = c.data_id AND k.id = c.id AND k.id = ANY($3::uuid[])
+             WHERE c.data_id = $1 AND c.id = ANY($2::uuid[])`,
+      values: [dataId, ids, checkpointIds],
+      rowMode: "array",
+    });
+    const found = new Map(rows.map(([id, content, checkpoint]) => [id, { content, checkpoint }]));
+    return messages.map(({ id, hasCheckpoint }) => {
+      const row = found.get(id);
+      if (row === undefined) return undefined;
+      return { ...decodeContent(row.content), checkpoint: hasCheckpoint && row.checkpoint !== null ? row.checkpoint : undefined };
+    });
+  }
+
+  async dropData(dataId: number): Promise<void> {
+    await this.pool.query(
+      `WITH content AS (DELETE FROM holdshelf_content WHERE data_id = $1),
+            checkpoints AS (DELETE FROM holdshelf_checkpoints WHERE data_id = $1)
+       DELETE FROM holdshelf_schedule WHERE data_id = $1`,
+      [dataId],
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    // Commits already asked for are written first (a barrier starts any that linger).
+    await this.groupCommit.commit([]).catch(() => undefined);
+    this.closed = true;
+    clearTimeout(this.renewTimer);
+    // A standby takes the shards at once instead of waiting for their leases.
+    if (this.lost === undefined) await this.ownership.release(this.member).catch(() => undefined);
+    await Promise.all([this.pool.end().catch(() => undefined), this.member.end().catch(() => undefined)]);
+  }
+
+  /** Writes one group-commit batch as one fenced statement. */
+  private async writeBatch(changes: PostgresChange[]): Promise<void> {
+    if (this.lost !== undefined) throw this.lost;
+    if (performance.now() >= this.leaseValidUntil) {
+      // Renewals failed for a whole TTL: another broker may own the shards now.
+      this.loseOwnership(ownershipLost());
+      throw this.lost;
+    }
+    const batch = foldChanges(changes);
+    const statement = commitStatement(batch, this.ownership.fence(this.shardsOf(batch)), (name) => this.shardOf(name));
+    let fenceHeld: boolean;
+    try {
+      const { rows } = await this.pool.query<{ ok: boolean }>(statement);
+      fenceHeld = rows[0]!.ok;
+    } catch (error) {
+      throw postgresUnavailable(error);
+    }
+    if (!fenceHeld) {
+      this.loseOwnership(ownershipLost());
+      throw this.lost;
+    }
+    for (const key of batch.queues.put) {
+      const shard = this.shardOf(key.name);
+      this.queueShards.set(key.name, shard);
+      this.dataShards.set(key.dataId, shard);
+    }
+    for (const key of batch.queues.deleted) this.queueShards.delete(key.name);
+  }
+
+  /** The shard of a queue: where it is stored, or where a new one goes. */
+  private shardOf(name: string): number {
+    return this.queueShards.get(name) ?? shardOfQueue(name, this.shardCount);
+  }
+
+  /**
+   * The shards a batch writes to. A write to a data space of no queue this
+   * store knows (never the broker's) is fenced by every shard held; so is a
+   * batch that touches no queue at all (the sequence, or a probe).
+   */
+  private shardsOf(batch: FoldedBatch): number[] | undefined {
+    const shards = new Set<number>();
+    for (const name of batch.queueNames) shards.add(this.shardOf(name));
+    for (const dataId of batch.dataIds) {
+      const shard = this.dataShards.get(dataId);
+      if (shard === undefined) return undefined;
+      shards.add(shard);
+    }
+    return batch.sequence !== undefined || shards.size === 0 ? undefined : [...shards];
+  }
+
+  private async loadSchedule(dataId: number): Promise<ScheduleColumns> {
+    const schedule = new ScheduleColumns();
+    let after: [number, string] | undefined;
+    for (;;) {
+      const { rows } = await this.pool.query<[number, string, Buffer]>({
+        name: after === undefined ? "holdshelf-load-first" : "holdshelf-load-next",
+        text: `SELECT ready_at, replace(id::text, '-', ''), state FROM holdshelf_schedule
+               WHERE data_id = $1 ${after === undefined ? "" : "AND (ready_at, id) > ($3, $4::uuid)"}
+               ORDER BY ready_at, id LIMIT $2`,
+        values: after === undefined ? [dataId, loadPage] : [dataId, loadPage, ...after],
+        rowMode: "array",
+      });
+      schedule.reserve(schedule.length + rows.length);
+      for (const [readyAt, id, state] of rows) {
+        const index = schedule.append();
+        schedule.readyAt[index] = readyAt;
+        writeIdWords(id, schedule.idWords, index * idWordsPerEntry);
+        decodeScheduleValueInto(state, schedule, index);
+      }
+      if (rows.length < loadPage) return schedule;
+      const last = rows[rows.length - 1]!;
+      after = [last[0], last[1]];
+    }
+  }
+
+  /**
+   * Frees data spaces that no queue uses (a purge or delete that a crash
+   * interrupted before dropData finished). The distinct data ids of each
+   * table are found by skipping through its primary key, one probe per data
+   * space, not by reading every row.
+   */
+  private async dropOrphanedData(): Promise<void> {
+    const { rows } = await this.pool.query<{ data_id: string }>(
+      `SELECT DISTINCT data_id FROM (${["holdshelf_schedule", "holdshelf_content", "holdshelf_checkpoints"]
+        .map(
+          (table) => `(WITH RECURSIVE ids AS (
+              SELECT min(data_id) AS data_id FROM ${table}
+              UNION ALL
+              SELECT (SELECT min(data_id) FROM ${table} WHERE data_id > ids.data_id) FROM ids WHERE ids.data_id IS NOT NULL)
+            SELECT data_id FROM ids WHERE data_id IS NOT NULL)`,
+        )
+        .join(" UNION ")}) AS used
+       WHERE data_id NOT IN (SELECT data_id FROM holdshelf_queues)`,
+    );
+    for (const row of rows) await this.dropData(Number(row.data_id));
+  }
+}
+
+/** A pool for commits and reads, and a member session (which holds the member lock), on the current primary. */
+async function connect(urls: readonly string[]): Promise<{ pool: pg.Pool; member: pg.Client }> {
+  const url = await connectToPrimary(urls);
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  // An idle connection's error (the server restarted) surfaces on the next query instead of crashing the process.
+  pool.on("error", () => undefined);
+  const member = new pg.Client({ connectionString: url });
+  member.on("error", () => undefined);
+  await member.connect();
+  return { pool, member };
+}

@@ -1,0 +1,154 @@
+import type pg from "pg";
+import { HoldshelfError } from "../../errors/holdshelf-error.js";
+import type { CommitFence } from "./commit-statement.js";
+
+/** A shard's lease as a claim found it, for an operator's message. */
+export interface ShardHolder {
+  readonly shard: number;
+  readonly owner: string;
+  /** When the holder's lease runs out, by the database's clock. */
+  readonly expiresAt: Date;
+}
+
+/** Why shards could not be claimed: live brokers hold them. */
+export class ShardsHeldError extends Error {
+  override readonly name = "ShardsHeldError";
+  constructor(readonly holders: readonly ShardHolder[]) {
+    const owners = [...new Set(holders.map((holder) => holder.owner))].join(", ");
+    super(`${holders.length} shard(s) are held by live broker(s) ${owners}`);
+  }
+}
+
+/** A renewal found shards at another epoch or owner: another broker claimed them. */
+export class ShardsMovedError extends Error {
+  override readonly name = "ShardsMovedError";
+}
+
+// Advisory lock space of member sessions: (memberLockSpace, hashtext(node id)).
+const memberLockSpace = 0x6d656d62; // "memb"
+
+/**
+ * This broker's membership and shard leases, all kept in PostgreSQL and
+ * judged by its clock. The member session holds an advisory lock named by
+ * the node id for as long as the broker lives: its death (a kill -9 closes
+ * the socket) frees the lock at once, which lets another broker claim the
+ * dead one's shards without waiting for their leases to run out. The same
+ * lock stops two live brokers from using one node id.
+ */
+export class ShardOwnership {
+  /** Shard → the epoch this broker claimed it at. */
+  private readonly held = new Map<number, number>();
+
+  constructor(
+    private readonly member: pg.ClientBase,
+    readonly nodeId: string,
+    private readonly leaseTtlMs: number,
+  ) {}
+
+  /** Takes the member lock and records the member; throws if a live broker already uses this node id. */
+  async join(address: string): Promise<void> {
+    const { rows } = await this.member.query<{ locked: boolean }>(
+      "SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked",
+      [memberLockSpace, this.nodeId],
+    );
+    if (!rows[0]!.locked) {
+      throw new Error(`node id "${this.nodeId}" is in use by a live broker: give each broker its own --node-id`);
+    }
+    await this.member.query(
+      `INSERT INTO holdshelf_members (node_id, address, started_at, heartbeat_at) VALUES ($1, $2, now(), now())
+       ON CONFLICT (node_id) DO UPDATE SET address = EXCLUDED.address, started_at = now(), heartbeat_at = now()`,
+      [this.nodeId, address],
+    );
+  }
+
+  /**
+   * Claims `shards` all at once or none: each must be free, ours already,
+   * past its lease, or held by a member whose session is gone. A claim bumps
+   * every epoch, which fences out any commit of a previous holder (including
+   * an earlier life of this node). Throws ShardsHeldError naming the holders
+   * otherwise.
+   */
+  async claim(client: pg.ClientBase, shards: readonly number[]): Promise<void> {
+    await client.query("BEGIN");
+    try {
+      const { rows } = await client.query<{ shard: number; owner: string | null; expires_at: Date | null; claimable: boolean }>(
+        `SELECT shard, owner, expires_at,
+           owner IS NULL OR owner = $2 OR expires_at < now()
+             OR pg_try_advisory_xact_lock($3, hashtext(owner)) AS claimable
+         FROM holdshelf_shards WHERE shard = ANY($1::int[]) ORDER BY shard FOR UPDATE`,
+        [shards, this.nodeId, memberLockSpace],
+      );
+      const holders = rows
+        .filter((row) => !row.claimable)
+        .map((row) => ({ shard: row.shard, owner: row.owner!, expiresAt: row.expires_at! }));
+      if (holders.length > 0) throw new ShardsHeldError(holders);
+      if (rows.length !== shards.length) throw new Error(`the cluster has no shard(s) ${shards.filter((shard) => !rows.some((row) => row.shard === shard)).join(", ")}`);
+      const claimed = await client.query<{ shard: number; epoch: string }>(
+        `UPDATE holdshelf_shards SET epoch = epoch + 1, owner = $2, expires_at = now() + $3 * interval '1 millisecond'
+         WHERE shard = ANY($1::int[]) RETURNING shard, epoch`,
+        [shards, this.nodeId, this.leaseTtlMs],
+      );
+      await client.query("COMMIT");
+      this.held.clear();
+      for (const row of claimed.rows) this.held.set(row.shard, Number(row.epoch));
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * Extends every held lease by the TTL from now (the database's now) and
+   * marks the member alive. Throws ShardsMovedError if any shard moved on:
+   * another broker claimed it, so this one must stop serving it.
+   */
+  async renew(client: pg.ClientBase): Promise<void> {
+    const { shards, epochs } = this.fence();
+    const { rowCount } = await client.query(
+      `WITH renewed AS (
+         UPDATE holdshelf_shards s SET expires_at = now() + $4 * interval '1 millisecond'
+         FROM unnest($1::int[], $2::bigint[]) AS held(shard, epoch)
+         WHERE s.shard = held.shard AND s.epoch = held.epoch AND s.owner = $3
+         RETURNING s.shard),
+       alive AS (UPDATE holdshelf_members SET heartbeat_at = now() WHERE node_id = $3)
+       SELECT shard FROM renewed`,
+      [shards, epochs, this.nodeId, this.leaseTtlMs],
+    );
+    if (rowCount !== shards.length) {
+      throw new ShardsMovedError(`${shards.length - (rowCount ?? 0)} of ${shards.length} shard(s) were claimed by another broker`);
+    }
+  }
+
+  /** Gives the held shards up (a clean shutdown), so a standby claims them at once; forgets the member. */
+  async release(client: pg.ClientBase): Promise<void> {
+    const { shards, epochs } = this.fence();
+    await client.query(
+      `UPDATE holdshelf_shards s SET owner = NULL, expires_at = NULL
+       FROM unnest($1::int[], $2::bigint[]) AS held(shard, epoch)
+       WHERE s.shard = held.shard AND s.epoch = held.epoch AND s.owner = $3`,
+      [shards, epochs, this.nodeId],
+    );
+    this.held.clear();
+    await client.query("DELETE FROM holdshelf_members WHERE node_id = $1", [this.nodeId]);
+  }
+
+  /** Whether this broker holds `shard`. */
+  holds(shard: number): boolean {
+    return this.held.has(shard);
+  }
+
+  /** The shards held, each with its epoch; `only` narrows it to those shards. */
+  fence(only?: Iterable<number>): CommitFence {
+    const shards = only === undefined ? [...this.held.keys()] : [...new Set(only)].filter((shard) => this.held.has(shard));
+    shards.sort((a, b) => a - b);
+    return { shards, epochs: shards.map((shard) => this.held.get(shard)!) };
+  }
+}
+
+/** STORAGE_UNAVAILABLE for a broker whose shards another broker claimed: its commits are fenced out. */
+export function ownershipLost(): HoldshelfError {
+  return new HoldshelfError(
+    "STORAGE_UNAVAILABLE",
+    "this broker no longer owns the queue's shard (another broker claimed it); retry",
+  );
+}
