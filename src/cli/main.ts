@@ -1,5 +1,6 @@
 import { RpcError } from "../client/rpc-error.js";
 import { clientCommand } from "./client-commands.js";
+import { clusterCommand } from "./cluster-command.js";
 import { TlsConfigError } from "../net/tls-file-checks.js";
 import { UsageError } from "./usage-error.js";
 import { serveCommand } from "./serve-command.js";
@@ -14,6 +15,9 @@ const usage = `usage: holdshelf <command> [flags]
         [--allow-unauthenticated-network]
         [--max-request-bytes 8MiB] [--max-streams-per-connection 1000] [--max-waiting-receives 10000]
         [--max-queues 10000] [--max-stored-messages 5000000]   (docs/operations.md "Limits"; HOLDSHELF_MAX_* too)
+        [--postgres URL[,URL...] [--node-id ID] [--advertise HOST:PORT]]   (cluster mode: docs/cluster.md)
+  cluster init --postgres URL[,URL...] [--shards 128]
+  cluster status --postgres URL[,URL...]
   token --name NAME --queues PATTERN --allow admin,send,receive
   queue create|update NAME [--visibility-timeout 30s] [--delay 0s] [--retention 4d]
         [--max-message-bytes N] [--receive-wait-time 0s] [--max-in-flight N] [--max-lease-duration 12h]
@@ -28,7 +32,8 @@ const usage = `usage: holdshelf <command> [flags]
 
 Client commands call --address (default 127.0.0.1:50051), over TLS with --tls-ca FILE
 (and a client certificate with --tls-cert FILE --tls-key FILE). Environment:
-HOLDSHELF_DATA_DIR, HOLDSHELF_LISTEN, HOLDSHELF_METRICS_LISTEN, HOLDSHELF_DURABILITY, HOLDSHELF_LOG_LEVEL, HOLDSHELF_ADDRESS.
+HOLDSHELF_DATA_DIR, HOLDSHELF_LISTEN, HOLDSHELF_METRICS_LISTEN, HOLDSHELF_DURABILITY, HOLDSHELF_LOG_LEVEL, HOLDSHELF_ADDRESS,
+HOLDSHELF_POSTGRES, HOLDSHELF_NODE_ID, HOLDSHELF_ADVERTISE.
 Against a broker with --auth-file, client commands send HOLDSHELF_TOKEN (or --token, visible in ps).
 HOLDSHELF_AUTH_FILE sets --auth-file.`;
 
@@ -41,6 +46,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       return command === undefined ? 2 : 0;
     }
     if (command === "serve") return await serveCommand(args, env);
+    if (command === "cluster") return await clusterCommand(args, env, (line) => console.log(line));
     if (command === "token") return tokenCommand(args, (line) => console.log(line), (line) => console.error(line));
     return await clientCommand(command, args, env, (line) => console.log(line));
   } catch (error) {

@@ -6,6 +6,7 @@ import { loadTransportSecurity, transportFlagOptions, type TransportSecurity } f
 import type { Durability } from "../store/classic-level-store.js";
 import { UsageError } from "./usage-error.js";
 import { limitFlagOptions, parseLimitFlags } from "./limit-flags.js";
+import { clusterFlagOptions, parseClusterFlags } from "./cluster-flags.js";
 
 /** Defaults of `holdshelf serve`, each overridable by flag or environment variable. */
 export const serveDefaults = {
@@ -32,8 +33,10 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       "auth-file": { type: "string", default: env.HOLDSHELF_AUTH_FILE },
       ...transportFlagOptions(env),
       ...limitFlagOptions(env),
+      ...clusterFlagOptions(env),
     },
   });
+  const postgres = parseClusterFlags(values, values.listen);
   const limits = parseLimitFlags(values);
   const authFile = values["auth-file"];
   // An empty value (say, a secret missing from a template) must not quietly turn tokens off.
@@ -70,6 +73,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       logger,
       ...(authFile === undefined ? {} : { authFile }),
       limits,
+      ...(postgres === undefined ? {} : { postgres }),
     });
   } catch (error) {
     process.off("SIGHUP", reloadAuth);
@@ -79,8 +83,9 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
   logger.info("holdshelf listening", {
     address: server.address,
     metricsAddress: server.metricsAddress ?? metricsOff,
-    dataDir: values["data-dir"],
-    durability,
+    ...(postgres === undefined
+      ? { dataDir: values["data-dir"], durability }
+      : { storage: "postgres", nodeId: postgres.nodeId, postgresHosts: postgres.urls.length }),
     tls: tlsMode(transport.tls),
     metricsTls: tlsMode(transport.metricsTls),
     auth: authFile === undefined ? "off" : "tokens",

@@ -19,14 +19,26 @@ import { startMetricsServer, type MetricsServer } from "../metrics/metrics-serve
 import { serverCredentials } from "../security/tls-credentials.js";
 import type { ServerTls } from "../security/tls-files.js";
 import { ClassicLevelStore, type ClassicLevelStoreOptions, type Durability } from "../store/classic-level-store.js";
+import type { CommitObserver } from "../store/group-commit.js";
+import { PostgresStore, type PostgresStoreOptions } from "../store/postgres/postgres-store.js";
+import type { RecoverableStore } from "../store/recoverable-store.js";
 import { isStorageUnavailable } from "../store/storage-unavailable.js";
 import { superviseStorage } from "./storage-recovery.js";
 import { resolveLimits, type HoldshelfLimits } from "./server-limits.js";
 import { raiseReceiveWindows } from "../grpc/http2-windows.js";
 
+/** Where a broker in cluster mode keeps its data (docs/cluster.md). */
+export type ClusterStorage = Pick<PostgresStoreOptions, "urls" | "nodeId" | "shardCount" | "leaseTtlMs"> & {
+  /** Where other brokers and clients reach this one; the listen address if unset. */
+  readonly advertisedAddress?: string;
+};
+
 /** How to run a broker. */
 export interface HoldshelfServerOptions {
+  /** The LevelDB data directory of the embedded mode; unused with `postgres`. */
   readonly dataDir: string;
+  /** Cluster mode: keep the data in PostgreSQL instead of `dataDir`. */
+  readonly postgres?: ClusterStorage;
   /** host:port; port 0 picks a free one. */
   readonly listen: string;
   /** host:port of the HTTP listener for /metrics, /healthz and /readyz; none if unset. */
@@ -59,7 +71,7 @@ export interface HoldshelfServer {
   /** The metrics listener's address with its real port, if there is one. */
   readonly metricsAddress: string | undefined;
   readonly broker: Broker;
-  readonly store: ClassicLevelStore;
+  readonly store: RecoverableStore;
   /** Every metric the broker exports (also served on the metrics listener). */
   readonly metrics: Registry;
   /** What the gRPC health service reports. */
@@ -89,19 +101,15 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   const metrics = createHoldshelfMetrics();
   // Bound once the broker is up: a failed write starts the storage recovery (storage-recovery.ts).
   let storageFailed = (_error: unknown): void => undefined;
-  const store = await ClassicLevelStore.open({
-    dataDir: options.dataDir,
-    ...(options.durability === undefined ? {} : { durability: options.durability }),
-    ...(options.createDatabase === undefined ? {} : { createDatabase: options.createDatabase }),
-    commitObserver: {
-      written: metrics.storage.written,
-      failed(error, commits) {
-        metrics.storage.failed(error, commits);
-        // The recovery logs one line per outage; later commits are refused unwritten.
-        storageFailed(error);
-      },
+  const commitObserver: CommitObserver = {
+    written: metrics.storage.written,
+    failed(error, commits) {
+      metrics.storage.failed(error, commits);
+      // The recovery logs one line per outage; later commits are refused unwritten.
+      storageFailed(error);
     },
-  });
+  };
+  const store = await openStore(options, commitObserver, logger, (error) => storageFailed(error));
   let broker: Broker;
   try {
     broker = await Broker.open({
@@ -221,5 +229,36 @@ function gracefulShutdown(server: Server): Promise<void> {
       clearTimeout(force);
       resolve();
     });
+  });
+}
+
+/** The embedded LevelDB store, or with `postgres` the cluster's PostgreSQL store (waiting while other brokers hold its shards). */
+async function openStore(
+  options: HoldshelfServerOptions,
+  commitObserver: CommitObserver,
+  logger: Logger,
+  ownershipLost: (error: unknown) => void,
+): Promise<RecoverableStore> {
+  const cluster = options.postgres;
+  if (cluster === undefined) {
+    return ClassicLevelStore.open({
+      dataDir: options.dataDir,
+      ...(options.durability === undefined ? {} : { durability: options.durability }),
+      ...(options.createDatabase === undefined ? {} : { createDatabase: options.createDatabase }),
+      commitObserver,
+    });
+  }
+  let waitingFor = "";
+  return PostgresStore.open({
+    ...cluster,
+    advertisedAddress: cluster.advertisedAddress ?? options.listen,
+    commitObserver,
+    onWaiting(held) {
+      // One line per change of holders, not one per attempt.
+      if (held.message === waitingFor) return;
+      waitingFor = held.message;
+      logger.info("standing by: waiting for shards that other brokers hold", { reason: held.message });
+    },
+    onOwnershipLost: ownershipLost,
   });
 }

@@ -5,7 +5,7 @@ import type { HoldshelfError } from "../errors/holdshelf-error.js";
 import type { HealthStatus } from "../grpc/health-service.js";
 import type { Logger } from "../logging/logger.js";
 import type { StorageMetrics } from "../metrics/storage-metrics.js";
-import type { ClassicLevelStore } from "../store/classic-level-store.js";
+import type { RecoverableStore } from "../store/recoverable-store.js";
 import { storageUnavailable } from "../store/storage-unavailable.js";
 
 /** What a StorageRecovery does; it knows nothing of LevelDB, gRPC or metrics itself. */
@@ -129,7 +129,7 @@ export class StorageRecovery<T> {
 
 /** What superviseStorage wires together. */
 export interface SupervisedStorage {
-  readonly store: ClassicLevelStore;
+  readonly store: RecoverableStore;
   readonly broker: Broker;
   readonly health: HealthStatus;
   readonly metrics: StorageMetrics;

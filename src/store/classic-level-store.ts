@@ -17,7 +17,8 @@ import {
 } from "./key-layout.js";
 import { createLevelDatabase, writeLevelBatch, type LevelBatchOp, type LevelDatabase } from "./level-batch.js";
 import { ScheduleColumns } from "./schedule-columns.js";
-import type { MessageReading, ScheduleEntry, Store, StoredQueue, StoredState, StoreOp } from "./store.js";
+import type { RecoverableStore } from "./recoverable-store.js";
+import type { MessageReading, ScheduleEntry, StoredQueue, StoredState, StoreOp } from "./store.js";
 import { translateOpenError } from "./store-open-error.js";
 import { storageUnavailable } from "./storage-unavailable.js";
 import {
@@ -59,7 +60,7 @@ const probeKey = metaKey("write-probe");
 const loadChunk = 1000;
 
 /** The Store on LevelDB through classic-level, with group commit. */
-export class ClassicLevelStore implements Store {
+export class ClassicLevelStore implements RecoverableStore {
   private readonly groupCommit: GroupCommit<LevelBatchOp>;
   private readonly sync: boolean;
 

@@ -2,7 +2,8 @@ import pg from "pg";
 import { GroupCommit, type CommitObserver, type GroupCommitStats } from "../group-commit.js";
 import { writeIdWords } from "../message-id-words.js";
 import { idWordsPerEntry, ScheduleColumns } from "../schedule-columns.js";
-import type { MessageReading, ScheduleEntry, Store, StoredQueue, StoredState, StoreOp } from "../store.js";
+import type { RecoverableStore } from "../recoverable-store.js";
+import type { MessageReading, ScheduleEntry, StoredQueue, StoredState, StoreOp } from "../store.js";
 import { decodeContent, decodeQueueRecord, decodeScheduleValueInto } from "../value-codecs.js";
 import { commitStatement } from "./commit-statement.js";
 import { appendChanges, foldChanges, type FoldedBatch, type PostgresChange } from "./postgres-changes.js";
@@ -45,7 +46,7 @@ const loadPage = 10_000;
  * Today one store claims every shard of its cluster: one broker serves and
  * others stand by to take over (docs/cluster.md).
  */
-export class PostgresStore implements Store {
+export class PostgresStore implements RecoverableStore {
   private readonly groupCommit: GroupCommit<PostgresChange>;
   /** Queue name → shard, and data id → shard, of the queues this store knows: a batch is fenced by these. */
   private readonly queueShards = new Map<string, number>();
@@ -154,17 +155,18 @@ export class PostgresStore implements Store {
   async reopen(): Promise<void> {
     clearTimeout(this.renewTimer);
     await Promise.all([this.pool.end().catch(() => undefined), this.member.end().catch(() => undefined)]);
-    const { pool, member } = await connect(this.options.urls);
-    this.pool = pool;
-    this.member = member;
     try {
+      const { pool, member } = await connect(this.options.urls);
+      this.pool = pool;
+      this.member = member;
       this.ownership = new ShardOwnership(member, this.options.nodeId, this.leaseTtl);
       await this.ownership.join(this.options.advertisedAddress);
       this.lost = undefined;
       await this.claimAll(0);
     } catch (error) {
-      this.lost ??= error;
-      throw error;
+      const unavailable = postgresUnavailable(error);
+      this.lost ??= unavailable;
+      throw unavailable;
     }
   }
 

@@ -1,13 +1,20 @@
 import { HoldshelfError } from "../../errors/holdshelf-error.js";
 import { isStorageUnavailable } from "../storage-unavailable.js";
+import { ShardsHeldError } from "./shard-ownership.js";
 
 /**
- * STORAGE_UNAVAILABLE for a failed PostgreSQL write or connection: the
+ * STORAGE_UNAVAILABLE for a failed PostgreSQL write or connection, or for
+ * a broker standing by while another holds its shards: the
  * SQLSTATE or errno for an operator, no host or credentials for a client;
  * the raw error stays the cause (logged, never sent).
  */
 export function postgresUnavailable(error: unknown): HoldshelfError {
   if (isStorageUnavailable(error)) return error;
+  if (error instanceof ShardsHeldError) {
+    return new HoldshelfError("STORAGE_UNAVAILABLE", `standing by: ${error.message}; serving again once they are free`, {
+      cause: error,
+    });
+  }
   const code = (error as { code?: unknown }).code;
   const detail = typeof code === "string" ? `PostgreSQL ${code}` : "PostgreSQL unreachable";
   return new HoldshelfError("STORAGE_UNAVAILABLE", `storage write failed (${detail}); the broker is recovering, retry later`, {

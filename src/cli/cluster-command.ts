@@ -1,0 +1,89 @@
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { readClusterStatus, type ClusterStatus } from "../store/postgres/cluster-status.js";
+import { ensureCluster } from "../store/postgres/postgres-schema.js";
+import { connectToPrimary } from "../store/postgres/primary-connection.js";
+import { parseClusterFlags } from "./cluster-flags.js";
+import { UsageError } from "./usage-error.js";
+
+/** `holdshelf cluster init|status`: creates a cluster's tables, or shows its shards, owners, epochs and members. */
+export async function clusterCommand(args: string[], env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<number> {
+  const [action, ...rest] = args;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      postgres: { type: "string", default: env.HOLDSHELF_POSTGRES },
+      shards: { type: "string" },
+    },
+  });
+  if (values.postgres === undefined) throw new UsageError("cluster commands need --postgres URL (or HOLDSHELF_POSTGRES)");
+  const { urls } = parseClusterFlags({ postgres: values.postgres }, "")!;
+  if (action !== "init" && action !== "status") throw new UsageError("cluster init|status");
+  if (action === "status" && values.shards !== undefined) throw new UsageError("--shards is for cluster init");
+  let client: pg.Client;
+  try {
+    client = new pg.Client({ connectionString: await connectToPrimary(urls) });
+    await client.connect();
+  } catch (error) {
+    print(`cannot reach PostgreSQL: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+  try {
+    if (action === "init") {
+      const asked = values.shards === undefined ? undefined : parseShardCount(values.shards);
+      const cluster = await ensureCluster(client, asked);
+      if (asked !== undefined && cluster.shardCount !== asked) {
+        print(`the cluster already exists with ${cluster.shardCount} shards; its shard count is fixed when it is created`);
+        return 1;
+      }
+      print(`cluster ready: ${cluster.shardCount} shards`);
+      return 0;
+    }
+    const status = await readClusterStatus(client);
+    if (status === undefined) {
+      print("no cluster here yet: run holdshelf cluster init, or start a broker with --postgres");
+      return 1;
+    }
+    for (const line of formatStatus(status)) print(line);
+    return 0;
+  } finally {
+    await client.end();
+  }
+}
+
+function parseShardCount(text: string): number {
+  const count = Number(text);
+  if (!/^\d+$/.test(text) || count < 1 || count > 65_536) throw new UsageError("--shards is a whole number from 1 to 65536");
+  return count;
+}
+
+/** Members, then one line per owner with its shards and the epochs they are at, then shards nobody holds. */
+export function formatStatus(status: ClusterStatus): string[] {
+  const lines = [`shards: ${status.shardCount}`, `members: ${status.members.length}`];
+  for (const member of status.members) {
+    lines.push(`  ${member.nodeId} at ${member.address}, last heartbeat ${(member.heartbeatAgeMs / 1000).toFixed(1)} s ago`);
+  }
+  const byOwner = new Map<string, typeof status.shards>();
+  for (const shard of status.shards) {
+    const live = shard.owner !== null && (shard.leaseLeftMs ?? -1) > 0;
+    const key = live ? shard.owner! : "";
+    byOwner.set(key, [...(byOwner.get(key) ?? []), shard]);
+  }
+  lines.push("owners:");
+  for (const [owner, shards] of byOwner) {
+    if (owner === "") continue;
+    const epochs = shards.map((shard) => shard.epoch);
+    const leaseLeft = Math.min(...shards.map((shard) => shard.leaseLeftMs ?? 0)) / 1000;
+    lines.push(
+      `  ${owner}: ${shards.length} shards, ${sum(shards.map((shard) => shard.queues))} queues, ` +
+        `epochs ${Math.min(...epochs)}-${Math.max(...epochs)}, lease ${leaseLeft.toFixed(1)} s left`,
+    );
+  }
+  const free = byOwner.get("") ?? [];
+  lines.push(`unowned: ${free.length} shards${free.length === 0 ? "" : `, ${sum(free.map((shard) => shard.queues))} queues`}`);
+  return lines;
+}
+
+function sum(values: number[]): number {
+  return values.reduce((total, value) => total + value, 0);
+}

@@ -1,0 +1,43 @@
+import { hostname } from "node:os";
+import type { ClusterStorage } from "../server/holdshelf-server.js";
+import { UsageError } from "./usage-error.js";
+
+/** The flags of cluster mode, for parseArgs; each has an environment variable. */
+export function clusterFlagOptions(env: NodeJS.ProcessEnv) {
+  return {
+    postgres: { type: "string", default: env.HOLDSHELF_POSTGRES },
+    "node-id": { type: "string", default: env.HOLDSHELF_NODE_ID },
+    advertise: { type: "string", default: env.HOLDSHELF_ADVERTISE },
+  } as const;
+}
+
+/**
+ * Cluster storage from the flags, or undefined without --postgres (the
+ * embedded LevelDB mode). The node id defaults to host name and listen
+ * address: stable across restarts, and distinct for brokers on one host.
+ */
+export function parseClusterFlags(
+  values: { postgres?: string | undefined; "node-id"?: string | undefined; advertise?: string | undefined },
+  listen: string,
+): ClusterStorage | undefined {
+  const { postgres, advertise } = values;
+  if (postgres === undefined) {
+    if (values["node-id"] !== undefined || advertise !== undefined) {
+      throw new UsageError("--node-id and --advertise are for cluster mode: add --postgres URL");
+    }
+    return undefined;
+  }
+  const urls = postgres.split(",").map((url) => url.trim());
+  if (urls.some((url) => url === "")) throw new UsageError("--postgres (HOLDSHELF_POSTGRES) is a comma-separated list of postgres:// URLs, none empty");
+  for (const url of urls) {
+    if (!/^postgres(ql)?:\/\//.test(url)) throw new UsageError(`--postgres: "${redactUrl(url)}" is not a postgres:// URL`);
+  }
+  const nodeId = values["node-id"] ?? `${hostname()}/${listen}`;
+  if (nodeId === "" || nodeId.length > 200) throw new UsageError("--node-id is 1 to 200 characters");
+  return { urls, nodeId, ...(advertise === undefined ? {} : { advertisedAddress: advertise }) };
+}
+
+/** A URL with its password hidden, for messages. */
+function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:@/]*):[^@/]*@/, "//$1:***@");
+}
