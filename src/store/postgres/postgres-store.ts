@@ -70,7 +70,7 @@ export class PostgresStore implements RecoverableStore {
 
   /** Connects, creates the cluster's tables if missing, joins as a member and claims every shard, waiting while others hold them. */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
-    const { pool, member } = await connect(options.urls);
+    const { pool, member } = await connect(options.urls, options.nodeId);
     try {
       const cluster = await ensureCluster(member, options.shardCount);
       const ownership = new ShardOwnership(member, options.nodeId, options.leaseTtlMs ?? defaultLeaseTtlMs);
@@ -156,7 +156,7 @@ export class PostgresStore implements RecoverableStore {
     clearTimeout(this.renewTimer);
     await Promise.all([this.pool.end().catch(() => undefined), this.member.end().catch(() => undefined)]);
     try {
-      const { pool, member } = await connect(this.options.urls);
+      const { pool, member } = await connect(this.options.urls, this.options.nodeId);
       this.pool = pool;
       this.member = member;
       this.ownership = new ShardOwnership(member, this.options.nodeId, this.leaseTtl);
@@ -350,13 +350,17 @@ export class PostgresStore implements RecoverableStore {
   }
 }
 
-/** A pool for commits and reads, and a member session (which holds the member lock), on the current primary. */
-async function connect(urls: readonly string[]): Promise<{ pool: pg.Pool; member: pg.Client }> {
+/**
+ * A pool for commits and reads, and a member session (which holds the member
+ * lock), on the current primary. Named in pg_stat_activity, so an operator
+ * sees which broker holds which connection.
+ */
+async function connect(urls: readonly string[], nodeId: string): Promise<{ pool: pg.Pool; member: pg.Client }> {
   const url = await connectToPrimary(urls);
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  const pool = new pg.Pool({ connectionString: url, max: 4, application_name: `holdshelf ${nodeId}` });
   // An idle connection's error (the server restarted) surfaces on the next query instead of crashing the process.
   pool.on("error", () => undefined);
-  const member = new pg.Client({ connectionString: url });
+  const member = new pg.Client({ connectionString: url, application_name: `holdshelf member ${nodeId}` });
   member.on("error", () => undefined);
   await member.connect();
   return { pool, member };
