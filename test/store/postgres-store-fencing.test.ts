@@ -1,0 +1,222 @@
+// PostgresStore's ownership: what only a shared database has. Two stores on
+// one database cannot both commit; a claim waits for a live owner, and takes
+// over from a dead one (its member session gone) or one whose lease ran out;
+// a store that lost its shards writes nothing and says so.
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { isStorageUnavailable } from "../../src/store/storage-unavailable.js";
+import { PostgresStore, type PostgresStoreOptions } from "../../src/store/postgres/postgres-store.js";
+import { ShardsHeldError } from "../../src/store/postgres/shard-ownership.js";
+import { StoreOpenError } from "../../src/store/store-open-error.js";
+import { startPostgres, type PostgresServer } from "../support/postgres-server.js";
+import { settle } from "../support/wait.js";
+import { putMessage, queueRecord, scheduleEntry, t0 } from "./store-fixtures.js";
+
+let postgres: PostgresServer;
+beforeAll(async () => {
+  postgres = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  await postgres?.stop();
+});
+
+describe("PostgresStore ownership", () => {
+  let url: string;
+  let admin: pg.Client;
+  const opened: PostgresStore[] = [];
+
+  beforeEach(async () => {
+    url = await postgres.createDatabase();
+    admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+  });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((store) => store.close().catch(() => undefined)));
+    await admin.end();
+  });
+
+  async function open(nodeId: string, options: Partial<PostgresStoreOptions> = {}): Promise<PostgresStore> {
+    const store = await PostgresStore.open({ urls: [url], nodeId, advertisedAddress: `${nodeId}:1`, shardCount: 4, ...options });
+    opened.push(store);
+    return store;
+  }
+
+  /** Ends every lease now, as if the owner had stopped renewing a TTL ago (its member session stays). */
+  async function expireLeases(): Promise<void> {
+    await admin.query("UPDATE holdshelf_shards SET expires_at = now() - interval '1 second'");
+  }
+
+  /** Closes the member session of `nodeId`, as the death of its broker process would. */
+  async function killMemberSession(nodeId: string): Promise<void> {
+    const { rowCount } = await admin.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1",
+      [`holdshelf member ${nodeId}`],
+    );
+    expect(rowCount).toBe(1);
+  }
+
+  async function storedIds(): Promise<string[]> {
+    const { rows } = await admin.query<{ id: string }>("SELECT replace(id::text, '-', '') AS id FROM holdshelf_content ORDER BY id");
+    return rows.map((row) => row.id);
+  }
+
+  it("makes a second broker wait while the first lives, naming the holder", async () => {
+    await open("a");
+    const refused = await open("b", { claimTimeoutMs: 0 }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ShardsHeldError);
+    expect((refused as ShardsHeldError).holders.map((holder) => holder.owner)).toEqual(["a", "a", "a", "a"]);
+    expect((refused as Error).message).toContain("a");
+  });
+
+  it("refuses a node id that a live broker uses", async () => {
+    await open("a");
+    await expect(open("a", { claimTimeoutMs: 0 })).rejects.toThrow(/node id "a" is in use by a live broker/);
+  });
+
+  it("takes over from a broker whose member session died, without waiting for its lease", async () => {
+    await open("a", { leaseTtlMs: 60_000 });
+    await killMemberSession("a");
+    const started = performance.now();
+    await open("b", { leaseTtlMs: 60_000, claimTimeoutMs: 5000 });
+    expect(performance.now() - started).toBeLessThan(5000);
+    const { rows } = await admin.query<{ owner: string; epoch: string }>("SELECT DISTINCT owner, epoch FROM holdshelf_shards");
+    expect(rows).toEqual([{ owner: "b", epoch: "2" }]);
+  });
+
+  it("fences a broker whose shards were claimed: its commit writes nothing, fails STORAGE_UNAVAILABLE, and it is told once", async () => {
+    const lost: unknown[] = [];
+    const a = await open("a", { onOwnershipLost: (error) => lost.push(error) });
+    await a.commit([{ kind: "putQueue", queue: queueRecord("q", 1) }, { kind: "putSequence", next: 2 }]);
+    const before = scheduleEntry(t0);
+    await a.commit([putMessage(1, before)]);
+
+    await expireLeases();
+    const b = await open("b");
+    const late = scheduleEntry(t0);
+    const refused = await a.commit([putMessage(1, late)]).catch((error: unknown) => error);
+    expect(isStorageUnavailable(refused)).toBe(true);
+    expect((refused as Error).message).toContain("no longer owns");
+    expect(lost).toHaveLength(1);
+    // Later commits are refused too, without reaching the database.
+    await expect(a.commit([putMessage(1, scheduleEntry(t0))])).rejects.toSatisfy(isStorageUnavailable);
+    expect(await storedIds()).toEqual([before.id]);
+    const [queue] = (await b.load()).queues;
+    expect(queue!.schedule.entries().map((entry) => entry.id)).toEqual([before.id]);
+  });
+
+  it("lands every commit a claim races either before the claim (the new owner loads it) or not at all", async () => {
+    const a = await open("a");
+    await a.commit([{ kind: "putQueue", queue: queueRecord("q", 1) }, { kind: "putSequence", next: 2 }]);
+    const outcomes: { id: string; written: Promise<boolean> }[] = [];
+    const commitOne = (): void => {
+      const entry = scheduleEntry(t0 + outcomes.length);
+      outcomes.push({ id: entry.id, written: a.commit([putMessage(1, entry)]).then(() => true, () => false) });
+    };
+    for (let i = 0; i < 50; i++) commitOne();
+    await expireLeases();
+    let claimDone = false;
+    const claimed = open("b").finally(() => (claimDone = true));
+    // Commits keep coming, a batch per turn of the event loop, until well after the claim.
+    let afterClaim = 0;
+    while (afterClaim < 50) {
+      commitOne();
+      if (claimDone) afterClaim++;
+      await settle();
+    }
+    const b = await claimed;
+    const results = await Promise.all(outcomes.map(async ({ id, written }) => ({ id, written: await written })));
+    const acknowledged = results.filter((result) => result.written).map((result) => result.id);
+    expect(acknowledged.length).toBeGreaterThan(0);
+    expect(acknowledged.length).toBeLessThan(results.length);
+    const loaded = (await b.load()).queues[0]!.schedule.entries().map((entry) => entry.id);
+    expect(new Set(loaded)).toEqual(new Set(acknowledged));
+    expect(new Set(await storedIds())).toEqual(new Set(acknowledged));
+  });
+
+  it("learns from a renewal that its shards moved, with no commit to tell it", async () => {
+    const lost: unknown[] = [];
+    await open("a", { leaseTtlMs: 600, onOwnershipLost: (error) => lost.push(error) });
+    await expireLeases();
+    await open("b", { leaseTtlMs: 600 });
+    await vi.waitFor(() => expect(lost).toHaveLength(1), { timeout: 5000, interval: 20 });
+    expect(isStorageUnavailable(lost[0])).toBe(true);
+  });
+
+  it("renews its leases while it lives, so nobody can claim them", async () => {
+    await open("a", { leaseTtlMs: 600 });
+    // Three TTLs: without renewals the leases would have run out twice over.
+    await new Promise((resolve) => setTimeout(resolve, 1800));
+    await expect(open("b", { claimTimeoutMs: 0, leaseTtlMs: 600 })).rejects.toBeInstanceOf(ShardsHeldError);
+  });
+
+  it("hands its shards to a waiting broker at once when it closes", async () => {
+    const a = await open("a", { leaseTtlMs: 60_000 });
+    const waiting = open("b", { leaseTtlMs: 60_000, claimTimeoutMs: 30_000 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await a.close();
+    const closedAt = performance.now();
+    await waiting;
+    expect(performance.now() - closedAt).toBeLessThan(5000);
+  });
+
+  it("comes back after its connections were cut: commits fail STORAGE_UNAVAILABLE, then a reopen reclaims and writes again", async () => {
+    const a = await open("a");
+    await a.commit([{ kind: "putQueue", queue: queueRecord("q", 1) }, { kind: "putSequence", next: 2 }]);
+    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'holdshelf%'");
+    const failed = await a.commit([putMessage(1, scheduleEntry(t0))]).catch((error: unknown) => error);
+    expect(isStorageUnavailable(failed)).toBe(true);
+    expect((failed as Error).message).toMatch(/PostgreSQL/);
+    expect((failed as Error).message).not.toContain("127.0.0.1");
+
+    await a.reopen();
+    await a.probeWrite();
+    a.resumeWrites();
+    const entry = scheduleEntry(t0);
+    await a.commit([putMessage(1, entry)]);
+    expect((await a.load()).queues[0]!.schedule.entries().map((loaded) => loaded.id)).toEqual([entry.id]);
+  });
+
+  it("stands by on a reopen while another broker holds its shards", async () => {
+    const a = await open("a");
+    await expireLeases();
+    await open("b");
+    const refused = await a.reopen().catch((error: unknown) => error);
+    expect(isStorageUnavailable(refused)).toBe(true);
+    expect((refused as Error).message).toMatch(/^standing by: 4 shard\(s\) are held by live broker\(s\) b/);
+  });
+
+  it("refuses a database written in another layout instead of misreading it", async () => {
+    const a = await open("a");
+    await a.close();
+    opened.length = 0;
+    await admin.query("UPDATE holdshelf_cluster SET layout_version = 99");
+    const refused = await open("a").catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(StoreOpenError);
+    expect((refused as Error).message).toContain("layout 99");
+  });
+
+  it("keeps the shard count the cluster was created with", async () => {
+    await (await open("a", { shardCount: 8 })).close();
+    opened.length = 0;
+    await open("a", { shardCount: 3 });
+    const { rows } = await admin.query<{ count: string }>("SELECT count(*) FROM holdshelf_shards");
+    expect(rows[0]!.count).toBe("8");
+  });
+
+  it("places each queue in the shard its name hashes to, and keeps it there when the queue is put again", async () => {
+    const a = await open("a");
+    await a.commit([{ kind: "putQueue", queue: queueRecord("alpha", 1) }, { kind: "putQueue", queue: queueRecord("beta", 2) }]);
+    await admin.query("UPDATE holdshelf_queues SET shard = 3 WHERE name = 'alpha'");
+    await a.close();
+    opened.length = 0;
+    const again = await open("a");
+    await again.load();
+    await again.commit([{ kind: "putQueue", queue: queueRecord("alpha", 1, 5) }]);
+    const { rows } = await admin.query<{ name: string; shard: number; data_id: string }>(
+      "SELECT name, shard, data_id FROM holdshelf_queues ORDER BY name",
+    );
+    expect(rows[0]).toEqual({ name: "alpha", shard: 3, data_id: "5" });
+    expect(rows[1]!.shard).toBeGreaterThanOrEqual(0);
+    expect(rows[1]!.shard).toBeLessThan(4);
+  });
+});
