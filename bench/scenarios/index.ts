@@ -5,12 +5,17 @@ import { largeBodies } from "./large-bodies.js";
 import { shardedBrokers } from "./sharded-brokers.js";
 import { longPollLatency } from "./long-poll-latency.js";
 import { natsPeer } from "./nats-peer.js";
+import { postgresStore } from "./postgres-store.js";
 import { rabbitMqPeer } from "./rabbitmq-peer.js";
 import { redeliveryPrecision } from "./redelivery-precision.js";
 import { restart } from "./restart.js";
 import { singlePipeline } from "./single-pipeline.js";
 
-/** Every scenario of `npm run bench`, in the order they run: 7, 8 and 9 read 1's rate; 10 runs last, as it writes the most. */
+/**
+ * Every scenario of `npm run bench`, in the order they run: 7, 8 and 9 read
+ * 1's rate; 10 writes the most; 11 (cluster storage on PostgreSQL) runs its
+ * own LevelDB baseline, and last.
+ */
 export const scenarios: Scenario[] = [
   batchedPipeline,
   singlePipeline,
@@ -22,4 +27,5 @@ export const scenarios: Scenario[] = [
   rabbitMqPeer,
   shardedBrokers,
   largeBodies,
+  postgresStore,
 ];
