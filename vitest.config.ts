@@ -1,11 +1,18 @@
 import { defineConfig } from "vitest/config";
 
+// The suites that drive a real broker over gRPC run a second time with the
+// broker on PostgreSQL (cluster mode's store: test/support/test-storage.ts).
+const onBothStores = ["test/grpc/**/*.test.ts", "test/client/**/*.test.ts"];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     // classic-level is a native addon: separate processes are the safe pool for it.
     pool: "forks",
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    projects: [
+      { extends: true, test: { name: "leveldb", include: ["test/**/*.test.ts"] } },
+      { extends: true, test: { name: "postgres", include: onBothStores, env: { HOLDSHELF_TEST_STORE: "postgres" } } },
+    ],
   },
 });

@@ -5,10 +5,14 @@ import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/hol
 import type { Logger } from "../../src/logging/logger.js";
 import type { Durability } from "../../src/store/classic-level-store.js";
 import { faultyLevel } from "./faulty-level.js";
+import { freshClusterStorage, onPostgres } from "./test-storage.js";
 import { makeTempDir } from "./temp-dir.js";
 import { WriteFault } from "./write-fault.js";
 
-/** A real broker on a free loopback port with a temporary data directory, and a client of it. */
+/**
+ * A real broker on a free loopback port with a temporary data directory (or,
+ * in the PostgreSQL run, a new database: test-storage.ts), and a client of it.
+ */
 export interface GrpcHarness {
   server: HoldshelfServer;
   rpc: QueueServiceRpc & { close(): void };
@@ -30,7 +34,9 @@ export async function startGrpcHarness(
   const dir = await makeTempDir();
   const writeFault = new WriteFault();
   const createDatabase = faultyLevel(writeFault);
-  const start = () => startHoldshelfServer({ dataDir: dir.path, listen: "127.0.0.1:0", createDatabase, ...options });
+  // On PostgreSQL (test-storage.ts) the data directory stays empty, and write faults are LevelDB's only.
+  const postgres = onPostgres ? { postgres: await freshClusterStorage() } : {};
+  const start = () => startHoldshelfServer({ dataDir: dir.path, listen: "127.0.0.1:0", createDatabase, ...postgres, ...options });
   const harness: GrpcHarness = {
     server: await start(),
     rpc: undefined as never,

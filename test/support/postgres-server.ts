@@ -1,7 +1,10 @@
 // A real PostgreSQL server for tests: initdb into a temporary directory, a
 // postgres process on a free loopback port, stopped and removed at the end.
 // PostgreSQL refuses to run as root, so as root both run as the "postgres"
-// user Debian's package creates (runuser), on a directory it owns.
+// user Debian's package creates, on a directory it owns. They are spawned
+// with that uid rather than through runuser, so that the signal that stops
+// the server reaches postgres itself (runuser does not pass SIGINT on, and
+// killing it would leave the server running).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { chown, mkdtemp, rm } from "node:fs/promises";
@@ -40,15 +43,17 @@ export async function startPostgres(): Promise<PostgresServer> {
   const dir = await mkdtemp(join(tmpdir(), "holdshelf-pg-"));
   const dataDir = join(dir, "data");
   const asRoot = process.getuid?.() === 0;
-  if (asRoot) await chown(dir, uidOf("postgres"), gidOf("postgres"));
-  const run = (command: string, args: string[]): [string, string[]] =>
-    asRoot ? ["runuser", ["-u", "postgres", "--", command, ...args]] : [command, args];
-  const [initCommand, initArgs] = run(join(binDir, "initdb"), ["-D", dataDir, "-U", user, "--auth=trust", "-E", "UTF8", "--no-sync"]);
-  const init = spawnSync(initCommand, initArgs, { encoding: "utf8" });
+  const identity = asRoot ? { uid: idOf("-u"), gid: idOf("-g") } : {};
+  if (asRoot) await chown(dir, identity.uid!, identity.gid!);
+  const init = spawnSync(join(binDir, "initdb"), ["-D", dataDir, "-U", user, "--auth=trust", "-E", "UTF8", "--no-sync"], {
+    encoding: "utf8",
+    cwd: dir,
+    ...identity,
+  });
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
 
   const port = await freePort();
-  const [command, args] = run(join(binDir, "postgres"), [
+  const server = spawn(join(binDir, "postgres"), [
     "-D", dataDir,
     "-p", String(port),
     "-c", "listen_addresses=127.0.0.1",
@@ -56,8 +61,7 @@ export async function startPostgres(): Promise<PostgresServer> {
     "-c", "fsync=on",
     "-c", "max_connections=200",
     "-c", "shared_buffers=64MB",
-  ]);
-  const server = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
+  ], { stdio: ["ignore", "ignore", "pipe"], cwd: dir, ...identity });
   let log = "";
   server.stderr!.on("data", (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
   const url = (database = "postgres"): string => `postgres://${user}@127.0.0.1:${port}/${database}`;
@@ -121,10 +125,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function uidOf(name: string): number {
-  return Number(spawnSync("id", ["-u", name], { encoding: "utf8" }).stdout.trim());
-}
-
-function gidOf(name: string): number {
-  return Number(spawnSync("id", ["-g", name], { encoding: "utf8" }).stdout.trim());
+/** The uid (`-u`) or gid (`-g`) of the postgres user. */
+function idOf(flag: "-u" | "-g"): number {
+  return Number(spawnSync("id", [flag, "postgres"], { encoding: "utf8" }).stdout.trim());
 }

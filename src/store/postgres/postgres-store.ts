@@ -161,6 +161,7 @@ export class PostgresStore implements RecoverableStore {
       this.member = member;
       this.ownership = new ShardOwnership(member, this.options.nodeId, this.leaseTtl);
       await this.ownership.join(this.options.advertisedAddress);
+      this.closed = false;
       this.lost = undefined;
       await this.claimAll(0);
     } catch (error) {
@@ -198,7 +199,6 @@ export class PostgresStore implements RecoverableStore {
   }
 
   commit(ops: readonly StoreOp[], lingerMs = 0): Promise<void> {
-    if (this.closed) return Promise.reject(postgresUnavailable(new Error("the store is closed")));
     // Encoded now, whole: callers may change their objects once this returns,
     // and an op that cannot be stored (an id beyond 32 bits) refuses its whole commit.
     const changes: PostgresChange[] = [];
@@ -254,6 +254,8 @@ export class PostgresStore implements RecoverableStore {
 
   /** Writes one group-commit batch as one fenced statement. */
   private async writeBatch(changes: PostgresChange[]): Promise<void> {
+    // Refused as a failed write, so a commit on a closed store is seen and logged like one (as LevelDB's is).
+    if (this.closed) throw postgresUnavailable(new Error("the store is closed"));
     if (this.lost !== undefined) throw this.lost;
     if (performance.now() >= this.leaseValidUntil) {
       // Renewals failed for a whole TTL: another broker may own the shards now.
