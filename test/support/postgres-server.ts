@@ -20,8 +20,26 @@ export interface PostgresServer {
   url(database?: string): string;
   /** Creates a new, empty database and returns its URL. */
   createDatabase(): Promise<string>;
-  /** Stops the server at once (as a crash would) or cleanly, and removes its data. */
+  /** Kills the server with SIGKILL, as a machine's death would; its data stays until `stop`. */
+  kill(): Promise<void>;
+  /** Stops the server (unless killed) and removes its data. */
   stop(): Promise<void>;
+}
+
+/** A streaming standby of a primary; it takes writes once promoted. */
+export interface PostgresStandby extends PostgresServer {
+  /** Promotes it to primary (pg_promote) and resolves once it takes writes. */
+  promote(): Promise<void>;
+}
+
+/** Options of a primary. */
+export interface PostgresOptions {
+  /**
+   * Commits wait for this standby (by its name) to have the WAL, as
+   * synchronous replication does: an acknowledged commit survives the
+   * primary's death once the standby is promoted.
+   */
+  readonly synchronousStandby?: string;
 }
 
 const user = "holdshelf";
@@ -36,32 +54,73 @@ export function postgresBinDir(): string | undefined {
 
 let databases = 0;
 
-/** Starts a PostgreSQL server with fsync on (the durability the store promises), on a free port. */
-export async function startPostgres(): Promise<PostgresServer> {
+/** Where a server's files live, and how to run PostgreSQL's programs on them (as the postgres user under root). */
+interface ServerHome {
+  readonly binDir: string;
+  readonly dir: string;
+  readonly dataDir: string;
+  readonly identity: { uid?: number; gid?: number };
+}
+
+async function makeHome(): Promise<ServerHome> {
   const binDir = postgresBinDir();
   if (binDir === undefined) throw new Error(`PostgreSQL is not installed (no ${postgresRoot}/*/bin): apt-get install postgresql`);
   const dir = await mkdtemp(join(tmpdir(), "holdshelf-pg-"));
-  const dataDir = join(dir, "data");
-  const asRoot = process.getuid?.() === 0;
-  const identity = asRoot ? { uid: idOf("-u"), gid: idOf("-g") } : {};
-  if (asRoot) await chown(dir, identity.uid!, identity.gid!);
-  const init = spawnSync(join(binDir, "initdb"), ["-D", dataDir, "-U", user, "--auth=trust", "-E", "UTF8", "--no-sync"], {
-    encoding: "utf8",
-    cwd: dir,
-    ...identity,
-  });
-  if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
+  const identity = process.getuid?.() === 0 ? { uid: idOf("-u"), gid: idOf("-g") } : {};
+  if (identity.uid !== undefined) await chown(dir, identity.uid, identity.gid!);
+  return { binDir, dir, dataDir: join(dir, "data"), identity };
+}
 
+function runTool(home: ServerHome, tool: string, args: string[]): void {
+  const result = spawnSync(join(home.binDir, tool), args, { encoding: "utf8", cwd: home.dir, ...home.identity });
+  if (result.status !== 0) throw new Error(`${tool} failed: ${result.stderr || result.stdout}`);
+}
+
+/** Starts a PostgreSQL server with fsync on (the durability the store promises), on a free port. */
+export async function startPostgres(options: PostgresOptions = {}): Promise<PostgresServer> {
+  const home = await makeHome();
+  runTool(home, "initdb", ["-D", home.dataDir, "-U", user, "--auth=trust", "-E", "UTF8", "--no-sync"]);
+  const settings = options.synchronousStandby === undefined ? [] : [`synchronous_standby_names=${options.synchronousStandby}`];
+  return runServer(home, settings);
+}
+
+/** Starts a synchronous streaming standby of `primary` named `name` (a base backup, then WAL streamed). */
+export async function startStandby(primary: PostgresServer, name: string): Promise<PostgresStandby> {
+  const home = await makeHome();
+  const conninfo = `host=127.0.0.1 port=${primary.port} user=${user} application_name=${name}`;
+  runTool(home, "pg_basebackup", ["-d", conninfo, "-D", home.dataDir, "-X", "stream", "--write-recovery-conf", "--no-sync"]);
+  const server = await runServer(home, []);
+  await waitFor(primary.url(), `SELECT 1 FROM pg_stat_replication WHERE application_name = '${name}' AND sync_state = 'sync'`);
+  return {
+    ...server,
+    async promote() {
+      const client = new pg.Client({ connectionString: server.url() });
+      await client.connect();
+      try {
+        await client.query("SELECT pg_promote(true, 30)");
+      } finally {
+        await client.end();
+      }
+      await waitFor(server.url(), "SELECT 1 WHERE NOT pg_is_in_recovery()");
+    },
+  };
+}
+
+async function runServer(home: ServerHome, settings: string[]): Promise<PostgresServer> {
   const port = await freePort();
-  const server = spawn(join(binDir, "postgres"), [
-    "-D", dataDir,
-    "-p", String(port),
-    "-c", "listen_addresses=127.0.0.1",
-    "-c", "unix_socket_directories=",
-    "-c", "fsync=on",
-    "-c", "max_connections=200",
-    "-c", "shared_buffers=64MB",
-  ], { stdio: ["ignore", "ignore", "pipe"], cwd: dir, ...identity });
+  const configuration = [
+    "listen_addresses=127.0.0.1",
+    "unix_socket_directories=",
+    "fsync=on",
+    "max_connections=200",
+    "shared_buffers=64MB",
+    ...settings,
+  ];
+  const server = spawn(
+    join(home.binDir, "postgres"),
+    ["-D", home.dataDir, "-p", String(port), ...configuration.flatMap((setting) => ["-c", setting])],
+    { stdio: ["ignore", "ignore", "pipe"], cwd: home.dir, ...home.identity },
+  );
   let log = "";
   server.stderr!.on("data", (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
   const url = (database = "postgres"): string => `postgres://${user}@127.0.0.1:${port}/${database}`;
@@ -80,11 +139,36 @@ export async function startPostgres(): Promise<PostgresServer> {
       }
       return url(name);
     },
+    async kill() {
+      if (server.exitCode !== null || server.signalCode !== null) return;
+      const exited = once(server, "exit");
+      server.kill("SIGKILL");
+      await exited;
+    },
     async stop() {
       await stopProcess(server);
-      await rm(dir, { recursive: true, force: true });
+      await rm(home.dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Polls `sql` on `url` until it returns a row (30 s at most). */
+async function waitFor(url: string, sql: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+    client.on("error", () => undefined);
+    try {
+      await client.connect();
+      if ((await client.query(sql)).rowCount! > 0) return;
+    } catch {
+      // Not up yet: poll again.
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${sql}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 async function waitUntilReady(url: string, server: ChildProcess, log: () => string): Promise<void> {
