@@ -7,7 +7,12 @@ import { parseClusterFlags } from "./cluster-flags.js";
 import { UsageError } from "./usage-error.js";
 
 /** `holdshelf cluster init|status`: creates a cluster's tables, or shows its shards, owners, epochs and members. */
-export async function clusterCommand(args: string[], env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<number> {
+export async function clusterCommand(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  print: (line: string) => void,
+  note: (line: string) => void,
+): Promise<number> {
   const [action, ...rest] = args;
   const { values } = parseArgs({
     args: rest,
@@ -20,20 +25,20 @@ export async function clusterCommand(args: string[], env: NodeJS.ProcessEnv, pri
   const { urls } = parseClusterFlags({ postgres: values.postgres }, "")!;
   if (action !== "init" && action !== "status") throw new UsageError("cluster init|status");
   if (action === "status" && values.shards !== undefined) throw new UsageError("--shards is for cluster init");
+  const asked = values.shards === undefined ? undefined : parseShardCount(values.shards);
   let client: pg.Client;
   try {
     client = new pg.Client({ connectionString: await connectToPrimary(urls) });
     await client.connect();
   } catch (error) {
-    print(`cannot reach PostgreSQL: ${error instanceof Error ? error.message : String(error)}`);
+    note(`holdshelf: cannot reach PostgreSQL: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   }
   try {
     if (action === "init") {
-      const asked = values.shards === undefined ? undefined : parseShardCount(values.shards);
       const cluster = await ensureCluster(client, asked);
       if (asked !== undefined && cluster.shardCount !== asked) {
-        print(`the cluster already exists with ${cluster.shardCount} shards; its shard count is fixed when it is created`);
+        note(`holdshelf: the cluster already exists with ${cluster.shardCount} shards; its shard count is fixed when it is created`);
         return 1;
       }
       print(`cluster ready: ${cluster.shardCount} shards`);
@@ -41,7 +46,7 @@ export async function clusterCommand(args: string[], env: NodeJS.ProcessEnv, pri
     }
     const status = await readClusterStatus(client);
     if (status === undefined) {
-      print("no cluster here yet: run holdshelf cluster init, or start a broker with --postgres");
+      note("holdshelf: no cluster here yet: run holdshelf cluster init, or start a broker with --postgres");
       return 1;
     }
     for (const line of formatStatus(status)) print(line);

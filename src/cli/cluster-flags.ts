@@ -29,15 +29,12 @@ export function parseClusterFlags(
   }
   const urls = postgres.split(",").map((url) => url.trim());
   if (urls.some((url) => url === "")) throw new UsageError("--postgres (HOLDSHELF_POSTGRES) is a comma-separated list of postgres:// URLs, none empty");
-  for (const url of urls) {
-    if (!/^postgres(ql)?:\/\//.test(url)) throw new UsageError(`--postgres: "${redactUrl(url)}" is not a postgres:// URL`);
-  }
-  const nodeId = values["node-id"] ?? `${hostname()}/${listen}`;
+  urls.forEach((url, index) => {
+    // The URL itself is never echoed: it may hold a password, in forms no redaction can be sure to catch.
+    if (!/^postgres(ql)?:\/\//.test(url)) throw new UsageError(`--postgres: entry ${index + 1} is not a postgres:// URL`);
+  });
+  // With port 0 the listen address names no broker in particular: the process id keeps two such brokers apart.
+  const nodeId = values["node-id"] ?? `${hostname()}/${listen}${listen.endsWith(":0") ? `/${process.pid}` : ""}`;
   if (nodeId === "" || nodeId.length > 200) throw new UsageError("--node-id is 1 to 200 characters");
   return { urls, nodeId, ...(advertise === undefined ? {} : { advertisedAddress: advertise }) };
-}
-
-/** A URL with its password hidden, for messages. */
-function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:@/]*):[^@/]*@/, "//$1:***@");
 }

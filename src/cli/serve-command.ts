@@ -53,6 +53,14 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
   // its default action would kill the broker mid-start or mid-shutdown.
   const reloadAuth = (): void => void server?.reloadAuth();
   process.on("SIGHUP", reloadAuth);
+  // SIGINT and SIGTERM are handled from the start too: a standby waits in
+  // its start for as long as another broker lives, and must stop cleanly.
+  const stopRequested = new Promise<NodeJS.Signals>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  const startAborted = new AbortController();
+  void stopRequested.then(() => startAborted.abort());
   try {
     transport = await loadTransportSecurity(
       values,
@@ -74,9 +82,14 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       ...(authFile === undefined ? {} : { authFile }),
       limits,
       ...(postgres === undefined ? {} : { postgres }),
+      signal: startAborted.signal,
     });
   } catch (error) {
     process.off("SIGHUP", reloadAuth);
+    if (startAborted.signal.aborted) {
+      logger.info("stopped before serving", { signal: await stopRequested });
+      return 0;
+    }
     logger.error("cannot start", { reason: error instanceof Error ? error.message : String(error) });
     return 1;
   }
@@ -91,10 +104,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
     auth: authFile === undefined ? "off" : "tokens",
     limits,
   });
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
+  const signal = await stopRequested;
   logger.info("shutting down", { signal });
   await server.shutdown();
   process.off("SIGHUP", reloadAuth);

@@ -39,6 +39,8 @@ export interface HoldshelfServerOptions {
   readonly dataDir: string;
   /** Cluster mode: keep the data in PostgreSQL instead of `dataDir`. */
   readonly postgres?: ClusterStorage;
+  /** Aborts a start that is waiting (a standby waiting for shards other brokers hold). */
+  readonly signal?: AbortSignal;
   /** host:port; port 0 picks a free one. */
   readonly listen: string;
   /** host:port of the HTTP listener for /metrics, /healthz and /readyz; none if unset. */
@@ -182,6 +184,10 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     throw error;
   }
   const host = options.listen.slice(0, options.listen.lastIndexOf(":"));
+  // Without --advertise, other brokers and `cluster status` see the listener's real port.
+  if (store instanceof PostgresStore && options.postgres?.advertisedAddress === undefined) {
+    await store.advertise(`${host}:${port}`).catch((error: unknown) => logger.warn("cannot record the advertised address", { error }));
+  }
   return {
     address: `${host}:${port}`,
     port,
@@ -260,5 +266,6 @@ async function openStore(
       logger.info("standing by: waiting for shards that other brokers hold", { reason: held.message });
     },
     onOwnershipLost: ownershipLost,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
 }

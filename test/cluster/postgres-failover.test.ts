@@ -5,9 +5,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createQueueServiceRpc } from "../../src/client/rpc-client.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
-import { startPostgres, startStandby, type PostgresServer } from "../support/postgres-server.js";
+import { startPostgres, startStandby, type PostgresServer, skipWithoutPostgres } from "../support/postgres-server.js";
 
-describe("a PostgreSQL failover under a serving broker", () => {
+describe.skipIf(skipWithoutPostgres)("a PostgreSQL failover under a serving broker", () => {
   const cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);

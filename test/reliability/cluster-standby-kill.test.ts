@@ -11,17 +11,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { QueueClient } from "../../src/client/queue-client.js";
 import type { ReceivedMessage } from "../../src/client/types.js";
 import { holdshelfBin } from "../support/broker-process.js";
-import { postgresBinDir, startPostgres, type PostgresServer } from "../support/postgres-server.js";
-import { skipWithout } from "../support/required-tools.js";
+import { startPostgres, type PostgresServer, skipWithoutPostgres } from "../support/postgres-server.js";
 import { text } from "../support/text.js";
 
-const missing = postgresBinDir() === undefined ? ["postgresql (initdb, postgres)"] : [];
 // About 1 s here: B retries its claim every second, and A dies just after
 // B's first try. The bound is for a loaded 2-core machine; without the
 // member lock B would wait for A's leases to run out (10 s).
 const failoverBoundMs = 5000;
 
-describe.skipIf(skipWithout(missing))("a standby broker when the active one is killed with SIGKILL", () => {
+describe.skipIf(skipWithoutPostgres)("a standby broker when the active one is killed with SIGKILL", () => {
   let postgres: PostgresServer;
   const brokers: ClusterBroker[] = [];
   const clients: QueueClient[] = [];

@@ -1,31 +1,33 @@
 // The store contract on PostgresStore: one real PostgreSQL server for the
 // file, a new database per test; a reopen is a new store (the same node id)
 // on the same database, as a broker's restart is.
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, describe } from "vitest";
 import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
-import { startPostgres, type PostgresServer } from "../support/postgres-server.js";
+import { skipWithoutPostgres, startPostgres, type PostgresServer } from "../support/postgres-server.js";
 import { describeStoreContract, type StoreUnderTest } from "./store-contract.js";
 
 let postgres: PostgresServer;
 beforeAll(async () => {
-  postgres = await startPostgres();
+  if (!skipWithoutPostgres) postgres = await startPostgres();
 }, 60_000);
 afterAll(async () => {
   await postgres?.stop();
 });
 
-describeStoreContract("PostgresStore", async () => {
-  const url = await postgres.createDatabase();
-  const open = (): Promise<PostgresStore> =>
-    PostgresStore.open({ urls: [url], nodeId: "contract", advertisedAddress: "127.0.0.1:1", shardCount: 4 });
-  const fixture: StoreUnderTest = {
-    store: await open(),
-    async reopen() {
-      await fixture.store.close();
-      fixture.store = await open();
-      return fixture.store;
-    },
-    dispose: () => fixture.store.close(),
-  };
-  return fixture;
+describe.skipIf(skipWithoutPostgres)("on PostgreSQL", () => {
+  describeStoreContract("PostgresStore", async () => {
+    const url = await postgres.createDatabase();
+    const open = (): Promise<PostgresStore> =>
+      PostgresStore.open({ urls: [url], nodeId: "contract", advertisedAddress: "127.0.0.1:1", shardCount: 4 });
+    const fixture: StoreUnderTest = {
+      store: await open(),
+      async reopen() {
+        await fixture.store.close();
+        fixture.store = await open();
+        return fixture.store;
+      },
+      dispose: () => fixture.store.close(),
+    };
+    return fixture;
+  });
 });

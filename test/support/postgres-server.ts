@@ -12,6 +12,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { skipWithout } from "./required-tools.js";
 
 /** A running PostgreSQL server. */
 export interface PostgresServer {
@@ -51,6 +52,12 @@ export function postgresBinDir(): string | undefined {
   const dir = found.stdout.trim();
   return dir === "" ? undefined : dir;
 }
+
+/**
+ * Whether tests that need PostgreSQL skip: where it is not installed,
+ * except in CI, which installs it (.ci/run), so there they fail instead.
+ */
+export const skipWithoutPostgres = skipWithout(postgresBinDir() === undefined ? ["postgresql (initdb, postgres)"] : []);
 
 let databases = 0;
 

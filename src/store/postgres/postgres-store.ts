@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { GroupCommit, type CommitObserver, type GroupCommitStats } from "../group-commit.js";
 import { writeIdWords } from "../message-id-words.js";
@@ -29,12 +30,15 @@ export interface PostgresStoreOptions {
   readonly claimTimeoutMs?: number;
   /** Told while `open` waits for shards that other brokers hold. */
   readonly onWaiting?: (error: ShardsHeldError) => void;
+  /** Aborts `open` while it waits for shards (a standby told to stop). */
+  readonly signal?: AbortSignal;
   /** Told once when this store lost its shards to another broker or could not renew in time: it must stop serving. */
   readonly onOwnershipLost?: (error: unknown) => void;
   readonly commitObserver?: CommitObserver;
 }
 
 export const defaultLeaseTtlMs = 10_000;
+const claimRetryMs = 200;
 // Rows of the deadline index fetched per round trip when loading a queue.
 const loadPage = 10_000;
 
@@ -66,6 +70,25 @@ export class PostgresStore implements RecoverableStore {
     private readonly options: PostgresStoreOptions,
   ) {
     this.groupCommit = new GroupCommit((changes) => this.writeBatch(changes), options.commitObserver);
+    this.watchMember(member);
+  }
+
+  /**
+   * The member session holds the member lock: once it is gone, another
+   * broker may claim this one's shards at any moment, so this store stops
+   * writing at once and (through the owner's storage recovery) reconnects
+   * and claims them back if nobody did.
+   */
+  private watchMember(member: pg.Client): void {
+    member.once("end", () => {
+      if (this.member === member && !this.closed) this.loseOwnership(postgresUnavailable(new Error("member session ended")));
+    });
+  }
+
+  /** Ends the pool and the member session; the session's end is expected, not a loss. */
+  private async disconnect(): Promise<void> {
+    this.member.removeAllListeners("end");
+    await Promise.all([this.pool.end().catch(() => undefined), this.member.end().catch(() => undefined)]);
   }
 
   /** Connects, creates the cluster's tables if missing, joins as a member and claims every shard, waiting while others hold them. */
@@ -76,7 +99,12 @@ export class PostgresStore implements RecoverableStore {
       const ownership = new ShardOwnership(member, options.nodeId, options.leaseTtlMs ?? defaultLeaseTtlMs);
       await ownership.join(options.advertisedAddress);
       const store = new PostgresStore(pool, member, ownership, cluster.shardCount, cluster.handleKey, options);
-      await store.claimAll(options.claimTimeoutMs ?? Infinity);
+      try {
+        await store.claimAll(options.claimTimeoutMs ?? Infinity, options.signal);
+      } catch (error) {
+        await ownership.leave().catch(() => undefined);
+        throw error;
+      }
       return store;
     } catch (error) {
       await Promise.all([pool.end().catch(() => undefined), member.end().catch(() => undefined)]);
@@ -85,11 +113,12 @@ export class PostgresStore implements RecoverableStore {
   }
 
   /** Claims every shard, retrying while live brokers hold some, until `timeoutMs` passes. */
-  private async claimAll(timeoutMs: number): Promise<void> {
+  private async claimAll(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     const ttl = this.leaseTtl;
     const shards = Array.from({ length: this.shardCount }, (_, shard) => shard);
     const giveUpAt = performance.now() + timeoutMs;
     for (;;) {
+      signal?.throwIfAborted();
       const started = performance.now();
       try {
         await this.ownership.claim(this.member, shards);
@@ -98,7 +127,9 @@ export class PostgresStore implements RecoverableStore {
       } catch (error) {
         if (!(error instanceof ShardsHeldError) || performance.now() >= giveUpAt) throw error;
         this.options.onWaiting?.(error);
-        await new Promise((resolve) => setTimeout(resolve, Math.min(ttl / 3, 1000, Math.max(0, giveUpAt - performance.now()))));
+        // Each attempt is one short transaction, so a standby can afford to ask often: this
+        // interval bounds how long a dead broker's queues wait once its member lock is gone.
+        await sleep(Math.min(ttl / 3, claimRetryMs, Math.max(0, giveUpAt - performance.now())), undefined, { signal });
       }
     }
     this.scheduleRenewal();
@@ -154,13 +185,15 @@ export class PostgresStore implements RecoverableStore {
    */
   async reopen(): Promise<void> {
     clearTimeout(this.renewTimer);
-    await Promise.all([this.pool.end().catch(() => undefined), this.member.end().catch(() => undefined)]);
+    await this.disconnect();
     try {
       const { pool, member } = await connect(this.options.urls, this.options.nodeId);
       this.pool = pool;
       this.member = member;
+      this.watchMember(member);
+      const { address } = this.ownership;
       this.ownership = new ShardOwnership(member, this.options.nodeId, this.leaseTtl);
-      await this.ownership.join(this.options.advertisedAddress);
+      await this.ownership.join(address);
       this.closed = false;
       this.lost = undefined;
       await this.claimAll(0);
@@ -169,6 +202,11 @@ export class PostgresStore implements RecoverableStore {
       this.lost ??= unavailable;
       throw unavailable;
     }
+  }
+
+  /** Records where other brokers and clients reach this one, once the listener knows its port. */
+  async advertise(address: string): Promise<void> {
+    await this.ownership.advertise(address);
   }
 
   /** Writes one fenced statement that changes nothing, to prove commits land again. */
@@ -249,7 +287,7 @@ export class PostgresStore implements RecoverableStore {
     clearTimeout(this.renewTimer);
     // A standby takes the shards at once instead of waiting for their leases.
     if (this.lost === undefined) await this.ownership.release(this.member).catch(() => undefined);
-    await Promise.all([this.pool.end().catch(() => undefined), this.member.end().catch(() => undefined)]);
+    await this.disconnect();
   }
 
   /** Writes one group-commit batch as one fenced statement. */

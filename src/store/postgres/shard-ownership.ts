@@ -38,6 +38,8 @@ const memberLockSpace = 0x6d656d62; // "memb"
 export class ShardOwnership {
   /** Shard → the epoch this broker claimed it at. */
   private readonly held = new Map<number, number>();
+  /** Where other brokers and clients reach this one, as last recorded. */
+  address = "";
 
   constructor(
     private readonly member: pg.ClientBase,
@@ -47,6 +49,7 @@ export class ShardOwnership {
 
   /** Takes the member lock and records the member; throws if a live broker already uses this node id. */
   async join(address: string): Promise<void> {
+    this.address = address;
     const { rows } = await this.member.query<{ locked: boolean }>(
       "SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked",
       [memberLockSpace, this.nodeId],
@@ -69,6 +72,13 @@ export class ShardOwnership {
    * otherwise.
    */
   async claim(client: pg.ClientBase, shards: readonly number[]): Promise<void> {
+    // Outside the claim's transaction, which a refused claim rolls back: a standby shows it is
+    // alive on every attempt, and clears out members that died (their member lock is free).
+    await client.query(
+      `WITH alive AS (UPDATE holdshelf_members SET heartbeat_at = now() WHERE node_id = $1)
+       DELETE FROM holdshelf_members WHERE node_id <> $1 AND pg_try_advisory_xact_lock($2, hashtext(node_id))`,
+      [this.nodeId, memberLockSpace],
+    );
     await client.query("BEGIN");
     try {
       const { rows } = await client.query<{ shard: number; owner: string | null; expires_at: Date | null; claimable: boolean }>(
@@ -119,6 +129,11 @@ export class ShardOwnership {
     }
   }
 
+  /** Forgets this member (a standby stopping before it served). */
+  async leave(): Promise<void> {
+    await this.member.query("DELETE FROM holdshelf_members WHERE node_id = $1", [this.nodeId]);
+  }
+
   /** Gives the held shards up (a clean shutdown), so a standby claims them at once; forgets the member. */
   async release(client: pg.ClientBase): Promise<void> {
     const { shards, epochs } = this.fence();
@@ -132,9 +147,10 @@ export class ShardOwnership {
     await client.query("DELETE FROM holdshelf_members WHERE node_id = $1", [this.nodeId]);
   }
 
-  /** Whether this broker holds `shard`. */
-  holds(shard: number): boolean {
-    return this.held.has(shard);
+  /** Records a new address for this member (the listener's, once its port is known). */
+  async advertise(address: string): Promise<void> {
+    this.address = address;
+    await this.member.query("UPDATE holdshelf_members SET address = $2 WHERE node_id = $1", [this.nodeId, address]);
   }
 
   /** The shards held, each with its epoch; `only` narrows it to those shards. */
