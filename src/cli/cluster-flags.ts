@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import type { ClusterStorage } from "../server/holdshelf-server.js";
+import { parseDurationFlag } from "./duration-flag.js";
 import { UsageError } from "./usage-error.js";
 
 /** The flags of cluster mode, for parseArgs; each has an environment variable. */
@@ -8,6 +9,7 @@ export function clusterFlagOptions(env: NodeJS.ProcessEnv) {
     postgres: { type: "string", default: env.HOLDSHELF_POSTGRES },
     "node-id": { type: "string", default: env.HOLDSHELF_NODE_ID },
     advertise: { type: "string", default: env.HOLDSHELF_ADVERTISE },
+    "shard-lease-ttl": { type: "string", default: env.HOLDSHELF_SHARD_LEASE_TTL },
   } as const;
 }
 
@@ -17,13 +19,18 @@ export function clusterFlagOptions(env: NodeJS.ProcessEnv) {
  * address: stable across restarts, and distinct for brokers on one host.
  */
 export function parseClusterFlags(
-  values: { postgres?: string | undefined; "node-id"?: string | undefined; advertise?: string | undefined },
+  values: {
+    postgres?: string | undefined;
+    "node-id"?: string | undefined;
+    advertise?: string | undefined;
+    "shard-lease-ttl"?: string | undefined;
+  },
   listen: string,
 ): ClusterStorage | undefined {
   const { postgres, advertise } = values;
   if (postgres === undefined) {
-    if (values["node-id"] !== undefined || advertise !== undefined) {
-      throw new UsageError("--node-id and --advertise are for cluster mode: add --postgres URL");
+    if (values["node-id"] !== undefined || advertise !== undefined || values["shard-lease-ttl"] !== undefined) {
+      throw new UsageError("--node-id, --advertise and --shard-lease-ttl are for cluster mode: add --postgres URL");
     }
     return undefined;
   }
@@ -36,5 +43,16 @@ export function parseClusterFlags(
   // With port 0 the listen address names no broker in particular: the process id keeps two such brokers apart.
   const nodeId = values["node-id"] ?? `${hostname()}/${listen}${listen.endsWith(":0") ? `/${process.pid}` : ""}`;
   if (nodeId === "" || nodeId.length > 200) throw new UsageError("--node-id is 1 to 200 characters");
-  return { urls, nodeId, ...(advertise === undefined ? {} : { advertisedAddress: advertise }) };
+  const ttlText = values["shard-lease-ttl"];
+  const leaseTtlMs = ttlText === undefined ? undefined : parseDurationFlag(ttlText, "shard-lease-ttl");
+  // Renewed every third of it: below a second, a database hiccup of a few hundred ms would cost the shards.
+  if (leaseTtlMs !== undefined && (leaseTtlMs < 1000 || leaseTtlMs > 600_000)) {
+    throw new UsageError("--shard-lease-ttl is between 1s and 10m");
+  }
+  return {
+    urls,
+    nodeId,
+    ...(advertise === undefined ? {} : { advertisedAddress: advertise }),
+    ...(leaseTtlMs === undefined ? {} : { leaseTtlMs }),
+  };
 }

@@ -15,7 +15,7 @@ const usage = `usage: holdshelf <command> [flags]
         [--allow-unauthenticated-network]
         [--max-request-bytes 8MiB] [--max-streams-per-connection 1000] [--max-waiting-receives 10000]
         [--max-queues 10000] [--max-stored-messages 5000000]   (docs/operations.md "Limits"; HOLDSHELF_MAX_* too)
-        [--postgres URL[,URL...] [--node-id ID] [--advertise HOST:PORT]]   (cluster mode: docs/cluster.md)
+        [--postgres URL[,URL...] [--node-id ID] [--advertise HOST:PORT] [--shard-lease-ttl 10s]]   (cluster mode: docs/cluster.md)
   cluster init --postgres URL[,URL...] [--shards 128]
   cluster status --postgres URL[,URL...]
   token --name NAME --queues PATTERN --allow admin,send,receive
@@ -33,7 +33,7 @@ const usage = `usage: holdshelf <command> [flags]
 Client commands call --address (default 127.0.0.1:50051), over TLS with --tls-ca FILE
 (and a client certificate with --tls-cert FILE --tls-key FILE). Environment:
 HOLDSHELF_DATA_DIR, HOLDSHELF_LISTEN, HOLDSHELF_METRICS_LISTEN, HOLDSHELF_DURABILITY, HOLDSHELF_LOG_LEVEL, HOLDSHELF_ADDRESS,
-HOLDSHELF_POSTGRES, HOLDSHELF_NODE_ID, HOLDSHELF_ADVERTISE.
+HOLDSHELF_POSTGRES, HOLDSHELF_NODE_ID, HOLDSHELF_ADVERTISE, HOLDSHELF_SHARD_LEASE_TTL.
 Against a broker with --auth-file, client commands send HOLDSHELF_TOKEN (or --token, visible in ps).
 HOLDSHELF_AUTH_FILE sets --auth-file.`;
 

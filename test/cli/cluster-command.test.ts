@@ -77,7 +77,11 @@ describe.skipIf(skipWithoutPostgres)("holdshelf cluster, and serve --postgres", 
 
   it("refuses cluster flags without --postgres, and URLs that are not postgres://", async () => {
     const nodeIdAlone = await serveExpectingRefusal(["--node-id", "x"]);
-    expect(nodeIdAlone.stderr).toContain("--node-id and --advertise are for cluster mode: add --postgres URL");
+    expect(nodeIdAlone.stderr).toContain("--node-id, --advertise and --shard-lease-ttl are for cluster mode: add --postgres URL");
+    const ttlAlone = await serveExpectingRefusal(["--shard-lease-ttl", "5s"]);
+    expect(ttlAlone.stderr).toContain("add --postgres URL");
+    const ttlTooShort = await serveExpectingRefusal(["--postgres", url, "--shard-lease-ttl", "200ms"]);
+    expect(ttlTooShort.stderr).toContain("--shard-lease-ttl is between 1s and 10m");
     const advertiseAlone = await serveExpectingRefusal(["--advertise", "10.0.0.1:50051"]);
     expect(advertiseAlone.stderr).toContain("add --postgres URL");
 
