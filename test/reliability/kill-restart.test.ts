@@ -2,6 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeTempDir } from "../support/temp-dir.js";
+import { CrashBroker } from "./crash/crash-broker.js";
 import { runCrashCycles } from "./crash/crash-run.js";
 import { crashSettingsFromEnv } from "./crash/crash-settings.js";
 
@@ -26,7 +27,7 @@ describe("a broker process killed with SIGKILL under mixed load, over and over",
       const replay = `replay with HOLDSHELF_CRASH_SEED=${settings.seed}`;
       console.log(`kill-restart: ${replay}`);
       const report = await runCrashCycles({
-        dataDir: join(dir.path, "data"),
+        target: new CrashBroker(join(dir.path, "data")),
         seed: settings.seed,
         cycles: settings.cycles,
         minutes: settings.minutes,

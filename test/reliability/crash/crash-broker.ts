@@ -1,11 +1,24 @@
 import { once } from "node:events";
 import { startBrokerProcess, type BrokerProcess } from "../../support/broker-process.js";
 
+/** What a crash run kills and starts again: one broker, or the serving broker of a cluster (crash-cluster.ts). */
+export interface CrashTarget {
+  /** Starts (or waits for) the broker that serves next; returns its gRPC address. */
+  start(): Promise<string>;
+  /** Ends the serving broker's life (SIGKILL, or worse) and waits until it is over. */
+  kill(): Promise<void>;
+  /** Kills every process it started: the run's end, or a failure. */
+  stop(): Promise<void>;
+  /** Exits nobody asked for, and error lines the brokers logged: each one is a failure. */
+  readonly problems: string[];
+  /** Figures of its own for the report (takeover times, say). */
+  figures?(): Record<string, unknown>;
+}
+
 /** A `holdshelf serve` child on one data directory that can be SIGKILLed and started again. */
-export class CrashBroker {
+export class CrashBroker implements CrashTarget {
   private current: BrokerProcess | undefined;
   private expectedExit = false;
-  /** Exits nobody asked for, with the process's log, and error lines the broker logged: each one is a failure. */
   readonly problems: string[] = [];
 
   constructor(private readonly dataDir: string) {}
@@ -19,6 +32,10 @@ export class CrashBroker {
     });
     this.current = broker;
     return broker.address;
+  }
+
+  stop(): Promise<void> {
+    return this.kill();
   }
 
   /** SIGKILLs the broker and waits until the process is gone. */

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { createQueueServiceRpc } from "../../../src/client/rpc-client.js";
-import { CrashBroker } from "./crash-broker.js";
+import type { CrashTarget } from "./crash-broker.js";
 import type { Epoch } from "./crash-epoch.js";
 import { createQueues, DEAD_LETTERS, JOBS, MAX_DELAY_MS, MAX_VISIBILITY_MS } from "./crash-queues.js";
 import { drainQueues } from "./drain.js";
@@ -13,7 +13,8 @@ import { SeededRandom } from "./seeded-random.js";
 
 /** What a crash run does. */
 export interface CrashRunOptions {
-  readonly dataDir: string;
+  /** The broker (or cluster) killed and started again. */
+  readonly target: CrashTarget;
   readonly seed: number;
   /** Kill cycles to run at least. */
   readonly cycles: number;
@@ -30,20 +31,23 @@ export interface CrashReport extends CheckResult {
   readonly seed: number;
   readonly cycles: number;
   readonly wallSeconds: number;
+  /** The target's own figures (a cluster's takeover times). */
+  readonly target: Record<string, unknown>;
 }
 
 /**
  * Runs the mixed workload against a broker process, SIGKILLs it at seeded
- * random moments and restarts it on the same data directory, cycle after
- * cycle; then restarts it once more, drains every queue and checks what the
- * clients were told against what the broker kept.
+ * random moments and restarts it on the same data (or lets a cluster's
+ * standby take over), cycle after cycle; then starts it once more, drains
+ * every queue and checks what the clients were told against what the
+ * broker kept.
  */
 export async function runCrashCycles(options: CrashRunOptions): Promise<CrashReport> {
   const started = Date.now();
   const random = new SeededRandom(options.seed);
   const kills = random.fork(1);
   const ledger = new Ledger();
-  const broker = new CrashBroker(options.dataDir);
+  const broker = options.target;
   // Two producers: with sends overlapping, an answer given before its write
   // would have reached the log is caught within a short run (one is not enough).
   const workers = [
@@ -92,9 +96,15 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashRep
     epoch.rpc.close();
   } finally {
     // Also when something above threw: never leave a broker process behind.
-    await broker.kill();
+    await broker.stop();
   }
   ledger.unexpected.push(...broker.problems);
   const result = checkInvariants(ledger);
-  return { ...result, seed: options.seed, cycles: cycle, wallSeconds: Math.round((Date.now() - started) / 1000) };
+  return {
+    ...result,
+    seed: options.seed,
+    cycles: cycle,
+    wallSeconds: Math.round((Date.now() - started) / 1000),
+    target: broker.figures?.() ?? {},
+  };
 }

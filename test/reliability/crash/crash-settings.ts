@@ -12,9 +12,10 @@ export const ciCycles = 22;
 
 /**
  * Reads HOLDSHELF_CRASH_SEED (replays a run), HOLDSHELF_CRASH_CYCLES,
- * HOLDSHELF_CRASH_MINUTES and HOLDSHELF_CRASH_REPORT.
+ * HOLDSHELF_CRASH_MINUTES and HOLDSHELF_CRASH_REPORT; `defaults.cycles` is the
+ * short form's length.
  */
-export function crashSettingsFromEnv(env: NodeJS.ProcessEnv): CrashSettings {
+export function crashSettingsFromEnv(env: NodeJS.ProcessEnv, defaults: { cycles: number } = { cycles: ciCycles }): CrashSettings {
   const number = (name: string): number | undefined => {
     const text = env[name];
     if (text === undefined || text === "") return undefined;
@@ -24,7 +25,7 @@ export function crashSettingsFromEnv(env: NodeJS.ProcessEnv): CrashSettings {
   };
   return {
     seed: number("HOLDSHELF_CRASH_SEED") ?? Math.floor(Math.random() * 2 ** 32),
-    cycles: number("HOLDSHELF_CRASH_CYCLES") ?? ciCycles,
+    cycles: number("HOLDSHELF_CRASH_CYCLES") ?? defaults.cycles,
     minutes: number("HOLDSHELF_CRASH_MINUTES"),
     reportFile: env["HOLDSHELF_CRASH_REPORT"] || undefined,
   };

@@ -73,6 +73,12 @@ export class Ledger {
    * killed when it failed, the only time a broken call is expected.
    */
   failure(error: unknown, what: string, killing: boolean): { outcome: Outcome; reason: string } {
+    // A write that failed, or that a cluster's fence refused after the broker's shards moved on:
+    // expected only while its life ends, and unknown, since a commit cut off mid-way may have landed.
+    if (error instanceof RpcError && error.reason === "STORAGE_UNAVAILABLE") {
+      if (!killing) this.unexpected.push(`${what}: ${error.reason} ${error.message} while the broker was up`);
+      return { outcome: "unknown", reason: error.reason };
+    }
     if (error instanceof RpcError && error.reason !== "" && error.reason !== "INTERNAL") {
       if (!staleLeaseReasons.has(error.reason)) this.unexpected.push(`${what}: ${error.reason} ${error.message}`);
       return { outcome: "rejected", reason: error.reason };
