@@ -21,6 +21,7 @@ import type { ServerTls } from "../security/tls-files.js";
 import { ClassicLevelStore, type ClassicLevelStoreOptions, type Durability } from "../store/classic-level-store.js";
 import type { CommitObserver } from "../store/group-commit.js";
 import { PostgresStore, type PostgresStoreOptions } from "../store/postgres/postgres-store.js";
+import { ShardsHeldError } from "../store/postgres/shard-ownership.js";
 import type { RecoverableStore } from "../store/recoverable-store.js";
 import { isStorageUnavailable } from "../store/storage-unavailable.js";
 import { superviseStorage } from "./storage-recovery.js";
@@ -259,11 +260,13 @@ async function openStore(
     ...cluster,
     advertisedAddress: cluster.advertisedAddress ?? options.listen,
     commitObserver,
-    onWaiting(held) {
-      // One line per change of holders, not one per attempt.
-      if (held.message === waitingFor) return;
-      waitingFor = held.message;
-      logger.info("standing by: waiting for shards that other brokers hold", { reason: held.message });
+    onWaiting(reason) {
+      // One line per change of reason, not one per attempt.
+      const text = reason instanceof Error ? reason.message : String(reason);
+      if (text === waitingFor) return;
+      waitingFor = text;
+      if (reason instanceof ShardsHeldError) logger.info("standing by: waiting for shards that other brokers hold", { reason: text });
+      else logger.warn("cannot join the cluster yet, retrying", { reason: text });
     },
     onOwnershipLost: ownershipLost,
     ...(options.signal === undefined ? {} : { signal: options.signal }),

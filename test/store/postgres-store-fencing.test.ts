@@ -208,6 +208,36 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore ownership", () => {
     expect((refused as Error).message).toMatch(/^standing by: 4 shard\(s\) are held by live broker\(s\) b/);
   });
 
+  it("keeps standing by when its own connections are cut while it waits, and takes over when the shards are free", async () => {
+    const a = await open("a", { leaseTtlMs: 60_000 });
+    const reasons: unknown[] = [];
+    const waiting = open("b", { leaseTtlMs: 60_000, claimTimeoutMs: 30_000, onWaiting: (reason) => reasons.push(reason) });
+    await vi.waitFor(() => expect(reasons.length).toBeGreaterThan(0), { timeout: 5000, interval: 20 });
+    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name IN ('holdshelf b', 'holdshelf member b')");
+    await vi.waitFor(() => expect(reasons.some((reason) => !(reason instanceof ShardsHeldError))).toBe(true), { timeout: 5000, interval: 20 });
+    await a.close();
+    const b = await waiting;
+    expect(b).toBeInstanceOf(PostgresStore);
+    const { rows } = await admin.query<{ owner: string }>("SELECT DISTINCT owner FROM holdshelf_shards");
+    expect(rows).toEqual([{ owner: "b" }]);
+  });
+
+  it("retries a database it cannot reach until its claim timeout, then fails naming the host", async () => {
+    const reasons: unknown[] = [];
+    const started = performance.now();
+    const refused = await PostgresStore.open({
+      urls: ["postgres://holdshelf:secret@127.0.0.1:1/nothing"],
+      nodeId: "a",
+      advertisedAddress: "a:1",
+      claimTimeoutMs: 1500,
+      onWaiting: (reason) => reasons.push(reason),
+    }).catch((error: unknown) => error);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1400);
+    expect(reasons.length).toBeGreaterThan(0);
+    expect((refused as Error).message).toMatch(/^no PostgreSQL host takes writes \(127\.0\.0\.1:1: ECONNREFUSED/);
+    expect((refused as Error).message).not.toContain("secret");
+  });
+
   it("refuses a database written in another layout instead of misreading it", async () => {
     const a = await open("a");
     await a.close();

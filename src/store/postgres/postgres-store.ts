@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
+import { StoreOpenError } from "../store-open-error.js";
 import { GroupCommit, type CommitObserver, type GroupCommitStats } from "../group-commit.js";
 import { writeIdWords } from "../message-id-words.js";
 import { idWordsPerEntry, ScheduleColumns } from "../schedule-columns.js";
@@ -28,8 +29,8 @@ export interface PostgresStoreOptions {
   readonly leaseTtlMs?: number;
   /** How long `open` waits for shards that live brokers hold; it throws ShardsHeldError after that. */
   readonly claimTimeoutMs?: number;
-  /** Told while `open` waits for shards that other brokers hold. */
-  readonly onWaiting?: (error: ShardsHeldError) => void;
+  /** Told while `open` waits: for shards other brokers hold (a ShardsHeldError), or for PostgreSQL. */
+  readonly onWaiting?: (reason: unknown) => void;
   /** Aborts `open` while it waits for shards (a standby told to stop). */
   readonly signal?: AbortSignal;
   /** Told once when this store lost its shards to another broker or could not renew in time: it must stop serving. */
@@ -39,6 +40,8 @@ export interface PostgresStoreOptions {
 
 export const defaultLeaseTtlMs = 10_000;
 const claimRetryMs = 200;
+// While PostgreSQL cannot be reached at start: often enough to follow a failover, rarely enough not to flood its log.
+const openRetryMs = 1000;
 // Rows of the deadline index fetched per round trip when loading a queue.
 const loadPage = 10_000;
 
@@ -91,8 +94,30 @@ export class PostgresStore implements RecoverableStore {
     await Promise.all([this.pool.end().catch(() => undefined), this.member.end().catch(() => undefined)]);
   }
 
-  /** Connects, creates the cluster's tables if missing, joins as a member and claims every shard, waiting while others hold them. */
+  /**
+   * Connects, creates the cluster's tables if missing, joins as a member and
+   * claims every shard. Until `claimTimeoutMs` passes it waits while other
+   * brokers hold the shards, and retries while PostgreSQL cannot be reached
+   * or still holds a dead session of this node id: a standby rides out a
+   * database failover instead of exiting. A database it must not use (a
+   * StoreOpenError: another layout, a bad shard count) fails at once.
+   */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    const giveUpAt = performance.now() + (options.claimTimeoutMs ?? Infinity);
+    for (;;) {
+      options.signal?.throwIfAborted();
+      try {
+        return await PostgresStore.openOnce(options, giveUpAt);
+      } catch (error) {
+        if (error instanceof StoreOpenError || error instanceof ShardsHeldError || performance.now() >= giveUpAt) throw error;
+        options.signal?.throwIfAborted();
+        options.onWaiting?.(error);
+        await sleep(Math.min(openRetryMs, Math.max(0, giveUpAt - performance.now())), undefined, options.signal && { signal: options.signal });
+      }
+    }
+  }
+
+  private static async openOnce(options: PostgresStoreOptions, giveUpAt: number): Promise<PostgresStore> {
     const { pool, member } = await connect(options.urls, options.nodeId);
     try {
       const cluster = await ensureCluster(member, options.shardCount);
@@ -100,7 +125,7 @@ export class PostgresStore implements RecoverableStore {
       await ownership.join(options.advertisedAddress);
       const store = new PostgresStore(pool, member, ownership, cluster.shardCount, cluster.handleKey, options);
       try {
-        await store.claimAll(options.claimTimeoutMs ?? Infinity, options.signal);
+        await store.claimAll(giveUpAt, options.signal);
       } catch (error) {
         await ownership.leave().catch(() => undefined);
         throw error;
@@ -112,11 +137,10 @@ export class PostgresStore implements RecoverableStore {
     }
   }
 
-  /** Claims every shard, retrying while live brokers hold some, until `timeoutMs` passes. */
-  private async claimAll(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  /** Claims every shard, retrying while live brokers hold some, until `giveUpAt` (performance.now() time). */
+  private async claimAll(giveUpAt: number, signal?: AbortSignal): Promise<void> {
     const ttl = this.leaseTtl;
     const shards = Array.from({ length: this.shardCount }, (_, shard) => shard);
-    const giveUpAt = performance.now() + timeoutMs;
     for (;;) {
       signal?.throwIfAborted();
       const started = performance.now();
@@ -129,7 +153,7 @@ export class PostgresStore implements RecoverableStore {
         this.options.onWaiting?.(error);
         // Each attempt is one short transaction, so a standby can afford to ask often: this
         // interval bounds how long a dead broker's queues wait once its member lock is gone.
-        await sleep(Math.min(ttl / 3, claimRetryMs, Math.max(0, giveUpAt - performance.now())), undefined, { signal });
+        await sleep(Math.min(ttl / 3, claimRetryMs, Math.max(0, giveUpAt - performance.now())), undefined, signal && { signal });
       }
     }
     this.scheduleRenewal();
@@ -196,7 +220,7 @@ export class PostgresStore implements RecoverableStore {
       await this.ownership.join(address);
       this.closed = false;
       this.lost = undefined;
-      await this.claimAll(0);
+      await this.claimAll(performance.now());
     } catch (error) {
       const unavailable = postgresUnavailable(error);
       this.lost ??= unavailable;
