@@ -14,9 +14,9 @@ import { holdshelfBin } from "../support/broker-process.js";
 import { startPostgres, type PostgresServer, skipWithoutPostgres } from "../support/postgres-server.js";
 import { text } from "../support/text.js";
 
-// About 1 s here: B retries its claim every 200 ms, and A dies just after
-// B's first try. The bound is for a loaded 2-core machine; without the
-// member lock B would wait for A's leases to run out (10 s).
+// Well under 1 s here: B retries its claim every 200 ms, then loads and
+// listens. The bound is for a loaded 2-core machine; without the member
+// lock B would wait for A's leases to run out (10 s).
 const failoverBoundMs = 5000;
 
 describe.skipIf(skipWithoutPostgres)("a standby broker when the active one is killed with SIGKILL", () => {
