@@ -142,6 +142,22 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore ownership", () => {
     expect(isStorageUnavailable(lost[0])).toBe(true);
   });
 
+  it("stops serving once its renewals hang for a lease's length, with no commit to tell it", async () => {
+    const lost: unknown[] = [];
+    await open("a", { leaseTtlMs: 1000, onOwnershipLost: (error) => lost.push(error) });
+    // A database that answers nothing: the renewals wait on these row locks.
+    await admin.query("BEGIN");
+    await admin.query("SELECT shard FROM holdshelf_shards FOR UPDATE");
+    const since = performance.now();
+    try {
+      await vi.waitFor(() => expect(lost).toHaveLength(1), { timeout: 5000, interval: 20 });
+    } finally {
+      await admin.query("ROLLBACK");
+    }
+    expect(performance.now() - since).toBeLessThan(2000);
+    expect(isStorageUnavailable(lost[0])).toBe(true);
+  });
+
   it("renews its leases while it lives, so nobody can claim them", async () => {
     await open("a", { leaseTtlMs: 600 });
     // Three TTLs: without renewals the leases would have run out twice over.

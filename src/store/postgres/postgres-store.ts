@@ -59,6 +59,8 @@ export class PostgresStore implements RecoverableStore {
   private readonly queueShards = new Map<string, number>();
   private readonly dataShards = new Map<number, number>();
   private renewTimer: NodeJS.Timeout | undefined;
+  /** Fires when the leases lapse without a renewal (a hung database), so the broker stops serving without waiting for a commit. */
+  private lapseTimer: NodeJS.Timeout | undefined;
   /** When the held leases may have run out by this broker's clock: past it, nothing is written. */
   private leaseValidUntil = 0;
   private lost: unknown;
@@ -118,7 +120,7 @@ export class PostgresStore implements RecoverableStore {
   }
 
   private static async openOnce(options: PostgresStoreOptions, giveUpAt: number): Promise<PostgresStore> {
-    const { pool, member } = await connect(options.urls, options.nodeId);
+    const { pool, member } = await connect(options.urls, options.nodeId, options.leaseTtlMs ?? defaultLeaseTtlMs);
     try {
       const cluster = await ensureCluster(member, options.shardCount);
       const ownership = new ShardOwnership(member, options.nodeId, options.leaseTtlMs ?? defaultLeaseTtlMs);
@@ -168,6 +170,20 @@ export class PostgresStore implements RecoverableStore {
     clearTimeout(this.renewTimer);
     this.renewTimer = setTimeout(() => void this.renewOnce(), this.leaseTtl / 3);
     this.renewTimer.unref();
+    this.armLapse();
+  }
+
+  private armLapse(): void {
+    clearTimeout(this.lapseTimer);
+    // A millisecond late: a timer may fire a fraction early, and a renewal may have moved the deadline meanwhile.
+    this.lapseTimer = setTimeout(() => this.checkLapse(), Math.max(0, this.leaseValidUntil - performance.now()) + 1);
+    this.lapseTimer.unref();
+  }
+
+  private checkLapse(): void {
+    if (this.closed || this.lost !== undefined) return;
+    if (performance.now() < this.leaseValidUntil) return this.armLapse();
+    this.loseOwnership(ownershipLost());
   }
 
   private async renewOnce(): Promise<void> {
@@ -188,6 +204,7 @@ export class PostgresStore implements RecoverableStore {
     if (this.lost !== undefined) return;
     this.lost = error;
     clearTimeout(this.renewTimer);
+    clearTimeout(this.lapseTimer);
     this.options.onOwnershipLost?.(error);
   }
 
@@ -209,9 +226,10 @@ export class PostgresStore implements RecoverableStore {
    */
   async reopen(): Promise<void> {
     clearTimeout(this.renewTimer);
+    clearTimeout(this.lapseTimer);
     await this.disconnect();
     try {
-      const { pool, member } = await connect(this.options.urls, this.options.nodeId);
+      const { pool, member } = await connect(this.options.urls, this.options.nodeId, this.leaseTtl);
       this.pool = pool;
       this.member = member;
       this.watchMember(member);
@@ -244,6 +262,8 @@ export class PostgresStore implements RecoverableStore {
   }
 
   async load(): Promise<StoredState> {
+    this.queueShards.clear();
+    this.dataShards.clear();
     const { rows: clusterRows } = await this.pool.query<{ next_sequence: string }>("SELECT next_sequence FROM holdshelf_cluster");
     const { rows } = await this.pool.query<{ shard: number; record: Buffer }>(
       "SELECT shard, record FROM holdshelf_queues WHERE shard = ANY($1::int[]) ORDER BY name",
@@ -294,6 +314,8 @@ export class PostgresStore implements RecoverableStore {
     });
   }
 
+  // Not fenced: it frees a data space no queue uses (data ids are never
+  // reused), which no other broker can be writing to.
   async dropData(dataId: number): Promise<void> {
     await this.pool.query(
       `WITH content AS (DELETE FROM holdshelf_content WHERE data_id = $1),
@@ -309,6 +331,7 @@ export class PostgresStore implements RecoverableStore {
     await this.groupCommit.commit([]).catch(() => undefined);
     this.closed = true;
     clearTimeout(this.renewTimer);
+    clearTimeout(this.lapseTimer);
     // A standby takes the shards at once instead of waiting for their leases.
     if (this.lost === undefined) await this.ownership.release(this.member).catch(() => undefined);
     await this.disconnect();
@@ -419,12 +442,16 @@ export class PostgresStore implements RecoverableStore {
  * lock), on the current primary. Named in pg_stat_activity, so an operator
  * sees which broker holds which connection.
  */
-async function connect(urls: readonly string[], nodeId: string): Promise<{ pool: pg.Pool; member: pg.Client }> {
+async function connect(urls: readonly string[], nodeId: string, leaseTtlMs: number): Promise<{ pool: pg.Pool; member: pg.Client }> {
   const url = await connectToPrimary(urls);
-  const pool = new pg.Pool({ connectionString: url, max: 4, application_name: `holdshelf ${nodeId}` });
+  // A statement unanswered for a lease's length (a partition, a synchronous
+  // standby gone) fails, so the broker stops serving and recovers instead
+  // of holding every call; keepalives find a dead server without traffic.
+  const settings = { connectionString: url, keepAlive: true, query_timeout: Math.max(leaseTtlMs, 5000) };
+  const pool = new pg.Pool({ ...settings, max: 4, application_name: `holdshelf ${nodeId}` });
   // An idle connection's error (the server restarted) surfaces on the next query instead of crashing the process.
   pool.on("error", () => undefined);
-  const member = new pg.Client({ connectionString: url, application_name: `holdshelf member ${nodeId}` });
+  const member = new pg.Client({ ...settings, application_name: `holdshelf member ${nodeId}` });
   member.on("error", () => undefined);
   await member.connect();
   return { pool, member };
