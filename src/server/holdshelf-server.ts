@@ -14,8 +14,9 @@ import { addReflectionService } from "../grpc/reflection-service.js";
 import { requestFramingInterceptor } from "../grpc/request-framing.js";
 import { createStreamLimit } from "../grpc/stream-limit.js";
 import { silentLogger, type Logger } from "../logging/logger.js";
+import { createClusterMetrics } from "../metrics/cluster-metrics.js";
 import { createHoldshelfMetrics } from "../metrics/holdshelf-metrics.js";
-import { startMetricsServer, type MetricsServer } from "../metrics/metrics-server.js";
+import { startMetricsServer } from "../metrics/metrics-server.js";
 import { serverCredentials } from "../security/tls-credentials.js";
 import type { ServerTls } from "../security/tls-files.js";
 import { ClassicLevelStore, type ClassicLevelStoreOptions, type Durability } from "../store/classic-level-store.js";
@@ -112,7 +113,28 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       storageFailed(error);
     },
   };
-  const store = await openStore(options, commitObserver, logger, (error) => storageFailed(error));
+  // Before the store: a standby (cluster mode) waits in openStore for as long
+  // as another broker serves, and probes and Prometheus should see it alive
+  // (/healthz) but not ready (/readyz 503) meanwhile.
+  let health: HealthStatus | undefined;
+  const metricsServer =
+    options.metricsListen === undefined
+      ? undefined
+      : await startMetricsServer({
+          listen: options.metricsListen,
+          ...(options.metricsTls === undefined ? {} : { tls: options.metricsTls }),
+          registry: metrics.registry,
+          // Not ready while starting, shutting down or while storage is down.
+          ready: () => health?.isServing ?? false,
+          onScrapeError: (error) => logger.error("metrics scrape failed", { error }),
+        });
+  let store: RecoverableStore;
+  try {
+    store = await openStore(options, commitObserver, logger, (error) => storageFailed(error), metrics.registry);
+  } catch (error) {
+    await metricsServer?.close();
+    throw error;
+  }
   let broker: Broker;
   try {
     broker = await Broker.open({
@@ -128,10 +150,11 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     });
   } catch (error) {
     await store.close();
+    await metricsServer?.close();
     throw error;
   }
   metrics.broker.observe(broker);
-  const health = new HealthStatus();
+  health = new HealthStatus();
   const clock = options.clock ?? systemClock;
   const recovery = superviseStorage({ store, broker, health, metrics: metrics.storage, logger, clock });
   storageFailed = (error) => recovery.failed(error);
@@ -163,25 +186,15 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   addReflectionService(server, [file_holdshelf_v1_queue_service]);
   metrics.grpc.preRegister([queueServiceDefinition, healthServiceDefinition]);
   let port: number;
-  let metricsServer: MetricsServer | undefined;
   try {
     port = await bind(server, options.listen, options.tls);
-    if (options.metricsListen !== undefined) {
-      metricsServer = await startMetricsServer({
-        listen: options.metricsListen,
-        ...(options.metricsTls === undefined ? {} : { tls: options.metricsTls }),
-        registry: metrics.registry,
-        // Not ready while shutting down or while storage is down.
-        ready: () => health.isServing,
-        onScrapeError: (error) => logger.error("metrics scrape failed", { error }),
-      });
-    }
   } catch (error) {
     server.forceShutdown();
     broker.close();
     // A recovery under way (a write failed during start) must not reopen the store after this.
     await recovery.stop();
     await store.close();
+    await metricsServer?.close();
     throw error;
   }
   const host = options.listen.slice(0, options.listen.lastIndexOf(":"));
@@ -245,6 +258,7 @@ async function openStore(
   commitObserver: CommitObserver,
   logger: Logger,
   ownershipLost: (error: unknown) => void,
+  registry: Registry,
 ): Promise<RecoverableStore> {
   const cluster = options.postgres;
   if (cluster === undefined) {
@@ -256,7 +270,8 @@ async function openStore(
     });
   }
   let waitingFor = "";
-  return PostgresStore.open({
+  const clusterMetrics = createClusterMetrics(registry);
+  const store = await PostgresStore.open({
     ...cluster,
     advertisedAddress: cluster.advertisedAddress ?? options.listen,
     commitObserver,
@@ -268,7 +283,12 @@ async function openStore(
       if (reason instanceof ShardsHeldError) logger.info("standing by: waiting for shards that other brokers hold", { reason: text });
       else logger.warn("cannot join the cluster yet, retrying", { reason: text });
     },
-    onOwnershipLost: ownershipLost,
+    onOwnershipLost(error) {
+      clusterMetrics.ownershipLost();
+      ownershipLost(error);
+    },
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
+  clusterMetrics.observe(store);
+  return store;
 }

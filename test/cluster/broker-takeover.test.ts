@@ -10,6 +10,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
+import { freePort } from "../support/free-port.js";
+import { parseExposition, valueOf } from "../support/prometheus-text.js";
 import { startPostgres, type PostgresServer, skipWithoutPostgres } from "../support/postgres-server.js";
 
 let postgres: PostgresServer;
@@ -37,11 +39,12 @@ describe.skipIf(skipWithoutPostgres)("brokers taking over each other's shards", 
     await admin.end();
   });
 
-  async function startBroker(nodeId: string): Promise<HoldshelfServer> {
+  async function startBroker(nodeId: string, metricsListen?: string): Promise<HoldshelfServer> {
     const server = await startHoldshelfServer({
       dataDir: "/nonexistent-in-cluster-mode",
       listen: "127.0.0.1:0",
       postgres: { urls: [url], nodeId, shardCount: 8, leaseTtlMs: 1500 },
+      ...(metricsListen === undefined ? {} : { metricsListen }),
     });
     servers.push(server);
     return server;
@@ -81,6 +84,23 @@ describe.skipIf(skipWithoutPostgres)("brokers taking over each other's shards", 
     expect(new Set(received)).toEqual(new Set(sent.slice(5)));
   });
 
+  it("shows a standby alive but not ready on its metrics listener, owning no shards, until it takes over", async () => {
+    const first = await startBroker("first");
+    const metricsAddress = `127.0.0.1:${await freePort()}`;
+    const standby = startBroker("second", metricsAddress);
+    const probe = async (path: string): Promise<Response> => fetch(`http://${metricsAddress}${path}`);
+    await vi.waitFor(async () => expect((await probe("/healthz")).status).toBe(200), { timeout: 5000, interval: 50 });
+    expect((await probe("/readyz")).status).toBe(503);
+    const owned = async (): Promise<number | undefined> =>
+      valueOf(parseExposition(await (await probe("/metrics")).text()), "holdshelf_cluster_shards_owned");
+    expect(await owned()).toBe(0);
+
+    await first.shutdown();
+    await standby;
+    expect((await probe("/readyz")).status).toBe(200);
+    expect(await owned()).toBe(8);
+  });
+
   it("makes a fenced broker answer UNAVAILABLE and report NOT_SERVING, then serve again once its shards are free", async () => {
     const first = await startBroker("first");
     const rpc = clientOf(first);
@@ -92,6 +112,9 @@ describe.skipIf(skipWithoutPostgres)("brokers taking over each other's shards", 
     const second = await startBroker("second");
     await expectRpcError(rpc.send({ queue: "jobs", body: Buffer.from("late") }), status.UNAVAILABLE, "STORAGE_UNAVAILABLE");
     expect(first.health.isServing).toBe(false);
+    const firstMetrics = parseExposition(await first.metrics.metrics());
+    expect(valueOf(firstMetrics, "holdshelf_cluster_shards_owned")).toBe(0);
+    expect(valueOf(firstMetrics, "holdshelf_cluster_ownership_losses_total")).toBe(1);
 
     const next = clientOf(second);
     await next.send({ queue: "jobs", body: Buffer.from("after") });

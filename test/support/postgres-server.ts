@@ -8,10 +8,10 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { chown, mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { freePort } from "./free-port.js";
 import { skipWithout } from "./required-tools.js";
 
 /** A running PostgreSQL server. */
@@ -206,15 +206,6 @@ async function stopProcess(server: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  probe.listen(0, "127.0.0.1");
-  await once(probe, "listening");
-  const { port } = probe.address() as { port: number };
-  probe.close();
-  await once(probe, "close");
-  return port;
-}
 
 /** The uid (`-u`) or gid (`-g`) of the postgres user. */
 function idOf(flag: "-u" | "-g"): number {

@@ -208,6 +208,11 @@ export class PostgresStore implements RecoverableStore {
     this.options.onOwnershipLost?.(error);
   }
 
+  /** The shards this store owns and may write now: none once it lost them, until a reopen claims them again. */
+  get ownedShardCount(): number {
+    return this.lost === undefined && !this.closed ? this.ownership.fence().shards.length : 0;
+  }
+
   /** How many batches (transactions) and commits the group commit has written. */
   get commitStats(): GroupCommitStats {
     return this.groupCommit.stats;
