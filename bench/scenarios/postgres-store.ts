@@ -20,6 +20,7 @@
  * is not installed.
  */
 import pg from "pg";
+import { requireValue, scrapeBroker } from "../broker-scrape.js";
 import { createQueue, runPipeline } from "../pipeline.js";
 import { postgresBinDir, startPostgresServer, type PostgresServerChild } from "../postgres-server-child.js";
 import {
@@ -50,6 +51,12 @@ interface ServerCounters {
   readonly commits: number;
   /** WAL fsyncs, by backends and the WAL writer (pg_stat_wal.wal_sync). */
   readonly walSyncs: number;
+}
+
+/** A broker's time spent writing group-commit batches so far, and the batches. */
+interface CommitTime {
+  readonly seconds: number;
+  readonly batches: number;
 }
 
 /** Counters that are exact the moment they are read. */
@@ -113,6 +120,7 @@ async function measurePostgres(
     const countersBefore = await readServerCounters(reader);
 
     context.log(`postgres: ${messages} messages, ${batchedPipelineShape.producers} producers and ${batchedPipelineShape.consumers} consumers`);
+    const commitTimeBefore = await readCommitTime(pgBroker);
     const { window, value } = await measureWindow(pgBroker, async () => {
       const exactBefore = await readExactCounters(reader);
       const cpuBefore = server.cpuSeconds([readerPid]);
@@ -121,6 +129,7 @@ async function measurePostgres(
       const exactAfter = await readExactCounters(reader);
       return { latencies, postgresCpuSeconds: cpuAfter - cpuBefore, exactBefore, exactAfter };
     });
+    const commitTimeAfter = await readCommitTime(pgBroker);
     context.log(`postgres: waiting ${statsSettleMs / 1000} s for PostgreSQL's counters to settle`);
     await new Promise((resolve) => setTimeout(resolve, statsSettleMs));
     const countersAfter = await readServerCounters(reader);
@@ -135,6 +144,7 @@ async function measurePostgres(
     return {
       ...result,
       extra: {
+        ...commitTimeFigures(commitTimeBefore, commitTimeAfter, window.seconds),
         "postgres µs/msg": postgresMicros,
         "postgres CPU %": (100 * value.postgresCpuSeconds) / window.seconds,
         "broker + postgres µs/msg": brokerMicros + postgresMicros,
@@ -164,8 +174,31 @@ async function measureBatched(context: ScenarioContext, broker: BenchBroker, mes
   context.log(`postgres: warm-up of ${warmupMessages} messages`);
   await runPipeline(broker.address, { queue, messages: warmupMessages, ...batchedPipelineShape });
   context.log(`postgres: ${messages} messages, ${batchedPipelineShape.producers} producers and ${batchedPipelineShape.consumers} consumers`);
+  const before = await readCommitTime(broker);
   const { window, value: latencies } = await measureWindow(broker, () => runPipeline(broker.address, { queue, messages, ...batchedPipelineShape }));
-  return resultOf(scenario, messages, window, percentiles(latencies));
+  const after = await readCommitTime(broker);
+  return resultOf(scenario, messages, window, percentiles(latencies), commitTimeFigures(before, after, window.seconds));
+}
+
+async function readCommitTime(broker: BenchBroker): Promise<CommitTime> {
+  const samples = await scrapeBroker(broker.metricsAddress);
+  return {
+    seconds: requireValue(samples, "holdshelf_storage_commit_seconds_sum"),
+    batches: requireValue(samples, "holdshelf_storage_commit_seconds_count"),
+  };
+}
+
+/**
+ * How long a group-commit batch took to write, and the share of the window
+ * the broker's one writer spent writing: near 1, the rate is bound by the
+ * store's commit latency (the load keeps only so many calls waiting), not by CPU.
+ */
+function commitTimeFigures(before: CommitTime, after: CommitTime, windowSeconds: number): Record<string, number> {
+  const seconds = after.seconds - before.seconds;
+  return {
+    "mean group commit ms": (1000 * seconds) / (after.batches - before.batches),
+    "writer busy share": seconds / windowSeconds,
+  };
 }
 
 async function readServerCounters(reader: pg.Client): Promise<ServerCounters> {
