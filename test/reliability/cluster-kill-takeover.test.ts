@@ -3,11 +3,18 @@
 // Each cycle ends the serving broker's life: SIGKILL (sometimes a standby's
 // too); SIGSTOP past its shard lease and SIGCONT once another broker serves;
 // or its member session cut in PostgreSQL while it runs on, so that its
-// commits race a standby's claim and meet the fence. `npm run crash --
-// --cluster --minutes N` is the long form.
+// commits race a standby's claim and meet the fence. Once, at the middle
+// cycle, the PostgreSQL primary is killed and its synchronous standby
+// promoted instead. `npm run crash -- --cluster --minutes N` is the long form.
 import { writeFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPostgres, skipWithoutPostgres, type PostgresServer } from "../support/postgres-server.js";
+import {
+  skipWithoutPostgres,
+  startPostgres,
+  startStandby,
+  type PostgresServer,
+  type PostgresStandby,
+} from "../support/postgres-server.js";
 import { CrashCluster } from "./crash/crash-cluster.js";
 import { runCrashCycles } from "./crash/crash-run.js";
 import { crashSettingsFromEnv } from "./crash/crash-settings.js";
@@ -21,12 +28,16 @@ const shardLeaseTtlMs = 2000;
 const timeoutMs = (settings.cycles * 15 + (settings.minutes ?? 0) * 60 + 120) * 1000;
 
 describe.skipIf(skipWithoutPostgres)("a cluster's serving broker killed with SIGKILL or paused past its lease, over and over", () => {
-  let postgres: PostgresServer;
+  // A primary whose commits wait for a synchronous standby: the run fails the database over once.
+  let primary: PostgresServer;
+  let standby: PostgresStandby;
   beforeAll(async () => {
-    postgres = await startPostgres();
+    primary = await startPostgres({ synchronousStandby: "crash_standby" });
+    standby = await startStandby(primary, "crash_standby");
   }, 60_000);
   afterAll(async () => {
-    await postgres?.stop();
+    await standby?.stop();
+    await primary?.stop();
   });
 
   it(
@@ -34,8 +45,15 @@ describe.skipIf(skipWithoutPostgres)("a cluster's serving broker killed with SIG
     async () => {
       const replay = `replay with HOLDSHELF_CRASH_SEED=${settings.seed}`;
       console.log(`cluster kill-takeover: ${replay}`);
+      // The database is created on the primary and reaches the standby through replication.
+      const database = new URL(await primary.createDatabase()).pathname.slice(1);
       const target = new CrashCluster({
-        postgresUrl: await postgres.createDatabase(),
+        postgresUrls: [primary.url(database), standby.url(database)],
+        failOverDatabase: async () => {
+          await primary.kill();
+          await standby.promote();
+        },
+        cycles: settings.cycles,
         random: new SeededRandom(settings.seed).fork(11),
         brokers: 3,
         pauseEvery: 4,
@@ -58,10 +76,11 @@ describe.skipIf(skipWithoutPostgres)("a cluster's serving broker killed with SIG
       expect(figures.sendsAcknowledged, replay).toBeGreaterThan(100);
       expect(figures.strictDeletes, replay).toBeGreaterThan(0);
       expect(figures.leasesChecked, replay).toBeGreaterThan(50);
-      const takeovers = figures.target as Record<"takeoversAfterKill" | "takeoversAfterPause" | "takeoversAfterCut", { count: number }>;
-      expect(takeovers.takeoversAfterKill.count, replay).toBeGreaterThan(0);
-      expect(takeovers.takeoversAfterPause.count, replay).toBeGreaterThan(0);
-      expect(takeovers.takeoversAfterCut.count, replay).toBeGreaterThan(0);
+      const takeovers = figures.target as Record<string, { count: number }>;
+      expect(takeovers["servingAgainAfterDatabaseFailover"]!.count, replay).toBe(1);
+      expect(takeovers["takeoversAfterKill"]!.count, replay).toBeGreaterThan(0);
+      expect(takeovers["takeoversAfterPause"]!.count, replay).toBeGreaterThan(0);
+      expect(takeovers["takeoversAfterCut"]!.count, replay).toBeGreaterThan(0);
     },
     timeoutMs,
   );

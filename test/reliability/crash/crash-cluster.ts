@@ -8,7 +8,15 @@ import type { SeededRandom } from "./seeded-random.js";
 
 /** A cluster of `holdshelf serve --postgres` processes on one database. */
 export interface CrashClusterOptions {
-  readonly postgresUrl: string;
+  /** The PostgreSQL hosts the brokers are given (a primary and its synchronous standby, say). */
+  readonly postgresUrls: readonly string[];
+  /**
+   * Fails the database over (SIGKILL the primary, promote the standby) once,
+   * at the middle cycle, in place of that cycle's broker event; none if unset.
+   */
+  readonly failOverDatabase?: () => Promise<void>;
+  /** The cycle count, to find the middle one. */
+  readonly cycles: number;
   readonly random: SeededRandom;
   /** Broker processes kept running (one serves, the others stand by). */
   readonly brokers: number;
@@ -43,16 +51,24 @@ const listeningAddress = /"msg":"holdshelf listening","address":"([^"]+)"/;
  * life by SIGKILL (sometimes with a standby's too), by SIGSTOP held past
  * its lease until another broker serves, then SIGCONT (its late calls must
  * all fail), or by cutting its member session (its commits racing a claim
- * must fail the fence). Records how long each takeover took, by path.
+ * must fail the fence); once, at the middle cycle, the database itself
+ * fails over. Records how long each takeover took, by path.
  */
 export class CrashCluster implements CrashTarget {
   readonly problems: string[] = [];
   private readonly slots: Slot[];
   private active: Slot | undefined;
   /** When the serving broker's life ended, and how: the next start() measures the takeover from it. */
-  private ended: { at: number; path: "kill" | "pause" | "cut" } | undefined;
-  private readonly takeovers: { kill: number[]; pause: number[]; cut: number[] } = { kill: [], pause: [], cut: [] };
+  private ended: { at: number; path: "kill" | "pause" | "cut" | "database" } | undefined;
+  private readonly takeovers: { kill: number[]; pause: number[]; cut: number[]; database: number[] } = {
+    kill: [],
+    pause: [],
+    cut: [],
+    database: [],
+  };
   private lives = 0;
+  /** Which of the hosts is the primary now: the next one after a failover. */
+  private databaseIndex = 0;
 
   constructor(private readonly options: CrashClusterOptions) {
     this.slots = Array.from({ length: options.brokers }, (_, index) => ({
@@ -88,6 +104,7 @@ export class CrashCluster implements CrashTarget {
     if (active === undefined) return;
     const others = this.slots.filter((slot) => slot !== active && slot.child !== undefined);
     const life = ++this.lives;
+    if (life === Math.ceil(this.options.cycles / 2) && this.options.failOverDatabase !== undefined) return this.failOver();
     if (life % this.options.pauseEvery === 0 && others.length > 0) return this.pause(active);
     if (life % this.options.pauseEvery === Math.floor(this.options.pauseEvery / 2)) return this.cut(active);
     this.ended = { at: Date.now(), path: "kill" };
@@ -109,6 +126,7 @@ export class CrashCluster implements CrashTarget {
       takeoversAfterKill: summary(this.takeovers.kill),
       takeoversAfterPause: summary(this.takeovers.pause),
       takeoversAfterCut: summary(this.takeovers.cut),
+      servingAgainAfterDatabaseFailover: summary(this.takeovers.database),
     };
   }
 
@@ -137,7 +155,7 @@ export class CrashCluster implements CrashTarget {
   private async cut(active: Slot): Promise<void> {
     active.fenced = true;
     this.ended = { at: Date.now(), path: "cut" };
-    const admin = new pg.Client({ connectionString: this.options.postgresUrl });
+    const admin = new pg.Client({ connectionString: this.options.postgresUrls[this.databaseIndex]! });
     await admin.connect();
     try {
       await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [
@@ -148,10 +166,23 @@ export class CrashCluster implements CrashTarget {
     }
   }
 
+  /**
+   * Kills the PostgreSQL primary and promotes its synchronous standby under
+   * the running brokers: every broker loses its connections, and the
+   * serving one (or a standby that claims first) serves again from the
+   * promoted host, which every broker was given.
+   */
+  private async failOver(): Promise<void> {
+    for (const slot of this.slots) slot.fenced = true;
+    this.ended = { at: Date.now(), path: "database" };
+    await this.options.failOverDatabase!();
+    this.databaseIndex++;
+  }
+
   private spawn(slot: Slot): void {
     const args = [
       "serve",
-      "--postgres", this.options.postgresUrl,
+      "--postgres", this.options.postgresUrls.join(","),
       "--node-id", slot.nodeId,
       "--listen", "127.0.0.1:0",
       "--metrics-listen", "off",
