@@ -6,21 +6,15 @@
 // issued by one broker works on the next.
 import { status } from "@grpc/grpc-js";
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
 import { freePort } from "../support/free-port.js";
 import { parseExposition, valueOf } from "../support/prometheus-text.js";
-import { startPostgres, type PostgresServer, skipWithoutPostgres } from "../support/postgres-server.js";
+import { postgresForFile, skipWithoutPostgres } from "../support/postgres-server.js";
 
-let postgres: PostgresServer;
-beforeAll(async () => {
-  if (!skipWithoutPostgres) postgres = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  await postgres?.stop();
-});
+const postgres = postgresForFile();
 
 describe.skipIf(skipWithoutPostgres)("brokers taking over each other's shards", () => {
   let url: string;
@@ -29,7 +23,7 @@ describe.skipIf(skipWithoutPostgres)("brokers taking over each other's shards", 
   const clients: (QueueServiceRpc & { close(): void })[] = [];
 
   beforeEach(async () => {
-    url = await postgres.createDatabase();
+    url = await postgres().createDatabase();
     admin = new pg.Client({ connectionString: url });
     await admin.connect();
   });

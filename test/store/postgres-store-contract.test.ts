@@ -1,22 +1,16 @@
 // The store contract on PostgresStore: one real PostgreSQL server for the
 // file, a new database per test; a reopen is a new store (the same node id)
 // on the same database, as a broker's restart is.
-import { afterAll, beforeAll, describe } from "vitest";
+import { describe } from "vitest";
 import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
-import { skipWithoutPostgres, startPostgres, type PostgresServer } from "../support/postgres-server.js";
+import { postgresForFile, skipWithoutPostgres } from "../support/postgres-server.js";
 import { describeStoreContract, type StoreUnderTest } from "./store-contract.js";
 
-let postgres: PostgresServer;
-beforeAll(async () => {
-  if (!skipWithoutPostgres) postgres = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  await postgres?.stop();
-});
+const postgres = postgresForFile();
 
 describe.skipIf(skipWithoutPostgres)("on PostgreSQL", () => {
   describeStoreContract("PostgresStore", async () => {
-    const url = await postgres.createDatabase();
+    const url = await postgres().createDatabase();
     const open = (): Promise<PostgresStore> =>
       PostgresStore.open({ urls: [url], nodeId: "contract", advertisedAddress: "127.0.0.1:1", shardCount: 4 });
     const fixture: StoreUnderTest = {

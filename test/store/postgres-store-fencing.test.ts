@@ -3,22 +3,16 @@
 // over from a dead one (its member session gone) or one whose lease ran out;
 // a store that lost its shards writes nothing and says so.
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { isStorageUnavailable } from "../../src/store/storage-unavailable.js";
 import { PostgresStore, type PostgresStoreOptions } from "../../src/store/postgres/postgres-store.js";
 import { ShardsHeldError } from "../../src/store/postgres/shard-ownership.js";
 import { StoreOpenError } from "../../src/store/store-open-error.js";
-import { startPostgres, type PostgresServer, skipWithoutPostgres } from "../support/postgres-server.js";
+import { postgresForFile, skipWithoutPostgres } from "../support/postgres-server.js";
 import { settle } from "../support/wait.js";
 import { putMessage, queueRecord, scheduleEntry, t0 } from "./store-fixtures.js";
 
-let postgres: PostgresServer;
-beforeAll(async () => {
-  if (!skipWithoutPostgres) postgres = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  await postgres?.stop();
-});
+const postgres = postgresForFile();
 
 describe.skipIf(skipWithoutPostgres)("PostgresStore ownership", () => {
   let url: string;
@@ -26,7 +20,7 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore ownership", () => {
   const opened: PostgresStore[] = [];
 
   beforeEach(async () => {
-    url = await postgres.createDatabase();
+    url = await postgres().createDatabase();
     admin = new pg.Client({ connectionString: url });
     await admin.connect();
   });

@@ -11,6 +11,7 @@ import { chown, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
 import { freePort } from "./free-port.js";
 import { skipWithout } from "./required-tools.js";
 
@@ -58,6 +59,25 @@ export function postgresBinDir(): string | undefined {
  * except in CI, which installs it (.ci/run), so there they fail instead.
  */
 export const skipWithoutPostgres = skipWithout(postgresBinDir() === undefined ? ["postgresql (initdb, postgres)"] : []);
+
+/**
+ * One PostgreSQL server for the calling test file: started before its tests
+ * (unless they skip for want of PostgreSQL) and stopped after them.
+ * Returns a getter, since the server exists only once the file's tests run.
+ */
+export function postgresForFile(): () => PostgresServer {
+  let server: PostgresServer | undefined;
+  beforeAll(async () => {
+    if (!skipWithoutPostgres) server = await startPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return () => {
+    if (server === undefined) throw new Error("PostgreSQL is not running: call postgresForFile() at the top of the test file");
+    return server;
+  };
+}
 
 let databases = 0;
 

@@ -1,4 +1,19 @@
-import type { FoldedBatch } from "./postgres-changes.js";
+import type { FoldedBatch, TableRows } from "./postgres-changes.js";
+
+/** A message row's key, as the folded batch has it. */
+type MessageKey = { readonly dataId: number; readonly id: string; readonly readyAt?: number };
+
+/** A key column: its name, its PostgreSQL type, and how to read it from a key. */
+type KeyColumn = readonly [name: string, type: string, pick: (key: MessageKey) => unknown];
+
+/** One message table of a batch: its rows, its value column, the key columns between data id and id, and its shape tags. */
+interface MessageTable {
+  readonly tags: string;
+  readonly table: string;
+  readonly value: string;
+  readonly rows: TableRows<MessageKey>;
+  readonly keys: KeyColumn[];
+}
 
 /** The shards a commit is fenced by, with the epochs this store holds them at. */
 export interface CommitFence {
@@ -69,64 +84,32 @@ export function commitStatement(batch: FoldedBatch, fence: CommitFence, shardOfQ
   if (batch.sequence !== undefined) {
     add("S", `sequence_put AS (UPDATE holdshelf_cluster SET next_sequence = ${param(batch.sequence)}::bigint WHERE ${fenced})`);
   }
-  if (contents.put.length > 0) {
-    add(
-      "C",
-      `content_put AS (INSERT INTO holdshelf_content (data_id, id, content)
-         SELECT * FROM unnest(${param(contents.put.map((key) => key.dataId))}::bigint[],
-           ${param(contents.put.map((key) => key.id))}::uuid[], ${param(contents.putValues)}::bytea[])
-         WHERE ${fenced}
-         ON CONFLICT (data_id, id) DO UPDATE SET content = EXCLUDED.content)`,
-    );
-  }
-  if (contents.deleted.length > 0) {
-    add(
-      "c",
-      `content_delete AS (DELETE FROM holdshelf_content t
-         USING unnest(${param(contents.deleted.map((key) => key.dataId))}::bigint[],
-           ${param(contents.deleted.map((key) => key.id))}::uuid[]) AS gone(data_id, id)
-         WHERE t.data_id = gone.data_id AND t.id = gone.id AND ${fenced})`,
-    );
-  }
-  if (schedule.put.length > 0) {
-    add(
-      "R",
-      `schedule_put AS (INSERT INTO holdshelf_schedule (data_id, ready_at, id, state)
-         SELECT * FROM unnest(${param(schedule.put.map((key) => key.dataId))}::bigint[],
-           ${param(schedule.put.map((key) => key.readyAt))}::float8[], ${param(schedule.put.map((key) => key.id))}::uuid[],
-           ${param(schedule.putValues)}::bytea[])
-         WHERE ${fenced}
-         ON CONFLICT (data_id, ready_at, id) DO UPDATE SET state = EXCLUDED.state)`,
-    );
-  }
-  if (schedule.deleted.length > 0) {
-    add(
-      "r",
-      `schedule_delete AS (DELETE FROM holdshelf_schedule t
-         USING unnest(${param(schedule.deleted.map((key) => key.dataId))}::bigint[],
-           ${param(schedule.deleted.map((key) => key.readyAt))}::float8[],
-           ${param(schedule.deleted.map((key) => key.id))}::uuid[]) AS gone(data_id, ready_at, id)
-         WHERE t.data_id = gone.data_id AND t.ready_at = gone.ready_at AND t.id = gone.id AND ${fenced})`,
-    );
-  }
-  if (checkpoints.put.length > 0) {
-    add(
-      "K",
-      `checkpoint_put AS (INSERT INTO holdshelf_checkpoints (data_id, id, checkpoint)
-         SELECT * FROM unnest(${param(checkpoints.put.map((key) => key.dataId))}::bigint[],
-           ${param(checkpoints.put.map((key) => key.id))}::uuid[], ${param(checkpoints.putValues)}::bytea[])
-         WHERE ${fenced}
-         ON CONFLICT (data_id, id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint)`,
-    );
-  }
-  if (checkpoints.deleted.length > 0) {
-    add(
-      "k",
-      `checkpoint_delete AS (DELETE FROM holdshelf_checkpoints t
-         USING unnest(${param(checkpoints.deleted.map((key) => key.dataId))}::bigint[],
-           ${param(checkpoints.deleted.map((key) => key.id))}::uuid[]) AS gone(data_id, id)
-         WHERE t.data_id = gone.data_id AND t.id = gone.id AND ${fenced})`,
-    );
+  // The three message tables, keyed by data id and message id (and ready time, for the deadline index).
+  const messageTables: MessageTable[] = [
+    { tags: "Cc", table: "holdshelf_content", value: "content", rows: contents, keys: [] },
+    { tags: "Rr", table: "holdshelf_schedule", value: "state", rows: schedule, keys: [["ready_at", "float8", (key) => key.readyAt]] },
+    { tags: "Kk", table: "holdshelf_checkpoints", value: "checkpoint", rows: checkpoints, keys: [] },
+  ];
+  for (const { tags, table, value, rows, keys } of messageTables) {
+    const columns: KeyColumn[] = [["data_id", "bigint", (key) => key.dataId], ...keys, ["id", "uuid", (key) => key.id]];
+    const names = columns.map(([name]) => name).join(", ");
+    const arrays = (of: readonly MessageKey[]): string => columns.map(([, type, pick]) => `${param(of.map(pick))}::${type}[]`).join(", ");
+    if (rows.put.length > 0) {
+      add(
+        tags[0]!,
+        `${value}_put AS (INSERT INTO ${table} (${names}, ${value})
+           SELECT * FROM unnest(${arrays(rows.put)}, ${param(rows.putValues)}::bytea[])
+           WHERE ${fenced}
+           ON CONFLICT (${names}) DO UPDATE SET ${value} = EXCLUDED.${value})`,
+      );
+    }
+    if (rows.deleted.length > 0) {
+      add(
+        tags[1]!,
+        `${value}_delete AS (DELETE FROM ${table} t USING unnest(${arrays(rows.deleted)}) AS gone(${names})
+           WHERE ${columns.map(([name]) => `t.${name} = gone.${name}`).join(" AND ")} AND ${fenced})`,
+      );
+    }
   }
   return { name: `holdshelf-commit-${shape}`, text: `WITH ${ctes.join(",\n")}\nSELECT ok FROM ok`, values };
 }
