@@ -79,25 +79,22 @@ export class ShardOwnership {
        DELETE FROM holdshelf_members WHERE node_id <> $1 AND pg_try_advisory_xact_lock($2, hashtext(node_id))`,
       [this.nodeId, memberLockSpace],
     );
+    // A look without row locks first: a standby asks every 200 ms, and locking
+    // the shard rows each time would hold up the owner's commits, which
+    // share-lock them (commit-statement.ts).
+    const holders = await this.holders(client, shards, "");
+    if (holders.length > 0) throw new ShardsHeldError(holders);
     await client.query("BEGIN");
     try {
-      const { rows } = await client.query<{ shard: number; owner: string | null; expires_at: Date | null; claimable: boolean }>(
-        `SELECT shard, owner, expires_at,
-           owner IS NULL OR owner = $2 OR expires_at < now()
-             OR pg_try_advisory_xact_lock($3, hashtext(owner)) AS claimable
-         FROM holdshelf_shards WHERE shard = ANY($1::int[]) ORDER BY shard FOR UPDATE`,
-        [shards, this.nodeId, memberLockSpace],
-      );
-      const holders = rows
-        .filter((row) => !row.claimable)
-        .map((row) => ({ shard: row.shard, owner: row.owner!, expiresAt: row.expires_at! }));
-      if (holders.length > 0) throw new ShardsHeldError(holders);
-      if (rows.length !== shards.length) throw new Error(`the cluster has no shard(s) ${shards.filter((shard) => !rows.some((row) => row.shard === shard)).join(", ")}`);
+      // Again under the rows' locks: the owner may have renewed or come back meanwhile.
+      const lockedHolders = await this.holders(client, shards, "FOR UPDATE");
+      if (lockedHolders.length > 0) throw new ShardsHeldError(lockedHolders);
       const claimed = await client.query<{ shard: number; epoch: string }>(
         `UPDATE holdshelf_shards SET epoch = epoch + 1, owner = $2, expires_at = now() + $3 * interval '1 millisecond'
          WHERE shard = ANY($1::int[]) RETURNING shard, epoch`,
         [shards, this.nodeId, this.leaseTtlMs],
       );
+      if (claimed.rowCount !== shards.length) throw new Error(`the cluster has ${claimed.rowCount} of the ${shards.length} shards asked for`);
       await client.query("COMMIT");
       this.held.clear();
       for (const row of claimed.rows) this.held.set(row.shard, Number(row.epoch));
@@ -105,6 +102,20 @@ export class ShardOwnership {
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;
     }
+  }
+
+  /** The shards of `shards` that live brokers hold, read with `locking` ("" or "FOR UPDATE"). */
+  private async holders(client: pg.ClientBase, shards: readonly number[], locking: string): Promise<ShardHolder[]> {
+    const { rows } = await client.query<{ shard: number; owner: string; expires_at: Date }>(
+      `SELECT shard, owner, expires_at FROM (
+         SELECT shard, owner, expires_at,
+           owner IS NULL OR owner = $2 OR expires_at < now()
+             OR pg_try_advisory_xact_lock($3, hashtext(owner)) AS claimable
+         FROM holdshelf_shards WHERE shard = ANY($1::int[]) ORDER BY shard ${locking}) AS shard
+       WHERE NOT claimable`,
+      [shards, this.nodeId, memberLockSpace],
+    );
+    return rows.map((row) => ({ shard: row.shard, owner: row.owner, expiresAt: row.expires_at }));
   }
 
   /**
