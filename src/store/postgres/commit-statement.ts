@@ -1,10 +1,11 @@
+import { binaryArray, type ElementType } from "./binary-array.js";
 import type { FoldedBatch, TableRows } from "./postgres-changes.js";
 
 /** A message row's key, as the folded batch has it. */
 type MessageKey = { readonly dataId: number; readonly id: string; readonly readyAt?: number };
 
 /** A key column: its name, its PostgreSQL type, and how to read it from a key. */
-type KeyColumn = readonly [name: string, type: string, pick: (key: MessageKey) => unknown];
+type KeyColumn = readonly [name: string, type: ElementType, pick: (key: MessageKey) => unknown];
 
 /** One message table of a batch: its rows, its value column, the key columns between data id and id, and its shape tags. */
 interface MessageTable {
@@ -47,16 +48,18 @@ export interface Statement {
  * the shard it has.
  */
 export function commitStatement(batch: FoldedBatch, fence: CommitFence, shardOfQueue: (name: string) => number): Statement {
-  const values: unknown[] = [fence.shards, fence.epochs];
+  const values: unknown[] = [binaryArray("int4", fence.shards), binaryArray("int8", fence.epochs)];
   const param = (value: unknown): string => {
     values.push(value);
     return `$${values.length}`;
   };
+  // Every array goes in binary (binary-array.ts), cast to its type so PostgreSQL knows how to read it.
+  const array = (type: ElementType, elements: readonly unknown[]): string => `${param(binaryArray(type, elements))}::${type}[]`;
   const ctes = [
     `fence AS (SELECT s.shard FROM holdshelf_shards s
-       JOIN unnest($1::int[], $2::bigint[]) AS held(shard, epoch) ON s.shard = held.shard AND s.epoch = held.epoch
+       JOIN unnest($1::int4[], $2::int8[]) AS held(shard, epoch) ON s.shard = held.shard AND s.epoch = held.epoch
        FOR SHARE OF s)`,
-    `ok AS (SELECT count(*) = cardinality($1::int[]) AS ok FROM fence)`,
+    `ok AS (SELECT count(*) = cardinality($1::int4[]) AS ok FROM fence)`,
   ];
   // Which parts are present names the statement: a few dozen shapes, each planned once per connection.
   let shape = "";
@@ -71,15 +74,15 @@ export function commitStatement(batch: FoldedBatch, fence: CommitFence, shardOfQ
     add(
       "Q",
       `queue_put AS (INSERT INTO holdshelf_queues (name, shard, data_id, record)
-         SELECT name, shard, data_id, record FROM unnest(${param(queues.put.map((key) => key.name))}::text[],
-           ${param(queues.put.map((key) => shardOfQueue(key.name)))}::int[], ${param(queues.put.map((key) => key.dataId))}::bigint[],
-           ${param(queues.putValues)}::bytea[]) AS put(name, shard, data_id, record)
+         SELECT name, shard, data_id, record FROM unnest(${array("text", queues.put.map((key) => key.name))},
+           ${array("int4", queues.put.map((key) => shardOfQueue(key.name)))}, ${array("int8", queues.put.map((key) => key.dataId))},
+           ${array("bytea", queues.putValues)}) AS put(name, shard, data_id, record)
          WHERE ${fenced}
          ON CONFLICT (name) DO UPDATE SET data_id = EXCLUDED.data_id, record = EXCLUDED.record)`,
     );
   }
   if (queues.deleted.length > 0) {
-    add("q", `queue_delete AS (DELETE FROM holdshelf_queues WHERE name = ANY(${param(queues.deleted.map((key) => key.name))}::text[]) AND ${fenced})`);
+    add("q", `queue_delete AS (DELETE FROM holdshelf_queues WHERE name = ANY(${array("text", queues.deleted.map((key) => key.name))}) AND ${fenced})`);
   }
   if (batch.sequence !== undefined) {
     add("S", `sequence_put AS (UPDATE holdshelf_cluster SET next_sequence = ${param(batch.sequence)}::bigint WHERE ${fenced})`);
@@ -91,14 +94,14 @@ export function commitStatement(batch: FoldedBatch, fence: CommitFence, shardOfQ
     { tags: "Kk", table: "holdshelf_checkpoints", value: "checkpoint", rows: checkpoints, keys: [] },
   ];
   for (const { tags, table, value, rows, keys } of messageTables) {
-    const columns: KeyColumn[] = [["data_id", "bigint", (key) => key.dataId], ...keys, ["id", "uuid", (key) => key.id]];
+    const columns: KeyColumn[] = [["data_id", "int8", (key) => key.dataId], ...keys, ["id", "uuid", (key) => key.id]];
     const names = columns.map(([name]) => name).join(", ");
-    const arrays = (of: readonly MessageKey[]): string => columns.map(([, type, pick]) => `${param(of.map(pick))}::${type}[]`).join(", ");
+    const arrays = (of: readonly MessageKey[]): string => columns.map(([, type, pick]) => array(type, of.map(pick))).join(", ");
     if (rows.put.length > 0) {
       add(
         tags[0]!,
         `${value}_put AS (INSERT INTO ${table} (${names}, ${value})
-           SELECT * FROM unnest(${arrays(rows.put)}, ${param(rows.putValues)}::bytea[])
+           SELECT * FROM unnest(${arrays(rows.put)}, ${array("bytea", rows.putValues)})
            WHERE ${fenced}
            ON CONFLICT (${names}) DO UPDATE SET ${value} = EXCLUDED.${value})`,
       );

@@ -7,6 +7,7 @@ import { idWordsPerEntry, ScheduleColumns } from "../schedule-columns.js";
 import type { RecoverableStore } from "../recoverable-store.js";
 import type { MessageReading, ScheduleEntry, StoredQueue, StoredState, StoreOp } from "../store.js";
 import { decodeContent, decodeQueueRecord, decodeScheduleValueInto } from "../value-codecs.js";
+import { binaryArray } from "./binary-array.js";
 import { commitStatement } from "./commit-statement.js";
 import { appendChanges, foldChanges, type FoldedBatch, type PostgresChange } from "./postgres-changes.js";
 import { ensureCluster } from "./postgres-schema.js";
@@ -308,7 +309,7 @@ export class PostgresStore implements RecoverableStore {
       text: `SELECT replace(c.id::text, '-', ''), c.content, k.checkpoint FROM holdshelf_content c
              LEFT JOIN holdshelf_checkpoints k ON k.data_id = c.data_id AND k.id = c.id AND k.id = ANY($3::uuid[])
              WHERE c.data_id = $1 AND c.id = ANY($2::uuid[])`,
-      values: [dataId, ids, checkpointIds],
+      values: [dataId, binaryArray("uuid", ids), binaryArray("uuid", checkpointIds)],
       rowMode: "array",
     });
     const found = new Map(rows.map(([id, content, checkpoint]) => [id, { content, checkpoint }]));
