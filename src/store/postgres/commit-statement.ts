@@ -31,16 +31,24 @@ export interface Statement {
 
 /**
  * One batch as ONE statement, which PostgreSQL runs as one transaction: a
- * fence that share-locks the batch's shard rows and checks they are still at
+ * fence that locks the batch's shard rows and checks they are still at
  * the epochs this store claimed them at, then every table's puts and deletes
  * as set-based data-modifying CTEs, each of which writes nothing unless the
  * fence held. The statement returns whether it did.
  *
- * Why share locks: a claim by another broker bumps the epoch with an UPDATE,
- * which waits for our lock (so our batch lands before the claim, and the new
- * owner loads it), or makes our lock wait and then see the new epoch (so our
- * batch writes nothing). A plain read could pass the fence just before a
- * claim commits, and land after the new owner loaded: a write it never sees.
+ * Why a lock: a claim by another broker first locks the shard rows FOR
+ * UPDATE, which waits for our lock (so our batch lands before the claim, and
+ * the new owner loads it), or makes our lock wait and then see the new epoch
+ * (so our batch writes nothing). A plain read could pass the fence just
+ * before a claim commits, and land after the new owner loaded: a write it
+ * never sees.
+ *
+ * Why FOR KEY SHARE, in shard order: it conflicts with the claim's FOR
+ * UPDATE, but not with the owner's own lease renewals (an UPDATE of no key
+ * column), which under FOR SHARE deadlocked with commits that locked
+ * several shards (the cluster crash run found it: PostgreSQL 40P01). Rows
+ * are locked in shard order, as the claim and the renewal lock them, so a
+ * commit and a claim wait for each other instead of deadlocking.
  *
  * One statement rather than BEGIN, a statement per table and COMMIT: one
  * round trip to the database per group commit instead of up to ten. A new
@@ -56,10 +64,9 @@ export function commitStatement(batch: FoldedBatch, fence: CommitFence, shardOfQ
   // Every array goes in binary (binary-array.ts), cast to its type so PostgreSQL knows how to read it.
   const array = (type: ElementType, elements: readonly unknown[]): string => `${param(binaryArray(type, elements))}::${type}[]`;
   const ctes = [
-    `fence AS (SELECT s.shard FROM holdshelf_shards s
-       JOIN unnest($1::int4[], $2::int8[]) AS held(shard, epoch) ON s.shard = held.shard AND s.epoch = held.epoch
-       FOR SHARE OF s)`,
-    `ok AS (SELECT count(*) = cardinality($1::int4[]) AS ok FROM fence)`,
+    `fence AS (SELECT shard, epoch FROM holdshelf_shards WHERE shard = ANY($1::int4[]) ORDER BY shard FOR KEY SHARE)`,
+    `ok AS (SELECT count(*) = cardinality($1::int4[]) AS ok
+       FROM fence JOIN unnest($1::int4[], $2::int8[]) AS held(shard, epoch) ON fence.shard = held.shard AND fence.epoch = held.epoch)`,
   ];
   // Which parts are present names the statement: a few dozen shapes, each planned once per connection.
   let shape = "";

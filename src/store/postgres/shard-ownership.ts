@@ -126,10 +126,12 @@ export class ShardOwnership {
   async renew(client: pg.ClientBase): Promise<void> {
     const { shards, epochs } = this.fence();
     const { rowCount } = await client.query(
-      `WITH renewed AS (
+      // The rows locked in shard order first, as claims and commits lock them (commit-statement.ts).
+      `WITH locked AS (SELECT shard FROM holdshelf_shards WHERE shard = ANY($1::int[]) ORDER BY shard FOR NO KEY UPDATE),
+       renewed AS (
          UPDATE holdshelf_shards s SET expires_at = now() + $4 * interval '1 millisecond'
          FROM unnest($1::int[], $2::bigint[]) AS held(shard, epoch)
-         WHERE s.shard = held.shard AND s.epoch = held.epoch AND s.owner = $3
+         WHERE s.shard = held.shard AND s.epoch = held.epoch AND s.owner = $3 AND s.shard IN (SELECT shard FROM locked)
          RETURNING s.shard),
        alive AS (UPDATE holdshelf_members SET heartbeat_at = now() WHERE node_id = $3)
        SELECT shard FROM renewed`,
