@@ -209,6 +209,24 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore ownership", () => {
     expect(lost).toEqual([]);
   });
 
+  it("fails a read whose connection is cut with STORAGE_UNAVAILABLE, not an unexpected error", async () => {
+    // What a PostgreSQL failover does to a Receive reading its bodies (the cluster crash run found it logged as unexpected).
+    const a = await open("a");
+    await a.commit([{ kind: "putQueue", queue: queueRecord("q", 1) }, { kind: "putSequence", next: 2 }]);
+    const entry = scheduleEntry(t0);
+    await a.commit([putMessage(1, entry)]);
+    await admin.query("BEGIN");
+    await admin.query("LOCK TABLE holdshelf_content IN ACCESS EXCLUSIVE MODE");
+    const reading = a.readMessages(1, [{ id: entry.id, hasCheckpoint: false }]).catch((error: unknown) => error);
+    const waiting = "SELECT pid FROM pg_stat_activity WHERE application_name = 'holdshelf a' AND wait_event_type = 'Lock'";
+    await vi.waitFor(async () => expect((await admin.query(waiting)).rowCount).toBe(1), { timeout: 5000, interval: 20 });
+    await admin.query(`SELECT pg_terminate_backend(pid) FROM (${waiting}) AS blocked`);
+    await admin.query("ROLLBACK");
+    const failed = await reading;
+    expect(isStorageUnavailable(failed)).toBe(true);
+    expect((failed as Error).message).toBe("storage read failed (PostgreSQL 57P01); the broker is recovering, retry later");
+  });
+
   it("stands by on a reopen while another broker holds its shards", async () => {
     const a = await open("a");
     await expireLeases();

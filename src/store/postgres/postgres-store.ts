@@ -39,7 +39,10 @@ export interface PostgresStoreOptions {
   readonly commitObserver?: CommitObserver;
 }
 
-export const defaultLeaseTtlMs = 10_000;
+// Four seconds: a broker whose machine died (no session to close) is taken
+// over within about 6 s (the TTL, a standby's 200 ms poll, the load), yet a
+// database stall must last over two renewal periods (2.7 s) to cost the shards.
+export const defaultLeaseTtlMs = 4000;
 const claimRetryMs = 200;
 // While PostgreSQL cannot be reached at start: often enough to follow a failover, rarely enough not to flood its log.
 const openRetryMs = 1000;
@@ -304,7 +307,8 @@ export class PostgresStore implements RecoverableStore {
   ): Promise<(MessageReading | undefined)[]> {
     const ids = messages.map((message) => message.id);
     const checkpointIds = messages.filter((message) => message.hasCheckpoint).map((message) => message.id);
-    const { rows } = await this.pool.query<[string, Buffer, Buffer | null]>({
+    // A read cut off by a lost connection fails as storage does, never as an unexpected error.
+    const { rows } = await this.readQuery<[string, Buffer, Buffer | null]>({
       name: "holdshelf-read-messages",
       text: `SELECT replace(c.id::text, '-', ''), c.content, k.checkpoint FROM holdshelf_content c
              LEFT JOIN holdshelf_checkpoints k ON k.data_id = c.data_id AND k.id = c.id AND k.id = ANY($3::uuid[])
@@ -318,6 +322,14 @@ export class PostgresStore implements RecoverableStore {
       if (row === undefined) return undefined;
       return { ...decodeContent(row.content), checkpoint: hasCheckpoint && row.checkpoint !== null ? row.checkpoint : undefined };
     });
+  }
+
+  private async readQuery<Row extends unknown[]>(query: pg.QueryArrayConfig): Promise<pg.QueryArrayResult<Row>> {
+    try {
+      return await this.pool.query<Row>(query);
+    } catch (error) {
+      throw postgresUnavailable(error, "read");
+    }
   }
 
   // Not fenced: it frees a data space no queue uses (data ids are never

@@ -8,7 +8,7 @@ import { ShardsHeldError } from "./shard-ownership.js";
  * SQLSTATE or errno for an operator, no host or credentials for a client;
  * the raw error stays the cause (logged, never sent).
  */
-export function postgresUnavailable(error: unknown): HoldshelfError {
+export function postgresUnavailable(error: unknown, what: "write" | "read" = "write"): HoldshelfError {
   if (isStorageUnavailable(error)) return error;
   if (error instanceof ShardsHeldError) {
     return new HoldshelfError("STORAGE_UNAVAILABLE", `standing by: ${error.message}; serving again once they are free`, {
@@ -17,7 +17,7 @@ export function postgresUnavailable(error: unknown): HoldshelfError {
   }
   const code = (error as { code?: unknown }).code;
   const detail = typeof code === "string" ? `PostgreSQL ${code}` : "PostgreSQL unreachable";
-  return new HoldshelfError("STORAGE_UNAVAILABLE", `storage write failed (${detail}); the broker is recovering, retry later`, {
+  return new HoldshelfError("STORAGE_UNAVAILABLE", `storage ${what} failed (${detail}); the broker is recovering, retry later`, {
     cause: error,
   });
 }
