@@ -14,12 +14,12 @@ import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_pr
 import { once } from "node:events";
 import { readdirSync, readFileSync } from "node:fs";
 import { chown, mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import pg from "pg";
-import { findProcess, monotonicMs } from "./proc-stats.js";
+import { freePort } from "../test/support/free-port.js";
+import { waitForPostgres } from "../test/support/postgres-server.js";
+import { clockTicksPerSecond, findProcess } from "./proc-stats.js";
 
 // The tests' finder of Debian's server binaries (/usr/lib/postgresql/<version>/bin): one place that knows the layout.
 export { postgresBinDir } from "../test/support/postgres-server.js";
@@ -57,9 +57,7 @@ export interface PostgresServerChild {
 }
 
 const user = "holdshelf";
-const startTimeoutMs = 30_000;
 const stopTimeoutMs = 30_000;
-const clockTicksPerSecond = readClockTicks();
 
 /** Creates a cluster in a new temporary directory and starts it; on failure, stops what started and removes the directory. */
 export async function startPostgresServer(options: PostgresServerOptions): Promise<PostgresServerChild> {
@@ -94,7 +92,7 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
     let log = "";
     server.stderr!.on("data", (chunk: Buffer) => (log = (log + chunk.toString()).slice(-16_384)));
     const url = (database = "postgres"): string => `postgres://${user}@127.0.0.1:${port}/${database}`;
-    await waitUntilReady(url(), server, () => log);
+    await waitForPostgres(url(), server, () => log);
     postmaster = findProcess(server.pid!, "postgres");
     if (postmaster === undefined) throw new Error(`no postgres process under pid ${server.pid}`);
     const postmasterPid = postmaster;
@@ -122,25 +120,6 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
     if (server !== undefined) await stopPostmaster(server, postmaster ?? findProcess(server.pid!, "postgres")).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
     throw error;
-  }
-}
-
-/** Resolves once the server accepts a connection; rejects with the log's tail if it exits first or takes too long. */
-async function waitUntilReady(url: string, server: ChildProcess, log: () => string): Promise<void> {
-  const untilMs = monotonicMs() + startTimeoutMs;
-  for (;;) {
-    if (server.exitCode !== null || server.signalCode !== null) throw new Error(`postgres exited (${server.exitCode ?? server.signalCode}): ${log()}`);
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
-    client.on("error", () => undefined);
-    try {
-      await client.connect();
-      await client.end();
-      return;
-    } catch (error) {
-      await client.end().catch(() => undefined);
-      if (monotonicMs() > untilMs) throw new Error(`postgres did not accept connections in ${startTimeoutMs / 1000} s: ${log()}`, { cause: error });
-      await sleep(100);
-    }
   }
 }
 
@@ -207,28 +186,7 @@ function statFields(pid: number): string[] | undefined {
   }
 }
 
-function readClockTicks(): number {
-  try {
-    const ticks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
-    if (Number.isInteger(ticks) && ticks > 0) return ticks;
-  } catch {
-    // No getconf: fall through to Linux's usual value.
-  }
-  return 100;
-}
-
 /** The postgres user's uid (`-u`) or gid (`-g`). */
 function idOf(flag: "-u" | "-g"): number {
   return Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8" }).trim());
-}
-
-/** A loopback port free now (the kernel's pick); another process could take it before postgres binds it, which would fail the start. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  probe.listen(0, "127.0.0.1");
-  await once(probe, "listening");
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  if (address === null || typeof address === "string") throw new Error("no port from listen(0)");
-  return address.port;
 }

@@ -26,7 +26,8 @@ export type CpuPart = "all" | "system" | "mainThread";
 
 // utime and stime are counted in clock ticks; 100 a second nearly everywhere,
 // but ask rather than assume.
-const clockTicksPerSecond = readClockTicks();
+/** Clock ticks per second, the unit of /proc's CPU times. */
+export const clockTicksPerSecond = readClockTicks();
 
 /** Reads a process's CPU time and resident memory from /proc/<pid>/stat, its main thread's stat, and status. */
 export function sampleProcess(pid: number): ProcessSample {

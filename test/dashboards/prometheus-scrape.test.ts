@@ -8,13 +8,13 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
 import { openHeartbeatStream } from "../support/heartbeat-stream.js";
+import { freePort } from "../support/free-port.js";
 import { makeTempDir } from "../support/temp-dir.js";
 import { alertExpressions, alertsPath, dashboardExpressions } from "./dashboard-queries.js";
 
@@ -225,12 +225,3 @@ async function eventually(what: string, check: () => Promise<void>, timeoutMs = 
 }
 
 /** A loopback port nobody listens on now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, "close");
-  return port;
-}

@@ -151,7 +151,7 @@ async function runServer(home: ServerHome, settings: string[]): Promise<Postgres
   let log = "";
   server.stderr!.on("data", (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
   const url = (database = "postgres"): string => `postgres://${user}@127.0.0.1:${port}/${database}`;
-  await waitUntilReady(url(), server, () => log);
+  await waitForPostgres(url(), server, () => log);
   return {
     port,
     url,
@@ -198,10 +198,11 @@ async function waitFor(url: string, sql: string): Promise<void> {
   }
 }
 
-async function waitUntilReady(url: string, server: ChildProcess, log: () => string): Promise<void> {
+/** Resolves once a starting server accepts a connection; rejects with its log's tail if it exits first or takes 30 s. */
+export async function waitForPostgres(url: string, server: ChildProcess, log: () => string): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (server.exitCode !== null) throw new Error(`postgres exited (${server.exitCode}): ${log()}`);
+    if (server.exitCode !== null || server.signalCode !== null) throw new Error(`postgres exited (${server.exitCode ?? server.signalCode}): ${log()}`);
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
     client.on("error", () => undefined);
     try {
