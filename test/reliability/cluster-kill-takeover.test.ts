@@ -6,7 +6,6 @@
 // commits race a standby's claim and meet the fence. Once, at the middle
 // cycle, the PostgreSQL primary is killed and its synchronous standby
 // promoted instead. `npm run crash -- --cluster --minutes N` is the long form.
-import { writeFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   skipWithoutPostgres,
@@ -16,7 +15,7 @@ import {
   type PostgresStandby,
 } from "../support/postgres-server.js";
 import { CrashCluster } from "./crash/crash-cluster.js";
-import { runCrashCycles } from "./crash/crash-run.js";
+import { runReportedCrash } from "./crash/reported-run.js";
 import { crashSettingsFromEnv } from "./crash/crash-settings.js";
 import { SeededRandom } from "./crash/seeded-random.js";
 
@@ -43,8 +42,6 @@ describe.skipIf(skipWithoutPostgres)("a cluster's serving broker killed with SIG
   it(
     `loses no acknowledged send, revives no acknowledged delete and ends no lease early (${runLength})`,
     async () => {
-      const replay = `replay with HOLDSHELF_CRASH_SEED=${settings.seed}`;
-      console.log(`cluster kill-takeover: ${replay}`);
       // The database is created on the primary and reaches the standby through replication.
       const database = new URL(await primary.createDatabase()).pathname.slice(1);
       const target = new CrashCluster({
@@ -59,17 +56,8 @@ describe.skipIf(skipWithoutPostgres)("a cluster's serving broker killed with SIG
         pauseEvery: 4,
         shardLeaseTtlMs,
       });
-      const report = await runCrashCycles({
-        target,
-        seed: settings.seed,
-        cycles: settings.cycles,
-        minutes: settings.minutes,
-        runMs: [100, 2000],
-        log: settings.minutes !== undefined || settings.cycles > 100 ? (line) => console.log(line) : () => undefined,
-      });
+      const { report, replay } = await runReportedCrash("cluster kill-takeover", settings, target);
       const { violations, ...figures } = report;
-      console.log(`cluster kill-takeover figures: ${JSON.stringify(figures)}`);
-      if (settings.reportFile) await writeFile(settings.reportFile, JSON.stringify(report, null, 2));
       expect(violations, replay).toEqual([]);
       // The run must have exercised what it claims to check: both takeover paths included.
       expect(figures.cycles).toBeGreaterThanOrEqual(settings.cycles);

@@ -1,9 +1,8 @@
-import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeTempDir } from "../support/temp-dir.js";
 import { CrashBroker } from "./crash/crash-broker.js";
-import { runCrashCycles } from "./crash/crash-run.js";
+import { runReportedCrash } from "./crash/reported-run.js";
 import { crashSettingsFromEnv } from "./crash/crash-settings.js";
 
 // The short form by default; `npm run crash -- --cycles 500` or `--minutes 30` runs the long form.
@@ -24,19 +23,8 @@ describe("a broker process killed with SIGKILL under mixed load, over and over",
   it(
     `loses no acknowledged send, revives no acknowledged delete and ends no lease early (${runLength})`,
     async () => {
-      const replay = `replay with HOLDSHELF_CRASH_SEED=${settings.seed}`;
-      console.log(`kill-restart: ${replay}`);
-      const report = await runCrashCycles({
-        target: new CrashBroker(join(dir.path, "data")),
-        seed: settings.seed,
-        cycles: settings.cycles,
-        minutes: settings.minutes,
-        runMs: [100, 2000],
-        log: settings.minutes !== undefined || settings.cycles > 100 ? (line) => console.log(line) : () => undefined,
-      });
+      const { report, replay } = await runReportedCrash("kill-restart", settings, new CrashBroker(join(dir.path, "data")));
       const { violations, ...figures } = report;
-      console.log(`kill-restart figures: ${JSON.stringify(figures)}`);
-      if (settings.reportFile) await writeFile(settings.reportFile, JSON.stringify(report, null, 2));
       expect(violations, replay).toEqual([]);
       // The run must have exercised what it claims to check.
       expect(figures.cycles).toBeGreaterThanOrEqual(20);

@@ -49,6 +49,25 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore ownership", () => {
     expect(rowCount).toBe(1);
   }
 
+  /**
+   * Runs `call` (on store "a") while `lock`, taken in an open transaction,
+   * blocks it; cuts the blocked connection, releases the lock, and resolves
+   * to what the call ended with (its error, or undefined).
+   */
+  async function cutWhileLocked(lock: string, call: () => Promise<unknown>): Promise<unknown> {
+    await admin.query("BEGIN");
+    await admin.query(lock);
+    const ended = call().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    const waiting = "SELECT pid FROM pg_stat_activity WHERE application_name = 'holdshelf a' AND wait_event_type = 'Lock'";
+    await vi.waitFor(async () => expect((await admin.query(waiting)).rowCount).toBe(1), { timeout: 5000, interval: 20 });
+    await admin.query(`SELECT pg_terminate_backend(pid) FROM (${waiting}) AS blocked`);
+    await admin.query("ROLLBACK");
+    return ended;
+  }
+
   async function storedIds(): Promise<string[]> {
     const { rows } = await admin.query<{ id: string }>("SELECT replace(id::text, '-', '') AS id FROM holdshelf_content ORDER BY id");
     return rows.map((row) => row.id);
@@ -194,14 +213,7 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore ownership", () => {
     const a = await open("a", { onOwnershipLost: (error) => lost.push(error) });
     await a.commit([{ kind: "putQueue", queue: queueRecord("q", 1) }, { kind: "putSequence", next: 2 }]);
     // Hold the shard rows, so the commit's fence waits; then cut the waiting connection.
-    await admin.query("BEGIN");
-    await admin.query("SELECT shard FROM holdshelf_shards FOR UPDATE");
-    const committing = a.commit([putMessage(1, scheduleEntry(t0))]).catch((error: unknown) => error);
-    const waiting = "SELECT pid FROM pg_stat_activity WHERE application_name = 'holdshelf a' AND wait_event_type = 'Lock'";
-    await vi.waitFor(async () => expect((await admin.query(waiting)).rowCount).toBe(1), { timeout: 5000, interval: 20 });
-    await admin.query(`SELECT pg_terminate_backend(pid) FROM (${waiting}) AS blocked`);
-    await admin.query("ROLLBACK");
-    const failed = await committing;
+    const failed = await cutWhileLocked("SELECT shard FROM holdshelf_shards FOR UPDATE", () => a.commit([putMessage(1, scheduleEntry(t0))]));
     expect(isStorageUnavailable(failed)).toBe(true);
     expect((failed as Error).message).toBe("storage write failed (PostgreSQL 57P01); the broker is recovering, retry later");
     expect(await storedIds()).toEqual([]);
@@ -215,14 +227,9 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore ownership", () => {
     await a.commit([{ kind: "putQueue", queue: queueRecord("q", 1) }, { kind: "putSequence", next: 2 }]);
     const entry = scheduleEntry(t0);
     await a.commit([putMessage(1, entry)]);
-    await admin.query("BEGIN");
-    await admin.query("LOCK TABLE holdshelf_content IN ACCESS EXCLUSIVE MODE");
-    const reading = a.readMessages(1, [{ id: entry.id, hasCheckpoint: false }]).catch((error: unknown) => error);
-    const waiting = "SELECT pid FROM pg_stat_activity WHERE application_name = 'holdshelf a' AND wait_event_type = 'Lock'";
-    await vi.waitFor(async () => expect((await admin.query(waiting)).rowCount).toBe(1), { timeout: 5000, interval: 20 });
-    await admin.query(`SELECT pg_terminate_backend(pid) FROM (${waiting}) AS blocked`);
-    await admin.query("ROLLBACK");
-    const failed = await reading;
+    const failed = await cutWhileLocked("LOCK TABLE holdshelf_content IN ACCESS EXCLUSIVE MODE", () =>
+      a.readMessages(1, [{ id: entry.id, hasCheckpoint: false }]),
+    );
     expect(isStorageUnavailable(failed)).toBe(true);
     expect((failed as Error).message).toBe("storage read failed (PostgreSQL 57P01); the broker is recovering, retry later");
   });

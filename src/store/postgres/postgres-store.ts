@@ -124,10 +124,11 @@ export class PostgresStore implements RecoverableStore {
   }
 
   private static async openOnce(options: PostgresStoreOptions, giveUpAt: number): Promise<PostgresStore> {
-    const { pool, member } = await connect(options.urls, options.nodeId, options.leaseTtlMs ?? defaultLeaseTtlMs);
+    const leaseTtlMs = options.leaseTtlMs ?? defaultLeaseTtlMs;
+    const { pool, member } = await connect(options.urls, options.nodeId, leaseTtlMs);
     try {
       const cluster = await ensureCluster(member, options.shardCount);
-      const ownership = new ShardOwnership(member, options.nodeId, options.leaseTtlMs ?? defaultLeaseTtlMs);
+      const ownership = new ShardOwnership(member, options.nodeId, leaseTtlMs);
       await ownership.join(options.advertisedAddress);
       const store = new PostgresStore(pool, member, ownership, cluster.shardCount, cluster.handleKey, options);
       try {
@@ -169,7 +170,7 @@ export class PostgresStore implements RecoverableStore {
     return this.options.leaseTtlMs ?? defaultLeaseTtlMs;
   }
 
-  /** Renews the leases every third of their TTL; a failed renewal is retried at the next tick, until the lease lapses. */
+  /** Renews the leases every third of their TTL; a failed renewal is retried at the next tick, until the lease lapses (armLapse). */
   private scheduleRenewal(): void {
     clearTimeout(this.renewTimer);
     this.renewTimer = setTimeout(() => void this.renewOnce(), this.leaseTtl / 3);
@@ -198,8 +199,7 @@ export class PostgresStore implements RecoverableStore {
       this.leaseValidUntil = started + this.leaseTtl;
     } catch (error) {
       if (error instanceof ShardsMovedError) return this.loseOwnership(ownershipLost());
-      // The database is unreachable: keep trying, but stop writing once the lease may have passed to another broker.
-      if (performance.now() >= this.leaseValidUntil) return this.loseOwnership(ownershipLost());
+      // The database is unreachable: keep trying; the lapse timer stops the writes once the lease may have passed on.
     }
     this.scheduleRenewal();
   }
