@@ -3,6 +3,7 @@ import { QueueService } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { AuthGate } from "../auth/auth-gate.js";
 import { authorizeHeartbeat, authorizeQueueService } from "../auth/queue-service-auth.js";
 import type { Broker } from "../broker/broker.js";
+import type { QueueRouter } from "../cluster/queue-router.js";
 import type { Logger } from "../logging/logger.js";
 import { toErrorStatus } from "./error-status.js";
 import { HeartbeatSession, type HeartbeatCall } from "./heartbeat-session.js";
@@ -19,7 +20,9 @@ export function addQueueService(
   server: Pick<Server, "addService">,
   broker: Broker,
   logger: Logger,
-  gate?: AuthGate,
+  gate: AuthGate | undefined,
+  // Where each queue is served: forwarding is not wired yet.
+  _router: QueueRouter,
 ): void {
   const logUnexpected = (error: unknown): void => logger.error("unexpected error in a call", { error });
   const handlers = queueServiceHandlers(broker);

@@ -5,6 +5,7 @@ import { AuthGate } from "../auth/auth-gate.js";
 import { reloadAuthFile } from "../auth/auth-reload.js";
 import { createTokenCheck } from "../auth/token-interceptor.js";
 import { Broker } from "../broker/broker.js";
+import { localRouter, type QueueRouter } from "../cluster/queue-router.js";
 import type { RenewalLinger } from "../broker/renewal-linger.js";
 import { systemClock, type Clock } from "../time/clock.js";
 import { addHealthService, healthServiceDefinition, HealthStatus } from "../grpc/health-service.js";
@@ -65,6 +66,8 @@ export interface HoldshelfServerOptions {
   readonly createDatabase?: ClassicLevelStoreOptions["createDatabase"];
   /** When Heartbeat renewals' writes wait to share an fsync (src/broker/renewal-linger.ts); its default if unset. */
   readonly renewalLinger?: RenewalLinger;
+  /** Which broker serves each queue; every queue is this broker's if unset. Tests pass a fixed one. */
+  readonly router?: QueueRouter;
 }
 
 /** A running broker: its store, rules and gRPC server. */
@@ -181,7 +184,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       requestFramingInterceptor,
     ],
   });
-  addQueueService(server, broker, logger, gate);
+  addQueueService(server, broker, logger, gate, options.router ?? localRouter({ nodeId: "", address: options.listen }));
   addHealthService(server, health);
   addReflectionService(server, [file_holdshelf_v1_queue_service]);
   metrics.grpc.preRegister([queueServiceDefinition, healthServiceDefinition]);
