@@ -48,6 +48,10 @@ export const reasonCodes = {
   // Writes to the data directory fail (disk full, I/O error); the broker
   // recovers by itself once they succeed again, so clients retry later.
   STORAGE_UNAVAILABLE: Code.UNAVAILABLE,
+  // Cluster mode: the queue's shard has no serving owner this moment (it is
+  // moving between brokers, or its owner cannot be reached); a retry shortly
+  // finds the new owner, since any broker answers for any queue.
+  QUEUE_MOVING: Code.UNAVAILABLE,
   TOKEN_MISSING: Code.UNAUTHENTICATED,
   TOKEN_INVALID: Code.UNAUTHENTICATED,
   PERMISSION_DENIED: Code.PERMISSION_DENIED,

@@ -939,6 +939,15 @@ export const LeaseStateSchema: GenMessage<LeaseState> = /*@__PURE__*/
  * millisecond precision: finer parts of a Duration are dropped, and a
  * negative or malformed Duration fails with INVALID_ARGUMENT.
  *
+ * Cluster mode (several brokers sharing the queues): any broker answers any
+ * call. A call on a queue another broker owns is passed to that owner, which
+ * checks the caller's token again, and its answer comes back unchanged;
+ * ListQueues asks every broker. Every answer to an RPC that names a queue
+ * (OK or not, Heartbeat aside) carries the trailing metadata
+ * "holdshelf-owner: <host:port>", the broker that served it: a client may
+ * call that broker directly to save the extra hop. It is a hint: queues
+ * move, and any broker still answers for any queue.
+ *
  * Error model. A failed RPC ends with a gRPC status whose
  * `grpc-status-details-bin` trailer holds a google.rpc.Status (same code and
  * message) with these details:
@@ -1001,6 +1010,13 @@ export const LeaseStateSchema: GenMessage<LeaseState> = /*@__PURE__*/
  *     storage, ends waiting Receives and Heartbeat streams with it, and
  *     recovers by itself once writes succeed again. Nothing answered OK is
  *     lost; retry later. Any RPC can return it.
+ *   QUEUE_MOVING (UNAVAILABLE): cluster mode only. Any broker answers for
+ *     any queue, passing the call to the broker that owns the queue's shard;
+ *     this one says the shard has no serving owner this moment (it is moving
+ *     between brokers, or its owner cannot be reached). Retry shortly: the
+ *     call reaches the new owner. Any RPC that names a queue, ListQueues
+ *     and Heartbeat can return it; a Heartbeat stream ends with it, and its
+ *     receipt handles stay valid on a new stream.
  *   Authentication, on a broker started with --auth-file (any RPC; see its
  *   README, "Authentication"). Clients send the metadata
  *   "authorization: Bearer <token>". Both checks come before any queue is
