@@ -1,5 +1,5 @@
 import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
-import type { Store, StoredState, StoreOp } from "../store/store.js";
+import type { Store, StoredQueue, StoredState, StoreOp } from "../store/store.js";
 import { systemClock, type Clock } from "../time/clock.js";
 import { ignoredBrokerEvents, type BrokerEvents } from "./broker-events.js";
 import { defaultBrokerLimits, type BrokerLimits } from "./broker-limits.js";
@@ -323,6 +323,27 @@ export class Broker {
     this.memory.maintenance.stop();
     this.memory.waiting.releaseAll();
     for (const stream of [...this.openStreams]) stream.listener.brokerClosing();
+  }
+
+  // ---- Queues moving between brokers (cluster mode) ---------------------
+
+  /** Serves queues loaded from shards this broker just gained. */
+  adoptQueues(queues: readonly StoredQueue[]): void {
+    for (const queue of this.memory.registry.adopt(queues)) this.memory.maintenance.advance(queue);
+  }
+
+  /**
+   * Stops serving queues whose shards go to another broker: calls on them
+   * fail with `error` (and their waiting receives end with it), their timers
+   * stop and their leases are forgotten here. Heartbeat streams that renew
+   * them reach the new owner through forwarding.
+   */
+  evictQueues(names: readonly string[], error: HoldshelfError): void {
+    for (const queue of this.memory.registry.evict(names, error)) {
+      this.memory.maintenance.disarm(queue);
+      this.memory.leases.forgetQueue(queue);
+      this.memory.waiting.failAll(queue, error);
+    }
   }
 
   // ---- Storage failures --------------------------------------------------

@@ -1,5 +1,5 @@
 import { HoldshelfError, invalidArgument, queueNotFound } from "../errors/holdshelf-error.js";
-import type { QueueRecord, Store, StoredState } from "../store/store.js";
+import type { IdSequence, QueueRecord, Store, StoredQueue, StoredState } from "../store/store.js";
 import { tooManyQueues } from "./broker-limits.js";
 import type { Clock } from "../time/clock.js";
 import { checkQueueName, resolveQueueConfig, sameQueueConfig, type QueueConfig, type QueueConfigInput } from "./queue-config.js";
@@ -26,7 +26,9 @@ export class QueueRegistry {
   private readonly byName = new Map<string, QueueState>();
   /** The tail of each name's chain of admin operations; see `exclusive`. */
   private readonly adminChains = new Map<string, Promise<unknown>>();
-  private nextSequence: number;
+  private readonly ids: IdSequence;
+  /** Queues that moved to another broker (cluster mode): calls on them fail with the error, not QUEUE_NOT_FOUND. */
+  private readonly movedAway = new Map<string, HoldshelfError>();
   /** Creations whose record is still being written: they count against `maxQueues` already. */
   private creating = 0;
 
@@ -38,17 +40,44 @@ export class QueueRegistry {
     // Queues already stored all load, even past a lowered limit: only new ones are refused.
     private readonly maxQueues = Infinity,
   ) {
-    this.nextSequence = stored.nextSequence;
-    for (const { record, schedule } of stored.queues) {
-      this.byName.set(record.name, QueueState.loaded(record, schedule, clock.now()));
+    this.ids = stored.ids ?? counterSequence(stored.nextSequence);
+    this.adopt(stored.queues);
+  }
+
+  /** Takes in queues loaded from the store: at start, or when this broker gains their shard (cluster mode). */
+  adopt(queues: readonly StoredQueue[]): QueueState[] {
+    const now = this.clock.now();
+    return queues.map(({ record, schedule }) => {
+      const queue = QueueState.loaded(record, schedule, now);
+      this.byName.set(record.name, queue);
+      this.movedAway.delete(record.name);
+      return queue;
+    });
+  }
+
+  /**
+   * Lets queues go to another broker (cluster mode): they leave memory, marked
+   * deleted so work still running on them stops, and calls on them fail with
+   * `error` until they come back. Their data stays where it is.
+   */
+  evict(names: readonly string[], error: HoldshelfError): QueueState[] {
+    const evicted: QueueState[] = [];
+    for (const name of names) {
+      const queue = this.byName.get(name);
+      this.movedAway.set(name, error);
+      if (queue === undefined) continue;
+      this.byName.delete(name);
+      queue.deleted = true;
+      evicted.push(queue);
     }
+    return evicted;
   }
 
   /** The queue of that name. Throws INVALID_ARGUMENT for a bad name, QUEUE_NOT_FOUND for an unknown one. */
   get(name: string, field = "queue"): QueueState {
     checkQueueName(name, field);
     const queue = this.byName.get(name);
-    if (queue === undefined) throw queueNotFound(name);
+    if (queue === undefined) throw this.movedAway.get(name) ?? queueNotFound(name);
     return queue;
   }
 
@@ -72,14 +101,11 @@ export class QueueRegistry {
         throw new HoldshelfError("QUEUE_ALREADY_EXISTS", `queue "${name}" exists with another configuration`);
       }
       if (this.byName.size + this.creating >= this.maxQueues) throw tooManyQueues(this.maxQueues);
-      const id = this.nextSequence++;
+      const { id, op } = this.ids.take(name);
       const record: QueueRecord = { name, queueId: id, dataId: id, config, createTime: this.clock.now() };
       this.creating++;
       try {
-        await this.store.commit([
-          { kind: "putQueue", queue: record },
-          { kind: "putSequence", next: this.nextSequence },
-        ]);
+        await this.store.commit([{ kind: "putQueue", queue: record }, op]);
       } finally {
         this.creating--;
       }
@@ -130,11 +156,9 @@ export class QueueRegistry {
     return this.exclusive(name, async () => {
       const queue = this.get(name, "name");
       const oldDataId = queue.record.dataId;
-      const record = { ...queue.record, dataId: this.nextSequence++ };
-      await this.store.commit([
-        { kind: "putQueue", queue: record },
-        { kind: "putSequence", next: this.nextSequence },
-      ]);
+      const { id, op } = this.ids.take(name);
+      const record = { ...queue.record, dataId: id };
+      await this.store.commit([{ kind: "putQueue", queue: record }, op]);
       const purged = queue.size;
       queue.clear();
       queue.record = record;
@@ -217,6 +241,16 @@ export class QueueRegistry {
   private dropInBackground(dataId: number): void {
     this.store.dropData(dataId).catch(() => undefined);
   }
+}
+
+/** One counter for every queue: the embedded store's sequence. */
+function counterSequence(next: number): IdSequence {
+  return {
+    take() {
+      const id = next++;
+      return { id, op: { kind: "putSequence", next } };
+    },
+  };
 }
 
 /** The page token that resumes a listing after `lastName`. */

@@ -6,6 +6,7 @@ import { reloadAuthFile } from "../auth/auth-reload.js";
 import { createTokenCheck } from "../auth/token-interceptor.js";
 import { Broker } from "../broker/broker.js";
 import { localRouter, type QueueRouter } from "../cluster/queue-router.js";
+import { shardRouter } from "../cluster/shard-router.js";
 import type { RenewalLinger } from "../broker/renewal-linger.js";
 import { systemClock, type Clock } from "../time/clock.js";
 import { addHealthService, healthServiceDefinition, HealthStatus } from "../grpc/health-service.js";
@@ -34,6 +35,8 @@ import { raiseReceiveWindows } from "../grpc/http2-windows.js";
 export type ClusterStorage = Pick<PostgresStoreOptions, "urls" | "nodeId" | "shardCount" | "leaseTtlMs"> & {
   /** Where other brokers and clients reach this one; the listen address if unset. */
   readonly advertisedAddress?: string;
+  /** Owns no shards: answers every call by forwarding it to the queue's owner (a gateway in front of the owners). */
+  readonly routeOnly?: boolean;
 };
 
 /** How to run a broker. */
@@ -161,6 +164,16 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   const clock = options.clock ?? systemClock;
   const recovery = superviseStorage({ store, broker, health, metrics: metrics.storage, logger, clock });
   storageFailed = (error) => recovery.failed(error);
+  // Which broker serves each queue; the address is the listener's once bound (or --advertise).
+  const self = { nodeId: options.postgres?.nodeId ?? "", address: options.postgres?.advertisedAddress ?? options.listen };
+  let router = options.router ?? localRouter(self);
+  if (store instanceof PostgresStore) {
+    router = options.router ?? shardRouter(store, self);
+    await store.startBalancing({
+      gained: (queues) => broker.adoptQueues(queues),
+      releasing: (names, error) => broker.evictQueues(names, error),
+    });
+  }
   const server = new Server({
     // Larger requests are refused by grpc-js itself (RESOURCE_EXHAUSTED);
     // below this, the broker's own checks answer with MESSAGE_TOO_LARGE.
@@ -184,7 +197,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       requestFramingInterceptor,
     ],
   });
-  addQueueService(server, broker, logger, gate, options.router ?? localRouter({ nodeId: "", address: options.listen }));
+  addQueueService(server, broker, logger, gate, router);
   addHealthService(server, health);
   addReflectionService(server, [file_holdshelf_v1_queue_service]);
   metrics.grpc.preRegister([queueServiceDefinition, healthServiceDefinition]);
@@ -203,7 +216,8 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   const host = options.listen.slice(0, options.listen.lastIndexOf(":"));
   // Without --advertise, other brokers and `cluster status` see the listener's real port.
   if (store instanceof PostgresStore && options.postgres?.advertisedAddress === undefined) {
-    await store.advertise(`${host}:${port}`).catch((error: unknown) => logger.warn("cannot record the advertised address", { error }));
+    self.address = `${host}:${port}`;
+    await store.advertise(self.address).catch((error: unknown) => logger.warn("cannot record the advertised address", { error }));
   }
   return {
     address: `${host}:${port}`,
@@ -274,8 +288,10 @@ async function openStore(
   }
   let waitingFor = "";
   const clusterMetrics = createClusterMetrics(registry);
+  const { routeOnly, ...storage } = cluster;
   const store = await PostgresStore.open({
-    ...cluster,
+    ...storage,
+    shards: routeOnly === true ? "none" : "share",
     advertisedAddress: cluster.advertisedAddress ?? options.listen,
     commitObserver,
     onWaiting(reason) {

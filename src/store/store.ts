@@ -80,7 +80,8 @@ export interface ScheduleEntry {
 export type StoreOp =
   | { readonly kind: "putQueue"; readonly queue: QueueRecord }
   | { readonly kind: "removeQueue"; readonly name: string }
-  | { readonly kind: "putSequence"; readonly next: number }
+  /** The next queue or data id to hand out; with `shard`, that shard's own sequence (cluster mode's IdSequence). */
+  | { readonly kind: "putSequence"; readonly next: number; readonly shard?: number }
   | {
       readonly kind: "putMessage";
       readonly dataId: number;
@@ -104,11 +105,21 @@ export interface StoredQueue {
   readonly schedule: ScheduleColumns;
 }
 
+/**
+ * Hands out queue and data ids: each one once, ever. `take` returns the op
+ * that records it, to be committed with the record that uses the id.
+ */
+export interface IdSequence {
+  take(queueName: string): { readonly id: number; readonly op: StoreOp };
+}
+
 /** Everything the broker rebuilds its memory from at start. */
 export interface StoredState {
   readonly queues: StoredQueue[];
   /** The next queue or data id to hand out. */
   readonly nextSequence: number;
+  /** Hands out ids itself where one counter cannot (cluster mode: one sequence per shard); a counter from nextSequence if unset. */
+  readonly ids?: IdSequence;
   /** The secret that signs receipt handles, made once per data directory. */
   readonly handleKey: Uint8Array;
 }

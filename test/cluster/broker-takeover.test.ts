@@ -1,14 +1,17 @@
-// Cluster mode over gRPC: two real brokers on one real PostgreSQL. One
-// serves; the other stands by and takes over when the first shuts down or
-// loses its shards. A broker whose shards were claimed answers UNAVAILABLE
-// (STORAGE_UNAVAILABLE), reports NOT_SERVING, and serves again once it can
-// claim them back. Receipt handles are signed per cluster, so a handle
+// Cluster mode over gRPC: two real brokers on one real PostgreSQL, sharing
+// the shards. When one shuts down or loses its shards, the other takes them
+// over. A broker whose shards were claimed answers UNAVAILABLE
+// (STORAGE_UNAVAILABLE), reports NOT_SERVING, and serves its share again
+// once it reclaimed it. Receipt handles are signed per cluster, so a handle
 // issued by one broker works on the next.
 import { status } from "@grpc/grpc-js";
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
+import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";
+import { assignShards } from "../../src/store/postgres/shard-assignment.js";
+import { shardOfQueue } from "../../src/store/postgres/shard-of-queue.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
 import { freePort } from "../support/free-port.js";
 import { parseExposition, valueOf } from "../support/prometheus-text.js";
@@ -50,7 +53,9 @@ describe.skipIf(skipWithoutPostgres)("brokers taking over each other's shards", 
     return client;
   }
 
-  it("lets a standby serve everything the first broker acknowledged, with its receipt handles, once it shuts down", async () => {
+  const owned = (server: HoldshelfServer): number => (server.store as PostgresStore).ownedShardCount;
+
+  it("lets the other broker serve everything the first acknowledged, with its receipt handles, once it shuts down", async () => {
     const first = await startBroker("first");
     const rpc = clientOf(first);
     await rpc.createQueue({ name: "jobs" });
@@ -59,14 +64,12 @@ describe.skipIf(skipWithoutPostgres)("brokers taking over each other's shards", 
     const { messages: leased } = await rpc.receive({ queue: "jobs", maxMessages: 5 });
     expect(leased).toHaveLength(5);
 
-    let standbyStarted = false;
-    const standby = startBroker("second").then((server) => ((standbyStarted = true), server));
-    // It stands by: it cannot claim the shards of a live broker.
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(standbyStarted).toBe(false);
+    const second = await startBroker("second");
+    // The two share the shards once the first handed the second its share.
+    await vi.waitFor(() => expect([owned(first), owned(second)]).toEqual([4, 4]), { timeout: 10_000, interval: 50 });
 
     await first.shutdown();
-    const second = await standby;
+    await vi.waitFor(() => expect(owned(second)).toBe(8), { timeout: 10_000, interval: 50 });
     const next = clientOf(second);
     // A handle the first broker issued deletes on the second.
     await next.delete({ queue: "jobs", receiptHandle: leased[0]!.receiptHandle });
@@ -78,49 +81,53 @@ describe.skipIf(skipWithoutPostgres)("brokers taking over each other's shards", 
     expect(new Set(received)).toEqual(new Set(sent.slice(5)));
   });
 
-  it("shows a standby alive but not ready on its metrics listener, owning no shards, until it takes over", async () => {
+  it("reports each broker ready with its share of the shards on its metrics listener, and the whole once alone", async () => {
     const first = await startBroker("first");
     const metricsAddress = `127.0.0.1:${await freePort()}`;
-    const standby = startBroker("second", metricsAddress);
+    await startBroker("second", metricsAddress);
     const probe = async (path: string): Promise<Response> => fetch(`http://${metricsAddress}${path}`);
-    await vi.waitFor(async () => expect((await probe("/healthz")).status).toBe(200), { timeout: 5000, interval: 50 });
-    expect((await probe("/readyz")).status).toBe(503);
-    const owned = async (): Promise<number | undefined> =>
+    const ownedByMetrics = async (): Promise<number | undefined> =>
       valueOf(parseExposition(await (await probe("/metrics")).text()), "holdshelf_cluster_shards_owned");
-    expect(await owned()).toBe(0);
+    expect((await probe("/healthz")).status).toBe(200);
+    expect((await probe("/readyz")).status).toBe(200);
+    await vi.waitFor(async () => expect(await ownedByMetrics()).toBe(4), { timeout: 10_000, interval: 50 });
 
     await first.shutdown();
-    await standby;
-    expect((await probe("/readyz")).status).toBe(200);
-    expect(await owned()).toBe(8);
+    await vi.waitFor(async () => expect(await ownedByMetrics()).toBe(8), { timeout: 10_000, interval: 50 });
   });
 
-  it("makes a fenced broker answer UNAVAILABLE and report NOT_SERVING, then serve again once its shards are free", async () => {
+  it("makes a fenced broker answer UNAVAILABLE, then reclaim and serve only its own share", async () => {
     const first = await startBroker("first");
+    // A queue whose shard goes to the second broker once both are live.
+    const assigned = assignShards(["first", "second"], 8);
+    const name = Array.from({ length: 100 }, (_, i) => `jobs${i}`).find((candidate) => assigned[shardOfQueue(candidate, 8)] === "second")!;
     const rpc = clientOf(first);
-    await rpc.createQueue({ name: "jobs" });
-    await rpc.send({ queue: "jobs", body: Buffer.from("before") });
+    await rpc.createQueue({ name });
+    await rpc.send({ queue: name, body: Buffer.from("before") });
 
-    // The first broker's leases run out (as if it had been paused), and the second claims its shards.
+    // The first broker's leases run out (as if it had been paused), and the second claims its share at once.
     await admin.query("UPDATE holdshelf_shards SET expires_at = now() - interval '1 second'");
     const second = await startBroker("second");
-    await expectRpcError(rpc.send({ queue: "jobs", body: Buffer.from("late") }), status.UNAVAILABLE, "STORAGE_UNAVAILABLE");
-    expect(first.health.isServing).toBe(false);
+    await expectRpcError(rpc.send({ queue: name, body: Buffer.from("late") }), status.UNAVAILABLE, "STORAGE_UNAVAILABLE");
     const firstMetrics = parseExposition(await first.metrics.metrics());
-    expect(valueOf(firstMetrics, "holdshelf_cluster_shards_owned")).toBe(0);
     expect(valueOf(firstMetrics, "holdshelf_cluster_ownership_losses_total")).toBe(1);
 
     const next = clientOf(second);
-    await next.send({ queue: "jobs", body: Buffer.from("after") });
-    const { messages } = await next.receive({ queue: "jobs", maxMessages: 10 });
+    await next.send({ queue: name, body: Buffer.from("after") });
+    const { messages } = await next.receive({ queue: name, maxMessages: 10 });
     expect(messages.map((message) => Buffer.from(message.body).toString()).sort()).toEqual(["after", "before"]);
 
-    // The first stood by meanwhile; when the second leaves, it claims the shards and serves what the second wrote.
-    await second.shutdown();
-    await vi.waitFor(() => expect(first.health.isServing).toBe(true), { timeout: 10_000, interval: 50 });
-    const { queue } = await rpc.getQueue({ name: "jobs" });
-    expect(queue!.stats).toMatchObject({ visible: 0n, inFlight: 2n });
-    const { rows } = await admin.query<{ owner: string }>("SELECT DISTINCT owner FROM holdshelf_shards");
-    expect(rows).toEqual([{ owner: "first" }]);
+    // The first recovers: it reclaims its own share (never the second's) and serves again.
+    await vi.waitFor(() => expect([first.health.isServing, owned(first), owned(second)]).toEqual([true, 4, 4]), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    const { rows } = await admin.query<{ owner: string; shards: string }>(
+      "SELECT owner, count(*) AS shards FROM holdshelf_shards GROUP BY owner ORDER BY owner",
+    );
+    expect(rows).toEqual([
+      { owner: "first", shards: "4" },
+      { owner: "second", shards: "4" },
+    ]);
   });
 });

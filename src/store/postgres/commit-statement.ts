@@ -94,6 +94,14 @@ export function commitStatement(batch: FoldedBatch, fence: CommitFence, shardOfQ
   if (batch.sequence !== undefined) {
     add("S", `sequence_put AS (UPDATE holdshelf_cluster SET next_sequence = ${param(batch.sequence)}::bigint WHERE ${fenced})`);
   }
+  if (batch.shardSequences.size > 0) {
+    add(
+      "N",
+      `shard_sequence_put AS (UPDATE holdshelf_shards s SET next_id = GREATEST(coalesce(s.next_id, 0), put.next)
+         FROM unnest(${array("int4", [...batch.shardSequences.keys()])}, ${array("int8", [...batch.shardSequences.values()])}) AS put(shard, next)
+         WHERE s.shard = put.shard AND ${fenced})`,
+    );
+  }
   // The three message tables, keyed by data id and message id (and ready time, for the deadline index).
   const messageTables: MessageTable[] = [
     { tags: "Cc", table: "holdshelf_content", value: "content", rows: contents, keys: [] },

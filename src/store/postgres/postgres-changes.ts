@@ -10,7 +10,7 @@ import { encodeContent, encodeQueueRecord, encodeScheduleValue } from "../value-
  */
 export type PostgresChange =
   | { readonly table: "queue"; readonly name: string; readonly dataId: number; readonly record: Buffer | undefined }
-  | { readonly table: "sequence"; readonly next: number }
+  | { readonly table: "sequence"; readonly next: number; readonly shard: number | undefined }
   | { readonly table: "content"; readonly dataId: number; readonly id: string; readonly value: Buffer | undefined }
   | {
       readonly table: "schedule";
@@ -36,7 +36,7 @@ export function appendChanges(changes: PostgresChange[], op: StoreOp): void {
       return;
     case "putSequence":
       checkUint32(op.next, "sequence");
-      changes.push({ table: "sequence", next: op.next });
+      changes.push({ table: "sequence", next: op.next, shard: op.shard });
       return;
     case "putMessage": {
       checkUint32(op.dataId, "data id");
@@ -90,6 +90,8 @@ export interface TableRows<Key> {
 export interface FoldedBatch {
   readonly queues: TableRows<{ name: string; dataId: number }>;
   readonly sequence: number | undefined;
+  /** Shard → its sequence's next k (shard-ids.ts), the highest the batch writes. */
+  readonly shardSequences: ReadonlyMap<number, number>;
   readonly contents: TableRows<{ dataId: number; id: string }>;
   readonly schedule: TableRows<{ dataId: number; readyAt: number; id: string }>;
   readonly checkpoints: TableRows<{ dataId: number; id: string }>;
@@ -111,6 +113,7 @@ export function foldChanges(changes: readonly PostgresChange[]): FoldedBatch {
   const checkpoints = new Map<string, PostgresChange & { table: "checkpoint" }>();
   const dataIds = new Set<number>();
   let sequence: number | undefined;
+  const shardSequences = new Map<number, number>();
   for (const change of changes) {
     switch (change.table) {
       case "queue":
@@ -119,7 +122,8 @@ export function foldChanges(changes: readonly PostgresChange[]): FoldedBatch {
         queues.set(change.name, change);
         break;
       case "sequence":
-        sequence = change.next;
+        if (change.shard === undefined) sequence = change.next;
+        else shardSequences.set(change.shard, Math.max(change.next, shardSequences.get(change.shard) ?? 0));
         break;
       case "content":
         dataIds.add(change.dataId);
@@ -138,6 +142,7 @@ export function foldChanges(changes: readonly PostgresChange[]): FoldedBatch {
   return {
     queues: split(queues.values(), ({ name, dataId }) => ({ name, dataId }), (change) => change.record),
     sequence,
+    shardSequences,
     contents: split(contents.values(), ({ dataId, id }) => ({ dataId, id }), (change) => change.value),
     schedule: split(schedule.values(), ({ dataId, readyAt, id }) => ({ dataId, readyAt, id }), (change) => change.value),
     checkpoints: split(checkpoints.values(), ({ dataId, id }) => ({ dataId, id }), (change) => change.value),

@@ -27,6 +27,8 @@ CREATE TABLE IF NOT EXISTS holdshelf_shards (
   -- Judged by the database's clock, never a broker's.
   expires_at timestamptz
 );
+-- Each shard's own id sequence (shard-ids.ts); added after layout 1 first shipped, so NULL means not started yet.
+ALTER TABLE holdshelf_shards ADD COLUMN IF NOT EXISTS next_id bigint;
 CREATE TABLE IF NOT EXISTS holdshelf_members (
   node_id text PRIMARY KEY,
   address text NOT NULL,

@@ -1,11 +1,16 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
+import type { HoldshelfError } from "../../errors/holdshelf-error.js";
 import { StoreOpenError } from "../store-open-error.js";
 import { GroupCommit, type CommitObserver, type GroupCommitStats } from "../group-commit.js";
 import { writeIdWords } from "../message-id-words.js";
 import { idWordsPerEntry, ScheduleColumns } from "../schedule-columns.js";
 import type { RecoverableStore } from "../recoverable-store.js";
 import type { MessageReading, ScheduleEntry, StoredQueue, StoredState, StoreOp } from "../store.js";
+import { readClusterView, type ClusterView } from "./cluster-view.js";
+import { queueMoving } from "./queue-moving.js";
+import { planShardMoves } from "./shard-assignment.js";
+import { firstK, ShardIds } from "./shard-ids.js";
 import { decodeContent, decodeQueueRecord, decodeScheduleValueInto } from "../value-codecs.js";
 import { binaryArray } from "./binary-array.js";
 import { commitStatement } from "./commit-statement.js";
@@ -24,6 +29,14 @@ export interface PostgresStoreOptions {
   readonly nodeId: string;
   /** Where other brokers and clients reach this one (host:port). */
   readonly advertisedAddress: string;
+  /**
+   * Which shards this store claims: "all" of them, waiting while another
+   * broker holds any (one active broker, others standing by); its "share"
+   * of them among the live members, balanced as members come and go (see
+   * startBalancing); or "none" (a broker that only routes calls).
+   * "all" if unset.
+   */
+  readonly shards?: "all" | "share" | "none";
   /** Shards of a cluster this store creates; an existing cluster keeps its own. */
   readonly shardCount?: number;
   /** How long a shard lease lasts without renewal (renewed every third of it). */
@@ -44,18 +57,33 @@ export interface PostgresStoreOptions {
 // database stall must last over two renewal periods (2.7 s) to cost the shards.
 export const defaultLeaseTtlMs = 4000;
 const claimRetryMs = 200;
+// How often a sharing broker reads who is live and who holds what: it bounds how long a dead
+// broker's shards wait once its member lock is gone, and how stale a route can be.
+const balanceIntervalMs = 200;
 // While PostgreSQL cannot be reached at start: often enough to follow a failover, rarely enough not to flood its log.
 const openRetryMs = 1000;
 // Rows of the deadline index fetched per round trip when loading a queue.
 const loadPage = 10_000;
+
+/** What a sharing store tells its broker as shards come and go. */
+export interface ShardMoves {
+  /** Queues of shards this store just claimed and loaded: serve them. */
+  gained(queues: StoredQueue[]): void;
+  /** These queues' shards go to another broker: stop serving them now (before their last writes drain). */
+  releasing(queueNames: string[], error: HoldshelfError): void;
+}
+
+/** Where calls on one queue go, as a sharing store sees the cluster. */
+export type ShardRoute = { readonly kind: "local" } | { readonly kind: "remote"; readonly nodeId: string; readonly address: string } | undefined;
 
 /**
  * The Store on PostgreSQL: every table shared by the brokers of a cluster,
  * each queue in one shard, and this store the single writer of the shards
  * it claimed. Every commit is one statement fenced by its shards' epochs
  * (commit-statement.ts), so a broker whose shards moved on can never write.
- * Today one store claims every shard of its cluster: one broker serves and
- * others stand by to take over (docs/cluster.md).
+ * Brokers share the shards by rendezvous hashing over the live members
+ * (shard-assignment.ts); a commit that names a shard this store does not
+ * serve is refused with QUEUE_MOVING before it is written.
  */
 export class PostgresStore implements RecoverableStore {
   private readonly groupCommit: GroupCommit<PostgresChange>;
@@ -69,6 +97,17 @@ export class PostgresStore implements RecoverableStore {
   private leaseValidUntil = 0;
   private lost: unknown;
   private closed = false;
+  /** The shards whose queues this store's broker serves: a commit naming any other is refused. */
+  private readonly serving = new Set<number>();
+  private readonly ids: ShardIds;
+  /** The last read of members and owners (a sharing or routing store); routes are answered from it. */
+  private view: ClusterView | undefined;
+  private moves: ShardMoves | undefined;
+  private balanceTimer: NodeJS.Timeout | undefined;
+  /** The balancing step under way: shutdown and reopen wait for it. */
+  private balancing: Promise<void> = Promise.resolve();
+  /** Between a reopen and the broker's reload: balancing waits, since the reload's load takes every shard held. */
+  private awaitingReload = false;
 
   private constructor(
     private pool: pg.Pool,
@@ -79,6 +118,7 @@ export class PostgresStore implements RecoverableStore {
     private readonly options: PostgresStoreOptions,
   ) {
     this.groupCommit = new GroupCommit((changes) => this.writeBatch(changes), options.commitObserver);
+    this.ids = new ShardIds(shardCount, (name) => this.shardOf(name));
     this.watchMember(member);
   }
 
@@ -129,11 +169,19 @@ export class PostgresStore implements RecoverableStore {
     try {
       const cluster = await ensureCluster(member, options.shardCount);
       const ownership = new ShardOwnership(member, options.nodeId, leaseTtlMs);
-      await ownership.join(options.advertisedAddress);
       const store = new PostgresStore(pool, member, ownership, cluster.shardCount, cluster.handleKey, options);
+      if (store.mode === "none") return store;
+      await ownership.join(options.advertisedAddress);
       try {
-        await store.claimAll(giveUpAt, options.signal);
+        if (store.mode === "all") {
+          await store.claimAll(giveUpAt, options.signal);
+        } else {
+          // A sharing store claims what it can of its share; balancing brings the rest as other brokers hand it over.
+          store.keepMembership();
+          await store.claimAssigned();
+        }
       } catch (error) {
+        store.stopTimers();
         await ownership.leave().catch(() => undefined);
         throw error;
       }
@@ -154,6 +202,8 @@ export class PostgresStore implements RecoverableStore {
       try {
         await this.ownership.claim(this.member, shards);
         this.leaseValidUntil = started + ttl;
+        this.serving.clear();
+        for (const shard of shards) this.serving.add(shard);
         break;
       } catch (error) {
         if (!(error instanceof ShardsHeldError) || performance.now() >= giveUpAt) throw error;
@@ -164,6 +214,21 @@ export class PostgresStore implements RecoverableStore {
       }
     }
     this.scheduleRenewal();
+  }
+
+  private stopTimers(): void {
+    clearTimeout(this.renewTimer);
+    clearTimeout(this.lapseTimer);
+  }
+
+  /** A sharing store renews its membership (and later its leases) from the moment it joined. */
+  private keepMembership(): void {
+    this.leaseValidUntil = performance.now() + this.leaseTtl;
+    this.scheduleRenewal();
+  }
+
+  private get mode(): "all" | "share" | "none" {
+    return this.options.shards ?? "all";
   }
 
   private get leaseTtl(): number {
@@ -207,14 +272,15 @@ export class PostgresStore implements RecoverableStore {
   private loseOwnership(error: unknown): void {
     if (this.lost !== undefined) return;
     this.lost = error;
+    this.serving.clear();
     clearTimeout(this.renewTimer);
     clearTimeout(this.lapseTimer);
     this.options.onOwnershipLost?.(error);
   }
 
-  /** The shards this store owns and may write now: none once it lost them, until a reopen claims them again. */
+  /** The shards this store owns and serves now: none once it lost them, until it claims them again. */
   get ownedShardCount(): number {
-    return this.lost === undefined && !this.closed ? this.ownership.fence().shards.length : 0;
+    return this.lost === undefined && !this.closed ? this.serving.size : 0;
   }
 
   /** How many batches (transactions) and commits the group commit has written. */
@@ -236,6 +302,7 @@ export class PostgresStore implements RecoverableStore {
   async reopen(): Promise<void> {
     clearTimeout(this.renewTimer);
     clearTimeout(this.lapseTimer);
+    await this.balancing;
     await this.disconnect();
     try {
       const { pool, member } = await connect(this.options.urls, this.options.nodeId, this.leaseTtl);
@@ -244,10 +311,16 @@ export class PostgresStore implements RecoverableStore {
       this.watchMember(member);
       const { address } = this.ownership;
       this.ownership = new ShardOwnership(member, this.options.nodeId, this.leaseTtl);
-      await this.ownership.join(address);
+      if (this.mode !== "none") await this.ownership.join(address);
       this.closed = false;
+      this.awaitingReload = true;
       this.lost = undefined;
-      await this.claimAll(performance.now());
+      // A sharing store claims what it can of its share now, so the reload that follows serves it at once.
+      if (this.mode === "all") await this.claimAll(performance.now());
+      else if (this.mode === "share") {
+        this.keepMembership();
+        await this.claimAssigned();
+      }
     } catch (error) {
       const unavailable = postgresUnavailable(error);
       this.lost ??= unavailable;
@@ -257,7 +330,8 @@ export class PostgresStore implements RecoverableStore {
 
   /** Records where other brokers and clients reach this one, once the listener knows its port. */
   async advertise(address: string): Promise<void> {
-    await this.ownership.advertise(address);
+    if (this.mode !== "none") await this.ownership.advertise(address);
+    else this.ownership.address = address;
   }
 
   /** Writes one fenced statement that changes nothing, to prove commits land again. */
@@ -267,16 +341,34 @@ export class PostgresStore implements RecoverableStore {
 
   /** Takes commits again once the owner rebuilt its state from a reloaded store. */
   resumeWrites(): void {
+    this.awaitingReload = false;
     this.groupCommit.resume();
   }
 
+  /** The queues of every shard held (none yet for a sharing store: balancing brings them), and the cluster's handle key. */
   async load(): Promise<StoredState> {
     this.queueShards.clear();
     this.dataShards.clear();
+    this.serving.clear();
+    const shards = this.ownership.fence().shards;
+    const { queues, nextSequence } = await this.loadShards(shards);
+    await this.dropOrphanedData();
+    for (const shard of shards) this.serving.add(shard);
+    return { queues, nextSequence, ids: this.ids, handleKey: Buffer.from(this.handleKey) };
+  }
+
+  /** Reads the queues of `shards` with their deadline indexes, and starts their id sequences. */
+  private async loadShards(shards: readonly number[]): Promise<{ queues: StoredQueue[]; nextSequence: number }> {
     const { rows: clusterRows } = await this.pool.query<{ next_sequence: string }>("SELECT next_sequence FROM holdshelf_cluster");
+    const nextSequence = Number(clusterRows[0]!.next_sequence);
+    const { rows: shardRows } = await this.pool.query<{ shard: number; next_id: string | null }>(
+      "SELECT shard, next_id FROM holdshelf_shards WHERE shard = ANY($1::int[])",
+      [shards],
+    );
+    for (const row of shardRows) this.ids.serve(row.shard, row.next_id === null ? firstK(nextSequence, this.shardCount) : Number(row.next_id));
     const { rows } = await this.pool.query<{ shard: number; record: Buffer }>(
       "SELECT shard, record FROM holdshelf_queues WHERE shard = ANY($1::int[]) ORDER BY name",
-      [this.ownership.fence().shards],
+      [shards],
     );
     const queues: StoredQueue[] = [];
     for (const row of rows) {
@@ -285,8 +377,105 @@ export class PostgresStore implements RecoverableStore {
       this.dataShards.set(record.dataId, row.shard);
       queues.push({ record, schedule: await this.loadSchedule(record.dataId) });
     }
-    await this.dropOrphanedData();
-    return { queues, nextSequence: Number(clusterRows[0]!.next_sequence), handleKey: Buffer.from(this.handleKey) };
+    return { queues, nextSequence };
+  }
+
+  // ---- Sharing the shards with other brokers ---------------------------
+
+  /**
+   * Starts balancing (a sharing or routing store): every 200 ms it reads who
+   * is live and who holds what, claims and loads the shards assigned to this
+   * broker that nobody live holds, and hands over held shards assigned to
+   * another live member. `moves` is how the broker hears of it. Resolves
+   * once the first step is done.
+   */
+  startBalancing(moves: ShardMoves): Promise<void> {
+    this.moves = moves;
+    const tick = (): void => {
+      this.balancing = this.balanceOnce()
+        .catch(() => undefined) // a failed step is retried at the next; storage faults reach the broker through commits and renewals
+        .finally(() => {
+          if (this.moves === undefined) return;
+          this.balanceTimer = setTimeout(tick, balanceIntervalMs);
+          this.balanceTimer.unref();
+        });
+    };
+    tick();
+    // The first step done: a lone broker serves every shard from its first call.
+    return this.balancing;
+  }
+
+  private async balanceOnce(): Promise<void> {
+    if (this.closed || this.moves === undefined) return;
+    this.view = await readClusterView(this.member, this.options.nodeId, this.leaseTtl, this.shardCount);
+    // A store that lost its shards (storage recovery under way) only routes until it is reopened.
+    if (this.mode !== "share" || this.lost !== undefined || this.awaitingReload) return;
+    const plan = planShardMoves(this.view, this.options.nodeId, (shard) => this.ownership.holds(shard));
+    if (plan.release.length > 0) await this.releaseShards(plan.release);
+    if (plan.claim.length > 0) await this.gainShards(plan.claim);
+  }
+
+  /** Claims what it can of its share now (at open and reopen): the load that follows takes them in. */
+  private async claimAssigned(): Promise<void> {
+    this.view = await readClusterView(this.member, this.options.nodeId, this.leaseTtl, this.shardCount);
+    const plan = planShardMoves(this.view, this.options.nodeId, (shard) => this.ownership.holds(shard));
+    await this.ownership.claimSome(this.member, plan.claim);
+  }
+
+  /** Claims what it can of `shards`, loads their queues and hands them to the broker. */
+  private async gainShards(shards: readonly number[]): Promise<void> {
+    const claimed = await this.ownership.claimSome(this.member, shards);
+    if (claimed.length === 0) return;
+    // The claim extended nothing else: renewals keep the new leases from here on.
+    let loaded;
+    try {
+      loaded = await this.loadShards(claimed);
+    } catch (error) {
+      // Claimed but not loaded: writes to these shards would be fenced anyway; start over from storage recovery.
+      return this.loseOwnership(postgresUnavailable(error, "read"));
+    }
+    if (this.lost !== undefined || this.closed) return;
+    for (const shard of claimed) this.serving.add(shard);
+    this.moves?.gained(loaded.queues);
+  }
+
+  /**
+   * Hands shards over: the broker stops serving their queues, the writes
+   * already asked for land, and only then are the leases given up, so the
+   * next owner loads everything this one acknowledged.
+   */
+  private async releaseShards(shards: readonly number[]): Promise<void> {
+    const leaving = new Set(shards);
+    for (const shard of shards) this.serving.delete(shard);
+    const names = [...this.queueShards].filter(([, shard]) => leaving.has(shard)).map(([name]) => name);
+    this.moves?.releasing(names, queueMoving());
+    await this.groupCommit.commit([]).catch(() => undefined);
+    if (this.lost !== undefined) return;
+    await this.ownership.releaseSome(this.member, shards);
+    for (const shard of shards) this.ids.forget(shard);
+    // The data ids stay mapped to their shards: a late commit to one is refused as moving, never written unfenced.
+    for (const name of names) this.queueShards.delete(name);
+  }
+
+  /** Where calls on a queue go: here while this store serves its shard, else its live owner's address; undefined while nobody serves it. */
+  route(queueName: string): ShardRoute {
+    const shard = this.shardOf(queueName);
+    if (this.serving.has(shard) && this.lost === undefined) return { kind: "local" };
+    const owner = this.view?.owners[shard];
+    if (owner === undefined || owner === this.options.nodeId) return undefined;
+    const address = this.view!.members.get(owner);
+    return address === undefined ? undefined : { kind: "remote", nodeId: owner, address };
+  }
+
+  /** The other live brokers that hold shards now, node id → address. */
+  shardOwners(): Map<string, string> {
+    const owners = new Map<string, string>();
+    for (const owner of this.view?.owners ?? []) {
+      if (owner === undefined || owner === this.options.nodeId) continue;
+      const address = this.view!.members.get(owner);
+      if (address !== undefined) owners.set(owner, address);
+    }
+    return owners;
   }
 
   commit(ops: readonly StoreOp[], lingerMs = 0): Promise<void> {
@@ -295,10 +484,27 @@ export class PostgresStore implements RecoverableStore {
     const changes: PostgresChange[] = [];
     try {
       for (const op of ops) appendChanges(changes, op);
+      this.checkServed(changes);
     } catch (error) {
       return Promise.reject(error);
     }
     return this.groupCommit.commit(changes, lingerMs);
+  }
+
+  /**
+   * Refuses (with QUEUE_MOVING) a commit that names a shard this store does
+   * not serve: work that was still running on a queue when its shard went to
+   * another broker. Refused here, alone, it never reaches a batch, whose
+   * fence would fail every commit sharing it.
+   */
+  private checkServed(changes: readonly PostgresChange[]): void {
+    for (const change of changes) {
+      const shard =
+        change.table === "queue" ? this.shardOf(change.name) : change.table === "sequence" ? change.shard : this.dataShards.get(change.dataId);
+      if (shard !== undefined && !this.serving.has(shard) && this.lost === undefined) {
+        throw queueMoving(change.table === "queue" ? change.name : undefined);
+      }
+    }
   }
 
   async readMessages(
@@ -348,6 +554,9 @@ export class PostgresStore implements RecoverableStore {
     // Commits already asked for are written first (a barrier starts any that linger).
     await this.groupCommit.commit([]).catch(() => undefined);
     this.closed = true;
+    this.moves = undefined;
+    clearTimeout(this.balanceTimer);
+    await this.balancing;
     clearTimeout(this.renewTimer);
     clearTimeout(this.lapseTimer);
     // A standby takes the shards at once instead of waiting for their leases.
@@ -359,6 +568,11 @@ export class PostgresStore implements RecoverableStore {
   private async writeBatch(changes: PostgresChange[]): Promise<void> {
     // Refused as a failed write, so a commit on a closed store is seen and logged like one (as LevelDB's is).
     if (this.closed) throw postgresUnavailable(new Error("the store is closed"));
+    if (this.mode === "none") {
+      // A routing broker holds no queue: only a probe (no changes) comes here.
+      if (changes.length > 0) throw queueMoving();
+      return;
+    }
     if (this.lost !== undefined) throw this.lost;
     if (performance.now() >= this.leaseValidUntil) {
       // Renewals failed for a whole TTL: another broker may own the shards now.
@@ -366,7 +580,14 @@ export class PostgresStore implements RecoverableStore {
       throw this.lost;
     }
     const batch = foldChanges(changes);
-    const statement = commitStatement(batch, this.ownership.fence(this.shardsOf(batch)), (name) => this.shardOf(name));
+    const shards = this.shardsOf(batch);
+    const fence = this.ownership.fence(shards);
+    if (shards !== undefined && fence.shards.length < new Set(shards).size) {
+      // checkServed refuses these before they are batched: a shard not held here means ownership was lost under us.
+      this.loseOwnership(ownershipLost());
+      throw this.lost;
+    }
+    const statement = commitStatement(batch, fence, (name) => this.shardOf(name));
     let fenceHeld: boolean;
     try {
       const { rows } = await this.pool.query<{ ok: boolean }>(statement);
@@ -404,6 +625,7 @@ export class PostgresStore implements RecoverableStore {
       if (shard === undefined) return undefined;
       shards.add(shard);
     }
+    for (const shard of batch.shardSequences.keys()) shards.add(shard);
     return batch.sequence !== undefined || shards.size === 0 ? undefined : [...shards];
   }
 

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { HoldshelfError } from "../../errors/holdshelf-error.js";
 import type { CommitFence } from "./commit-statement.js";
+import { memberLockSpace } from "./cluster-view.js";
 
 /** A shard's lease as a claim found it, for an operator's message. */
 export interface ShardHolder {
@@ -24,8 +25,6 @@ export class ShardsMovedError extends Error {
   override readonly name = "ShardsMovedError";
 }
 
-// Advisory lock space of member sessions: (memberLockSpace, hashtext(node id)).
-const memberLockSpace = 0x6d656d62; // "memb"
 
 /**
  * This broker's membership and shard leases, all kept in PostgreSQL and
@@ -104,6 +103,54 @@ export class ShardOwnership {
     }
   }
 
+  /**
+   * Claims whichever of `shards` are claimable now (free, past their lease,
+   * or held by a member whose session is gone), bumping their epochs, and
+   * returns them; the others are left to their holders. Several brokers
+   * share a cluster this way: each claims the shards assigned to it.
+   */
+  async claimSome(client: pg.ClientBase, shards: readonly number[]): Promise<number[]> {
+    if (shards.length === 0) return [];
+    const held = new Set((await this.holders(client, shards, "")).map((holder) => holder.shard));
+    const candidates = shards.filter((shard) => !held.has(shard));
+    if (candidates.length === 0) return [];
+    await client.query("BEGIN");
+    try {
+      // Again under the rows' locks: a holder may have renewed meanwhile.
+      const stillHeld = new Set((await this.holders(client, candidates, "FOR UPDATE")).map((holder) => holder.shard));
+      const claimable = candidates.filter((shard) => !stillHeld.has(shard));
+      const claimed = await client.query<{ shard: number; epoch: string }>(
+        `UPDATE holdshelf_shards SET epoch = epoch + 1, owner = $2, expires_at = now() + $3 * interval '1 millisecond'
+         WHERE shard = ANY($1::int[]) RETURNING shard, epoch`,
+        [claimable, this.nodeId, this.leaseTtlMs],
+      );
+      await client.query("COMMIT");
+      for (const row of claimed.rows) this.held.set(row.shard, Number(row.epoch));
+      return claimed.rows.map((row) => row.shard);
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Gives up some held shards (they are assigned to another member now), so their new owner claims them at once. */
+  async releaseSome(client: pg.ClientBase, shards: readonly number[]): Promise<void> {
+    const { epochs } = this.fence(shards);
+    const released = this.fence(shards).shards;
+    await client.query(
+      `UPDATE holdshelf_shards s SET owner = NULL, expires_at = NULL
+       FROM unnest($1::int[], $2::bigint[]) AS held(shard, epoch)
+       WHERE s.shard = held.shard AND s.epoch = held.epoch AND s.owner = $3`,
+      [released, epochs, this.nodeId],
+    );
+    for (const shard of released) this.held.delete(shard);
+  }
+
+  /** Whether this broker holds the shard (claimed, and not released or lost). */
+  holds(shard: number): boolean {
+    return this.held.has(shard);
+  }
+
   /** The shards of `shards` that live brokers hold, read with `locking` ("" or "FOR UPDATE"). */
   private async holders(client: pg.ClientBase, shards: readonly number[], locking: string): Promise<ShardHolder[]> {
     const { rows } = await client.query<{ shard: number; owner: string; expires_at: Date }>(
@@ -133,9 +180,11 @@ export class ShardOwnership {
          FROM unnest($1::int[], $2::bigint[]) AS held(shard, epoch)
          WHERE s.shard = held.shard AND s.epoch = held.epoch AND s.owner = $3 AND s.shard IN (SELECT shard FROM locked)
          RETURNING s.shard),
-       alive AS (UPDATE holdshelf_members SET heartbeat_at = now() WHERE node_id = $3)
+       alive AS (UPDATE holdshelf_members SET heartbeat_at = now() WHERE node_id = $3),
+       -- Members whose session is gone (their lock is free) leave the table, so cluster status shows the live ones.
+       dead AS (DELETE FROM holdshelf_members WHERE node_id <> $3 AND pg_try_advisory_xact_lock($5, hashtext(node_id)))
        SELECT shard FROM renewed`,
-      [shards, epochs, this.nodeId, this.leaseTtlMs],
+      [shards, epochs, this.nodeId, this.leaseTtlMs, memberLockSpace],
     );
     if (rowCount !== shards.length) {
       throw new ShardsMovedError(`${shards.length - (rowCount ?? 0)} of ${shards.length} shard(s) were claimed by another broker`);
