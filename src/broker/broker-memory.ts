@@ -3,6 +3,7 @@ import type { StoredState } from "../store/store.js";
 import type { Clock } from "../time/clock.js";
 import { BackgroundWork } from "./background-work.js";
 import type { BrokerEvents } from "./broker-events.js";
+import type { ClusterQueues } from "./cluster-queues.js";
 import { StoredMessageBudget, type BrokerLimits } from "./broker-limits.js";
 import { createCommitAndServe, type CommitAndServe } from "./commit-and-serve.js";
 import { DeadLetters } from "./dead-letters.js";
@@ -27,6 +28,8 @@ export interface BrokerMemoryOptions {
   readonly onBackgroundError: (error: unknown) => void;
   readonly events: BrokerEvents;
   readonly limits: BrokerLimits;
+  /** The queues other brokers serve (cluster mode), for moves and checks across shards. */
+  readonly cluster: ClusterQueues;
 }
 
 /**
@@ -57,7 +60,7 @@ export interface BrokerMemory {
  * next. The timers are not started: the broker starts them.
  */
 export function createBrokerMemory(options: BrokerMemoryOptions): BrokerMemory {
-  const { store, stored, clock, onBackgroundError, events, limits } = options;
+  const { store, stored, clock, onBackgroundError, events, limits, cluster } = options;
   const handles = new ReceiptHandles(stored.handleKey);
   const waiting = new WaitingReceives(clock, limits.maxWaitingReceives);
   const leases = new LeaseTracking();
@@ -68,9 +71,9 @@ export function createBrokerMemory(options: BrokerMemoryOptions): BrokerMemory {
     leases.forgetQueue(queue);
     waiting.failAll(queue, new HoldshelfError("QUEUE_NOT_FOUND", `queue "${queue.record.name}" was deleted`));
   };
-  const registry = new QueueRegistry(store, clock, { onDeleted: forgetQueue }, stored, limits.maxQueues);
+  const registry = new QueueRegistry(store, clock, { onDeleted: forgetQueue }, stored, limits.maxQueues, cluster);
   const storedBudget = new StoredMessageBudget(limits.maxStoredMessages, () => registry.all());
-  const deadLetters = new DeadLetters(store, clock, registry, (queue) => maintenance.advance(queue), events);
+  const deadLetters = new DeadLetters(store, clock, registry, (queue) => maintenance.advance(queue), events, cluster);
   const endings = new LeaseEndings(clock, leases, deadLetters, background);
   const leaseChanges = new LeaseChanges(clock, handles, leases, endings, events);
   const maintenance: Maintenance = new Maintenance(

@@ -2,9 +2,11 @@ import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
 import type { Store, StoredQueue, StoredState, StoreOp } from "../store/store.js";
 import { systemClock, type Clock } from "../time/clock.js";
 import { ignoredBrokerEvents, type BrokerEvents } from "./broker-events.js";
+import { noneElsewhere, type Arrival, type ClusterQueues } from "./cluster-queues.js";
 import { defaultBrokerLimits, type BrokerLimits } from "./broker-limits.js";
 import { createBrokerMemory, type BrokerMemory, type BrokerMemoryOptions } from "./broker-memory.js";
 import { LeaseStream, type LeaseStreamListener } from "./lease-tracking.js";
+import type { MoveTarget } from "./dead-letters.js";
 import { intakeMessages } from "./message-intake.js";
 import { formatMessageId } from "./message-id.js";
 import type { QueueConfigInput } from "./queue-config.js";
@@ -35,6 +37,8 @@ export interface BrokerOptions {
   readonly limits?: Partial<BrokerLimits>;
   /** When Heartbeat renewals' writes wait for company; defaultRenewalLinger if unset. */
   readonly renewalLinger?: RenewalLinger;
+  /** Cluster mode: the queues other brokers serve, for moves and checks across shards; none if unset. */
+  readonly cluster?: ClusterQueues;
 }
 
 /**
@@ -67,6 +71,7 @@ export class Broker {
       onBackgroundError: options.onBackgroundError ?? (() => undefined),
       events: options.events ?? ignoredBrokerEvents,
       limits: { ...defaultBrokerLimits, ...options.limits },
+      cluster: options.cluster ?? noneElsewhere,
     };
     const memory = createBrokerMemory({ ...settings, store: new RevocableStore(options.store), stored });
     const broker = new Broker(memory, settings, options.renewalLinger ?? defaultRenewalLinger);
@@ -93,13 +98,13 @@ export class Broker {
     this.requireStorage();
     const page = this.memory.registry.list(prefix, pageSize, pageToken, visible);
     // One pass for the dead-letter sources of the whole page, not one per queue.
-    const sources = this.memory.registry.deadLetterSources();
+    const sources = this.deadLetterSources();
     return { queues: page.queues.map((queue) => this.describe(queue, sources)), nextPageToken: page.nextPageToken };
   }
 
   /** Every queue, as `getQueue` describes it: what a metrics scrape reads. */
   allQueues(): QueueInfo[] {
-    const sources = this.memory.registry.deadLetterSources();
+    const sources = this.deadLetterSources();
     return [...this.memory.registry.all()].map((queue) => this.describe(queue, sources));
   }
 
@@ -221,7 +226,7 @@ export class Broker {
   ): Promise<number> {
     this.requireStorage();
     const deadLetterQueue = this.memory.registry.get(deadLetterQueueName, "dead_letter_queue");
-    const destination = destinationName === "" ? undefined : this.memory.registry.get(destinationName, "destination_queue");
+    const destination = destinationName === "" ? undefined : await this.moveTarget(destinationName, "destination_queue");
     if (destination === deadLetterQueue) {
       throw invalidArgument("destination_queue", "must be another queue than the dead-letter queue");
     }
@@ -333,6 +338,24 @@ export class Broker {
   }
 
   /**
+   * Shows messages that other brokers moved into queues this broker serves
+   * (cluster mode: dead-letter moves and redrives across shards), already in
+   * the store. One whose queue was purged or deleted meanwhile, or that is
+   * here already, is left alone.
+   */
+  takeArrivals(arrivals: readonly Arrival[]): void {
+    const now = this.settings.clock.now();
+    const touched = new Set<QueueState>();
+    for (const { queue: name, dataId, entry } of arrivals) {
+      const queue = this.memory.registry.find(name);
+      if (queue === undefined || queue.record.dataId !== dataId || queue.get(entry.id) !== undefined) continue;
+      queue.add(entry, now);
+      touched.add(queue);
+    }
+    for (const queue of touched) this.memory.maintenance.advance(queue);
+  }
+
+  /**
    * Stops serving queues whose shards go to another broker: calls on them
    * fail with `error` (and their waiting receives end with it), their timers
    * stop and their leases are forgotten here. Heartbeat streams that renew
@@ -390,7 +413,16 @@ export class Broker {
   }
 
   /** Advances the queue first, so that counts are exact: see Maintenance.advance for why a read may write. */
-  private describe(queue: QueueState, sources = this.memory.registry.deadLetterSources()): QueueInfo {
+  /** Each dead-letter queue's sources: this broker's queues, and (cluster mode) the others' as last read. */
+  private deadLetterSources(): Map<string, string[]> {
+    const sources = this.memory.registry.deadLetterSources();
+    for (const [target, elsewhere] of this.settings.cluster.knownDeadLetterSourcesElsewhere()) {
+      sources.set(target, [...(sources.get(target) ?? []), ...elsewhere].sort());
+    }
+    return sources;
+  }
+
+  private describe(queue: QueueState, sources = this.deadLetterSources()): QueueInfo {
     this.memory.maintenance.advance(queue);
     const { name, config, createTime } = queue.record;
     const counts = queue.counts();
@@ -420,6 +452,14 @@ export class Broker {
       this.memory.maintenance.advance(queue);
     }
     return ops.map((op) => formatMessageId(op.entry.id));
+  }
+
+  /** A queue to move messages to: this broker's, or (cluster mode) the name of another broker's; QUEUE_NOT_FOUND if none. */
+  private async moveTarget(name: string, field: string): Promise<MoveTarget> {
+    const local = this.memory.registry.find(name);
+    if (local !== undefined) return local;
+    // Bad names, unknown queues and queues moving away answer as the registry does.
+    return (await this.memory.deadLetters.find(name)) ?? this.memory.registry.get(name, field);
   }
 
   private requireTimeout(queue: QueueState, timeoutMs: number | undefined): number {

@@ -1,5 +1,6 @@
 import type { MessageContent, ScheduleEntry, Store, StoreOp } from "../store/store.js";
 import type { BrokerEvents } from "./broker-events.js";
+import { noneElsewhere, type ClusterQueues } from "./cluster-queues.js";
 import type { Clock } from "../time/clock.js";
 import type { QueueRegistry } from "./queue-registry.js";
 import type { LiveMessage, QueueState } from "./queue-state.js";
@@ -29,15 +30,18 @@ export class DeadLetters {
     private readonly registry: QueueRegistry,
     private readonly arrived: Arrived,
     private readonly events: BrokerEvents,
+    // Cluster mode: the queue a message moves to may be another broker's (the move goes to its inbox).
+    private readonly cluster: ClusterQueues = noneElsewhere,
   ) {}
 
   /**
    * Moves spent messages, already taken out of their queue's memory, to its
-   * dead-letter queue. If that queue is gone (it cannot be deleted while
-   * named, but a policy may change), the messages go back where they were.
+   * dead-letter queue: here, or (cluster mode) another broker's. If that
+   * queue is gone (it cannot be deleted while named, but a policy may
+   * change), the messages go back where they were.
    */
   async deadLetter(source: QueueState, messages: readonly LiveMessage[]): Promise<void> {
-    const target = this.registry.find(source.record.config.redrivePolicy?.deadLetterQueue ?? "");
+    const target = await this.find(source.record.config.redrivePolicy?.deadLetterQueue ?? "");
     if (target === undefined) {
       source.putBack(messages, this.clock.now());
       return;
@@ -47,7 +51,18 @@ export class DeadLetters {
     await this.move(source, target, messages, contents.map((content) => content && { ...stripped(content), deadLetter: origin }));
     // Messages purged meanwhile were only removed, not moved.
     const moved = contents.filter((content) => content !== undefined).length;
-    this.events.deadLettered(source.record.name, target.record.name, moved);
+    this.events.deadLettered(source.record.name, typeof target === "string" ? target : target.record.name, moved);
+  }
+
+  /**
+   * The queue of that name: this broker's, or the name alone where another
+   * broker serves it (cluster mode); undefined where there is none.
+   */
+  async find(name: string): Promise<MoveTarget | undefined> {
+    if (name === "") return undefined;
+    const local = this.registry.find(name);
+    if (local !== undefined) return local;
+    return (await this.cluster.existsElsewhere(name)) ? name : undefined;
   }
 
   /**
@@ -58,13 +73,15 @@ export class DeadLetters {
    */
   async redrive(
     deadLetterQueue: QueueState,
-    destination: QueueState | undefined,
+    destination: MoveTarget | undefined,
     maxMessages: number,
     maxPerSecond: number,
     signal: AbortSignal | undefined,
   ): Promise<number> {
     let moved = 0;
     const stranded: LiveMessage[] = [];
+    // Each source queue is looked up once per redrive, not once per message.
+    const sources = new Map<string, Promise<MoveTarget | undefined>>();
     const now = this.clock.now();
     while (moved < maxMessages && !signal?.aborted && !deadLetterQueue.deleted) {
       const started = this.clock.now();
@@ -78,19 +95,19 @@ export class DeadLetters {
       }
       if (batch.length === 0) break;
       const contents = await this.store.readMessages(deadLetterQueue.record.dataId, batch);
-      const byTarget = new Map<QueueState, { messages: LiveMessage[]; contents: (MessageContent | undefined)[] }>();
-      batch.forEach((message, index) => {
+      const byTarget = new Map<MoveTarget, { messages: LiveMessage[]; contents: (MessageContent | undefined)[] }>();
+      for (const [index, message] of batch.entries()) {
         const content = contents[index];
-        const target = destination ?? this.registry.find(content?.deadLetter?.sourceQueue ?? "");
-        if (target === undefined || target.deleted) {
+        const target = destination ?? (await this.findCached(content?.deadLetter?.sourceQueue ?? "", sources));
+        if (target === undefined || (typeof target !== "string" && target.deleted)) {
           stranded.push(message); // its source queue is gone: it stays
-          return;
+          continue;
         }
         const group = byTarget.get(target) ?? { messages: [], contents: [] };
         group.messages.push(message);
         group.contents.push(content && stripped(content));
         byTarget.set(target, group);
-      });
+      }
       for (const [target, group] of byTarget) {
         await this.move(deadLetterQueue, target, group.messages, group.contents);
         moved += group.messages.length;
@@ -101,19 +118,27 @@ export class DeadLetters {
     return moved;
   }
 
+  private findCached(name: string, cache: Map<string, Promise<MoveTarget | undefined>>): Promise<MoveTarget | undefined> {
+    let found = cache.get(name);
+    if (found === undefined) cache.set(name, (found = this.find(name)));
+    return found;
+  }
+
   /**
    * Writes messages (taken out of `from`'s memory) into `to` with the given
    * contents, in one batch, then shows them there. A message whose content
-   * is gone (purged meanwhile) is only removed.
+   * is gone (purged meanwhile) is only removed. A queue another broker
+   * serves gets them in its inbox, in the same batch, and shows them once
+   * its broker takes them in.
    */
   private async move(
     from: QueueState,
-    to: QueueState,
+    to: MoveTarget,
     messages: readonly LiveMessage[],
     contents: readonly (MessageContent | undefined)[],
   ): Promise<void> {
     const now = this.clock.now();
-    const toDataId = to.record.dataId;
+    const toDataId = typeof to === "string" ? undefined : to.record.dataId;
     const ops: StoreOp[] = [];
     const arrivals: ScheduleEntry[] = [];
     messages.forEach((message, index) => {
@@ -133,11 +158,12 @@ export class DeadLetters {
         size: message.size,
         hasCheckpoint: false,
       };
-      ops.push({ kind: "putMessage", dataId: toDataId, entry, content });
+      if (typeof to === "string") ops.push({ kind: "putInbound", queue: to, entry, content });
+      else ops.push({ kind: "putMessage", dataId: toDataId!, entry, content });
       arrivals.push(entry);
     });
     await this.store.commit(ops);
-    if (to.deleted || to.record.dataId !== toDataId) return;
+    if (typeof to === "string" || to.deleted || to.record.dataId !== toDataId) return;
     for (const entry of arrivals) to.add(entry, this.clock.now());
     this.arrived(to);
   }
@@ -159,6 +185,9 @@ export class DeadLetters {
     });
   }
 }
+
+/** Where a move goes: a queue this broker serves, or the name of one another broker serves (cluster mode). */
+export type MoveTarget = QueueState | string;
 
 /** A message's body and attributes, without a reading's checkpoint or an earlier dead-letter origin. */
 function stripped({ body, attributes }: MessageContent): MessageContent {

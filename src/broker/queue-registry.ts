@@ -1,6 +1,7 @@
 import { HoldshelfError, invalidArgument, queueNotFound } from "../errors/holdshelf-error.js";
 import type { IdSequence, QueueRecord, Store, StoredQueue, StoredState } from "../store/store.js";
 import { tooManyQueues } from "./broker-limits.js";
+import { noneElsewhere, type ClusterQueues } from "./cluster-queues.js";
 import type { Clock } from "../time/clock.js";
 import { checkQueueName, resolveQueueConfig, sameQueueConfig, type QueueConfig, type QueueConfigInput } from "./queue-config.js";
 import { QueueState } from "./queue-state.js";
@@ -39,6 +40,8 @@ export class QueueRegistry {
     stored: StoredState,
     // Queues already stored all load, even past a lowered limit: only new ones are refused.
     private readonly maxQueues = Infinity,
+    // Cluster mode: a redrive policy may name, and a dead-letter queue may serve, a queue of another broker.
+    private readonly cluster: ClusterQueues = noneElsewhere,
   ) {
     this.ids = stored.ids ?? counterSequence(stored.nextSequence);
     this.adopt(stored.queues);
@@ -93,7 +96,7 @@ export class QueueRegistry {
   async create(name: string, input: QueueConfigInput | undefined): Promise<QueueState> {
     checkQueueName(name, "name");
     const config = resolveQueueConfig(input);
-    this.checkRedrive(name, config);
+    await this.checkRedrive(name, config);
     return this.exclusive(name, async () => {
       const existing = this.byName.get(name);
       if (existing !== undefined) {
@@ -119,7 +122,7 @@ export class QueueRegistry {
   async update(name: string, input: QueueConfigInput | undefined): Promise<QueueState> {
     this.get(name, "name");
     const config = resolveQueueConfig(input);
-    this.checkRedrive(name, config);
+    await this.checkRedrive(name, config);
     return this.exclusive(name, async () => {
       const queue = this.get(name, "name");
       const record = { ...queue.record, config };
@@ -134,7 +137,7 @@ export class QueueRegistry {
     this.get(name, "name");
     return this.exclusive(name, async () => {
       const queue = this.get(name, "name");
-      const sources = this.deadLetterSourcesOf(name);
+      const sources = [...this.deadLetterSourcesOf(name), ...(await this.cluster.deadLetterSourcesElsewhere(name))].sort();
       if (sources.length > 0) {
         throw new HoldshelfError(
           "QUEUE_IN_USE",
@@ -206,13 +209,13 @@ export class QueueRegistry {
     return { queues: page.map((name) => this.byName.get(name)!), nextPageToken };
   }
 
-  private checkRedrive(name: string, config: QueueConfig): void {
+  private async checkRedrive(name: string, config: QueueConfig): Promise<void> {
     const target = config.redrivePolicy?.deadLetterQueue;
     if (target === undefined) return;
     if (target === name) {
       throw invalidArgument("config.redrive_policy.dead_letter_queue", "must be another queue than this one");
     }
-    if (!this.byName.has(target)) {
+    if (!this.byName.has(target) && !(await this.cluster.existsElsewhere(target))) {
       throw new HoldshelfError("DEAD_LETTER_QUEUE_NOT_FOUND", `dead-letter queue "${target}" does not exist`, {
         violations: [{ field: "config.redrive_policy.dead_letter_queue", description: "must be an existing queue" }],
       });

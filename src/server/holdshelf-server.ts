@@ -153,6 +153,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       events: metrics.broker,
       limits,
       ...(options.renewalLinger === undefined ? {} : { renewalLinger: options.renewalLinger }),
+      ...(store instanceof PostgresStore ? { cluster: store.clusterQueues } : {}),
     });
   } catch (error) {
     await store.close();
@@ -172,6 +173,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     await store.startBalancing({
       gained: (queues) => broker.adoptQueues(queues),
       releasing: (names, error) => broker.evictQueues(names, error),
+      arrived: (arrivals) => broker.takeArrivals(arrivals),
     });
   }
   const server = new Server({

@@ -275,6 +275,9 @@ function appendBatchOps(batch: LevelBatchOp[], op: StoreOp): void {
     case "putCheckpoint":
       batch.push({ type: "put", key: checkpointKey(op.dataId, op.id), value: Buffer.from(op.checkpoint) });
       return;
+    case "putInbound":
+      // Only cluster mode has queues on other brokers (src/broker/cluster-queues.ts).
+      throw new Error("the embedded store has no other brokers to send a message to");
     case "removeMessage":
       batch.push(
         { type: "del", key: contentKey(op.dataId, op.id) },

@@ -143,6 +143,9 @@ export class MemoryStore implements Store {
       case "putCheckpoint":
         this.spaceOf(op.dataId).checkpoints.set(op.id, op.checkpoint);
         return;
+      case "putInbound":
+        // copyOp refused it before any op of its commit applied.
+        return;
       case "removeMessage": {
         const space = this.spaceOf(op.dataId);
         space.contents.delete(op.id);
@@ -198,6 +201,8 @@ function copyOp(op: StoreOp): StoreOp {
     case "putCheckpoint":
       checkUint32(op.dataId, "data id");
       return { kind: "putCheckpoint", dataId: op.dataId, id: op.id, checkpoint: Buffer.from(op.checkpoint) };
+    case "putInbound":
+      throw new Error("the memory store has no other brokers to send a message to");
     case "removeMessage":
       checkUint32(op.dataId, "data id");
       checkReadyAt(op.readyAt);

@@ -91,6 +91,13 @@ export type StoreOp =
   /** Moves a message's index entry from `fromReadyAt` to the entry's ready time, with its new state. */
   | { readonly kind: "reschedule"; readonly dataId: number; readonly fromReadyAt: number; readonly entry: ScheduleEntry }
   | { readonly kind: "putCheckpoint"; readonly dataId: number; readonly id: string; readonly checkpoint: Uint8Array }
+  /**
+   * Sends a message to a queue another broker serves (cluster mode: a
+   * dead-letter move or redrive across shards). It waits in that queue's
+   * inbox, stored with this commit, until the queue's owner takes it in.
+   * Stores without shards refuse it.
+   */
+  | { readonly kind: "putInbound"; readonly queue: string; readonly entry: ScheduleEntry; readonly content: MessageContent }
   | {
       readonly kind: "removeMessage";
       readonly dataId: number;

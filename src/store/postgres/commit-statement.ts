@@ -80,12 +80,13 @@ export function commitStatement(batch: FoldedBatch, fence: CommitFence, shardOfQ
   if (queues.put.length > 0) {
     add(
       "Q",
-      `queue_put AS (INSERT INTO holdshelf_queues (name, shard, data_id, record)
-         SELECT name, shard, data_id, record FROM unnest(${array("text", queues.put.map((key) => key.name))},
+      `queue_put AS (INSERT INTO holdshelf_queues (name, shard, data_id, record, dead_letter_queue)
+         SELECT name, shard, data_id, record, dead_letter_queue FROM unnest(${array("text", queues.put.map((key) => key.name))},
            ${array("int4", queues.put.map((key) => shardOfQueue(key.name)))}, ${array("int8", queues.put.map((key) => key.dataId))},
-           ${array("bytea", queues.putValues)}) AS put(name, shard, data_id, record)
+           ${array("bytea", queues.putValues)}, ${array("text", queues.put.map((key) => key.deadLetterQueue))})
+           AS put(name, shard, data_id, record, dead_letter_queue)
          WHERE ${fenced}
-         ON CONFLICT (name) DO UPDATE SET data_id = EXCLUDED.data_id, record = EXCLUDED.record)`,
+         ON CONFLICT (name) DO UPDATE SET data_id = EXCLUDED.data_id, record = EXCLUDED.record, dead_letter_queue = EXCLUDED.dead_letter_queue)`,
     );
   }
   if (queues.deleted.length > 0) {
@@ -129,5 +130,25 @@ export function commitStatement(batch: FoldedBatch, fence: CommitFence, shardOfQ
       );
     }
   }
-  return { name: `holdshelf-commit-${shape}`, text: `WITH ${ctes.join(",\n")}\nSELECT ok FROM ok`, values };
+  let result = "SELECT ok FROM ok";
+  if (batch.inbox.length > 0) {
+    const { inbox } = batch;
+    const shards = inbox.map((message) => shardOfQueue(message.queue));
+    add(
+      "I",
+      `inbox_put AS (INSERT INTO holdshelf_inbox (shard, queue, id, ready_at, state, content)
+         SELECT * FROM unnest(${array("int4", shards)}, ${array("text", inbox.map((message) => message.queue))},
+           ${array("uuid", inbox.map((message) => message.id))}, ${array("float8", inbox.map((message) => message.readyAt))},
+           ${array("bytea", inbox.map((message) => message.state))}, ${array("bytea", inbox.map((message) => message.content))})
+         WHERE ${fenced}
+         ON CONFLICT (shard, queue, id) DO UPDATE SET ready_at = EXCLUDED.ready_at, state = EXCLUDED.state, content = EXCLUDED.content)`,
+    );
+    // Delivered when the statement commits, never if it writes nothing: the owners take them in at once (postgres-inbox.ts).
+    ctes.push(
+      `inbox_notify AS (SELECT pg_notify('holdshelf_inbox', shard::text) FROM unnest(${array("int4", [...new Set(shards)])}) AS notified(shard) WHERE ${fenced})`,
+    );
+    // A SELECT in a WITH runs only where it is read.
+    result = "SELECT ok FROM ok WHERE (SELECT count(*) FROM inbox_notify) >= 0";
+  }
+  return { name: `holdshelf-commit-${shape}`, text: `WITH ${ctes.join(",\n")}\n${result}`, values };
 }

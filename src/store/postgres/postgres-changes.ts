@@ -9,7 +9,16 @@ import { encodeContent, encodeQueueRecord, encodeScheduleValue } from "../value-
  * that a lease change rewrites a small index row and never a body.
  */
 export type PostgresChange =
-  | { readonly table: "queue"; readonly name: string; readonly dataId: number; readonly record: Buffer | undefined }
+  | {
+      readonly table: "queue";
+      readonly name: string;
+      readonly dataId: number;
+      readonly record: Buffer | undefined;
+      /** The queue its redrive policy names, "" for none. */
+      readonly deadLetterQueue: string;
+    }
+  /** A message bound for a queue another broker serves, into that queue's inbox (puts only). */
+  | { readonly table: "inbox"; readonly queue: string; readonly id: string; readonly readyAt: number; readonly state: Buffer; readonly content: Buffer }
   | { readonly table: "sequence"; readonly next: number; readonly shard: number | undefined }
   | { readonly table: "content"; readonly dataId: number; readonly id: string; readonly value: Buffer | undefined }
   | {
@@ -29,10 +38,16 @@ export function appendChanges(changes: PostgresChange[], op: StoreOp): void {
     case "putQueue":
       checkUint32(op.queue.dataId, "data id");
       checkUint32(op.queue.queueId, "queue id");
-      changes.push({ table: "queue", name: op.queue.name, dataId: op.queue.dataId, record: encodeQueueRecord(op.queue) });
+      changes.push({
+        table: "queue",
+        name: op.queue.name,
+        dataId: op.queue.dataId,
+        record: encodeQueueRecord(op.queue),
+        deadLetterQueue: op.queue.config.redrivePolicy?.deadLetterQueue ?? "",
+      });
       return;
     case "removeQueue":
-      changes.push({ table: "queue", name: op.name, dataId: 0, record: undefined });
+      changes.push({ table: "queue", name: op.name, dataId: 0, record: undefined, deadLetterQueue: "" });
       return;
     case "putSequence":
       checkUint32(op.next, "sequence");
@@ -60,6 +75,18 @@ export function appendChanges(changes: PostgresChange[], op: StoreOp): void {
       checkUint32(op.dataId, "data id");
       changes.push({ table: "checkpoint", dataId: op.dataId, id: op.id, value: Buffer.from(op.checkpoint) });
       return;
+    case "putInbound": {
+      const { entry } = op;
+      changes.push({
+        table: "inbox",
+        queue: op.queue,
+        id: entry.id,
+        readyAt: entry.readyAt,
+        state: encodeScheduleValue(entry),
+        content: encodeContent(op.content),
+      });
+      return;
+    }
     case "removeMessage": {
       checkUint32(op.dataId, "data id");
       const { dataId, id } = op;
@@ -88,7 +115,9 @@ export interface TableRows<Key> {
 
 /** A batch folded to its net effect: the last change of each row wins, as in a LevelDB batch. */
 export interface FoldedBatch {
-  readonly queues: TableRows<{ name: string; dataId: number }>;
+  readonly queues: TableRows<{ name: string; dataId: number; deadLetterQueue: string }>;
+  /** Messages bound for other brokers' queues: puts only, each message once. */
+  readonly inbox: readonly (PostgresChange & { table: "inbox" })[];
   readonly sequence: number | undefined;
   /** Shard → its sequence's next k (shard-ids.ts), the highest the batch writes. */
   readonly shardSequences: ReadonlyMap<number, number>;
@@ -111,6 +140,7 @@ export function foldChanges(changes: readonly PostgresChange[]): FoldedBatch {
   const contents = new Map<string, PostgresChange & { table: "content" }>();
   const schedule = new Map<string, PostgresChange & { table: "schedule" }>();
   const checkpoints = new Map<string, PostgresChange & { table: "checkpoint" }>();
+  const inbox = new Map<string, PostgresChange & { table: "inbox" }>();
   const dataIds = new Set<number>();
   let sequence: number | undefined;
   const shardSequences = new Map<number, number>();
@@ -137,10 +167,14 @@ export function foldChanges(changes: readonly PostgresChange[]): FoldedBatch {
         dataIds.add(change.dataId);
         checkpoints.set(`${change.dataId}/${change.id}`, change);
         break;
+      case "inbox":
+        inbox.set(`${change.queue}/${change.id}`, change);
+        break;
     }
   }
   return {
-    queues: split(queues.values(), ({ name, dataId }) => ({ name, dataId }), (change) => change.record),
+    queues: split(queues.values(), ({ name, dataId, deadLetterQueue }) => ({ name, dataId, deadLetterQueue }), (change) => change.record),
+    inbox: [...inbox.values()],
     sequence,
     shardSequences,
     contents: split(contents.values(), ({ dataId, id }) => ({ dataId, id }), (change) => change.value),

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import { StoreOpenError } from "../store-open-error.js";
+import { decodeQueueRecord } from "../value-codecs.js";
 
 /** The layout this code writes; a database with another one is refused, not misread. */
 export const postgresLayoutVersion = 1;
@@ -40,6 +41,21 @@ CREATE TABLE IF NOT EXISTS holdshelf_queues (
   shard int NOT NULL,
   data_id bigint NOT NULL,
   record bytea NOT NULL
+);
+-- The queue a record's redrive policy names ('' for none), so any broker finds a dead-letter
+-- queue's sources across shards; added after layout 1 first shipped: NULL until backfilled.
+ALTER TABLE holdshelf_queues ADD COLUMN IF NOT EXISTS dead_letter_queue text COLLATE "C";
+CREATE INDEX IF NOT EXISTS holdshelf_queues_by_dead_letter_queue ON holdshelf_queues (dead_letter_queue) WHERE dead_letter_queue <> '';
+-- Messages sent to a queue from another shard (a dead-letter move or a redrive), waiting for
+-- the queue's owner to take them into its data space: keyed by the destination's shard and name.
+CREATE TABLE IF NOT EXISTS holdshelf_inbox (
+  shard int NOT NULL,
+  queue text COLLATE "C" NOT NULL,
+  id uuid NOT NULL,
+  ready_at float8 NOT NULL,
+  state bytea NOT NULL,
+  content bytea NOT NULL,
+  PRIMARY KEY (shard, queue, id)
 );
 CREATE TABLE IF NOT EXISTS holdshelf_content (
   data_id bigint NOT NULL,
@@ -103,10 +119,20 @@ export async function ensureCluster(client: pg.ClientBase, shardCount = defaultS
       "INSERT INTO holdshelf_shards (shard) SELECT generate_series(0, $1::int - 1) ON CONFLICT (shard) DO NOTHING",
       [cluster.shard_count],
     );
+    await backfillDeadLetterQueues(client);
     await client.query("COMMIT");
     return { shardCount: cluster.shard_count, handleKey: cluster.handle_key };
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
     throw error;
+  }
+}
+
+/** Fills dead_letter_queue of records written before the column existed, from each record's policy. */
+async function backfillDeadLetterQueues(client: pg.ClientBase): Promise<void> {
+  const { rows } = await client.query<{ name: string; record: Buffer }>("SELECT name, record FROM holdshelf_queues WHERE dead_letter_queue IS NULL");
+  for (const row of rows) {
+    const target = decodeQueueRecord(row.record).config.redrivePolicy?.deadLetterQueue ?? "";
+    await client.query("UPDATE holdshelf_queues SET dead_letter_queue = $2 WHERE name = $1", [row.name, target]);
   }
 }

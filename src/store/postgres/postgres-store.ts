@@ -7,7 +7,10 @@ import { writeIdWords } from "../message-id-words.js";
 import { idWordsPerEntry, ScheduleColumns } from "../schedule-columns.js";
 import type { RecoverableStore } from "../recoverable-store.js";
 import type { MessageReading, ScheduleEntry, StoredQueue, StoredState, StoreOp } from "../store.js";
+import type { Arrival } from "../../broker/cluster-queues.js";
 import { readClusterView, type ClusterView } from "./cluster-view.js";
+import { PostgresClusterQueues } from "./postgres-cluster-queues.js";
+import { inboxChannel, takeInbound } from "./postgres-inbox.js";
 import { queueMoving } from "./queue-moving.js";
 import { planShardMoves } from "./shard-assignment.js";
 import { firstK, ShardIds } from "./shard-ids.js";
@@ -60,6 +63,8 @@ const claimRetryMs = 200;
 // How often a sharing broker reads who is live and who holds what: it bounds how long a dead
 // broker's shards wait once its member lock is gone, and how stale a route can be.
 const balanceIntervalMs = 200;
+// Every this many balancing steps, the cluster's redrive policies are read again (for describing queues).
+const policyRefreshSteps = 5;
 // While PostgreSQL cannot be reached at start: often enough to follow a failover, rarely enough not to flood its log.
 const openRetryMs = 1000;
 // Rows of the deadline index fetched per round trip when loading a queue.
@@ -71,6 +76,8 @@ export interface ShardMoves {
   gained(queues: StoredQueue[]): void;
   /** These queues' shards go to another broker: stop serving them now (before their last writes drain). */
   releasing(queueNames: string[], error: HoldshelfError): void;
+  /** Messages other brokers sent to queues this store serves, now in those queues' data spaces: show them. */
+  arrived(arrivals: Arrival[]): void;
 }
 
 /** Where calls on one queue go, as a sharing store sees the cluster. */
@@ -108,6 +115,15 @@ export class PostgresStore implements RecoverableStore {
   private balancing: Promise<void> = Promise.resolve();
   /** Between a reopen and the broker's reload: balancing waits, since the reload's load takes every shard held. */
   private awaitingReload = false;
+  private balanceSteps = 0;
+  /** The inbox take under way, and whether another was asked for meanwhile (a notification during a take). */
+  private taking: Promise<void> | undefined;
+  private takeAgain = false;
+  /** The queues of the cluster on other brokers' shards, for moves and checks across shards. */
+  readonly clusterQueues = new PostgresClusterQueues(
+    () => this.pool,
+    (shard) => this.serving.has(shard),
+  );
 
   private constructor(
     private pool: pg.Pool,
@@ -132,11 +148,16 @@ export class PostgresStore implements RecoverableStore {
     member.once("end", () => {
       if (this.member === member && !this.closed) this.loseOwnership(postgresUnavailable(new Error("member session ended")));
     });
+    // Another broker sent messages to a queue whose shard this store serves: take them in now, not at the next poll.
+    member.on("notification", (notification) => {
+      if (notification.channel === inboxChannel && this.serving.has(Number(notification.payload))) this.takeInboxSoon();
+    });
   }
 
   /** Ends the pool and the member session; the session's end is expected, not a loss. */
   private async disconnect(): Promise<void> {
     this.member.removeAllListeners("end");
+    this.member.removeAllListeners("notification");
     await Promise.all([this.pool.end().catch(() => undefined), this.member.end().catch(() => undefined)]);
   }
 
@@ -413,10 +434,46 @@ export class PostgresStore implements RecoverableStore {
     const plan = planShardMoves(this.view, this.options.nodeId, (shard) => this.ownership.holds(shard));
     if (plan.release.length > 0) await this.releaseShards(plan.release);
     if (plan.claim.length > 0) await this.gainShards(plan.claim);
+    if (this.balanceSteps++ % policyRefreshSteps === 0) await this.clusterQueues.refresh();
+    // The fallback for a notification missed (sent while this store reconnected): a look at the inboxes, lock-free.
+    if (this.serving.size > 0) {
+      const { rows } = await this.pool.query<{ waiting: boolean }>(
+        "SELECT EXISTS (SELECT 1 FROM holdshelf_inbox WHERE shard = ANY($1::int[])) AS waiting",
+        [[...this.serving]],
+      );
+      if (rows[0]!.waiting) this.takeInboxSoon();
+    }
+  }
+
+  /** Takes the inboxes of the shards served in, once now, and once more if asked again meanwhile. */
+  private takeInboxSoon(): void {
+    if (this.taking !== undefined) {
+      this.takeAgain = true;
+      return;
+    }
+    this.taking = this.takeInboxOnce()
+      .catch(() => undefined) // the poll tries again; storage faults reach the broker through commits and renewals
+      .finally(() => {
+        this.taking = undefined;
+        if (this.takeAgain) {
+          this.takeAgain = false;
+          this.takeInboxSoon();
+        }
+      });
+  }
+
+  private async takeInboxOnce(): Promise<void> {
+    if (this.moves === undefined || this.lost !== undefined || this.closed || this.awaitingReload || this.serving.size === 0) return;
+    // Commits asked for before land first: the take sees (and the broker's memory agrees on) every data space they moved.
+    await this.groupCommit.commit([]);
+    const { fenceHeld, arrivals } = await takeInbound(this.pool, this.ownership.fence(this.serving));
+    if (!fenceHeld) return this.loseOwnership(ownershipLost());
+    if (arrivals.length > 0 && this.lost === undefined) this.moves?.arrived(arrivals);
   }
 
   /** Claims what it can of its share now (at open and reopen): the load that follows takes them in. */
   private async claimAssigned(): Promise<void> {
+    await this.member.query(`LISTEN ${inboxChannel}`);
     this.view = await readClusterView(this.member, this.options.nodeId, this.leaseTtl, this.shardCount);
     const plan = planShardMoves(this.view, this.options.nodeId, (shard) => this.ownership.holds(shard));
     await this.ownership.claimSome(this.member, plan.claim);
@@ -499,6 +556,8 @@ export class PostgresStore implements RecoverableStore {
    */
   private checkServed(changes: readonly PostgresChange[]): void {
     for (const change of changes) {
+      // A message bound for another broker's queue goes to that queue's inbox, whatever shard serves it.
+      if (change.table === "inbox") continue;
       const shard =
         change.table === "queue" ? this.shardOf(change.name) : change.table === "sequence" ? change.shard : this.dataShards.get(change.dataId);
       if (shard !== undefined && !this.serving.has(shard) && this.lost === undefined) {
@@ -557,6 +616,7 @@ export class PostgresStore implements RecoverableStore {
     this.moves = undefined;
     clearTimeout(this.balanceTimer);
     await this.balancing;
+    await this.taking;
     clearTimeout(this.renewTimer);
     clearTimeout(this.lapseTimer);
     // A standby takes the shards at once instead of waiting for their leases.

@@ -1,0 +1,36 @@
+import type { MessageContent, ScheduleEntry } from "../store/store.js";
+
+/**
+ * The queues of the cluster that this broker does not serve (cluster mode):
+ * what dead-letter moves, redrives and queue checks need across shards. In
+ * the embedded mode every queue is this broker's, and this is noneElsewhere.
+ */
+export interface ClusterQueues {
+  /** Whether a queue of that name exists on another broker's shard. */
+  existsElsewhere(name: string): Promise<boolean>;
+  /** The queues on other brokers' shards whose redrive policy names `name`, in name order. */
+  deadLetterSourcesElsewhere(name: string): Promise<string[]>;
+  /** The same for every dead-letter queue, as last read (at most a few seconds old): for describing queues. */
+  knownDeadLetterSourcesElsewhere(): ReadonlyMap<string, readonly string[]>;
+}
+
+/** A message that arrived, from another broker, in a queue this broker serves: taken in by Broker.takeArrivals. */
+export interface Arrival {
+  readonly queue: string;
+  /** The data space it was written into: the queue's at the time. */
+  readonly dataId: number;
+  readonly entry: ScheduleEntry;
+}
+
+/** A message on its way to a queue another broker serves, as DeadLetters hands it to the store. */
+export interface Outbound {
+  readonly entry: ScheduleEntry;
+  readonly content: MessageContent;
+}
+
+/** The cluster of one broker: no queue lives anywhere else. */
+export const noneElsewhere: ClusterQueues = {
+  existsElsewhere: () => Promise.resolve(false),
+  deadLetterSourcesElsewhere: () => Promise.resolve([]),
+  knownDeadLetterSourcesElsewhere: () => new Map(),
+};

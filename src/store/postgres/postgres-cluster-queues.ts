@@ -1,0 +1,48 @@
+import type pg from "pg";
+import type { ClusterQueues } from "../../broker/cluster-queues.js";
+
+/**
+ * ClusterQueues from the queues table: existence and dead-letter sources of
+ * queues on shards this broker does not serve. The exact answers are read
+ * when asked (a redrive policy set, a queue deleted); the one used to
+ * describe queues is refreshed by `refresh`, which balancing calls.
+ */
+export class PostgresClusterQueues implements ClusterQueues {
+  private known = new Map<string, string[]>();
+
+  constructor(
+    private readonly pool: () => pg.Pool,
+    /** Whether this broker serves the shard: its own queues are its registry's to answer for. */
+    private readonly serves: (shard: number) => boolean,
+  ) {}
+
+  async existsElsewhere(name: string): Promise<boolean> {
+    const { rows } = await this.pool().query<{ shard: number }>("SELECT shard FROM holdshelf_queues WHERE name = $1", [name]);
+    return rows.length > 0 && !this.serves(rows[0]!.shard);
+  }
+
+  async deadLetterSourcesElsewhere(name: string): Promise<string[]> {
+    const { rows } = await this.pool().query<{ name: string; shard: number }>(
+      "SELECT name, shard FROM holdshelf_queues WHERE dead_letter_queue = $1 ORDER BY name",
+      [name],
+    );
+    return rows.filter((row) => !this.serves(row.shard)).map((row) => row.name);
+  }
+
+  knownDeadLetterSourcesElsewhere(): ReadonlyMap<string, readonly string[]> {
+    return this.known;
+  }
+
+  /** Reads every redrive policy of the cluster again (the queues that have one: few, and indexed). */
+  async refresh(): Promise<void> {
+    const { rows } = await this.pool().query<{ name: string; dead_letter_queue: string; shard: number }>(
+      "SELECT name, dead_letter_queue, shard FROM holdshelf_queues WHERE dead_letter_queue <> '' ORDER BY name",
+    );
+    const known = new Map<string, string[]>();
+    for (const row of rows) {
+      if (this.serves(row.shard)) continue;
+      known.set(row.dead_letter_queue, [...(known.get(row.dead_letter_queue) ?? []), row.name]);
+    }
+    this.known = known;
+  }
+}
