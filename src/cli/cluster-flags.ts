@@ -10,6 +10,7 @@ export function clusterFlagOptions(env: NodeJS.ProcessEnv) {
     "node-id": { type: "string", default: env.HOLDSHELF_NODE_ID },
     advertise: { type: "string", default: env.HOLDSHELF_ADVERTISE },
     "shard-lease-ttl": { type: "string", default: env.HOLDSHELF_SHARD_LEASE_TTL },
+    "route-only": { type: "boolean", default: env.HOLDSHELF_ROUTE_ONLY === "true" },
   } as const;
 }
 
@@ -24,13 +25,14 @@ export function parseClusterFlags(
     "node-id"?: string | undefined;
     advertise?: string | undefined;
     "shard-lease-ttl"?: string | undefined;
+    "route-only"?: boolean | undefined;
   },
   listen: string,
 ): ClusterStorage | undefined {
   const { postgres, advertise } = values;
   if (postgres === undefined) {
-    if (values["node-id"] !== undefined || advertise !== undefined || values["shard-lease-ttl"] !== undefined) {
-      throw new UsageError("--node-id, --advertise and --shard-lease-ttl are for cluster mode: add --postgres URL");
+    if (values["node-id"] !== undefined || advertise !== undefined || values["shard-lease-ttl"] !== undefined || values["route-only"] === true) {
+      throw new UsageError("--node-id, --advertise, --shard-lease-ttl and --route-only are for cluster mode: add --postgres URL");
     }
     return undefined;
   }
@@ -54,5 +56,6 @@ export function parseClusterFlags(
     nodeId,
     ...(advertise === undefined ? {} : { advertisedAddress: advertise }),
     ...(leaseTtlMs === undefined ? {} : { leaseTtlMs }),
+    ...(values["route-only"] === true ? { routeOnly: true } : {}),
   };
 }

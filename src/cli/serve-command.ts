@@ -98,7 +98,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
     metricsAddress: server.metricsAddress ?? metricsOff,
     ...(postgres === undefined
       ? { dataDir: values["data-dir"], durability }
-      : { storage: "postgres", nodeId: postgres.nodeId, postgresHosts: postgres.urls.length }),
+      : { storage: "postgres", nodeId: postgres.nodeId, postgresHosts: postgres.urls.length, ...(postgres.routeOnly === true ? { routeOnly: true } : {}) }),
     tls: tlsMode(transport.tls),
     metricsTls: tlsMode(transport.metricsTls),
     auth: authFile === undefined ? "off" : "tokens",

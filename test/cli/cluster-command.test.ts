@@ -77,7 +77,9 @@ describe.skipIf(skipWithoutPostgres)("holdshelf cluster, and serve --postgres", 
 
   it("refuses cluster flags without --postgres, and URLs that are not postgres://", async () => {
     const nodeIdAlone = await serveExpectingRefusal(["--node-id", "x"]);
-    expect(nodeIdAlone.stderr).toContain("--node-id, --advertise and --shard-lease-ttl are for cluster mode: add --postgres URL");
+    expect(nodeIdAlone.stderr).toContain("--node-id, --advertise, --shard-lease-ttl and --route-only are for cluster mode: add --postgres URL");
+    const routeOnlyAlone = await serveExpectingRefusal(["--route-only"]);
+    expect(routeOnlyAlone.stderr).toContain("add --postgres URL");
     const ttlAlone = await serveExpectingRefusal(["--shard-lease-ttl", "5s"]);
     expect(ttlAlone.stderr).toContain("add --postgres URL");
     const ttlTooShort = await serveExpectingRefusal(["--postgres", url, "--shard-lease-ttl", "200ms"]);
