@@ -2,10 +2,12 @@ import { existsSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 
 // The suites that drive a real broker over gRPC run a second time with the
-// broker on PostgreSQL (cluster mode's store: test/support/test-storage.ts).
-// Where PostgreSQL is not installed that run is left out, except in CI,
-// which installs it (.ci/run) and must fail rather than skip.
-const onBothStores = ["test/grpc/**/*.test.ts", "test/client/**/*.test.ts"];
+// broker on PostgreSQL (cluster mode's store), and a third time against a
+// cluster of three brokers whose client talks to one that owns no shards
+// (test/support/test-storage.ts). Where PostgreSQL is not installed those
+// runs are left out, except in CI, which installs it (.ci/run) and must
+// fail rather than skip.
+const onEveryStore = ["test/grpc/**/*.test.ts", "test/client/**/*.test.ts"];
 const postgresRun = existsSync("/usr/lib/postgresql") || process.env.CI !== undefined;
 
 export default defineConfig({
@@ -16,7 +18,12 @@ export default defineConfig({
     hookTimeout: 20_000,
     projects: [
       { extends: true, test: { name: "leveldb", include: ["test/**/*.test.ts"] } },
-      ...(postgresRun ? [{ extends: true as const, test: { name: "postgres", include: onBothStores, env: { HOLDSHELF_TEST_STORE: "postgres" } } }] : []),
+      ...(postgresRun
+        ? [
+            { extends: true as const, test: { name: "postgres", include: onEveryStore, env: { HOLDSHELF_TEST_STORE: "postgres" } } },
+            { extends: true as const, test: { name: "cluster", include: onEveryStore, env: { HOLDSHELF_TEST_STORE: "cluster" } } },
+          ]
+        : []),
     ],
   },
 });

@@ -37,7 +37,7 @@ describe("dead-letter queues over gRPC", () => {
     clock.advance(1000 + 500); // lease, then the first backoff
     expect((await h.rpc.receive({ queue: "work" })).messages[0]!.receiveCount).toBe(2);
     clock.advance(1000);
-    await h.server.broker.settled();
+    await h.settled();
     const [dead] = (await h.rpc.receive({ queue: "dlq" })).messages;
     expect(dead).toMatchObject({ messageId, deadLetterSourceQueue: "work", deadLetterReason: "MAX_RECEIVE_COUNT_EXCEEDED" });
     await h.rpc.changeVisibility({ queue: "dlq", receiptHandle: dead!.receiptHandle, visibilityTimeout: durationFromMs(0) });

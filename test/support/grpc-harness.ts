@@ -5,7 +5,8 @@ import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/hol
 import type { Logger } from "../../src/logging/logger.js";
 import type { Durability } from "../../src/store/classic-level-store.js";
 import { faultyLevel } from "./faulty-level.js";
-import { freshClusterStorage, onPostgres } from "./test-storage.js";
+import { startTestCluster } from "./test-cluster.js";
+import { freshClusterStorage, inCluster, onPostgres } from "./test-storage.js";
 import { makeTempDir } from "./temp-dir.js";
 import { WriteFault } from "./write-fault.js";
 
@@ -21,16 +22,26 @@ export interface GrpcHarness {
   readonly writeFault: WriteFault;
   /** Stops the server (keeping the data) and starts a new one on the same directory. */
   restart(): Promise<void>;
+  /** Resolves once background work (dead-letter moves) finished on every broker of the harness. */
+  settled(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** How a test wants its broker. */
+export interface GrpcHarnessOptions {
+  clock?: Clock;
+  durability?: Durability;
+  metricsListen?: string;
+  logger?: Logger;
+  renewalLinger?: RenewalLinger;
 }
 
 /**
  * Starts a GrpcHarness, on the system clock and with fsync durability unless
  * told otherwise; with `metricsListen`, also the metrics listener.
  */
-export async function startGrpcHarness(
-  options: { clock?: Clock; durability?: Durability; metricsListen?: string; logger?: Logger; renewalLinger?: RenewalLinger } = {},
-): Promise<GrpcHarness> {
+export async function startGrpcHarness(options: GrpcHarnessOptions = {}): Promise<GrpcHarness> {
+  if (inCluster) return startTestCluster(options);
   const dir = await makeTempDir();
   const writeFault = new WriteFault();
   const createDatabase = faultyLevel(writeFault);
@@ -48,6 +59,7 @@ export async function startGrpcHarness(
       harness.server = await start();
       harness.rpc = createQueueServiceRpc(harness.server.address);
     },
+    settled: () => harness.server.broker.settled(),
     async stop() {
       harness.rpc.close();
       await harness.server.shutdown();

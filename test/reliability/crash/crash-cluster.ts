@@ -2,8 +2,11 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
+import { createQueueServiceRpc } from "../../../src/client/rpc-client.js";
+import { assignShards } from "../../../src/store/postgres/shard-assignment.js";
 import { holdshelfBin } from "../../support/broker-process.js";
 import type { CrashTarget } from "./crash-broker.js";
+import { ALL_QUEUES } from "./crash-queues.js";
 import type { SeededRandom } from "./seeded-random.js";
 
 /** A cluster of `holdshelf serve --postgres` processes on one database. */
@@ -18,11 +21,11 @@ export interface CrashClusterOptions {
   /** The cycle count, to find the middle one. */
   readonly cycles: number;
   readonly random: SeededRandom;
-  /** Broker processes kept running (one serves, the others stand by). */
+  /** Broker processes kept running, sharing the shards. */
   readonly brokers: number;
   /**
-   * Every this many cycles, the serving broker is paused (SIGSTOP) past its
-   * lease instead of killed; and every this many, offset by half, its member
+   * Every this many cycles, a broker is paused (SIGSTOP) past its lease
+   * instead of killed; and every this many, offset by half, its member
    * session is cut in PostgreSQL while it runs on.
    */
   readonly pauseEvery: number;
@@ -35,31 +38,30 @@ interface Slot {
   child: ChildProcess | undefined;
   log: string;
   address: string | undefined;
-  /** Times it began to serve (a start, or storage recovery after it was fenced) that start() has seen. */
-  servingSeen: number;
+  /** SIGSTOPped this moment: it answers nothing, and others must take its shards. */
+  paused: boolean;
   /** Whether it was ever paused or cut off: its "storage unavailable" lines are then expected. */
   fenced: boolean;
 }
 
-// Lines that mean a broker now serves: a fresh start as owner, or a fenced broker that claimed its shards back.
-const servingLines = /"msg":"(holdshelf listening|storage available again)"/g;
 const listeningAddress = /"msg":"holdshelf listening","address":"([^"]+)"/;
+// Rounds of probes: a settled cluster answers every queue on every broker.
+const probeIntervalMs = 20;
 
 /**
  * The crash harness's target in cluster mode: several broker processes on
- * one PostgreSQL, of which one serves. A cycle ends the serving broker's
- * life by SIGKILL (sometimes with a standby's too), by SIGSTOP held past
- * its lease until another broker serves, then SIGCONT (its late calls must
- * all fail), or by cutting its member session (its commits racing a claim
- * must fail the fence); once, at the middle cycle, the database itself
- * fails over. Records how long each takeover took, by path.
+ * one PostgreSQL, sharing the shards, the clients on a random one of them
+ * (which forwards what it does not own). A cycle ends one random broker's
+ * life by SIGKILL (sometimes a second one's too), by SIGSTOP held past its
+ * lease until the others serve its queues, then SIGCONT (its late calls
+ * must all fail), or by cutting its member session (its commits racing a
+ * claim must fail the fence); once, at the middle cycle, the database itself
+ * fails over. Records how long the queues took to be served again, by path:
+ * from the event to every queue answering on every live broker.
  */
 export class CrashCluster implements CrashTarget {
   readonly problems: string[] = [];
   private readonly slots: Slot[];
-  private active: Slot | undefined;
-  /** When the serving broker's life ended, and how: the next start() measures the takeover from it. */
-  private ended: { at: number; path: "kill" | "pause" | "cut" | "database" } | undefined;
   private readonly takeovers: { kill: number[]; pause: number[]; cut: number[]; database: number[] } = {
     kill: [],
     pause: [],
@@ -76,47 +78,38 @@ export class CrashCluster implements CrashTarget {
       child: undefined,
       log: "",
       address: undefined,
-      servingSeen: 0,
+      paused: false,
       fenced: false,
     }));
   }
 
+  /** Starts the brokers that are down, waits until the shards are spread over all of them, and returns one's address. */
   async start(): Promise<string> {
-    if (this.active === undefined && this.ended === undefined) {
-      // The first start: one broker first, so it is the one that serves; then the standbys.
-      this.spawn(this.slots[0]!);
-      const first = await this.nextServing();
-      for (const slot of this.slots) if (slot.child === undefined) this.spawn(slot);
-      return first.address!;
-    }
     for (const slot of this.slots) if (slot.child === undefined) this.spawn(slot);
-    const serving = await this.nextServing();
-    if (this.ended !== undefined) {
-      const took = Date.now() - this.ended.at;
-      this.takeovers[this.ended.path].push(took);
-    }
-    return serving.address!;
+    await this.settled();
+    const live = this.live();
+    return live[this.options.random.int(0, live.length - 1)]!.address!;
   }
 
   async kill(): Promise<void> {
-    const active = this.active;
-    this.active = undefined;
-    if (active === undefined) return;
-    const others = this.slots.filter((slot) => slot !== active && slot.child !== undefined);
     const life = ++this.lives;
     if (life === Math.ceil(this.options.cycles / 2) && this.options.failOverDatabase !== undefined) return this.failOver();
-    if (life % this.options.pauseEvery === 0 && others.length > 0) return this.pause(active);
-    if (life % this.options.pauseEvery === Math.floor(this.options.pauseEvery / 2)) return this.cut(active);
-    this.ended = { at: Date.now(), path: "kill" };
-    const victims = [active];
-    // Now and then a standby dies with it: the takeover falls to the last one.
+    const live = this.live();
+    const victim = live[this.options.random.int(0, live.length - 1)]!;
+    if (life % this.options.pauseEvery === 0 && live.length > 1) return this.pause(victim);
+    if (life % this.options.pauseEvery === Math.floor(this.options.pauseEvery / 2)) return this.cut(victim);
+    const at = Date.now();
+    const victims = [victim];
+    const others = live.filter((slot) => slot !== victim);
+    // Now and then two die at once: every shard falls to the last one.
     if (others.length > 1 && this.options.random.chance(0.3)) victims.push(others[this.options.random.int(0, others.length - 1)]!);
     await Promise.all(victims.map((slot) => this.killSlot(slot)));
+    await this.servedAgain("kill", at);
   }
 
   /** Kills every process (the run's end, or a failure). */
   async stop(): Promise<void> {
-    this.active = undefined;
+    for (const slot of this.slots) if (slot.paused) slot.child?.kill("SIGCONT");
     await Promise.all(this.slots.map((slot) => this.killSlot(slot)));
   }
 
@@ -131,52 +124,118 @@ export class CrashCluster implements CrashTarget {
   }
 
   /**
-   * SIGSTOPs the serving broker until another one serves (its lease ran
-   * out), then SIGCONTs it: it wakes up fenced, with calls still open.
+   * SIGSTOPs a broker until the others serve every queue (its leases ran out
+   * and they claimed its shards), then SIGCONTs it: it wakes up fenced, with
+   * calls still open.
    */
-  private async pause(active: Slot): Promise<void> {
-    active.fenced = true;
-    this.ended = { at: Date.now(), path: "pause" };
-    active.child!.kill("SIGSTOP");
+  private async pause(victim: Slot): Promise<void> {
+    victim.fenced = true;
+    victim.paused = true;
+    const at = Date.now();
+    victim.child!.kill("SIGSTOP");
     try {
-      await this.nextServing({ peek: true, except: active });
+      await this.servedAgain("pause", at);
     } finally {
-      active.child?.kill("SIGCONT");
+      victim.paused = false;
+      victim.child?.kill("SIGCONT");
     }
   }
 
   /**
-   * Ends the serving broker's member session in PostgreSQL while the process
-   * runs on, as a network cut between the two would: its member lock is
-   * free at once, so a standby may claim the shards while the broker still
-   * has commits on their way, which the fence must refuse. The broker itself
-   * stops writing when it notices, and may claim them back first.
+   * Ends a broker's member session in PostgreSQL while the process runs on,
+   * as a network cut between the two would: its member lock is free at
+   * once, so another broker may claim its shards while it still has commits
+   * on their way, which the fence must refuse. The broker itself stops
+   * writing when it notices, and may claim them back first.
    */
-  private async cut(active: Slot): Promise<void> {
-    active.fenced = true;
-    this.ended = { at: Date.now(), path: "cut" };
-    const admin = new pg.Client({ connectionString: this.options.postgresUrls[this.databaseIndex]! });
-    await admin.connect();
-    try {
+  private async cut(victim: Slot): Promise<void> {
+    victim.fenced = true;
+    const at = Date.now();
+    await this.admin(async (admin) => {
       await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [
-        `holdshelf member ${active.nodeId}`,
+        `holdshelf member ${victim.nodeId}`,
       ]);
-    } finally {
-      await admin.end();
-    }
+    });
+    await this.servedAgain("cut", at);
   }
 
   /**
    * Kills the PostgreSQL primary and promotes its synchronous standby under
-   * the running brokers: every broker loses its connections, and the
-   * serving one (or a standby that claims first) serves again from the
-   * promoted host, which every broker was given.
+   * the running brokers: every broker loses its connections and serves
+   * again from the promoted host, which every broker was given.
    */
   private async failOver(): Promise<void> {
     for (const slot of this.slots) slot.fenced = true;
-    this.ended = { at: Date.now(), path: "database" };
+    const at = Date.now();
     await this.options.failOverDatabase!();
     this.databaseIndex++;
+    await this.servedAgain("database", at);
+  }
+
+  /** Waits until every queue answers on every live broker, and records how long that took since `at`. */
+  private async servedAgain(path: keyof CrashCluster["takeovers"], at: number): Promise<void> {
+    await this.waitFor(`every queue served again after a ${path}`, () => this.everyQueueAnswers());
+    this.takeovers[path].push(Date.now() - at);
+  }
+
+  /**
+   * Waits until each live broker listens, its shards are exactly the ones
+   * the assignment gives it among the live brokers, and every queue answers
+   * on every one of them: no shard moves during the cycle that follows.
+   */
+  private async settled(): Promise<void> {
+    await this.waitFor("every broker listening", async () => this.live().length === this.slots.filter((slot) => slot.child !== undefined).length);
+    await this.waitFor("the shards spread over the live brokers", () => this.spreadAsAssigned());
+    await this.waitFor("every queue served on every broker", () => this.everyQueueAnswers());
+  }
+
+  private async spreadAsAssigned(): Promise<boolean> {
+    const live = this.live().map((slot) => slot.nodeId).sort();
+    return this.admin(async (admin) => {
+      const { rows } = await admin.query<{ shard: number; owner: string | null }>(
+        "SELECT shard, CASE WHEN expires_at > now() THEN owner END AS owner FROM holdshelf_shards ORDER BY shard",
+      );
+      const assigned = assignShards(live, rows.length);
+      return rows.every((row) => row.owner === assigned[row.shard]);
+    });
+  }
+
+  /** Whether a GetQueue of every queue succeeds through every live broker that is not paused. */
+  private async everyQueueAnswers(): Promise<boolean> {
+    for (const slot of this.live()) {
+      const rpc = createQueueServiceRpc(slot.address!);
+      try {
+        for (const name of ALL_QUEUES) await rpc.getQueue({ name }, { deadline: Date.now() + 5000 });
+      } catch {
+        return false;
+      } finally {
+        rpc.close();
+      }
+    }
+    return true;
+  }
+
+  private async waitFor(what: string, done: () => Promise<boolean>): Promise<void> {
+    const giveUpAt = Date.now() + 60_000;
+    while (!(await done().catch(() => false))) {
+      if (Date.now() > giveUpAt) throw new Error(`not ${what} within 60 s: ${this.slots.map((slot) => slot.log.slice(-1000)).join("\n")}`);
+      await sleep(probeIntervalMs);
+    }
+  }
+
+  /** The brokers running, listening and not paused. */
+  private live(): Slot[] {
+    return this.slots.filter((slot) => slot.child !== undefined && slot.address !== undefined && !slot.paused);
+  }
+
+  private async admin<T>(use: (admin: pg.Client) => Promise<T>): Promise<T> {
+    const admin = new pg.Client({ connectionString: this.options.postgresUrls[this.databaseIndex]! });
+    await admin.connect();
+    try {
+      return await use(admin);
+    } finally {
+      await admin.end();
+    }
   }
 
   private spawn(slot: Slot): void {
@@ -192,7 +251,6 @@ export class CrashCluster implements CrashTarget {
     slot.child = child;
     slot.log = "";
     slot.address = undefined;
-    slot.servingSeen = 0;
     child.stderr!.on("data", (chunk: Buffer) => {
       slot.log += chunk.toString();
       slot.address ??= listeningAddress.exec(slot.log)?.[1];
@@ -209,6 +267,7 @@ export class CrashCluster implements CrashTarget {
     const child = slot.child;
     if (child === undefined) return;
     slot.child = undefined;
+    slot.address = undefined;
     this.collectErrors(slot);
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = once(child, "exit");
@@ -216,32 +275,12 @@ export class CrashCluster implements CrashTarget {
     await exited;
   }
 
-  /** Error lines a broker logged reach no client: each is a problem, except a paused broker's storage outage. */
+  /** Error lines a broker logged reach no client: each is a problem, except a fenced broker's storage outage. */
   private collectErrors(slot: Slot): void {
     for (const line of slot.log.split("\n")) {
       if (!line.includes('"level":"error"')) continue;
       if (slot.fenced && line.includes('"msg":"storage unavailable')) continue;
       this.problems.push(`broker ${slot.nodeId} logged: ${line}`);
-    }
-  }
-
-  /** Waits for a broker to begin serving; with `peek` it leaves the event for the next start(). */
-  private async nextServing(options: { peek?: boolean; except?: Slot } = {}): Promise<Slot> {
-    const giveUpAt = Date.now() + 60_000;
-    for (;;) {
-      for (const slot of this.slots) {
-        if (slot === options.except || slot.child === undefined || slot.address === undefined) continue;
-        const serving = slot.log.match(servingLines)?.length ?? 0;
-        if (serving > slot.servingSeen) {
-          if (!options.peek) {
-            slot.servingSeen = serving;
-            this.active = slot;
-          }
-          return slot;
-        }
-      }
-      if (Date.now() > giveUpAt) throw new Error(`no broker served within 60 s: ${this.slots.map((slot) => slot.log.slice(-1000)).join("\n")}`);
-      await sleep(10);
     }
   }
 }

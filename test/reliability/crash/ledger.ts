@@ -73,9 +73,10 @@ export class Ledger {
    * killed when it failed, the only time a broken call is expected.
    */
   failure(error: unknown, what: string, killing: boolean): { outcome: Outcome; reason: string } {
-    // A write that failed, or that a cluster's fence refused after the broker's shards moved on:
-    // expected only while its life ends, and unknown, since a commit cut off mid-way may have landed.
-    if (error instanceof RpcError && error.reason === "STORAGE_UNAVAILABLE") {
+    // A write that failed, or that a cluster's fence refused after the broker's shards moved on, or a
+    // call whose queue was moving between brokers (its owner gone mid-call): expected only while a
+    // life ends, and unknown, since a commit cut off mid-way may have landed.
+    if (error instanceof RpcError && (error.reason === "STORAGE_UNAVAILABLE" || error.reason === "QUEUE_MOVING")) {
       if (!killing) this.unexpected.push(`${what}: ${error.reason} ${error.message} while the broker was up`);
       return { outcome: "unknown", reason: error.reason };
     }

@@ -1,0 +1,67 @@
+// The cluster run of the gRPC and client suites (test-storage.ts): three
+// real brokers on one new database, two owning the shards between them and
+// one owning none, which the test's client talks to. Every call the test
+// makes is forwarded to the owner of its queue, long polls and Heartbeat
+// streams included, as a client of any broker of a real cluster sees it.
+import { vi } from "vitest";
+import { createQueueServiceRpc } from "../../src/client/rpc-client.js";
+import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
+import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";
+import type { GrpcHarness, GrpcHarnessOptions } from "./grpc-harness.js";
+import { freshDatabase } from "./test-storage.js";
+import { WriteFault } from "./write-fault.js";
+
+// Few shards: each owner gets four, and a test's queues land on both.
+const shardCount = 8;
+
+/** A GrpcHarness whose `server` is the routing broker of a three-broker cluster. */
+export async function startTestCluster(options: GrpcHarnessOptions): Promise<GrpcHarness> {
+  const url = await freshDatabase();
+  const { metricsListen, ...shared } = options;
+  const start = (nodeId: string, routeOnly: boolean, extra: { metricsListen?: string } = {}): Promise<HoldshelfServer> =>
+    startHoldshelfServer({
+      dataDir: "/nonexistent-in-cluster-mode",
+      listen: "127.0.0.1:0",
+      postgres: { urls: [url], nodeId, shardCount, ...(routeOnly ? { routeOnly } : {}) },
+      ...shared,
+      ...extra,
+    });
+  let owners: HoldshelfServer[] = [];
+  const startAll = async (): Promise<HoldshelfServer> => {
+    owners = [await start("owner-1", false), await start("owner-2", false)];
+    const entry = await start("entry", true, metricsListen === undefined ? {} : { metricsListen });
+    await vi.waitFor(
+      () => {
+        for (const owner of owners) if ((owner.store as PostgresStore).ownedShardCount !== shardCount / 2) throw new Error("still balancing");
+        if ((entry.store as PostgresStore).routedShardCount !== shardCount) throw new Error("the entry does not see every owner yet");
+      },
+      { timeout: 15_000, interval: 20 },
+    );
+    return entry;
+  };
+  const stopAll = async (entry: HoldshelfServer): Promise<void> => {
+    await entry.shutdown();
+    await Promise.all(owners.map((owner) => owner.shutdown()));
+  };
+  const harness: GrpcHarness = {
+    server: await startAll(),
+    rpc: undefined as never,
+    dataDir: "/nonexistent-in-cluster-mode",
+    writeFault: new WriteFault(),
+    async restart() {
+      harness.rpc.close();
+      await stopAll(harness.server);
+      harness.server = await startAll();
+      harness.rpc = createQueueServiceRpc(harness.server.address);
+    },
+    async settled() {
+      await Promise.all(owners.map((owner) => owner.broker.settled()));
+    },
+    async stop() {
+      harness.rpc.close();
+      await stopAll(harness.server);
+    },
+  };
+  harness.rpc = createQueueServiceRpc(harness.server.address);
+  return harness;
+}
