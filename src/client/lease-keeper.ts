@@ -1,8 +1,8 @@
 import { maxRenewals } from "../protocol/limits.js";
+import { answersRequest } from "../protocol/heartbeat-matching.js";
 import { LeaseEnding } from "../protocol/lease-state-reason.js";
 import { monotonicClock, type Clock, type Timer } from "../time/clock.js";
 import { backoffDelayMs } from "./backoff.js";
-import { answersRequest } from "./heartbeat-matching.js";
 import type { HeartbeatStream } from "./heartbeat-stream.js";
 import { LeaseLostError } from "./lease-lost-error.js";
 import { RpcError } from "./rpc-error.js";

@@ -1,5 +1,3 @@
-import type { LeaseState } from "./types.js";
-
 /**
  * Whether a Heartbeat response is the answer to the request in flight
  * (whose renewals named `sentHandles`, in order) rather than an unsolicited
@@ -23,7 +21,12 @@ import type { LeaseState } from "./types.js";
  * names other handles. It is read as unsolicited, where only held=false
  * states act, on leases already forgotten. Should a response ever go
  * unmatched anyway, the keeper's stall timeout reopens the stream.
+ *
+ * A broker that forwards a stream's renewals to a queue's owner
+ * (src/grpc/forwarding/owner-heartbeat-streams.ts) is such a client of the
+ * owner, one request in flight at a time, and tells answers from notices
+ * the same way.
  */
-export function answersRequest(sentHandles: readonly string[], states: readonly LeaseState[]): boolean {
+export function answersRequest(sentHandles: readonly string[], states: readonly { readonly receiptHandle: string }[]): boolean {
   return states.length === sentHandles.length && states.every((state, index) => state.receiptHandle === sentHandles[index]);
 }
