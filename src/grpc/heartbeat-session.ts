@@ -25,6 +25,8 @@ export type HeartbeatCall = ServerDuplexStream<HeartbeatRequest | MalformedReque
 // client that writes faster than its renewals commit is slowed by HTTP/2
 // flow control instead of filling our memory.
 const maxQueuedRequests = 8;
+// How long a half-closed stream waits for a reset that would make it a cancel (see answer()).
+const resetGraceMs = 50;
 
 /**
  * One Heartbeat stream: answers each request, in order, with one response;
@@ -41,6 +43,8 @@ export class HeartbeatSession {
   private answering = false;
   private blocked = false;
   private halfClosed = false;
+  /** Waiting to tell a clean half-close from a cancel. */
+  private ending = false;
   private ended = false;
 
   constructor(
@@ -86,23 +90,32 @@ export class HeartbeatSession {
         if (this.requests.length < maxQueuedRequests) this.call.resume();
         this.write(await this.renew(request));
       }
-      if (this.halfClosed && this.requests.length === 0 && !this.ended) {
-        // A broken stream ends its reading side too, just before grpc-js
-        // reports the cancellation (wait a turn to tell the two apart); a
-        // deadline that passed is reported by grpc-js itself, not cancelled.
-        setImmediate(() => {
-          if (this.ended) return;
-          if (this.call.cancelled || deadlinePassed(this.call.getDeadline())) return this.finish(this.releaseOnDisconnect === true, true);
-          // A clean half-close: the client is done; its leases run their course.
-          this.finish(false);
-          this.call.end();
-        });
+      if (this.halfClosed && this.requests.length === 0 && !this.ended && !this.ending) {
+        this.ending = true;
+        // A client that cancels (grpc-js, over Node's http2) half-closes and
+        // then resets the stream, and the reset can come more than a turn of
+        // the event loop after the half-close (0.1 to 1 ms on loopback): a
+        // single turn read such cancels as clean ends, and their leases were
+        // not released. So wait, then let pending socket reads run, before
+        // taking the half-close as clean (a poll waiting when a consumer
+        // cancels: test/grpc/forwarding-heartbeat.test.ts). A deadline that
+        // passed is reported by grpc-js itself, not cancelled.
+        setTimeout(() => setImmediate(() => this.endHalfClosed()), resetGraceMs);
       }
     } catch (error) {
       this.fail(error);
     } finally {
       this.answering = false;
     }
+  }
+
+  /** Ends a stream the client half-closed, once every request is answered. */
+  private endHalfClosed(): void {
+    if (this.ended) return;
+    if (this.call.cancelled || deadlinePassed(this.call.getDeadline())) return this.finish(this.releaseOnDisconnect === true, true);
+    // A clean half-close: the client is done; its leases run their course.
+    this.finish(false);
+    this.call.end();
   }
 
   private async renew(request: HeartbeatRequest | MalformedRequest): Promise<HeartbeatResponse> {
