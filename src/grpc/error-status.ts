@@ -5,13 +5,16 @@ import { BadRequestSchema, ErrorInfoSchema } from "../../gen/google/rpc/error_de
 import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
 import { HoldshelfError } from "../errors/holdshelf-error.js";
 import { errorDomain, statusDetailsKey } from "../protocol/error-reasons.js";
+import { ForwardedStatus } from "./forwarding/forwarded-status.js";
 
 /**
  * Turns any error into the status a client receives. A HoldshelfError keeps
- * its code, message and reason; anything else is INTERNAL with a fixed
- * message (no stack or detail leaves the server) and goes to `logUnexpected`.
+ * its code, message and reason; another broker's status (a forwarded call's)
+ * goes back as it came; anything else is INTERNAL with a fixed message (no
+ * stack or detail leaves the server) and goes to `logUnexpected`.
  */
-export function toErrorStatus(error: unknown, logUnexpected: (error: unknown) => void): Partial<StatusObject> {
+export function toErrorStatus(error: unknown, logUnexpected: (error: unknown) => void): StatusObject {
+  if (error instanceof ForwardedStatus) return { code: error.code, details: error.details, metadata: error.metadata };
   let known: HoldshelfError;
   if (error instanceof HoldshelfError) {
     known = error;

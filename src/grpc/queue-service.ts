@@ -1,11 +1,14 @@
-import type { Server } from "@grpc/grpc-js";
+import type { ChannelCredentials, Server } from "@grpc/grpc-js";
 import { QueueService } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { AuthGate } from "../auth/auth-gate.js";
 import { authorizeHeartbeat, authorizeQueueService } from "../auth/queue-service-auth.js";
 import type { Broker } from "../broker/broker.js";
 import type { QueueRouter } from "../cluster/queue-router.js";
 import type { Logger } from "../logging/logger.js";
+import { defaultLimits } from "../server/server-limits.js";
 import { toErrorStatus } from "./error-status.js";
+import { routeQueueCalls } from "./forwarding/forwarding-handlers.js";
+import { PeerClients } from "./forwarding/peer-clients.js";
 import { HeartbeatSession, type HeartbeatCall } from "./heartbeat-session.js";
 import { queueServiceHandlers } from "./queue-service-handlers.js";
 import { createServerServiceDefinition } from "./service-definition.js";
@@ -15,17 +18,40 @@ import { bridgeUnaryHandlers } from "./unary-bridge.js";
 // the server's request reader: the same paths and messages.
 const servedDefinition = createServerServiceDefinition(QueueService);
 
-/** Serves holdshelf.v1.QueueService from a broker on a gRPC server; with a gate, only to callers its tokens allow. */
+/** Options of addQueueService. */
+export interface QueueServiceOptions {
+  /** The server's --max-request-bytes, which bounds the calls it passes to other brokers; the default limit if unset. */
+  readonly maxRequestBytes?: number;
+  /** Credentials of the channels to other brokers (cluster mode): TLS, later; plaintext if unset. */
+  readonly peerCredentials?: ChannelCredentials;
+}
+
+/** What addQueueService leaves running besides the service. */
+export interface QueueServiceHandle {
+  /** Closes the channels to other brokers: at shutdown, once the server has stopped taking calls. */
+  close(): void;
+}
+
+/**
+ * Serves holdshelf.v1.QueueService from a broker on a gRPC server; with a
+ * gate, only to callers its tokens allow. Calls on queues the router says
+ * another broker serves go to that broker (src/grpc/forwarding/).
+ */
 export function addQueueService(
   server: Pick<Server, "addService">,
   broker: Broker,
   logger: Logger,
   gate: AuthGate | undefined,
-  // Where each queue is served: forwarding is not wired yet.
-  _router: QueueRouter,
-): void {
+  router: QueueRouter,
+  options: QueueServiceOptions = {},
+): QueueServiceHandle {
   const logUnexpected = (error: unknown): void => logger.error("unexpected error in a call", { error });
-  const handlers = queueServiceHandlers(broker);
+  const peers = new PeerClients({
+    maxRequestBytes: options.maxRequestBytes ?? defaultLimits.maxRequestBytes,
+    credentials: options.peerCredentials,
+  });
+  // Routing inside authorization: a caller is refused before it could learn which broker serves a queue.
+  const handlers = routeQueueCalls(queueServiceHandlers(broker), router, peers);
   server.addService(servedDefinition, {
     ...bridgeUnaryHandlers(gate === undefined ? handlers : authorizeQueueService(handlers, gate), logUnexpected),
     heartbeat: (call: HeartbeatCall) => {
@@ -40,4 +66,5 @@ export function addQueueService(
       return new HeartbeatSession(call, broker, logger, logUnexpected, authorizeQueue);
     },
   });
+  return { close: () => peers.close() };
 }

@@ -1,14 +1,28 @@
 import type { DescService, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
 import type { GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
-import type { Metadata, sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from "@grpc/grpc-js";
+import type { Deadline, Metadata, sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from "@grpc/grpc-js";
 import { invalidArgument } from "../errors/holdshelf-error.js";
 import { toErrorStatus } from "./error-status.js";
 import type { PreEncoded } from "./pre-encoded.js";
 import { MalformedRequest } from "./service-definition.js";
 
+/**
+ * Trailing metadata a handler adds to its call's answer, OK or error (the
+ * owner hint). A holder rather than a field of the context: wrappers pass
+ * copies of the context on, and the bridge must see what the innermost
+ * handler set.
+ */
+export class AnswerTrailer {
+  /** Sent as it is with an OK answer (grpc-js sends a copy, so one object may serve many calls); copied into an error's trailers. */
+  metadata: Metadata | undefined = undefined;
+}
+
 /** What a handler knows of its call besides the request. */
 export interface CallContext {
   readonly metadata: Metadata;
+  /** When the caller stops waiting (a Date or epoch ms; Infinity for never): a call passed on to another broker keeps it. */
+  readonly deadline: Deadline;
+  readonly trailer: AnswerTrailer;
   /** Which queues the caller may learn of (set by authentication); every queue when unset. */
   readonly canSee?: (queue: string) => boolean;
 }
@@ -37,8 +51,9 @@ export type GrpcUnaryHandler = (call: ServerUnaryCall<unknown, unknown>, callbac
 
 /**
  * Adapts promise handlers to grpc-js: a malformed request becomes
- * INVALID_ARGUMENT, a rejection becomes a status with details, and a
- * cancelled call aborts its handler's signal.
+ * INVALID_ARGUMENT, a rejection becomes a status with details, a cancelled
+ * call aborts its handler's signal, and the trailer a handler set goes with
+ * its answer.
  */
 export function bridgeUnaryHandlers(
   handlers: Record<string, (request: never, signal: AbortSignal, context: CallContext) => Promise<unknown>>,
@@ -47,7 +62,14 @@ export function bridgeUnaryHandlers(
   const implementation: UntypedServiceImplementation = {};
   for (const [name, handler] of Object.entries(handlers)) {
     const bridged: GrpcUnaryHandler = (call, callback) => {
-      const fail = (error: unknown): void => callback(toErrorStatus(error, logUnexpected));
+      const trailer = new AnswerTrailer();
+      const fail = (error: unknown): void => {
+        const status = toErrorStatus(error, logUnexpected);
+        if (trailer.metadata !== undefined) {
+          for (const [key, value] of Object.entries(trailer.metadata.getMap())) status.metadata.set(key, value);
+        }
+        callback(status);
+      };
       if (call.request instanceof MalformedRequest) {
         return fail(invalidArgument("request", call.request.description));
       }
@@ -58,10 +80,10 @@ export function bridgeUnaryHandlers(
       // aborting then would cost a DOMException per call (9% of the broker's
       // CPU under many small calls) and change nothing.
       const settle = (): void => void call.off("cancelled", cancelled);
-      handler(call.request as never, abort.signal, { metadata: call.metadata }).then(
+      handler(call.request as never, abort.signal, { metadata: call.metadata, deadline: call.getDeadline(), trailer }).then(
         (response) => {
           settle();
-          callback(null, response);
+          callback(null, response, trailer.metadata);
         },
         (error: unknown) => {
           settle();

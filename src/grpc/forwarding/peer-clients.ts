@@ -1,0 +1,60 @@
+import { Client, credentials, type ChannelCredentials } from "@grpc/grpc-js";
+import { HoldshelfError } from "../../errors/holdshelf-error.js";
+import { receiveWindowBytes } from "../../net/http2-receive-window.js";
+
+/** How a broker's channels to the other brokers are made. */
+export interface PeerClientsOptions {
+  /** The broker's own --max-request-bytes: no request it passes on is larger. */
+  readonly maxRequestBytes: number;
+  /** TLS to the other brokers; plaintext if unset. */
+  readonly credentials?: ChannelCredentials | undefined;
+}
+
+// The largest answer a broker sends is a Receive's: up to 4 MiB of messages
+// and their framing, the same bound the client allows (rpc-client.ts).
+const maxAnswerBytes = 8 * 1024 * 1024;
+// A broker that went away and came back (a restart on the same address) is
+// reached again within this, not after grpc-js's default of up to 2 minutes
+// of backoff: its calls fail QUEUE_MOVING meanwhile.
+const maxReconnectBackoffMs = 2_000;
+// Pings find a broker whose machine vanished without a reset, so the
+// Heartbeat streams forwarded to it end (QUEUE_MOVING) and their clients
+// reopen elsewhere, instead of waiting for TCP to give up.
+const keepaliveTimeMs = 10_000;
+const keepaliveTimeoutMs = 5_000;
+
+/**
+ * One grpc-js client per other broker's address, made on first use and kept
+ * until close(): forwarded calls share a connection per owner, as HTTP/2
+ * means them to. Requests and answers pass through as bytes.
+ */
+export class PeerClients {
+  private readonly clients = new Map<string, Client>();
+  private closed = false;
+
+  constructor(private readonly options: PeerClientsOptions) {}
+
+  /** The client of the broker at `address` (host:port). Throws SHUTTING_DOWN once closed. */
+  client(address: string): Client {
+    let client = this.clients.get(address);
+    if (client !== undefined) return client;
+    if (this.closed) throw new HoldshelfError("SHUTTING_DOWN", "the broker is shutting down");
+    client = new Client(address, this.options.credentials ?? credentials.createInsecure(), {
+      "grpc.max_send_message_length": this.options.maxRequestBytes,
+      "grpc.max_receive_message_length": maxAnswerBytes,
+      "grpc-node.flow_control_window": receiveWindowBytes,
+      "grpc.max_reconnect_backoff_ms": maxReconnectBackoffMs,
+      "grpc.keepalive_time_ms": keepaliveTimeMs,
+      "grpc.keepalive_timeout_ms": keepaliveTimeoutMs,
+    });
+    this.clients.set(address, client);
+    return client;
+  }
+
+  /** Closes every channel: at shutdown, once the server has stopped taking calls. */
+  close(): void {
+    this.closed = true;
+    for (const client of this.clients.values()) client.close();
+    this.clients.clear();
+  }
+}
