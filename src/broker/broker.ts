@@ -87,10 +87,19 @@ export class Broker {
     return this.describe(await this.memory.registry.create(name, config));
   }
 
-  /** A queue with its configuration and exact counts. */
+  /** A queue with its configuration and exact counts (in cluster mode, its dead-letter sources on other brokers as last read). */
   getQueue(name: string): QueueInfo {
     this.requireStorage();
     return this.describe(this.memory.registry.get(name, "name"));
+  }
+
+  /**
+   * Reads again which queues on other brokers name each dead-letter queue
+   * (cluster mode), so that the getQueue and listQueues that follow are
+   * exact; without it they say it as last read, at most a second ago.
+   */
+  async refreshDeadLetterSources(): Promise<void> {
+    await this.settings.cluster.refresh();
   }
 
   /** A page of queues in name order; with `visible`, only the queues it accepts. */

@@ -10,8 +10,10 @@ export interface ClusterQueues {
   existsElsewhere(name: string): Promise<boolean>;
   /** The queues on other brokers' shards whose redrive policy names `name`, in name order. */
   deadLetterSourcesElsewhere(name: string): Promise<string[]>;
-  /** The same for every dead-letter queue, as last read (at most a few seconds old): for describing queues. */
+  /** The same for every dead-letter queue, as last read (see refresh): for describing queues. */
   knownDeadLetterSourcesElsewhere(): ReadonlyMap<string, readonly string[]>;
+  /** Reads what knownDeadLetterSourcesElsewhere says again. */
+  refresh(): Promise<void>;
 }
 
 /** A message that arrived, from another broker, in a queue this broker serves: taken in by Broker.takeArrivals. */
@@ -33,4 +35,5 @@ export const noneElsewhere: ClusterQueues = {
   existsElsewhere: () => Promise.resolve(false),
   deadLetterSourcesElsewhere: () => Promise.resolve([]),
   knownDeadLetterSourcesElsewhere: () => new Map(),
+  refresh: () => Promise.resolve(),
 };

@@ -32,9 +32,12 @@ export function queueServiceHandlers(broker: Broker): UnaryHandlers<typeof Queue
       return create(CreateQueueResponseSchema, { queue: queueToWire(queue) });
     },
     async getQueue(request) {
+      // A queue's dead-letter sources may be on other brokers (cluster mode): read them now.
+      await broker.refreshDeadLetterSources();
       return create(GetQueueResponseSchema, { queue: queueToWire(broker.getQueue(request.name)) });
     },
     async listQueues(request, _signal, context) {
+      await broker.refreshDeadLetterSources();
       const page = broker.listQueues(request.prefix, request.pageSize, request.pageToken, context.canSee);
       return create(ListQueuesResponseSchema, {
         queues: page.queues.map(queueToWire),

@@ -27,6 +27,7 @@ import { PostgresStore, type PostgresStoreOptions } from "../store/postgres/post
 import { ShardsHeldError } from "../store/postgres/shard-ownership.js";
 import type { RecoverableStore } from "../store/recoverable-store.js";
 import { isStorageUnavailable } from "../store/storage-unavailable.js";
+import { isQueueMoving } from "../store/postgres/queue-moving.js";
 import { superviseStorage } from "./storage-recovery.js";
 import { resolveLimits, type HoldshelfLimits } from "./server-limits.js";
 import { raiseReceiveWindows } from "../grpc/http2-windows.js";
@@ -146,9 +147,10 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     broker = await Broker.open({
       store,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
-      // Storage failures were logged once, when storage went down.
+      // Storage failures were logged once, when storage went down; work cut off
+      // because its queue moved to another broker (cluster mode) is no failure.
       onBackgroundError: (error) => {
-        if (!isStorageUnavailable(error)) logger.error("background work failed", { error });
+        if (!isStorageUnavailable(error) && !isQueueMoving(error)) logger.error("background work failed", { error });
       },
       events: metrics.broker,
       limits,

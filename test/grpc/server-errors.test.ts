@@ -186,11 +186,13 @@ describe("error statuses over gRPC", () => {
 
   it("an unexpected failure is INTERNAL without internals in the message", async () => {
     // A storage failure is UNAVAILABLE (test/reliability), so a bug is stood in
-    // for by a broker method that throws a plain Error carrying internals.
-    h.server.broker.getQueue = () => {
+    // for by a broker method that throws a plain Error carrying internals:
+    // ListQueues, which the broker the client calls answers itself in every
+    // mode (in a cluster it asks the others too).
+    h.server.broker.listQueues = () => {
       throw new Error("secret detail at /var/lib/holdshelf");
     };
-    const error = await expectRpcError(h.rpc.getQueue({ name: "errors" }), status.INTERNAL, "INTERNAL");
+    const error = await expectRpcError(h.rpc.listQueues({}), status.INTERNAL, "INTERNAL");
     expect(error.message).toBe("internal error");
   });
 });

@@ -69,13 +69,13 @@ describe("Heartbeat renewals on a broker that lingers", () => {
     await start({ lingerMs: 3000, minStreams: 2 });
     const first = await streamWithLease();
     const second = await streamWithLease();
-    const batchesBefore = h.server.store.commitStats.batches;
+    const batchesBefore = h.serverOf("jobs").store.commitStats.batches;
     renew(first);
     await new Promise((resolve) => setTimeout(resolve, 300));
     renew(second);
     const answers = await Promise.all([first.stream.next(), second.stream.next()]);
     expect(answers.map((answer) => answer.leases[0]!.held)).toEqual([true, true]);
-    expect(h.server.store.commitStats.batches - batchesBefore).toBe(1);
+    expect(h.serverOf("jobs").store.commitStats.batches - batchesBefore).toBe(1);
   });
 
   it("does not linger for a lone stream, which would have nobody to share a write with", async () => {

@@ -5,6 +5,7 @@ import { durationFromMs } from "@bufbuild/protobuf/wkt";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLogger } from "../../src/logging/logger.js";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
+import { inCluster } from "../support/test-storage.js";
 import { openHeartbeatStream } from "../support/heartbeat-stream.js";
 import { parseExposition, valueOf } from "../support/prometheus-text.js";
 
@@ -60,7 +61,9 @@ describe("log lines", () => {
     broken.close();
   });
 
-  it("logs a failed storage write once per outage, not per call, and counts the failed batch", async () => {
+  // In the cluster run the failing store is another broker's than the one whose metrics the client reads:
+  // the LevelDB and PostgreSQL runs cover it.
+  it.skipIf(inCluster)("logs a failed storage write once per outage, not per call, and counts the failed batch", async () => {
     await start();
     // A closed database refuses every write, as a failing disk would.
     await h.server.store.close();

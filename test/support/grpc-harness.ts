@@ -24,6 +24,8 @@ export interface GrpcHarness {
   restart(): Promise<void>;
   /** Resolves once background work (dead-letter moves) finished on every broker of the harness. */
   settled(): Promise<void>;
+  /** The broker that serves a queue and writes its store: `server`, except in the cluster run. */
+  serverOf(queue: string): HoldshelfServer;
   stop(): Promise<void>;
 }
 
@@ -60,6 +62,7 @@ export async function startGrpcHarness(options: GrpcHarnessOptions = {}): Promis
       harness.rpc = createQueueServiceRpc(harness.server.address);
     },
     settled: () => harness.server.broker.settled(),
+    serverOf: () => harness.server,
     async stop() {
       harness.rpc.close();
       await harness.server.shutdown();

@@ -3,6 +3,8 @@
 // one owning none, which the test's client talks to. Every call the test
 // makes is forwarded to the owner of its queue, long polls and Heartbeat
 // streams included, as a client of any broker of a real cluster sees it.
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
 import { vi } from "vitest";
 import { createQueueServiceRpc } from "../../src/client/rpc-client.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
@@ -30,10 +32,15 @@ export async function startTestCluster(options: GrpcHarnessOptions): Promise<Grp
   const startAll = async (): Promise<HoldshelfServer> => {
     owners = [await start("owner-1", false), await start("owner-2", false)];
     const entry = await start("entry", true, metricsListen === undefined ? {} : { metricsListen });
+    // Settled: the owners hold half the shards each, and the entry routes every shard to the owner that serves it.
     await vi.waitFor(
       () => {
         for (const owner of owners) if ((owner.store as PostgresStore).ownedShardCount !== shardCount / 2) throw new Error("still balancing");
-        if ((entry.store as PostgresStore).routedShardCount !== shardCount) throw new Error("the entry does not see every owner yet");
+        for (let shard = 0; shard < shardCount; shard++) {
+          const route = (entry.store as PostgresStore).routeShard(shard);
+          const server = owners.find((owner) => (owner.store as PostgresStore).routeShard(shard)?.kind === "local");
+          if (route?.kind !== "remote" || server === undefined || route.address !== server.address) throw new Error(`shard ${shard} is not routed yet`);
+        }
       },
       { timeout: 15_000, interval: 20 },
     );
@@ -55,7 +62,18 @@ export async function startTestCluster(options: GrpcHarnessOptions): Promise<Grp
       harness.rpc = createQueueServiceRpc(harness.server.address);
     },
     async settled() {
-      await Promise.all(owners.map((owner) => owner.broker.settled()));
+      // A dead-letter move between the owners lands in an inbox first: settled once the other owner took it in.
+      for (;;) {
+        await Promise.all(owners.map((owner) => owner.broker.settled()));
+        if ((await inboxLength(url)) === 0) break;
+        await sleep(5);
+      }
+      await Promise.all(owners.map((owner) => (owner.store as PostgresStore).inboxTaken()));
+    },
+    serverOf(queue) {
+      const owner = owners.find((server) => (server.store as PostgresStore).route(queue)?.kind === "local");
+      if (owner === undefined) throw new Error(`no broker of the cluster serves queue "${queue}"`);
+      return owner;
     },
     async stop() {
       harness.rpc.close();
@@ -64,4 +82,16 @@ export async function startTestCluster(options: GrpcHarnessOptions): Promise<Grp
   };
   harness.rpc = createQueueServiceRpc(harness.server.address);
   return harness;
+}
+
+/** Messages waiting in the cluster's inboxes. */
+async function inboxLength(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ waiting: string }>("SELECT count(*) AS waiting FROM holdshelf_inbox");
+    return Number(rows[0]!.waiting);
+  } finally {
+    await client.end();
+  }
 }

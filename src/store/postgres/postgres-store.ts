@@ -445,6 +445,11 @@ export class PostgresStore implements RecoverableStore {
     }
   }
 
+  /** Resolves once the inbox take under way (if any) has shown what it took. */
+  async inboxTaken(): Promise<void> {
+    while (this.taking !== undefined) await this.taking;
+  }
+
   /** Takes the inboxes of the shards served in, once now, and once more if asked again meanwhile. */
   private takeInboxSoon(): void {
     if (this.taking !== undefined) {
@@ -516,7 +521,11 @@ export class PostgresStore implements RecoverableStore {
 
   /** Where calls on a queue go: here while this store serves its shard, else its live owner's address; undefined while nobody serves it. */
   route(queueName: string): ShardRoute {
-    const shard = this.shardOf(queueName);
+    return this.routeShard(this.shardOf(queueName));
+  }
+
+  /** Where calls on a shard's queues go (see route). */
+  routeShard(shard: number): ShardRoute {
     if (this.serving.has(shard) && this.lost === undefined) return { kind: "local" };
     const owner = this.view?.owners[shard];
     if (owner === undefined || owner === this.options.nodeId) return undefined;
@@ -527,10 +536,7 @@ export class PostgresStore implements RecoverableStore {
   /** How many shards have a broker to route their calls to, by the last read: all of them once the cluster settled. */
   get routedShardCount(): number {
     let routed = 0;
-    for (let shard = 0; shard < this.shardCount; shard++) {
-      const owner = this.view?.owners[shard];
-      if (this.serving.has(shard) || (owner !== undefined && owner !== this.options.nodeId && this.view!.members.has(owner))) routed++;
-    }
+    for (let shard = 0; shard < this.shardCount; shard++) if (this.routeShard(shard) !== undefined) routed++;
     return routed;
   }
 

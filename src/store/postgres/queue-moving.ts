@@ -5,3 +5,8 @@ export function queueMoving(queueName?: string): HoldshelfError {
   const queue = queueName === undefined ? "the queue" : `queue "${queueName}"`;
   return new HoldshelfError("QUEUE_MOVING", `${queue} is moving between brokers; retry`);
 }
+
+/** Whether an error is QUEUE_MOVING: work cut off because its queue went to another broker. */
+export function isQueueMoving(error: unknown): boolean {
+  return error instanceof HoldshelfError && error.reason === "QUEUE_MOVING";
+}
