@@ -10,16 +10,27 @@ import {
 import type { Broker } from "../broker/broker.js";
 import type { LeaseStream } from "../broker/lease-tracking.js";
 import type { LeaseRenewal, LeaseState } from "../broker/types.js";
+import type { ClusterPeer, QueueRouter } from "../cluster/queue-router.js";
 import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
 import type { Logger } from "../logging/logger.js";
 import { LeaseEnding } from "../protocol/lease-state-reason.js";
 import { deadlinePassed } from "./deadline.js";
 import { toErrorStatus } from "./error-status.js";
+import { OwnerHeartbeatStreams } from "./forwarding/owner-heartbeat-streams.js";
+import type { PeerClients } from "./forwarding/peer-clients.js";
+import { isForwarded } from "./forwarding/peer-metadata.js";
+import { notServedHere } from "./forwarding/queue-moving.js";
 import { MalformedRequest } from "./service-definition.js";
 import { durationToMs } from "./wire-convert.js";
 
 /** A Heartbeat call as grpc-js hands it to the server. */
 export type HeartbeatCall = ServerDuplexStream<HeartbeatRequest | MalformedRequest, HeartbeatResponse>;
+
+/** How a session reaches the queues other brokers serve (cluster mode). */
+export interface HeartbeatRouting {
+  readonly router: QueueRouter;
+  readonly peers: PeerClients;
+}
 
 // Requests read ahead of the one being answered before reading pauses: a
 // client that writes faster than its renewals commit is slowed by HTTP/2
@@ -34,11 +45,20 @@ const resetGraceMs = 50;
  * ends, hands its leases back to the broker (released at once if the client
  * asked for release_on_disconnect and went away without a clean half-close).
  * It reads no further while the client is not reading its responses.
+ * Requests on queues other brokers serve go to those owners, on streams the
+ * session holds for the client's (OwnerHeartbeatStreams); those end as the
+ * client's does, and their expiry notices reach the client like its own.
  */
 export class HeartbeatSession {
   private readonly stream: LeaseStream;
   private readonly requests: (HeartbeatRequest | MalformedRequest)[] = [];
   private readonly expiredBacklog: string[] = [];
+  /** Owners' expiry notices the client has not read yet. */
+  private readonly ownerNotices: HeartbeatResponse[] = [];
+  /** Opened at the first request on a queue another broker serves. */
+  private owners: OwnerHeartbeatStreams | undefined;
+  /** Passed here by another broker: requests on queues this one does not serve are not passed on again. */
+  private readonly forwarded: boolean;
   private releaseOnDisconnect: boolean | undefined;
   private answering = false;
   private blocked = false;
@@ -52,9 +72,11 @@ export class HeartbeatSession {
     private readonly broker: Broker,
     private readonly logger: Logger,
     private readonly logUnexpected: (error: unknown) => void,
+    private readonly routing: HeartbeatRouting,
     // Throws PERMISSION_DENIED (or UNAUTHENTICATED) for a queue the caller may not renew leases on.
     private readonly authorizeQueue: (queue: string) => void = () => undefined,
   ) {
+    this.forwarded = isForwarded(call.metadata);
     this.stream = broker.openLeaseStream({
       leasesExpired: (handles) => this.pushExpired(handles),
       brokerClosing: () => this.fail(new HoldshelfError("SHUTTING_DOWN", "the broker is shutting down")),
@@ -73,7 +95,7 @@ export class HeartbeatSession {
     });
     call.on("drain", () => {
       this.blocked = false;
-      this.flushExpired();
+      this.flushNotices();
       void this.answer();
     });
     // The client cancelled, its deadline passed, or its connection broke.
@@ -122,9 +144,12 @@ export class HeartbeatSession {
     if (request instanceof MalformedRequest) {
       throw invalidArgument("request", request.description);
     }
-    // Before the queue is looked up: a refusal says nothing of whether it exists.
+    // Before the queue is looked up: a refusal says nothing of whether it exists, nor where.
     this.authorizeQueue(request.queue);
     this.releaseOnDisconnect ??= request.releaseOnDisconnect;
+    const route = this.routing.router.route(request.queue);
+    if (route.kind === "unavailable") throw route.error;
+    if (route.kind === "remote") return this.renewAt(route.owner, request);
     // A renewal whose duration cannot be read fails alone; the rest go to the broker.
     const states: (LeaseState | undefined)[] = [];
     const renewals: LeaseRenewal[] = [];
@@ -147,19 +172,43 @@ export class HeartbeatSession {
     return create(HeartbeatResponseSchema, { leases: merged.map(leaseStateToWire) });
   }
 
-  private pushExpired(handles: string[]): void {
-    this.expiredBacklog.push(...handles);
-    this.flushExpired();
+  /** Renews the leases of a queue another broker serves, on this session's stream to that owner. */
+  private renewAt(owner: ClusterPeer, request: HeartbeatRequest): Promise<HeartbeatResponse> {
+    if (this.forwarded) throw notServedHere(request.queue);
+    this.owners ??= new OwnerHeartbeatStreams(
+      {
+        peers: this.routing.peers,
+        callerMetadata: this.call.metadata,
+        selfNodeId: this.routing.router.self.nodeId,
+        deadline: this.call.getDeadline(),
+      },
+      {
+        notice: (response) => {
+          this.ownerNotices.push(response);
+          this.flushNotices();
+        },
+        failed: (error) => this.fail(error),
+      },
+    );
+    return this.owners.renew(owner, request, this.releaseOnDisconnect === true);
   }
 
-  private flushExpired(): void {
-    if (this.ended || this.blocked || this.expiredBacklog.length === 0) return;
-    const handles = this.expiredBacklog.splice(0);
-    this.write(
-      create(HeartbeatResponseSchema, {
-        leases: handles.map((receiptHandle) => leaseStateToWire({ receiptHandle, held: false, reason: LeaseEnding.LEASE_EXPIRED })),
-      }),
-    );
+  private pushExpired(handles: string[]): void {
+    this.expiredBacklog.push(...handles);
+    this.flushNotices();
+  }
+
+  private flushNotices(): void {
+    if (this.ended || this.blocked) return;
+    if (this.expiredBacklog.length > 0) {
+      const handles = this.expiredBacklog.splice(0);
+      this.write(
+        create(HeartbeatResponseSchema, {
+          leases: handles.map((receiptHandle) => leaseStateToWire({ receiptHandle, held: false, reason: LeaseEnding.LEASE_EXPIRED })),
+        }),
+      );
+    }
+    while (!this.blocked && this.ownerNotices.length > 0) this.write(this.ownerNotices.shift()!);
   }
 
   private write(response: HeartbeatResponse): void {
@@ -179,6 +228,9 @@ export class HeartbeatSession {
   private finish(release: boolean, broken = false): void {
     if (this.ended) return;
     this.ended = true;
+    // The owners' streams end as the client's did, so each owner does with its leases what this broker does with its own.
+    if (broken) this.owners?.cancel();
+    else this.owners?.end();
     this.broker
       .closeLeaseStream(this.stream, release)
       .then((leases) => {

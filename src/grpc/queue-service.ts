@@ -9,7 +9,7 @@ import { defaultLimits } from "../server/server-limits.js";
 import { toErrorStatus } from "./error-status.js";
 import { routeQueueCalls } from "./forwarding/forwarding-handlers.js";
 import { PeerClients } from "./forwarding/peer-clients.js";
-import { HeartbeatSession, type HeartbeatCall } from "./heartbeat-session.js";
+import { HeartbeatSession, type HeartbeatCall, type HeartbeatRouting } from "./heartbeat-session.js";
 import { queueServiceHandlers } from "./queue-service-handlers.js";
 import { createServerServiceDefinition } from "./service-definition.js";
 import { bridgeUnaryHandlers } from "./unary-bridge.js";
@@ -50,12 +50,13 @@ export function addQueueService(
     maxRequestBytes: options.maxRequestBytes ?? defaultLimits.maxRequestBytes,
     credentials: options.peerCredentials,
   });
+  const routing: HeartbeatRouting = { router, peers };
   // Routing inside authorization: a caller is refused before it could learn which broker serves a queue.
   const handlers = routeQueueCalls(queueServiceHandlers(broker), router, peers);
   server.addService(servedDefinition, {
     ...bridgeUnaryHandlers(gate === undefined ? handlers : authorizeQueueService(handlers, gate), logUnexpected),
     heartbeat: (call: HeartbeatCall) => {
-      if (gate === undefined) return new HeartbeatSession(call, broker, logger, logUnexpected);
+      if (gate === undefined) return new HeartbeatSession(call, broker, logger, logUnexpected, routing);
       let authorizeQueue;
       try {
         authorizeQueue = authorizeHeartbeat(gate, call.metadata);
@@ -63,7 +64,7 @@ export function addQueueService(
         call.emit("error", toErrorStatus(error, logUnexpected));
         return;
       }
-      return new HeartbeatSession(call, broker, logger, logUnexpected, authorizeQueue);
+      return new HeartbeatSession(call, broker, logger, logUnexpected, routing, authorizeQueue);
     },
   });
   return { close: () => peers.close() };

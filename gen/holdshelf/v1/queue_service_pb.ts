@@ -1301,7 +1301,10 @@ export const QueueService: GenService<{
    *     that is not a valid message, a malformed queue name or more than
    *     1000 renewals; QUEUE_NOT_FOUND for an unknown queue; SHUTTING_DOWN
    *     (UNAVAILABLE) when the broker shuts down (the leases survive its
-   *     restart); INTERNAL.
+   *     restart); in cluster mode, QUEUE_MOVING (UNAVAILABLE) when the
+   *     broker that owns a request's queue cannot be reached, or that
+   *     owner's own error (the receipt handles stay valid: renew them on a
+   *     new stream); INTERNAL.
    *
    * Flow control: the server answers one request at a time and stops
    * reading requests (and sending notices) while the client is not reading
