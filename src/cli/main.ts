@@ -11,7 +11,7 @@ const usage = `usage: holdshelf <command> [flags]
   serve [--data-dir ./data] [--listen 127.0.0.1:50051] [--metrics-listen 127.0.0.1:9464|off]
         [--durability fsync|os] [--log-level debug|info|warn|error]
         [--auth-file FILE]   (bearer tokens; SIGHUP re-reads it)
-        [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE] [--metrics-tls]]
+        [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE] [--metrics-tls] [--peer-tls-ca FILE]]
         [--allow-unauthenticated-network]
         [--max-request-bytes 8MiB] [--max-streams-per-connection 1000] [--max-waiting-receives 10000]
         [--max-queues 10000] [--max-stored-messages 5000000]   (docs/operations.md "Limits"; HOLDSHELF_MAX_* too)

@@ -72,6 +72,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       },
       logger,
     );
+    if (transport.peerCa !== undefined && postgres === undefined) throw new UsageError("--peer-tls-ca is for cluster mode: add --postgres URL");
     server = await startHoldshelfServer({
       ...transport,
       dataDir: values["data-dir"],

@@ -2,7 +2,7 @@ import type { Logger } from "../logging/logger.js";
 import { UsageError } from "../cli/usage-error.js";
 import { isLoopbackAddress } from "../net/loopback-address.js";
 import { allowOpenFlag, checkListenPolicy } from "./listen-policy.js";
-import { TlsConfigError } from "../net/tls-file-checks.js";
+import { parseCertificate, readTlsFile, TlsConfigError } from "../net/tls-file-checks.js";
 import { loadServerTls, type ServerTls } from "./tls-files.js";
 
 /** The transport-security flags of `holdshelf serve` for parseArgs, with their environment variables as defaults. */
@@ -11,6 +11,7 @@ export function transportFlagOptions(env: NodeJS.ProcessEnv) {
     "tls-cert": { type: "string", default: env.HOLDSHELF_TLS_CERT },
     "tls-key": { type: "string", default: env.HOLDSHELF_TLS_KEY },
     "tls-client-ca": { type: "string", default: env.HOLDSHELF_TLS_CLIENT_CA },
+    "peer-tls-ca": { type: "string", default: env.HOLDSHELF_PEER_TLS_CA },
     "metrics-tls": { type: "boolean", default: envSwitch(env, "HOLDSHELF_METRICS_TLS") },
     "allow-unauthenticated-network": {
       type: "boolean",
@@ -24,6 +25,7 @@ export interface TransportFlagValues {
   readonly "tls-cert"?: string | undefined;
   readonly "tls-key"?: string | undefined;
   readonly "tls-client-ca"?: string | undefined;
+  readonly "peer-tls-ca"?: string | undefined;
   readonly "metrics-tls"?: boolean | undefined;
   readonly "allow-unauthenticated-network"?: boolean | undefined;
 }
@@ -32,6 +34,8 @@ export interface TransportFlagValues {
 export interface TransportSecurity {
   readonly tls?: ServerTls;
   readonly metricsTls?: ServerTls;
+  /** Cluster mode: the CA that issued the other brokers' certificates (--peer-tls-ca). */
+  readonly peerCa?: Buffer;
 }
 
 /**
@@ -53,6 +57,12 @@ export async function loadTransportSecurity(
     throw new TlsConfigError("--metrics-tls needs --tls-cert and --tls-key: the metrics listener uses the same certificate");
   }
   const metricsTls = values["metrics-tls"] === true && listeners.metricsListen !== undefined ? tls : undefined;
+  const peerCaFile = values["peer-tls-ca"];
+  if (peerCaFile !== undefined && tls === undefined) {
+    throw new TlsConfigError("--peer-tls-ca needs --tls-cert and --tls-key: brokers call each other with TLS only when they serve it");
+  }
+  const peerCa = peerCaFile === undefined ? undefined : await readTlsFile("--peer-tls-ca", peerCaFile);
+  if (peerCa !== undefined) parseCertificate("--peer-tls-ca", peerCaFile!, peerCa);
   const open = checkListenPolicy({
     ...listeners,
     grpcClientCertificates: tls?.clientCa !== undefined,
@@ -68,7 +78,11 @@ export async function loadTransportSecurity(
       address: listeners.listen,
     });
   }
-  return { ...(tls === undefined ? {} : { tls }), ...(metricsTls === undefined ? {} : { metricsTls }) };
+  return {
+    ...(tls === undefined ? {} : { tls }),
+    ...(metricsTls === undefined ? {} : { metricsTls }),
+    ...(peerCa === undefined ? {} : { peerCa }),
+  };
 }
 
 /** A boolean environment variable: unset, "", "false" or "0" is off; "true" or "1" is on; anything else is refused. */

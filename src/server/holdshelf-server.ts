@@ -19,6 +19,7 @@ import { silentLogger, type Logger } from "../logging/logger.js";
 import { createClusterMetrics } from "../metrics/cluster-metrics.js";
 import { createHoldshelfMetrics } from "../metrics/holdshelf-metrics.js";
 import { startMetricsServer } from "../metrics/metrics-server.js";
+import { peerCredentials } from "../security/peer-credentials.js";
 import { serverCredentials } from "../security/tls-credentials.js";
 import type { ServerTls } from "../security/tls-files.js";
 import { ClassicLevelStore, type ClassicLevelStoreOptions, type Durability } from "../store/classic-level-store.js";
@@ -56,6 +57,8 @@ export interface HoldshelfServerOptions {
   readonly tls?: ServerTls;
   /** TLS for the metrics listener (HTTPS, mutual if it has a client CA); plain HTTP if unset. */
   readonly metricsTls?: ServerTls;
+  /** Cluster mode with TLS: the CA that issued the other brokers' certificates (src/security/peer-credentials.ts). */
+  readonly peerCa?: Buffer;
   readonly durability?: Durability;
   readonly logger?: Logger;
   readonly clock?: Clock;
@@ -201,7 +204,10 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       requestFramingInterceptor,
     ],
   });
-  addQueueService(server, broker, logger, gate, router);
+  const queueService = addQueueService(server, broker, logger, gate, router, {
+    maxRequestBytes: limits.maxRequestBytes,
+    peerCredentials: peerCredentials(options.tls, options.peerCa),
+  });
   addHealthService(server, health);
   addReflectionService(server, [file_holdshelf_v1_queue_service]);
   metrics.grpc.preRegister([queueServiceDefinition, healthServiceDefinition]);
@@ -210,6 +216,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     port = await bind(server, options.listen, options.tls);
   } catch (error) {
     server.forceShutdown();
+    queueService.close();
     broker.close();
     // A recovery under way (a write failed during start) must not reopen the store after this.
     await recovery.stop();
@@ -238,6 +245,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       // Waiting receives answer empty now, so the graceful shutdown need not wait out their polls.
       broker.close();
       await gracefulShutdown(server);
+      queueService.close();
       // A reopen under way must end, and none start, before the store closes.
       await recovery.stop();
       // A dead-letter move half done must finish before the store closes.

@@ -16,6 +16,9 @@ export interface TestCerts {
   /** A server certificate for 127.0.0.1, ::1 and localhost, issued by CA A. */
   readonly serverCert: string;
   readonly serverKey: string;
+  /** A broker's certificate for 127.0.0.1, issued by CA A for both ends of a call: what brokers of a cluster forward with. */
+  readonly brokerCert: string;
+  readonly brokerKey: string;
   /** A client certificate issued by CA A, and one issued by CA B. */
   readonly clientACert: string;
   readonly clientAKey: string;
@@ -51,14 +54,17 @@ export async function makeTestCerts(dir: string): Promise<TestCerts> {
   await makeCa(path("ca-b"), "holdshelf test CA B");
   await issue(path("server"), path("ca-a"), "localhost", "subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
   await issue(path("client-a"), path("ca-a"), "client-a", "extendedKeyUsage=clientAuth\n");
+  await issue(path("broker"), path("ca-a"), "broker", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n");
   await issue(path("client-b"), path("ca-b"), "client-b", "extendedKeyUsage=clientAuth\n");
-  const keys = ["ca-a", "ca-b", "server", "client-a", "client-b"].map((name) => path(`${name}.key`));
+  const keys = ["ca-a", "ca-b", "server", "broker", "client-a", "client-b"].map((name) => path(`${name}.key`));
   return {
     dir,
     caA: path("ca-a.crt"),
     caB: path("ca-b.crt"),
     serverCert: path("server.crt"),
     serverKey: path("server.key"),
+    brokerCert: path("broker.crt"),
+    brokerKey: path("broker.key"),
     clientACert: path("client-a.crt"),
     clientAKey: path("client-a.key"),
     clientBCert: path("client-b.crt"),

@@ -104,6 +104,8 @@ describe.skipIf(skipWithout(missing))("holdshelf serve and the client commands: 
       [serve(["--tls-cert", certs.serverCert, "--tls-key", certs.clientAKey]), `--tls-key ${certs.clientAKey} is not the private key of the certificate`],
       [serve(["--tls-cert", certs.serverKey, "--tls-key", certs.serverKey]), `--tls-cert ${certs.serverKey} is not a PEM certificate`],
       [serve(["--metrics-tls"]), "--metrics-tls needs --tls-cert and --tls-key"],
+      [serve(["--peer-tls-ca", certs.caA]), "--peer-tls-ca needs --tls-cert and --tls-key"],
+      [serve(["--tls-cert", certs.serverCert, "--tls-key", certs.serverKey, "--peer-tls-ca", certs.caA]), "--peer-tls-ca is for cluster mode: add --postgres URL"],
     ];
     const results = await Promise.all(cases.map(([result]) => result));
     results.forEach((result, index) => {

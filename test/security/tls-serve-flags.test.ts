@@ -37,6 +37,14 @@ describe.skipIf(skipWithout(missing))("the serve command's transport flags", () 
     await expect(load({ "metrics-tls": true })).rejects.toThrow(TlsConfigError);
   });
 
+  it("reads --peer-tls-ca only beside the listener's own TLS, and refuses a file that is not a certificate", async () => {
+    const { transport } = await load({ ...serverFiles(), "peer-tls-ca": certs.caB });
+    expect(transport.peerCa?.toString()).toContain("BEGIN CERTIFICATE");
+    await expect(load({ "peer-tls-ca": certs.caA })).rejects.toThrow(/--peer-tls-ca needs --tls-cert and --tls-key/);
+    await expect(load({ ...serverFiles(), "peer-tls-ca": certs.serverKey })).rejects.toThrow(TlsConfigError);
+    await expect(load({ ...serverFiles(), "peer-tls-ca": `${certs.dir}/missing.crt` })).rejects.toThrow(/--peer-tls-ca/);
+  });
+
   it("lets client certificates on metrics open the metrics listener, but not gRPC certificates alone", async () => {
     const mutual = { ...serverFiles(), "tls-client-ca": certs.caA };
     await expect(load(mutual, { listen: "0.0.0.0:0", metricsListen: "0.0.0.0:0" })).rejects.toThrow(ListenPolicyError);

@@ -1,0 +1,16 @@
+import { credentials, type ChannelCredentials } from "@grpc/grpc-js";
+import type { ServerTls } from "./tls-files.js";
+
+/**
+ * The credentials a broker calls other brokers of its cluster with, when it
+ * forwards a call to a queue's owner. Plaintext when its own gRPC listener
+ * is (the brokers of a cluster are configured alike); otherwise TLS that
+ * trusts `peerCa` (--peer-tls-ca), else the listener's client CA, else the
+ * system's roots, and presents the broker's own certificate when its
+ * listener asks clients for one (mutual TLS), since the others ask too.
+ */
+export function peerCredentials(tls: ServerTls | undefined, peerCa: Buffer | undefined): ChannelCredentials {
+  if (tls === undefined) return credentials.createInsecure();
+  const trusted = peerCa ?? tls.clientCa ?? null;
+  return tls.clientCa === undefined ? credentials.createSsl(trusted) : credentials.createSsl(trusted, tls.key, tls.cert);
+}

@@ -1,0 +1,77 @@
+// Forwarding between brokers of a cluster that serve mutual TLS: a broker
+// calls the queue's owner over TLS, trusting --peer-tls-ca and presenting
+// its own certificate, as the owner's listener demands. A peer CA that did
+// not issue the owner's certificate reaches nothing: QUEUE_MOVING.
+import { credentials } from "@grpc/grpc-js";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
+import { RpcError } from "../../src/client/rpc-error.js";
+import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
+import { loadServerTls } from "../../src/security/tls-files.js";
+import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";
+import { assignShards } from "../../src/store/postgres/shard-assignment.js";
+import { shardOfQueue } from "../../src/store/postgres/shard-of-queue.js";
+import { postgresForFile, skipWithoutPostgres } from "../support/postgres-server.js";
+import { missingCommands, skipWithout } from "../support/required-tools.js";
+import { pem, useTestCerts } from "../security/tls-certs.js";
+
+const postgres = postgresForFile();
+const missing = missingCommands(["openssl"]);
+const shardCount = 8;
+// A queue that the cluster {a, b} places on b, called through a.
+const queue = Array.from({ length: 200 }, (_, i) => `tls-${i}`).find((name) => assignShards(["a", "b"], shardCount)[shardOfQueue(name, shardCount)] === "b")!;
+
+describe.skipIf(skipWithoutPostgres || skipWithout(missing))("brokers forwarding over mutual TLS", () => {
+  const certs = useTestCerts(missing);
+  let url: string;
+  const servers: HoldshelfServer[] = [];
+  let rpc: QueueServiceRpc & { close(): void };
+
+  beforeEach(async () => {
+    url = await postgres().createDatabase();
+  });
+  afterEach(async () => {
+    rpc?.close();
+    await Promise.all(servers.splice(0).map((server) => server.shutdown()));
+  });
+
+  async function startBroker(nodeId: string, peerCaFile: string): Promise<HoldshelfServer> {
+    const tls = (await loadServerTls({ certFile: certs.brokerCert, keyFile: certs.brokerKey, clientCaFile: certs.caA }))!;
+    const server = await startHoldshelfServer({
+      dataDir: "/nonexistent-in-cluster-mode",
+      listen: "127.0.0.1:0",
+      tls,
+      peerCa: await pem(peerCaFile),
+      postgres: { urls: [url], nodeId, shardCount, leaseTtlMs: 1500 },
+    });
+    servers.push(server);
+    return server;
+  }
+
+  async function twoBrokers(peerCaFile: string): Promise<HoldshelfServer> {
+    const a = await startBroker("a", peerCaFile);
+    const b = await startBroker("b", peerCaFile);
+    await vi.waitFor(() => expect((a.store as PostgresStore).route(queue)).toMatchObject({ kind: "remote", address: b.address }), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    const clientCredentials = credentials.createSsl(await pem(certs.caA), await pem(certs.clientAKey), await pem(certs.clientACert));
+    rpc = createQueueServiceRpc(a.address, { credentials: clientCredentials });
+    return a;
+  }
+
+  it("forwards a call to the owner over TLS", async () => {
+    await twoBrokers(certs.caA);
+    await rpc.createQueue({ name: queue });
+    const { messageId } = await rpc.send({ queue, body: Buffer.from("over tls") });
+    const [message] = (await rpc.receive({ queue })).messages;
+    expect(message?.messageId).toBe(messageId);
+  });
+
+  it("reaches no owner whose certificate its peer CA did not issue", async () => {
+    await twoBrokers(certs.caB);
+    const error = await rpc.createQueue({ name: queue }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RpcError);
+    expect((error as RpcError).reason).toBe("QUEUE_MOVING");
+  });
+});
