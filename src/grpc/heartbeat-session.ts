@@ -39,6 +39,14 @@ const maxQueuedRequests = 8;
 // How long a half-closed stream waits for a reset that would make it a cancel (see answer()).
 const resetGraceMs = 50;
 
+/** A request read from the client, and how it is to be answered in its turn. */
+type Pending =
+  | { readonly kind: "local"; readonly request: HeartbeatRequest }
+  /** On another broker's queue: sent to its owner as it was read. */
+  | { readonly kind: "forwarded"; readonly answer: Promise<HeartbeatResponse> }
+  /** Ends the stream once the requests before it are answered. */
+  | { readonly kind: "failed"; readonly error: unknown };
+
 /**
  * One Heartbeat stream: answers each request, in order, with one response;
  * pushes LEASE_EXPIRED for tracked leases that ran out; and when the stream
@@ -51,7 +59,7 @@ const resetGraceMs = 50;
  */
 export class HeartbeatSession {
   private readonly stream: LeaseStream;
-  private readonly requests: (HeartbeatRequest | MalformedRequest)[] = [];
+  private readonly requests: Pending[] = [];
   private readonly expiredBacklog: string[] = [];
   /** Owners' expiry notices the client has not read yet. */
   private readonly ownerNotices: HeartbeatResponse[] = [];
@@ -60,6 +68,8 @@ export class HeartbeatSession {
   /** Passed here by another broker: requests on queues this one does not serve are not passed on again. */
   private readonly forwarded: boolean;
   private releaseOnDisconnect: boolean | undefined;
+  /** The first request that failed as it was read: the stream ends there, so none behind it is passed on. */
+  private readFailure: Pending | undefined;
   private answering = false;
   private blocked = false;
   private halfClosed = false;
@@ -83,9 +93,10 @@ export class HeartbeatSession {
       storageUnavailable: (error) => this.fail(error),
     });
     call.on("data", (request: HeartbeatRequest | MalformedRequest) => {
+      if (this.ended) return;
       // A request behind one being answered: that one's write must not linger.
       if (this.answering) broker.hurryRenewals();
-      this.requests.push(request);
+      this.requests.push(this.read(request));
       if (this.requests.length >= maxQueuedRequests) call.pause();
       void this.answer();
     });
@@ -108,9 +119,10 @@ export class HeartbeatSession {
     this.answering = true;
     try {
       while (!this.ended && !this.blocked && this.requests.length > 0) {
-        const request = this.requests.shift()!;
+        const pending = this.requests.shift()!;
         if (this.requests.length < maxQueuedRequests) this.call.resume();
-        this.write(await this.renew(request));
+        if (pending.kind === "failed") throw pending.error;
+        this.write(await (pending.kind === "local" ? this.renew(pending.request) : pending.answer));
       }
       if (this.halfClosed && this.requests.length === 0 && !this.ended && !this.ending) {
         this.ending = true;
@@ -140,16 +152,34 @@ export class HeartbeatSession {
     this.call.end();
   }
 
-  private async renew(request: HeartbeatRequest | MalformedRequest): Promise<HeartbeatResponse> {
-    if (request instanceof MalformedRequest) {
-      throw invalidArgument("request", request.description);
+  /**
+   * Checks a request as it is read, and sends one on another broker's queue
+   * to that owner at once: the owner then sees the requests queued behind it,
+   * as this broker sees its own, and does not let its write linger for
+   * company. A failure waits its turn: the requests before it are answered.
+   */
+  private read(request: HeartbeatRequest | MalformedRequest): Pending {
+    if (this.readFailure !== undefined) return this.readFailure;
+    try {
+      if (request instanceof MalformedRequest) throw invalidArgument("request", request.description);
+      // Before the queue is looked up: a refusal says nothing of whether it exists, nor where.
+      this.authorizeQueue(request.queue);
+      this.releaseOnDisconnect ??= request.releaseOnDisconnect;
+      const route = this.routing.router.route(request.queue);
+      if (route.kind === "local") return { kind: "local", request };
+      if (route.kind === "unavailable") throw route.error;
+      const answer = this.renewAt(route.owner, request);
+      // Awaited in its turn, unless the stream ends first.
+      answer.catch(() => undefined);
+      return { kind: "forwarded", answer };
+    } catch (error) {
+      this.readFailure = { kind: "failed", error };
+      return this.readFailure;
     }
-    // Before the queue is looked up: a refusal says nothing of whether it exists, nor where.
-    this.authorizeQueue(request.queue);
-    this.releaseOnDisconnect ??= request.releaseOnDisconnect;
-    const route = this.routing.router.route(request.queue);
-    if (route.kind === "unavailable") throw route.error;
-    if (route.kind === "remote") return this.renewAt(route.owner, request);
+  }
+
+  /** Renews leases of a queue this broker serves. */
+  private async renew(request: HeartbeatRequest): Promise<HeartbeatResponse> {
     // A renewal whose duration cannot be read fails alone; the rest go to the broker.
     const states: (LeaseState | undefined)[] = [];
     const renewals: LeaseRenewal[] = [];

@@ -23,9 +23,8 @@
  * unmatched anyway, the keeper's stall timeout reopens the stream.
  *
  * A broker that forwards a stream's renewals to a queue's owner
- * (src/grpc/forwarding/owner-heartbeat-streams.ts) is such a client of the
- * owner, one request in flight at a time, and tells answers from notices
- * the same way.
+ * (src/grpc/forwarding/owner-heartbeat-streams.ts) tells answers from
+ * notices the same way, against the oldest of its requests in flight.
  */
 export function answersRequest(sentHandles: readonly string[], states: readonly { readonly receiptHandle: string }[]): boolean {
   return states.length === sentHandles.length && states.every((state, index) => state.receiptHandle === sentHandles[index]);

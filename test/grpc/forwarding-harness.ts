@@ -2,6 +2,7 @@
 // given a FixedRouter that a test points queue names at other brokers with.
 import { InterceptingCall, type Interceptor } from "@grpc/grpc-js";
 import { describe } from "vitest";
+import type { RenewalLinger } from "../../src/broker/renewal-linger.js";
 import type { ClusterPeer, QueueRoute, QueueRouter } from "../../src/cluster/queue-router.js";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import { RpcError } from "../../src/client/rpc-error.js";
@@ -108,8 +109,14 @@ export interface TestBroker {
   stop(): Promise<void>;
 }
 
+/** Options of startBroker. */
+export interface TestBrokerOptions {
+  readonly authFile?: string;
+  readonly renewalLinger?: RenewalLinger;
+}
+
 /** Starts a broker whose router says every queue is its own until the test routes some elsewhere. */
-export async function startBroker(nodeId: string, options: { authFile?: string } = {}): Promise<TestBroker> {
+export async function startBroker(nodeId: string, options: TestBrokerOptions = {}): Promise<TestBroker> {
   const dir = await makeTempDir();
   // Its address is in its router before it starts: the owner hint of the calls it serves.
   const address = `127.0.0.1:${await freePort()}`;
@@ -120,6 +127,7 @@ export async function startBroker(nodeId: string, options: { authFile?: string }
     listen: address,
     router,
     ...(options.authFile === undefined ? {} : { authFile: options.authFile }),
+    ...(options.renewalLinger === undefined ? {} : { renewalLinger: options.renewalLinger }),
   });
   const rpc = createQueueServiceRpc(address, {});
   let stopped = false;

@@ -73,6 +73,31 @@ describeForwarding("Heartbeat through a broker that does not own the queue", () 
     expect((await stream.next()).leases).toEqual([]);
   });
 
+  it("sends requests on to the owner as they come, so that the owner does not hold one back for company while another waits", async () => {
+    // B lets a lone renewal wait a minute for another stream's to share its write, but never one with a request behind it.
+    const lingering = await startBroker("b-lingering", { renewalLinger: { lingerMs: 60_000, minStreams: 1 } });
+    try {
+      a.router.send(lingering.peer, "slow");
+      await lingering.rpc.createQueue({ name: "slow" });
+      const handle = await lease(lingering, "slow");
+      const stream = open(a);
+      stream.send({ queue: "slow", leases: [{ receiptHandle: handle }] });
+      stream.send({ queue: "slow", leases: [{ receiptHandle: handle }] });
+      const first = await Promise.race([stream.next(), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 5000))]);
+      expect(first?.leases[0]).toMatchObject({ receiptHandle: handle, held: true });
+      // The second, with nothing behind it, waits for company: a Send's write takes it along.
+      let answered = false;
+      const second = stream.next().finally(() => (answered = true));
+      while (!answered) {
+        await lingering.rpc.send({ queue: "slow", body: Buffer.from("company") });
+        await Promise.race([second, new Promise((resolve) => setTimeout(resolve, 50))]);
+      }
+      expect((await second).leases[0]).toMatchObject({ receiptHandle: handle, held: true });
+    } finally {
+      await lingering.stop();
+    }
+  });
+
   it("passes on the owner's LEASE_EXPIRED notices", async () => {
     const handle = await lease(b, "remote");
     const stream = open(a);

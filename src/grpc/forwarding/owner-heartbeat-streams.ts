@@ -27,7 +27,7 @@ export interface OwnerStreamsOptions {
   readonly deadline: Deadline;
 }
 
-/** A renewal request sent to an owner and not answered yet. */
+/** A request sent to an owner and not answered yet. */
 interface InFlight {
   readonly handles: readonly string[];
   resolve(response: HeartbeatResponse): void;
@@ -38,7 +38,8 @@ interface InFlight {
 interface OwnerStream {
   readonly owner: ClusterPeer;
   readonly call: ClientDuplexStream<HeartbeatRequest, HeartbeatResponse>;
-  inFlight: InFlight | undefined;
+  /** Oldest first: the owner answers in this order. */
+  readonly inFlight: InFlight[];
 }
 
 const heartbeat = queueServiceDefinition["heartbeat"]!;
@@ -46,9 +47,14 @@ const heartbeat = queueServiceDefinition["heartbeat"]!;
 /**
  * The Heartbeat streams one client stream's session holds to other brokers,
  * one per owner, opened at the first request on a queue that owner serves.
- * The session sends one request at a time and waits for its answer, so, as
- * a LeaseKeeper does, it tells an owner's answer from its expiry notices by
- * the handles it names (answersRequest).
+ * The owner answers its stream's requests in order, so a response answers
+ * the oldest one unanswered exactly when it names that request's handles,
+ * in order (answersRequest, as a LeaseKeeper tells answers from notices);
+ * any other is an expiry notice. In the rare case answersRequest describes
+ * (a notice naming exactly the request's handles, ahead of the answer), the
+ * late answer may be taken for the next request's if that one names the
+ * same handles too: the client then gets the states of a renewal of the
+ * same leases a moment older.
  */
 export class OwnerHeartbeatStreams {
   private readonly streams = new Map<string, OwnerStream>();
@@ -60,9 +66,10 @@ export class OwnerHeartbeatStreams {
   ) {}
 
   /**
-   * Sends a request to the owner's stream and resolves with its answer. The
-   * client's release_on_disconnect rides on it: the owner reads it from its
-   * stream's first request.
+   * Sends a request to the owner's stream and resolves with its answer;
+   * requests may be sent before earlier ones are answered. The client's
+   * release_on_disconnect rides on it: the owner reads it from its stream's
+   * first request.
    */
   renew(owner: ClusterPeer, request: HeartbeatRequest, releaseOnDisconnect: boolean): Promise<HeartbeatResponse> {
     if (this.closed) return Promise.reject(new Error("the stream has ended"));
@@ -74,7 +81,7 @@ export class OwnerHeartbeatStreams {
     request.releaseOnDisconnect = releaseOnDisconnect;
     const sent = stream;
     return new Promise((resolve, reject) => {
-      sent.inFlight = { handles: request.leases.map((lease) => lease.receiptHandle), resolve, reject };
+      sent.inFlight.push({ handles: request.leases.map((lease) => lease.receiptHandle), resolve, reject });
       sent.call.write(request);
     });
   }
@@ -93,9 +100,8 @@ export class OwnerHeartbeatStreams {
     if (this.closed) return;
     this.closed = true;
     for (const stream of this.streams.values()) {
-      // An answer nobody waits for any more: the session that sent it has ended.
-      stream.inFlight?.reject(new Error("the stream has ended"));
-      stream.inFlight = undefined;
+      // Answers nobody waits for any more: the session that sent them has ended.
+      for (const inFlight of stream.inFlight.splice(0)) inFlight.reject(new Error("the stream has ended"));
       how(stream.call);
     }
     this.streams.clear();
@@ -111,13 +117,13 @@ export class OwnerHeartbeatStreams {
         forwardedMetadata(this.options.callerMetadata, this.options.selfNodeId),
         { deadline: this.options.deadline },
       );
-    const stream: OwnerStream = { owner, call, inFlight: undefined };
+    const stream: OwnerStream = { owner, call, inFlight: [] };
     call.on("data", (response: HeartbeatResponse) => {
       if (this.closed) return;
-      const inFlight = stream.inFlight;
-      if (inFlight !== undefined && answersRequest(inFlight.handles, response.leases)) {
-        stream.inFlight = undefined;
-        inFlight.resolve(response);
+      const oldest = stream.inFlight[0];
+      if (oldest !== undefined && answersRequest(oldest.handles, response.leases)) {
+        stream.inFlight.shift();
+        oldest.resolve(response);
       } else {
         this.listener.notice(response);
       }
@@ -136,8 +142,7 @@ export class OwnerHeartbeatStreams {
   private lost(stream: OwnerStream, error: Error): void {
     if (this.closed) return;
     this.streams.delete(stream.owner.address);
-    stream.inFlight?.reject(error);
-    stream.inFlight = undefined;
+    for (const inFlight of stream.inFlight.splice(0)) inFlight.reject(error);
     this.listener.failed(error);
   }
 }
