@@ -9,8 +9,13 @@ import { ownerHintKey } from "../../protocol/routing-metadata.js";
 export class OwnerHints {
   private readonly byAddress = new Map<string, Metadata>();
 
-  /** The trailer naming the broker at `address` as the one that served the call. */
-  of(address: string): Metadata {
+  /**
+   * The trailer naming the broker at `address` as the one that served the
+   * call; none for an empty address (a broker that does not know where
+   * clients reach it names nobody).
+   */
+  of(address: string): Metadata | undefined {
+    if (address === "") return undefined;
     let hint = this.byAddress.get(address);
     if (hint === undefined) {
       hint = new Metadata();
