@@ -1,13 +1,12 @@
 import { HoldshelfError, invalidArgument, queueNotFound } from "../errors/holdshelf-error.js";
 import type { IdSequence, QueueRecord, Store, StoredQueue, StoredState } from "../store/store.js";
+import { decodePageToken, defaultPageSize, encodePageToken, maxPageSize } from "../protocol/queue-pages.js";
 import { tooManyQueues } from "./broker-limits.js";
 import { noneElsewhere, type ClusterQueues } from "./cluster-queues.js";
 import type { Clock } from "../time/clock.js";
 import { checkQueueName, resolveQueueConfig, sameQueueConfig, type QueueConfig, type QueueConfigInput } from "./queue-config.js";
 import { QueueState } from "./queue-state.js";
 
-const defaultPageSize = 100;
-const maxPageSize = 1000;
 
 /**
  * Hooks the registry calls when it deletes a queue. A purge calls none: the
@@ -203,6 +202,7 @@ export class QueueRegistry {
       throw invalidArgument("page_size", `must be between 0 and ${maxPageSize}`);
     }
     const after = pageToken === "" ? "" : decodePageToken(pageToken);
+    if (after === undefined) throw invalidArgument("page_token", "is not a token this service returned");
     const names = [...this.byName.keys()].filter((name) => name.startsWith(prefix) && name > after && visible(name)).sort();
     const page = names.slice(0, size);
     const nextPageToken = names.length > size ? encodePageToken(page[page.length - 1]!) : "";
@@ -254,18 +254,4 @@ function counterSequence(next: number): IdSequence {
       return { id, op: { kind: "putSequence", next } };
     },
   };
-}
-
-/** The page token that resumes a listing after `lastName`. */
-function encodePageToken(lastName: string): string {
-  return Buffer.from(`after:${lastName}`, "utf8").toString("base64url");
-}
-
-/** The name a page token resumes after; INVALID_ARGUMENT for a token this service did not make. */
-function decodePageToken(token: string): string {
-  const text = Buffer.from(token, "base64url").toString("utf8");
-  if (!text.startsWith("after:") || encodePageToken(text.slice(6)) !== token) {
-    throw invalidArgument("page_token", "is not a token this service returned");
-  }
-  return text.slice(6);
 }

@@ -27,7 +27,9 @@ export interface QueueRouter {
   owners(): readonly ClusterPeer[];
 }
 
+const local: QueueRoute = { kind: "local" };
+
 /** The router of a broker that is the whole cluster: every queue is its own. */
 export function localRouter(self: ClusterPeer): QueueRouter {
-  return { self, route: () => ({ kind: "local" }), owners: () => [] };
+  return { self, route: () => local, owners: () => [] };
 }

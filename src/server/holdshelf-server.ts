@@ -171,7 +171,8 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   const recovery = superviseStorage({ store, broker, health, metrics: metrics.storage, logger, clock });
   storageFailed = (error) => recovery.failed(error);
   // Which broker serves each queue; the address is the listener's once bound (or --advertise).
-  const self = { nodeId: options.postgres?.nodeId ?? "", address: options.postgres?.advertisedAddress ?? options.listen };
+  // In the embedded mode there is no other broker to name: its answers carry no owner hint (an empty address).
+  const self = { nodeId: options.postgres?.nodeId ?? "", address: options.postgres === undefined ? "" : (options.postgres.advertisedAddress ?? options.listen) };
   let router = options.router ?? localRouter(self);
   if (store instanceof PostgresStore) {
     router = options.router ?? shardRouter(store, self);
