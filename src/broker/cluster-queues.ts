@@ -14,6 +14,12 @@ export interface ClusterQueues {
   knownDeadLetterSourcesElsewhere(): ReadonlyMap<string, readonly string[]>;
   /** Reads what knownDeadLetterSourcesElsewhere says again. */
   refresh(): Promise<void>;
+  /**
+   * Resolves once another broker's queue took in messages sent to it (they
+   * left its inbox), so that a redrive answers once its messages can be
+   * received; or after a few seconds, if nobody serves that queue now.
+   */
+  takenIn(queue: string, messageIds: readonly string[]): Promise<void>;
 }
 
 /** A message that arrived, from another broker, in a queue this broker serves: taken in by Broker.takeArrivals. */
@@ -36,4 +42,5 @@ export const noneElsewhere: ClusterQueues = {
   deadLetterSourcesElsewhere: () => Promise.resolve([]),
   knownDeadLetterSourcesElsewhere: () => new Map(),
   refresh: () => Promise.resolve(),
+  takenIn: () => Promise.resolve(),
 };

@@ -163,7 +163,8 @@ export class DeadLetters {
       arrivals.push(entry);
     });
     await this.store.commit(ops);
-    if (typeof to === "string" || to.deleted || to.record.dataId !== toDataId) return;
+    if (typeof to === "string") return this.cluster.takenIn(to, arrivals.map((entry) => entry.id));
+    if (to.deleted || to.record.dataId !== toDataId) return;
     for (const entry of arrivals) to.add(entry, this.clock.now());
     this.arrived(to);
   }

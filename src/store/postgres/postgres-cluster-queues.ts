@@ -1,5 +1,11 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
 import type { ClusterQueues } from "../../broker/cluster-queues.js";
+
+// The owner takes its inbox in within milliseconds of the commit's notification; a shard with no
+// owner (moving) keeps its messages there until one claims it, which is not worth holding a call for.
+const takeInWaitMs = 3000;
+const takeInPollMs = 5;
 
 /**
  * ClusterQueues from the queues table: existence and dead-letter sources of
@@ -14,6 +20,7 @@ export class PostgresClusterQueues implements ClusterQueues {
     private readonly pool: () => pg.Pool,
     /** Whether this broker serves the shard: its own queues are its registry's to answer for. */
     private readonly serves: (shard: number) => boolean,
+    private readonly shardOf: (queue: string) => number,
   ) {}
 
   async existsElsewhere(name: string): Promise<boolean> {
@@ -31,6 +38,18 @@ export class PostgresClusterQueues implements ClusterQueues {
 
   knownDeadLetterSourcesElsewhere(): ReadonlyMap<string, readonly string[]> {
     return this.known;
+  }
+
+  async takenIn(queue: string, messageIds: readonly string[]): Promise<void> {
+    const giveUpAt = performance.now() + takeInWaitMs;
+    while (performance.now() < giveUpAt) {
+      const { rows } = await this.pool().query<{ waiting: boolean }>(
+        "SELECT EXISTS (SELECT 1 FROM holdshelf_inbox WHERE shard = $1 AND queue = $2 AND id = ANY($3::uuid[])) AS waiting",
+        [this.shardOf(queue), queue, messageIds],
+      );
+      if (!rows[0]!.waiting) return;
+      await sleep(takeInPollMs);
+    }
   }
 
   /** Reads every redrive policy of the cluster again (the queues that have one: few, and indexed). */

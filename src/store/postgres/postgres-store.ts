@@ -123,6 +123,7 @@ export class PostgresStore implements RecoverableStore {
   readonly clusterQueues = new PostgresClusterQueues(
     () => this.pool,
     (shard) => this.serving.has(shard),
+    (queue) => this.shardOf(queue),
   );
 
   private constructor(
