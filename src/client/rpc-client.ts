@@ -18,7 +18,9 @@ import {
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { isLoopbackAddress } from "../net/loopback-address.js";
 import { queueServiceDefinition } from "../protocol/queue-service-definition.js";
+import { queueOfCall } from "../protocol/queue-of-call.js";
 import { bearerTokenInterceptor } from "./bearer-token.js";
+import { OwnerChannels } from "./owner-channels.js";
 import { RpcError } from "./rpc-error.js";
 import { receiveWindowBytes } from "../net/http2-receive-window.js";
 
@@ -50,6 +52,13 @@ export interface QueueServiceRpcOptions {
    * default: anyone on the path could read the token.
    */
   readonly allowPlaintextToken?: boolean;
+  /**
+   * Sends a queue's calls straight to the broker that served its last call
+   * (cluster mode's `holdshelf-owner` hint), saving a forwarding hop. On by
+   * default; the embedded mode sends no hints. Heartbeat streams stay on
+   * the given address.
+   */
+  readonly followOwnerHints?: boolean;
 }
 
 /**
@@ -61,13 +70,16 @@ export function createQueueServiceRpc(
   options: QueueServiceRpcOptions = {},
 ): QueueServiceRpc & { close(): void } {
   const channelCredentials = options.credentials ?? credentials.createInsecure();
-  if (options.token !== undefined && !channelCredentials._isSecure() && !isLoopbackAddress(address) && options.allowPlaintextToken !== true) {
+  const plaintextTokenTo = (target: string): boolean =>
+    options.token !== undefined && !channelCredentials._isSecure() && !isLoopbackAddress(target) && options.allowPlaintextToken !== true;
+  if (plaintextTokenTo(address)) {
     throw new Error(
       `refusing to send a bearer token in plaintext to ${address}, which is not a loopback address: ` +
         "connect over TLS (credentials; --tls-ca on the command line), or set allowPlaintextToken",
     );
   }
-  const client = new Client(address, channelCredentials, {
+  const connect = (target: string): Client => new Client(target, channelCredentials, channelOptions);
+  const channelOptions: ClientOptions = {
     // A Receive answer may be up to 4 MiB plus framing.
     "grpc.max_receive_message_length": 8 * 1024 * 1024,
     // Large answers in one round trip, not sixteen: see receiveWindowBytes.
@@ -76,10 +88,17 @@ export function createQueueServiceRpc(
     ...(options.token === undefined
       ? {}
       : { interceptors: [...(options.channelOptions?.interceptors ?? []), bearerTokenInterceptor(options.token)] }),
-  });
+  };
+  const client = connect(address);
+  // A hinted broker gets the token only as the given address would: never in plaintext beyond loopback.
+  const owners = new OwnerChannels(client, address, (target) => (plaintextTokenTo(target) ? undefined : connect(target)));
+  const follow = options.followOwnerHints !== false;
   const heartbeat = queueServiceDefinition["heartbeat"]!;
   const rpc: Record<string, unknown> = {
-    close: () => client.close(),
+    close: () => {
+      owners.close();
+      client.close();
+    },
     heartbeat: (callOptions: CallOptions = {}) =>
       client.makeBidiStreamRequest(
         heartbeat.path,
@@ -100,7 +119,8 @@ export function createQueueServiceRpc(
           return;
         }
         const onAbort = (): void => call.cancel();
-        const call = client.makeUnaryRequest(
+        const queue = follow ? queueOfCall(method.localName, request) : undefined;
+        const call = owners.channelFor(queue).makeUnaryRequest(
           definition.path,
           definition.requestSerialize,
           definition.responseDeserialize,
@@ -113,6 +133,7 @@ export function createQueueServiceRpc(
             else resolve(response);
           },
         );
+        call.on("status", (finished) => owners.learn(queue, finished.code, finished.metadata, status.UNAVAILABLE));
         signal?.addEventListener("abort", onAbort, { once: true });
       });
   }

@@ -1,8 +1,9 @@
 // The cluster run of the gRPC and client suites (test-storage.ts): three
 // real brokers on one new database, two owning the shards between them and
-// one owning none, which the test's client talks to. Every call the test
-// makes is forwarded to the owner of its queue, long polls and Heartbeat
-// streams included, as a client of any broker of a real cluster sees it.
+// one owning none, which the test's client talks to. Every call the test's
+// own client makes is forwarded to the owner of its queue, long polls and
+// Heartbeat streams included, as a client of any broker of a real cluster
+// sees it.
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { vi } from "vitest";
@@ -59,7 +60,7 @@ export async function startTestCluster(options: GrpcHarnessOptions): Promise<Grp
       harness.rpc.close();
       await stopAll(harness.server);
       harness.server = await startAll();
-      harness.rpc = createQueueServiceRpc(harness.server.address);
+      harness.rpc = entryClient(harness.server);
     },
     async settled() {
       // A dead-letter move between the owners lands in an inbox first: settled once the other owner took it in.
@@ -80,8 +81,18 @@ export async function startTestCluster(options: GrpcHarnessOptions): Promise<Grp
       await stopAll(harness.server);
     },
   };
-  harness.rpc = createQueueServiceRpc(harness.server.address);
+  harness.rpc = entryClient(harness.server);
   return harness;
+}
+
+/**
+ * The test's own client: it ignores owner hints, so that every call it makes
+ * is forwarded. Clients a test makes itself (a QueueClient, a Consumer)
+ * follow them, as clients of a real cluster do: their first call on a
+ * queue is forwarded, the rest go to its broker.
+ */
+function entryClient(entry: HoldshelfServer): ReturnType<typeof createQueueServiceRpc> {
+  return createQueueServiceRpc(entry.address, { followOwnerHints: false });
 }
 
 /** Messages waiting in the cluster's inboxes. */

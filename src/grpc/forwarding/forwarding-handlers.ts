@@ -1,6 +1,7 @@
 import { toBinary, type DescMessage } from "@bufbuild/protobuf";
 import { QueueService } from "../../../gen/holdshelf/v1/queue_service_pb.js";
 import type { ClusterPeer, QueueRouter } from "../../cluster/queue-router.js";
+import { queueFieldOfCall, queueOfCall, type QueueCall } from "../../protocol/queue-of-call.js";
 import { queueServiceDefinition } from "../../protocol/queue-service-definition.js";
 import { PreEncoded } from "../pre-encoded.js";
 import type { CallContext, UnaryHandlers } from "../unary-bridge.js";
@@ -13,25 +14,7 @@ import { forwardedMetadata, isForwarded } from "./peer-metadata.js";
 import { notServedHere } from "./queue-moving.js";
 
 type Handlers = UnaryHandlers<typeof QueueService>;
-type QueueCall = Exclude<keyof Handlers, "listQueues">;
 type Handler = (request: unknown, signal: AbortSignal, context: CallContext) => Promise<unknown>;
-
-/** The queue each RPC names: its owner serves the call (a redrive's, the dead-letter queue's owner, whose messages move). */
-const queueOf: { [K in QueueCall]: (request: Parameters<Handlers[K]>[0]) => string } = {
-  createQueue: (r) => r.name,
-  getQueue: (r) => r.name,
-  updateQueue: (r) => r.name,
-  deleteQueue: (r) => r.name,
-  purgeQueue: (r) => r.name,
-  send: (r) => r.queue,
-  sendBatch: (r) => r.queue,
-  receive: (r) => r.queue,
-  delete: (r) => r.queue,
-  deleteBatch: (r) => r.queue,
-  changeVisibility: (r) => r.queue,
-  changeVisibilityBatch: (r) => r.queue,
-  redriveMessages: (r) => r.deadLetterQueue,
-};
 
 /**
  * Wraps QueueService's unary handlers so that any broker answers any call: a
@@ -45,9 +28,9 @@ const queueOf: { [K in QueueCall]: (request: Parameters<Handlers[K]>[0]) => stri
 export function routeQueueCalls(handlers: Handlers, router: QueueRouter, peers: PeerClients): Handlers {
   const hints = new OwnerHints();
   const routed: Record<string, Handler> = { listQueues: fanOutListQueues(handlers.listQueues, router, peers) as Handler };
-  for (const name of Object.keys(queueOf) as QueueCall[]) {
+  for (const name of Object.keys(queueFieldOfCall) as QueueCall[]) {
     const run = handlers[name] as Handler;
-    const queueOfRequest = queueOf[name] as (request: unknown) => string;
+    const queueOfRequest = (request: unknown): string => queueOfCall(name, request as object)!;
     const input = QueueService.method[name].input as DescMessage;
     const path = queueServiceDefinition[name]!.path;
     const forward = async (owner: ClusterPeer, request: unknown, signal: AbortSignal, context: CallContext): Promise<unknown> => {
