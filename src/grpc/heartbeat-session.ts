@@ -89,7 +89,8 @@ export class HeartbeatSession {
     this.forwarded = isForwarded(call.metadata);
     this.stream = broker.openLeaseStream({
       leasesExpired: (handles) => this.pushExpired(handles),
-      brokerClosing: () => this.fail(new HoldshelfError("SHUTTING_DOWN", "the broker is shutting down")),
+      // A client that half-closed and got every answer is done: its stream ends cleanly, not with an error it no longer reads.
+      brokerClosing: () => (this.ending ? this.endHalfClosed() : this.fail(new HoldshelfError("SHUTTING_DOWN", "the broker is shutting down"))),
       storageUnavailable: (error) => this.fail(error),
     });
     call.on("data", (request: HeartbeatRequest | MalformedRequest) => {

@@ -39,6 +39,8 @@ export class ShardOwnership {
   private readonly held = new Map<number, number>();
   /** Where other brokers and clients reach this one, as last recorded. */
   address = "";
+  /** The tail of the changes to the held shards under way: they run one at a time (see `serially`). */
+  private tail: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly member: pg.ClientBase,
@@ -109,7 +111,11 @@ export class ShardOwnership {
    * returns them; the others are left to their holders. Several brokers
    * share a cluster this way: each claims the shards assigned to it.
    */
-  async claimSome(client: pg.ClientBase, shards: readonly number[]): Promise<number[]> {
+  claimSome(client: pg.ClientBase, shards: readonly number[]): Promise<number[]> {
+    return this.serially(() => this.claimSomeNow(client, shards));
+  }
+
+  private async claimSomeNow(client: pg.ClientBase, shards: readonly number[]): Promise<number[]> {
     if (shards.length === 0) return [];
     const held = new Set((await this.holders(client, shards, "")).map((holder) => holder.shard));
     const candidates = shards.filter((shard) => !held.has(shard));
@@ -134,7 +140,11 @@ export class ShardOwnership {
   }
 
   /** Gives up some held shards (they are assigned to another member now), so their new owner claims them at once. */
-  async releaseSome(client: pg.ClientBase, shards: readonly number[]): Promise<void> {
+  releaseSome(client: pg.ClientBase, shards: readonly number[]): Promise<void> {
+    return this.serially(() => this.releaseSomeNow(client, shards));
+  }
+
+  private async releaseSomeNow(client: pg.ClientBase, shards: readonly number[]): Promise<void> {
     const { epochs } = this.fence(shards);
     const released = this.fence(shards).shards;
     await client.query(
@@ -144,6 +154,18 @@ export class ShardOwnership {
       [released, epochs, this.nodeId],
     );
     for (const shard of released) this.held.delete(shard);
+  }
+
+  /**
+   * Runs changes to the held shards one at a time, each reading them when it
+   * starts: a renewal that read them before a release ran would find the
+   * released shards ownerless and take them for moved (the cluster crash run
+   * found a broker that lost every shard that way).
+   */
+  private serially<T>(change: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(change, change);
+    this.tail = result.catch(() => undefined);
+    return result;
   }
 
   /** Whether this broker holds the shard (claimed, and not released or lost). */
@@ -170,7 +192,11 @@ export class ShardOwnership {
    * marks the member alive. Throws ShardsMovedError if any shard moved on:
    * another broker claimed it, so this one must stop serving it.
    */
-  async renew(client: pg.ClientBase): Promise<void> {
+  renew(client: pg.ClientBase): Promise<void> {
+    return this.serially(() => this.renewNow(client));
+  }
+
+  private async renewNow(client: pg.ClientBase): Promise<void> {
     const { shards, epochs } = this.fence();
     const { rowCount } = await client.query(
       // The rows locked in shard order first, as claims and commits lock them (commit-statement.ts).
@@ -197,7 +223,11 @@ export class ShardOwnership {
   }
 
   /** Gives the held shards up (a clean shutdown), so a standby claims them at once; forgets the member. */
-  async release(client: pg.ClientBase): Promise<void> {
+  release(client: pg.ClientBase): Promise<void> {
+    return this.serially(() => this.releaseNow(client));
+  }
+
+  private async releaseNow(client: pg.ClientBase): Promise<void> {
     const { shards, epochs } = this.fence();
     await client.query(
       `UPDATE holdshelf_shards s SET owner = NULL, expires_at = NULL
