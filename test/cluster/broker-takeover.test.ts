@@ -8,10 +8,9 @@ import { status } from "@grpc/grpc-js";
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
-import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
+import type { HoldshelfServer } from "../../src/server/holdshelf-server.js";
 import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";
-import { assignShards } from "../../src/store/postgres/shard-assignment.js";
-import { shardOfQueue } from "../../src/store/postgres/shard-of-queue.js";
+import { queueOn, startClusterBroker } from "../support/cluster-brokers.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
 import { freePort } from "../support/free-port.js";
 import { parseExposition, valueOf } from "../support/prometheus-text.js";
@@ -37,12 +36,7 @@ describe.skipIf(skipWithoutPostgres)("brokers taking over each other's shards", 
   });
 
   async function startBroker(nodeId: string, metricsListen?: string): Promise<HoldshelfServer> {
-    const server = await startHoldshelfServer({
-      dataDir: "/nonexistent-in-cluster-mode",
-      listen: "127.0.0.1:0",
-      postgres: { urls: [url], nodeId, shardCount: 8, leaseTtlMs: 1500 },
-      ...(metricsListen === undefined ? {} : { metricsListen }),
-    });
+    const server = await startClusterBroker(url, nodeId, metricsListen === undefined ? {} : { metricsListen });
     servers.push(server);
     return server;
   }
@@ -99,8 +93,7 @@ describe.skipIf(skipWithoutPostgres)("brokers taking over each other's shards", 
   it("makes a fenced broker answer UNAVAILABLE, then reclaim and serve only its own share", async () => {
     const first = await startBroker("first");
     // A queue whose shard goes to the second broker once both are live.
-    const assigned = assignShards(["first", "second"], 8);
-    const name = Array.from({ length: 100 }, (_, i) => `jobs${i}`).find((candidate) => assigned[shardOfQueue(candidate, 8)] === "second")!;
+    const name = queueOn("second", ["first", "second"], "jobs");
     const rpc = clientOf(first);
     await rpc.createQueue({ name });
     await rpc.send({ queue: name, body: Buffer.from("before") });

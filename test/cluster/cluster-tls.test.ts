@@ -6,20 +6,18 @@ import { credentials } from "@grpc/grpc-js";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import { RpcError } from "../../src/client/rpc-error.js";
-import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
+import type { HoldshelfServer } from "../../src/server/holdshelf-server.js";
 import { loadServerTls } from "../../src/security/tls-files.js";
 import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";
-import { assignShards } from "../../src/store/postgres/shard-assignment.js";
-import { shardOfQueue } from "../../src/store/postgres/shard-of-queue.js";
+import { queueOn, startClusterBroker } from "../support/cluster-brokers.js";
 import { postgresForFile, skipWithoutPostgres } from "../support/postgres-server.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
 import { pem, useTestCerts } from "../security/tls-certs.js";
 
 const postgres = postgresForFile();
 const missing = missingCommands(["openssl"]);
-const shardCount = 8;
 // A queue that the cluster {a, b} places on b, called through a.
-const queue = Array.from({ length: 200 }, (_, i) => `tls-${i}`).find((name) => assignShards(["a", "b"], shardCount)[shardOfQueue(name, shardCount)] === "b")!;
+const queue = queueOn("b", ["a", "b"], "tls");
 
 describe.skipIf(skipWithoutPostgres || skipWithout(missing))("brokers forwarding over mutual TLS", () => {
   const certs = useTestCerts(missing);
@@ -37,13 +35,7 @@ describe.skipIf(skipWithoutPostgres || skipWithout(missing))("brokers forwarding
 
   async function startBroker(nodeId: string, peerCaFile: string): Promise<HoldshelfServer> {
     const tls = (await loadServerTls({ certFile: certs.brokerCert, keyFile: certs.brokerKey, clientCaFile: certs.caA }))!;
-    const server = await startHoldshelfServer({
-      dataDir: "/nonexistent-in-cluster-mode",
-      listen: "127.0.0.1:0",
-      tls,
-      peerCa: await pem(peerCaFile),
-      postgres: { urls: [url], nodeId, shardCount, leaseTtlMs: 1500 },
-    });
+    const server = await startClusterBroker(url, nodeId, { tls, peerCa: await pem(peerCaFile) });
     servers.push(server);
     return server;
   }

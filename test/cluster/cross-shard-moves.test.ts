@@ -8,21 +8,16 @@ import { durationFromMs } from "@bufbuild/protobuf/wkt";
 import { status } from "@grpc/grpc-js";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
-import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
+import type { HoldshelfServer } from "../../src/server/holdshelf-server.js";
 import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";
-import { assignShards } from "../../src/store/postgres/shard-assignment.js";
-import { shardOfQueue } from "../../src/store/postgres/shard-of-queue.js";
+import { queueOn, startClusterBroker } from "../support/cluster-brokers.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
 import { postgresForFile, skipWithoutPostgres } from "../support/postgres-server.js";
 
 const postgres = postgresForFile();
-const shardCount = 8;
 
 /** A queue name that the two-broker cluster {a, b} places on `owner`'s shards. */
-function nameOn(owner: "a" | "b", prefix: string): string {
-  const assigned = assignShards(["a", "b"], shardCount);
-  return Array.from({ length: 200 }, (_, i) => `${prefix}-${i}`).find((name) => assigned[shardOfQueue(name, shardCount)] === owner)!;
-}
+const nameOn = (owner: "a" | "b", prefix: string): string => queueOn(owner, ["a", "b"], prefix);
 
 describe.skipIf(skipWithoutPostgres)("moves between queues of different brokers", () => {
   let url: string;
@@ -33,13 +28,7 @@ describe.skipIf(skipWithoutPostgres)("moves between queues of different brokers"
   const work = nameOn("a", "work");
   const dlq = nameOn("b", "dlq");
 
-  async function startBroker(nodeId: string): Promise<HoldshelfServer> {
-    return startHoldshelfServer({
-      dataDir: "/nonexistent-in-cluster-mode",
-      listen: "127.0.0.1:0",
-      postgres: { urls: [url], nodeId, shardCount, leaseTtlMs: 1500 },
-    });
-  }
+  const startBroker = (nodeId: string): Promise<HoldshelfServer> => startClusterBroker(url, nodeId);
 
   beforeEach(async () => {
     url = await postgres().createDatabase();

@@ -4,17 +4,15 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import { RpcError } from "../../src/client/rpc-error.js";
-import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
+import type { HoldshelfServer } from "../../src/server/holdshelf-server.js";
 import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";
-import { assignShards } from "../../src/store/postgres/shard-assignment.js";
-import { shardOfQueue } from "../../src/store/postgres/shard-of-queue.js";
+import { queueOn, startClusterBroker } from "../support/cluster-brokers.js";
 import { postgresForFile, skipWithoutPostgres } from "../support/postgres-server.js";
 
 const postgres = postgresForFile();
 const shardCount = 8;
 /** A queue the cluster {a, b} places on `owner`. */
-const queueOn = (owner: string): string =>
-  Array.from({ length: 200 }, (_, i) => `hinted-${i}`).find((name) => assignShards(["a", "b"], shardCount)[shardOfQueue(name, shardCount)] === owner)!;
+const hintedOn = (owner: string): string => queueOn(owner, ["a", "b"], "hinted");
 
 describe.skipIf(skipWithoutPostgres)("a client that follows owner hints", () => {
   let url: string;
@@ -24,11 +22,7 @@ describe.skipIf(skipWithoutPostgres)("a client that follows owner hints", () => 
   const running = new Set<HoldshelfServer>();
 
   async function startBroker(nodeId: string): Promise<HoldshelfServer> {
-    const server = await startHoldshelfServer({
-      dataDir: "/nonexistent-in-cluster-mode",
-      listen: "127.0.0.1:0",
-      postgres: { urls: [url], nodeId, shardCount, leaseTtlMs: 1500 },
-    });
+    const server = await startClusterBroker(url, nodeId);
     running.add(server);
     return server;
   }
@@ -46,7 +40,7 @@ describe.skipIf(skipWithoutPostgres)("a client that follows owner hints", () => 
     url = await postgres().createDatabase();
     a = await startBroker("a");
     b = await startBroker("b");
-    const queue = queueOn("b");
+    const queue = hintedOn("b");
     await vi.waitFor(() => expect((a.store as PostgresStore).route(queue)).toMatchObject({ kind: "remote", address: b.address }), {
       timeout: 10_000,
       interval: 50,
@@ -58,7 +52,7 @@ describe.skipIf(skipWithoutPostgres)("a client that follows owner hints", () => 
   });
 
   it("calls a queue's broker directly once a call through another named it", async () => {
-    const queue = queueOn("b");
+    const queue = hintedOn("b");
     const rpc = clientOf(a);
     await rpc.createQueue({ name: queue });
     // The broker it was given goes away (its own shards move to b); the queue's calls no longer need it.
@@ -69,7 +63,7 @@ describe.skipIf(skipWithoutPostgres)("a client that follows owner hints", () => 
   });
 
   it("keeps calling the address it was given when told not to follow hints", async () => {
-    const queue = queueOn("b");
+    const queue = hintedOn("b");
     const rpc = clientOf(a, false);
     await rpc.createQueue({ name: queue });
     await stop(a);
@@ -79,7 +73,7 @@ describe.skipIf(skipWithoutPostgres)("a client that follows owner hints", () => 
   });
 
   it("goes back to the address it was given when the hinted broker is gone", async () => {
-    const queue = queueOn("b");
+    const queue = hintedOn("b");
     const rpc = clientOf(a);
     await rpc.createQueue({ name: queue });
     await rpc.send({ queue, body: Buffer.from("kept") });

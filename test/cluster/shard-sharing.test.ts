@@ -4,9 +4,10 @@
 // and ids handed out by different brokers never collide.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
-import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
+import type { HoldshelfServer } from "../../src/server/holdshelf-server.js";
 import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { shardOfQueue } from "../../src/store/postgres/shard-of-queue.js";
+import { startClusterBroker } from "../support/cluster-brokers.js";
 import { postgresForFile, skipWithoutPostgres } from "../support/postgres-server.js";
 
 const postgres = postgresForFile();
@@ -26,11 +27,7 @@ describe.skipIf(skipWithoutPostgres)("brokers sharing the shards", () => {
   });
 
   async function startBroker(nodeId: string): Promise<HoldshelfServer> {
-    const server = await startHoldshelfServer({
-      dataDir: "/nonexistent-in-cluster-mode",
-      listen: "127.0.0.1:0",
-      postgres: { urls: [url], nodeId, shardCount, leaseTtlMs: 1500 },
-    });
+    const server = await startClusterBroker(url, nodeId, { shardCount });
     servers.push(server);
     return server;
   }

@@ -11,9 +11,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { QueueClient } from "../../src/client/queue-client.js";
 import type { ReceivedMessage } from "../../src/client/types.js";
 import { holdshelfBin } from "../support/broker-process.js";
+import { queueOn } from "../support/cluster-brokers.js";
 import { defaultShardCount } from "../../src/store/postgres/postgres-schema.js";
-import { assignShards } from "../../src/store/postgres/shard-assignment.js";
-import { shardOfQueue } from "../../src/store/postgres/shard-of-queue.js";
 import { startPostgres, type PostgresServer, skipWithoutPostgres } from "../support/postgres-server.js";
 import { text } from "../support/text.js";
 
@@ -22,9 +21,7 @@ import { text } from "../support/text.js";
 // member lock B would wait for A's leases to run out (4 s).
 const failoverBoundMs = 3000;
 // A queue that the two-broker cluster {a, b} of 128 shards places on A.
-const jobs = Array.from({ length: 200 }, (_, i) => `jobs-${i}`).find(
-  (name) => assignShards(["a", "b"], defaultShardCount)[shardOfQueue(name, defaultShardCount)] === "a",
-)!;
+const jobs = queueOn("a", ["a", "b"], "jobs", defaultShardCount);
 
 describe.skipIf(skipWithoutPostgres)("a broker of a cluster when another is killed with SIGKILL", () => {
   let postgres: PostgresServer;
