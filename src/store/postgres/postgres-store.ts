@@ -3,18 +3,17 @@ import pg from "pg";
 import type { HoldshelfError } from "../../errors/holdshelf-error.js";
 import { StoreOpenError } from "../store-open-error.js";
 import { GroupCommit, type CommitObserver, type GroupCommitStats } from "../group-commit.js";
-import { writeIdWords } from "../message-id-words.js";
-import { idWordsPerEntry, ScheduleColumns } from "../schedule-columns.js";
 import type { RecoverableStore } from "../recoverable-store.js";
 import type { MessageReading, ScheduleEntry, StoredQueue, StoredState, StoreOp } from "../store.js";
 import type { Arrival } from "../../broker/cluster-queues.js";
 import { readClusterView, type ClusterView } from "./cluster-view.js";
 import { PostgresClusterQueues } from "./postgres-cluster-queues.js";
+import { dropDataSpace, dropOrphanedData, loadSchedule } from "./postgres-load.js";
 import { inboxChannel, takeInbound } from "./postgres-inbox.js";
 import { queueMoving } from "./queue-moving.js";
 import { planShardMoves } from "./shard-assignment.js";
 import { firstK, ShardIds } from "./shard-ids.js";
-import { decodeContent, decodeQueueRecord, decodeScheduleValueInto } from "../value-codecs.js";
+import { decodeContent, decodeQueueRecord } from "../value-codecs.js";
 import { binaryArray } from "./binary-array.js";
 import { commitStatement } from "./commit-statement.js";
 import { appendChanges, foldChanges, type FoldedBatch, type PostgresChange } from "./postgres-changes.js";
@@ -67,8 +66,6 @@ const balanceIntervalMs = 200;
 const policyRefreshSteps = 5;
 // While PostgreSQL cannot be reached at start: often enough to follow a failover, rarely enough not to flood its log.
 const openRetryMs = 1000;
-// Rows of the deadline index fetched per round trip when loading a queue.
-const loadPage = 10_000;
 
 /** What a sharing store tells its broker as shards come and go. */
 export interface ShardMoves {
@@ -295,8 +292,7 @@ export class PostgresStore implements RecoverableStore {
     if (this.lost !== undefined) return;
     this.lost = error;
     this.serving.clear();
-    clearTimeout(this.renewTimer);
-    clearTimeout(this.lapseTimer);
+    this.stopTimers();
     this.options.onOwnershipLost?.(error);
   }
 
@@ -317,13 +313,13 @@ export class PostgresStore implements RecoverableStore {
 
   /**
    * After a failure: connects again (to whichever host is now the primary),
-   * and claims the shards again, which succeeds while no other broker took
-   * them (and fails with ShardsHeldError while one holds them: this broker
-   * then stands by). Commits stay refused until `resumeWrites()`.
+   * and claims the shards again. A store claiming "all" fails with
+   * ShardsHeldError while another broker holds them (it then stands by); a
+   * sharing one claims what it can of its share, and balancing brings the
+   * rest back. Commits stay refused until `resumeWrites()`.
    */
   async reopen(): Promise<void> {
-    clearTimeout(this.renewTimer);
-    clearTimeout(this.lapseTimer);
+    this.stopTimers();
     await this.balancing;
     await this.disconnect();
     try {
@@ -374,7 +370,7 @@ export class PostgresStore implements RecoverableStore {
     this.serving.clear();
     const shards = this.ownership.fence().shards;
     const { queues, nextSequence } = await this.loadShards(shards);
-    await this.dropOrphanedData();
+    await dropOrphanedData(this.pool);
     for (const shard of shards) this.serving.add(shard);
     return { queues, nextSequence, ids: this.ids, handleKey: Buffer.from(this.handleKey) };
   }
@@ -397,7 +393,7 @@ export class PostgresStore implements RecoverableStore {
       const record = decodeQueueRecord(row.record);
       this.queueShards.set(record.name, row.shard);
       this.dataShards.set(record.dataId, row.shard);
-      queues.push({ record, schedule: await this.loadSchedule(record.dataId) });
+      queues.push({ record, schedule: await loadSchedule(this.pool, record.dataId) });
     }
     return { queues, nextSequence };
   }
@@ -617,12 +613,7 @@ export class PostgresStore implements RecoverableStore {
   // Not fenced: it frees a data space no queue uses (data ids are never
   // reused), which no other broker can be writing to.
   async dropData(dataId: number): Promise<void> {
-    await this.pool.query(
-      `WITH content AS (DELETE FROM holdshelf_content WHERE data_id = $1),
-            checkpoints AS (DELETE FROM holdshelf_checkpoints WHERE data_id = $1)
-       DELETE FROM holdshelf_schedule WHERE data_id = $1`,
-      [dataId],
-    );
+    await dropDataSpace(this.pool, dataId);
   }
 
   async close(): Promise<void> {
@@ -634,8 +625,7 @@ export class PostgresStore implements RecoverableStore {
     clearTimeout(this.balanceTimer);
     await this.balancing;
     await this.taking;
-    clearTimeout(this.renewTimer);
-    clearTimeout(this.lapseTimer);
+    this.stopTimers();
     // A standby takes the shards at once instead of waiting for their leases.
     if (this.lost === undefined) await this.ownership.release(this.member).catch(() => undefined);
     await this.disconnect();
@@ -704,53 +694,6 @@ export class PostgresStore implements RecoverableStore {
     }
     for (const shard of batch.shardSequences.keys()) shards.add(shard);
     return batch.sequence !== undefined || shards.size === 0 ? undefined : [...shards];
-  }
-
-  private async loadSchedule(dataId: number): Promise<ScheduleColumns> {
-    const schedule = new ScheduleColumns();
-    let after: [number, string] | undefined;
-    for (;;) {
-      const { rows } = await this.pool.query<[number, string, Buffer]>({
-        name: after === undefined ? "holdshelf-load-first" : "holdshelf-load-next",
-        text: `SELECT ready_at, replace(id::text, '-', ''), state FROM holdshelf_schedule
-               WHERE data_id = $1 ${after === undefined ? "" : "AND (ready_at, id) > ($3, $4::uuid)"}
-               ORDER BY ready_at, id LIMIT $2`,
-        values: after === undefined ? [dataId, loadPage] : [dataId, loadPage, ...after],
-        rowMode: "array",
-      });
-      schedule.reserve(schedule.length + rows.length);
-      for (const [readyAt, id, state] of rows) {
-        const index = schedule.append();
-        schedule.readyAt[index] = readyAt;
-        writeIdWords(id, schedule.idWords, index * idWordsPerEntry);
-        decodeScheduleValueInto(state, schedule, index);
-      }
-      if (rows.length < loadPage) return schedule;
-      const last = rows[rows.length - 1]!;
-      after = [last[0], last[1]];
-    }
-  }
-
-  /**
-   * Frees data spaces that no queue uses (a purge or delete that a crash
-   * interrupted before dropData finished). The distinct data ids of each
-   * table are found by skipping through its primary key, one probe per data
-   * space, not by reading every row.
-   */
-  private async dropOrphanedData(): Promise<void> {
-    const { rows } = await this.pool.query<{ data_id: string }>(
-      `SELECT DISTINCT data_id FROM (${["holdshelf_schedule", "holdshelf_content", "holdshelf_checkpoints"]
-        .map(
-          (table) => `(WITH RECURSIVE ids AS (
-              SELECT min(data_id) AS data_id FROM ${table}
-              UNION ALL
-              SELECT (SELECT min(data_id) FROM ${table} WHERE data_id > ids.data_id) FROM ids WHERE ids.data_id IS NOT NULL)
-            SELECT data_id FROM ids WHERE data_id IS NOT NULL)`,
-        )
-        .join(" UNION ")}) AS used
-       WHERE data_id NOT IN (SELECT data_id FROM holdshelf_queues)`,
-    );
-    for (const row of rows) await this.dropData(Number(row.data_id));
   }
 }
 
