@@ -1,11 +1,13 @@
-// The kill -9 harness in cluster mode: three broker processes on one real
-// PostgreSQL, the same workload and the same checks as kill-restart.test.ts.
-// Each cycle ends the serving broker's life: SIGKILL (sometimes a standby's
-// too); SIGSTOP past its shard lease and SIGCONT once another broker serves;
-// or its member session cut in PostgreSQL while it runs on, so that its
-// commits race a standby's claim and meet the fence. Once, at the middle
-// cycle, the PostgreSQL primary is killed and its synchronous standby
-// promoted instead. `npm run crash -- --cluster --minutes N` is the long form.
+// The kill -9 harness in cluster mode: three broker processes sharing the
+// shards of one real PostgreSQL, the clients on a random one of them (which
+// forwards what it does not own), the same workload and the same checks as
+// kill-restart.test.ts. Each cycle ends a random broker's life: SIGKILL
+// (sometimes a second one's too); SIGSTOP past its shard lease and SIGCONT
+// once the others serve its queues; or its member session cut in PostgreSQL
+// while it runs on, so that its commits race the others' claims and meet
+// the fence. Once, at the middle cycle, the PostgreSQL primary is killed and
+// its synchronous standby promoted instead. `npm run crash -- --cluster
+// --minutes N` is the long form.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   skipWithoutPostgres,
@@ -26,7 +28,7 @@ const shardLeaseTtlMs = 2000;
 // Generous: a cycle takes 3 to 8 s on the loaded 2-core VM (a paused one waits out the lease), the drain under 10 s.
 const timeoutMs = (settings.cycles * 15 + (settings.minutes ?? 0) * 60 + 120) * 1000;
 
-describe.skipIf(skipWithoutPostgres)("a cluster's serving broker killed with SIGKILL or paused past its lease, over and over", () => {
+describe.skipIf(skipWithoutPostgres)("a cluster's brokers killed with SIGKILL or paused past their lease, one at a time, over and over", () => {
   // A primary whose commits wait for a synchronous standby: the run fails the database over once.
   let primary: PostgresServer;
   let standby: PostgresStandby;
