@@ -16,6 +16,12 @@ export interface PipelineOptions {
   readonly bodyBytes?: number;
   /** grpc-js options of every channel (HTTP/2 windows, say). */
   readonly channelOptions?: ClientOptions;
+  /**
+   * Whether the clients move to the broker a cluster's owner hint names
+   * (the client's default); false keeps every call on `address`, so a
+   * broker that does not own the queue forwards each one.
+   */
+  readonly followOwnerHints?: boolean;
 }
 
 /**
@@ -26,7 +32,10 @@ export interface PipelineOptions {
 export async function runPipeline(address: string, options: PipelineOptions): Promise<number[]> {
   const rpcs: (QueueServiceRpc & { close(): void })[] = [];
   const channel = (): QueueServiceRpc => {
-    const rpc = createQueueServiceRpc(address, { channelOptions: options.channelOptions ?? {} });
+    const rpc = createQueueServiceRpc(address, {
+      channelOptions: options.channelOptions ?? {},
+      ...(options.followOwnerHints === undefined ? {} : { followOwnerHints: options.followOwnerHints }),
+    });
     rpcs.push(rpc);
     return rpc;
   };

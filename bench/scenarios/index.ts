@@ -1,6 +1,7 @@
 import type { Scenario } from "../scenario.js";
 import { batchedPipeline } from "./batched-pipeline.js";
 import { churn } from "./churn.js";
+import { clusterBrokers } from "./cluster-brokers.js";
 import { largeBodies } from "./large-bodies.js";
 import { shardedBrokers } from "./sharded-brokers.js";
 import { longPollLatency } from "./long-poll-latency.js";
@@ -14,7 +15,8 @@ import { singlePipeline } from "./single-pipeline.js";
 /**
  * Every scenario of `npm run bench`, in the order they run: 7, 8 and 9 read
  * 1's rate; 10 writes the most; 11 (cluster storage on PostgreSQL) runs its
- * own LevelDB baseline, and last.
+ * own LevelDB baseline; 12 (several brokers on one PostgreSQL) its own
+ * one-broker baseline, and last.
  */
 export const scenarios: Scenario[] = [
   batchedPipeline,
@@ -28,4 +30,5 @@ export const scenarios: Scenario[] = [
   shardedBrokers,
   largeBodies,
   postgresStore,
+  clusterBrokers,
 ];
