@@ -530,13 +530,6 @@ export class PostgresStore implements RecoverableStore {
     return address === undefined ? undefined : { kind: "remote", nodeId: owner, address };
   }
 
-  /** How many shards have a broker to route their calls to, by the last read: all of them once the cluster settled. */
-  get routedShardCount(): number {
-    let routed = 0;
-    for (let shard = 0; shard < this.shardCount; shard++) if (this.routeShard(shard) !== undefined) routed++;
-    return routed;
-  }
-
   /** The other live brokers that hold shards now, node id → address. */
   shardOwners(): Map<string, string> {
     const owners = new Map<string, string>();
