@@ -8,7 +8,8 @@ import type { LeaseEndings } from "./lease-endings.js";
 import type { LeaseStream, LeaseTracking, TrackedLease } from "./lease-tracking.js";
 import type { LiveMessage, QueueState } from "./queue-state.js";
 import type { ReceiptHandles } from "./receipt-handles.js";
-import { checkCheckpoint, checkVisibilityTimeout } from "./request-limits.js";
+import { isSpent } from "./queue-config.js";
+import { checkCheckpoint, checkRetryDelay, checkVisibilityTimeout } from "./request-limits.js";
 import { removeMessageOp } from "./store-ops.js";
 import type { LeaseRenewal, LeaseState } from "./types.js";
 
@@ -77,14 +78,16 @@ export class LeaseChanges {
   renew(stream: LeaseStream, queue: QueueState, renewal: LeaseRenewal, ops: StoreOp[]): LeaseState {
     const { receiptHandle, checkpoint } = renewal;
     try {
+      if (checkpoint !== undefined) checkCheckpoint(checkpoint);
+      if (renewal.failed === true) {
+        const message = this.fail(queue, receiptHandle, renewal.visibilityTimeoutMs, ops);
+        this.storeCheckpoint(queue, message, checkpoint, ops);
+        return { receiptHandle, held: false, leaseDeadline: this.clock.now(), reason: LeaseEnding.RELEASED };
+      }
       const timeout = renewal.visibilityTimeoutMs ?? queue.record.config.visibilityTimeoutMs;
       checkVisibilityTimeout(timeout, queue.record.config);
-      if (checkpoint !== undefined) checkCheckpoint(checkpoint);
       const { message, deadline } = this.change(queue, receiptHandle, timeout, ops, "heartbeat");
-      if (checkpoint !== undefined) {
-        queue.noteCheckpoint(message);
-        ops.push({ kind: "putCheckpoint", dataId: queue.record.dataId, id: message.id, checkpoint });
-      }
+      this.storeCheckpoint(queue, message, checkpoint, ops);
       if (timeout === 0) return { receiptHandle, held: false, leaseDeadline: deadline, reason: LeaseEnding.RELEASED };
       this.tracking.track({ stream, queue, messageId: message.id, epoch: message.epoch, receiptHandle });
       return { receiptHandle, held: true, leaseDeadline: deadline };
@@ -97,6 +100,34 @@ export class LeaseChanges {
       if (lost !== undefined && leaseGoneReasons.has(error.reason)) this.tracking.untrack(lost.queue, lost.messageId);
       return { receiptHandle, held: false, reason: error.reason };
     }
+  }
+
+  /**
+   * Ends a lease as a failed delivery (a renewal with `failed`): the message
+   * is visible again after delayMs, or after the queue's retry backoff when
+   * undefined, or leaves for the dead-letter queue at once if spent.
+   */
+  private fail(queue: QueueState, receiptHandle: string, delayMs: number | undefined, ops: StoreOp[]): LiveMessage {
+    if (delayMs !== undefined) checkRetryDelay(delayMs);
+    const message = findLeasedMessage(queue, this.handles, receiptHandle);
+    if (message === undefined) {
+      throw new HoldshelfError("MESSAGE_NOT_FOUND", "the message of this receipt handle no longer exists");
+    }
+    this.tracking.untrack(queue, message.id);
+    if (delayMs === undefined || isSpent(queue.record.config, message.receiveCount)) {
+      ops.push(...this.endings.endAll(queue, [message], "failed"));
+    } else {
+      const now = this.clock.now();
+      ops.push(queue.reschedule(message, now + delayMs, false, now));
+    }
+    this.events.leaseReleased(queue.record.name, "heartbeat");
+    return message;
+  }
+
+  private storeCheckpoint(queue: QueueState, message: LiveMessage, checkpoint: Uint8Array | undefined, ops: StoreOp[]): void {
+    if (checkpoint === undefined) return;
+    queue.noteCheckpoint(message);
+    ops.push({ kind: "putCheckpoint", dataId: queue.record.dataId, id: message.id, checkpoint });
   }
 
   /**

@@ -3,22 +3,24 @@ import type { BackgroundWork } from "./background-work.js";
 import type { Clock } from "../time/clock.js";
 import type { DeadLetters } from "./dead-letters.js";
 import type { LeaseTracking } from "./lease-tracking.js";
-import { isSpent, retryBackoffMs } from "./queue-config.js";
+import { isSpent } from "./queue-config.js";
+import { retryBackoffMs } from "../protocol/retry-backoff.js";
 import type { LiveMessage, QueueState } from "./queue-state.js";
 
 /**
  * How a lease ended without a delete: it ran out; it was released on
- * purpose (a visibility of 0); or its Heartbeat stream broke.
+ * purpose (a visibility of 0); its holder reported the work failed (a
+ * renewal with `failed`); or its Heartbeat stream broke.
  */
-export type LeaseEnd = "expired" | "released" | "disconnected";
+export type LeaseEnd = "expired" | "released" | "failed" | "disconnected";
 
 /**
  * What happens to a message whose lease ended without a delete. A spent
  * message (its redrive policy's max_receive_count reached) leaves for the
  * dead-letter queue, in a batch of its own. Any other becomes visible, at
- * once or, when the lease ran out or its stream broke and the queue has a
- * retry policy, after its backoff: an explicit release sets exactly what it
- * asks.
+ * once or, when the lease ran out, failed or its stream broke and the queue
+ * has a retry policy, after its backoff: an explicit release sets exactly
+ * what it asks.
  */
 export class LeaseEndings {
   constructor(

@@ -143,12 +143,6 @@ export function sameQueueConfig(a: QueueConfig, b: QueueConfig): boolean {
   );
 }
 
-/** How long a message waits before its next delivery after a lease ended, under a retry policy. */
-export function retryBackoffMs(policy: RetryPolicy, receiveCount: number): number {
-  // 2^(n-1) overflows to Infinity for huge counts; min() still gives max_backoff.
-  return Math.min(policy.maxBackoffMs, policy.minBackoffMs * 2 ** Math.max(0, receiveCount - 1));
-}
-
 /** Whether a message received `receiveCount` times has had every delivery the queue's redrive policy allows. */
 export function isSpent(config: QueueConfig, receiveCount: number): boolean {
   return config.redrivePolicy !== undefined && receiveCount >= config.redrivePolicy.maxReceiveCount;

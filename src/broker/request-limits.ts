@@ -7,7 +7,7 @@ import {
   maxReceiveWaitMs,
   maxRenewals,
 } from "../protocol/limits.js";
-import type { QueueConfig } from "./queue-config.js";
+import { maxBackoffMs, type QueueConfig } from "./queue-config.js";
 import type { OutgoingMessage, ReceiveOptions } from "./types.js";
 
 /**
@@ -92,6 +92,11 @@ export function resolveReceiveOptions(
 /** Checks a visibility timeout against the queue's max_lease_duration. */
 export function checkVisibilityTimeout(timeoutMs: number, config: QueueConfig): void {
   checkRange(timeoutMs, 0, config.maxLeaseDurationMs, "visibility_timeout");
+}
+
+/** Checks the wait a failed delivery asks before its retry: 0 to 12 h, as a retry policy's backoff. */
+export function checkRetryDelay(delayMs: number): void {
+  checkRange(delayMs, 0, maxBackoffMs, "visibility_timeout");
 }
 
 function checkRange(value: number, min: number, max: number, field: string): void {

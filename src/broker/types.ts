@@ -58,6 +58,11 @@ export interface LeaseRenewal {
   readonly visibilityTimeoutMs?: number | undefined;
   /** Progress to store with the message; undefined keeps the last one. */
   readonly checkpoint?: Uint8Array | undefined;
+  /**
+   * Ends the lease as a failed delivery: the message comes back after
+   * visibilityTimeoutMs if set, else after the queue's retry backoff.
+   */
+  readonly failed?: boolean | undefined;
 }
 
 /** Whether a renewed lease is held, until when, or why not. */

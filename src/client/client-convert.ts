@@ -133,6 +133,7 @@ export function heartbeatRequestToWire(request: HeartbeatRequest): MessageInitSh
       receiptHandle: lease.receiptHandle,
       ...(lease.visibilityTimeoutMs === undefined ? {} : { visibilityTimeout: durationFromMs(lease.visibilityTimeoutMs) }),
       ...(lease.checkpoint === undefined ? {} : { checkpoint: lease.checkpoint }),
+      ...(lease.failed === true ? { failed: true } : {}),
     })),
   };
 }

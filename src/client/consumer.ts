@@ -27,9 +27,11 @@ export interface HandlerContext {
 }
 
 /**
- * Works on one message. Resolving deletes it. Throwing releases it for
- * another delivery: at once, or after the error's retryDelayMs when it has
- * one (see RetryLater).
+ * Works on one message. Resolving deletes it. Throwing ends its lease as a
+ * failed delivery: it comes back after the queue's retry backoff (at once
+ * without a retry policy; to the dead-letter queue once its redrive
+ * policy's receives are spent), or after the error's retryDelayMs when it
+ * has one (see RetryLater).
  */
 export type MessageHandler = (message: ReceivedMessage, context: HandlerContext) => Promise<void> | void;
 
@@ -233,7 +235,7 @@ export class Consumer {
         await this.client.delete(this.queue, message.receiptHandle);
       } else {
         this.report(failure.error, message);
-        await lease.release(retryDelayOf(failure.error));
+        await lease.fail(retryDelayOf(failure.error));
       }
     } catch (error) {
       this.report(error, message);

@@ -9,6 +9,7 @@ export {
 export { HeartbeatStream } from "./heartbeat-stream.js";
 export { LeaseLostError } from "./lease-lost-error.js";
 export { RetryLater } from "./retry-later.js";
+export { stopOnSignals, type Stoppable } from "./stop-on-signals.js";
 export { RpcError } from "./rpc-error.js";
 export {
   createQueueServiceRpc,

@@ -40,6 +40,12 @@ export interface HeldLease {
   drop(): void;
   /** Stops renewing at once and makes the message visible after delayMs; resolves once answered. */
   release(delayMs: number): Promise<void>;
+  /**
+   * Stops renewing at once and ends the lease as a failed delivery: the
+   * message is visible again after retryDelayMs, or after the queue's retry
+   * backoff when undefined (the dead-letter queue if spent); resolves once answered.
+   */
+  fail(retryDelayMs: number | undefined): Promise<void>;
 }
 
 // Renewals come early by up to this fraction of the interval, so that many
@@ -59,8 +65,14 @@ interface PendingCheckpoint {
   readonly waiters: Waiter[];
 }
 
+/** How a release ends its lease: as a plain release after delayMs, or as a failed delivery (delayMs undefined: the queue's backoff). */
+interface ReleaseEnding {
+  readonly delayMs: number | undefined;
+  readonly failed: boolean;
+}
+
 interface PendingRelease {
-  readonly delayMs: number;
+  readonly ending: ReleaseEnding;
   readonly waiters: Waiter[];
 }
 
@@ -145,7 +157,8 @@ export class LeaseKeeper {
     return {
       checkpoint: (bytes) => this.saveCheckpoint(lease, bytes),
       drop: () => this.forget(lease, new Error("the message was settled before this checkpoint was sent")),
-      release: (delayMs) => this.release(lease, delayMs),
+      release: (delayMs) => this.release(lease, { delayMs, failed: false }),
+      fail: (retryDelayMs) => this.release(lease, { delayMs: retryDelayMs, failed: true }),
     };
   }
 
@@ -243,8 +256,9 @@ export class LeaseKeeper {
   private renewal({ lease, checkpoint, release }: Entry): LeaseRenewal {
     return {
       receiptHandle: lease.handle,
-      visibilityTimeoutMs: release === undefined ? this.options.visibilityTimeoutMs : release.delayMs,
+      visibilityTimeoutMs: release === undefined ? this.options.visibilityTimeoutMs : release.ending.delayMs,
       checkpoint: checkpoint?.bytes,
+      ...(release?.ending.failed === true ? { failed: true } : {}),
     };
   }
 
@@ -314,11 +328,12 @@ export class LeaseKeeper {
     });
   }
 
-  private release(lease: Lease, delayMs: number): Promise<void> {
+  private release(lease: Lease, ending: ReleaseEnding): Promise<void> {
     if (lease.state === "gone") return Promise.resolve();
     return new Promise((resolve, reject) => {
       const waiters = [...(lease.release?.waiters ?? []), { resolve, reject }];
-      lease.release = { delayMs: lease.release?.delayMs ?? delayMs, waiters };
+      // The first ending asked for wins; later callers wait for its answer.
+      lease.release = { ending: lease.release?.ending ?? ending, waiters };
       if (lease.state === "held") {
         // Renewals stop now; the expiry timer stays, so that a release the
         // server never hears of still ends when the lease would.
@@ -392,7 +407,7 @@ export class LeaseKeeper {
         lease.checkpoint = { bytes: lease.checkpoint?.bytes ?? checkpoint.bytes, waiters: [...checkpoint.waiters, ...(lease.checkpoint?.waiters ?? [])] };
       }
       if (release !== undefined) {
-        lease.release = { delayMs: release.delayMs, waiters: [...release.waiters, ...(lease.release?.waiters ?? [])] };
+        lease.release = { ending: release.ending, waiters: [...release.waiters, ...(lease.release?.waiters ?? [])] };
       }
     }
   }

@@ -15,9 +15,13 @@ export class RetryLater extends Error {
   }
 }
 
-/** The delay a handler's failure asks for; 0 (release at once) when it names none. */
-export function retryDelayOf(error: unknown): number {
-  if (typeof error !== "object" || error === null || !("retryDelayMs" in error)) return 0;
+/**
+ * The delay a handler's failure asks for, whole milliseconds; undefined when
+ * it names none, so that the queue's retry backoff applies.
+ */
+export function retryDelayOf(error: unknown): number | undefined {
+  if (typeof error !== "object" || error === null || !("retryDelayMs" in error)) return undefined;
   const { retryDelayMs } = error;
-  return typeof retryDelayMs === "number" && Number.isFinite(retryDelayMs) && retryDelayMs > 0 ? retryDelayMs : 0;
+  if (typeof retryDelayMs !== "number" || !Number.isFinite(retryDelayMs)) return undefined;
+  return Math.max(0, Math.ceil(retryDelayMs));
 }

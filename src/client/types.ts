@@ -160,6 +160,11 @@ export interface LeaseRenewal {
   readonly visibilityTimeoutMs?: number | undefined;
   /** Progress to store durably with the message, at most 64 KiB; unset keeps the last one. */
   readonly checkpoint?: Uint8Array | undefined;
+  /**
+   * Ends the lease as a failed delivery: visible again after
+   * visibilityTimeoutMs if set, else after the queue's retry backoff.
+   */
+  readonly failed?: boolean | undefined;
 }
 
 /** One request of a Heartbeat stream. */

@@ -190,6 +190,7 @@ export class HeartbeatSession {
           receiptHandle: lease.receiptHandle,
           visibilityTimeoutMs: durationToMs(lease.visibilityTimeout, `leases[${index}].visibility_timeout`),
           checkpoint: lease.checkpoint,
+          failed: lease.failed,
         });
         states.push(undefined);
       } catch (error) {

@@ -34,6 +34,27 @@ describe("Consumer retries", () => {
     await vi.waitFor(async () => expect(await c.stats("jobs")).toMatchObject({ visible: 0, inFlight: 0 }));
   });
 
+  it("a failed message comes back after the queue's retry backoff, counted as delayed meanwhile", async () => {
+    await c.admin.createQueue("backoff", { visibilityTimeoutMs: 30_000, retryPolicy: { minBackoffMs: 1000, maxBackoffMs: 1000 } });
+    await c.admin.send("backoff", "flaky");
+    let failedAt = 0;
+    const failed = deferred();
+    const retried = deferred<number>();
+    c.consume("backoff", (message) => {
+      if (message.receiveCount === 1) {
+        failedAt = Date.now();
+        failed.resolve();
+        throw new Error("boom");
+      }
+      retried.resolve(Date.now());
+    });
+    await failed.promise;
+    await vi.waitFor(async () => expect(await c.stats("backoff")).toMatchObject({ visible: 0, inFlight: 0, delayed: 1 }));
+    const retriedAt = await retried.promise;
+    expect(retriedAt - failedAt).toBeGreaterThanOrEqual(1000);
+    expect(retriedAt - failedAt).toBeLessThan(1000 + 3000);
+  });
+
   it("a handler that throws RetryLater gets the message back no sooner than its delay", async () => {
     await c.admin.send("jobs", "later");
     let failedAt = 0;

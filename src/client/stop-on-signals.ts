@@ -1,0 +1,21 @@
+/** Anything that stops gracefully, such as a Consumer. */
+export interface Stoppable {
+  stop(): Promise<void>;
+}
+
+/**
+ * Stops `target` when the process gets one of `signals`, so that a
+ * deployment's SIGTERM gives running handlers their grace period instead of
+ * killing them. Resolves once a signal came and the stop finished: the
+ * caller then exits. The handlers are removed after the first signal; a
+ * second signal then gets Node's default (exit), for an operator in a hurry.
+ */
+export function stopOnSignals(target: Stoppable, signals: readonly NodeJS.Signals[] = ["SIGTERM", "SIGINT"]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onSignal = (): void => {
+      for (const signal of signals) process.off(signal, onSignal);
+      target.stop().then(resolve, reject);
+    };
+    for (const signal of signals) process.on(signal, onSignal);
+  });
+}
