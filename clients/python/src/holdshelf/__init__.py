@@ -1,0 +1,24 @@
+"""holdshelf: a client of the holdshelf queue broker and a lease-managing Consumer.
+
+    from holdshelf import Client, Consumer
+
+See docs/clients/python.md in the repository.
+"""
+
+from holdshelf.client import Client, PendingReceive
+from holdshelf.consumer import Consumer, Handler
+from holdshelf.errors import FieldViolation, HoldshelfError, LeaseLostError
+from holdshelf.handler_context import HandlerContext
+from holdshelf.heartbeat_stream import HeartbeatStream
+from holdshelf.retry_later import RetryLater
+from holdshelf.types import (
+    EntryError, EntryResult, LeaseRenewal, LeaseState, Queue, QueueConfig, QueuePage, QueueStats,
+    ReceivedMessage, RedrivePolicy, RetryPolicy, SendBatchEntry,
+)
+
+__all__ = [
+    "Client", "PendingReceive", "Consumer", "Handler", "HandlerContext", "HeartbeatStream", "RetryLater",
+    "HoldshelfError", "LeaseLostError", "FieldViolation",
+    "EntryError", "EntryResult", "LeaseRenewal", "LeaseState", "Queue", "QueueConfig", "QueuePage",
+    "QueueStats", "ReceivedMessage", "RedrivePolicy", "RetryPolicy", "SendBatchEntry",
+]

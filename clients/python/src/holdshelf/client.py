@@ -1,0 +1,181 @@
+"""A client of a holdshelf broker: one method per RPC."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+import grpc
+
+from holdshelf._wire import QueueServiceStub, service_pb2
+from holdshelf.convert import (
+    batch_entry_to_wire, body_bytes, config_to_wire, entry_result_from_wire, message_from_wire, queue_from_wire,
+)
+from holdshelf.credentials import bearer_metadata, channel_credentials
+from holdshelf.durations import Seconds, from_timestamp, to_duration
+from holdshelf.errors import HoldshelfError
+from holdshelf.heartbeat_stream import HeartbeatStream
+from holdshelf.types import EntryResult, Queue, QueueConfig, QueuePage, ReceivedMessage, SendBatchEntry
+# gRPC's reconnect backoff starts at 1 s and grows to 120 s, so a Consumer
+# whose broker restarted could wait minutes to reach it again while its
+# leases run out; these cap it at 5 s.
+_CHANNEL_DEFAULTS = (
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 5000),
+)
+
+
+class Client:
+    """A connection to one broker (or a load balancer in front of a cluster).
+
+    Every method blocks until its answer and raises HoldshelfError on
+    failure. `timeout` (seconds) bounds a call; None waits as long as it
+    takes. TLS is on when `tls` is true or any of the files is given
+    (`ca_file`: the CA to trust the broker by, else the system's roots;
+    `cert_file` and `key_file`: a client certificate for mutual TLS).
+    `token` is sent as "authorization: Bearer <token>" on every call.
+    """
+
+    def __init__(self, address: str, *, tls: bool = False, ca_file: str | None = None,
+                 cert_file: str | None = None, key_file: str | None = None, token: str | None = None,
+                 options: Sequence[tuple[str, Any]] = ()) -> None:
+        self._metadata = bearer_metadata(token)
+        credentials = channel_credentials(tls, ca_file, cert_file, key_file)
+        options = [*_CHANNEL_DEFAULTS, *options]  # later entries win
+        self._channel = (grpc.insecure_channel(address, options=options) if credentials is None
+                         else grpc.secure_channel(address, credentials, options=options))
+        self._stub = QueueServiceStub(self._channel)
+
+    def close(self) -> None:
+        """Closes the connection; calls still running fail with CANCELLED."""
+        self._channel.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _call(self, method: Callable[..., Any], request: Any, timeout: float | None) -> Any:
+        try:
+            return method(request, timeout=timeout, metadata=self._metadata)
+        except grpc.RpcError as error:
+            raise HoldshelfError.from_rpc_error(error) from None
+
+    def create_queue(self, name: str, config: QueueConfig | None = None, *, timeout: float | None = None) -> Queue:
+        """Creates a queue; creating an existing one with the same configuration returns it."""
+        request = service_pb2.CreateQueueRequest(name=name, config=config_to_wire(config))
+        return queue_from_wire(self._call(self._stub.CreateQueue, request, timeout).queue)
+
+    def get_queue(self, name: str, *, timeout: float | None = None) -> Queue:
+        """A queue with its configuration and exact counts."""
+        return queue_from_wire(self._call(self._stub.GetQueue, service_pb2.GetQueueRequest(name=name), timeout).queue)
+
+    def list_queues(self, *, prefix: str = "", page_size: int = 0, page_token: str = "",
+                    timeout: float | None = None) -> QueuePage:
+        """One page of queues in name order (page_size 0 means 100)."""
+        request = service_pb2.ListQueuesRequest(prefix=prefix, page_size=page_size, page_token=page_token)
+        page = self._call(self._stub.ListQueues, request, timeout)
+        return QueuePage(tuple(queue_from_wire(q) for q in page.queues), page.next_page_token)
+
+    def update_queue(self, name: str, config: QueueConfig | None = None, *, timeout: float | None = None) -> Queue:
+        """Replaces a queue's whole configuration: unset fields take their defaults, not their current values."""
+        request = service_pb2.UpdateQueueRequest(name=name, config=config_to_wire(config))
+        return queue_from_wire(self._call(self._stub.UpdateQueue, request, timeout).queue)
+
+    def delete_queue(self, name: str, *, timeout: float | None = None) -> None:
+        """Deletes a queue and all its messages."""
+        self._call(self._stub.DeleteQueue, service_pb2.DeleteQueueRequest(name=name), timeout)
+
+    def purge_queue(self, name: str, *, timeout: float | None = None) -> int:
+        """Removes every message of a queue; returns how many."""
+        return self._call(self._stub.PurgeQueue, service_pb2.PurgeQueueRequest(name=name), timeout).purged_count
+
+    def send(self, queue: str, body: bytes | str, *, attributes: dict[str, str] | None = None,
+             delay: Seconds | None = None, timeout: float | None = None) -> str:
+        """Stores one message (text as UTF-8); returns its id. delay None means the queue's."""
+        request = service_pb2.SendRequest(queue=queue, body=body_bytes(body), attributes=attributes or {})
+        if delay is not None:
+            request.delay.CopyFrom(to_duration(delay))
+        return self._call(self._stub.Send, request, timeout).message_id
+
+    def send_batch(self, queue: str, entries: Sequence[SendBatchEntry | bytes | str], *,
+                   timeout: float | None = None) -> list[str]:
+        """Stores 1 to 100 messages atomically; returns their ids in entry order."""
+        wire = [batch_entry_to_wire(e if isinstance(e, SendBatchEntry) else SendBatchEntry(e)) for e in entries]
+        request = service_pb2.SendBatchRequest(queue=queue, entries=wire)
+        return list(self._call(self._stub.SendBatch, request, timeout).message_ids)
+
+    def receive(self, queue: str, *, max_messages: int = 0, visibility_timeout: Seconds | None = None,
+                wait_time: Seconds | None = None, timeout: float | None = None) -> list[ReceivedMessage]:
+        """Leases up to max_messages messages, waiting up to wait_time for one; empty if none came."""
+        return self.start_receive(queue, max_messages=max_messages, visibility_timeout=visibility_timeout,
+                                  wait_time=wait_time, timeout=timeout).result()
+
+    def start_receive(self, queue: str, *, max_messages: int = 0, visibility_timeout: Seconds | None = None,
+                      wait_time: Seconds | None = None, timeout: float | None = None) -> PendingReceive:
+        """A receive that runs in the background and can be cancelled: a cancelled one takes no message."""
+        request = service_pb2.ReceiveRequest(queue=queue, max_messages=max_messages)
+        if visibility_timeout is not None:
+            request.visibility_timeout.CopyFrom(to_duration(visibility_timeout))
+        if wait_time is not None:
+            request.wait_time.CopyFrom(to_duration(wait_time))
+        return PendingReceive(self._stub.Receive.future(request, timeout=timeout, metadata=self._metadata))
+
+    def delete(self, queue: str, receipt_handle: str, *, timeout: float | None = None) -> None:
+        """Deletes the message a receipt handle names: the acknowledgement."""
+        self._call(self._stub.Delete, service_pb2.DeleteRequest(queue=queue, receipt_handle=receipt_handle), timeout)
+
+    def delete_batch(self, queue: str, receipt_handles: Sequence[str], *,
+                     timeout: float | None = None) -> list[EntryResult]:
+        """Deletes several messages; one result per handle, in order."""
+        request = service_pb2.DeleteBatchRequest(queue=queue, receipt_handles=receipt_handles)
+        return [entry_result_from_wire(r) for r in self._call(self._stub.DeleteBatch, request, timeout).results]
+
+    def change_visibility(self, queue: str, receipt_handle: str, visibility_timeout: Seconds, *,
+                          timeout: float | None = None) -> datetime:
+        """Sets a lease's deadline to now + visibility_timeout (0 releases); returns the new deadline."""
+        request = service_pb2.ChangeVisibilityRequest(
+            queue=queue, receipt_handle=receipt_handle, visibility_timeout=to_duration(visibility_timeout))
+        return from_timestamp(self._call(self._stub.ChangeVisibility, request, timeout).lease_deadline)
+
+    def change_visibility_batch(self, queue: str, receipt_handles: Sequence[str], visibility_timeout: Seconds, *,
+                                timeout: float | None = None) -> list[EntryResult]:
+        """Sets several leases to the same visibility timeout; one result per handle, in order."""
+        request = service_pb2.ChangeVisibilityBatchRequest(
+            queue=queue, receipt_handles=receipt_handles, visibility_timeout=to_duration(visibility_timeout))
+        return [entry_result_from_wire(r) for r in self._call(self._stub.ChangeVisibilityBatch, request, timeout).results]
+
+    def heartbeat(self) -> HeartbeatStream:
+        """Opens a raw Heartbeat stream (the Consumer manages one for you)."""
+        return HeartbeatStream(self._stub.Heartbeat, self._metadata)
+
+    def redrive_messages(self, dead_letter_queue: str, *, destination_queue: str = "", max_messages: int = 0,
+                         max_per_second: int = 0, timeout: float | None = None) -> int:
+        """Moves visible messages out of a dead-letter queue; returns how many moved."""
+        request = service_pb2.RedriveMessagesRequest(
+            dead_letter_queue=dead_letter_queue, destination_queue=destination_queue,
+            max_messages=max_messages, max_per_second=max_per_second)
+        return self._call(self._stub.RedriveMessages, request, timeout).moved_count
+
+class PendingReceive:
+    """A receive under way: result() waits for its messages, cancel() ends it early."""
+
+    def __init__(self, future: grpc.Future) -> None:
+        self._future = future
+
+    def cancel(self) -> None:
+        """Ends the long poll; messages leased for it become visible again and the delivery does not count."""
+        self._future.cancel()
+
+    def result(self) -> list[ReceivedMessage]:
+        """The messages; raises HoldshelfError (code CANCELLED once cancelled)."""
+        try:
+            response = self._future.result()
+        except grpc.FutureCancelledError:
+            raise HoldshelfError(grpc.StatusCode.CANCELLED, "", "the receive was cancelled") from None
+        except grpc.RpcError as error:
+            raise HoldshelfError.from_rpc_error(error) from None
+        return [message_from_wire(m) for m in response.messages]

@@ -1,0 +1,301 @@
+"""A receive loop that runs a handler on each message in a thread pool, its leases kept alive."""
+
+from __future__ import annotations
+
+import logging
+from queue import SimpleQueue
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterable
+
+from holdshelf.backoff import backoff_seconds
+from holdshelf.client import Client, PendingReceive
+from holdshelf.durations import Seconds, seconds_of
+from holdshelf.errors import HoldshelfError, LeaseLostError
+from holdshelf.handler_context import HandlerContext
+from holdshelf.lease_keeper import HeldLease, LeaseKeeper
+from holdshelf.retry_later import RetryLater
+from holdshelf.types import ReceivedMessage
+
+Handler = Callable[[ReceivedMessage, HandlerContext], None]
+"""Works on one message. Returning deletes it; raising releases it for a retry."""
+
+ErrorCallback = Callable[[Exception, ReceivedMessage | None], None]
+
+# The protocol's bound on Receive's max_messages.
+MAX_RECEIVE_MESSAGES = 100
+# After the grace period, stop() gives the releases and the stream's clean
+# end this long before it cuts the stream.
+CLOSE_TIMEOUT_SECONDS = 5.0
+
+_log = logging.getLogger("holdshelf")
+
+
+def _log_error(error: Exception, message: ReceivedMessage | None) -> None:
+    where = f" (message {message.message_id})" if message is not None else ""
+    _log.error("holdshelf consumer: %s%s", error, where)
+
+
+class _Job:
+    def __init__(self, message: ReceivedMessage, lease: HeldLease, context: HandlerContext) -> None:
+        self.message = message
+        self.lease = lease
+        self.context = context
+        self.abandoned = False  # stop() gave the message back: the handler's outcome is ignored
+
+
+class Consumer:
+    """Receives from a queue and runs `handler(message, ctx)` on each message.
+
+    - At most `concurrency` handlers run at once, each on a thread of the
+      Consumer's pool, and at most that many messages are leased: a receive
+      asks only for free slots.
+    - Every lease rides one Heartbeat stream opened with
+      release_on_disconnect: named on it as soon as it is received, renewed
+      every third of the lease (less up to 20% jitter). If this process
+      dies, the broker releases the leases at once.
+    - Returning deletes the message. Raising ends its lease as a failed
+      delivery (a Heartbeat renewal with failed): the broker brings it back
+      after the queue's retry_policy backoff, min(max_backoff, min_backoff *
+      2^(receive_count-1)), at once without one, or moves it to the
+      dead-letter queue once its receives are spent; RetryLater(seconds)
+      chooses the wait instead.
+    - A lost lease sets ctx.cancelled; ctx.checkpoint(bytes) stores progress.
+    - A broken stream is reopened with backoff and its leases renewed there.
+
+    It starts at once, on a background thread: it reads the queue's
+    visibility timeout (GetQueue) to pace renewals, unless
+    visibility_timeout is given, then receives.
+    `visibility_timeout` (seconds) is the lease of receives and renewals
+    (default: the queue's); `wait_time` the long poll of each receive;
+    `stop_grace` the default grace period of stop(); `on_error` is told of
+    every failure (a handler's, with its message; a receive's, a delete's, a
+    stream's) and must not raise; by default they are logged to the
+    "holdshelf" logger.
+    """
+
+    def __init__(self, client: Client, queue: str, handler: Handler, *, concurrency: int = 1,
+                 visibility_timeout: Seconds | None = None, wait_time: Seconds = 20, stop_grace: Seconds = 10,
+                 renew_fraction: float = 1 / 3, on_error: ErrorCallback | None = None) -> None:
+        if not isinstance(concurrency, int) or concurrency < 1:
+            raise ValueError(f"concurrency must be an integer of at least 1, not {concurrency!r}")
+        if not 0 < renew_fraction < 1:
+            raise ValueError(f"renew_fraction must be between 0 and 1, not {renew_fraction!r}")
+        self.queue = queue
+        self._client = client
+        self._handler = handler
+        self._concurrency = concurrency
+        self._visibility_timeout = None if visibility_timeout is None else seconds_of(visibility_timeout)
+        if self._visibility_timeout == 0:
+            raise ValueError("visibility_timeout must be more than 0: a lease of 0 hides nothing")
+        self._wait_time = seconds_of(wait_time)
+        self._stop_grace = seconds_of(stop_grace)
+        self._renew_fraction = renew_fraction
+        self._on_error = on_error or _log_error
+        self._cv = threading.Condition()
+        self._jobs: set[_Job] = set()
+        self._stopping = threading.Event()
+        self._stopped = threading.Event()
+        self._pending_receive: PendingReceive | None = None
+        self._keeper: LeaseKeeper | None = None
+        # A pool of daemon threads rather than a ThreadPoolExecutor, whose
+        # exit hook would make the process wait for a handler that ignores
+        # its cancellation after stop() gave its message back.
+        self._work_queue: SimpleQueue[_Job | None] = SimpleQueue()
+        self._workers = [threading.Thread(target=self._work_loop, name=f"holdshelf-handler-{i}", daemon=True)
+                         for i in range(concurrency)]
+        for worker in self._workers:
+            worker.start()
+        self._loop = threading.Thread(target=self._run, name="holdshelf-receive", daemon=True)
+        self._loop.start()
+
+    @property
+    def active(self) -> int:
+        """How many messages are being worked on or settled now."""
+        with self._cv:
+            return len(self._jobs)
+
+    def stop(self, grace: Seconds | None = None) -> None:
+        """Stops receiving, waits up to `grace` seconds (default stop_grace) for running
+        handlers, then releases the messages of those still running (setting their
+        ctx.cancelled) and half-closes the Heartbeat stream. Messages received after
+        stop began are released at once. A second call waits for the first."""
+        with self._cv:
+            first = not self._stopping.is_set()
+            self._stopping.set()
+            pending = self._pending_receive
+            self._cv.notify_all()
+        if not first:
+            self._stopped.wait()
+            return
+        try:
+            if pending is not None:
+                pending.cancel()  # a cancelled long poll takes no message
+            self._loop.join()
+            self._shutdown(self._stop_grace if grace is None else seconds_of(grace))
+        finally:
+            for _ in self._workers:
+                self._work_queue.put(None)
+            self._stopped.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Blocks until a stop (from another thread or a signal) has finished; False on timeout."""
+        return self._stopped.wait(timeout)
+
+    def stop_on_signals(self, signals: Iterable[int] = (signal.SIGTERM, signal.SIGINT),
+                        grace: Seconds | None = None) -> None:
+        """Makes these signals start stop(grace); call from the main thread, then wait().
+
+        The stop runs on its own thread, since a signal handler runs on the
+        main thread between its bytecodes and must not block it.
+        """
+        signals = tuple(signals)
+
+        def start_stop(signum: int, frame: object) -> None:
+            # Only the first signal stops gently; a second one gets the
+            # default action (exit), for an operator in a hurry.
+            for other in signals:
+                signal.signal(other, signal.SIG_DFL)
+            threading.Thread(target=self.stop, args=(grace,), name="holdshelf-stop", daemon=True).start()
+
+        for signum in signals:
+            signal.signal(signum, start_stop)
+
+    def __enter__(self) -> Consumer:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def _run(self) -> None:
+        lease_seconds = self._lease_seconds()
+        if lease_seconds is None:
+            return
+        keeper = LeaseKeeper(
+            self.queue, self._client.heartbeat,
+            visibility_timeout=self._visibility_timeout, lease_seconds=lease_seconds,
+            renew_fraction=self._renew_fraction, on_error=lambda error: self._report(error, None),
+        )
+        with self._cv:
+            self._keeper = keeper
+        failures = 0
+        while True:
+            with self._cv:
+                self._cv.wait_for(lambda: len(self._jobs) < self._concurrency or self._stopping.is_set())
+                if self._stopping.is_set():
+                    return
+                free = self._concurrency - len(self._jobs)
+                pending = self._client.start_receive(
+                    self.queue, max_messages=min(MAX_RECEIVE_MESSAGES, free),
+                    visibility_timeout=self._visibility_timeout, wait_time=self._wait_time)
+                self._pending_receive = pending
+            try:
+                messages = pending.result()
+                failures = 0
+            except HoldshelfError as error:
+                if self._stopping.is_set():
+                    return
+                self._report(error, None)
+                self._stopping.wait(backoff_seconds(failures))
+                failures += 1
+                continue
+            finally:
+                with self._cv:
+                    self._pending_receive = None
+            received_at = time.monotonic()
+            if self._stopping.is_set():
+                # The answer beat the cancellation: these were never worked on.
+                self._give_back(messages)
+                return
+            for message in messages:
+                self._start(message, keeper, received_at)
+
+    def _lease_seconds(self) -> float | None:
+        """The lease length renewals are paced by: the option, or the queue's; None if stopped first."""
+        if self._visibility_timeout is not None:
+            return self._visibility_timeout
+        failures = 0
+        while not self._stopping.is_set():
+            try:
+                found = self._client.get_queue(self.queue)
+            except HoldshelfError as error:
+                self._report(error, None)
+                self._stopping.wait(backoff_seconds(failures))
+                failures += 1
+                continue
+            # A queue whose own visibility timeout is 0 leases nothing; pace renewals as for the default then.
+            return found.config.visibility_timeout or 30.0
+        return None
+
+    def _start(self, message: ReceivedMessage, keeper: LeaseKeeper, received_at: float) -> None:
+        context = HandlerContext(message)
+        lease = context._lease = keeper.hold(message.receipt_handle, received_at, context._cancel)
+        job = _Job(message, lease, context)
+        with self._cv:
+            self._jobs.add(job)
+        self._work_queue.put(job)
+
+    def _work_loop(self) -> None:
+        while (job := self._work_queue.get()) is not None:
+            try:
+                self._work(job)
+            finally:
+                with self._cv:
+                    self._jobs.discard(job)
+                    self._cv.notify_all()
+
+    def _work(self, job: _Job) -> None:
+        """Runs the handler, then deletes the message or releases it."""
+        failure: Exception | None = None
+        try:
+            self._handler(job.message, job.context)
+        except Exception as error:
+            failure = error
+        with self._cv:
+            if job.abandoned:
+                return
+        try:
+            if failure is None:
+                job.lease.drop()
+                # Tried even after the lease was lost: if nobody received the
+                # message since, the finished work is not done again.
+                self._client.delete(self.queue, job.message.receipt_handle)
+            else:
+                self._report(failure, job.message)
+                job.lease.fail(failure.seconds if isinstance(failure, RetryLater) else None).result()
+        except Exception as error:
+            self._report(error, job.message)
+
+    def _shutdown(self, grace: float) -> None:
+        with self._cv:
+            keeper = self._keeper
+            self._cv.wait_for(lambda: not self._jobs, grace)
+            unfinished = list(self._jobs)
+            for job in unfinished:
+                job.abandoned = True
+        if keeper is None:
+            return
+        for job in unfinished:
+            job.context._cancel(LeaseLostError(job.message.receipt_handle, "RELEASED"))
+            job.lease.release(0)  # settled by keeper.close, which waits for every pending release
+        keeper.close(CLOSE_TIMEOUT_SECONDS)
+
+    def _give_back(self, messages: list[ReceivedMessage]) -> None:
+        """Releases messages received after stop() began; never renewed, so no renewal races the release."""
+        if not messages:
+            return
+        try:
+            results = self._client.change_visibility_batch(self.queue, [m.receipt_handle for m in messages], 0)
+        except HoldshelfError as error:
+            self._report(error, None)
+            return
+        for result in results:
+            if result.error is not None:
+                self._report(HoldshelfError.from_entry(result.error.code, result.error.reason, result.error.message), None)
+
+    def _report(self, error: Exception, message: ReceivedMessage | None) -> None:
+        try:
+            self._on_error(error, message)
+        except Exception:
+            pass  # a raising on_error must not stop the receive loop or the stream reader

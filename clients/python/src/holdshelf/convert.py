@@ -1,0 +1,108 @@
+"""Translations between the generated protobufs and holdshelf.types."""
+
+from __future__ import annotations
+
+from holdshelf._wire import message_pb2, queue_pb2, service_pb2
+from holdshelf.durations import Seconds, from_duration, from_timestamp, to_duration
+from holdshelf.types import (
+    EntryError, EntryResult, LeaseRenewal, LeaseState, Queue, QueueConfig, QueueStats, ReceivedMessage,
+    RedrivePolicy, RetryPolicy, SendBatchEntry,
+)
+
+_CONFIG_DURATIONS = ("visibility_timeout", "delay", "retention", "receive_wait_time", "max_lease_duration")
+
+
+def body_bytes(body: bytes | str) -> bytes:
+    """A body as bytes; text is sent as UTF-8."""
+    return body.encode() if isinstance(body, str) else bytes(body)
+
+
+def config_to_wire(config: QueueConfig | None) -> queue_pb2.QueueConfig | None:
+    if config is None:
+        return None
+    wire = queue_pb2.QueueConfig(
+        max_message_bytes=config.max_message_bytes or 0,
+        max_in_flight=config.max_in_flight or 0,
+    )
+    for name in _CONFIG_DURATIONS:
+        value: Seconds | None = getattr(config, name)
+        if value is not None:
+            getattr(wire, name).CopyFrom(to_duration(value))
+    if config.redrive_policy is not None:
+        wire.redrive_policy.dead_letter_queue = config.redrive_policy.dead_letter_queue
+        wire.redrive_policy.max_receive_count = config.redrive_policy.max_receive_count
+    if config.retry_policy is not None:
+        wire.retry_policy.min_backoff.CopyFrom(to_duration(config.retry_policy.min_backoff))
+        wire.retry_policy.max_backoff.CopyFrom(to_duration(config.retry_policy.max_backoff))
+    return wire
+
+
+def config_from_wire(wire: queue_pb2.QueueConfig) -> QueueConfig:
+    redrive = wire.redrive_policy if wire.HasField("redrive_policy") else None
+    retry = wire.retry_policy if wire.HasField("retry_policy") else None
+    return QueueConfig(
+        **{name: from_duration(getattr(wire, name)) for name in _CONFIG_DURATIONS},
+        max_message_bytes=wire.max_message_bytes,
+        max_in_flight=wire.max_in_flight,
+        redrive_policy=None if redrive is None else RedrivePolicy(redrive.dead_letter_queue, redrive.max_receive_count),
+        retry_policy=None if retry is None else RetryPolicy(from_duration(retry.min_backoff), from_duration(retry.max_backoff)),
+    )
+
+
+def queue_from_wire(wire: queue_pb2.Queue) -> Queue:
+    stats = wire.stats
+    return Queue(
+        name=wire.name,
+        config=config_from_wire(wire.config),
+        stats=QueueStats(
+            visible=stats.visible,
+            in_flight=stats.in_flight,
+            delayed=stats.delayed,
+            oldest_message_age=from_duration(stats.oldest_message_age) if stats.HasField("oldest_message_age") else None,
+        ),
+        create_time=from_timestamp(wire.create_time),
+        dead_letter_source_queues=tuple(wire.dead_letter_source_queues),
+    )
+
+
+def message_from_wire(wire: message_pb2.ReceivedMessage) -> ReceivedMessage:
+    return ReceivedMessage(
+        message_id=wire.message_id,
+        receipt_handle=wire.receipt_handle,
+        body=wire.body,
+        attributes=dict(wire.attributes),
+        receive_count=wire.receive_count,
+        send_time=from_timestamp(wire.send_time),
+        first_receive_time=from_timestamp(wire.first_receive_time),
+        lease_deadline=from_timestamp(wire.lease_deadline),
+        checkpoint=wire.checkpoint if wire.HasField("checkpoint") else None,
+        dead_letter_source_queue=wire.dead_letter_source_queue,
+        dead_letter_reason=wire.dead_letter_reason,
+    )
+
+
+def batch_entry_to_wire(entry: SendBatchEntry) -> message_pb2.SendBatchEntry:
+    wire = message_pb2.SendBatchEntry(body=body_bytes(entry.body), attributes=entry.attributes)
+    if entry.delay is not None:
+        wire.delay.CopyFrom(to_duration(entry.delay))
+    return wire
+
+
+def entry_result_from_wire(wire: message_pb2.EntryResult) -> EntryResult:
+    error = None if wire.code == 0 else EntryError(wire.code, wire.reason, wire.message)
+    deadline = from_timestamp(wire.lease_deadline) if wire.HasField("lease_deadline") else None
+    return EntryResult(wire.receipt_handle, error, deadline)
+
+
+def renewal_to_wire(renewal: LeaseRenewal) -> service_pb2.LeaseRenewal:
+    wire = service_pb2.LeaseRenewal(receipt_handle=renewal.receipt_handle, failed=renewal.failed)
+    if renewal.visibility_timeout is not None:
+        wire.visibility_timeout.CopyFrom(to_duration(renewal.visibility_timeout))
+    if renewal.checkpoint is not None:
+        wire.checkpoint = renewal.checkpoint
+    return wire
+
+
+def lease_state_from_wire(wire: service_pb2.LeaseState) -> LeaseState:
+    deadline = from_timestamp(wire.lease_deadline) if wire.HasField("lease_deadline") else None
+    return LeaseState(wire.receipt_handle, wire.held, deadline, wire.reason)

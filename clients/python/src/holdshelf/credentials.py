@@ -1,0 +1,39 @@
+"""Channel credentials and call metadata from a Client's TLS and token options."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import grpc
+
+
+def channel_credentials(tls: bool, ca_file: str | None, cert_file: str | None,
+                        key_file: str | None) -> grpc.ChannelCredentials | None:
+    """TLS credentials when tls is set or any file is given; None for plaintext."""
+    if not tls and ca_file is None and cert_file is None and key_file is None:
+        return None
+    if (cert_file is None) != (key_file is None):
+        raise ValueError("cert_file and key_file go together: a client certificate needs its key")
+    return grpc.ssl_channel_credentials(
+        root_certificates=_read(ca_file),  # None: the system's roots
+        private_key=_read(key_file),
+        certificate_chain=_read(cert_file),
+    )
+
+
+def bearer_metadata(token: str | None) -> tuple[tuple[str, str], ...]:
+    """The authorization metadata every call carries; empty without a token.
+
+    Sent as call metadata, not as call credentials, because grpcio refuses
+    call credentials on a plaintext channel (a loopback broker without TLS).
+    """
+    if token is None:
+        return ()
+    # Printable ASCII without spaces: what a header value carries unchanged. Never quoted back: it is a secret.
+    if not token or any(not 0x21 <= ord(c) <= 0x7E for c in token):
+        raise ValueError("the token must be printable ASCII without spaces")
+    return (("authorization", f"Bearer {token}"),)
+
+
+def _read(path: str | None) -> bytes | None:
+    return None if path is None else Path(path).read_bytes()

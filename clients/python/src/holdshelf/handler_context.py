@@ -1,0 +1,46 @@
+"""What a Consumer's handler gets besides its message."""
+
+from __future__ import annotations
+
+import threading
+
+from holdshelf.errors import LeaseLostError
+from holdshelf.lease_keeper import HeldLease
+from holdshelf.types import ReceivedMessage
+
+
+class HandlerContext:
+    """A handler's view of its delivery: cancellation, checkpoints.
+
+    `cancelled` is set when the lease is lost (the message may now go to
+    another consumer) or when stop() gave the message back after its grace
+    period: the handler should then stop, since its work will be redone and
+    whatever it returns is ignored. `lost` then says why.
+    """
+
+    def __init__(self, message: ReceivedMessage) -> None:
+        self.message = message
+        self.cancelled = threading.Event()
+        self.lost: LeaseLostError | None = None
+        self._lease: HeldLease | None = None  # set by the Consumer right after the lease is held
+        self._last_checkpoint = message.checkpoint
+
+    @property
+    def last_checkpoint(self) -> bytes | None:
+        """The latest checkpoint: the one this delivery brought, or the last this handler saved."""
+        return self._last_checkpoint
+
+    def checkpoint(self, data: bytes) -> None:
+        """Stores progress (at most 64 KiB) durably with the message, at once.
+
+        Returns once the broker has stored it, so a later delivery carries it.
+        Raises LeaseLostError if the lease is lost first.
+        """
+        assert self._lease is not None
+        self._lease.checkpoint(data).result()
+        self._last_checkpoint = bytes(data)
+
+    def _cancel(self, why: LeaseLostError) -> None:
+        if self.lost is None:
+            self.lost = why
+        self.cancelled.set()

@@ -1,0 +1,17 @@
+"""The exception a Consumer handler raises to be retried after a chosen wait."""
+
+from __future__ import annotations
+
+from holdshelf.durations import Seconds, seconds_of
+
+
+class RetryLater(Exception):
+    """Raised by a handler: deliver the message again no sooner than `seconds` from now.
+
+    It overrides the queue's retry_policy backoff, which any other exception
+    gets. Subclass it to give an application's own errors a retry delay.
+    """
+
+    def __init__(self, seconds: Seconds, message: str | None = None) -> None:
+        self.seconds = seconds_of(seconds)
+        super().__init__(message or f"retry in {self.seconds:g} s")
