@@ -1,14 +1,29 @@
 #!/usr/bin/env bash
-# Generates the Go and Python client code from proto/ and builds the Go
-# examples (and the interop probe) into .build/bin. Offline: Debian's
-# generators and Go's gRPC sources under /usr/share/gocode (GOPATH mode).
+# Builds the Go programs (examples, interop probe, conformance worker, the Go
+# client's test programs) into .build/bin, and generates the Python client
+# code, offline: Debian's generators, and Go's gRPC sources under
+# /usr/share/gocode (GOPATH mode). The Go client library (clients/go) brings
+# its generated code with it (clients/go/holdshelfv1, kept fresh by
+# clients/go/generate.sh --check) and is linked into a GOPATH tree under
+# .build/go-lib, so that GOPATH-mode builds find it as "holdshelf/clients/go".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-npx buf generate --template buf.gen.go.yaml
+# Test files run this at the same time: one build at a time, or one's
+# `clean` would delete what another is compiling.
+mkdir -p .build
+exec 9>.build/build.lock
+flock 9
+
 npx buf generate --template buf.gen.python.yaml
 
-export GOPATH="$PWD/.build/go:/usr/share/gocode" GO111MODULE=off GOCACHE="$PWD/.build/go-cache"
+mkdir -p .build/go-lib/src/holdshelf/clients
+ln -sfn "$PWD/clients/go" .build/go-lib/src/holdshelf/clients/go
+export GOPATH="$PWD/.build/go-lib:/usr/share/gocode" GO111MODULE=off GOCACHE="$PWD/.build/go-cache"
 go build -o .build/bin/go-producer ./examples/go/producer
 go build -o .build/bin/go-worker ./examples/go/worker
 go build -o .build/bin/go-probe ./test/interop/go/probe
+go build -o .build/bin/go-conformance-worker ./test/conformance/workers/go
+for program in test/clients/go/*/; do
+  go build -o ".build/bin/go-client-$(basename "$program")" "./$program"
+done

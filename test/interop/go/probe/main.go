@@ -1,6 +1,6 @@
 // Command probe is an interop test fixture (not an example): it checks, from
-// a Go gRPC client, the error statuses holdshelf sends and how it treats a
-// long poll the client abandons. The vitest interop tests in test/interop
+// the Go client library, the error statuses holdshelf sends and how it treats
+// a long poll the client abandons. The vitest interop tests in test/interop
 // run it (examples/build.sh builds it as .build/bin/go-probe) and compare
 // its lines with what the Python probe and the TypeScript client see.
 //
@@ -22,23 +22,18 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"time"
 
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/types/known/durationpb"
-
-	holdshelfv1 "holdshelf/gen/go/holdshelf/v1"
+	holdshelf "holdshelf/clients/go"
 )
 
 type probe struct {
 	ctx    context.Context // for the setup calls: a deadline for the whole run
-	client holdshelfv1.QueueServiceClient
+	client *holdshelf.Client
 	queue  string // "<prefix>-q"
 }
 
@@ -50,51 +45,52 @@ func main() {
 	prefix := flag.String("queue-prefix", "probe", "prefix of the probe's queue names")
 	flag.Parse()
 
-	conn, err := grpc.Dial(*address, grpc.WithInsecure())
-	if err != nil {
-		crash("dial %s: %v", *address, err)
-	}
-	defer conn.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	p := &probe{ctx: ctx, client: holdshelfv1.NewQueueServiceClient(conn), queue: *prefix + "-q"}
+	client, err := holdshelf.Dial(ctx, *address)
+	if err != nil {
+		crash("%v", err)
+	}
+	defer client.Close()
+	p := &probe{ctx: ctx, client: client, queue: *prefix + "-q"}
 
 	// queue_not_found: GetQueue of a queue that does not exist.
-	_, err = p.client.GetQueue(p.ctx, &holdshelfv1.GetQueueRequest{Name: *prefix + "-missing"})
+	_, err = p.client.GetQueue(p.ctx, *prefix+"-missing")
 	code, reason, _ := describe(err)
 	emit(errorCheck{Check: "queue_not_found", Code: code, Reason: reason})
 
 	// invalid_argument: a Receive of more than 100 messages; the fields
 	// are whatever the BadRequest names.
-	must(p.client.CreateQueue(p.ctx, &holdshelfv1.CreateQueueRequest{Name: p.queue}))
+	_, err = p.client.CreateQueue(p.ctx, p.queue, nil)
+	must(err)
 	// Start from an empty queue, whatever an earlier run left in it.
-	must(p.client.PurgeQueue(p.ctx, &holdshelfv1.PurgeQueueRequest{Name: p.queue}))
-	_, err = p.client.Receive(p.ctx, &holdshelfv1.ReceiveRequest{Queue: p.queue, MaxMessages: 1000})
+	_, err = p.client.PurgeQueue(p.ctx, p.queue)
+	must(err)
+	_, err = p.client.Receive(p.ctx, p.queue, &holdshelf.ReceiveOptions{MaxMessages: 1000})
 	code, reason, fields := describe(err)
 	emit(badRequestCheck{Check: "invalid_argument", Code: code, Reason: reason, Fields: fields})
 
 	// lease_superseded: delete with the handle of an earlier delivery.
 	p.send()
-	h1 := p.receiveOne(30 * time.Second)
-	must(p.client.ChangeVisibility(p.ctx, &holdshelfv1.ChangeVisibilityRequest{
-		Queue: p.queue, ReceiptHandle: h1, VisibilityTimeout: durationpb.New(0),
-	}))
-	h2 := p.receiveOne(30 * time.Second)
-	_, err = p.client.Delete(p.ctx, &holdshelfv1.DeleteRequest{Queue: p.queue, ReceiptHandle: h1})
-	code, reason, _ = describe(err)
+	h1 := p.receiveOne()
+	_, err = p.client.ChangeVisibility(p.ctx, p.queue, h1, 0)
+	must(err)
+	h2 := p.receiveOne()
+	code, reason, _ = describe(p.client.Delete(p.ctx, p.queue, h1))
 	emit(errorCheck{Check: "lease_superseded", Code: code, Reason: reason})
-	p.delete(h2)
+	must(p.client.Delete(p.ctx, p.queue, h2))
 
 	// deadline: a 10 s long poll on the empty queue with a 300 ms deadline.
+	longPoll := &holdshelf.ReceiveOptions{WaitTime: holdshelf.Duration(10 * time.Second)}
 	short, cancelShort := context.WithTimeout(p.ctx, 300*time.Millisecond)
-	_, err = p.client.Receive(short, &holdshelfv1.ReceiveRequest{Queue: p.queue, WaitTime: durationpb.New(10 * time.Second)})
+	_, err = p.client.Receive(short, p.queue, longPoll)
 	cancelShort()
 	p.emitAbandoned("deadline", err)
 
 	// cancel: the same long poll, cancelled by the client after 300 ms.
 	polling, cancelPoll := context.WithCancel(p.ctx)
 	timer := time.AfterFunc(300*time.Millisecond, cancelPoll)
-	_, err = p.client.Receive(polling, &holdshelfv1.ReceiveRequest{Queue: p.queue, WaitTime: durationpb.New(10 * time.Second)})
+	_, err = p.client.Receive(polling, p.queue, longPoll)
 	timer.Stop()
 	cancelPoll()
 	p.emitAbandoned("cancel", err)
@@ -106,64 +102,49 @@ func main() {
 func (p *probe) emitAbandoned(check string, err error) {
 	code, _, _ := describe(err)
 	p.send()
-	resp, err := p.client.GetQueue(p.ctx, &holdshelfv1.GetQueueRequest{Name: p.queue})
-	if err != nil {
-		crash("GetQueue: %v", err)
-	}
-	stats := resp.Queue.GetStats()
-	emit(abandonedPollCheck{Check: check, Code: code, VisibleAfter: stats.GetVisible(), InFlightAfter: stats.GetInFlight()})
-	if stats.GetVisible() > 0 {
-		p.delete(p.receiveOne(30 * time.Second))
+	queue, err := p.client.GetQueue(p.ctx, p.queue)
+	must(err)
+	emit(abandonedPollCheck{Check: check, Code: code, VisibleAfter: queue.Stats.Visible, InFlightAfter: queue.Stats.InFlight})
+	if queue.Stats.Visible > 0 {
+		must(p.client.Delete(p.ctx, p.queue, p.receiveOne()))
 	}
 }
 
 // send stores one message on the probe's queue.
 func (p *probe) send() {
-	must(p.client.Send(p.ctx, &holdshelfv1.SendRequest{Queue: p.queue, Body: []byte("probe")}))
+	_, err := p.client.Send(p.ctx, p.queue, []byte("probe"), nil)
+	must(err)
 }
 
-// receiveOne leases one message and returns its receipt handle.
-func (p *probe) receiveOne(visibility time.Duration) string {
-	resp, err := p.client.Receive(p.ctx, &holdshelfv1.ReceiveRequest{
-		Queue:             p.queue,
+// receiveOne leases one message for 30 s and returns its receipt handle.
+func (p *probe) receiveOne() string {
+	messages, err := p.client.Receive(p.ctx, p.queue, &holdshelf.ReceiveOptions{
 		MaxMessages:       1,
-		VisibilityTimeout: durationpb.New(visibility),
-		WaitTime:          durationpb.New(5 * time.Second),
+		VisibilityTimeout: holdshelf.Duration(30 * time.Second),
+		WaitTime:          holdshelf.Duration(5 * time.Second),
 	})
-	if err != nil {
-		crash("Receive: %v", err)
+	must(err)
+	if len(messages) != 1 {
+		crash("Receive: got %d messages, want 1", len(messages))
 	}
-	if len(resp.Messages) != 1 {
-		crash("Receive: got %d messages, want 1", len(resp.Messages))
-	}
-	return resp.Messages[0].ReceiptHandle
+	return messages[0].ReceiptHandle
 }
 
-func (p *probe) delete(handle string) {
-	must(p.client.Delete(p.ctx, &holdshelfv1.DeleteRequest{Queue: p.queue, ReceiptHandle: handle}))
-}
-
-// describe returns an error's canonical code name, its ErrorInfo reason
-// ("" if none) and the fields its BadRequest names (never nil). A nil
-// error is "OK".
+// describe returns an error's canonical code name, its reason ("" if none)
+// and the fields it names (never nil). A nil error is "OK".
 func describe(err error) (code, reason string, fields []string) {
-	st := status.Convert(err)
-	fields = []string{}
-	for _, detail := range st.Details() {
-		switch d := detail.(type) {
-		case *errdetails.ErrorInfo:
-			reason = d.Reason
-		case *errdetails.BadRequest:
-			for _, violation := range d.FieldViolations {
-				fields = append(fields, violation.Field)
-			}
-		}
+	if err == nil {
+		return "OK", "", []string{}
 	}
-	return codeNames[st.Code()], reason, fields
+	var e *holdshelf.Error
+	if !errors.As(err, &e) {
+		crash("not a *holdshelf.Error: %v", err)
+	}
+	return holdshelf.CodeName(e.Code), e.Reason, e.Fields()
 }
 
 // must stops the probe when a setup call fails.
-func must(_ any, err error) {
+func must(err error) {
 	if err != nil {
 		crash("%v", err)
 	}
@@ -197,26 +178,4 @@ type (
 
 func emit(v any) {
 	_ = json.NewEncoder(os.Stdout).Encode(v)
-}
-
-// codeNames spells gRPC codes the canonical way (Go's String() says
-// "NotFound" and "Canceled").
-var codeNames = map[codes.Code]string{
-	codes.OK:                 "OK",
-	codes.Canceled:           "CANCELLED",
-	codes.Unknown:            "UNKNOWN",
-	codes.InvalidArgument:    "INVALID_ARGUMENT",
-	codes.DeadlineExceeded:   "DEADLINE_EXCEEDED",
-	codes.NotFound:           "NOT_FOUND",
-	codes.AlreadyExists:      "ALREADY_EXISTS",
-	codes.PermissionDenied:   "PERMISSION_DENIED",
-	codes.ResourceExhausted:  "RESOURCE_EXHAUSTED",
-	codes.FailedPrecondition: "FAILED_PRECONDITION",
-	codes.Aborted:            "ABORTED",
-	codes.OutOfRange:         "OUT_OF_RANGE",
-	codes.Unimplemented:      "UNIMPLEMENTED",
-	codes.Internal:           "INTERNAL",
-	codes.Unavailable:        "UNAVAILABLE",
-	codes.DataLoss:           "DATA_LOSS",
-	codes.Unauthenticated:    "UNAUTHENTICATED",
 }

@@ -1,0 +1,106 @@
+package holdshelf
+
+import (
+	"context"
+	"time"
+
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"holdshelf/clients/go/holdshelfv1"
+)
+
+// Send stores one message and returns its id. options may be nil.
+func (c *Client) Send(ctx context.Context, queue string, body []byte, options *SendOptions) (string, error) {
+	request := &holdshelfv1.SendRequest{Queue: queue, Body: body}
+	if options != nil {
+		request.Attributes = options.Attributes
+		request.Delay = durationToWire(options.Delay)
+	}
+	resp, err := c.rpc.Send(ctx, request)
+	if err != nil {
+		return "", FromGRPC(err)
+	}
+	return resp.MessageId, nil
+}
+
+// SendBatch stores 1 to 100 messages atomically and returns their ids in
+// entry order.
+func (c *Client) SendBatch(ctx context.Context, queue string, entries []SendBatchEntry) ([]string, error) {
+	wire := make([]*holdshelfv1.SendBatchEntry, len(entries))
+	for i, e := range entries {
+		wire[i] = &holdshelfv1.SendBatchEntry{Body: e.Body, Attributes: e.Attributes, Delay: durationToWire(e.Delay)}
+	}
+	resp, err := c.rpc.SendBatch(ctx, &holdshelfv1.SendBatchRequest{Queue: queue, Entries: wire})
+	if err != nil {
+		return nil, FromGRPC(err)
+	}
+	return resp.MessageIds, nil
+}
+
+// Receive leases up to options.MaxMessages messages, waiting up to the wait
+// time for one; an empty result means none came. options may be nil.
+func (c *Client) Receive(ctx context.Context, queue string, options *ReceiveOptions) ([]*Message, error) {
+	request := &holdshelfv1.ReceiveRequest{Queue: queue}
+	if options != nil {
+		request.MaxMessages = options.MaxMessages
+		request.VisibilityTimeout = durationToWire(options.VisibilityTimeout)
+		request.WaitTime = durationToWire(options.WaitTime)
+	}
+	resp, err := c.rpc.Receive(ctx, request)
+	if err != nil {
+		return nil, FromGRPC(err)
+	}
+	messages := make([]*Message, len(resp.Messages))
+	for i, m := range resp.Messages {
+		messages[i] = messageFromWire(m)
+	}
+	return messages, nil
+}
+
+// Delete acknowledges one delivery.
+func (c *Client) Delete(ctx context.Context, queue, receiptHandle string) error {
+	_, err := c.rpc.Delete(ctx, &holdshelfv1.DeleteRequest{Queue: queue, ReceiptHandle: receiptHandle})
+	return FromGRPC(err)
+}
+
+// DeleteBatch acknowledges 1 to 100 deliveries; each entry's outcome is in
+// its EntryResult, in request order.
+func (c *Client) DeleteBatch(ctx context.Context, queue string, receiptHandles []string) ([]EntryResult, error) {
+	resp, err := c.rpc.DeleteBatch(ctx, &holdshelfv1.DeleteBatchRequest{Queue: queue, ReceiptHandles: receiptHandles})
+	if err != nil {
+		return nil, FromGRPC(err)
+	}
+	return entryResultsFromWire(resp.Results), nil
+}
+
+// ChangeVisibility sets a delivery's lease to run until now + timeout (0
+// releases it) and returns the new deadline.
+func (c *Client) ChangeVisibility(ctx context.Context, queue, receiptHandle string, timeout time.Duration) (time.Time, error) {
+	resp, err := c.rpc.ChangeVisibility(ctx, &holdshelfv1.ChangeVisibilityRequest{
+		Queue: queue, ReceiptHandle: receiptHandle, VisibilityTimeout: durationpb.New(timeout),
+	})
+	if err != nil {
+		return time.Time{}, FromGRPC(err)
+	}
+	return timeFromWire(resp.LeaseDeadline), nil
+}
+
+// ChangeVisibilityBatch sets the leases of 1 to 100 deliveries to the same
+// timeout; each entry's outcome is in its EntryResult, in request order.
+func (c *Client) ChangeVisibilityBatch(ctx context.Context, queue string, receiptHandles []string, timeout time.Duration) ([]EntryResult, error) {
+	resp, err := c.rpc.ChangeVisibilityBatch(ctx, &holdshelfv1.ChangeVisibilityBatchRequest{
+		Queue: queue, ReceiptHandles: receiptHandles, VisibilityTimeout: durationpb.New(timeout),
+	})
+	if err != nil {
+		return nil, FromGRPC(err)
+	}
+	return entryResultsFromWire(resp.Results), nil
+}
+
+// Heartbeat opens a raw Heartbeat stream, in the generated types: the
+// Consumer drives one for you, and its comments in holdshelf.v1 say how to
+// drive your own. FromGRPC converts the stream's errors.
+func (c *Client) Heartbeat(ctx context.Context) (holdshelfv1.QueueService_HeartbeatClient, error) {
+	stream, err := c.rpc.Heartbeat(ctx)
+	return stream, FromGRPC(err)
+}

@@ -1,0 +1,391 @@
+package holdshelf
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"sync"
+	"time"
+)
+
+// Handler works on one message. Returning nil deletes it. Returning an error
+// ends its lease as a failed delivery: it comes back after the queue's retry
+// backoff (at once without a retry policy; to the dead-letter queue once its
+// redrive policy's receives are spent), or after RetryLater's delay. ctx is
+// cancelled when the lease is lost, or when a stop gives the message back
+// after its grace period: the handler should then return, as its work will
+// be redone and its outcome is ignored.
+type Handler func(ctx context.Context, d *Delivery) error
+
+// ConsumerOptions say how a Consumer works; the zero value is usable.
+type ConsumerOptions struct {
+	// Concurrency is the most messages worked on, and so leased, at once.
+	// Default 1.
+	Concurrency int
+	// VisibilityTimeout is the lease of receives and renewals. Default: the
+	// queue's, read when Run starts.
+	VisibilityTimeout time.Duration
+	// WaitTime is each receive's long poll, up to 20 s. Default 20 s.
+	WaitTime time.Duration
+	// StopGrace is how long a stop waits for running handlers before it
+	// releases their messages; nil means 10 s, Duration(0) none.
+	StopGrace *time.Duration
+	// OnError is told of every failure: a handler's (with its delivery), a
+	// receive's, a delete's, a stream's (with nil). Default: the log package.
+	OnError func(err error, d *Delivery)
+}
+
+// After the grace period, a stop gives the releases and the stream's clean
+// end this long before it cuts the stream.
+const closeTimeout = 5 * time.Second
+
+// maxReceiveMessages is the most messages one Receive takes.
+const maxReceiveMessages = 100
+
+// Consumer receives messages from one queue and runs a Handler on each, at
+// most Concurrency at once, leasing no more messages than it has free slots.
+// One Heartbeat stream keeps every lease alive until its message is settled.
+type Consumer struct {
+	client  *Client
+	queue   string
+	handler Handler
+	options ConsumerOptions
+	grace   time.Duration
+	slots   chan struct{} // one token per message being worked on
+
+	mu      sync.Mutex
+	jobs    map[*job]struct{}
+	running bool
+	stop    context.CancelFunc // cancels Run's receive loop
+	stopped chan struct{}      // closed when Run has returned
+	work    sync.WaitGroup
+}
+
+// job is one delivery being worked on.
+type job struct {
+	delivery  *Delivery
+	cancel    context.CancelFunc
+	abandoned bool // stop gave the message back: the outcome is ignored (guarded by Consumer.mu)
+	lost      bool // the lease was lost (guarded by Consumer.mu)
+}
+
+// NewConsumer returns a Consumer of queue; Run starts it.
+func NewConsumer(client *Client, queue string, handler Handler, options ConsumerOptions) (*Consumer, error) {
+	if options.Concurrency == 0 {
+		options.Concurrency = 1
+	}
+	if options.WaitTime == 0 {
+		options.WaitTime = 20 * time.Second
+	}
+	grace := 10 * time.Second
+	if options.StopGrace != nil {
+		grace = *options.StopGrace
+	}
+	switch {
+	case client == nil || handler == nil:
+		return nil, errors.New("holdshelf: NewConsumer needs a client and a handler")
+	case options.Concurrency < 0:
+		return nil, fmt.Errorf("holdshelf: ConsumerOptions.Concurrency must be at least 1, not %d", options.Concurrency)
+	case options.VisibilityTimeout < 0:
+		return nil, fmt.Errorf("holdshelf: ConsumerOptions.VisibilityTimeout must not be negative, not %v", options.VisibilityTimeout)
+	case options.WaitTime < 0 || options.WaitTime > 20*time.Second:
+		return nil, fmt.Errorf("holdshelf: ConsumerOptions.WaitTime must be 0 to 20s, not %v", options.WaitTime)
+	case grace < 0:
+		return nil, fmt.Errorf("holdshelf: ConsumerOptions.StopGrace must not be negative, not %v", grace)
+	}
+	if options.OnError == nil {
+		options.OnError = func(err error, d *Delivery) {
+			if d != nil {
+				log.Printf("holdshelf consumer: message %s: %v", d.Message.ID, err)
+			} else {
+				log.Printf("holdshelf consumer: %v", err)
+			}
+		}
+	}
+	return &Consumer{
+		client:  client,
+		queue:   queue,
+		handler: handler,
+		options: options,
+		grace:   grace,
+		slots:   make(chan struct{}, options.Concurrency),
+		jobs:    make(map[*job]struct{}),
+		stopped: make(chan struct{}),
+	}, nil
+}
+
+// Run consumes until ctx is cancelled or Stop is called, then stops
+// gracefully: it stops receiving, waits up to StopGrace for running
+// handlers, releases the messages of those still running (cancelling their
+// contexts) and half-closes the Heartbeat stream. It returns nil once
+// stopped; a Consumer runs once.
+func (c *Consumer) Run(ctx context.Context) error {
+	c.mu.Lock()
+	if c.running {
+		c.mu.Unlock()
+		return errors.New("holdshelf: Consumer.Run called twice")
+	}
+	c.running = true
+	receiving, stop := context.WithCancel(ctx)
+	c.stop = stop
+	c.mu.Unlock()
+	defer close(c.stopped)
+	defer stop()
+
+	queue, ok := c.readQueue(receiving)
+	if !ok {
+		return nil
+	}
+	lease := c.options.VisibilityTimeout
+	var visibility *time.Duration
+	if lease > 0 {
+		visibility = Duration(lease)
+	} else if queue.Config.VisibilityTimeout != nil {
+		lease = *queue.Config.VisibilityTimeout
+	}
+	keeper := newLeaseKeeper(leaseKeeperOptions{
+		queue:       c.queue,
+		open:        c.client.Heartbeat,
+		visibility:  visibility,
+		leaseLength: lease,
+		onError:     func(err error) { c.report(err, nil) },
+	})
+	c.receive(receiving, keeper, visibility)
+	c.shutdown(keeper)
+	return nil
+}
+
+// Stop stops a running Consumer as a cancellation of Run's context does, and
+// returns once Run has returned.
+func (c *Consumer) Stop() {
+	c.mu.Lock()
+	running, stop := c.running, c.stop
+	c.mu.Unlock()
+	if !running {
+		return
+	}
+	stop()
+	<-c.stopped
+}
+
+// readQueue reads the queue's lease length, retrying until it succeeds or
+// ctx ends (false).
+func (c *Consumer) readQueue(ctx context.Context) (*Queue, bool) {
+	for failures := 0; ; failures++ {
+		queue, err := c.client.GetQueue(ctx, c.queue)
+		if err == nil {
+			return queue, true
+		}
+		if ctx.Err() != nil {
+			return nil, false
+		}
+		c.report(err, nil)
+		if !sleep(ctx, reconnectDelay(failures, jitter())) {
+			return nil, false
+		}
+	}
+}
+
+// receive runs the receive loop until ctx ends.
+func (c *Consumer) receive(ctx context.Context, keeper *leaseKeeper, visibility *time.Duration) {
+	for failures := 0; ; {
+		free := c.takeSlots(ctx)
+		if free == 0 {
+			return // stopping
+		}
+		messages, err := c.client.Receive(ctx, c.queue, &ReceiveOptions{
+			MaxMessages:       int32(free),
+			VisibilityTimeout: visibility,
+			WaitTime:          Duration(c.options.WaitTime),
+		})
+		c.giveSlots(free - len(messages))
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			c.report(err, nil)
+			if !sleep(ctx, reconnectDelay(failures, jitter())) {
+				return
+			}
+			failures++
+			continue
+		}
+		failures = 0
+		receivedAt := time.Now()
+		if ctx.Err() != nil {
+			// The answer beat the cancellation: these were never worked on.
+			c.giveBack(messages)
+			c.giveSlots(len(messages))
+			return
+		}
+		for _, m := range messages {
+			c.start(m, keeper, receivedAt)
+		}
+	}
+}
+
+// takeSlots waits for a free slot and takes every free one, up to what one
+// Receive takes; 0 once ctx ends.
+func (c *Consumer) takeSlots(ctx context.Context) int {
+	select {
+	case c.slots <- struct{}{}:
+	case <-ctx.Done():
+		return 0
+	}
+	taken := 1
+	for taken < maxReceiveMessages {
+		select {
+		case c.slots <- struct{}{}:
+			taken++
+		default:
+			return taken
+		}
+	}
+	return taken
+}
+
+func (c *Consumer) giveSlots(n int) {
+	for i := 0; i < n; i++ {
+		<-c.slots
+	}
+}
+
+// start runs the handler on one message, in a goroutine of its own.
+func (c *Consumer) start(m *Message, keeper *leaseKeeper, receivedAt time.Time) {
+	ctx, cancel := context.WithCancel(context.Background())
+	j := &job{delivery: &Delivery{Message: *m, last: m.Checkpoint}, cancel: cancel}
+	j.delivery.lease = keeper.hold(m.ReceiptHandle, receivedAt, func(string) {
+		c.mu.Lock()
+		j.lost = true
+		c.mu.Unlock()
+		cancel()
+	})
+	c.mu.Lock()
+	c.jobs[j] = struct{}{}
+	c.mu.Unlock()
+	c.work.Add(1)
+	go func() {
+		defer c.work.Done()
+		defer c.giveSlots(1)
+		defer func() {
+			c.mu.Lock()
+			delete(c.jobs, j)
+			c.mu.Unlock()
+			cancel()
+		}()
+		c.settle(j, c.runHandler(ctx, j.delivery))
+	}()
+}
+
+// runHandler calls the handler, turning a panic into an error so that the
+// message is released rather than the process brought down.
+func (c *Consumer) runHandler(ctx context.Context, d *Delivery) (err error) {
+	defer func() {
+		if recovered := recover(); recovered != nil {
+			err = fmt.Errorf("holdshelf: handler panicked: %v", recovered)
+		}
+	}()
+	return c.handler(ctx, d)
+}
+
+// settle deletes a handled message, or ends a failed one's lease as a failed
+// delivery.
+func (c *Consumer) settle(j *job, handlerErr error) {
+	c.mu.Lock()
+	abandoned, lost := j.abandoned, j.lost
+	c.mu.Unlock()
+	if abandoned {
+		return // stop released it already
+	}
+	d := j.delivery
+	if handlerErr == nil {
+		d.lease.drop()
+		// Tried even after the lease was lost: if nobody received the
+		// message since, the finished work is not done again.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := c.client.Delete(ctx, c.queue, d.Message.ReceiptHandle); err != nil {
+			c.report(err, d)
+		}
+		return
+	}
+	if lost {
+		return // another delivery may be under way: nothing to release
+	}
+	c.report(handlerErr, d)
+	<-d.lease.fail(retryDelay(handlerErr))
+}
+
+// shutdown waits up to the grace period for running handlers, then releases
+// the messages of those still running and closes the stream.
+func (c *Consumer) shutdown(keeper *leaseKeeper) {
+	finished := make(chan struct{})
+	go func() {
+		c.work.Wait()
+		close(finished)
+	}()
+	grace := time.NewTimer(c.grace)
+	select {
+	case <-finished:
+	case <-grace.C:
+	}
+	grace.Stop()
+	c.mu.Lock()
+	for j := range c.jobs {
+		if j.abandoned {
+			continue
+		}
+		j.abandoned = true
+		// Released before the cancel, so that the release goes out before
+		// whatever the handler does next; keeper.close waits for its answer.
+		j.delivery.lease.release(0)
+		j.cancel()
+	}
+	c.mu.Unlock()
+	keeper.close(closeTimeout)
+}
+
+// giveBack releases messages received after the stop began; never held by
+// the keeper, so no renewal can race the release.
+func (c *Consumer) giveBack(messages []*Message) {
+	if len(messages) == 0 {
+		return
+	}
+	handles := make([]string, len(messages))
+	for i, m := range messages {
+		handles[i] = m.ReceiptHandle
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	results, err := c.client.ChangeVisibilityBatch(ctx, c.queue, handles, 0)
+	if err != nil {
+		c.report(err, nil)
+		return
+	}
+	for _, result := range results {
+		if result.Err != nil {
+			c.report(result.Err, nil)
+		}
+	}
+}
+
+func (c *Consumer) report(err error, d *Delivery) {
+	defer func() {
+		// A panicking OnError must not stop the receive loop or the keeper.
+		_ = recover()
+	}()
+	c.options.OnError(err, d)
+}
+
+// sleep waits for d, or less if ctx ends first (false).
+func sleep(ctx context.Context, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

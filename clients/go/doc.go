@@ -1,0 +1,22 @@
+// Package holdshelf is the Go client of a holdshelf broker: a Client with one
+// method per RPC of holdshelf.v1.QueueService, and a Consumer that runs a
+// handler on each message while it keeps the message's lease alive on one
+// Heartbeat stream.
+//
+// A worker is a handler:
+//
+//	client, err := holdshelf.Dial(ctx, "127.0.0.1:50051")
+//	...
+//	consumer, err := holdshelf.NewConsumer(client, "jobs", func(ctx context.Context, d *holdshelf.Delivery) error {
+//		return process(ctx, d.Message.Body) // nil deletes the message; an error releases it
+//	}, holdshelf.ConsumerOptions{Concurrency: 4})
+//	...
+//	ctx, stop := holdshelf.SignalContext(context.Background()) // SIGTERM or SIGINT stops it gracefully
+//	defer stop()
+//	err = consumer.Run(ctx)
+//
+// Failed calls return *Error, which carries the gRPC code, holdshelf's stable
+// reason and the violated fields; see IsReason. The generated protobuf types
+// and gRPC stubs are in the holdshelfv1 subpackage, for what this package
+// does not wrap (Client.Heartbeat gives the raw stream).
+package holdshelf

@@ -1,0 +1,19 @@
+package holdshelf
+
+// The stable reasons a failed call carries in Error.Reason (and a lost lease
+// in LeaseLostError.Reason). They never change between versions.
+const (
+	ReasonQueueNotFound          = "QUEUE_NOT_FOUND"
+	ReasonQueueAlreadyExists     = "QUEUE_ALREADY_EXISTS"
+	ReasonInvalidArgument        = "INVALID_ARGUMENT"
+	ReasonMessageTooLarge        = "MESSAGE_TOO_LARGE"
+	ReasonReceiptHandleInvalid   = "RECEIPT_HANDLE_INVALID"
+	ReasonLeaseSuperseded        = "LEASE_SUPERSEDED"
+	ReasonMessageNotFound        = "MESSAGE_NOT_FOUND"
+	ReasonLeaseLimitExceeded     = "LEASE_LIMIT_EXCEEDED"
+	ReasonTooManyInFlight        = "TOO_MANY_IN_FLIGHT"
+	ReasonShuttingDown           = "SHUTTING_DOWN"
+	ReasonLeaseExpired           = "LEASE_EXPIRED"
+	ReasonReleased               = "RELEASED"
+	ReasonDeadLetterQueueMissing = "DEAD_LETTER_QUEUE_NOT_FOUND"
+)
