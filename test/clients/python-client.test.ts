@@ -1,0 +1,214 @@
+/**
+ * The Python package (clients/python) as a user gets it: installed offline
+ * into a fresh venv, then driven by the small scripts in test/clients/python/
+ * against real brokers: every RPC's conversions, the errors it raises, the
+ * Consumer's error paths, bearer tokens and TLS.
+ */
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
+import { loadServerTls } from "../../src/security/tls-files.js";
+import { makeToken, startAuthHarness, type AuthHarness } from "../security/auth-harness.js";
+import { useTestCerts } from "../security/tls-certs.js";
+import { freePort } from "../support/free-port.js";
+import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
+import { startJsonLines } from "../support/json-lines-process.js";
+import { installPythonPackage, systemPython } from "../support/python-package.js";
+import { missingCommands, skipWithout } from "../support/required-tools.js";
+
+const scripts = fileURLToPath(new URL("./python/", import.meta.url));
+const missing = missingCommands(["protoc", "grpc_python_plugin", "openssl"]);
+if (spawnSync(systemPython, ["-c", "import grpc, google.protobuf, venv, wheel"]).status !== 0) {
+  missing.push("python3-grpcio python3-protobuf python3-venv python3-wheel");
+}
+
+type Line = Record<string, unknown>;
+
+describe.skipIf(skipWithout(missing))("the Python client package", () => {
+  let python: string;
+  let removeVenv: (() => Promise<void>) | undefined;
+
+  beforeAll(async () => {
+    expect(missing, "toolchains missing (Debian packages: see .ci/run)").toEqual([]);
+    ({ python, remove: removeVenv } = await installPythonPackage());
+  }, 180_000);
+  afterAll(async () => {
+    await removeVenv?.();
+  });
+
+  /** Runs a script of test/clients/python/ to its end; its JSON lines keyed by `key`. */
+  const run = async (script: string, args: string[], key: string): Promise<Record<string, Line>> => {
+    const child = startJsonLines(python, [join(scripts, script), ...args]);
+    expect(await child.exited(), child.stderr()).toBe(0);
+    return Object.fromEntries(child.events.map((line) => [line[key] as string, line]));
+  };
+
+  it("installs into a fresh venv and imports from there, its stubs generated under holdshelf._gen", async () => {
+    const probe = [
+      "import json, holdshelf, holdshelf._gen.holdshelf.v1.queue_service_pb2_grpc as g",
+      "from importlib.util import find_spec",
+      "print(json.dumps({'package': holdshelf.__file__, 'stub': g.__file__, 'clash': find_spec('holdshelf.v1') is not None}))",
+    ].join("\n");
+    // From / and with no PYTHONPATH: nothing of the repository is on the path.
+    const result = spawnSync(python, ["-c", probe], { cwd: "/", env: { PATH: process.env.PATH ?? "" }, encoding: "utf8" });
+    expect(result.status, result.stderr).toBe(0);
+    const found = JSON.parse(result.stdout) as { package: string; stub: string; clash: boolean };
+    const venv = join(python, "../..");
+    expect(found.package.startsWith(venv)).toBe(true);
+    expect(found.stub.startsWith(venv)).toBe(true);
+    expect(found.clash, "no public holdshelf.v1 package").toBe(false);
+  });
+
+  describe("against a broker", () => {
+    let broker: GrpcHarness;
+    beforeAll(async () => {
+      broker = await startGrpcHarness();
+    });
+    afterAll(async () => {
+      await broker?.stop();
+    });
+
+    it("converts every RPC's arguments and answers: seconds, timedeltas, UTC datetimes, dataclasses", async () => {
+      const rpc = await run("rpcs.py", ["--address", broker.server.address], "rpc");
+      expect(rpc.create_queue!.queue).toMatchObject({
+        name: "py-main",
+        config: {
+          visibility_timeout: 20, delay: 0, retention: 3600.5, max_message_bytes: 4096, receive_wait_time: 0.25,
+          max_in_flight: 50, max_lease_duration: 7200,
+          redrive_policy: { dead_letter_queue: "py-dlq", max_receive_count: 3 },
+          retry_policy: { min_backoff: 0.5, max_backoff: 8 },
+        },
+        stats: { visible: 0, in_flight: 0, delayed: 0, oldest_message_age: null },
+      });
+      expect(rpc.get_queue!.queue).toMatchObject({ name: "py-dlq", config: { visibility_timeout: 30 }, dead_letter_source_queues: ["py-main"] });
+      expect(rpc.list_queues).toMatchObject({ first: ["py-dlq"], second: ["py-main"], last_token: "" });
+      expect(rpc.update_queue!.queue).toMatchObject({ config: { redrive_policy: null, retry_policy: null, max_in_flight: 50 } });
+
+      const sent = [rpc.send!.message_id, ...(rpc.send_batch!.message_ids as string[])];
+      const messages = rpc.receive!.messages as Line[];
+      // The delayed fourth message is not received.
+      expect(messages.map((m) => m.message_id)).toEqual(sent.slice(0, 3));
+      expect(messages.map((m) => [m.body, m.attributes, m.receive_count, m.checkpoint])).toEqual([
+        ["one", { kind: "text" }, 1, null],
+        ["two", {}, 1, null],
+        ["three", { n: "3" }, 1, null],
+      ]);
+      const [first] = messages;
+      const leaseMs = Date.parse(first!.lease_deadline as string) - Date.parse(first!.first_receive_time as string);
+      expect(leaseMs, "the 30 s visibility_timeout").toBe(30_000);
+
+      const extendedMs = Date.parse(rpc.change_visibility!.deadline as string) - Date.parse(first!.first_receive_time as string);
+      expect(extendedMs).toBeGreaterThanOrEqual(45_000);
+      expect(rpc.change_visibility_batch!.results).toMatchObject([
+        { error: null, lease_deadline: expect.any(String) },
+        { receipt_handle: "forged", error: { code: 3, reason: "RECEIPT_HANDLE_INVALID" }, lease_deadline: null },
+      ]);
+      expect(rpc.delete!.result).toBeNull();
+      expect(rpc.delete_batch!.results).toMatchObject([{ error: null }, { error: null }]);
+
+      expect(rpc.heartbeat).toMatchObject({
+        renewed: [{ held: true, reason: "", lease_deadline: expect.any(String) }],
+        failed: [{ held: false, reason: "RELEASED" }],
+        ended: "ended",
+      });
+      expect(rpc.heartbeat_checkpoint).toMatchObject({ checkpoint: "half", receive_count: 2 });
+      expect(rpc.purge_queue!.purged).toBe(2);
+      expect(rpc.redrive_messages!.moved).toBe(1);
+      expect(rpc.delete_queue).toMatchObject({ result: null, remaining: ["py-dlq"] });
+    }, 60_000);
+
+    it("raises one HoldshelfError carrying the gRPC code, the stable reason, the message and the field violations", async () => {
+      const unreachable = `127.0.0.1:${await freePort()}`;
+      const check = await run("errors.py", ["--address", broker.server.address, "--unreachable", unreachable], "check");
+      const rpcError = (code: string, reason: string, fields: string[] = []) => ({
+        type: "HoldshelfError", code, reason, fields: fields.map((field) => [field, true]),
+      });
+      expect(check.queue_not_found).toMatchObject({ ...rpcError("NOT_FOUND", "QUEUE_NOT_FOUND"), message: expect.stringContaining("no-such-queue") });
+      expect(check.config_out_of_bounds).toMatchObject(rpcError("INVALID_ARGUMENT", "INVALID_ARGUMENT", ["config.retention"]));
+      expect(check.batch_entry).toMatchObject(rpcError("INVALID_ARGUMENT", "INVALID_ARGUMENT", ["entries[1].attributes"]));
+      expect(check.lease_superseded).toMatchObject(rpcError("FAILED_PRECONDITION", "LEASE_SUPERSEDED"));
+      expect(check.receipt_handle_invalid).toMatchObject(rpcError("INVALID_ARGUMENT", "RECEIPT_HANDLE_INVALID", ["receipt_handle"]));
+      expect(check.already_exists).toMatchObject(rpcError("ALREADY_EXISTS", "QUEUE_ALREADY_EXISTS"));
+      expect(check.heartbeat_queue_not_found).toMatchObject(rpcError("NOT_FOUND", "QUEUE_NOT_FOUND"));
+      // A status from the gRPC layer has no reason.
+      expect(check.unreachable).toMatchObject(rpcError("UNAVAILABLE", ""));
+      // Arguments the package refuses before any call.
+      expect(check.negative_duration).toMatchObject({ type: "ValueError" });
+      expect(check.bad_token).toMatchObject({ type: "ValueError" });
+      expect(check.cert_without_key).toMatchObject({ type: "ValueError" });
+    }, 60_000);
+
+    it("runs the Consumer's error paths: bad options, a missing queue, a lost lease, a failing handler", async () => {
+      const check = await run("consumer.py", ["--address", broker.server.address], "check");
+      expect(check.invalid_options!.refused).toEqual(["ValueError", "ValueError", "ValueError", "ValueError"]);
+      expect(check.missing_queue).toMatchObject({ type: "HoldshelfError", reason: "QUEUE_NOT_FOUND" });
+      expect(check.lost_lease).toMatchObject({
+        cancelled: true, lost: "LEASE_SUPERSEDED", checkpoint: "LeaseLostError LEASE_SUPERSEDED",
+      });
+      expect(check.handler_error).toMatchObject({ type: "ValueError", text: "handler failed", same_message: true });
+    }, 60_000);
+  });
+
+  describe("with bearer tokens", () => {
+    const admin = makeToken("admin", { queues: "*", allow: ["admin", "send", "receive"] });
+    const worker = makeToken("worker", { queues: "tasks", allow: ["receive"] });
+    let auth: AuthHarness;
+    beforeAll(async () => {
+      auth = await startAuthHarness([admin, worker]);
+      await auth.client(admin.token).createQueue({ name: "tasks" });
+      await auth.client(admin.token).createQueue({ name: "other" });
+    });
+    afterAll(async () => {
+      await auth?.stop();
+    });
+    const connect = (...args: string[]) => run("connect.py", ["--address", auth.server.address, "--queue", "tasks", ...args], "call");
+
+    it("sends the token on unary calls and on the Heartbeat stream", async () => {
+      const calls = await connect("--token", worker.token);
+      // ListQueues shows only the queues the token holds a permission on.
+      expect(calls.list_queues).toMatchObject({ ok: true, queues: ["tasks"] });
+      expect(calls.heartbeat).toMatchObject({ ok: true, answer: [] });
+    });
+
+    it("is refused without a token, and with a token the broker does not know", async () => {
+      for (const [args, reason] of [[[], "TOKEN_MISSING"], [["--token", "not-a-known-token"], "TOKEN_INVALID"]] as const) {
+        const calls = await connect(...args);
+        expect(calls.list_queues).toMatchObject({ ok: false, code: "UNAUTHENTICATED", reason });
+        expect(calls.heartbeat).toMatchObject({ ok: false, code: "UNAUTHENTICATED", reason });
+      }
+    });
+  });
+
+  describe("over TLS", () => {
+    const certs = useTestCerts(missing.filter((tool) => tool === "openssl"));
+    let server: HoldshelfServer;
+    beforeAll(async () => {
+      const tls = await loadServerTls({ certFile: certs.serverCert, keyFile: certs.serverKey, clientCaFile: certs.caA });
+      server = await startHoldshelfServer({ dataDir: join(certs.dir, "data"), listen: "127.0.0.1:0", tls: tls! });
+    }, 30_000);
+    afterAll(async () => {
+      await server?.shutdown();
+    });
+    const connect = (...args: string[]) => run("connect.py", ["--address", server.address, "--queue", "tls-q", ...args], "call");
+
+    it("connects with the CA file and a client certificate (mutual TLS)", async () => {
+      const calls = await connect("--ca-file", certs.caA, "--cert-file", certs.clientACert, "--key-file", certs.clientAKey);
+      expect(calls.list_queues).toMatchObject({ ok: true, queues: [] });
+      // The stream is up: the broker answers that its queue does not exist.
+      expect(calls.heartbeat).toMatchObject({ ok: false, code: "NOT_FOUND", reason: "QUEUE_NOT_FOUND" });
+    }, 60_000);
+
+    it("fails with UNAVAILABLE without a client certificate, with one from another CA, or trusting another CA", async () => {
+      for (const args of [
+        ["--ca-file", certs.caA],
+        ["--ca-file", certs.caA, "--cert-file", certs.clientBCert, "--key-file", certs.clientBKey],
+        ["--ca-file", certs.caB, "--cert-file", certs.clientACert, "--key-file", certs.clientAKey],
+      ]) {
+        const calls = await connect(...args);
+        expect(calls.list_queues, args.join(" ")).toMatchObject({ ok: false, code: "UNAVAILABLE", reason: "" });
+      }
+    }, 60_000);
+  });
+});

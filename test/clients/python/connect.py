@@ -1,0 +1,50 @@
+"""Connects with the given TLS and token options and makes a unary call and a stream.
+
+A fixture of test/clients/python-client.test.ts. Prints two JSON lines:
+{"call": "list_queues", "ok": true, "queues": [...]} and
+{"call": "heartbeat", "ok": true} (an empty request on --queue, answered),
+or "ok": false with the HoldshelfError's code and reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+
+from holdshelf import Client, HoldshelfError
+
+
+def attempt(call: str, run: Callable[[], dict[str, object]]) -> None:
+    try:
+        line = {"ok": True, **run()}
+    except HoldshelfError as error:
+        line = {"ok": False, "code": error.code.name, "reason": error.reason}
+    print(json.dumps({"call": call, **line}), flush=True)
+
+
+def heartbeat(client: Client, queue: str) -> dict[str, object]:
+    stream = client.heartbeat()
+    stream.send(queue)
+    answer = next(iter(stream))
+    stream.cancel()
+    return {"answer": [state.receipt_handle for state in answer]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--address", required=True)
+    parser.add_argument("--queue", required=True)
+    parser.add_argument("--token")
+    parser.add_argument("--ca-file")
+    parser.add_argument("--cert-file")
+    parser.add_argument("--key-file")
+    args = parser.parse_args()
+    with Client(args.address, token=args.token, ca_file=args.ca_file, cert_file=args.cert_file,
+                key_file=args.key_file) as client:
+        attempt("list_queues", lambda: {"queues": [q.name for q in client.list_queues(timeout=15).queues]})
+        attempt("heartbeat", lambda: heartbeat(client, args.queue))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+"""The Consumer's error paths that the conformance suite does not reach, one JSON line each.
+
+A fixture of test/clients/python-client.test.ts:
+    invalid_options   Consumer arguments refused before anything starts
+    missing_queue     a Consumer of a queue that does not exist: on_error hears
+                      QUEUE_NOT_FOUND, and stop() still returns
+    lost_lease        someone else receives the message (released by them
+                      first): ctx.cancelled is set, ctx.lost says why, and
+                      ctx.checkpoint raises LeaseLostError
+    handler_error     a handler's exception reaches on_error with its message
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import queue
+import threading
+
+from holdshelf import Client, Consumer, HandlerContext, HoldshelfError, LeaseLostError, ReceivedMessage
+
+
+def emit(check: str, **fields: object) -> None:
+    print(json.dumps({"check": check, **fields}), flush=True)
+
+
+def invalid_options(client: Client) -> None:
+    refused = []
+    for options in ({"concurrency": 0}, {"visibility_timeout": 0}, {"renew_fraction": 1}, {"wait_time": -1}):
+        try:
+            Consumer(client, "consumer-q", lambda m, c: None, **options).stop()
+            refused.append(None)
+        except ValueError as error:
+            refused.append(type(error).__name__)
+    emit("invalid_options", refused=refused)
+
+
+def missing_queue(client: Client) -> None:
+    heard: queue.SimpleQueue[Exception] = queue.SimpleQueue()
+    consumer = Consumer(client, "no-such-queue", lambda m, c: None, on_error=lambda error, message: heard.put(error))
+    error = heard.get(timeout=10)
+    consumer.stop(0)
+    emit("missing_queue", type=type(error).__name__, reason=getattr(error, "reason", ""))
+
+
+def lost_lease(client: Client) -> None:
+    client.send("consumer-q", "to lose")
+    started: queue.SimpleQueue[str] = queue.SimpleQueue()
+    outcome: dict[str, object] = {}
+    finished = threading.Event()
+
+    def handler(message: ReceivedMessage, ctx: HandlerContext) -> None:
+        started.put(message.receipt_handle)
+        outcome["cancelled"] = ctx.cancelled.wait(10)
+        outcome["lost"] = ctx.lost.reason if ctx.lost else None
+        try:
+            ctx.checkpoint(b"too late")
+            outcome["checkpoint"] = "stored"
+        except LeaseLostError as error:
+            outcome["checkpoint"] = f"LeaseLostError {error.reason}"
+        finished.set()
+
+    consumer = Consumer(client, "consumer-q", handler, visibility_timeout=1.5, wait_time=1)
+    # Someone else releases the message and receives it: the Consumer's handle is superseded.
+    client.change_visibility("consumer-q", started.get(timeout=10), 0)
+    [taken] = client.receive("consumer-q", visibility_timeout=30, wait_time=1)
+    finished.wait(15)
+    consumer.stop(5)
+    emit("lost_lease", **outcome)
+    client.delete("consumer-q", taken.receipt_handle)
+
+
+def handler_error(client: Client) -> None:
+    message_id = client.send("consumer-q", "to fail")
+    heard: queue.SimpleQueue[tuple[Exception, ReceivedMessage | None]] = queue.SimpleQueue()
+
+    def handler(message: ReceivedMessage, ctx: HandlerContext) -> None:
+        raise ValueError("handler failed")
+
+    consumer = Consumer(client, "consumer-q", handler, wait_time=1, on_error=lambda e, m: heard.put((e, m)))
+    error, message = heard.get(timeout=10)
+    consumer.stop(5)
+    emit("handler_error", type=type(error).__name__, text=str(error),
+         same_message=message is not None and message.message_id == message_id)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--address", required=True)
+    args = parser.parse_args()
+    with Client(args.address) as client:
+        client.create_queue("consumer-q")
+        client.purge_queue("consumer-q")  # a rerun starts empty
+        invalid_options(client)
+        missing_queue(client)
+        lost_lease(client)
+        handler_error(client)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except HoldshelfError as error:
+        print(json.dumps({"check": "crashed", "error": str(error)}), flush=True)
+        raise
