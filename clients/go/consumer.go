@@ -149,6 +149,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 		open:        c.client.Heartbeat,
 		visibility:  visibility,
 		leaseLength: lease,
+		stall:       stallTimeout(lease),
 		onError:     func(err error) { c.report(err, nil) },
 	})
 	c.receive(receiving, keeper, visibility)

@@ -97,6 +97,9 @@ type leaseKeeperOptions struct {
 	visibility *time.Duration
 	// leaseLength is how long a lease lasts after a receive or renewal.
 	leaseLength time.Duration
+	// stall is how long a request may go unanswered before the stream is
+	// deemed stuck, broken and reopened: stallTimeout(leaseLength).
+	stall time.Duration
 	// onError is told why a stream broke; the keeper reopens it by itself.
 	onError func(error)
 }
@@ -353,7 +356,7 @@ func (k *leaseKeeper) nextWake() time.Time {
 
 func (k *leaseKeeper) onTimer(now time.Time) {
 	if k.inFlight != nil && !now.Before(k.inFlight.stallAt) {
-		k.breakStream(fmt.Errorf("holdshelf: no Heartbeat answer within %v", stallTimeout(k.options.leaseLength)))
+		k.breakStream(fmt.Errorf("holdshelf: no Heartbeat answer within %v", k.options.stall))
 	}
 	for _, l := range k.leases {
 		if l.inFlight {
@@ -454,7 +457,7 @@ func (k *leaseKeeper) pump(evenIfEmpty bool) {
 		return
 	}
 	now := time.Now()
-	k.inFlight = &inFlightRequest{entries: entries, sentAt: now, stallAt: now.Add(stallTimeout(k.options.leaseLength))}
+	k.inFlight = &inFlightRequest{entries: entries, sentAt: now, stallAt: now.Add(k.options.stall)}
 	request := &holdshelfv1.HeartbeatRequest{Queue: k.options.queue, ReleaseOnDisconnect: true}
 	for _, e := range entries {
 		renewal := &holdshelfv1.LeaseRenewal{ReceiptHandle: e.lease.handle, VisibilityTimeout: durationToWire(k.options.visibility)}

@@ -97,7 +97,7 @@ func main() {
 	emit("heartbeat", map[string]any{"held": answer.Leases[0].Held, "handle": answer.Leases[0].ReceiptHandle == h[2]})
 
 	must(client.Delete(ctx, q, h[0]))
-	results, err = client.DeleteBatch(ctx, q, []string{h[1], h[0]})
+	results, err = client.DeleteBatch(ctx, q, []string{h[1], "forged"})
 	must(err)
 	emit("deleteBatch", map[string]any{"results": entries(results)})
 

@@ -1,0 +1,242 @@
+/**
+ * The Go client library (clients/go) against a real broker: its Go unit
+ * tests, gofmt and go vet, the freshness of its committed generated code, each
+ * RPC's conversion and each kind of error through small Go programs
+ * (test/clients/go/*), bearer tokens and TLS, and the examples' contract.
+ * The Consumer's behaviour is the conformance suite's (test/conformance).
+ */
+import { execFile, spawn } from "node:child_process";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
+import { loadServerTls } from "../../src/security/tls-files.js";
+import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
+import { startJsonLines } from "../support/json-lines-process.js";
+import { missingCommands, skipWithout } from "../support/required-tools.js";
+import { makeToken, startAuthHarness, type AuthHarness } from "../security/auth-harness.js";
+import { useTestCerts } from "../security/tls-certs.js";
+
+const run = promisify(execFile);
+const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+const bin = (name: string) => `${repoRoot}.build/bin/${name}`;
+// GOPATH mode with Debian's gRPC-Go, as examples/build.sh builds.
+const goEnv = {
+  ...process.env,
+  GOPATH: `${repoRoot}.build/go-lib:/usr/share/gocode`,
+  GO111MODULE: "off",
+  GOCACHE: `${repoRoot}.build/go-cache`,
+};
+const goDirs = ["clients/go", "examples/go", "test/clients/go", "test/conformance/workers/go", "test/interop/go"];
+
+const missing = missingCommands(["go", "gofmt", "openssl", "protoc-gen-go", "protoc-gen-go-grpc"]);
+
+/** Runs a Go program of .build/bin to its end and returns its JSON lines by their "check". */
+async function checks(name: string, args: string[]): Promise<Record<string, Record<string, unknown>>> {
+  const program = startJsonLines(bin(name), args);
+  expect(await program.exited(), program.stderr()).toBe(0);
+  return Object.fromEntries(program.events.map((event) => [event.check as string, event]));
+}
+
+describe.skipIf(skipWithout(missing))("the Go client library", () => {
+  let broker: GrpcHarness;
+
+  beforeAll(async () => {
+    expect(missing, "toolchains missing (Debian packages: see .ci/run)").toEqual([]);
+    await run("bash", [`${repoRoot}examples/build.sh`], { cwd: repoRoot });
+    broker = await startGrpcHarness();
+  }, 300_000);
+  afterAll(async () => {
+    await broker?.stop();
+  });
+
+  it("passes its Go unit tests in GOPATH mode", async () => {
+    const { stdout } = await run("go", ["test", "-count=1", "holdshelf/clients/go"], { cwd: repoRoot, env: goEnv });
+    expect(stdout).toMatch(/^ok\s+holdshelf\/clients\/go/);
+  }, 300_000);
+
+  it("is gofmt and go vet clean, with the programs built on it", async () => {
+    const { stdout } = await run("gofmt", ["-l", ...goDirs], { cwd: repoRoot });
+    expect(stdout).toBe("");
+    const packages = ["holdshelf/clients/go", "./examples/go/...", "./test/clients/go/...", "./test/conformance/workers/go", "./test/interop/go/..."];
+    await run("go", ["vet", ...packages], { cwd: repoRoot, env: goEnv });
+  }, 300_000);
+
+  it("has committed generated code that matches proto/", async () => {
+    await run("bash", [`${repoRoot}clients/go/generate.sh`, "--check"], { cwd: repoRoot });
+  }, 120_000);
+
+  it("ships a go.mod for module users, on the module path GOPATH mode uses", async () => {
+    const { stdout } = await run("go", ["mod", "edit", "-json", "clients/go/go.mod"], { cwd: repoRoot });
+    const mod = JSON.parse(stdout) as { Module: { Path: string }; Require: { Path: string }[] };
+    expect(mod.Module.Path).toBe("holdshelf/clients/go");
+    expect(mod.Require.map((r) => r.Path).sort()).toEqual(["google.golang.org/genproto", "google.golang.org/grpc", "google.golang.org/protobuf"]);
+  });
+
+  describe("its Client, one call of each RPC", () => {
+    let results: Record<string, Record<string, unknown>>;
+    beforeAll(async () => {
+      results = await checks("go-client-calls", ["--address", broker.server.address, "--queue-prefix", "go-calls"]);
+    }, 60_000);
+
+    it("creates, reads, lists and updates queues with every field converted", () => {
+      expect(results.createQueue).toMatchObject({
+        name: "go-calls-q",
+        visibilityTimeoutMs: 5000,
+        delayMs: 0,
+        retentionMs: 3_600_000,
+        maxMessageBytes: 2048,
+        receiveWaitTimeMs: 0,
+        maxInFlight: 10,
+        maxLeaseDurationMs: 7_200_000,
+        redrivePolicy: { deadLetterQueue: "go-calls-dlq", maxReceiveCount: 3 },
+        retryPolicy: { minBackoffMs: 100, maxBackoffMs: 1000 },
+        stats: { visible: 0, inFlight: 0, delayed: 0 },
+      });
+      expect(Math.abs((results.createQueue!.createTime as number) - Date.now())).toBeLessThan(60_000);
+      expect(results.getQueue).toMatchObject({ name: "go-calls-dlq", deadLetterSourceQueues: ["go-calls-q"], redrivePolicy: null, retryPolicy: null });
+      expect(results.listQueues).toEqual({ check: "listQueues", names: ["go-calls-dlq"], hasNext: true });
+      // UpdateQueue replaces the whole configuration: the unset fields are back to their defaults.
+      expect(results.updateQueue).toMatchObject({ visibilityTimeoutMs: 7000, retentionMs: 4 * 24 * 3_600_000, redrivePolicy: null, maxInFlight: 120_000 });
+    });
+
+    it("sends and receives messages with their attributes and times", () => {
+      const { id, batchIds } = results.send as { id: string; batchIds: string[] };
+      expect(batchIds).toHaveLength(2);
+      const { messages, now } = results.receive as { messages: Record<string, unknown>[]; now: number };
+      expect(messages.map((m) => m.id)).toEqual([id, ...batchIds]);
+      expect(messages[0]).toMatchObject({ body: "one", attributes: { kind: "single" }, receiveCount: 1, checkpoint: null });
+      expect(messages[2]).toMatchObject({ body: "three", attributes: { n: "3" } });
+      for (const m of messages) {
+        expect(now - (m.sendTime as number)).toBeLessThan(60_000);
+        expect(m.firstReceiveTime as number).toBeGreaterThanOrEqual(m.sendTime as number);
+        // The 30 s lease the Receive asked for.
+        expect((m.leaseDeadline as number) - (m.firstReceiveTime as number)).toBe(30_000);
+      }
+    });
+
+    it("changes leases, one and in a batch, with each entry's outcome", () => {
+      const { leaseDeadline, now } = results.changeVisibility as { leaseDeadline: number; now: number };
+      expect(leaseDeadline - now).toBeGreaterThan(5_000);
+      expect(leaseDeadline - now).toBeLessThanOrEqual(10_000);
+      const [changed, refused] = (results.changeVisibilityBatch as { results: Record<string, unknown>[] }).results;
+      expect(changed).toMatchObject({ ok: true });
+      expect(changed!.leaseDeadline as number).toBeGreaterThan(now);
+      expect(refused).toMatchObject({ ok: false, code: "INVALID_ARGUMENT", reason: "RECEIPT_HANDLE_INVALID" });
+    });
+
+    it("renews on a raw Heartbeat stream, deletes one and in a batch, redrives and purges", () => {
+      expect(results.heartbeat).toMatchObject({ held: true, handle: true });
+      const [deleted, forged] = (results.deleteBatch as { results: Record<string, unknown>[] }).results;
+      expect(deleted).toMatchObject({ ok: true });
+      expect(forged).toMatchObject({ ok: false, code: "INVALID_ARGUMENT", reason: "RECEIPT_HANDLE_INVALID" });
+      // The heartbeat's message is the one left to purge; the dead-letter queue was empty.
+      expect(results.counts).toMatchObject({ moved: 0, purged: 1 });
+    });
+
+    it("fails with *holdshelf.Error carrying the code, the reason and the violated fields", () => {
+      expect(results.queueNotFound).toMatchObject({ code: "NOT_FOUND", reason: "QUEUE_NOT_FOUND", fields: [], isReason: true, statusCode: "NOT_FOUND" });
+      expect(results.invalidArgument).toMatchObject({
+        code: "INVALID_ARGUMENT",
+        reason: "INVALID_ARGUMENT",
+        fields: ["config.retention"],
+        isReason: true,
+        statusCode: "INVALID_ARGUMENT",
+      });
+      expect(results.invalidArgument!.text).toMatch(/^holdshelf: INVALID_ARGUMENT \(INVALID_ARGUMENT\): /);
+      expect(results.leaseSuperseded).toMatchObject({ code: "FAILED_PRECONDITION", reason: "LEASE_SUPERSEDED", isReason: true });
+      expect(results.deletedQueue).toMatchObject({ code: "NOT_FOUND", reason: "QUEUE_NOT_FOUND" });
+    });
+  });
+
+  describe("with a broker that requires tokens", () => {
+    const root = makeToken("root", { queues: "*", allow: ["admin", "send", "receive"] });
+    let auth: AuthHarness;
+    beforeAll(async () => {
+      auth = await startAuthHarness([root]);
+    });
+    afterAll(async () => {
+      await auth?.stop();
+    });
+
+    it("sends the bearer token on every call", async () => {
+      const address = auth.server.address;
+      expect((await checks("go-client-auth", ["--address", address, "--token", root.token])).roundtrip).toMatchObject({ code: "OK" });
+      expect((await checks("go-client-auth", ["--address", address, "--token", "not-the-token"])).roundtrip).toMatchObject({ code: "UNAUTHENTICATED" });
+      expect((await checks("go-client-auth", ["--address", address])).roundtrip).toMatchObject({ code: "UNAUTHENTICATED" });
+    }, 60_000);
+
+    it("refuses a token a header cannot carry, without quoting it", async () => {
+      const { dial } = await checks("go-client-auth", ["--address", auth.server.address, "--token", "two words"]);
+      expect(dial!.error).toContain("printable ASCII");
+      expect(dial!.error).not.toContain("two words");
+    });
+  });
+
+  describe("over TLS", () => {
+    const certs = useTestCerts(missing);
+    let server: HoldshelfServer;
+    beforeAll(async () => {
+      const tls = await loadServerTls({ certFile: certs.serverCert, keyFile: certs.serverKey, clientCaFile: certs.caA });
+      server = await startHoldshelfServer({ dataDir: join(certs.dir, "data"), listen: "127.0.0.1:0", tls: tls! });
+    });
+    afterAll(async () => {
+      await server?.shutdown();
+    });
+
+    it("connects with the CA file and a client certificate, and fails fast with UNAVAILABLE without them", async () => {
+      const address = server.address;
+      const mutual = ["--tls-ca", certs.caA, "--tls-cert", certs.clientACert, "--tls-key", certs.clientAKey];
+      expect((await checks("go-client-auth", ["--address", address, ...mutual])).roundtrip).toMatchObject({ code: "OK" });
+      const refused = [
+        [], // plaintext
+        ["--tls-ca", certs.caB, "--tls-cert", certs.clientACert, "--tls-key", certs.clientAKey], // the server's CA not trusted
+        ["--tls-ca", certs.caA], // no client certificate
+        ["--tls-ca", certs.caA, "--tls-cert", certs.clientBCert, "--tls-key", certs.clientBKey], // one from another CA
+      ];
+      for (const args of refused) {
+        expect((await checks("go-client-auth", ["--address", address, ...args])).roundtrip, args.join(" ")).toMatchObject({ code: "UNAVAILABLE" });
+      }
+    }, 120_000);
+
+    it("says which TLS file is wrong", async () => {
+      const { dial } = await checks("go-client-auth", ["--address", server.address, "--tls-ca", certs.caA, "--tls-cert", certs.clientACert]);
+      expect(dial!.error).toContain("both CertFile and KeyFile");
+    });
+  });
+
+  describe("its examples", () => {
+    const running: ReturnType<typeof startJsonLines>[] = [];
+    afterEach(async () => {
+      for (const program of running.splice(0)) {
+        if (program.child.exitCode === null && program.child.signalCode === null) program.child.kill("SIGKILL");
+        await program.exited();
+      }
+    });
+
+    it("send with the producer and process with the worker, which stops on SIGTERM with status 0", async () => {
+      const { stdout } = await run(bin("go-producer"), ["--address", broker.server.address, "--queue", "go-examples", "--count", "5"]);
+      const sent = stdout.trim().split("\n").map((line) => line.split(" "));
+      expect(sent.every(([word]) => word === "sent")).toBe(true);
+      expect(sent).toHaveLength(5);
+
+      const worker = spawn(bin("go-worker"), ["--address", broker.server.address, "--queue", "go-examples"], { stdio: ["ignore", "pipe", "pipe"] });
+      let output = "";
+      const allProcessed = new Promise<void>((resolve) =>
+        worker.stdout.on("data", (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.split("\n").filter((line) => line.startsWith("processed ")).length === 5) resolve();
+        }),
+      );
+      const exited = new Promise<number | null>((resolve) => worker.on("close", resolve));
+      await allProcessed;
+      worker.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      const processed = output.trim().split("\n").map((line) => line.split(" "));
+      expect(processed.map(([, id]) => id).sort()).toEqual(sent.map(([, id]) => id).sort());
+      expect(processed.map(([, , body]) => body).sort()).toEqual(["job-0", "job-1", "job-2", "job-3", "job-4"]);
+      await expect.poll(() => broker.server.broker.getQueue("go-examples").counts).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
+    }, 60_000);
+  });
+});
