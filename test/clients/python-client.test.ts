@@ -2,7 +2,8 @@
  * The Python package (clients/python) as a user gets it: installed offline
  * into a fresh venv, then driven by the small scripts in test/clients/python/
  * against real brokers: every RPC's conversions, the errors it raises, the
- * Consumer's error paths, bearer tokens and TLS.
+ * Consumer's error paths, bearer tokens and TLS; and its LeaseKeeper against
+ * scripted streams, for what a real broker cannot be made to do on cue.
  */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
@@ -60,6 +61,20 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
     expect(found.stub.startsWith(venv)).toBe(true);
     expect(found.clash, "no public holdshelf.v1 package").toBe(false);
   });
+
+  it("keeps leases right on scripted streams: notices, lost checkpoints, endings, a stall, a stream that stays down", async () => {
+    const check = await run("lease_keeper.py", [], "check");
+    expect(check.first_requests).toMatchObject({ first: [0, true], second: ["h1"], second_timeout: null });
+    expect(check.notice).toMatchObject({ lost: "LEASE_EXPIRED" });
+    expect(check.checkpoint_lost).toMatchObject({ sent: "7", outcome: "LEASE_SUPERSEDED", lost: "LEASE_SUPERSEDED" });
+    expect(check.endings).toMatchObject({ release: [0, false], fail: [null, true], retry_later: [5, true], lost: 0 });
+    expect(check.queue_not_found).toMatchObject({ lost: ["QUEUE_NOT_FOUND", "QUEUE_NOT_FOUND"] });
+    expect(check.stall).toMatchObject({ cancelled: true, first: [0, true], lost: "LEASE_EXPIRED", errors: ["TimeoutError"] });
+    // Cut 5 s after the unanswered renewal was sent (seen here a little after): wide for a loaded machine.
+    expect(check.stall!.broken_after).toBeGreaterThanOrEqual(4.5);
+    expect(check.stall!.broken_after).toBeLessThan(9);
+    expect(check.down_expiry).toMatchObject({ lost: "LEASE_EXPIRED", errors: ["ConnectionError", "HoldshelfError"] });
+  }, 60_000);
 
   describe("against a broker", () => {
     let broker: GrpcHarness;

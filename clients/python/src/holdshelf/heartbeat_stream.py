@@ -57,3 +57,7 @@ class HeartbeatStream:
                 yield [lease_state_from_wire(state) for state in response.leases]
         except grpc.RpcError as error:
             raise HoldshelfError.from_rpc_error(error) from None
+        finally:
+            # The stream is over: grpcio's request thread, still waiting on the
+            # queue when the server ended it, may finish too.
+            self._requests.put(None)

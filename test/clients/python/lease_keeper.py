@@ -1,0 +1,217 @@
+"""The Python LeaseKeeper against scripted Heartbeat streams, one JSON line per check.
+
+A fixture of test/clients/python-client.test.ts. A broker cannot be made to
+stall, answer out of turn or push a notice on cue, so these checks give the
+keeper a fake stream whose answers each check writes itself:
+
+    first_requests    the first request is empty with release_on_disconnect;
+                      a held lease is named in the next one, at once
+    notice            an unsolicited LEASE_EXPIRED notice loses the lease
+    checkpoint_lost   a checkpoint answered held=false fails with LeaseLostError
+                      and cancels the holder
+    endings           release(0) and fail(None) / fail(5) send what they should
+    queue_not_found   a stream ended with QUEUE_NOT_FOUND loses every lease
+    stall             a stream that leaves a request unanswered for max(5 s, the
+                      lease) is cut and a new one opened (the lease, unanswered
+                      past its end, counts as lost)
+    down_expiry       a lease whose stream cannot be reopened is lost when it runs out
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+
+import grpc
+
+from holdshelf import HoldshelfError, LeaseLostError, LeaseRenewal, LeaseState
+from holdshelf.lease_keeper import LeaseKeeper
+
+WAIT = 10.0  # seconds: any wait below ends much sooner unless the keeper is wrong
+
+
+class FakeStream:
+    """A Heartbeat stream whose responses the check pushes; records what the keeper sent."""
+
+    def __init__(self) -> None:
+        self.requests: queue.SimpleQueue[tuple[list[LeaseRenewal], bool]] = queue.SimpleQueue()
+        self._responses: queue.SimpleQueue[list[LeaseState] | Exception | None] = queue.SimpleQueue()
+        self.cancelled = threading.Event()
+
+    def send(self, queue_name: str, renewals: list[LeaseRenewal], *, release_on_disconnect: bool = False) -> None:
+        self.requests.put((list(renewals), release_on_disconnect))
+
+    def half_close(self) -> None:
+        self._responses.put(None)
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+        self._responses.put(HoldshelfError(grpc.StatusCode.CANCELLED, "", "cancelled"))
+
+    def answer(self, *states: LeaseState) -> None:
+        self._responses.put(list(states))
+
+    def end(self, error: Exception) -> None:
+        self._responses.put(error)
+
+    def next_request(self) -> list[LeaseRenewal]:
+        return self.requests.get(timeout=WAIT)[0]
+
+    def __iter__(self):
+        while (item := self._responses.get()) is not None:
+            if isinstance(item, Exception):
+                raise item
+            yield item
+
+
+class Harness:
+    """A keeper whose streams are FakeStreams, opened on demand, with what it reported."""
+
+    def __init__(self, lease_seconds: float = 30, fail_opens_after: int | None = None) -> None:
+        self.streams: queue.SimpleQueue[FakeStream] = queue.SimpleQueue()
+        self.errors: list[Exception] = []
+        self.lost: queue.SimpleQueue[str] = queue.SimpleQueue()
+        self._opens = 0
+        self._fail_opens_after = fail_opens_after
+        self.keeper = LeaseKeeper("q", self._open, visibility_timeout=None, lease_seconds=lease_seconds,
+                                  renew_fraction=1 / 3, on_error=self.errors.append)
+
+    def _open(self) -> FakeStream:
+        self._opens += 1
+        if self._fail_opens_after is not None and self._opens > self._fail_opens_after:
+            raise ConnectionError("refused")
+        stream = FakeStream()
+        self.streams.put(stream)
+        return stream
+
+    def stream(self) -> FakeStream:
+        """The next stream opened, its first (empty) request answered."""
+        stream = self.streams.get(timeout=WAIT)
+        assert stream.requests.get(timeout=WAIT) == ([], True)
+        stream.answer()
+        return stream
+
+    def hold(self, handle: str, stream: FakeStream):
+        """Holds a lease and answers the renewal that names it with held=True."""
+        lease = self.keeper.hold(handle, time.monotonic(), lambda error: self.lost.put(error.reason))
+        assert [r.receipt_handle for r in stream.next_request()] == [handle]
+        stream.answer(held(handle))
+        return lease
+
+    def close(self) -> None:
+        self.keeper.close(1)
+
+
+def held(handle: str) -> LeaseState:
+    return LeaseState(handle, True, None, "")
+
+
+def not_held(handle: str, reason: str) -> LeaseState:
+    return LeaseState(handle, False, None, reason)
+
+
+def emit(check: str, **fields: object) -> None:
+    print(json.dumps({"check": check, **fields}), flush=True)
+
+
+def first_requests() -> None:
+    harness = Harness()
+    stream = harness.streams.get(timeout=WAIT)
+    first = stream.requests.get(timeout=WAIT)
+    harness.keeper.hold("h1", time.monotonic(), lambda error: None)
+    stream.answer()
+    second = stream.requests.get(timeout=WAIT)
+    emit("first_requests", first=[len(first[0]), first[1]], second=[r.receipt_handle for r in second[0]],
+         second_timeout=second[0][0].visibility_timeout)
+    stream.answer(held("h1"))
+    harness.close()
+
+
+def notice() -> None:
+    harness = Harness()
+    stream = harness.stream()
+    harness.hold("h1", stream)
+    stream.answer(not_held("h1", "LEASE_EXPIRED"))  # nothing in flight: a notice
+    emit("notice", lost=harness.lost.get(timeout=WAIT))
+    harness.close()
+
+
+def checkpoint_lost() -> None:
+    harness = Harness()
+    stream = harness.stream()
+    lease = harness.hold("h1", stream)
+    saved = lease.checkpoint(b"7")
+    renewal = stream.next_request()[0]
+    stream.answer(not_held("h1", "LEASE_SUPERSEDED"))
+    try:
+        saved.result(WAIT)
+        outcome = "stored"
+    except LeaseLostError as error:
+        outcome = error.reason
+    emit("checkpoint_lost", sent=renewal.checkpoint.decode(), outcome=outcome, lost=harness.lost.get(timeout=WAIT))
+    harness.close()
+
+
+def endings() -> None:
+    harness = Harness()
+    stream = harness.stream()
+    sent = {}
+    for name, end in (("release", lambda lease: lease.release(0)), ("fail", lambda lease: lease.fail(None)),
+                      ("retry_later", lambda lease: lease.fail(5))):
+        lease = harness.hold(name, stream)
+        answered = end(lease)
+        renewal = stream.next_request()[0]
+        stream.answer(not_held(name, "RELEASED"))
+        answered.result(WAIT)
+        sent[name] = [renewal.visibility_timeout, renewal.failed]
+    emit("endings", **sent, lost=harness.lost.qsize())
+    harness.close()
+
+
+def queue_not_found() -> None:
+    harness = Harness()
+    stream = harness.stream()
+    harness.hold("h1", stream)
+    harness.hold("h2", stream)
+    stream.end(HoldshelfError(grpc.StatusCode.NOT_FOUND, "QUEUE_NOT_FOUND", "gone"))
+    emit("queue_not_found", lost=sorted([harness.lost.get(timeout=WAIT), harness.lost.get(timeout=WAIT)]))
+    harness.close()
+
+
+def stall() -> None:
+    harness = Harness(lease_seconds=1.2)  # renewed every ~0.4 s; the stall limit is then 5 s
+    stream = harness.stream()
+    harness.hold("h1", stream)
+    stream.next_request()  # a renewal, never answered
+    started = time.monotonic()
+    again = harness.streams.get(timeout=WAIT)
+    broken_after = time.monotonic() - started
+    first = again.requests.get(timeout=WAIT)
+    again.answer()
+    # Unanswered for longer than the lease, the lease has run out by now.
+    emit("stall", broken_after=round(broken_after, 2), cancelled=stream.cancelled.is_set(),
+         first=[len(first[0]), first[1]], lost=harness.lost.get(timeout=WAIT),
+         errors=[type(e).__name__ for e in harness.errors])
+    harness.close()
+
+
+def down_expiry() -> None:
+    harness = Harness(lease_seconds=0.6, fail_opens_after=1)
+    stream = harness.stream()
+    harness.hold("h1", stream)
+    stream.end(HoldshelfError(grpc.StatusCode.UNAVAILABLE, "SHUTTING_DOWN", "stopping"))
+    emit("down_expiry", lost=harness.lost.get(timeout=WAIT),
+         errors=sorted({type(e).__name__ for e in harness.errors}))
+    harness.close()
+
+
+if __name__ == "__main__":
+    first_requests()
+    notice()
+    checkpoint_lost()
+    endings()
+    queue_not_found()
+    stall()
+    down_expiry()
