@@ -81,11 +81,18 @@ def generate(destination: Path) -> None:
 
 
 class BuildWithStubs(build_py):
-    """build_py, then the generated stubs into the build tree's holdshelf/_gen."""
+    """build_py, then the generated stubs into the build tree's holdshelf/_gen.
+
+    An editable install (pip install -e) imports the package from src/, so
+    there the stubs go to src/holdshelf/_gen (git-ignored); rerun the
+    install after proto/ changes.
+    """
 
     def run(self) -> None:
         super().run()
-        generate(Path(self.build_lib) / "holdshelf" / "_gen")
+        editable = getattr(self, "editable_mode", False)  # set by setuptools >= 64 for pip install -e
+        package = HERE / "src" / "holdshelf" if editable else Path(self.build_lib) / "holdshelf"
+        generate(package / "_gen")
 
 
 setup(cmdclass={"build_py": BuildWithStubs})

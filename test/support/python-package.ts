@@ -24,7 +24,7 @@ export async function installPythonPackage(): Promise<{ python: string; remove()
   const dir = await makeTempDir("holdshelf-python-");
   try {
     const source = `${dir.path}/source`;
-    const leftovers = /\/(build|__pycache__|[^/]*\.egg-info)$/;
+    const leftovers = /\/(build|__pycache__|_gen|[^/]*\.egg-info)$/;
     await cp(`${repoRoot}clients/python`, source, { recursive: true, filter: (path) => !leftovers.test(path) });
     const venv = `${dir.path}/venv`;
     await run(systemPython, ["-m", "venv", "--system-site-packages", venv]);
