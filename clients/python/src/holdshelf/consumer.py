@@ -21,7 +21,7 @@ from holdshelf.types import ReceivedMessage
 Handler = Callable[[ReceivedMessage, HandlerContext], None]
 """Works on one message. Returning deletes it; raising releases it for a retry."""
 
-ErrorCallback = Callable[[Exception, ReceivedMessage | None], None]
+ErrorCallback = Callable[[BaseException, ReceivedMessage | None], None]
 
 # The protocol's bound on Receive's max_messages.
 MAX_RECEIVE_MESSAGES = 100
@@ -32,7 +32,7 @@ CLOSE_TIMEOUT_SECONDS = 5.0
 _log = logging.getLogger("holdshelf")
 
 
-def _log_error(error: Exception, message: ReceivedMessage | None) -> None:
+def _log_error(error: BaseException, message: ReceivedMessage | None) -> None:
     where = f" (message {message.message_id})" if message is not None else ""
     _log.error("holdshelf consumer: %s%s", error, where)
 
@@ -181,19 +181,21 @@ class Consumer:
             self._keeper = keeper
         failures = 0
         while True:
-            with self._cv:
-                self._cv.wait_for(lambda: len(self._jobs) < self._concurrency or self._stopping.is_set())
-                if self._stopping.is_set():
-                    return
-                free = self._concurrency - len(self._jobs)
-                pending = self._client.start_receive(
-                    self.queue, max_messages=min(MAX_RECEIVE_MESSAGES, free),
-                    visibility_timeout=self._visibility_timeout, wait_time=self._wait_time)
-                self._pending_receive = pending
             try:
-                messages = pending.result()
+                with self._cv:
+                    self._cv.wait_for(lambda: len(self._jobs) < self._concurrency or self._stopping.is_set())
+                    if self._stopping.is_set():
+                        return
+                    free = self._concurrency - len(self._jobs)
+                    # Started under the lock that stop() takes, so stop() sees it and can cancel it.
+                    self._pending_receive = self._client.start_receive(
+                        self.queue, max_messages=min(MAX_RECEIVE_MESSAGES, free),
+                        visibility_timeout=self._visibility_timeout, wait_time=self._wait_time)
+                messages = self._pending_receive.result()
                 failures = 0
-            except HoldshelfError as error:
+            # Not only HoldshelfError: a Client closed under a running
+            # Consumer raises ValueError, which must not end this loop.
+            except Exception as error:
                 if self._stopping.is_set():
                     return
                 self._report(error, None)
@@ -219,7 +221,7 @@ class Consumer:
         while not self._stopping.is_set():
             try:
                 found = self._client.get_queue(self.queue)
-            except HoldshelfError as error:
+            except Exception as error:  # HoldshelfError, or ValueError from a closed Client
                 self._report(error, None)
                 self._stopping.wait(backoff_seconds(failures))
                 failures += 1
@@ -247,10 +249,10 @@ class Consumer:
 
     def _work(self, job: _Job) -> None:
         """Runs the handler, then deletes the message or releases it."""
-        failure: Exception | None = None
+        failure: BaseException | None = None
         try:
             self._handler(job.message, job.context)
-        except Exception as error:
+        except BaseException as error:  # even SystemExit: it ends this handler, not the pool thread
             failure = error
         with self._cv:
             if job.abandoned:
@@ -287,14 +289,14 @@ class Consumer:
             return
         try:
             results = self._client.change_visibility_batch(self.queue, [m.receipt_handle for m in messages], 0)
-        except HoldshelfError as error:
+        except Exception as error:
             self._report(error, None)
             return
         for result in results:
             if result.error is not None:
                 self._report(HoldshelfError.from_entry(result.error.code, result.error.reason, result.error.message), None)
 
-    def _report(self, error: Exception, message: ReceivedMessage | None) -> None:
+    def _report(self, error: BaseException, message: ReceivedMessage | None) -> None:
         try:
             self._on_error(error, message)
         except Exception:
