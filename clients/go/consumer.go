@@ -26,7 +26,8 @@ type ConsumerOptions struct {
 	// VisibilityTimeout is the lease of receives and renewals. Default: the
 	// queue's, read when Run starts.
 	VisibilityTimeout time.Duration
-	// WaitTime is each receive's long poll, up to 20 s. Default 20 s.
+	// WaitTime is each receive's long poll, up to 20 s; 0 means the default,
+	// 20 s.
 	WaitTime time.Duration
 	// StopGrace is how long a stop waits for running handlers before it
 	// releases their messages; nil means 10 s, Duration(0) none.
@@ -119,7 +120,8 @@ func NewConsumer(client *Client, queue string, handler Handler, options Consumer
 // gracefully: it stops receiving, waits up to StopGrace for running
 // handlers, releases the messages of those still running (cancelling their
 // contexts) and half-closes the Heartbeat stream. It returns nil once
-// stopped; a Consumer runs once.
+// stopped, or an error at once if it cannot run (a queue whose visibility
+// timeout is 0 and no VisibilityTimeout option, a second Run).
 func (c *Consumer) Run(ctx context.Context) error {
 	c.mu.Lock()
 	if c.running {
@@ -143,6 +145,10 @@ func (c *Consumer) Run(ctx context.Context) error {
 		visibility = Duration(lease)
 	} else if queue.Config.VisibilityTimeout != nil {
 		lease = *queue.Config.VisibilityTimeout
+	}
+	if lease < time.Millisecond {
+		// A receive would hide nothing, and renewals would come in a hot loop.
+		return fmt.Errorf("holdshelf: queue %s has a visibility timeout of 0: set ConsumerOptions.VisibilityTimeout", c.queue)
 	}
 	keeper := newLeaseKeeper(leaseKeeperOptions{
 		queue:       c.queue,

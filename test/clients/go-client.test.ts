@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { QueueClient } from "../../src/client/queue-client.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
 import { loadServerTls } from "../../src/security/tls-files.js";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
@@ -208,6 +209,15 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
       expect(dial!.error).toContain("both CertFile and KeyFile");
     });
   });
+
+  it("refuses to run a Consumer on a queue whose visibility timeout is 0 without its own", async () => {
+    const client = new QueueClient(broker.server.address);
+    await client.createQueue("go-no-lease", { visibilityTimeoutMs: 0 });
+    client.close();
+    const worker = startJsonLines(bin("go-conformance-worker"), ["--address", broker.server.address, "--queue", "go-no-lease"]);
+    expect(await worker.exited()).toBe(1);
+    expect(worker.stderr()).toContain("queue go-no-lease has a visibility timeout of 0: set ConsumerOptions.VisibilityTimeout");
+  }, 60_000);
 
   describe("its examples", () => {
     const running: ReturnType<typeof startJsonLines>[] = [];
