@@ -5,8 +5,8 @@ A fixture of test/clients/python-client.test.ts:
     missing_queue     a Consumer of a queue that does not exist: on_error hears
                       QUEUE_NOT_FOUND, and stop() still returns
     lost_lease        someone else receives the message (released by them
-                      first): ctx.cancelled is set, ctx.lost says why, and
-                      ctx.checkpoint raises LeaseLostError
+                      first): ctx.checkpoint raises LeaseLostError, and
+                      ctx.cancelled is set with ctx.lost saying why
     handler_error     a handler's exception reaches on_error with its message
 """
 
@@ -46,28 +46,37 @@ def missing_queue(client: Client) -> None:
 def lost_lease(client: Client) -> None:
     client.send("consumer-q", "to lose")
     started: queue.SimpleQueue[str] = queue.SimpleQueue()
+    superseded = threading.Event()
     outcome: dict[str, object] = {}
     finished = threading.Event()
 
     def handler(message: ReceivedMessage, ctx: HandlerContext) -> None:
         started.put(message.receipt_handle)
-        outcome["cancelled"] = ctx.cancelled.wait(10)
-        outcome["lost"] = ctx.lost.reason if ctx.lost else None
+        superseded.wait(10)
         try:
             ctx.checkpoint(b"too late")
             outcome["checkpoint"] = "stored"
         except LeaseLostError as error:
             outcome["checkpoint"] = f"LeaseLostError {error.reason}"
+        outcome["cancelled"] = ctx.cancelled.is_set()
+        outcome["lost"] = ctx.lost.reason if ctx.lost else None
         finished.set()
 
-    consumer = Consumer(client, "consumer-q", handler, visibility_timeout=1.5, wait_time=1)
-    # Someone else releases the message and receives it: the Consumer's handle is superseded.
-    client.change_visibility("consumer-q", started.get(timeout=10), 0)
-    [taken] = client.receive("consumer-q", visibility_timeout=30, wait_time=1)
+    # A 30 s lease: no renewal but the one at receive, which may still be on
+    # its way and take the message back from a release, hence the loop.
+    consumer = Consumer(client, "consumer-q", handler, visibility_timeout=30, wait_time=1)
+    handle = started.get(timeout=10)
+    taken: list[ReceivedMessage] = []
+    for _ in range(10):  # someone else releases the message and receives it: the handle is superseded
+        client.change_visibility("consumer-q", handle, 0)
+        taken = client.receive("consumer-q", visibility_timeout=30, wait_time=0.5)
+        if taken:
+            break
+    superseded.set()
     finished.wait(15)
     consumer.stop(5)
     emit("lost_lease", **outcome)
-    client.delete("consumer-q", taken.receipt_handle)
+    client.delete("consumer-q", taken[0].receipt_handle)
 
 
 def handler_error(client: Client) -> None:

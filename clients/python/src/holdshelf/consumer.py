@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import logging
-from queue import SimpleQueue
 import signal
 import threading
 import time
 from collections.abc import Callable, Iterable
+from queue import SimpleQueue
 
 from holdshelf.backoff import backoff_seconds
 from holdshelf.client import Client, PendingReceive
@@ -19,7 +19,7 @@ from holdshelf.retry_later import RetryLater
 from holdshelf.types import ReceivedMessage
 
 Handler = Callable[[ReceivedMessage, HandlerContext], None]
-"""Works on one message. Returning deletes it; raising releases it for a retry."""
+"""Works on one message. Returning deletes it; raising ends its lease as a failed delivery."""
 
 ErrorCallback = Callable[[BaseException, ReceivedMessage | None], None]
 
@@ -34,7 +34,9 @@ _log = logging.getLogger("holdshelf")
 
 def _log_error(error: BaseException, message: ReceivedMessage | None) -> None:
     where = f" (message {message.message_id})" if message is not None else ""
-    _log.error("holdshelf consumer: %s%s", error, where)
+    # A traceback helps with a handler's unexpected error, not with a broker's answer or a RetryLater.
+    expected = isinstance(error, (HoldshelfError, RetryLater, LeaseLostError))
+    _log.error("holdshelf consumer: %s%s", error, where, exc_info=None if expected else error)
 
 
 class _Job:
