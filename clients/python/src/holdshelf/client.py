@@ -36,6 +36,8 @@ class Client:
     (`ca_file`: the CA to trust the broker by, else the system's roots;
     `cert_file` and `key_file`: a client certificate for mutual TLS).
     `token` is sent as "authorization: Bearer <token>" on every call.
+    `options` are grpcio channel options, ahead of the package's own
+    reconnect backoff (see _CHANNEL_DEFAULTS), which they may override.
     """
 
     def __init__(self, address: str, *, tls: bool = False, ca_file: str | None = None,
@@ -43,7 +45,8 @@ class Client:
                  options: Sequence[tuple[str, Any]] = ()) -> None:
         self._metadata = bearer_metadata(token)
         credentials = channel_credentials(tls, ca_file, cert_file, key_file)
-        options = [*_CHANNEL_DEFAULTS, *options]  # later entries win
+        given = {key for key, _ in options}
+        options = [*((key, value) for key, value in _CHANNEL_DEFAULTS if key not in given), *options]
         self._channel = (grpc.insecure_channel(address, options=options) if credentials is None
                          else grpc.secure_channel(address, credentials, options=options))
         self._stub = QueueServiceStub(self._channel)
