@@ -19,7 +19,8 @@ type Delivery struct {
 // Checkpoint stores progress (at most 64 KiB) durably with the message, in a
 // renewal sent at once, so that a later delivery carries it. It returns nil
 // once the broker answered that the lease is held and the bytes are stored;
-// a *LeaseLostError if the lease was lost first, or ctx's error.
+// a *LeaseLostError if the lease was lost first, or ctx's error (the
+// checkpoint may then still be stored).
 func (d *Delivery) Checkpoint(ctx context.Context, progress []byte) error {
 	saved := append([]byte{}, progress...)
 	select {

@@ -12,4 +12,5 @@ type LeaseLostError struct {
 	Reason string
 }
 
+// Error names the reason.
 func (e *LeaseLostError) Error() string { return fmt.Sprintf("holdshelf: lease lost (%s)", e.Reason) }

@@ -16,6 +16,7 @@ type RetryLaterError struct {
 // RetryLater returns an error that makes a handler's message come back after d.
 func RetryLater(d time.Duration) error { return &RetryLaterError{Delay: d} }
 
+// Error names the delay.
 func (e *RetryLaterError) Error() string { return fmt.Sprintf("holdshelf: retry in %v", e.Delay) }
 
 // retryDelay is the wait a handler's error asks for: RetryLater's delay, or

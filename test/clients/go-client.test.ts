@@ -210,6 +210,18 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
     });
   });
 
+  it("counts a handler's panic as a failure, and keeps LastCheckpoint and a cancelled Checkpoint straight", async () => {
+    const { consumer } = await checks("go-client-consumer", ["--address", broker.server.address, "--queue", "go-consumer"]);
+    expect(consumer).toEqual({
+      check: "consumer",
+      deliveries: [1, 2],
+      reported: "1: holdshelf: handler panicked: boom",
+      lastCheckpoint: "half-way",
+      cancelledCheckpoint: true,
+    });
+    await expect.poll(() => broker.server.broker.getQueue("go-consumer").counts).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
+  }, 60_000);
+
   it("refuses to run a Consumer on a queue whose visibility timeout is 0 without its own", async () => {
     const client = new QueueClient(broker.server.address);
     await client.createQueue("go-no-lease", { visibilityTimeoutMs: 0 });

@@ -1,0 +1,87 @@
+// Command consumer is a test fixture of the Go client (test/clients/go-client
+// .test.ts): it checks what the conformance worker protocol does not reach.
+// A handler that panics on its first delivery counts as failed (reported to
+// OnError with its delivery, the message back for a second delivery); on
+// the second, LastCheckpoint follows Checkpoint, and a Checkpoint whose
+// context is already cancelled returns that context's error. Prints one
+// JSON line, then exits 0.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	holdshelf "holdshelf/clients/go"
+)
+
+func main() {
+	address := flag.String("address", "", "broker address")
+	queue := flag.String("queue", "go-consumer", "queue to make and consume")
+	flag.Parse()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client, err := holdshelf.Dial(ctx, *address)
+	must(err)
+	defer client.Close()
+	_, err = client.CreateQueue(ctx, *queue, &holdshelf.QueueConfig{VisibilityTimeout: holdshelf.Duration(5 * time.Second)})
+	must(err)
+	_, err = client.Send(ctx, *queue, []byte("job"), nil)
+	must(err)
+
+	var mu sync.Mutex
+	result := map[string]any{"check": "consumer", "deliveries": []int32{}}
+	reported := []string{}
+	done := make(chan struct{})
+	handler := func(ctx context.Context, d *holdshelf.Delivery) error {
+		mu.Lock()
+		result["deliveries"] = append(result["deliveries"].([]int32), d.Message.ReceiveCount)
+		mu.Unlock()
+		if d.Message.ReceiveCount == 1 {
+			panic("boom")
+		}
+		must(d.Checkpoint(ctx, []byte("half-way")))
+		cancelled, stop := context.WithCancel(ctx)
+		stop()
+		late := d.Checkpoint(cancelled, []byte("never"))
+		mu.Lock()
+		result["lastCheckpoint"] = string(d.LastCheckpoint())
+		result["cancelledCheckpoint"] = errors.Is(late, context.Canceled)
+		mu.Unlock()
+		close(done)
+		return nil
+	}
+	consumer, err := holdshelf.NewConsumer(client, *queue, handler, holdshelf.ConsumerOptions{
+		WaitTime: time.Second,
+		OnError: func(err error, d *holdshelf.Delivery) {
+			mu.Lock()
+			defer mu.Unlock()
+			if d != nil {
+				reported = append(reported, fmt.Sprintf("%d: %v", d.Message.ReceiveCount, err))
+			}
+		},
+	})
+	must(err)
+	go func() {
+		<-done
+		consumer.Stop()
+	}()
+	must(consumer.Run(ctx))
+	mu.Lock()
+	defer mu.Unlock()
+	result["reported"] = strings.Join(reported, "; ")
+	_ = json.NewEncoder(os.Stdout).Encode(result)
+}
+
+func must(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "consumer:", err)
+		os.Exit(1)
+	}
+}
