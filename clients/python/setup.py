@@ -89,9 +89,13 @@ class BuildWithStubs(build_py):
     """
 
     def run(self) -> None:
-        super().run()
         editable = getattr(self, "editable_mode", False)  # set by setuptools >= 64 for pip install -e
         package = HERE / "src" / "holdshelf" if editable else Path(self.build_lib) / "holdshelf"
+        if not editable and package.exists():
+            # pip builds in the source tree, and build_py only adds files:
+            # a module renamed since the last build would ship twice.
+            shutil.rmtree(package)
+        super().run()
         generate(package / "_gen")
 
 

@@ -11,7 +11,7 @@ from holdshelf.errors import FieldViolation, HoldshelfError, LeaseLostError
 from holdshelf.handler_context import HandlerContext
 from holdshelf.heartbeat_stream import HeartbeatStream
 from holdshelf.retry_later import RetryLater
-from holdshelf.types import (
+from holdshelf.values import (
     EntryError, EntryResult, LeaseRenewal, LeaseState, Queue, QueueConfig, QueuePage, QueueStats,
     ReceivedMessage, RedrivePolicy, RetryPolicy, SendBatchEntry,
 )

@@ -16,7 +16,7 @@ from holdshelf.credentials import bearer_metadata, channel_credentials
 from holdshelf.durations import Seconds, from_timestamp, to_duration
 from holdshelf.errors import HoldshelfError
 from holdshelf.heartbeat_stream import HeartbeatStream
-from holdshelf.types import EntryResult, Queue, QueueConfig, QueuePage, ReceivedMessage, SendBatchEntry
+from holdshelf.values import EntryResult, Queue, QueueConfig, QueuePage, ReceivedMessage, SendBatchEntry
 # gRPC's reconnect backoff starts at 1 s and grows to 120 s, so a Consumer
 # whose broker restarted could wait minutes to reach it again while its
 # leases run out; these cap it at 5 s.

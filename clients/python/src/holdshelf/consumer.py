@@ -16,7 +16,7 @@ from holdshelf.errors import HoldshelfError, LeaseLostError
 from holdshelf.handler_context import HandlerContext
 from holdshelf.lease_keeper import HeldLease, LeaseKeeper
 from holdshelf.retry_later import RetryLater
-from holdshelf.types import ReceivedMessage
+from holdshelf.values import ReceivedMessage
 
 Handler = Callable[[ReceivedMessage, HandlerContext], None]
 """Works on one message. Returning deletes it; raising ends its lease as a failed delivery."""

@@ -1,10 +1,10 @@
-"""Translations between the generated protobufs and holdshelf.types."""
+"""Translations between the generated protobufs and holdshelf.values."""
 
 from __future__ import annotations
 
 from holdshelf._wire import message_pb2, queue_pb2, service_pb2
 from holdshelf.durations import Seconds, from_duration, from_timestamp, to_duration
-from holdshelf.types import (
+from holdshelf.values import (
     EntryError, EntryResult, LeaseRenewal, LeaseState, Queue, QueueConfig, QueueStats, ReceivedMessage,
     RedrivePolicy, RetryPolicy, SendBatchEntry,
 )
@@ -18,6 +18,7 @@ def body_bytes(body: bytes | str) -> bytes:
 
 
 def config_to_wire(config: QueueConfig | None) -> queue_pb2.QueueConfig | None:
+    """A QueueConfig as CreateQueue and UpdateQueue take it: None fields left unset, for the defaults."""
     if config is None:
         return None
     wire = queue_pb2.QueueConfig(
@@ -38,6 +39,7 @@ def config_to_wire(config: QueueConfig | None) -> queue_pb2.QueueConfig | None:
 
 
 def config_from_wire(wire: queue_pb2.QueueConfig) -> QueueConfig:
+    """A queue's configuration as the broker returned it, defaults filled in."""
     redrive = wire.redrive_policy if wire.HasField("redrive_policy") else None
     retry = wire.retry_policy if wire.HasField("retry_policy") else None
     return QueueConfig(
@@ -50,6 +52,7 @@ def config_from_wire(wire: queue_pb2.QueueConfig) -> QueueConfig:
 
 
 def queue_from_wire(wire: queue_pb2.Queue) -> Queue:
+    """A Queue with its configuration and counts."""
     stats = wire.stats
     return Queue(
         name=wire.name,
@@ -66,6 +69,7 @@ def queue_from_wire(wire: queue_pb2.Queue) -> Queue:
 
 
 def message_from_wire(wire: message_pb2.ReceivedMessage) -> ReceivedMessage:
+    """One delivery; checkpoint None when the message has none."""
     return ReceivedMessage(
         message_id=wire.message_id,
         receipt_handle=wire.receipt_handle,
@@ -82,6 +86,7 @@ def message_from_wire(wire: message_pb2.ReceivedMessage) -> ReceivedMessage:
 
 
 def batch_entry_to_wire(entry: SendBatchEntry) -> message_pb2.SendBatchEntry:
+    """One SendBatch entry; delay None leaves it unset (the queue's)."""
     wire = message_pb2.SendBatchEntry(body=body_bytes(entry.body), attributes=entry.attributes)
     if entry.delay is not None:
         wire.delay.CopyFrom(to_duration(entry.delay))
@@ -89,12 +94,14 @@ def batch_entry_to_wire(entry: SendBatchEntry) -> message_pb2.SendBatchEntry:
 
 
 def entry_result_from_wire(wire: message_pb2.EntryResult) -> EntryResult:
+    """One batch entry's outcome; error None on success."""
     error = None if wire.code == 0 else EntryError(wire.code, wire.reason, wire.message)
     deadline = from_timestamp(wire.lease_deadline) if wire.HasField("lease_deadline") else None
     return EntryResult(wire.receipt_handle, error, deadline)
 
 
 def renewal_to_wire(renewal: LeaseRenewal) -> service_pb2.LeaseRenewal:
+    """One Heartbeat renewal; visibility_timeout and checkpoint None leave them unset."""
     wire = service_pb2.LeaseRenewal(receipt_handle=renewal.receipt_handle, failed=renewal.failed)
     if renewal.visibility_timeout is not None:
         wire.visibility_timeout.CopyFrom(to_duration(renewal.visibility_timeout))
@@ -104,5 +111,6 @@ def renewal_to_wire(renewal: LeaseRenewal) -> service_pb2.LeaseRenewal:
 
 
 def lease_state_from_wire(wire: service_pb2.LeaseState) -> LeaseState:
+    """One Heartbeat LeaseState."""
     deadline = from_timestamp(wire.lease_deadline) if wire.HasField("lease_deadline") else None
     return LeaseState(wire.receipt_handle, wire.held, deadline, wire.reason)

@@ -6,7 +6,7 @@ import threading
 
 from holdshelf.errors import LeaseLostError
 from holdshelf.lease_keeper import HeldLease
-from holdshelf.types import ReceivedMessage
+from holdshelf.values import ReceivedMessage
 
 
 class HandlerContext:

@@ -10,7 +10,7 @@ import grpc
 from holdshelf._wire import service_pb2
 from holdshelf.convert import lease_state_from_wire, renewal_to_wire
 from holdshelf.errors import HoldshelfError
-from holdshelf.types import LeaseRenewal, LeaseState
+from holdshelf.values import LeaseRenewal, LeaseState
 
 
 class HeartbeatStream:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from holdshelf.backoff import backoff_seconds
 from holdshelf.errors import HoldshelfError, LeaseLostError
 from holdshelf.heartbeat_stream import HeartbeatStream
-from holdshelf.types import LeaseRenewal, LeaseState
+from holdshelf.values import LeaseRenewal, LeaseState
 
 # Renewals come early by up to this fraction of the interval, so that many
 # consumers do not beat in step.
