@@ -155,7 +155,7 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       expect(check.cert_without_key).toMatchObject({ type: "ValueError" });
     }, 60_000);
 
-    it("runs the Consumer's error paths: bad options, a missing queue, a lost lease, a failing handler", async () => {
+    it("runs the Consumer's error paths: bad options, a missing queue, a lost lease, a failing handler, a checkpoint too big", async () => {
       const check = await run("consumer.py", ["--address", broker.server.address], "check");
       expect(check.invalid_options!.refused).toEqual(["ValueError", "ValueError", "ValueError", "ValueError"]);
       expect(check.missing_queue).toMatchObject({ type: "HoldshelfError", reason: "QUEUE_NOT_FOUND" });
@@ -163,6 +163,7 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
         cancelled: true, lost: "LEASE_SUPERSEDED", checkpoint: "LeaseLostError LEASE_SUPERSEDED",
       });
       expect(check.handler_error).toMatchObject({ type: "ValueError", text: "handler failed", same_message: true });
+      expect(check.big_checkpoint).toMatchObject({ big: "ValueError", cancelled: false, last: 65536, deleted: true });
     }, 60_000);
   });
 

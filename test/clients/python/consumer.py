@@ -8,6 +8,7 @@ A fixture of test/clients/python-client.test.ts:
                       first): ctx.checkpoint raises LeaseLostError, and
                       ctx.cancelled is set with ctx.lost saying why
     handler_error     a handler's exception reaches on_error with its message
+    big_checkpoint    a checkpoint over 64 KiB raises ValueError and keeps the lease
 """
 
 from __future__ import annotations
@@ -93,6 +94,30 @@ def handler_error(client: Client) -> None:
          same_message=message is not None and message.message_id == message_id)
 
 
+def big_checkpoint(client: Client) -> None:
+    client.send("consumer-q", "too big a checkpoint")
+    outcome: dict[str, object] = {}
+    finished = threading.Event()
+
+    def handler(message: ReceivedMessage, ctx: HandlerContext) -> None:
+        try:
+            ctx.checkpoint(b"x" * 65537)
+            outcome["big"] = "stored"
+        except ValueError:
+            outcome["big"] = "ValueError"
+        ctx.checkpoint(b"x" * 65536)  # the largest allowed
+        outcome["cancelled"] = ctx.cancelled.is_set()
+        outcome["last"] = len(ctx.last_checkpoint or b"")
+        finished.set()
+
+    consumer = Consumer(client, "consumer-q", handler, wait_time=1)
+    finished.wait(10)
+    consumer.stop(5)
+    stats = client.get_queue("consumer-q").stats
+    outcome["deleted"] = stats.visible + stats.in_flight + stats.delayed == 0
+    emit("big_checkpoint", **outcome)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--address", required=True)
@@ -104,6 +129,8 @@ def main() -> None:
         missing_queue(client)
         lost_lease(client)
         handler_error(client)
+        client.purge_queue("consumer-q")  # the failing message may be back
+        big_checkpoint(client)
 
 
 if __name__ == "__main__":

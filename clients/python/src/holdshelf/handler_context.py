@@ -8,6 +8,9 @@ from holdshelf.errors import LeaseLostError
 from holdshelf.lease_keeper import HeldLease
 from holdshelf.values import ReceivedMessage
 
+# LeaseRenewal.checkpoint's bound (proto/holdshelf/v1/queue_service.proto).
+MAX_CHECKPOINT_BYTES = 65536
+
 
 class HandlerContext:
     """A handler's view of its delivery: cancellation, checkpoints.
@@ -34,8 +37,12 @@ class HandlerContext:
         """Stores progress (at most 64 KiB) durably with the message, at once.
 
         Returns once the broker has stored it, so a later delivery carries it.
-        Raises LeaseLostError if the lease is lost first.
+        Raises LeaseLostError if the lease is lost first, and ValueError for
+        more than 64 KiB, which the broker would refuse.
         """
+        if len(data) > MAX_CHECKPOINT_BYTES:
+            # Refused here: the broker's refusal would read as a lost lease and cancel the handler.
+            raise ValueError(f"a checkpoint is at most {MAX_CHECKPOINT_BYTES} bytes, not {len(data)}")
         assert self._lease is not None
         self._lease.checkpoint(data).result()
         self._last_checkpoint = bytes(data)
