@@ -7,7 +7,9 @@ import { describeConsumerConformance, repoRoot } from "./consumer-conformance.js
 // Debian's interpreter, the one python3-grpcio is installed for; the package
 // goes into a fresh venv that sees it (--system-site-packages).
 const missingTools = missingCommands(["protoc", "grpc_python_plugin"]);
-if (spawnSync("/usr/bin/python3", ["-c", "import grpc, venv"]).status !== 0) missingTools.push("python3-grpcio, python3-venv");
+if (spawnSync("/usr/bin/python3", ["-c", "import grpc, venv, setuptools, wheel"]).status !== 0) {
+  missingTools.push("python3-grpcio, python3-venv, python3-setuptools, python3-wheel");
+}
 
 describeConsumerConformance({
   name: "Python",
