@@ -1,21 +1,19 @@
 #!/usr/bin/env bash
 # Builds the Go programs (examples, interop probe, conformance worker, the Go
-# client's test programs) into .build/bin, and generates the Python client
-# code, offline: Debian's generators, and Go's gRPC sources under
-# /usr/share/gocode (GOPATH mode). The Go client library (clients/go) brings
-# its generated code with it (clients/go/holdshelfv1, kept fresh by
+# client's test programs) into .build/bin, offline, with Go's gRPC sources
+# under /usr/share/gocode (GOPATH mode). The Go client library (clients/go)
+# brings its generated code with it (clients/go/holdshelfv1, kept fresh by
 # clients/go/generate.sh --check) and is linked into a GOPATH tree under
 # .build/go-lib, so that GOPATH-mode builds find it as "holdshelf/clients/go".
+# The Python client generates its own when pip installs it (its setup.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Test files run this at the same time: one build at a time, or one's
-# `clean` would delete what another is compiling.
+# Test files run this at the same time: one build at a time, or one could
+# replace a binary another is about to run.
 mkdir -p .build
 exec 9>.build/build.lock
 flock 9
-
-npx buf generate --template buf.gen.python.yaml
 
 mkdir -p .build/go-lib/src/holdshelf/clients
 ln -sfn "$PWD/clients/go" .build/go-lib/src/holdshelf/clients/go

@@ -1,45 +1,66 @@
 /**
- * Real Go and Python clients, generated from proto/ with Debian's
- * generators, against a real broker: the examples under examples/ side by
+ * The Go and Python client libraries (clients/) and the TypeScript client
+ * against one real broker, together: the examples under examples/ side by
  * side with the TypeScript Consumer, a Go worker killed mid-job whose lease
- * and checkpoint pass to a Python worker, and each language's view of error
- * codes, ErrorInfo reasons, deadlines and cancellation (test/interop/*​/probe).
+ * and checkpoint pass to a Python worker (the conformance workers of
+ * test/conformance/workers/), and each language's view of error codes,
+ * ErrorInfo reasons, deadlines and cancellation (test/interop/*​/probe).
  */
-import { execFile, spawnSync } from "node:child_process";
+import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { Consumer } from "../../src/client/consumer.js";
 import { QueueClient } from "../../src/client/queue-client.js";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
 import { startJsonLines, type JsonLinesProcess } from "../support/json-lines-process.js";
+import { installPythonPackage } from "../support/python-package.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const bin = (name: string) => `${repoRoot}.build/bin/${name}`;
-// Debian's interpreter: the one python3-grpcio is installed for.
-const python = "/usr/bin/python3";
-const pythonEnv = { PYTHONPATH: `${repoRoot}.build/python` };
 
 const missingTools = missingCommands(["go", "protoc", "grpc_python_plugin", "protoc-gen-go", "protoc-gen-go-grpc"]);
-if (spawnSync(python, ["-c", "import grpc"]).status !== 0) missingTools.push("python3-grpcio");
+if (spawnSync("/usr/bin/python3", ["-c", "import grpc, venv, setuptools, wheel"]).status !== 0) {
+  missingTools.push("python3-grpcio, python3-venv, python3-setuptools, python3-wheel");
+}
 
-describe.skipIf(skipWithout(missingTools))("Go and Python clients against the broker", () => {
+/** An example program: plain text lines on standard output, as a user's program prints them. */
+interface ExampleProcess {
+  readonly child: ChildProcess;
+  lines(): string[];
+  exited(): Promise<number | null>;
+}
+
+function startExample(command: string, args: string[]): ExampleProcess {
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exit = once(child, "close").then(([code]) => {
+    if (code !== 0) console.error(`${command} exited ${code}: ${stderr}`);
+    return code as number | null;
+  });
+  return { child, lines: () => stdout.split("\n").filter((line) => line !== ""), exited: () => exit };
+}
+
+describe.skipIf(skipWithout(missingTools))("Go, Python and TypeScript clients against one broker", () => {
   let broker: GrpcHarness;
-  const processes: JsonLinesProcess[] = [];
-  const track = (started: JsonLinesProcess): JsonLinesProcess => {
+  let venv: Awaited<ReturnType<typeof installPythonPackage>>;
+  const processes: { child: ChildProcess; exited(): Promise<unknown> }[] = [];
+  const track = <T extends { child: ChildProcess; exited(): Promise<unknown> }>(started: T): T => {
     processes.push(started);
     return started;
   };
-  const startGo = (name: string, args: string[]) =>
-    track(startJsonLines(bin(name), ["--address", broker.server.address, ...args]));
-  const startPython = (script: string, args: string[]) =>
-    track(startJsonLines(python, [`${repoRoot}${script}`, "--address", broker.server.address, ...args], pythonEnv));
+  const address = () => broker.server.address;
 
   beforeAll(async () => {
     expect(missingTools, "toolchains missing (Debian packages: see .ci/run)").toEqual([]);
-    // Generates both languages' code and builds the Go programs; Go's build cache makes reruns quick.
+    // Generates the Go code and builds the Go programs; Go's build cache makes reruns quick.
     await promisify(execFile)("bash", [`${repoRoot}examples/build.sh`], { cwd: repoRoot });
+    venv = await installPythonPackage();
     broker = await startGrpcHarness();
   }, 300_000);
   afterEach(async () => {
@@ -50,58 +71,76 @@ describe.skipIf(skipWithout(missingTools))("Go and Python clients against the br
   });
   afterAll(async () => {
     await broker?.stop();
+    await venv?.remove();
   });
 
-  it("processes a Python producer's 1,000 messages with a Go worker and a TypeScript Consumer, each exactly once", async () => {
-    const producer = startPython("examples/python/producer.py", ["--queue", "orders", "--count", "1000"]);
-    expect(await producer.exited(), producer.stderr()).toBe(0);
-    const sent = producer.events.filter((event) => event.event === "sent").map((event) => event.messageId as string);
-    expect(new Set(sent).size).toBe(1000);
-
-    const goWorker = startGo("go-worker", ["--queue", "orders", "--steps", "0", "--exit-when-idle"]);
-    await goWorker.waitFor((event) => event.event === "received");
-    const client = new QueueClient(broker.server.address);
+  it("processes the Python producer example's 1,000 messages with the Go worker example and a TypeScript Consumer, each exactly once", async () => {
+    const goWorker = track(startExample(bin("go-worker"), ["--address", address(), "--queue", "orders"]));
+    const client = new QueueClient(address());
+    await client.createQueue("orders");
     const byTypeScript: string[] = [];
     const consumer = new Consumer(client, "orders", (message) => void byTypeScript.push(message.messageId), {
       concurrency: 4,
       waitTimeMs: 1000,
     });
-    expect(await goWorker.exited(), goWorker.stderr()).toBe(0);
+
+    const producer = track(startExample(venv.python, [`${repoRoot}examples/python/producer.py`, "--address", address(), "--queue", "orders", "--count", "1000"]));
+    expect(await producer.exited()).toBe(0);
+    const sent = producer.lines().map((line) => /^sent (\S+)$/.exec(line)![1]!);
+    expect(new Set(sent).size).toBe(1000);
+
+    await vi.waitFor(
+      () => expect(broker.server.broker.getQueue("orders").counts).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 }),
+      { timeout: 60_000, interval: 50 },
+    );
+    goWorker.child.kill("SIGTERM");
+    expect(await goWorker.exited(), "the Go worker stops cleanly on SIGTERM").toBe(0);
     await consumer.stop();
     client.close();
 
-    const byGo = goWorker.events.filter((event) => event.event === "processed").map((event) => event.messageId as string);
+    const byGo = goWorker.lines().map((line) => /^processed (\S+) job-\d+$/.exec(line)![1]!);
     expect(byGo.length, "the Go worker took part").toBeGreaterThan(0);
     expect(byTypeScript.length, "the TypeScript Consumer took part").toBeGreaterThan(0);
     const processed = [...byGo, ...byTypeScript];
     expect(processed.length, "none processed twice").toBe(1000);
     expect(new Set(processed)).toEqual(new Set(sent));
-    const goDeliveries = goWorker.events.filter((event) => event.event === "received");
-    expect(goDeliveries.every((event) => event.receiveCount === 1), "no redelivery").toBe(true);
-    expect(goWorker.events.filter((event) => event.event === "error")).toEqual([]);
-    expect(broker.server.broker.getQueue("orders").counts).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
   }, 120_000);
 
+  it("runs the Python worker example on the Go producer example's messages and stops it cleanly on SIGTERM", async () => {
+    const pythonWorker = track(startExample(venv.python, [`${repoRoot}examples/python/worker.py`, "--address", address(), "--queue", "emails"]));
+    const producer = track(startExample(bin("go-producer"), ["--address", address(), "--queue", "emails", "--count", "20"]));
+    expect(await producer.exited()).toBe(0);
+    const sent = producer.lines().map((line) => /^sent (\S+)$/.exec(line)![1]!);
+    expect(sent).toHaveLength(20);
+    await vi.waitFor(() => expect(pythonWorker.lines()).toHaveLength(20), { timeout: 30_000, interval: 50 });
+    pythonWorker.child.kill("SIGTERM");
+    expect(await pythonWorker.exited(), "the Python worker stops cleanly on SIGTERM").toBe(0);
+    const processed = pythonWorker.lines().map((line) => /^processed (\S+) job-\d+$/.exec(line)![1]!);
+    expect(new Set(processed)).toEqual(new Set(sent));
+    expect(broker.server.broker.getQueue("emails").counts).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
+  }, 60_000);
+
   it("hands a job from a Go worker killed with SIGKILL to a Python worker within a second, with the last checkpoint", async () => {
-    const producer = startPython("examples/python/producer.py", ["--queue", "long-jobs", "--count", "1", "--prefix", "render"]);
-    expect(await producer.exited(), producer.stderr()).toBe(0);
-    const goWorker = startGo("go-worker", ["--queue", "long-jobs", "--steps", "100", "--step-ms", "100"]);
+    await broker.rpc.createQueue({ name: "long-jobs" });
+    await new QueueClient(address()).send("long-jobs", JSON.stringify({ steps: 100, stepMs: 100 }));
+    const conformanceWorker = (command: string, args: string[]): JsonLinesProcess =>
+      track(startJsonLines(command, [...args, "--address", address(), "--queue", "long-jobs"]));
+    const goWorker = conformanceWorker(bin("go-conformance-worker"), []);
     await goWorker.waitFor((event) => event.event === "checkpoint" && (event.step as number) >= 3);
-    // The Python worker is up and long-polling before the kill, so the timing measures the broker.
-    const pythonWorker = startPython("examples/python/worker.py", ["--queue", "long-jobs", "--steps", "100", "--step-ms", "100"]);
-    await pythonWorker.waitFor((event) => event.event === "polling");
+    const pythonWorker = conformanceWorker(venv.python, ["-u", `${repoRoot}test/conformance/workers/python_worker.py`]);
+    await pythonWorker.waitFor((event) => event.event === "started");
+    // The Python worker is long-polling before the kill, so the timing measures the broker.
+    await vi.waitFor(() => expect(broker.server.broker.waitingReceiveCount).toBeGreaterThanOrEqual(1), { timeout: 10_000, interval: 10 });
 
     goWorker.child.kill("SIGKILL");
     const killedAt = performance.now();
     await goWorker.exited();
-    const lastReported = Math.max(
-      ...goWorker.events.filter((event) => event.event === "checkpoint").map((event) => event.step as number),
-    );
+    const lastReported = Math.max(...goWorker.events.filter((event) => event.event === "checkpoint").map((event) => event.step as number));
     const received = await pythonWorker.waitFor((event) => event.event === "received", 5000);
     const handOverMs = performance.now() - killedAt;
 
     expect(handOverMs, "hand-over time").toBeLessThan(1000);
-    expect(received).toMatchObject({ body: "render-0", receiveCount: 2 });
+    expect(received).toMatchObject({ receiveCount: 2 });
     // The kill may land after a checkpoint is stored but before the worker printed it.
     const checkpoint = Number(received.checkpoint);
     expect([lastReported, lastReported + 1]).toContain(checkpoint);
@@ -110,12 +149,15 @@ describe.skipIf(skipWithout(missingTools))("Go and Python clients against the br
   }, 60_000);
 
   describe.each([
-    { language: "Go", probe: () => startGo("go-probe", ["--queue-prefix", "probe-go"]) },
-    { language: "Python", probe: () => startPython("test/interop/python/probe.py", ["--queue-prefix", "probe-python"]) },
+    { language: "Go", probe: () => startJsonLines(bin("go-probe"), ["--address", address(), "--queue-prefix", "probe-go"]) },
+    {
+      language: "Python",
+      probe: () => startJsonLines(venv.python, [`${repoRoot}test/interop/python/probe.py`, "--address", address(), "--queue-prefix", "probe-python"]),
+    },
   ])("a $language client", ({ probe }) => {
     let results: Record<string, Record<string, unknown>>;
     beforeAll(async () => {
-      const run = probe();
+      const run = track(probe());
       expect(await run.exited(), run.stderr()).toBe(0);
       results = Object.fromEntries(run.events.map((event) => [event.check as string, event]));
     }, 60_000);
