@@ -1,6 +1,6 @@
 import { maxRenewals } from "../protocol/limits.js";
 import { answersRequest } from "../protocol/heartbeat-matching.js";
-import { LeaseEnding } from "../protocol/lease-state-reason.js";
+import { LeaseEnding, leaseRefusalReasons } from "../protocol/lease-state-reason.js";
 import { monotonicClock, type Clock, type Timer } from "../time/clock.js";
 import { backoffDelayMs } from "./backoff.js";
 import type { HeartbeatStream } from "./heartbeat-stream.js";
@@ -79,8 +79,13 @@ interface PendingRelease {
 interface Lease {
   readonly handle: string;
   readonly onLost: (error: LeaseLostError) => void;
-  /** held: renewed on schedule; releasing: a release waits to be answered; gone: never named again. */
-  state: "held" | "releasing" | "gone";
+  /**
+   * held: renewed on schedule; refused: a renewal was refused, so it is no
+   * longer renewed, but its handle works until its deadline (for a release
+   * or a delete); releasing: a release waits to be answered; gone: never
+   * named again.
+   */
+  state: "held" | "refused" | "releasing" | "gone";
   /** Why it is gone, for checkpoints that come too late. */
   endError: Error | undefined;
   /** A renewal belongs in the next request. */
@@ -290,12 +295,20 @@ export class LeaseKeeper {
     if (release !== undefined) {
       // Released, or already lost: either way the message is no longer ours.
       this.forget(lease, new Error("the message was released"));
-      settle(release.waiters);
+      // Refused (a retry delay over 12 h, say): the message stays hidden
+      // until its lease runs out, which its holder should hear of.
+      const refusal = !state.held && leaseRefusalReasons.has(state.reason) ? new LeaseLostError(lease.handle, state.reason) : undefined;
+      settle(release.waiters, refusal);
       return;
     }
     if (lease.state === "gone") return;
-    if (!state.held) this.lose(lease, state.reason);
-    else if (lease.state === "held") this.schedule(lease, sentAt);
+    if (state.held) {
+      if (lease.state === "held") this.schedule(lease, sentAt);
+    } else if (leaseRefusalReasons.has(state.reason)) {
+      this.refuse(lease, state.reason);
+    } else {
+      this.lose(lease, state.reason);
+    }
   }
 
   /** Sets a lease's renewal and expiry timers, counting from when its last receive or renewal was sent. */
@@ -343,6 +356,23 @@ export class LeaseKeeper {
       }
       this.pump();
     });
+  }
+
+  /**
+   * A renewal was refused: the lease cannot be kept, so its holder hears it
+   * is lost, but it keeps its deadline and its handle still works. It stays
+   * until then, unrenewed, so that the holder's release or delete still
+   * reaches it: a consumer frees its slot only once the message is settled,
+   * and never holds more leases than it has slots.
+   */
+  private refuse(lease: Lease, reason: LeaseReason): void {
+    if (lease.state !== "held") return;
+    const error = new LeaseLostError(lease.handle, reason);
+    lease.state = "refused";
+    lease.endError = error;
+    lease.due = false;
+    lease.renewTimer?.cancel();
+    lease.onLost(error);
   }
 
   private lose(lease: Lease, reason: LeaseReason): void {

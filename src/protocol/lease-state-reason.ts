@@ -28,3 +28,10 @@ export const leaseGoneReasons: ReadonlySet<Reason> = new Set<Reason>([
   "MESSAGE_NOT_FOUND",
   "RECEIPT_HANDLE_INVALID",
 ]);
+
+/**
+ * Renewal failures that change nothing: the request was refused (a bad
+ * timeout or checkpoint, an extension past the lease cap), and the lease
+ * keeps its deadline, so its handle still works for a release or a delete.
+ */
+export const leaseRefusalReasons: ReadonlySet<string> = new Set<Reason>(["INVALID_ARGUMENT", "LEASE_LIMIT_EXCEEDED"]);

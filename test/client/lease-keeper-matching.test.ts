@@ -142,6 +142,41 @@ describe("LeaseKeeper's matching of Heartbeat responses", () => {
     expect(a.losses).toEqual([]);
   });
 
+  it("a refused renewal loses the lease for its holder, yet keeps its handle for the failed delivery that follows", async () => {
+    const stream = start();
+    const a = hold("a");
+    stream.push([]);
+    await settle();
+    // The renewal that names the lease is refused: the lease keeps its deadline, unrenewed.
+    stream.push([lost("a", "LEASE_LIMIT_EXCEEDED")]);
+    await settle();
+    expect(a.losses.map((error) => error.reason)).toEqual(["LEASE_LIMIT_EXCEEDED"]);
+    await expect(a.lease.checkpoint(Buffer.from("late"))).rejects.toBeInstanceOf(LeaseLostError);
+    const failed = a.lease.fail(undefined);
+    await settle();
+    expect(stream.sent.at(-1)!.leases).toEqual([{ receiptHandle: "a", visibilityTimeoutMs: undefined, checkpoint: undefined, failed: true }]);
+    stream.push([lost("a", "RELEASED")]);
+    await expect(failed).resolves.toBeUndefined();
+    expect(a.losses, "told once").toHaveLength(1);
+  });
+
+  it("a release the broker refuses rejects with its reason; one whose lease was already gone resolves", async () => {
+    const stream = start();
+    const a = hold("a");
+    const b = hold("b");
+    stream.push([]);
+    await registered(stream, "a", "b");
+    const refused = a.lease.fail(13 * 3600_000);
+    await settle();
+    expect(stream.sent.at(-1)!.leases).toEqual([{ receiptHandle: "a", visibilityTimeoutMs: 13 * 3600_000, checkpoint: undefined, failed: true }]);
+    stream.push([lost("a", "INVALID_ARGUMENT")]);
+    await expect(refused).rejects.toMatchObject({ reason: "INVALID_ARGUMENT" });
+    const gone = b.lease.release(0);
+    await settle();
+    stream.push([lost("b", "LEASE_SUPERSEDED")]);
+    await expect(gone).resolves.toBeUndefined();
+  });
+
   it("reopens a broken stream, renewing every lease held and sending again what was unanswered", async () => {
     const first = start();
     const a = hold("a");
