@@ -21,7 +21,11 @@ export default defineConfig({
       ...(postgresRun
         ? [
             { extends: true as const, test: { name: "postgres", include: onEveryStore, env: { HOLDSHELF_TEST_STORE: "postgres" } } },
-            { extends: true as const, test: { name: "cluster", include: onEveryStore, env: { HOLDSHELF_TEST_STORE: "cluster" } } },
+            {
+              extends: true as const,
+              // The consumer conformance suite runs here too: each language's Consumer against a cluster.
+              test: { name: "cluster", include: [...onEveryStore, "test/conformance/**/*.test.ts"], env: { HOLDSHELF_TEST_STORE: "cluster" } },
+            },
           ]
         : []),
     ],

@@ -1,3 +1,4 @@
+import { status } from "@grpc/grpc-js";
 import { LeaseEnding } from "../protocol/lease-state-reason.js";
 import { maxReceiveMessages } from "../protocol/limits.js";
 import { monotonicClock, type Clock, type Timer } from "../time/clock.js";
@@ -6,6 +7,7 @@ import { LeaseKeeper, type HeldLease } from "./lease-keeper.js";
 import { LeaseLostError } from "./lease-lost-error.js";
 import type { QueueClient } from "./queue-client.js";
 import { retryDelayOf } from "./retry-later.js";
+import { RpcError } from "./rpc-error.js";
 import type { ReceivedMessage } from "./types.js";
 
 /** What a handler gets besides its message. */
@@ -229,16 +231,40 @@ export class Consumer {
     if (job.abandoned) return;
     try {
       if (failure === undefined) {
-        lease.drop();
-        // Tried even after the lease was lost: if nobody received the
-        // message since, the finished work is not done again.
-        await this.client.delete(this.queue, message.receiptHandle);
+        await this.deleteHandled(job);
       } else {
         this.report(failure.error, message);
         await lease.fail(retryDelayOf(failure.error));
       }
     } catch (error) {
       this.report(error, message);
+    }
+  }
+
+  /**
+   * Deletes a handled message. A delete that fails for want of a broker (one
+   * restarting, a queue moving between brokers, a lost connection) is tried
+   * again with backoff while the lease is still held and renewed, since
+   * giving up would have the finished work done again; it stops when the
+   * lease is lost or stop() gives the message back.
+   */
+  private async deleteHandled(job: Job): Promise<void> {
+    const { message, lease, controller } = job;
+    try {
+      for (let failures = 0; ; failures++) {
+        try {
+          // Tried even after the lease was lost: if nobody received the
+          // message since, the finished work is not done again.
+          await this.client.delete(this.queue, message.receiptHandle);
+          return;
+        } catch (error) {
+          if (!isTransient(error) || controller.signal.aborted) throw error;
+          this.report(error, message);
+          await this.pause(backoffDelayMs(failures), controller.signal);
+        }
+      }
+    } finally {
+      lease.drop();
     }
   }
 
@@ -297,6 +323,11 @@ export class Consumer {
       // A throwing onError must not stop the receive loop or the stream reader.
     }
   }
+}
+
+/** Whether a failed call may well succeed if tried again soon: no broker answered it, or the queue is moving. */
+function isTransient(error: unknown): boolean {
+  return error instanceof RpcError && (error.code === status.UNAVAILABLE || error.code === status.DEADLINE_EXCEEDED);
 }
 
 function check(name: string, value: number, valid: (n: number) => boolean): number {

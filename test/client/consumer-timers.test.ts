@@ -29,6 +29,8 @@ const message = (receiptHandle: string): ReceivedMessage => ({
 // no broker and no real time, so each wait is checked to the millisecond.
 describe("Consumer's timers", () => {
   const receives: PendingReceive[] = [];
+  /** The deletes asked for, each answered by the test. */
+  const deletes: { resolve(): void; reject(error: unknown): void }[] = [];
   const streams: ScriptedStream[] = [];
   const errors: unknown[] = [];
   let clock: FakeClock;
@@ -41,7 +43,7 @@ describe("Consumer's timers", () => {
         receives.push({ options, resolve, reject });
         options.signal?.addEventListener("abort", () => reject(new RpcError(1, "", "cancelled")), { once: true });
       }),
-    delete: () => Promise.resolve(),
+    delete: () => new Promise<void>((resolve, reject) => deletes.push({ resolve, reject })),
     changeVisibilityBatch: () => Promise.resolve([]),
     heartbeat: () => {
       const stream = new ScriptedStream();
@@ -73,6 +75,7 @@ describe("Consumer's timers", () => {
     await stopping;
     consumer = undefined;
     receives.splice(0);
+    deletes.splice(0);
     streams.splice(0);
     errors.splice(0);
     vi.restoreAllMocks();
@@ -174,5 +177,53 @@ describe("Consumer's timers", () => {
     await settle();
     expect(receives).toHaveLength(3);
     expect(errors).toEqual([unavailable, unavailable]);
+  });
+
+  /** Starts a consumer whose handler returns at once, and hands it one message. */
+  async function handleOne(): Promise<ScriptedStream> {
+    consumer = new Consumer(client, "jobs", () => {}, { visibilityTimeoutMs: 60_000, clock, onError: (error) => errors.push(error) });
+    await settle();
+    const stream = streams[0]!;
+    stream.push([]);
+    receives[0]!.resolve([message("m1")]);
+    await settle();
+    stream.push([held("m1")]);
+    await settle();
+    return stream;
+  }
+
+  it("tries a delete again with backoff while no broker answers it, keeping the lease meanwhile", async () => {
+    await handleOne();
+    const unavailable = new RpcError(14, "QUEUE_MOVING", "queue is moving between brokers");
+    deletes[0]!.reject(unavailable);
+    await settle();
+    clock.advance(49);
+    await settle();
+    expect(deletes).toHaveLength(1);
+    clock.advance(1);
+    await settle();
+    expect(deletes).toHaveLength(2);
+    deletes[1]!.reject(unavailable);
+    await settle();
+    clock.advance(100);
+    await settle();
+    expect(deletes).toHaveLength(3);
+    expect(consumer!.active, "the slot stays taken until the message is settled").toBe(1);
+    deletes[2]!.resolve();
+    await settle();
+    expect(consumer!.active).toBe(0);
+    expect(errors).toEqual([unavailable, unavailable]);
+  });
+
+  it("does not try again a delete the broker refused", async () => {
+    await handleOne();
+    const superseded = new RpcError(9, "LEASE_SUPERSEDED", "received again since");
+    deletes[0]!.reject(superseded);
+    await settle();
+    clock.advance(10_000);
+    await settle();
+    expect(deletes).toHaveLength(1);
+    expect(errors).toEqual([superseded]);
+    expect(consumer!.active).toBe(0);
   });
 });

@@ -14,8 +14,8 @@ import type { GrpcHarness, GrpcHarnessOptions } from "./grpc-harness.js";
 import { freshDatabase } from "./test-storage.js";
 import { WriteFault } from "./write-fault.js";
 
-// Few shards: each owner gets four, and a test's queues land on both.
-const shardCount = 8;
+/** Few shards: each owner gets four, and a test's queues land on both. */
+export const shardCount = 8;
 
 /** A GrpcHarness whose `server` is the routing broker of a three-broker cluster. */
 export async function startTestCluster(options: GrpcHarnessOptions): Promise<GrpcHarness> {
@@ -33,18 +33,7 @@ export async function startTestCluster(options: GrpcHarnessOptions): Promise<Grp
   const startAll = async (): Promise<HoldshelfServer> => {
     owners = [await start("owner-1", false), await start("owner-2", false)];
     const entry = await start("entry", true, metricsListen === undefined ? {} : { metricsListen });
-    // Settled: the owners hold half the shards each, and the entry routes every shard to the owner that serves it.
-    await vi.waitFor(
-      () => {
-        for (const owner of owners) if ((owner.store as PostgresStore).ownedShardCount !== shardCount / 2) throw new Error("still balancing");
-        for (let shard = 0; shard < shardCount; shard++) {
-          const route = (entry.store as PostgresStore).routeShard(shard);
-          const server = owners.find((owner) => (owner.store as PostgresStore).routeShard(shard)?.kind === "local");
-          if (route?.kind !== "remote" || server === undefined || route.address !== server.address) throw new Error(`shard ${shard} is not routed yet`);
-        }
-      },
-      { timeout: 15_000, interval: 20 },
-    );
+    await settledRoutes(entry, owners);
     return entry;
   };
   const stopAll = async (entry: HoldshelfServer): Promise<void> => {
@@ -83,6 +72,25 @@ export async function startTestCluster(options: GrpcHarnessOptions): Promise<Grp
   };
   harness.rpc = entryClient(harness.server);
   return harness;
+}
+
+/**
+ * Resolves once the owners hold their even share of the test cluster's
+ * shards each, and the entry routes every shard to the owner that serves it.
+ */
+export async function settledRoutes(entry: HoldshelfServer, owners: readonly HoldshelfServer[]): Promise<void> {
+  await vi.waitFor(
+    () => {
+      const share = shardCount / owners.length;
+      for (const owner of owners) if ((owner.store as PostgresStore).ownedShardCount !== share) throw new Error("still balancing");
+      for (let shard = 0; shard < shardCount; shard++) {
+        const route = (entry.store as PostgresStore).routeShard(shard);
+        const server = owners.find((owner) => (owner.store as PostgresStore).routeShard(shard)?.kind === "local");
+        if (route?.kind !== "remote" || server === undefined || route.address !== server.address) throw new Error(`shard ${shard} is not routed yet`);
+      }
+    },
+    { timeout: 15_000, interval: 20 },
+  );
 }
 
 /**
