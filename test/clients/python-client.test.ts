@@ -62,7 +62,7 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
     expect(found.clash, "no public holdshelf.v1 package").toBe(false);
   });
 
-  it("keeps leases right on scripted streams: notices, lost checkpoints, endings, a stall, a stream that stays down", async () => {
+  it("keeps leases right on scripted streams: notices, lost checkpoints, endings, a stall, a stream that stays down, refusals", async () => {
     const check = await run("lease_keeper.py", [], "check");
     expect(check.first_requests).toMatchObject({ first: [0, true], second: ["h1"], second_timeout: null });
     expect(check.notice).toMatchObject({ lost: "LEASE_EXPIRED" });
@@ -74,6 +74,23 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
     expect(check.stall!.broken_after).toBeGreaterThanOrEqual(4.5);
     expect(check.stall!.broken_after).toBeLessThan(9);
     expect(check.down_expiry).toMatchObject({ lost: "LEASE_EXPIRED", errors: ["ConnectionError", "HoldshelfError"] });
+    // inf and 1e300 once got into the keeper and failed inside its send, leaving a request "in flight" forever.
+    expect(check.out_of_range).toMatchObject({
+      retry_later: ["ValueError", "ValueError", "ValueError", "ValueError"], fail: ["ValueError", "ValueError"],
+      then: ["h1", 0], released: "ok", timing_thread: true,
+    });
+    // A refused renewal leaves the lease valid until its deadline: the holder is cancelled, but its failed renewal still goes.
+    expect(check.refused_renewal).toMatchObject({
+      lost: ["LEASE_LIMIT_EXCEEDED", "INVALID_ARGUMENT"], checkpoint: "LeaseLostError LEASE_LIMIT_EXCEEDED",
+      sent: ["h1", true], released: "ok", renewals_after: 0, lost_again: 0,
+    });
+    // Forgotten at the 1.2 s deadline, not before; the upper bound is wide for a loaded machine.
+    expect(check.refused_renewal!.forgotten_after).toBeGreaterThanOrEqual(1.1);
+    expect(check.refused_renewal!.forgotten_after).toBeLessThan(5);
+    expect(check.refused_ending).toMatchObject({
+      retry_too_late: "LeaseLostError INVALID_ARGUMENT", release_superseded: "LeaseLostError LEASE_SUPERSEDED",
+    });
+    expect(check.checkpoint_after).toMatchObject({ release: "LeaseLostError RELEASED", close: "LeaseLostError RELEASED" });
   }, 60_000);
 
   describe("against a broker", () => {
@@ -155,15 +172,21 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       expect(check.cert_without_key).toMatchObject({ type: "ValueError" });
     }, 60_000);
 
-    it("runs the Consumer's error paths: bad options, a missing queue, a lost lease, a failing handler, a checkpoint too big", async () => {
+    it("runs the Consumer's error paths: bad options, a missing queue, a lost lease, a failing handler, refusals, signals", async () => {
       const check = await run("consumer.py", ["--address", broker.server.address], "check");
-      expect(check.invalid_options!.refused).toEqual(["ValueError", "ValueError", "ValueError", "ValueError"]);
+      expect(check.invalid_options!.refused).toEqual(["ValueError", "ValueError", "ValueError", "ValueError", "ValueError"]);
       expect(check.missing_queue).toMatchObject({ type: "HoldshelfError", reason: "QUEUE_NOT_FOUND" });
       expect(check.lost_lease).toMatchObject({
         cancelled: true, lost: "LEASE_SUPERSEDED", checkpoint: "LeaseLostError LEASE_SUPERSEDED",
       });
       expect(check.handler_error).toMatchObject({ type: "ValueError", text: "handler failed", same_message: true });
+      expect(check.retry_too_late!.errors).toEqual([["RetryLater", ""], ["LeaseLostError", "INVALID_ARGUMENT"]]);
+      expect(check.zero_visibility).toMatchObject({
+        type: "ValueError", text: expect.stringContaining("visibility timeout of 0"), stopped: true, received: false,
+        with_option: true, deleted: true,
+      });
       expect(check.big_checkpoint).toMatchObject({ big: "ValueError", cancelled: false, last: 65536, deleted: true });
+      expect(check.signals).toMatchObject({ installed: true, stopped: true, restored: true, previous_called: 1 });
     }, 60_000);
   });
 

@@ -8,17 +8,28 @@ A fixture of test/clients/python-client.test.ts:
                       first): ctx.checkpoint raises LeaseLostError, and
                       ctx.cancelled is set with ctx.lost saying why
     handler_error     a handler's exception reaches on_error with its message
+    retry_too_late    a RetryLater the broker refuses (over 12 h) reaches on_error,
+                      and so does the refusal of its failed renewal
+    zero_visibility   a queue whose visibility timeout is 0 is refused at start
+                      (on_error hears why, and the Consumer stops) unless the
+                      Consumer gives its own visibility_timeout
     big_checkpoint    a checkpoint over 64 KiB raises ValueError and keeps the lease
+    signals           stop_on_signals puts the previous handler back once a signal came
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import queue
+import signal
 import threading
+import time
 
-from holdshelf import Client, Consumer, HandlerContext, HoldshelfError, LeaseLostError, ReceivedMessage
+from holdshelf import (
+    Client, Consumer, HandlerContext, HoldshelfError, LeaseLostError, QueueConfig, ReceivedMessage, RetryLater,
+)
 
 
 def emit(check: str, **fields: object) -> None:
@@ -27,7 +38,8 @@ def emit(check: str, **fields: object) -> None:
 
 def invalid_options(client: Client) -> None:
     refused = []
-    for options in ({"concurrency": 0}, {"visibility_timeout": 0}, {"renew_fraction": 1}, {"wait_time": -1}):
+    for options in ({"concurrency": 0}, {"visibility_timeout": 0}, {"renew_fraction": 1}, {"wait_time": -1},
+                    {"visibility_timeout": float("inf")}):
         try:
             Consumer(client, "consumer-q", lambda m, c: None, **options).stop()
             refused.append(None)
@@ -94,6 +106,43 @@ def handler_error(client: Client) -> None:
          same_message=message is not None and message.message_id == message_id)
 
 
+def retry_too_late(client: Client) -> None:
+    client.send("consumer-q", "to retry much later")
+    heard: queue.SimpleQueue[BaseException] = queue.SimpleQueue()
+
+    def handler(message: ReceivedMessage, ctx: HandlerContext) -> None:
+        raise RetryLater(13 * 3600)
+
+    # A 30 s lease: the refused message does not come back during the check.
+    consumer = Consumer(client, "consumer-q", handler, visibility_timeout=30, wait_time=1,
+                        on_error=lambda e, m: heard.put(e))
+    errors = [heard.get(timeout=10), heard.get(timeout=10)]
+    consumer.stop(5)
+    emit("retry_too_late", errors=[[type(e).__name__, getattr(e, "reason", "")] for e in errors])
+
+
+def zero_visibility(client: Client) -> None:
+    client.create_queue("zero-vt-q", QueueConfig(visibility_timeout=0))
+    client.purge_queue("zero-vt-q")
+    client.send("zero-vt-q", "needs a lease")
+    heard: queue.SimpleQueue[BaseException] = queue.SimpleQueue()
+    handled = threading.Event()
+
+    def handler(message: ReceivedMessage, ctx: HandlerContext) -> None:
+        handled.set()
+
+    refused = Consumer(client, "zero-vt-q", handler, wait_time=1, on_error=lambda e, m: heard.put(e))
+    error = heard.get(timeout=10)
+    stopped = refused.wait(10)
+    refused.stop()
+    received = handled.is_set()
+    with Consumer(client, "zero-vt-q", handler, visibility_timeout=5, wait_time=1):
+        handled.wait(10)
+    stats = client.get_queue("zero-vt-q").stats
+    emit("zero_visibility", type=type(error).__name__, text=str(error), stopped=stopped, received=received,
+         with_option=handled.is_set(), deleted=stats.visible + stats.in_flight + stats.delayed == 0)
+
+
 def big_checkpoint(client: Client) -> None:
     client.send("consumer-q", "too big a checkpoint")
     outcome: dict[str, object] = {}
@@ -118,6 +167,28 @@ def big_checkpoint(client: Client) -> None:
     emit("big_checkpoint", **outcome)
 
 
+def signals(client: Client) -> None:
+    heard: list[int] = []
+
+    def previous(signum: int, frame: object) -> None:
+        heard.append(signum)
+
+    signal.signal(signal.SIGUSR1, previous)
+    consumer = Consumer(client, "consumer-q", lambda m, c: None, wait_time=1)
+    consumer.stop_on_signals([signal.SIGUSR1])
+    installed = signal.getsignal(signal.SIGUSR1) is not previous
+    os.kill(os.getpid(), signal.SIGUSR1)
+    stopped = consumer.wait(10)
+    restored = signal.getsignal(signal.SIGUSR1) is previous
+    if restored:  # else SIGUSR1's default action would end this script
+        os.kill(os.getpid(), signal.SIGUSR1)
+        deadline = time.monotonic() + 5
+        while not heard and time.monotonic() < deadline:
+            time.sleep(0.01)  # the handler runs on this thread between bytecodes
+    signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+    emit("signals", installed=installed, stopped=stopped, restored=restored, previous_called=len(heard))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--address", required=True)
@@ -130,7 +201,11 @@ def main() -> None:
         lost_lease(client)
         handler_error(client)
         client.purge_queue("consumer-q")  # the failing message may be back
+        retry_too_late(client)
+        client.purge_queue("consumer-q")  # the refused message is still leased
+        zero_visibility(client)
         big_checkpoint(client)
+        signals(client)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,14 @@ keeper a fake stream whose answers each check writes itself:
                       lease) is cut and a new one opened (the lease, unanswered
                       past its end, counts as lost)
     down_expiry       a lease whose stream cannot be reopened is lost when it runs out
+    out_of_range      a delay no Duration can carry is refused by fail() and by
+                      RetryLater, and the keeper goes on naming new leases
+    refused_renewal   a renewal refused (LEASE_LIMIT_EXCEEDED, INVALID_ARGUMENT)
+                      cancels the holder, but the lease stays for its failed
+                      renewal, unrenewed, and is forgotten at its deadline
+    refused_ending    a fail or release answered other than RELEASED fails its caller
+    checkpoint_after  a checkpoint after the release or after close raises
+                      LeaseLostError RELEASED
 """
 
 from __future__ import annotations
@@ -26,7 +34,8 @@ import time
 
 import grpc
 
-from holdshelf import HoldshelfError, LeaseLostError, LeaseRenewal, LeaseState
+from holdshelf import HoldshelfError, LeaseLostError, LeaseRenewal, LeaseState, RetryLater
+from holdshelf.convert import renewal_to_wire
 from holdshelf.lease_keeper import LeaseKeeper
 
 WAIT = 10.0  # seconds: any wait below ends much sooner unless the keeper is wrong
@@ -41,6 +50,8 @@ class FakeStream:
         self.cancelled = threading.Event()
 
     def send(self, queue_name: str, renewals: list[LeaseRenewal], *, release_on_disconnect: bool = False) -> None:
+        for renewal in renewals:
+            renewal_to_wire(renewal)  # encoded, as HeartbeatStream.send does, so that what it refuses raises here
         self.requests.put((list(renewals), release_on_disconnect))
 
     def half_close(self) -> None:
@@ -114,6 +125,17 @@ def not_held(handle: str, reason: str) -> LeaseState:
 
 def emit(check: str, **fields: object) -> None:
     print(json.dumps({"check": check, **fields}), flush=True)
+
+
+def outcome(call) -> str:
+    """What a call raised (type and, for LeaseLostError, reason), or "ok"."""
+    try:
+        call()
+        return "ok"
+    except LeaseLostError as error:
+        return f"LeaseLostError {error.reason}"
+    except Exception as error:
+        return type(error).__name__
 
 
 def first_requests() -> None:
@@ -207,6 +229,77 @@ def down_expiry() -> None:
     harness.close()
 
 
+def out_of_range() -> None:
+    retry_later = [outcome(lambda: RetryLater(seconds)) for seconds in (float("inf"), 1e300, -1, float("nan"))]
+    harness = Harness()
+    stream = harness.stream()
+    lease = harness.hold("h1", stream)
+    fail = [outcome(lambda: lease.fail(seconds)) for seconds in (float("inf"), 1e300)]
+    harness.hold("h2", stream)  # named at once: no request is stuck in flight
+    ended = lease.release(0)  # h1 was left held: its first ending was refused, not queued
+    renewal = stream.next_request()[0]
+    stream.answer(not_held("h1", "RELEASED"))
+    emit("out_of_range", retry_later=retry_later, fail=fail, then=[renewal.receipt_handle, renewal.visibility_timeout],
+         released=outcome(lambda: ended.result(WAIT)), timing_thread=harness.keeper._thread.is_alive())
+    harness.close()
+
+
+def refused_renewal() -> None:
+    harness = Harness(lease_seconds=1.2)  # renewed every ~0.4 s
+    stream = harness.stream()
+    lease = harness.keeper.hold("h1", time.monotonic(), lambda error: harness.lost.put(error.reason))
+    stream.next_request()
+    stream.answer(not_held("h1", "LEASE_LIMIT_EXCEEDED"))
+    lost = harness.lost.get(timeout=WAIT)
+    checkpoint = outcome(lambda: lease.checkpoint(b"1").result(WAIT))
+    # The handler raised: its failed renewal still goes, since the handle works until the deadline.
+    failed = lease.fail(None)
+    renewal = stream.next_request()[0]
+    stream.answer(not_held("h1", "RELEASED"))
+    released = outcome(lambda: failed.result(WAIT))
+    # Refused and left alone: never renewed, forgotten once its deadline passed.
+    started = time.monotonic()
+    harness.keeper.hold("h2", started, lambda error: harness.lost.put(error.reason))
+    stream.next_request()
+    stream.answer(not_held("h2", "INVALID_ARGUMENT"))
+    second = harness.lost.get(timeout=WAIT)
+    while "h2" in harness.keeper._leases and time.monotonic() - started < WAIT:
+        time.sleep(0.05)
+    emit("refused_renewal", lost=[lost, second], checkpoint=checkpoint, sent=[renewal.receipt_handle, renewal.failed],
+         released=released, forgotten_after=round(time.monotonic() - started, 2),
+         renewals_after=stream.requests.qsize(), lost_again=harness.lost.qsize())
+    harness.close()
+
+
+def refused_ending() -> None:
+    harness = Harness()
+    stream = harness.stream()
+    endings = {}
+    for name, end, reason in (("retry_too_late", lambda lease: lease.fail(13 * 3600), "INVALID_ARGUMENT"),
+                              ("release_superseded", lambda lease: lease.release(0), "LEASE_SUPERSEDED")):
+        lease = harness.hold(name, stream)
+        ended = end(lease)
+        stream.next_request()
+        stream.answer(not_held(name, reason))
+        endings[name] = outcome(lambda: ended.result(WAIT))
+    emit("refused_ending", **endings)
+    harness.close()
+
+
+def checkpoint_after() -> None:
+    harness = Harness()
+    stream = harness.stream()
+    lease = harness.hold("h1", stream)
+    ended = lease.release(0)
+    stream.next_request()
+    stream.answer(not_held("h1", "RELEASED"))
+    ended.result(WAIT)
+    after_release = outcome(lambda: lease.checkpoint(b"1").result(WAIT))
+    lease = harness.hold("h2", stream)
+    harness.close()
+    emit("checkpoint_after", release=after_release, close=outcome(lambda: lease.checkpoint(b"2").result(WAIT)))
+
+
 if __name__ == "__main__":
     first_requests()
     notice()
@@ -215,3 +308,7 @@ if __name__ == "__main__":
     queue_not_found()
     stall()
     down_expiry()
+    out_of_range()
+    refused_renewal()
+    refused_ending()
+    checkpoint_after()

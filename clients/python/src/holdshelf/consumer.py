@@ -25,6 +25,8 @@ ErrorCallback = Callable[[BaseException, ReceivedMessage | None], None]
 
 # The protocol's bound on Receive's max_messages.
 MAX_RECEIVE_MESSAGES = 100
+# The broker's precision: a shorter lease is sent as 0, which hides nothing.
+MIN_LEASE_SECONDS = 0.001
 # After the grace period, stop() gives the releases and the stream's clean
 # end this long before it cuts the stream.
 CLOSE_TIMEOUT_SECONDS = 5.0
@@ -68,7 +70,9 @@ class Consumer:
 
     It starts at once, on a background thread: it reads the queue's
     visibility timeout (GetQueue) to pace renewals, unless
-    visibility_timeout is given, then receives.
+    visibility_timeout is given, then receives. A queue whose visibility
+    timeout is 0 needs the option: without it, on_error hears a ValueError
+    and the Consumer stops without receiving.
     `visibility_timeout` (seconds) is the lease of receives and renewals
     (default: the queue's); `wait_time` the long poll of each receive;
     `stop_grace` the default grace period of stop(); `on_error` is told of
@@ -89,8 +93,8 @@ class Consumer:
         self._handler = handler
         self._concurrency = concurrency
         self._visibility_timeout = None if visibility_timeout is None else seconds_of(visibility_timeout)
-        if self._visibility_timeout == 0:
-            raise ValueError("visibility_timeout must be more than 0: a lease of 0 hides nothing")
+        if self._visibility_timeout is not None and self._visibility_timeout < MIN_LEASE_SECONDS:
+            raise ValueError("visibility_timeout must be 1 ms or more: a lease of 0 hides nothing")
         self._wait_time = seconds_of(wait_time)
         self._stop_grace = seconds_of(stop_grace)
         self._renew_fraction = renew_fraction
@@ -149,16 +153,21 @@ class Consumer:
                         grace: Seconds | None = None) -> None:
         """Makes these signals start stop(grace); call from the main thread, then wait().
 
-        The stop runs on its own thread, since a signal handler runs on the
-        main thread between its bytecodes and must not block it.
+        The first signal puts back the handlers these signals had before, so
+        that a second one gets those (Python's defaults: SIGTERM exits, SIGINT
+        raises KeyboardInterrupt) and the process is as it was once the stop
+        has finished. The stop runs on its own thread, since a signal handler
+        runs on the main thread between its bytecodes and must not block it.
         """
         signals = tuple(signals)
+        previous = {signum: signal.getsignal(signum) for signum in signals}
 
         def start_stop(signum: int, frame: object) -> None:
-            # Only the first signal stops gently; a second one gets the
-            # default action (exit), for an operator in a hurry.
-            for other in signals:
-                signal.signal(other, signal.SIG_DFL)
+            # Restored now rather than when the stop ends: only the main
+            # thread may set handlers, and only this handler surely runs there.
+            for other, handler in previous.items():
+                # None: a handler not set from Python, which cannot be set back; the default stands in.
+                signal.signal(other, signal.SIG_DFL if handler is None else handler)
             threading.Thread(target=self.stop, args=(grace,), name="holdshelf-stop", daemon=True).start()
 
         for signum in signals:
@@ -173,6 +182,14 @@ class Consumer:
     def _run(self) -> None:
         lease_seconds = self._lease_seconds()
         if lease_seconds is None:
+            return
+        if lease_seconds < MIN_LEASE_SECONDS:
+            # A renewal without visibility_timeout would mean the queue's 0,
+            # which releases the message at once: refused, as in Go.
+            self._report(ValueError(f"queue {self.queue} has a visibility timeout of 0: "
+                                    "give the Consumer a visibility_timeout"), None)
+            # On a thread of its own: stop() joins this one.
+            threading.Thread(target=self.stop, args=(0,), name="holdshelf-stop", daemon=True).start()
             return
         keeper = LeaseKeeper(
             self.queue, self._client.heartbeat,
@@ -216,7 +233,7 @@ class Consumer:
                 self._start(message, keeper, received_at)
 
     def _lease_seconds(self) -> float | None:
-        """The lease length renewals are paced by: the option, or the queue's; None if stopped first."""
+        """The lease length renewals are paced by: the option, or the queue's (maybe 0); None if stopped first."""
         if self._visibility_timeout is not None:
             return self._visibility_timeout
         failures = 0
@@ -228,8 +245,7 @@ class Consumer:
                 self._stopping.wait(backoff_seconds(failures))
                 failures += 1
                 continue
-            # A queue whose own visibility timeout is 0 leases nothing; pace renewals as for the default then.
-            return found.config.visibility_timeout or 30.0
+            return seconds_of(found.config.visibility_timeout or 0)
         return None
 
     def _start(self, message: ReceivedMessage, keeper: LeaseKeeper, received_at: float) -> None:
@@ -281,6 +297,7 @@ class Consumer:
         if keeper is None:
             return
         for job in unfinished:
+            # Cancelled before released: the handler hears of the loss before its message can go to another worker.
             job.context._cancel(LeaseLostError(job.message.receipt_handle, "RELEASED"))
             job.lease.release(0)  # settled by keeper.close, which waits for every pending release
         keeper.close(CLOSE_TIMEOUT_SECONDS)

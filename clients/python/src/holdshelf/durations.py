@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timedelta, timezone
 
 from google.protobuf.duration_pb2 import Duration
@@ -10,12 +11,16 @@ from google.protobuf.timestamp_pb2 import Timestamp
 Seconds = float | int | timedelta
 """A duration as the library takes it: seconds (fractions allowed) or a timedelta."""
 
+# The largest Duration protobuf allows (10000 years); anything longer cannot be sent.
+MAX_DURATION_SECONDS = 315_576_000_000
+
 
 def seconds_of(value: Seconds) -> float:
-    """A duration in seconds; negative values are refused here, not by the broker."""
+    """A duration in seconds; values no Duration can carry (negative, NaN, infinite,
+    over 10000 years) are refused here with ValueError, before any request is built."""
     seconds = value.total_seconds() if isinstance(value, timedelta) else float(value)
-    if seconds < 0 or seconds != seconds:  # the second test catches NaN
-        raise ValueError(f"a duration must be 0 or more seconds, not {value!r}")
+    if not (math.isfinite(seconds) and 0 <= seconds <= MAX_DURATION_SECONDS):
+        raise ValueError(f"a duration must be 0 to {MAX_DURATION_SECONDS} seconds, not {value!r}")
     return seconds
 
 

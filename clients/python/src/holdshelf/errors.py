@@ -67,7 +67,9 @@ class LeaseLostError(Exception):
 
     `reason` is the broker's (LEASE_EXPIRED, LEASE_SUPERSEDED,
     MESSAGE_NOT_FOUND, LEASE_LIMIT_EXCEEDED, QUEUE_NOT_FOUND, ...) or RELEASED
-    when stop() gave the message back. Raised by HandlerContext.checkpoint.
+    when stop() gave the message back. Raised by HandlerContext.checkpoint;
+    passed to on_error when the broker did not end a failed message's lease
+    as asked (reason INVALID_ARGUMENT for a RetryLater over 12 h, say).
     """
 
     def __init__(self, receipt_handle: str, reason: str) -> None:

@@ -10,6 +10,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 from holdshelf.backoff import backoff_seconds
+from holdshelf.durations import seconds_of
 from holdshelf.errors import HoldshelfError, LeaseLostError
 from holdshelf.heartbeat_stream import HeartbeatStream
 from holdshelf.values import LeaseRenewal, LeaseState
@@ -22,6 +23,9 @@ RENEW_JITTER = 0.2
 MIN_STALL_SECONDS = 5.0
 # The protocol's limit of renewals per request; the rest wait for the next.
 MAX_RENEWALS = 1000
+# A renewal refused for these reasons changed nothing: the lease keeps its
+# deadline and its handle still works (LeaseState in queue_service.proto).
+REFUSAL_REASONS = frozenset({"INVALID_ARGUMENT", "LEASE_LIMIT_EXCEEDED"})
 
 
 @dataclass
@@ -43,7 +47,9 @@ class _PendingRelease:
 class _Lease:
     handle: str
     on_lost: Callable[[LeaseLostError], None]
-    # held: renewed on schedule; releasing: a release waits for its answer; gone: never named again.
+    # held: renewed on schedule; refused: a renewal was refused, so it is no
+    # longer renewed, but its handle works until its deadline (for a release
+    # or a delete); releasing: a release waits for its answer; gone: never named again.
     state: str = "held"
     end_error: Exception | None = None
     due: bool = False  # a renewal belongs in the next request
@@ -84,12 +90,14 @@ class HeldLease:
             self._keeper._forget(self._lease, RuntimeError("the message was settled before this checkpoint was sent"))
 
     def release(self, delay: float) -> Future:
-        """Stops renewing and makes the message visible after delay seconds; resolves once answered."""
+        """Stops renewing and makes the message visible after delay seconds; resolves once answered,
+        or fails with LeaseLostError if the broker did not release it (ValueError at once for a bad delay)."""
         return self._keeper._release(self._lease, delay, failed=False)
 
     def fail(self, retry_delay: float | None) -> Future:
         """Stops renewing and ends the lease as a failed delivery: the message comes back after
-        retry_delay seconds, or the queue's retry backoff when None; resolves once answered."""
+        retry_delay seconds, or the queue's retry backoff when None; resolves once answered, or fails
+        with LeaseLostError if the broker did not end the lease (ValueError at once for a bad delay)."""
         return self._keeper._release(self._lease, retry_delay, failed=True)
 
 
@@ -165,7 +173,8 @@ class LeaseKeeper:
                 stream.cancel()
             self._drop_in_flight()
             for lease in list(self._leases.values()):
-                self._forget(lease, RuntimeError("the consumer stopped"))
+                # The Consumer released every lease it still held before closing.
+                self._forget(lease, LeaseLostError(lease.handle, "RELEASED"))
             self._cv.notify_all()
         self._thread.join()
         self._flush_errors()
@@ -261,11 +270,17 @@ class LeaseKeeper:
             if not lease.due and lease.checkpoint is None and lease.release is None:
                 continue
             entries.append(_Entry(lease, lease.checkpoint, lease.release))
-            lease.due, lease.checkpoint, lease.release, lease.in_flight = False, None, None, True
         if not entries and not even_if_empty:
             return
-        self._in_flight = _InFlight(entries, time.monotonic())
+        # The request is built (send encodes it) before anything is marked in
+        # flight: a renewal that cannot be encoded raises here and leaves the
+        # keeper as it was, not waiting forever for an answer to nothing.
+        # The reader cannot see the answer before _in_flight is set: it waits for the lock held here.
         stream.send(self._queue, [self._renewal(entry) for entry in entries], release_on_disconnect=True)
+        for entry in entries:
+            lease = entry.lease
+            lease.due, lease.checkpoint, lease.release, lease.in_flight = False, None, None, True
+        self._in_flight = _InFlight(entries, time.monotonic())
 
     def _renewal(self, entry: _Entry) -> LeaseRenewal:
         checkpoint = None if entry.checkpoint is None else entry.checkpoint.data
@@ -296,16 +311,22 @@ class LeaseKeeper:
         if entry.checkpoint is not None:
             _settle(entry.checkpoint.waiters, None if stored else LeaseLostError(lease.handle, state.reason))
         if entry.release is not None:
-            # Released, or already lost: either way the message is no longer ours.
-            self._forget(lease, RuntimeError("the message was released"))
-            _settle(entry.release.waiters)
+            # Released, or not: either way the keeper is done with the lease.
+            self._forget(lease, LeaseLostError(lease.handle, state.reason or "RELEASED"))
+            # Refused (a retry delay over 12 h, say: the message stays hidden
+            # until its lease runs out) or already lost: the caller hears of it.
+            refused = not state.held and state.reason != "RELEASED"
+            _settle(entry.release.waiters, LeaseLostError(lease.handle, state.reason) if refused else None)
             return
         if lease.state == "gone":
             return
-        if not state.held:
+        if state.held:
+            if lease.state == "held":
+                self._schedule(lease, sent_at)
+        elif state.reason in REFUSAL_REASONS:
+            self._refuse(lease, state.reason)
+        else:
             self._lose(lease, state.reason)
-        elif lease.state == "held":
-            self._schedule(lease, sent_at)
 
     def _schedule(self, lease: _Lease, since: float) -> None:
         """Times a lease's renewal and expiry from when its receive or last renewal was sent."""
@@ -327,6 +348,10 @@ class LeaseKeeper:
         return answer
 
     def _release(self, lease: _Lease, delay: float | None, *, failed: bool) -> Future:
+        if delay is not None:
+            # Refused before it is queued: a delay no request can carry would
+            # otherwise fail every later request of the stream.
+            delay = seconds_of(delay)
         answer: Future = Future()
         with self._cv:
             if lease.state == "gone":
@@ -338,7 +363,7 @@ class LeaseKeeper:
                 lease.release = _PendingRelease(delay, failed, [answer])
             else:
                 previous.waiters.append(answer)
-            if lease.state == "held":
+            if lease.state in ("held", "refused"):
                 # Renewals stop now; the expiry stays, so that a release the
                 # server never hears of still ends when the lease would.
                 lease.state = "releasing"
@@ -346,6 +371,23 @@ class LeaseKeeper:
             self._pump()
             self._cv.notify_all()
         return answer
+
+    def _refuse(self, lease: _Lease, reason: str) -> None:
+        """A renewal was refused: the lease cannot be kept, so its holder hears it is lost,
+        but it keeps its deadline and its handle still works. It stays until then,
+        unrenewed, so that the holder's release or delete still reaches it: a Consumer
+        frees its slot only once the message is settled, and never holds more leases
+        than it has slots."""
+        if lease.state != "held":
+            return
+        error = LeaseLostError(lease.handle, reason)
+        lease.state = "refused"
+        lease.end_error = error
+        lease.due = False
+        if lease.checkpoint is not None:
+            _settle(lease.checkpoint.waiters, error)
+            lease.checkpoint = None
+        lease.on_lost(error)
 
     def _lose(self, lease: _Lease, reason: str) -> None:
         if lease.state == "gone":
@@ -404,7 +446,7 @@ class LeaseKeeper:
             lease = entry.lease
             if lease.state == "gone":
                 if entry.checkpoint is not None:
-                    _settle(entry.checkpoint.waiters, lease.end_error or RuntimeError("the lease ended"))
+                    _settle(entry.checkpoint.waiters, lease.end_error or LeaseLostError(lease.handle, "RELEASED"))
                 if entry.release is not None:
                     _settle(entry.release.waiters)
                 continue
@@ -421,7 +463,8 @@ class LeaseKeeper:
     def _drop_in_flight(self) -> None:
         for entry in self._take_in_flight():
             if entry.checkpoint is not None:
-                _settle(entry.checkpoint.waiters, RuntimeError("the consumer stopped"))
+                # Unanswered at close: the Consumer released every lease it still held.
+                _settle(entry.checkpoint.waiters, LeaseLostError(entry.lease.handle, "RELEASED"))
             if entry.release is not None:
                 _settle(entry.release.waiters)
 
