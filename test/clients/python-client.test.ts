@@ -181,6 +181,8 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       });
       expect(check.handler_error).toMatchObject({ type: "ValueError", text: "handler failed", same_message: true });
       expect(check.retry_too_late!.errors).toEqual([["RetryLater", ""], ["LeaseLostError", "INVALID_ARGUMENT"]]);
+      // Tried again while no broker answers, each failure reported; a refusal is not tried again, and the message stays leased.
+      expect(check.delete_retry).toMatchObject({ unavailable: { attempts: 3, errors: 2, left: 0 }, refused: { attempts: 1, errors: 1, left: 1 } });
       expect(check.zero_visibility).toMatchObject({
         type: "ValueError", text: expect.stringContaining("visibility timeout of 0"), stopped: true, received: false,
         with_option: true, deleted: true,

@@ -15,6 +15,8 @@ A fixture of test/clients/python-client.test.ts:
                       Consumer gives its own visibility_timeout
     big_checkpoint    a checkpoint over 64 KiB raises ValueError and keeps the lease
     signals           stop_on_signals puts the previous handler back once a signal came
+    delete_retry      a delete no broker answers (UNAVAILABLE) is tried again until
+                      it succeeds; one the broker refuses is not
 """
 
 from __future__ import annotations
@@ -189,6 +191,47 @@ def signals(client: Client) -> None:
     emit("signals", installed=installed, stopped=stopped, restored=restored, previous_called=len(heard))
 
 
+class FlakyDeletes:
+    """A Client whose next deletes fail as given, before it passes them on: a broker restarting, say."""
+
+    def __init__(self, client: Client, failures: list[HoldshelfError]) -> None:
+        self._client = client
+        self.failures = failures
+        self.attempts = 0
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._client, name)
+
+    def delete(self, queue_name: str, receipt_handle: str) -> None:
+        self.attempts += 1
+        if self.failures:
+            raise self.failures.pop(0)
+        self._client.delete(queue_name, receipt_handle)
+
+
+def delete_retry(client: Client) -> None:
+    import grpc
+
+    outcome = {}
+    for case, failure in (("unavailable", grpc.StatusCode.UNAVAILABLE), ("refused", grpc.StatusCode.FAILED_PRECONDITION)):
+        client.send("consumer-q", case)
+        flaky = FlakyDeletes(client, [HoldshelfError(failure, "QUEUE_MOVING", "no broker"),
+                                      HoldshelfError(failure, "QUEUE_MOVING", "no broker")])
+        heard: queue.SimpleQueue[BaseException] = queue.SimpleQueue()
+        consumer = Consumer(flaky, "consumer-q", lambda m, c: None, visibility_timeout=30, wait_time=1,  # type: ignore[arg-type]
+                            on_error=lambda e, m: heard.put(e))
+        deadline = time.monotonic() + 10
+        while flaky.attempts < (3 if case == "unavailable" else 1) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.5)  # a wrong retry would come within the backoff's 50-100 ms
+        consumer.stop(5)
+        counts = client.get_queue("consumer-q").stats
+        outcome[case] = {"attempts": flaky.attempts, "errors": heard.qsize(),
+                         "left": counts.visible + counts.in_flight + counts.delayed}
+        client.purge_queue("consumer-q")
+    emit("delete_retry", **outcome)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--address", required=True)
@@ -206,6 +249,7 @@ def main() -> None:
         zero_visibility(client)
         big_checkpoint(client)
         signals(client)
+        delete_retry(client)
 
 
 if __name__ == "__main__":

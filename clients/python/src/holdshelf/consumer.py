@@ -9,6 +9,8 @@ import time
 from collections.abc import Callable, Iterable
 from queue import SimpleQueue
 
+import grpc
+
 from holdshelf.backoff import backoff_seconds
 from holdshelf.client import Client, PendingReceive
 from holdshelf.durations import Seconds, seconds_of
@@ -17,6 +19,9 @@ from holdshelf.handler_context import HandlerContext
 from holdshelf.lease_keeper import HeldLease, LeaseKeeper
 from holdshelf.retry_later import RetryLater
 from holdshelf.values import ReceivedMessage
+
+# Codes of a call no broker answered (or one that timed out): a delete is worth trying again.
+_TRANSIENT_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 
 Handler = Callable[[ReceivedMessage, HandlerContext], None]
 """Works on one message. Returning deletes it; raising ends its lease as a failed delivery."""
@@ -277,15 +282,38 @@ class Consumer:
                 return
         try:
             if failure is None:
-                job.lease.drop()
-                # Tried even after the lease was lost: if nobody received the
-                # message since, the finished work is not done again.
-                self._client.delete(self.queue, job.message.receipt_handle)
+                self._delete_handled(job)
             else:
                 self._report(failure, job.message)
                 job.lease.fail(failure.seconds if isinstance(failure, RetryLater) else None).result()
         except Exception as error:
             self._report(error, job.message)
+
+    def _delete_handled(self, job: _Job) -> None:
+        """Deletes a handled message.
+
+        A delete that fails for want of a broker (one restarting, a queue
+        moving between brokers, a lost connection) is tried again with
+        backoff while the lease is still held and renewed, since giving up
+        would have the finished work done again; it stops once the lease is
+        lost or stop gives the message back.
+        """
+        try:
+            failures = 0
+            while True:
+                try:
+                    # Tried even after the lease was lost: if nobody received the
+                    # message since, the finished work is not done again.
+                    self._client.delete(self.queue, job.message.receipt_handle)
+                    return
+                except HoldshelfError as error:
+                    if error.code not in _TRANSIENT_CODES or job.context.cancelled.is_set():
+                        raise
+                    self._report(error, job.message)
+                    job.context.cancelled.wait(backoff_seconds(failures))
+                    failures += 1
+        finally:
+            job.lease.drop()
 
     def _shutdown(self, grace: float) -> None:
         with self._cv:
