@@ -33,7 +33,9 @@ type ConsumerOptions struct {
 	// releases their messages; nil means 10 s, Duration(0) none.
 	StopGrace *time.Duration
 	// OnError is told of every failure: a handler's (with its delivery), a
-	// receive's, a delete's, a stream's (with nil). Default: the log package.
+	// receive's, a delete's, a lease's the broker refused to renew or end
+	// (a *LeaseLostError, wrapped or not), a stream's (with nil). Default:
+	// the log package.
 	OnError func(err error, d *Delivery)
 }
 

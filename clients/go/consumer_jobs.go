@@ -6,6 +6,7 @@ package holdshelf
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,17 +15,18 @@ type job struct {
 	delivery  *Delivery
 	cancel    context.CancelFunc
 	abandoned bool // stop gave the message back: the outcome is ignored (guarded by Consumer.mu)
-	lost      bool // the lease was lost (guarded by Consumer.mu)
+	// lost is why the lease was lost, nil while held. Atomic rather than
+	// under Consumer.mu: the keeper's goroutine sets it, and a goroutine
+	// holding Consumer.mu while waiting for the keeper would deadlock.
+	lost atomic.Pointer[LeaseLostError]
 }
 
 // start runs the handler on one message, in a goroutine of its own.
 func (c *Consumer) start(m *Message, keeper *leaseKeeper, receivedAt time.Time) {
 	ctx, cancel := context.WithCancel(context.Background())
 	j := &job{delivery: &Delivery{Message: *m, last: m.Checkpoint}, cancel: cancel}
-	j.delivery.lease = keeper.hold(m.ReceiptHandle, receivedAt, func(string) {
-		c.mu.Lock()
-		j.lost = true
-		c.mu.Unlock()
+	j.delivery.lease = keeper.hold(m.ReceiptHandle, receivedAt, func(reason string) {
+		j.lost.Store(&LeaseLostError{ReceiptHandle: m.ReceiptHandle, Reason: reason})
 		cancel()
 	})
 	c.mu.Lock()
@@ -59,12 +61,13 @@ func (c *Consumer) runHandler(ctx context.Context, d *Delivery) (err error) {
 // delivery.
 func (c *Consumer) settle(j *job, handlerErr error) {
 	c.mu.Lock()
-	abandoned, lost := j.abandoned, j.lost
+	abandoned := j.abandoned
 	c.mu.Unlock()
 	if abandoned {
 		return // stop released it already
 	}
 	d := j.delivery
+	lost := j.lost.Load()
 	if handlerErr == nil {
 		d.lease.drop()
 		// Tried even after the lease was lost: if nobody received the
@@ -76,11 +79,20 @@ func (c *Consumer) settle(j *job, handlerErr error) {
 		}
 		return
 	}
-	if lost {
+	switch {
+	case lost == nil:
+		c.report(handlerErr, d)
+	case refusedRenewal(lost.Reason):
+		// The refused lease's handle works until its deadline, so the
+		// failure still goes out before the slot is freed. Reported, as only
+		// a change of the consumer's options or the queue's stops it recurring.
+		c.report(lost, d)
+	default:
 		return // another delivery may be under way: nothing to release
 	}
-	c.report(handlerErr, d)
-	<-d.lease.fail(retryDelay(handlerErr))
+	if err := <-d.lease.fail(retryDelay(handlerErr)); err != nil {
+		c.report(fmt.Errorf("holdshelf: the failed delivery was not recorded: %w", err), d)
+	}
 }
 
 // shutdown waits up to the grace period for running handlers, then releases
@@ -97,19 +109,31 @@ func (c *Consumer) shutdown(keeper *leaseKeeper) {
 	case <-grace.C:
 	}
 	grace.Stop()
+	// Released only after c.mu is unlocked: a release waits for the
+	// keeper's goroutine, which must never wait for c.mu.
+	var abandoned []*job
 	c.mu.Lock()
 	for j := range c.jobs {
-		if j.abandoned {
-			continue
+		if !j.abandoned {
+			j.abandoned = true
+			abandoned = append(abandoned, j)
 		}
-		j.abandoned = true
-		// Released before the cancel, so that the release goes out before
-		// whatever the handler does next; keeper.close waits for its answer.
-		j.delivery.lease.release(0)
-		j.cancel()
 	}
 	c.mu.Unlock()
+	releases := make([]<-chan error, len(abandoned))
+	for i, j := range abandoned {
+		// Released before the cancel, so that the release goes out before
+		// whatever the handler does next; keeper.close waits for its answer.
+		releases[i] = j.delivery.lease.release(0)
+		j.cancel()
+	}
 	keeper.close(closeTimeout)
+	// Every release is answered by now: close forgets what is left.
+	for i, released := range releases {
+		if err := <-released; err != nil {
+			c.report(fmt.Errorf("holdshelf: the message was not given back: %w", err), abandoned[i].delivery)
+		}
+	}
 }
 
 // giveBack releases messages received after the stop began; never held by

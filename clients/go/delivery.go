@@ -2,6 +2,7 @@ package holdshelf
 
 import (
 	"context"
+	"fmt"
 	"sync"
 )
 
@@ -16,12 +17,21 @@ type Delivery struct {
 	last  []byte
 }
 
+// maxCheckpointBytes is the most a checkpoint may hold.
+const maxCheckpointBytes = 64 << 10
+
 // Checkpoint stores progress (at most 64 KiB) durably with the message, in a
 // renewal sent at once, so that a later delivery carries it. It returns nil
 // once the broker answered that the lease is held and the bytes are stored;
-// a *LeaseLostError if the lease was lost first, or ctx's error (the
-// checkpoint may then still be stored).
+// a *LeaseLostError if the lease is not held (lost, refused, or given back
+// by a stop: reason RELEASED), or ctx's error (the checkpoint may then
+// still be stored). More than 64 KiB is refused before anything is sent.
 func (d *Delivery) Checkpoint(ctx context.Context, progress []byte) error {
+	if len(progress) > maxCheckpointBytes {
+		// The broker would refuse it with INVALID_ARGUMENT, which a
+		// renewal's answer can only report as a lost lease.
+		return fmt.Errorf("holdshelf: a checkpoint holds at most %d bytes, not %d", maxCheckpointBytes, len(progress))
+	}
 	saved := append([]byte{}, progress...)
 	select {
 	case err := <-d.lease.checkpoint(saved):

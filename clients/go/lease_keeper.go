@@ -2,7 +2,6 @@ package holdshelf
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -13,18 +12,16 @@ import (
 // the next request.
 const maxRenewals = 1000
 
-// errSettled ends a lease whose message the consumer is deleting.
-var errSettled = errors.New("holdshelf: the message was settled before this checkpoint was sent")
-
-// errKeeperClosed answers what is still pending when the keeper closes.
-var errKeeperClosed = errors.New("holdshelf: the consumer stopped")
-
 type leaseState int
 
 const (
-	leaseHeld      leaseState = iota // renewed on schedule
-	leaseReleasing                   // a release waits to be answered
-	leaseGone                        // never named again
+	leaseHeld leaseState = iota // renewed on schedule
+	// leaseRefused: the broker refused a renewal, so it is no longer renewed,
+	// but the lease keeps its deadline and its handle still works until then
+	// (for a release or a delete).
+	leaseRefused
+	leaseReleasing // a release waits to be answered
+	leaseGone      // never named again
 )
 
 // lease is one held message, owned by the keeper's loop goroutine.
@@ -32,7 +29,7 @@ type lease struct {
 	handle string
 	onLost func(reason string)
 	state  leaseState
-	endErr error // why it is gone
+	endErr error // why it is no longer held: a *LeaseLostError once not leaseHeld
 	// due: a renewal belongs in the next request.
 	due bool
 	// inFlight: named by the request in flight, whose answer decides its fate.
@@ -150,7 +147,8 @@ type heldLease struct {
 }
 
 // hold starts keeping a lease received at since; onLost is called (on the
-// keeper's goroutine: it must not block) if the lease is lost before it is
+// keeper's goroutine: it must neither block nor wait for a lock held around
+// a keeper call) if the lease is lost, or a renewal refused, before it is
 // settled.
 func (k *leaseKeeper) hold(handle string, since time.Time, onLost func(reason string)) *heldLease {
 	l := &lease{handle: handle, onLost: onLost}
@@ -182,43 +180,43 @@ func (h *heldLease) checkpoint(bytes []byte) <-chan error {
 		}
 		l.checkpoint = &pendingCheckpoint{bytes: bytes, waiters: waiters}
 	}) {
-		answer <- errKeeperClosed
+		answer <- released(l.handle)
 	}
 	return answer
 }
 
 // drop stops renewing at once: the holder is deleting the message.
 func (h *heldLease) drop() {
-	h.keeper.do(func() { h.keeper.forget(h.lease, errSettled) })
+	// MESSAGE_NOT_FOUND is what the broker answers a checkpoint sent after
+	// the delete.
+	h.keeper.do(func() {
+		h.keeper.forget(h.lease, &LeaseLostError{ReceiptHandle: h.lease.handle, Reason: ReasonMessageNotFound})
+	})
 }
 
 // release stops renewing and hides the message for delay from now (0: makes
-// it visible at once); the channel is closed once the broker answered, the
-// lease was lost anyway, or the keeper closed.
-func (h *heldLease) release(delay time.Duration) <-chan struct{} {
+// it visible at once); the channel yields once the broker answered, the
+// lease was lost anyway, or the keeper closed: nil, or a *LeaseLostError if
+// the broker refused the release (see end).
+func (h *heldLease) release(delay time.Duration) <-chan error {
 	return h.end(pendingRelease{delay: &delay})
 }
 
 // fail stops renewing and ends the lease as a failed delivery: the message
 // comes back after delay, or after the queue's retry backoff when delay is
 // nil (or goes to the dead-letter queue once its receives are spent). The
-// channel is closed as release's is.
-func (h *heldLease) fail(delay *time.Duration) <-chan struct{} {
+// channel yields as release's does (a delay over 12 h is refused).
+func (h *heldLease) fail(delay *time.Duration) <-chan error {
 	return h.end(pendingRelease{delay: delay, failed: true})
 }
 
-func (h *heldLease) end(ending pendingRelease) <-chan struct{} {
-	released := make(chan struct{})
+// end's channel is always answered once the loop took the command: by the
+// broker's answer, by the lease's loss, or at the latest by close, which
+// forgets every lease.
+func (h *heldLease) end(ending pendingRelease) <-chan error {
 	waiter := make(chan error, 1)
-	go func() {
-		select {
-		case <-waiter:
-		case <-h.keeper.done:
-		}
-		close(released)
-	}()
 	l := h.lease
-	h.keeper.do(func() {
+	if !h.keeper.do(func() {
 		if l.state == leaseGone {
 			waiter <- nil
 			return
@@ -232,18 +230,30 @@ func (h *heldLease) end(ending pendingRelease) <-chan struct{} {
 		l.release = &ending
 		// Renewals stop now; the expiry stays, so that a release the broker
 		// never hears of still ends when the lease would.
+		if l.state == leaseHeld {
+			l.endErr = released(l.handle)
+		}
 		l.state = leaseReleasing
 		l.due = false
-	})
-	return released
+	}) {
+		waiter <- nil // closed: every lease was forgotten
+	}
+	return waiter
+}
+
+// released is why a lease the holder gave back is no longer held.
+func released(handle string) error {
+	return &LeaseLostError{ReceiptHandle: handle, Reason: ReasonReleased}
 }
 
 // close sends what is pending and waits for its answers, then half-closes
 // the stream and waits for the broker to end it, all within timeout; then
 // forgets every lease (those still held run to their deadlines).
 func (k *leaseKeeper) close(timeout time.Duration) {
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
+	// One deadline for both waits: a timer's channel fires once, so a second
+	// wait on it would last until the stall timeout broke the stream.
+	deadline, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
 	idle := make(chan struct{})
 	k.do(func() {
 		k.closing = true
@@ -252,7 +262,7 @@ func (k *leaseKeeper) close(timeout time.Duration) {
 	})
 	select {
 	case <-idle:
-	case <-deadline.C:
+	case <-deadline.Done():
 	case <-k.done:
 	}
 	ended := make(chan struct{})
@@ -268,7 +278,7 @@ func (k *leaseKeeper) close(timeout time.Duration) {
 	})
 	select {
 	case <-ended:
-	case <-deadline.C:
+	case <-deadline.Done():
 	case <-k.done:
 	}
 	k.do(func() {
@@ -277,11 +287,12 @@ func (k *leaseKeeper) close(timeout time.Duration) {
 			close(k.conn.writes)
 			k.conn = nil
 		}
+		// The Consumer stops only after giving back every message still worked on.
 		for _, e := range k.takeInFlight() {
-			settleAll(e.checkpoint, e.release, errKeeperClosed)
+			settleAll(e.checkpoint, e.release, released(e.lease.handle))
 		}
 		for _, l := range k.leases {
-			k.forget(l, errKeeperClosed)
+			k.forget(l, released(l.handle))
 		}
 		k.finished = true
 	})

@@ -15,6 +15,27 @@ func (k *leaseKeeper) schedule(l *lease, from time.Time) {
 	l.expiresAt = from.Add(k.options.leaseLength)
 }
 
+// refusedRenewal tells a renewal the broker refused, which changed nothing
+// (a bad visibility timeout or checkpoint, an extension past
+// max_lease_duration), from one naming a lease that is gone.
+func refusedRenewal(reason string) bool {
+	return reason == ReasonInvalidArgument || reason == ReasonLeaseLimitExceeded
+}
+
+// refuse stops renewing a lease whose renewal was refused: its holder hears
+// it is lost, but it stays, unrenewed, until its deadline, so that the
+// holder's release or delete still reaches it. A Consumer frees a slot only
+// once its message is settled, and so never holds more leases than slots.
+func (k *leaseKeeper) refuse(l *lease, reason string) {
+	if l.state != leaseHeld {
+		return
+	}
+	l.state = leaseRefused
+	l.endErr = &LeaseLostError{ReceiptHandle: l.handle, Reason: reason}
+	l.due = false
+	l.onLost(reason)
+}
+
 func (k *leaseKeeper) lose(l *lease, reason string) {
 	if l.state == leaseGone {
 		return

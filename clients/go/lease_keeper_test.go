@@ -55,6 +55,11 @@ type keeperTest struct {
 }
 
 func startKeeper(t *testing.T, stall time.Duration) *keeperTest {
+	return startKeeperWith(t, stall, 30*time.Second)
+}
+
+// startKeeperWith is startKeeper with leases of leaseLength.
+func startKeeperWith(t *testing.T, stall, leaseLength time.Duration) *keeperTest {
 	kt := &keeperTest{t: t, streams: make(chan *fakeStream, 10), errors: make(chan error, 10)}
 	kt.keeper = newLeaseKeeper(leaseKeeperOptions{
 		queue: "q",
@@ -66,8 +71,8 @@ func startKeeper(t *testing.T, stall time.Duration) *keeperTest {
 			kt.streams <- f
 			return f, nil
 		},
-		visibility:  Duration(30 * time.Second),
-		leaseLength: 30 * time.Second,
+		visibility:  Duration(leaseLength),
+		leaseLength: leaseLength,
 		stall:       stall,
 		onError:     func(err error) { kt.errors <- err },
 	})
@@ -118,7 +123,7 @@ func (kt *keeperTest) openedWith(handle string) (*fakeStream, *heldLease, chan s
 	lease := kt.keeper.hold(handle, time.Now(), func(reason string) { lost <- reason })
 	answer(f, true, "")
 	named := kt.nextRequest(f)
-	if len(named.Leases) != 1 || named.Leases[0].ReceiptHandle != handle || named.Leases[0].VisibilityTimeout.AsDuration() != 30*time.Second {
+	if len(named.Leases) != 1 || named.Leases[0].ReceiptHandle != handle || named.Leases[0].VisibilityTimeout.AsDuration() != kt.keeper.options.leaseLength {
 		kt.t.Fatalf("the lease was not named at once: %v", named)
 	}
 	answer(f, true, "", handle)

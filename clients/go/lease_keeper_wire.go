@@ -154,7 +154,11 @@ func (k *leaseKeeper) applyAnswer(e entry, state *holdshelfv1.LeaseState, sentAt
 	if e.release == nil && !state.Held {
 		// First, so that the handler's context is cancelled by the time its
 		// Checkpoint returns the loss.
-		k.lose(l, state.Reason)
+		if refusedRenewal(state.Reason) {
+			k.refuse(l, state.Reason)
+		} else {
+			k.lose(l, state.Reason)
+		}
 	}
 	stored := state.Held || (e.release != nil && state.Reason == ReasonReleased)
 	if e.checkpoint != nil {
@@ -166,8 +170,14 @@ func (k *leaseKeeper) applyAnswer(e entry, state *holdshelfv1.LeaseState, sentAt
 	}
 	if e.release != nil {
 		// Released, or lost already: either way no longer ours.
-		k.forget(l, errors.New("holdshelf: the message was released"))
-		settle(e.release.waiters, nil)
+		k.forget(l, released(l.handle))
+		// Refused (a retry delay over 12 h, say), or not held any more: the
+		// message did not end as asked, which its holder reports.
+		var err error
+		if !stored {
+			err = &LeaseLostError{ReceiptHandle: l.handle, Reason: state.Reason}
+		}
+		settle(e.release.waiters, err)
 		return
 	}
 	if l.state == leaseHeld {
@@ -242,11 +252,12 @@ func (k *leaseKeeper) requeueInFlight() {
 			}
 		}
 		if e.release != nil {
-			if l.release == nil {
-				l.release = e.release
-			} else {
-				l.release.waiters = append(e.release.waiters, l.release.waiters...)
+			// The ending in flight was asked for first, and wins (as in end);
+			// one queued meanwhile only adds its waiters.
+			if l.release != nil {
+				e.release.waiters = append(e.release.waiters, l.release.waiters...)
 			}
+			l.release = e.release
 		}
 		if l.state == leaseHeld {
 			l.due = true

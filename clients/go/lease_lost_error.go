@@ -4,11 +4,15 @@ import "fmt"
 
 // LeaseLostError says a delivery's lease is gone: the message may now be with
 // another consumer, so its work will be redone. Delivery.Checkpoint returns
-// it; the handler's context is cancelled at the same moment.
+// it; the handler's context is cancelled at the same moment. A Consumer also
+// reports one to OnError when the broker refused a renewal, or did not end a
+// lease as asked.
 type LeaseLostError struct {
 	ReceiptHandle string
-	// Reason is the broker's (e.g. LEASE_EXPIRED, LEASE_SUPERSEDED), or
-	// RELEASED when the Consumer gave the message back (stop's grace ran out).
+	// Reason is the broker's (e.g. LEASE_EXPIRED, LEASE_SUPERSEDED; for a
+	// refused renewal LEASE_LIMIT_EXCEEDED or INVALID_ARGUMENT), or RELEASED
+	// when the message was given back (by a stop whose grace ran out, or
+	// once the handler's failure ended the lease).
 	Reason string
 }
 
