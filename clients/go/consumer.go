@@ -56,6 +56,9 @@ type Consumer struct {
 	options ConsumerOptions
 	grace   time.Duration
 	slots   chan struct{} // one token per message being worked on
+	// deleteMessage is client.Delete; a test replaces it to play a broker
+	// that does not answer.
+	deleteMessage func(ctx context.Context, queue, receiptHandle string) error
 
 	mu      sync.Mutex
 	jobs    map[*job]struct{}
@@ -99,14 +102,15 @@ func NewConsumer(client *Client, queue string, handler Handler, options Consumer
 		}
 	}
 	return &Consumer{
-		client:  client,
-		queue:   queue,
-		handler: handler,
-		options: options,
-		grace:   grace,
-		slots:   make(chan struct{}, options.Concurrency),
-		jobs:    make(map[*job]struct{}),
-		stopped: make(chan struct{}),
+		client:        client,
+		deleteMessage: client.Delete,
+		queue:         queue,
+		handler:       handler,
+		options:       options,
+		grace:         grace,
+		slots:         make(chan struct{}, options.Concurrency),
+		jobs:          make(map[*job]struct{}),
+		stopped:       make(chan struct{}),
 	}, nil
 }
 

@@ -5,14 +5,19 @@ package holdshelf
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"google.golang.org/grpc/codes"
 )
 
 // job is one delivery being worked on.
 type job struct {
-	delivery  *Delivery
+	delivery *Delivery
+	// ctx is the handler's: done once the lease is lost or stop gave the message back.
+	ctx       context.Context
 	cancel    context.CancelFunc
 	abandoned bool // stop gave the message back: the outcome is ignored (guarded by Consumer.mu)
 	// lost is why the lease was lost, nil while held. Atomic rather than
@@ -24,7 +29,7 @@ type job struct {
 // start runs the handler on one message, in a goroutine of its own.
 func (c *Consumer) start(m *Message, keeper *leaseKeeper, receivedAt time.Time) {
 	ctx, cancel := context.WithCancel(context.Background())
-	j := &job{delivery: &Delivery{Message: *m, last: m.Checkpoint}, cancel: cancel}
+	j := &job{delivery: &Delivery{Message: *m, last: m.Checkpoint}, ctx: ctx, cancel: cancel}
 	j.delivery.lease = keeper.hold(m.ReceiptHandle, receivedAt, func(reason string) {
 		j.lost.Store(&LeaseLostError{ReceiptHandle: m.ReceiptHandle, Reason: reason})
 		cancel()
@@ -69,14 +74,7 @@ func (c *Consumer) settle(j *job, handlerErr error) {
 	d := j.delivery
 	lost := j.lost.Load()
 	if handlerErr == nil {
-		d.lease.drop()
-		// Tried even after the lease was lost: if nobody received the
-		// message since, the finished work is not done again.
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := c.client.Delete(ctx, c.queue, d.Message.ReceiptHandle); err != nil {
-			c.report(err, d)
-		}
+		c.deleteHandled(j)
 		return
 	}
 	switch {
@@ -93,6 +91,45 @@ func (c *Consumer) settle(j *job, handlerErr error) {
 	if err := <-d.lease.fail(retryDelay(handlerErr)); err != nil {
 		c.report(fmt.Errorf("holdshelf: the failed delivery was not recorded: %w", err), d)
 	}
+}
+
+// deleteHandled deletes a handled message. A delete that fails for want of a
+// broker (one restarting, a queue moving between brokers, a lost connection)
+// is tried again with backoff while the lease is still held and renewed,
+// since giving up would have the finished work done again; it stops once the
+// lease is lost or stop gives the message back.
+func (c *Consumer) deleteHandled(j *job) {
+	d := j.delivery
+	defer d.lease.drop()
+	for failures := 0; ; failures++ {
+		// Tried even after the lease was lost: if nobody received the
+		// message since, the finished work is not done again.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := c.deleteMessage(ctx, c.queue, d.Message.ReceiptHandle)
+		cancel()
+		if err == nil {
+			return
+		}
+		c.report(err, d)
+		if !noBrokerAnswered(err) {
+			return
+		}
+		wait := time.NewTimer(reconnectDelay(failures, jitter()))
+		select {
+		case <-wait.C:
+		case <-j.ctx.Done():
+			wait.Stop()
+			return
+		}
+	}
+}
+
+// noBrokerAnswered tells a call that may well succeed if tried again soon:
+// no broker answered it (UNAVAILABLE: one restarting, a queue moving, a lost
+// connection) or it ran out of time.
+func noBrokerAnswered(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && (e.Code == codes.Unavailable || e.Code == codes.DeadlineExceeded)
 }
 
 // shutdown waits up to the grace period for running handlers, then releases

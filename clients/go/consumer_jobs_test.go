@@ -1,7 +1,7 @@
 package holdshelf
 
 // The Consumer's per-message work on a keeper of fake streams: no broker,
-// and so no receive loop and no delete.
+// and so no receive loop; deletes go to a function the test plays.
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"google.golang.org/grpc/codes"
 )
 
 // jobsTest is a Consumer whose one job the test starts, and what it reported.
@@ -124,4 +126,51 @@ func TestAFailureTheBrokerRefusesIsReported(t *testing.T) {
 	answer(jt.stream, false, ReasonInvalidArgument, "h1")
 	expectLeaseLost(t, jt.nextReport(), ReasonInvalidArgument)
 	jt.consumer.work.Wait()
+}
+
+func TestADeleteNoBrokerAnswersIsTriedAgainWhileTheLeaseIsHeld(t *testing.T) {
+	jt := startJobs(t, func(context.Context, *Delivery) error { return nil })
+	unavailable := &Error{Code: codes.Unavailable, Reason: "QUEUE_MOVING", Message: "moving"}
+	attempts := make(chan int, 10)
+	calls := 0
+	jt.consumer.deleteMessage = func(context.Context, string, string) error {
+		calls++
+		attempts <- calls
+		if calls <= 2 {
+			return unavailable
+		}
+		return nil
+	}
+	jt.startJob("h1")
+	for want := 1; want <= 3; want++ {
+		select {
+		case got := <-attempts:
+			if got != want {
+				t.Fatalf("attempt %d, want %d", got, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no delete attempt %d", want)
+		}
+	}
+	jt.consumer.work.Wait()
+	for i := 0; i < 2; i++ {
+		if err := jt.nextReport(); !errors.Is(err, unavailable) {
+			t.Fatalf("reported %v, want the failed delete", err)
+		}
+	}
+}
+
+func TestADeleteTheBrokerRefusesIsNotTriedAgain(t *testing.T) {
+	jt := startJobs(t, func(context.Context, *Delivery) error { return nil })
+	superseded := &Error{Code: codes.FailedPrecondition, Reason: ReasonLeaseSuperseded, Message: "received again"}
+	calls := 0
+	jt.consumer.deleteMessage = func(context.Context, string, string) error {
+		calls++
+		return superseded
+	}
+	jt.startJob("h1")
+	jt.consumer.work.Wait()
+	if err := jt.nextReport(); !errors.Is(err, superseded) || calls != 1 {
+		t.Fatalf("reported %v after %d deletes, want the refusal after one", err, calls)
+	}
 }
