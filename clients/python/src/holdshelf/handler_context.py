@@ -17,8 +17,9 @@ class HandlerContext:
 
     `cancelled` is set when the lease is lost (the message may now go to
     another consumer) or when stop() gave the message back after its grace
-    period: the handler should then stop, since its work will be redone and
-    whatever it returns is ignored. `lost` then says why.
+    period: the handler should then stop by raising (`raise ctx.lost`), since
+    its work will be redone. Returning would still try the delete, which
+    succeeds if nobody received the message since. `lost` then says why.
     """
 
     def __init__(self, message: ReceivedMessage) -> None:
