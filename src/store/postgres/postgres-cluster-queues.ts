@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
 import type { ClusterQueues } from "../../broker/cluster-queues.js";
+import { postgresUnavailable } from "./postgres-unavailable.js";
 
 // The owner takes its inbox in within milliseconds of the commit's notification; a shard with no
 // owner (moving) keeps its messages there until one claims it, which is not worth holding a call for.
@@ -24,12 +25,12 @@ export class PostgresClusterQueues implements ClusterQueues {
   ) {}
 
   async existsElsewhere(name: string): Promise<boolean> {
-    const { rows } = await this.pool().query<{ shard: number }>("SELECT shard FROM holdshelf_queues WHERE name = $1", [name]);
+    const { rows } = await this.query<{ shard: number }>("SELECT shard FROM holdshelf_queues WHERE name = $1", [name]);
     return rows.length > 0 && !this.serves(rows[0]!.shard);
   }
 
   async deadLetterSourcesElsewhere(name: string): Promise<string[]> {
-    const { rows } = await this.pool().query<{ name: string; shard: number }>(
+    const { rows } = await this.query<{ name: string; shard: number }>(
       "SELECT name, shard FROM holdshelf_queues WHERE dead_letter_queue = $1 ORDER BY name",
       [name],
     );
@@ -43,7 +44,7 @@ export class PostgresClusterQueues implements ClusterQueues {
   async takenIn(queue: string, messageIds: readonly string[]): Promise<void> {
     const giveUpAt = performance.now() + takeInWaitMs;
     while (performance.now() < giveUpAt) {
-      const { rows } = await this.pool().query<{ waiting: boolean }>(
+      const { rows } = await this.query<{ waiting: boolean }>(
         "SELECT EXISTS (SELECT 1 FROM holdshelf_inbox WHERE shard = $1 AND queue = $2 AND id = ANY($3::uuid[])) AS waiting",
         [this.shardOf(queue), queue, messageIds],
       );
@@ -54,7 +55,7 @@ export class PostgresClusterQueues implements ClusterQueues {
 
   /** Reads every redrive policy of the cluster again (the queues that have one: few, and indexed). */
   async refresh(): Promise<void> {
-    const { rows } = await this.pool().query<{ name: string; dead_letter_queue: string; shard: number }>(
+    const { rows } = await this.query<{ name: string; dead_letter_queue: string; shard: number }>(
       "SELECT name, dead_letter_queue, shard FROM holdshelf_queues WHERE dead_letter_queue <> '' ORDER BY name",
     );
     const known = new Map<string, string[]>();
@@ -63,5 +64,19 @@ export class PostgresClusterQueues implements ClusterQueues {
       known.set(row.dead_letter_queue, [...(known.get(row.dead_letter_queue) ?? []), row.name]);
     }
     this.known = known;
+  }
+
+  /**
+   * Runs a read; a failure is STORAGE_UNAVAILABLE, as the store's own reads
+   * are, so that a database failing over is logged once by the store, not
+   * again by each background task that was reading (a dead-letter move
+   * waiting for its inbox to be taken in).
+   */
+  private async query<Row extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<Row>> {
+    try {
+      return await this.pool().query<Row>(text, values);
+    } catch (error) {
+      throw postgresUnavailable(error, "read");
+    }
   }
 }
