@@ -1,6 +1,6 @@
 import { status } from "@grpc/grpc-js";
 import { LeaseEnding } from "../protocol/lease-state-reason.js";
-import { maxReceiveMessages } from "../protocol/limits.js";
+import { maxCheckpointBytes, maxReceiveMessages } from "../protocol/limits.js";
 import { monotonicClock, type Clock, type Timer } from "../time/clock.js";
 import { backoffDelayMs } from "./backoff.js";
 import { LeaseKeeper, type HeldLease } from "./lease-keeper.js";
@@ -64,10 +64,15 @@ export type ConsumerClient = Pick<QueueClient, "getQueue" | "receive" | "delete"
 // After the grace period, stop() gives the releases and the stream's clean
 // end this long before it cuts the stream.
 const closeTimeoutMs = 5_000;
+// One attempt of a handled message's delete; a silent connection then counts as no broker answering.
+const deleteTimeoutMs = 30_000;
 
 interface Job {
   readonly message: ReceivedMessage;
+  /** Aborted when the lease is lost or stop() gives the message back: the handler's signal. */
   readonly controller: AbortController;
+  /** Aborted only when stop() gives the message back: cancels a delete still being tried. */
+  readonly givenBack: AbortController;
   readonly lease: HeldLease;
   /** stop() gave the message back: whatever the handler does now is ignored. */
   abandoned: boolean;
@@ -207,11 +212,13 @@ export class Consumer {
         return lastCheckpoint;
       },
       async checkpoint(bytes) {
+        // Refused here: the broker's refusal would read as a refused renewal and abort the handler.
+        if (bytes.length > maxCheckpointBytes) throw new RangeError(`a checkpoint is at most ${maxCheckpointBytes} bytes, not ${bytes.length}`);
         await lease.checkpoint(bytes);
         lastCheckpoint = bytes;
       },
     };
-    const job: Job = { message, controller, lease, abandoned: false, done: Promise.resolve() };
+    const job: Job = { message, controller, givenBack: new AbortController(), lease, abandoned: false, done: Promise.resolve() };
     this.jobs.add(job);
     job.done = this.work(job, context).finally(() => {
       this.jobs.delete(job);
@@ -249,13 +256,14 @@ export class Consumer {
    * lease is lost or stop() gives the message back.
    */
   private async deleteHandled(job: Job): Promise<void> {
-    const { message, lease, controller } = job;
+    const { message, lease, controller, givenBack } = job;
     try {
       for (let failures = 0; ; failures++) {
         try {
           // Tried even after the lease was lost: if nobody received the
-          // message since, the finished work is not done again.
-          await this.client.delete(this.queue, message.receiptHandle);
+          // message since, the finished work is not done again. Bounded, so
+          // that a connection that went silent cannot hold the slot forever.
+          await this.client.delete(this.queue, message.receiptHandle, { signal: givenBack.signal, timeoutMs: deleteTimeoutMs });
           return;
         } catch (error) {
           if (!isTransient(error) || controller.signal.aborted) throw error;
@@ -278,8 +286,10 @@ export class Consumer {
     for (const job of this.jobs) {
       job.abandoned = true;
       job.controller.abort(new LeaseLostError(job.message.receiptHandle, LeaseEnding.RELEASED));
-      // Settled by keeper.close, which waits for every pending release.
-      void job.lease.release(0);
+      job.givenBack.abort();
+      // Settled by keeper.close, which waits for every pending release; a
+      // refused or unsent release is reported.
+      job.lease.release(0).catch((error: unknown) => this.report(error, job.message));
     }
     await keeper.close(closeTimeoutMs);
   }

@@ -193,7 +193,9 @@ export class LeaseKeeper {
       this.stream = undefined;
       stream?.cancel();
       this.dropInFlight();
-      for (const lease of [...this.leases.values()]) this.forget(lease, new Error("the consumer stopped"));
+      for (const lease of [...this.leases.values()]) {
+        this.forget(lease, new Error("the consumer stopped"), new Error("the consumer stopped before this release was sent"));
+      }
     }
   }
 
@@ -293,12 +295,18 @@ export class LeaseKeeper {
       else settle(checkpoint.waiters, new LeaseLostError(lease.handle, state.reason));
     }
     if (release !== undefined) {
+      if (!state.held && leaseRefusalReasons.has(state.reason)) {
+        // Refused (a retry delay over 12 h, say): nothing changed, and the
+        // handle works until the lease's deadline. Its holder hears of it,
+        // and an ending asked for since (stop's release) is still sent.
+        const error = new LeaseLostError(lease.handle, state.reason);
+        this.markRefused(lease, error);
+        settle(release.waiters, error);
+        return;
+      }
       // Released, or already lost: either way the message is no longer ours.
       this.forget(lease, new Error("the message was released"));
-      // Refused (a retry delay over 12 h, say): the message stays hidden
-      // until its lease runs out, which its holder should hear of.
-      const refusal = !state.held && leaseRefusalReasons.has(state.reason) ? new LeaseLostError(lease.handle, state.reason) : undefined;
-      settle(release.waiters, refusal);
+      settle(release.waiters);
       return;
     }
     if (lease.state === "gone") return;
@@ -368,11 +376,18 @@ export class LeaseKeeper {
   private refuse(lease: Lease, reason: LeaseReason): void {
     if (lease.state !== "held") return;
     const error = new LeaseLostError(lease.handle, reason);
+    this.markRefused(lease, error);
+    lease.onLost(error);
+  }
+
+  /** Stops renewing a lease whose handle still works until its deadline; a checkpoint not yet sent fails, unsent. */
+  private markRefused(lease: Lease, error: LeaseLostError): void {
     lease.state = "refused";
     lease.endError = error;
     lease.due = false;
     lease.renewTimer?.cancel();
-    lease.onLost(error);
+    if (lease.checkpoint !== undefined) settle(lease.checkpoint.waiters, error);
+    lease.checkpoint = undefined;
   }
 
   private lose(lease: Lease, reason: LeaseReason): void {
@@ -383,8 +398,12 @@ export class LeaseKeeper {
     if (wasHeld) lease.onLost(error);
   }
 
-  /** Never names the lease again; settles whoever waits on what was not sent. */
-  private forget(lease: Lease, error: Error): void {
+  /**
+   * Never names the lease again; settles whoever waits on what was not
+   * sent: checkpoints fail with `error`, and a release succeeds (the
+   * message is no longer ours) unless `unsentRelease` says why it failed.
+   */
+  private forget(lease: Lease, error: Error, unsentRelease?: Error): void {
     if (lease.state === "gone") return;
     lease.state = "gone";
     lease.endError = error;
@@ -392,7 +411,7 @@ export class LeaseKeeper {
     lease.expiryTimer?.cancel();
     this.leases.delete(lease.handle);
     if (lease.checkpoint !== undefined) settle(lease.checkpoint.waiters, error);
-    if (lease.release !== undefined) settle(lease.release.waiters);
+    if (lease.release !== undefined) settle(lease.release.waiters, unsentRelease);
     lease.checkpoint = undefined;
     lease.release = undefined;
     this.checkIdle();
@@ -445,7 +464,7 @@ export class LeaseKeeper {
   private dropInFlight(): void {
     for (const { checkpoint, release } of this.takeInFlight()) {
       if (checkpoint !== undefined) settle(checkpoint.waiters, new Error("the consumer stopped"));
-      if (release !== undefined) settle(release.waiters);
+      if (release !== undefined) settle(release.waiters, new Error("the consumer stopped before the broker answered this release"));
     }
   }
 

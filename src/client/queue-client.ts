@@ -10,6 +10,7 @@ import { Consumer, type ConsumerOptions, type MessageHandler } from "./consumer.
 import { HeartbeatStream } from "./heartbeat-stream.js";
 import { createQueueServiceRpc, type QueueServiceRpc, type QueueServiceRpcOptions } from "./rpc-client.js";
 import type {
+  CallLimits,
   EntryResult,
   ListQueuesOptions,
   MessageBody,
@@ -112,8 +113,11 @@ export class QueueClient {
   }
 
   /** Deletes the message a receipt handle names: the acknowledgement. */
-  async delete(queue: string, receiptHandle: string): Promise<void> {
-    await this.rpc.delete({ queue, receiptHandle });
+  async delete(queue: string, receiptHandle: string, options: CallLimits = {}): Promise<void> {
+    await this.rpc.delete(
+      { queue, receiptHandle },
+      { signal: options.signal, ...(options.timeoutMs === undefined ? {} : { deadline: Date.now() + options.timeoutMs }) },
+    );
   }
 
   /** Deletes several messages; one result per handle, in order. */

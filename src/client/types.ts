@@ -95,6 +95,12 @@ export interface SendBatchEntry extends SendOptions {
   readonly body: MessageBody;
 }
 
+/** Bounds of one call: cancelled when the signal aborts, DEADLINE_EXCEEDED after timeoutMs. */
+export interface CallLimits {
+  readonly signal?: AbortSignal | undefined;
+  readonly timeoutMs?: number | undefined;
+}
+
 /** How a receive behaves; unset fields take the queue's settings. */
 export interface ReceiveOptions {
   /** 1 to 100; unset means 1. */

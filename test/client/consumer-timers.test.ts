@@ -226,4 +226,61 @@ describe("Consumer's timers", () => {
     expect(errors).toEqual([superseded]);
     expect(consumer!.active).toBe(0);
   });
+
+  it("keeps renewing the lease while it tries a delete again", async () => {
+    // A 3 s lease, renewed at 1 s (no jitter): the retries outlast it.
+    consumer = new Consumer(client, "jobs", () => {}, { visibilityTimeoutMs: 3000, clock, onError: (error) => errors.push(error) });
+    await settle();
+    const stream = streams[0]!;
+    stream.push([]);
+    receives[0]!.resolve([message("m1")]);
+    await settle();
+    stream.push([held("m1")]);
+    await settle();
+    const unavailable = new RpcError(14, "", "connection refused");
+    const renewalsOfM1 = () => stream.sent.filter((request) => request.leases.some((lease) => lease.receiptHandle === "m1")).length;
+    const named = renewalsOfM1();
+    let answered = stream.sent.length;
+    for (let elapsed = 0; elapsed < 4000; elapsed += 50) {
+      for (const pending of deletes.splice(0)) pending.reject(unavailable);
+      // Each renewal is answered: the broker holds the lease for this consumer.
+      for (; answered < stream.sent.length; answered++) stream.push(stream.sent[answered]!.leases.map((lease) => held(lease.receiptHandle)));
+      clock.advance(50);
+      await settle();
+    }
+    expect(renewalsOfM1() - named, "renewals while the delete failed").toBeGreaterThanOrEqual(3);
+    // The next attempt, after its backoff, succeeds.
+    for (let round = 0; round < 100 && deletes.length === 0; round++) {
+      clock.advance(100);
+      await settle();
+    }
+    deletes.splice(0).forEach((pending) => pending.resolve());
+    await settle();
+    expect(consumer!.active).toBe(0);
+  });
+
+  it("refuses a checkpoint over 64 KiB itself, sending nothing and keeping the lease", async () => {
+    const context = await consumeOne();
+    const stream = streams[0]!;
+    const sent = stream.sent.length;
+    await expect(context.checkpoint(new Uint8Array(64 * 1024 + 1))).rejects.toBeInstanceOf(RangeError);
+    await settle();
+    expect(stream.sent).toHaveLength(sent);
+    expect(context.signal.aborted).toBe(false);
+  });
+
+  it("reports a release stop() could not get done", async () => {
+    await consumeOne();
+    const stream = streams[0]!;
+    const stopping = consumer!.stop();
+    await settle();
+    clock.advance(10_000);
+    await settle();
+    expect(stream.sent.at(-1)!.leases).toEqual([{ receiptHandle: "m1", visibilityTimeoutMs: 0, checkpoint: undefined }]);
+    stream.push([lost("m1", "INVALID_ARGUMENT")]);
+    await settle();
+    stream.finish();
+    await stopping;
+    expect(errors).toContainEqual(expect.objectContaining({ reason: "INVALID_ARGUMENT" }));
+  });
 });

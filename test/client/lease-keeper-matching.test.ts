@@ -177,6 +177,54 @@ describe("LeaseKeeper's matching of Heartbeat responses", () => {
     await expect(gone).resolves.toBeUndefined();
   });
 
+  it("after a refused ending, an ending asked for since is still sent, since the handle still works", async () => {
+    const stream = start();
+    const a = hold("a");
+    stream.push([]);
+    await registered(stream, "a");
+    const refused = a.lease.fail(13 * 3600_000);
+    await settle();
+    const released = a.lease.release(0);
+    stream.push([lost("a", "INVALID_ARGUMENT")]);
+    await expect(refused).rejects.toMatchObject({ reason: "INVALID_ARGUMENT" });
+    await settle();
+    expect(stream.sent.at(-1)!.leases).toEqual([{ receiptHandle: "a", visibilityTimeoutMs: 0, checkpoint: undefined }]);
+    stream.push([lost("a", "RELEASED")]);
+    await expect(released).resolves.toBeUndefined();
+  });
+
+  it("a refused renewal fails a checkpoint queued behind it, which is never sent", async () => {
+    const stream = start();
+    const a = hold("a");
+    stream.push([]);
+    await registered(stream, "a");
+    const first = a.lease.checkpoint(Buffer.from("1"));
+    await settle();
+    const second = a.lease.checkpoint(Buffer.from("2"));
+    const sent = stream.sent.length;
+    stream.push([lost("a", "LEASE_LIMIT_EXCEEDED")]);
+    await expect(first).rejects.toMatchObject({ reason: "LEASE_LIMIT_EXCEEDED" });
+    await expect(second).rejects.toMatchObject({ reason: "LEASE_LIMIT_EXCEEDED" });
+    await settle();
+    expect(stream.sent, "nothing more sent").toHaveLength(sent);
+  });
+
+  it("close() fails the releases it could not send or get answered, rather than passing them as done", async () => {
+    const stream = start();
+    const a = hold("a");
+    const b = hold("b");
+    stream.push([]);
+    await registered(stream, "a", "b");
+    const unanswered = a.lease.release(0);
+    await settle();
+    const unsent = b.lease.release(0);
+    await settle();
+    expect(stream.sent.at(-1)!.leases.map((l) => l.receiptHandle), "one request at a time").toEqual(["a"]);
+    await keeper.close(50);
+    await expect(unanswered).rejects.toThrow("before the broker answered");
+    await expect(unsent).rejects.toThrow("before this release was sent");
+  });
+
   it("reopens a broken stream, renewing every lease held and sending again what was unanswered", async () => {
     const first = start();
     const a = hold("a");
