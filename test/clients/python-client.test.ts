@@ -87,10 +87,25 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
     // Forgotten at the 1.2 s deadline, not before; the upper bound is wide for a loaded machine.
     expect(check.refused_renewal!.forgotten_after).toBeGreaterThanOrEqual(1.1);
     expect(check.refused_renewal!.forgotten_after).toBeLessThan(5);
-    expect(check.refused_ending).toMatchObject({
-      retry_too_late: "LeaseLostError INVALID_ARGUMENT", release_superseded: "LeaseLostError LEASE_SUPERSEDED",
+    // A refused ending fails its caller; a lost one does not, the loss being no failure of the ending.
+    expect(check.refused_ending).toMatchObject({ retry_too_late: "LeaseLostError INVALID_ARGUMENT", release_superseded: "ok" });
+    // The refused lease stays, unrenewed, to its 1.2 s deadline, and stop's release queued behind the refusal goes out.
+    expect(check.refused_then_release).toMatchObject({
+      refusal: "LeaseLostError INVALID_ARGUMENT", sent: ["h1", 0, false], second: "LeaseLostError LEASE_LIMIT_EXCEEDED",
+      state: "refused", renewals_after: 0, lost: 0,
     });
+    expect(check.refused_then_release!.forgotten_after).toBeGreaterThanOrEqual(1.1);
+    expect(check.refused_then_release!.forgotten_after).toBeLessThan(5);
+    expect(check.close_unsent).toMatchObject({
+      release: "RuntimeError: the Consumer stopped before this release was sent", checkpoint: "LeaseLostError RELEASED",
+    });
+    // Once, such a lease stayed queued and every later request raised, from hold() or the timing thread.
+    expect(check.unencodable).toMatchObject({ hold: "ok", lost: "INVALID_ARGUMENT", errors: ["UnicodeEncodeError"], timing_thread: true });
     expect(check.checkpoint_after).toMatchObject({ release: "LeaseLostError RELEASED", close: "LeaseLostError RELEASED" });
+    // Stop's release is not dropped: its refusal is reported, with the handler's error, and nothing else.
+    expect(check.stop_refused).toMatchObject({
+      release: ["h1", 0, false], stopped: true, errors: ["LeaseLostError LEASE_LIMIT_EXCEEDED", "ValueError"], others: 0,
+    });
   }, 60_000);
 
   describe("against a broker", () => {
@@ -181,8 +196,16 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       });
       expect(check.handler_error).toMatchObject({ type: "ValueError", text: "handler failed", same_message: true });
       expect(check.retry_too_late!.errors).toEqual([["RetryLater", ""], ["LeaseLostError", "INVALID_ARGUMENT"]]);
-      // Tried again while no broker answers, each failure reported; a refusal is not tried again, and the message stays leased.
-      expect(check.delete_retry).toMatchObject({ unavailable: { attempts: 3, errors: 2, left: 0 }, refused: { attempts: 1, errors: 1, left: 1 } });
+      // Reported even though stop() had given the message back; the release itself is no error.
+      expect(check.given_back_error).toMatchObject({ type: "ValueError", text: "stopped unfinished", with_message: true, released: true, others: 0 });
+      // Tried again while no broker answers, for 3 s, longer than the 2 s lease, which is kept meanwhile: the
+      // message is handled once, never delivered again. Each failure is reported; each attempt has a 30 s deadline.
+      const { unavailable, refused } = check.delete_retry as Record<string, Line>;
+      expect(unavailable).toMatchObject({ finished: true, handled: 1, timeouts: [30], left: 0 });
+      expect(unavailable!.attempts).toBeGreaterThanOrEqual(4);
+      expect(unavailable!.errors).toBe((unavailable!.attempts as number) - 1);
+      // A refusal is not tried again, and the message stays leased.
+      expect(refused).toMatchObject({ finished: true, handled: 1, attempts: 1, errors: 1, timeouts: [30], left: 1 });
       expect(check.zero_visibility).toMatchObject({
         type: "ValueError", text: expect.stringContaining("visibility timeout of 0"), stopped: true, received: false,
         with_option: true, deleted: true,

@@ -8,6 +8,7 @@ A fixture of test/clients/python-client.test.ts:
                       first): ctx.checkpoint raises LeaseLostError, and
                       ctx.cancelled is set with ctx.lost saying why
     handler_error     a handler's exception reaches on_error with its message
+    given_back_error  so does one raised after stop() gave the message back
     retry_too_late    a RetryLater the broker refuses (over 12 h) reaches on_error,
                       and so does the refusal of its failed renewal
     zero_visibility   a queue whose visibility timeout is 0 is refused at start
@@ -15,8 +16,10 @@ A fixture of test/clients/python-client.test.ts:
                       Consumer gives its own visibility_timeout
     big_checkpoint    a checkpoint over 64 KiB raises ValueError and keeps the lease
     signals           stop_on_signals puts the previous handler back once a signal came
-    delete_retry      a delete no broker answers (UNAVAILABLE) is tried again until
-                      it succeeds; one the broker refuses is not
+    delete_retry      a delete no broker answers (UNAVAILABLE for longer than the
+                      lease) is tried again, each attempt with a 30 s deadline,
+                      until it succeeds, the lease kept meanwhile (the message is
+                      never delivered again); one the broker refuses is not
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import queue
 import signal
 import threading
 import time
+from collections.abc import Callable
 
 from holdshelf import (
     Client, Consumer, HandlerContext, HoldshelfError, LeaseLostError, QueueConfig, ReceivedMessage, RetryLater,
@@ -191,42 +195,83 @@ def signals(client: Client) -> None:
     emit("signals", installed=installed, stopped=stopped, restored=restored, previous_called=len(heard))
 
 
-class FlakyDeletes:
-    """A Client whose next deletes fail as given, before it passes them on: a broker restarting, say."""
+def given_back_error(client: Client) -> None:
+    client.send("consumer-q", "given back unfinished")
+    heard: queue.SimpleQueue[tuple[BaseException, ReceivedMessage | None]] = queue.SimpleQueue()
+    started = threading.Event()
 
-    def __init__(self, client: Client, failures: list[HoldshelfError]) -> None:
+    def handler(message: ReceivedMessage, ctx: HandlerContext) -> None:
+        started.set()
+        ctx.cancelled.wait(10)
+        raise ValueError("stopped unfinished")
+
+    consumer = Consumer(client, "consumer-q", handler, visibility_timeout=30, wait_time=1,
+                        on_error=lambda e, m: heard.put((e, m)))
+    started.wait(10)
+    consumer.stop(0)  # gives the message back at once, cancelling the handler
+    error, message = heard.get(timeout=10)
+    stats = client.get_queue("consumer-q").stats
+    emit("given_back_error", type=type(error).__name__, text=str(error), with_message=message is not None,
+         released=stats.visible == 1, others=heard.qsize())
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 15) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+class FlakyDeletes:
+    """A Client whose deletes fail with `failure` for `fail_for` seconds from the first, then pass: a broker restarting, say."""
+
+    def __init__(self, client: Client, failure: HoldshelfError, fail_for: float) -> None:
         self._client = client
-        self.failures = failures
+        self._failure = failure
+        self._fail_for = fail_for
+        self._fail_until: float | None = None
         self.attempts = 0
+        self.timeouts: list[float | None] = []
+        self.deleted = threading.Event()
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._client, name)
 
-    def delete(self, queue_name: str, receipt_handle: str) -> None:
+    def delete(self, queue_name: str, receipt_handle: str, *, timeout: float | None = None) -> None:
         self.attempts += 1
-        if self.failures:
-            raise self.failures.pop(0)
-        self._client.delete(queue_name, receipt_handle)
+        self.timeouts.append(timeout)
+        if self._fail_until is None:
+            self._fail_until = time.monotonic() + self._fail_for
+        if time.monotonic() < self._fail_until:
+            raise self._failure
+        self._client.delete(queue_name, receipt_handle, timeout=timeout)
+        self.deleted.set()
 
 
 def delete_retry(client: Client) -> None:
     import grpc
 
-    outcome = {}
-    for case, failure in (("unavailable", grpc.StatusCode.UNAVAILABLE), ("refused", grpc.StatusCode.FAILED_PRECONDITION)):
+    outcome: dict[str, object] = {}
+    for case, failure, lease, fail_for in (("unavailable", grpc.StatusCode.UNAVAILABLE, 2, 3.0),
+                                          ("refused", grpc.StatusCode.FAILED_PRECONDITION, 30, float("inf"))):
         client.send("consumer-q", case)
-        flaky = FlakyDeletes(client, [HoldshelfError(failure, "QUEUE_MOVING", "no broker"),
-                                      HoldshelfError(failure, "QUEUE_MOVING", "no broker")])
+        flaky = FlakyDeletes(client, HoldshelfError(failure, "QUEUE_MOVING", "no broker"), fail_for)
         heard: queue.SimpleQueue[BaseException] = queue.SimpleQueue()
-        consumer = Consumer(flaky, "consumer-q", lambda m, c: None, visibility_timeout=30, wait_time=1,  # type: ignore[arg-type]
-                            on_error=lambda e, m: heard.put(e))
-        deadline = time.monotonic() + 10
-        while flaky.attempts < (3 if case == "unavailable" else 1) and time.monotonic() < deadline:
-            time.sleep(0.01)
-        time.sleep(0.5)  # a wrong retry would come within the backoff's 50-100 ms
+        handled: list[str] = []
+        # Two slots: a message whose lease were dropped during the retries
+        # would come back after 2 s and be handled again by the free one.
+        consumer = Consumer(flaky, "consumer-q", lambda m, c: handled.append(m.message_id),  # type: ignore[arg-type]
+                            concurrency=2, visibility_timeout=lease, wait_time=1, on_error=lambda e, m: heard.put(e))
+        wait_until(lambda: flaky.attempts >= 1)
+        # Its job over, the delete has no further attempt to make: the retries are in the job.
+        finished = wait_until(lambda: flaky.deleted.is_set() if case == "unavailable" else consumer.active == 0)
+        wait_until(lambda: consumer.active == 0)
         consumer.stop(5)
         counts = client.get_queue("consumer-q").stats
-        outcome[case] = {"attempts": flaky.attempts, "errors": heard.qsize(),
+        outcome[case] = {"finished": finished, "handled": len(handled), "attempts": flaky.attempts,
+                         "errors": heard.qsize(), "timeouts": sorted(set(flaky.timeouts)),
                          "left": counts.visible + counts.in_flight + counts.delayed}
         client.purge_queue("consumer-q")
     emit("delete_retry", **outcome)
@@ -244,6 +289,8 @@ def main() -> None:
         lost_lease(client)
         handler_error(client)
         client.purge_queue("consumer-q")  # the failing message may be back
+        given_back_error(client)
+        client.purge_queue("consumer-q")  # the message given back
         retry_too_late(client)
         client.purge_queue("consumer-q")  # the refused message is still leased
         zero_visibility(client)

@@ -20,9 +20,20 @@ keeper a fake stream whose answers each check writes itself:
     refused_renewal   a renewal refused (LEASE_LIMIT_EXCEEDED, INVALID_ARGUMENT)
                       cancels the holder, but the lease stays for its failed
                       renewal, unrenewed, and is forgotten at its deadline
-    refused_ending    a fail or release answered other than RELEASED fails its caller
+    refused_ending    a fail or release refused (INVALID_ARGUMENT) fails its caller
+                      with LeaseLostError; one answered lost (LEASE_SUPERSEDED)
+                      resolves, the loss being no failure of the ending
+    refused_then_release  a refused ending leaves the lease refused, unrenewed,
+                      until its deadline, and the release queued behind it
+                      (stop's) is sent next, not answered unsent
+    close_unsent      a release still unsent at close fails, saying so
+    unencodable       a lease whose renewal cannot be encoded is dropped (lost,
+                      its error reported): nothing raises, later requests go out,
+                      and the timing thread lives on
     checkpoint_after  a checkpoint after the release or after close raises
                       LeaseLostError RELEASED
+    stop_refused      a Consumer (on a fake Client) reports the refusal of
+                      stop's release, and its handler's error, and nothing else
 """
 
 from __future__ import annotations
@@ -31,10 +42,13 @@ import json
 import queue
 import threading
 import time
+from datetime import datetime, timezone
 
 import grpc
 
-from holdshelf import HoldshelfError, LeaseLostError, LeaseRenewal, LeaseState, RetryLater
+from holdshelf import (
+    Consumer, HandlerContext, HoldshelfError, LeaseLostError, LeaseRenewal, LeaseState, ReceivedMessage, RetryLater,
+)
 from holdshelf.convert import renewal_to_wire
 from holdshelf.lease_keeper import LeaseKeeper
 
@@ -286,6 +300,63 @@ def refused_ending() -> None:
     harness.close()
 
 
+def refused_then_release() -> None:
+    harness = Harness(lease_seconds=1.2)  # renewed every ~0.4 s, were it held
+    stream = harness.stream()
+    started = time.monotonic()
+    lease = harness.hold("h1", stream)
+    failed = lease.fail(13 * 3600)
+    stream.next_request()
+    released = lease.release(0)  # stop's, queued behind the failed renewal in flight
+    stream.answer(not_held("h1", "INVALID_ARGUMENT"))
+    refusal = outcome(lambda: failed.result(WAIT))
+    try:
+        renewal = stream.next_request()[0]
+        sent = [renewal.receipt_handle, renewal.visibility_timeout, renewal.failed]
+    except queue.Empty:
+        sent = None
+    # Refused again (it is only a check): the lease stays until its deadline, unrenewed.
+    stream.answer(not_held("h1", "LEASE_LIMIT_EXCEEDED"))
+    second = outcome(lambda: released.result(WAIT))
+    state = harness.keeper._leases["h1"].state if "h1" in harness.keeper._leases else None
+    while "h1" in harness.keeper._leases and time.monotonic() - started < WAIT:
+        time.sleep(0.05)
+    emit("refused_then_release", refusal=refusal, sent=sent, second=second, state=state,
+         forgotten_after=round(time.monotonic() - started, 2), renewals_after=stream.requests.qsize(),
+         lost=harness.lost.qsize())
+    harness.close()
+
+
+def close_unsent() -> None:
+    harness = Harness()
+    stream = harness.stream()
+    lease = harness.hold("h1", stream)
+    saved = lease.checkpoint(b"1")  # in flight, never answered: the release waits behind it
+    stream.next_request()
+    released = lease.release(0)
+    harness.close()
+    try:
+        released.result(WAIT)
+        release = "ok"
+    except Exception as error:
+        release = f"{type(error).__name__}: {error}"
+    emit("close_unsent", release=release, checkpoint=outcome(lambda: saved.result(WAIT)))
+
+
+def unencodable() -> None:
+    harness = Harness()
+    stream = harness.stream()
+    bad = outcome(lambda: harness.keeper.hold("\ud800", time.monotonic(), lambda error: harness.lost.put(error.reason)))
+    lost = harness.lost.get(timeout=WAIT)
+    harness.hold("h2", stream)  # named at once: the bad lease is not queued in every request
+    deadline = time.monotonic() + WAIT
+    while not harness.errors and time.monotonic() < deadline:
+        time.sleep(0.01)  # reported by the timing thread
+    emit("unencodable", hold=bad, lost=lost, errors=[type(e).__name__ for e in harness.errors],
+         timing_thread=harness.keeper._thread.is_alive())
+    harness.close()
+
+
 def checkpoint_after() -> None:
     harness = Harness()
     stream = harness.stream()
@@ -300,6 +371,64 @@ def checkpoint_after() -> None:
     emit("checkpoint_after", release=after_release, close=outcome(lambda: lease.checkpoint(b"2").result(WAIT)))
 
 
+class FakeReceive:
+    """A receive that returns its messages, or, with none, waits until cancelled."""
+
+    def __init__(self, messages: list[ReceivedMessage]) -> None:
+        self._messages = messages
+        self._cancelled = threading.Event()
+
+    def cancel(self) -> None:
+        self._cancelled.set()
+
+    def result(self) -> list[ReceivedMessage]:
+        if self._messages:
+            return self._messages
+        self._cancelled.wait()
+        raise HoldshelfError(grpc.StatusCode.CANCELLED, "", "the receive was cancelled")
+
+
+class FakeClient:
+    """What a Consumer uses of a Client: one message to receive, then none; its streams FakeStreams."""
+
+    def __init__(self, message: ReceivedMessage) -> None:
+        self._messages = [[message]]
+        self.streams: queue.SimpleQueue[FakeStream] = queue.SimpleQueue()
+
+    def start_receive(self, queue_name: str, **options: object) -> FakeReceive:
+        return FakeReceive(self._messages.pop() if self._messages else [])
+
+    def heartbeat(self) -> FakeStream:
+        stream = FakeStream()
+        self.streams.put(stream)
+        return stream
+
+
+def stop_refused() -> None:
+    now = datetime.now(timezone.utc)
+    client = FakeClient(ReceivedMessage("m1", "h1", b"", {}, 1, now, now, now, None, "", ""))
+    heard: queue.SimpleQueue[BaseException] = queue.SimpleQueue()
+
+    def handler(message: ReceivedMessage, ctx: HandlerContext) -> None:
+        ctx.cancelled.wait(WAIT)
+        raise ValueError("stopped unfinished")
+
+    consumer = Consumer(client, "q", handler, visibility_timeout=30, on_error=lambda e, m: heard.put(e))  # type: ignore[arg-type]
+    stream = client.streams.get(timeout=WAIT)
+    assert stream.requests.get(timeout=WAIT) == ([], True)
+    stream.answer()
+    stream.next_request()
+    stream.answer(held("h1"))
+    stopping = threading.Thread(target=consumer.stop, args=(0,))
+    stopping.start()
+    release = stream.next_request()[0]
+    stream.answer(not_held("h1", "LEASE_LIMIT_EXCEEDED"))  # say: stop's release refused
+    stopping.join(WAIT)
+    errors = sorted(f"{type(e).__name__} {getattr(e, 'reason', '')}".strip() for e in [heard.get(timeout=WAIT), heard.get(timeout=WAIT)])
+    emit("stop_refused", release=[release.receipt_handle, release.visibility_timeout, release.failed],
+         stopped=not stopping.is_alive(), errors=errors, others=heard.qsize())
+
+
 if __name__ == "__main__":
     first_requests()
     notice()
@@ -311,4 +440,8 @@ if __name__ == "__main__":
     out_of_range()
     refused_renewal()
     refused_ending()
+    refused_then_release()
+    close_unsent()
+    unencodable()
     checkpoint_after()
+    stop_refused()

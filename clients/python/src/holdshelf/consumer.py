@@ -35,6 +35,9 @@ MIN_LEASE_SECONDS = 0.001
 # After the grace period, stop() gives the releases and the stream's clean
 # end this long before it cuts the stream.
 CLOSE_TIMEOUT_SECONDS = 5.0
+# Each delete attempt's deadline: a half-open connection, which never
+# answers, must not hold a handler's slot forever.
+DELETE_TIMEOUT_SECONDS = 30.0
 
 _log = logging.getLogger("holdshelf")
 
@@ -81,9 +84,11 @@ class Consumer:
     `visibility_timeout` (seconds) is the lease of receives and renewals
     (default: the queue's); `wait_time` the long poll of each receive;
     `stop_grace` the default grace period of stop(); `on_error` is told of
-    every failure (a handler's, with its message; a receive's, a delete's, a
-    stream's) and must not raise; by default they are logged to the
-    "holdshelf" logger.
+    every failure (a handler's, with its message, even once its lease was
+    lost or given back; a receive's, a delete's, a refused or unsent
+    release's, a stream's) and must not raise; by default they are logged to
+    the "holdshelf" logger. A lost lease is not a failure of its own: the
+    handler hears of it through ctx.cancelled.
     """
 
     def __init__(self, client: Client, queue: str, handler: Handler, *, concurrency: int = 1,
@@ -277,14 +282,16 @@ class Consumer:
             self._handler(job.message, job.context)
         except BaseException as error:  # even SystemExit: it ends this handler, not the pool thread
             failure = error
+        if failure is not None:
+            # Whatever became of the lease (lost, refused, given back by stop): the error is the handler's own.
+            self._report(failure, job.message)
         with self._cv:
             if job.abandoned:
-                return
+                return  # stop's release settles the message
         try:
             if failure is None:
                 self._delete_handled(job)
             else:
-                self._report(failure, job.message)
                 job.lease.fail(failure.seconds if isinstance(failure, RetryLater) else None).result()
         except Exception as error:
             self._report(error, job.message)
@@ -293,10 +300,10 @@ class Consumer:
         """Deletes a handled message.
 
         A delete that fails for want of a broker (one restarting, a queue
-        moving between brokers, a lost connection) is tried again with
-        backoff while the lease is still held and renewed, since giving up
-        would have the finished work done again; it stops once the lease is
-        lost or stop gives the message back.
+        moving between brokers, a lost connection, an attempt past its
+        deadline) is tried again with backoff while the lease is still held and
+        renewed, since giving up would have the finished work done again; it
+        stops once the lease is lost or refused, or stop gives the message back.
         """
         try:
             failures = 0
@@ -304,16 +311,20 @@ class Consumer:
                 try:
                     # Tried even after the lease was lost: if nobody received the
                     # message since, the finished work is not done again.
-                    self._client.delete(self.queue, job.message.receipt_handle)
+                    self._client.delete(self.queue, job.message.receipt_handle, timeout=DELETE_TIMEOUT_SECONDS)
                     return
                 except HoldshelfError as error:
                     if error.code not in _TRANSIENT_CODES or job.context.cancelled.is_set():
                         raise
                     self._report(error, job.message)
-                    job.context.cancelled.wait(backoff_seconds(failures))
-                    failures += 1
+                if job.context.cancelled.wait(backoff_seconds(failures)):
+                    return  # the lease is gone or given back: its failure was just reported
+                failures += 1
         finally:
-            job.lease.drop()
+            with self._cv:
+                given_back = job.abandoned
+            if not given_back:  # else stop's release is queued on the lease, which must stay for it
+                job.lease.drop()
 
     def _shutdown(self, grace: float) -> None:
         with self._cv:
@@ -324,11 +335,16 @@ class Consumer:
                 job.abandoned = True
         if keeper is None:
             return
+        releases = []
         for job in unfinished:
             # Cancelled before released: the handler hears of the loss before its message can go to another worker.
             job.context._cancel(LeaseLostError(job.message.receipt_handle, "RELEASED"))
-            job.lease.release(0)  # settled by keeper.close, which waits for every pending release
+            releases.append((job, job.lease.release(0)))
+        # Settles every release: answered, or failed as unsent once its timeout ran out.
         keeper.close(CLOSE_TIMEOUT_SECONDS)
+        for job, released in releases:
+            if released.done() and released.exception() is not None:  # refused, or never sent
+                self._report(released.exception(), job.message)
 
     def _give_back(self, messages: list[ReceivedMessage]) -> None:
         """Releases messages received after stop() began; never renewed, so no renewal races the release."""

@@ -10,6 +10,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 from holdshelf.backoff import backoff_seconds
+from holdshelf.convert import renewal_to_wire
 from holdshelf.durations import seconds_of
 from holdshelf.errors import HoldshelfError, LeaseLostError
 from holdshelf.heartbeat_stream import HeartbeatStream
@@ -47,7 +48,7 @@ class _PendingRelease:
 class _Lease:
     handle: str
     on_lost: Callable[[LeaseLostError], None]
-    # held: renewed on schedule; refused: a renewal was refused, so it is no
+    # held: renewed on schedule; refused: a renewal or an ending was refused, so it is no
     # longer renewed, but its handle works until its deadline (for a release
     # or a delete); releasing: a release waits for its answer; gone: never named again.
     state: str = "held"
@@ -90,14 +91,15 @@ class HeldLease:
             self._keeper._forget(self._lease, RuntimeError("the message was settled before this checkpoint was sent"))
 
     def release(self, delay: float) -> Future:
-        """Stops renewing and makes the message visible after delay seconds; resolves once answered,
-        or fails with LeaseLostError if the broker did not release it (ValueError at once for a bad delay)."""
+        """Stops renewing and makes the message visible after delay seconds; resolves once released
+        (or once the lease was lost anyway), fails with LeaseLostError if the broker refused it (the lease
+        then stays valid until its deadline) and with RuntimeError if close() came before it was answered
+        (ValueError at once for a bad delay)."""
         return self._keeper._release(self._lease, delay, failed=False)
 
     def fail(self, retry_delay: float | None) -> Future:
         """Stops renewing and ends the lease as a failed delivery: the message comes back after
-        retry_delay seconds, or the queue's retry backoff when None; resolves once answered, or fails
-        with LeaseLostError if the broker did not end the lease (ValueError at once for a bad delay)."""
+        retry_delay seconds, or the queue's retry backoff when None; settled as release() is."""
         return self._keeper._release(self._lease, retry_delay, failed=True)
 
 
@@ -155,7 +157,7 @@ class LeaseKeeper:
     def close(self, timeout: float) -> None:
         """Sends what is pending and waits for the answers, then half-closes the stream
         and waits for the server to end it, all within timeout; then forgets every
-        lease. Leases still held are left to run out."""
+        lease. Leases still held are left to run out; releases not answered by then fail."""
         deadline = time.monotonic() + timeout
         with self._cv:
             self._closing = True
@@ -173,8 +175,10 @@ class LeaseKeeper:
                 stream.cancel()
             self._drop_in_flight()
             for lease in list(self._leases.values()):
-                # The Consumer released every lease it still held before closing.
-                self._forget(lease, LeaseLostError(lease.handle, "RELEASED"))
+                # The Consumer released every lease it still held before closing;
+                # a release that never went out did not happen, and its caller hears so.
+                self._forget(lease, LeaseLostError(lease.handle, "RELEASED"),
+                             RuntimeError("the Consumer stopped before this release was sent"))
             self._cv.notify_all()
         self._thread.join()
         self._flush_errors()
@@ -259,28 +263,63 @@ class LeaseKeeper:
         self._flush_errors()
 
     def _pump(self, even_if_empty: bool = False) -> None:
-        """Sends one request with every renewal, checkpoint and release due, unless one is in flight."""
+        """Sends one request with every renewal, checkpoint and release due, unless one is in flight.
+
+        Each entry is encoded before anything is sent or marked in flight. One
+        that cannot be encoded is left out and its waiters fail with the error:
+        kept queued, it would fail every later request, and raised, it would
+        end whichever thread pumped (the timing thread, a stream's reader).
+        """
         stream = self._stream
         if stream is None or self._in_flight is not None:
             return
         entries: list[_Entry] = []
-        for lease in self._leases.values():
+        renewals: list[LeaseRenewal] = []
+        for lease in list(self._leases.values()):
             if len(entries) == MAX_RENEWALS:
                 break
             if not lease.due and lease.checkpoint is None and lease.release is None:
                 continue
-            entries.append(_Entry(lease, lease.checkpoint, lease.release))
+            entry = self._encodable_entry(lease)
+            if entry is not None:
+                entries.append(entry)
+                renewals.append(self._renewal(entry))
         if not entries and not even_if_empty:
             return
-        # The request is built (send encodes it) before anything is marked in
-        # flight: a renewal that cannot be encoded raises here and leaves the
-        # keeper as it was, not waiting forever for an answer to nothing.
+        try:
+            stream.send(self._queue, renewals, release_on_disconnect=True)
+        except Exception as error:  # nothing went out: the stream is reopened with backoff, the entries still queued
+            self._break_stream(error)
+            return
         # The reader cannot see the answer before _in_flight is set: it waits for the lock held here.
-        stream.send(self._queue, [self._renewal(entry) for entry in entries], release_on_disconnect=True)
         for entry in entries:
             lease = entry.lease
             lease.due, lease.checkpoint, lease.release, lease.in_flight = False, None, None, True
         self._in_flight = _InFlight(entries, time.monotonic())
+
+    def _encodable_entry(self, lease: _Lease) -> _Entry | None:
+        """What the lease has to send, without a checkpoint or release that cannot be encoded (their
+        waiters fail with the error); None if nothing is left, the lease lost if not even its renewal can be."""
+        entry = _Entry(lease, lease.checkpoint, lease.release)
+        try:
+            renewal_to_wire(self._renewal(entry))
+            return entry
+        except Exception as error:
+            unsendable = error
+        waiters = [*(entry.checkpoint.waiters if entry.checkpoint else []), *(entry.release.waiters if entry.release else [])]
+        lease.checkpoint = lease.release = None
+        _settle(waiters, unsendable)
+        plain = _Entry(lease, None, None)
+        try:
+            renewal_to_wire(self._renewal(plain))
+        except Exception:
+            # Not even a renewal can name it (a handle that is not UTF-8, say): it cannot be kept.
+            self._errors.append(unsendable)
+            self._lose(lease, "INVALID_ARGUMENT")
+            return None
+        if not waiters:
+            self._errors.append(unsendable)
+        return plain if lease.due else None
 
     def _renewal(self, entry: _Entry) -> LeaseRenewal:
         checkpoint = None if entry.checkpoint is None else entry.checkpoint.data
@@ -311,12 +350,19 @@ class LeaseKeeper:
         if entry.checkpoint is not None:
             _settle(entry.checkpoint.waiters, None if stored else LeaseLostError(lease.handle, state.reason))
         if entry.release is not None:
-            # Released, or not: either way the keeper is done with the lease.
+            if not state.held and state.reason in REFUSAL_REASONS and lease.state != "gone":
+                # Refused (a retry delay over 12 h, say): nothing changed, and the
+                # handle works until the lease's deadline, so the lease stays until
+                # then, unrenewed. Its caller hears of the refusal, and an ending
+                # asked for since (stop's release) goes in the next request.
+                error = LeaseLostError(lease.handle, state.reason)
+                self._mark_refused(lease, error)
+                _settle(entry.release.waiters, error)
+                return
+            # Released, or lost already: either way the message is no longer
+            # ours. A loss is not the ending's failure: the holder heard of it.
             self._forget(lease, LeaseLostError(lease.handle, state.reason or "RELEASED"))
-            # Refused (a retry delay over 12 h, say: the message stays hidden
-            # until its lease runs out) or already lost: the caller hears of it.
-            refused = not state.held and state.reason != "RELEASED"
-            _settle(entry.release.waiters, LeaseLostError(lease.handle, state.reason) if refused else None)
+            _settle(entry.release.waiters)
             return
         if lease.state == "gone":
             return
@@ -358,7 +404,8 @@ class LeaseKeeper:
                 answer.set_result(None)
                 return answer
             previous = lease.release
-            # The first ending asked for wins; later callers wait for its answer.
+            # The first ending asked for wins: later callers wait for its answer if
+            # it has not gone out yet, else are queued, sent only if it is refused.
             if previous is None:
                 lease.release = _PendingRelease(delay, failed, [answer])
             else:
@@ -381,13 +428,17 @@ class LeaseKeeper:
         if lease.state != "held":
             return
         error = LeaseLostError(lease.handle, reason)
+        self._mark_refused(lease, error)
+        lease.on_lost(error)
+
+    def _mark_refused(self, lease: _Lease, error: LeaseLostError) -> None:
+        """Stops renewing a lease whose handle works until its deadline; a checkpoint not sent yet fails."""
         lease.state = "refused"
         lease.end_error = error
         lease.due = False
         if lease.checkpoint is not None:
             _settle(lease.checkpoint.waiters, error)
             lease.checkpoint = None
-        lease.on_lost(error)
 
     def _lose(self, lease: _Lease, reason: str) -> None:
         if lease.state == "gone":
@@ -398,8 +449,9 @@ class LeaseKeeper:
         if was_held:
             lease.on_lost(error)
 
-    def _forget(self, lease: _Lease, error: Exception) -> None:
-        """Never names the lease again; settles whoever waits on what was not sent."""
+    def _forget(self, lease: _Lease, error: Exception, unsent_release: Exception | None = None) -> None:
+        """Never names the lease again; settles whoever waits on what was not sent: checkpoints
+        fail with error, a release succeeds (the message is no longer ours) unless unsent_release says why not."""
         if lease.state == "gone":
             return
         lease.state = "gone"
@@ -408,7 +460,7 @@ class LeaseKeeper:
         if lease.checkpoint is not None:
             _settle(lease.checkpoint.waiters, error)
         if lease.release is not None:
-            _settle(lease.release.waiters)
+            _settle(lease.release.waiters, unsent_release)
         lease.checkpoint = lease.release = None
         self._cv.notify_all()
 
@@ -466,7 +518,7 @@ class LeaseKeeper:
                 # Unanswered at close: the Consumer released every lease it still held.
                 _settle(entry.checkpoint.waiters, LeaseLostError(entry.lease.handle, "RELEASED"))
             if entry.release is not None:
-                _settle(entry.release.waiters)
+                _settle(entry.release.waiters, RuntimeError("the Consumer stopped before the broker answered this release"))
 
     def _take_in_flight(self) -> list[_Entry]:
         """Takes the unanswered request out of flight (its answer will not come) and returns its entries."""
