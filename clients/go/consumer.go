@@ -13,9 +13,11 @@ import (
 // ends its lease as a failed delivery: it comes back after the queue's retry
 // backoff (at once without a retry policy; to the dead-letter queue once its
 // redrive policy's receives are spent), or after RetryLater's delay. ctx is
-// cancelled when the lease is lost, or when a stop gives the message back
-// after its grace period: the handler should then return, as its work will
-// be redone and its outcome is ignored.
+// cancelled when the lease is lost or a renewal refused, or when a stop gives
+// the message back after its grace period: the handler should then return.
+// After a loss its work will be redone: an error it returns is reported to
+// OnError, and nothing is sent; after a refusal its outcome still counts
+// until the lease's deadline; after a stop its outcome is ignored.
 type Handler func(ctx context.Context, d *Delivery) error
 
 // ConsumerOptions say how a Consumer works; the zero value is usable.
@@ -32,10 +34,12 @@ type ConsumerOptions struct {
 	// StopGrace is how long a stop waits for running handlers before it
 	// releases their messages; nil means 10 s, Duration(0) none.
 	StopGrace *time.Duration
-	// OnError is told of every failure: a handler's (with its delivery), a
-	// receive's, a delete's, a lease's the broker refused to renew or end
-	// (a *LeaseLostError, wrapped or not), a stream's (with nil). Default:
-	// the log package.
+	// OnError is told of every failure: a handler's (with its delivery, also
+	// after its lease was lost or a renewal refused, which is not reported
+	// apart: the handler heard of it through its ctx), a receive's, a
+	// delete's, an ending's the broker refused or that was never sent
+	// (wrapping a *LeaseLostError or saying so), a stream's (with nil).
+	// Default: the log package.
 	OnError func(err error, d *Delivery)
 }
 
@@ -59,6 +63,9 @@ type Consumer struct {
 	// deleteMessage is client.Delete; a test replaces it to play a broker
 	// that does not answer.
 	deleteMessage func(ctx context.Context, queue, receiptHandle string) error
+	// abandoning, if set, is called as a stop begins to give back the
+	// messages of handlers still running; a test's hook.
+	abandoning func()
 
 	mu      sync.Mutex
 	jobs    map[*job]struct{}

@@ -20,6 +20,13 @@ type job struct {
 	ctx       context.Context
 	cancel    context.CancelFunc
 	abandoned bool // stop gave the message back: the outcome is ignored (guarded by Consumer.mu)
+	deleting  bool // settle began the delete (guarded by Consumer.mu)
+	// stopDelete cancels deleteCtx, and with it the delete under way, when
+	// stop gives the message back; deleted is closed once deleteHandled
+	// returned.
+	deleteCtx  context.Context
+	stopDelete context.CancelFunc
+	deleted    chan struct{}
 	// lost is why the lease was lost, nil while held. Atomic rather than
 	// under Consumer.mu: the keeper's goroutine sets it, and a goroutine
 	// holding Consumer.mu while waiting for the keeper would deadlock.
@@ -29,7 +36,8 @@ type job struct {
 // start runs the handler on one message, in a goroutine of its own.
 func (c *Consumer) start(m *Message, keeper *leaseKeeper, receivedAt time.Time) {
 	ctx, cancel := context.WithCancel(context.Background())
-	j := &job{delivery: &Delivery{Message: *m, last: m.Checkpoint}, ctx: ctx, cancel: cancel}
+	j := &job{delivery: &Delivery{Message: *m, last: m.Checkpoint}, ctx: ctx, cancel: cancel, deleted: make(chan struct{})}
+	j.deleteCtx, j.stopDelete = context.WithCancel(context.Background())
 	j.delivery.lease = keeper.hold(m.ReceiptHandle, receivedAt, func(reason string) {
 		j.lost.Store(&LeaseLostError{ReceiptHandle: m.ReceiptHandle, Reason: reason})
 		cancel()
@@ -46,6 +54,7 @@ func (c *Consumer) start(m *Message, keeper *leaseKeeper, receivedAt time.Time) 
 			delete(c.jobs, j)
 			c.mu.Unlock()
 			cancel()
+			j.stopDelete()
 		}()
 		c.settle(j, c.runHandler(ctx, j.delivery))
 	}()
@@ -63,51 +72,67 @@ func (c *Consumer) runHandler(ctx context.Context, d *Delivery) (err error) {
 }
 
 // settle deletes a handled message, or ends a failed one's lease as a failed
-// delivery.
+// delivery. The handler's error is always reported, also after a loss or
+// refusal of the lease, which itself is not: the handler heard of it through
+// its ctx. A message stop gave back is neither settled nor reported.
 func (c *Consumer) settle(j *job, handlerErr error) {
 	c.mu.Lock()
 	abandoned := j.abandoned
+	j.deleting = !abandoned && handlerErr == nil
 	c.mu.Unlock()
 	if abandoned {
-		return // stop released it already
+		return // stop released it already, and its outcome is ignored
 	}
 	d := j.delivery
-	lost := j.lost.Load()
+	if handlerErr != nil {
+		c.report(handlerErr, d)
+	}
 	if handlerErr == nil {
 		c.deleteHandled(j)
 		return
 	}
-	switch {
-	case lost == nil:
-		c.report(handlerErr, d)
-	case refusedRenewal(lost.Reason):
-		// The refused lease's handle works until its deadline, so the
-		// failure still goes out before the slot is freed. Reported, as only
-		// a change of the consumer's options or the queue's stops it recurring.
-		c.report(lost, d)
-	default:
-		return // another delivery may be under way: nothing to release
+	// A refused lease's handle works until its deadline, so the failure
+	// still goes out; after a loss another delivery may be under way, and
+	// there is nothing to end.
+	if lost := j.lost.Load(); lost != nil && !refusedRenewal(lost.Reason) {
+		return
 	}
 	if err := <-d.lease.fail(retryDelay(handlerErr)); err != nil {
 		c.report(fmt.Errorf("holdshelf: the failed delivery was not recorded: %w", err), d)
 	}
 }
 
+// deleteTimeout is how long one delete attempt may take.
+const deleteTimeout = 30 * time.Second
+
 // deleteHandled deletes a handled message. A delete that fails for want of a
 // broker (one restarting, a queue moving between brokers, a lost connection)
 // is tried again with backoff while the lease is still held and renewed,
 // since giving up would have the finished work done again; it stops once the
-// lease is lost or stop gives the message back.
+// lease is lost. Each attempt has its own deadline, and stop cancels the one
+// under way when it gives the message back, so that Run never returns while
+// the Consumer's own goroutine is still in a delete.
 func (c *Consumer) deleteHandled(j *job) {
+	defer close(j.deleted)
+	c.tryDeletes(j)
+	// Renewals stop only now, so that the lease is kept while a delete is
+	// tried again; a message stop gave back is ended by its release.
+	if j.deleteCtx.Err() == nil {
+		j.delivery.lease.drop()
+	}
+}
+
+// tryDeletes tries the delete until it is answered, the lease is lost, or
+// stop gives the message back.
+func (c *Consumer) tryDeletes(j *job) {
 	d := j.delivery
-	defer d.lease.drop()
 	for failures := 0; ; failures++ {
 		// Tried even after the lease was lost: if nobody received the
 		// message since, the finished work is not done again.
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(j.deleteCtx, deleteTimeout)
 		err := c.deleteMessage(ctx, c.queue, d.Message.ReceiptHandle)
 		cancel()
-		if err == nil {
+		if err == nil || j.deleteCtx.Err() != nil {
 			return
 		}
 		c.report(err, d)
@@ -148,12 +173,18 @@ func (c *Consumer) shutdown(keeper *leaseKeeper) {
 	grace.Stop()
 	// Released only after c.mu is unlocked: a release waits for the
 	// keeper's goroutine, which must never wait for c.mu.
-	var abandoned []*job
+	if c.abandoning != nil {
+		c.abandoning()
+	}
+	var abandoned, deleting []*job
 	c.mu.Lock()
 	for j := range c.jobs {
 		if !j.abandoned {
 			j.abandoned = true
 			abandoned = append(abandoned, j)
+			if j.deleting {
+				deleting = append(deleting, j)
+			}
 		}
 	}
 	c.mu.Unlock()
@@ -162,14 +193,21 @@ func (c *Consumer) shutdown(keeper *leaseKeeper) {
 		// Released before the cancel, so that the release goes out before
 		// whatever the handler does next; keeper.close waits for its answer.
 		releases[i] = j.delivery.lease.release(0)
+		// Before the cancel, which a delete's backoff also waits for: a delete
+		// given up must not drop the lease whose release is pending.
+		j.stopDelete()
 		j.cancel()
 	}
 	keeper.close(closeTimeout)
-	// Every release is answered by now: close forgets what is left.
+	// Every release is answered by now, or failed as never sent.
 	for i, released := range releases {
 		if err := <-released; err != nil {
 			c.report(fmt.Errorf("holdshelf: the message was not given back: %w", err), abandoned[i].delivery)
 		}
+	}
+	// A cancelled delete returns at once.
+	for _, j := range deleting {
+		<-j.deleted
 	}
 }
 

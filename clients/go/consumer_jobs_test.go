@@ -6,6 +6,7 @@ package holdshelf
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"testing"
 	"time"
@@ -23,7 +24,12 @@ type jobsTest struct {
 }
 
 func startJobs(t *testing.T, handler Handler) *jobsTest {
-	kt := startKeeper(t, time.Minute)
+	return startJobsWith(t, 30*time.Second, handler)
+}
+
+// startJobsWith is startJobs with leases of leaseLength.
+func startJobsWith(t *testing.T, leaseLength time.Duration, handler Handler) *jobsTest {
+	kt := startKeeperWith(t, time.Minute, leaseLength)
 	f := kt.nextStream()
 	kt.nextRequest(f)
 	answer(f, true, "")
@@ -35,9 +41,14 @@ func startJobs(t *testing.T, handler Handler) *jobsTest {
 			<-jt.named
 			return handler(ctx, d)
 		},
-		options: ConsumerOptions{OnError: func(err error, _ *Delivery) { jt.reported <- err }},
-		slots:   make(chan struct{}, 1),
-		jobs:    make(map[*job]struct{}),
+		options: ConsumerOptions{OnError: func(err error, d *Delivery) {
+			if d == nil {
+				err = fmt.Errorf("reported without its delivery: %w", err)
+			}
+			jt.reported <- err
+		}},
+		slots: make(chan struct{}, 1),
+		jobs:  make(map[*job]struct{}),
 	}
 	return jt
 }
@@ -50,6 +61,48 @@ func (jt *jobsTest) startJob(handle string) {
 	jt.nextRequest(jt.stream)
 	answer(jt.stream, true, "", handle)
 	close(jt.named)
+}
+
+// expectNoReport fails if anything was reported.
+func (jt *jobsTest) expectNoReport() {
+	jt.t.Helper()
+	select {
+	case err := <-jt.reported:
+		jt.t.Fatalf("reported %v", err)
+	default:
+	}
+}
+
+// stop runs the Consumer's shutdown as the broker would answer it: the
+// releases it sends are answered RELEASED and its half-close ends the
+// stream. It fails unless the shutdown returns.
+func (jt *jobsTest) stop() {
+	jt.t.Helper()
+	stopped := make(chan struct{})
+	go func() {
+		jt.consumer.shutdown(jt.keeper)
+		close(stopped)
+	}()
+	for {
+		select {
+		case request := <-jt.stream.sent:
+			var handles []string
+			for _, renewal := range request.Leases {
+				handles = append(handles, renewal.ReceiptHandle)
+			}
+			answer(jt.stream, false, ReasonReleased, handles...)
+		case <-jt.stream.halfClosed:
+			jt.stream.end <- io.EOF
+			select {
+			case <-stopped:
+			case <-time.After(5 * time.Second):
+				jt.t.Fatal("the stop did not return after the stream ended")
+			}
+			return
+		case <-time.After(5 * time.Second):
+			jt.t.Fatal("the stop neither released nor half-closed")
+		}
+	}
 }
 
 func (jt *jobsTest) nextReport() error {
@@ -69,45 +122,66 @@ func TestAStopThatGivesBackALeaseLostMeanwhileEnds(t *testing.T) {
 		return ctx.Err()
 	})
 	jt.startJob("h1")
-	// The stop waits for Consumer.mu while the keeper's goroutine tells the
-	// job of its loss; the stop gets the lock first, as it asked first.
+	// The loss reaches the job while the stop is about to lock Consumer.mu,
+	// which the test holds until the keeper's goroutine told the job.
 	jt.consumer.mu.Lock()
-	stopped := make(chan struct{})
-	go func() {
-		jt.consumer.shutdown(jt.keeper)
-		close(stopped)
-	}()
-	time.Sleep(20 * time.Millisecond)
-	answer(jt.stream, false, ReasonLeaseExpired, "h1")
-	time.Sleep(20 * time.Millisecond)
-	jt.consumer.mu.Unlock()
-	go func() {
-		<-jt.stream.halfClosed
-		jt.stream.end <- io.EOF
-	}()
-	select {
-	case <-stopped:
-	case <-time.After(3 * time.Second):
-		t.Fatal("the stop deadlocked with the loss")
+	var j *job
+	for j = range jt.consumer.jobs {
+	}
+	jt.consumer.abandoning = func() {
+		answer(jt.stream, false, ReasonLeaseExpired, "h1")
+		<-j.ctx.Done()
+		jt.consumer.mu.Unlock()
+	}
+	jt.stop()
+}
+
+// errGaveUp is a handler's error after its lease was lost or refused.
+var errGaveUp = errors.New("gave up")
+
+// stopsOnLoss is a handler that checkpoints, hears of its lease's loss
+// through its ctx, and fails; checkpointed yields what Checkpoint returned.
+func stopsOnLoss(checkpointed chan<- error) Handler {
+	return func(ctx context.Context, d *Delivery) error {
+		checkpointed <- d.Checkpoint(ctx, []byte("1"))
+		<-ctx.Done()
+		return errGaveUp
 	}
 }
 
 func TestAFailureAfterARefusedRenewalIsReportedAndStillSent(t *testing.T) {
-	jt := startJobs(t, func(ctx context.Context, d *Delivery) error {
-		err := d.Checkpoint(ctx, []byte("1"))
-		<-ctx.Done()
-		return err
-	})
+	checkpointed := make(chan error, 1)
+	jt := startJobs(t, stopsOnLoss(checkpointed))
 	jt.startJob("h1")
 	jt.nextRequest(jt.stream) // the checkpoint
 	answer(jt.stream, false, ReasonLeaseLimitExceeded, "h1")
-	expectLeaseLost(t, jt.nextReport(), ReasonLeaseLimitExceeded)
+	expectLeaseLost(t, <-checkpointed, ReasonLeaseLimitExceeded)
+	// The handler's error, and not the refusal, which the handler heard of.
+	if err := jt.nextReport(); err != errGaveUp {
+		t.Fatalf("reported %v, want the handler's error with its delivery", err)
+	}
 	request := jt.nextRequest(jt.stream)
 	if len(request.Leases) != 1 || !request.Leases[0].Failed {
 		t.Fatalf("sent %v, want the failed renewal", request)
 	}
 	answer(jt.stream, false, ReasonReleased, "h1")
 	jt.consumer.work.Wait()
+	jt.expectNoReport()
+}
+
+func TestAFailureAfterALossIsReportedAndNotSent(t *testing.T) {
+	checkpointed := make(chan error, 1)
+	jt := startJobs(t, stopsOnLoss(checkpointed))
+	jt.startJob("h1")
+	jt.nextRequest(jt.stream) // the checkpoint
+	answer(jt.stream, false, ReasonLeaseSuperseded, "h1")
+	expectLeaseLost(t, <-checkpointed, ReasonLeaseSuperseded)
+	if err := jt.nextReport(); err != errGaveUp {
+		t.Fatalf("reported %v, want the handler's error with its delivery", err)
+	}
+	jt.consumer.work.Wait()
+	expectNothingSent(t, jt.stream)
+	jt.expectNoReport()
 }
 
 func TestAFailureTheBrokerRefusesIsReported(t *testing.T) {
@@ -129,35 +203,72 @@ func TestAFailureTheBrokerRefusesIsReported(t *testing.T) {
 }
 
 func TestADeleteNoBrokerAnswersIsTriedAgainWhileTheLeaseIsHeld(t *testing.T) {
-	jt := startJobs(t, func(context.Context, *Delivery) error { return nil })
+	// Renewed every 400 to 500 ms.
+	jt := startJobsWith(t, 1500*time.Millisecond, func(context.Context, *Delivery) error { return nil })
 	unavailable := &Error{Code: codes.Unavailable, Reason: "QUEUE_MOVING", Message: "moving"}
-	attempts := make(chan int, 10)
+	attempts := make(chan time.Duration, 10) // each attempt's time to its deadline
+	renewed := make(chan struct{})
 	calls := 0
-	jt.consumer.deleteMessage = func(context.Context, string, string) error {
+	jt.consumer.deleteMessage = func(ctx context.Context, _, _ string) error {
 		calls++
-		attempts <- calls
-		if calls <= 2 {
+		deadline, _ := ctx.Deadline()
+		attempts <- time.Until(deadline)
+		if calls == 1 {
 			return unavailable
 		}
+		<-renewed
 		return nil
 	}
-	jt.startJob("h1")
-	for want := 1; want <= 3; want++ {
+	nextAttempt := func() {
+		t.Helper()
 		select {
-		case got := <-attempts:
-			if got != want {
-				t.Fatalf("attempt %d, want %d", got, want)
+		case left := <-attempts:
+			if left <= 0 || left > deleteTimeout {
+				t.Fatalf("a delete attempt had %v to its deadline, want its own %v", left, deleteTimeout)
 			}
 		case <-time.After(5 * time.Second):
-			t.Fatalf("no delete attempt %d", want)
+			t.Fatal("no delete attempt")
 		}
 	}
-	jt.consumer.work.Wait()
+	jt.startJob("h1")
+	nextAttempt()
+	nextAttempt()
+	// At most one request is in flight, and this test answers each once it
+	// read it: the second renewal was sent after the first failed attempt.
 	for i := 0; i < 2; i++ {
-		if err := jt.nextReport(); !errors.Is(err, unavailable) {
-			t.Fatalf("reported %v, want the failed delete", err)
+		request := jt.nextRequest(jt.stream)
+		if len(request.Leases) != 1 || request.Leases[0].ReceiptHandle != "h1" || request.Leases[0].Failed {
+			t.Fatalf("sent %v, want a renewal of h1", request)
 		}
+		answer(jt.stream, true, "", "h1")
 	}
+	close(renewed)
+	jt.consumer.work.Wait()
+	if err := jt.nextReport(); !errors.Is(err, unavailable) {
+		t.Fatalf("reported %v, want the failed delete", err)
+	}
+	jt.expectNoReport()
+}
+
+func TestAStopCancelsTheDeleteUnderWay(t *testing.T) {
+	jt := startJobs(t, func(context.Context, *Delivery) error { return nil })
+	deleting := make(chan struct{})
+	returned := make(chan struct{})
+	jt.consumer.deleteMessage = func(ctx context.Context, _, _ string) error {
+		close(deleting)
+		<-ctx.Done()
+		close(returned)
+		return FromGRPC(ctx.Err())
+	}
+	jt.startJob("h1")
+	<-deleting
+	jt.stop()
+	select {
+	case <-returned:
+	default:
+		t.Fatal("the stop returned with the delete still under way")
+	}
+	jt.expectNoReport()
 }
 
 func TestADeleteTheBrokerRefusesIsNotTriedAgain(t *testing.T) {

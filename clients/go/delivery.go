@@ -33,18 +33,31 @@ func (d *Delivery) Checkpoint(ctx context.Context, progress []byte) error {
 		return fmt.Errorf("holdshelf: a checkpoint holds at most %d bytes, not %d", maxCheckpointBytes, len(progress))
 	}
 	saved := append([]byte{}, progress...)
+	answer := d.lease.checkpoint(saved)
 	select {
-	case err := <-d.lease.checkpoint(saved):
-		if err != nil {
-			return err
-		}
-		d.mu.Lock()
-		d.last = saved
-		d.mu.Unlock()
-		return nil
+	case err := <-answer:
+		return d.saved(saved, err)
 	case <-ctx.Done():
-		return ctx.Err()
+		// A lost lease cancels the handler's ctx only after answering the
+		// checkpoint: the loss, if so, is already here.
+		select {
+		case err := <-answer:
+			return d.saved(saved, err)
+		default:
+			return ctx.Err()
+		}
 	}
+}
+
+// saved records progress the broker stored (err nil) and returns err.
+func (d *Delivery) saved(progress []byte, err error) error {
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	d.last = progress
+	d.mu.Unlock()
+	return nil
 }
 
 // LastCheckpoint is the latest progress: the last Checkpoint saved, or else

@@ -16,9 +16,9 @@ type leaseState int
 
 const (
 	leaseHeld leaseState = iota // renewed on schedule
-	// leaseRefused: the broker refused a renewal, so it is no longer renewed,
-	// but the lease keeps its deadline and its handle still works until then
-	// (for a release or a delete).
+	// leaseRefused: the broker refused a renewal or an ending, so it is no
+	// longer renewed, but the lease keeps its deadline and its handle still
+	// works until then (for a release or a delete).
 	leaseRefused
 	leaseReleasing // a release waits to be answered
 	leaseGone      // never named again
@@ -196,8 +196,8 @@ func (h *heldLease) drop() {
 
 // release stops renewing and hides the message for delay from now (0: makes
 // it visible at once); the channel yields once the broker answered, the
-// lease was lost anyway, or the keeper closed: nil, or a *LeaseLostError if
-// the broker refused the release (see end).
+// lease was lost anyway, or the keeper closed: nil, a *LeaseLostError if the
+// broker refused the release (see end), or an error if close never sent it.
 func (h *heldLease) release(delay time.Duration) <-chan error {
 	return h.end(pendingRelease{delay: &delay})
 }
@@ -248,7 +248,8 @@ func released(handle string) error {
 
 // close sends what is pending and waits for its answers, then half-closes
 // the stream and waits for the broker to end it, all within timeout; then
-// forgets every lease (those still held run to their deadlines).
+// forgets every lease (those still held run to their deadlines). An ending
+// it never sent is answered with an error saying so.
 func (k *leaseKeeper) close(timeout time.Duration) {
 	// One deadline for both waits: a timer's channel fires once, so a second
 	// wait on it would last until the stall timeout broke the stream.
@@ -292,6 +293,10 @@ func (k *leaseKeeper) close(timeout time.Duration) {
 			settleAll(e.checkpoint, e.release, released(e.lease.handle))
 		}
 		for _, l := range k.leases {
+			if l.release != nil {
+				settle(l.release.waiters, fmt.Errorf("holdshelf: the lease keeper closed before the release of %s was sent", l.handle))
+				l.release = nil
+			}
 			k.forget(l, released(l.handle))
 		}
 		k.finished = true

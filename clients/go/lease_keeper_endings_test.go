@@ -7,6 +7,7 @@ package holdshelf
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -65,16 +66,141 @@ func TestARefusedLeaseIsNotRenewedAndIsForgottenAtItsDeadline(t *testing.T) {
 	}
 	answer(f, false, ReasonInvalidArgument, "h1")
 	expectLost(t, lost, ReasonInvalidArgument)
-	select {
-	case request := <-f.sent:
-		t.Fatalf("a refused lease was renewed: %v", request)
-	case <-time.After(700 * time.Millisecond): // past its deadline
-	}
+	kt.waitForgotten(lease)
+	expectNothingSent(t, f)
 	// Forgotten: its ending answers at once, unsent.
 	if err := <-lease.fail(nil); err != nil {
 		t.Fatal(err)
 	}
 	expectNothingSent(t, f)
+}
+
+// inLoop runs f on the keeper's loop goroutine and waits for it.
+func (kt *keeperTest) inLoop(f func()) {
+	ran := make(chan struct{})
+	if kt.keeper.do(func() { f(); close(ran) }) {
+		<-ran
+	}
+}
+
+// waitForgotten polls the keeper until it forgot the lease, and fails if
+// that was before the lease's deadline or not within 5 s.
+func (kt *keeperTest) waitForgotten(lease *heldLease) {
+	kt.t.Helper()
+	var expiresAt time.Time
+	kt.inLoop(func() { expiresAt = lease.lease.expiresAt })
+	give := time.Now().Add(5 * time.Second)
+	for {
+		var gone bool
+		kt.inLoop(func() { gone = lease.lease.state == leaseGone })
+		if gone {
+			if now := time.Now(); now.Before(expiresAt) {
+				kt.t.Fatalf("forgotten %v before its deadline", expiresAt.Sub(now))
+			}
+			return
+		}
+		if time.Now().After(give) {
+			kt.t.Fatal("the lease was never forgotten")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestACheckpointIsAnsweredBeforeItsHolderHearsOfTheLoss(t *testing.T) {
+	for _, reason := range []string{ReasonLeaseLimitExceeded, ReasonLeaseSuperseded} {
+		t.Run(reason, func(t *testing.T) {
+			kt := startKeeper(t, time.Minute)
+			f, _, _ := kt.openedWith("h0") // only to open the stream
+			var sent, queued <-chan error
+			answered := make(chan int, 1)
+			lease := kt.keeper.hold("h1", time.Now(), func(string) { answered <- len(sent) + len(queued) })
+			kt.nextRequest(f)
+			answer(f, true, "", "h1")
+			sent = lease.checkpoint([]byte("1"))
+			kt.nextRequest(f)
+			queued = lease.checkpoint([]byte("2")) // behind the one in flight
+			answer(f, false, reason, "h1")
+			if n := <-answered; n != 2 {
+				t.Fatalf("%d of 2 checkpoints were answered when the holder heard of the loss", n)
+			}
+			expectLeaseLost(t, <-sent, reason)
+			// Never sent: it would renew a lease its holder was told is lost.
+			select {
+			case err := <-queued:
+				expectLeaseLost(t, err, reason)
+			case <-time.After(5 * time.Second):
+				t.Fatal("the checkpoint queued behind the refused renewal was not answered")
+			}
+			expectNothingSent(t, f)
+		})
+	}
+}
+
+func TestCheckpointReturnsTheLossThatCancelledItsContext(t *testing.T) {
+	kt := startKeeper(t, time.Minute)
+	f, _, _ := kt.openedWith("h0") // only to open the stream
+	// Without the order the answer and ctx are both ready, and Checkpoint
+	// would pick one at random: tried 20 times.
+	for i := 0; i < 20; i++ {
+		handle := fmt.Sprintf("h%d", i+1)
+		ctx, cancel := context.WithCancel(context.Background())
+		d := &Delivery{lease: kt.keeper.hold(handle, time.Now(), func(string) { cancel() })}
+		kt.nextRequest(f)
+		answer(f, true, "", handle)
+		saved := make(chan error, 1)
+		go func() { saved <- d.Checkpoint(ctx, []byte("1")) }()
+		kt.nextRequest(f)
+		answer(f, false, ReasonLeaseLimitExceeded, handle)
+		expectLeaseLost(t, <-saved, ReasonLeaseLimitExceeded)
+	}
+}
+
+func TestARefusedEndingKeepsTheLeaseAndSendsTheEndingQueuedBehindIt(t *testing.T) {
+	kt := startKeeper(t, time.Minute)
+	f, lease, _ := kt.openedWith("h1")
+	failed := lease.fail(Duration(13 * time.Hour))
+	kt.nextRequest(f)
+	released := lease.release(0) // behind the failure in flight
+	answer(f, false, ReasonInvalidArgument, "h1")
+	expectLeaseLost(t, <-failed, ReasonInvalidArgument)
+	request := kt.nextRequest(f)
+	if len(request.Leases) != 1 || request.Leases[0].Failed || request.Leases[0].VisibilityTimeout.AsDuration() != 0 {
+		t.Fatalf("sent %v, want the release", request)
+	}
+	answer(f, false, ReasonReleased, "h1")
+	if err := <-released; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestARefusedEndingLeavesTheLeaseUnrenewedUntilItsDeadline(t *testing.T) {
+	kt := startKeeperWith(t, time.Minute, 600*time.Millisecond)
+	f, lease, _ := kt.openedWith("h1")
+	failed := lease.fail(Duration(13 * time.Hour))
+	kt.nextRequest(f)
+	answer(f, false, ReasonLeaseLimitExceeded, "h1")
+	expectLeaseLost(t, <-failed, ReasonLeaseLimitExceeded)
+	expectLeaseLost(t, <-lease.checkpoint([]byte("1")), ReasonLeaseLimitExceeded)
+	var state leaseState
+	kt.inLoop(func() { state = lease.lease.state })
+	if state != leaseRefused {
+		t.Fatalf("state %v after a refused ending, want leaseRefused", state)
+	}
+	kt.waitForgotten(lease)
+	expectNothingSent(t, f)
+}
+
+func TestCloseFailsAReleaseItNeverSent(t *testing.T) {
+	kt := startKeeper(t, time.Minute)
+	f, lease, _ := kt.openedWith("h1")
+	lease.checkpoint([]byte("1"))
+	kt.nextRequest(f) // never answered
+	released := lease.release(0)
+	kt.keeper.close(50 * time.Millisecond)
+	var lostErr *LeaseLostError
+	if err := <-released; err == nil || errors.As(err, &lostErr) {
+		t.Fatalf("returned %v, want an error saying it was never sent", err)
+	}
 }
 
 func TestARefusedFailureIsReturned(t *testing.T) {

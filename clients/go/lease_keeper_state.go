@@ -24,8 +24,9 @@ func refusedRenewal(reason string) bool {
 
 // refuse stops renewing a lease whose renewal was refused: its holder hears
 // it is lost, but it stays, unrenewed, until its deadline, so that the
-// holder's release or delete still reaches it. A Consumer frees a slot only
-// once its message is settled, and so never holds more leases than slots.
+// holder's release or delete still reaches it. A checkpoint queued behind
+// the refused renewal is never sent: it would only renew a lease the holder
+// was told is lost.
 func (k *leaseKeeper) refuse(l *lease, reason string) {
 	if l.state != leaseHeld {
 		return
@@ -33,6 +34,7 @@ func (k *leaseKeeper) refuse(l *lease, reason string) {
 	l.state = leaseRefused
 	l.endErr = &LeaseLostError{ReceiptHandle: l.handle, Reason: reason}
 	l.due = false
+	k.settleCheckpoint(l)
 	l.onLost(reason)
 }
 
@@ -40,12 +42,23 @@ func (k *leaseKeeper) lose(l *lease, reason string) {
 	if l.state == leaseGone {
 		return
 	}
-	// The holder hears first, so that its context is cancelled by the time
-	// a waiting Checkpoint returns the loss.
-	if l.state == leaseHeld {
+	wasHeld := l.state == leaseHeld
+	l.endErr = &LeaseLostError{ReceiptHandle: l.handle, Reason: reason}
+	k.settleCheckpoint(l)
+	if wasHeld {
 		l.onLost(reason)
 	}
-	k.forget(l, &LeaseLostError{ReceiptHandle: l.handle, Reason: reason})
+	k.forget(l, l.endErr)
+}
+
+// settleCheckpoint answers a queued checkpoint with the lease's endErr. It
+// comes before the holder hears of the loss, so that a Checkpoint woken by
+// its cancelled context finds the loss already answered.
+func (k *leaseKeeper) settleCheckpoint(l *lease) {
+	if l.checkpoint != nil {
+		settle(l.checkpoint.waiters, l.endErr)
+		l.checkpoint = nil
+	}
 }
 
 // forget never names the lease again, and settles whoever waits on what was

@@ -151,38 +151,49 @@ func answersRequest(entries []entry, states []*holdshelfv1.LeaseState) bool {
 func (k *leaseKeeper) applyAnswer(e entry, state *holdshelfv1.LeaseState, sentAt time.Time) {
 	l := e.lease
 	l.inFlight = false
-	if e.release == nil && !state.Held {
-		// First, so that the handler's context is cancelled by the time its
-		// Checkpoint returns the loss.
+	stored := state.Held || (e.release != nil && state.Reason == ReasonReleased)
+	var notStored error
+	if !stored {
+		notStored = &LeaseLostError{ReceiptHandle: l.handle, Reason: state.Reason}
+	}
+	// Answered before the holder hears of a loss, so that a Checkpoint woken
+	// by its cancelled context finds its answer there.
+	if e.checkpoint != nil {
+		settle(e.checkpoint.waiters, notStored)
+	}
+	if e.release != nil {
+		k.ended(l, e.release, state.Reason, notStored)
+		return
+	}
+	if !state.Held {
 		if refusedRenewal(state.Reason) {
 			k.refuse(l, state.Reason)
 		} else {
 			k.lose(l, state.Reason)
 		}
 	}
-	stored := state.Held || (e.release != nil && state.Reason == ReasonReleased)
-	if e.checkpoint != nil {
-		var err error
-		if !stored {
-			err = &LeaseLostError{ReceiptHandle: l.handle, Reason: state.Reason}
-		}
-		settle(e.checkpoint.waiters, err)
-	}
-	if e.release != nil {
-		// Released, or lost already: either way no longer ours.
-		k.forget(l, released(l.handle))
-		// Refused (a retry delay over 12 h, say), or not held any more: the
-		// message did not end as asked, which its holder reports.
-		var err error
-		if !stored {
-			err = &LeaseLostError{ReceiptHandle: l.handle, Reason: state.Reason}
-		}
-		settle(e.release.waiters, err)
-		return
-	}
 	if l.state == leaseHeld {
 		k.schedule(l, sentAt)
 	}
+}
+
+// ended applies the answer to an ending; notStored is nil once the broker
+// ended the lease as asked. A refused ending (a retry delay over 12 h, say)
+// changed nothing: the lease stays, unrenewed, until its deadline, and an
+// ending queued behind it goes next. Any other answer means the lease is no
+// longer ours.
+func (k *leaseKeeper) ended(l *lease, ending *pendingRelease, reason string, notStored error) {
+	if notStored != nil && refusedRenewal(reason) && l.state != leaseGone {
+		l.endErr = notStored
+		l.state = leaseRefused
+		if l.release != nil {
+			l.state = leaseReleasing
+		}
+	} else {
+		k.forget(l, released(l.handle))
+	}
+	// Its holder reports an ending that did not end the message as asked.
+	settle(ending.waiters, notStored)
 }
 
 func (k *leaseKeeper) onStreamEnd(err error) {

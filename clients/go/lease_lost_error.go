@@ -4,9 +4,9 @@ import "fmt"
 
 // LeaseLostError says a delivery's lease is gone: the message may now be with
 // another consumer, so its work will be redone. Delivery.Checkpoint returns
-// it; the handler's context is cancelled at the same moment. A Consumer also
-// reports one to OnError when the broker refused a renewal, or did not end a
-// lease as asked.
+// it; the handler's context is cancelled just after. A Consumer reports one,
+// wrapped, to OnError when the broker did not end a lease as asked; a loss
+// or refused renewal the handler hears of through its context.
 type LeaseLostError struct {
 	ReceiptHandle string
 	// Reason is the broker's (e.g. LEASE_EXPIRED, LEASE_SUPERSEDED; for a
