@@ -180,8 +180,8 @@ describe("Consumer's timers", () => {
   });
 
   /** Starts a consumer whose handler returns at once, and hands it one message. */
-  async function handleOne(): Promise<ScriptedStream> {
-    consumer = new Consumer(client, "jobs", () => {}, { visibilityTimeoutMs: 60_000, clock, onError: (error) => errors.push(error) });
+  async function handleOne(visibilityTimeoutMs = 60_000): Promise<ScriptedStream> {
+    consumer = new Consumer(client, "jobs", () => {}, { visibilityTimeoutMs, clock, onError: (error) => errors.push(error) });
     await settle();
     const stream = streams[0]!;
     stream.push([]);
@@ -229,14 +229,7 @@ describe("Consumer's timers", () => {
 
   it("keeps renewing the lease while it tries a delete again", async () => {
     // A 3 s lease, renewed at 1 s (no jitter): the retries outlast it.
-    consumer = new Consumer(client, "jobs", () => {}, { visibilityTimeoutMs: 3000, clock, onError: (error) => errors.push(error) });
-    await settle();
-    const stream = streams[0]!;
-    stream.push([]);
-    receives[0]!.resolve([message("m1")]);
-    await settle();
-    stream.push([held("m1")]);
-    await settle();
+    const stream = await handleOne(3000);
     const unavailable = new RpcError(14, "", "connection refused");
     const renewalsOfM1 = () => stream.sent.filter((request) => request.leases.some((lease) => lease.receiptHandle === "m1")).length;
     const named = renewalsOfM1();
