@@ -45,10 +45,7 @@ export class LeaseChanges {
     ops: StoreOp[],
     via: ExtendedVia,
   ): { message: LiveMessage; deadline: number } {
-    const message = findLeasedMessage(queue, this.handles, receiptHandle);
-    if (message === undefined) {
-      throw new HoldshelfError("MESSAGE_NOT_FOUND", "the message of this receipt handle no longer exists");
-    }
+    const message = this.existingMessage(queue, receiptHandle);
     const now = this.clock.now();
     const deadline = now + timeoutMs;
     const limit = message.leaseStart + queue.record.config.maxLeaseDurationMs;
@@ -109,10 +106,7 @@ export class LeaseChanges {
    */
   private fail(queue: QueueState, receiptHandle: string, delayMs: number | undefined, ops: StoreOp[]): LiveMessage {
     if (delayMs !== undefined) checkRetryDelay(delayMs);
-    const message = findLeasedMessage(queue, this.handles, receiptHandle);
-    if (message === undefined) {
-      throw new HoldshelfError("MESSAGE_NOT_FOUND", "the message of this receipt handle no longer exists");
-    }
+    const message = this.existingMessage(queue, receiptHandle);
     this.tracking.untrack(queue, message.id);
     if (delayMs === undefined || isSpent(queue.record.config, message.receiveCount)) {
       ops.push(...this.endings.endAll(queue, [message], "failed"));
@@ -121,6 +115,15 @@ export class LeaseChanges {
       ops.push(queue.reschedule(message, now + delayMs, false, now));
     }
     this.events.leaseReleased(queue.record.name, "heartbeat");
+    return message;
+  }
+
+  /** The message a handle names, fenced; MESSAGE_NOT_FOUND if it no longer exists. */
+  private existingMessage(queue: QueueState, receiptHandle: string): LiveMessage {
+    const message = findLeasedMessage(queue, this.handles, receiptHandle);
+    if (message === undefined) {
+      throw new HoldshelfError("MESSAGE_NOT_FOUND", "the message of this receipt handle no longer exists");
+    }
     return message;
   }
 

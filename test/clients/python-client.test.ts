@@ -16,14 +16,11 @@ import { useTestCerts } from "../security/tls-certs.js";
 import { freePort } from "../support/free-port.js";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
 import { startJsonLines } from "../support/json-lines-process.js";
-import { installPythonPackage, systemPython } from "../support/python-package.js";
+import { installPythonPackage, missingPythonTools } from "../support/python-package.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
 
 const scripts = fileURLToPath(new URL("./python/", import.meta.url));
-const missing = missingCommands(["protoc", "grpc_python_plugin", "openssl"]);
-if (spawnSync(systemPython, ["-c", "import grpc, google.protobuf, venv, wheel"]).status !== 0) {
-  missing.push("python3-grpcio python3-protobuf python3-venv python3-wheel");
-}
+const missing = [...missingCommands(["openssl"]), ...missingPythonTools()];
 
 type Line = Record<string, unknown>;
 

@@ -5,7 +5,7 @@ import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/hol
 import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { freePort } from "../support/free-port.js";
 import { makeTempDir } from "../support/temp-dir.js";
-import { settledRoutes, shardCount } from "../support/test-cluster.js";
+import { settledRoutes, startClusterMember } from "../support/test-cluster.js";
 import { freshDatabase, inCluster } from "../support/test-storage.js";
 
 /**
@@ -69,14 +69,8 @@ async function startSingleBroker(): Promise<ConformanceBroker> {
 async function startConformanceCluster(): Promise<ConformanceBroker> {
   const url = await freshDatabase();
   const address = `127.0.0.1:${await freePort()}`;
-  const start = (nodeId: string, listen: string, routeOnly = false) =>
-    startHoldshelfServer({
-      dataDir: "/nonexistent-in-cluster-mode",
-      listen,
-      postgres: { urls: [url], nodeId, shardCount, ...(routeOnly ? { routeOnly } : {}) },
-    });
-  const owners = [await start("owner-1", "127.0.0.1:0"), await start("owner-2", "127.0.0.1:0")];
-  const entry = await start("entry", address, true);
+  const owners = [await startClusterMember(url, "owner-1"), await startClusterMember(url, "owner-2")];
+  const entry = await startClusterMember(url, "entry", { listen: address, routeOnly: true });
   await settledRoutes(entry, owners);
   const client = new QueueClient(address, { followOwnerHints: false });
   const ownerOf = (queue: string): HoldshelfServer => {
@@ -96,7 +90,7 @@ async function startConformanceCluster(): Promise<ConformanceBroker> {
       const owner = ownerOf(queue);
       const nodeId = owner === owners[0] ? "owner-1" : "owner-2";
       await owner.shutdown();
-      owners[owners.indexOf(owner)] = await start(nodeId, "127.0.0.1:0");
+      owners[owners.indexOf(owner)] = await startClusterMember(url, nodeId);
       await settledRoutes(entry, owners);
     },
     async stop() {

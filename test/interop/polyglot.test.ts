@@ -6,7 +6,7 @@
  * test/conformance/workers/), and each language's view of error codes,
  * ErrorInfo reasons, deadlines and cancellation (test/interop/*​/probe).
  */
-import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -15,16 +15,13 @@ import { Consumer } from "../../src/client/consumer.js";
 import { QueueClient } from "../../src/client/queue-client.js";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
 import { startJsonLines, type JsonLinesProcess } from "../support/json-lines-process.js";
-import { installPythonPackage } from "../support/python-package.js";
+import { installPythonPackage, missingPythonTools } from "../support/python-package.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const bin = (name: string) => `${repoRoot}.build/bin/${name}`;
 
-const missingTools = missingCommands(["go", "protoc", "grpc_python_plugin", "protoc-gen-go", "protoc-gen-go-grpc"]);
-if (spawnSync("/usr/bin/python3", ["-c", "import grpc, venv, setuptools, wheel"]).status !== 0) {
-  missingTools.push("python3-grpcio, python3-venv, python3-setuptools, python3-wheel");
-}
+const missingTools = [...missingCommands(["go", "protoc-gen-go", "protoc-gen-go-grpc"]), ...missingPythonTools()];
 
 /** An example program: plain text lines on standard output, as a user's program prints them. */
 interface ExampleProcess {

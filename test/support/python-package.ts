@@ -1,13 +1,27 @@
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { cp } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { missingCommands } from "./required-tools.js";
 import { makeTempDir } from "./temp-dir.js";
 
 const run = promisify(execFile);
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 /** Debian's interpreter: the one python3-grpcio and python3-protobuf are installed for. */
 export const systemPython = "/usr/bin/python3";
+
+/**
+ * What installPythonPackage needs that this machine lacks (Debian packages:
+ * see .ci/run): protoc and the gRPC plugin for the build, and Debian's
+ * interpreter with grpcio, protobuf, venv, setuptools and wheel.
+ */
+export function missingPythonTools(): string[] {
+  const missing = missingCommands(["protoc", "grpc_python_plugin"]);
+  if (spawnSync(systemPython, ["-c", "import grpc, google.protobuf, venv, setuptools, wheel"]).status !== 0) {
+    missing.push("python3-grpcio, python3-protobuf, python3-venv, python3-setuptools, python3-wheel");
+  }
+  return missing;
+}
 
 /**
  * Installs clients/python as a user would, offline: a fresh venv in a

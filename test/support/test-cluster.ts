@@ -8,27 +8,21 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { vi } from "vitest";
 import { createQueueServiceRpc } from "../../src/client/rpc-client.js";
-import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
+import { startHoldshelfServer, type HoldshelfServer, type HoldshelfServerOptions } from "../../src/server/holdshelf-server.js";
 import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import type { GrpcHarness, GrpcHarnessOptions } from "./grpc-harness.js";
 import { freshDatabase } from "./test-storage.js";
 import { WriteFault } from "./write-fault.js";
 
 /** Few shards: each owner gets four, and a test's queues land on both. */
-export const shardCount = 8;
+const shardCount = 8;
 
 /** A GrpcHarness whose `server` is the routing broker of a three-broker cluster. */
 export async function startTestCluster(options: GrpcHarnessOptions): Promise<GrpcHarness> {
   const url = await freshDatabase();
   const { metricsListen, ...shared } = options;
   const start = (nodeId: string, routeOnly: boolean, extra: { metricsListen?: string } = {}): Promise<HoldshelfServer> =>
-    startHoldshelfServer({
-      dataDir: "/nonexistent-in-cluster-mode",
-      listen: "127.0.0.1:0",
-      postgres: { urls: [url], nodeId, shardCount, ...(routeOnly ? { routeOnly } : {}) },
-      ...shared,
-      ...extra,
-    });
+    startClusterMember(url, nodeId, { routeOnly, ...shared, ...extra });
   let owners: HoldshelfServer[] = [];
   const startAll = async (): Promise<HoldshelfServer> => {
     owners = [await start("owner-1", false), await start("owner-2", false)];
@@ -72,6 +66,25 @@ export async function startTestCluster(options: GrpcHarnessOptions): Promise<Grp
   };
   harness.rpc = entryClient(harness.server);
   return harness;
+}
+
+/**
+ * Starts one broker of a test cluster on the database at `url`, with the
+ * test cluster's shard count, on a free loopback port unless told otherwise;
+ * `routeOnly` makes it own no shards.
+ */
+export function startClusterMember(
+  url: string,
+  nodeId: string,
+  options: Partial<Omit<HoldshelfServerOptions, "postgres">> & { routeOnly?: boolean } = {},
+): Promise<HoldshelfServer> {
+  const { routeOnly = false, ...rest } = options;
+  return startHoldshelfServer({
+    dataDir: "/nonexistent-in-cluster-mode",
+    listen: "127.0.0.1:0",
+    postgres: { urls: [url], nodeId, shardCount, ...(routeOnly ? { routeOnly } : {}) },
+    ...rest,
+  });
 }
 
 /**
