@@ -61,19 +61,26 @@ type QueueServiceClient interface {
 	PurgeQueue(ctx context.Context, in *PurgeQueueRequest, opts ...grpc.CallOption) (*PurgeQueueResponse, error)
 	// Stores one message and returns its id. It becomes visible once its
 	// delay has passed.
-	// Errors: INVALID_ARGUMENT (a malformed queue name, an attribute key of 0
-	// or more than 256 bytes, a delay past the queue's retention),
-	// QUEUE_NOT_FOUND, MESSAGE_TOO_LARGE (body plus attributes over the
-	// queue's max_message_bytes), BROKER_FULL.
+	// Errors: INVALID_ARGUMENT (a malformed queue name, an attribute or typed
+	// attribute name of 0 or more than 256 bytes, a name in both attributes
+	// and typed_attributes (typed_attributes["<name>"]), a typed attribute's
+	// data_type not String, Number or Binary with an optional ".label", or
+	// over 256 characters (typed_attributes["<name>"].data_type), a String or
+	// Number type without string_value or a Binary type without binary_value
+	// (typed_attributes["<name>"].string_value or .binary_value), a delay
+	// past the queue's retention), QUEUE_NOT_FOUND, MESSAGE_TOO_LARGE (body,
+	// attributes and typed attributes over the queue's max_message_bytes),
+	// BROKER_FULL.
 	Send(ctx context.Context, in *SendRequest, opts ...grpc.CallOption) (*SendResponse, error)
 	// Stores 1 to 100 messages atomically: all of them or none. The first
 	// invalid entry fails the whole call, its field violation naming the
 	// entry (e.g. "entries[2].delay"). Entries with the same delay are
 	// received in entry order.
 	// Errors: INVALID_ARGUMENT (a malformed queue name, not 1 to 100 entries,
-	// an entry's attribute key or delay as in Send), QUEUE_NOT_FOUND,
+	// an entry's attributes, typed attributes or delay as in Send, e.g.
+	// entries[2].typed_attributes["x"].data_type), QUEUE_NOT_FOUND,
 	// MESSAGE_TOO_LARGE (an entry over max_message_bytes, or more than 4 MiB
-	// of bodies and attributes in all), BROKER_FULL.
+	// of bodies, attributes and typed attributes in all), BROKER_FULL.
 	SendBatch(ctx context.Context, in *SendBatchRequest, opts ...grpc.CallOption) (*SendBatchResponse, error)
 	// Leases up to max_messages visible messages, oldest ready first (ties in
 	// send order), each hidden until its lease_deadline and counted in its
@@ -410,19 +417,26 @@ type QueueServiceServer interface {
 	PurgeQueue(context.Context, *PurgeQueueRequest) (*PurgeQueueResponse, error)
 	// Stores one message and returns its id. It becomes visible once its
 	// delay has passed.
-	// Errors: INVALID_ARGUMENT (a malformed queue name, an attribute key of 0
-	// or more than 256 bytes, a delay past the queue's retention),
-	// QUEUE_NOT_FOUND, MESSAGE_TOO_LARGE (body plus attributes over the
-	// queue's max_message_bytes), BROKER_FULL.
+	// Errors: INVALID_ARGUMENT (a malformed queue name, an attribute or typed
+	// attribute name of 0 or more than 256 bytes, a name in both attributes
+	// and typed_attributes (typed_attributes["<name>"]), a typed attribute's
+	// data_type not String, Number or Binary with an optional ".label", or
+	// over 256 characters (typed_attributes["<name>"].data_type), a String or
+	// Number type without string_value or a Binary type without binary_value
+	// (typed_attributes["<name>"].string_value or .binary_value), a delay
+	// past the queue's retention), QUEUE_NOT_FOUND, MESSAGE_TOO_LARGE (body,
+	// attributes and typed attributes over the queue's max_message_bytes),
+	// BROKER_FULL.
 	Send(context.Context, *SendRequest) (*SendResponse, error)
 	// Stores 1 to 100 messages atomically: all of them or none. The first
 	// invalid entry fails the whole call, its field violation naming the
 	// entry (e.g. "entries[2].delay"). Entries with the same delay are
 	// received in entry order.
 	// Errors: INVALID_ARGUMENT (a malformed queue name, not 1 to 100 entries,
-	// an entry's attribute key or delay as in Send), QUEUE_NOT_FOUND,
+	// an entry's attributes, typed attributes or delay as in Send, e.g.
+	// entries[2].typed_attributes["x"].data_type), QUEUE_NOT_FOUND,
 	// MESSAGE_TOO_LARGE (an entry over max_message_bytes, or more than 4 MiB
-	// of bodies and attributes in all), BROKER_FULL.
+	// of bodies, attributes and typed attributes in all), BROKER_FULL.
 	SendBatch(context.Context, *SendBatchRequest) (*SendBatchResponse, error)
 	// Leases up to max_messages visible messages, oldest ready first (ties in
 	// send order), each hidden until its lease_deadline and counted in its

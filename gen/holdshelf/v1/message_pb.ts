@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file holdshelf/v1/message.proto.
  */
 export const file_holdshelf_v1_message: GenFile = /*@__PURE__*/
-  fileDesc("Chpob2xkc2hlbGYvdjEvbWVzc2FnZS5wcm90bxIMaG9sZHNoZWxmLnYxItkDCg9SZWNlaXZlZE1lc3NhZ2USEgoKbWVzc2FnZV9pZBgBIAEoCRIWCg5yZWNlaXB0X2hhbmRsZRgCIAEoCRIMCgRib2R5GAMgASgMEkEKCmF0dHJpYnV0ZXMYBCADKAsyLS5ob2xkc2hlbGYudjEuUmVjZWl2ZWRNZXNzYWdlLkF0dHJpYnV0ZXNFbnRyeRIVCg1yZWNlaXZlX2NvdW50GAUgASgFEi0KCXNlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZmlyc3RfcmVjZWl2ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg5sZWFzZV9kZWFkbGluZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoKY2hlY2twb2ludBgJIAEoDEgAiAEBEiAKGGRlYWRfbGV0dGVyX3NvdXJjZV9xdWV1ZRgKIAEoCRIaChJkZWFkX2xldHRlcl9yZWFzb24YCyABKAkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDQoLX2NoZWNrcG9pbnQiiAEKC0VudHJ5UmVzdWx0EhYKDnJlY2VpcHRfaGFuZGxlGAEgASgJEgwKBGNvZGUYAiABKAUSDgoGcmVhc29uGAMgASgJEg8KB21lc3NhZ2UYBCABKAkSMgoObGVhc2VfZGVhZGxpbmUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIr0BCg5TZW5kQmF0Y2hFbnRyeRIMCgRib2R5GAEgASgMEkAKCmF0dHJpYnV0ZXMYAiADKAsyLC5ob2xkc2hlbGYudjEuU2VuZEJhdGNoRW50cnkuQXR0cmlidXRlc0VudHJ5EigKBWRlbGF5GAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uGjEKD0F0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQitaKWhvbGRzaGVsZi9nZW4vZ28vaG9sZHNoZWxmL3YxO2hvbGRzaGVsZnYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("Chpob2xkc2hlbGYvdjEvbWVzc2FnZS5wcm90bxIMaG9sZHNoZWxmLnYxIoIFCg9SZWNlaXZlZE1lc3NhZ2USEgoKbWVzc2FnZV9pZBgBIAEoCRIWCg5yZWNlaXB0X2hhbmRsZRgCIAEoCRIMCgRib2R5GAMgASgMEkEKCmF0dHJpYnV0ZXMYBCADKAsyLS5ob2xkc2hlbGYudjEuUmVjZWl2ZWRNZXNzYWdlLkF0dHJpYnV0ZXNFbnRyeRIVCg1yZWNlaXZlX2NvdW50GAUgASgFEi0KCXNlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZmlyc3RfcmVjZWl2ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg5sZWFzZV9kZWFkbGluZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoKY2hlY2twb2ludBgJIAEoDEgAiAEBEiAKGGRlYWRfbGV0dGVyX3NvdXJjZV9xdWV1ZRgKIAEoCRIaChJkZWFkX2xldHRlcl9yZWFzb24YCyABKAkSTAoQdHlwZWRfYXR0cmlidXRlcxgMIAMoCzIyLmhvbGRzaGVsZi52MS5SZWNlaXZlZE1lc3NhZ2UuVHlwZWRBdHRyaWJ1dGVzRW50cnkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWQoUVHlwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEjAKBXZhbHVlGAIgASgLMiEuaG9sZHNoZWxmLnYxLlR5cGVkQXR0cmlidXRlVmFsdWU6AjgBQg0KC19jaGVja3BvaW50ImEKE1R5cGVkQXR0cmlidXRlVmFsdWUSEQoJZGF0YV90eXBlGAEgASgJEhYKDHN0cmluZ192YWx1ZRgCIAEoCUgAEhYKDGJpbmFyeV92YWx1ZRgDIAEoDEgAQgcKBXZhbHVlIogBCgtFbnRyeVJlc3VsdBIWCg5yZWNlaXB0X2hhbmRsZRgBIAEoCRIMCgRjb2RlGAIgASgFEg4KBnJlYXNvbhgDIAEoCRIPCgdtZXNzYWdlGAQgASgJEjIKDmxlYXNlX2RlYWRsaW5lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLlAgoOU2VuZEJhdGNoRW50cnkSDAoEYm9keRgBIAEoDBJACgphdHRyaWJ1dGVzGAIgAygLMiwuaG9sZHNoZWxmLnYxLlNlbmRCYXRjaEVudHJ5LkF0dHJpYnV0ZXNFbnRyeRIoCgVkZWxheRgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhJLChB0eXBlZF9hdHRyaWJ1dGVzGAQgAygLMjEuaG9sZHNoZWxmLnYxLlNlbmRCYXRjaEVudHJ5LlR5cGVkQXR0cmlidXRlc0VudHJ5GjEKD0F0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGlkKFFR5cGVkQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRIwCgV2YWx1ZRgCIAEoCzIhLmhvbGRzaGVsZi52MS5UeXBlZEF0dHJpYnV0ZVZhbHVlOgI4AUIrWilob2xkc2hlbGYvZ2VuL2dvL2hvbGRzaGVsZi92MTtob2xkc2hlbGZ2MWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * One delivery of a message to a consumer, as Receive returns it. Times have
@@ -50,7 +50,7 @@ export type ReceivedMessage = Message<"holdshelf.v1.ReceivedMessage"> & {
   body: Uint8Array;
 
   /**
-   * The attributes as sent.
+   * The String attributes as sent (see SendRequest.attributes).
    *
    * @generated from field: map<string, string> attributes = 4;
    */
@@ -114,6 +114,15 @@ export type ReceivedMessage = Message<"holdshelf.v1.ReceivedMessage"> & {
    * @generated from field: string dead_letter_reason = 11;
    */
   deadLetterReason: string;
+
+  /**
+   * The typed attributes as sent (see SendRequest.typed_attributes): each
+   * with its data_type and value exactly as sent, the value in the same
+   * oneof case. Kept when the message is dead-lettered or redriven.
+   *
+   * @generated from field: map<string, holdshelf.v1.TypedAttributeValue> typed_attributes = 12;
+   */
+  typedAttributes: { [key: string]: TypedAttributeValue };
 };
 
 /**
@@ -122,6 +131,63 @@ export type ReceivedMessage = Message<"holdshelf.v1.ReceivedMessage"> & {
  */
 export const ReceivedMessageSchema: GenMessage<ReceivedMessage> = /*@__PURE__*/
   messageDesc(file_holdshelf_v1_message, 0);
+
+/**
+ * A typed message attribute, as Amazon SQS types them: a data type and a
+ * value, returned exactly as sent. The SQS endpoint keeps an attribute whose
+ * data type is exactly "String" in the plain `attributes` map, so gRPC
+ * consumers see it as before, and every other attribute (Number, Binary,
+ * and String with a custom label) here. A gRPC sender may put any of them
+ * here.
+ *
+ * @generated from message holdshelf.v1.TypedAttributeValue
+ */
+export type TypedAttributeValue = Message<"holdshelf.v1.TypedAttributeValue"> & {
+  /**
+   * "String", "Number" or "Binary", optionally followed by "." and a custom
+   * label of at least one character (e.g. "Number.int", "Binary.gzip");
+   * at most 256 characters. Case-sensitive. Anything else fails with
+   * INVALID_ARGUMENT on typed_attributes["<name>"].data_type. Its UTF-8
+   * bytes count toward the queue's max_message_bytes.
+   *
+   * @generated from field: string data_type = 1;
+   */
+  dataType: string;
+
+  /**
+   * The value: string_value for String and Number types, binary_value for
+   * Binary types (INVALID_ARGUMENT on typed_attributes["<name>"].string_value
+   * or .binary_value when the other one, or neither, is set). Either may be
+   * empty. Its bytes count toward the queue's max_message_bytes. holdshelf
+   * does not parse a Number's text: it is stored and returned as sent.
+   *
+   * @generated from oneof holdshelf.v1.TypedAttributeValue.value
+   */
+  value: {
+    /**
+     * The value of a String or Number type, as UTF-8 text.
+     *
+     * @generated from field: string string_value = 2;
+     */
+    value: string;
+    case: "stringValue";
+  } | {
+    /**
+     * The value of a Binary type: any bytes.
+     *
+     * @generated from field: bytes binary_value = 3;
+     */
+    value: Uint8Array;
+    case: "binaryValue";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message holdshelf.v1.TypedAttributeValue.
+ * Use `create(TypedAttributeValueSchema)` to create a new message.
+ */
+export const TypedAttributeValueSchema: GenMessage<TypedAttributeValue> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_message, 1);
 
 /**
  * The outcome of one receipt handle of a DeleteBatch or
@@ -178,7 +244,7 @@ export type EntryResult = Message<"holdshelf.v1.EntryResult"> & {
  * Use `create(EntryResultSchema)` to create a new message.
  */
 export const EntryResultSchema: GenMessage<EntryResult> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_message, 1);
+  messageDesc(file_holdshelf_v1_message, 2);
 
 /**
  * One message of a SendBatch.
@@ -197,7 +263,8 @@ export type SendBatchEntry = Message<"holdshelf.v1.SendBatchEntry"> & {
   /**
    * String attributes. Keys are 1 to 256 bytes of UTF-8 (INVALID_ARGUMENT on
    * entries[i].attributes otherwise); values have no bound of their own.
-   * Keys and values count toward the queue's max_message_bytes.
+   * Keys and values count toward the queue's max_message_bytes. A key may
+   * not also be in typed_attributes.
    *
    * @generated from field: map<string, string> attributes = 2;
    */
@@ -212,6 +279,14 @@ export type SendBatchEntry = Message<"holdshelf.v1.SendBatchEntry"> & {
    * @generated from field: google.protobuf.Duration delay = 3;
    */
   delay?: Duration | undefined;
+
+  /**
+   * Typed attributes, as in SendRequest.typed_attributes; violations name
+   * the entry, e.g. entries[i].typed_attributes["x"].binary_value.
+   *
+   * @generated from field: map<string, holdshelf.v1.TypedAttributeValue> typed_attributes = 4;
+   */
+  typedAttributes: { [key: string]: TypedAttributeValue };
 };
 
 /**
@@ -219,5 +294,5 @@ export type SendBatchEntry = Message<"holdshelf.v1.SendBatchEntry"> & {
  * Use `create(SendBatchEntrySchema)` to create a new message.
  */
 export const SendBatchEntrySchema: GenMessage<SendBatchEntry> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_message, 2);
+  messageDesc(file_holdshelf_v1_message, 3);
 

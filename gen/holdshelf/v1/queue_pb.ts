@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file holdshelf/v1/queue.proto.
  */
 export const file_holdshelf_v1_queue: GenFile = /*@__PURE__*/
-  fileDesc("Chhob2xkc2hlbGYvdjEvcXVldWUucHJvdG8SDGhvbGRzaGVsZi52MSK9AQoFUXVldWUSDAoEbmFtZRgBIAEoCRIpCgZjb25maWcYAiABKAsyGS5ob2xkc2hlbGYudjEuUXVldWVDb25maWcSJwoFc3RhdHMYAyABKAsyGC5ob2xkc2hlbGYudjEuUXVldWVTdGF0cxIvCgtjcmVhdGVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIQoZZGVhZF9sZXR0ZXJfc291cmNlX3F1ZXVlcxgFIAMoCSKhAwoLUXVldWVDb25maWcSNQoSdmlzaWJpbGl0eV90aW1lb3V0GAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEigKBWRlbGF5GAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEiwKCXJldGVudGlvbhgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIZChFtYXhfbWVzc2FnZV9ieXRlcxgEIAEoBRI0ChFyZWNlaXZlX3dhaXRfdGltZRgFIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIVCg1tYXhfaW5fZmxpZ2h0GAYgASgFEjUKEm1heF9sZWFzZV9kdXJhdGlvbhgHIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIzCg5yZWRyaXZlX3BvbGljeRgIIAEoCzIbLmhvbGRzaGVsZi52MS5SZWRyaXZlUG9saWN5Ei8KDHJldHJ5X3BvbGljeRgJIAEoCzIZLmhvbGRzaGVsZi52MS5SZXRyeVBvbGljeSJFCg1SZWRyaXZlUG9saWN5EhkKEWRlYWRfbGV0dGVyX3F1ZXVlGAEgASgJEhkKEW1heF9yZWNlaXZlX2NvdW50GAIgASgFIm0KC1JldHJ5UG9saWN5Ei4KC21pbl9iYWNrb2ZmGAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEi4KC21heF9iYWNrb2ZmGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIngKClF1ZXVlU3RhdHMSDwoHdmlzaWJsZRgBIAEoAxIRCglpbl9mbGlnaHQYAiABKAMSDwoHZGVsYXllZBgDIAEoAxI1ChJvbGRlc3RfbWVzc2FnZV9hZ2UYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CK1opaG9sZHNoZWxmL2dlbi9nby9ob2xkc2hlbGYvdjE7aG9sZHNoZWxmdjFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("Chhob2xkc2hlbGYvdjEvcXVldWUucHJvdG8SDGhvbGRzaGVsZi52MSLuAQoFUXVldWUSDAoEbmFtZRgBIAEoCRIpCgZjb25maWcYAiABKAsyGS5ob2xkc2hlbGYudjEuUXVldWVDb25maWcSJwoFc3RhdHMYAyABKAsyGC5ob2xkc2hlbGYudjEuUXVldWVTdGF0cxIvCgtjcmVhdGVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIQoZZGVhZF9sZXR0ZXJfc291cmNlX3F1ZXVlcxgFIAMoCRIvCgt1cGRhdGVfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAigQQKC1F1ZXVlQ29uZmlnEjUKEnZpc2liaWxpdHlfdGltZW91dBgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIoCgVkZWxheRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCglyZXRlbnRpb24YAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SGQoRbWF4X21lc3NhZ2VfYnl0ZXMYBCABKAUSNAoRcmVjZWl2ZV93YWl0X3RpbWUYBSABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFQoNbWF4X2luX2ZsaWdodBgGIAEoBRI1ChJtYXhfbGVhc2VfZHVyYXRpb24YByABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SMwoOcmVkcml2ZV9wb2xpY3kYCCABKAsyGy5ob2xkc2hlbGYudjEuUmVkcml2ZVBvbGljeRIvCgxyZXRyeV9wb2xpY3kYCSABKAsyGS5ob2xkc2hlbGYudjEuUmV0cnlQb2xpY3kSMQoEdGFncxgKIAMoCzIjLmhvbGRzaGVsZi52MS5RdWV1ZUNvbmZpZy5UYWdzRW50cnkaKwoJVGFnc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiRQoNUmVkcml2ZVBvbGljeRIZChFkZWFkX2xldHRlcl9xdWV1ZRgBIAEoCRIZChFtYXhfcmVjZWl2ZV9jb3VudBgCIAEoBSJtCgtSZXRyeVBvbGljeRIuCgttaW5fYmFja29mZhgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIuCgttYXhfYmFja29mZhgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJ4CgpRdWV1ZVN0YXRzEg8KB3Zpc2libGUYASABKAMSEQoJaW5fZmxpZ2h0GAIgASgDEg8KB2RlbGF5ZWQYAyABKAMSNQoSb2xkZXN0X21lc3NhZ2VfYWdlGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQitaKWhvbGRzaGVsZi9nZW4vZ28vaG9sZHNoZWxmL3YxO2hvbGRzaGVsZnYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * A named queue: its configuration and its current message counts.
@@ -57,6 +57,16 @@ export type Queue = Message<"holdshelf.v1.Queue"> & {
    * @generated from field: repeated string dead_letter_source_queues = 5;
    */
   deadLetterSourceQueues: string[];
+
+  /**
+   * When the configuration last changed: the create time, then the time of
+   * each UpdateQueue (even one that changed nothing). Other calls (a
+   * CreateQueue that finds the queue, PurgeQueue, sends and receives) leave
+   * it. Millisecond precision.
+   *
+   * @generated from field: google.protobuf.Timestamp update_time = 6;
+   */
+  updateTime?: Timestamp | undefined;
 };
 
 /**
@@ -108,7 +118,8 @@ export type QueueConfig = Message<"holdshelf.v1.QueueConfig"> & {
 
   /**
    * The largest message accepted, in bytes: body plus the UTF-8 bytes of
-   * every attribute key and value. Larger messages fail with
+   * every attribute key and value, plus every typed attribute's name,
+   * data_type and value (UTF-8 text or bytes). Larger messages fail with
    * MESSAGE_TOO_LARGE. Default 262144 (256 KiB); 1024 to 1048576 (1 KiB to
    * 1 MiB).
    *
@@ -160,6 +171,19 @@ export type QueueConfig = Message<"holdshelf.v1.QueueConfig"> & {
    * @generated from field: holdshelf.v1.RetryPolicy retry_policy = 9;
    */
   retryPolicy?: RetryPolicy | undefined;
+
+  /**
+   * Labels for the queue (Amazon SQS's queue tags); the broker does not
+   * read them. Like every field here, UpdateQueue replaces them with the
+   * rest of the configuration (leaving them out removes them), and
+   * CreateQueue's same-configuration check compares them. At most 50 tags;
+   * keys are 1 to 128 characters, values 0 to 256 (characters as Unicode
+   * code points). Otherwise INVALID_ARGUMENT on "config.tags" (too many) or
+   * on the tag, e.g. config.tags["team"].
+   *
+   * @generated from field: map<string, string> tags = 10;
+   */
+  tags: { [key: string]: string };
 };
 
 /**
