@@ -19,8 +19,8 @@ type Arrived = (queue: QueueState) => void;
  * Moves messages between a queue and its dead-letter queue. Each move is one
  * atomic batch that removes the message from one data space and writes it
  * into the other, so that it is never in both queues and never in neither,
- * whatever moment a crash picks. The message keeps its id, body, attributes,
- * send time and delivery epoch (so no old receipt handle can ever match a
+ * whatever moment a crash picks. The message keeps its id, body, attributes
+ * (typed ones too), send time and delivery epoch (so no old receipt handle can ever match a
  * later delivery); its retention counts from its arrival.
  */
 export class DeadLetters {
@@ -190,7 +190,7 @@ export class DeadLetters {
 /** Where a move goes: a queue this broker serves, or the name of one another broker serves (cluster mode). */
 export type MoveTarget = QueueState | string;
 
-/** A message's body and attributes, without a reading's checkpoint or an earlier dead-letter origin. */
-function stripped({ body, attributes }: MessageContent): MessageContent {
-  return { body, attributes };
+/** A message's body and attributes, typed ones too, without a reading's checkpoint or an earlier dead-letter origin. */
+function stripped({ body, attributes, typedAttributes }: MessageContent): MessageContent {
+  return { body, attributes, typedAttributes };
 }

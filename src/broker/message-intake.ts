@@ -20,7 +20,7 @@ export function intakeMessages(
   const { config, dataId } = queue.record;
   let totalBytes = 0;
   const ops = messages.map((message, index) => {
-    const { size, delayMs } = checkOutgoing(message, config, batchField === "" ? "" : `${batchField}[${index}].`);
+    const { size, delayMs, typedAttributes } = checkOutgoing(message, config, batchField === "" ? "" : `${batchField}[${index}].`);
     totalBytes += size;
     const entry = {
       id: newMessageId(now),
@@ -35,7 +35,7 @@ export function intakeMessages(
       size,
       hasCheckpoint: false,
     };
-    const content = { body: message.body, attributes: message.attributes ?? {} };
+    const content = { body: message.body, attributes: message.attributes ?? {}, typedAttributes };
     return { kind: "putMessage" as const, dataId, entry, content };
   });
   if (totalBytes > maxSendBatchBytes) {

@@ -142,6 +142,7 @@ export function createReceiveRules(options: ReceiveRulesOptions): ReceiveRules {
         receiptHandle: handles.issue(queueId, message.id, epoch),
         body: content.body,
         attributes: content.attributes,
+        typedAttributes: content.typedAttributes,
         receiveCount: message.receiveCount,
         sendTime: message.sendTime,
         firstReceiveTime: message.firstReceiveAt,

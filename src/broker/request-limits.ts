@@ -8,6 +8,8 @@ import {
   maxRenewals,
 } from "../protocol/limits.js";
 import { maxBackoffMs, type QueueConfig } from "./queue-config.js";
+import type { TypedAttribute } from "../store/store.js";
+import { checkTypedAttributes, typedAttributesSize } from "./typed-attributes.js";
 import type { OutgoingMessage, ReceiveOptions } from "./types.js";
 
 /**
@@ -16,12 +18,15 @@ import type { OutgoingMessage, ReceiveOptions } from "./types.js";
  * for the framing and the fixed fields of every message.
  */
 export const receiveResponseBudgetBytes = 4 * 1024 * 1024 - 64 * 1024;
-/** Room each message of a response takes besides its body and attributes: id, handle, times, tags. */
+/** Room each message of a response takes besides its body and attributes: id, handle, times, field tags. */
 export const perMessageOverheadBytes = 256;
 
-/** The message's size as max_message_bytes counts it: body plus attribute keys and values. */
+/**
+ * The message's size as max_message_bytes counts it: body, attribute keys
+ * and values, and typed attributes' names, data types and values.
+ */
 export function messageSize(message: OutgoingMessage): number {
-  let size = message.body.byteLength;
+  let size = message.body.byteLength + typedAttributesSize(message.typedAttributes ?? {});
   for (const [key, value] of Object.entries(message.attributes ?? {})) {
     size += Buffer.byteLength(key, "utf8") + Buffer.byteLength(value, "utf8");
   }
@@ -29,20 +34,23 @@ export function messageSize(message: OutgoingMessage): number {
 }
 
 /**
- * Checks one message against its queue and returns its size and delay.
- * `field` is the path of the message in the request ("" or "entries[3].").
+ * Checks one message against its queue and returns its size, its delay and
+ * its typed attributes as stored. `field` is the path of the message in the
+ * request ("" or "entries[3].").
  */
 export function checkOutgoing(
   message: OutgoingMessage,
   config: QueueConfig,
   field: string,
-): { size: number; delayMs: number } {
-  for (const key of Object.keys(message.attributes ?? {})) {
+): { size: number; delayMs: number; typedAttributes: Record<string, TypedAttribute> } {
+  const attributes = message.attributes ?? {};
+  for (const key of Object.keys(attributes)) {
     const keyBytes = Buffer.byteLength(key, "utf8");
     if (keyBytes === 0 || keyBytes > maxAttributeKeyBytes) {
       throw invalidArgument(`${field}attributes`, `keys must be 1 to ${maxAttributeKeyBytes} bytes`);
     }
   }
+  const typedAttributes = checkTypedAttributes(message.typedAttributes ?? {}, attributes, field);
   const size = messageSize(message);
   if (size > config.maxMessageBytes) {
     throw new HoldshelfError(
@@ -53,7 +61,7 @@ export function checkOutgoing(
   }
   const delayMs = message.delayMs ?? config.delayMs;
   checkRange(delayMs, 0, config.retentionMs, `${field}delay`);
-  return { size, delayMs };
+  return { size, delayMs, typedAttributes };
 }
 
 /** Checks a batch's entry count. */

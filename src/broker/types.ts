@@ -1,6 +1,6 @@
 import type { HoldshelfError } from "../errors/holdshelf-error.js";
 import type { LeaseStateReason } from "../protocol/lease-state-reason.js";
-import type { DeadLetterOrigin } from "../store/store.js";
+import type { DeadLetterOrigin, TypedAttribute } from "../store/store.js";
 import type { QueueConfig } from "./queue-config.js";
 import type { QueueCounts } from "./queue-state.js";
 
@@ -16,10 +16,18 @@ export interface QueueInfo {
   readonly createTime: number;
 }
 
+/** A typed attribute as a request gives it: the value may be missing (the wire's oneof left unset), which Send refuses. */
+export interface TypedAttributeInput {
+  readonly dataType: string;
+  readonly value: string | Uint8Array | undefined;
+}
+
 /** A message to send. */
 export interface OutgoingMessage {
   readonly body: Uint8Array;
   readonly attributes?: Readonly<Record<string, string>>;
+  /** Attributes with an SQS data type; a name may not also be in `attributes`. */
+  readonly typedAttributes?: Readonly<Record<string, TypedAttributeInput>> | undefined;
   /** Undefined means the queue's delay; 0 means none. */
   readonly delayMs?: number | undefined;
 }
@@ -41,6 +49,7 @@ export interface Delivery {
   readonly receiptHandle: string;
   readonly body: Uint8Array;
   readonly attributes: Readonly<Record<string, string>>;
+  readonly typedAttributes: Readonly<Record<string, TypedAttribute>>;
   readonly receiveCount: number;
   readonly sendTime: number;
   readonly firstReceiveTime: number;

@@ -1,6 +1,11 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { durationFromMs, durationMs, timestampDate, type Duration, type Timestamp } from "@bufbuild/protobuf/wkt";
-import type { EntryResult as WireEntryResult, ReceivedMessage as WireReceivedMessage } from "../../gen/holdshelf/v1/message_pb.js";
+import type {
+  EntryResult as WireEntryResult,
+  ReceivedMessage as WireReceivedMessage,
+  TypedAttributeValue as WireTypedAttributeValue,
+  TypedAttributeValueSchema,
+} from "../../gen/holdshelf/v1/message_pb.js";
 import type { Queue as WireQueue, QueueConfigSchema } from "../../gen/holdshelf/v1/queue_pb.js";
 import type {
   HeartbeatRequestSchema,
@@ -15,6 +20,7 @@ import type {
   Queue,
   QueueConfigInput,
   ReceivedMessage,
+  TypedAttribute,
 } from "./types.js";
 
 const utf8 = new TextEncoder();
@@ -96,6 +102,22 @@ export function queueFromWire(queue: WireQueue | undefined): Queue {
   };
 }
 
+/** Typed attributes as the wire's TypedAttributeValues: a string value as string_value, bytes as binary_value. */
+export function typedAttributesToWire(
+  typed: Readonly<Record<string, TypedAttribute>> | undefined,
+): Record<string, MessageInitShape<typeof TypedAttributeValueSchema>> {
+  // fromEntries defines own properties: an attribute named "__proto__" stays an attribute.
+  return Object.fromEntries(
+    Object.entries(typed ?? {}).map(([name, { dataType, value }]) => [
+      name,
+      {
+        dataType,
+        value: typeof value === "string" ? { case: "stringValue" as const, value } : { case: "binaryValue" as const, value },
+      },
+    ]),
+  );
+}
+
 /** A wire ReceivedMessage as a plain object with Dates. */
 export function messageFromWire(message: WireReceivedMessage): ReceivedMessage {
   return {
@@ -103,6 +125,7 @@ export function messageFromWire(message: WireReceivedMessage): ReceivedMessage {
     receiptHandle: message.receiptHandle,
     body: message.body,
     attributes: message.attributes,
+    typedAttributes: typedAttributesFromWire(message.typedAttributes),
     receiveCount: message.receiveCount,
     sendTime: date(message.sendTime),
     firstReceiveTime: date(message.firstReceiveTime),
@@ -146,6 +169,13 @@ export function leaseStateFromWire(state: WireLeaseState): LeaseState {
     reason: state.reason,
     ...(state.leaseDeadline === undefined ? {} : { leaseDeadline: timestampDate(state.leaseDeadline) }),
   };
+}
+
+// A value whose oneof a server left unset (none does) reads as an empty string, as proto3 reads a missing string.
+function typedAttributesFromWire(typed: Readonly<Record<string, WireTypedAttributeValue>>): Record<string, TypedAttribute> {
+  return Object.fromEntries(
+    Object.entries(typed).map(([name, { dataType, value }]) => [name, { dataType, value: value.value ?? "" }]),
+  );
 }
 
 function ms(duration: Duration | undefined): number {

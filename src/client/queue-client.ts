@@ -5,6 +5,7 @@ import {
   messageFromWire,
   queueConfigToWire,
   queueFromWire,
+  typedAttributesToWire,
 } from "./client-convert.js";
 import { Consumer, type ConsumerOptions, type MessageHandler } from "./consumer.js";
 import { HeartbeatStream } from "./heartbeat-stream.js";
@@ -80,6 +81,7 @@ export class QueueClient {
       queue,
       body: bodyBytes(body),
       attributes: { ...options.attributes },
+      typedAttributes: typedAttributesToWire(options.typedAttributes),
       ...(options.delayMs === undefined ? {} : { delay: durationFromMs(options.delayMs) }),
     });
     return response.messageId;
@@ -92,6 +94,7 @@ export class QueueClient {
       entries: entries.map((entry) => ({
         body: bodyBytes(entry.body),
         attributes: { ...entry.attributes },
+        typedAttributes: typedAttributesToWire(entry.typedAttributes),
         ...(entry.delayMs === undefined ? {} : { delay: durationFromMs(entry.delayMs) }),
       })),
     });

@@ -83,9 +83,23 @@ export interface ListQueuesOptions {
 /** A message body: bytes, or a string sent as UTF-8. */
 export type MessageBody = Uint8Array | string;
 
+/**
+ * A typed attribute (Amazon SQS's String, Number and Binary attributes):
+ * a data type, "String", "Number" or "Binary" optionally followed by "." and
+ * a custom label ("Number.int", "Binary.gzip"), and its value, a string for
+ * String and Number types and bytes for Binary ones, returned exactly as sent.
+ */
+export interface TypedAttribute {
+  readonly dataType: string;
+  readonly value: string | Uint8Array;
+}
+
 /** The optional parts of a message to send. */
 export interface SendOptions {
+  /** String attributes; a name may be here or in typedAttributes, not both. */
   readonly attributes?: Readonly<Record<string, string>> | undefined;
+  /** Typed attributes, each received back with its data type exactly as sent. */
+  readonly typedAttributes?: Readonly<Record<string, TypedAttribute>> | undefined;
   /** Hides the message this long after it is sent; unset means the queue's delay, 0 means none. */
   readonly delayMs?: number | undefined;
 }
@@ -119,6 +133,8 @@ export interface ReceivedMessage {
   readonly receiptHandle: string;
   readonly body: Uint8Array;
   readonly attributes: Readonly<Record<string, string>>;
+  /** The typed attributes, as sent; empty when none were. */
+  readonly typedAttributes: Readonly<Record<string, TypedAttribute>>;
   /** How many times the message has been delivered, this delivery included. */
   readonly receiveCount: number;
   readonly sendTime: Date;

@@ -18,7 +18,7 @@ import {
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { Broker } from "../broker/broker.js";
 import { encodeReceiveResponse } from "./receive-response-encoding.js";
-import { durationToMs, outcomeToWire, queueConfigFromWire, queueToWire } from "./wire-convert.js";
+import { durationToMs, outcomeToWire, queueConfigFromWire, queueToWire, typedAttributesFromWire } from "./wire-convert.js";
 import type { UnaryHandlers } from "./unary-bridge.js";
 
 /**
@@ -60,6 +60,7 @@ export function queueServiceHandlers(broker: Broker): UnaryHandlers<typeof Queue
       const messageId = await broker.send(request.queue, {
         body: request.body,
         attributes: request.attributes,
+        typedAttributes: typedAttributesFromWire(request.typedAttributes),
         delayMs: durationToMs(request.delay, "delay"),
       });
       return create(SendResponseSchema, { messageId });
@@ -68,6 +69,7 @@ export function queueServiceHandlers(broker: Broker): UnaryHandlers<typeof Queue
       const messages = request.entries.map((entry, index) => ({
         body: entry.body,
         attributes: entry.attributes,
+        typedAttributes: typedAttributesFromWire(entry.typedAttributes),
         delayMs: durationToMs(entry.delay, `entries[${index}].delay`),
       }));
       return create(SendBatchResponseSchema, { messageIds: await broker.sendBatch(request.queue, messages) });

@@ -3,8 +3,8 @@ import type { Delivery } from "../broker/types.js";
 import { PreEncoded } from "./pre-encoded.js";
 import { delimitedSize, int32Size, timestampSize, WireType, WireWriter } from "./wire-writer.js";
 
-// Field numbers of ReceiveResponse, ReceivedMessage (proto/holdshelf/v1/message.proto)
-// and a map entry (WireWriter writes Timestamps). test/grpc/receive-response-encoding.test.ts
+// Field numbers of ReceiveResponse, ReceivedMessage and TypedAttributeValue
+// (proto/holdshelf/v1/message.proto) and a map entry (WireWriter writes Timestamps). test/grpc/receive-response-encoding.test.ts
 // compares every byte with protobuf-es's encoding of the same message.
 const receiveResponse = { messages: 1 } as const;
 const receivedMessage = {
@@ -19,7 +19,9 @@ const receivedMessage = {
   checkpoint: 9,
   deadLetterSourceQueue: 10,
   deadLetterReason: 11,
+  typedAttributes: 12,
 } as const;
+const typedAttributeValue = { dataType: 1, stringValue: 2, binaryValue: 3 } as const;
 const mapEntry = { key: 1, value: 2 } as const;
 
 /**
@@ -53,6 +55,17 @@ interface Measured {
   readonly attributeBytes: number[];
   readonly sourceQueueBytes: number;
   readonly reasonBytes: number;
+  readonly typedAttributes: MeasuredTypedAttribute[];
+}
+
+/** A typed attribute's byte lengths: its name, data type and value, and the TypedAttributeValue they make. */
+interface MeasuredTypedAttribute {
+  readonly name: string;
+  readonly nameBytes: number;
+  readonly dataTypeBytes: number;
+  readonly valueBytes: number;
+  /** The TypedAttributeValue message's size. */
+  readonly size: number;
 }
 
 function measure(delivery: Delivery): Measured {
@@ -80,7 +93,18 @@ function measure(delivery: Delivery): Measured {
   if (delivery.checkpoint !== undefined) size += 1 + delimitedSize(delivery.checkpoint.byteLength);
   if (sourceQueueBytes > 0) size += 1 + delimitedSize(sourceQueueBytes);
   if (reasonBytes > 0) size += 1 + delimitedSize(reasonBytes);
-  return { size, messageIdBytes, receiptHandleBytes, attributeKeys, attributeBytes, sourceQueueBytes, reasonBytes };
+  const typedAttributes = Object.keys(delivery.typedAttributes).map((name): MeasuredTypedAttribute => {
+    const { dataType, value } = delivery.typedAttributes[name]!;
+    const nameBytes = Buffer.byteLength(name, "utf8");
+    const dataTypeBytes = Buffer.byteLength(dataType, "utf8");
+    const valueBytes = typeof value === "string" ? Buffer.byteLength(value, "utf8") : value.byteLength;
+    // data_type has implicit presence (left out when empty); the oneof's case is written even when empty.
+    const valueSize = (dataTypeBytes > 0 ? 1 + delimitedSize(dataTypeBytes) : 0) + 1 + delimitedSize(valueBytes);
+    const measured = { name, nameBytes, dataTypeBytes, valueBytes, size: valueSize };
+    size += 1 + delimitedSize(typedEntrySize(measured));
+    return measured;
+  });
+  return { size, messageIdBytes, receiptHandleBytes, attributeKeys, attributeBytes, sourceQueueBytes, reasonBytes, typedAttributes };
 }
 
 function writeReceivedMessage(writer: WireWriter, delivery: Delivery, measured: Measured): void {
@@ -126,9 +150,34 @@ function writeReceivedMessage(writer: WireWriter, delivery: Delivery, measured: 
     writer.tag(field.deadLetterReason, WireType.lengthDelimited);
     writer.string(delivery.deadLetter!.reason, measured.reasonBytes);
   }
+  for (const typed of measured.typedAttributes) {
+    const { dataType, value } = delivery.typedAttributes[typed.name]!;
+    writer.tag(field.typedAttributes, WireType.lengthDelimited);
+    writer.varint(typedEntrySize(typed));
+    writer.tag(mapEntry.key, WireType.lengthDelimited);
+    writer.string(typed.name, typed.nameBytes);
+    writer.tag(mapEntry.value, WireType.lengthDelimited);
+    writer.varint(typed.size);
+    if (typed.dataTypeBytes > 0) {
+      writer.tag(typedAttributeValue.dataType, WireType.lengthDelimited);
+      writer.string(dataType, typed.dataTypeBytes);
+    }
+    if (typeof value === "string") {
+      writer.tag(typedAttributeValue.stringValue, WireType.lengthDelimited);
+      writer.string(value, typed.valueBytes);
+    } else {
+      writer.tag(typedAttributeValue.binaryValue, WireType.lengthDelimited);
+      writer.bytes(value);
+    }
+  }
 }
 
 /** A map entry writes its key and value even when empty, as protobuf-es does. */
 function mapEntrySize(keyBytes: number, valueBytes: number): number {
   return 1 + delimitedSize(keyBytes) + 1 + delimitedSize(valueBytes);
+}
+
+/** A typed attribute's map entry: its key, and its TypedAttributeValue as a message field (always written). */
+function typedEntrySize(typed: MeasuredTypedAttribute): number {
+  return 1 + delimitedSize(typed.nameBytes) + 1 + delimitedSize(typed.size);
 }

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { durationFromMs, timestampFromMs, type Duration } from "@bufbuild/protobuf/wkt";
-import { EntryResultSchema, type EntryResult } from "../../gen/holdshelf/v1/message_pb.js";
+import { EntryResultSchema, type EntryResult, type TypedAttributeValue } from "../../gen/holdshelf/v1/message_pb.js";
 import {
   QueueConfigSchema,
   QueueSchema,
@@ -9,7 +9,7 @@ import {
   type QueueConfig as WireQueueConfig,
 } from "../../gen/holdshelf/v1/queue_pb.js";
 import type { QueueConfigInput } from "../broker/queue-config.js";
-import type { EntryOutcome, QueueInfo } from "../broker/types.js";
+import type { EntryOutcome, QueueInfo, TypedAttributeInput } from "../broker/types.js";
 import { invalidArgument } from "../errors/holdshelf-error.js";
 import { Code } from "../protocol/error-reasons.js";
 
@@ -52,6 +52,14 @@ export function queueConfigFromWire(config: WireQueueConfig | undefined): QueueC
       maxBackoffMs: durationToMs(config.retryPolicy.maxBackoff, field("retry_policy.max_backoff")) ?? 0,
     },
   };
+}
+
+/** Typed attributes from the wire for the broker: a value whose oneof is unset stays undefined, for the broker to refuse. */
+export function typedAttributesFromWire(typed: Readonly<Record<string, TypedAttributeValue>>): Record<string, TypedAttributeInput> {
+  // fromEntries defines own properties: an attribute named "__proto__" stays an attribute.
+  return Object.fromEntries(
+    Object.entries(typed).map(([name, { dataType, value }]) => [name, { dataType, value: value.value }]),
+  );
 }
 
 /** A queue as the wire shows it. */

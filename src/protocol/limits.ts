@@ -5,7 +5,7 @@
 
 /** Entries in one SendBatch, DeleteBatch or ChangeVisibilityBatch. */
 export const maxBatchEntries = 100;
-/** Bodies and attributes of one SendBatch, in bytes. */
+/** Bodies, attributes and typed attributes of one SendBatch, in bytes. */
 export const maxSendBatchBytes = 4 * 1024 * 1024;
 /** The longest a Receive may wait (wait_time, or a queue's receive_wait_time), whatever the queue says, in ms. */
 export const maxReceiveWaitMs = 20_000;
@@ -17,3 +17,11 @@ export const maxRenewals = 1000;
 export const maxCheckpointBytes = 64 * 1024;
 /** Longest attribute key, in UTF-8 bytes. */
 export const maxAttributeKeyBytes = 256;
+/** Longest data type of a typed attribute ("Number.int" and the like), in characters. */
+export const maxDataTypeCharacters = 256;
+/** Tags on one queue. */
+export const maxQueueTags = 50;
+/** Longest queue tag key, in characters; a key has at least one. */
+export const maxTagKeyCharacters = 128;
+/** Longest queue tag value, in characters; a value may be empty. */
+export const maxTagValueCharacters = 256;

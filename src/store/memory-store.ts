@@ -230,7 +230,16 @@ function copyEntry(entry: ScheduleEntry): ScheduleEntry {
 
 function copyContent(content: MessageContent): MessageContent {
   // Spread defines own properties: an attribute named "__proto__" stays an attribute.
-  const copy = { body: Buffer.from(content.body), attributes: { ...content.attributes } };
+  const copy = {
+    body: Buffer.from(content.body),
+    attributes: { ...content.attributes },
+    typedAttributes: Object.fromEntries(
+      Object.entries(content.typedAttributes).map(([name, { dataType, value }]) => [
+        name,
+        { dataType, value: typeof value === "string" ? value : Buffer.from(value) },
+      ]),
+    ),
+  };
   const { deadLetter } = content;
   return deadLetter === undefined ? copy : { ...copy, deadLetter: { sourceQueue: deadLetter.sourceQueue, reason: deadLetter.reason } };
 }

@@ -33,8 +33,21 @@ export interface QueueRecord {
 export interface MessageContent {
   readonly body: Uint8Array;
   readonly attributes: Readonly<Record<string, string>>;
+  /** Attributes with an SQS data type, by name; no name is also in `attributes`. */
+  readonly typedAttributes: Readonly<Record<string, TypedAttribute>>;
   /** Set on a message in a dead-letter queue: where it came from and why. */
   readonly deadLetter?: DeadLetterOrigin | undefined;
+}
+
+/**
+ * A typed attribute (Amazon SQS's String, Number and Binary attributes, with
+ * optional custom labels such as "Number.int"): its data type and its value,
+ * text for String and Number types and bytes for Binary ones, kept exactly
+ * as sent.
+ */
+export interface TypedAttribute {
+  readonly dataType: string;
+  readonly value: string | Uint8Array;
 }
 
 /** Where a dead-lettered message came from, and why it was moved. */
@@ -70,7 +83,7 @@ export interface ScheduleEntry {
   firstReceiveAt: number;
   /** When the current lease was issued: max_lease_duration counts from here. */
   leaseStart: number;
-  /** Body plus attribute keys and values, in bytes. */
+  /** Body plus attribute keys and values and typed attributes' names, data types and values, in bytes. */
   readonly size: number;
   /** Whether a consumer saved a checkpoint (kept apart, so renewals without one do not rewrite it). */
   hasCheckpoint: boolean;

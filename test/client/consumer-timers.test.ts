@@ -19,6 +19,7 @@ const message = (receiptHandle: string): ReceivedMessage => ({
   receiptHandle,
   body: new Uint8Array(),
   attributes: {},
+  typedAttributes: {},
   receiveCount: 1,
   sendTime: new Date(0),
   firstReceiveTime: new Date(0),

@@ -82,6 +82,7 @@ describe("QueueClient against a real server", () => {
       receiptHandle: expect.any(String),
       body: expect.any(Uint8Array),
       attributes: { kind: "greeting" },
+      typedAttributes: {},
       receiveCount: 1,
       sendTime: new Date(sentAt),
       firstReceiveTime: new Date(clock.now()),
@@ -98,6 +99,32 @@ describe("QueueClient against a real server", () => {
     expect(again[0]!.firstReceiveTime).toEqual(messages[0]!.firstReceiveTime);
     await expectRpcError(client.send("work", "x", { delayMs: -1 }), status.INVALID_ARGUMENT, "INVALID_ARGUMENT", "delay");
     await expectRpcError(client.receive("nowhere"), status.NOT_FOUND, "QUEUE_NOT_FOUND");
+  });
+
+  it("sends typed attributes with send and sendBatch and receives them exactly, binary values as bytes", async () => {
+    const typedAttributes = {
+      n: { dataType: "Number.int", value: "42" },
+      s: { dataType: "String", value: "" },
+      b: { dataType: "Binary.gzip", value: Uint8Array.of(0, 255) },
+      empty: { dataType: "Binary", value: new Uint8Array(0) },
+    };
+    await client.send("work", "one", { attributes: { plain: "p" }, typedAttributes });
+    await client.sendBatch("work", [{ body: "two", typedAttributes: { n: typedAttributes.n } }]);
+    const [one, two] = await client.receive("work", { maxMessages: 2 });
+    expect(one!.attributes).toEqual({ plain: "p" });
+    expect(Object.keys(one!.typedAttributes)).toEqual(["n", "s", "b", "empty"]);
+    expect(one!.typedAttributes["n"]).toEqual({ dataType: "Number.int", value: "42" });
+    expect(one!.typedAttributes["s"]).toEqual({ dataType: "String", value: "" });
+    expect(one!.typedAttributes["b"]!.dataType).toBe("Binary.gzip");
+    expect([...(one!.typedAttributes["b"]!.value as Uint8Array)]).toEqual([0, 255]);
+    expect(one!.typedAttributes["empty"]!.value).toBeInstanceOf(Uint8Array);
+    expect(two!.typedAttributes).toEqual({ n: { dataType: "Number.int", value: "42" } });
+    await expectRpcError(
+      client.send("work", "x", { attributes: { n: "1" }, typedAttributes: { n: typedAttributes.n } }),
+      status.INVALID_ARGUMENT,
+      "INVALID_ARGUMENT",
+      'typed_attributes["n"]',
+    );
   });
 
   it("deletes and changes leases, one at a time and in batches, with failures as RpcError", async () => {

@@ -28,6 +28,15 @@ function referenceMessage(delivery: Delivery): ReceivedMessage {
     ...(delivery.checkpoint === undefined ? {} : { checkpoint: delivery.checkpoint }),
     deadLetterSourceQueue: delivery.deadLetter?.sourceQueue ?? "",
     deadLetterReason: delivery.deadLetter?.reason ?? "",
+    typedAttributes: Object.fromEntries(
+      Object.entries(delivery.typedAttributes).map(([name, { dataType, value }]) => [
+        name,
+        {
+          dataType,
+          value: typeof value === "string" ? { case: "stringValue" as const, value } : { case: "binaryValue" as const, value },
+        },
+      ]),
+    ),
   });
 }
 
@@ -48,11 +57,21 @@ const attributes = fc
   .array(fc.tuple(fc.oneof(text, fc.constantFrom("__proto__", "1", "10", "constructor")), text), { maxLength: 6 })
   .map((pairs) => Object.fromEntries(pairs));
 
+// Every kind of value, empty ones included, and data types empty (protobuf-es then leaves the field out) or long.
+const typedAttribute = fc.record({
+  dataType: fc.oneof(fc.constantFrom("String", "Number.int", "Binary", "Binary.gzip", ""), text, fc.string({ minLength: 120, maxLength: 256 })),
+  value: fc.oneof(text, bytes(1000), fc.constant(""), fc.constant(new Uint8Array(0))),
+});
+const typedAttributes = fc
+  .array(fc.tuple(fc.oneof(text, fc.constantFrom("__proto__", "1", "10", "constructor")), typedAttribute), { maxLength: 5 })
+  .map((pairs) => Object.fromEntries(pairs));
+
 const delivery: fc.Arbitrary<Delivery> = fc.record({
   messageId: fc.oneof(fc.uuid(), fc.constant("")),
   receiptHandle: fc.oneof(fc.base64String({ maxLength: 120 }), text),
   body: bytes(200_000),
   attributes,
+  typedAttributes,
   receiveCount: fc.oneof(fc.integer({ min: 1, max: 1000 }), fc.constantFrom(0, 127, 128, 2 ** 31 - 1, -1, -(2 ** 31))),
   sendTime: epochMs,
   firstReceiveTime: epochMs,
@@ -78,6 +97,12 @@ describe("encodeReceiveResponse", () => {
       receiptHandle: "handle-1",
       body: Buffer.from("héllo"),
       attributes: { kind: "ünïcode", "": "" },
+      typedAttributes: {
+        count: { dataType: "Number.int", value: "42" },
+        note: { dataType: "String.ünï", value: "" },
+        blob: { dataType: "Binary.gzip", value: Uint8Array.of(0, 1, 255) },
+        nothing: { dataType: "Binary", value: new Uint8Array(0) },
+      },
       receiveCount: 3,
       sendTime: 1_767_225_600_123,
       firstReceiveTime: 1_767_225_601_000,
@@ -98,6 +123,16 @@ describe("encodeReceiveResponse", () => {
       deadLetterReason: "MAX_RECEIVE_COUNT_EXCEEDED",
     });
     expect(Buffer.from(message!.body).toString()).toBe("héllo");
+    // Each value in its own oneof case, empty ones too: "" is a string_value, not unset.
+    const typed = message!.typedAttributes;
+    expect(Object.keys(typed)).toEqual(["count", "note", "blob", "nothing"]);
+    expect(typed["count"]).toMatchObject({ dataType: "Number.int", value: { case: "stringValue", value: "42" } });
+    expect(typed["note"]).toMatchObject({ dataType: "String.ünï", value: { case: "stringValue", value: "" } });
+    expect(typed["blob"]!.dataType).toBe("Binary.gzip");
+    expect(typed["blob"]!.value.case).toBe("binaryValue");
+    expect([...(typed["blob"]!.value.value as Uint8Array)]).toEqual([0, 1, 255]);
+    expect(typed["nothing"]!.value).toMatchObject({ case: "binaryValue" });
+    expect((typed["nothing"]!.value.value as Uint8Array).length).toBe(0);
     // An empty checkpoint is present, not absent: it was saved, and is empty.
     expect(message!.checkpoint).toBeDefined();
     expect(message!.checkpoint!.length).toBe(0);

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { HoldshelfError } from "../../src/errors/holdshelf-error.js";
 import { isStorageUnavailable } from "../../src/store/storage-unavailable.js";
-import type { MessageContent, ScheduleEntry, Store, StoredQueue } from "../../src/store/store.js";
+import type { MessageContent, ScheduleEntry, Store, StoredQueue, TypedAttribute } from "../../src/store/store.js";
 import type { WriteFault } from "../support/write-fault.js";
 import { content, putMessage, queueRecord, readContents, scheduleEntry, t0 } from "./store-fixtures.js";
 
@@ -17,6 +17,8 @@ export interface StoreUnderTest {
   reopen(): Promise<Store>;
   /** Makes writes fail as a failing disk would; absent where the store has no such failure. */
   readonly writeFault?: WriteFault;
+  /** Replaces a stored message's encoded content with `value`, as an older holdshelf wrote it; absent where nothing is encoded. */
+  readonly putRawContent?: (dataId: number, id: string, value: Buffer) => Promise<void>;
   /** Closes the store (if still open) and frees everything it used. */
   dispose(): Promise<void>;
 }
@@ -31,6 +33,16 @@ function loadedQueue(queues: StoredQueue[], name: string): StoredQueue {
 /** Content as plain values, so that Buffer and Uint8Array bodies compare equal. */
 function plain(value: MessageContent | undefined): { body: string; attributes: Record<string, string> } | undefined {
   return value === undefined ? undefined : { body: Buffer.from(value.body).toString("utf8"), attributes: { ...value.attributes } };
+}
+
+/** Typed attributes as plain values: a binary value as its bytes in UTF-8, so that Buffer and Uint8Array compare equal. */
+function typedPlain(typed: MessageContent["typedAttributes"]): Record<string, { dataType: string; text?: string; binary?: string }> {
+  return Object.fromEntries(
+    Object.entries(typed).map(([name, { dataType, value }]) => [
+      name,
+      typeof value === "string" ? { dataType, text: value } : { dataType, binary: Buffer.from(value).toString("utf8") },
+    ]),
+  );
 }
 
 /** An I/O error as LevelDB words it, path and all. */
@@ -292,7 +304,7 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         const dataId = await createQueue();
         const entry = scheduleEntry(t0);
         const body = Uint8Array.from({ length: 256 }, (_, index) => index);
-        await fx.store.commit([putMessage(dataId, entry, { body, attributes: { a: "b" } })]);
+        await fx.store.commit([putMessage(dataId, entry, { body, attributes: { a: "b" }, typedAttributes: {} })]);
         const [read] = await readContents(fx.store, dataId, [entry.id]);
         expect(Buffer.from(read!.body).equals(Buffer.from(body))).toBe(true);
       });
@@ -301,7 +313,7 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         const dataId = await createQueue();
         const entry = scheduleEntry(t0);
         const attributes = Object.fromEntries([["__proto__", "x"], ["k", "v"]]) as Record<string, string>;
-        await fx.store.commit([putMessage(dataId, entry, { body: Buffer.from("b"), attributes })]);
+        await fx.store.commit([putMessage(dataId, entry, { body: Buffer.from("b"), attributes, typedAttributes: {} })]);
         const [read] = await readContents(await fx.reopen(), dataId, [entry.id]);
         expect(Object.entries(read!.attributes)).toEqual([["__proto__", "x"], ["k", "v"]]);
       });
@@ -318,6 +330,58 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         const [readMoved, readOther] = await readContents(await fx.reopen(), dataId, [moved.id, other.id]);
         expect(readMoved!.deadLetter).toEqual(deadLetter);
         expect(readOther!.deadLetter).toBeUndefined();
+      });
+
+      it("keeps typed attributes of every kind exactly, binary values as bytes, empty values as empty", async () => {
+        const dataId = await createQueue();
+        const typed = scheduleEntry(t0);
+        const other = scheduleEntry(t0);
+        const bytes = Uint8Array.from({ length: 256 }, (_, index) => index);
+        const typedAttributes = Object.fromEntries<TypedAttribute>([
+          ["s", { dataType: "String", value: "héllo ✓" }],
+          ["custom", { dataType: "String.ünï code", value: "" }],
+          ["n", { dataType: "Number", value: "-1.5e10" }],
+          ["int", { dataType: "Number.int", value: "42" }],
+          ["b", { dataType: "Binary", value: bytes }],
+          ["gz", { dataType: "Binary.gzip", value: new Uint8Array(0) }],
+          ["__proto__", { dataType: "String", value: "kept" }],
+        ]);
+        const deadLetter = { sourceQueue: "jobs", reason: "MAX_RECEIVE_COUNT_EXCEEDED" };
+        await fx.store.commit([
+          putMessage(dataId, typed, { ...content("typed", { plain: "p" }, typedAttributes), deadLetter }),
+          putMessage(dataId, other, content("none")),
+        ]);
+        const [read, readOther] = await readContents(await fx.reopen(), dataId, [typed.id, other.id]);
+        expect(plain(read)).toEqual({ body: "typed", attributes: { plain: "p" } });
+        expect(read!.deadLetter).toEqual(deadLetter);
+        expect(Object.keys(read!.typedAttributes)).toEqual(["s", "custom", "n", "int", "b", "gz", "__proto__"]);
+        expect(typedPlain(read!.typedAttributes)).toEqual(typedPlain(typedAttributes));
+        const binary = read!.typedAttributes["b"]!.value;
+        expect(binary).toBeInstanceOf(Uint8Array);
+        expect(Buffer.from(binary as Uint8Array).equals(Buffer.from(bytes))).toBe(true);
+        expect(read!.typedAttributes["gz"]!.value).toBeInstanceOf(Uint8Array);
+        expect(read!.typedAttributes["custom"]!.value).toBe("");
+        expect(readOther!.typedAttributes).toEqual({});
+      });
+
+      it("still reads content stored in the layout before typed attributes (version 2)", async (ctx) => {
+        if (fx.putRawContent === undefined) return ctx.skip(); // a store that keeps no encoded values
+        const dataId = await createQueue();
+        const entry = scheduleEntry(t0);
+        await fx.store.commit([putMessage(dataId, entry, content("placeholder"))]);
+        // Version 2, one attribute k=v, a dead-letter origin, then the body: as holdshelf 0.1.0 wrote it.
+        const field = (text: string): Buffer => {
+          const bytes = Buffer.from(text, "utf8");
+          const length = Buffer.alloc(4);
+          length.writeUInt32BE(bytes.length);
+          return Buffer.concat([length, bytes]);
+        };
+        const version2 = Buffer.concat([Buffer.of(2, 0, 0, 0, 1), field("k"), field("v"), Buffer.of(1), field("src"), field("why"), Buffer.from("old body")]);
+        await fx.putRawContent(dataId, entry.id, version2);
+        const [read] = await readContents(await fx.reopen(), dataId, [entry.id]);
+        expect(plain(read)).toEqual({ body: "old body", attributes: { k: "v" } });
+        expect(read!.deadLetter).toEqual({ sourceQueue: "src", reason: "why" });
+        expect(read!.typedAttributes).toEqual({});
       });
 
       it("returns undefined for every id of an unknown data space", async () => {
@@ -489,12 +553,14 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         const sent: ScheduleEntry = scheduleEntry(t0 + 5, { hasCheckpoint: true });
         const body = Buffer.from("sent");
         const attributes: Record<string, string> = { a: "b" };
+        const blob = Buffer.from("blob");
+        const typedAttributes: Record<string, TypedAttribute> = { bin: { dataType: "Binary", value: blob } };
         const checkpoint = Buffer.from("half");
         const config = { ...queueRecord("q", 1).config, maxInFlight: 5 };
         const expected = { moved: { ...moved }, sent: { ...sent } };
         const written = fx.store.commit([
           { kind: "reschedule", dataId, fromReadyAt: t0, entry: moved },
-          putMessage(dataId, sent, { body, attributes }),
+          putMessage(dataId, sent, { body, attributes, typedAttributes }),
           { kind: "putCheckpoint", dataId, id: sent.id, checkpoint },
           { kind: "putQueue", queue: { ...queueRecord("q", 1), config } },
         ]);
@@ -502,6 +568,8 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         Object.assign(sent, { readyAt: t0 + 9000, hasCheckpoint: false, receiveCount: 3 });
         body.fill(0);
         attributes["a"] = "changed";
+        blob.fill(0);
+        typedAttributes["bin"] = { dataType: "String", value: "changed" };
         checkpoint.fill(0);
         Object.assign(config, { maxInFlight: 1 });
         await written;
@@ -511,6 +579,7 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         expect(loadedQueue(queues, "q").record.config.maxInFlight).toBe(5);
         const [read] = await fx.store.readMessages(dataId, [{ id: sent.id, hasCheckpoint: true }]);
         expect(plain(read)).toEqual({ body: "sent", attributes: { a: "b" } });
+        expect(typedPlain(read!.typedAttributes)).toEqual({ bin: { dataType: "Binary", binary: "blob" } });
         expect(Buffer.from(read!.checkpoint!).toString()).toBe("half");
       });
 

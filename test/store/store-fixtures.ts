@@ -1,6 +1,8 @@
 import { newMessageId } from "../../src/broker/message-id.js";
 import { defaultQueueConfig } from "../../src/broker/queue-config.js";
 import { ClassicLevelStore } from "../../src/store/classic-level-store.js";
+import { contentKey } from "../../src/store/key-layout.js";
+import { createLevelDatabase } from "../../src/store/level-batch.js";
 import type { MessageContent, QueueRecord, ScheduleEntry, Store, StoreOp } from "../../src/store/store.js";
 import { faultyLevel } from "../support/faulty-level.js";
 import { makeTempDir } from "../support/temp-dir.js";
@@ -17,6 +19,8 @@ export interface StoreFixture {
   readonly writeFault: WriteFault;
   /** Closes the store and opens a new one on the same directory. */
   reopen(): Promise<ClassicLevelStore>;
+  /** Replaces a message's stored content with raw bytes (an older layout), the store closed meanwhile. */
+  putRawContent(dataId: number, id: string, value: Buffer): Promise<void>;
   /** Closes the store (if still open) and removes the directory. */
   dispose(): Promise<void>;
 }
@@ -34,6 +38,14 @@ export async function openStoreFixture(): Promise<StoreFixture> {
       await fixture.store.close();
       fixture.store = await open();
       return fixture.store;
+    },
+    async putRawContent(dataId, id, value) {
+      await fixture.store.close();
+      const db = createLevelDatabase(dir.path);
+      await db.open();
+      await db.put(contentKey(dataId, id), value);
+      await db.close();
+      fixture.store = await open();
     },
     async dispose() {
       await fixture.store.close().catch(() => undefined);
@@ -67,8 +79,12 @@ export function scheduleEntry(readyAt: number, overrides: Partial<ScheduleEntry>
 }
 
 /** Message content with a UTF-8 body. */
-export function content(body: string, attributes: Record<string, string> = {}): MessageContent {
-  return { body: Buffer.from(body, "utf8"), attributes };
+export function content(
+  body: string,
+  attributes: Record<string, string> = {},
+  typedAttributes: MessageContent["typedAttributes"] = {},
+): MessageContent {
+  return { body: Buffer.from(body, "utf8"), attributes, typedAttributes };
 }
 
 /** A putMessage op. */
