@@ -50,6 +50,8 @@ export async function startBrokerChild(options: BrokerChildOptions): Promise<Bro
       "127.0.0.1:0",
       "--metrics-listen",
       "127.0.0.1:0",
+      "--sqs-listen",
+      "off",
       "--durability",
       options.durability,
       ...(options.extraFlags?.serve ?? []),

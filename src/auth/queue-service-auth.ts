@@ -3,7 +3,7 @@ import type { Queue } from "../../gen/holdshelf/v1/queue_pb.js";
 import type { QueueService } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { CallContext, UnaryHandlers } from "../grpc/unary-bridge.js";
 import { requirePermission, type AuthGate } from "./auth-gate.js";
-import type { Action } from "./permissions.js";
+import type { Action, Principal } from "./permissions.js";
 
 type Handlers = UnaryHandlers<typeof QueueService>;
 
@@ -45,23 +45,32 @@ const needs: { [K in keyof Handlers]: (request: Parameters<Handlers[K]>[0]) => N
 /**
  * Wraps QueueService's handlers so that each call proves its permissions
  * (PERMISSION_DENIED) before any queue is looked up, so a refusal never
- * tells whether a queue exists. The token check interceptor has refused
- * calls without a valid token already; the token is looked up again here
- * for its principal.
+ * tells whether a queue exists. `identify` names the caller of a call, or
+ * throws if it cannot: a gRPC call's bearer token (tokenCaller), or the
+ * principal the SQS endpoint's signature check put in the context.
  */
-export function authorizeQueueService(handlers: Handlers, gate: AuthGate): Handlers {
+export function authorizeQueueService(handlers: Handlers, identify: (context: CallContext) => Principal): Handlers {
   const guarded: Record<string, unknown> = {};
   for (const [method, handler] of Object.entries(handlers) as [keyof Handlers, Handlers[keyof Handlers]][]) {
     const needOf = needs[method] as (request: unknown) => Need[];
     const run = handler as (request: unknown, signal: AbortSignal, context: CallContext) => Promise<object>;
     guarded[method] = async (request: unknown, signal: AbortSignal, context: CallContext) => {
-      const { principal } = gate.authenticate(context.metadata);
+      const principal = identify(context);
       for (const need of needOf(request)) requirePermission(principal, need.action, need.queue, need.field);
       const canSee = (queue: string): boolean => principal.canSee(queue);
       return hideUnseenQueues(await run(request, signal, { ...context, canSee }), canSee);
     };
   }
   return guarded as Handlers;
+}
+
+/**
+ * The caller of a gRPC call by its bearer token. The token check interceptor
+ * has refused calls without a valid token already; the token is looked up
+ * again here for its principal.
+ */
+export function tokenCaller(gate: AuthGate): (context: CallContext) => Principal {
+  return (context) => gate.authenticate(context.metadata).principal;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Durability } from "../store/classic-level-store.js";
 import { UsageError } from "./usage-error.js";
 import { limitFlagOptions, parseLimitFlags } from "./limit-flags.js";
 import { clusterFlagOptions, parseClusterFlags } from "./cluster-flags.js";
+import { parseSqsFlags, sqsFlagOptions, sqsOff } from "./sqs-flags.js";
 
 /** Defaults of `holdshelf serve`, each overridable by flag or environment variable. */
 export const serveDefaults = {
@@ -34,6 +35,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       ...transportFlagOptions(env),
       ...limitFlagOptions(env),
       ...clusterFlagOptions(env),
+      ...sqsFlagOptions(env),
     },
   });
   const postgres = parseClusterFlags(values, values.listen);
@@ -41,6 +43,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
   const authFile = values["auth-file"];
   // An empty value (say, a secret missing from a template) must not quietly turn tokens off.
   if (authFile === "") throw new UsageError("--auth-file (HOLDSHELF_AUTH_FILE) is empty: name the auth file, or unset it");
+  const sqs = parseSqsFlags(values, { authFile, cluster: postgres !== undefined });
   const durability = values.durability;
   if (durability !== "fsync" && durability !== "os") throw new UsageError("--durability is fsync or os");
   const level = values["log-level"] as LogLevel;
@@ -69,6 +72,9 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
         metricsListen: metricsListen === metricsOff ? undefined : metricsListen,
         // Whether gRPC callers need bearer tokens (--auth-file).
         authenticated: authFile !== undefined,
+        sqsListen: sqs.endpoint?.listen,
+        // Whether SQS requests must be signed with a configured key (--sqs-credentials).
+        sqsAuthenticated: sqs.endpoint?.credentialsFile !== undefined,
       },
       logger,
     );
@@ -83,6 +89,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       ...(authFile === undefined ? {} : { authFile }),
       limits,
       ...(postgres === undefined ? {} : { postgres }),
+      ...(sqs.endpoint === undefined ? {} : { sqs: sqs.endpoint }),
       signal: startAborted.signal,
     });
   } catch (error) {
@@ -97,6 +104,8 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
   logger.info("holdshelf listening", {
     address: server.address,
     metricsAddress: server.metricsAddress ?? metricsOff,
+    sqsAddress: server.sqsAddress ?? sqsOff,
+    ...(sqs.endpoint === undefined ? { sqsOffBecause: sqs.offBecause } : { sqsUrl: server.sqsUrl, sqsAuth: sqs.endpoint.credentialsFile === undefined ? "off" : "signatures" }),
     ...(postgres === undefined
       ? { dataDir: values["data-dir"], durability }
       : { storage: "postgres", nodeId: postgres.nodeId, postgresHosts: postgres.urls.length, ...(postgres.routeOnly === true ? { routeOnly: true } : {}) }),

@@ -1,7 +1,7 @@
 import type { ChannelCredentials, Server } from "@grpc/grpc-js";
 import { QueueService } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { AuthGate } from "../auth/auth-gate.js";
-import { authorizeHeartbeat, authorizeQueueService } from "../auth/queue-service-auth.js";
+import { authorizeHeartbeat, authorizeQueueService, tokenCaller } from "../auth/queue-service-auth.js";
 import type { Broker } from "../broker/broker.js";
 import type { QueueRouter } from "../cluster/queue-router.js";
 import type { Logger } from "../logging/logger.js";
@@ -12,7 +12,7 @@ import { PeerClients } from "./forwarding/peer-clients.js";
 import { HeartbeatSession, type HeartbeatCall, type HeartbeatRouting } from "./heartbeat-session.js";
 import { queueServiceHandlers } from "./queue-service-handlers.js";
 import { createServerServiceDefinition } from "./service-definition.js";
-import { bridgeUnaryHandlers } from "./unary-bridge.js";
+import { bridgeUnaryHandlers, type UnaryHandlers } from "./unary-bridge.js";
 
 // The protocol's definition (src/protocol/queue-service-definition.ts) with
 // the server's request reader: the same paths and messages.
@@ -28,6 +28,11 @@ export interface QueueServiceOptions {
 
 /** What addQueueService leaves running besides the service. */
 export interface QueueServiceHandle {
+  /**
+   * The unary handlers, routed to each queue's owner but not authorized: the
+   * SQS endpoint calls them with its own callers (src/sqs/queue-calls.ts).
+   */
+  readonly handlers: UnaryHandlers<typeof QueueService>;
   /** Closes the channels to other brokers: at shutdown, once the server has stopped taking calls. */
   close(): void;
 }
@@ -54,7 +59,7 @@ export function addQueueService(
   // Routing inside authorization: a caller is refused before it could learn which broker serves a queue.
   const handlers = routeQueueCalls(queueServiceHandlers(broker), router, peers);
   server.addService(servedDefinition, {
-    ...bridgeUnaryHandlers(gate === undefined ? handlers : authorizeQueueService(handlers, gate), logUnexpected),
+    ...bridgeUnaryHandlers(gate === undefined ? handlers : authorizeQueueService(handlers, tokenCaller(gate)), logUnexpected),
     heartbeat: (call: HeartbeatCall) => {
       if (gate === undefined) return new HeartbeatSession(call, broker, logger, logUnexpected, routing);
       let authorizeQueue;
@@ -67,5 +72,5 @@ export function addQueueService(
       return new HeartbeatSession(call, broker, logger, logUnexpected, routing, authorizeQueue);
     },
   });
-  return { close: () => peers.close() };
+  return { handlers, close: () => peers.close() };
 }

@@ -1,6 +1,7 @@
 import type { DescService, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
 import type { GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
 import type { Deadline, Metadata, sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from "@grpc/grpc-js";
+import type { Principal } from "../auth/permissions.js";
 import { invalidArgument } from "../errors/holdshelf-error.js";
 import { toErrorStatus } from "./error-status.js";
 import type { PreEncoded } from "./pre-encoded.js";
@@ -25,6 +26,11 @@ export interface CallContext {
   readonly trailer: AnswerTrailer;
   /** Which queues the caller may learn of (set by authentication); every queue when unset. */
   readonly canSee?: (queue: string) => boolean;
+  /**
+   * Who the call comes from, when its wire authenticated it already (the SQS
+   * endpoint checks signatures); a gRPC call carries its token in metadata instead.
+   */
+  readonly caller?: Principal;
 }
 
 /**

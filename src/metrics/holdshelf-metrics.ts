@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { BrokerMetrics } from "./broker-metrics.js";
 import { createGrpcServerMetrics, type GrpcServerMetrics } from "./grpc-server-metrics.js";
+import { createSqsServerMetrics, type SqsServerMetrics } from "./sqs-server-metrics.js";
 import { createStorageMetrics, type StorageMetrics } from "./storage-metrics.js";
 
 /** Every metric a broker exports, on a registry of its own. */
@@ -11,6 +12,8 @@ export interface HoldshelfMetrics {
   /** What the store tells of each group-commit batch, and whether storage takes writes. */
   readonly storage: StorageMetrics;
   readonly grpc: GrpcServerMetrics;
+  /** The SQS endpoint's request metrics (registered with no series until it serves). */
+  readonly sqs: SqsServerMetrics;
 }
 
 /**
@@ -32,5 +35,6 @@ export function createHoldshelfMetrics(): HoldshelfMetrics {
     broker: new BrokerMetrics(registry),
     storage: createStorageMetrics(registry),
     grpc: createGrpcServerMetrics(registry),
+    sqs: createSqsServerMetrics(registry),
   };
 }

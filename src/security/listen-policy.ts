@@ -11,6 +11,10 @@ export interface ListenPolicyInput {
   readonly metricsListen?: string | undefined;
   /** Whether gRPC callers must present a bearer token (--auth-file). */
   readonly authenticated: boolean;
+  /** The SQS endpoint's address (--sqs-listen), if that listener is on. */
+  readonly sqsListen?: string | undefined;
+  /** Whether SQS requests must be signed with a configured access key (--sqs-credentials). */
+  readonly sqsAuthenticated?: boolean | undefined;
   /** Whether gRPC callers must present a certificate from --tls-client-ca. */
   readonly grpcClientCertificates: boolean;
   /** Whether scrapers must present a certificate from --tls-client-ca (--metrics-tls with a client CA). */
@@ -50,6 +54,17 @@ export function checkListenPolicy(input: ListenPolicyInput): string[] {
         `--metrics-listen ${metrics} is not a loopback address and the metrics listener has no authentication: ` +
         `pass --metrics-tls with --tls-client-ca (scrapers present client certificates), ` +
         `listen on 127.0.0.1, or pass ${allowOpenFlag} if anyone who can reach the port may read the metrics`,
+    });
+  }
+  const sqs = input.sqsListen;
+  // The SQS endpoint shares the gRPC listener's TLS, so client certificates protect it as they protect gRPC.
+  if (sqs !== undefined && input.sqsAuthenticated !== true && !input.grpcClientCertificates && !isLoopbackAddress(sqs)) {
+    open.push({
+      address: sqs,
+      refusal:
+        `--sqs-listen ${sqs} is not a loopback address and SQS requests are not authenticated: ` +
+        `pass --sqs-credentials (signed requests) or --tls-client-ca (client certificates), ` +
+        `listen on 127.0.0.1, or pass ${allowOpenFlag} if anyone who can reach the port may use every queue`,
     });
   }
   if (!input.allowUnauthenticatedNetwork && open.length > 0) throw new ListenPolicyError(open[0]!.refusal);

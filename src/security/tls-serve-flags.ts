@@ -45,7 +45,13 @@ export interface TransportSecurity {
  */
 export async function loadTransportSecurity(
   values: TransportFlagValues,
-  listeners: { listen: string; metricsListen: string | undefined; authenticated: boolean },
+  listeners: {
+    listen: string;
+    metricsListen: string | undefined;
+    authenticated: boolean;
+    sqsListen?: string | undefined;
+    sqsAuthenticated?: boolean;
+  },
   logger: Logger,
 ): Promise<TransportSecurity> {
   const tls = await loadServerTls({

@@ -32,6 +32,10 @@ import { isQueueMoving } from "../store/postgres/queue-moving.js";
 import { superviseStorage } from "./storage-recovery.js";
 import { resolveLimits, type HoldshelfLimits } from "./server-limits.js";
 import { raiseReceiveWindows } from "../grpc/http2-windows.js";
+import { sqsActions } from "../sqs/actions/sqs-actions.js";
+
+import type { QueueHandlers } from "../sqs/queue-calls.js";
+import { startSqsListener, type SqsListener } from "../sqs/sqs-listener.js";
 
 /** Where a broker in cluster mode keeps its data (docs/cluster.md). */
 export type ClusterStorage = Pick<PostgresStoreOptions, "urls" | "nodeId" | "shardCount" | "leaseTtlMs"> & {
@@ -40,6 +44,20 @@ export type ClusterStorage = Pick<PostgresStoreOptions, "urls" | "nodeId" | "sha
   /** Owns no shards: answers every call by forwarding it to the queue's owner (a gateway in front of the owners). */
   readonly routeOnly?: boolean;
 };
+
+/** The SQS endpoint's settings (docs/sqs.md). */
+export interface SqsEndpoint {
+  /** host:port of its HTTP listener; port 0 picks a free one. */
+  readonly listen: string;
+  /** The access keys' file (src/sqs/auth/): requests must be signed with one of its keys. Unset, any request is taken. */
+  readonly credentialsFile?: string;
+  /** The account id in queue URLs and ARNs. */
+  readonly accountId: string;
+  /** The region in ARNs. */
+  readonly region: string;
+  /** Where clients reach the endpoint, if not at its listen address (a proxy, a container's published port). */
+  readonly advertisedUrl?: string;
+}
 
 /** How to run a broker. */
 export interface HoldshelfServerOptions {
@@ -75,6 +93,8 @@ export interface HoldshelfServerOptions {
   readonly renewalLinger?: RenewalLinger;
   /** Which broker serves each queue; every queue is this broker's if unset. Tests pass a fixed one. */
   readonly router?: QueueRouter;
+  /** Serve the SQS API too, over HTTP (HTTPS with `tls`); off if unset. */
+  readonly sqs?: SqsEndpoint;
 }
 
 /** A running broker: its store, rules and gRPC server. */
@@ -84,6 +104,10 @@ export interface HoldshelfServer {
   readonly port: number;
   /** The metrics listener's address with its real port, if there is one. */
   readonly metricsAddress: string | undefined;
+  /** The SQS endpoint's address with its real port, if it serves one. */
+  readonly sqsAddress: string | undefined;
+  /** The start of the SQS endpoint's queue URLs (its endpoint URL for SDKs), if it serves one. */
+  readonly sqsUrl: string | undefined;
   readonly broker: Broker;
   readonly store: RecoverableStore;
   /** Every metric the broker exports (also served on the metrics listener). */
@@ -111,6 +135,8 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   // Before the store opens: a bad auth file is an operator's typo, refused at once.
   const gate = options.authFile === undefined ? undefined : await AuthGate.open(options.authFile);
   if (gate !== undefined) logger.info("auth file loaded", { path: gate.path, tokens: gate.tokenCount });
+  // Signature checks are being wired (#17): until then a credentials file is refused rather than ignored.
+  if (options.sqs?.credentialsFile !== undefined) throw new Error("--sqs-credentials is not supported yet");
   const limits = resolveLimits(options.limits);
   const metrics = createHoldshelfMetrics();
   // Bound once the broker is up: a failed write starts the storage recovery (storage-recovery.ts).
@@ -213,10 +239,13 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   addReflectionService(server, [file_holdshelf_v1_queue_service]);
   metrics.grpc.preRegister([queueServiceDefinition, healthServiceDefinition]);
   let port: number;
+  let sqs: SqsListener | undefined;
   try {
     port = await bind(server, options.listen, options.tls);
+    if (options.sqs !== undefined) sqs = await startSqs(options.sqs, options, queueService.handlers, limits, metrics, logger);
   } catch (error) {
     server.forceShutdown();
+    await sqs?.close();
     queueService.close();
     broker.close();
     // A recovery under way (a write failed during start) must not reopen the store after this.
@@ -235,6 +264,8 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     address: `${host}:${port}`,
     port,
     metricsAddress: metricsServer?.address,
+    sqsAddress: sqs?.address,
+    sqsUrl: sqs?.baseUrl,
     broker,
     store,
     metrics: metrics.registry,
@@ -245,7 +276,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       health.shutdown();
       // Waiting receives answer empty now, so the graceful shutdown need not wait out their polls.
       broker.close();
-      await gracefulShutdown(server);
+      await Promise.all([gracefulShutdown(server), sqs?.close()]);
       queueService.close();
       // A reopen under way must end, and none start, before the store closes.
       await recovery.stop();
@@ -255,6 +286,30 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       await metricsServer?.close();
     },
   };
+}
+
+/** Starts the SQS endpoint on the broker's QueueService handlers, with the gRPC listener's TLS. */
+function startSqs(
+  endpoint: SqsEndpoint,
+  options: HoldshelfServerOptions,
+  handlers: QueueHandlers,
+  limits: HoldshelfLimits,
+  metrics: ReturnType<typeof createHoldshelfMetrics>,
+  logger: Logger,
+): Promise<SqsListener> {
+  metrics.sqs.preRegister(Object.keys(sqsActions));
+  return startSqsListener({
+    listen: endpoint.listen,
+    ...(options.tls === undefined ? {} : { tls: options.tls }),
+    handlers,
+    accountId: endpoint.accountId,
+    region: endpoint.region,
+    ...(endpoint.advertisedUrl === undefined ? {} : { advertisedUrl: endpoint.advertisedUrl }),
+    maxRequestBytes: limits.maxRequestBytes,
+    metrics: metrics.sqs,
+    logger,
+    clock: options.clock ?? systemClock,
+  });
 }
 
 function bind(server: Server, address: string, tls: ServerTls | undefined): Promise<number> {

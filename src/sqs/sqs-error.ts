@@ -47,6 +47,8 @@ export const sqsErrors = {
   emptyBatchRequest: (message: string) => prefixedShape("EmptyBatchRequest", message),
   invalidBatchEntryId: (message: string) => prefixedShape("InvalidBatchEntryId", message),
   unsupportedOperation: (message: string) => prefixedShape("UnsupportedOperation", message),
+  /** A query request that names no action. */
+  missingAction: () => new SqsError("MissingAction", "MissingAction", 400, "The request must contain the parameter Action."),
   /** An action SQS does not have (or this endpoint does not know). */
   invalidAction: (action: string) =>
     new SqsError("InvalidAction", "InvalidAction", 400, `The action ${action} is not valid for this endpoint.`),

@@ -509,10 +509,10 @@ describe("hostile query requests", () => {
     return expect.fail(`${query} decoded`);
   };
 
-  it("answers a request without Action with MissingParameter", () => {
+  it("answers a request without Action with MissingAction", () => {
     for (const query of ["", "QueueUrl=u", "Action=", "action=ListQueues"]) {
       const error = sqsErrorOf(query);
-      expect([error.legacyCode, error.message]).toEqual(["MissingParameter", "The request must contain the parameter Action."]);
+      expect([error.legacyCode, error.message]).toEqual(["MissingAction", "The request must contain the parameter Action."]);
     }
   });
 

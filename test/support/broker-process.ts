@@ -18,7 +18,7 @@ export interface BrokerProcess {
 
 /** Starts `holdshelf serve` on free ports (gRPC and metrics) and waits for its listening line. */
 export async function startBrokerProcess(dataDir: string, extraArgs: string[] = []): Promise<BrokerProcess> {
-  const args = ["serve", "--data-dir", dataDir, "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", ...extraArgs];
+  const args = ["serve", "--data-dir", dataDir, "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--sqs-listen", "off", ...extraArgs];
   const child = spawn(process.execPath, [holdshelfBin, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   const [address, metricsAddress] = await new Promise<[string, string]>((resolve, reject) => {

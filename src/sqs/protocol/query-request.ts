@@ -23,7 +23,7 @@ export interface QueryRequest {
  */
 export function decodeQueryRequest(params: URLSearchParams): QueryRequest {
   const action = params.get("Action");
-  if (!action) throw sqsErrors.missingParameter("The request must contain the parameter Action.");
+  if (!action) throw sqsErrors.missingAction();
   const operation = queryOperations.get(action);
   if (operation === undefined) return { action, input: {} };
   return { action, input: decodeStructure(operation.input, fieldTree(params), "") };

@@ -255,6 +255,7 @@ export class CrashCluster implements CrashTarget {
       "--node-id", slot.nodeId,
       "--listen", "127.0.0.1:0",
       "--metrics-listen", "off",
+      "--sqs-listen", "off",
       "--shard-lease-ttl", `${this.options.shardLeaseTtlMs}ms`,
     ];
     const child = spawn(process.execPath, [holdshelfBin, ...args], { stdio: ["ignore", "ignore", "pipe"] });

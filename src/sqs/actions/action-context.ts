@@ -1,0 +1,22 @@
+import type { QueueCalls } from "../queue-calls.js";
+import type { QueueUrls } from "../queue-urls.js";
+import type { SqsInput } from "../sqs-input.js";
+
+/** What an SQS action has besides its input. */
+export interface SqsActionContext {
+  /** The broker, as this request's caller may use it. */
+  readonly queues: QueueCalls;
+  readonly urls: QueueUrls;
+  /** The SenderId of messages this request sends: its access key id, or the account id when unsigned. */
+  readonly senderId: string;
+  /** Queues being purged this moment: a second PurgeQueue meanwhile is PurgeQueueInProgress. */
+  readonly purging: Set<string>;
+  /** The queue of the request's path (`/<account>/<queue>`), which old SDKs use instead of a QueueUrl parameter. */
+  readonly pathQueue: string | undefined;
+}
+
+/** An action's answer in the JSON protocol's shape (Binary values base64), which the query protocol renders as XML. */
+export type SqsOutput = Record<string, unknown>;
+
+/** One SQS action: its input in the JSON protocol's shape, whichever wire it came on. */
+export type SqsAction = (input: SqsInput, context: SqsActionContext) => Promise<SqsOutput>;

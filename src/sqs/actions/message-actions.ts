@@ -1,0 +1,319 @@
+import { durationFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
+import type { EntryResult, ReceivedMessage } from "../../../gen/holdshelf/v1/message_pb.js";
+import { brokerFailure, sqsErrorOf, toSqsError } from "../holdshelf-errors.js";
+import { attributeNameFilter, attributesFromSqs, attributesToSqs, type HoldshelfAttributes } from "../message-attributes.js";
+import { md5OfBody, md5OfMessageAttributes } from "../message-digests.js";
+import { bodyText, checkMessageText } from "../message-text.js";
+import { SqsError, sqsErrors } from "../sqs-error.js";
+import { optionalInteger, optionalString, requiredString, stringList, structureMap, type SqsInput } from "../sqs-input.js";
+import type { SqsAction, SqsActionContext, SqsOutput } from "./action-context.js";
+import { batchEntries, batchFailure, type BatchFailure } from "./batch-entries.js";
+import { queueOfRequest } from "./queue-of-request.js";
+
+// SQS's bounds, in seconds and bytes.
+const maxDelaySeconds = 900;
+const maxVisibilitySeconds = 43_200;
+const maxWaitSeconds = 20;
+const maxReceiveMessages = 10;
+const maxBatchBytes = 1_048_576;
+
+/** The system attributes ReceiveMessage can return ("All" is every one holdshelf has). */
+const systemAttributeNames = new Set([
+  "All",
+  "SenderId",
+  "SentTimestamp",
+  "ApproximateReceiveCount",
+  "ApproximateFirstReceiveTimestamp",
+  "DeadLetterQueueSourceArn",
+  // FIFO and tracing attributes: accepted, and absent from messages of standard queues, as in SQS.
+  "SequenceNumber",
+  "MessageDeduplicationId",
+  "MessageGroupId",
+  "AWSTraceHeader",
+]);
+
+/** A message to send, checked: its body, delay and attributes as holdshelf stores them. */
+interface PreparedMessage {
+  readonly body: string;
+  readonly delaySeconds: number | undefined;
+  readonly attributes: HoldshelfAttributes;
+}
+
+/** SendMessage. */
+export const sendMessage: SqsAction = async (input, context) => {
+  const queue = queueOfRequest(input, context);
+  const message = prepareMessage(input);
+  const { messageId } = await context.queues.call("send", { queue, ...sendFields(message) });
+  return sentAnswer(messageId, message);
+};
+
+/**
+ * SendMessageBatch. SQS answers entry by entry, where holdshelf's SendBatch
+ * stores all or nothing: entries SQS would refuse are reported failed, the
+ * rest are stored in one atomic batch, and an entry the broker refuses (too
+ * large for the queue) is reported failed and the batch sent again without it.
+ */
+export const sendMessageBatch: SqsAction = async (input, context) => {
+  const queue = queueOfRequest(input, context);
+  const entries = batchEntries(input, "Entries", "SendMessageBatchRequestEntry");
+  const failed: BatchFailure[] = [];
+  let pending: { id: string; message: PreparedMessage }[] = [];
+  let totalBytes = 0;
+  for (const { id, input: entry } of entries) {
+    try {
+      const message = prepareMessage(entry);
+      totalBytes += Buffer.byteLength(message.body) + message.attributes.bytes;
+      pending.push({ id, message });
+    } catch (error) {
+      if (!(error instanceof SqsError)) throw error;
+      failed.push(batchFailure(id, error));
+    }
+  }
+  if (totalBytes > maxBatchBytes) {
+    throw sqsErrors.batchRequestTooLong(`Batch requests cannot be longer than ${maxBatchBytes} bytes. You have sent ${totalBytes} bytes.`);
+  }
+  const successful: SqsOutput[] = [];
+  while (pending.length > 0) {
+    try {
+      const { messageIds } = await context.queues.call("sendBatch", { queue, entries: pending.map(({ message }) => sendFields(message)) });
+      pending.forEach(({ id, message }, index) => successful.push({ Id: id, ...sentAnswer(messageIds[index]!, message) }));
+      break;
+    } catch (error) {
+      const index = failedEntryIndex(error);
+      if (index === undefined || index >= pending.length) throw error;
+      failed.push(batchFailure(pending[index]!.id, toSqsError(error, () => undefined)));
+      pending = pending.filter((_, at) => at !== index);
+    }
+  }
+  return { Successful: successful, Failed: failed };
+};
+
+/** ReceiveMessage: leases up to 10 messages, waiting up to 20 s for the first. */
+export const receiveMessage: SqsAction = async (input, context) => {
+  const queue = queueOfRequest(input, context);
+  const maxMessages = optionalInteger(input, "MaxNumberOfMessages", 1, maxReceiveMessages) ?? 1;
+  const visibility = optionalInteger(input, "VisibilityTimeout", 0, maxVisibilitySeconds);
+  const wait = optionalInteger(input, "WaitTimeSeconds", 0, maxWaitSeconds);
+  // Only FIFO queues use it (to repeat a receive): accepted and checked for type.
+  optionalString(input, "ReceiveRequestAttemptId");
+  const systemNames = [...stringList(input, "AttributeNames"), ...stringList(input, "MessageSystemAttributeNames")];
+  for (const name of systemNames) {
+    if (!systemAttributeNames.has(name)) throw sqsErrors.invalidAttributeName(`Unknown Attribute ${name}.`);
+  }
+  const wantedAttribute = attributeNameFilter(stringList(input, "MessageAttributeNames"));
+  const { messages } = await context.queues.call("receive", {
+    queue,
+    maxMessages,
+    ...(visibility === undefined ? {} : { visibilityTimeout: durationFromMs(visibility * 1000) }),
+    ...(wait === undefined ? {} : { waitTime: durationFromMs(wait * 1000) }),
+  });
+  if (messages.length === 0) return {};
+  const wantsSystem = (name: string): boolean => systemNames.includes("All") || systemNames.includes(name);
+  return { Messages: messages.map((message) => receivedAnswer(message, context, wantsSystem, wantedAttribute)) };
+};
+
+/**
+ * DeleteMessage. A handle of a message received again since (holdshelf's
+ * LEASE_SUPERSEDED) succeeds without deleting, as SQS answers it.
+ */
+export const deleteMessage: SqsAction = async (input, context) => {
+  const queue = queueOfRequest(input, context);
+  const receiptHandle = requiredString(input, "ReceiptHandle");
+  try {
+    await context.queues.call("delete", { queue, receiptHandle });
+  } catch (error) {
+    const reason = brokerFailure(error)?.reason;
+    if (reason === "LEASE_SUPERSEDED") return {};
+    if (reason === "RECEIPT_HANDLE_INVALID") throw invalidHandle(receiptHandle);
+    throw error;
+  }
+  return {};
+};
+
+/** DeleteMessageBatch: one durable write for the whole batch, with results entry by entry. */
+export const deleteMessageBatch: SqsAction = async (input, context) => {
+  const queue = queueOfRequest(input, context);
+  const entries = batchEntries(input, "Entries", "DeleteMessageBatchRequestEntry").map(({ id, input: entry }) => ({
+    id,
+    receiptHandle: requiredString(entry, "ReceiptHandle"),
+  }));
+  const { results } = await context.queues.call("deleteBatch", { queue, receiptHandles: entries.map((entry) => entry.receiptHandle) });
+  const successful: SqsOutput[] = [];
+  const failed: BatchFailure[] = [];
+  entries.forEach(({ id, receiptHandle }, index) => {
+    const result = results[index]!;
+    if (result.code === 0 || result.reason === "LEASE_SUPERSEDED") successful.push({ Id: id });
+    else failed.push(batchFailure(id, result.reason === "RECEIPT_HANDLE_INVALID" ? invalidHandle(receiptHandle) : entryError(result)));
+  });
+  return { Successful: successful, Failed: failed };
+};
+
+/** ChangeMessageVisibility. */
+export const changeMessageVisibility: SqsAction = async (input, context) => {
+  const queue = queueOfRequest(input, context);
+  const receiptHandle = requiredString(input, "ReceiptHandle");
+  const seconds = requiredVisibility(input);
+  try {
+    await context.queues.call("changeVisibility", { queue, receiptHandle, visibilityTimeout: durationFromMs(seconds * 1000) });
+  } catch (error) {
+    const failure = brokerFailure(error);
+    if (failure === undefined) throw error;
+    throw visibilityError(failure.reason, receiptHandle, seconds) ?? error;
+  }
+  return {};
+};
+
+/**
+ * ChangeMessageVisibilityBatch. Each SQS entry has its own timeout, where a
+ * holdshelf batch has one: entries are grouped by timeout, one durable
+ * write per group.
+ */
+export const changeMessageVisibilityBatch: SqsAction = async (input, context) => {
+  const queue = queueOfRequest(input, context);
+  const entries = batchEntries(input, "Entries", "ChangeMessageVisibilityBatchRequestEntry").map(({ id, input: entry }) => ({
+    id,
+    receiptHandle: requiredString(entry, "ReceiptHandle"),
+    seconds: requiredVisibility(entry),
+  }));
+  const outcomes = new Map<string, SqsError | undefined>();
+  for (const seconds of new Set(entries.map((entry) => entry.seconds))) {
+    const group = entries.filter((entry) => entry.seconds === seconds);
+    const { results } = await context.queues.call("changeVisibilityBatch", {
+      queue,
+      receiptHandles: group.map((entry) => entry.receiptHandle),
+      visibilityTimeout: durationFromMs(seconds * 1000),
+    });
+    group.forEach(({ id, receiptHandle }, index) => {
+      const result = results[index]!;
+      outcomes.set(id, result.code === 0 ? undefined : (visibilityError(result.reason, receiptHandle, seconds) ?? entryError(result)));
+    });
+  }
+  const successful: SqsOutput[] = [];
+  const failed: BatchFailure[] = [];
+  for (const { id } of entries) {
+    const error = outcomes.get(id);
+    if (error === undefined) successful.push({ Id: id });
+    else failed.push(batchFailure(id, error));
+  }
+  return { Successful: successful, Failed: failed };
+};
+
+function prepareMessage(input: SqsInput): PreparedMessage {
+  const body = optionalString(input, "MessageBody");
+  if (body === undefined || body === "") throw sqsErrors.missingParameter("The request must contain the parameter MessageBody.");
+  checkMessageText(body, "the message body");
+  for (const fifoOnly of ["MessageGroupId", "MessageDeduplicationId"]) {
+    if (optionalString(input, fifoOnly) !== undefined) {
+      throw sqsErrors.invalidParameterValue(`The request includes a parameter that is not valid for this queue type: ${fifoOnly} (FIFO queues are not supported yet).`);
+    }
+  }
+  return {
+    body,
+    delaySeconds: optionalInteger(input, "DelaySeconds", 0, maxDelaySeconds),
+    attributes: attributesFromSqs(structureMap(input, "MessageAttributes"), "MessageAttributes"),
+  };
+}
+
+function sendFields(message: PreparedMessage) {
+  return {
+    body: Buffer.from(message.body, "utf8"),
+    attributes: message.attributes.attributes,
+    typedAttributes: message.attributes.typedAttributes,
+    ...(message.delaySeconds === undefined ? {} : { delay: durationFromMs(message.delaySeconds * 1000) }),
+  };
+}
+
+function sentAnswer(messageId: string, message: PreparedMessage): SqsOutput {
+  const md5OfAttributes = message.attributes.md5;
+  return {
+    MessageId: messageId,
+    MD5OfMessageBody: md5OfBody(message.body),
+    ...(md5OfAttributes === undefined ? {} : { MD5OfMessageAttributes: md5OfAttributes }),
+  };
+}
+
+function receivedAnswer(
+  message: ReceivedMessage,
+  context: SqsActionContext,
+  wantsSystem: (name: string) => boolean,
+  wantedAttribute: (name: string) => boolean,
+): SqsOutput {
+  const body = bodyText(message.body);
+  const system: Record<string, string> = {};
+  const put = (name: string, value: string | undefined): void => {
+    if (value !== undefined && wantsSystem(name)) system[name] = value;
+  };
+  put("SenderId", context.senderId);
+  put("SentTimestamp", message.sendTime === undefined ? undefined : String(timestampMs(message.sendTime)));
+  put("ApproximateReceiveCount", String(message.receiveCount));
+  put("ApproximateFirstReceiveTimestamp", message.firstReceiveTime === undefined ? undefined : String(timestampMs(message.firstReceiveTime)));
+  put("DeadLetterQueueSourceArn", message.deadLetterSourceQueue === "" ? undefined : context.urls.arnOf(message.deadLetterSourceQueue));
+  const attributes = attributesToSqs(message.attributes, message.typedAttributes, wantedAttribute);
+  const md5OfAttributes = md5OfMessageAttributes(attributes);
+  return {
+    MessageId: message.messageId,
+    ReceiptHandle: message.receiptHandle,
+    MD5OfBody: md5OfBody(body),
+    Body: body,
+    ...(Object.keys(system).length === 0 ? {} : { Attributes: system }),
+    ...(md5OfAttributes === undefined
+      ? {}
+      : {
+          MD5OfMessageAttributes: md5OfAttributes,
+          MessageAttributes: Object.fromEntries(
+            Object.entries(attributes).map(([name, value]) => [
+              name,
+              value.BinaryValue === undefined
+                ? { DataType: value.DataType, StringValue: value.StringValue }
+                : { DataType: value.DataType, BinaryValue: Buffer.from(value.BinaryValue).toString("base64") },
+            ]),
+          ),
+        }),
+  };
+}
+
+function requiredVisibility(input: SqsInput): number {
+  const seconds = optionalInteger(input, "VisibilityTimeout", 0, maxVisibilitySeconds);
+  if (seconds === undefined) throw sqsErrors.missingParameter("The request must contain the parameter VisibilityTimeout.");
+  return seconds;
+}
+
+/** The SQS answer to a visibility change the broker refused, for the reasons whose answer SQS words its own way. */
+function visibilityError(reason: string, receiptHandle: string, seconds: number): SqsError | undefined {
+  switch (reason) {
+    case "RECEIPT_HANDLE_INVALID":
+      return invalidHandle(receiptHandle);
+    // The delivery this handle named is over: the message was received again since.
+    case "LEASE_SUPERSEDED":
+      return sqsErrors.messageNotInflight();
+    case "MESSAGE_NOT_FOUND":
+      return sqsErrors.invalidParameterValue(
+        `Value ${receiptHandle} for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change.`,
+      );
+    case "LEASE_LIMIT_EXCEEDED":
+      return sqsErrors.invalidParameterValue(
+        `Value ${seconds} for parameter VisibilityTimeout is invalid. Reason: Total VisibilityTimeout for the message is beyond the limit the queue allows after its receive (max_lease_duration, 43200 seconds by default).`,
+      );
+    default:
+      return undefined;
+  }
+}
+
+function invalidHandle(receiptHandle: string): SqsError {
+  return sqsErrors.receiptHandleIsInvalid(`The input receipt handle "${receiptHandle}" is not a valid receipt handle.`);
+}
+
+function entryError(result: EntryResult): SqsError {
+  return sqsErrorOf(result);
+}
+
+/** Which entry of a SendBatch the broker refused, by its field violation ("entries[2].body"). */
+function failedEntryIndex(error: unknown): number | undefined {
+  const failure = brokerFailure(error);
+  if (failure === undefined) return undefined;
+  for (const violation of failure.violations) {
+    const match = /^entries\[(\d+)\]/.exec(violation.field);
+    if (match !== null) return Number(match[1]);
+  }
+  return undefined;
+}

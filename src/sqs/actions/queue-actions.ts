@@ -1,0 +1,176 @@
+import { create } from "@bufbuild/protobuf";
+import { QueueConfigSchema, type Queue, type QueueConfig } from "../../../gen/holdshelf/v1/queue_pb.js";
+import { brokerFailure } from "../holdshelf-errors.js";
+import { applyQueueAttributes, conflictingAttribute, queueAttributes } from "../queue-attributes.js";
+import { sqsErrors } from "../sqs-error.js";
+import { optionalInteger, optionalString, requiredString, stringList, stringMap } from "../sqs-input.js";
+import type { SqsAction, SqsActionContext } from "./action-context.js";
+import { queueOfRequest } from "./queue-of-request.js";
+
+const queueNamePattern = /^[A-Za-z0-9_-]{1,80}$/;
+// Without MaxResults, SQS lists up to 1000 queues and no NextToken.
+const listAllLimit = 1000;
+
+/** CreateQueue: a new queue, or the URL of an existing one whose named attributes match. */
+export const createQueue: SqsAction = async (input, context) => {
+  const name = requiredString(input, "QueueName");
+  if (name.endsWith(".fifo")) {
+    throw sqsErrors.invalidParameterValue("Value for parameter QueueName is invalid. Reason: FIFO queues are not supported yet.");
+  }
+  if (!queueNamePattern.test(name)) {
+    throw sqsErrors.invalidParameterValue(
+      "Value for parameter QueueName is invalid. Reason: Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length.",
+    );
+  }
+  const attributes = stringMap(input, "Attributes");
+  const tags = stringMap(input, "tags");
+  const config = applyQueueAttributes(create(QueueConfigSchema), attributes, context.urls);
+  config.tags = Object.fromEntries(tags);
+  const existing = await findQueue(name, context);
+  if (existing === undefined) {
+    try {
+      await context.queues.call("createQueue", { name, config });
+      return { QueueUrl: context.urls.urlOf(name) };
+    } catch (error) {
+      // Another CreateQueue of the same name won the race: judge this one against what it made.
+      if (brokerFailure(error)?.reason !== "QUEUE_ALREADY_EXISTS") throw error;
+    }
+  }
+  const queue = existing ?? (await getQueue(name, context));
+  const conflict = conflictingAttribute(queue, attributes, context.urls);
+  if (conflict !== undefined) {
+    throw sqsErrors.queueNameExists(`A queue already exists with the same name and a different value for attribute ${conflict}`);
+  }
+  return { QueueUrl: context.urls.urlOf(name) };
+};
+
+/** GetQueueUrl: the URL of an existing queue. */
+export const getQueueUrl: SqsAction = async (input, context) => {
+  const name = requiredString(input, "QueueName");
+  const owner = optionalString(input, "QueueOwnerAWSAccountId");
+  if (!queueNamePattern.test(name) || (owner !== undefined && owner !== context.urls.accountId)) throw sqsErrors.queueDoesNotExist();
+  await getQueue(name, context);
+  return { QueueUrl: context.urls.urlOf(name) };
+};
+
+/** ListQueues: queue URLs by name prefix, paged only when MaxResults is given (as SQS pages). */
+export const listQueues: SqsAction = async (input, context) => {
+  const prefix = optionalString(input, "QueueNamePrefix") ?? "";
+  const maxResults = optionalInteger(input, "MaxResults", 1, 1000);
+  const pageToken = optionalString(input, "NextToken") ?? "";
+  const page = await context.queues.call("listQueues", { prefix, pageSize: maxResults ?? listAllLimit, pageToken });
+  return {
+    QueueUrls: page.queues.map((queue) => context.urls.urlOf(queue.name)),
+    ...(maxResults !== undefined && page.nextPageToken !== "" ? { NextToken: page.nextPageToken } : {}),
+  };
+};
+
+/** GetQueueAttributes: the named attributes, or every one for "All". */
+export const getQueueAttributes: SqsAction = async (input, context) => {
+  const queue = await getQueue(queueOfRequest(input, context), context);
+  const attributes = queueAttributes(queue, context.urls, stringList(input, "AttributeNames"));
+  // Asked for nothing, SQS answers without the member at all.
+  return Object.keys(attributes).length === 0 ? {} : { Attributes: attributes };
+};
+
+/** SetQueueAttributes: changes the named attributes and keeps every other setting. */
+export const setQueueAttributes: SqsAction = async (input, context) => {
+  const name = queueOfRequest(input, context);
+  const attributes = stringMap(input, "Attributes");
+  await updateConfig(name, context, (config) => applyQueueAttributes(config, attributes, context.urls));
+  return {};
+};
+
+/** DeleteQueue. */
+export const deleteQueue: SqsAction = async (input, context) => {
+  await context.queues.call("deleteQueue", { name: queueOfRequest(input, context) });
+  return {};
+};
+
+/**
+ * PurgeQueue. SQS allows one purge a minute, because its purges take up to
+ * a minute; holdshelf's is done when it answers, so only a purge of the same
+ * queue still running is refused (PurgeQueueInProgress).
+ */
+export const purgeQueue: SqsAction = async (input, context) => {
+  const name = queueOfRequest(input, context);
+  if (context.purging.has(name)) {
+    throw sqsErrors.purgeQueueInProgress(`Only one PurgeQueue operation on ${name} is allowed at a time.`);
+  }
+  context.purging.add(name);
+  try {
+    await context.queues.call("purgeQueue", { name });
+  } finally {
+    context.purging.delete(name);
+  }
+  return {};
+};
+
+/** ListDeadLetterSourceQueues: the queues whose redrive policy names this one (JSON spells the member `queueUrls`). */
+export const listDeadLetterSourceQueues: SqsAction = async (input, context) => {
+  const queue = await getQueue(queueOfRequest(input, context), context);
+  const maxResults = optionalInteger(input, "MaxResults", 1, 1000);
+  const after = optionalString(input, "NextToken") ?? "";
+  const sources = [...queue.deadLetterSourceQueues].sort().filter((name) => name > after);
+  const page = maxResults === undefined ? sources : sources.slice(0, maxResults);
+  const more = maxResults !== undefined && sources.length > maxResults;
+  return { queueUrls: page.map((name) => context.urls.urlOf(name)), ...(more ? { NextToken: page.at(-1) } : {}) };
+};
+
+/** TagQueue: adds or replaces tags. */
+export const tagQueue: SqsAction = async (input, context) => {
+  const name = queueOfRequest(input, context);
+  const tags = stringMap(input, "Tags");
+  if (tags.size === 0) throw sqsErrors.invalidParameterValue("The request must contain at least one tag.");
+  await updateConfig(name, context, (config) => {
+    const next = create(QueueConfigSchema, config);
+    next.tags = { ...config.tags, ...Object.fromEntries(tags) };
+    return next;
+  });
+  return {};
+};
+
+/** UntagQueue: removes tags by key; absent keys are no error. */
+export const untagQueue: SqsAction = async (input, context) => {
+  const name = queueOfRequest(input, context);
+  const keys = stringList(input, "TagKeys");
+  if (keys.length === 0) throw sqsErrors.invalidParameterValue("The request must contain at least one tag key.");
+  await updateConfig(name, context, (config) => {
+    const next = create(QueueConfigSchema, config);
+    next.tags = Object.fromEntries(Object.entries(config.tags).filter(([key]) => !keys.includes(key)));
+    return next;
+  });
+  return {};
+};
+
+/** ListQueueTags. */
+export const listQueueTags: SqsAction = async (input, context) => {
+  const queue = await getQueue(queueOfRequest(input, context), context);
+  const tags = queue.config?.tags ?? {};
+  return Object.keys(tags).length === 0 ? {} : { Tags: { ...tags } };
+};
+
+async function getQueue(name: string, context: SqsActionContext): Promise<Queue> {
+  const { queue } = await context.queues.call("getQueue", { name });
+  if (queue === undefined) throw sqsErrors.queueDoesNotExist();
+  return queue;
+}
+
+async function findQueue(name: string, context: SqsActionContext): Promise<Queue | undefined> {
+  try {
+    return await getQueue(name, context);
+  } catch (error) {
+    if (brokerFailure(error)?.reason === "QUEUE_NOT_FOUND") return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Reads a queue's configuration, changes it and writes it whole
+ * (UpdateQueue replaces the configuration). Two changes racing may lose
+ * one, as SQS's own eventually consistent attributes may.
+ */
+async function updateConfig(name: string, context: SqsActionContext, change: (config: QueueConfig) => QueueConfig): Promise<void> {
+  const queue = await getQueue(name, context);
+  await context.queues.call("updateQueue", { name, config: change(queue.config ?? create(QueueConfigSchema)) });
+}

@@ -1,0 +1,67 @@
+import { sqsErrors } from "../sqs-error.js";
+import type { SqsAction } from "./action-context.js";
+import {
+  changeMessageVisibility,
+  changeMessageVisibilityBatch,
+  deleteMessage,
+  deleteMessageBatch,
+  receiveMessage,
+  sendMessage,
+  sendMessageBatch,
+} from "./message-actions.js";
+import {
+  createQueue,
+  deleteQueue,
+  getQueueAttributes,
+  getQueueUrl,
+  listDeadLetterSourceQueues,
+  listQueues,
+  listQueueTags,
+  purgeQueue,
+  setQueueAttributes,
+  tagQueue,
+  untagQueue,
+} from "./queue-actions.js";
+
+const refuse =
+  (reason: string): SqsAction =>
+  () =>
+    Promise.reject(sqsErrors.unsupportedOperation(reason));
+
+/**
+ * Every SQS action the endpoint knows, by its name on the wire. The ones
+ * holdshelf cannot honour are known too, and refused with the reason
+ * (UnsupportedOperation); a name not here is InvalidAction.
+ */
+export const sqsActions: Readonly<Record<string, SqsAction>> = Object.freeze(
+  Object.assign(Object.create(null) as Record<string, SqsAction>, {
+    CreateQueue: createQueue,
+    GetQueueUrl: getQueueUrl,
+    ListQueues: listQueues,
+    GetQueueAttributes: getQueueAttributes,
+    SetQueueAttributes: setQueueAttributes,
+    DeleteQueue: deleteQueue,
+    PurgeQueue: purgeQueue,
+    ListDeadLetterSourceQueues: listDeadLetterSourceQueues,
+    TagQueue: tagQueue,
+    UntagQueue: untagQueue,
+    ListQueueTags: listQueueTags,
+    SendMessage: sendMessage,
+    SendMessageBatch: sendMessageBatch,
+    ReceiveMessage: receiveMessage,
+    DeleteMessage: deleteMessage,
+    DeleteMessageBatch: deleteMessageBatch,
+    ChangeMessageVisibility: changeMessageVisibility,
+    ChangeMessageVisibilityBatch: changeMessageVisibilityBatch,
+    AddPermission: refuse("holdshelf has no IAM policies: permissions come from the access keys' file (--sqs-credentials)."),
+    RemovePermission: refuse("holdshelf has no IAM policies: permissions come from the access keys' file (--sqs-credentials)."),
+    StartMessageMoveTask: refuse("Message move tasks are not supported yet: use holdshelf's RedriveMessages RPC or `holdshelf redrive`."),
+    ListMessageMoveTasks: refuse("Message move tasks are not supported yet: use holdshelf's RedriveMessages RPC or `holdshelf redrive`."),
+    CancelMessageMoveTask: refuse("Message move tasks are not supported yet: use holdshelf's RedriveMessages RPC or `holdshelf redrive`."),
+  }),
+);
+
+/** The action names metrics label requests with: the known ones, and "unknown" for the rest (bounded labels). */
+export function actionLabel(action: string): string {
+  return Object.hasOwn(sqsActions, action) ? action : "unknown";
+}

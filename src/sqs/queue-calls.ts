@@ -1,0 +1,48 @@
+import { create, fromBinary, isMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import { Metadata } from "@grpc/grpc-js";
+import { QueueService } from "../../gen/holdshelf/v1/queue_service_pb.js";
+import type { Principal } from "../auth/permissions.js";
+import { PreEncoded } from "../grpc/pre-encoded.js";
+import { AnswerTrailer, type CallContext, type UnaryHandlers } from "../grpc/unary-bridge.js";
+
+/** QueueService's unary handlers: the same ones gRPC calls, routed to each queue's owner in cluster mode. */
+export type QueueHandlers = UnaryHandlers<typeof QueueService>;
+
+type Methods = typeof QueueService.method;
+type UnaryName = keyof QueueHandlers;
+type Input<K extends UnaryName> = MessageInitShape<Methods[K]["input"]>;
+type Output<K extends UnaryName> = MessageShape<Methods[K]["output"]>;
+
+/**
+ * One SQS request's calls into the broker. The SQS endpoint is a second
+ * wire onto the very handlers gRPC uses, so both follow the same rules,
+ * permission checks and cluster routing: SQS only translates.
+ */
+export class QueueCalls {
+  private readonly metadata = new Metadata();
+
+  constructor(
+    private readonly handlers: QueueHandlers,
+    /** Who signed the request; undefined when the endpoint takes requests without signatures. */
+    private readonly caller: Principal | undefined,
+    /** Aborted when the HTTP client goes away: a waiting ReceiveMessage then takes nothing. */
+    readonly signal: AbortSignal,
+  ) {}
+
+  /** Calls a QueueService method with a request built from `init`, and returns its answer decoded. */
+  async call<K extends UnaryName>(method: K, init: Input<K>): Promise<Output<K>> {
+    const { input, output } = QueueService.method[method];
+    const request = create(input as never, init as never);
+    const context: CallContext = {
+      metadata: this.metadata,
+      deadline: Infinity,
+      trailer: new AnswerTrailer(),
+      ...(this.caller === undefined ? {} : { caller: this.caller }),
+    };
+    const run = this.handlers[method] as (request: unknown, signal: AbortSignal, context: CallContext) => Promise<unknown>;
+    const answer = await run(request, this.signal, context);
+    // Receive answers in wire bytes (its hot path), and so does a call the queue's owner served.
+    if (answer instanceof PreEncoded) return fromBinary(output, answer.bytes) as Output<K>;
+    return (isMessage(answer, output) ? answer : create(output as never, answer as never)) as Output<K>;
+  }
+}

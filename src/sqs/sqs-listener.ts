@@ -1,0 +1,239 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "../logging/logger.js";
+import type { SqsServerMetrics } from "../metrics/sqs-server-metrics.js";
+import { splitHostPort } from "../metrics/metrics-server.js";
+import type { ServerTls } from "../security/tls-files.js";
+import type { Clock } from "../time/clock.js";
+import { actionLabel, sqsActions } from "./actions/sqs-actions.js";
+import type { Principal } from "../auth/permissions.js";
+import { toSqsError } from "./holdshelf-errors.js";
+import { decodeJsonRequest, encodeJsonError, encodeJsonResponse, isJsonRequest, jsonContentType } from "./protocol/json-protocol.js";
+import { decodeQueryRequest, encodeQueryError, encodeQueryResponse } from "./protocol/query-protocol.js";
+import { QueueCalls, type QueueHandlers } from "./queue-calls.js";
+import { QueueUrls } from "./queue-urls.js";
+import { SqsError, sqsErrors } from "./sqs-error.js";
+
+/** Options of startSqsListener. */
+export interface SqsListenerOptions {
+  /** host:port (a bracketed host for IPv6); port 0 picks a free one. */
+  readonly listen: string;
+  /** Serve HTTPS with this certificate (mutual TLS if it has a client CA); plain HTTP if unset. */
+  readonly tls?: ServerTls;
+  /** The broker's QueueService handlers (routed in cluster mode): SQS calls the same ones gRPC does. */
+  readonly handlers: QueueHandlers;
+  /** Checks each request's signature; without it, any request is taken, signed or not, with every permission. */
+  readonly authenticate?: SqsAuthenticator;
+  /** The account id of queue URLs and ARNs. */
+  readonly accountId: string;
+  /** The region of ARNs. */
+  readonly region: string;
+  /** Where clients reach this listener ("http://queues.example.com:9324"); the listener's own address if unset. */
+  readonly advertisedUrl?: string;
+  /** Request bodies over this many bytes are refused (413). */
+  readonly maxRequestBytes: number;
+  readonly metrics: SqsServerMetrics;
+  readonly logger: Logger;
+  readonly clock: Clock;
+}
+
+/** A request as its signature covers it. */
+export interface SignedRequest {
+  readonly method: string;
+  /** The request target's path, as received. */
+  readonly path: string;
+  /** The raw query string, without "?". */
+  readonly rawQuery: string;
+  readonly headers: IncomingMessage["headers"];
+  readonly body: Buffer;
+}
+
+/** Who signed a request, or an SqsError (MissingAuthenticationToken, SignatureDoesNotMatch, ...) if nobody the broker knows did. */
+export type SqsAuthenticator = (request: SignedRequest, nowMs: number) => { readonly principal: Principal; readonly accessKeyId: string };
+
+/** A running SQS endpoint. */
+export interface SqsListener {
+  /** host:port with the real port. */
+  readonly address: string;
+  readonly port: number;
+  /** The start of every queue URL it hands out. */
+  readonly baseUrl: string;
+  /** Stops taking requests and closes every connection; requests still running are cut off. */
+  close(): Promise<void>;
+}
+
+/** One request's wire: how its answer and errors are written. */
+interface Wire {
+  answer(response: ServerResponse, action: string, output: Record<string, unknown>, requestId: string): void;
+  fail(response: ServerResponse, error: SqsError, requestId: string): void;
+}
+
+const jsonWire: Wire = {
+  answer(response, _action, output, requestId) {
+    send(response, 200, jsonContentType, encodeJsonResponse(output), requestId);
+  },
+  fail(response, error, requestId) {
+    const { body, headers } = encodeJsonError(error);
+    send(response, error.httpStatus, jsonContentType, body, requestId, headers);
+  },
+};
+
+const queryWire: Wire = {
+  answer(response, action, output, requestId) {
+    send(response, 200, "text/xml", encodeQueryResponse(action, output, requestId), requestId);
+  },
+  fail(response, error, requestId) {
+    send(response, error.httpStatus, "text/xml", encodeQueryError(error, requestId), requestId);
+  },
+};
+
+/**
+ * Serves the SQS API over HTTP(S): both of SQS's wire protocols (JSON 1.0
+ * and query, chosen per request as AWS chooses), SigV4 signatures checked
+ * against the configured access keys, and each action translated onto
+ * QueueService's handlers (src/sqs/actions/).
+ */
+export async function startSqsListener(options: SqsListenerOptions): Promise<SqsListener> {
+  const { host, port } = splitHostPort(options.listen);
+  let urls: QueueUrls | undefined;
+  const purging = new Set<string>();
+  const logUnexpected = (error: unknown): void => options.logger.error("unexpected error in an SQS request", { error });
+  const handle = (request: IncomingMessage, response: ServerResponse): void => {
+    const requestId = randomUUID();
+    const wire = isJsonRequest(request.headers) ? jsonWire : queryWire;
+    // Labelled once the action is known; a request refused before that counts as "unknown".
+    let finish: ((code: string) => void) | undefined;
+    const begin = (action: string): void => {
+      finish = options.metrics.started(actionLabel(action));
+    };
+    serve(request, response, wire, begin).then(
+      (answer) => {
+        finish?.("OK");
+        wire.answer(response, answer.action, answer.output, requestId);
+      },
+      (error: unknown) => {
+        const sqsError = toSqsError(error, logUnexpected);
+        (finish ?? options.metrics.started("unknown"))(sqsError.legacyCode);
+        if (!response.headersSent && !response.destroyed) wire.fail(response, sqsError, requestId);
+      },
+    );
+  };
+
+  const serve = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    wire: Wire,
+    begin: (action: string) => void,
+  ): Promise<{ action: string; output: Record<string, unknown> }> => {
+    const body = await readBody(request, options.maxRequestBytes);
+    const target = request.url ?? "/";
+    const queryStart = target.indexOf("?");
+    const path = queryStart === -1 ? target : target.slice(0, queryStart);
+    const rawQuery = queryStart === -1 ? "" : target.slice(queryStart + 1);
+    let params: URLSearchParams | undefined;
+    if (wire === queryWire) {
+      // Old SDKs put the action in the query string, the form body, or both.
+      params = new URLSearchParams(rawQuery);
+      if (request.method === "POST") for (const [key, value] of new URLSearchParams(body.toString("utf8"))) params.append(key, value);
+      begin(params.get("Action") ?? "");
+    } else {
+      begin(jsonAction(request.headers["x-amz-target"]));
+    }
+    // The signature first, as AWS checks it: an unsigned caller learns nothing of the request's faults.
+    let senderId = options.accountId;
+    let caller: Principal | undefined;
+    if (options.authenticate !== undefined) {
+      const signer = options.authenticate({ method: request.method ?? "GET", path, rawQuery, headers: request.headers, body }, options.clock.now());
+      caller = signer.principal;
+      senderId = signer.accessKeyId;
+    }
+    const { action, input } = params === undefined ? decodeJsonRequest(request.headers, body) : decodeQueryRequest(params);
+    const run = sqsActions[action];
+    if (run === undefined) throw sqsErrors.invalidAction(action);
+    // A long-polling ReceiveMessage takes nothing once its client has gone.
+    const abort = new AbortController();
+    response.once("close", () => {
+      if (!response.writableFinished) abort.abort();
+    });
+    const output = await run(input, {
+      queues: new QueueCalls(options.handlers, caller, abort.signal),
+      urls: urls!,
+      senderId,
+      purging,
+      pathQueue: urls!.queueOfPath(path),
+    });
+    return { action, output };
+  };
+
+  const server: Server = options.tls === undefined ? createServer(handle) : createHttpsServer(httpsOptions(options.tls), handle);
+  // Long polls last up to 20 s; a client's idle keep-alive connection is its own business.
+  server.requestTimeout = 60_000;
+  await listen(server, host, port, options.listen);
+  const bound = (server.address() as AddressInfo).port;
+  const address = `${host.includes(":") ? `[${host}]` : host}:${bound}`;
+  const baseUrl = (options.advertisedUrl ?? `${options.tls === undefined ? "http" : "https"}://${address}`).replace(/\/+$/, "");
+  urls = new QueueUrls({ baseUrl, accountId: options.accountId, region: options.region });
+  return {
+    address,
+    port: bound,
+    baseUrl,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** The action an X-Amz-Target header names, for labels ("" if none). */
+function jsonAction(target: string | string[] | undefined): string {
+  return typeof target === "string" && target.startsWith("AmazonSQS.") ? target.slice("AmazonSQS.".length) : "";
+}
+
+/** The request body, or RequestEntityTooLarge once it passes `limit` bytes (the rest is not read). */
+function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(request.headers["content-length"]);
+    if (declared > limit) return reject(sqsErrors.requestTooLarge(limit));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        request.removeAllListeners("data");
+        request.pause();
+        reject(sqsErrors.requestTooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.once("end", () => resolve(Buffer.concat(chunks)));
+    request.once("error", reject);
+  });
+}
+
+function send(response: ServerResponse, status: number, contentType: string, body: string, requestId: string, headers: Record<string, string> = {}): void {
+  response.writeHead(status, {
+    ...headers,
+    "content-type": contentType,
+    "content-length": Buffer.byteLength(body),
+    "x-amzn-requestid": requestId,
+  });
+  response.end(body);
+}
+
+function httpsOptions(tls: ServerTls): { cert: Buffer; key: Buffer; ca?: Buffer; requestCert?: boolean; rejectUnauthorized?: boolean } {
+  const { cert, key, clientCa } = tls;
+  return clientCa === undefined ? { cert, key } : { cert, key, ca: clientCa, requestCert: true, rejectUnauthorized: true };
+}
+
+function listen(server: Server, host: string, port: number, address: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(new Error(`cannot listen on ${address} for SQS: ${error.code ?? error.message}`, { cause: error })),
+    );
+    server.listen(port, host, () => resolve());
+  });
+}

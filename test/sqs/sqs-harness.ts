@@ -1,0 +1,70 @@
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
+import type { Logger } from "../../src/logging/logger.js";
+import { startHoldshelfServer, type HoldshelfServer, type SqsEndpoint } from "../../src/server/holdshelf-server.js";
+import type { Clock } from "../../src/time/clock.js";
+import { makeTempDir } from "../support/temp-dir.js";
+
+/** The account id the harness's queue URLs carry. */
+export const testAccountId = "000000000000";
+
+/** A broker serving gRPC and the SQS endpoint on free loopback ports, with a client of each. */
+export interface SqsHarness {
+  server: HoldshelfServer;
+  /** The SQS endpoint URL, e.g. http://127.0.0.1:40123. */
+  readonly endpoint: string;
+  /** An @aws-sdk/client-sqs client of the endpoint, with MD5 checks on (the SDK's default). */
+  sqs: SQSClient;
+  /** A gRPC client of the same broker. */
+  rpc: QueueServiceRpc & { close(): void };
+  /** The queue URL the endpoint gives a queue. */
+  urlOf(queue: string): string;
+  /** A new SDK client of the endpoint with these access keys. */
+  client(credentials?: { accessKeyId: string; secretAccessKey: string }): SQSClient;
+  stop(): Promise<void>;
+}
+
+/** How a test wants its broker. */
+export interface SqsHarnessOptions {
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  /** The endpoint's settings beyond the listen address. */
+  readonly sqs?: Partial<SqsEndpoint>;
+  readonly authFile?: string;
+}
+
+/** Starts an SqsHarness on a temporary data directory. */
+export async function startSqsHarness(options: SqsHarnessOptions = {}): Promise<SqsHarness> {
+  const dir = await makeTempDir();
+  const server = await startHoldshelfServer({
+    dataDir: dir.path,
+    listen: "127.0.0.1:0",
+    sqs: { listen: "127.0.0.1:0", accountId: testAccountId, region: "us-east-1", ...options.sqs },
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(options.authFile === undefined ? {} : { authFile: options.authFile }),
+  });
+  const endpoint = server.sqsUrl!;
+  const clients: SQSClient[] = [];
+  const client = (credentials = { accessKeyId: "test", secretAccessKey: "test" }): SQSClient => {
+    // No retries: a test sees each answer as the endpoint gave it.
+    const sqs = new SQSClient({ endpoint, region: "us-east-1", credentials, maxAttempts: 1 });
+    clients.push(sqs);
+    return sqs;
+  };
+  const rpc = createQueueServiceRpc(server.address);
+  return {
+    server,
+    endpoint,
+    sqs: client(),
+    rpc,
+    urlOf: (queue) => `${endpoint}/${testAccountId}/${queue}`,
+    client,
+    async stop() {
+      for (const sqs of clients) sqs.destroy();
+      rpc.close();
+      await server.shutdown();
+      await dir.remove();
+    },
+  };
+}
