@@ -217,6 +217,8 @@ function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
 function send(response: ServerResponse, status: number, contentType: string, body: string, requestId: string, headers: Record<string, string> = {}): void {
   response.writeHead(status, {
     ...headers,
+    // The rest of a body too large to read is still on the connection: close it rather than read it.
+    ...(status === 413 ? { connection: "close" } : {}),
     "content-type": contentType,
     "content-length": Buffer.byteLength(body),
     "x-amzn-requestid": requestId,
