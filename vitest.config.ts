@@ -7,7 +7,7 @@ import { defineConfig } from "vitest/config";
 // (test/support/test-storage.ts). Where PostgreSQL is not installed those
 // runs are left out, except in CI, which installs it (.ci/run) and must
 // fail rather than skip.
-const onEveryStore = ["test/grpc/**/*.test.ts", "test/client/**/*.test.ts"];
+const onEveryStore = ["test/grpc/**/*.test.ts", "test/client/**/*.test.ts", "test/sqs/sdk-*.test.ts"];
 const postgresRun = existsSync("/usr/lib/postgresql") || process.env.CI !== undefined;
 
 export default defineConfig({

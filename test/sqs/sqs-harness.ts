@@ -4,6 +4,8 @@ import type { Logger } from "../../src/logging/logger.js";
 import { startHoldshelfServer, type HoldshelfServer, type SqsEndpoint } from "../../src/server/holdshelf-server.js";
 import type { Clock } from "../../src/time/clock.js";
 import { makeTempDir } from "../support/temp-dir.js";
+import { settledRoutes, startClusterMember } from "../support/test-cluster.js";
+import { freshClusterStorage, freshDatabase, inCluster, onPostgres } from "../support/test-storage.js";
 
 /** The account id the harness's queue URLs carry. */
 export const testAccountId = "000000000000";
@@ -33,17 +35,36 @@ export interface SqsHarnessOptions {
   readonly authFile?: string;
 }
 
-/** Starts an SqsHarness on a temporary data directory. */
+/**
+ * Starts an SqsHarness on a temporary data directory; in the vitest projects
+ * that run on PostgreSQL (test-storage.ts), on a new database, and in the
+ * cluster project on a cluster of three brokers whose SQS endpoint is on the
+ * one that owns no shards, so every SQS call is forwarded to its queue's owner.
+ */
 export async function startSqsHarness(options: SqsHarnessOptions = {}): Promise<SqsHarness> {
   const dir = await makeTempDir();
-  const server = await startHoldshelfServer({
-    dataDir: dir.path,
-    listen: "127.0.0.1:0",
-    sqs: { listen: "127.0.0.1:0", accountId: testAccountId, region: "us-east-1", ...options.sqs },
+  const shared = {
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.authFile === undefined ? {} : { authFile: options.authFile }),
-  });
+  };
+  const sqs = { listen: "127.0.0.1:0", accountId: testAccountId, region: "us-east-1", ...options.sqs };
+  let owners: HoldshelfServer[] = [];
+  let server: HoldshelfServer;
+  if (inCluster) {
+    const url = await freshDatabase();
+    owners = [await startClusterMember(url, "owner-1", shared), await startClusterMember(url, "owner-2", shared)];
+    server = await startClusterMember(url, "entry", { routeOnly: true, sqs, ...shared });
+    await settledRoutes(server, owners);
+  } else {
+    server = await startHoldshelfServer({
+      dataDir: dir.path,
+      listen: "127.0.0.1:0",
+      sqs,
+      ...(onPostgres ? { postgres: await freshClusterStorage() } : {}),
+      ...shared,
+    });
+  }
   const endpoint = server.sqsUrl!;
   const clients: SQSClient[] = [];
   const client = (credentials = { accessKeyId: "test", secretAccessKey: "test" }): SQSClient => {
@@ -52,7 +73,8 @@ export async function startSqsHarness(options: SqsHarnessOptions = {}): Promise<
     clients.push(sqs);
     return sqs;
   };
-  const rpc = createQueueServiceRpc(server.address);
+  // The test's own gRPC client ignores owner hints, so in the cluster its calls are forwarded too.
+  const rpc = createQueueServiceRpc(server.address, { followOwnerHints: false });
   return {
     server,
     endpoint,
@@ -64,6 +86,7 @@ export async function startSqsHarness(options: SqsHarnessOptions = {}): Promise<
       for (const sqs of clients) sqs.destroy();
       rpc.close();
       await server.shutdown();
+      await Promise.all(owners.map((owner) => owner.shutdown()));
       await dir.remove();
     },
   };

@@ -3,7 +3,9 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startBrokerProcess, type BrokerProcess } from "../support/broker-process.js";
-import { makeTempDir, type TempDir } from "../support/temp-dir.js";
+import { makeTempDir } from "../support/temp-dir.js";
+
+type TempDir = Awaited<ReturnType<typeof makeTempDir>>;
 
 const processTestTimeoutMs = 30_000;
 
