@@ -433,12 +433,12 @@ export class Broker {
 
   private describe(queue: QueueState, sources = this.deadLetterSources()): QueueInfo {
     this.memory.maintenance.advance(queue);
-    const { name, config, createTime } = queue.record;
+    const { name, config, createTime, updateTime } = queue.record;
     const counts = queue.counts();
     const oldestMessageAgeMs =
       counts.oldestSendTime === undefined ? undefined : Math.max(0, this.settings.clock.now() - counts.oldestSendTime);
     const deadLetterSourceQueues = sources.get(name) ?? [];
-    return { name, config, createTime, counts, oldestMessageAgeMs, deadLetterSourceQueues };
+    return { name, config, createTime, updateTime, counts, oldestMessageAgeMs, deadLetterSourceQueues };
   }
 
   private async storeMessages(queueName: string, messages: readonly OutgoingMessage[], batchField: string): Promise<string[]> {

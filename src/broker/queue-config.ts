@@ -1,5 +1,5 @@
 import { invalidArgument } from "../errors/holdshelf-error.js";
-import { maxReceiveWaitMs } from "../protocol/limits.js";
+import { maxQueueTags, maxReceiveWaitMs, maxTagKeyCharacters, maxTagValueCharacters } from "../protocol/limits.js";
 
 const second = 1000;
 const hour = 3600 * second;
@@ -32,12 +32,16 @@ export interface QueueLimits {
 export interface QueueConfig extends QueueLimits {
   readonly redrivePolicy: RedrivePolicy | undefined;
   readonly retryPolicy: RetryPolicy | undefined;
+  /** Labels (SQS's queue tags) the broker keeps and shows but never reads. */
+  readonly tags: Readonly<Record<string, string>>;
 }
 
 /** A configuration as a request gives it: an undefined field takes its default. */
 export type QueueConfigInput = { readonly [K in keyof QueueLimits]?: number | undefined } & {
   readonly redrivePolicy?: RedrivePolicy | undefined;
   readonly retryPolicy?: RetryPolicy | undefined;
+  /** Undefined means none. */
+  readonly tags?: Readonly<Record<string, string>> | undefined;
 };
 
 /** The numeric settings of a queue created with nothing set. */
@@ -52,7 +56,7 @@ export const defaultQueueLimits: QueueLimits = {
 };
 
 /** The configuration of a queue created with nothing set. */
-export const defaultQueueConfig: QueueConfig = { ...defaultQueueLimits, redrivePolicy: undefined, retryPolicy: undefined };
+export const defaultQueueConfig: QueueConfig = { ...defaultQueueLimits, redrivePolicy: undefined, retryPolicy: undefined, tags: {} };
 
 /** A well-formed queue name: 1 to 80 characters of [A-Za-z0-9_-] (auth's queue patterns add `*` to those characters). */
 export const queueNamePattern = /^[A-Za-z0-9_-]{1,80}$/;
@@ -129,7 +133,29 @@ export function resolveQueueConfig(input: QueueConfigInput | undefined, prefix =
     ...limits,
     redrivePolicy: redrivePolicy && { deadLetterQueue: redrivePolicy.deadLetterQueue, maxReceiveCount: redrivePolicy.maxReceiveCount },
     retryPolicy: retryPolicy && { minBackoffMs: retryPolicy.minBackoffMs, maxBackoffMs: retryPolicy.maxBackoffMs },
+    tags: checkTags(input?.tags ?? {}, `${prefix}tags`),
   };
+}
+
+/**
+ * Checks a queue's tags and returns a copy: at most 50, keys of 1 to 128
+ * characters and values of at most 256 (Unicode code points, as SQS counts
+ * characters). A bad tag is INVALID_ARGUMENT naming it, e.g. config.tags["team"].
+ */
+function checkTags(tags: Readonly<Record<string, string>>, field: string): Record<string, string> {
+  const entries = Object.entries(tags);
+  if (entries.length > maxQueueTags) throw invalidArgument(field, `must have at most ${maxQueueTags} tags`);
+  for (const [key, value] of entries) {
+    const keyLength = [...key].length;
+    if (keyLength < 1 || keyLength > maxTagKeyCharacters) {
+      throw invalidArgument(`${field}[${JSON.stringify(key)}]`, `keys must be 1 to ${maxTagKeyCharacters} characters`);
+    }
+    if ([...value].length > maxTagValueCharacters) {
+      throw invalidArgument(`${field}[${JSON.stringify(key)}]`, `values must be at most ${maxTagValueCharacters} characters`);
+    }
+  }
+  // fromEntries defines own properties: a tag named "__proto__" stays a tag.
+  return Object.fromEntries(entries);
 }
 
 /** Whether two resolved configurations are the same. */
@@ -139,8 +165,15 @@ export function sameQueueConfig(a: QueueConfig, b: QueueConfig): boolean {
     a.redrivePolicy?.deadLetterQueue === b.redrivePolicy?.deadLetterQueue &&
     a.redrivePolicy?.maxReceiveCount === b.redrivePolicy?.maxReceiveCount &&
     a.retryPolicy?.minBackoffMs === b.retryPolicy?.minBackoffMs &&
-    a.retryPolicy?.maxBackoffMs === b.retryPolicy?.maxBackoffMs
+    a.retryPolicy?.maxBackoffMs === b.retryPolicy?.maxBackoffMs &&
+    sameTags(a.tags, b.tags)
   );
+}
+
+/** Whether two sets of tags are the same, in whatever order they were given. */
+function sameTags(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && a[key] === b[key]);
 }
 
 /** Whether a message received `receiveCount` times has had every delivery the queue's redrive policy allows. */

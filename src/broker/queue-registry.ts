@@ -104,7 +104,8 @@ export class QueueRegistry {
       }
       if (this.byName.size + this.creating >= this.maxQueues) throw tooManyQueues(this.maxQueues);
       const { id, op } = this.ids.take(name);
-      const record: QueueRecord = { name, queueId: id, dataId: id, config, createTime: this.clock.now() };
+      const now = this.clock.now();
+      const record: QueueRecord = { name, queueId: id, dataId: id, config, createTime: now, updateTime: now };
       this.creating++;
       try {
         await this.store.commit([{ kind: "putQueue", queue: record }, op]);
@@ -117,14 +118,14 @@ export class QueueRegistry {
     });
   }
 
-  /** Replaces a queue's whole configuration. */
+  /** Replaces a queue's whole configuration, and marks it changed now (even if it is the same). */
   async update(name: string, input: QueueConfigInput | undefined): Promise<QueueState> {
     this.get(name, "name");
     const config = resolveQueueConfig(input);
     await this.checkRedrive(name, config);
     return this.exclusive(name, async () => {
       const queue = this.get(name, "name");
-      const record = { ...queue.record, config };
+      const record = { ...queue.record, config, updateTime: this.clock.now() };
       await this.store.commit([{ kind: "putQueue", queue: record }]);
       queue.record = record;
       return queue;

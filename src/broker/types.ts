@@ -14,6 +14,8 @@ export interface QueueInfo {
   /** Age of the oldest message by send time; undefined when the queue is empty. */
   readonly oldestMessageAgeMs: number | undefined;
   readonly createTime: number;
+  /** When the configuration last changed: createTime, then each update. */
+  readonly updateTime: number;
 }
 
 /** A typed attribute as a request gives it: the value may be missing (the wire's oneof left unset), which Send refuses. */

@@ -41,6 +41,7 @@ export function queueConfigToWire(config: QueueConfigInput = {}): MessageInitSha
     receiveWaitTime: duration(config.receiveWaitTimeMs),
     maxInFlight: config.maxInFlight ?? 0,
     maxLeaseDuration: duration(config.maxLeaseDurationMs),
+    tags: { ...config.tags },
     ...(config.redrivePolicy === undefined
       ? {}
       : {
@@ -74,6 +75,7 @@ export function queueFromWire(queue: WireQueue | undefined): Queue {
       receiveWaitTimeMs: ms(config?.receiveWaitTime),
       maxInFlight: config?.maxInFlight ?? 0,
       maxLeaseDurationMs: ms(config?.maxLeaseDuration),
+      tags: { ...config?.tags },
       ...(config?.redrivePolicy === undefined
         ? {}
         : {
@@ -98,6 +100,8 @@ export function queueFromWire(queue: WireQueue | undefined): Queue {
       ...(stats?.oldestMessageAge === undefined ? {} : { oldestMessageAgeMs: ms(stats.oldestMessageAge) }),
     },
     createTime: date(queue?.createTime),
+    // A server from before update times sends none: its configurations changed last, as far as anyone can tell, at creation.
+    updateTime: date(queue?.updateTime ?? queue?.createTime),
     deadLetterSourceQueues: [...(queue?.deadLetterSourceQueues ?? [])],
   };
 }

@@ -14,6 +14,8 @@ export interface QueueConfig {
   readonly redrivePolicy?: RedrivePolicy;
   /** How long a message waits before a retry; undefined: retried at once. */
   readonly retryPolicy?: RetryPolicy;
+  /** Labels the broker keeps but never reads: at most 50, keys 1 to 128 characters, values up to 256; empty when none. */
+  readonly tags: Readonly<Record<string, string>>;
 }
 
 /**
@@ -40,10 +42,12 @@ export interface RetryPolicy {
 
 /** A queue configuration to create or update a queue with: an unset (or 0) field takes its default. */
 export type QueueConfigInput = {
-  readonly [K in Exclude<keyof QueueConfig, "redrivePolicy" | "retryPolicy">]?: number | undefined;
+  readonly [K in Exclude<keyof QueueConfig, "redrivePolicy" | "retryPolicy" | "tags">]?: number | undefined;
 } & {
   readonly redrivePolicy?: RedrivePolicy | undefined;
   readonly retryPolicy?: RetryPolicy | undefined;
+  /** Unset means none: updateQueue replaces the tags with the rest of the configuration. */
+  readonly tags?: Readonly<Record<string, string>> | undefined;
 };
 
 /** Message counts of a queue, exact at the time of the call. */
@@ -61,6 +65,8 @@ export interface Queue {
   readonly config: QueueConfig;
   readonly stats: QueueStats;
   readonly createTime: Date;
+  /** When the configuration last changed: createTime, then each updateQueue. */
+  readonly updateTime: Date;
   /** The queues whose redrive policy names this queue as their dead-letter queue, in name order. */
   readonly deadLetterSourceQueues: string[];
 }

@@ -51,6 +51,7 @@ export function queueConfigFromWire(config: WireQueueConfig | undefined): QueueC
       minBackoffMs: durationToMs(config.retryPolicy.minBackoff, field("retry_policy.min_backoff")) ?? 0,
       maxBackoffMs: durationToMs(config.retryPolicy.maxBackoff, field("retry_policy.max_backoff")) ?? 0,
     },
+    tags: config?.tags,
   };
 }
 
@@ -75,6 +76,7 @@ export function queueToWire(info: QueueInfo): Queue {
       receiveWaitTime: durationFromMs(config.receiveWaitTimeMs),
       maxInFlight: config.maxInFlight,
       maxLeaseDuration: durationFromMs(config.maxLeaseDurationMs),
+      tags: { ...config.tags },
       ...(config.redrivePolicy === undefined ? {} : { redrivePolicy: { ...config.redrivePolicy } }),
       ...(config.retryPolicy === undefined
         ? {}
@@ -92,6 +94,7 @@ export function queueToWire(info: QueueInfo): Queue {
       ...(info.oldestMessageAgeMs === undefined ? {} : { oldestMessageAge: durationFromMs(info.oldestMessageAgeMs) }),
     }),
     createTime: timestampFromMs(info.createTime),
+    updateTime: timestampFromMs(info.updateTime),
     deadLetterSourceQueues: info.deadLetterSourceQueues,
   });
 }

@@ -7,8 +7,25 @@ import type { QueueRecord, StoredQueueConfig } from "./store.js";
  * until storage's types say so.
  */
 export function storedQueueRecord(record: QueueRecord): QueueRecord {
-  const { name, queueId, dataId, config, createTime } = record;
-  return { name, queueId, dataId, config: storedQueueConfig(config), createTime };
+  const { name, queueId, dataId, config, createTime, updateTime } = record;
+  return { name, queueId, dataId, config: storedQueueConfig(config), createTime, updateTime };
+}
+
+/**
+ * A queue record as read back: fields added to the layout since the record
+ * was written get the values that mean "as before", no tags and an update
+ * time equal to the create time.
+ */
+export function upgradedQueueRecord(stored: Omit<QueueRecord, "updateTime" | "config"> & {
+  readonly updateTime?: number;
+  readonly config: Omit<StoredQueueConfig, "tags"> & { readonly tags?: Readonly<Record<string, string>> };
+}): QueueRecord {
+  const { config } = stored;
+  return {
+    ...stored,
+    config: { ...config, tags: config.tags ?? {} },
+    updateTime: stored.updateTime ?? stored.createTime,
+  };
 }
 
 function storedQueueConfig(config: StoredQueueConfig): StoredQueueConfig {
@@ -23,5 +40,7 @@ function storedQueueConfig(config: StoredQueueConfig): StoredQueueConfig {
     maxLeaseDurationMs: config.maxLeaseDurationMs,
     redrivePolicy: redrivePolicy && { deadLetterQueue: redrivePolicy.deadLetterQueue, maxReceiveCount: redrivePolicy.maxReceiveCount },
     retryPolicy: retryPolicy && { minBackoffMs: retryPolicy.minBackoffMs, maxBackoffMs: retryPolicy.maxBackoffMs },
+    // fromEntries defines own properties: a tag named "__proto__" stays a tag.
+    tags: Object.fromEntries(Object.entries(config.tags)),
   };
 }

@@ -16,6 +16,8 @@ export interface StoredQueueConfig {
   readonly maxLeaseDurationMs: number;
   readonly redrivePolicy: { readonly deadLetterQueue: string; readonly maxReceiveCount: number } | undefined;
   readonly retryPolicy: { readonly minBackoffMs: number; readonly maxBackoffMs: number } | undefined;
+  /** The queue's tags (SQS's queue tags); records from before them read as none. */
+  readonly tags: Readonly<Record<string, string>>;
 }
 
 /** A queue as stored: its identity, configuration and where its messages live. */
@@ -27,6 +29,8 @@ export interface QueueRecord {
   readonly dataId: number;
   readonly config: StoredQueueConfig;
   readonly createTime: number;
+  /** When the configuration last changed (create, then each update); records from before it read as createTime. */
+  readonly updateTime: number;
 }
 
 /** A message's immutable part: written once by Send, read by Receive. */

@@ -1,4 +1,4 @@
-import { storedQueueRecord } from "./queue-record.js";
+import { storedQueueRecord, upgradedQueueRecord } from "./queue-record.js";
 import { checkpointFlag, leasedFlag, type ScheduleColumns } from "./schedule-columns.js";
 import type { DeadLetterOrigin, MessageContent, QueueRecord, ScheduleEntry, TypedAttribute } from "./store.js";
 
@@ -124,9 +124,9 @@ export function encodeQueueRecord(record: QueueRecord): Buffer {
   return Buffer.from(JSON.stringify(storedQueueRecord(record)), "utf8");
 }
 
-/** Reads a queue record back. */
+/** Reads a queue record back, one written before tags and update times too. */
 export function decodeQueueRecord(value: Buffer): QueueRecord {
-  return JSON.parse(value.toString("utf8")) as QueueRecord;
+  return upgradedQueueRecord(JSON.parse(value.toString("utf8")) as Parameters<typeof upgradedQueueRecord>[0]);
 }
 
 function lengthPrefixed(bytes: Buffer): Buffer {

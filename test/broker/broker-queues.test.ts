@@ -32,6 +32,7 @@ describe("queue admin", () => {
         name: "orders",
         config: defaultQueueConfig,
         createTime: h.clock.now(),
+        updateTime: h.clock.now(),
         counts: { visible: 0, inFlight: 0, delayed: 0, oldestSendTime: undefined },
         oldestMessageAgeMs: undefined,
         deadLetterSourceQueues: [],
@@ -44,6 +45,7 @@ describe("queue admin", () => {
         receiveWaitTimeMs: 0,
         maxInFlight: 120_000,
         maxLeaseDurationMs: 12 * 3600 * second,
+        tags: {},
       });
     });
 
@@ -164,7 +166,7 @@ describe("queue admin", () => {
         maxInFlight: 1,
         maxLeaseDurationMs: 1 * second,
       };
-      expect((await h.broker.createQueue("q", lowest)).config).toEqual(lowest);
+      expect((await h.broker.createQueue("q", lowest)).config).toEqual({ ...lowest, tags: {} });
     });
 
     it("accepts every field at its upper bound", async () => {
@@ -177,7 +179,7 @@ describe("queue admin", () => {
         maxInFlight: 1_000_000,
         maxLeaseDurationMs: 7 * day,
       };
-      expect((await h.broker.createQueue("q", highest)).config).toEqual(highest);
+      expect((await h.broker.createQueue("q", highest)).config).toEqual({ ...highest, tags: {} });
     });
   });
 

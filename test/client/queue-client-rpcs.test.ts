@@ -35,9 +35,11 @@ describe("QueueClient against a real server", () => {
         receiveWaitTimeMs: 0,
         maxInFlight: 7,
         maxLeaseDurationMs: 12 * 3_600_000,
+        tags: {},
       },
       stats: { visible: 0, inFlight: 0, delayed: 0 },
       createTime: new Date(clock.now()),
+      updateTime: new Date(clock.now()),
       deadLetterSourceQueues: [],
     });
     expect(await client.createQueue("a-1", { maxInFlight: 7, delayMs: 1500, retentionMs: 3_600_000 })).toEqual(created);
@@ -66,6 +68,18 @@ describe("QueueClient against a real server", () => {
 
     await client.deleteQueue("a-1");
     await expectRpcError(client.getQueue("a-1"), status.NOT_FOUND, "QUEUE_NOT_FOUND");
+  });
+
+  it("creates and updates queues with tags, and reports when the configuration last changed", async () => {
+    const created = await client.createQueue("tagged", { tags: { team: "payments" } });
+    expect(created.config.tags).toEqual({ team: "payments" });
+    expect(created.updateTime).toEqual(created.createTime);
+    clock.advance(1500);
+    const updated = await client.updateQueue("tagged", { tags: { team: "billing", env: "" } });
+    expect(updated.config.tags).toEqual({ team: "billing", env: "" });
+    expect(updated.updateTime).toEqual(new Date(created.createTime.getTime() + 1500));
+    expect((await client.updateQueue("tagged")).config.tags).toEqual({});
+    await expectRpcError(client.createQueue("bad", { tags: { "": "v" } }), status.INVALID_ARGUMENT, "INVALID_ARGUMENT", 'config.tags[""]');
   });
 
   it("sends and receives plain messages, with delays, attributes, deadlines and receive counts", async () => {

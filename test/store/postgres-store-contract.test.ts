@@ -14,6 +14,17 @@ describe.skipIf(skipWithoutPostgres)("on PostgreSQL", () => {
     const url = await postgres().createDatabase();
     const open = (): Promise<PostgresStore> =>
       PostgresStore.open({ urls: [url], nodeId: "contract", advertisedAddress: "127.0.0.1:1", shardCount: 4 });
+    // Rewrites one stored value as an older holdshelf wrote it.
+    const replaceOne = async (statement: string, values: unknown[]): Promise<void> => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rowCount } = await client.query(statement, values);
+        if (rowCount !== 1) throw new Error(`nothing stored to replace: ${statement}`);
+      } finally {
+        await client.end();
+      }
+    };
     const fixture: StoreUnderTest = {
       store: await open(),
       async reopen() {
@@ -21,20 +32,9 @@ describe.skipIf(skipWithoutPostgres)("on PostgreSQL", () => {
         fixture.store = await open();
         return fixture.store;
       },
-      async putRawContent(dataId, id, value) {
-        const client = new pg.Client({ connectionString: url });
-        await client.connect();
-        try {
-          const { rowCount } = await client.query("UPDATE holdshelf_content SET content = $3 WHERE data_id = $1 AND id = $2::uuid", [
-            dataId,
-            id,
-            value,
-          ]);
-          if (rowCount !== 1) throw new Error(`no stored content ${dataId}/${id} to replace`);
-        } finally {
-          await client.end();
-        }
-      },
+      putRawContent: (dataId, id, value) =>
+        replaceOne("UPDATE holdshelf_content SET content = $3 WHERE data_id = $1 AND id = $2::uuid", [dataId, id, value]),
+      putRawQueueRecord: (name, value) => replaceOne("UPDATE holdshelf_queues SET record = $2 WHERE name = $1", [name, value]),
       dispose: () => fixture.store.close(),
     };
     return fixture;

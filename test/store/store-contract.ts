@@ -19,6 +19,8 @@ export interface StoreUnderTest {
   readonly writeFault?: WriteFault;
   /** Replaces a stored message's encoded content with `value`, as an older holdshelf wrote it; absent where nothing is encoded. */
   readonly putRawContent?: (dataId: number, id: string, value: Buffer) => Promise<void>;
+  /** Replaces a stored queue record with `value`, as an older holdshelf wrote it; absent where nothing is encoded. */
+  readonly putRawQueueRecord?: (name: string, value: Buffer) => Promise<void>;
   /** Closes the store (if still open) and frees everything it used. */
   dispose(): Promise<void>;
 }
@@ -131,6 +133,26 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         expect(state.nextSequence).toBe(10);
         expect(state.queues.map((queue) => queue.record)).toEqual([queueRecord("alpha", 1), record]);
         expect(state.queues.map((queue) => queue.schedule.entries())).toEqual([[], []]);
+      });
+
+      it("keeps a queue's tags and update time", async () => {
+        const tags = Object.fromEntries([["team", "payments"], ["", ""], ["__proto__", "kept"], ["ключ", "値 🎉"]]) as Record<string, string>;
+        const record = { ...queueRecord("q", 1), config: { ...queueRecord("q", 1).config, tags }, updateTime: t0 + 5000 };
+        await fx.store.commit([{ kind: "putQueue", queue: record }]);
+        const [loaded] = (await (await fx.reopen()).load()).queues.map((queue) => queue.record);
+        expect(loaded).toEqual(record);
+        expect(Object.entries(loaded!.config.tags)).toEqual(Object.entries(tags));
+      });
+
+      it("reads a queue record written before tags and update times as no tags, updated at creation", async (ctx) => {
+        if (fx.putRawQueueRecord === undefined) return ctx.skip(); // a store that keeps no encoded values
+        await createQueue("old");
+        const { tags: _, ...configBefore } = queueRecord("old", 1).config;
+        // The JSON layout holdshelf 0.1.0 wrote: no config.tags, no updateTime.
+        const old = { name: "old", queueId: 1, dataId: 1, config: configBefore, createTime: t0 - 1000 };
+        await fx.putRawQueueRecord("old", Buffer.from(JSON.stringify(old), "utf8"));
+        const [loaded] = (await (await fx.reopen()).load()).queues.map((queue) => queue.record);
+        expect(loaded).toEqual({ ...old, config: { ...configBefore, tags: {} }, updateTime: t0 - 1000 });
       });
 
       it("keeps both policies of a queue's configuration", async () => {

@@ -1,7 +1,7 @@
 import { newMessageId } from "../../src/broker/message-id.js";
 import { defaultQueueConfig } from "../../src/broker/queue-config.js";
 import { ClassicLevelStore } from "../../src/store/classic-level-store.js";
-import { contentKey } from "../../src/store/key-layout.js";
+import { contentKey, queueKey } from "../../src/store/key-layout.js";
 import { createLevelDatabase } from "../../src/store/level-batch.js";
 import type { MessageContent, QueueRecord, ScheduleEntry, Store, StoreOp } from "../../src/store/store.js";
 import { faultyLevel } from "../support/faulty-level.js";
@@ -21,6 +21,8 @@ export interface StoreFixture {
   reopen(): Promise<ClassicLevelStore>;
   /** Replaces a message's stored content with raw bytes (an older layout), the store closed meanwhile. */
   putRawContent(dataId: number, id: string, value: Buffer): Promise<void>;
+  /** Replaces a queue record with raw bytes (an older layout), the store closed meanwhile. */
+  putRawQueueRecord(name: string, value: Buffer): Promise<void>;
   /** Closes the store (if still open) and removes the directory. */
   dispose(): Promise<void>;
 }
@@ -30,6 +32,14 @@ export async function openStoreFixture(): Promise<StoreFixture> {
   const dir = await makeTempDir("holdshelf-store-");
   const writeFault = new WriteFault();
   const open = () => ClassicLevelStore.open({ dataDir: dir.path, durability: "os", createDatabase: faultyLevel(writeFault) });
+  const putRaw = async (key: Buffer, value: Buffer): Promise<void> => {
+    await fixture.store.close();
+    const db = createLevelDatabase(dir.path);
+    await db.open();
+    await db.put(key, value);
+    await db.close();
+    fixture.store = await open();
+  };
   const fixture: StoreFixture = {
     store: await open(),
     dataDir: dir.path,
@@ -39,14 +49,8 @@ export async function openStoreFixture(): Promise<StoreFixture> {
       fixture.store = await open();
       return fixture.store;
     },
-    async putRawContent(dataId, id, value) {
-      await fixture.store.close();
-      const db = createLevelDatabase(dir.path);
-      await db.open();
-      await db.put(contentKey(dataId, id), value);
-      await db.close();
-      fixture.store = await open();
-    },
+    putRawContent: (dataId, id, value) => putRaw(contentKey(dataId, id), value),
+    putRawQueueRecord: (name, value) => putRaw(queueKey(name), value),
     async dispose() {
       await fixture.store.close().catch(() => undefined);
       await dir.remove();
@@ -57,7 +61,7 @@ export async function openStoreFixture(): Promise<StoreFixture> {
 
 /** A queue record with default configuration. */
 export function queueRecord(name: string, id: number, dataId = id): QueueRecord {
-  return { name, queueId: id, dataId, config: defaultQueueConfig, createTime: t0 };
+  return { name, queueId: id, dataId, config: defaultQueueConfig, createTime: t0, updateTime: t0 };
 }
 
 /** A fresh, never received message's schedule entry, ready at `readyAt`. */

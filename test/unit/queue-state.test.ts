@@ -14,6 +14,7 @@ const record: QueueRecord = {
   queueId: 1,
   dataId: 1,
   createTime: 0,
+  updateTime: 0,
   config: {
     visibilityTimeoutMs: 30_000,
     delayMs: 0,
@@ -24,6 +25,7 @@ const record: QueueRecord = {
     maxLeaseDurationMs: 43_200_000,
     redrivePolicy: undefined,
     retryPolicy: undefined,
+    tags: {},
   },
 };
 

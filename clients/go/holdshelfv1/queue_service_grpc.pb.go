@@ -21,8 +21,10 @@ type QueueServiceClient interface {
 	// configuration (compared with defaults filled in) returns it unchanged,
 	// so a retry is safe.
 	// Errors: INVALID_ARGUMENT (a malformed name, a config field out of
-	// bounds, a redrive_policy naming this queue), DEAD_LETTER_QUEUE_NOT_FOUND,
-	// QUEUE_ALREADY_EXISTS (the queue exists with another configuration),
+	// bounds, more than 50 tags ("config.tags") or a tag out of bounds (e.g.
+	// config.tags["team"]), a redrive_policy naming this queue),
+	// DEAD_LETTER_QUEUE_NOT_FOUND, QUEUE_ALREADY_EXISTS (the queue exists with
+	// another configuration, tags included),
 	// TOO_MANY_QUEUES (a new queue past the broker's queue limit).
 	CreateQueue(ctx context.Context, in *CreateQueueRequest, opts ...grpc.CallOption) (*CreateQueueResponse, error)
 	// Returns a queue with its configuration and exact counts.
@@ -39,10 +41,11 @@ type QueueServiceClient interface {
 	// defaults, not their current values (so leaving redrive_policy out
 	// removes it). Leases already issued keep their deadlines and delayed
 	// messages their ready times; a new retention applies to stored messages
-	// too, and a larger max_in_flight serves waiting Receives at once.
+	// too, and a larger max_in_flight serves waiting Receives at once. Sets
+	// the queue's update_time to now, even when nothing changed.
 	// Errors: INVALID_ARGUMENT (a malformed name, a config field out of
-	// bounds, a redrive_policy naming this queue), QUEUE_NOT_FOUND,
-	// DEAD_LETTER_QUEUE_NOT_FOUND.
+	// bounds, tags as in CreateQueue, a redrive_policy naming this queue),
+	// QUEUE_NOT_FOUND, DEAD_LETTER_QUEUE_NOT_FOUND.
 	UpdateQueue(ctx context.Context, in *UpdateQueueRequest, opts ...grpc.CallOption) (*UpdateQueueResponse, error)
 	// Deletes a queue and all its messages. Receives waiting on it fail with
 	// QUEUE_NOT_FOUND, and Heartbeat streams stop tracking its leases without
@@ -377,8 +380,10 @@ type QueueServiceServer interface {
 	// configuration (compared with defaults filled in) returns it unchanged,
 	// so a retry is safe.
 	// Errors: INVALID_ARGUMENT (a malformed name, a config field out of
-	// bounds, a redrive_policy naming this queue), DEAD_LETTER_QUEUE_NOT_FOUND,
-	// QUEUE_ALREADY_EXISTS (the queue exists with another configuration),
+	// bounds, more than 50 tags ("config.tags") or a tag out of bounds (e.g.
+	// config.tags["team"]), a redrive_policy naming this queue),
+	// DEAD_LETTER_QUEUE_NOT_FOUND, QUEUE_ALREADY_EXISTS (the queue exists with
+	// another configuration, tags included),
 	// TOO_MANY_QUEUES (a new queue past the broker's queue limit).
 	CreateQueue(context.Context, *CreateQueueRequest) (*CreateQueueResponse, error)
 	// Returns a queue with its configuration and exact counts.
@@ -395,10 +400,11 @@ type QueueServiceServer interface {
 	// defaults, not their current values (so leaving redrive_policy out
 	// removes it). Leases already issued keep their deadlines and delayed
 	// messages their ready times; a new retention applies to stored messages
-	// too, and a larger max_in_flight serves waiting Receives at once.
+	// too, and a larger max_in_flight serves waiting Receives at once. Sets
+	// the queue's update_time to now, even when nothing changed.
 	// Errors: INVALID_ARGUMENT (a malformed name, a config field out of
-	// bounds, a redrive_policy naming this queue), QUEUE_NOT_FOUND,
-	// DEAD_LETTER_QUEUE_NOT_FOUND.
+	// bounds, tags as in CreateQueue, a redrive_policy naming this queue),
+	// QUEUE_NOT_FOUND, DEAD_LETTER_QUEUE_NOT_FOUND.
 	UpdateQueue(context.Context, *UpdateQueueRequest) (*UpdateQueueResponse, error)
 	// Deletes a queue and all its messages. Receives waiting on it fail with
 	// QUEUE_NOT_FOUND, and Heartbeat streams stop tracking its leases without

@@ -1078,8 +1078,10 @@ export const QueueService: GenService<{
    * configuration (compared with defaults filled in) returns it unchanged,
    * so a retry is safe.
    * Errors: INVALID_ARGUMENT (a malformed name, a config field out of
-   * bounds, a redrive_policy naming this queue), DEAD_LETTER_QUEUE_NOT_FOUND,
-   * QUEUE_ALREADY_EXISTS (the queue exists with another configuration),
+   * bounds, more than 50 tags ("config.tags") or a tag out of bounds (e.g.
+   * config.tags["team"]), a redrive_policy naming this queue),
+   * DEAD_LETTER_QUEUE_NOT_FOUND, QUEUE_ALREADY_EXISTS (the queue exists with
+   * another configuration, tags included),
    * TOO_MANY_QUEUES (a new queue past the broker's queue limit).
    *
    * @generated from rpc holdshelf.v1.QueueService.CreateQueue
@@ -1120,10 +1122,11 @@ export const QueueService: GenService<{
    * defaults, not their current values (so leaving redrive_policy out
    * removes it). Leases already issued keep their deadlines and delayed
    * messages their ready times; a new retention applies to stored messages
-   * too, and a larger max_in_flight serves waiting Receives at once.
+   * too, and a larger max_in_flight serves waiting Receives at once. Sets
+   * the queue's update_time to now, even when nothing changed.
    * Errors: INVALID_ARGUMENT (a malformed name, a config field out of
-   * bounds, a redrive_policy naming this queue), QUEUE_NOT_FOUND,
-   * DEAD_LETTER_QUEUE_NOT_FOUND.
+   * bounds, tags as in CreateQueue, a redrive_policy naming this queue),
+   * QUEUE_NOT_FOUND, DEAD_LETTER_QUEUE_NOT_FOUND.
    *
    * @generated from rpc holdshelf.v1.QueueService.UpdateQueue
    */
