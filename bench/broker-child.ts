@@ -21,6 +21,8 @@ export interface BrokerChildOptions {
 export interface BrokerFlags {
   readonly node?: readonly string[];
   readonly serve?: readonly string[];
+  /** Serves the SQS endpoint on a free loopback port (its URL in BrokerChild.sqsUrl); off unless set. */
+  readonly sqs?: boolean;
 }
 
 /** A `holdshelf serve` child process on a loopback port. */
@@ -30,6 +32,8 @@ export interface BrokerChild {
   readonly address: string;
   /** Its metrics listener's address, from the same line. */
   readonly metricsAddress: string;
+  /** Its SQS endpoint's URL ("http://127.0.0.1:40123"), from the same line; undefined unless started with `sqs`. */
+  readonly sqsUrl: string | undefined;
   /** Sends SIGTERM and waits for the exit; resolves with the CPU profile's path, if one was asked for. */
   stop(): Promise<string | undefined>;
 }
@@ -51,7 +55,7 @@ export async function startBrokerChild(options: BrokerChildOptions): Promise<Bro
       "--metrics-listen",
       "127.0.0.1:0",
       "--sqs-listen",
-      "off",
+      options.extraFlags?.sqs === true ? "127.0.0.1:0" : "off",
       "--durability",
       options.durability,
       ...(options.extraFlags?.serve ?? []),
@@ -61,11 +65,12 @@ export async function startBrokerChild(options: BrokerChildOptions): Promise<Bro
   // Keep only the tail of the log: it is read only to explain a failure.
   let log = "";
   const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
-  const [address, metricsAddress] = await new Promise<[string, string]>((resolve, reject) => {
+  const { address, metricsAddress, sqsUrl } = await new Promise<ListeningLine>((resolve, reject) => {
     child.stderr!.on("data", (chunk: Buffer) => {
       log = (log + chunk.toString()).slice(-16_384);
-      const match = /"msg":"holdshelf listening","address":"([^"]+)","metricsAddress":"([^"]+)"/.exec(log);
-      if (match) resolve([match[1]!, match[2]!]);
+      // A whole line only: a chunk may end inside one.
+      const line = /^(\{[^\n]*"msg":"holdshelf listening"[^\n]*)\n/m.exec(log);
+      if (line) resolve(JSON.parse(line[1]!) as ListeningLine);
     });
     exited.then(([code, signal]) => reject(new Error(`holdshelf serve exited (${code ?? signal}): ${log}`)), reject);
   });
@@ -74,6 +79,7 @@ export async function startBrokerChild(options: BrokerChildOptions): Promise<Bro
     pid: child.pid!,
     address,
     metricsAddress,
+    sqsUrl,
     stop: () =>
       (stopped ??= (async () => {
         child.kill("SIGTERM");
@@ -84,4 +90,11 @@ export async function startBrokerChild(options: BrokerChildOptions): Promise<Bro
         return profile === undefined ? undefined : join(options.profileDir, profile);
       })()),
   };
+}
+
+/** The fields of the "holdshelf listening" log line the bench reads (sqsUrl only when the endpoint is on). */
+interface ListeningLine {
+  readonly address: string;
+  readonly metricsAddress: string;
+  readonly sqsUrl?: string;
 }

@@ -11,12 +11,14 @@ import { rabbitMqPeer } from "./rabbitmq-peer.js";
 import { redeliveryPrecision } from "./redelivery-precision.js";
 import { restart } from "./restart.js";
 import { singlePipeline } from "./single-pipeline.js";
+import { sqsEndpoint } from "./sqs-endpoint.js";
 
 /**
  * Every scenario of `npm run bench`, in the order they run: 7, 8 and 9 read
  * 1's rate; 10 writes the most; 11 (cluster storage on PostgreSQL) runs its
  * own LevelDB baseline; 12 (several brokers on one PostgreSQL) its own
- * one-broker baseline, and last.
+ * one-broker baseline; 13 (the SQS endpoint against gRPC) its own gRPC
+ * baseline, on brokers of its own.
  */
 export const scenarios: Scenario[] = [
   batchedPipeline,
@@ -31,4 +33,5 @@ export const scenarios: Scenario[] = [
   largeBodies,
   postgresStore,
   clusterBrokers,
+  sqsEndpoint,
 ];
