@@ -2,7 +2,10 @@ import { Server } from "@grpc/grpc-js";
 import type { Registry } from "prom-client";
 import { file_holdshelf_v1_queue_service } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { AuthGate } from "../auth/auth-gate.js";
-import { reloadAuthFile } from "../auth/auth-reload.js";
+import { reloadAuthFile, reloadSqsCredentials } from "../auth/auth-reload.js";
+import type { Principal } from "../auth/permissions.js";
+import { authorizeQueueService } from "../auth/queue-service-auth.js";
+import type { CallContext } from "../grpc/unary-bridge.js";
 import { createTokenCheck } from "../auth/token-interceptor.js";
 import { Broker } from "../broker/broker.js";
 import { localRouter, type QueueRouter } from "../cluster/queue-router.js";
@@ -34,6 +37,8 @@ import { resolveLimits, type HoldshelfLimits } from "./server-limits.js";
 import { raiseReceiveWindows } from "../grpc/http2-windows.js";
 import { sqsActions } from "../sqs/actions/sqs-actions.js";
 
+import { readSqsCredentials, type SqsKeyring } from "../sqs/auth/sqs-credentials.js";
+import { verifySignature } from "../sqs/auth/verify-signature.js";
 import type { QueueHandlers } from "../sqs/queue-calls.js";
 import { startSqsListener, type SqsListener } from "../sqs/sqs-listener.js";
 
@@ -135,8 +140,10 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   // Before the store opens: a bad auth file is an operator's typo, refused at once.
   const gate = options.authFile === undefined ? undefined : await AuthGate.open(options.authFile);
   if (gate !== undefined) logger.info("auth file loaded", { path: gate.path, tokens: gate.tokenCount });
-  // Signature checks are being wired (#17): until then a credentials file is refused rather than ignored.
-  if (options.sqs?.credentialsFile !== undefined) throw new Error("--sqs-credentials is not supported yet");
+  // Read with the auth file, before the store opens: a bad file is a typo, refused at once.
+  const sqsCredentials = options.sqs?.credentialsFile;
+  const keyring = sqsCredentials === undefined ? undefined : await readSqsCredentials(sqsCredentials);
+  if (keyring !== undefined) logger.info("SQS credentials file loaded", { path: keyring.path, keys: keyring.keyCount });
   const limits = resolveLimits(options.limits);
   const metrics = createHoldshelfMetrics();
   // Bound once the broker is up: a failed write starts the storage recovery (storage-recovery.ts).
@@ -242,7 +249,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   let sqs: SqsListener | undefined;
   try {
     port = await bind(server, options.listen, options.tls);
-    if (options.sqs !== undefined) sqs = await startSqs(options.sqs, options, queueService.handlers, limits, metrics, logger);
+    if (options.sqs !== undefined) sqs = await startSqs(options.sqs, options, queueService.handlers, keyring, limits, metrics, logger);
   } catch (error) {
     server.forceShutdown();
     await sqs?.close();
@@ -270,7 +277,12 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     store,
     metrics: metrics.registry,
     health,
-    reloadAuth: () => reloadAuthFile(gate, logger),
+    async reloadAuth() {
+      if (keyring === undefined) return reloadAuthFile(gate, logger);
+      // One SIGHUP reloads both files; a broker may have either or both.
+      const [tokens, keys] = await Promise.all([gate === undefined || reloadAuthFile(gate, logger), reloadSqsCredentials(keyring, logger)]);
+      return tokens && keys;
+    },
     async shutdown() {
       // Probes see NOT_SERVING (and /readyz 503) for the whole drain, and Watch calls end.
       health.shutdown();
@@ -293,6 +305,7 @@ function startSqs(
   endpoint: SqsEndpoint,
   options: HoldshelfServerOptions,
   handlers: QueueHandlers,
+  keyring: SqsKeyring | undefined,
   limits: HoldshelfLimits,
   metrics: ReturnType<typeof createHoldshelfMetrics>,
   logger: Logger,
@@ -301,7 +314,9 @@ function startSqs(
   return startSqsListener({
     listen: endpoint.listen,
     ...(options.tls === undefined ? {} : { tls: options.tls }),
-    handlers,
+    // With access keys, each call proves the signer's permissions, as a gRPC call proves its token's.
+    handlers: keyring === undefined ? handlers : authorizeQueueService(handlers, signerOf),
+    ...(keyring === undefined ? {} : { authenticate: (request, nowMs) => verifySignature(request, keyring, nowMs) }),
     accountId: endpoint.accountId,
     region: endpoint.region,
     ...(endpoint.advertisedUrl === undefined ? {} : { advertisedUrl: endpoint.advertisedUrl }),
@@ -310,6 +325,12 @@ function startSqs(
     logger,
     clock: options.clock ?? systemClock,
   });
+}
+
+/** The principal the SQS listener found by a call's signature; a call without one is a bug, never let through. */
+function signerOf(context: CallContext): Principal {
+  if (context.caller === undefined) throw new Error("an SQS call reached the broker without a checked signature");
+  return context.caller;
 }
 
 function bind(server: Server, address: string, tls: ServerTls | undefined): Promise<number> {

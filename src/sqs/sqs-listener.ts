@@ -9,6 +9,7 @@ import type { ServerTls } from "../security/tls-files.js";
 import type { Clock } from "../time/clock.js";
 import { actionLabel, sqsActions } from "./actions/sqs-actions.js";
 import type { Principal } from "../auth/permissions.js";
+import type { SignedRequest } from "./auth/verify-signature.js";
 import { toSqsError } from "./holdshelf-errors.js";
 import { decodeJsonRequest, encodeJsonError, encodeJsonResponse, isJsonRequest, jsonContentType } from "./protocol/json-protocol.js";
 import { decodeQueryRequest, encodeQueryError, encodeQueryResponse } from "./protocol/query-protocol.js";
@@ -39,19 +40,8 @@ export interface SqsListenerOptions {
   readonly clock: Clock;
 }
 
-/** A request as its signature covers it. */
-export interface SignedRequest {
-  readonly method: string;
-  /** The request target's path, as received. */
-  readonly path: string;
-  /** The raw query string, without "?". */
-  readonly rawQuery: string;
-  readonly headers: IncomingMessage["headers"];
-  readonly body: Buffer;
-}
-
 /** Who signed a request, or an SqsError (MissingAuthenticationToken, SignatureDoesNotMatch, ...) if nobody the broker knows did. */
-export type SqsAuthenticator = (request: SignedRequest, nowMs: number) => { readonly principal: Principal; readonly accessKeyId: string };
+export type SqsAuthenticator = (request: SignedRequest, nowMs: number) => Principal;
 
 /** A running SQS endpoint. */
 export interface SqsListener {
@@ -145,9 +135,10 @@ export async function startSqsListener(options: SqsListenerOptions): Promise<Sqs
     let senderId = options.accountId;
     let caller: Principal | undefined;
     if (options.authenticate !== undefined) {
-      const signer = options.authenticate({ method: request.method ?? "GET", path, rawQuery, headers: request.headers, body }, options.clock.now());
-      caller = signer.principal;
-      senderId = signer.accessKeyId;
+      // Repeated headers apart: SigV4 joins them with "," where Node's request.headers uses ", ".
+      caller = options.authenticate({ method: request.method ?? "GET", path, rawQuery, headers: request.headersDistinct, body }, options.clock.now());
+      // SQS's SenderId names the signer; the key's name in the credentials file is its label, never a secret.
+      senderId = caller.name;
     }
     const { action, input } = params === undefined ? decodeJsonRequest(request.headers, body) : decodeQueryRequest(params);
     const run = sqsActions[action];
@@ -210,7 +201,9 @@ function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
       chunks.push(chunk);
     });
     request.once("end", () => resolve(Buffer.concat(chunks)));
-    request.once("error", reject);
+    // A client that hangs up mid-body, or sends a broken chunked body, is the client's
+    // fault, not the broker's: no "unexpected error" log, no InternalError count.
+    request.once("error", () => reject(sqsErrors.malformedRequest("The request body was cut off or malformed.")));
   });
 }
 

@@ -7,7 +7,7 @@ export interface SqsActionContext {
   /** The broker, as this request's caller may use it. */
   readonly queues: QueueCalls;
   readonly urls: QueueUrls;
-  /** The SenderId of messages this request sends: its access key id, or the account id when unsigned. */
+  /** The SenderId this request's answers carry: the signing key's name, or the account id when unsigned. */
   readonly senderId: string;
   /** Queues being purged this moment: a second PurgeQueue meanwhile is PurgeQueueInProgress. */
   readonly purging: Set<string>;

@@ -72,6 +72,8 @@ export const sendMessageBatch: SqsAction = async (input, context) => {
   if (totalBytes > maxBatchBytes) {
     throw sqsErrors.batchRequestTooLong(`Batch requests cannot be longer than ${maxBatchBytes} bytes. You have sent ${totalBytes} bytes.`);
   }
+  // With every entry refused, the queue is still looked up: a missing one is QueueDoesNotExist, as for any batch.
+  if (pending.length === 0) await context.queues.call("getQueue", { name: queue });
   const successful: SqsOutput[] = [];
   while (pending.length > 0) {
     try {
@@ -205,6 +207,15 @@ function prepareMessage(input: SqsInput): PreparedMessage {
   for (const fifoOnly of ["MessageGroupId", "MessageDeduplicationId"]) {
     if (optionalString(input, fifoOnly) !== undefined) {
       throw sqsErrors.invalidParameterValue(`The request includes a parameter that is not valid for this queue type: ${fifoOnly} (FIFO queues are not supported yet).`);
+    }
+  }
+  // Only AWSTraceHeader exists (X-Ray tracing): checked as SQS checks it, then dropped.
+  for (const [name, value] of structureMap(input, "MessageSystemAttributes")) {
+    if (name !== "AWSTraceHeader") {
+      throw sqsErrors.invalidParameterValue(`Message system attribute name '${name}' is invalid. The only one is AWSTraceHeader.`);
+    }
+    if (value["DataType"] !== "String" || typeof value["StringValue"] !== "string") {
+      throw sqsErrors.invalidParameterValue("The message system attribute 'AWSTraceHeader' must be of type String with a StringValue.");
     }
   }
   return {
