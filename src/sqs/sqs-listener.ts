@@ -50,9 +50,12 @@ export interface SqsListener {
   readonly port: number;
   /** The start of every queue URL it hands out. */
   readonly baseUrl: string;
-  /** Stops taking requests and closes every connection; requests still running are cut off. */
+  /** Stops taking requests, lets running ones finish (cut off after 10 s) and closes every connection. */
   close(): Promise<void>;
 }
+
+// Requests still running this long after a shutdown began are cut off (gRPC's grace too).
+const shutdownGraceMs = 10_000;
 
 /** One request's wire: how its answer and errors are written. */
 interface Wire {
@@ -172,8 +175,14 @@ export async function startSqsListener(options: SqsListenerOptions): Promise<Sqs
     baseUrl,
     close: () =>
       new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
+        // As gRPC's shutdown: requests running finish (the broker has already ended
+        // long polls), idle keep-alive connections close now, and stragglers are cut off after a grace.
+        const force = setTimeout(() => server.closeAllConnections(), shutdownGraceMs);
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
       }),
   };
 }
