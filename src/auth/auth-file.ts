@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { tokenPrefix } from "./bearer-token.js";
-import { lineAndColumn, objectWith, parseGrant } from "./grant-parsing.js";
+import { objectWith, parseGrant, parseJsonDocument } from "./grant-parsing.js";
 import { Principal } from "./permissions.js";
 
 /** One token of an auth file: the digest it is known by and the caller it stands for. */
@@ -39,15 +39,7 @@ export async function readAuthFile(path: string): Promise<TokenEntry[]> {
  * {"tokens":[{"name":"orders-worker","sha256":"<64 hex>","permissions":[{"queues":"orders-*","allow":["send","receive"]}]}]}
  */
 export function parseAuthFile(text: string, path: string): TokenEntry[] {
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch (error) {
-    // JSON.parse's own message quotes the text around the fault, which may be a token pasted by mistake.
-    const position = /position (\d+)/.exec((error as Error).message)?.[1];
-    const where = position === undefined ? "" : ` at ${lineAndColumn(text, Number(position))}`;
-    throw new AuthFileError(`auth file ${path} is not valid JSON${where}`);
-  }
+  const document = parseJsonDocument(text, (where) => new AuthFileError(`auth file ${path} is not valid JSON${where}`));
   const fail = (where: string, problem: string): never => {
     throw new AuthFileError(`auth file ${path}: ${where} ${problem}`);
   };

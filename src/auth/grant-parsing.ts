@@ -39,8 +39,21 @@ export function objectWith(
   return record;
 }
 
-/** Where a character offset of a file's text is, for messages that must not quote the text. */
-export function lineAndColumn(text: string, position: number): string {
+function lineAndColumn(text: string, position: number): string {
   const before = text.slice(0, position).split("\n");
   return `line ${before.length}, column ${before[before.length - 1]!.length + 1}`;
+}
+
+/**
+ * A permissions file's JSON, or the error `invalid` makes of where it is
+ * broken: never JSON.parse's own message, which quotes the text around the
+ * fault, and that may be a token or a secret pasted by mistake.
+ */
+export function parseJsonDocument(text: string, invalid: (where: string) => Error): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const position = /position (\d+)/.exec((error as Error).message)?.[1];
+    throw invalid(position === undefined ? "" : ` at ${lineAndColumn(text, Number(position))}`);
+  }
 }

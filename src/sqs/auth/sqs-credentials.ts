@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { lineAndColumn, objectWith, parseGrant } from "../../auth/grant-parsing.js";
+import { objectWith, parseGrant, parseJsonDocument } from "../../auth/grant-parsing.js";
 import { Principal } from "../../auth/permissions.js";
 
 /** One access key of a credentials file: its id, the secret requests are signed with, and the caller it stands for. */
@@ -75,15 +75,7 @@ export class SqsKeyring {
  * {"keys":[{"name":"orders-service","accessKeyId":"AKIA…","secretAccessKey":"…","permissions":[{"queues":"orders-*","allow":["send","receive"]}]}]}
  */
 export function parseSqsCredentials(text: string, path: string): SqsKey[] {
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch (error) {
-    // JSON.parse's own message quotes the text around the fault, which may be a secret.
-    const position = /position (\d+)/.exec((error as Error).message)?.[1];
-    const where = position === undefined ? "" : ` at ${lineAndColumn(text, Number(position))}`;
-    throw new SqsCredentialsError(`SQS credentials file ${path} is not valid JSON${where}`);
-  }
+  const document = parseJsonDocument(text, (where) => new SqsCredentialsError(`SQS credentials file ${path} is not valid JSON${where}`));
   const fail = (where: string, problem: string): never => {
     throw new SqsCredentialsError(`SQS credentials file ${path}: ${where} ${problem}`);
   };
