@@ -44,6 +44,8 @@ export const reasonCodes = {
   BROKER_FULL: Code.RESOURCE_EXHAUSTED,
   DEAD_LETTER_QUEUE_NOT_FOUND: Code.FAILED_PRECONDITION,
   QUEUE_IN_USE: Code.FAILED_PRECONDITION,
+  MOVE_TASK_RUNNING: Code.FAILED_PRECONDITION,
+  MOVE_TASK_NOT_FOUND: Code.NOT_FOUND,
   SHUTTING_DOWN: Code.UNAVAILABLE,
   // Writes to the data directory fail (disk full, I/O error); the broker
   // recovers by itself once they succeed again, so clients retry later.

@@ -205,6 +205,24 @@ type QueueServiceClient interface {
 	// equal to dead_letter_queue, a negative max_messages or max_per_second),
 	// QUEUE_NOT_FOUND (dead_letter_queue or destination_queue).
 	RedriveMessages(ctx context.Context, in *RedriveMessagesRequest, opts ...grpc.CallOption) (*RedriveMessagesResponse, error)
+	// Starts a message move task and returns its handle.
+	// Errors: INVALID_ARGUMENT (a malformed queue name, destination_queue
+	// equal to source_queue, max_per_second out of bounds), QUEUE_NOT_FOUND
+	// (source_queue or destination_queue), MOVE_TASK_RUNNING (the source queue
+	// has a running task: cancel it or let it end first).
+	StartMessageMoveTask(ctx context.Context, in *StartMessageMoveTaskRequest, opts ...grpc.CallOption) (*StartMessageMoveTaskResponse, error)
+	// Lists a source queue's most recent message move tasks, newest first:
+	// the running one, if any, and those that ended (at most 10 are kept).
+	// Errors: INVALID_ARGUMENT (a malformed queue name, max_results out of
+	// bounds), QUEUE_NOT_FOUND.
+	ListMessageMoveTasks(ctx context.Context, in *ListMessageMoveTasksRequest, opts ...grpc.CallOption) (*ListMessageMoveTasksResponse, error)
+	// Stops a running message move task once its current move is made, and
+	// answers with how many messages it moved; moves already made stay made.
+	// The task ends CANCELLED.
+	// Errors: INVALID_ARGUMENT (a task_handle that no StartMessageMoveTask
+	// returned: the BadRequest names task_handle), MOVE_TASK_NOT_FOUND (the
+	// task is no longer running, or its source queue is gone).
+	CancelMessageMoveTask(ctx context.Context, in *CancelMessageMoveTaskRequest, opts ...grpc.CallOption) (*CancelMessageMoveTaskResponse, error)
 }
 
 type queueServiceClient struct {
@@ -366,6 +384,33 @@ func (x *queueServiceHeartbeatClient) Recv() (*HeartbeatResponse, error) {
 func (c *queueServiceClient) RedriveMessages(ctx context.Context, in *RedriveMessagesRequest, opts ...grpc.CallOption) (*RedriveMessagesResponse, error) {
 	out := new(RedriveMessagesResponse)
 	err := c.cc.Invoke(ctx, "/holdshelf.v1.QueueService/RedriveMessages", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *queueServiceClient) StartMessageMoveTask(ctx context.Context, in *StartMessageMoveTaskRequest, opts ...grpc.CallOption) (*StartMessageMoveTaskResponse, error) {
+	out := new(StartMessageMoveTaskResponse)
+	err := c.cc.Invoke(ctx, "/holdshelf.v1.QueueService/StartMessageMoveTask", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *queueServiceClient) ListMessageMoveTasks(ctx context.Context, in *ListMessageMoveTasksRequest, opts ...grpc.CallOption) (*ListMessageMoveTasksResponse, error) {
+	out := new(ListMessageMoveTasksResponse)
+	err := c.cc.Invoke(ctx, "/holdshelf.v1.QueueService/ListMessageMoveTasks", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *queueServiceClient) CancelMessageMoveTask(ctx context.Context, in *CancelMessageMoveTaskRequest, opts ...grpc.CallOption) (*CancelMessageMoveTaskResponse, error) {
+	out := new(CancelMessageMoveTaskResponse)
+	err := c.cc.Invoke(ctx, "/holdshelf.v1.QueueService/CancelMessageMoveTask", in, out, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -564,6 +609,24 @@ type QueueServiceServer interface {
 	// equal to dead_letter_queue, a negative max_messages or max_per_second),
 	// QUEUE_NOT_FOUND (dead_letter_queue or destination_queue).
 	RedriveMessages(context.Context, *RedriveMessagesRequest) (*RedriveMessagesResponse, error)
+	// Starts a message move task and returns its handle.
+	// Errors: INVALID_ARGUMENT (a malformed queue name, destination_queue
+	// equal to source_queue, max_per_second out of bounds), QUEUE_NOT_FOUND
+	// (source_queue or destination_queue), MOVE_TASK_RUNNING (the source queue
+	// has a running task: cancel it or let it end first).
+	StartMessageMoveTask(context.Context, *StartMessageMoveTaskRequest) (*StartMessageMoveTaskResponse, error)
+	// Lists a source queue's most recent message move tasks, newest first:
+	// the running one, if any, and those that ended (at most 10 are kept).
+	// Errors: INVALID_ARGUMENT (a malformed queue name, max_results out of
+	// bounds), QUEUE_NOT_FOUND.
+	ListMessageMoveTasks(context.Context, *ListMessageMoveTasksRequest) (*ListMessageMoveTasksResponse, error)
+	// Stops a running message move task once its current move is made, and
+	// answers with how many messages it moved; moves already made stay made.
+	// The task ends CANCELLED.
+	// Errors: INVALID_ARGUMENT (a task_handle that no StartMessageMoveTask
+	// returned: the BadRequest names task_handle), MOVE_TASK_NOT_FOUND (the
+	// task is no longer running, or its source queue is gone).
+	CancelMessageMoveTask(context.Context, *CancelMessageMoveTaskRequest) (*CancelMessageMoveTaskResponse, error)
 	mustEmbedUnimplementedQueueServiceServer()
 }
 
@@ -615,6 +678,15 @@ func (UnimplementedQueueServiceServer) Heartbeat(QueueService_HeartbeatServer) e
 }
 func (UnimplementedQueueServiceServer) RedriveMessages(context.Context, *RedriveMessagesRequest) (*RedriveMessagesResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method RedriveMessages not implemented")
+}
+func (UnimplementedQueueServiceServer) StartMessageMoveTask(context.Context, *StartMessageMoveTaskRequest) (*StartMessageMoveTaskResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method StartMessageMoveTask not implemented")
+}
+func (UnimplementedQueueServiceServer) ListMessageMoveTasks(context.Context, *ListMessageMoveTasksRequest) (*ListMessageMoveTasksResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ListMessageMoveTasks not implemented")
+}
+func (UnimplementedQueueServiceServer) CancelMessageMoveTask(context.Context, *CancelMessageMoveTaskRequest) (*CancelMessageMoveTaskResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method CancelMessageMoveTask not implemented")
 }
 func (UnimplementedQueueServiceServer) mustEmbedUnimplementedQueueServiceServer() {}
 
@@ -907,6 +979,60 @@ func _QueueService_RedriveMessages_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _QueueService_StartMessageMoveTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StartMessageMoveTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueueServiceServer).StartMessageMoveTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/holdshelf.v1.QueueService/StartMessageMoveTask",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueueServiceServer).StartMessageMoveTask(ctx, req.(*StartMessageMoveTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _QueueService_ListMessageMoveTasks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListMessageMoveTasksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueueServiceServer).ListMessageMoveTasks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/holdshelf.v1.QueueService/ListMessageMoveTasks",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueueServiceServer).ListMessageMoveTasks(ctx, req.(*ListMessageMoveTasksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _QueueService_CancelMessageMoveTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CancelMessageMoveTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueueServiceServer).CancelMessageMoveTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/holdshelf.v1.QueueService/CancelMessageMoveTask",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueueServiceServer).CancelMessageMoveTask(ctx, req.(*CancelMessageMoveTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 var _QueueService_serviceDesc = grpc.ServiceDesc{
 	ServiceName: "holdshelf.v1.QueueService",
 	HandlerType: (*QueueServiceServer)(nil),
@@ -966,6 +1092,18 @@ var _QueueService_serviceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RedriveMessages",
 			Handler:    _QueueService_RedriveMessages_Handler,
+		},
+		{
+			MethodName: "StartMessageMoveTask",
+			Handler:    _QueueService_StartMessageMoveTask_Handler,
+		},
+		{
+			MethodName: "ListMessageMoveTasks",
+			Handler:    _QueueService_ListMessageMoveTasks_Handler,
+		},
+		{
+			MethodName: "CancelMessageMoveTask",
+			Handler:    _QueueService_CancelMessageMoveTask_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -2,8 +2,8 @@
 // @generated from file holdshelf/v1/queue_service.proto (package holdshelf.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { EntryResult, ReceivedMessage, SendBatchEntry, TypedAttributeValue } from "./message_pb.js";
@@ -16,7 +16,238 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file holdshelf/v1/queue_service.proto.
  */
 export const file_holdshelf_v1_queue_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBob2xkc2hlbGYvdjEvcXVldWVfc2VydmljZS5wcm90bxIMaG9sZHNoZWxmLnYxInwKFlJlZHJpdmVNZXNzYWdlc1JlcXVlc3QSGQoRZGVhZF9sZXR0ZXJfcXVldWUYASABKAkSGQoRZGVzdGluYXRpb25fcXVldWUYAiABKAkSFAoMbWF4X21lc3NhZ2VzGAMgASgDEhYKDm1heF9wZXJfc2Vjb25kGAQgASgFIi4KF1JlZHJpdmVNZXNzYWdlc1Jlc3BvbnNlEhMKC21vdmVkX2NvdW50GAEgASgDIk0KEkNyZWF0ZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJEikKBmNvbmZpZxgCIAEoCzIZLmhvbGRzaGVsZi52MS5RdWV1ZUNvbmZpZyI5ChNDcmVhdGVRdWV1ZVJlc3BvbnNlEiIKBXF1ZXVlGAEgASgLMhMuaG9sZHNoZWxmLnYxLlF1ZXVlIh8KD0dldFF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJIjYKEEdldFF1ZXVlUmVzcG9uc2USIgoFcXVldWUYASABKAsyEy5ob2xkc2hlbGYudjEuUXVldWUiSgoRTGlzdFF1ZXVlc1JlcXVlc3QSDgoGcHJlZml4GAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlIKEkxpc3RRdWV1ZXNSZXNwb25zZRIjCgZxdWV1ZXMYASADKAsyEy5ob2xkc2hlbGYudjEuUXVldWUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIk0KElVwZGF0ZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJEikKBmNvbmZpZxgCIAEoCzIZLmhvbGRzaGVsZi52MS5RdWV1ZUNvbmZpZyI5ChNVcGRhdGVRdWV1ZVJlc3BvbnNlEiIKBXF1ZXVlGAEgASgLMhMuaG9sZHNoZWxmLnYxLlF1ZXVlIiIKEkRlbGV0ZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJIhUKE0RlbGV0ZVF1ZXVlUmVzcG9uc2UiIQoRUHVyZ2VRdWV1ZVJlcXVlc3QSDAoEbmFtZRgBIAEoCSIqChJQdXJnZVF1ZXVlUmVzcG9uc2USFAoMcHVyZ2VkX2NvdW50GAEgASgDIusCCgtTZW5kUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIMCgRib2R5GAIgASgMEj0KCmF0dHJpYnV0ZXMYAyADKAsyKS5ob2xkc2hlbGYudjEuU2VuZFJlcXVlc3QuQXR0cmlidXRlc0VudHJ5EigKBWRlbGF5GAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEkgKEHR5cGVkX2F0dHJpYnV0ZXMYBSADKAsyLi5ob2xkc2hlbGYudjEuU2VuZFJlcXVlc3QuVHlwZWRBdHRyaWJ1dGVzRW50cnkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWQoUVHlwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEjAKBXZhbHVlGAIgASgLMiEuaG9sZHNoZWxmLnYxLlR5cGVkQXR0cmlidXRlVmFsdWU6AjgBIiIKDFNlbmRSZXNwb25zZRISCgptZXNzYWdlX2lkGAEgASgJIlAKEFNlbmRCYXRjaFJlcXVlc3QSDQoFcXVldWUYASABKAkSLQoHZW50cmllcxgCIAMoCzIcLmhvbGRzaGVsZi52MS5TZW5kQmF0Y2hFbnRyeSIoChFTZW5kQmF0Y2hSZXNwb25zZRITCgttZXNzYWdlX2lkcxgBIAMoCSKaAQoOUmVjZWl2ZVJlcXVlc3QSDQoFcXVldWUYASABKAkSFAoMbWF4X21lc3NhZ2VzGAIgASgFEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCgl3YWl0X3RpbWUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iQgoPUmVjZWl2ZVJlc3BvbnNlEi8KCG1lc3NhZ2VzGAEgAygLMh0uaG9sZHNoZWxmLnYxLlJlY2VpdmVkTWVzc2FnZSI2Cg1EZWxldGVSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhYKDnJlY2VpcHRfaGFuZGxlGAIgASgJIhAKDkRlbGV0ZVJlc3BvbnNlIjwKEkRlbGV0ZUJhdGNoUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIXCg9yZWNlaXB0X2hhbmRsZXMYAiADKAkiQQoTRGVsZXRlQmF0Y2hSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkuaG9sZHNoZWxmLnYxLkVudHJ5UmVzdWx0IncKF0NoYW5nZVZpc2liaWxpdHlSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhYKDnJlY2VpcHRfaGFuZGxlGAIgASgJEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJOChhDaGFuZ2VWaXNpYmlsaXR5UmVzcG9uc2USMgoObGVhc2VfZGVhZGxpbmUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIn0KHENoYW5nZVZpc2liaWxpdHlCYXRjaFJlcXVlc3QSDQoFcXVldWUYASABKAkSFwoPcmVjZWlwdF9oYW5kbGVzGAIgAygJEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJLCh1DaGFuZ2VWaXNpYmlsaXR5QmF0Y2hSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkuaG9sZHNoZWxmLnYxLkVudHJ5UmVzdWx0ImwKEEhlYXJ0YmVhdFJlcXVlc3QSDQoFcXVldWUYASABKAkSKgoGbGVhc2VzGAIgAygLMhouaG9sZHNoZWxmLnYxLkxlYXNlUmVuZXdhbBIdChVyZWxlYXNlX29uX2Rpc2Nvbm5lY3QYAyABKAgilQEKDExlYXNlUmVuZXdhbBIWCg5yZWNlaXB0X2hhbmRsZRgBIAEoCRI1ChJ2aXNpYmlsaXR5X3RpbWVvdXQYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFwoKY2hlY2twb2ludBgDIAEoDEgAiAEBEg4KBmZhaWxlZBgEIAEoCEINCgtfY2hlY2twb2ludCI9ChFIZWFydGJlYXRSZXNwb25zZRIoCgZsZWFzZXMYASADKAsyGC5ob2xkc2hlbGYudjEuTGVhc2VTdGF0ZSJ2CgpMZWFzZVN0YXRlEhYKDnJlY2VpcHRfaGFuZGxlGAEgASgJEgwKBGhlbGQYAiABKAgSMgoObGVhc2VfZGVhZGxpbmUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBnJlYXNvbhgEIAEoCTLsCQoMUXVldWVTZXJ2aWNlElIKC0NyZWF0ZVF1ZXVlEiAuaG9sZHNoZWxmLnYxLkNyZWF0ZVF1ZXVlUmVxdWVzdBohLmhvbGRzaGVsZi52MS5DcmVhdGVRdWV1ZVJlc3BvbnNlEkkKCEdldFF1ZXVlEh0uaG9sZHNoZWxmLnYxLkdldFF1ZXVlUmVxdWVzdBoeLmhvbGRzaGVsZi52MS5HZXRRdWV1ZVJlc3BvbnNlEk8KCkxpc3RRdWV1ZXMSHy5ob2xkc2hlbGYudjEuTGlzdFF1ZXVlc1JlcXVlc3QaIC5ob2xkc2hlbGYudjEuTGlzdFF1ZXVlc1Jlc3BvbnNlElIKC1VwZGF0ZVF1ZXVlEiAuaG9sZHNoZWxmLnYxLlVwZGF0ZVF1ZXVlUmVxdWVzdBohLmhvbGRzaGVsZi52MS5VcGRhdGVRdWV1ZVJlc3BvbnNlElIKC0RlbGV0ZVF1ZXVlEiAuaG9sZHNoZWxmLnYxLkRlbGV0ZVF1ZXVlUmVxdWVzdBohLmhvbGRzaGVsZi52MS5EZWxldGVRdWV1ZVJlc3BvbnNlEk8KClB1cmdlUXVldWUSHy5ob2xkc2hlbGYudjEuUHVyZ2VRdWV1ZVJlcXVlc3QaIC5ob2xkc2hlbGYudjEuUHVyZ2VRdWV1ZVJlc3BvbnNlEj0KBFNlbmQSGS5ob2xkc2hlbGYudjEuU2VuZFJlcXVlc3QaGi5ob2xkc2hlbGYudjEuU2VuZFJlc3BvbnNlEkwKCVNlbmRCYXRjaBIeLmhvbGRzaGVsZi52MS5TZW5kQmF0Y2hSZXF1ZXN0Gh8uaG9sZHNoZWxmLnYxLlNlbmRCYXRjaFJlc3BvbnNlEkYKB1JlY2VpdmUSHC5ob2xkc2hlbGYudjEuUmVjZWl2ZVJlcXVlc3QaHS5ob2xkc2hlbGYudjEuUmVjZWl2ZVJlc3BvbnNlEkMKBkRlbGV0ZRIbLmhvbGRzaGVsZi52MS5EZWxldGVSZXF1ZXN0GhwuaG9sZHNoZWxmLnYxLkRlbGV0ZVJlc3BvbnNlElIKC0RlbGV0ZUJhdGNoEiAuaG9sZHNoZWxmLnYxLkRlbGV0ZUJhdGNoUmVxdWVzdBohLmhvbGRzaGVsZi52MS5EZWxldGVCYXRjaFJlc3BvbnNlEmEKEENoYW5nZVZpc2liaWxpdHkSJS5ob2xkc2hlbGYudjEuQ2hhbmdlVmlzaWJpbGl0eVJlcXVlc3QaJi5ob2xkc2hlbGYudjEuQ2hhbmdlVmlzaWJpbGl0eVJlc3BvbnNlEnAKFUNoYW5nZVZpc2liaWxpdHlCYXRjaBIqLmhvbGRzaGVsZi52MS5DaGFuZ2VWaXNpYmlsaXR5QmF0Y2hSZXF1ZXN0GisuaG9sZHNoZWxmLnYxLkNoYW5nZVZpc2liaWxpdHlCYXRjaFJlc3BvbnNlElAKCUhlYXJ0YmVhdBIeLmhvbGRzaGVsZi52MS5IZWFydGJlYXRSZXF1ZXN0Gh8uaG9sZHNoZWxmLnYxLkhlYXJ0YmVhdFJlc3BvbnNlKAEwARJeCg9SZWRyaXZlTWVzc2FnZXMSJC5ob2xkc2hlbGYudjEuUmVkcml2ZU1lc3NhZ2VzUmVxdWVzdBolLmhvbGRzaGVsZi52MS5SZWRyaXZlTWVzc2FnZXNSZXNwb25zZUIrWilob2xkc2hlbGYvZ2VuL2dvL2hvbGRzaGVsZi92MTtob2xkc2hlbGZ2MWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_holdshelf_v1_message, file_holdshelf_v1_queue]);
+  fileDesc("CiBob2xkc2hlbGYvdjEvcXVldWVfc2VydmljZS5wcm90bxIMaG9sZHNoZWxmLnYxImYKG1N0YXJ0TWVzc2FnZU1vdmVUYXNrUmVxdWVzdBIUCgxzb3VyY2VfcXVldWUYASABKAkSGQoRZGVzdGluYXRpb25fcXVldWUYAiABKAkSFgoObWF4X3Blcl9zZWNvbmQYAyABKAUiMwocU3RhcnRNZXNzYWdlTW92ZVRhc2tSZXNwb25zZRITCgt0YXNrX2hhbmRsZRgBIAEoCSJIChtMaXN0TWVzc2FnZU1vdmVUYXNrc1JlcXVlc3QSFAoMc291cmNlX3F1ZXVlGAEgASgJEhMKC21heF9yZXN1bHRzGAIgASgFIkwKHExpc3RNZXNzYWdlTW92ZVRhc2tzUmVzcG9uc2USLAoFdGFza3MYASADKAsyHS5ob2xkc2hlbGYudjEuTWVzc2FnZU1vdmVUYXNrIjMKHENhbmNlbE1lc3NhZ2VNb3ZlVGFza1JlcXVlc3QSEwoLdGFza19oYW5kbGUYASABKAkiNAodQ2FuY2VsTWVzc2FnZU1vdmVUYXNrUmVzcG9uc2USEwoLbW92ZWRfY291bnQYASABKAMimAIKD01lc3NhZ2VNb3ZlVGFzaxITCgt0YXNrX2hhbmRsZRgBIAEoCRIzCgZzdGF0dXMYAiABKA4yIy5ob2xkc2hlbGYudjEuTWVzc2FnZU1vdmVUYXNrU3RhdHVzEhQKDHNvdXJjZV9xdWV1ZRgDIAEoCRIZChFkZXN0aW5hdGlvbl9xdWV1ZRgEIAEoCRIWCg5tYXhfcGVyX3NlY29uZBgFIAEoBRITCgttb3ZlZF9jb3VudBgGIAEoAxIVCg10b19tb3ZlX2NvdW50GAcgASgDEhYKDmZhaWx1cmVfcmVhc29uGAggASgJEi4KCnN0YXJ0X3RpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wInwKFlJlZHJpdmVNZXNzYWdlc1JlcXVlc3QSGQoRZGVhZF9sZXR0ZXJfcXVldWUYASABKAkSGQoRZGVzdGluYXRpb25fcXVldWUYAiABKAkSFAoMbWF4X21lc3NhZ2VzGAMgASgDEhYKDm1heF9wZXJfc2Vjb25kGAQgASgFIi4KF1JlZHJpdmVNZXNzYWdlc1Jlc3BvbnNlEhMKC21vdmVkX2NvdW50GAEgASgDIk0KEkNyZWF0ZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJEikKBmNvbmZpZxgCIAEoCzIZLmhvbGRzaGVsZi52MS5RdWV1ZUNvbmZpZyI5ChNDcmVhdGVRdWV1ZVJlc3BvbnNlEiIKBXF1ZXVlGAEgASgLMhMuaG9sZHNoZWxmLnYxLlF1ZXVlIh8KD0dldFF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJIjYKEEdldFF1ZXVlUmVzcG9uc2USIgoFcXVldWUYASABKAsyEy5ob2xkc2hlbGYudjEuUXVldWUiSgoRTGlzdFF1ZXVlc1JlcXVlc3QSDgoGcHJlZml4GAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlIKEkxpc3RRdWV1ZXNSZXNwb25zZRIjCgZxdWV1ZXMYASADKAsyEy5ob2xkc2hlbGYudjEuUXVldWUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIk0KElVwZGF0ZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJEikKBmNvbmZpZxgCIAEoCzIZLmhvbGRzaGVsZi52MS5RdWV1ZUNvbmZpZyI5ChNVcGRhdGVRdWV1ZVJlc3BvbnNlEiIKBXF1ZXVlGAEgASgLMhMuaG9sZHNoZWxmLnYxLlF1ZXVlIiIKEkRlbGV0ZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJIhUKE0RlbGV0ZVF1ZXVlUmVzcG9uc2UiIQoRUHVyZ2VRdWV1ZVJlcXVlc3QSDAoEbmFtZRgBIAEoCSIqChJQdXJnZVF1ZXVlUmVzcG9uc2USFAoMcHVyZ2VkX2NvdW50GAEgASgDIusCCgtTZW5kUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIMCgRib2R5GAIgASgMEj0KCmF0dHJpYnV0ZXMYAyADKAsyKS5ob2xkc2hlbGYudjEuU2VuZFJlcXVlc3QuQXR0cmlidXRlc0VudHJ5EigKBWRlbGF5GAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEkgKEHR5cGVkX2F0dHJpYnV0ZXMYBSADKAsyLi5ob2xkc2hlbGYudjEuU2VuZFJlcXVlc3QuVHlwZWRBdHRyaWJ1dGVzRW50cnkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWQoUVHlwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEjAKBXZhbHVlGAIgASgLMiEuaG9sZHNoZWxmLnYxLlR5cGVkQXR0cmlidXRlVmFsdWU6AjgBIiIKDFNlbmRSZXNwb25zZRISCgptZXNzYWdlX2lkGAEgASgJIlAKEFNlbmRCYXRjaFJlcXVlc3QSDQoFcXVldWUYASABKAkSLQoHZW50cmllcxgCIAMoCzIcLmhvbGRzaGVsZi52MS5TZW5kQmF0Y2hFbnRyeSIoChFTZW5kQmF0Y2hSZXNwb25zZRITCgttZXNzYWdlX2lkcxgBIAMoCSKaAQoOUmVjZWl2ZVJlcXVlc3QSDQoFcXVldWUYASABKAkSFAoMbWF4X21lc3NhZ2VzGAIgASgFEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCgl3YWl0X3RpbWUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iQgoPUmVjZWl2ZVJlc3BvbnNlEi8KCG1lc3NhZ2VzGAEgAygLMh0uaG9sZHNoZWxmLnYxLlJlY2VpdmVkTWVzc2FnZSI2Cg1EZWxldGVSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhYKDnJlY2VpcHRfaGFuZGxlGAIgASgJIhAKDkRlbGV0ZVJlc3BvbnNlIjwKEkRlbGV0ZUJhdGNoUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIXCg9yZWNlaXB0X2hhbmRsZXMYAiADKAkiQQoTRGVsZXRlQmF0Y2hSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkuaG9sZHNoZWxmLnYxLkVudHJ5UmVzdWx0IncKF0NoYW5nZVZpc2liaWxpdHlSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhYKDnJlY2VpcHRfaGFuZGxlGAIgASgJEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJOChhDaGFuZ2VWaXNpYmlsaXR5UmVzcG9uc2USMgoObGVhc2VfZGVhZGxpbmUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIn0KHENoYW5nZVZpc2liaWxpdHlCYXRjaFJlcXVlc3QSDQoFcXVldWUYASABKAkSFwoPcmVjZWlwdF9oYW5kbGVzGAIgAygJEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJLCh1DaGFuZ2VWaXNpYmlsaXR5QmF0Y2hSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkuaG9sZHNoZWxmLnYxLkVudHJ5UmVzdWx0ImwKEEhlYXJ0YmVhdFJlcXVlc3QSDQoFcXVldWUYASABKAkSKgoGbGVhc2VzGAIgAygLMhouaG9sZHNoZWxmLnYxLkxlYXNlUmVuZXdhbBIdChVyZWxlYXNlX29uX2Rpc2Nvbm5lY3QYAyABKAgilQEKDExlYXNlUmVuZXdhbBIWCg5yZWNlaXB0X2hhbmRsZRgBIAEoCRI1ChJ2aXNpYmlsaXR5X3RpbWVvdXQYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFwoKY2hlY2twb2ludBgDIAEoDEgAiAEBEg4KBmZhaWxlZBgEIAEoCEINCgtfY2hlY2twb2ludCI9ChFIZWFydGJlYXRSZXNwb25zZRIoCgZsZWFzZXMYASADKAsyGC5ob2xkc2hlbGYudjEuTGVhc2VTdGF0ZSJ2CgpMZWFzZVN0YXRlEhYKDnJlY2VpcHRfaGFuZGxlGAEgASgJEgwKBGhlbGQYAiABKAgSMgoObGVhc2VfZGVhZGxpbmUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBnJlYXNvbhgEIAEoCSqFAgoVTWVzc2FnZU1vdmVUYXNrU3RhdHVzEigKJE1FU1NBR0VfTU9WRV9UQVNLX1NUQVRVU19VTlNQRUNJRklFRBAAEiQKIE1FU1NBR0VfTU9WRV9UQVNLX1NUQVRVU19SVU5OSU5HEAESJgoiTUVTU0FHRV9NT1ZFX1RBU0tfU1RBVFVTX0NPTVBMRVRFRBACEicKI01FU1NBR0VfTU9WRV9UQVNLX1NUQVRVU19DQU5DRUxMSU5HEAMSJgoiTUVTU0FHRV9NT1ZFX1RBU0tfU1RBVFVTX0NBTkNFTExFRBAEEiMKH01FU1NBR0VfTU9WRV9UQVNLX1NUQVRVU19GQUlMRUQQBTK8DAoMUXVldWVTZXJ2aWNlElIKC0NyZWF0ZVF1ZXVlEiAuaG9sZHNoZWxmLnYxLkNyZWF0ZVF1ZXVlUmVxdWVzdBohLmhvbGRzaGVsZi52MS5DcmVhdGVRdWV1ZVJlc3BvbnNlEkkKCEdldFF1ZXVlEh0uaG9sZHNoZWxmLnYxLkdldFF1ZXVlUmVxdWVzdBoeLmhvbGRzaGVsZi52MS5HZXRRdWV1ZVJlc3BvbnNlEk8KCkxpc3RRdWV1ZXMSHy5ob2xkc2hlbGYudjEuTGlzdFF1ZXVlc1JlcXVlc3QaIC5ob2xkc2hlbGYudjEuTGlzdFF1ZXVlc1Jlc3BvbnNlElIKC1VwZGF0ZVF1ZXVlEiAuaG9sZHNoZWxmLnYxLlVwZGF0ZVF1ZXVlUmVxdWVzdBohLmhvbGRzaGVsZi52MS5VcGRhdGVRdWV1ZVJlc3BvbnNlElIKC0RlbGV0ZVF1ZXVlEiAuaG9sZHNoZWxmLnYxLkRlbGV0ZVF1ZXVlUmVxdWVzdBohLmhvbGRzaGVsZi52MS5EZWxldGVRdWV1ZVJlc3BvbnNlEk8KClB1cmdlUXVldWUSHy5ob2xkc2hlbGYudjEuUHVyZ2VRdWV1ZVJlcXVlc3QaIC5ob2xkc2hlbGYudjEuUHVyZ2VRdWV1ZVJlc3BvbnNlEj0KBFNlbmQSGS5ob2xkc2hlbGYudjEuU2VuZFJlcXVlc3QaGi5ob2xkc2hlbGYudjEuU2VuZFJlc3BvbnNlEkwKCVNlbmRCYXRjaBIeLmhvbGRzaGVsZi52MS5TZW5kQmF0Y2hSZXF1ZXN0Gh8uaG9sZHNoZWxmLnYxLlNlbmRCYXRjaFJlc3BvbnNlEkYKB1JlY2VpdmUSHC5ob2xkc2hlbGYudjEuUmVjZWl2ZVJlcXVlc3QaHS5ob2xkc2hlbGYudjEuUmVjZWl2ZVJlc3BvbnNlEkMKBkRlbGV0ZRIbLmhvbGRzaGVsZi52MS5EZWxldGVSZXF1ZXN0GhwuaG9sZHNoZWxmLnYxLkRlbGV0ZVJlc3BvbnNlElIKC0RlbGV0ZUJhdGNoEiAuaG9sZHNoZWxmLnYxLkRlbGV0ZUJhdGNoUmVxdWVzdBohLmhvbGRzaGVsZi52MS5EZWxldGVCYXRjaFJlc3BvbnNlEmEKEENoYW5nZVZpc2liaWxpdHkSJS5ob2xkc2hlbGYudjEuQ2hhbmdlVmlzaWJpbGl0eVJlcXVlc3QaJi5ob2xkc2hlbGYudjEuQ2hhbmdlVmlzaWJpbGl0eVJlc3BvbnNlEnAKFUNoYW5nZVZpc2liaWxpdHlCYXRjaBIqLmhvbGRzaGVsZi52MS5DaGFuZ2VWaXNpYmlsaXR5QmF0Y2hSZXF1ZXN0GisuaG9sZHNoZWxmLnYxLkNoYW5nZVZpc2liaWxpdHlCYXRjaFJlc3BvbnNlElAKCUhlYXJ0YmVhdBIeLmhvbGRzaGVsZi52MS5IZWFydGJlYXRSZXF1ZXN0Gh8uaG9sZHNoZWxmLnYxLkhlYXJ0YmVhdFJlc3BvbnNlKAEwARJeCg9SZWRyaXZlTWVzc2FnZXMSJC5ob2xkc2hlbGYudjEuUmVkcml2ZU1lc3NhZ2VzUmVxdWVzdBolLmhvbGRzaGVsZi52MS5SZWRyaXZlTWVzc2FnZXNSZXNwb25zZRJtChRTdGFydE1lc3NhZ2VNb3ZlVGFzaxIpLmhvbGRzaGVsZi52MS5TdGFydE1lc3NhZ2VNb3ZlVGFza1JlcXVlc3QaKi5ob2xkc2hlbGYudjEuU3RhcnRNZXNzYWdlTW92ZVRhc2tSZXNwb25zZRJtChRMaXN0TWVzc2FnZU1vdmVUYXNrcxIpLmhvbGRzaGVsZi52MS5MaXN0TWVzc2FnZU1vdmVUYXNrc1JlcXVlc3QaKi5ob2xkc2hlbGYudjEuTGlzdE1lc3NhZ2VNb3ZlVGFza3NSZXNwb25zZRJwChVDYW5jZWxNZXNzYWdlTW92ZVRhc2sSKi5ob2xkc2hlbGYudjEuQ2FuY2VsTWVzc2FnZU1vdmVUYXNrUmVxdWVzdBorLmhvbGRzaGVsZi52MS5DYW5jZWxNZXNzYWdlTW92ZVRhc2tSZXNwb25zZUIrWilob2xkc2hlbGYvZ2VuL2dvL2hvbGRzaGVsZi92MTtob2xkc2hlbGZ2MWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_holdshelf_v1_message, file_holdshelf_v1_queue]);
+
+/**
+ * StartMessageMoveTask's request.
+ *
+ * @generated from message holdshelf.v1.StartMessageMoveTaskRequest
+ */
+export type StartMessageMoveTaskRequest = Message<"holdshelf.v1.StartMessageMoveTaskRequest"> & {
+  /**
+   * The queue to move messages out of: usually a dead-letter queue.
+   *
+   * @generated from field: string source_queue = 1;
+   */
+  sourceQueue: string;
+
+  /**
+   * Where to move them: an existing queue other than source_queue. Empty
+   * means back to each message's dead_letter_source_queue (messages that
+   * have none, or whose source queue no longer exists, stay).
+   *
+   * @generated from field: string destination_queue = 2;
+   */
+  destinationQueue: string;
+
+  /**
+   * At most this many messages per second; 0 means as fast as possible.
+   * 0 to 500.
+   *
+   * @generated from field: int32 max_per_second = 3;
+   */
+  maxPerSecond: number;
+};
+
+/**
+ * Describes the message holdshelf.v1.StartMessageMoveTaskRequest.
+ * Use `create(StartMessageMoveTaskRequestSchema)` to create a new message.
+ */
+export const StartMessageMoveTaskRequestSchema: GenMessage<StartMessageMoveTaskRequest> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue_service, 0);
+
+/**
+ * StartMessageMoveTask's response.
+ *
+ * @generated from message holdshelf.v1.StartMessageMoveTaskResponse
+ */
+export type StartMessageMoveTaskResponse = Message<"holdshelf.v1.StartMessageMoveTaskResponse"> & {
+  /**
+   * Names the task for CancelMessageMoveTask. Opaque: its format may
+   * change; pass it back as it is.
+   *
+   * @generated from field: string task_handle = 1;
+   */
+  taskHandle: string;
+};
+
+/**
+ * Describes the message holdshelf.v1.StartMessageMoveTaskResponse.
+ * Use `create(StartMessageMoveTaskResponseSchema)` to create a new message.
+ */
+export const StartMessageMoveTaskResponseSchema: GenMessage<StartMessageMoveTaskResponse> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue_service, 1);
+
+/**
+ * ListMessageMoveTasks' request.
+ *
+ * @generated from message holdshelf.v1.ListMessageMoveTasksRequest
+ */
+export type ListMessageMoveTasksRequest = Message<"holdshelf.v1.ListMessageMoveTasksRequest"> & {
+  /**
+   * The source queue whose tasks to list.
+   *
+   * @generated from field: string source_queue = 1;
+   */
+  sourceQueue: string;
+
+  /**
+   * At most this many tasks, 1 to 10; 0 means 1.
+   *
+   * @generated from field: int32 max_results = 2;
+   */
+  maxResults: number;
+};
+
+/**
+ * Describes the message holdshelf.v1.ListMessageMoveTasksRequest.
+ * Use `create(ListMessageMoveTasksRequestSchema)` to create a new message.
+ */
+export const ListMessageMoveTasksRequestSchema: GenMessage<ListMessageMoveTasksRequest> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue_service, 2);
+
+/**
+ * ListMessageMoveTasks' response.
+ *
+ * @generated from message holdshelf.v1.ListMessageMoveTasksResponse
+ */
+export type ListMessageMoveTasksResponse = Message<"holdshelf.v1.ListMessageMoveTasksResponse"> & {
+  /**
+   * The most recent tasks, newest first.
+   *
+   * @generated from field: repeated holdshelf.v1.MessageMoveTask tasks = 1;
+   */
+  tasks: MessageMoveTask[];
+};
+
+/**
+ * Describes the message holdshelf.v1.ListMessageMoveTasksResponse.
+ * Use `create(ListMessageMoveTasksResponseSchema)` to create a new message.
+ */
+export const ListMessageMoveTasksResponseSchema: GenMessage<ListMessageMoveTasksResponse> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue_service, 3);
+
+/**
+ * CancelMessageMoveTask's request.
+ *
+ * @generated from message holdshelf.v1.CancelMessageMoveTaskRequest
+ */
+export type CancelMessageMoveTaskRequest = Message<"holdshelf.v1.CancelMessageMoveTaskRequest"> & {
+  /**
+   * The handle StartMessageMoveTask returned.
+   *
+   * @generated from field: string task_handle = 1;
+   */
+  taskHandle: string;
+};
+
+/**
+ * Describes the message holdshelf.v1.CancelMessageMoveTaskRequest.
+ * Use `create(CancelMessageMoveTaskRequestSchema)` to create a new message.
+ */
+export const CancelMessageMoveTaskRequestSchema: GenMessage<CancelMessageMoveTaskRequest> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue_service, 4);
+
+/**
+ * CancelMessageMoveTask's response.
+ *
+ * @generated from message holdshelf.v1.CancelMessageMoveTaskResponse
+ */
+export type CancelMessageMoveTaskResponse = Message<"holdshelf.v1.CancelMessageMoveTaskResponse"> & {
+  /**
+   * How many messages the task moved before it stopped.
+   *
+   * @generated from field: int64 moved_count = 1;
+   */
+  movedCount: bigint;
+};
+
+/**
+ * Describes the message holdshelf.v1.CancelMessageMoveTaskResponse.
+ * Use `create(CancelMessageMoveTaskResponseSchema)` to create a new message.
+ */
+export const CancelMessageMoveTaskResponseSchema: GenMessage<CancelMessageMoveTaskResponse> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue_service, 5);
+
+/**
+ * A message move task, as ListMessageMoveTasks reports it.
+ *
+ * @generated from message holdshelf.v1.MessageMoveTask
+ */
+export type MessageMoveTask = Message<"holdshelf.v1.MessageMoveTask"> & {
+  /**
+   * The handle to cancel it with; set only while it is RUNNING.
+   *
+   * @generated from field: string task_handle = 1;
+   */
+  taskHandle: string;
+
+  /**
+   * Where it stands.
+   *
+   * @generated from field: holdshelf.v1.MessageMoveTaskStatus status = 2;
+   */
+  status: MessageMoveTaskStatus;
+
+  /**
+   * The queue it moves messages out of.
+   *
+   * @generated from field: string source_queue = 3;
+   */
+  sourceQueue: string;
+
+  /**
+   * Where it moves them; empty: back to each message's source queue.
+   *
+   * @generated from field: string destination_queue = 4;
+   */
+  destinationQueue: string;
+
+  /**
+   * Its rate limit, per second; 0 means none.
+   *
+   * @generated from field: int32 max_per_second = 5;
+   */
+  maxPerSecond: number;
+
+  /**
+   * How many messages it has moved so far. After a crash of the broker, up
+   * to one second of moves may be missing from the count (the moves
+   * themselves are made).
+   *
+   * @generated from field: int64 moved_count = 6;
+   */
+  movedCount: bigint;
+
+  /**
+   * How many messages were visible in the source queue when it started:
+   * about how many it will move.
+   *
+   * @generated from field: int64 to_move_count = 7;
+   */
+  toMoveCount: bigint;
+
+  /**
+   * Why it failed; empty unless status is FAILED.
+   *
+   * @generated from field: string failure_reason = 8;
+   */
+  failureReason: string;
+
+  /**
+   * When it started.
+   *
+   * @generated from field: google.protobuf.Timestamp start_time = 9;
+   */
+  startTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message holdshelf.v1.MessageMoveTask.
+ * Use `create(MessageMoveTaskSchema)` to create a new message.
+ */
+export const MessageMoveTaskSchema: GenMessage<MessageMoveTask> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue_service, 6);
 
 /**
  * RedriveMessages' request.
@@ -60,7 +291,7 @@ export type RedriveMessagesRequest = Message<"holdshelf.v1.RedriveMessagesReques
  * Use `create(RedriveMessagesRequestSchema)` to create a new message.
  */
 export const RedriveMessagesRequestSchema: GenMessage<RedriveMessagesRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 0);
+  messageDesc(file_holdshelf_v1_queue_service, 7);
 
 /**
  * RedriveMessages' response.
@@ -81,7 +312,7 @@ export type RedriveMessagesResponse = Message<"holdshelf.v1.RedriveMessagesRespo
  * Use `create(RedriveMessagesResponseSchema)` to create a new message.
  */
 export const RedriveMessagesResponseSchema: GenMessage<RedriveMessagesResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 1);
+  messageDesc(file_holdshelf_v1_queue_service, 8);
 
 /**
  * CreateQueue's request.
@@ -110,7 +341,7 @@ export type CreateQueueRequest = Message<"holdshelf.v1.CreateQueueRequest"> & {
  * Use `create(CreateQueueRequestSchema)` to create a new message.
  */
 export const CreateQueueRequestSchema: GenMessage<CreateQueueRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 2);
+  messageDesc(file_holdshelf_v1_queue_service, 9);
 
 /**
  * CreateQueue's response.
@@ -131,7 +362,7 @@ export type CreateQueueResponse = Message<"holdshelf.v1.CreateQueueResponse"> & 
  * Use `create(CreateQueueResponseSchema)` to create a new message.
  */
 export const CreateQueueResponseSchema: GenMessage<CreateQueueResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 3);
+  messageDesc(file_holdshelf_v1_queue_service, 10);
 
 /**
  * GetQueue's request.
@@ -152,7 +383,7 @@ export type GetQueueRequest = Message<"holdshelf.v1.GetQueueRequest"> & {
  * Use `create(GetQueueRequestSchema)` to create a new message.
  */
 export const GetQueueRequestSchema: GenMessage<GetQueueRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 4);
+  messageDesc(file_holdshelf_v1_queue_service, 11);
 
 /**
  * GetQueue's response.
@@ -173,7 +404,7 @@ export type GetQueueResponse = Message<"holdshelf.v1.GetQueueResponse"> & {
  * Use `create(GetQueueResponseSchema)` to create a new message.
  */
 export const GetQueueResponseSchema: GenMessage<GetQueueResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 5);
+  messageDesc(file_holdshelf_v1_queue_service, 12);
 
 /**
  * ListQueues' request.
@@ -209,7 +440,7 @@ export type ListQueuesRequest = Message<"holdshelf.v1.ListQueuesRequest"> & {
  * Use `create(ListQueuesRequestSchema)` to create a new message.
  */
 export const ListQueuesRequestSchema: GenMessage<ListQueuesRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 6);
+  messageDesc(file_holdshelf_v1_queue_service, 13);
 
 /**
  * ListQueues' response.
@@ -238,7 +469,7 @@ export type ListQueuesResponse = Message<"holdshelf.v1.ListQueuesResponse"> & {
  * Use `create(ListQueuesResponseSchema)` to create a new message.
  */
 export const ListQueuesResponseSchema: GenMessage<ListQueuesResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 7);
+  messageDesc(file_holdshelf_v1_queue_service, 14);
 
 /**
  * UpdateQueue's request.
@@ -267,7 +498,7 @@ export type UpdateQueueRequest = Message<"holdshelf.v1.UpdateQueueRequest"> & {
  * Use `create(UpdateQueueRequestSchema)` to create a new message.
  */
 export const UpdateQueueRequestSchema: GenMessage<UpdateQueueRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 8);
+  messageDesc(file_holdshelf_v1_queue_service, 15);
 
 /**
  * UpdateQueue's response.
@@ -288,7 +519,7 @@ export type UpdateQueueResponse = Message<"holdshelf.v1.UpdateQueueResponse"> & 
  * Use `create(UpdateQueueResponseSchema)` to create a new message.
  */
 export const UpdateQueueResponseSchema: GenMessage<UpdateQueueResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 9);
+  messageDesc(file_holdshelf_v1_queue_service, 16);
 
 /**
  * DeleteQueue's request.
@@ -309,7 +540,7 @@ export type DeleteQueueRequest = Message<"holdshelf.v1.DeleteQueueRequest"> & {
  * Use `create(DeleteQueueRequestSchema)` to create a new message.
  */
 export const DeleteQueueRequestSchema: GenMessage<DeleteQueueRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 10);
+  messageDesc(file_holdshelf_v1_queue_service, 17);
 
 /**
  * DeleteQueue's response: empty.
@@ -324,7 +555,7 @@ export type DeleteQueueResponse = Message<"holdshelf.v1.DeleteQueueResponse"> & 
  * Use `create(DeleteQueueResponseSchema)` to create a new message.
  */
 export const DeleteQueueResponseSchema: GenMessage<DeleteQueueResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 11);
+  messageDesc(file_holdshelf_v1_queue_service, 18);
 
 /**
  * PurgeQueue's request.
@@ -345,7 +576,7 @@ export type PurgeQueueRequest = Message<"holdshelf.v1.PurgeQueueRequest"> & {
  * Use `create(PurgeQueueRequestSchema)` to create a new message.
  */
 export const PurgeQueueRequestSchema: GenMessage<PurgeQueueRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 12);
+  messageDesc(file_holdshelf_v1_queue_service, 19);
 
 /**
  * PurgeQueue's response.
@@ -366,7 +597,7 @@ export type PurgeQueueResponse = Message<"holdshelf.v1.PurgeQueueResponse"> & {
  * Use `create(PurgeQueueResponseSchema)` to create a new message.
  */
 export const PurgeQueueResponseSchema: GenMessage<PurgeQueueResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 13);
+  messageDesc(file_holdshelf_v1_queue_service, 20);
 
 /**
  * Send's request.
@@ -430,7 +661,7 @@ export type SendRequest = Message<"holdshelf.v1.SendRequest"> & {
  * Use `create(SendRequestSchema)` to create a new message.
  */
 export const SendRequestSchema: GenMessage<SendRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 14);
+  messageDesc(file_holdshelf_v1_queue_service, 21);
 
 /**
  * Send's response.
@@ -451,7 +682,7 @@ export type SendResponse = Message<"holdshelf.v1.SendResponse"> & {
  * Use `create(SendResponseSchema)` to create a new message.
  */
 export const SendResponseSchema: GenMessage<SendResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 15);
+  messageDesc(file_holdshelf_v1_queue_service, 22);
 
 /**
  * SendBatch's request.
@@ -481,7 +712,7 @@ export type SendBatchRequest = Message<"holdshelf.v1.SendBatchRequest"> & {
  * Use `create(SendBatchRequestSchema)` to create a new message.
  */
 export const SendBatchRequestSchema: GenMessage<SendBatchRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 16);
+  messageDesc(file_holdshelf_v1_queue_service, 23);
 
 /**
  * SendBatch's response.
@@ -502,7 +733,7 @@ export type SendBatchResponse = Message<"holdshelf.v1.SendBatchResponse"> & {
  * Use `create(SendBatchResponseSchema)` to create a new message.
  */
 export const SendBatchResponseSchema: GenMessage<SendBatchResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 17);
+  messageDesc(file_holdshelf_v1_queue_service, 24);
 
 /**
  * Receive's request.
@@ -550,7 +781,7 @@ export type ReceiveRequest = Message<"holdshelf.v1.ReceiveRequest"> & {
  * Use `create(ReceiveRequestSchema)` to create a new message.
  */
 export const ReceiveRequestSchema: GenMessage<ReceiveRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 18);
+  messageDesc(file_holdshelf_v1_queue_service, 25);
 
 /**
  * Receive's response.
@@ -571,7 +802,7 @@ export type ReceiveResponse = Message<"holdshelf.v1.ReceiveResponse"> & {
  * Use `create(ReceiveResponseSchema)` to create a new message.
  */
 export const ReceiveResponseSchema: GenMessage<ReceiveResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 19);
+  messageDesc(file_holdshelf_v1_queue_service, 26);
 
 /**
  * Delete's request.
@@ -600,7 +831,7 @@ export type DeleteRequest = Message<"holdshelf.v1.DeleteRequest"> & {
  * Use `create(DeleteRequestSchema)` to create a new message.
  */
 export const DeleteRequestSchema: GenMessage<DeleteRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 20);
+  messageDesc(file_holdshelf_v1_queue_service, 27);
 
 /**
  * Delete's response: empty.
@@ -615,7 +846,7 @@ export type DeleteResponse = Message<"holdshelf.v1.DeleteResponse"> & {
  * Use `create(DeleteResponseSchema)` to create a new message.
  */
 export const DeleteResponseSchema: GenMessage<DeleteResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 21);
+  messageDesc(file_holdshelf_v1_queue_service, 28);
 
 /**
  * DeleteBatch's request.
@@ -643,7 +874,7 @@ export type DeleteBatchRequest = Message<"holdshelf.v1.DeleteBatchRequest"> & {
  * Use `create(DeleteBatchRequestSchema)` to create a new message.
  */
 export const DeleteBatchRequestSchema: GenMessage<DeleteBatchRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 22);
+  messageDesc(file_holdshelf_v1_queue_service, 29);
 
 /**
  * DeleteBatch's response.
@@ -664,7 +895,7 @@ export type DeleteBatchResponse = Message<"holdshelf.v1.DeleteBatchResponse"> & 
  * Use `create(DeleteBatchResponseSchema)` to create a new message.
  */
 export const DeleteBatchResponseSchema: GenMessage<DeleteBatchResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 23);
+  messageDesc(file_holdshelf_v1_queue_service, 30);
 
 /**
  * ChangeVisibility's request.
@@ -703,7 +934,7 @@ export type ChangeVisibilityRequest = Message<"holdshelf.v1.ChangeVisibilityRequ
  * Use `create(ChangeVisibilityRequestSchema)` to create a new message.
  */
 export const ChangeVisibilityRequestSchema: GenMessage<ChangeVisibilityRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 24);
+  messageDesc(file_holdshelf_v1_queue_service, 31);
 
 /**
  * ChangeVisibility's response.
@@ -724,7 +955,7 @@ export type ChangeVisibilityResponse = Message<"holdshelf.v1.ChangeVisibilityRes
  * Use `create(ChangeVisibilityResponseSchema)` to create a new message.
  */
 export const ChangeVisibilityResponseSchema: GenMessage<ChangeVisibilityResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 25);
+  messageDesc(file_holdshelf_v1_queue_service, 32);
 
 /**
  * ChangeVisibilityBatch's request.
@@ -760,7 +991,7 @@ export type ChangeVisibilityBatchRequest = Message<"holdshelf.v1.ChangeVisibilit
  * Use `create(ChangeVisibilityBatchRequestSchema)` to create a new message.
  */
 export const ChangeVisibilityBatchRequestSchema: GenMessage<ChangeVisibilityBatchRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 26);
+  messageDesc(file_holdshelf_v1_queue_service, 33);
 
 /**
  * ChangeVisibilityBatch's response.
@@ -781,7 +1012,7 @@ export type ChangeVisibilityBatchResponse = Message<"holdshelf.v1.ChangeVisibili
  * Use `create(ChangeVisibilityBatchResponseSchema)` to create a new message.
  */
 export const ChangeVisibilityBatchResponseSchema: GenMessage<ChangeVisibilityBatchResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 27);
+  messageDesc(file_holdshelf_v1_queue_service, 34);
 
 /**
  * One request of a Heartbeat stream, answered by exactly one response.
@@ -823,7 +1054,7 @@ export type HeartbeatRequest = Message<"holdshelf.v1.HeartbeatRequest"> & {
  * Use `create(HeartbeatRequestSchema)` to create a new message.
  */
 export const HeartbeatRequestSchema: GenMessage<HeartbeatRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 28);
+  messageDesc(file_holdshelf_v1_queue_service, 35);
 
 /**
  * One lease to renew.
@@ -881,7 +1112,7 @@ export type LeaseRenewal = Message<"holdshelf.v1.LeaseRenewal"> & {
  * Use `create(LeaseRenewalSchema)` to create a new message.
  */
 export const LeaseRenewalSchema: GenMessage<LeaseRenewal> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 29);
+  messageDesc(file_holdshelf_v1_queue_service, 36);
 
 /**
  * One response of a Heartbeat stream: the answer to one request, or an
@@ -906,7 +1137,7 @@ export type HeartbeatResponse = Message<"holdshelf.v1.HeartbeatResponse"> & {
  * Use `create(HeartbeatResponseSchema)` to create a new message.
  */
 export const HeartbeatResponseSchema: GenMessage<HeartbeatResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 30);
+  messageDesc(file_holdshelf_v1_queue_service, 37);
 
 /**
  * Whether a lease is held.
@@ -957,7 +1188,63 @@ export type LeaseState = Message<"holdshelf.v1.LeaseState"> & {
  * Use `create(LeaseStateSchema)` to create a new message.
  */
 export const LeaseStateSchema: GenMessage<LeaseState> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 31);
+  messageDesc(file_holdshelf_v1_queue_service, 38);
+
+/**
+ * Where a message move task stands.
+ *
+ * @generated from enum holdshelf.v1.MessageMoveTaskStatus
+ */
+export enum MessageMoveTaskStatus {
+  /**
+   * Never sent.
+   *
+   * @generated from enum value: MESSAGE_MOVE_TASK_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Moving messages.
+   *
+   * @generated from enum value: MESSAGE_MOVE_TASK_STATUS_RUNNING = 1;
+   */
+  RUNNING = 1,
+
+  /**
+   * Moved every message it was to move.
+   *
+   * @generated from enum value: MESSAGE_MOVE_TASK_STATUS_COMPLETED = 2;
+   */
+  COMPLETED = 2,
+
+  /**
+   * Cancelled; its current move is being made.
+   *
+   * @generated from enum value: MESSAGE_MOVE_TASK_STATUS_CANCELLING = 3;
+   */
+  CANCELLING = 3,
+
+  /**
+   * Cancelled: stopped before the end.
+   *
+   * @generated from enum value: MESSAGE_MOVE_TASK_STATUS_CANCELLED = 4;
+   */
+  CANCELLED = 4,
+
+  /**
+   * Stopped by a failure that failure_reason names, e.g. its destination
+   * queue was deleted.
+   *
+   * @generated from enum value: MESSAGE_MOVE_TASK_STATUS_FAILED = 5;
+   */
+  FAILED = 5,
+}
+
+/**
+ * Describes the enum holdshelf.v1.MessageMoveTaskStatus.
+ */
+export const MessageMoveTaskStatusSchema: GenEnum<MessageMoveTaskStatus> = /*@__PURE__*/
+  enumDesc(file_holdshelf_v1_queue_service, 0);
 
 /**
  * A durable queue with Amazon SQS's message lifecycle.
@@ -1035,6 +1322,10 @@ export const LeaseStateSchema: GenMessage<LeaseState> = /*@__PURE__*/
  *     a queue that does not exist.
  *   QUEUE_IN_USE (FAILED_PRECONDITION): DeleteQueue of a queue that is
  *     another queue's dead-letter queue.
+ *   MOVE_TASK_RUNNING (FAILED_PRECONDITION): StartMessageMoveTask on a
+ *     source queue that already has a running message move task.
+ *   MOVE_TASK_NOT_FOUND (NOT_FOUND): CancelMessageMoveTask of a task that
+ *     is no longer running (completed, cancelled or failed) or unknown.
  *   SHUTTING_DOWN (UNAVAILABLE): the broker is stopping; open Heartbeat
  *     streams end with it.
  *   STORAGE_UNAVAILABLE (UNAVAILABLE): a write to the data directory failed
@@ -1380,6 +1671,48 @@ export const QueueService: GenService<{
     methodKind: "unary";
     input: typeof RedriveMessagesRequestSchema;
     output: typeof RedriveMessagesResponseSchema;
+  },
+  /**
+   * Starts a message move task and returns its handle.
+   * Errors: INVALID_ARGUMENT (a malformed queue name, destination_queue
+   * equal to source_queue, max_per_second out of bounds), QUEUE_NOT_FOUND
+   * (source_queue or destination_queue), MOVE_TASK_RUNNING (the source queue
+   * has a running task: cancel it or let it end first).
+   *
+   * @generated from rpc holdshelf.v1.QueueService.StartMessageMoveTask
+   */
+  startMessageMoveTask: {
+    methodKind: "unary";
+    input: typeof StartMessageMoveTaskRequestSchema;
+    output: typeof StartMessageMoveTaskResponseSchema;
+  },
+  /**
+   * Lists a source queue's most recent message move tasks, newest first:
+   * the running one, if any, and those that ended (at most 10 are kept).
+   * Errors: INVALID_ARGUMENT (a malformed queue name, max_results out of
+   * bounds), QUEUE_NOT_FOUND.
+   *
+   * @generated from rpc holdshelf.v1.QueueService.ListMessageMoveTasks
+   */
+  listMessageMoveTasks: {
+    methodKind: "unary";
+    input: typeof ListMessageMoveTasksRequestSchema;
+    output: typeof ListMessageMoveTasksResponseSchema;
+  },
+  /**
+   * Stops a running message move task once its current move is made, and
+   * answers with how many messages it moved; moves already made stay made.
+   * The task ends CANCELLED.
+   * Errors: INVALID_ARGUMENT (a task_handle that no StartMessageMoveTask
+   * returned: the BadRequest names task_handle), MOVE_TASK_NOT_FOUND (the
+   * task is no longer running, or its source queue is gone).
+   *
+   * @generated from rpc holdshelf.v1.QueueService.CancelMessageMoveTask
+   */
+  cancelMessageMoveTask: {
+    methodKind: "unary";
+    input: typeof CancelMessageMoveTaskRequestSchema;
+    output: typeof CancelMessageMoveTaskResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_holdshelf_v1_queue_service, 0);
