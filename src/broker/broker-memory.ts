@@ -11,6 +11,7 @@ import { LeaseChanges } from "./lease-changes.js";
 import { LeaseEndings } from "./lease-endings.js";
 import { LeaseTracking } from "./lease-tracking.js";
 import { Maintenance } from "./maintenance.js";
+import { MoveTasks } from "./move-tasks.js";
 import { QueueRegistry } from "./queue-registry.js";
 import type { QueueState } from "./queue-state.js";
 import { ReceiptHandles } from "./receipt-handles.js";
@@ -48,6 +49,8 @@ export interface BrokerMemory {
   readonly endings: LeaseEndings;
   readonly receiving: ReceiveRules;
   readonly deadLetters: DeadLetters;
+  /** Message move tasks running here. */
+  readonly moveTasks: MoveTasks;
   readonly background: BackgroundWork;
   readonly maintenance: Maintenance;
   readonly storedBudget: StoredMessageBudget;
@@ -74,6 +77,7 @@ export function createBrokerMemory(options: BrokerMemoryOptions): BrokerMemory {
   const registry = new QueueRegistry(store, clock, { onDeleted: forgetQueue }, stored, limits.maxQueues, cluster);
   const storedBudget = new StoredMessageBudget(limits.maxStoredMessages, () => registry.all());
   const deadLetters = new DeadLetters(store, clock, registry, (queue) => maintenance.advance(queue), events, cluster);
+  const moveTasks = new MoveTasks(clock, registry, deadLetters, onBackgroundError);
   const endings = new LeaseEndings(clock, leases, deadLetters, background);
   const leaseChanges = new LeaseChanges(clock, handles, leases, endings, events);
   const maintenance: Maintenance = new Maintenance(
@@ -118,6 +122,7 @@ export function createBrokerMemory(options: BrokerMemoryOptions): BrokerMemory {
     endings,
     receiving,
     deadLetters,
+    moveTasks,
     background,
     maintenance,
     storedBudget,

@@ -9,6 +9,8 @@ import { LeaseStream, type LeaseStreamListener } from "./lease-tracking.js";
 import type { MoveTarget } from "./dead-letters.js";
 import { intakeMessages } from "./message-intake.js";
 import { formatMessageId } from "./message-id.js";
+import { keptMoveTasks, maxMoveTaskRate, moveTaskNotFound } from "./move-tasks.js";
+import { parseMoveTaskHandle } from "../protocol/move-task-handle.js";
 import type { QueueConfigInput } from "./queue-config.js";
 import type { QueueState } from "./queue-state.js";
 import { checkBatchSize, checkRenewalCount, checkVisibilityTimeout, resolveReceiveOptions } from "./request-limits.js";
@@ -19,6 +21,7 @@ import type {
   EntryOutcome,
   LeaseRenewal,
   LeaseState,
+  MoveTaskInfo,
   OutgoingMessage,
   QueueInfo,
   QueuePage,
@@ -46,7 +49,7 @@ export interface BrokerOptions {
  * method validates, hands the change to the rules in its memory (see
  * BrokerMemory), commits what they changed, and answers once that is
  * durable: in one atomic batch, unless its doc says otherwise
- * (closeLeaseStream, redriveMessages). Rules run on an injected clock, and
+ * (closeLeaseStream, redriveMessages, message move tasks). Rules run on an injected clock, and
  * `runMaintenance` does on demand what the timers do.
  */
 export class Broker {
@@ -76,6 +79,7 @@ export class Broker {
     const memory = createBrokerMemory({ ...settings, store: new RevocableStore(options.store), stored });
     const broker = new Broker(memory, settings, options.renewalLinger ?? defaultRenewalLinger);
     broker.memory.maintenance.start();
+    broker.memory.moveTasks.resume(broker.memory.registry.all());
     return broker;
   }
 
@@ -247,6 +251,56 @@ export class Broker {
     return this.memory.deadLetters.redrive(deadLetterQueue, destination, maxMessages || Infinity, maxPerSecond, signal);
   }
 
+  // ---- Message move tasks ------------------------------------------------
+
+  /**
+   * Starts a message move task: redriveMessages in the background, for
+   * every message visible in the source queue now (see MoveTasks), at most
+   * `maxPerSecond` a second (0 to 500; 0: no limit). Answers once the task
+   * is stored, with its handle.
+   */
+  async startMessageMoveTask(sourceName: string, destinationName: string, maxPerSecond: number): Promise<string> {
+    this.requireStorage();
+    const source = this.memory.registry.get(sourceName, "source_queue");
+    const destination = destinationName === "" ? undefined : await this.moveTarget(destinationName, "destination_queue");
+    if (destination === source) throw invalidArgument("destination_queue", "must be another queue than the source queue");
+    if (!Number.isInteger(maxPerSecond) || maxPerSecond < 0 || maxPerSecond > maxMoveTaskRate) {
+      throw invalidArgument("max_per_second", `must be 0 (no limit) to ${maxMoveTaskRate}`);
+    }
+    this.memory.maintenance.advance(source);
+    return this.memory.moveTasks.start(source, destinationName, maxPerSecond);
+  }
+
+  /** A source queue's last message move tasks, newest first: `maxResults` 1 to 10, 0 meaning 1 (as SQS). */
+  listMessageMoveTasks(sourceName: string, maxResults: number): MoveTaskInfo[] {
+    this.requireStorage();
+    const source = this.memory.registry.get(sourceName, "source_queue");
+    if (!Number.isInteger(maxResults) || maxResults < 0 || maxResults > keptMoveTasks) {
+      throw invalidArgument("max_results", `must be 0 (1) to ${keptMoveTasks}`);
+    }
+    return this.memory.moveTasks.list(source, maxResults || 1);
+  }
+
+  /**
+   * Cancels a running message move task once its current batch is moved;
+   * returns how many messages it moved. MOVE_TASK_NOT_FOUND unless the
+   * handle's task is running.
+   */
+  async cancelMessageMoveTask(taskHandle: string): Promise<number> {
+    this.requireStorage();
+    const handle = parseMoveTaskHandle(taskHandle);
+    if (handle === undefined) throw invalidArgument("task_handle", "is not a handle StartMessageMoveTask returned");
+    let source: QueueState;
+    try {
+      source = this.memory.registry.get(handle.sourceQueue, "task_handle");
+    } catch (error) {
+      // A deleted source queue took its tasks along; a queue moving away (cluster mode) answers as the registry does.
+      if (error instanceof HoldshelfError && error.reason === "QUEUE_NOT_FOUND") throw moveTaskNotFound();
+      throw error;
+    }
+    return this.memory.moveTasks.cancel(source, handle.taskId);
+  }
+
   // ---- Lease streams (Heartbeat) ----------------------------------------
 
   /** Opens a stream of lease renewals; the listener hears of its leases that expire. */
@@ -323,9 +377,14 @@ export class Broker {
     await this.memory.background.settled();
   }
 
-  /** Resolves once background work (dead-letter moves, writes after expiries) has finished. */
-  settled(): Promise<void> {
-    return this.memory.background.settled();
+  /**
+   * Resolves once background work (dead-letter moves, writes after expiries,
+   * message move tasks) has finished. A running task finishes only when it
+   * ends or is stopped (close): a paced one waits for the clock.
+   */
+  async settled(): Promise<void> {
+    await this.memory.moveTasks.settled();
+    await this.memory.background.settled();
   }
 
   /**
@@ -335,6 +394,8 @@ export class Broker {
   close(): void {
     this.closed = true;
     this.memory.maintenance.stop();
+    // Stored as running: they resume when a broker opens on the store again.
+    this.memory.moveTasks.stop();
     this.memory.waiting.releaseAll();
     for (const stream of [...this.openStreams]) stream.listener.brokerClosing();
   }
@@ -343,7 +404,9 @@ export class Broker {
 
   /** Serves queues loaded from shards this broker just gained. */
   adoptQueues(queues: readonly StoredQueue[]): void {
-    for (const queue of this.memory.registry.adopt(queues)) this.memory.maintenance.advance(queue);
+    const adopted = this.memory.registry.adopt(queues);
+    for (const queue of adopted) this.memory.maintenance.advance(queue);
+    this.memory.moveTasks.resume(adopted);
   }
 
   /**
@@ -373,6 +436,8 @@ export class Broker {
   evictQueues(names: readonly string[], error: HoldshelfError): void {
     for (const queue of this.memory.registry.evict(names, error)) {
       this.memory.maintenance.disarm(queue);
+      // Left stored as running, for the queue's next owner to resume.
+      this.memory.moveTasks.stop([queue]);
       this.memory.leases.forgetQueue(queue);
       this.memory.waiting.failAll(queue, error);
     }
@@ -391,6 +456,8 @@ export class Broker {
     this.unavailable = error;
     this.memory.store.revoke(error);
     this.memory.maintenance.stop();
+    // The reload resumes them from what the disk holds.
+    this.memory.moveTasks.stop();
     for (const queue of this.memory.registry.all()) this.memory.waiting.failAll(queue, error);
     for (const stream of [...this.openStreams]) stream.listener.storageUnavailable?.(error);
   }
@@ -411,8 +478,12 @@ export class Broker {
     this.unavailable = undefined;
     // A broker closed meanwhile (a shutdown during the outage) arms no timers,
     // not even from a scrape's describe(): nothing would cancel them.
-    if (this.closed) this.memory.maintenance.stop();
-    else this.memory.maintenance.start();
+    if (this.closed) {
+      this.memory.maintenance.stop();
+    } else {
+      this.memory.maintenance.start();
+      this.memory.moveTasks.resume(this.memory.registry.all());
+    }
   }
 
   // ---- Internals ---------------------------------------------------------

@@ -77,12 +77,13 @@ export class DeadLetters {
     maxMessages: number,
     maxPerSecond: number,
     signal: AbortSignal | undefined,
+    options: RedriveOptions = {},
   ): Promise<number> {
     let moved = 0;
     const stranded: LiveMessage[] = [];
     // Each source queue is looked up once per redrive, not once per message.
     const sources = new Map<string, Promise<MoveTarget | undefined>>();
-    const now = this.clock.now();
+    const now = options.enqueuedBy ?? this.clock.now();
     while (moved < maxMessages && !signal?.aborted && !deadLetterQueue.deleted) {
       const started = this.clock.now();
       const batch: LiveMessage[] = [];
@@ -108,10 +109,12 @@ export class DeadLetters {
         group.contents.push(content && stripped(content));
         byTarget.set(target, group);
       }
+      const movedBefore = moved;
       for (const [target, group] of byTarget) {
         await this.move(deadLetterQueue, target, group.messages, group.contents);
         moved += group.messages.length;
       }
+      await options.onBatch?.(moved - movedBefore);
       if (maxPerSecond > 0) await this.pace(started, batch.length, maxPerSecond, signal);
     }
     deadLetterQueue.putBack(stranded, this.clock.now());
@@ -185,6 +188,14 @@ export class DeadLetters {
       signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
+}
+
+/** How a message move task runs a redrive (RedriveMessages sets none of it). */
+export interface RedriveOptions {
+  /** Moves only messages that arrived by this time; when the redrive starts, if unset. */
+  readonly enqueuedBy?: number;
+  /** Told how many messages each batch moved, once they are durable; the redrive waits for it. */
+  readonly onBatch?: (moved: number) => Promise<void>;
 }
 
 /** Where a move goes: a queue this broker serves, or the name of one another broker serves (cluster mode). */

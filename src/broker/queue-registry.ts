@@ -1,5 +1,5 @@
 import { HoldshelfError, invalidArgument, queueNotFound } from "../errors/holdshelf-error.js";
-import type { IdSequence, QueueRecord, Store, StoredQueue, StoredState } from "../store/store.js";
+import type { IdSequence, QueueRecord, Store, StoredMoveTask, StoredQueue, StoredState } from "../store/store.js";
 import { decodePageToken, defaultPageSize, encodePageToken, maxPageSize } from "../protocol/queue-pages.js";
 import { tooManyQueues } from "./broker-limits.js";
 import { noneElsewhere, type ClusterQueues } from "./cluster-queues.js";
@@ -167,6 +167,28 @@ export class QueueRegistry {
       queue.record = record;
       this.dropInBackground(oldDataId);
       return purged;
+    });
+  }
+
+  /**
+   * Rewrites a queue's message move tasks with `change` (which may throw to
+   * refuse), applied to the record current when the write begins: in the
+   * queue's chain of admin operations, so an update or purge and a task's
+   * progress never write over each other's fields. Returns false, writing
+   * nothing, if the queue was deleted or moved away meanwhile (a write would
+   * bring its record back).
+   */
+  async changeMoveTasks(
+    queue: QueueState,
+    change: (tasks: readonly StoredMoveTask[]) => readonly StoredMoveTask[],
+  ): Promise<boolean> {
+    const { name } = queue.record;
+    return this.exclusive(name, async () => {
+      if (queue.deleted || this.byName.get(name) !== queue) return false;
+      const record = { ...queue.record, moveTasks: change(queue.record.moveTasks ?? []) };
+      await this.store.commit([{ kind: "putQueue", queue: record }]);
+      queue.record = record;
+      return true;
     });
   }
 

@@ -1,6 +1,6 @@
 import type { HoldshelfError } from "../errors/holdshelf-error.js";
 import type { LeaseStateReason } from "../protocol/lease-state-reason.js";
-import type { DeadLetterOrigin, TypedAttribute } from "../store/store.js";
+import type { DeadLetterOrigin, MoveTaskStatus, TypedAttribute } from "../store/store.js";
 import type { QueueConfig } from "./queue-config.js";
 import type { QueueCounts } from "./queue-state.js";
 
@@ -97,4 +97,19 @@ export interface QueuePage {
   readonly queues: QueueInfo[];
   /** Empty on the last page. */
   readonly nextPageToken: string;
+}
+
+/** A message move task as ListMessageMoveTasks reports it. Times are epoch milliseconds. */
+export interface MoveTaskInfo {
+  /** Set only while the task runs, as SQS. */
+  readonly taskHandle: string | undefined;
+  readonly status: MoveTaskStatus;
+  readonly sourceQueue: string;
+  /** Empty: back to each message's dead-letter source queue. */
+  readonly destinationQueue: string;
+  readonly maxPerSecond: number;
+  readonly movedCount: number;
+  readonly toMoveCount: number;
+  readonly failureReason: string;
+  readonly startTime: number;
 }

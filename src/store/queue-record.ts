@@ -1,4 +1,4 @@
-import type { QueueRecord, StoredQueueConfig } from "./store.js";
+import type { QueueRecord, StoredMoveTask, StoredQueueConfig } from "./store.js";
 
 /**
  * A copy of a queue record with exactly the stored fields, in the stored
@@ -7,14 +7,16 @@ import type { QueueRecord, StoredQueueConfig } from "./store.js";
  * until storage's types say so.
  */
 export function storedQueueRecord(record: QueueRecord): QueueRecord {
-  const { name, queueId, dataId, config, createTime, updateTime } = record;
-  return { name, queueId, dataId, config: storedQueueConfig(config), createTime, updateTime };
+  const { name, queueId, dataId, config, createTime, updateTime, moveTasks } = record;
+  const stored = { name, queueId, dataId, config: storedQueueConfig(config), createTime, updateTime };
+  // Left out when there are none, so records of queues that never had a task stay as they were.
+  return moveTasks === undefined || moveTasks.length === 0 ? stored : { ...stored, moveTasks: moveTasks.map(storedMoveTask) };
 }
 
 /**
  * A queue record as read back: fields added to the layout since the record
- * was written get the values that mean "as before", no tags and an update
- * time equal to the create time.
+ * was written get the values that mean "as before", no tags, an update
+ * time equal to the create time and no move tasks (an unset moveTasks).
  */
 export function upgradedQueueRecord(stored: Omit<QueueRecord, "updateTime" | "config"> & {
   readonly updateTime?: number;
@@ -43,4 +45,9 @@ function storedQueueConfig(config: StoredQueueConfig): StoredQueueConfig {
     // fromEntries defines own properties: a tag named "__proto__" stays a tag.
     tags: Object.fromEntries(Object.entries(config.tags)),
   };
+}
+
+function storedMoveTask(task: StoredMoveTask): StoredMoveTask {
+  const { taskId, status, destinationQueue, maxPerSecond, movedCount, toMoveCount, failureReason, startTime } = task;
+  return { taskId, status, destinationQueue, maxPerSecond, movedCount, toMoveCount, failureReason, startTime };
 }

@@ -31,6 +31,30 @@ export interface QueueRecord {
   readonly createTime: number;
   /** When the configuration last changed (create, then each update); records from before it read as createTime. */
   readonly updateTime: number;
+  /** The queue's last message move tasks as a source queue, newest first; unset (records from before them, too) means none. */
+  readonly moveTasks?: readonly StoredMoveTask[];
+}
+
+/** Where a message move task stands. */
+export type MoveTaskStatus = "RUNNING" | "COMPLETED" | "CANCELLING" | "CANCELLED" | "FAILED";
+
+/** A message move task as stored in its source queue's record. */
+export interface StoredMoveTask {
+  /** Unique among the queue's tasks; with the queue's name, it makes the task handle. */
+  readonly taskId: string;
+  readonly status: MoveTaskStatus;
+  /** Empty: back to each message's dead-letter source queue. */
+  readonly destinationQueue: string;
+  /** 0: no limit. */
+  readonly maxPerSecond: number;
+  /** As last written: while running, at most a second behind. */
+  readonly movedCount: number;
+  /** The source queue's visible messages when the task started. */
+  readonly toMoveCount: number;
+  /** Empty unless FAILED. */
+  readonly failureReason: string;
+  /** When it started: it moves only messages that arrived in the source queue by then. */
+  readonly startTime: number;
 }
 
 /** A message's immutable part: written once by Send, read by Receive. */

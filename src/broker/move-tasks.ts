@@ -1,0 +1,235 @@
+import { randomUUID } from "node:crypto";
+import { HoldshelfError } from "../errors/holdshelf-error.js";
+import { formatMoveTaskHandle } from "../protocol/move-task-handle.js";
+import type { MoveTaskStatus, StoredMoveTask } from "../store/store.js";
+import type { Clock } from "../time/clock.js";
+import type { DeadLetters, MoveTarget } from "./dead-letters.js";
+import type { QueueRegistry } from "./queue-registry.js";
+import type { QueueState } from "./queue-state.js";
+import type { MoveTaskInfo } from "./types.js";
+
+/** How many tasks a source queue's record keeps, newest first (as SQS lists them). */
+export const keptMoveTasks = 10;
+
+/** The highest rate a task may be given, per second: SQS's MaxNumberOfMessagesPerSecond bound. */
+export const maxMoveTaskRate = 500;
+
+// Progress is written at most this often while a task runs: a bounded write
+// cost at any rate, and a crash loses at most this much of the count (never
+// a move: each is its own atomic batch).
+const progressIntervalMs = 1000;
+
+/** A task this broker is running now. */
+interface Running {
+  /** The task as last written. */
+  stored: StoredMoveTask;
+  /** Moved so far: the stored count and the moves since. */
+  moved: number;
+  lastWrite: number;
+  /** Stops the redrive after its current batch. */
+  readonly controller: AbortController;
+  /** Set by cancel: ends CANCELLED. */
+  cancelled: boolean;
+  /** Set by stop (close, eviction, storage failure): ends writing nothing, to be resumed. */
+  stopped: boolean;
+  /** Settles when the task has ended and its end is written; rejects with a failed write. */
+  done: Promise<void>;
+}
+
+/**
+ * Message move tasks (SQS's StartMessageMoveTask): redrives that run in the
+ * background. A task's state lives in its source queue's record (see
+ * QueueRegistry.changeMoveTasks), so it survives restarts and, in cluster
+ * mode, moves with the queue: whoever serves the queue next resumes its
+ * running task from the stored count, moving only messages that arrived
+ * by the task's start. Stopping (close, eviction, a storage failure) leaves
+ * the stored status RUNNING for that reason.
+ */
+export class MoveTasks {
+  private readonly running = new Map<QueueState, Running>();
+  /** Tasks running or stopping, and end writes: what `settled` waits for. */
+  private readonly pending = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly registry: QueueRegistry,
+    private readonly deadLetters: DeadLetters,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /**
+   * Starts a task on `source` (destination and rate already checked) once it
+   * is stored; returns its handle. MOVE_TASK_RUNNING if one runs already.
+   */
+  async start(source: QueueState, destinationQueue: string, maxPerSecond: number): Promise<string> {
+    const task: StoredMoveTask = {
+      taskId: randomUUID(),
+      status: "RUNNING",
+      destinationQueue,
+      maxPerSecond,
+      movedCount: 0,
+      toMoveCount: source.visibleCount,
+      failureReason: "",
+      startTime: this.clock.now(),
+    };
+    const stored = await this.registry.changeMoveTasks(source, (tasks) => {
+      if (tasks.some(active)) {
+        throw new HoldshelfError("MOVE_TASK_RUNNING", `queue "${source.record.name}" has a running message move task`);
+      }
+      return [task, ...tasks].slice(0, keptMoveTasks);
+    });
+    if (!stored) throw new HoldshelfError("QUEUE_NOT_FOUND", `queue "${source.record.name}" was deleted`);
+    this.run(source, task);
+    return formatMoveTaskHandle(source.record.name, task.taskId);
+  }
+
+  /** A source queue's tasks, newest first: a running one with its count so far. */
+  list(source: QueueState, maxResults: number): MoveTaskInfo[] {
+    const running = this.running.get(source);
+    return (source.record.moveTasks ?? []).slice(0, maxResults).map((task) => {
+      const live = running?.stored.taskId === task.taskId ? running : undefined;
+      const status: MoveTaskStatus = live?.cancelled ? "CANCELLING" : task.status;
+      return {
+        taskHandle: status === "RUNNING" ? formatMoveTaskHandle(source.record.name, task.taskId) : undefined,
+        status,
+        sourceQueue: source.record.name,
+        destinationQueue: task.destinationQueue,
+        maxPerSecond: task.maxPerSecond,
+        movedCount: live?.moved ?? task.movedCount,
+        toMoveCount: task.toMoveCount,
+        failureReason: task.failureReason,
+        startTime: task.startTime,
+      };
+    });
+  }
+
+  /**
+   * Cancels the running task `taskId` of `source`: it stops after its
+   * current batch, ends CANCELLED, and this answers with how many it moved.
+   * MOVE_TASK_NOT_FOUND if that task is not running.
+   */
+  async cancel(source: QueueState, taskId: string): Promise<number> {
+    const running = this.running.get(source);
+    if (running !== undefined && running.stored.taskId === taskId) {
+      running.cancelled = true;
+      running.controller.abort();
+      await running.done;
+      return running.moved;
+    }
+    // Stored as running but not running here: a storage failure stopped it and no reload has resumed it yet.
+    const task = (source.record.moveTasks ?? []).find((candidate) => candidate.taskId === taskId);
+    if (task === undefined || task.status !== "RUNNING" || running !== undefined) throw moveTaskNotFound();
+    await this.write(source, { ...task, status: "CANCELLED" });
+    return task.movedCount;
+  }
+
+  /**
+   * Takes up the tasks of queues this broker starts to serve (at open, after
+   * a storage outage, on adopting queues): running ones resume, one stopped
+   * while cancelling ends CANCELLED.
+   */
+  resume(queues: Iterable<QueueState>): void {
+    for (const queue of queues) {
+      if (this.running.has(queue)) continue;
+      const task = (queue.record.moveTasks ?? []).find(active);
+      if (task?.status === "RUNNING") this.run(queue, task);
+      else if (task !== undefined) this.track(this.write(queue, { ...task, status: "CANCELLED" }));
+    }
+  }
+
+  /** Stops the tasks of these queues (all, if unset) after their current batch, leaving them stored as running. */
+  stop(queues?: Iterable<QueueState>): void {
+    for (const queue of queues ?? [...this.running.keys()]) {
+      const running = this.running.get(queue);
+      if (running === undefined) continue;
+      running.stopped = true;
+      running.controller.abort();
+    }
+  }
+
+  /** Resolves once every task stopped or ended so far has finished writing. */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all(this.pending);
+  }
+
+  private track(work: Promise<unknown>): void {
+    const tracked = work.catch(this.onError).finally(() => this.pending.delete(tracked));
+    this.pending.add(tracked);
+  }
+
+  private run(source: QueueState, stored: StoredMoveTask): void {
+    const running: Running = {
+      stored,
+      moved: stored.movedCount,
+      lastWrite: this.clock.now(),
+      controller: new AbortController(),
+      cancelled: false,
+      stopped: false,
+      done: Promise.resolve(),
+    };
+    this.running.set(source, running);
+    running.done = this.moveAll(source, running).finally(() => this.running.delete(source));
+    // A failure after a stop is the outage or shutdown that stopped the task: nothing more to report.
+    this.track(running.done.catch((error: unknown) => (running.stopped ? undefined : Promise.reject(error))));
+  }
+
+  private async moveAll(source: QueueState, running: Running): Promise<void> {
+    const { destinationQueue, maxPerSecond, startTime } = running.stored;
+    let failure = "";
+    for (;;) {
+      const destination = destinationQueue === "" ? undefined : await this.deadLetters.find(destinationQueue);
+      if (destinationQueue !== "" && destination === undefined) {
+        failure = `destination queue "${destinationQueue}" does not exist`;
+        break;
+      }
+      // The destination left this broker (deleted, or moved to another in cluster mode): look it up again.
+      let lost = false;
+      const retarget = new AbortController();
+      await this.deadLetters.redrive(source, destination, Infinity, maxPerSecond, AbortSignal.any([running.controller.signal, retarget.signal]), {
+        enqueuedBy: startTime,
+        onBatch: async (moved) => {
+          running.moved += moved;
+          if (isGone(destination)) {
+            lost = true;
+            retarget.abort();
+          } else if (this.clock.now() - running.lastWrite >= progressIntervalMs) {
+            await this.progress(source, running, running.stored.status);
+          }
+        },
+      });
+      if (!lost || running.controller.signal.aborted) break;
+    }
+    // Deleted: its tasks went with its record. Stopped: the next owner resumes it.
+    if (source.deleted || running.stopped) return;
+    const status = failure !== "" ? "FAILED" : running.cancelled ? "CANCELLED" : "COMPLETED";
+    await this.progress(source, running, status, failure);
+  }
+
+  /** Writes a running task's count and status. */
+  private async progress(source: QueueState, running: Running, status: MoveTaskStatus, failureReason = ""): Promise<void> {
+    running.lastWrite = this.clock.now();
+    const task = { ...running.stored, status, movedCount: running.moved, failureReason };
+    await this.write(source, task);
+    running.stored = task;
+  }
+
+  /** Replaces a stored task by its new state, if the record still holds it. */
+  private async write(source: QueueState, task: StoredMoveTask): Promise<void> {
+    await this.registry.changeMoveTasks(source, (tasks) => tasks.map((old) => (old.taskId === task.taskId ? task : old)));
+  }
+}
+
+/** Whether a task holds its queue: only one such per source queue. */
+function active(task: StoredMoveTask): boolean {
+  return task.status === "RUNNING" || task.status === "CANCELLING";
+}
+
+/** Whether a local destination was deleted or went to another broker since it was looked up. */
+function isGone(destination: MoveTarget | undefined): boolean {
+  return destination !== undefined && typeof destination !== "string" && destination.deleted;
+}
+
+/** MOVE_TASK_NOT_FOUND. */
+export function moveTaskNotFound(): HoldshelfError {
+  return new HoldshelfError("MOVE_TASK_NOT_FOUND", "no running message move task has that handle");
+}
