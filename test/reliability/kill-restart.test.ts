@@ -34,6 +34,13 @@ describe("a broker process killed with SIGKILL under mixed load, over and over",
       expect(figures.renewalsAcknowledged, replay).toBeGreaterThan(0);
       expect(figures.releasesAcknowledged, replay).toBeGreaterThan(0);
       expect(figures.leasesChecked, replay).toBeGreaterThan(100);
+      // A share of the load went through the SQS endpoint, and crossed to gRPC and back.
+      expect(figures.sqsSendsAcknowledged, replay).toBeGreaterThan(50);
+      expect(figures.sqsDeliveries, replay).toBeGreaterThan(50);
+      expect(figures.sqsStrictDeletes, replay).toBeGreaterThan(0);
+      expect(figures.sqsChangesAcknowledged, replay).toBeGreaterThan(0);
+      expect(figures.sentOverSqsReceivedOverGrpc, replay).toBeGreaterThan(0);
+      expect(figures.sentOverGrpcReceivedOverSqs, replay).toBeGreaterThan(0);
     },
     timeoutMs,
   );

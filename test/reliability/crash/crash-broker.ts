@@ -5,6 +5,12 @@ import { startBrokerProcess, type BrokerProcess } from "../../support/broker-pro
 export interface CrashTarget {
   /** Starts (or waits for) the broker that serves next; returns its gRPC address. */
   start(): Promise<string>;
+  /**
+   * The SQS endpoint's base URL of the broker start() last started; a
+   * target without it (the cluster: its endpoint is out of the crash
+   * harness's scope) gets no SQS load.
+   */
+  sqsUrl?(): string;
   /** Ends the serving broker's life (SIGKILL, or worse) and waits until it is over. */
   kill(): Promise<void>;
   /** Kills every process it started: the run's end, or a failure. */
@@ -15,23 +21,32 @@ export interface CrashTarget {
   figures?(): Record<string, unknown>;
 }
 
-/** A `holdshelf serve` child on one data directory that can be SIGKILLed and started again. */
+/** A `holdshelf serve` child on one data directory, serving gRPC and SQS, that can be SIGKILLed and started again. */
 export class CrashBroker implements CrashTarget {
   private current: BrokerProcess | undefined;
+  private currentSqsUrl: string | undefined;
   private expectedExit = false;
   readonly problems: string[] = [];
 
   constructor(private readonly dataDir: string) {}
 
-  /** Starts the broker (default fsync durability) and returns its gRPC address. */
+  /** Starts the broker (default fsync durability, SQS on a free port) and returns its gRPC address. */
   async start(): Promise<string> {
-    const broker = await startBrokerProcess(this.dataDir);
+    // The last --sqs-listen wins over startBrokerProcess's "off".
+    const broker = await startBrokerProcess(this.dataDir, ["--sqs-listen", "127.0.0.1:0"]);
     this.expectedExit = false;
     broker.child.once("exit", (code, signal) => {
       if (!this.expectedExit) this.problems.push(`broker exited by itself (${code ?? signal}): ${broker.logs().slice(-4000)}`);
     });
     this.current = broker;
+    this.currentSqsUrl = sqsUrlOf(broker.logs());
     return broker.address;
+  }
+
+  /** The SQS endpoint of the broker started last. */
+  sqsUrl(): string {
+    if (this.currentSqsUrl === undefined) throw new Error("the broker has not started");
+    return this.currentSqsUrl;
   }
 
   stop(): Promise<void> {
@@ -53,4 +68,11 @@ export class CrashBroker implements CrashTarget {
     broker.child.kill("SIGKILL");
     await exited;
   }
+}
+
+/** The "sqsUrl" of a broker's "holdshelf listening" line (its first fields are written by then). */
+function sqsUrlOf(logs: string): string {
+  const match = /"msg":"holdshelf listening",[^\n]*?"sqsUrl":"([^"]+)"/.exec(logs);
+  if (match === null) throw new Error(`no sqsUrl in the broker's listening line: ${logs}`);
+  return match[1]!;
 }

@@ -14,8 +14,8 @@ export const MAX_RECEIVE_COUNT = 2;
 /** Every lease the workload takes or renews lasts 1 to 3 s, so the drain waits little. */
 export const MIN_VISIBILITY_MS = 1000;
 export const MAX_VISIBILITY_MS = 3000;
-/** The longest delay a Send asks for. */
-export const MAX_DELAY_MS = 600;
+/** The longest delay a Send asks for: 1 s, as SQS counts delays in whole seconds (sqs-send-calls.ts). */
+export const MAX_DELAY_MS = 1000;
 
 /** Creates the queues (idempotent, so it is safe on every start). */
 export async function createQueues(epoch: Epoch): Promise<void> {

@@ -6,10 +6,14 @@ import { createQueues, DEAD_LETTERS, JOBS, MAX_DELAY_MS, MAX_VISIBILITY_MS } fro
 import { drainQueues } from "./drain.js";
 import { HeartbeatConsumer } from "./heartbeat-consumer.js";
 import { checkInvariants, type CheckResult } from "./invariants.js";
+import { grpcLeaseCalls } from "./lease-calls.js";
 import { LeaseConsumer } from "./lease-consumer.js";
 import { Ledger } from "./ledger.js";
-import { Producer } from "./producer.js";
+import { grpcSendCalls, Producer } from "./producer.js";
 import { SeededRandom } from "./seeded-random.js";
+import { createSqsEndpoint } from "./sqs-endpoint.js";
+import { sqsLeaseCalls } from "./sqs-lease-calls.js";
+import { sqsSendCalls } from "./sqs-send-calls.js";
 
 /** What a crash run does. */
 export interface CrashRunOptions {
@@ -51,19 +55,30 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashRep
   // Two producers: with sends overlapping, an answer given before its write
   // would have reached the log is caught within a short run (one is not enough).
   const workers = [
-    new Producer(ledger, random.fork(2), `${options.seed.toString(36)}a`),
-    new Producer(ledger, random.fork(7), `${options.seed.toString(36)}b`),
-    new LeaseConsumer(ledger, random.fork(3), JOBS, { deleteNow: 0.45, extend: 0.15, abandon: 0.1, release: 0.1, sparePoison: true }),
-    new LeaseConsumer(ledger, random.fork(4), JOBS, { deleteNow: 0.6, extend: 0.1, abandon: 0.05, release: 0.05, sparePoison: true }),
-    new LeaseConsumer(ledger, random.fork(5), DEAD_LETTERS, { deleteNow: 0.7, extend: 0.1, abandon: 0.05, release: 0.05, sparePoison: false }),
+    new Producer(ledger, random.fork(2), `${options.seed.toString(36)}a`, grpcSendCalls),
+    new Producer(ledger, random.fork(7), `${options.seed.toString(36)}b`, grpcSendCalls),
+    new LeaseConsumer(ledger, random.fork(3), JOBS, { deleteNow: 0.45, extend: 0.15, abandon: 0.1, release: 0.1, sparePoison: true }, grpcLeaseCalls),
+    new LeaseConsumer(ledger, random.fork(4), JOBS, { deleteNow: 0.6, extend: 0.1, abandon: 0.05, release: 0.05, sparePoison: true }, grpcLeaseCalls),
+    new LeaseConsumer(ledger, random.fork(5), DEAD_LETTERS, { deleteNow: 0.7, extend: 0.1, abandon: 0.05, release: 0.05, sparePoison: false }, grpcLeaseCalls),
     new HeartbeatConsumer(ledger, random.fork(6)),
   ];
+  // Where the broker serves SQS, a third producer and a third JOBS consumer
+  // go through it; both share the queues with the gRPC workers, so messages
+  // cross from one API to the other both ways.
+  if (broker.sqsUrl !== undefined) {
+    workers.push(
+      new Producer(ledger, random.fork(8), `${options.seed.toString(36)}s`, sqsSendCalls),
+      new LeaseConsumer(ledger, random.fork(9), JOBS, { deleteNow: 0.5, extend: 0.15, abandon: 0.05, release: 0.1, sparePoison: true }, sqsLeaseCalls),
+    );
+  }
   const endAt = options.minutes === undefined ? 0 : started + options.minutes * 60_000;
   let lastKill = Date.now();
   let cycle = 0;
   try {
     for (; cycle < options.cycles || Date.now() < endAt; cycle++) {
-      const epoch: Epoch = { rpc: createQueueServiceRpc(await broker.start()), killing: false };
+      const address = await broker.start();
+      const sqsUrl = broker.sqsUrl?.();
+      const epoch: Epoch = { rpc: createQueueServiceRpc(address), sqs: sqsUrl === undefined ? undefined : createSqsEndpoint(sqsUrl), killing: false };
       const life = { started: Date.now(), killed: undefined as number | undefined };
       ledger.lives.push(life);
       if (cycle === 0) await createQueues(epoch);
@@ -82,12 +97,14 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashRep
       lastKill = Date.now();
       await Promise.all(running);
       epoch.rpc.close();
+      epoch.sqs?.client.destroy();
       options.log(
         `cycle ${cycle + 1}: killed after ${runMs} ms; so far ${ledger.sends.length} sends, ` +
           `${ledger.deliveries.length} deliveries, ${ledger.unexpected.length} unexpected`,
       );
     }
-    const epoch: Epoch = { rpc: createQueueServiceRpc(await broker.start()), killing: false };
+    // The drain works over gRPC.
+    const epoch: Epoch = { rpc: createQueueServiceRpc(await broker.start()), sqs: undefined, killing: false };
     ledger.lives.push({ started: Date.now(), killed: undefined });
     // Every lease and delay dates from before the last kill, so all have run out by then.
     const problems = await drainQueues(epoch, ledger, lastKill + MAX_VISIBILITY_MS + MAX_DELAY_MS + 500);

@@ -75,7 +75,7 @@ export class HeartbeatConsumer {
     const end = Date.now();
     renewals.forEach((r, i) => {
       const result = results[i] ?? { outcome: "unknown", reason: "no state in the answer" };
-      this.ledger.leaseOp(r.work.lease.delivery.handle, { kind: "renew", visibilityMs: r.visibilityMs, start, end, ...result });
+      this.ledger.leaseOp(r.work.lease.delivery.handle, { kind: "renew", visibilityMs: r.visibilityMs, start, end, ...result, wire: "grpc" });
       // A renewal that broke with the stream may still hold: keep it, a later renewal will tell.
       if (r.visibilityMs > 0 && result.outcome !== "rejected") kept.add(r.work);
     });

@@ -7,17 +7,17 @@ import { Ledger, type DeliveryRecord, type LeaseOpRecord } from "./ledger.js";
 // here on purpose, in a ledger written by hand, and must be caught.
 
 function send(ledger: Ledger, uid: string, messageId: string, queue: string = TASKS): void {
-  ledger.sends.push({ uid, queue, start: 0, end: 10, outcome: "ok", messageId });
+  ledger.sends.push({ uid, queue, start: 0, end: 10, outcome: "ok", messageId, wire: "grpc" });
 }
 
 function deliver(ledger: Ledger, d: Partial<DeliveryRecord> & Pick<DeliveryRecord, "messageId" | "uid" | "handle" | "start">): DeliveryRecord {
-  const delivery: DeliveryRecord = { queue: TASKS, end: d.start + 10, visibilityMs: 1000, receiveCount: 1, drain: false, ...d };
+  const delivery: DeliveryRecord = { queue: TASKS, end: d.start + 10, visibilityMs: 1000, receiveCount: 1, drain: false, wire: "grpc", ...d };
   ledger.deliveries.push(delivery);
   return delivery;
 }
 
 function op(ledger: Ledger, handle: string, o: Partial<LeaseOpRecord> & Pick<LeaseOpRecord, "kind" | "start">): void {
-  ledger.leaseOp(handle, { visibilityMs: 0, end: o.start + 10, outcome: "ok", reason: "", ...o });
+  ledger.leaseOp(handle, { visibilityMs: 0, end: o.start + 10, outcome: "ok", reason: "", wire: "grpc", ...o });
 }
 
 describe("the crash harness's invariant checks", () => {
@@ -58,6 +58,46 @@ describe("the crash harness's invariant checks", () => {
     expect(checkInvariants(ledger).violations).toEqual([expect.stringMatching(/after its Delete on tasks returned OK/)]);
   });
 
+  it("take an SQS Delete's OK as proof only while the lease was held: SQS answers a superseded handle OK", () => {
+    // Held from 110 to 1100: the OK at 310 proves the delete.
+    const held = new Ledger();
+    send(held, "u1", "m1");
+    deliver(held, { messageId: "m1", uid: "u1", handle: "h1", start: 100, wire: "sqs" });
+    op(held, "h1", { kind: "delete", start: 300, wire: "sqs" });
+    deliver(held, { messageId: "m1", uid: "u1", handle: "h2", start: 5000, drain: true });
+    expect(checkInvariants(held).violations).toEqual([expect.stringMatching(/after its Delete on tasks returned OK/)]);
+    expect(checkInvariants(held).sqsStrictDeletes).toBe(1);
+
+    // The lease ran out at 1100 and another consumer received the message: the OK at 1500 deleted nothing.
+    const superseded = new Ledger();
+    send(superseded, "u1", "m1");
+    deliver(superseded, { messageId: "m1", uid: "u1", handle: "h1", start: 100, wire: "sqs" });
+    deliver(superseded, { messageId: "m1", uid: "u1", handle: "h2", start: 1200, receiveCount: 2, visibilityMs: 3000 });
+    op(superseded, "h1", { kind: "delete", start: 1500, wire: "sqs" });
+    deliver(superseded, { messageId: "m1", uid: "u1", handle: "h3", start: 9000, receiveCount: 3, drain: true });
+    expect(checkInvariants(superseded).violations).toEqual([]);
+
+    // Over gRPC the same OK would be a broken promise (a superseded handle is refused there).
+    const grpc = new Ledger();
+    send(grpc, "u1", "m1");
+    deliver(grpc, { messageId: "m1", uid: "u1", handle: "h1", start: 100 });
+    op(grpc, "h1", { kind: "delete", start: 1500 });
+    deliver(grpc, { messageId: "m1", uid: "u1", handle: "h3", start: 9000, receiveCount: 2, drain: true });
+    expect(checkInvariants(grpc).violations).toEqual([expect.stringMatching(/after its Delete on tasks returned OK/)]);
+  });
+
+  it("catch a delivery of a message whose only send was refused, and count what crossed between the APIs", () => {
+    const ledger = new Ledger();
+    ledger.sends.push({ uid: "u1", queue: TASKS, start: 0, end: 10, outcome: "rejected", messageId: undefined, wire: "sqs" });
+    ledger.sends.push({ uid: "u2", queue: TASKS, start: 0, end: 10, outcome: "ok", messageId: "m2", wire: "sqs" });
+    deliver(ledger, { messageId: "m1", uid: "u1", handle: "h1", start: 100, drain: true });
+    deliver(ledger, { messageId: "m2", uid: "u2", handle: "h2", start: 100 });
+    op(ledger, "h2", { kind: "delete", start: 300 });
+    const result = checkInvariants(ledger);
+    expect(result.violations).toEqual([expect.stringMatching(/^m1 \(u1\) delivered though its send was refused/)]);
+    expect(result).toMatchObject({ sqsSendsAcknowledged: 1, sentOverSqsReceivedOverGrpc: 1, sentOverGrpcReceivedOverSqs: 0 });
+  });
+
   it("catch a redelivery before the lease's deadline, but not after a shortening change", () => {
     const early = new Ledger();
     send(early, "u1", "m1");
@@ -95,6 +135,28 @@ describe("the crash harness's invariant checks", () => {
     expect(violations).toEqual([
       expect.stringMatching(/refused with LEASE_SUPERSEDED while the lease was certainly held/),
       expect.stringMatching(/^unexpected: Send to tasks failed while the broker was up/),
+    ]);
+  });
+
+  it("judge SQS errors by the holdshelf reasons they stand for", () => {
+    const sqsError = (Code: string, httpStatusCode: number, message = ""): Error =>
+      Object.assign(new Error(message), { name: Code, Code, $fault: httpStatusCode < 500 ? "client" : "server", $metadata: { httpStatusCode } });
+    const ledger = new Ledger();
+    expect(ledger.failure(sqsError("AWS.SimpleQueueService.MessageNotInflight", 400), "ChangeMessageVisibility", false)).toEqual({
+      outcome: "rejected",
+      reason: "LEASE_SUPERSEDED",
+    });
+    const gone = "Value h for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change.";
+    expect(ledger.failure(sqsError("InvalidParameterValue", 400, gone), "ChangeMessageVisibility", false).reason).toBe("MESSAGE_NOT_FOUND");
+    expect(ledger.unexpected).toEqual([]);
+    expect(ledger.failure(sqsError("ServiceUnavailable", 503), "SendMessage", true).outcome).toBe("unknown");
+    expect(ledger.unexpected).toEqual([]);
+    expect(ledger.failure(sqsError("ServiceUnavailable", 503), "SendMessage", false).outcome).toBe("unknown");
+    expect(ledger.failure(sqsError("ReceiptHandleIsInvalid", 400), "DeleteMessage", true).outcome).toBe("rejected");
+    expect(ledger.failure(sqsError("InternalError", 500), "ReceiveMessage", true).outcome).toBe("unknown");
+    expect(ledger.unexpected).toEqual([
+      expect.stringMatching(/^SendMessage: ServiceUnavailable .*while the broker was up/),
+      expect.stringMatching(/^DeleteMessage: RECEIPT_HANDLE_INVALID/),
     ]);
   });
 });

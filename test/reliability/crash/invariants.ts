@@ -17,6 +17,14 @@ export interface CheckResult {
   readonly releasesAcknowledged: number;
   readonly leasesChecked: number;
   readonly leaseWindows: number;
+  /** The SQS endpoint's share: acknowledged sends, deliveries (not the drain's), certain deletes, acknowledged visibility changes. */
+  readonly sqsSendsAcknowledged: number;
+  readonly sqsDeliveries: number;
+  readonly sqsStrictDeletes: number;
+  readonly sqsChangesAcknowledged: number;
+  /** Messages acknowledged over one API and delivered to a worker (not the drain) over the other. */
+  readonly sentOverSqsReceivedOverGrpc: number;
+  readonly sentOverGrpcReceivedOverSqs: number;
   readonly violations: string[];
 }
 
@@ -72,9 +80,19 @@ export function checkInvariants(ledger: Ledger): CheckResult {
     }
   }
   let sendsAcknowledged = 0;
+  let sqsSendsAcknowledged = 0;
+  let sentOverSqsReceivedOverGrpc = 0;
+  let sentOverGrpcReceivedOverSqs = 0;
+  // Nothing is invented: a refused send stored nothing.
+  const acknowledgedOrUnknown = new Set(ledger.sends.filter((s) => s.outcome !== "rejected").map((s) => s.uid));
+  for (const [messageId, list] of byMessage) {
+    const uid = list[0]!.uid;
+    if (sentTo.has(uid) && !acknowledgedOrUnknown.has(uid)) violations.push(`${messageId} (${uid}) delivered though its send was refused`);
+  }
   for (const send of ledger.sends) {
     if (send.outcome !== "ok") continue;
     sendsAcknowledged++;
+    if (send.wire === "sqs") sqsSendsAcknowledged++;
     const list = byMessage.get(send.messageId!) ?? [];
     if (list.length === 0) {
       violations.push(`${send.messageId} (${send.uid}) acknowledged at ${send.end} was never delivered: lost`);
@@ -82,11 +100,16 @@ export function checkInvariants(ledger: Ledger): CheckResult {
       violations.push(`${send.messageId} (${send.uid}) was never deleted and the drain did not find it: lost`);
     }
     if (list.some((d) => d.uid !== send.uid)) violations.push(`${send.messageId} delivered with another body than ${send.uid}`);
+    if (list.some((d) => !d.drain && d.wire !== send.wire)) {
+      if (send.wire === "sqs") sentOverSqsReceivedOverGrpc++;
+      else sentOverGrpcReceivedOverSqs++;
+    }
   }
 
   // 2. Acknowledged deletes, and 3. leases, message by message.
   let deletesAcknowledged = 0;
   let strictDeletes = 0;
+  let sqsStrictDeletes = 0;
   let leasesChecked = 0;
   let leaseWindows = 0;
   for (const [messageId, list] of byMessage) {
@@ -96,6 +119,7 @@ export function checkInvariants(ledger: Ledger): CheckResult {
       for (const del of f.deletes) {
         deletesAcknowledged++;
         if (del.strict) strictDeletes++;
+        if (del.strict && del.wire === "sqs") sqsStrictDeletes++;
         const again = list.find((o) => o.start >= del.end && (del.strict || o.queue === d.queue));
         if (again) {
           violations.push(
@@ -123,9 +147,11 @@ export function checkInvariants(ledger: Ledger): CheckResult {
   let extensionsAcknowledged = 0;
   let renewalsAcknowledged = 0;
   let releasesAcknowledged = 0;
+  let sqsChangesAcknowledged = 0;
   for (const ops of ledger.leaseOps.values()) {
     for (const o of ops) {
       if (o.outcome !== "ok" || o.kind === "delete") continue;
+      if (o.wire === "sqs") sqsChangesAcknowledged++;
       if (o.visibilityMs === 0) releasesAcknowledged++;
       else if (o.kind === "renew") renewalsAcknowledged++;
       else extensionsAcknowledged++;
@@ -148,6 +174,12 @@ export function checkInvariants(ledger: Ledger): CheckResult {
     deadLettered: new Set(ledger.deliveries.filter((d) => d.queue === DEAD_LETTERS).map((d) => d.messageId)).size,
     leasesChecked,
     leaseWindows,
+    sqsSendsAcknowledged,
+    sqsDeliveries: ledger.deliveries.filter((d) => !d.drain && d.wire === "sqs").length,
+    sqsStrictDeletes,
+    sqsChangesAcknowledged,
+    sentOverSqsReceivedOverGrpc,
+    sentOverGrpcReceivedOverSqs,
     violations: violations.length > maxListed ? listed : violations,
   };
 }

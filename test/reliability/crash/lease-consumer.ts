@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Epoch } from "./crash-epoch.js";
 import { MAX_VISIBILITY_MS, MIN_VISIBILITY_MS } from "./crash-queues.js";
-import { changeLeases, deleteLeases, receiveLeases, type Lease } from "./lease-calls.js";
+import type { Lease, LeaseCalls } from "./lease-calls.js";
 import type { Ledger } from "./ledger.js";
 import type { SeededRandom } from "./seeded-random.js";
 
@@ -28,8 +28,9 @@ interface Held {
 
 /**
  * A consumer of one queue that receives, deletes, extends, holds, abandons
- * and releases leases. Held leases outlive an epoch: after a restart the
- * consumer deletes or extends them as if nothing happened.
+ * and releases leases, over gRPC or SQS (its `calls`). Held leases outlive
+ * an epoch: after a restart the consumer deletes or extends them as if
+ * nothing happened.
  */
 export class LeaseConsumer {
   private held: Held[] = [];
@@ -39,13 +40,14 @@ export class LeaseConsumer {
     private readonly random: SeededRandom,
     private readonly queue: string,
     private readonly habits: ConsumerHabits,
+    private readonly calls: LeaseCalls,
   ) {}
 
   /** Works the queue until the epoch's kill begins. */
   async run(epoch: Epoch): Promise<void> {
     while (!epoch.killing) {
       await this.tendHeld(epoch);
-      const leases = await receiveLeases(epoch, this.ledger, this.queue, {
+      const leases = await this.calls.receive(epoch, this.ledger, this.queue, {
         maxMessages: this.random.int(1, 10),
         visibilityMs: this.random.int(MIN_VISIBILITY_MS, MAX_VISIBILITY_MS),
         waitMs: this.random.chance(0.5) ? 0 : this.random.int(50, 500),
@@ -76,7 +78,7 @@ export class LeaseConsumer {
     await this.releaseSomeBatched(epoch, toRelease);
     for (const lease of toExtend) {
       if (epoch.killing) break;
-      const [extended] = await changeLeases(epoch, this.ledger, [lease], this.random.int(MIN_VISIBILITY_MS, MAX_VISIBILITY_MS));
+      const [extended] = await this.calls.change(epoch, this.ledger, [lease], this.random.int(MIN_VISIBILITY_MS, MAX_VISIBILITY_MS));
       if (extended) this.hold(extended, 1);
     }
   }
@@ -94,7 +96,7 @@ export class LeaseConsumer {
     const toDelete: Lease[] = [];
     for (const h of due) {
       if (h.extensions < 2 && this.random.chance(0.3)) {
-        const [extended] = await changeLeases(epoch, this.ledger, [h.lease], this.random.int(MIN_VISIBILITY_MS, MAX_VISIBILITY_MS));
+        const [extended] = await this.calls.change(epoch, this.ledger, [h.lease], this.random.int(MIN_VISIBILITY_MS, MAX_VISIBILITY_MS));
         if (extended) this.hold(extended, h.extensions + 1);
       } else {
         toDelete.push(h.lease);
@@ -103,18 +105,18 @@ export class LeaseConsumer {
     await this.deleteSomeBatched(epoch, toDelete);
   }
 
-  /** Deletes with one DeleteBatch or one Delete per lease, at random. */
+  /** Deletes with one batch call or one single call per lease, at random. */
   private async deleteSomeBatched(epoch: Epoch, leases: Lease[]): Promise<void> {
-    if (this.random.chance(0.5)) return deleteLeases(epoch, this.ledger, leases);
-    for (const lease of leases) await deleteLeases(epoch, this.ledger, [lease]);
+    if (this.random.chance(0.5)) return this.calls.delete(epoch, this.ledger, leases);
+    for (const lease of leases) await this.calls.delete(epoch, this.ledger, [lease]);
   }
 
-  /** Releases with one ChangeVisibilityBatch or one ChangeVisibility per lease, at random. */
+  /** Releases with one batch call or one single call per lease, at random. */
   private async releaseSomeBatched(epoch: Epoch, leases: Lease[]): Promise<void> {
     if (this.random.chance(0.5)) {
-      await changeLeases(epoch, this.ledger, leases, 0);
+      await this.calls.change(epoch, this.ledger, leases, 0);
       return;
     }
-    for (const lease of leases) await changeLeases(epoch, this.ledger, [lease], 0);
+    for (const lease of leases) await this.calls.change(epoch, this.ledger, [lease], 0);
   }
 }

@@ -1,4 +1,4 @@
-import type { DeliveryRecord, LeaseOpRecord } from "./ledger.js";
+import type { DeliveryRecord, LeaseOpRecord, Wire } from "./ledger.js";
 
 /** A stretch of client time during which the broker certainly kept a message hidden under one lease. */
 export interface LeaseWindow {
@@ -9,8 +9,11 @@ export interface LeaseWindow {
 /** What one lease's history proves. */
 export interface LeaseFacts {
   readonly windows: LeaseWindow[];
-  /** Acknowledged deletes; `strict` when the lease was certainly held for the whole call, so the message was certainly deleted. */
-  readonly deletes: { readonly end: number; readonly strict: boolean }[];
+  /**
+   * Acknowledged deletes (over SQS, only those made while the lease was certainly held); `strict`
+   * when the lease was certainly held for the whole call, so the message was certainly deleted.
+   */
+  readonly deletes: { readonly end: number; readonly strict: boolean; readonly wire: Wire }[];
   /** Whether a non-drain Delete was attempted that may have applied (acknowledged or broken). */
   readonly maybeDeleted: boolean;
   /** Refusals (e.g. LEASE_SUPERSEDED) of calls made while the lease was certainly held: the broker lost it. */
@@ -26,11 +29,12 @@ export interface LeaseFacts {
  * (acknowledged, or broken at a kill) caps what came before at its
  * start + v, for it may have shortened the lease from then on; a release or
  * a delete caps at its start. `marginMs` absorbs millisecond rounding and
- * timer slack.
+ * timer slack. An OK over SQS from a Delete made while the lease was not
+ * certainly held counts as "may have applied" only.
  */
 export function leaseFacts(delivery: DeliveryRecord, ops: readonly LeaseOpRecord[], marginMs: number): LeaseFacts {
   const windows: { from: number; until: number }[] = [{ from: delivery.end, until: delivery.start + delivery.visibilityMs }];
-  const deletes: { end: number; strict: boolean }[] = [];
+  const deletes: { end: number; strict: boolean; wire: Wire }[] = [];
   const refusedWhileHeld: string[] = [];
   let maybeDeleted = false;
   let ended = false;
@@ -42,7 +46,9 @@ export function leaseFacts(delivery: DeliveryRecord, ops: readonly LeaseOpRecord
       continue;
     }
     if (op.kind === "delete" && !delivery.drain) maybeDeleted = true;
-    if (op.kind === "delete" && op.outcome === "ok") deletes.push({ end: op.end, strict: held });
+    // SQS's DeleteMessage answers a superseded handle OK and deletes nothing, as SQS does: its OK
+    // proves a delete only while the lease was certainly held; otherwise it may or may not have applied.
+    if (op.kind === "delete" && op.outcome === "ok" && (held || op.wire === "grpc")) deletes.push({ end: op.end, strict: held, wire: op.wire });
     if (ended) continue;
     const endsLease = op.kind === "delete" || op.visibilityMs === 0;
     const cap = op.start + (endsLease ? 0 : op.visibilityMs);

@@ -1,4 +1,8 @@
 import { RpcError } from "../../../src/client/rpc-error.js";
+import { SQS_UNAVAILABLE, sqsErrorReason } from "./sqs-reasons.js";
+
+/** The API a call went through: holdshelf's gRPC service, or its SQS endpoint. */
+export type Wire = "grpc" | "sqs";
 
 /**
  * How a call ended, as far as the client can know: "ok" (acknowledged),
@@ -17,6 +21,7 @@ export interface SendRecord {
   readonly outcome: Outcome;
   /** The broker's id, known only when the send was acknowledged. */
   readonly messageId: string | undefined;
+  readonly wire: Wire;
 }
 
 /** One delivery the client saw: a message in an acknowledged Receive answer. */
@@ -33,6 +38,7 @@ export interface DeliveryRecord {
   readonly receiveCount: number;
   /** True for the final drain's deliveries. */
   readonly drain: boolean;
+  readonly wire: Wire;
 }
 
 /** A change to one lease: ChangeVisibility(Batch), a Heartbeat renewal, or a Delete(Batch); visibility 0 releases. */
@@ -43,6 +49,8 @@ export interface LeaseOpRecord {
   readonly end: number;
   readonly outcome: Outcome;
   readonly reason: string;
+  /** Over SQS, a Delete of a superseded handle answers OK and deletes nothing (lease-windows.ts). */
+  readonly wire: Wire;
 }
 
 /** Reasons a lease change may be refused without anything being wrong: the lease may have run out. */
@@ -73,16 +81,19 @@ export class Ledger {
    * killed when it failed, the only time a broken call is expected.
    */
   failure(error: unknown, what: string, killing: boolean): { outcome: Outcome; reason: string } {
+    // An SQS error is judged by the holdshelf reason it stands for; a transport failure has none.
+    const reason = error instanceof RpcError ? error.reason : sqsErrorReason(error);
     // A write that failed, or that a cluster's fence refused after the broker's shards moved on, or a
     // call whose queue was moving between brokers (its owner gone mid-call): expected only while a
-    // life ends, and unknown, since a commit cut off mid-way may have landed.
-    if (error instanceof RpcError && (error.reason === "STORAGE_UNAVAILABLE" || error.reason === "QUEUE_MOVING")) {
-      if (!killing) this.unexpected.push(`${what}: ${error.reason} ${error.message} while the broker was up`);
-      return { outcome: "unknown", reason: error.reason };
+    // life ends, and unknown, since a commit cut off mid-way may have landed. SQS answers all of
+    // these ServiceUnavailable.
+    if (reason === "STORAGE_UNAVAILABLE" || reason === "QUEUE_MOVING" || reason === SQS_UNAVAILABLE) {
+      if (!killing) this.unexpected.push(`${what}: ${reason} ${errorMessage(error)} while the broker was up`);
+      return { outcome: "unknown", reason };
     }
-    if (error instanceof RpcError && error.reason !== "" && error.reason !== "INTERNAL") {
-      if (!staleLeaseReasons.has(error.reason)) this.unexpected.push(`${what}: ${error.reason} ${error.message}`);
-      return { outcome: "rejected", reason: error.reason };
+    if (reason !== undefined && reason !== "" && reason !== "INTERNAL") {
+      if (!staleLeaseReasons.has(reason)) this.unexpected.push(`${what}: ${reason} ${errorMessage(error)}`);
+      return { outcome: "rejected", reason };
     }
     if (!killing) this.unexpected.push(`${what} failed while the broker was up: ${String(error)}`);
     return { outcome: "unknown", reason: error instanceof RpcError ? `code ${error.code}` : String(error) };
@@ -92,4 +103,8 @@ export class Ledger {
   entryRejected(reason: string, what: string): void {
     if (!staleLeaseReasons.has(reason)) this.unexpected.push(`${what}: entry refused with ${reason}`);
   }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
