@@ -2,6 +2,7 @@ import type { Metadata } from "@grpc/grpc-js";
 import type { Queue } from "../../gen/holdshelf/v1/queue_pb.js";
 import type { QueueService } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { CallContext, UnaryHandlers } from "../grpc/unary-bridge.js";
+import { parseMoveTaskHandle } from "../protocol/move-task-handle.js";
 import { requirePermission, type AuthGate } from "./auth-gate.js";
 import type { Action, Principal } from "./permissions.js";
 
@@ -31,6 +32,16 @@ const needs: { [K in keyof Handlers]: (request: Parameters<Handlers[K]>[0]) => N
     admin(r.deadLetterQueue, "dead_letter_queue"),
     ...(r.destinationQueue === "" ? [] : [admin(r.destinationQueue, "destination_queue")]),
   ],
+  // A move task is a redrive: the same permissions start it. Listing and
+  // cancelling need admin on the source too (as SQS asks the same of all
+  // three): a list names destinations, a cancel stops an admin's work.
+  startMessageMoveTask: (r) => [
+    admin(r.sourceQueue, "source_queue"),
+    ...(r.destinationQueue === "" ? [] : [admin(r.destinationQueue, "destination_queue")]),
+  ],
+  listMessageMoveTasks: (r) => [admin(r.sourceQueue, "source_queue")],
+  // A malformed handle names no queue: only a caller with admin on every queue gets to hear INVALID_ARGUMENT.
+  cancelMessageMoveTask: (r) => [admin(parseMoveTaskHandle(r.taskHandle)?.sourceQueue ?? "", "task_handle")],
   getQueue: (r) => [{ action: "see", queue: r.name, field: "name" }],
   listQueues: () => [],
   send: (r) => [{ action: "send", queue: r.queue, field: "queue" }],

@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import {
+  CancelMessageMoveTaskResponseSchema,
   ChangeVisibilityBatchResponseSchema,
   ChangeVisibilityResponseSchema,
   CreateQueueResponseSchema,
@@ -8,17 +9,26 @@ import {
   DeleteQueueResponseSchema,
   DeleteResponseSchema,
   GetQueueResponseSchema,
+  ListMessageMoveTasksResponseSchema,
   ListQueuesResponseSchema,
   PurgeQueueResponseSchema,
   RedriveMessagesResponseSchema,
   SendBatchResponseSchema,
   SendResponseSchema,
+  StartMessageMoveTaskResponseSchema,
   UpdateQueueResponseSchema,
   type QueueService,
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { Broker } from "../broker/broker.js";
 import { encodeReceiveResponse } from "./receive-response-encoding.js";
-import { durationToMs, outcomeToWire, queueConfigFromWire, queueToWire, typedAttributesFromWire } from "./wire-convert.js";
+import {
+  durationToMs,
+  moveTaskToWire,
+  outcomeToWire,
+  queueConfigFromWire,
+  queueToWire,
+  typedAttributesFromWire,
+} from "./wire-convert.js";
 import type { UnaryHandlers } from "./unary-bridge.js";
 
 /**
@@ -108,6 +118,18 @@ export function queueServiceHandlers(broker: Broker): UnaryHandlers<typeof Queue
         signal,
       );
       return create(RedriveMessagesResponseSchema, { movedCount: BigInt(moved) });
+    },
+    async startMessageMoveTask(request) {
+      const taskHandle = await broker.startMessageMoveTask(request.sourceQueue, request.destinationQueue, request.maxPerSecond);
+      return create(StartMessageMoveTaskResponseSchema, { taskHandle });
+    },
+    async listMessageMoveTasks(request) {
+      const tasks = broker.listMessageMoveTasks(request.sourceQueue, request.maxResults);
+      return create(ListMessageMoveTasksResponseSchema, { tasks: tasks.map(moveTaskToWire) });
+    },
+    async cancelMessageMoveTask(request) {
+      const moved = await broker.cancelMessageMoveTask(request.taskHandle);
+      return create(CancelMessageMoveTaskResponseSchema, { movedCount: BigInt(moved) });
     },
     async changeVisibilityBatch(request) {
       const outcomes = await broker.changeVisibilityBatch(

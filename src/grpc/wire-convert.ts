@@ -8,8 +8,13 @@ import {
   type Queue,
   type QueueConfig as WireQueueConfig,
 } from "../../gen/holdshelf/v1/queue_pb.js";
+import {
+  MessageMoveTaskSchema,
+  MessageMoveTaskStatus,
+  type MessageMoveTask,
+} from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { QueueConfigInput } from "../broker/queue-config.js";
-import type { EntryOutcome, QueueInfo, TypedAttributeInput } from "../broker/types.js";
+import type { EntryOutcome, MoveTaskInfo, QueueInfo, TypedAttributeInput } from "../broker/types.js";
 import { invalidArgument } from "../errors/holdshelf-error.js";
 import { Code } from "../protocol/error-reasons.js";
 
@@ -108,5 +113,20 @@ export function outcomeToWire(outcome: EntryOutcome): EntryResult {
     reason: error?.reason ?? "",
     message: error?.message ?? "",
     ...(outcome.leaseDeadline === undefined ? {} : { leaseDeadline: timestampFromMs(outcome.leaseDeadline) }),
+  });
+}
+
+/** A message move task as the wire shows it. */
+export function moveTaskToWire(task: MoveTaskInfo): MessageMoveTask {
+  return create(MessageMoveTaskSchema, {
+    taskHandle: task.taskHandle ?? "",
+    status: MessageMoveTaskStatus[task.status],
+    sourceQueue: task.sourceQueue,
+    destinationQueue: task.destinationQueue,
+    maxPerSecond: task.maxPerSecond,
+    movedCount: BigInt(task.movedCount),
+    toMoveCount: BigInt(task.toMoveCount),
+    failureReason: task.failureReason,
+    startTime: timestampFromMs(task.startTime),
   });
 }

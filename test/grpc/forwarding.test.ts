@@ -12,6 +12,7 @@ import { createQueueServiceRpc } from "../../src/client/rpc-client.js";
 import { HoldshelfError } from "../../src/errors/holdshelf-error.js";
 import { toErrorStatus } from "../../src/grpc/error-status.js";
 import { queueServiceDefinition } from "../../src/protocol/queue-service-definition.js";
+import { formatMoveTaskHandle } from "../../src/protocol/move-task-handle.js";
 import { forwardedFromKey } from "../../src/protocol/routing-metadata.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
 import { deadPeer, describeForwarding, hintingRpc, outcome, startBroker, type HintingRpc, type TestBroker } from "./forwarding-harness.js";
@@ -98,6 +99,16 @@ describeForwarding("forwarding unary calls to a queue's owner", () => {
     expect(redriven.movedCount).toBe(1n);
     expect((await b.rpc.getQueue({ name: "orders-retry" })).queue!.stats!.visible).toBe(1n);
 
+    // Move tasks: start and list name the source queue; cancel has only the handle, which names it.
+    await b.rpc.send({ queue: "orders-dlq", body: body("dead again") });
+    const { taskHandle } = await rpc.startMessageMoveTask({ sourceQueue: "orders-dlq", destinationQueue: "orders-retry", maxPerSecond: 1 });
+    expectServedByB();
+    const listed = await rpc.listMessageMoveTasks({ sourceQueue: "orders-dlq" });
+    expectServedByB();
+    expect(listed.tasks.map((task) => task.taskHandle)).toEqual([taskHandle]);
+    await rpc.cancelMessageMoveTask({ taskHandle });
+    expectServedByB();
+
     await rpc.deleteQueue({ name: "orders" });
     expectServedByB();
     expect(b.server.broker.allQueues().map((q) => q.name).sort()).toEqual(["orders-dlq", "orders-retry"]);
@@ -136,6 +147,12 @@ describeForwarding("forwarding unary calls to a queue's owner", () => {
         "INVALID_ARGUMENT",
       ],
       ["redrive, missing", (rpc) => rpc.redriveMessages({ deadLetterQueue: "missing" }), "QUEUE_NOT_FOUND"],
+      ["list move tasks, missing", (rpc) => rpc.listMessageMoveTasks({ sourceQueue: "missing" }), "QUEUE_NOT_FOUND"],
+      [
+        "cancel move task, unknown",
+        (rpc) => rpc.cancelMessageMoveTask({ taskHandle: formatMoveTaskHandle("there", "unknown") }),
+        "MOVE_TASK_NOT_FOUND",
+      ],
     ];
     for (const [what, call, reason] of failing) {
       const forwarded = await outcome(call(viaA.rpc));

@@ -249,6 +249,24 @@ describe("bearer-token authorization", () => {
       expect(moved.movedCount).toBe(1n);
       await as.root.purgeQueue({ name: "orders-3" });
     });
+
+    it("needs admin on the source queue (and a named destination) to start, list and cancel move tasks", async () => {
+      await as.ordersAdmin.createQueue({ name: "orders-move-src" });
+      const toPayments = await expectRpcError(
+        as.ordersAdmin.startMessageMoveTask({ sourceQueue: "orders-move-src", destinationQueue: "payments" }),
+        denied,
+        "PERMISSION_DENIED",
+      );
+      expect(toPayments.message).toContain('queue "payments" (destination_queue)');
+      await expectRpcError(as.worker.startMessageMoveTask({ sourceQueue: "orders-move-src" }), denied, "PERMISSION_DENIED");
+      await expectRpcError(as.worker.listMessageMoveTasks({ sourceQueue: "orders-move-src" }), denied, "PERMISSION_DENIED");
+      const { taskHandle } = await as.root.startMessageMoveTask({ sourceQueue: "shared-dlq", destinationQueue: "payments", maxPerSecond: 1 });
+      const cancel = await expectRpcError(as.ordersAdmin.cancelMessageMoveTask({ taskHandle }), denied, "PERMISSION_DENIED");
+      expect(cancel.message).toContain('queue "shared-dlq" (task_handle)');
+      await as.root.cancelMessageMoveTask({ taskHandle }).catch(() => undefined); // it may have ended already
+      await as.ordersAdmin.startMessageMoveTask({ sourceQueue: "orders-move-src", destinationQueue: "orders-3" });
+      expect((await as.ordersAdmin.listMessageMoveTasks({ sourceQueue: "orders-move-src" })).tasks).toHaveLength(1);
+    });
   });
 
   describe("which queues a caller may learn of", () => {
