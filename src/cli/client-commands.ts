@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { durationFromMs, timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { MessageMoveTaskStatus } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../client/rpc-client.js";
 import { loadClientCredentials } from "../client/load-client-credentials.js";
 import { parseDurationFlag } from "./duration-flag.js";
@@ -22,7 +23,7 @@ const configFlags = {
   "max-backoff": { type: "string" },
 } as const;
 
-/** Runs a client subcommand (queue, send, receive, delete, change-visibility) and prints JSON lines. */
+/** Runs a client subcommand (queue, send, receive, delete, redrive, move-tasks, change-visibility) and prints JSON lines. */
 export async function clientCommand(
   command: string,
   args: string[],
@@ -41,6 +42,7 @@ export async function clientCommand(
       prefix: { type: "string", default: "" },
       to: { type: "string", default: "" },
       rate: { type: "string", default: "0" },
+      async: { type: "boolean", default: false },
       "tls-ca": { type: "string", default: env.HOLDSHELF_TLS_CA },
       "tls-cert": { type: "string", default: env.HOLDSHELF_CLIENT_TLS_CERT },
       "tls-key": { type: "string", default: env.HOLDSHELF_CLIENT_TLS_KEY },
@@ -88,7 +90,7 @@ export async function clientCommand(
       : { retryPolicy: { minBackoff: duration("min-backoff"), maxBackoff: duration("max-backoff") } }),
   });
   try {
-    await run(rpc, command, arg, values, config, duration, integer, print);
+    await run(rpc, command, arg, positionals.length, values, config, duration, integer, print);
     return 0;
   } finally {
     rpc.close();
@@ -99,7 +101,8 @@ async function run(
   rpc: QueueServiceRpc,
   command: string,
   arg: (index: number, name: string) => string,
-  values: { attribute: string[]; max?: string | undefined; prefix: string; to: string },
+  argCount: number,
+  values: { attribute: string[]; max?: string | undefined; prefix: string; to: string; async: boolean },
   config: () => object,
   duration: (flag: "visibility-timeout" | "delay" | "wait") => ReturnType<typeof durationFromMs> | undefined,
   integer: (flag: "max" | "rate") => number,
@@ -162,6 +165,16 @@ async function run(
       await rpc.delete({ queue: arg(0, "queue name"), receiptHandle: arg(1, "receipt handle") });
       return json({ deleted: true });
     case "redrive": {
+      if (values.async) {
+        if (values.max !== undefined) throw new UsageError("--max cannot go with --async: a move task moves every message");
+        // A message move task: answers at once; `move-tasks QUEUE` shows its progress.
+        const { taskHandle } = await rpc.startMessageMoveTask({
+          sourceQueue: arg(0, "dead-letter queue name"),
+          destinationQueue: values.to,
+          maxPerSecond: integer("rate"),
+        });
+        return json({ taskHandle });
+      }
       const { movedCount } = await rpc.redriveMessages({
         deadLetterQueue: arg(0, "dead-letter queue name"),
         destinationQueue: values.to,
@@ -169,6 +182,16 @@ async function run(
         maxPerSecond: integer("rate"),
       });
       return json({ moved: Number(movedCount) });
+    }
+    case "move-tasks": {
+      // `move-tasks cancel` alone lists a queue named "cancel".
+      if (arg(0, "source queue name, or cancel") === "cancel" && argCount > 1) {
+        const { movedCount } = await rpc.cancelMessageMoveTask({ taskHandle: arg(1, "task handle") });
+        return json({ moved: Number(movedCount) });
+      }
+      const { tasks } = await rpc.listMessageMoveTasks({ sourceQueue: arg(0, "source queue name"), maxResults: integer("max") || 10 });
+      for (const task of tasks) json({ ...task, status: MessageMoveTaskStatus[task.status] });
+      return;
     }
     case "change-visibility": {
       const deadline = await rpc.changeVisibility({

@@ -28,6 +28,9 @@ const usage = `usage: holdshelf <command> [flags]
   receive QUEUE [--max N] [--visibility-timeout 30s] [--wait 20s]
   delete QUEUE RECEIPT_HANDLE
   redrive DEAD_LETTER_QUEUE [--to QUEUE] [--max N] [--rate PER_SECOND]
+  redrive DEAD_LETTER_QUEUE [--to QUEUE] [--rate PER_SECOND] --async   (a move task: prints its handle)
+  move-tasks QUEUE [--max N]   (its last move tasks, newest first, one JSON line each)
+  move-tasks cancel TASK_HANDLE
   change-visibility QUEUE RECEIPT_HANDLE DURATION
 
 Client commands call --address (default 127.0.0.1:50051), over TLS with --tls-ca FILE

@@ -7,9 +7,11 @@ import type {
   TypedAttributeValueSchema,
 } from "../../gen/holdshelf/v1/message_pb.js";
 import type { Queue as WireQueue, QueueConfigSchema } from "../../gen/holdshelf/v1/queue_pb.js";
-import type {
-  HeartbeatRequestSchema,
-  LeaseState as WireLeaseState,
+import {
+  MessageMoveTaskStatus,
+  type HeartbeatRequestSchema,
+  type LeaseState as WireLeaseState,
+  type MessageMoveTask as WireMessageMoveTask,
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { RpcError } from "./rpc-error.js";
 import type {
@@ -17,6 +19,8 @@ import type {
   HeartbeatRequest,
   LeaseState,
   MessageBody,
+  MoveTask,
+  MoveTaskStatus,
   Queue,
   QueueConfigInput,
   ReceivedMessage,
@@ -190,4 +194,19 @@ function ms(duration: Duration | undefined): number {
 // stands in only for a field a future server leaves out.
 function date(timestamp: Timestamp | undefined): Date {
   return timestamp === undefined ? new Date(0) : timestampDate(timestamp);
+}
+
+/** A message move task from the wire. */
+export function moveTaskFromWire(task: WireMessageMoveTask): MoveTask {
+  return {
+    ...(task.taskHandle === "" ? {} : { taskHandle: task.taskHandle }),
+    status: MessageMoveTaskStatus[task.status] as MoveTaskStatus,
+    sourceQueue: task.sourceQueue,
+    destinationQueue: task.destinationQueue,
+    maxPerSecond: task.maxPerSecond,
+    movedCount: Number(task.movedCount),
+    toMoveCount: Number(task.toMoveCount),
+    failureReason: task.failureReason,
+    startTime: task.startTime === undefined ? new Date(0) : timestampDate(task.startTime),
+  };
 }

@@ -3,6 +3,7 @@ import {
   bodyBytes,
   entryResultFromWire,
   messageFromWire,
+  moveTaskFromWire,
   queueConfigToWire,
   queueFromWire,
   typedAttributesToWire,
@@ -15,6 +16,8 @@ import type {
   EntryResult,
   ListQueuesOptions,
   MessageBody,
+  MoveTask,
+  MoveTaskOptions,
   Queue,
   QueueConfigInput,
   QueuePage,
@@ -169,6 +172,31 @@ export class QueueClient {
       { signal: options.signal },
     );
     return Number(response.movedCount);
+  }
+
+  /**
+   * Starts a message move task: a redrive in the background, durable, of the
+   * messages visible in sourceQueue now. Returns its handle (opaque) for
+   * cancelMessageMoveTask; listMessageMoveTasks shows its progress.
+   */
+  async startMessageMoveTask(sourceQueue: string, options: MoveTaskOptions = {}): Promise<string> {
+    const response = await this.rpc.startMessageMoveTask({
+      sourceQueue,
+      destinationQueue: options.destinationQueue ?? "",
+      maxPerSecond: options.maxPerSecond ?? 0,
+    });
+    return response.taskHandle;
+  }
+
+  /** A source queue's most recent message move tasks, newest first: maxResults 1 to 10 (default 1). */
+  async listMessageMoveTasks(sourceQueue: string, maxResults = 1): Promise<MoveTask[]> {
+    const response = await this.rpc.listMessageMoveTasks({ sourceQueue, maxResults });
+    return response.tasks.map(moveTaskFromWire);
+  }
+
+  /** Stops a running message move task after its current move; returns how many messages it moved. */
+  async cancelMessageMoveTask(taskHandle: string): Promise<number> {
+    return Number((await this.rpc.cancelMessageMoveTask({ taskHandle })).movedCount);
   }
 
   /** Opens a Heartbeat stream to renew leases, save checkpoints and hear of leases lost. */

@@ -172,6 +172,35 @@ export interface RedriveOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** How startMessageMoveTask moves a source queue's messages. */
+export interface MoveTaskOptions {
+  /** Where to move them; unset (or empty) means back to each message's source queue. */
+  readonly destinationQueue?: string | undefined;
+  /** At most this many a second, up to 500; unset (or 0) means as fast as possible. */
+  readonly maxPerSecond?: number | undefined;
+}
+
+/** Where a message move task stands. */
+export type MoveTaskStatus = "RUNNING" | "COMPLETED" | "CANCELLING" | "CANCELLED" | "FAILED";
+
+/** A message move task, as listMessageMoveTasks reports it. */
+export interface MoveTask {
+  /** The handle to cancel it with; undefined unless it is RUNNING. */
+  readonly taskHandle?: string;
+  readonly status: MoveTaskStatus;
+  readonly sourceQueue: string;
+  /** Empty: back to each message's source queue. */
+  readonly destinationQueue: string;
+  /** 0: no limit. */
+  readonly maxPerSecond: number;
+  readonly movedCount: number;
+  /** The source queue's visible messages when the task started. */
+  readonly toMoveCount: number;
+  /** Why it failed; empty unless FAILED. */
+  readonly failureReason: string;
+  readonly startTime: Date;
+}
+
 /** The outcome of one handle of a batch call. */
 export interface EntryResult {
   readonly receiptHandle: string;

@@ -65,6 +65,25 @@ describe("the holdshelf command", () => {
     expect(refused.stderr).toContain("QUEUE_IN_USE");
   });
 
+  it("starts a redrive as a move task with --async, lists move tasks and cancels one by its handle", async () => {
+    broker = await startBrokerProcess(join(dir.path, "data"));
+    const env = { HOLDSHELF_ADDRESS: broker.address };
+    for (const name of ["dlq", "work"]) expect((await runHoldshelf(["queue", "create", name], env)).code).toBe(0);
+    for (const text of ["a", "b", "c", "d", "e"]) expect((await runHoldshelf(["send", "dlq", text], env)).code).toBe(0);
+    // One a second: the task still runs when it is cancelled.
+    const started = await runHoldshelf(["redrive", "dlq", "--to", "work", "--rate", "1", "--async"], env);
+    const { taskHandle } = JSON.parse(started.stdout) as { taskHandle: string };
+    expect(taskHandle).toMatch(/^[A-Za-z0-9_-]+$/);
+    const running = JSON.parse((await runHoldshelf(["move-tasks", "dlq"], env)).stdout) as object;
+    expect(running).toMatchObject({ taskHandle, status: "RUNNING", sourceQueue: "dlq", destinationQueue: "work", maxPerSecond: 1, toMoveCount: 5 });
+    const cancelled = JSON.parse((await runHoldshelf(["move-tasks", "cancel", taskHandle], env)).stdout) as { moved: number };
+    expect(cancelled.moved).toBeLessThan(5);
+    expect(JSON.parse((await runHoldshelf(["move-tasks", "dlq"], env)).stdout)).toMatchObject({ status: "CANCELLED", movedCount: cancelled.moved });
+    const again = await runHoldshelf(["move-tasks", "cancel", taskHandle], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("MOVE_TASK_NOT_FOUND");
+  });
+
   it("exits 2 with usage on a bad flag value", async () => {
     const result = await runHoldshelf(["queue", "create", "q", "--delay", "soon"]);
     expect(result.code).toBe(2);

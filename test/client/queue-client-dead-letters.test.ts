@@ -131,6 +131,31 @@ describe("QueueClient with dead-letter queues against a real server", () => {
     expect((await client.getQueue("work")).stats.visible).toBe(2);
   });
 
+  it("starts, lists and cancels a message move task", async () => {
+    await client.sendBatch("dlq", [{ body: "a" }, { body: "b" }, { body: "c" }]);
+    const startTime = new Date(clock.now());
+    const taskHandle = await client.startMessageMoveTask("dlq", { destinationQueue: "work", maxPerSecond: 1 });
+    await untilVisible("work", 1);
+    expect(await client.listMessageMoveTasks("dlq")).toEqual([
+      {
+        taskHandle,
+        status: "RUNNING",
+        sourceQueue: "dlq",
+        destinationQueue: "work",
+        maxPerSecond: 1,
+        movedCount: 1,
+        toMoveCount: 3,
+        failureReason: "",
+        startTime,
+      },
+    ]);
+    expect(await client.cancelMessageMoveTask(taskHandle)).toBe(1);
+    const [cancelled] = await client.listMessageMoveTasks("dlq", 10);
+    expect(cancelled).toMatchObject({ status: "CANCELLED", movedCount: 1 });
+    expect(cancelled).not.toHaveProperty("taskHandle");
+    await expectRpcError(client.cancelMessageMoveTask(taskHandle), status.NOT_FOUND, "MOVE_TASK_NOT_FOUND");
+  });
+
   it("fails as RpcError for an unknown dead-letter or destination queue", async () => {
     await expectRpcError(client.redriveMessages("nowhere"), status.NOT_FOUND, "QUEUE_NOT_FOUND");
     await expectRpcError(
