@@ -21,6 +21,8 @@ export interface BrokerEvents {
   deleted(queue: string, processingMs: number): void;
   /** Messages moved to a dead-letter queue after too many deliveries. */
   deadLettered(queue: string, deadLetterQueue: string, count: number): void;
+  /** Messages were moved out of a queue by a message move task. */
+  movedByTask(queue: string, count: number): void;
   /** Messages were removed because their retention ran out. */
   retentionExpired(queue: string, count: number): void;
   /** A lease ran out, and its message became visible `latenessMs` after the deadline. */
@@ -40,6 +42,7 @@ export const ignoredBrokerEvents: BrokerEvents = {
   emptyReceive: ignore,
   deleted: ignore,
   deadLettered: ignore,
+  movedByTask: ignore,
   retentionExpired: ignore,
   leaseExpired: ignore,
   leaseExtended: ignore,

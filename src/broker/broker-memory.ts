@@ -77,7 +77,7 @@ export function createBrokerMemory(options: BrokerMemoryOptions): BrokerMemory {
   const registry = new QueueRegistry(store, clock, { onDeleted: forgetQueue }, stored, limits.maxQueues, cluster);
   const storedBudget = new StoredMessageBudget(limits.maxStoredMessages, () => registry.all());
   const deadLetters = new DeadLetters(store, clock, registry, (queue) => maintenance.advance(queue), events, cluster);
-  const moveTasks = new MoveTasks(clock, registry, deadLetters, onBackgroundError);
+  const moveTasks = new MoveTasks(clock, registry, deadLetters, onBackgroundError, events);
   const endings = new LeaseEndings(clock, leases, deadLetters, background);
   const leaseChanges = new LeaseChanges(clock, handles, leases, endings, events);
   const maintenance: Maintenance = new Maintenance(

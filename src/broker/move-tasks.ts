@@ -3,6 +3,7 @@ import { HoldshelfError } from "../errors/holdshelf-error.js";
 import { formatMoveTaskHandle } from "../protocol/move-task-handle.js";
 import type { MoveTaskStatus, StoredMoveTask } from "../store/store.js";
 import type { Clock } from "../time/clock.js";
+import type { BrokerEvents } from "./broker-events.js";
 import type { DeadLetters, MoveTarget } from "./dead-letters.js";
 import type { QueueRegistry } from "./queue-registry.js";
 import type { QueueState } from "./queue-state.js";
@@ -55,6 +56,7 @@ export class MoveTasks {
     private readonly registry: QueueRegistry,
     private readonly deadLetters: DeadLetters,
     private readonly onError: (error: unknown) => void,
+    private readonly events: BrokerEvents,
   ) {}
 
   /**
@@ -185,10 +187,12 @@ export class MoveTasks {
       // The destination left this broker (deleted, or moved to another in cluster mode): look it up again.
       let lost = false;
       const retarget = new AbortController();
-      await this.deadLetters.redrive(source, destination, Infinity, maxPerSecond, AbortSignal.any([running.controller.signal, retarget.signal]), {
+      const signal = AbortSignal.any([running.controller.signal, retarget.signal]);
+      await this.deadLetters.redrive(source, destination, Infinity, maxPerSecond, signal, {
         enqueuedBy: startTime,
         onBatch: async (moved) => {
           running.moved += moved;
+          this.events.movedByTask(source.record.name, moved);
           if (isGone(destination)) {
             lost = true;
             retarget.abort();

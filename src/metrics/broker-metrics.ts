@@ -29,6 +29,7 @@ const queueCounterSpecs = {
     "Leases that ran out without a delete; their messages were delivered again or dead-lettered.",
   ],
   emptyReceives: ["holdshelf_empty_receives_total", "Receives that returned no message, after any long-poll wait."],
+  movedByTasks: ["holdshelf_messages_moved_by_tasks_total", "Messages moved out of the queue by message move tasks."],
 } as const;
 type QueueCounter = keyof typeof queueCounterSpecs;
 const queueCounterNames = Object.keys(queueCounterSpecs) as QueueCounter[];
@@ -184,6 +185,10 @@ export class BrokerMetrics implements BrokerEvents {
 
   deadLettered(queue: string, deadLetterQueue: string, count: number): void {
     this.deadLetterSeries(this.series(queue), queue, deadLetterQueue).inc(count);
+  }
+
+  movedByTask(queue: string, count: number): void {
+    this.series(queue).counts.movedByTasks.inc(count);
   }
 
   retentionExpired(queue: string, count: number): void {

@@ -37,6 +37,7 @@ describe("broker metrics", () => {
       "holdshelf_messages_expired_total",
       "holdshelf_leases_expired_total",
       "holdshelf_empty_receives_total",
+      "holdshelf_messages_moved_by_tasks_total",
     ]) {
       expect(valueOf(samples, name, jobs), name).toBe(0);
     }
@@ -121,6 +122,15 @@ describe("broker metrics", () => {
     const samples = await scrape();
     expect(valueOf(samples, "holdshelf_messages_dead_lettered_total", labels)).toBe(1);
     expect(valueOf(samples, "holdshelf_messages", { queue: "jobs-dlq", state: "visible" })).toBe(1);
+  });
+
+  it("counts messages moved by move tasks, by source queue", async () => {
+    await createQueue(h, "jobs-retry");
+    await sendText(h, "jobs", "a");
+    await sendText(h, "jobs", "b");
+    await h.broker.startMessageMoveTask("jobs", "jobs-retry", 0);
+    await h.broker.settled();
+    expect(valueOf(await scrape(), "holdshelf_messages_moved_by_tasks_total", jobs)).toBe(2);
   });
 
   it("counts retention expiries and empty receives", async () => {
