@@ -34,7 +34,7 @@ export function createSqsServerMetrics(registry: Registry): SqsServerMetrics {
   });
   const handling = new Histogram({
     name: "sqs_server_handling_seconds",
-    help: "Histogram of response latency (seconds) of SQS requests, from the request's arrival to its answer.",
+    help: "Histogram of response latency (seconds) of SQS requests, from the request body read to its answer.",
     labelNames: ["sqs_action"],
     buckets: handlingBuckets,
     registers,

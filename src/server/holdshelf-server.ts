@@ -131,6 +131,8 @@ export interface HoldshelfServer {
 // A silent connection is pinged after this long, and dropped if no answer comes in the timeout.
 const keepaliveTimeMs = 30_000;
 const keepaliveTimeoutMs = 10_000;
+// The SQS endpoint's largest request body (see startSqs).
+const maxSqsRequestBytes = 4 * 1024 * 1024;
 // Calls still running this long after a shutdown began are cut off.
 const shutdownGraceMs = 10_000;
 
@@ -142,6 +144,10 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   if (gate !== undefined) logger.info("auth file loaded", { path: gate.path, tokens: gate.tokenCount });
   // Read with the auth file, before the store opens: a bad file is a typo, refused at once.
   const sqsCredentials = options.sqs?.credentialsFile;
+  if (sqsCredentials !== undefined && options.postgres !== undefined) {
+    // A call another broker owns is passed on over gRPC, which carries bearer tokens, not the signer.
+    throw new Error("SQS access keys (--sqs-credentials) are not supported in cluster mode yet");
+  }
   const keyring = sqsCredentials === undefined ? undefined : await readSqsCredentials(sqsCredentials);
   if (keyring !== undefined) logger.info("SQS credentials file loaded", { path: keyring.path, keys: keyring.keyCount });
   const limits = resolveLimits(options.limits);
@@ -320,7 +326,9 @@ function startSqs(
     accountId: endpoint.accountId,
     region: endpoint.region,
     ...(endpoint.advertisedUrl === undefined ? {} : { advertisedUrl: endpoint.advertisedUrl }),
-    maxRequestBytes: limits.maxRequestBytes,
+    // An SQS request carries at most 1 MiB of messages, up to 3 times that once form-encoded:
+    // a body past 4 MiB is no SQS request, whatever gRPC's limit is.
+    maxRequestBytes: Math.min(limits.maxRequestBytes, maxSqsRequestBytes),
     metrics: metrics.sqs,
     logger,
     clock: options.clock ?? systemClock,

@@ -21,7 +21,11 @@ export interface HoldshelfAttributes {
 const namePattern = /^[A-Za-z0-9_.-]{1,256}$/;
 const dataTypePattern = /^(String|Number|Binary)(\..+)?$/s;
 // Number values as SQS takes them: up to 38 significant digits, an optional sign, point and exponent.
-const numberPattern = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+// Each digit belongs to one place in the pattern: an ambiguous split made a
+// failed match quadratic, and one long value stalled the broker for minutes.
+const numberPattern = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+// Longer than any number SQS takes (38 digits, sign, point, exponent), with room for leading zeros.
+const maxNumberLength = 512;
 
 /**
  * Reads an SQS MessageAttributes map, checks it as SQS does, and splits it
@@ -137,7 +141,7 @@ function readAttribute(name: string, value: SqsInput): SqsAttributeValue {
 }
 
 function isSqsNumber(text: string): boolean {
-  if (!numberPattern.test(text)) return false;
+  if (text.length > maxNumberLength || !numberPattern.test(text)) return false;
   const digits = text.replace(/[eE].*$/, "").replace(/[^0-9]/g, "").replace(/^0+/, "");
   return digits.length <= 38;
 }

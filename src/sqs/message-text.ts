@@ -14,12 +14,16 @@ export function checkMessageText(text: string, what: string): void {
 
 const utf8 = new TextDecoder("utf-8", { fatal: false });
 
+// What SQS text cannot hold, to be replaced: the complement of the characters above.
+const unsendable = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
 /**
- * A stored body as SQS text. Bodies sent over SQS are UTF-8 text and come
- * back unchanged; a body sent over gRPC as bytes that are not UTF-8 comes
- * back with each bad sequence replaced by U+FFFD (docs/sqs.md says so), and
- * its MD5OfBody is the MD5 of what is sent, so SDKs still verify it.
+ * A stored body as SQS text. Bodies sent over SQS are such text and come
+ * back unchanged. A body sent over gRPC is bytes: sequences that are not
+ * UTF-8, and characters SQS text cannot hold (U+0000, U+FFFE), come back
+ * as U+FFFD (docs/sqs.md says so). Both wires send this text, and its
+ * MD5OfBody is the MD5 of it, so SDKs still verify it.
  */
 export function bodyText(body: Uint8Array): string {
-  return utf8.decode(body);
+  return utf8.decode(body).replace(unsendable, "\uFFFD");
 }

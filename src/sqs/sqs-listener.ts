@@ -33,7 +33,7 @@ export interface SqsListenerOptions {
   readonly region: string;
   /** Where clients reach this listener ("http://queues.example.com:9324"); the listener's own address if unset. */
   readonly advertisedUrl?: string;
-  /** Request bodies over this many bytes are refused (413). */
+  /** Request bodies over this many bytes are refused (413); 64 of them at once are the most the listener holds in memory. */
   readonly maxRequestBytes: number;
   readonly metrics: SqsServerMetrics;
   readonly logger: Logger;
@@ -92,6 +92,7 @@ export async function startSqsListener(options: SqsListenerOptions): Promise<Sqs
   const { host, port } = splitHostPort(options.listen);
   let urls: QueueUrls | undefined;
   const purging = new Set<string>();
+  const bodies: BodyBudget = { buffered: 0, max: bodyBudgetRequests * options.maxRequestBytes };
   const logUnexpected = (error: unknown): void => options.logger.error("unexpected error in an SQS request", { error });
   const handle = (request: IncomingMessage, response: ServerResponse): void => {
     const requestId = randomUUID();
@@ -101,17 +102,21 @@ export async function startSqsListener(options: SqsListenerOptions): Promise<Sqs
     const begin = (action: string): void => {
       finish = options.metrics.started(actionLabel(action));
     };
-    serve(request, response, wire, begin).then(
-      (answer) => {
-        finish?.("OK");
+    serve(request, response, wire, begin)
+      .then((answer) => {
+        // Encoding is inside the chain: an answer that cannot be written is an InternalError, not a crash.
         wire.answer(response, answer.action, answer.output, requestId);
-      },
-      (error: unknown) => {
+        finish?.("OK");
+      })
+      .catch((error: unknown) => {
         const sqsError = toSqsError(error, logUnexpected);
         (finish ?? options.metrics.started("unknown"))(sqsError.legacyCode);
         if (!response.headersSent && !response.destroyed) wire.fail(response, sqsError, requestId);
-      },
-    );
+      })
+      .catch((error: unknown) => {
+        logUnexpected(error);
+        response.destroy();
+      });
   };
 
   const serve = async (
@@ -120,7 +125,7 @@ export async function startSqsListener(options: SqsListenerOptions): Promise<Sqs
     wire: Wire,
     begin: (action: string) => void,
   ): Promise<{ action: string; output: Record<string, unknown> }> => {
-    const body = await readBody(request, options.maxRequestBytes);
+    const body = await readBody(request, options.maxRequestBytes, bodies);
     const target = request.url ?? "/";
     const queryStart = target.indexOf("?");
     const path = queryStart === -1 ? target : target.slice(0, queryStart);
@@ -135,13 +140,10 @@ export async function startSqsListener(options: SqsListenerOptions): Promise<Sqs
       begin(jsonAction(request.headers["x-amz-target"]));
     }
     // The signature first, as AWS checks it: an unsigned caller learns nothing of the request's faults.
-    let senderId = options.accountId;
     let caller: Principal | undefined;
     if (options.authenticate !== undefined) {
       // Repeated headers apart: SigV4 joins them with "," where Node's request.headers uses ", ".
       caller = options.authenticate({ method: request.method ?? "GET", path, rawQuery, headers: request.headersDistinct, body }, options.clock.now());
-      // SQS's SenderId names the signer; the key's name in the credentials file is its label, never a secret.
-      senderId = caller.name;
     }
     const { action, input } = params === undefined ? decodeJsonRequest(request.headers, body) : decodeQueryRequest(params);
     const run = sqsActions[action];
@@ -154,7 +156,6 @@ export async function startSqsListener(options: SqsListenerOptions): Promise<Sqs
     const output = await run(input, {
       queues: new QueueCalls(options.handlers, caller, abort.signal),
       urls: urls!,
-      senderId,
       purging,
       pathQueue: urls!.queueOfPath(path),
     });
@@ -192,27 +193,53 @@ function jsonAction(target: string | string[] | undefined): string {
   return typeof target === "string" && target.startsWith("AmazonSQS.") ? target.slice("AmazonSQS.".length) : "";
 }
 
-/** The request body, or RequestEntityTooLarge once it passes `limit` bytes (the rest is not read). */
-function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+/** Bytes of request bodies held in memory at once, over all requests: bodies are read whole before their signature is checked. */
+interface BodyBudget {
+  buffered: number;
+  readonly max: number;
+}
+
+// The budget holds this many largest bodies: beyond it, requests wait for none of it and get a 503.
+const bodyBudgetRequests = 64;
+
+/**
+ * The request body, or RequestEntityTooLarge once it passes `limit` bytes
+ * (the rest is not read), or ServiceUnavailable when all requests together
+ * hold the budget's bytes already.
+ */
+function readBody(request: IncomingMessage, limit: number, budget: BodyBudget): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(request.headers["content-length"]);
     if (declared > limit) return reject(sqsErrors.requestTooLarge(limit));
     const chunks: Buffer[] = [];
     let size = 0;
+    const release = (): void => {
+      budget.buffered -= size;
+      size = 0;
+    };
+    const refuse = (error: Error): void => {
+      request.removeAllListeners("data");
+      request.pause();
+      release();
+      reject(error);
+    };
     request.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
-        request.removeAllListeners("data");
-        request.pause();
-        reject(sqsErrors.requestTooLarge(limit));
-        return;
-      }
+      budget.buffered += chunk.length;
+      if (size > limit) return refuse(sqsErrors.requestTooLarge(limit));
+      if (budget.buffered > budget.max) return refuse(sqsErrors.serviceUnavailable("The broker is reading too many request bodies at once; retry shortly."));
       chunks.push(chunk);
     });
-    request.once("end", () => resolve(Buffer.concat(chunks)));
+    request.once("end", () => {
+      release();
+      resolve(Buffer.concat(chunks));
+    });
     // A client that hangs up mid-body, or sends a broken chunked body, is the client's
     // fault, not the broker's: no "unexpected error" log, no InternalError count.
-    request.once("error", () => reject(sqsErrors.malformedRequest("The request body was cut off or malformed.")));
+    request.once("error", () => {
+      release();
+      reject(sqsErrors.malformedRequest("The request body was cut off or malformed."));
+    });
   });
 }
 

@@ -89,6 +89,8 @@ describe("SQS message actions through @aws-sdk/client-sqs (MD5 checks on)", () =
     await expectSqsError(send({ MessageAttributes: { "a..b": { DataType: "String", StringValue: "v" } } }), "InvalidParameterValue", 400);
     await expectSqsError(send({ MessageAttributes: { n: { DataType: "Number", StringValue: "twelve" } } }), "InvalidParameterValue", 400, /number/);
     await expectSqsError(send({ MessageAttributes: { n: { DataType: "Float", StringValue: "1" } } }), "InvalidParameterValue", 400, /type/);
+    // A long digit run that is no number: refused at once (a pattern that backtracked took minutes, the test's timeout catches it).
+    await expectSqsError(send({ MessageAttributes: { n: { DataType: "Number", StringValue: `${"1".repeat(200_000)}x` } } }), "InvalidParameterValue", 400, /number/);
     await expectSqsError(send({ MessageAttributes: { n: { DataType: "String", StringValue: "" } } }), "InvalidParameterValue", 400);
     await expectSqsError(send({ MessageAttributes: { n: { DataType: "Binary", StringValue: "x" } } }), "InvalidParameterValue", 400, /Binary/);
     await expectSqsError(send({ MessageBody: "bad \u0001 char" }), "InvalidMessageContents", 400);

@@ -43,11 +43,12 @@ describe("the SQS endpoint with access keys (--sqs-credentials)", () => {
     await dir.remove();
   });
 
-  it("lets each key do what its permissions allow, and names the signer as SenderId", async () => {
+  it("lets each key do what its permissions allow", async () => {
     await senderSqs.send(new SendMessageCommand({ QueueUrl: h.urlOf("orders-1"), MessageBody: "paid" }));
     const { Messages } = await adminSqs.send(new ReceiveMessageCommand({ QueueUrl: h.urlOf("orders-1"), MessageSystemAttributeNames: ["SenderId"] }));
     expect(Messages![0]!.Body).toBe("paid");
-    expect(Messages![0]!.Attributes).toEqual({ SenderId: "ops" });
+    // holdshelf keeps no sender: SenderId is the account, whoever signed.
+    expect(Messages![0]!.Attributes).toEqual({ SenderId: "000000000000" });
     // A key sees only the queues it holds a permission on.
     expect((await senderSqs.send(new ListQueuesCommand({}))).QueueUrls).toEqual([h.urlOf("orders-1")]);
     expect((await adminSqs.send(new ListQueuesCommand({}))).QueueUrls).toEqual([h.urlOf("billing"), h.urlOf("orders-1")]);
@@ -55,6 +56,8 @@ describe("the SQS endpoint with access keys (--sqs-credentials)", () => {
 
   it("refuses what a key may not do with AccessDenied, before looking the queue up", async () => {
     await expectSqsError(senderSqs.send(new CreateQueueCommand({ QueueName: "orders-2" })), "AccessDenied", 403, /admin/);
+    // Also for a queue that exists: CreateQueue needs admin either way.
+    await expectSqsError(senderSqs.send(new CreateQueueCommand({ QueueName: "orders-1" })), "AccessDenied", 403, /admin/);
     await expectSqsError(senderSqs.send(new ReceiveMessageCommand({ QueueUrl: h.urlOf("orders-1") })), "AccessDenied", 403, /receive/);
     await expectSqsError(senderSqs.send(new SendMessageCommand({ QueueUrl: h.urlOf("billing"), MessageBody: "x" })), "AccessDenied", 403);
     // The same answer for a queue that does not exist: a refusal tells nothing.

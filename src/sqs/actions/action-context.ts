@@ -7,8 +7,6 @@ export interface SqsActionContext {
   /** The broker, as this request's caller may use it. */
   readonly queues: QueueCalls;
   readonly urls: QueueUrls;
-  /** The SenderId this request's answers carry: the signing key's name, or the account id when unsigned. */
-  readonly senderId: string;
   /** Queues being purged this moment: a second PurgeQueue meanwhile is PurgeQueueInProgress. */
   readonly purging: Set<string>;
   /** The queue of the request's path (`/<account>/<queue>`), which old SDKs use instead of a QueueUrl parameter. */

@@ -110,7 +110,8 @@ export const receiveMessage: SqsAction = async (input, context) => {
     ...(wait === undefined ? {} : { waitTime: durationFromMs(wait * 1000) }),
   });
   if (messages.length === 0) return {};
-  const wantsSystem = (name: string): boolean => systemNames.includes("All") || systemNames.includes(name);
+  const asked = new Set(systemNames);
+  const wantsSystem = (name: string): boolean => asked.has("All") || asked.has(name);
   return { Messages: messages.map((message) => receivedAnswer(message, context, wantsSystem, wantedAttribute)) };
 };
 
@@ -145,7 +146,7 @@ export const deleteMessageBatch: SqsAction = async (input, context) => {
   entries.forEach(({ id, receiptHandle }, index) => {
     const result = results[index]!;
     if (result.code === 0 || result.reason === "LEASE_SUPERSEDED") successful.push({ Id: id });
-    else failed.push(batchFailure(id, result.reason === "RECEIPT_HANDLE_INVALID" ? invalidHandle(receiptHandle) : entryError(result)));
+    else failed.push(batchFailure(id, result.reason === "RECEIPT_HANDLE_INVALID" ? invalidHandle(receiptHandle) : sqsErrorOf(result)));
   });
   return { Successful: successful, Failed: failed };
 };
@@ -168,7 +169,9 @@ export const changeMessageVisibility: SqsAction = async (input, context) => {
 /**
  * ChangeMessageVisibilityBatch. Each SQS entry has its own timeout, where a
  * holdshelf batch has one: entries are grouped by timeout, one durable
- * write per group.
+ * write per group. Once a group is written, a later group's failure (the
+ * broker stopping, storage down) fails only that group's entries: the
+ * answer never hides changes made.
  */
 export const changeMessageVisibilityBatch: SqsAction = async (input, context) => {
   const queue = queueOfRequest(input, context);
@@ -180,14 +183,22 @@ export const changeMessageVisibilityBatch: SqsAction = async (input, context) =>
   const outcomes = new Map<string, SqsError | undefined>();
   for (const seconds of new Set(entries.map((entry) => entry.seconds))) {
     const group = entries.filter((entry) => entry.seconds === seconds);
-    const { results } = await context.queues.call("changeVisibilityBatch", {
-      queue,
-      receiptHandles: group.map((entry) => entry.receiptHandle),
-      visibilityTimeout: durationFromMs(seconds * 1000),
-    });
+    let results: EntryResult[];
+    try {
+      ({ results } = await context.queues.call("changeVisibilityBatch", {
+        queue,
+        receiptHandles: group.map((entry) => entry.receiptHandle),
+        visibilityTimeout: durationFromMs(seconds * 1000),
+      }));
+    } catch (error) {
+      if (outcomes.size === 0) throw error;
+      const failure = toSqsError(error, () => undefined);
+      for (const { id } of group) outcomes.set(id, failure);
+      continue;
+    }
     group.forEach(({ id, receiptHandle }, index) => {
       const result = results[index]!;
-      outcomes.set(id, result.code === 0 ? undefined : (visibilityError(result.reason, receiptHandle, seconds) ?? entryError(result)));
+      outcomes.set(id, result.code === 0 ? undefined : (visibilityError(result.reason, receiptHandle, seconds) ?? sqsErrorOf(result)));
     });
   }
   const successful: SqsOutput[] = [];
@@ -254,7 +265,7 @@ function receivedAnswer(
   const put = (name: string, value: string | undefined): void => {
     if (value !== undefined && wantsSystem(name)) system[name] = value;
   };
-  put("SenderId", context.senderId);
+  put("SenderId", context.urls.accountId);
   put("SentTimestamp", message.sendTime === undefined ? undefined : String(timestampMs(message.sendTime)));
   put("ApproximateReceiveCount", String(message.receiveCount));
   put("ApproximateFirstReceiveTimestamp", message.firstReceiveTime === undefined ? undefined : String(timestampMs(message.firstReceiveTime)));
@@ -314,9 +325,6 @@ function invalidHandle(receiptHandle: string): SqsError {
   return sqsErrors.receiptHandleIsInvalid(`The input receipt handle "${receiptHandle}" is not a valid receipt handle.`);
 }
 
-function entryError(result: EntryResult): SqsError {
-  return sqsErrorOf(result);
-}
 
 /** Which entry of a SendBatch the broker refused, by its field violation ("entries[2].body"). */
 function failedEntryIndex(error: unknown): number | undefined {

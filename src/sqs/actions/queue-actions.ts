@@ -1,5 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { QueueConfigSchema, type Queue, type QueueConfig } from "../../../gen/holdshelf/v1/queue_pb.js";
+import { queueNamePattern } from "../../broker/queue-config.js";
 import { brokerFailure } from "../holdshelf-errors.js";
 import { applyQueueAttributes, conflictingAttribute, queueAttributes } from "../queue-attributes.js";
 import { sqsErrors } from "../sqs-error.js";
@@ -7,7 +8,6 @@ import { optionalInteger, optionalString, requiredString, stringList, stringMap 
 import type { SqsAction, SqsActionContext } from "./action-context.js";
 import { queueOfRequest } from "./queue-of-request.js";
 
-const queueNamePattern = /^[A-Za-z0-9_-]{1,80}$/;
 // Without MaxResults, SQS lists up to 1000 queues and no NextToken.
 const listAllLimit = 1000;
 
@@ -26,17 +26,15 @@ export const createQueue: SqsAction = async (input, context) => {
   const tags = stringMap(input, "tags");
   const config = applyQueueAttributes(create(QueueConfigSchema), attributes, context.urls);
   config.tags = Object.fromEntries(tags);
-  const existing = await findQueue(name, context);
-  if (existing === undefined) {
-    try {
-      await context.queues.call("createQueue", { name, config });
-      return { QueueUrl: context.urls.urlOf(name) };
-    } catch (error) {
-      // Another CreateQueue of the same name won the race: judge this one against what it made.
-      if (brokerFailure(error)?.reason !== "QUEUE_ALREADY_EXISTS") throw error;
-    }
+  // CreateQueue first, so the caller needs admin whether or not the queue exists.
+  try {
+    await context.queues.call("createQueue", { name, config });
+    return { QueueUrl: context.urls.urlOf(name) };
+  } catch (error) {
+    if (brokerFailure(error)?.reason !== "QUEUE_ALREADY_EXISTS") throw error;
   }
-  const queue = existing ?? (await getQueue(name, context));
+  // It exists with another configuration: SQS compares only the attributes this request names.
+  const queue = await getQueue(name, context);
   const conflict = conflictingAttribute(queue, attributes, context.urls);
   if (conflict !== undefined) {
     throw sqsErrors.queueNameExists(`A queue already exists with the same name and a different value for attribute ${conflict}`);
@@ -94,6 +92,8 @@ export const deleteQueue: SqsAction = async (input, context) => {
  */
 export const purgeQueue: SqsAction = async (input, context) => {
   const name = queueOfRequest(input, context);
+  // Looked up first: a caller without permission on the queue learns nothing, not even that a purge runs.
+  await getQueue(name, context);
   if (context.purging.has(name)) {
     throw sqsErrors.purgeQueueInProgress(`Only one PurgeQueue operation on ${name} is allowed at a time.`);
   }
@@ -154,15 +154,6 @@ async function getQueue(name: string, context: SqsActionContext): Promise<Queue>
   const { queue } = await context.queues.call("getQueue", { name });
   if (queue === undefined) throw sqsErrors.queueDoesNotExist();
   return queue;
-}
-
-async function findQueue(name: string, context: SqsActionContext): Promise<Queue | undefined> {
-  try {
-    return await getQueue(name, context);
-  } catch (error) {
-    if (brokerFailure(error)?.reason === "QUEUE_NOT_FOUND") return undefined;
-    throw error;
-  }
 }
 
 /**

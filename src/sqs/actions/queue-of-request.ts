@@ -1,6 +1,4 @@
-import { optionalString } from "../sqs-input.js";
-import type { SqsInput } from "../sqs-input.js";
-import { missing } from "../sqs-input.js";
+import { missing, optionalString, type SqsInput } from "../sqs-input.js";
 import type { SqsActionContext } from "./action-context.js";
 
 /** The queue an action works on: its QueueUrl parameter, else the queue URL it was posted to. */

@@ -9,6 +9,7 @@ import {
   sendMessage,
   sendMessageBatch,
 } from "./message-actions.js";
+import { cancelMessageMoveTask, listMessageMoveTasks, startMessageMoveTask } from "./move-task-actions.js";
 import {
   createQueue,
   deleteQueue,
@@ -55,9 +56,9 @@ export const sqsActions: Readonly<Record<string, SqsAction>> = Object.freeze(
     ChangeMessageVisibilityBatch: changeMessageVisibilityBatch,
     AddPermission: refuse("holdshelf has no IAM policies: permissions come from the access keys' file (--sqs-credentials)."),
     RemovePermission: refuse("holdshelf has no IAM policies: permissions come from the access keys' file (--sqs-credentials)."),
-    StartMessageMoveTask: refuse("Message move tasks are not supported yet: use holdshelf's RedriveMessages RPC or `holdshelf redrive`."),
-    ListMessageMoveTasks: refuse("Message move tasks are not supported yet: use holdshelf's RedriveMessages RPC or `holdshelf redrive`."),
-    CancelMessageMoveTask: refuse("Message move tasks are not supported yet: use holdshelf's RedriveMessages RPC or `holdshelf redrive`."),
+    StartMessageMoveTask: startMessageMoveTask,
+    ListMessageMoveTasks: listMessageMoveTasks,
+    CancelMessageMoveTask: cancelMessageMoveTask,
   }),
 );
 

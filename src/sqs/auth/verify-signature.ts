@@ -31,16 +31,6 @@ const presignParams = ["X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Signature",
 const headerName = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
 
 /**
- * Whether the request carries any SigV4 authentication, good or bad: an
- * Authorization header, or presigned query parameters. A listener without
- * credentials may let unsigned requests in; one with credentials calls
- * verifySignature, which refuses them.
- */
-export function hasSignature(request: Pick<SignedRequest, "headers" | "rawQuery">): boolean {
-  return request.headers.authorization !== undefined || isPresigned(parseQuery(request.rawQuery));
-}
-
-/**
  * The caller a SigV4-signed request comes from: its access key's principal,
  * once its signature (Authorization header or presigned query) is checked
  * against the keyring's secret at time `nowMs`. Any region is accepted; the

@@ -22,9 +22,9 @@ export function decodeJsonRequest(headers: IncomingHttpHeaders, body: Buffer): {
   try {
     input = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body));
   } catch {
-    throw serializationError("The request body is not valid UTF-8 JSON.");
+    throw sqsErrors.malformedRequest("The request body is not valid UTF-8 JSON.");
   }
-  if (typeof input !== "object" || input === null || Array.isArray(input)) throw serializationError("The request body must be a JSON object.");
+  if (typeof input !== "object" || input === null || Array.isArray(input)) throw sqsErrors.malformedRequest("The request body must be a JSON object.");
   return { action, input: input as Record<string, unknown> };
 }
 
@@ -43,8 +43,4 @@ export function encodeJsonError(error: SqsError): { body: string; headers: Recor
     body: JSON.stringify({ __type: `com.amazonaws.sqs#${error.shape}`, message: error.message }),
     headers: { "x-amzn-query-error": `${error.legacyCode};${error.fault}` },
   };
-}
-
-function serializationError(message: string): SqsError {
-  return sqsErrors.malformedRequest(message);
 }
