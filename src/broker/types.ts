@@ -1,6 +1,6 @@
 import type { HoldshelfError } from "../errors/holdshelf-error.js";
 import type { LeaseStateReason } from "../protocol/lease-state-reason.js";
-import type { DeadLetterOrigin, MoveTaskStatus, TypedAttribute } from "../store/store.js";
+import type { DeadLetterOrigin, StoredMoveTask, TypedAttribute } from "../store/store.js";
 import type { QueueConfig } from "./queue-config.js";
 import type { QueueCounts } from "./queue-state.js";
 
@@ -99,17 +99,9 @@ export interface QueuePage {
   readonly nextPageToken: string;
 }
 
-/** A message move task as ListMessageMoveTasks reports it. Times are epoch milliseconds. */
-export interface MoveTaskInfo {
+/** A message move task as ListMessageMoveTasks reports it: as stored, named by handle and source. Times are epoch milliseconds. */
+export type MoveTaskInfo = Omit<StoredMoveTask, "taskId"> & {
   /** Set only while the task runs, as SQS. */
   readonly taskHandle: string | undefined;
-  readonly status: MoveTaskStatus;
   readonly sourceQueue: string;
-  /** Empty: back to each message's dead-letter source queue. */
-  readonly destinationQueue: string;
-  readonly maxPerSecond: number;
-  readonly movedCount: number;
-  readonly toMoveCount: number;
-  readonly failureReason: string;
-  readonly startTime: number;
-}
+};
