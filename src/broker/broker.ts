@@ -394,8 +394,8 @@ export class Broker {
   close(): void {
     this.closed = true;
     this.memory.maintenance.stop();
-    // Stored as running: they resume when a broker opens on the store again.
-    this.memory.moveTasks.stop();
+    // Stored as running: they resume when a broker opens on the store again; none starts after this.
+    this.memory.moveTasks.close(new HoldshelfError("SHUTTING_DOWN", "the broker is shutting down; the task resumes when it starts again"));
     this.memory.waiting.releaseAll();
     for (const stream of [...this.openStreams]) stream.listener.brokerClosing();
   }
@@ -437,7 +437,7 @@ export class Broker {
     for (const queue of this.memory.registry.evict(names, error)) {
       this.memory.maintenance.disarm(queue);
       // Left stored as running, for the queue's next owner to resume.
-      this.memory.moveTasks.stop([queue]);
+      this.memory.moveTasks.stop(error, [queue]);
       this.memory.leases.forgetQueue(queue);
       this.memory.waiting.failAll(queue, error);
     }
@@ -457,7 +457,7 @@ export class Broker {
     this.memory.store.revoke(error);
     this.memory.maintenance.stop();
     // The reload resumes them from what the disk holds.
-    this.memory.moveTasks.stop();
+    this.memory.moveTasks.stop(error);
     for (const queue of this.memory.registry.all()) this.memory.waiting.failAll(queue, error);
     for (const stream of [...this.openStreams]) stream.listener.storageUnavailable?.(error);
   }

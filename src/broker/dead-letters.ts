@@ -95,24 +95,33 @@ export class DeadLetters {
         batch.push(next);
       }
       if (batch.length === 0) break;
-      const contents = await this.store.readMessages(deadLetterQueue.record.dataId, batch);
-      const byTarget = new Map<MoveTarget, { messages: LiveMessage[]; contents: (MessageContent | undefined)[] }>();
-      for (const [index, message] of batch.entries()) {
-        const content = contents[index];
-        const target = destination ?? (await this.findCached(content?.deadLetter?.sourceQueue ?? "", sources));
-        if (target === undefined || (typeof target !== "string" && target.deleted)) {
-          stranded.push(message); // its source queue is gone: it stays
-          continue;
-        }
-        const group = byTarget.get(target) ?? { messages: [], contents: [] };
-        group.messages.push(message);
-        group.contents.push(content && stripped(content));
-        byTarget.set(target, group);
-      }
       const movedBefore = moved;
-      for (const [target, group] of byTarget) {
-        await this.move(deadLetterQueue, target, group.messages, group.contents);
-        moved += group.messages.length;
+      const unmoved = new Set(batch);
+      try {
+        const contents = await this.store.readMessages(deadLetterQueue.record.dataId, batch);
+        const byTarget = new Map<MoveTarget, { messages: LiveMessage[]; contents: (MessageContent | undefined)[] }>();
+        for (const [index, message] of batch.entries()) {
+          const content = contents[index];
+          const target = destination ?? (await this.findCached(content?.deadLetter?.sourceQueue ?? "", sources));
+          if (target === undefined || (typeof target !== "string" && target.deleted)) {
+            unmoved.delete(message);
+            stranded.push(message); // its source queue is gone: it stays
+            continue;
+          }
+          const group = byTarget.get(target) ?? { messages: [], contents: [] };
+          group.messages.push(message);
+          group.contents.push(content && stripped(content));
+          byTarget.set(target, group);
+        }
+        for (const [target, group] of byTarget) {
+          await this.move(deadLetterQueue, target, group.messages, group.contents);
+          moved += group.messages.length;
+          for (const message of group.messages) unmoved.delete(message);
+        }
+      } catch (error) {
+        // What was taken out and not moved goes back, rather than out of sight until a restart.
+        deadLetterQueue.putBack([...stranded, ...unmoved], this.clock.now());
+        throw error;
       }
       await options.onBatch?.(moved - movedBefore);
       if (maxPerSecond > 0) await this.pace(started, batch.length, maxPerSecond, signal);

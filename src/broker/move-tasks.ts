@@ -31,8 +31,8 @@ interface Running {
   readonly controller: AbortController;
   /** Set by cancel: ends CANCELLED. */
   cancelled: boolean;
-  /** Set by stop (close, eviction, storage failure): ends writing nothing, to be resumed. */
-  stopped: boolean;
+  /** Set by stop (close, eviction, storage failure): ends writing nothing, to be resumed; why, for a cancel caught by it. */
+  stopped: HoldshelfError | undefined;
   /** Settles when the task has ended and its end is written; rejects with a failed write. */
   done: Promise<void>;
 }
@@ -50,6 +50,8 @@ export class MoveTasks {
   private readonly running = new Map<QueueState, Running>();
   /** Tasks running or stopping, and end writes: what `settled` waits for. */
   private readonly pending = new Set<Promise<unknown>>();
+  /** Set by close: no task starts or resumes here any more (a start racing the shutdown stays stored, for the next open). */
+  private closed = false;
 
   constructor(
     private readonly clock: Clock,
@@ -80,7 +82,8 @@ export class MoveTasks {
       }
       return [task, ...tasks].slice(0, keptMoveTasks);
     });
-    if (!stored) throw new HoldshelfError("QUEUE_NOT_FOUND", `queue "${source.record.name}" was deleted`);
+    // Deleted, or gone to another broker meanwhile: the registry says which.
+    if (!stored) throw this.goneError(source);
     this.run(source, task);
     return formatMoveTaskHandle(source.record.name, task.taskId);
   }
@@ -116,12 +119,16 @@ export class MoveTasks {
       running.cancelled = true;
       running.controller.abort();
       await running.done;
+      // Stopped meanwhile (shutdown, the queue moving, storage failing): nothing was written, the
+      // task is still stored running, and the caller must not hear it was cancelled.
+      if (running.stopped !== undefined) throw running.stopped;
+      if (source.deleted) throw moveTaskNotFound();
       return running.moved;
     }
     // Stored as running but not running here: a storage failure stopped it and no reload has resumed it yet.
     const task = (source.record.moveTasks ?? []).find((candidate) => candidate.taskId === taskId);
     if (task === undefined || task.status !== "RUNNING" || running !== undefined) throw moveTaskNotFound();
-    await this.write(source, { ...task, status: "CANCELLED" });
+    if (!(await this.write(source, { ...task, status: "CANCELLED" }))) throw this.goneError(source);
     return task.movedCount;
   }
 
@@ -139,14 +146,24 @@ export class MoveTasks {
     }
   }
 
-  /** Stops the tasks of these queues (all, if unset) after their current batch, leaving them stored as running. */
-  stop(queues?: Iterable<QueueState>): void {
+  /**
+   * Stops the tasks of these queues (all, if unset) after their current
+   * batch, leaving them stored as running; `reason` is what a cancel caught
+   * by the stop fails with.
+   */
+  stop(reason: HoldshelfError, queues?: Iterable<QueueState>): void {
     for (const queue of queues ?? [...this.running.keys()]) {
       const running = this.running.get(queue);
       if (running === undefined) continue;
-      running.stopped = true;
+      running.stopped = reason;
       running.controller.abort();
     }
+  }
+
+  /** Stops every task, as stop does, and starts none from now on: the broker is shutting down. */
+  close(reason: HoldshelfError): void {
+    this.closed = true;
+    this.stop(reason);
   }
 
   /** Resolves once every task stopped or ended so far has finished writing. */
@@ -160,19 +177,21 @@ export class MoveTasks {
   }
 
   private run(source: QueueState, stored: StoredMoveTask): void {
+    // Stored as running: the next broker to open on the store resumes it.
+    if (this.closed) return;
     const running: Running = {
       stored,
       moved: stored.movedCount,
       lastWrite: this.clock.now(),
       controller: new AbortController(),
       cancelled: false,
-      stopped: false,
+      stopped: undefined,
       done: Promise.resolve(),
     };
     this.running.set(source, running);
     running.done = this.moveAll(source, running).finally(() => this.running.delete(source));
     // A failure after a stop is the outage or shutdown that stopped the task: nothing more to report.
-    this.track(running.done.catch((error: unknown) => (running.stopped ? undefined : Promise.reject(error))));
+    this.track(running.done.catch((error: unknown) => (running.stopped !== undefined ? undefined : Promise.reject(error))));
   }
 
   private async moveAll(source: QueueState, running: Running): Promise<void> {
@@ -188,23 +207,32 @@ export class MoveTasks {
       let lost = false;
       const retarget = new AbortController();
       const signal = AbortSignal.any([running.controller.signal, retarget.signal]);
-      await this.deadLetters.redrive(source, destination, Infinity, maxPerSecond, signal, {
-        enqueuedBy: startTime,
-        onBatch: async (moved) => {
-          running.moved += moved;
-          this.events.movedByTask(source.record.name, moved);
-          if (isGone(destination)) {
-            lost = true;
-            retarget.abort();
-          } else if (this.clock.now() - running.lastWrite >= progressIntervalMs) {
-            await this.progress(source, running, running.stored.status);
-          }
-        },
-      });
+      try {
+        await this.deadLetters.redrive(source, destination, Infinity, maxPerSecond, signal, {
+          enqueuedBy: startTime,
+          onBatch: async (moved) => {
+            running.moved += moved;
+            this.events.movedByTask(source.record.name, moved);
+            if (await this.isGone(destination, destinationQueue)) {
+              lost = true;
+              retarget.abort();
+            } else if (this.clock.now() - running.lastWrite >= progressIntervalMs) {
+              await this.progress(source, running, running.stored.status);
+            }
+          },
+        });
+      } catch (error) {
+        if (running.stopped !== undefined || source.deleted) throw error;
+        // Not a stop that someone resumes: the task ends FAILED, saying why, rather than
+        // staying stored as running with nobody running it.
+        this.onError(error);
+        failure = `stopped by an error: ${error instanceof Error ? error.message : String(error)}`;
+        break;
+      }
       if (!lost || running.controller.signal.aborted) break;
     }
     // Deleted: its tasks went with its record. Stopped: the next owner resumes it.
-    if (source.deleted || running.stopped) return;
+    if (source.deleted || running.stopped !== undefined) return;
     const status = failure !== "" ? "FAILED" : running.cancelled ? "CANCELLED" : "COMPLETED";
     await this.progress(source, running, status, failure);
   }
@@ -217,20 +245,37 @@ export class MoveTasks {
     running.stored = task;
   }
 
-  /** Replaces a stored task by its new state, if the record still holds it. */
-  private async write(source: QueueState, task: StoredMoveTask): Promise<void> {
-    await this.registry.changeMoveTasks(source, (tasks) => tasks.map((old) => (old.taskId === task.taskId ? task : old)));
+  /** Replaces a stored task by its new state, if the record still holds it; false if the queue is gone from here. */
+  private write(source: QueueState, task: StoredMoveTask): Promise<boolean> {
+    return this.registry.changeMoveTasks(source, (tasks) => tasks.map((old) => (old.taskId === task.taskId ? task : old)));
+  }
+
+  /**
+   * Whether the destination went since it was looked up: a local one
+   * deleted or moved away, or one another broker serves deleted there (its
+   * inbox would drop what arrives). Checked after each batch, so at most one
+   * batch goes to a queue deleted meanwhile.
+   */
+  private async isGone(destination: MoveTarget | undefined, name: string): Promise<boolean> {
+    if (destination === undefined) return false;
+    if (typeof destination !== "string") return destination.deleted;
+    return (await this.deadLetters.find(name)) === undefined;
+  }
+
+  /** Why a queue's record could not be written: the registry's error for it (deleted, or served by another broker now). */
+  private goneError(source: QueueState): Error {
+    try {
+      this.registry.get(source.record.name);
+    } catch (error) {
+      return error as Error;
+    }
+    return new HoldshelfError("QUEUE_NOT_FOUND", `queue "${source.record.name}" was deleted`);
   }
 }
 
 /** Whether a task holds its queue: only one such per source queue. */
 function active(task: StoredMoveTask): boolean {
   return task.status === "RUNNING" || task.status === "CANCELLING";
-}
-
-/** Whether a local destination was deleted or went to another broker since it was looked up. */
-function isGone(destination: MoveTarget | undefined): boolean {
-  return destination !== undefined && typeof destination !== "string" && destination.deleted;
 }
 
 /** MOVE_TASK_NOT_FOUND. */

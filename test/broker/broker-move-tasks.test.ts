@@ -219,6 +219,30 @@ describe("message move tasks", () => {
     expect(tasks()).toEqual([]);
   });
 
+  it("fails a cancel that a stop overtakes, leaving the task stored as running for whoever resumes it", async () => {
+    await sendSome(5);
+    const handle = await h.broker.startMessageMoveTask("src", "dest", 1);
+    await untilVisible("dest", 1);
+    // The cancel waits for the current batch; the queue goes to another broker meanwhile.
+    const cancel = h.broker.cancelMessageMoveTask(handle);
+    h.broker.evictQueues(["src"], new HoldshelfError("QUEUE_MOVING", "queue \"src\" is moving between brokers; retry"));
+    h.clock.advance(1000);
+    await expect(cancel).rejects.toMatchObject({ reason: "QUEUE_MOVING" });
+    await h.broker.settled();
+    expect(await storedTasks()).toMatchObject([{ status: "RUNNING" }]);
+  });
+
+  it("starts no task once the broker closes: one whose start raced the close stays stored, and shutdown does not wait for it", async () => {
+    await sendSome(5);
+    const start = h.broker.startMessageMoveTask("src", "dest", 1);
+    h.broker.close();
+    await start;
+    // A paced task over five messages would hold settled() for seconds of the clock; none runs.
+    await h.broker.settled();
+    expect(counts(h, "dest").visible).toBe(0);
+    expect(await storedTasks()).toMatchObject([{ status: "RUNNING", movedCount: 0 }]);
+  });
+
   it("stops when storage fails, and resumes once the broker reloads", async () => {
     await sendSome(3);
     await h.broker.startMessageMoveTask("src", "dest", 1);

@@ -1,13 +1,14 @@
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { MessageMoveTaskStatus, type MessageMoveTask } from "../../../gen/holdshelf/v1/queue_service_pb.js";
+import { keptMoveTasks, maxMoveTaskRate } from "../../broker/move-tasks.js";
 import { brokerFailure } from "../holdshelf-errors.js";
 import { sqsErrors } from "../sqs-error.js";
 import { optionalInteger, optionalString, requiredString } from "../sqs-input.js";
 import type { SqsAction, SqsActionContext, SqsOutput } from "./action-context.js";
 
-// SQS's bounds.
-const maxMovesPerSecond = 500;
-const maxListedTasks = 10;
+// SQS's bounds, which are the broker's own.
+const maxMovesPerSecond = maxMoveTaskRate;
+const maxListedTasks = keptMoveTasks;
 
 /**
  * StartMessageMoveTask: holdshelf's move task, durable and resumed after a
@@ -51,7 +52,8 @@ export const cancelMessageMoveTask: SqsAction = async (input, context) => {
   } catch (error) {
     const reason = brokerFailure(error)?.reason;
     if (reason === "MOVE_TASK_NOT_FOUND") throw sqsErrors.resourceNotFound("The task is not running: it ended, or its source queue is gone.");
-    if (reason === "INVALID_ARGUMENT") throw sqsErrors.invalidParameterValue(`Value ${taskHandle} for parameter TaskHandle is invalid.`);
+    // The caller's text is not quoted back: it could be anything, of any length.
+    if (reason === "INVALID_ARGUMENT") throw sqsErrors.invalidParameterValue("Value for parameter TaskHandle is invalid: it is no handle StartMessageMoveTask returned.");
     throw error;
   }
 };
