@@ -1,7 +1,8 @@
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
-import { createServer as createHttpsServer, type ServerOptions as HttpsServerOptions } from "node:https";
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
+import { httpsServerOptions, listenHttp, splitHostPort } from "../net/http-listener.js";
 import type { ServerTls } from "../security/tls-files.js";
 
 /** Options of startMetricsServer. */
@@ -39,8 +40,8 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
       else response.destroy();
     });
   };
-  const server = options.tls === undefined ? createServer(handle) : createHttpsServer(httpsOptions(options.tls), handle);
-  await listen(server, host, port, options.listen);
+  const server = options.tls === undefined ? createServer(handle) : createHttpsServer(httpsServerOptions(options.tls), handle);
+  await listenHttp(server, host, port, `${options.listen} for metrics`);
   const bound = (server.address() as AddressInfo).port;
   return {
     address: `${host.includes(":") ? `[${host}]` : host}:${bound}`,
@@ -54,11 +55,6 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   };
 }
 
-function httpsOptions(tls: ServerTls): HttpsServerOptions {
-  const { cert, key, clientCa } = tls;
-  // A client certificate is checked in the handshake, so a scraper without one gets no answer at all.
-  return clientCa === undefined ? { cert, key } : { cert, key, ca: clientCa, requestCert: true, rejectUnauthorized: true };
-}
 
 async function route(options: MetricsServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const path = new URL(request.url ?? "/", "http://localhost").pathname;
@@ -85,19 +81,4 @@ function answer(response: ServerResponse, status: number, contentType: string, b
   response.end(response.req.method === "HEAD" ? undefined : body);
 }
 
-/** Splits "host:port" or "[v6host]:port"; throws a clear error for anything else. */
-export function splitHostPort(address: string): { host: string; port: number } {
-  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(address);
-  const port = match === null ? NaN : Number(match[3]);
-  if (match === null || port > 65535) throw new Error(`cannot listen on "${address}": expected host:port`);
-  return { host: match[1] ?? match[2]!, port };
-}
 
-function listen(server: Server, host: string, port: number, address: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once("error", (error: NodeJS.ErrnoException) =>
-      reject(new Error(`cannot listen on ${address} for metrics: ${error.code ?? error.message}`, { cause: error })),
-    );
-    server.listen(port, host, () => resolve());
-  });
-}

@@ -14,8 +14,8 @@ export function checkMessageText(text: string, what: string): void {
 
 const utf8 = new TextDecoder("utf-8", { fatal: false });
 
-// What SQS text cannot hold, to be replaced: the complement of the characters above.
-const unsendable = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+// The same characters, each to be replaced.
+const unsendable = new RegExp(refused.source, "gu");
 
 /**
  * A stored body as SQS text. Bodies sent over SQS are such text and come

@@ -1,6 +1,9 @@
 import { queueNamePattern } from "../broker/queue-config.js";
 import { sqsErrors } from "./sqs-error.js";
 
+// arn:aws:sqs:<region>:<account>:<queue>, the queue named as the broker names queues.
+const arnPattern = new RegExp(`^arn:aws[\\w-]*:sqs:[\\w-]*:(\\d{12}):(${queueNamePattern.source.slice(1, -1)})$`);
+
 /** How the endpoint names queues to SQS clients. */
 export interface QueueUrlOptions {
   /** The start of every queue URL, scheme and authority: "http://127.0.0.1:9324". Clients send their calls there. */
@@ -59,7 +62,7 @@ export class QueueUrls {
 
   /** The queue an ARN names (a redrive policy's deadLetterTargetArn); another account's is refused. */
   queueOfArn(arn: string, parameter: string): string {
-    const match = /^arn:aws[\w-]*:sqs:[\w-]*:(\d{12}):([A-Za-z0-9_-]{1,80})$/.exec(arn);
+    const match = arnPattern.exec(arn);
     if (match === null) throw sqsErrors.invalidParameterValue(`Value ${arn} for parameter ${parameter} is invalid. Reason: Invalid ARN.`);
     if (match[1] !== this.options.accountId) {
       throw sqsErrors.invalidParameterValue(`Value ${arn} for parameter ${parameter} is invalid. Reason: The ARN names another account.`);

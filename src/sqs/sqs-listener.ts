@@ -4,14 +4,14 @@ import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../logging/logger.js";
 import type { SqsServerMetrics } from "../metrics/sqs-server-metrics.js";
-import { splitHostPort } from "../metrics/metrics-server.js";
+import { httpsServerOptions, listenHttp, splitHostPort } from "../net/http-listener.js";
 import type { ServerTls } from "../security/tls-files.js";
 import type { Clock } from "../time/clock.js";
 import { actionLabel, sqsActions } from "./actions/sqs-actions.js";
 import type { Principal } from "../auth/permissions.js";
 import type { SignedRequest } from "./auth/verify-signature.js";
 import { toSqsError } from "./holdshelf-errors.js";
-import { decodeJsonRequest, encodeJsonError, encodeJsonResponse, isJsonRequest, jsonContentType } from "./protocol/json-protocol.js";
+import { actionOfTarget, decodeJsonRequest, encodeJsonError, encodeJsonResponse, isJsonRequest, jsonContentType } from "./protocol/json-protocol.js";
 import { decodeQueryRequest, encodeQueryError, encodeQueryResponse } from "./protocol/query-protocol.js";
 import { QueueCalls, type QueueHandlers } from "./queue-calls.js";
 import { QueueUrls } from "./queue-urls.js";
@@ -137,7 +137,7 @@ export async function startSqsListener(options: SqsListenerOptions): Promise<Sqs
       if (request.method === "POST") for (const [key, value] of new URLSearchParams(body.toString("utf8"))) params.append(key, value);
       begin(params.get("Action") ?? "");
     } else {
-      begin(jsonAction(request.headers["x-amz-target"]));
+      begin(actionOfTarget(request.headers["x-amz-target"]));
     }
     // The signature first, as AWS checks it: an unsigned caller learns nothing of the request's faults.
     let caller: Principal | undefined;
@@ -162,10 +162,10 @@ export async function startSqsListener(options: SqsListenerOptions): Promise<Sqs
     return { action, output };
   };
 
-  const server: Server = options.tls === undefined ? createServer(handle) : createHttpsServer(httpsOptions(options.tls), handle);
+  const server: Server = options.tls === undefined ? createServer(handle) : createHttpsServer(httpsServerOptions(options.tls), handle);
   // Long polls last up to 20 s; a client's idle keep-alive connection is its own business.
   server.requestTimeout = 60_000;
-  await listen(server, host, port, options.listen);
+  await listenHttp(server, host, port, `${options.listen} for SQS`);
   const bound = (server.address() as AddressInfo).port;
   const address = `${host.includes(":") ? `[${host}]` : host}:${bound}`;
   const baseUrl = (options.advertisedUrl ?? `${options.tls === undefined ? "http" : "https"}://${address}`).replace(/\/+$/, "");
@@ -188,10 +188,6 @@ export async function startSqsListener(options: SqsListenerOptions): Promise<Sqs
   };
 }
 
-/** The action an X-Amz-Target header names, for labels ("" if none). */
-function jsonAction(target: string | string[] | undefined): string {
-  return typeof target === "string" && target.startsWith("AmazonSQS.") ? target.slice("AmazonSQS.".length) : "";
-}
 
 /** Bytes of request bodies held in memory at once, over all requests: bodies are read whole before their signature is checked. */
 interface BodyBudget {
@@ -253,18 +249,4 @@ function send(response: ServerResponse, status: number, contentType: string, bod
     "x-amzn-requestid": requestId,
   });
   response.end(body);
-}
-
-function httpsOptions(tls: ServerTls): { cert: Buffer; key: Buffer; ca?: Buffer; requestCert?: boolean; rejectUnauthorized?: boolean } {
-  const { cert, key, clientCa } = tls;
-  return clientCa === undefined ? { cert, key } : { cert, key, ca: clientCa, requestCert: true, rejectUnauthorized: true };
-}
-
-function listen(server: Server, host: string, port: number, address: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once("error", (error: NodeJS.ErrnoException) =>
-      reject(new Error(`cannot listen on ${address} for SQS: ${error.code ?? error.message}`, { cause: error })),
-    );
-    server.listen(port, host, () => resolve());
-  });
 }

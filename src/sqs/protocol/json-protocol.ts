@@ -12,11 +12,8 @@ export function isJsonRequest(headers: IncomingHttpHeaders): boolean {
 
 /** A JSON protocol request's action (X-Amz-Target: AmazonSQS.<Action>) and input (the body, a JSON object; empty means {}). */
 export function decodeJsonRequest(headers: IncomingHttpHeaders, body: Buffer): { action: string; input: Record<string, unknown> } {
-  const target = headers["x-amz-target"];
-  if (typeof target !== "string" || !target.startsWith(targetPrefix) || target.length === targetPrefix.length) {
-    throw sqsErrors.malformedRequest("The X-Amz-Target header must name an action: AmazonSQS.<Action>.");
-  }
-  const action = target.slice(targetPrefix.length);
+  const action = actionOfTarget(headers["x-amz-target"]);
+  if (action === "") throw sqsErrors.malformedRequest("The X-Amz-Target header must name an action: AmazonSQS.<Action>.");
   if (body.length === 0) return { action, input: {} };
   let input: unknown;
   try {
@@ -26,6 +23,11 @@ export function decodeJsonRequest(headers: IncomingHttpHeaders, body: Buffer): {
   }
   if (typeof input !== "object" || input === null || Array.isArray(input)) throw sqsErrors.malformedRequest("The request body must be a JSON object.");
   return { action, input: input as Record<string, unknown> };
+}
+
+/** The action an X-Amz-Target header names (AmazonSQS.<Action>), or "" if it names none. */
+export function actionOfTarget(target: string | string[] | undefined): string {
+  return typeof target === "string" && target.startsWith(targetPrefix) ? target.slice(targetPrefix.length) : "";
 }
 
 /** A successful answer's body. */
