@@ -143,6 +143,34 @@ type QueueServiceClient interface {
 	// 100 receipt_handles, visibility_timeout unset or out of bounds),
 	// QUEUE_NOT_FOUND.
 	ChangeVisibilityBatch(ctx context.Context, in *ChangeVisibilityBatchRequest, opts ...grpc.CallOption) (*ChangeVisibilityBatchResponse, error)
+	// Reads a queue's messages without leasing them, for an operator browsing
+	// a queue: visible, in flight and delayed alike, oldest first, a page at a
+	// time. Oldest means earliest arrival in this queue (Send, or the move
+	// that brought the message here: a dead-letter move or a redrive), ties
+	// in message id order, which for one SendBatch is entry order; it is the
+	// order retention removes messages in, not the order Receive delivers
+	// them (that is by ready time). Nothing changes: no receive count, lease,
+	// visibility, checkpoint or metric moves, so a following Receive gets
+	// exactly what it would have got. Each message's state is its state at
+	// the call, by the broker's clock.
+	//
+	// A page holds page_size messages, or fewer to stay under 4 MiB (gRPC's
+	// default client limit): it stops before the message that would bring its
+	// bodies and attributes (as max_message_bytes counts them) past 4 MiB less
+	// 64 KiB, yet holds at least one message. Page tokens are cursors, not offsets: a page starts
+	// after the last message of the previous one, so messages deleted
+	// meanwhile make the next page skip nothing and repeat nothing; if that
+	// last message itself is gone (deleted, received and deleted,
+	// dead-lettered, expired), the page starts at the first message that
+	// arrived after it. Messages that arrive while a listing goes on appear
+	// in a later page if they sort after its cursor, which new arrivals do
+	// unless the brokers' clocks disagree (a move between brokers in cluster
+	// mode); a listing is not a snapshot. Page tokens do not expire and any
+	// broker of a cluster resumes them.
+	// Needs admin on the queue (with --auth-file).
+	// Errors: INVALID_ARGUMENT (a malformed queue name, page_size out of
+	// bounds, a page_token this service did not return), QUEUE_NOT_FOUND.
+	PeekMessages(ctx context.Context, in *PeekMessagesRequest, opts ...grpc.CallOption) (*PeekMessagesResponse, error)
 	// Keeps leases alive for as long as the work takes. One stream may carry
 	// any number of leases, of any queues, for as long as it stays open.
 	//
@@ -350,6 +378,15 @@ func (c *queueServiceClient) ChangeVisibilityBatch(ctx context.Context, in *Chan
 	return out, nil
 }
 
+func (c *queueServiceClient) PeekMessages(ctx context.Context, in *PeekMessagesRequest, opts ...grpc.CallOption) (*PeekMessagesResponse, error) {
+	out := new(PeekMessagesResponse)
+	err := c.cc.Invoke(ctx, "/holdshelf.v1.QueueService/PeekMessages", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *queueServiceClient) Heartbeat(ctx context.Context, opts ...grpc.CallOption) (QueueService_HeartbeatClient, error) {
 	stream, err := c.cc.NewStream(ctx, &_QueueService_serviceDesc.Streams[0], "/holdshelf.v1.QueueService/Heartbeat", opts...)
 	if err != nil {
@@ -547,6 +584,34 @@ type QueueServiceServer interface {
 	// 100 receipt_handles, visibility_timeout unset or out of bounds),
 	// QUEUE_NOT_FOUND.
 	ChangeVisibilityBatch(context.Context, *ChangeVisibilityBatchRequest) (*ChangeVisibilityBatchResponse, error)
+	// Reads a queue's messages without leasing them, for an operator browsing
+	// a queue: visible, in flight and delayed alike, oldest first, a page at a
+	// time. Oldest means earliest arrival in this queue (Send, or the move
+	// that brought the message here: a dead-letter move or a redrive), ties
+	// in message id order, which for one SendBatch is entry order; it is the
+	// order retention removes messages in, not the order Receive delivers
+	// them (that is by ready time). Nothing changes: no receive count, lease,
+	// visibility, checkpoint or metric moves, so a following Receive gets
+	// exactly what it would have got. Each message's state is its state at
+	// the call, by the broker's clock.
+	//
+	// A page holds page_size messages, or fewer to stay under 4 MiB (gRPC's
+	// default client limit): it stops before the message that would bring its
+	// bodies and attributes (as max_message_bytes counts them) past 4 MiB less
+	// 64 KiB, yet holds at least one message. Page tokens are cursors, not offsets: a page starts
+	// after the last message of the previous one, so messages deleted
+	// meanwhile make the next page skip nothing and repeat nothing; if that
+	// last message itself is gone (deleted, received and deleted,
+	// dead-lettered, expired), the page starts at the first message that
+	// arrived after it. Messages that arrive while a listing goes on appear
+	// in a later page if they sort after its cursor, which new arrivals do
+	// unless the brokers' clocks disagree (a move between brokers in cluster
+	// mode); a listing is not a snapshot. Page tokens do not expire and any
+	// broker of a cluster resumes them.
+	// Needs admin on the queue (with --auth-file).
+	// Errors: INVALID_ARGUMENT (a malformed queue name, page_size out of
+	// bounds, a page_token this service did not return), QUEUE_NOT_FOUND.
+	PeekMessages(context.Context, *PeekMessagesRequest) (*PeekMessagesResponse, error)
 	// Keeps leases alive for as long as the work takes. One stream may carry
 	// any number of leases, of any queues, for as long as it stays open.
 	//
@@ -672,6 +737,9 @@ func (UnimplementedQueueServiceServer) ChangeVisibility(context.Context, *Change
 }
 func (UnimplementedQueueServiceServer) ChangeVisibilityBatch(context.Context, *ChangeVisibilityBatchRequest) (*ChangeVisibilityBatchResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ChangeVisibilityBatch not implemented")
+}
+func (UnimplementedQueueServiceServer) PeekMessages(context.Context, *PeekMessagesRequest) (*PeekMessagesResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method PeekMessages not implemented")
 }
 func (UnimplementedQueueServiceServer) Heartbeat(QueueService_HeartbeatServer) error {
 	return status.Errorf(codes.Unimplemented, "method Heartbeat not implemented")
@@ -935,6 +1003,24 @@ func _QueueService_ChangeVisibilityBatch_Handler(srv interface{}, ctx context.Co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _QueueService_PeekMessages_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PeekMessagesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueueServiceServer).PeekMessages(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/holdshelf.v1.QueueService/PeekMessages",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueueServiceServer).PeekMessages(ctx, req.(*PeekMessagesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _QueueService_Heartbeat_Handler(srv interface{}, stream grpc.ServerStream) error {
 	return srv.(QueueServiceServer).Heartbeat(&queueServiceHeartbeatServer{stream})
 }
@@ -1088,6 +1174,10 @@ var _QueueService_serviceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ChangeVisibilityBatch",
 			Handler:    _QueueService_ChangeVisibilityBatch_Handler,
+		},
+		{
+			MethodName: "PeekMessages",
+			Handler:    _QueueService_PeekMessages_Handler,
 		},
 		{
 			MethodName: "RedriveMessages",

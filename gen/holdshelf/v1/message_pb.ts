@@ -2,8 +2,8 @@
 // @generated from file holdshelf/v1/message.proto (package holdshelf.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file holdshelf/v1/message.proto.
  */
 export const file_holdshelf_v1_message: GenFile = /*@__PURE__*/
-  fileDesc("Chpob2xkc2hlbGYvdjEvbWVzc2FnZS5wcm90bxIMaG9sZHNoZWxmLnYxIoIFCg9SZWNlaXZlZE1lc3NhZ2USEgoKbWVzc2FnZV9pZBgBIAEoCRIWCg5yZWNlaXB0X2hhbmRsZRgCIAEoCRIMCgRib2R5GAMgASgMEkEKCmF0dHJpYnV0ZXMYBCADKAsyLS5ob2xkc2hlbGYudjEuUmVjZWl2ZWRNZXNzYWdlLkF0dHJpYnV0ZXNFbnRyeRIVCg1yZWNlaXZlX2NvdW50GAUgASgFEi0KCXNlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZmlyc3RfcmVjZWl2ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg5sZWFzZV9kZWFkbGluZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoKY2hlY2twb2ludBgJIAEoDEgAiAEBEiAKGGRlYWRfbGV0dGVyX3NvdXJjZV9xdWV1ZRgKIAEoCRIaChJkZWFkX2xldHRlcl9yZWFzb24YCyABKAkSTAoQdHlwZWRfYXR0cmlidXRlcxgMIAMoCzIyLmhvbGRzaGVsZi52MS5SZWNlaXZlZE1lc3NhZ2UuVHlwZWRBdHRyaWJ1dGVzRW50cnkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWQoUVHlwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEjAKBXZhbHVlGAIgASgLMiEuaG9sZHNoZWxmLnYxLlR5cGVkQXR0cmlidXRlVmFsdWU6AjgBQg0KC19jaGVja3BvaW50ImEKE1R5cGVkQXR0cmlidXRlVmFsdWUSEQoJZGF0YV90eXBlGAEgASgJEhYKDHN0cmluZ192YWx1ZRgCIAEoCUgAEhYKDGJpbmFyeV92YWx1ZRgDIAEoDEgAQgcKBXZhbHVlIogBCgtFbnRyeVJlc3VsdBIWCg5yZWNlaXB0X2hhbmRsZRgBIAEoCRIMCgRjb2RlGAIgASgFEg4KBnJlYXNvbhgDIAEoCRIPCgdtZXNzYWdlGAQgASgJEjIKDmxlYXNlX2RlYWRsaW5lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLlAgoOU2VuZEJhdGNoRW50cnkSDAoEYm9keRgBIAEoDBJACgphdHRyaWJ1dGVzGAIgAygLMiwuaG9sZHNoZWxmLnYxLlNlbmRCYXRjaEVudHJ5LkF0dHJpYnV0ZXNFbnRyeRIoCgVkZWxheRgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhJLChB0eXBlZF9hdHRyaWJ1dGVzGAQgAygLMjEuaG9sZHNoZWxmLnYxLlNlbmRCYXRjaEVudHJ5LlR5cGVkQXR0cmlidXRlc0VudHJ5GjEKD0F0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGlkKFFR5cGVkQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRIwCgV2YWx1ZRgCIAEoCzIhLmhvbGRzaGVsZi52MS5UeXBlZEF0dHJpYnV0ZVZhbHVlOgI4AUIrWilob2xkc2hlbGYvZ2VuL2dvL2hvbGRzaGVsZi92MTtob2xkc2hlbGZ2MWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("Chpob2xkc2hlbGYvdjEvbWVzc2FnZS5wcm90bxIMaG9sZHNoZWxmLnYxIoIFCg9SZWNlaXZlZE1lc3NhZ2USEgoKbWVzc2FnZV9pZBgBIAEoCRIWCg5yZWNlaXB0X2hhbmRsZRgCIAEoCRIMCgRib2R5GAMgASgMEkEKCmF0dHJpYnV0ZXMYBCADKAsyLS5ob2xkc2hlbGYudjEuUmVjZWl2ZWRNZXNzYWdlLkF0dHJpYnV0ZXNFbnRyeRIVCg1yZWNlaXZlX2NvdW50GAUgASgFEi0KCXNlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZmlyc3RfcmVjZWl2ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg5sZWFzZV9kZWFkbGluZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoKY2hlY2twb2ludBgJIAEoDEgAiAEBEiAKGGRlYWRfbGV0dGVyX3NvdXJjZV9xdWV1ZRgKIAEoCRIaChJkZWFkX2xldHRlcl9yZWFzb24YCyABKAkSTAoQdHlwZWRfYXR0cmlidXRlcxgMIAMoCzIyLmhvbGRzaGVsZi52MS5SZWNlaXZlZE1lc3NhZ2UuVHlwZWRBdHRyaWJ1dGVzRW50cnkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWQoUVHlwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEjAKBXZhbHVlGAIgASgLMiEuaG9sZHNoZWxmLnYxLlR5cGVkQXR0cmlidXRlVmFsdWU6AjgBQg0KC19jaGVja3BvaW50IrIFCg1QZWVrZWRNZXNzYWdlEhIKCm1lc3NhZ2VfaWQYASABKAkSDAoEYm9keRgCIAEoDBI/CgphdHRyaWJ1dGVzGAMgAygLMisuaG9sZHNoZWxmLnYxLlBlZWtlZE1lc3NhZ2UuQXR0cmlidXRlc0VudHJ5EkoKEHR5cGVkX2F0dHJpYnV0ZXMYBCADKAsyMC5ob2xkc2hlbGYudjEuUGVla2VkTWVzc2FnZS5UeXBlZEF0dHJpYnV0ZXNFbnRyeRIVCg1yZWNlaXZlX2NvdW50GAUgASgFEi0KCXNlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZmlyc3RfcmVjZWl2ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgVzdGF0ZRgIIAEoDjIaLmhvbGRzaGVsZi52MS5NZXNzYWdlU3RhdGUSMgoObGVhc2VfZGVhZGxpbmUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDHZpc2libGVfdGltZRgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoPY2hlY2twb2ludF9zaXplGAsgASgFEiAKGGRlYWRfbGV0dGVyX3NvdXJjZV9xdWV1ZRgMIAEoCRIaChJkZWFkX2xldHRlcl9yZWFzb24YDSABKAkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWQoUVHlwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEjAKBXZhbHVlGAIgASgLMiEuaG9sZHNoZWxmLnYxLlR5cGVkQXR0cmlidXRlVmFsdWU6AjgBImEKE1R5cGVkQXR0cmlidXRlVmFsdWUSEQoJZGF0YV90eXBlGAEgASgJEhYKDHN0cmluZ192YWx1ZRgCIAEoCUgAEhYKDGJpbmFyeV92YWx1ZRgDIAEoDEgAQgcKBXZhbHVlIogBCgtFbnRyeVJlc3VsdBIWCg5yZWNlaXB0X2hhbmRsZRgBIAEoCRIMCgRjb2RlGAIgASgFEg4KBnJlYXNvbhgDIAEoCRIPCgdtZXNzYWdlGAQgASgJEjIKDmxlYXNlX2RlYWRsaW5lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLlAgoOU2VuZEJhdGNoRW50cnkSDAoEYm9keRgBIAEoDBJACgphdHRyaWJ1dGVzGAIgAygLMiwuaG9sZHNoZWxmLnYxLlNlbmRCYXRjaEVudHJ5LkF0dHJpYnV0ZXNFbnRyeRIoCgVkZWxheRgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhJLChB0eXBlZF9hdHRyaWJ1dGVzGAQgAygLMjEuaG9sZHNoZWxmLnYxLlNlbmRCYXRjaEVudHJ5LlR5cGVkQXR0cmlidXRlc0VudHJ5GjEKD0F0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGlkKFFR5cGVkQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRIwCgV2YWx1ZRgCIAEoCzIhLmhvbGRzaGVsZi52MS5UeXBlZEF0dHJpYnV0ZVZhbHVlOgI4ASqAAQoMTWVzc2FnZVN0YXRlEh0KGU1FU1NBR0VfU1RBVEVfVU5TUEVDSUZJRUQQABIZChVNRVNTQUdFX1NUQVRFX1ZJU0lCTEUQARIbChdNRVNTQUdFX1NUQVRFX0lOX0ZMSUdIVBACEhkKFU1FU1NBR0VfU1RBVEVfREVMQVlFRBADQitaKWhvbGRzaGVsZi9nZW4vZ28vaG9sZHNoZWxmL3YxO2hvbGRzaGVsZnYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * One delivery of a message to a consumer, as Receive returns it. Times have
@@ -133,6 +133,120 @@ export const ReceivedMessageSchema: GenMessage<ReceivedMessage> = /*@__PURE__*/
   messageDesc(file_holdshelf_v1_message, 0);
 
 /**
+ * A message as PeekMessages shows it: read, not delivered, so it carries no
+ * receipt handle. Times have millisecond precision.
+ *
+ * @generated from message holdshelf.v1.PeekedMessage
+ */
+export type PeekedMessage = Message<"holdshelf.v1.PeekedMessage"> & {
+  /**
+   * The message's id, as in ReceivedMessage.message_id.
+   *
+   * @generated from field: string message_id = 1;
+   */
+  messageId: string;
+
+  /**
+   * The body, byte for byte as sent.
+   *
+   * @generated from field: bytes body = 2;
+   */
+  body: Uint8Array;
+
+  /**
+   * The String attributes as sent (see SendRequest.attributes).
+   *
+   * @generated from field: map<string, string> attributes = 3;
+   */
+  attributes: { [key: string]: string };
+
+  /**
+   * The typed attributes as sent, as in ReceivedMessage.typed_attributes.
+   *
+   * @generated from field: map<string, holdshelf.v1.TypedAttributeValue> typed_attributes = 4;
+   */
+  typedAttributes: { [key: string]: TypedAttributeValue };
+
+  /**
+   * How many times the message has been received in this queue so far; 0
+   * if never. Peeking does not count.
+   *
+   * @generated from field: int32 receive_count = 5;
+   */
+  receiveCount: number;
+
+  /**
+   * When the message was sent. Kept when it is dead-lettered or redriven.
+   *
+   * @generated from field: google.protobuf.Timestamp send_time = 6;
+   */
+  sendTime?: Timestamp | undefined;
+
+  /**
+   * When the message was first received in this queue; unset if it never
+   * was.
+   *
+   * @generated from field: google.protobuf.Timestamp first_receive_time = 7;
+   */
+  firstReceiveTime?: Timestamp | undefined;
+
+  /**
+   * Where the message stands at the time of the call.
+   *
+   * @generated from field: holdshelf.v1.MessageState state = 8;
+   */
+  state: MessageState;
+
+  /**
+   * When its lease runs out; set only when state is IN_FLIGHT.
+   *
+   * @generated from field: google.protobuf.Timestamp lease_deadline = 9;
+   */
+  leaseDeadline?: Timestamp | undefined;
+
+  /**
+   * When it becomes receivable (the end of its delay, or of a retry_policy
+   * backoff or a "retry later" after a failed delivery); set only when state
+   * is DELAYED.
+   *
+   * @generated from field: google.protobuf.Timestamp visible_time = 10;
+   */
+  visibleTime?: Timestamp | undefined;
+
+  /**
+   * The size in bytes of the last checkpoint a consumer stored with the
+   * message (LeaseRenewal.checkpoint); 0 when none is stored. Only its size:
+   * a checkpoint is its consumer's private progress.
+   *
+   * @generated from field: int32 checkpoint_size = 11;
+   */
+  checkpointSize: number;
+
+  /**
+   * As in ReceivedMessage.dead_letter_source_queue: set for a message in a
+   * dead-letter queue.
+   *
+   * @generated from field: string dead_letter_source_queue = 12;
+   */
+  deadLetterSourceQueue: string;
+
+  /**
+   * As in ReceivedMessage.dead_letter_reason: set for a message in a
+   * dead-letter queue.
+   *
+   * @generated from field: string dead_letter_reason = 13;
+   */
+  deadLetterReason: string;
+};
+
+/**
+ * Describes the message holdshelf.v1.PeekedMessage.
+ * Use `create(PeekedMessageSchema)` to create a new message.
+ */
+export const PeekedMessageSchema: GenMessage<PeekedMessage> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_message, 1);
+
+/**
  * A typed message attribute, as Amazon SQS types them: a data type and a
  * value, returned exactly as sent. The SQS endpoint keeps an attribute whose
  * data type is exactly "String" in the plain `attributes` map, so gRPC
@@ -187,7 +301,7 @@ export type TypedAttributeValue = Message<"holdshelf.v1.TypedAttributeValue"> & 
  * Use `create(TypedAttributeValueSchema)` to create a new message.
  */
 export const TypedAttributeValueSchema: GenMessage<TypedAttributeValue> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_message, 1);
+  messageDesc(file_holdshelf_v1_message, 2);
 
 /**
  * The outcome of one receipt handle of a DeleteBatch or
@@ -244,7 +358,7 @@ export type EntryResult = Message<"holdshelf.v1.EntryResult"> & {
  * Use `create(EntryResultSchema)` to create a new message.
  */
 export const EntryResultSchema: GenMessage<EntryResult> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_message, 2);
+  messageDesc(file_holdshelf_v1_message, 3);
 
 /**
  * One message of a SendBatch.
@@ -294,5 +408,47 @@ export type SendBatchEntry = Message<"holdshelf.v1.SendBatchEntry"> & {
  * Use `create(SendBatchEntrySchema)` to create a new message.
  */
 export const SendBatchEntrySchema: GenMessage<SendBatchEntry> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_message, 3);
+  messageDesc(file_holdshelf_v1_message, 4);
+
+/**
+ * Where a message stands in its queue.
+ *
+ * @generated from enum holdshelf.v1.MessageState
+ */
+export enum MessageState {
+  /**
+   * Never sent.
+   *
+   * @generated from enum value: MESSAGE_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Receivable now.
+   *
+   * @generated from enum value: MESSAGE_STATE_VISIBLE = 1;
+   */
+  VISIBLE = 1,
+
+  /**
+   * Leased by a Receive whose lease has not run out (see lease_deadline).
+   *
+   * @generated from enum value: MESSAGE_STATE_IN_FLIGHT = 2;
+   */
+  IN_FLIGHT = 2,
+
+  /**
+   * Hidden until visible_time, unleased: a delay, or the backoff after a
+   * failed delivery.
+   *
+   * @generated from enum value: MESSAGE_STATE_DELAYED = 3;
+   */
+  DELAYED = 3,
+}
+
+/**
+ * Describes the enum holdshelf.v1.MessageState.
+ */
+export const MessageStateSchema: GenEnum<MessageState> = /*@__PURE__*/
+  enumDesc(file_holdshelf_v1_message, 0);
 

@@ -6,7 +6,7 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { EntryResult, ReceivedMessage, SendBatchEntry, TypedAttributeValue } from "./message_pb.js";
+import type { EntryResult, PeekedMessage, ReceivedMessage, SendBatchEntry, TypedAttributeValue } from "./message_pb.js";
 import { file_holdshelf_v1_message } from "./message_pb.js";
 import type { Queue, QueueConfig } from "./queue_pb.js";
 import { file_holdshelf_v1_queue } from "./queue_pb.js";
@@ -16,7 +16,72 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file holdshelf/v1/queue_service.proto.
  */
 export const file_holdshelf_v1_queue_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBob2xkc2hlbGYvdjEvcXVldWVfc2VydmljZS5wcm90bxIMaG9sZHNoZWxmLnYxImYKG1N0YXJ0TWVzc2FnZU1vdmVUYXNrUmVxdWVzdBIUCgxzb3VyY2VfcXVldWUYASABKAkSGQoRZGVzdGluYXRpb25fcXVldWUYAiABKAkSFgoObWF4X3Blcl9zZWNvbmQYAyABKAUiMwocU3RhcnRNZXNzYWdlTW92ZVRhc2tSZXNwb25zZRITCgt0YXNrX2hhbmRsZRgBIAEoCSJIChtMaXN0TWVzc2FnZU1vdmVUYXNrc1JlcXVlc3QSFAoMc291cmNlX3F1ZXVlGAEgASgJEhMKC21heF9yZXN1bHRzGAIgASgFIkwKHExpc3RNZXNzYWdlTW92ZVRhc2tzUmVzcG9uc2USLAoFdGFza3MYASADKAsyHS5ob2xkc2hlbGYudjEuTWVzc2FnZU1vdmVUYXNrIjMKHENhbmNlbE1lc3NhZ2VNb3ZlVGFza1JlcXVlc3QSEwoLdGFza19oYW5kbGUYASABKAkiNAodQ2FuY2VsTWVzc2FnZU1vdmVUYXNrUmVzcG9uc2USEwoLbW92ZWRfY291bnQYASABKAMimAIKD01lc3NhZ2VNb3ZlVGFzaxITCgt0YXNrX2hhbmRsZRgBIAEoCRIzCgZzdGF0dXMYAiABKA4yIy5ob2xkc2hlbGYudjEuTWVzc2FnZU1vdmVUYXNrU3RhdHVzEhQKDHNvdXJjZV9xdWV1ZRgDIAEoCRIZChFkZXN0aW5hdGlvbl9xdWV1ZRgEIAEoCRIWCg5tYXhfcGVyX3NlY29uZBgFIAEoBRITCgttb3ZlZF9jb3VudBgGIAEoAxIVCg10b19tb3ZlX2NvdW50GAcgASgDEhYKDmZhaWx1cmVfcmVhc29uGAggASgJEi4KCnN0YXJ0X3RpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wInwKFlJlZHJpdmVNZXNzYWdlc1JlcXVlc3QSGQoRZGVhZF9sZXR0ZXJfcXVldWUYASABKAkSGQoRZGVzdGluYXRpb25fcXVldWUYAiABKAkSFAoMbWF4X21lc3NhZ2VzGAMgASgDEhYKDm1heF9wZXJfc2Vjb25kGAQgASgFIi4KF1JlZHJpdmVNZXNzYWdlc1Jlc3BvbnNlEhMKC21vdmVkX2NvdW50GAEgASgDIk0KEkNyZWF0ZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJEikKBmNvbmZpZxgCIAEoCzIZLmhvbGRzaGVsZi52MS5RdWV1ZUNvbmZpZyI5ChNDcmVhdGVRdWV1ZVJlc3BvbnNlEiIKBXF1ZXVlGAEgASgLMhMuaG9sZHNoZWxmLnYxLlF1ZXVlIh8KD0dldFF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJIjYKEEdldFF1ZXVlUmVzcG9uc2USIgoFcXVldWUYASABKAsyEy5ob2xkc2hlbGYudjEuUXVldWUiSgoRTGlzdFF1ZXVlc1JlcXVlc3QSDgoGcHJlZml4GAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlIKEkxpc3RRdWV1ZXNSZXNwb25zZRIjCgZxdWV1ZXMYASADKAsyEy5ob2xkc2hlbGYudjEuUXVldWUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIk0KElVwZGF0ZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJEikKBmNvbmZpZxgCIAEoCzIZLmhvbGRzaGVsZi52MS5RdWV1ZUNvbmZpZyI5ChNVcGRhdGVRdWV1ZVJlc3BvbnNlEiIKBXF1ZXVlGAEgASgLMhMuaG9sZHNoZWxmLnYxLlF1ZXVlIiIKEkRlbGV0ZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJIhUKE0RlbGV0ZVF1ZXVlUmVzcG9uc2UiIQoRUHVyZ2VRdWV1ZVJlcXVlc3QSDAoEbmFtZRgBIAEoCSIqChJQdXJnZVF1ZXVlUmVzcG9uc2USFAoMcHVyZ2VkX2NvdW50GAEgASgDIusCCgtTZW5kUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIMCgRib2R5GAIgASgMEj0KCmF0dHJpYnV0ZXMYAyADKAsyKS5ob2xkc2hlbGYudjEuU2VuZFJlcXVlc3QuQXR0cmlidXRlc0VudHJ5EigKBWRlbGF5GAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEkgKEHR5cGVkX2F0dHJpYnV0ZXMYBSADKAsyLi5ob2xkc2hlbGYudjEuU2VuZFJlcXVlc3QuVHlwZWRBdHRyaWJ1dGVzRW50cnkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWQoUVHlwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEjAKBXZhbHVlGAIgASgLMiEuaG9sZHNoZWxmLnYxLlR5cGVkQXR0cmlidXRlVmFsdWU6AjgBIiIKDFNlbmRSZXNwb25zZRISCgptZXNzYWdlX2lkGAEgASgJIlAKEFNlbmRCYXRjaFJlcXVlc3QSDQoFcXVldWUYASABKAkSLQoHZW50cmllcxgCIAMoCzIcLmhvbGRzaGVsZi52MS5TZW5kQmF0Y2hFbnRyeSIoChFTZW5kQmF0Y2hSZXNwb25zZRITCgttZXNzYWdlX2lkcxgBIAMoCSKaAQoOUmVjZWl2ZVJlcXVlc3QSDQoFcXVldWUYASABKAkSFAoMbWF4X21lc3NhZ2VzGAIgASgFEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCgl3YWl0X3RpbWUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iQgoPUmVjZWl2ZVJlc3BvbnNlEi8KCG1lc3NhZ2VzGAEgAygLMh0uaG9sZHNoZWxmLnYxLlJlY2VpdmVkTWVzc2FnZSI2Cg1EZWxldGVSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhYKDnJlY2VpcHRfaGFuZGxlGAIgASgJIhAKDkRlbGV0ZVJlc3BvbnNlIjwKEkRlbGV0ZUJhdGNoUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIXCg9yZWNlaXB0X2hhbmRsZXMYAiADKAkiQQoTRGVsZXRlQmF0Y2hSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkuaG9sZHNoZWxmLnYxLkVudHJ5UmVzdWx0IncKF0NoYW5nZVZpc2liaWxpdHlSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhYKDnJlY2VpcHRfaGFuZGxlGAIgASgJEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJOChhDaGFuZ2VWaXNpYmlsaXR5UmVzcG9uc2USMgoObGVhc2VfZGVhZGxpbmUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIn0KHENoYW5nZVZpc2liaWxpdHlCYXRjaFJlcXVlc3QSDQoFcXVldWUYASABKAkSFwoPcmVjZWlwdF9oYW5kbGVzGAIgAygJEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJLCh1DaGFuZ2VWaXNpYmlsaXR5QmF0Y2hSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkuaG9sZHNoZWxmLnYxLkVudHJ5UmVzdWx0ImwKEEhlYXJ0YmVhdFJlcXVlc3QSDQoFcXVldWUYASABKAkSKgoGbGVhc2VzGAIgAygLMhouaG9sZHNoZWxmLnYxLkxlYXNlUmVuZXdhbBIdChVyZWxlYXNlX29uX2Rpc2Nvbm5lY3QYAyABKAgilQEKDExlYXNlUmVuZXdhbBIWCg5yZWNlaXB0X2hhbmRsZRgBIAEoCRI1ChJ2aXNpYmlsaXR5X3RpbWVvdXQYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFwoKY2hlY2twb2ludBgDIAEoDEgAiAEBEg4KBmZhaWxlZBgEIAEoCEINCgtfY2hlY2twb2ludCI9ChFIZWFydGJlYXRSZXNwb25zZRIoCgZsZWFzZXMYASADKAsyGC5ob2xkc2hlbGYudjEuTGVhc2VTdGF0ZSJ2CgpMZWFzZVN0YXRlEhYKDnJlY2VpcHRfaGFuZGxlGAEgASgJEgwKBGhlbGQYAiABKAgSMgoObGVhc2VfZGVhZGxpbmUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBnJlYXNvbhgEIAEoCSqFAgoVTWVzc2FnZU1vdmVUYXNrU3RhdHVzEigKJE1FU1NBR0VfTU9WRV9UQVNLX1NUQVRVU19VTlNQRUNJRklFRBAAEiQKIE1FU1NBR0VfTU9WRV9UQVNLX1NUQVRVU19SVU5OSU5HEAESJgoiTUVTU0FHRV9NT1ZFX1RBU0tfU1RBVFVTX0NPTVBMRVRFRBACEicKI01FU1NBR0VfTU9WRV9UQVNLX1NUQVRVU19DQU5DRUxMSU5HEAMSJgoiTUVTU0FHRV9NT1ZFX1RBU0tfU1RBVFVTX0NBTkNFTExFRBAEEiMKH01FU1NBR0VfTU9WRV9UQVNLX1NUQVRVU19GQUlMRUQQBTK8DAoMUXVldWVTZXJ2aWNlElIKC0NyZWF0ZVF1ZXVlEiAuaG9sZHNoZWxmLnYxLkNyZWF0ZVF1ZXVlUmVxdWVzdBohLmhvbGRzaGVsZi52MS5DcmVhdGVRdWV1ZVJlc3BvbnNlEkkKCEdldFF1ZXVlEh0uaG9sZHNoZWxmLnYxLkdldFF1ZXVlUmVxdWVzdBoeLmhvbGRzaGVsZi52MS5HZXRRdWV1ZVJlc3BvbnNlEk8KCkxpc3RRdWV1ZXMSHy5ob2xkc2hlbGYudjEuTGlzdFF1ZXVlc1JlcXVlc3QaIC5ob2xkc2hlbGYudjEuTGlzdFF1ZXVlc1Jlc3BvbnNlElIKC1VwZGF0ZVF1ZXVlEiAuaG9sZHNoZWxmLnYxLlVwZGF0ZVF1ZXVlUmVxdWVzdBohLmhvbGRzaGVsZi52MS5VcGRhdGVRdWV1ZVJlc3BvbnNlElIKC0RlbGV0ZVF1ZXVlEiAuaG9sZHNoZWxmLnYxLkRlbGV0ZVF1ZXVlUmVxdWVzdBohLmhvbGRzaGVsZi52MS5EZWxldGVRdWV1ZVJlc3BvbnNlEk8KClB1cmdlUXVldWUSHy5ob2xkc2hlbGYudjEuUHVyZ2VRdWV1ZVJlcXVlc3QaIC5ob2xkc2hlbGYudjEuUHVyZ2VRdWV1ZVJlc3BvbnNlEj0KBFNlbmQSGS5ob2xkc2hlbGYudjEuU2VuZFJlcXVlc3QaGi5ob2xkc2hlbGYudjEuU2VuZFJlc3BvbnNlEkwKCVNlbmRCYXRjaBIeLmhvbGRzaGVsZi52MS5TZW5kQmF0Y2hSZXF1ZXN0Gh8uaG9sZHNoZWxmLnYxLlNlbmRCYXRjaFJlc3BvbnNlEkYKB1JlY2VpdmUSHC5ob2xkc2hlbGYudjEuUmVjZWl2ZVJlcXVlc3QaHS5ob2xkc2hlbGYudjEuUmVjZWl2ZVJlc3BvbnNlEkMKBkRlbGV0ZRIbLmhvbGRzaGVsZi52MS5EZWxldGVSZXF1ZXN0GhwuaG9sZHNoZWxmLnYxLkRlbGV0ZVJlc3BvbnNlElIKC0RlbGV0ZUJhdGNoEiAuaG9sZHNoZWxmLnYxLkRlbGV0ZUJhdGNoUmVxdWVzdBohLmhvbGRzaGVsZi52MS5EZWxldGVCYXRjaFJlc3BvbnNlEmEKEENoYW5nZVZpc2liaWxpdHkSJS5ob2xkc2hlbGYudjEuQ2hhbmdlVmlzaWJpbGl0eVJlcXVlc3QaJi5ob2xkc2hlbGYudjEuQ2hhbmdlVmlzaWJpbGl0eVJlc3BvbnNlEnAKFUNoYW5nZVZpc2liaWxpdHlCYXRjaBIqLmhvbGRzaGVsZi52MS5DaGFuZ2VWaXNpYmlsaXR5QmF0Y2hSZXF1ZXN0GisuaG9sZHNoZWxmLnYxLkNoYW5nZVZpc2liaWxpdHlCYXRjaFJlc3BvbnNlElAKCUhlYXJ0YmVhdBIeLmhvbGRzaGVsZi52MS5IZWFydGJlYXRSZXF1ZXN0Gh8uaG9sZHNoZWxmLnYxLkhlYXJ0YmVhdFJlc3BvbnNlKAEwARJeCg9SZWRyaXZlTWVzc2FnZXMSJC5ob2xkc2hlbGYudjEuUmVkcml2ZU1lc3NhZ2VzUmVxdWVzdBolLmhvbGRzaGVsZi52MS5SZWRyaXZlTWVzc2FnZXNSZXNwb25zZRJtChRTdGFydE1lc3NhZ2VNb3ZlVGFzaxIpLmhvbGRzaGVsZi52MS5TdGFydE1lc3NhZ2VNb3ZlVGFza1JlcXVlc3QaKi5ob2xkc2hlbGYudjEuU3RhcnRNZXNzYWdlTW92ZVRhc2tSZXNwb25zZRJtChRMaXN0TWVzc2FnZU1vdmVUYXNrcxIpLmhvbGRzaGVsZi52MS5MaXN0TWVzc2FnZU1vdmVUYXNrc1JlcXVlc3QaKi5ob2xkc2hlbGYudjEuTGlzdE1lc3NhZ2VNb3ZlVGFza3NSZXNwb25zZRJwChVDYW5jZWxNZXNzYWdlTW92ZVRhc2sSKi5ob2xkc2hlbGYudjEuQ2FuY2VsTWVzc2FnZU1vdmVUYXNrUmVxdWVzdBorLmhvbGRzaGVsZi52MS5DYW5jZWxNZXNzYWdlTW92ZVRhc2tSZXNwb25zZUIrWilob2xkc2hlbGYvZ2VuL2dvL2hvbGRzaGVsZi92MTtob2xkc2hlbGZ2MWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_holdshelf_v1_message, file_holdshelf_v1_queue]);
+  fileDesc("CiBob2xkc2hlbGYvdjEvcXVldWVfc2VydmljZS5wcm90bxIMaG9sZHNoZWxmLnYxIksKE1BlZWtNZXNzYWdlc1JlcXVlc3QSDQoFcXVldWUYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiXgoUUGVla01lc3NhZ2VzUmVzcG9uc2USLQoIbWVzc2FnZXMYASADKAsyGy5ob2xkc2hlbGYudjEuUGVla2VkTWVzc2FnZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiZgobU3RhcnRNZXNzYWdlTW92ZVRhc2tSZXF1ZXN0EhQKDHNvdXJjZV9xdWV1ZRgBIAEoCRIZChFkZXN0aW5hdGlvbl9xdWV1ZRgCIAEoCRIWCg5tYXhfcGVyX3NlY29uZBgDIAEoBSIzChxTdGFydE1lc3NhZ2VNb3ZlVGFza1Jlc3BvbnNlEhMKC3Rhc2tfaGFuZGxlGAEgASgJIkgKG0xpc3RNZXNzYWdlTW92ZVRhc2tzUmVxdWVzdBIUCgxzb3VyY2VfcXVldWUYASABKAkSEwoLbWF4X3Jlc3VsdHMYAiABKAUiTAocTGlzdE1lc3NhZ2VNb3ZlVGFza3NSZXNwb25zZRIsCgV0YXNrcxgBIAMoCzIdLmhvbGRzaGVsZi52MS5NZXNzYWdlTW92ZVRhc2siMwocQ2FuY2VsTWVzc2FnZU1vdmVUYXNrUmVxdWVzdBITCgt0YXNrX2hhbmRsZRgBIAEoCSI0Ch1DYW5jZWxNZXNzYWdlTW92ZVRhc2tSZXNwb25zZRITCgttb3ZlZF9jb3VudBgBIAEoAyKYAgoPTWVzc2FnZU1vdmVUYXNrEhMKC3Rhc2tfaGFuZGxlGAEgASgJEjMKBnN0YXR1cxgCIAEoDjIjLmhvbGRzaGVsZi52MS5NZXNzYWdlTW92ZVRhc2tTdGF0dXMSFAoMc291cmNlX3F1ZXVlGAMgASgJEhkKEWRlc3RpbmF0aW9uX3F1ZXVlGAQgASgJEhYKDm1heF9wZXJfc2Vjb25kGAUgASgFEhMKC21vdmVkX2NvdW50GAYgASgDEhUKDXRvX21vdmVfY291bnQYByABKAMSFgoOZmFpbHVyZV9yZWFzb24YCCABKAkSLgoKc3RhcnRfdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAifAoWUmVkcml2ZU1lc3NhZ2VzUmVxdWVzdBIZChFkZWFkX2xldHRlcl9xdWV1ZRgBIAEoCRIZChFkZXN0aW5hdGlvbl9xdWV1ZRgCIAEoCRIUCgxtYXhfbWVzc2FnZXMYAyABKAMSFgoObWF4X3Blcl9zZWNvbmQYBCABKAUiLgoXUmVkcml2ZU1lc3NhZ2VzUmVzcG9uc2USEwoLbW92ZWRfY291bnQYASABKAMiTQoSQ3JlYXRlUXVldWVSZXF1ZXN0EgwKBG5hbWUYASABKAkSKQoGY29uZmlnGAIgASgLMhkuaG9sZHNoZWxmLnYxLlF1ZXVlQ29uZmlnIjkKE0NyZWF0ZVF1ZXVlUmVzcG9uc2USIgoFcXVldWUYASABKAsyEy5ob2xkc2hlbGYudjEuUXVldWUiHwoPR2V0UXVldWVSZXF1ZXN0EgwKBG5hbWUYASABKAkiNgoQR2V0UXVldWVSZXNwb25zZRIiCgVxdWV1ZRgBIAEoCzITLmhvbGRzaGVsZi52MS5RdWV1ZSJKChFMaXN0UXVldWVzUmVxdWVzdBIOCgZwcmVmaXgYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiUgoSTGlzdFF1ZXVlc1Jlc3BvbnNlEiMKBnF1ZXVlcxgBIAMoCzITLmhvbGRzaGVsZi52MS5RdWV1ZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiTQoSVXBkYXRlUXVldWVSZXF1ZXN0EgwKBG5hbWUYASABKAkSKQoGY29uZmlnGAIgASgLMhkuaG9sZHNoZWxmLnYxLlF1ZXVlQ29uZmlnIjkKE1VwZGF0ZVF1ZXVlUmVzcG9uc2USIgoFcXVldWUYASABKAsyEy5ob2xkc2hlbGYudjEuUXVldWUiIgoSRGVsZXRlUXVldWVSZXF1ZXN0EgwKBG5hbWUYASABKAkiFQoTRGVsZXRlUXVldWVSZXNwb25zZSIhChFQdXJnZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJIioKElB1cmdlUXVldWVSZXNwb25zZRIUCgxwdXJnZWRfY291bnQYASABKAMi6wIKC1NlbmRSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEgwKBGJvZHkYAiABKAwSPQoKYXR0cmlidXRlcxgDIAMoCzIpLmhvbGRzaGVsZi52MS5TZW5kUmVxdWVzdC5BdHRyaWJ1dGVzRW50cnkSKAoFZGVsYXkYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SSAoQdHlwZWRfYXR0cmlidXRlcxgFIAMoCzIuLmhvbGRzaGVsZi52MS5TZW5kUmVxdWVzdC5UeXBlZEF0dHJpYnV0ZXNFbnRyeRoxCg9BdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARpZChRUeXBlZEF0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSMAoFdmFsdWUYAiABKAsyIS5ob2xkc2hlbGYudjEuVHlwZWRBdHRyaWJ1dGVWYWx1ZToCOAEiIgoMU2VuZFJlc3BvbnNlEhIKCm1lc3NhZ2VfaWQYASABKAkiUAoQU2VuZEJhdGNoUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRItCgdlbnRyaWVzGAIgAygLMhwuaG9sZHNoZWxmLnYxLlNlbmRCYXRjaEVudHJ5IigKEVNlbmRCYXRjaFJlc3BvbnNlEhMKC21lc3NhZ2VfaWRzGAEgAygJIpoBCg5SZWNlaXZlUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIUCgxtYXhfbWVzc2FnZXMYAiABKAUSNQoSdmlzaWJpbGl0eV90aW1lb3V0GAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEiwKCXdhaXRfdGltZRgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJCCg9SZWNlaXZlUmVzcG9uc2USLwoIbWVzc2FnZXMYASADKAsyHS5ob2xkc2hlbGYudjEuUmVjZWl2ZWRNZXNzYWdlIjYKDURlbGV0ZVJlcXVlc3QSDQoFcXVldWUYASABKAkSFgoOcmVjZWlwdF9oYW5kbGUYAiABKAkiEAoORGVsZXRlUmVzcG9uc2UiPAoSRGVsZXRlQmF0Y2hSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhcKD3JlY2VpcHRfaGFuZGxlcxgCIAMoCSJBChNEZWxldGVCYXRjaFJlc3BvbnNlEioKB3Jlc3VsdHMYASADKAsyGS5ob2xkc2hlbGYudjEuRW50cnlSZXN1bHQidwoXQ2hhbmdlVmlzaWJpbGl0eVJlcXVlc3QSDQoFcXVldWUYASABKAkSFgoOcmVjZWlwdF9oYW5kbGUYAiABKAkSNQoSdmlzaWJpbGl0eV90aW1lb3V0GAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIk4KGENoYW5nZVZpc2liaWxpdHlSZXNwb25zZRIyCg5sZWFzZV9kZWFkbGluZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAifQocQ2hhbmdlVmlzaWJpbGl0eUJhdGNoUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIXCg9yZWNlaXB0X2hhbmRsZXMYAiADKAkSNQoSdmlzaWJpbGl0eV90aW1lb3V0GAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIksKHUNoYW5nZVZpc2liaWxpdHlCYXRjaFJlc3BvbnNlEioKB3Jlc3VsdHMYASADKAsyGS5ob2xkc2hlbGYudjEuRW50cnlSZXN1bHQibAoQSGVhcnRiZWF0UmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIqCgZsZWFzZXMYAiADKAsyGi5ob2xkc2hlbGYudjEuTGVhc2VSZW5ld2FsEh0KFXJlbGVhc2Vfb25fZGlzY29ubmVjdBgDIAEoCCKVAQoMTGVhc2VSZW5ld2FsEhYKDnJlY2VpcHRfaGFuZGxlGAEgASgJEjUKEnZpc2liaWxpdHlfdGltZW91dBgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIXCgpjaGVja3BvaW50GAMgASgMSACIAQESDgoGZmFpbGVkGAQgASgIQg0KC19jaGVja3BvaW50Ij0KEUhlYXJ0YmVhdFJlc3BvbnNlEigKBmxlYXNlcxgBIAMoCzIYLmhvbGRzaGVsZi52MS5MZWFzZVN0YXRlInYKCkxlYXNlU3RhdGUSFgoOcmVjZWlwdF9oYW5kbGUYASABKAkSDAoEaGVsZBgCIAEoCBIyCg5sZWFzZV9kZWFkbGluZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGcmVhc29uGAQgASgJKoUCChVNZXNzYWdlTW92ZVRhc2tTdGF0dXMSKAokTUVTU0FHRV9NT1ZFX1RBU0tfU1RBVFVTX1VOU1BFQ0lGSUVEEAASJAogTUVTU0FHRV9NT1ZFX1RBU0tfU1RBVFVTX1JVTk5JTkcQARImCiJNRVNTQUdFX01PVkVfVEFTS19TVEFUVVNfQ09NUExFVEVEEAISJwojTUVTU0FHRV9NT1ZFX1RBU0tfU1RBVFVTX0NBTkNFTExJTkcQAxImCiJNRVNTQUdFX01PVkVfVEFTS19TVEFUVVNfQ0FOQ0VMTEVEEAQSIwofTUVTU0FHRV9NT1ZFX1RBU0tfU1RBVFVTX0ZBSUxFRBAFMpMNCgxRdWV1ZVNlcnZpY2USUgoLQ3JlYXRlUXVldWUSIC5ob2xkc2hlbGYudjEuQ3JlYXRlUXVldWVSZXF1ZXN0GiEuaG9sZHNoZWxmLnYxLkNyZWF0ZVF1ZXVlUmVzcG9uc2USSQoIR2V0UXVldWUSHS5ob2xkc2hlbGYudjEuR2V0UXVldWVSZXF1ZXN0Gh4uaG9sZHNoZWxmLnYxLkdldFF1ZXVlUmVzcG9uc2USTwoKTGlzdFF1ZXVlcxIfLmhvbGRzaGVsZi52MS5MaXN0UXVldWVzUmVxdWVzdBogLmhvbGRzaGVsZi52MS5MaXN0UXVldWVzUmVzcG9uc2USUgoLVXBkYXRlUXVldWUSIC5ob2xkc2hlbGYudjEuVXBkYXRlUXVldWVSZXF1ZXN0GiEuaG9sZHNoZWxmLnYxLlVwZGF0ZVF1ZXVlUmVzcG9uc2USUgoLRGVsZXRlUXVldWUSIC5ob2xkc2hlbGYudjEuRGVsZXRlUXVldWVSZXF1ZXN0GiEuaG9sZHNoZWxmLnYxLkRlbGV0ZVF1ZXVlUmVzcG9uc2USTwoKUHVyZ2VRdWV1ZRIfLmhvbGRzaGVsZi52MS5QdXJnZVF1ZXVlUmVxdWVzdBogLmhvbGRzaGVsZi52MS5QdXJnZVF1ZXVlUmVzcG9uc2USPQoEU2VuZBIZLmhvbGRzaGVsZi52MS5TZW5kUmVxdWVzdBoaLmhvbGRzaGVsZi52MS5TZW5kUmVzcG9uc2USTAoJU2VuZEJhdGNoEh4uaG9sZHNoZWxmLnYxLlNlbmRCYXRjaFJlcXVlc3QaHy5ob2xkc2hlbGYudjEuU2VuZEJhdGNoUmVzcG9uc2USRgoHUmVjZWl2ZRIcLmhvbGRzaGVsZi52MS5SZWNlaXZlUmVxdWVzdBodLmhvbGRzaGVsZi52MS5SZWNlaXZlUmVzcG9uc2USQwoGRGVsZXRlEhsuaG9sZHNoZWxmLnYxLkRlbGV0ZVJlcXVlc3QaHC5ob2xkc2hlbGYudjEuRGVsZXRlUmVzcG9uc2USUgoLRGVsZXRlQmF0Y2gSIC5ob2xkc2hlbGYudjEuRGVsZXRlQmF0Y2hSZXF1ZXN0GiEuaG9sZHNoZWxmLnYxLkRlbGV0ZUJhdGNoUmVzcG9uc2USYQoQQ2hhbmdlVmlzaWJpbGl0eRIlLmhvbGRzaGVsZi52MS5DaGFuZ2VWaXNpYmlsaXR5UmVxdWVzdBomLmhvbGRzaGVsZi52MS5DaGFuZ2VWaXNpYmlsaXR5UmVzcG9uc2UScAoVQ2hhbmdlVmlzaWJpbGl0eUJhdGNoEiouaG9sZHNoZWxmLnYxLkNoYW5nZVZpc2liaWxpdHlCYXRjaFJlcXVlc3QaKy5ob2xkc2hlbGYudjEuQ2hhbmdlVmlzaWJpbGl0eUJhdGNoUmVzcG9uc2USVQoMUGVla01lc3NhZ2VzEiEuaG9sZHNoZWxmLnYxLlBlZWtNZXNzYWdlc1JlcXVlc3QaIi5ob2xkc2hlbGYudjEuUGVla01lc3NhZ2VzUmVzcG9uc2USUAoJSGVhcnRiZWF0Eh4uaG9sZHNoZWxmLnYxLkhlYXJ0YmVhdFJlcXVlc3QaHy5ob2xkc2hlbGYudjEuSGVhcnRiZWF0UmVzcG9uc2UoATABEl4KD1JlZHJpdmVNZXNzYWdlcxIkLmhvbGRzaGVsZi52MS5SZWRyaXZlTWVzc2FnZXNSZXF1ZXN0GiUuaG9sZHNoZWxmLnYxLlJlZHJpdmVNZXNzYWdlc1Jlc3BvbnNlEm0KFFN0YXJ0TWVzc2FnZU1vdmVUYXNrEikuaG9sZHNoZWxmLnYxLlN0YXJ0TWVzc2FnZU1vdmVUYXNrUmVxdWVzdBoqLmhvbGRzaGVsZi52MS5TdGFydE1lc3NhZ2VNb3ZlVGFza1Jlc3BvbnNlEm0KFExpc3RNZXNzYWdlTW92ZVRhc2tzEikuaG9sZHNoZWxmLnYxLkxpc3RNZXNzYWdlTW92ZVRhc2tzUmVxdWVzdBoqLmhvbGRzaGVsZi52MS5MaXN0TWVzc2FnZU1vdmVUYXNrc1Jlc3BvbnNlEnAKFUNhbmNlbE1lc3NhZ2VNb3ZlVGFzaxIqLmhvbGRzaGVsZi52MS5DYW5jZWxNZXNzYWdlTW92ZVRhc2tSZXF1ZXN0GisuaG9sZHNoZWxmLnYxLkNhbmNlbE1lc3NhZ2VNb3ZlVGFza1Jlc3BvbnNlQitaKWhvbGRzaGVsZi9nZW4vZ28vaG9sZHNoZWxmL3YxO2hvbGRzaGVsZnYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_holdshelf_v1_message, file_holdshelf_v1_queue]);
+
+/**
+ * PeekMessages' request.
+ *
+ * @generated from message holdshelf.v1.PeekMessagesRequest
+ */
+export type PeekMessagesRequest = Message<"holdshelf.v1.PeekMessagesRequest"> & {
+  /**
+   * The queue's name.
+   *
+   * @generated from field: string queue = 1;
+   */
+  queue: string;
+
+  /**
+   * At most this many messages per page: 1 to 100; 0 means 10. The page may
+   * hold fewer (see PeekMessages).
+   *
+   * @generated from field: int32 page_size = 2;
+   */
+  pageSize: number;
+
+  /**
+   * The next_page_token of the previous page, on the same queue; empty for
+   * the first page. Opaque: its format may change; pass it back as it is.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message holdshelf.v1.PeekMessagesRequest.
+ * Use `create(PeekMessagesRequestSchema)` to create a new message.
+ */
+export const PeekMessagesRequestSchema: GenMessage<PeekMessagesRequest> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue_service, 0);
+
+/**
+ * PeekMessages' response.
+ *
+ * @generated from message holdshelf.v1.PeekMessagesResponse
+ */
+export type PeekMessagesResponse = Message<"holdshelf.v1.PeekMessagesResponse"> & {
+  /**
+   * The page's messages, oldest first.
+   *
+   * @generated from field: repeated holdshelf.v1.PeekedMessage messages = 1;
+   */
+  messages: PeekedMessage[];
+
+  /**
+   * Pass as page_token to get the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message holdshelf.v1.PeekMessagesResponse.
+ * Use `create(PeekMessagesResponseSchema)` to create a new message.
+ */
+export const PeekMessagesResponseSchema: GenMessage<PeekMessagesResponse> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue_service, 1);
 
 /**
  * StartMessageMoveTask's request.
@@ -54,7 +119,7 @@ export type StartMessageMoveTaskRequest = Message<"holdshelf.v1.StartMessageMove
  * Use `create(StartMessageMoveTaskRequestSchema)` to create a new message.
  */
 export const StartMessageMoveTaskRequestSchema: GenMessage<StartMessageMoveTaskRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 0);
+  messageDesc(file_holdshelf_v1_queue_service, 2);
 
 /**
  * StartMessageMoveTask's response.
@@ -76,7 +141,7 @@ export type StartMessageMoveTaskResponse = Message<"holdshelf.v1.StartMessageMov
  * Use `create(StartMessageMoveTaskResponseSchema)` to create a new message.
  */
 export const StartMessageMoveTaskResponseSchema: GenMessage<StartMessageMoveTaskResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 1);
+  messageDesc(file_holdshelf_v1_queue_service, 3);
 
 /**
  * ListMessageMoveTasks' request.
@@ -104,7 +169,7 @@ export type ListMessageMoveTasksRequest = Message<"holdshelf.v1.ListMessageMoveT
  * Use `create(ListMessageMoveTasksRequestSchema)` to create a new message.
  */
 export const ListMessageMoveTasksRequestSchema: GenMessage<ListMessageMoveTasksRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 2);
+  messageDesc(file_holdshelf_v1_queue_service, 4);
 
 /**
  * ListMessageMoveTasks' response.
@@ -125,7 +190,7 @@ export type ListMessageMoveTasksResponse = Message<"holdshelf.v1.ListMessageMove
  * Use `create(ListMessageMoveTasksResponseSchema)` to create a new message.
  */
 export const ListMessageMoveTasksResponseSchema: GenMessage<ListMessageMoveTasksResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 3);
+  messageDesc(file_holdshelf_v1_queue_service, 5);
 
 /**
  * CancelMessageMoveTask's request.
@@ -146,7 +211,7 @@ export type CancelMessageMoveTaskRequest = Message<"holdshelf.v1.CancelMessageMo
  * Use `create(CancelMessageMoveTaskRequestSchema)` to create a new message.
  */
 export const CancelMessageMoveTaskRequestSchema: GenMessage<CancelMessageMoveTaskRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 4);
+  messageDesc(file_holdshelf_v1_queue_service, 6);
 
 /**
  * CancelMessageMoveTask's response.
@@ -167,7 +232,7 @@ export type CancelMessageMoveTaskResponse = Message<"holdshelf.v1.CancelMessageM
  * Use `create(CancelMessageMoveTaskResponseSchema)` to create a new message.
  */
 export const CancelMessageMoveTaskResponseSchema: GenMessage<CancelMessageMoveTaskResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 5);
+  messageDesc(file_holdshelf_v1_queue_service, 7);
 
 /**
  * A message move task, as ListMessageMoveTasks reports it.
@@ -247,7 +312,7 @@ export type MessageMoveTask = Message<"holdshelf.v1.MessageMoveTask"> & {
  * Use `create(MessageMoveTaskSchema)` to create a new message.
  */
 export const MessageMoveTaskSchema: GenMessage<MessageMoveTask> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 6);
+  messageDesc(file_holdshelf_v1_queue_service, 8);
 
 /**
  * RedriveMessages' request.
@@ -291,7 +356,7 @@ export type RedriveMessagesRequest = Message<"holdshelf.v1.RedriveMessagesReques
  * Use `create(RedriveMessagesRequestSchema)` to create a new message.
  */
 export const RedriveMessagesRequestSchema: GenMessage<RedriveMessagesRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 7);
+  messageDesc(file_holdshelf_v1_queue_service, 9);
 
 /**
  * RedriveMessages' response.
@@ -312,7 +377,7 @@ export type RedriveMessagesResponse = Message<"holdshelf.v1.RedriveMessagesRespo
  * Use `create(RedriveMessagesResponseSchema)` to create a new message.
  */
 export const RedriveMessagesResponseSchema: GenMessage<RedriveMessagesResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 8);
+  messageDesc(file_holdshelf_v1_queue_service, 10);
 
 /**
  * CreateQueue's request.
@@ -341,7 +406,7 @@ export type CreateQueueRequest = Message<"holdshelf.v1.CreateQueueRequest"> & {
  * Use `create(CreateQueueRequestSchema)` to create a new message.
  */
 export const CreateQueueRequestSchema: GenMessage<CreateQueueRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 9);
+  messageDesc(file_holdshelf_v1_queue_service, 11);
 
 /**
  * CreateQueue's response.
@@ -362,7 +427,7 @@ export type CreateQueueResponse = Message<"holdshelf.v1.CreateQueueResponse"> & 
  * Use `create(CreateQueueResponseSchema)` to create a new message.
  */
 export const CreateQueueResponseSchema: GenMessage<CreateQueueResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 10);
+  messageDesc(file_holdshelf_v1_queue_service, 12);
 
 /**
  * GetQueue's request.
@@ -383,7 +448,7 @@ export type GetQueueRequest = Message<"holdshelf.v1.GetQueueRequest"> & {
  * Use `create(GetQueueRequestSchema)` to create a new message.
  */
 export const GetQueueRequestSchema: GenMessage<GetQueueRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 11);
+  messageDesc(file_holdshelf_v1_queue_service, 13);
 
 /**
  * GetQueue's response.
@@ -404,7 +469,7 @@ export type GetQueueResponse = Message<"holdshelf.v1.GetQueueResponse"> & {
  * Use `create(GetQueueResponseSchema)` to create a new message.
  */
 export const GetQueueResponseSchema: GenMessage<GetQueueResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 12);
+  messageDesc(file_holdshelf_v1_queue_service, 14);
 
 /**
  * ListQueues' request.
@@ -440,7 +505,7 @@ export type ListQueuesRequest = Message<"holdshelf.v1.ListQueuesRequest"> & {
  * Use `create(ListQueuesRequestSchema)` to create a new message.
  */
 export const ListQueuesRequestSchema: GenMessage<ListQueuesRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 13);
+  messageDesc(file_holdshelf_v1_queue_service, 15);
 
 /**
  * ListQueues' response.
@@ -469,7 +534,7 @@ export type ListQueuesResponse = Message<"holdshelf.v1.ListQueuesResponse"> & {
  * Use `create(ListQueuesResponseSchema)` to create a new message.
  */
 export const ListQueuesResponseSchema: GenMessage<ListQueuesResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 14);
+  messageDesc(file_holdshelf_v1_queue_service, 16);
 
 /**
  * UpdateQueue's request.
@@ -498,7 +563,7 @@ export type UpdateQueueRequest = Message<"holdshelf.v1.UpdateQueueRequest"> & {
  * Use `create(UpdateQueueRequestSchema)` to create a new message.
  */
 export const UpdateQueueRequestSchema: GenMessage<UpdateQueueRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 15);
+  messageDesc(file_holdshelf_v1_queue_service, 17);
 
 /**
  * UpdateQueue's response.
@@ -519,7 +584,7 @@ export type UpdateQueueResponse = Message<"holdshelf.v1.UpdateQueueResponse"> & 
  * Use `create(UpdateQueueResponseSchema)` to create a new message.
  */
 export const UpdateQueueResponseSchema: GenMessage<UpdateQueueResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 16);
+  messageDesc(file_holdshelf_v1_queue_service, 18);
 
 /**
  * DeleteQueue's request.
@@ -540,7 +605,7 @@ export type DeleteQueueRequest = Message<"holdshelf.v1.DeleteQueueRequest"> & {
  * Use `create(DeleteQueueRequestSchema)` to create a new message.
  */
 export const DeleteQueueRequestSchema: GenMessage<DeleteQueueRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 17);
+  messageDesc(file_holdshelf_v1_queue_service, 19);
 
 /**
  * DeleteQueue's response: empty.
@@ -555,7 +620,7 @@ export type DeleteQueueResponse = Message<"holdshelf.v1.DeleteQueueResponse"> & 
  * Use `create(DeleteQueueResponseSchema)` to create a new message.
  */
 export const DeleteQueueResponseSchema: GenMessage<DeleteQueueResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 18);
+  messageDesc(file_holdshelf_v1_queue_service, 20);
 
 /**
  * PurgeQueue's request.
@@ -576,7 +641,7 @@ export type PurgeQueueRequest = Message<"holdshelf.v1.PurgeQueueRequest"> & {
  * Use `create(PurgeQueueRequestSchema)` to create a new message.
  */
 export const PurgeQueueRequestSchema: GenMessage<PurgeQueueRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 19);
+  messageDesc(file_holdshelf_v1_queue_service, 21);
 
 /**
  * PurgeQueue's response.
@@ -597,7 +662,7 @@ export type PurgeQueueResponse = Message<"holdshelf.v1.PurgeQueueResponse"> & {
  * Use `create(PurgeQueueResponseSchema)` to create a new message.
  */
 export const PurgeQueueResponseSchema: GenMessage<PurgeQueueResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 20);
+  messageDesc(file_holdshelf_v1_queue_service, 22);
 
 /**
  * Send's request.
@@ -661,7 +726,7 @@ export type SendRequest = Message<"holdshelf.v1.SendRequest"> & {
  * Use `create(SendRequestSchema)` to create a new message.
  */
 export const SendRequestSchema: GenMessage<SendRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 21);
+  messageDesc(file_holdshelf_v1_queue_service, 23);
 
 /**
  * Send's response.
@@ -682,7 +747,7 @@ export type SendResponse = Message<"holdshelf.v1.SendResponse"> & {
  * Use `create(SendResponseSchema)` to create a new message.
  */
 export const SendResponseSchema: GenMessage<SendResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 22);
+  messageDesc(file_holdshelf_v1_queue_service, 24);
 
 /**
  * SendBatch's request.
@@ -712,7 +777,7 @@ export type SendBatchRequest = Message<"holdshelf.v1.SendBatchRequest"> & {
  * Use `create(SendBatchRequestSchema)` to create a new message.
  */
 export const SendBatchRequestSchema: GenMessage<SendBatchRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 23);
+  messageDesc(file_holdshelf_v1_queue_service, 25);
 
 /**
  * SendBatch's response.
@@ -733,7 +798,7 @@ export type SendBatchResponse = Message<"holdshelf.v1.SendBatchResponse"> & {
  * Use `create(SendBatchResponseSchema)` to create a new message.
  */
 export const SendBatchResponseSchema: GenMessage<SendBatchResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 24);
+  messageDesc(file_holdshelf_v1_queue_service, 26);
 
 /**
  * Receive's request.
@@ -781,7 +846,7 @@ export type ReceiveRequest = Message<"holdshelf.v1.ReceiveRequest"> & {
  * Use `create(ReceiveRequestSchema)` to create a new message.
  */
 export const ReceiveRequestSchema: GenMessage<ReceiveRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 25);
+  messageDesc(file_holdshelf_v1_queue_service, 27);
 
 /**
  * Receive's response.
@@ -802,7 +867,7 @@ export type ReceiveResponse = Message<"holdshelf.v1.ReceiveResponse"> & {
  * Use `create(ReceiveResponseSchema)` to create a new message.
  */
 export const ReceiveResponseSchema: GenMessage<ReceiveResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 26);
+  messageDesc(file_holdshelf_v1_queue_service, 28);
 
 /**
  * Delete's request.
@@ -831,7 +896,7 @@ export type DeleteRequest = Message<"holdshelf.v1.DeleteRequest"> & {
  * Use `create(DeleteRequestSchema)` to create a new message.
  */
 export const DeleteRequestSchema: GenMessage<DeleteRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 27);
+  messageDesc(file_holdshelf_v1_queue_service, 29);
 
 /**
  * Delete's response: empty.
@@ -846,7 +911,7 @@ export type DeleteResponse = Message<"holdshelf.v1.DeleteResponse"> & {
  * Use `create(DeleteResponseSchema)` to create a new message.
  */
 export const DeleteResponseSchema: GenMessage<DeleteResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 28);
+  messageDesc(file_holdshelf_v1_queue_service, 30);
 
 /**
  * DeleteBatch's request.
@@ -874,7 +939,7 @@ export type DeleteBatchRequest = Message<"holdshelf.v1.DeleteBatchRequest"> & {
  * Use `create(DeleteBatchRequestSchema)` to create a new message.
  */
 export const DeleteBatchRequestSchema: GenMessage<DeleteBatchRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 29);
+  messageDesc(file_holdshelf_v1_queue_service, 31);
 
 /**
  * DeleteBatch's response.
@@ -895,7 +960,7 @@ export type DeleteBatchResponse = Message<"holdshelf.v1.DeleteBatchResponse"> & 
  * Use `create(DeleteBatchResponseSchema)` to create a new message.
  */
 export const DeleteBatchResponseSchema: GenMessage<DeleteBatchResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 30);
+  messageDesc(file_holdshelf_v1_queue_service, 32);
 
 /**
  * ChangeVisibility's request.
@@ -934,7 +999,7 @@ export type ChangeVisibilityRequest = Message<"holdshelf.v1.ChangeVisibilityRequ
  * Use `create(ChangeVisibilityRequestSchema)` to create a new message.
  */
 export const ChangeVisibilityRequestSchema: GenMessage<ChangeVisibilityRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 31);
+  messageDesc(file_holdshelf_v1_queue_service, 33);
 
 /**
  * ChangeVisibility's response.
@@ -955,7 +1020,7 @@ export type ChangeVisibilityResponse = Message<"holdshelf.v1.ChangeVisibilityRes
  * Use `create(ChangeVisibilityResponseSchema)` to create a new message.
  */
 export const ChangeVisibilityResponseSchema: GenMessage<ChangeVisibilityResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 32);
+  messageDesc(file_holdshelf_v1_queue_service, 34);
 
 /**
  * ChangeVisibilityBatch's request.
@@ -991,7 +1056,7 @@ export type ChangeVisibilityBatchRequest = Message<"holdshelf.v1.ChangeVisibilit
  * Use `create(ChangeVisibilityBatchRequestSchema)` to create a new message.
  */
 export const ChangeVisibilityBatchRequestSchema: GenMessage<ChangeVisibilityBatchRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 33);
+  messageDesc(file_holdshelf_v1_queue_service, 35);
 
 /**
  * ChangeVisibilityBatch's response.
@@ -1012,7 +1077,7 @@ export type ChangeVisibilityBatchResponse = Message<"holdshelf.v1.ChangeVisibili
  * Use `create(ChangeVisibilityBatchResponseSchema)` to create a new message.
  */
 export const ChangeVisibilityBatchResponseSchema: GenMessage<ChangeVisibilityBatchResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 34);
+  messageDesc(file_holdshelf_v1_queue_service, 36);
 
 /**
  * One request of a Heartbeat stream, answered by exactly one response.
@@ -1054,7 +1119,7 @@ export type HeartbeatRequest = Message<"holdshelf.v1.HeartbeatRequest"> & {
  * Use `create(HeartbeatRequestSchema)` to create a new message.
  */
 export const HeartbeatRequestSchema: GenMessage<HeartbeatRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 35);
+  messageDesc(file_holdshelf_v1_queue_service, 37);
 
 /**
  * One lease to renew.
@@ -1112,7 +1177,7 @@ export type LeaseRenewal = Message<"holdshelf.v1.LeaseRenewal"> & {
  * Use `create(LeaseRenewalSchema)` to create a new message.
  */
 export const LeaseRenewalSchema: GenMessage<LeaseRenewal> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 36);
+  messageDesc(file_holdshelf_v1_queue_service, 38);
 
 /**
  * One response of a Heartbeat stream: the answer to one request, or an
@@ -1137,7 +1202,7 @@ export type HeartbeatResponse = Message<"holdshelf.v1.HeartbeatResponse"> & {
  * Use `create(HeartbeatResponseSchema)` to create a new message.
  */
 export const HeartbeatResponseSchema: GenMessage<HeartbeatResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 37);
+  messageDesc(file_holdshelf_v1_queue_service, 39);
 
 /**
  * Whether a lease is held.
@@ -1188,7 +1253,7 @@ export type LeaseState = Message<"holdshelf.v1.LeaseState"> & {
  * Use `create(LeaseStateSchema)` to create a new message.
  */
 export const LeaseStateSchema: GenMessage<LeaseState> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 38);
+  messageDesc(file_holdshelf_v1_queue_service, 40);
 
 /**
  * Where a message move task stands.
@@ -1593,6 +1658,42 @@ export const QueueService: GenService<{
     methodKind: "unary";
     input: typeof ChangeVisibilityBatchRequestSchema;
     output: typeof ChangeVisibilityBatchResponseSchema;
+  },
+  /**
+   * Reads a queue's messages without leasing them, for an operator browsing
+   * a queue: visible, in flight and delayed alike, oldest first, a page at a
+   * time. Oldest means earliest arrival in this queue (Send, or the move
+   * that brought the message here: a dead-letter move or a redrive), ties
+   * in message id order, which for one SendBatch is entry order; it is the
+   * order retention removes messages in, not the order Receive delivers
+   * them (that is by ready time). Nothing changes: no receive count, lease,
+   * visibility, checkpoint or metric moves, so a following Receive gets
+   * exactly what it would have got. Each message's state is its state at
+   * the call, by the broker's clock.
+   *
+   * A page holds page_size messages, or fewer to stay under 4 MiB (gRPC's
+   * default client limit): it stops before the message that would bring its
+   * bodies and attributes (as max_message_bytes counts them) past 4 MiB less
+   * 64 KiB, yet holds at least one message. Page tokens are cursors, not offsets: a page starts
+   * after the last message of the previous one, so messages deleted
+   * meanwhile make the next page skip nothing and repeat nothing; if that
+   * last message itself is gone (deleted, received and deleted,
+   * dead-lettered, expired), the page starts at the first message that
+   * arrived after it. Messages that arrive while a listing goes on appear
+   * in a later page if they sort after its cursor, which new arrivals do
+   * unless the brokers' clocks disagree (a move between brokers in cluster
+   * mode); a listing is not a snapshot. Page tokens do not expire and any
+   * broker of a cluster resumes them.
+   * Needs admin on the queue (with --auth-file).
+   * Errors: INVALID_ARGUMENT (a malformed queue name, page_size out of
+   * bounds, a page_token this service did not return), QUEUE_NOT_FOUND.
+   *
+   * @generated from rpc holdshelf.v1.QueueService.PeekMessages
+   */
+  peekMessages: {
+    methodKind: "unary";
+    input: typeof PeekMessagesRequestSchema;
+    output: typeof PeekMessagesResponseSchema;
   },
   /**
    * Keeps leases alive for as long as the work takes. One stream may carry
