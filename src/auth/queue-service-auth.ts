@@ -40,6 +40,8 @@ const needs: { [K in keyof Handlers]: (request: Parameters<Handlers[K]>[0]) => N
     ...(r.destinationQueue === "" ? [] : [admin(r.destinationQueue, "destination_queue")]),
   ],
   listMessageMoveTasks: (r) => [admin(r.sourceQueue, "source_queue")],
+  // Admin, not receive: a peek shows every message, in flight ones and their dead-letter origins included.
+  peekMessages: (r) => [admin(r.queue, "queue")],
   // A malformed handle names no queue: only a caller with admin on every queue gets to hear INVALID_ARGUMENT.
   cancelMessageMoveTask: (r) => [admin(parseMoveTaskHandle(r.taskHandle)?.sourceQueue ?? "", "task_handle")],
   getQueue: (r) => [{ action: "see", queue: r.name, field: "name" }],

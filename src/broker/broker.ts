@@ -8,6 +8,7 @@ import { createBrokerMemory, type BrokerMemory, type BrokerMemoryOptions } from 
 import { LeaseStream, type LeaseStreamListener } from "./lease-tracking.js";
 import type { MoveTarget } from "./dead-letters.js";
 import { intakeMessages } from "./message-intake.js";
+import { peekMessages } from "./message-peek.js";
 import { formatMessageId } from "./message-id.js";
 import { keptMoveTasks, maxMoveTaskRate, moveTaskNotFound } from "./move-tasks.js";
 import { parseMoveTaskHandle } from "../protocol/move-task-handle.js";
@@ -23,6 +24,7 @@ import type {
   LeaseState,
   MoveTaskInfo,
   OutgoingMessage,
+  PeekPage,
   QueueInfo,
   QueuePage,
   ReceiveOptions,
@@ -222,6 +224,17 @@ export class Broker {
     );
     await this.memory.commitAndServe(queue, ops);
     return outcomes;
+  }
+
+  /**
+   * A page of a queue's messages, oldest first (by arrival), with their
+   * states, read without changing anything: see message-peek.ts. `pageSize`
+   * 0 means 10; `pageToken` is the previous page's nextPageToken.
+   */
+  async peekMessages(queueName: string, pageSize = 0, pageToken = ""): Promise<PeekPage> {
+    this.requireStorage();
+    const queue = this.memory.registry.get(queueName);
+    return peekMessages(queue, this.memory.store, this.settings.clock.now(), pageSize, pageToken);
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { PeekCursor } from "../protocol/peek-pages.js";
 import type { ScheduleColumns } from "../store/schedule-columns.js";
 import type { QueueRecord, ScheduleEntry, StoreOp } from "../store/store.js";
 import type { Timer } from "../time/clock.js";
@@ -71,7 +72,7 @@ export class QueueState {
   /** Adds a message that arrived now (sent, or moved here), placed by its ready time. */
   add(entry: ScheduleEntry, now: number): void {
     const slot = this.table.insert(entry);
-    this.chainNewest(slot);
+    this.chainInOrder(slot);
     this.place(slot, now);
   }
 
@@ -161,6 +162,28 @@ export class QueueState {
     return this.oldest === noSlot ? undefined : this.table.read(this.oldest);
   }
 
+  /**
+   * Hands copies of the messages that arrived after `cursor` (all of them
+   * without one) to `take`, oldest first, until it returns false. A cursor
+   * whose message is still here at that place resumes right after it;
+   * otherwise after where it would be, by arrival and id. Synchronous: the
+   * chain cannot change under the walk.
+   */
+  walkEnqueued(cursor: PeekCursor | undefined, take: (message: LiveMessage) => boolean): void {
+    const table = this.table;
+    let slot = this.oldest;
+    if (cursor !== undefined) {
+      const at = table.find(cursor.id);
+      if (at !== noSlot && table.enqueuedAt[at] === cursor.enqueuedAt) {
+        slot = table.newer[at]!;
+      } else {
+        // Gone (or back with a later arrival): a scan, as rare as the cursor's message leaving between two pages.
+        while (slot !== noSlot && !this.slotAfter(slot, cursor)) slot = table.newer[slot]!;
+      }
+    }
+    for (; slot !== noSlot; slot = table.newer[slot]!) if (!take(table.read(slot))) return;
+  }
+
   /** The ready time of the earliest hidden message: when advance next has work. */
   nextReadyAt(): number | undefined {
     const slot = this.hidden.peek();
@@ -225,6 +248,35 @@ export class QueueState {
       this.hidden.remove(slot);
       if (table.isLeased(slot)) this.leasedCount--;
     }
+  }
+
+  /**
+   * Chains a new message after the last one that arrived before it. Almost
+   * always the newest: only a message whose commit overtook an earlier
+   * arrival's (a move's, timed before its write) walks back, a step per
+   * message it overtook. Keeping the chain in arrival order, as a restart
+   * rebuilds it, is what lets a peek cursor resume where a message would be.
+   */
+  private chainInOrder(slot: number): void {
+    const table = this.table;
+    let before = this.newest;
+    const arrival = table.enqueuedAt[slot]!;
+    const overtook = (other: number): boolean =>
+      table.enqueuedAt[other]! > arrival || (table.enqueuedAt[other] === arrival && table.compareIds(other, slot) > 0);
+    while (before !== noSlot && overtook(before)) before = table.older[before]!;
+    if (before === this.newest) return this.chainNewest(slot);
+    const after = before === noSlot ? this.oldest : table.newer[before]!;
+    table.older[slot] = before;
+    table.newer[slot] = after;
+    table.older[after] = slot;
+    if (before === noSlot) this.oldest = slot;
+    else table.newer[before] = slot;
+  }
+
+  /** Whether a slot's message sorts after a cursor, read from the columns (a scan may pass millions). */
+  private slotAfter(slot: number, cursor: PeekCursor): boolean {
+    const arrival = this.table.enqueuedAt[slot]!;
+    return arrival > cursor.enqueuedAt || (arrival === cursor.enqueuedAt && this.table.idOf(slot) > cursor.id);
   }
 
   private chainNewest(slot: number): void {

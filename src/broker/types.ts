@@ -62,6 +62,38 @@ export interface Delivery {
   readonly deadLetter: DeadLetterOrigin | undefined;
 }
 
+/** Where a message stands, as PeekMessages reports it. */
+export type PeekState = "VISIBLE" | "IN_FLIGHT" | "DELAYED";
+
+/** A message as PeekMessages shows it: read, not delivered. Times are epoch milliseconds. */
+export interface PeekedMessage {
+  readonly messageId: string;
+  readonly body: Uint8Array;
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly typedAttributes: Readonly<Record<string, TypedAttribute>>;
+  /** Deliveries so far; peeking does not count. */
+  readonly receiveCount: number;
+  readonly sendTime: number;
+  /** 0 when never delivered. */
+  readonly firstReceiveTime: number;
+  readonly state: PeekState;
+  /** Set when IN_FLIGHT. */
+  readonly leaseDeadline?: number;
+  /** Set when DELAYED: when it becomes receivable. */
+  readonly visibleTime?: number;
+  /** Bytes of the last checkpoint a consumer saved; 0 when none (its content is the consumer's own). */
+  readonly checkpointSize: number;
+  readonly deadLetter: DeadLetterOrigin | undefined;
+}
+
+/** One page of PeekMessages. */
+export interface PeekPage {
+  /** Oldest first (by arrival in the queue). */
+  readonly messages: PeekedMessage[];
+  /** Empty on the last page. */
+  readonly nextPageToken: string;
+}
+
 /** One lease to renew on a Heartbeat stream. */
 export interface LeaseRenewal {
   readonly receiptHandle: string;

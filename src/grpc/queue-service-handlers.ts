@@ -20,6 +20,7 @@ import {
   type QueueService,
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { Broker } from "../broker/broker.js";
+import { peekPageToWire } from "./peek-wire.js";
 import { encodeReceiveResponse } from "./receive-response-encoding.js";
 import {
   durationToMs,
@@ -130,6 +131,9 @@ export function queueServiceHandlers(broker: Broker): UnaryHandlers<typeof Queue
     async cancelMessageMoveTask(request) {
       const moved = await broker.cancelMessageMoveTask(request.taskHandle);
       return create(CancelMessageMoveTaskResponseSchema, { movedCount: BigInt(moved) });
+    },
+    async peekMessages(request) {
+      return peekPageToWire(await broker.peekMessages(request.queue, request.pageSize, request.pageToken));
     },
     async changeVisibilityBatch(request) {
       const outcomes = await broker.changeVisibilityBatch(

@@ -21,6 +21,7 @@ export const queueFieldOfCall = {
   deleteBatch: "queue",
   changeVisibility: "queue",
   changeVisibilityBatch: "queue",
+  peekMessages: "queue",
   // A redrive is served by the dead-letter queue's owner, whose messages move.
   redriveMessages: "deadLetterQueue",
   // A move task lives in its source queue's record.

@@ -297,4 +297,35 @@ describe("QueueState, the columnar index", () => {
     }
     expect(arrival).toEqual(ids);
   });
+
+  it("chains a message whose commit overtook an earlier arrival where its arrival puts it, as a restart would", () => {
+    const queue = new QueueState(record);
+    const ids = Array.from({ length: 6 }, (_, index) => newMessageId(100 + index));
+    // Arrivals 1, 3, 5, then 2 (behind two), 0 (behind all), 4 (behind one); ids[5] ties ids[4]'s arrival.
+    const arrivals = [0, 1, 2, 3, 4, 4];
+    for (const index of [1, 3, 5, 2, 0, 4]) queue.add(entry(ids[index]!, 0, false, arrivals[index]!), 10);
+    const walked: string[] = [];
+    queue.walkEnqueued(undefined, (message) => walked.push(message.id) > 0);
+    expect(walked).toEqual(ids);
+    expect(queue.oldestMessage()?.id).toBe(ids[0]);
+  });
+
+  it("walks from a cursor: right after its message, or where it would be once it is gone", () => {
+    const queue = new QueueState(record);
+    const ids = Array.from({ length: 5 }, (_, index) => newMessageId(200 + index));
+    ids.forEach((id, index) => queue.add(entry(id, 0, false, 10 * index), 50));
+    const walk = (cursor: { enqueuedAt: number; id: string }, limit = 10): string[] => {
+      const walked: string[] = [];
+      queue.walkEnqueued(cursor, (message) => walked.push(message.id) < limit);
+      return walked;
+    };
+    expect(walk({ enqueuedAt: 10, id: ids[1]! })).toEqual(ids.slice(2));
+    expect(walk({ enqueuedAt: 10, id: ids[1]! }, 2)).toEqual(ids.slice(2, 4));
+    queue.remove(queue.get(ids[1]!)!);
+    queue.remove(queue.get(ids[2]!)!);
+    expect(walk({ enqueuedAt: 10, id: ids[1]! })).toEqual(ids.slice(3));
+    // A cursor between two arrivals, and one past the newest.
+    expect(walk({ enqueuedAt: 25, id: ids[0]! })).toEqual(ids.slice(3));
+    expect(walk({ enqueuedAt: 40, id: ids[4]! })).toEqual([]);
+  });
 });
