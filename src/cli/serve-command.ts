@@ -8,6 +8,7 @@ import { UsageError } from "./usage-error.js";
 import { limitFlagOptions, parseLimitFlags } from "./limit-flags.js";
 import { clusterFlagOptions, parseClusterFlags } from "./cluster-flags.js";
 import { parseSqsFlags, sqsFlagOptions, sqsOff } from "./sqs-flags.js";
+import { consoleFlagOptions, consoleOff, parseConsoleFlags } from "./console-flags.js";
 
 /** Defaults of `holdshelf serve`, each overridable by flag or environment variable. */
 export const serveDefaults = {
@@ -36,6 +37,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       ...limitFlagOptions(env),
       ...clusterFlagOptions(env),
       ...sqsFlagOptions(env),
+      ...consoleFlagOptions(env),
     },
   });
   const postgres = parseClusterFlags(values, values.listen);
@@ -44,6 +46,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
   // An empty value (say, a secret missing from a template) must not quietly turn tokens off.
   if (authFile === "") throw new UsageError("--auth-file (HOLDSHELF_AUTH_FILE) is empty: name the auth file, or unset it");
   const sqs = parseSqsFlags(values, { authFile, cluster: postgres !== undefined });
+  const consoleListen = parseConsoleFlags(values);
   const durability = values.durability;
   if (durability !== "fsync" && durability !== "os") throw new UsageError("--durability is fsync or os");
   const level = values["log-level"] as LogLevel;
@@ -75,6 +78,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
         sqsListen: sqs.endpoint?.listen,
         // Whether SQS requests must be signed with a configured key (--sqs-credentials).
         sqsAuthenticated: sqs.endpoint?.credentialsFile !== undefined,
+        consoleListen,
       },
       logger,
     );
@@ -90,6 +94,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       limits,
       ...(postgres === undefined ? {} : { postgres }),
       ...(sqs.endpoint === undefined ? {} : { sqs: sqs.endpoint }),
+      ...(consoleListen === undefined ? {} : { consoleListen }),
       signal: startAborted.signal,
     });
   } catch (error) {
@@ -106,6 +111,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
     metricsAddress: server.metricsAddress ?? metricsOff,
     sqsAddress: server.sqsAddress ?? sqsOff,
     ...(sqs.endpoint === undefined ? { sqsOffBecause: sqs.offBecause } : { sqsUrl: server.sqsUrl, sqsAuth: sqs.endpoint.credentialsFile === undefined ? "off" : "signatures" }),
+    console: server.consoleUrl ?? consoleOff,
     ...(postgres === undefined
       ? { dataDir: values["data-dir"], durability }
       : { storage: "postgres", nodeId: postgres.nodeId, postgresHosts: postgres.urls.length, ...(postgres.routeOnly === true ? { routeOnly: true } : {}) }),

@@ -15,6 +15,8 @@ export interface ListenPolicyInput {
   readonly sqsListen?: string | undefined;
   /** Whether SQS requests must be signed with a configured access key (--sqs-credentials). */
   readonly sqsAuthenticated?: boolean | undefined;
+  /** The admin console's address (--console-listen), if it is on; it asks for the gRPC bearer tokens (--auth-file). */
+  readonly consoleListen?: string | undefined;
   /** Whether gRPC callers must present a certificate from --tls-client-ca. */
   readonly grpcClientCertificates: boolean;
   /** Whether scrapers must present a certificate from --tls-client-ca (--metrics-tls with a client CA). */
@@ -65,6 +67,17 @@ export function checkListenPolicy(input: ListenPolicyInput): string[] {
         `--sqs-listen ${sqs} is not a loopback address and SQS requests are not authenticated: ` +
         `pass --sqs-credentials (signed requests) or --tls-client-ca (client certificates), ` +
         `listen on 127.0.0.1, or pass ${allowOpenFlag} if anyone who can reach the port may use every queue`,
+    });
+  }
+  const console = input.consoleListen;
+  // The console signs users in with the gRPC tokens, and shares the gRPC listener's TLS.
+  if (console !== undefined && !input.authenticated && !input.grpcClientCertificates && !isLoopbackAddress(console)) {
+    open.push({
+      address: console,
+      refusal:
+        `--console-listen ${console} is not a loopback address and the console has no sign-in: ` +
+        `pass --auth-file (users sign in with a bearer token) or --tls-client-ca (client certificates), ` +
+        `listen on 127.0.0.1, or pass ${allowOpenFlag} if anyone who can reach the port may manage every queue`,
     });
   }
   if (!input.allowUnauthenticatedNetwork && open.length > 0) throw new ListenPolicyError(open[0]!.refusal);

@@ -51,6 +51,7 @@ export async function loadTransportSecurity(
     authenticated: boolean;
     sqsListen?: string | undefined;
     sqsAuthenticated?: boolean;
+    consoleListen?: string | undefined;
   },
   logger: Logger,
 ): Promise<TransportSecurity> {

@@ -41,6 +41,9 @@ import { readSqsCredentials, type SqsKeyring } from "../sqs/auth/sqs-credentials
 import { verifySignature } from "../sqs/auth/verify-signature.js";
 import type { QueueHandlers } from "../sqs/queue-calls.js";
 import { startSqsListener, type SqsListener } from "../sqs/sqs-listener.js";
+import { builtAssetsDir, loadAssets } from "../console/console-assets.js";
+import { startConsoleListener, type ConsoleListener } from "../console/console-listener.js";
+import { QueueHistory, type HistoryShape } from "../console/queue-history.js";
 
 /** Where a broker in cluster mode keeps its data (docs/cluster.md). */
 export type ClusterStorage = Pick<PostgresStoreOptions, "urls" | "nodeId" | "shardCount" | "leaseTtlMs"> & {
@@ -100,6 +103,10 @@ export interface HoldshelfServerOptions {
   readonly router?: QueueRouter;
   /** Serve the SQS API too, over HTTP (HTTPS with `tls`); off if unset. */
   readonly sqs?: SqsEndpoint;
+  /** Serve the admin console (docs/console.md) on this host:port, over HTTP (HTTPS with `tls`); off if unset. */
+  readonly consoleListen?: string;
+  /** The console's history sampling; its default if unset. Tests sample faster. */
+  readonly consoleHistory?: HistoryShape;
 }
 
 /** A running broker: its store, rules and gRPC server. */
@@ -113,6 +120,8 @@ export interface HoldshelfServer {
   readonly sqsAddress: string | undefined;
   /** The start of the SQS endpoint's queue URLs (its endpoint URL for SDKs), if it serves one. */
   readonly sqsUrl: string | undefined;
+  /** The admin console's address to open in a browser, if it serves one. */
+  readonly consoleUrl: string | undefined;
   readonly broker: Broker;
   readonly store: RecoverableStore;
   /** Every metric the broker exports (also served on the metrics listener). */
@@ -133,6 +142,8 @@ const keepaliveTimeMs = 30_000;
 const keepaliveTimeoutMs = 10_000;
 // The SQS endpoint's largest request body (see startSqs).
 const maxSqsRequestBytes = 4 * 1024 * 1024;
+// The console's largest request body: a test message and its attributes as JSON text.
+const maxConsoleRequestBytes = 4 * 1024 * 1024;
 // Calls still running this long after a shutdown began are cut off.
 const shutdownGraceMs = 10_000;
 
@@ -253,12 +264,17 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   metrics.grpc.preRegister([queueServiceDefinition, healthServiceDefinition]);
   let port: number;
   let sqs: SqsListener | undefined;
+  let consoleListener: ConsoleListener | undefined;
   try {
     port = await bind(server, options.listen, options.tls);
     if (options.sqs !== undefined) sqs = await startSqs(options.sqs, options, queueService.handlers, keyring, limits, metrics, logger);
+    if (options.consoleListen !== undefined) {
+      consoleListener = await startConsole(options.consoleListen, options, queueService.handlers, gate, broker, metrics.registry, limits, logger);
+    }
   } catch (error) {
     server.forceShutdown();
     await sqs?.close();
+    await consoleListener?.close();
     queueService.close();
     broker.close();
     // A recovery under way (a write failed during start) must not reopen the store after this.
@@ -279,6 +295,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     metricsAddress: metricsServer?.address,
     sqsAddress: sqs?.address,
     sqsUrl: sqs?.baseUrl,
+    consoleUrl: consoleListener?.url,
     broker,
     store,
     metrics: metrics.registry,
@@ -294,7 +311,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       health.shutdown();
       // Waiting receives answer empty now, so the graceful shutdown need not wait out their polls.
       broker.close();
-      await Promise.all([gracefulShutdown(server), sqs?.close()]);
+      await Promise.all([gracefulShutdown(server), sqs?.close(), consoleListener?.close()]);
       queueService.close();
       // A reopen under way must end, and none start, before the store closes.
       await recovery.stop();
@@ -330,6 +347,33 @@ function startSqs(
     // a body past 4 MiB is no SQS request, whatever gRPC's limit is.
     maxRequestBytes: Math.min(limits.maxRequestBytes, maxSqsRequestBytes),
     metrics: metrics.sqs,
+    logger,
+    clock: options.clock ?? systemClock,
+  });
+}
+
+/** Starts the admin console on the broker's QueueService handlers, with the gRPC listener's TLS and tokens. */
+async function startConsole(
+  listen: string,
+  options: HoldshelfServerOptions,
+  handlers: QueueHandlers,
+  gate: AuthGate | undefined,
+  broker: Broker,
+  registry: Registry,
+  limits: HoldshelfLimits,
+  logger: Logger,
+): Promise<ConsoleListener> {
+  const assetsDir = builtAssetsDir();
+  if (assetsDir === undefined) logger.warn("the console's files are not built: run `npm run build`; the console answers 503 until then");
+  return startConsoleListener({
+    listen,
+    ...(options.tls === undefined ? {} : { tls: options.tls }),
+    handlers,
+    ...(gate === undefined ? {} : { gate }),
+    assets: assetsDir === undefined ? undefined : await loadAssets(assetsDir),
+    history: new QueueHistory({ allQueues: () => broker.allQueues(), registry }, options.consoleHistory),
+    // A test message is at most a queue's largest message, well under this.
+    maxRequestBytes: Math.min(limits.maxRequestBytes, maxConsoleRequestBytes),
     logger,
     clock: options.clock ?? systemClock,
   });

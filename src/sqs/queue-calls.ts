@@ -19,14 +19,14 @@ type Output<K extends UnaryName> = MessageShape<Methods[K]["output"]>;
  * permission checks and cluster routing: SQS only translates.
  */
 export class QueueCalls {
-  private readonly metadata = new Metadata();
-
   constructor(
     private readonly handlers: QueueHandlers,
     /** Who signed the request; undefined when the endpoint takes requests without signatures. */
     private readonly caller: Principal | undefined,
     /** Aborted when the HTTP client goes away: a waiting ReceiveMessage then takes nothing. */
     readonly signal: AbortSignal,
+    /** The calls' metadata: the console's carry the session's bearer token, checked by each queue's owner in cluster mode. */
+    private readonly metadata: Metadata = new Metadata(),
   ) {}
 
   /** Calls a QueueService method with a request built from `init`, and returns its answer decoded. */

@@ -1,0 +1,170 @@
+import type { Queue } from "../../gen/holdshelf/v1/queue_pb.js";
+import { maxPageSize } from "../protocol/queue-pages.js";
+import type { QueueCalls } from "../sqs/queue-calls.js";
+import { consoleErrors } from "./console-error.js";
+import { objectBody, optionalInteger, optionalString, stringField, stringMap } from "./console-input.js";
+import { moveTaskView, queueConfigOf, queueView } from "./console-views.js";
+import { peekedMessageView } from "./peeked-message-view.js";
+import type { QueueHistory } from "./queue-history.js";
+
+/** One API request, its body already parsed. */
+export interface ApiRequest {
+  readonly method: string;
+  /** The path after /api/, split at "/" and decoded. */
+  readonly segments: readonly string[];
+  readonly query: URLSearchParams;
+  readonly body: unknown;
+}
+
+/** What an API route works with: the broker's handlers as the session's token, and the history. */
+export interface ApiContext {
+  readonly calls: QueueCalls;
+  readonly history: QueueHistory;
+  readonly now: () => number;
+}
+
+type Route = (request: ApiRequest, context: ApiContext, queue: string) => Promise<object>;
+
+// A queue list holds at most this many queues: the broker's default queue limit.
+const maxListedQueues = 10_000;
+// Messages per page of the browser, unless the page asks for another size (up to PeekMessages' 100).
+const defaultPeekPageSize = 20;
+// Sparklines on the queue list show this many of the latest samples.
+const sparklineSamples = 30;
+
+/** Routes under /api/queues/<name>/…, by the segment after the name (""), then method. */
+const queueRoutes: Record<string, Record<string, Route>> = {
+  "": {
+    GET: async (_request, { calls, history, now }, name) => {
+      const { queue } = await calls.call("getQueue", { name });
+      const series = history.series(name);
+      return {
+        queue: queueView(queue!),
+        history: series ?? emptySeries(),
+        processing: await history.processing(name, now()),
+        sampleIntervalMs: history.shape.sampleIntervalMs,
+      };
+    },
+    PUT: async (request, { calls }, name) => {
+      const config = queueConfigOf(objectBody(request.body).config);
+      const { queue } = await calls.call("updateQueue", { name, config });
+      return { queue: queueView(queue!) };
+    },
+    DELETE: async (_request, { calls }, name) => {
+      await calls.call("deleteQueue", { name });
+      return {};
+    },
+  },
+  purge: {
+    POST: async (_request, { calls }, name) => {
+      const { purgedCount } = await calls.call("purgeQueue", { name });
+      return { purgedCount: Number(purgedCount) };
+    },
+  },
+  messages: {
+    GET: async (request, { calls }, name) => {
+      const pageSize = Number(request.query.get("pageSize") ?? defaultPeekPageSize);
+      const answer = await calls.call("peekMessages", {
+        queue: name,
+        // A size that is no number is passed on as one the broker refuses, naming page_size.
+        pageSize: Number.isInteger(pageSize) ? pageSize : -1,
+        pageToken: request.query.get("pageToken") ?? "",
+      });
+      return { messages: answer.messages.map(peekedMessageView), nextPageToken: answer.nextPageToken };
+    },
+    POST: async (request, { calls }, name) => {
+      const body = objectBody(request.body);
+      const text = stringField(body, "body");
+      const attributes = stringMap(body, "attributes");
+      const delaySeconds = optionalInteger(body, "delaySeconds", 0, 2 ** 31 - 1);
+      const { messageId } = await calls.call("send", {
+        queue: name,
+        body: new TextEncoder().encode(text),
+        attributes,
+        ...(delaySeconds === undefined ? {} : { delay: { seconds: BigInt(delaySeconds) } }),
+      });
+      return { messageId };
+    },
+  },
+  "move-tasks": {
+    GET: async (_request, { calls, now }, name) => {
+      const { tasks } = await calls.call("listMessageMoveTasks", { sourceQueue: name });
+      return { tasks: tasks.map((task) => moveTaskView(task, now())) };
+    },
+    POST: async (request, { calls }, name) => {
+      const body = objectBody(request.body);
+      const destinationQueue = optionalString(body, "destinationQueue") ?? "";
+      const maxPerSecond = optionalInteger(body, "maxPerSecond", 0, 2 ** 31 - 1) ?? 0;
+      const { taskHandle } = await calls.call("startMessageMoveTask", { sourceQueue: name, destinationQueue, maxPerSecond });
+      return { taskHandle };
+    },
+  },
+};
+
+/**
+ * Answers one API request with the broker's handlers: every route is one or
+ * a few QueueService calls made as the session's token, so the console can
+ * do exactly what that token may do over gRPC, and no more.
+ */
+export async function answerApi(request: ApiRequest, context: ApiContext): Promise<object> {
+  const [first, name, sub, ...rest] = request.segments;
+  if (first === "queues" && name === undefined) {
+    if (request.method === "GET") return listQueues(context);
+    if (request.method === "POST") return createQueue(request, context);
+    throw consoleErrors.methodNotAllowed();
+  }
+  if (first === "queues" && name !== undefined && rest.length === 0) {
+    const routes = queueRoutes[sub ?? ""];
+    if (routes === undefined) throw consoleErrors.notFound();
+    const route = routes[request.method];
+    if (route === undefined) throw consoleErrors.methodNotAllowed();
+    return route(request, context, name);
+  }
+  if (first === "move-tasks" && name === "cancel" && sub === undefined) {
+    if (request.method !== "POST") throw consoleErrors.methodNotAllowed();
+    const taskHandle = stringField(objectBody(request.body), "taskHandle");
+    const { movedCount } = await context.calls.call("cancelMessageMoveTask", { taskHandle });
+    return { movedCount: Number(movedCount) };
+  }
+  throw consoleErrors.notFound();
+}
+
+/** Every queue the token may see, with its recent rates from this broker's history. */
+async function listQueues({ calls, history, now }: ApiContext): Promise<object> {
+  const queues: Queue[] = [];
+  let pageToken = "";
+  do {
+    const page = await calls.call("listQueues", { pageSize: maxPageSize, pageToken });
+    queues.push(...page.queues);
+    pageToken = page.nextPageToken;
+  } while (pageToken !== "" && queues.length < maxListedQueues);
+  return {
+    queues: queues.map((queue) => {
+      const view = queueView(queue);
+      const series = history.series(queue.name);
+      const recent = (values: number[] | undefined) => (values ?? []).slice(-sparklineSamples);
+      return {
+        name: view.name,
+        ...view.stats,
+        deadLetterQueue: queue.config?.redrivePolicy?.deadLetterQueue || null,
+        deadLetterSourceQueues: view.deadLetterSourceQueues,
+        rates: { sent: recent(series?.sent), received: recent(series?.received), deleted: recent(series?.deleted) },
+        deadLettering: history.isDeadLettering(queue.name),
+        oldestAgeGrowing: history.isOldestAgeGrowing(queue.name),
+      };
+    }),
+    sampleIntervalMs: history.shape.sampleIntervalMs,
+    now: now(),
+  };
+}
+
+async function createQueue(request: ApiRequest, { calls }: ApiContext): Promise<object> {
+  const body = objectBody(request.body);
+  const name = stringField(body, "name");
+  const { queue } = await calls.call("createQueue", { name, config: queueConfigOf(body.config) });
+  return { queue: queueView(queue!) };
+}
+
+function emptySeries(): object {
+  return { t: [], visible: [], inFlight: [], delayed: [], oldestAgeMs: [], sent: [], received: [], deleted: [], deadLettered: [] };
+}

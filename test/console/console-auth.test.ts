@@ -1,0 +1,91 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { makeToken, type TestToken } from "../security/auth-harness.js";
+import { getWithHost, startConsoleHarness, type ConsoleHarness } from "./console-harness.js";
+
+describe("the console on a broker with an auth file", () => {
+  let h: ConsoleHarness;
+  let ops: TestToken;
+  let sender: TestToken;
+  beforeEach(async () => {
+    ops = makeToken("ops", { queues: "*", allow: ["admin", "send", "receive"] });
+    sender = makeToken("orders-sender", { queues: "orders-*", allow: ["send"] });
+    h = await startConsoleHarness({ tokens: [ops, sender] });
+    const admin = h.rpc(ops.token);
+    for (const name of ["orders-1", "billing"]) await admin.createQueue({ name });
+  });
+  afterEach(() => h.stop());
+
+  it("asks for a token, refuses a wrong one, and keeps the right one out of the browser", async () => {
+    const browser = h.browser();
+    const first = await browser.session();
+    expect(first.body).toEqual({ authRequired: true, signedIn: false, principal: null, csrfToken: null });
+    // No cookie before sign-in: nothing to steal.
+    expect(first.headers.get("set-cookie")).toBeNull();
+    expect((await browser.api("GET", "/api/queues")).body.error.reason).toBe("SESSION_REQUIRED");
+    const wrong = await browser.signIn("not-a-token");
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error.reason).toBe("TOKEN_INVALID");
+    expect((await browser.signIn("")).body.error.fields).toEqual([{ field: "token", description: "enter an access token" }]);
+
+    const signedIn = await browser.signIn(ops.token);
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.body).toMatchObject({ authRequired: true, signedIn: true, principal: "ops" });
+    const cookie = signedIn.headers.get("set-cookie")!;
+    expect(cookie).toMatch(/HttpOnly; SameSite=Strict$/);
+    // The cookie is a random session id: the token is in neither the cookie nor any answer.
+    expect(cookie).not.toContain(ops.token);
+    expect(JSON.stringify(signedIn.body)).not.toContain(ops.token);
+    expect((await browser.api("GET", "/api/queues")).body.queues.map((q: { name: string }) => q.name)).toEqual(["billing", "orders-1"]);
+  });
+
+  it("shows a send-only token only its queues, and refuses it every destructive action with PERMISSION_DENIED", async () => {
+    const browser = h.browser();
+    await browser.signIn(sender.token);
+    expect((await browser.api("GET", "/api/queues")).body.queues.map((q: { name: string }) => q.name)).toEqual(["orders-1"]);
+    // It may send.
+    expect((await browser.api("POST", "/api/queues/orders-1/messages", { body: "paid" })).status).toBe(200);
+    for (const [method, path, body] of [
+      ["POST", "/api/queues/orders-1/purge", {}],
+      ["DELETE", "/api/queues/orders-1", undefined],
+      ["PUT", "/api/queues/orders-1", { config: {} }],
+      ["POST", "/api/queues", { name: "orders-2" }],
+      ["GET", "/api/queues/orders-1/messages", undefined],
+      ["POST", "/api/queues/orders-1/move-tasks", {}],
+      ["GET", "/api/queues/orders-1/move-tasks", undefined],
+    ] as const) {
+      const refused = await browser.api(method, path, body);
+      expect(refused.status, `${method} ${path}`).toBe(403);
+      expect(refused.body.error.reason).toBe("PERMISSION_DENIED");
+      expect(refused.body.error.message).toContain('"orders-sender"');
+    }
+    // A queue it has no permission on is refused the same, whether it exists or not.
+    expect((await browser.api("GET", "/api/queues/billing")).body.error.reason).toBe("PERMISSION_DENIED");
+    expect((await browser.api("GET", "/api/queues/absent")).body.error.reason).toBe("PERMISSION_DENIED");
+    const stats = (await h.rpc(ops.token).getQueue({ name: "orders-1" })).queue!.stats!;
+    expect(stats.visible).toBe(1n);
+  });
+
+  it("ends a session whose token was revoked, and signs out", async () => {
+    const browser = h.browser();
+    await browser.signIn(sender.token);
+    await h.writeTokens([ops]);
+    const revoked = await browser.api("GET", "/api/queues");
+    expect(revoked.status).toBe(401);
+    expect(revoked.body.error).toMatchObject({ reason: "SESSION_REQUIRED", message: expect.stringContaining("no longer valid") });
+    expect((await browser.session()).body.signedIn).toBe(false);
+
+    const admin = h.browser();
+    await admin.signIn(ops.token);
+    const signOutWithoutCsrf = await admin.api("DELETE", "/api/session", undefined, { "x-holdshelf-csrf": "" });
+    expect(signOutWithoutCsrf.body.error.reason).toBe("CSRF_TOKEN_INVALID");
+    const signedOut = await admin.api("DELETE", "/api/session");
+    expect(signedOut.headers.get("set-cookie")).toMatch(/^holdshelf_console=; Path=\/; Max-Age=0/);
+    expect((await admin.api("GET", "/api/queues")).body.error.reason).toBe("SESSION_REQUIRED");
+  });
+
+  it("answers under any host name, since without a token a rebound page can do nothing", async () => {
+    const answer = await getWithHost(h.consoleUrl, "/api/session", "queues.example.com");
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toMatchObject({ authRequired: true, signedIn: false });
+  });
+});
