@@ -69,6 +69,14 @@ describeForwarding("forwarding unary calls to a queue's owner", () => {
     expectServedByB();
     expect((await b.rpc.getQueue({ name: "orders" })).queue!.stats!.visible).toBe(4n);
 
+    const peeked = await rpc.peekMessages({ queue: "orders", pageSize: 3 });
+    expectServedByB();
+    expect(peeked.messages.map((m) => m.messageId)).toEqual([first, ...more].slice(0, 3));
+    expect(await rpc.peekMessages({ queue: "orders", pageToken: peeked.nextPageToken })).toEqual(
+      await b.rpc.peekMessages({ queue: "orders", pageToken: peeked.nextPageToken }),
+    );
+    expectServedByB();
+
     const { messages } = await rpc.receive({ queue: "orders", maxMessages: 4 });
     expectServedByB();
     expect(messages.map((m) => m.messageId).sort()).toEqual([first, ...more].sort());

@@ -269,6 +269,20 @@ describe("bearer-token authorization", () => {
     });
   });
 
+  describe("peeking at messages", () => {
+    it("needs admin on the queue: a worker that may send and receive is refused, before the queue is looked up", async () => {
+      await as.root.send({ queue: "orders-2", body: Buffer.from("peek me") });
+      for (const rpc of [as.worker, as.sender, as.receiver]) {
+        const refusal = await expectRpcError(rpc.peekMessages({ queue: "orders-2" }), denied, "PERMISSION_DENIED");
+        expect(refusal.message).toContain('queue "orders-2" (queue)');
+        await expectRpcError(rpc.peekMessages({ queue: "orders-no-such" }), denied, "PERMISSION_DENIED");
+      }
+      await expectRpcError(as.ordersAdmin.peekMessages({ queue: "payments" }), denied, "PERMISSION_DENIED");
+      const { messages } = await as.ordersAdmin.peekMessages({ queue: "orders-2", pageSize: 100 });
+      expect(messages.map((message) => Buffer.from(message.body).toString())).toContain("peek me");
+    });
+  });
+
   describe("which queues a caller may learn of", () => {
     it("lists only the queues the caller holds a permission on", async () => {
       const names = async (rpc: QueueServiceRpc, prefix = "") => (await rpc.listQueues({ prefix })).queues.map((q) => q.name);
