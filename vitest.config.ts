@@ -15,6 +15,9 @@ export default defineConfig({
     // classic-level is a native addon: separate processes are the safe pool for it.
     pool: "forks",
     testTimeout: 20_000,
+    // Brokers the tests spawn leave the console's fixed default port alone
+    // (tests run side by side); the tests of the console pass an address.
+    env: { HOLDSHELF_CONSOLE_LISTEN: "off" },
     hookTimeout: 20_000,
     projects: [
       { extends: true, test: { name: "leveldb", include: ["test/**/*.test.ts"] } },

@@ -56,6 +56,8 @@ export async function startBrokerChild(options: BrokerChildOptions): Promise<Bro
       "127.0.0.1:0",
       "--sqs-listen",
       options.extraFlags?.sqs === true ? "127.0.0.1:0" : "off",
+      "--console-listen",
+      "off",
       "--durability",
       options.durability,
       ...(options.extraFlags?.serve ?? []),

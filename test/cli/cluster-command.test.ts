@@ -153,7 +153,7 @@ async function runRefused(args: string[]): Promise<{ code: number | null; stdout
 
 /** Starts `holdshelf serve --postgres` on a free port; `address` resolves once it logs that it listens. */
 function startClusterBroker(url: string, nodeId: string): { child: ChildProcess; address: Promise<string> } {
-  const args = ["serve", "--postgres", url, "--node-id", nodeId, "--listen", "127.0.0.1:0", "--metrics-listen", "off", "--sqs-listen", "off"];
+  const args = ["serve", "--postgres", url, "--node-id", nodeId, "--listen", "127.0.0.1:0", "--metrics-listen", "off", "--sqs-listen", "off", "--console-listen", "off"];
   const child = spawn(process.execPath, [holdshelfBin, ...args], { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   const address = new Promise<string>((resolve, reject) => {

@@ -151,7 +151,7 @@ interface ClusterBroker {
 }
 
 function startClusterBroker(url: string, nodeId: string): ClusterBroker {
-  const args = ["serve", "--postgres", url, "--node-id", nodeId, "--listen", "127.0.0.1:0", "--metrics-listen", "off", "--sqs-listen", "off"];
+  const args = ["serve", "--postgres", url, "--node-id", nodeId, "--listen", "127.0.0.1:0", "--metrics-listen", "off", "--sqs-listen", "off", "--console-listen", "off"];
   const child = spawn(process.execPath, [holdshelfBin, ...args], { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));

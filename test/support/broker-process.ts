@@ -20,11 +20,12 @@ export interface BrokerProcess {
  * Starts `holdshelf serve` on free ports (gRPC and metrics) and waits for its
  * listening line. The SQS endpoint is off (its default port is fixed, and
  * tests run side by side) unless extraArgs turn it on (the last
- * --sqs-listen wins), or `sqsDefault` leaves its flag out altogether.
+ * --sqs-listen wins), or `sqsDefault` leaves its flag out altogether. The
+ * admin console is off for the same reason, unless extraArgs turn it on.
  */
 export async function startBrokerProcess(dataDir: string, extraArgs: string[] = [], options: { sqsDefault?: boolean } = {}): Promise<BrokerProcess> {
   const sqsOff = options.sqsDefault === true ? [] : ["--sqs-listen", "off"];
-  const args = ["serve", "--data-dir", dataDir, "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", ...sqsOff, ...extraArgs];
+  const args = ["serve", "--data-dir", dataDir, "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", ...sqsOff, "--console-listen", "off", ...extraArgs];
   const child = spawn(process.execPath, [holdshelfBin, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   const [address, metricsAddress] = await new Promise<[string, string]>((resolve, reject) => {

@@ -256,6 +256,7 @@ export class CrashCluster implements CrashTarget {
       "--listen", "127.0.0.1:0",
       "--metrics-listen", "off",
       "--sqs-listen", "off",
+      "--console-listen", "off",
       "--shard-lease-ttl", `${this.options.shardLeaseTtlMs}ms`,
     ];
     const child = spawn(process.execPath, [holdshelfBin, ...args], { stdio: ["ignore", "ignore", "pipe"] });
