@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { durationFromMs, timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { MessageState } from "../../gen/holdshelf/v1/message_pb.js";
 import { MessageMoveTaskStatus } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../client/rpc-client.js";
 import { loadClientCredentials } from "../client/load-client-credentials.js";
@@ -23,7 +24,7 @@ const configFlags = {
   "max-backoff": { type: "string" },
 } as const;
 
-/** Runs a client subcommand (queue, send, receive, delete, redrive, move-tasks, change-visibility) and prints JSON lines. */
+/** Runs a client subcommand (queue, send, receive, peek, delete, redrive, move-tasks, change-visibility) and prints JSON lines. */
 export async function clientCommand(
   command: string,
   args: string[],
@@ -43,6 +44,9 @@ export async function clientCommand(
       to: { type: "string", default: "" },
       rate: { type: "string", default: "0" },
       async: { type: "boolean", default: false },
+      "page-size": { type: "string" },
+      "page-token": { type: "string", default: "" },
+      all: { type: "boolean", default: false },
       "tls-ca": { type: "string", default: env.HOLDSHELF_TLS_CA },
       "tls-cert": { type: "string", default: env.HOLDSHELF_CLIENT_TLS_CERT },
       "tls-key": { type: "string", default: env.HOLDSHELF_CLIENT_TLS_KEY },
@@ -68,7 +72,7 @@ export async function clientCommand(
     const text = values[flag];
     return text === undefined ? undefined : durationFromMs(parseDurationFlag(text, flag));
   };
-  const integer = (flag: "max-message-bytes" | "max-in-flight" | "max-receive-count" | "max" | "rate"): number => {
+  const integer = (flag: "max-message-bytes" | "max-in-flight" | "max-receive-count" | "max" | "rate" | "page-size"): number => {
     const text = values[flag];
     if (text === undefined) return 0;
     if (!/^\d+$/.test(text)) throw new UsageError(`--${flag} takes a whole number`);
@@ -102,10 +106,18 @@ async function run(
   command: string,
   arg: (index: number, name: string) => string,
   argCount: number,
-  values: { attribute: string[]; max?: string | undefined; prefix: string; to: string; async: boolean },
+  values: {
+    attribute: string[];
+    max?: string | undefined;
+    prefix: string;
+    to: string;
+    async: boolean;
+    "page-token": string;
+    all: boolean;
+  },
   config: () => object,
   duration: (flag: "visibility-timeout" | "delay" | "wait") => ReturnType<typeof durationFromMs> | undefined,
-  integer: (flag: "max" | "rate") => number,
+  integer: (flag: "max" | "rate" | "page-size") => number,
   print: (line: string) => void,
 ): Promise<void> {
   const json = (value: unknown): void => print(JSON.stringify(value, plainJson));
@@ -159,6 +171,19 @@ async function run(
         ...(waitTime ? { waitTime } : {}),
       });
       for (const message of messages) json({ ...message, body: Buffer.from(message.body).toString("utf8") });
+      return;
+    }
+    case "peek": {
+      // One page unless --all; a last line names the next page's token when there is one.
+      let pageToken = values["page-token"];
+      do {
+        const page = await rpc.peekMessages({ queue: arg(0, "queue name"), pageSize: integer("page-size"), pageToken });
+        for (const message of page.messages) {
+          json({ ...message, body: Buffer.from(message.body).toString("utf8"), state: MessageState[message.state] });
+        }
+        pageToken = page.nextPageToken;
+        if (!values.all && pageToken !== "") json({ nextPageToken: pageToken });
+      } while (values.all && pageToken !== "");
       return;
     }
     case "delete":

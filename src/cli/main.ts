@@ -26,6 +26,7 @@ const usage = `usage: holdshelf <command> [flags]
   queue list [--prefix P]
   send QUEUE BODY [--attribute key=value]... [--delay 10s]
   receive QUEUE [--max N] [--visibility-timeout 30s] [--wait 20s]
+  peek QUEUE [--page-size N] [--page-token T] [--all]   (messages oldest first, leasing nothing; needs admin)
   delete QUEUE RECEIPT_HANDLE
   redrive DEAD_LETTER_QUEUE [--to QUEUE] [--max N] [--rate PER_SECOND]
   redrive DEAD_LETTER_QUEUE [--to QUEUE] [--rate PER_SECOND] --async   (a move task: prints its handle)

@@ -1,10 +1,12 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { durationFromMs, durationMs, timestampDate, type Duration, type Timestamp } from "@bufbuild/protobuf/wkt";
-import type {
-  EntryResult as WireEntryResult,
-  ReceivedMessage as WireReceivedMessage,
-  TypedAttributeValue as WireTypedAttributeValue,
-  TypedAttributeValueSchema,
+import {
+  MessageState,
+  type EntryResult as WireEntryResult,
+  type PeekedMessage as WirePeekedMessage,
+  type ReceivedMessage as WireReceivedMessage,
+  type TypedAttributeValue as WireTypedAttributeValue,
+  type TypedAttributeValueSchema,
 } from "../../gen/holdshelf/v1/message_pb.js";
 import type { Queue as WireQueue, QueueConfigSchema } from "../../gen/holdshelf/v1/queue_pb.js";
 import {
@@ -21,6 +23,7 @@ import type {
   MessageBody,
   MoveTask,
   MoveTaskStatus,
+  PeekedMessage,
   Queue,
   QueueConfigInput,
   ReceivedMessage,
@@ -140,6 +143,26 @@ export function messageFromWire(message: WireReceivedMessage): ReceivedMessage {
     leaseDeadline: date(message.leaseDeadline),
     ...(message.checkpoint === undefined ? {} : { checkpoint: message.checkpoint }),
     // proto3 strings cannot be unset: empty ones mean the message was never dead-lettered.
+    ...(message.deadLetterSourceQueue === "" && message.deadLetterReason === ""
+      ? {}
+      : { deadLetter: { sourceQueue: message.deadLetterSourceQueue, reason: message.deadLetterReason } }),
+  };
+}
+
+/** A wire PeekedMessage as a plain object with Dates. */
+export function peekedMessageFromWire(message: WirePeekedMessage): PeekedMessage {
+  return {
+    messageId: message.messageId,
+    body: message.body,
+    attributes: message.attributes,
+    typedAttributes: typedAttributesFromWire(message.typedAttributes),
+    receiveCount: message.receiveCount,
+    sendTime: date(message.sendTime),
+    ...(message.firstReceiveTime === undefined ? {} : { firstReceiveTime: timestampDate(message.firstReceiveTime) }),
+    state: MessageState[message.state] as PeekedMessage["state"],
+    ...(message.leaseDeadline === undefined ? {} : { leaseDeadline: timestampDate(message.leaseDeadline) }),
+    ...(message.visibleTime === undefined ? {} : { visibleTime: timestampDate(message.visibleTime) }),
+    checkpointSize: message.checkpointSize,
     ...(message.deadLetterSourceQueue === "" && message.deadLetterReason === ""
       ? {}
       : { deadLetter: { sourceQueue: message.deadLetterSourceQueue, reason: message.deadLetterReason } }),

@@ -4,6 +4,7 @@ import {
   entryResultFromWire,
   messageFromWire,
   moveTaskFromWire,
+  peekedMessageFromWire,
   queueConfigToWire,
   queueFromWire,
   typedAttributesToWire,
@@ -18,6 +19,8 @@ import type {
   MessageBody,
   MoveTask,
   MoveTaskOptions,
+  PeekOptions,
+  PeekPage,
   Queue,
   QueueConfigInput,
   QueuePage,
@@ -116,6 +119,16 @@ export class QueueClient {
       { signal: options.signal },
     );
     return response.messages.map(messageFromWire);
+  }
+
+  /**
+   * Reads a page of a queue's messages, oldest first, without leasing or
+   * counting them (needs admin on the queue). Pass the page's nextPageToken
+   * as pageToken for the next page.
+   */
+  async peekMessages(queue: string, options: PeekOptions = {}): Promise<PeekPage> {
+    const page = await this.rpc.peekMessages({ queue, pageSize: options.pageSize ?? 0, pageToken: options.pageToken ?? "" });
+    return { messages: page.messages.map(peekedMessageFromWire), nextPageToken: page.nextPageToken };
   }
 
   /** Deletes the message a receipt handle names: the acknowledgement. */

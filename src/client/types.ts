@@ -153,6 +153,46 @@ export interface ReceivedMessage {
   readonly deadLetter?: DeadLetterOrigin;
 }
 
+/** Where a message stands in its queue, as peekMessages reports it. */
+export type MessageState = "VISIBLE" | "IN_FLIGHT" | "DELAYED";
+
+/** A message as peekMessages shows it: read, not delivered, so without a receipt handle. */
+export interface PeekedMessage {
+  readonly messageId: string;
+  readonly body: Uint8Array;
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly typedAttributes: Readonly<Record<string, TypedAttribute>>;
+  /** Deliveries so far; peeking does not count. */
+  readonly receiveCount: number;
+  readonly sendTime: Date;
+  /** Undefined if never delivered. */
+  readonly firstReceiveTime?: Date;
+  readonly state: MessageState;
+  /** When its lease runs out; set when IN_FLIGHT. */
+  readonly leaseDeadline?: Date;
+  /** When it becomes receivable; set when DELAYED. */
+  readonly visibleTime?: Date;
+  /** Bytes of the last stored checkpoint; 0 when none. */
+  readonly checkpointSize: number;
+  /** Where and why the message was dead-lettered, for a message in a dead-letter queue; undefined otherwise. */
+  readonly deadLetter?: DeadLetterOrigin;
+}
+
+/** One page of peekMessages. */
+export interface PeekPage {
+  /** Oldest first, by arrival in the queue. */
+  readonly messages: PeekedMessage[];
+  /** Pass to the next peekMessages call; empty on the last page. */
+  readonly nextPageToken: string;
+}
+
+/** Which page of messages peekMessages returns. */
+export interface PeekOptions {
+  /** 0 or unset means 10; at most 100. */
+  readonly pageSize?: number | undefined;
+  readonly pageToken?: string | undefined;
+}
+
 /** Where a message in a dead-letter queue came from, and why it was moved. */
 export interface DeadLetterOrigin {
   readonly sourceQueue: string;

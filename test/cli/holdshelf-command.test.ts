@@ -92,6 +92,32 @@ describe("the holdshelf command", () => {
     expect(again.stderr).toContain("MOVE_TASK_NOT_FOUND");
   });
 
+  it("peeks at a queue a page at a time or --all, leasing nothing", async () => {
+    broker = await startBrokerProcess(join(dir.path, "data"));
+    const env = { HOLDSHELF_ADDRESS: broker.address };
+    expect((await runHoldshelf(["queue", "create", "browse"], env)).code).toBe(0);
+    const ids: string[] = [];
+    for (const text of ["one", "two", "three"]) {
+      ids.push((JSON.parse((await runHoldshelf(["send", "browse", text], env)).stdout) as { messageId: string }).messageId);
+    }
+    const lines = (result: { stdout: string }): Record<string, unknown>[] =>
+      result.stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const firstPage = lines(await runHoldshelf(["peek", "browse", "--page-size", "2"], env));
+    expect(firstPage.slice(0, 2)).toMatchObject([
+      { messageId: ids[0], body: "one", state: "VISIBLE", receiveCount: 0 },
+      { messageId: ids[1], body: "two", state: "VISIBLE" },
+    ]);
+    const { nextPageToken } = firstPage[2] as { nextPageToken: string };
+    expect(lines(await runHoldshelf(["peek", "browse", "--page-token", nextPageToken], env))).toMatchObject([{ body: "three" }]);
+    const all = lines(await runHoldshelf(["peek", "browse", "--page-size", "1", "--all"], env));
+    expect(all.map((message) => message["body"])).toEqual(["one", "two", "three"]);
+    const queue = JSON.parse((await runHoldshelf(["queue", "get", "browse"], env)).stdout) as { stats: object };
+    expect(queue.stats).toMatchObject({ visible: 3, inFlight: 0 });
+    const refused = await runHoldshelf(["peek", "browse", "--page-size", "101"], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("INVALID_ARGUMENT");
+  });
+
   it("exits 2 with usage on a bad flag value", async () => {
     const result = await runHoldshelf(["queue", "create", "q", "--delay", "soon"]);
     expect(result.code).toBe(2);

@@ -141,6 +141,37 @@ describe("QueueClient against a real server", () => {
     );
   });
 
+  it("peekMessages pages through messages with Dates and states, leasing nothing", async () => {
+    const sent = clock.now();
+    const first = await client.send("work", "first", { attributes: { kind: "a" } });
+    const second = await client.send("work", "second", { delayMs: 2_000 });
+    clock.advance(10);
+    const [delivery] = await client.receive("work");
+    expect(delivery!.messageId).toBe(first);
+    const page = await client.peekMessages("work", { pageSize: 1 });
+    expect(page.nextPageToken).not.toBe("");
+    expect(page.messages).toEqual([
+      {
+        messageId: first,
+        body: expect.anything(),
+        attributes: { kind: "a" },
+        typedAttributes: {},
+        receiveCount: 1,
+        sendTime: new Date(sent),
+        firstReceiveTime: new Date(sent + 10),
+        state: "IN_FLIGHT",
+        leaseDeadline: new Date(sent + 10 + 10_000),
+        checkpointSize: 0,
+      },
+    ]);
+    expect(text(page.messages[0]!.body)).toBe("first");
+    const rest = await client.peekMessages("work", { pageToken: page.nextPageToken });
+    expect(rest.nextPageToken).toBe("");
+    expect(rest.messages).toEqual([expect.objectContaining({ messageId: second, state: "DELAYED", visibleTime: new Date(sent + 2_000), receiveCount: 0 })]);
+    expect(rest.messages[0]).not.toHaveProperty("firstReceiveTime");
+    await expectRpcError(client.peekMessages("work", { pageSize: 500 }), status.INVALID_ARGUMENT, "INVALID_ARGUMENT", "page_size");
+  });
+
   it("deletes and changes leases, one at a time and in batches, with failures as RpcError", async () => {
     await client.sendBatch("work", [{ body: "a" }, { body: "b" }, { body: "c" }]);
     const [a, b, c] = await client.receive("work", { maxMessages: 3 });
