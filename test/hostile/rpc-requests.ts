@@ -127,6 +127,18 @@ function requestsWith(fixture: RequestFixture, damage: Damage): Record<string, f
       int64Value.map((n) => wire.varintField(3, n)),
       int32Value.map((n) => wire.varintField(4, n)),
     ),
+    // A page token: none, noise, or a well-formed cursor of any time and id (which may name no message).
+    PeekMessages: message(
+      queue.map((q) => wire.stringField(1, q)),
+      int32Value.map((n) => wire.varintField(2, n)),
+      fc.oneof(
+        fc.constant(none),
+        fc.string({ maxLength: 40 }).map((token) => wire.stringField(3, token)),
+        fc
+          .tuple(fc.nat(), fc.uint8Array({ minLength: 16, maxLength: 16 }))
+          .map(([at, id]) => wire.stringField(3, Buffer.from(`peek-after:${at}:${Buffer.from(id).toString("hex")}`).toString("base64url"))),
+      ),
+    ),
   };
 }
 
