@@ -1,0 +1,197 @@
+// The console API's JSON forms (issue #18), as the broker's console listener
+// answers them under /api. Times are epoch milliseconds, rates messages a second.
+
+/** GET /api/session. */
+export interface Session {
+  readonly authRequired: boolean;
+  readonly signedIn: boolean;
+  readonly principal: string | null;
+  readonly csrfToken: string | null;
+}
+
+/** POST /api/session. */
+export interface SignInAnswer {
+  readonly signedIn: true;
+  readonly principal: string;
+  readonly csrfToken: string;
+}
+
+/** One field the broker refused, named by its proto path ("config.visibility_timeout"). */
+export interface FieldViolation {
+  readonly field: string;
+  readonly description: string;
+}
+
+/** The body of every answer with a status of 400 or more. */
+export interface ErrorBody {
+  readonly error: { readonly reason: string; readonly message: string; readonly fields?: readonly FieldViolation[] };
+}
+
+/** Messages a second per sample, oldest first. */
+export interface RateSeries {
+  readonly sent: readonly number[];
+  readonly received: readonly number[];
+  readonly deleted: readonly number[];
+}
+
+/** One row of GET /api/queues. */
+export interface QueueRow {
+  readonly name: string;
+  readonly visible: number;
+  readonly inFlight: number;
+  readonly delayed: number;
+  readonly oldestMessageAgeMs: number | null;
+  readonly deadLetterQueue: string | null;
+  readonly deadLetterSourceQueues: readonly string[];
+  readonly rates: RateSeries;
+  readonly deadLettering: boolean;
+  readonly oldestAgeGrowing: boolean;
+}
+
+/** GET /api/queues. */
+export interface QueueList {
+  readonly queues: readonly QueueRow[];
+  readonly sampleIntervalMs: number;
+  readonly now: number;
+}
+
+/** Protobuf JSON of holdshelf.v1.RedrivePolicy. */
+export interface RedrivePolicyJson {
+  deadLetterQueue: string;
+  maxReceiveCount: number;
+}
+
+/** Protobuf JSON of holdshelf.v1.RetryPolicy; durations as "30s". */
+export interface RetryPolicyJson {
+  minBackoff?: string;
+  maxBackoff?: string;
+}
+
+/** Protobuf JSON of holdshelf.v1.QueueConfig; durations as "30s" or "0.500s". */
+export interface QueueConfigJson {
+  visibilityTimeout?: string;
+  delay?: string;
+  retention?: string;
+  maxMessageBytes?: number;
+  receiveWaitTime?: string;
+  maxInFlight?: number;
+  maxLeaseDuration?: string;
+  redrivePolicy?: RedrivePolicyJson;
+  retryPolicy?: RetryPolicyJson;
+  tags?: Record<string, string>;
+}
+
+/** Message counts, exact at the time of the call. */
+export interface QueueStats {
+  readonly visible: number;
+  readonly inFlight: number;
+  readonly delayed: number;
+  readonly oldestMessageAgeMs: number | null;
+}
+
+/** A queue: its whole configuration (defaults filled in) and counts. */
+export interface QueueView {
+  readonly name: string;
+  readonly config: QueueConfigJson;
+  readonly stats: QueueStats;
+  readonly createTime: number;
+  readonly updateTime: number;
+  readonly deadLetterSourceQueues: readonly string[];
+}
+
+/** A queue's recent samples, aligned with t; counts as counts, rates in messages a second. */
+export interface QueueHistory {
+  readonly t: readonly number[];
+  readonly visible: readonly number[];
+  readonly inFlight: readonly number[];
+  readonly delayed: readonly number[];
+  readonly sent: readonly number[];
+  readonly received: readonly number[];
+  readonly deleted: readonly number[];
+  readonly deadLettered: readonly number[];
+}
+
+/** How long consumers took from receive to delete, over the window. */
+export interface ProcessingTime {
+  readonly p50Ms: number | null;
+  readonly p99Ms: number | null;
+  readonly count: number;
+  readonly windowMs: number;
+}
+
+/** GET /api/queues/:name. */
+export interface QueueDetail {
+  readonly queue: QueueView;
+  readonly history: QueueHistory;
+  readonly processing: ProcessingTime;
+  readonly sampleIntervalMs: number;
+}
+
+/** Where a peeked message stands. */
+export type MessageState = "visible" | "in_flight" | "delayed";
+
+/** A typed attribute; binaryValue is base64. */
+export interface TypedAttribute {
+  readonly dataType: string;
+  readonly stringValue?: string;
+  readonly binaryValue?: string;
+}
+
+/** One message read by the browser, which never leases it. */
+export interface PeekedMessage {
+  readonly messageId: string;
+  /** The body, base64. */
+  readonly body: string;
+  /** The body as text when it is valid UTF-8. */
+  readonly bodyText: string | null;
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly typedAttributes: Readonly<Record<string, TypedAttribute>>;
+  readonly receiveCount: number;
+  readonly sendTime: number;
+  readonly firstReceiveTime: number | null;
+  readonly state: MessageState;
+  readonly leaseDeadline: number | null;
+  readonly visibleTime: number | null;
+  readonly checkpointSize: number;
+  readonly deadLetterSourceQueue: string | null;
+  readonly deadLetterReason: string | null;
+}
+
+/** GET /api/queues/:name/messages. */
+export interface MessagePage {
+  readonly messages: readonly PeekedMessage[];
+  /** Empty on the last page. */
+  readonly nextPageToken: string;
+}
+
+/** POST /api/queues/:name/messages. */
+export interface TestMessage {
+  body: string;
+  attributes: Record<string, string>;
+  delaySeconds: number | null;
+}
+
+/** The state of a move task. */
+export type MoveTaskStatus = "RUNNING" | "COMPLETED" | "CANCELLED" | "FAILED";
+
+/** A redrive run in the background, from a dead-letter queue. */
+export interface MoveTask {
+  /** Set only while the task runs. */
+  readonly taskHandle: string | null;
+  readonly status: MoveTaskStatus;
+  readonly sourceQueue: string;
+  /** null: back to the queues the messages came from. */
+  readonly destinationQueue: string | null;
+  readonly maxPerSecond: number | null;
+  readonly movedCount: number;
+  readonly toMoveCount: number;
+  readonly failureReason: string | null;
+  readonly startTime: number;
+  readonly ratePerSecond: number | null;
+}
+
+/** POST /api/queues/:name/move-tasks. */
+export interface MoveTaskStart {
+  destinationQueue: string | null;
+  maxPerSecond: number | null;
+}

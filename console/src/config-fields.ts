@@ -1,0 +1,224 @@
+// The queue settings the console edits, described as proto/holdshelf/v1/queue.proto
+// describes them: the label, the help a person needs, and the field path the
+// broker names when it refuses a value.
+import type { QueueConfigJson } from "./api-types.js";
+
+/** One editable setting of a queue's configuration. */
+export interface ConfigField {
+  /** The draft's key, and the control's id suffix. */
+  readonly key: DraftKey;
+  /** The proto path the broker's field violations use. */
+  readonly path: string;
+  readonly label: string;
+  readonly kind: "duration" | "integer" | "text";
+  /** Bounds and default, from queue.proto. */
+  readonly help: string;
+}
+
+/** A group of settings, shown as one fieldset. */
+export interface ConfigGroup {
+  readonly legend: string;
+  /** Said once for the group, e.g. what leaving it empty means. */
+  readonly note?: string;
+  /** The path the broker uses for the whole group ("config.redrive_policy"). */
+  readonly path?: string;
+  readonly fields: readonly ConfigField[];
+}
+
+/** The form's values, as typed: every field a string, "" for unset. */
+export interface ConfigDraft {
+  visibilityTimeout: string;
+  maxLeaseDuration: string;
+  maxInFlight: string;
+  receiveWaitTime: string;
+  delay: string;
+  retention: string;
+  maxMessageBytes: string;
+  deadLetterQueue: string;
+  maxReceiveCount: string;
+  minBackoff: string;
+  maxBackoff: string;
+  tags: { key: string; value: string }[];
+}
+
+/** A key of ConfigDraft that holds one text value. */
+export type DraftKey = Exclude<keyof ConfigDraft, "tags">;
+
+/** The configuration form's groups, in the order an operator looks for them. */
+export const configGroups: readonly ConfigGroup[] = [
+  {
+    legend: "Delivery",
+    fields: [
+      {
+        key: "visibilityTimeout",
+        path: "config.visibility_timeout",
+        label: "Visibility timeout",
+        kind: "duration",
+        help: "How long a received message stays hidden from other consumers unless deleted. Default 30s; 0s up to the max lease duration.",
+      },
+      {
+        key: "maxLeaseDuration",
+        path: "config.max_lease_duration",
+        label: "Max lease duration",
+        kind: "duration",
+        help: "The longest a lease may be held, however often it is extended. Default 43200s (12h); 1s to 604800s (7 days).",
+      },
+      {
+        key: "maxInFlight",
+        path: "config.max_in_flight",
+        label: "Max in flight",
+        kind: "integer",
+        help: "The most messages leased at once. Default 120000; 1 to 1000000.",
+      },
+      {
+        key: "receiveWaitTime",
+        path: "config.receive_wait_time",
+        label: "Receive wait time",
+        kind: "duration",
+        help: "How long a Receive waits for a message when it names no wait time. Default 0s; up to 20s.",
+      },
+      {
+        key: "delay",
+        path: "config.delay",
+        label: "Delivery delay",
+        kind: "duration",
+        help: "How long a sent message stays hidden before its first delivery. Default 0s; up to the retention. Applies to later sends.",
+      },
+    ],
+  },
+  {
+    legend: "Storage",
+    fields: [
+      {
+        key: "retention",
+        path: "config.retention",
+        label: "Retention",
+        kind: "duration",
+        help: "How long a message is kept, leased or not. Default 345600s (4 days); 60s to 1209600s (14 days). Applies to stored messages too.",
+      },
+      {
+        key: "maxMessageBytes",
+        path: "config.max_message_bytes",
+        label: "Max message size (bytes)",
+        kind: "integer",
+        help: "The largest message accepted: body plus attributes. Default 262144 (256 KiB); 1024 to 1048576.",
+      },
+    ],
+  },
+  {
+    legend: "Dead-letter queue (redrive policy)",
+    note: "Where messages go that keep failing. Leave both empty for none: messages are then retried until their retention ends.",
+    path: "config.redrive_policy",
+    fields: [
+      {
+        key: "deadLetterQueue",
+        path: "config.redrive_policy.dead_letter_queue",
+        label: "Dead-letter queue",
+        kind: "text",
+        help: "The name of an existing queue other than this one.",
+      },
+      {
+        key: "maxReceiveCount",
+        path: "config.redrive_policy.max_receive_count",
+        label: "Max receive count",
+        kind: "integer",
+        help: "Deliveries a message gets before it is dead-lettered; 1 to 1000. Required with a dead-letter queue.",
+      },
+    ],
+  },
+  {
+    legend: "Retry backoff (retry policy)",
+    note: "How long a message waits before its retry after a lease ran out: min backoff × 2^(receives − 1), at most max backoff. Leave both empty to retry at once.",
+    path: "config.retry_policy",
+    fields: [
+      {
+        key: "minBackoff",
+        path: "config.retry_policy.min_backoff",
+        label: "Min backoff",
+        kind: "duration",
+        help: "The first retry's wait; 0s to 43200s (12h).",
+      },
+      {
+        key: "maxBackoff",
+        path: "config.retry_policy.max_backoff",
+        label: "Max backoff",
+        kind: "duration",
+        help: "The longest wait; from the min backoff to 43200s (12h). Required when the min backoff is over 0s.",
+      },
+    ],
+  },
+];
+
+/** Every path the form has a place for: the fields, their groups, and the tags. */
+export function isConfigPath(path: string): boolean {
+  return (
+    path === "config.tags" ||
+    path.startsWith("config.tags[") ||
+    configGroups.some((group) => group.path === path || group.fields.some((field) => field.path === path))
+  );
+}
+
+/** An empty draft: every setting left to the broker's default. */
+export function emptyDraft(): ConfigDraft {
+  return {
+    visibilityTimeout: "",
+    maxLeaseDuration: "",
+    maxInFlight: "",
+    receiveWaitTime: "",
+    delay: "",
+    retention: "",
+    maxMessageBytes: "",
+    deadLetterQueue: "",
+    maxReceiveCount: "",
+    minBackoff: "",
+    maxBackoff: "",
+    tags: [],
+  };
+}
+
+/** A queue's configuration as the form shows it. */
+export function draftOf(config: QueueConfigJson): ConfigDraft {
+  const text = (value: string | number | undefined) => (value === undefined ? "" : String(value));
+  return {
+    visibilityTimeout: text(config.visibilityTimeout),
+    maxLeaseDuration: text(config.maxLeaseDuration),
+    maxInFlight: text(config.maxInFlight),
+    receiveWaitTime: text(config.receiveWaitTime),
+    delay: text(config.delay),
+    retention: text(config.retention),
+    maxMessageBytes: text(config.maxMessageBytes),
+    deadLetterQueue: text(config.redrivePolicy?.deadLetterQueue),
+    maxReceiveCount: text(config.redrivePolicy?.maxReceiveCount),
+    minBackoff: text(config.retryPolicy?.minBackoff),
+    maxBackoff: text(config.retryPolicy?.maxBackoff),
+    tags: Object.entries(config.tags ?? {}).map(([key, value]) => ({ key, value })),
+  };
+}
+
+/**
+ * The configuration a draft asks for. Empty fields are left out, so the
+ * broker applies its defaults; values are sent as typed and the broker says
+ * which it refuses, so the bounds live in one place.
+ */
+export function configOf(draft: ConfigDraft): QueueConfigJson {
+  const config: QueueConfigJson = {};
+  const duration = (key: DraftKey) => draft[key].trim();
+  const integer = (key: DraftKey) => Number(draft[key].trim());
+  for (const key of ["visibilityTimeout", "maxLeaseDuration", "receiveWaitTime", "delay", "retention"] as const) {
+    if (duration(key) !== "") config[key] = duration(key);
+  }
+  for (const key of ["maxInFlight", "maxMessageBytes"] as const) {
+    if (draft[key].trim() !== "") config[key] = integer(key);
+  }
+  if (draft.deadLetterQueue.trim() !== "" || draft.maxReceiveCount.trim() !== "") {
+    config.redrivePolicy = { deadLetterQueue: draft.deadLetterQueue.trim(), maxReceiveCount: integer("maxReceiveCount") };
+  }
+  if (duration("minBackoff") !== "" || duration("maxBackoff") !== "") {
+    config.retryPolicy = {};
+    if (duration("minBackoff") !== "") config.retryPolicy.minBackoff = duration("minBackoff");
+    if (duration("maxBackoff") !== "") config.retryPolicy.maxBackoff = duration("maxBackoff");
+  }
+  const tags = draft.tags.filter((tag) => tag.key !== "" || tag.value !== "");
+  if (tags.length > 0) config.tags = Object.fromEntries(tags.map((tag) => [tag.key, tag.value]));
+  return config;
+}

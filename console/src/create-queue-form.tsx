@@ -1,0 +1,75 @@
+// The queue list's form for a new queue: a name, and any settings that
+// should differ from the broker's defaults.
+import { useRef, useState } from "preact/hooks";
+import { createQueue } from "./api.js";
+import { configOf, emptyDraft, isConfigPath } from "./config-fields.js";
+import { focusFirstInvalid, formErrorOf, type FormError } from "./form-errors.js";
+import { ErrorMessage, useNotify } from "./notices.js";
+import { QueueConfigFields } from "./queue-config-fields.js";
+
+/** Creates a queue; `onCreated` refreshes the list. */
+export function CreateQueueForm({ onCreated }: { onCreated: () => void }) {
+  const notify = useNotify();
+  const form = useRef<HTMLFormElement>(null);
+  const [name, setName] = useState("");
+  const [draft, setDraft] = useState(emptyDraft);
+  const [error, setError] = useState<FormError | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      const { queue } = await createQueue(name.trim(), configOf(draft));
+      setError(null);
+      setName("");
+      setDraft(emptyDraft());
+      notify(`Created queue ${queue.name}.`);
+      onCreated();
+    } catch (caught) {
+      setError(formErrorOf(caught, (path) => path === "name" || isConfigPath(path)));
+      focusFirstInvalid(form.current);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const nameError = error?.fields.get("name");
+  return (
+    <form ref={form} class="create-queue" onSubmit={submit} aria-labelledby="create-queue-heading" noValidate>
+      <h2 id="create-queue-heading">Create queue</h2>
+      <div class={nameError === undefined ? "field" : "field invalid"}>
+        <label for="create-name">Queue name</label>
+        <input
+          id="create-name"
+          value={name}
+          onInput={(event) => setName(event.currentTarget.value)}
+          required
+          spellcheck={false}
+          autocomplete="off"
+          aria-describedby={`create-name-help${nameError === undefined ? "" : " create-name-error"}`}
+          aria-invalid={nameError === undefined ? undefined : "true"}
+        />
+        <p class="help" id="create-name-help">
+          1 to 80 characters: letters, digits, “_” and “-”. Case-sensitive.
+        </p>
+        {nameError !== undefined && (
+          <p class="field-error" id="create-name-error">
+            {nameError}
+          </p>
+        )}
+      </div>
+      <QueueConfigFields
+        idPrefix="create"
+        draft={draft}
+        onChange={setDraft}
+        errors={error?.fields ?? new Map()}
+        emptyMeans="Leave a field empty for the broker's default."
+      />
+      <ErrorMessage error={error?.message ?? null} />
+      <button type="submit" class="primary" disabled={busy}>
+        Create queue
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,61 @@
+// How the console writes numbers, ages, rates and times for people.
+
+const counts = new Intl.NumberFormat("en");
+
+/** A message count with thousands separators: "12,345". */
+export function formatCount(count: number): string {
+  return counts.format(count);
+}
+
+/** An age or span in at most two units: "850 ms", "12.3 s", "4m 12s", "3h 05m", "2d 4h". */
+export function formatAge(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+  const seconds = Math.floor(ms / 1000);
+  const [days, hours, minutes] = [Math.floor(seconds / 86400), Math.floor(seconds / 3600) % 24, Math.floor(seconds / 60) % 60];
+  if (days > 0) return `${days}d ${hours}h`;
+  if (hours > 0) return `${hours}h ${String(minutes).padStart(2, "0")}m`;
+  return `${minutes}m ${seconds % 60}s`;
+}
+
+/** Messages a second: "0/s", "0.25/s", "3.2/s", "1,204/s". */
+export function formatRate(perSecond: number): string {
+  if (perSecond === 0) return "0/s";
+  if (perSecond < 1) return `${perSecond.toFixed(2)}/s`;
+  if (perSecond < 100) return `${perSecond.toFixed(1)}/s`;
+  return `${counts.format(Math.round(perSecond))}/s`;
+}
+
+/** A moment in local time, with the date unless it is today: "14:03:22" or "2024-05-01 14:03:22". */
+export function formatTime(epochMs: number): string {
+  const date = new Date(epochMs);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  const time = `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+  if (date.toDateString() === new Date().toDateString()) return time;
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${time}`;
+}
+
+/** A byte count: "512 B", "4.0 KiB", "1.0 MiB". */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** Milliseconds of a protobuf JSON duration ("30s", "0.500s"), or null when it is not one. */
+export function durationMs(text: string | undefined): number | null {
+  const match = /^(\d+(?:\.\d+)?)s$/.exec(text?.trim() ?? "");
+  return match === null ? null : Math.round(Number(match[1]) * 1000);
+}
+
+/** A protobuf JSON duration for people, for a hint beside the field: "345600s" is "4d 0h". */
+export function describeDuration(text: string): string | null {
+  const ms = durationMs(text);
+  if (ms === null || ms < 60_000) return null;
+  return formatAge(ms);
+}
+
+/** A count and its noun: "1 queue", "42 messages". */
+export function plural(count: number, noun: string): string {
+  return `${formatCount(count)} ${noun}${count === 1 ? "" : "s"}`;
+}

@@ -1,0 +1,94 @@
+// The inputs of a queue's configuration, shared by the create form and the
+// queue page's settings form; each shows its help and the broker's refusal.
+import { configGroups, type ConfigDraft, type ConfigField } from "./config-fields.js";
+import { describeDuration } from "./format.js";
+import { KeyValueRows } from "./key-value-rows.js";
+
+interface QueueConfigFieldsProps {
+  readonly idPrefix: string;
+  readonly draft: ConfigDraft;
+  readonly onChange: (draft: ConfigDraft) => void;
+  /** The broker's descriptions by field path. */
+  readonly errors: ReadonlyMap<string, string>;
+  /** What an empty field means here: the broker's default (create) or the same (edit). */
+  readonly emptyMeans: string;
+}
+
+/** Every configuration group as a fieldset of labelled inputs. */
+export function QueueConfigFields({ idPrefix, draft, onChange, errors, emptyMeans }: QueueConfigFieldsProps) {
+  const tagsError = [...errors].filter(([path]) => path.startsWith("config.tags")).map(([path, text]) => `${path}: ${text}`);
+  return (
+    <div class="config-fields">
+      <p class="muted">
+        Durations are seconds with an “s”: <code>30s</code>, <code>0.5s</code>, <code>3600s</code>. {emptyMeans}
+      </p>
+      {configGroups.map((group) => {
+        const groupError = group.path === undefined ? undefined : errors.get(group.path);
+        const noteId = `${idPrefix}-${group.fields[0]!.key}-group-note`;
+        return (
+          <fieldset key={group.legend} aria-describedby={group.note === undefined ? undefined : noteId}>
+            <legend>{group.legend}</legend>
+            {group.note !== undefined && (
+              <p class="muted" id={noteId}>
+                {group.note}
+              </p>
+            )}
+            {groupError !== undefined && <p class="field-error">{groupError}</p>}
+            <div class="field-grid">
+              {group.fields.map((field) => (
+                <ConfigInput
+                  key={field.key}
+                  idPrefix={idPrefix}
+                  field={field}
+                  value={draft[field.key]}
+                  error={errors.get(field.path)}
+                  onInput={(value) => onChange({ ...draft, [field.key]: value })}
+                />
+              ))}
+            </div>
+          </fieldset>
+        );
+      })}
+      <KeyValueRows
+        idPrefix={`${idPrefix}-tag`}
+        legend="Tags"
+        noun="tag"
+        keyLabel="Tag key"
+        valueLabel="Tag value"
+        rows={draft.tags}
+        onChange={(tags) => onChange({ ...draft, tags })}
+        error={tagsError.length === 0 ? undefined : tagsError.join("; ")}
+      />
+    </div>
+  );
+}
+
+function ConfigInput(props: { idPrefix: string; field: ConfigField; value: string; error: string | undefined; onInput: (value: string) => void }) {
+  const { idPrefix, field, value, error, onInput } = props;
+  const id = `${idPrefix}-${field.key}`;
+  const human = field.kind === "duration" ? describeDuration(value) : null;
+  return (
+    <div class={error === undefined ? "field" : "field invalid"}>
+      <label for={id}>{field.label}</label>
+      <input
+        id={id}
+        name={field.key}
+        value={value}
+        onInput={(event) => onInput(event.currentTarget.value)}
+        aria-describedby={`${id}-help${error === undefined ? "" : ` ${id}-error`}`}
+        aria-invalid={error === undefined ? undefined : "true"}
+        {...(field.kind === "integer" ? { type: "number", inputMode: "numeric", step: 1 } : { type: "text", spellcheck: false })}
+        {...(field.kind === "duration" ? { placeholder: "e.g. 30s" } : {})}
+      />
+      <p class="help" id={`${id}-help`}>
+        {human !== null && <span class="human">= {human}. </span>}
+        {field.help}
+      </p>
+      {error !== undefined && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}

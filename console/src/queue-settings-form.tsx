@@ -1,0 +1,75 @@
+// The queue page's configuration form. Saving replaces the whole
+// configuration, so the form always sends every field it shows.
+import { useEffect, useRef, useState } from "preact/hooks";
+import { updateQueue } from "./api.js";
+import type { QueueView } from "./api-types.js";
+import { configOf, draftOf, isConfigPath } from "./config-fields.js";
+import { focusFirstInvalid, formErrorOf, type FormError } from "./form-errors.js";
+import { formatTime } from "./format.js";
+import { ErrorMessage, useNotify } from "./notices.js";
+import { QueueConfigFields } from "./queue-config-fields.js";
+
+/** Edits `queue`'s configuration; `onSaved` hears of the queue as the broker stored it. */
+export function QueueSettingsForm({ queue, onSaved }: { queue: QueueView; onSaved: (queue: QueueView) => void }) {
+  const notify = useNotify();
+  const form = useRef<HTMLFormElement>(null);
+  const [draft, setDraft] = useState(() => draftOf(queue.config));
+  const [dirty, setDirty] = useState(false);
+  const [error, setError] = useState<FormError | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  // The page refreshes every few seconds; a change made elsewhere shows unless the user is mid-edit.
+  useEffect(() => {
+    if (!dirty) setDraft(draftOf(queue.config));
+  }, [queue.updateTime]);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      const saved = (await updateQueue(queue.name, configOf(draft))).queue;
+      setError(null);
+      setDirty(false);
+      setDraft(draftOf(saved.config));
+      notify(`Saved the configuration of ${queue.name}.`);
+      onSaved(saved);
+    } catch (caught) {
+      setError(formErrorOf(caught, isConfigPath));
+      focusFirstInvalid(form.current);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const reset = () => {
+    setDraft(draftOf(queue.config));
+    setDirty(false);
+    setError(null);
+  };
+
+  return (
+    <form ref={form} class="settings" onSubmit={submit} aria-labelledby="settings-heading" noValidate>
+      <h2 id="settings-heading">Configuration</h2>
+      <p class="muted">Last changed {formatTime(queue.updateTime)}. Saving replaces the whole configuration with what this form shows.</p>
+      <QueueConfigFields
+        idPrefix="settings"
+        draft={draft}
+        onChange={(next) => {
+          setDraft(next);
+          setDirty(true);
+        }}
+        errors={error?.fields ?? new Map()}
+        emptyMeans="An empty field takes the broker's default."
+      />
+      <ErrorMessage error={error?.message ?? null} />
+      <div class="buttons">
+        <button type="submit" class="primary" disabled={busy}>
+          Save configuration
+        </button>
+        <button type="button" onClick={reset} disabled={busy || !dirty}>
+          Discard changes
+        </button>
+      </div>
+    </form>
+  );
+}

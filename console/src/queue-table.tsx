@@ -1,0 +1,135 @@
+// The queue list's table: counts, oldest age and recent rates of every
+// queue, sortable by any column, with marks on queues that need a look.
+import { useState } from "preact/hooks";
+import type { QueueRow } from "./api-types.js";
+import { formatAge, formatCount, formatRate } from "./format.js";
+import { queueHref } from "./route.js";
+import { Sparkline } from "./sparkline.js";
+
+type RateKey = keyof QueueRow["rates"];
+
+interface Column {
+  readonly key: string;
+  readonly label: string;
+  readonly numeric: boolean;
+  /** The value the column sorts by; null sorts below every number. */
+  readonly sortValue: (row: QueueRow) => string | number | null;
+}
+
+const latestRate = (row: QueueRow, key: RateKey) => row.rates[key][row.rates[key].length - 1] ?? null;
+
+const columns: readonly Column[] = [
+  { key: "name", label: "Queue", numeric: false, sortValue: (row) => row.name },
+  { key: "visible", label: "Visible", numeric: true, sortValue: (row) => row.visible },
+  { key: "in-flight", label: "In flight", numeric: true, sortValue: (row) => row.inFlight },
+  { key: "delayed", label: "Delayed", numeric: true, sortValue: (row) => row.delayed },
+  { key: "oldest-age", label: "Oldest message", numeric: true, sortValue: (row) => row.oldestMessageAgeMs },
+  { key: "sent", label: "Sent", numeric: true, sortValue: (row) => latestRate(row, "sent") },
+  { key: "received", label: "Received", numeric: true, sortValue: (row) => latestRate(row, "received") },
+  { key: "deleted", label: "Deleted", numeric: true, sortValue: (row) => latestRate(row, "deleted") },
+];
+
+interface Sort {
+  readonly key: string;
+  readonly ascending: boolean;
+}
+
+function compare(column: Column, a: QueueRow, b: QueueRow): number {
+  const [x, y] = [column.sortValue(a), column.sortValue(b)];
+  if (x === y) return a.name.localeCompare(b.name);
+  if (x === null) return -1;
+  if (y === null) return 1;
+  return typeof x === "string" ? x.localeCompare(String(y)) : x - (y as number);
+}
+
+/** The queues, sorted as the user chose (by name at first). */
+export function QueueTable({ queues, caption }: { queues: readonly QueueRow[]; caption: string }) {
+  const [sort, setSort] = useState<Sort>({ key: "name", ascending: true });
+  const column = columns.find((c) => c.key === sort.key)!;
+  const sorted = [...queues].sort((a, b) => (sort.ascending ? 1 : -1) * compare(column, a, b));
+  const choose = (key: string, numeric: boolean) =>
+    // A numeric column sorts largest first on its first click: the busiest queues are what one looks for.
+    setSort(sort.key === key ? { key, ascending: !sort.ascending } : { key, ascending: !numeric });
+
+  return (
+    <div class="table-scroll">
+      <table class="queue-table">
+        <caption>{caption}</caption>
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th
+                key={c.key}
+                scope="col"
+                class={c.numeric ? "numeric" : undefined}
+                aria-sort={sort.key === c.key ? (sort.ascending ? "ascending" : "descending") : "none"}
+              >
+                <button type="button" class="sort" onClick={() => choose(c.key, c.numeric)}>
+                  {c.label}
+                  {c.key === "sent" || c.key === "received" || c.key === "deleted" ? <span class="visually-hidden"> per second</span> : null}
+                  <span class="sort-mark" aria-hidden="true">
+                    {sort.key === c.key ? (sort.ascending ? "▲" : "▼") : "↕"}
+                  </span>
+                </button>
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {sorted.map((row) => (
+            <QueueTableRow key={row.name} row={row} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function QueueTableRow({ row }: { row: QueueRow }) {
+  const { name } = row;
+  return (
+    <tr class={row.deadLettering || row.oldestAgeGrowing ? "attention" : undefined}>
+      <th scope="row">
+        <a href={queueHref(name)}>{name}</a>
+        {row.deadLetterSourceQueues.length > 0 && <span class="tag">dead-letter queue</span>}
+        {row.deadLettering && (
+          <span class="mark mark-danger" data-testid={`dead-lettering-${name}`}>
+            <span aria-hidden="true">⚠ </span>Dead-lettering
+          </span>
+        )}
+        {row.oldestAgeGrowing && (
+          <span class="mark mark-warning" data-testid={`oldest-age-growing-${name}`}>
+            <span aria-hidden="true">↗ </span>Oldest age growing
+          </span>
+        )}
+      </th>
+      <td class="numeric" data-testid={`visible-${name}`}>
+        {formatCount(row.visible)}
+      </td>
+      <td class="numeric" data-testid={`in-flight-${name}`}>
+        {formatCount(row.inFlight)}
+      </td>
+      <td class="numeric" data-testid={`delayed-${name}`}>
+        {formatCount(row.delayed)}
+      </td>
+      <td class="numeric" data-testid={`oldest-age-${name}`}>
+        {row.oldestMessageAgeMs === null ? <span class="muted">empty</span> : formatAge(row.oldestMessageAgeMs)}
+      </td>
+      {(["sent", "received", "deleted"] as const).map((key) => (
+        <RateCell key={key} name={name} kind={key} values={row.rates[key]} />
+      ))}
+    </tr>
+  );
+}
+
+function RateCell({ name, kind, values }: { name: string; kind: RateKey; values: readonly number[] }) {
+  const latest = values[values.length - 1];
+  return (
+    <td class="numeric rate">
+      <Sparkline values={values} label={`${kind} per second`} />
+      <span class="rate-now" data-testid={`${kind}-rate-${name}`}>
+        {latest === undefined ? "–" : formatRate(latest)}
+      </span>
+    </td>
+  );
+}

@@ -1,0 +1,69 @@
+// The console's first page: every queue the token may see, refreshed every
+// few seconds, with a prefix filter and the form to create one.
+import { useState } from "preact/hooks";
+import { listQueues } from "./api.js";
+import type { QueueList } from "./api-types.js";
+import { CreateQueueForm } from "./create-queue-form.js";
+import { formatTime, plural } from "./format.js";
+import { messageOf } from "./form-errors.js";
+import { ErrorMessage } from "./notices.js";
+import { PageHeading } from "./page-heading.js";
+import { QueueTable } from "./queue-table.js";
+import { usePoll } from "./use-poll.js";
+
+// The broker samples every 5 s; polling faster would show the same numbers.
+const refreshMs = 5000;
+
+/** The queue list page. */
+export function QueuesPage() {
+  const [list, setList] = useState<QueueList | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [prefix, setPrefix] = useState("");
+  const [reloads, setReloads] = useState(0);
+
+  usePoll(
+    async () => {
+      try {
+        setList(await listQueues());
+        setError(null);
+      } catch (caught) {
+        setError(messageOf(caught));
+      }
+    },
+    refreshMs,
+    [reloads],
+  );
+
+  const shown = list?.queues.filter((queue) => queue.name.startsWith(prefix)) ?? [];
+  const total = list?.queues.length ?? 0;
+  return (
+    <>
+      <PageHeading title="Queues">Queues</PageHeading>
+      <div class="toolbar">
+        <div class="field inline">
+          <label for="queue-filter">Filter by name prefix</label>
+          <input id="queue-filter" type="search" value={prefix} onInput={(event) => setPrefix(event.currentTarget.value)} spellcheck={false} />
+        </div>
+        <p class="muted updated">
+          {list !== null && `Updated ${formatTime(list.now)}; refreshes every ${refreshMs / 1000} s.`}
+          {error !== null && list !== null && " The last refresh failed; these numbers may be stale."}
+        </p>
+      </div>
+      <ErrorMessage error={error} />
+      {list === null ? (
+        error === null && <p>Loading queues…</p>
+      ) : total === 0 ? (
+        <p>There are no queues that this token may see. Create one below.</p>
+      ) : (
+        <>
+          <QueueTable
+            queues={shown}
+            caption={prefix === "" ? plural(total, "queue") : `${shown.length} of ${plural(total, "queue")}, names starting “${prefix}”`}
+          />
+          {shown.length === 0 && <p>No queue's name starts with “{prefix}”.</p>}
+        </>
+      )}
+      <CreateQueueForm onCreated={() => setReloads((n) => n + 1)} />
+    </>
+  );
+}

@@ -1,0 +1,29 @@
+// A tiny line of recent rates for the queue table; hand-written SVG, as a
+// charting library would outweigh the whole console.
+import { formatRate } from "./format.js";
+
+const width = 64;
+const height = 18;
+
+/** The polyline points of `values` scaled into a width × height box, 0 at the bottom. */
+export function linePoints(values: readonly number[], boxWidth: number, boxHeight: number, max: number): string {
+  const step = values.length > 1 ? boxWidth / (values.length - 1) : 0;
+  const top = max > 0 ? max : 1;
+  return values.map((value, i) => `${(i * step).toFixed(1)},${(boxHeight - (value / top) * boxHeight).toFixed(1)}`).join(" ");
+}
+
+/**
+ * Recent rates as a line, for one series of one queue. The SVG is an image
+ * named by what it shows; the current rate is also text beside it.
+ */
+export function Sparkline({ values, label }: { values: readonly number[]; label: string }) {
+  if (values.length < 2) return <span class="sparkline-empty">no history</span>;
+  const max = Math.max(...values);
+  const summary = `${label} over the last ${values.length} samples: peak ${formatRate(max)}, now ${formatRate(values[values.length - 1]!)}`;
+  return (
+    <svg class="sparkline" role="img" aria-label={summary} viewBox={`0 0 ${width} ${height}`} width={width} height={height}>
+      <title>{summary}</title>
+      <polyline points={linePoints(values, width, height - 2, max)} transform="translate(0 1)" />
+    </svg>
+  );
+}
