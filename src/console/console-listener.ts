@@ -140,7 +140,11 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
       return sendJson(response, 200, {}, { "set-cookie": `${sessionCookie}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}` });
     }
     if (method !== "POST") throw consoleErrors.methodNotAllowed();
-    if (gate === undefined) return sendJson(response, 200, sessionJson(gate, current ?? sessions.open(now, undefined)));
+    if (gate === undefined) {
+      if (current !== undefined) return sendJson(response, 200, sessionJson(gate, current));
+      const session = sessions.open(now, undefined);
+      return sendJson(response, 200, sessionJson(gate, session), { "set-cookie": cookieFor(session, secure) });
+    }
     const token = typeof body === "object" && body !== null ? (body as { token?: unknown }).token : undefined;
     if (typeof token !== "string" || token === "") throw consoleErrors.invalid("token", "enter an access token");
     const metadata = new Metadata();

@@ -213,7 +213,7 @@ describe("the console's API without an auth file", () => {
     expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(response.headers.get("x-frame-options")).toBe("DENY");
     const html = await response.text();
-    const script = /src="(\/assets\/[^"]+\.js)"/.exec(html);
+    const script = /src="\.?(\/assets\/[^"]+\.js)"/.exec(html);
     expect(script).not.toBeNull();
     const asset = await fetch(new URL(script![1]!, h.consoleUrl));
     expect(asset.status).toBe(200);

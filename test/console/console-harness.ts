@@ -79,7 +79,7 @@ export async function startConsoleHarness(options: { tokens?: TestToken[]; clock
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.history === undefined ? {} : { consoleHistory: options.history }),
   });
-  const clients: QueueServiceRpc[] = [];
+  const clients: { close(): void }[] = [];
   return {
     server,
     consoleUrl: server.consoleUrl!,

@@ -21,12 +21,20 @@ export interface BrokerProcess {
  * listening line. The SQS endpoint is off (its default port is fixed, and
  * tests run side by side) unless extraArgs turn it on (the last
  * --sqs-listen wins), or `sqsDefault` leaves its flag out altogether. The
- * admin console is off for the same reason, unless extraArgs turn it on.
+ * admin console is off for the same reason, unless extraArgs turn it on or
+ * `consoleDefault` leaves it at its default (flag and environment unset).
  */
-export async function startBrokerProcess(dataDir: string, extraArgs: string[] = [], options: { sqsDefault?: boolean } = {}): Promise<BrokerProcess> {
+export async function startBrokerProcess(
+  dataDir: string,
+  extraArgs: string[] = [],
+  options: { sqsDefault?: boolean; consoleDefault?: boolean } = {},
+): Promise<BrokerProcess> {
   const sqsOff = options.sqsDefault === true ? [] : ["--sqs-listen", "off"];
-  const args = ["serve", "--data-dir", dataDir, "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", ...sqsOff, "--console-listen", "off", ...extraArgs];
-  const child = spawn(process.execPath, [holdshelfBin, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const consoleOff = options.consoleDefault === true ? [] : ["--console-listen", "off"];
+  const args = ["serve", "--data-dir", dataDir, "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", ...sqsOff, ...consoleOff, ...extraArgs];
+  const { HOLDSHELF_CONSOLE_LISTEN: _testsTurnItOff, ...defaultEnv } = process.env;
+  const env = options.consoleDefault === true ? defaultEnv : process.env;
+  const child = spawn(process.execPath, [holdshelfBin, ...args], { stdio: ["ignore", "pipe", "pipe"], env });
   let stderr = "";
   const [address, metricsAddress] = await new Promise<[string, string]>((resolve, reject) => {
     child.stderr!.on("data", (chunk: Buffer) => {
