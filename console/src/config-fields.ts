@@ -11,6 +11,8 @@ export interface ConfigField {
   readonly path: string;
   readonly label: string;
   readonly kind: "duration" | "integer" | "text";
+  /** The broker's default, shown in the empty input; none where empty means "none". */
+  readonly defaultValue?: string;
   /** Bounds and default, from queue.proto. */
   readonly help: string;
 }
@@ -51,6 +53,7 @@ export const configGroups: readonly ConfigGroup[] = [
     fields: [
       {
         key: "visibilityTimeout",
+        defaultValue: "30s",
         path: "config.visibility_timeout",
         label: "Visibility timeout",
         kind: "duration",
@@ -58,6 +61,7 @@ export const configGroups: readonly ConfigGroup[] = [
       },
       {
         key: "maxLeaseDuration",
+        defaultValue: "43200s",
         path: "config.max_lease_duration",
         label: "Max lease duration",
         kind: "duration",
@@ -65,6 +69,7 @@ export const configGroups: readonly ConfigGroup[] = [
       },
       {
         key: "maxInFlight",
+        defaultValue: "120000",
         path: "config.max_in_flight",
         label: "Max in flight",
         kind: "integer",
@@ -72,6 +77,7 @@ export const configGroups: readonly ConfigGroup[] = [
       },
       {
         key: "receiveWaitTime",
+        defaultValue: "0s",
         path: "config.receive_wait_time",
         label: "Receive wait time",
         kind: "duration",
@@ -79,6 +85,7 @@ export const configGroups: readonly ConfigGroup[] = [
       },
       {
         key: "delay",
+        defaultValue: "0s",
         path: "config.delay",
         label: "Delivery delay",
         kind: "duration",
@@ -91,6 +98,7 @@ export const configGroups: readonly ConfigGroup[] = [
     fields: [
       {
         key: "retention",
+        defaultValue: "345600s",
         path: "config.retention",
         label: "Retention",
         kind: "duration",
@@ -98,6 +106,7 @@ export const configGroups: readonly ConfigGroup[] = [
       },
       {
         key: "maxMessageBytes",
+        defaultValue: "262144",
         path: "config.max_message_bytes",
         label: "Max message size (bytes)",
         kind: "integer",
@@ -133,6 +142,7 @@ export const configGroups: readonly ConfigGroup[] = [
     fields: [
       {
         key: "minBackoff",
+        defaultValue: "0s",
         path: "config.retry_policy.min_backoff",
         label: "Min backoff",
         kind: "duration",
@@ -140,6 +150,7 @@ export const configGroups: readonly ConfigGroup[] = [
       },
       {
         key: "maxBackoff",
+        defaultValue: "0s",
         path: "config.retry_policy.max_backoff",
         label: "Max backoff",
         kind: "duration",

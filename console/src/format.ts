@@ -7,15 +7,15 @@ export function formatCount(count: number): string {
   return counts.format(count);
 }
 
-/** An age or span in at most two units: "850 ms", "12.3 s", "4m 12s", "3h 05m", "2d 4h". */
+/** An age or span in at most two units, the second left out when 0: "850 ms", "12.3 s", "4m 12s", "5m", "3h 05m", "2d 4h". */
 export function formatAge(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+  if (ms < 60_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
   const seconds = Math.floor(ms / 1000);
   const [days, hours, minutes] = [Math.floor(seconds / 86400), Math.floor(seconds / 3600) % 24, Math.floor(seconds / 60) % 60];
-  if (days > 0) return `${days}d ${hours}h`;
-  if (hours > 0) return `${hours}h ${String(minutes).padStart(2, "0")}m`;
-  return `${minutes}m ${seconds % 60}s`;
+  if (days > 0) return hours === 0 ? `${days}d` : `${days}d ${hours}h`;
+  if (hours > 0) return minutes === 0 ? `${hours}h` : `${hours}h ${String(minutes).padStart(2, "0")}m`;
+  return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m ${seconds % 60}s`;
 }
 
 /** Messages a second: "0/s", "0.25/s", "3.2/s", "1,204/s". */

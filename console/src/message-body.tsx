@@ -54,7 +54,7 @@ export function MessageBody({ body, bodyText }: { body: string; bodyText: string
           </button>
         ))}
       </div>
-      <pre id={id} class="body" tabIndex={0} aria-label={`Message body as ${labels[view]}`}>
+      <pre id={id} class="body" tabIndex={0}>
         {shown === "" ? <span class="muted">(empty body)</span> : shown}
       </pre>
     </div>

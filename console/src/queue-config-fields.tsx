@@ -78,7 +78,7 @@ function ConfigInput(props: { idPrefix: string; field: ConfigField; value: strin
         aria-describedby={`${id}-help${error === undefined ? "" : ` ${id}-error`}`}
         aria-invalid={error === undefined ? undefined : "true"}
         {...(field.kind === "integer" ? { type: "number", inputMode: "numeric", step: 1 } : { type: "text", spellcheck: false })}
-        {...(field.kind === "duration" ? { placeholder: "e.g. 30s" } : {})}
+        {...(field.defaultValue === undefined ? {} : { placeholder: `default ${field.defaultValue}` })}
       />
       <p class="help" id={`${id}-help`}>
         {human !== null && <span class="human">= {human}. </span>}

@@ -129,12 +129,13 @@ export function QueuePage({ name }: { name: string }) {
         <ProcessingTime processing={processing} visibilityTimeout={queue.config.visibilityTimeout} />
       </section>
 
+      {/* A dead-letter queue is opened to redrive it: that comes before its history. */}
+      {sources.length > 0 && <RedrivePanel name={name} sources={sources} onMoved={reload} />}
+
       <section aria-labelledby="history-heading">
         <h2 id="history-heading">History</h2>
         <QueueCharts history={history} />
       </section>
-
-      {sources.length > 0 && <RedrivePanel name={name} sources={sources} onMoved={reload} />}
 
       <SendMessageForm name={name} onSent={reload} />
       <QueueSettingsForm queue={queue} onSaved={reload} />
