@@ -20,8 +20,11 @@ export function App() {
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    fetchSession().then(setSession, (caught: unknown) => setError(messageOf(caught)));
-    return onSessionRequired(() => setSession(signedOut));
+    const load = () => fetchSession().then(setSession, (caught: unknown) => setError(messageOf(caught)));
+    void load();
+    // A lost session (the broker restarted, the session expired) is asked about again: without
+    // an auth file the broker opens a new one at once, so only a token-holding broker shows sign-in.
+    return onSessionRequired(() => void load());
   }, []);
 
   const leave = async () => {

@@ -7,10 +7,10 @@ export function formatCount(count: number): string {
   return counts.format(count);
 }
 
-/** An age or span in at most two units, the second left out when 0: "850 ms", "12.3 s", "4m 12s", "5m", "3h 05m", "2d 4h". */
+/** An age or span in at most two units, the second left out when 0: "850 ms", "12.3 s", "30 s", "4m 12s", "5m", "3h 05m", "2d 4h". */
 export function formatAge(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
+  if (ms < 60_000) return `${Math.floor(ms / 100) / 10} s`;
   const seconds = Math.floor(ms / 1000);
   const [days, hours, minutes] = [Math.floor(seconds / 86400), Math.floor(seconds / 3600) % 24, Math.floor(seconds / 60) % 60];
   if (days > 0) return hours === 0 ? `${days}d` : `${days}d ${hours}h`;

@@ -1,6 +1,6 @@
 // Rows of key and value inputs that can be added and removed: a queue's tags,
 // a test message's attributes.
-import { useEffect, useRef } from "preact/hooks";
+import { useLayoutEffect, useRef } from "preact/hooks";
 
 /** One row's key and value, as typed. */
 export interface KeyValue {
@@ -29,7 +29,7 @@ export function KeyValueRows(props: KeyValueRowsProps) {
   const { idPrefix, legend, noun, keyLabel, valueLabel, rows, onChange, error } = props;
   const container = useRef<HTMLFieldSetElement>(null);
   const added = useRef(false);
-  useEffect(() => {
+  useLayoutEffect(() => {
     // A new row's key takes focus, so a keyboard user types on at once.
     if (!added.current) return;
     added.current = false;
