@@ -40,7 +40,7 @@ export function MessagesPage({ name }: { name: string }) {
     page !== null && (
     <nav class="pager" aria-label={label}>
       <button type="button" onClick={() => setPosition({ token: "", number: 1, loads: position.loads + 1 })} disabled={busy}>
-        {position.number === 1 ? "Reload first page" : "First page"}
+        First page
       </button>
       <button
         type="button"
