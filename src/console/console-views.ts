@@ -92,7 +92,7 @@ function configPath(message: string, field: string): string {
   return field;
 }
 
-/** A move task as the console shows it; the rate is its average since it started, while it runs. */
+/** A move task as the console shows it; the rate is its average since it started (over a second at least), while it runs. */
 export interface MoveTaskView {
   readonly taskHandle: string | null;
   readonly status: "RUNNING" | "COMPLETED" | "CANCELLED" | "FAILED" | "UNSPECIFIED";
@@ -110,7 +110,8 @@ export function moveTaskView(task: MessageMoveTask, now: number): MoveTaskView {
   const startTime = msOf(task.startTime);
   const moved = Number(task.movedCount);
   const running = task.status === MessageMoveTaskStatus.RUNNING;
-  const seconds = startTime === null ? 0 : (now - startTime) / 1000;
+  // At least a second: a task moves its first batch at once, and a rate over a few milliseconds would be absurd.
+  const seconds = startTime === null ? 0 : Math.max(1, (now - startTime) / 1000);
   return {
     taskHandle: task.taskHandle === "" ? null : task.taskHandle,
     status: (MessageMoveTaskStatus[task.status] ?? "UNSPECIFIED") as MoveTaskView["status"],

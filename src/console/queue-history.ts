@@ -89,6 +89,8 @@ class QueueRing {
  */
 export class QueueHistory {
   private readonly rings = new Map<string, QueueRing>();
+  /** When the first sample was taken: a queue's window reaches back to it until its spans begin. */
+  private firstSampleAt: number | undefined;
 
   constructor(
     private readonly source: HistorySource,
@@ -97,6 +99,7 @@ export class QueueHistory {
 
   /** Takes one sample of every queue at `now`; queues gone since are forgotten. */
   async sample(now: number): Promise<void> {
+    this.firstSampleAt ??= now;
     const totals = await this.readTotals();
     const buckets = await this.readProcessingBuckets();
     const seen = new Set<string>();
@@ -181,7 +184,9 @@ export class QueueHistory {
       const seconds = histogramQuantile(q, window);
       return seconds === undefined ? null : seconds * 1000;
     };
-    return { p50Ms: quantile(0.5), p99Ms: quantile(0.99), count, windowMs: start === undefined ? 0 : now - start.at };
+    // A queue made since the last sample has no span yet: everything it counted is since the history began.
+    const since = start?.at ?? this.firstSampleAt ?? now;
+    return { p50Ms: quantile(0.5), p99Ms: quantile(0.99), count, windowMs: now - since };
   }
 
   /** Starts a new span when the current one is over, keeping the previous span's start as the window's. */

@@ -110,6 +110,8 @@ describe("the console's queue history", () => {
     expect(later.p99Ms!).toBeGreaterThan(10_000);
     expect(later.p99Ms!).toBeLessThanOrEqual(30_000);
     expect(await history.processing("none", 0)).toEqual({ p50Ms: null, p99Ms: null, count: 0, windowMs: 0 });
+    // A queue the history has not sampled yet counts from the first sample.
+    expect((await history.processing("none", 12 * 60_000)).windowMs).toBe(12 * 60_000);
   });
 });
 

@@ -1,0 +1,248 @@
+// The admin console in a real browser (Debian's Chromium), against a real
+// broker: what an operator does at 3 a.m., step by step, with axe-core's
+// accessibility checks and a screenshot of each page (test-output/console/).
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium, openPage, screenshot, seriousViolations, skipWithoutChromium } from "./chromium-session.js";
+import { startConsoleHarness, type ConsoleHarness } from "../console-harness.js";
+
+// Generous: Chromium and the broker share two loaded cores in CI.
+const uiTimeoutMs = 15_000;
+const text = (body: string) => new TextEncoder().encode(body);
+
+describe.skipIf(skipWithoutChromium)("the console in Chromium", () => {
+  let browser: Browser;
+  let h: ConsoleHarness;
+  beforeAll(async () => {
+    browser = await launchChromium();
+    h = await startConsoleHarness();
+    const rpc = h.rpc();
+    for (const name of ["orders", "billing", "emails"]) await rpc.createQueue({ name });
+    for (let i = 0; i < 3; i++) await rpc.send({ queue: "orders", body: text(`order ${i}`) });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await h?.stop();
+  });
+
+  it("loads the queue list with each queue's counts, filters and sorts it, and passes axe", async () => {
+    const page = await openPage(browser, h.consoleUrl);
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: uiTimeoutMs }).toBe("Queues");
+    await expect.poll(() => page.getByTestId("visible-orders").textContent(), { timeout: uiTimeoutMs }).toBe("3");
+    expect(await page.getByTestId("visible-billing").textContent()).toBe("0");
+    expect(await rowNames(page)).toEqual(["billing", "emails", "orders"]);
+    await screenshot(page, "queues");
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await page.getByLabel("Filter by name prefix").fill("or");
+    await expect.poll(() => rowNames(page), { timeout: uiTimeoutMs }).toEqual(["orders"]);
+    await page.getByLabel("Filter by name prefix").fill("");
+    // A number column sorts descending on its first click.
+    await page.getByRole("button", { name: "Visible", exact: true }).click();
+    await expect.poll(() => rowNames(page).then((names) => names[0]), { timeout: uiTimeoutMs }).toBe("orders");
+    expect(await page.locator("th", { has: page.getByRole("button", { name: "Visible", exact: true }) }).getAttribute("aria-sort")).toBe("descending");
+    await page.context().close();
+  });
+
+  it("creates a queue, sends a test message, and sees it counted", async () => {
+    const page = await openPage(browser, h.consoleUrl);
+    const form = page.getByRole("form", { name: "Create queue" });
+    await form.getByLabel("Queue name").fill("jobs");
+    await form.getByLabel("Visibility timeout").fill("45s");
+    await form.getByRole("button", { name: "Create queue" }).click();
+    await expect.poll(() => page.getByTestId("notice").textContent(), { timeout: uiTimeoutMs }).toContain("Created queue jobs.");
+    expect((await h.rpc().getQueue({ name: "jobs" })).queue!.config!.visibilityTimeout!.seconds).toBe(45n);
+
+    await page.goto(`${h.consoleUrl}#/queues/jobs`);
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: uiTimeoutMs }).toBe("Queue jobs");
+    const send = page.getByRole("form", { name: "Send a test message" });
+    await send.getByLabel("Message body").fill('{"photo": 42, "size": "large"}');
+    await send.getByRole("button", { name: "Add attribute" }).click();
+    await send.getByLabel("Attribute name 1").fill("kind");
+    await send.getByLabel("Attribute value 1").fill("resize");
+    await send.getByRole("button", { name: "Send message" }).click();
+    await expect.poll(() => page.getByTestId("notice").textContent(), { timeout: uiTimeoutMs }).toContain("Sent message");
+    await expect.poll(() => page.getByTestId("queue-visible").textContent(), { timeout: uiTimeoutMs }).toBe("1");
+    await screenshot(page, "queue");
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.goto(h.consoleUrl);
+    await expect.poll(() => page.getByTestId("visible-jobs").textContent(), { timeout: uiTimeoutMs }).toBe("1");
+    await page.context().close();
+  });
+
+  it("shows a refused setting's error beside its field, and stores nothing", async () => {
+    const page = await openPage(browser, `${h.consoleUrl}#/queues/billing`);
+    const settings = page.getByRole("form", { name: "Configuration" });
+    await settings.getByLabel("Visibility timeout").fill("100000s");
+    await settings.getByRole("button", { name: "Save configuration" }).click();
+    const field = settings.getByLabel("Visibility timeout");
+    await expect.poll(() => field.getAttribute("aria-invalid"), { timeout: uiTimeoutMs }).toBe("true");
+    // The error is the field's description, so a screen reader reads it with the field.
+    const describedBy = (await field.getAttribute("aria-describedby")) ?? "";
+    const errorText = (await Promise.all(describedBy.split(" ").map((id) => page.locator(`[id="${id}"]`).textContent()))).join(" ");
+    expect(errorText).toMatch(/visibility_timeout|12 hours|43200/);
+    await screenshot(page, "settings-error");
+    expect((await h.rpc().getQueue({ name: "billing" })).queue!.config!.visibilityTimeout!.seconds).toBe(30n);
+    await page.context().close();
+  });
+
+  it("browses messages without leasing them: the receive count stays 0, and a receive is still the first delivery", async () => {
+    const rpc = h.rpc();
+    await rpc.createQueue({ name: "browse" });
+    const { messageId } = await rpc.send({ queue: "browse", body: text('{"customer": 7}'), attributes: { kind: "invoice" } });
+    const page = await openPage(browser, `${h.consoleUrl}#/queues/browse/messages`);
+    await expect.poll(() => page.getByTestId(`receive-count-${messageId}`).textContent(), { timeout: uiTimeoutMs }).toBe("0");
+    expect(await page.getByTestId(`state-${messageId}`).textContent()).toBe("Visible");
+    await expect.poll(() => page.locator("article").first().textContent()).toContain('"customer": 7');
+    await page.getByRole("button", { name: "Hex" }).click();
+    await expect.poll(() => page.locator("article").first().textContent()).toContain("7b");
+    await screenshot(page, "messages");
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.reload();
+    await expect.poll(() => page.getByTestId(`receive-count-${messageId}`).textContent(), { timeout: uiTimeoutMs }).toBe("0");
+    const { messages } = await rpc.receive({ queue: "browse" });
+    expect(messages.map((m) => [m.messageId, m.receiveCount])).toEqual([[messageId, 1]]);
+    await page.context().close();
+  });
+
+  it("redrives dead letters as a rate-limited task, shows its progress to the end, and the messages arrive", async () => {
+    const rpc = h.rpc();
+    await rpc.createQueue({ name: "work-dlq" });
+    await rpc.createQueue({ name: "work", config: { redrivePolicy: { deadLetterQueue: "work-dlq", maxReceiveCount: 1 } } });
+    const count = 8;
+    await rpc.sendBatch({ queue: "work", entries: Array.from({ length: count }, (_, i) => ({ id: `m${i}`, body: text(`job ${i}`) })) });
+    // One delivery each, given back at once: the next receive finds them spent and dead-letters them.
+    const first = await rpc.receive({ queue: "work", maxMessages: count });
+    expect(first.messages).toHaveLength(count);
+    await rpc.changeVisibilityBatch({ queue: "work", receiptHandles: first.messages.map((m) => m.receiptHandle), visibilityTimeout: {} });
+    await rpc.receive({ queue: "work", maxMessages: count });
+    await expect.poll(async () => (await rpc.getQueue({ name: "work-dlq" })).queue!.stats!.visible, { timeout: uiTimeoutMs }).toBe(BigInt(count));
+
+    const page = await openPage(browser, `${h.consoleUrl}#/queues/work-dlq`);
+    const redrive = page.getByRole("form", { name: "Start a redrive" });
+    await redrive.getByLabel("Rate limit, messages per second (optional)").fill("4");
+    const startedAt = Date.now();
+    await redrive.getByRole("button", { name: "Start redrive" }).click();
+    await expect.poll(() => page.getByTestId("move-task-total").first().textContent(), { timeout: uiTimeoutMs }).toBe(String(count));
+    await screenshot(page, "redrive-running");
+    await expect.poll(() => page.getByTestId("move-task-status").first().textContent(), { timeout: 30_000 }).toBe("COMPLETED");
+    expect(await page.getByTestId("move-task-moved").first().textContent()).toBe(String(count));
+    // Paced at 4 a second, 8 messages take more than a second: the rate limit held (a lower bound holds on any machine).
+    expect(Date.now() - startedAt).toBeGreaterThan(1_000);
+    await screenshot(page, "redrive-done");
+    expect(await seriousViolations(page)).toEqual([]);
+    const work = (await rpc.getQueue({ name: "work" })).queue!.stats!;
+    expect(work.visible).toBe(BigInt(count));
+    expect((await rpc.getQueue({ name: "work-dlq" })).queue!.stats!.visible).toBe(0n);
+    await page.context().close();
+  }, 60_000);
+
+  it("purges after a confirmation that names the queue and the count, and cancels with Escape", async () => {
+    const rpc = h.rpc();
+    await rpc.createQueue({ name: "purgeable" });
+    for (let i = 0; i < 4; i++) await rpc.send({ queue: "purgeable", body: text(`p${i}`) });
+    const page = await openPage(browser, `${h.consoleUrl}#/queues/purgeable`);
+    await expect.poll(() => page.getByTestId("queue-visible").textContent(), { timeout: uiTimeoutMs }).toBe("4");
+    const purge = page.getByRole("button", { name: "Purge…" });
+    // By keyboard: Enter opens the dialog, focus is on Cancel, Escape closes it and focus returns.
+    await purge.focus();
+    await page.keyboard.press("Enter");
+    const dialog = page.getByRole("dialog", { name: "Purge purgeable?" });
+    await expect.poll(() => dialog.isVisible(), { timeout: uiTimeoutMs }).toBe(true);
+    expect(await dialog.textContent()).toContain("Purge 4 messages from purgeable?");
+    expect(await focused(page, "textContent")).toBe("Cancel");
+    await screenshot(page, "purge-dialog");
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.keyboard.press("Escape");
+    await expect.poll(() => dialog.isVisible()).toBe(false);
+    expect(await focused(page, "textContent")).toBe("Purge…");
+    expect((await rpc.getQueue({ name: "purgeable" })).queue!.stats!.visible).toBe(4n);
+
+    await purge.click();
+    await dialog.getByRole("button", { name: "Purge 4 messages" }).click();
+    await expect.poll(() => page.getByTestId("notice").textContent(), { timeout: uiTimeoutMs }).toContain("Purged 4 messages from purgeable.");
+    expect((await rpc.getQueue({ name: "purgeable" })).queue!.stats!.visible).toBe(0n);
+    await page.context().close();
+  });
+
+  it("is usable by keyboard from the top: skip link, filter, and a queue's link", async () => {
+    const page = await openPage(browser, h.consoleUrl);
+    await expect.poll(() => page.getByTestId("visible-orders").textContent(), { timeout: uiTimeoutMs }).toBe("3");
+    await page.keyboard.press("Tab");
+    expect(await focused(page, "textContent")).toBe("Skip to main content");
+    await page.keyboard.press("Enter");
+    expect(await focused(page, "id")).toBe("main");
+    // Tab onwards until the filter has focus, then type into it.
+    for (let i = 0; i < 10 && (await focused(page, "type")) !== "search"; i++) {
+      await page.keyboard.press("Tab");
+    }
+    await page.keyboard.type("bill");
+    await expect.poll(() => rowNames(page), { timeout: uiTimeoutMs }).toEqual(["billing"]);
+    await page.getByRole("link", { name: "billing", exact: true }).focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: uiTimeoutMs }).toBe("Queue billing");
+    // The new page's heading takes focus, so a screen reader announces where the user is.
+    await expect.poll(() => focused(page, "tagName"), { timeout: uiTimeoutMs }).toBe("H1");
+    await page.context().close();
+  });
+});
+
+describe.skipIf(skipWithoutChromium)("the console in Chromium, on a broker with an auth file", () => {
+  let browser: Browser;
+  let h: ConsoleHarness;
+  let sender: { token: string };
+  beforeAll(async () => {
+    const { makeToken } = await import("../../security/auth-harness.js");
+    const ops = makeToken("ops", { queues: "*", allow: ["admin", "send", "receive"] });
+    const orderSender = makeToken("sender", { queues: "orders", allow: ["send"] });
+    sender = orderSender;
+    browser = await launchChromium();
+    h = await startConsoleHarness({ tokens: [ops, orderSender] });
+    await h.rpc(ops.token).createQueue({ name: "orders" });
+    await h.rpc(ops.token).createQueue({ name: "payroll" });
+    await h.rpc(ops.token).send({ queue: "orders", body: text("order 1") });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await h?.stop();
+  });
+
+  it("asks for a token, shows a send-only token only its queue, and refuses it a purge", async () => {
+    const page = await openPage(browser, h.consoleUrl);
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: uiTimeoutMs }).toBe("Sign in");
+    await screenshot(page, "sign-in");
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByLabel("Access token").fill("not-a-token");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect.poll(() => page.getByRole("alert").first().textContent(), { timeout: uiTimeoutMs }).toContain("not valid");
+
+    await page.getByLabel("Access token").fill(sender.token);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: uiTimeoutMs }).toBe("Queues");
+    await expect.poll(() => rowNames(page), { timeout: uiTimeoutMs }).toEqual(["orders"]);
+    // The token is nowhere the page's script can reach.
+    // (Evaluated as text: this file is compiled without the DOM's types.)
+    const stored = await page.evaluate<string>("JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, cookie: document.cookie })");
+    expect(stored).not.toContain(sender.token);
+
+    await page.goto(`${h.consoleUrl}#/queues/orders`);
+    await page.getByRole("button", { name: "Purge…" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: /^Purge 1 message$/ }).click();
+    await expect.poll(() => page.getByRole("alert").allTextContents().then((texts) => texts.join(" ")), { timeout: uiTimeoutMs }).toContain(
+      'token "sender" has no admin permission on queue "orders"',
+    );
+    await screenshot(page, "permission-denied");
+    expect((await h.rpc(sender.token).getQueue({ name: "orders" })).queue!.stats!.visible).toBe(1n);
+    await page.context().close();
+  });
+});
+
+/** The queue names of the queue table's rows, in their order. */
+function rowNames(page: Page): Promise<string[]> {
+  return page.locator("tbody th[scope=row]").allTextContents().then((names) => names.map((name) => name.trim()));
+}
+
+/** A property of the focused element, read in the page (as text: this file is compiled without the DOM's types). */
+function focused(page: Page, property: "textContent" | "id" | "tagName" | "type"): Promise<string | undefined> {
+  return page.evaluate<string | undefined>(`document.activeElement?.${property}`);
+}
