@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { generateToken } from "../../src/auth/bearer-token.js";
+import { createLogger } from "../../src/logging/logger.js";
 import { makeToken, type TestToken } from "../security/auth-harness.js";
 import { getWithHost, startConsoleHarness, type ConsoleHarness } from "./console-harness.js";
 
@@ -87,5 +89,29 @@ describe("the console on a broker with an auth file", () => {
     const answer = await getWithHost(h.consoleUrl, "/api/session", "queues.example.com");
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toMatchObject({ authRequired: true, signedIn: false });
+  });
+
+  it("never writes a token to the log, signed in, refused or revoked", async () => {
+    const lines: string[] = [];
+    const logged = await startConsoleHarness({ tokens: [ops, sender], logger: createLogger({ level: "debug", write: (line) => lines.push(line) }) });
+    try {
+      const wrong = generateToken();
+      const browser = logged.browser();
+      await browser.signIn(wrong);
+      await browser.signIn(ops.token);
+      await browser.api("POST", "/api/queues", { name: "jobs" });
+      await browser.api("GET", "/api/queues/jobs/messages");
+      const limited = logged.browser();
+      await limited.signIn(sender.token);
+      await limited.api("POST", "/api/queues/jobs/purge", {});
+      await logged.writeTokens([ops]);
+      await limited.api("GET", "/api/queues");
+      expect(lines.length).toBeGreaterThan(0);
+      for (const secret of [ops.token, sender.token, wrong, ops.entry.sha256, sender.entry.sha256]) {
+        expect(lines.filter((line) => line.includes(secret))).toEqual([]);
+      }
+    } finally {
+      await logged.stop();
+    }
   });
 });

@@ -3,6 +3,7 @@ import { request } from "node:http";
 import { join } from "node:path";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import type { HistoryShape } from "../../src/console/queue-history.js";
+import type { Logger } from "../../src/logging/logger.js";
 import type { Clock } from "../../src/time/clock.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
 import { authFileText, type TestToken } from "../security/auth-harness.js";
@@ -67,7 +68,9 @@ export interface ConsoleHarness {
   stop(): Promise<void>;
 }
 
-export async function startConsoleHarness(options: { tokens?: TestToken[]; clock?: Clock; history?: HistoryShape } = {}): Promise<ConsoleHarness> {
+export async function startConsoleHarness(
+  options: { tokens?: TestToken[]; clock?: Clock; history?: HistoryShape; logger?: Logger } = {},
+): Promise<ConsoleHarness> {
   const dir = await makeTempDir();
   const authFile = join(dir.path, "auth.json");
   if (options.tokens !== undefined) await writeFile(authFile, authFileText(options.tokens));
@@ -78,6 +81,7 @@ export async function startConsoleHarness(options: { tokens?: TestToken[]; clock
     ...(options.tokens === undefined ? {} : { authFile }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.history === undefined ? {} : { consoleHistory: options.history }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
   const clients: { close(): void }[] = [];
   return {
