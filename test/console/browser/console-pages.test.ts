@@ -15,7 +15,8 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", () => {
   let h: ConsoleHarness;
   beforeAll(async () => {
     browser = await launchChromium();
-    h = await startConsoleHarness();
+    // Sampled twice a second, so the charts and sparklines have points within a test.
+    h = await startConsoleHarness({ history: { sampleIntervalMs: 500, samples: 60 } });
     const rpc = h.rpc();
     for (const name of ["orders", "billing", "emails"]) await rpc.createQueue({ name });
     for (let i = 0; i < 3; i++) await rpc.send({ queue: "orders", body: text(`order ${i}`) });
@@ -63,10 +64,15 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", () => {
     await send.getByRole("button", { name: "Send message" }).click();
     await expect.poll(() => page.getByTestId("notice").textContent(), { timeout: uiTimeoutMs }).toContain("Sent message");
     await expect.poll(() => page.getByTestId("queue-visible").textContent(), { timeout: uiTimeoutMs }).toBe("1");
+    // The depth chart draws the broker's samples once there are some.
+    const depth = page.locator("figure", { has: page.getByText("Depth (messages)", { exact: true }) });
+    await expect.poll(() => depth.locator("svg").count(), { timeout: uiTimeoutMs }).toBeGreaterThan(0);
     await screenshot(page, "queue");
     expect(await seriousViolations(page)).toEqual([]);
     await page.goto(h.consoleUrl);
     await expect.poll(() => page.getByTestId("visible-jobs").textContent(), { timeout: uiTimeoutMs }).toBe("1");
+    // The send shows in the queue list's sent-rate sparkline.
+    await expect.poll(() => page.getByTestId("sent-rate-jobs").textContent(), { timeout: uiTimeoutMs }).toMatch(/\/s/);
     await page.context().close();
   });
 
