@@ -1,4 +1,4 @@
-import { invalidArgument } from "../errors/holdshelf-error.js";
+import { invalidArgument, queueNotFound } from "../errors/holdshelf-error.js";
 import { decodePeekToken, defaultPeekPageSize, encodePeekToken, maxPeekPageSize, type PeekCursor } from "../protocol/peek-pages.js";
 import type { Store } from "../store/store.js";
 import { formatMessageId } from "./message-id.js";
@@ -13,8 +13,9 @@ import type { PeekedMessage, PeekPage, PeekState } from "./types.js";
  * receive counts and visibility stay as they are, and the state is worked
  * out from each message's schedule entry rather than by advancing the
  * queue (which could expire leases and start dead-letter moves). A page
- * holds at least one message, and no more than fit Receive's response
- * budget; a message deleted while the page is read is left out.
+ * takes at least one message, and no more than fit Receive's response
+ * budget; a message deleted while the page is read is left out (so a page
+ * may come back with fewer, even none, and a token that goes on).
  */
 export async function peekMessages(
   queue: QueueState,
@@ -34,6 +35,8 @@ export async function peekMessages(
   const nextPageToken = more && last !== undefined ? encodePeekToken(last) : "";
   // The copies are a snapshot of the schedule as it was when taken: states are from then.
   const contents = await store.readMessages(queue.record.dataId, taken);
+  // Deleted while its messages were read: say so rather than hand back a page of a queue that is gone.
+  if (queue.deleted) throw queueNotFound(queue.record.name);
   const messages: PeekedMessage[] = [];
   taken.forEach((message, index) => {
     const content = contents[index];
@@ -75,7 +78,8 @@ function takePage(queue: QueueState, cursor: PeekCursor | undefined, size: numbe
  * Where a message stands at `now`, by its schedule entry: hidden by a lease
  * until its deadline, hidden unleased until its ready time (a delay or a
  * retry backoff), else visible. A lease whose deadline passed is visible,
- * as the next Receive would find it once maintenance caught up.
+ * though the queue's rules (retry backoff, dead-lettering, retention) may
+ * act on it the moment maintenance runs: peeking never runs them.
  */
 function stateOf(message: LiveMessage, now: number): { state: PeekState; leaseDeadline?: number; visibleTime?: number } {
   if (message.readyAt <= now) return { state: "VISIBLE" };

@@ -17,6 +17,11 @@ export interface QueueCounts {
   readonly oldestSendTime: number | undefined;
 }
 
+// The most messages a new arrival walks back past to keep the chain in
+// arrival order (see chainInOrder): a move overtaken during its own commit
+// passes a handful; more means a clock went back, and order yields to cost.
+const maxChainWalk = 64;
+
 /**
  * The in-memory index of one queue, rebuilt from the store at start: every
  * message's schedule entry in a MessageTable, split into a heap of visible
@@ -177,8 +182,8 @@ export class QueueState {
       if (at !== noSlot && table.enqueuedAt[at] === cursor.enqueuedAt) {
         slot = table.newer[at]!;
       } else {
-        // Gone (or back with a later arrival): a scan, as rare as the cursor's message leaving between two pages.
-        while (slot !== noSlot && !this.slotAfter(slot, cursor)) slot = table.newer[slot]!;
+        // Gone (or back with a later arrival): a scan from whichever end of the chain the cursor's time is nearer.
+        slot = this.firstAfter(cursor);
       }
     }
     for (; slot !== noSlot; slot = table.newer[slot]!) if (!take(table.read(slot))) return;
@@ -256,14 +261,22 @@ export class QueueState {
    * arrival's (a move's, timed before its write) walks back, a step per
    * message it overtook. Keeping the chain in arrival order, as a restart
    * rebuilds it, is what lets a peek cursor resume where a message would be.
+   * The walk is bounded: after a wall-clock step back, or an arrival stamped
+   * by another broker whose clock is behind, a message that would walk past
+   * more than a few dozen others is chained as the newest instead, so a send
+   * never costs more than a few steps (the order is then off by that much
+   * until a restart re-sorts it).
    */
   private chainInOrder(slot: number): void {
     const table = this.table;
-    let before = this.newest;
     const arrival = table.enqueuedAt[slot]!;
     const overtook = (other: number): boolean =>
       table.enqueuedAt[other]! > arrival || (table.enqueuedAt[other] === arrival && table.compareIds(other, slot) > 0);
-    while (before !== noSlot && overtook(before)) before = table.older[before]!;
+    let before = this.newest;
+    for (let steps = 0; before !== noSlot && overtook(before); steps++) {
+      if (steps === maxChainWalk) return this.chainNewest(slot);
+      before = table.older[before]!;
+    }
     if (before === this.newest) return this.chainNewest(slot);
     const after = before === noSlot ? this.oldest : table.newer[before]!;
     table.older[slot] = before;
@@ -271,6 +284,22 @@ export class QueueState {
     table.older[after] = slot;
     if (before === noSlot) this.oldest = slot;
     else table.newer[before] = slot;
+  }
+
+  /** The first slot whose message sorts after the cursor, scanning from the nearer end of the chain. */
+  private firstAfter(cursor: PeekCursor): number {
+    const table = this.table;
+    if (this.oldest === noSlot) return noSlot;
+    const fromOldest = cursor.enqueuedAt - table.enqueuedAt[this.oldest]!;
+    const fromNewest = table.enqueuedAt[this.newest]! - cursor.enqueuedAt;
+    if (fromNewest < fromOldest) {
+      let back = this.newest;
+      while (back !== noSlot && this.slotAfter(back, cursor)) back = table.older[back]!;
+      return back === noSlot ? this.oldest : table.newer[back]!;
+    }
+    let slot = this.oldest;
+    while (slot !== noSlot && !this.slotAfter(slot, cursor)) slot = table.newer[slot]!;
+    return slot;
   }
 
   /** Whether a slot's message sorts after a cursor, read from the columns (a scan may pass millions). */

@@ -5,7 +5,9 @@ import { serialize } from "node:v8";
 import { Registry } from "prom-client";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { PeekPage } from "../../src/broker/types.js";
+import { Broker } from "../../src/broker/broker.js";
 import { BrokerMetrics } from "../../src/metrics/broker-metrics.js";
+import { MemoryStore } from "../../src/store/memory-store.js";
 import {
   counts,
   createQueue,
@@ -247,5 +249,54 @@ describe("peekMessages", () => {
     expect([next.messageId, next.receiveCount, next.firstReceiveTime]).toEqual([ids[1], 1, h.clock.now()]);
     expect(next.checkpoint).toBeUndefined();
     await h.broker.closeLeaseStream(stream, false);
+  });
+});
+
+describe("peekMessages while its page is read", () => {
+  /** A broker whose store holds each read until `release`, so that a test can change the queue mid-peek. */
+  async function brokerWithHeldReads() {
+    const inner = new MemoryStore();
+    let held: Promise<void> | undefined;
+    let release = (): void => undefined;
+    const store = Object.create(inner) as MemoryStore;
+    store.readMessages = async (dataId, messages) => {
+      if (held !== undefined) await held;
+      return inner.readMessages(dataId, messages);
+    };
+    const broker = await Broker.open({ store });
+    await broker.createQueue("q");
+    for (let i = 0; i < 3; i++) await broker.send("q", { body: Buffer.from(`m${i}`) });
+    // Later reads (the purge's or deletion's own) pass; the held one waits for release.
+    const holdNextRead = (): void => {
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      held = gate;
+      void Promise.resolve().then(() => {
+        if (held === gate) held = undefined;
+      });
+    };
+    return { broker, holdNextRead, release: () => release() };
+  }
+
+  it("leaves out messages purged meanwhile, and its token still goes on", async () => {
+    const { broker, holdNextRead, release } = await brokerWithHeldReads();
+    holdNextRead();
+    const pending = broker.peekMessages("q", 2);
+    await broker.purgeQueue("q");
+    release();
+    const page = await pending;
+    expect(page.messages).toEqual([]);
+    expect(page.nextPageToken).not.toBe("");
+    expect((await broker.peekMessages("q", 2, page.nextPageToken)).messages).toEqual([]);
+    broker.close();
+  });
+
+  it("fails with QUEUE_NOT_FOUND when the queue is deleted meanwhile", async () => {
+    const { broker, holdNextRead, release } = await brokerWithHeldReads();
+    holdNextRead();
+    const pending = broker.peekMessages("q", 2);
+    await broker.deleteQueue("q");
+    release();
+    await expect(pending).rejects.toMatchObject({ reason: "QUEUE_NOT_FOUND" });
+    broker.close();
   });
 });

@@ -328,4 +328,41 @@ describe("QueueState, the columnar index", () => {
     expect(walk({ enqueuedAt: 25, id: ids[0]! })).toEqual(ids.slice(3));
     expect(walk({ enqueuedAt: 40, id: ids[4]! })).toEqual([]);
   });
+
+  it("walks back past at most 64 messages: an arrival stamped far in the past (a clock stepped back) is chained as the newest, at a bounded cost", () => {
+    const queue = new QueueState(record);
+    const ids = Array.from({ length: 200 }, (_, index) => newMessageId(300 + index));
+    ids.slice(0, 199).forEach((id, index) => queue.add(entry(id, 0, false, 1_000 + index), 50));
+    const walk = (): string[] => {
+      const walked: string[] = [];
+      queue.walkEnqueued(undefined, (message) => walked.push(message.id) > 0);
+      return walked;
+    };
+    // Within the bound it is sorted in: one stamped 60 messages back goes after the 140th.
+    const late = newMessageId(600);
+    queue.add(entry(late, 0, false, 1_000 + 139), 50);
+    expect(walk().indexOf(late)).toBe(140);
+    // Stamped before every other: sorting it in would walk past 200 messages, so it is chained as the newest.
+    queue.add(entry(ids[199]!, 0, false, 0), 50);
+    expect(walk()).toEqual([...ids.slice(0, 140), late, ...ids.slice(140)]);
+    expect(queue.oldestMessage()?.id).toBe(ids[0]);
+  });
+
+  it("finds where a gone cursor would be from the newest end when it is nearer that end", () => {
+    const queue = new QueueState(record);
+    const ids = Array.from({ length: 100 }, (_, index) => newMessageId(700 + index));
+    ids.forEach((id, index) => queue.add(entry(id, 0, false, 10 * index), 50));
+    const walk = (cursor: { enqueuedAt: number; id: string }): string[] => {
+      const walked: string[] = [];
+      queue.walkEnqueued(cursor, (message) => walked.push(message.id) > 0);
+      return walked;
+    };
+    queue.remove(queue.get(ids[95]!)!);
+    // Near the newest end (scanned backwards) and near the oldest (scanned forwards), the same answer as a full scan.
+    expect(walk({ enqueuedAt: 950, id: ids[95]! })).toEqual(ids.slice(96));
+    expect(walk({ enqueuedAt: 955, id: ids[95]! })).toEqual(ids.slice(96));
+    queue.remove(queue.get(ids[3]!)!);
+    expect(walk({ enqueuedAt: 30, id: ids[3]! })).toEqual(ids.slice(4).filter((id) => id !== ids[95]));
+    expect(walk({ enqueuedAt: 5_000, id: ids[0]! })).toEqual([]);
+  });
 });

@@ -28,7 +28,8 @@ type MessageState int32
 const (
 	// Never sent.
 	MessageState_MESSAGE_STATE_UNSPECIFIED MessageState = 0
-	// Receivable now.
+	// Receivable now; or its lease ran out a moment ago and the queue's rules
+	// (retry backoff, dead-lettering, retention) have not acted on it yet.
 	MessageState_MESSAGE_STATE_VISIBLE MessageState = 1
 	// Leased by a Receive whose lease has not run out (see lease_deadline).
 	MessageState_MESSAGE_STATE_IN_FLIGHT MessageState = 2

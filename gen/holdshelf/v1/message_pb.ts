@@ -424,7 +424,8 @@ export enum MessageState {
   UNSPECIFIED = 0,
 
   /**
-   * Receivable now.
+   * Receivable now; or its lease ran out a moment ago and the queue's rules
+   * (retry backoff, dead-lettering, retention) have not acted on it yet.
    *
    * @generated from enum value: MESSAGE_STATE_VISIBLE = 1;
    */

@@ -1674,15 +1674,18 @@ export const QueueService: GenService<{
    * A page holds page_size messages, or fewer to stay under 4 MiB (gRPC's
    * default client limit): it stops before the message that would bring its
    * bodies and attributes (as max_message_bytes counts them) past 4 MiB less
-   * 64 KiB, yet holds at least one message. Page tokens are cursors, not offsets: a page starts
+   * 64 KiB, yet takes at least one message; messages deleted while the
+   * page is read are left out of it, so a page may hold fewer than it took,
+   * even none, with a next_page_token that goes on. Page tokens are cursors, not offsets: a page starts
    * after the last message of the previous one, so messages deleted
    * meanwhile make the next page skip nothing and repeat nothing; if that
    * last message itself is gone (deleted, received and deleted,
    * dead-lettered, expired), the page starts at the first message that
    * arrived after it. Messages that arrive while a listing goes on appear
    * in a later page if they sort after its cursor, which new arrivals do
-   * unless the brokers' clocks disagree (a move between brokers in cluster
-   * mode); a listing is not a snapshot. Page tokens do not expire and any
+   * unless a clock disagrees (a move between brokers in cluster mode, a
+   * broker's clock stepped back, a dead-letter move or redrive stamped just
+   * before the page was read); a listing is not a snapshot. Page tokens do not expire and any
    * broker of a cluster resumes them.
    * Needs admin on the queue (with --auth-file).
    * Errors: INVALID_ARGUMENT (a malformed queue name, page_size out of
