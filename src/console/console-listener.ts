@@ -3,6 +3,8 @@ import { createServer as createHttpsServer } from "node:https";
 import { isIP, type AddressInfo } from "node:net";
 import { Metadata } from "@grpc/grpc-js";
 import type { AuthGate } from "../auth/auth-gate.js";
+import { tokenDigest } from "../auth/bearer-token.js";
+import { HoldshelfError } from "../errors/holdshelf-error.js";
 import { authorizeQueueService, tokenCaller } from "../auth/queue-service-auth.js";
 import type { Logger } from "../logging/logger.js";
 import { httpsServerOptions, listenHttp, splitHostPort } from "../net/http-listener.js";
@@ -12,7 +14,7 @@ import { QueueCalls, type QueueHandlers } from "../sqs/queue-calls.js";
 import type { Clock } from "../time/clock.js";
 import { answerApi } from "./console-api.js";
 import type { ConsoleAsset } from "./console-assets.js";
-import { consoleErrors, toConsoleError } from "./console-error.js";
+import { ConsoleError, consoleErrors, toConsoleError } from "./console-error.js";
 import { ConsoleSessions, csrfMatches, type ConsoleSession } from "./console-sessions.js";
 import type { QueueHistory } from "./queue-history.js";
 
@@ -47,6 +49,10 @@ export interface ConsoleListener {
 }
 
 const sessionCookie = "holdshelf_console";
+// A sign-in's body: {"token": "..."}, with room to spare.
+const maxSessionRequestBytes = 16 * 1024;
+// What a bearer token can be: the characters an HTTP header value carries, without spaces.
+const bearerTokenPattern = /^[\x21-\x7e]{1,4096}$/;
 const csrfHeader = "x-holdshelf-csrf";
 // Every answer: the page loads only its own files, is never framed, and leaks no URL to others.
 const securityHeaders = {
@@ -86,18 +92,24 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
     // another site must not reach it through a name it rebinds to loopback.
     if (gate === undefined && !isOwnHost(request.headers.host, host)) throw consoleErrors.hostNotAllowed(request.headers.host ?? "");
     if (!url.pathname.startsWith("/api/")) return serveAsset(url.pathname, request, response);
-    if (request.headers["sec-fetch-site"] === "cross-site") throw consoleErrors.csrf();
-    const body = await readJsonBody(request, options.maxRequestBytes);
+    // The page's own requests are same-origin; a browser marks any other page's (another port of this host too).
+    const fetchSite = request.headers["sec-fetch-site"];
+    if (fetchSite !== undefined && fetchSite !== "same-origin" && fetchSite !== "none") throw consoleErrors.csrf();
     const segments = url.pathname
       .slice("/api/".length)
       .split("/")
       .map((segment) => decodeSegment(segment));
     const method = request.method ?? "GET";
     const cookieId = cookieValue(request.headers.cookie, sessionCookie);
-    if (segments.length === 1 && segments[0] === "session") return answerSession(method, body, cookieId, request, response);
+    if (segments.length === 1 && segments[0] === "session") {
+      // A sign-in carries a token and nothing else: a small body, read before any session exists.
+      return answerSession(method, await readJsonBody(request, maxSessionRequestBytes), cookieId, request, response);
+    }
+    // The session and CSRF checks come before the body is read: a stranger gets no buffer of the broker's.
     const session = sessions.find(cookieId, clock.now());
     if (session === undefined) throw consoleErrors.sessionRequired();
     if (method !== "GET" && method !== "HEAD" && !csrfMatches(session, headerValue(request.headers[csrfHeader]))) throw consoleErrors.csrf();
+    const body = await readJsonBody(request, options.maxRequestBytes);
     const abort = new AbortController();
     response.once("close", () => abort.abort());
     try {
@@ -147,10 +159,11 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
     }
     const token = typeof body === "object" && body !== null ? (body as { token?: unknown }).token : undefined;
     if (typeof token !== "string" || token === "") throw consoleErrors.invalid("token", "enter an access token");
-    const metadata = new Metadata();
-    metadata.set("authorization", `Bearer ${token}`);
-    // Throws TOKEN_INVALID (401) for a token the auth file does not hold; the token itself is never logged.
-    const { principal } = gate.authenticate(metadata);
+    // A token is printable ASCII, as a bearer header carries it; anything else (a pasted newline,
+    // a smart quote) is refused here, before it could reach an error message or the log.
+    if (!bearerTokenPattern.test(token)) throw new HoldshelfError("TOKEN_INVALID", "the bearer token is not valid");
+    // Throws TOKEN_INVALID (401) for a token the auth file does not hold.
+    const { principal } = gate.identify(tokenDigest(token));
     if (current !== undefined) sessions.close(current.id);
     const session = sessions.open(now, { token, principal: principal.name });
     sendJson(response, 200, sessionJson(gate, session), { "set-cookie": cookieFor(session, secure) });
@@ -203,7 +216,13 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
 
 /** Samples the history now and then at its interval, until stopped. */
 function startSampling(history: QueueHistory, clock: Clock, logUnexpected: (error: unknown) => void): { stop(): void } {
-  const sample = (): void => void history.sample(clock.now()).catch(logUnexpected);
+  const sample = (): void => {
+    try {
+      history.sample(clock.now());
+    } catch (error) {
+      logUnexpected(error);
+    }
+  };
   sample();
   const timer = setInterval(sample, history.shape.sampleIntervalMs);
   // Sampling alone must not keep a process alive.
@@ -258,10 +277,16 @@ async function readJsonBody(request: IncomingMessage, limit: number): Promise<un
   if (declared > limit) throw consoleErrors.tooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw consoleErrors.tooLarge(limit);
-    chunks.push(chunk);
+  try {
+    for await (const chunk of request as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) throw consoleErrors.tooLarge(limit);
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof ConsoleError) throw error;
+    // A client that hangs up mid-body is its own business, not the broker's error (nor a log line).
+    throw consoleErrors.invalid("request", "the request body was cut off");
   }
   if (size === 0) return undefined;
   // Only JSON: a form post from another site's page, which needs no preflight, never gets in.

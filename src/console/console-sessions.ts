@@ -13,12 +13,14 @@ export interface ConsoleSession {
   lastUsedAt: number;
 }
 
-/** How long an idle session lasts, and how many the broker keeps. */
+/** How long an idle session lasts, and how many the broker keeps: in all, and per token. */
 export interface SessionLimits {
   readonly idleMs: number;
   readonly max: number;
+  /** So that one token's holder cannot sign everyone else out by opening sessions. */
+  readonly maxPerPrincipal: number;
 }
-export const defaultSessionLimits: SessionLimits = { idleMs: 12 * 60 * 60_000, max: 10_000 };
+export const defaultSessionLimits: SessionLimits = { idleMs: 12 * 60 * 60_000, max: 10_000, maxPerPrincipal: 100 };
 
 /**
  * The console's sessions, in memory: a restart signs everyone out. The
@@ -34,6 +36,10 @@ export class ConsoleSessions {
 
   /** Opens a session for a token (or, without an auth file, for anyone). */
   open(now: number, signedIn: { token: string; principal: string } | undefined): ConsoleSession {
+    this.sweep(now);
+    // The same token's least recently used session goes first, then anyone's.
+    const own = [...this.sessions.values()].filter((session) => session.principal === signedIn?.principal);
+    if (own.length >= this.limits.maxPerPrincipal) this.sessions.delete(own[0]!.id);
     if (this.sessions.size >= this.limits.max) this.sessions.delete(this.sessions.keys().next().value!);
     const session: ConsoleSession = {
       id: randomBytes(32).toString("base64url"),
@@ -48,6 +54,7 @@ export class ConsoleSessions {
 
   /** The live session of a cookie's id, touched; undefined when unknown or idle too long. */
   find(id: string | undefined, now: number): ConsoleSession | undefined {
+    this.sweep(now);
     if (id === undefined) return undefined;
     const session = this.sessions.get(id);
     if (session === undefined) return undefined;
@@ -64,6 +71,19 @@ export class ConsoleSessions {
 
   close(id: string): void {
     this.sessions.delete(id);
+  }
+
+  /** How many sessions are open. */
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /** Ends idle sessions, so their tokens leave the broker's memory: the map is in order of last use, so they are at its front. */
+  private sweep(now: number): void {
+    for (const [id, session] of this.sessions) {
+      if (now - session.lastUsedAt <= this.limits.idleMs) return;
+      this.sessions.delete(id);
+    }
   }
 }
 

@@ -182,6 +182,10 @@ describe("the console's API without an auth file", () => {
     expect(form.status).toBe(415);
     const crossSite = await browser.api("GET", "/api/queues", undefined, { "sec-fetch-site": "cross-site" });
     expect(crossSite.body.error.reason).toBe("CSRF_TOKEN_INVALID");
+    // Another port of this host is same-site, but not the console's origin.
+    const sameSite = await browser.api("GET", "/api/queues", undefined, { "sec-fetch-site": "same-site" });
+    expect(sameSite.body.error.reason).toBe("CSRF_TOKEN_INVALID");
+    expect((await browser.api("GET", "/api/queues", undefined, { "sec-fetch-site": "same-origin" })).status).toBe(200);
     // No session at all.
     const stranger = h.browser();
     const noSession = await stranger.api("GET", "/api/queues");
@@ -201,6 +205,11 @@ describe("the console's API without an auth file", () => {
     expect(badJson.body.error).toMatchObject({ reason: "INVALID_ARGUMENT", fields: [{ field: "request", description: "the body is not valid JSON" }] });
     const huge = await browser.api("POST", "/api/queues/x/messages", { body: "x".repeat(5 * 1024 * 1024) });
     expect(huge.status).toBe(413);
+    // Without a session the body is never read: the refusal is the session's, whatever the size.
+    const stranger = await h.browser().api("POST", "/api/queues/x/messages", { body: "x".repeat(5 * 1024 * 1024) });
+    expect(stranger.body.error.reason).toBe("SESSION_REQUIRED");
+    // A sign-in's body is small.
+    expect((await h.browser().api("POST", "/api/session", { token: "x".repeat(20_000) })).status).toBe(413);
     expect((await browser.api("GET", "/api/nothing")).status).toBe(404);
     expect((await browser.api("PATCH", "/api/queues")).status).toBe(405);
     expect((await browser.api("GET", "/api/queues/jobs/elsewhere")).status).toBe(404);

@@ -98,6 +98,13 @@ describe("the console on a broker with an auth file", () => {
       const wrong = generateToken();
       const browser = logged.browser();
       await browser.signIn(wrong);
+      // A real token pasted with a stray newline or a smart quote: refused, and still never logged.
+      for (const pasted of [`${ops.token}\n`, `${ops.token}é`, `“${ops.token}”`]) {
+        const refused = await browser.signIn(pasted);
+        expect(refused.status).toBe(401);
+        expect(refused.body.error.reason).toBe("TOKEN_INVALID");
+        expect(JSON.stringify(refused.body)).not.toContain(ops.token);
+      }
       await browser.signIn(ops.token);
       await browser.api("POST", "/api/queues", { name: "jobs" });
       await browser.api("GET", "/api/queues/jobs/messages");
