@@ -44,7 +44,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (answer: SignInAnswer) 
           id="access-token"
           ref={input}
           type="password"
-          autocomplete="current-password"
+          autocomplete="off"
           required
           aria-describedby={error === null ? undefined : "sign-in-error"}
         />

@@ -41,7 +41,8 @@ const queueRoutes: Record<string, Record<string, Route>> = {
       return {
         queue: queueView(queue!),
         history: series ?? emptySeries(),
-        processing: await history.processing(name, now()),
+        // Until the page says "not sampled on this broker": an empty window, as before.
+        processing: history.processing(name, now()) ?? { p50Ms: null, p99Ms: null, count: 0, windowMs: 0 },
         sampleIntervalMs: history.shape.sampleIntervalMs,
       };
     },
@@ -114,9 +115,10 @@ export async function answerApi(request: ApiRequest, context: ApiContext): Promi
     throw consoleErrors.methodNotAllowed();
   }
   if (first === "queues" && name !== undefined && rest.length === 0) {
-    const routes = queueRoutes[sub ?? ""];
+    // Own keys only: a path segment such as "constructor" names no route.
+    const routes = Object.hasOwn(queueRoutes, sub ?? "") ? queueRoutes[sub ?? ""] : undefined;
     if (routes === undefined) throw consoleErrors.notFound();
-    const route = routes[request.method];
+    const route = Object.hasOwn(routes, request.method) ? routes[request.method] : undefined;
     if (route === undefined) throw consoleErrors.methodNotAllowed();
     return route(request, context, name);
   }
@@ -149,8 +151,8 @@ async function listQueues({ calls, history, now }: ApiContext): Promise<object> 
         deadLetterQueue: queue.config?.redrivePolicy?.deadLetterQueue || null,
         deadLetterSourceQueues: view.deadLetterSourceQueues,
         rates: { sent: recent(series?.sent), received: recent(series?.received), deleted: recent(series?.deleted) },
-        deadLettering: history.isDeadLettering(queue.name),
-        oldestAgeGrowing: history.isOldestAgeGrowing(queue.name),
+        deadLettering: history.isDeadLettering(queue.name) ?? false,
+        oldestAgeGrowing: history.isOldestAgeGrowing(queue.name) ?? false,
       };
     }),
     sampleIntervalMs: history.shape.sampleIntervalMs,

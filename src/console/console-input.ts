@@ -39,7 +39,8 @@ export function stringMap(body: Record<string, unknown>, field: string): Record<
   const value = body[field];
   if (value === undefined || value === null) return {};
   if (typeof value !== "object" || Array.isArray(value)) throw consoleErrors.invalid(field, "must be an object of strings");
-  const map: Record<string, string> = {};
+  // No prototype: an attribute may be called "__proto__", and must be kept as one.
+  const map: Record<string, string> = Object.create(null);
   for (const [key, item] of Object.entries(value)) {
     if (typeof item !== "string") throw consoleErrors.invalid(`${field}["${key.slice(0, 40)}"]`, "must be a string");
     map[key] = item;

@@ -64,6 +64,8 @@ const securityHeaders = {
   "cross-origin-opener-policy": "same-origin",
   "cross-origin-resource-policy": "same-origin",
 } as const;
+// Request bodies must be UTF-8, as JSON is: this decoder refuses anything else.
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 // Requests still running this long after a shutdown began are cut off (gRPC's grace too).
 const shutdownGraceMs = 10_000;
 
@@ -87,7 +89,7 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
   };
 
   const serve = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const url = new URL(request.url ?? "/", "http://console.invalid");
+    const url = requestUrl(request.url);
     // Without tokens anyone who reaches the port may do anything, so a page of
     // another site must not reach it through a name it rebinds to loopback.
     if (gate === undefined && !isOwnHost(request.headers.host, host)) throw consoleErrors.hostNotAllowed(request.headers.host ?? "");
@@ -251,6 +253,17 @@ function isOwnHost(header: string | undefined, listenHost: string): boolean {
   return name === "localhost" || isIP(name) !== 0 || name === listenHost.toLowerCase();
 }
 
+/** The request's path and query; a target that is no path ("//x" parses as a host, "http://…") names nothing here. */
+function requestUrl(target: string | undefined): URL {
+  if (target === undefined || !target.startsWith("/")) throw consoleErrors.notFound();
+  try {
+    // Prefixed rather than resolved against a base: a path starting "//" stays a path.
+    return new URL(`http://console.invalid${target}`);
+  } catch {
+    throw consoleErrors.notFound();
+  }
+}
+
 function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? "").split(";")) {
     const [key, ...value] = part.trim().split("=");
@@ -291,8 +304,15 @@ async function readJsonBody(request: IncomingMessage, limit: number): Promise<un
   if (size === 0) return undefined;
   // Only JSON: a form post from another site's page, which needs no preflight, never gets in.
   if (!/^application\/json\s*(;|$)/i.test(request.headers["content-type"] ?? "")) throw consoleErrors.unsupportedMediaType();
+  let text: string;
   try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    text = strictUtf8.decode(Buffer.concat(chunks));
+  } catch {
+    // Decoded leniently, a stray byte would be stored as U+FFFD: a silent change of what was sent.
+    throw consoleErrors.invalid("request", "the body is not valid UTF-8");
+  }
+  try {
+    return JSON.parse(text);
   } catch {
     throw consoleErrors.invalid("request", "the body is not valid JSON");
   }

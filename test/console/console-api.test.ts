@@ -57,6 +57,17 @@ describe("the console's API without an auth file", () => {
     expect(after.body.messages[0]).toMatchObject({ receiveCount: 1, state: "in_flight", leaseDeadline: expect.any(Number) });
   });
 
+  it("keeps an attribute whatever its name, __proto__ included", async () => {
+    await browser.api("POST", "/api/queues", { name: "odd" });
+    const sent = await browser.api("POST", "/api/queues/odd/messages", '{"body":"x","attributes":{"__proto__":"kept","constructor":"too"}}');
+    expect(sent.status).toBe(200);
+    const { messages } = await h.rpc().receive({ queue: "odd" });
+    expect(Object.entries(messages[0]!.attributes).sort()).toEqual([
+      ["__proto__", "kept"],
+      ["constructor", "too"],
+    ]);
+  });
+
   it("sends with a delay, and shows a binary body as no text", async () => {
     await browser.api("POST", "/api/queues", { name: "later" });
     expect((await browser.api("POST", "/api/queues/later/messages", { body: "soon", delaySeconds: 60 })).status).toBe(200);
