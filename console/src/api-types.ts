@@ -52,6 +52,8 @@ export interface QueueRow {
 export interface QueueList {
   readonly queues: readonly QueueRow[];
   readonly sampleIntervalMs: number;
+  /** More queues exist than the list holds (it stops at 10,000). */
+  readonly truncated: boolean;
   readonly now: number;
 }
 

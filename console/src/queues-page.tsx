@@ -11,7 +11,7 @@ import { PageHeading } from "./page-heading.js";
 import { QueueTable } from "./queue-table.js";
 import { usePoll } from "./use-poll.js";
 
-// The broker samples every 5 s; polling faster would show the same numbers.
+// Counts change between the broker's samples (every 10 s by default), so the list refreshes more often than that.
 const refreshMs = 5000;
 
 /** The queue list page. */
@@ -61,6 +61,7 @@ export function QueuesPage() {
             caption={prefix === "" ? plural(total, "queue") : `${shown.length} of ${plural(total, "queue")}, names starting “${prefix}”`}
           />
           {shown.length === 0 && <p>No queue's name starts with “{prefix}”.</p>}
+          {list.truncated && <p>Only the first {total.toLocaleString("en-US")} queues by name are listed; filter with holdshelf queue list --prefix to see the rest.</p>}
         </>
       )}
       <CreateQueueForm onCreated={() => setReloads((n) => n + 1)} />

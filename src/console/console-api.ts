@@ -157,6 +157,7 @@ async function listQueues({ calls, history, now }: ApiContext): Promise<object> 
     }),
     sampleIntervalMs: history.shape.sampleIntervalMs,
     now: now(),
+    truncated: pageToken !== "",
   };
 }
 

@@ -35,6 +35,7 @@ describe("the console's API without an auth file", () => {
     const list = await browser.api("GET", "/api/queues");
     expect(list.body.queues).toEqual([expect.objectContaining({ name: "jobs", visible: 1, inFlight: 0, delayed: 0, deadLettering: false, oldestAgeGrowing: false })]);
     expect(list.body.sampleIntervalMs).toBeGreaterThan(0);
+    expect(list.body.truncated).toBe(false);
 
     const peeked = await browser.api("GET", "/api/queues/jobs/messages");
     expect(peeked.body.messages).toEqual([
