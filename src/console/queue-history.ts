@@ -1,23 +1,12 @@
-import type { Registry } from "prom-client";
+import { ignoredBrokerEvents, type BrokerEvents } from "../broker/broker-events.js";
 import type { QueueInfo } from "../broker/types.js";
-import { histogramQuantile, type BucketCounts } from "./histogram-quantile.js";
+import { processingBuckets } from "../metrics/broker-metrics.js";
+import { histogramQuantile } from "./histogram-quantile.js";
 
-/** What the history reads at each sample: the broker's queues (those it serves) and its metrics. */
+/** What the history samples: the broker's queues (those it serves). */
 export interface HistorySource {
   allQueues(): QueueInfo[];
-  readonly registry: Registry;
 }
-
-/** The broker's counters the console turns into rates, by the name the console's API gives each. */
-const rateCounters = {
-  sent: "holdshelf_messages_sent_total",
-  received: "holdshelf_messages_received_total",
-  deleted: "holdshelf_messages_deleted_total",
-  deadLettered: "holdshelf_messages_dead_lettered_total",
-} as const;
-export type RateName = keyof typeof rateCounters;
-const rateNames = Object.keys(rateCounters) as RateName[];
-const processingHistogram = "holdshelf_message_processing_seconds";
 
 /** How much history is kept: enough for a few minutes of sparklines at little memory per queue. */
 export interface HistoryShape {
@@ -26,16 +15,34 @@ export interface HistoryShape {
 }
 export const defaultHistoryShape: HistoryShape = { sampleIntervalMs: 10_000, samples: 60 };
 
-// The processing-time quantiles cover between one and two of these spans: a
-// snapshot of the histogram is kept from the start of the previous span.
+// The processing-time quantiles cover between one and two of these spans:
+// the counts of the previous span are kept beside the current one's.
 const processingSpanMs = 5 * 60_000;
-// The oldest message's age is "growing" when it rose by at least this share of the time passed, over this many samples.
-const growingSamples = 6;
+// The oldest message's age is "growing" when it rose by at least this share of the time passed, over at least this long...
+const growingForMs = 60_000;
 const growingShare = 0.9;
 // ...and is past this: a queue whose oldest message is seconds old is keeping up.
 const growingFloorMs = 60_000;
-// A queue is "dead-lettering" when its dead-letter counter rose within this many recent samples.
+// A queue is "dead-lettering" when it dead-lettered messages within this many recent samples.
 const deadLetteringSamples = 30;
+
+/** The event counts the console turns into rates, by the name the console's API gives each. */
+type RateName = "sent" | "received" | "deleted" | "deadLettered";
+const rateNames: readonly RateName[] = ["sent", "received", "deleted", "deadLettered"];
+
+// A queue's columns, in the order they sit in its buffer: counts as Uint32
+// (exact, unlike Float32 past 16 million), then the oldest age as Float32
+// (NaN for none; 128 ms steps at 14 days, fine for a chart), then the
+// processing-time bucket counts of the current span and of the previous one.
+// The rate columns hold the events counted between a sample and the one
+// before, not running totals, and the buckets one span's counts: no reset
+// to detect, and they fit 32 bits.
+const countColumns = { visible: 0, inFlight: 1, delayed: 2, sent: 3, received: 4, deleted: 5, deadLettered: 6 } as const;
+const ageColumn = 7;
+const columnCount = 8;
+// Prometheus' form: ascending upper bounds in seconds, the last +Inf.
+const bucketBounds: readonly number[] = [...processingBuckets, Infinity];
+const bucketCount = bucketBounds.length;
 
 /** A queue's recorded series, oldest sample first. Rates are messages a second over the sample before. */
 export interface QueueSeriesView {
@@ -50,6 +57,13 @@ export interface QueueSeriesView {
   readonly deadLettered: number[];
 }
 
+/** A queue's latest send, receive and delete rates, oldest first: what the queue list draws. */
+export interface QueueRatesView {
+  readonly sent: number[];
+  readonly received: number[];
+  readonly deleted: number[];
+}
+
 /** Processing time (delivery to delete) quantiles over a recent window. */
 export interface ProcessingView {
   readonly p50Ms: number | null;
@@ -58,188 +72,287 @@ export interface ProcessingView {
   readonly windowMs: number;
 }
 
-/** One sample of one queue: its counts, and its counters' running totals (rates come from their differences). */
-interface Sample {
-  readonly t: number;
-  readonly visible: number;
-  readonly inFlight: number;
-  readonly delayed: number;
-  readonly oldestAgeMs: number | null;
-  readonly totals: Record<RateName, number>;
-}
+/**
+ * One queue's samples and processing-time counts, in one buffer: no object
+ * per sample. Its samples sit in the history's slots, the newest in the
+ * slot written last, since every queue is written at every sample.
+ * At 60 samples that is 2,056 bytes of buffer; with the views, this object
+ * and its map entry about 2.5 KB a queue (bench/console-history.ts).
+ */
+class QueueTrack {
+  /** The queue's createTime once sampled: another one is a new queue of the same name. */
+  createTime: number | undefined;
+  /** How many of the history's latest slots hold this queue's samples. */
+  samples = 0;
+  /** The history's sample number that last saw the queue: one that misses it drops it. */
+  sampledIn = 0;
+  /** Events since the last sample, written into the rate columns at the next one. */
+  readonly pending: Record<RateName, number> = { sent: 0, received: 0, deleted: 0, deadLettered: 0 };
+  /** When the current and the previous processing spans began (NaN before the first and second). */
+  spanStart = NaN;
+  previousSpanStart = NaN;
+  /** The count columns, then the bucket counts: the current span's, then the previous span's. */
+  readonly counts: Uint32Array;
+  readonly ages: Float32Array;
 
-/** One queue's ring of samples and its processing-time snapshots. */
-class QueueRing {
-  readonly samples: Sample[] = [];
-  /** Bucket counts at the start of the previous and the current span, and when each was taken. */
-  spanStarts: { at: number; buckets: BucketCounts }[] = [];
+  constructor(private readonly slots: number) {
+    const buffer = new ArrayBuffer((columnCount * slots + 2 * bucketCount) * 4);
+    this.counts = new Uint32Array(buffer);
+    this.ages = new Float32Array(buffer, ageColumn * slots * 4, slots);
+  }
 
-  push(sample: Sample, limit: number): void {
-    this.samples.push(sample);
-    if (this.samples.length > limit) this.samples.shift();
+  /** A count column's value in a slot. */
+  count(column: number, slot: number): number {
+    return this.counts[column * this.slots + slot]!;
+  }
+
+  /** Counts a delete's processing time in the current span's bucket (the histogram's `le`: the first bound not below it). */
+  countProcessing(processingMs: number): void {
+    const seconds = processingMs / 1000;
+    let bucket = 0;
+    // The last bound is +Inf, so this stops inside the buckets.
+    while (seconds > bucketBounds[bucket]!) bucket++;
+    this.counts[columnCount * this.slots + bucket]!++;
+  }
+
+  /** Starts the samples of a queue first seen, its processing window at `countedSince`; a later start drops what came before. */
+  begin(createTime: number, countedSince: number, keepsCounts: boolean): void {
+    this.createTime = createTime;
+    this.spanStart = countedSince;
+    if (!keepsCounts) this.counts.fill(0, columnCount * this.slots);
+  }
+
+  /** Writes the queue's counts, and the events since the last sample, into `slot`. */
+  record(slot: number, sampleNumber: number, queue: QueueInfo): void {
+    const { counts, slots, pending } = this;
+    counts[countColumns.visible * slots + slot] = queue.counts.visible;
+    counts[countColumns.inFlight * slots + slot] = queue.counts.inFlight;
+    counts[countColumns.delayed * slots + slot] = queue.counts.delayed;
+    // A queue's first sample has no sample before it, so no rate: what it counted before goes.
+    const first = this.samples === 0;
+    for (const rate of rateNames) {
+      counts[countColumns[rate] * slots + slot] = first ? 0 : pending[rate];
+      pending[rate] = 0;
+    }
+    this.ages[slot] = queue.oldestMessageAgeMs ?? NaN;
+    this.samples = Math.min(this.samples + 1, slots);
+    this.sampledIn = sampleNumber;
+  }
+
+  /** Starts a new processing span when the current one is over, keeping the one before. */
+  rollSpan(now: number): void {
+    if (now - this.spanStart < processingSpanMs) return;
+    const current = columnCount * this.slots;
+    this.counts.copyWithin(current + bucketCount, current, current + bucketCount);
+    this.counts.fill(0, current, current + bucketCount);
+    this.previousSpanStart = this.spanStart;
+    this.spanStart = now;
+  }
+
+  /** Cumulative bucket counts over the current and the previous span, as histogramQuantile reads them. */
+  processingCounts(): number[] {
+    const current = columnCount * this.slots;
+    let total = 0;
+    return bucketBounds.map((_, bucket) => (total += this.counts[current + bucket]! + this.counts[current + bucketCount + bucket]!));
   }
 }
 
 /**
- * The recent history of each queue this broker serves, sampled from the
- * broker's own counts and Prometheus counters, for the console's
- * sparklines and charts. It lives in memory only: a restart starts it
+ * The recent history of each queue this broker serves, for the console's
+ * sparklines, charts and marks: the broker's counts sampled at an
+ * interval, and its events (the same ones its Prometheus metrics count)
+ * counted between samples. It lives in memory only: a restart starts it
  * afresh, and in cluster mode each broker has history only for the queues
  * it serves. Prometheus keeps the long-term record.
  */
-export class QueueHistory {
-  private readonly rings = new Map<string, QueueRing>();
-  /** When the first sample was taken: a queue's window reaches back to it until its spans begin. */
-  private firstSampleAt: number | undefined;
+export class QueueHistory implements BrokerEvents {
+  private source: HistorySource | undefined;
+  private readonly tracks = new Map<string, QueueTrack>();
+  /** Each slot's sample time; every queue's samples share them. */
+  private readonly times: Float64Array;
+  /** The slot the next sample writes. */
+  private head = 0;
+  private samplesTaken = 0;
+  private lastSampleAt: number | undefined;
+  /** Samples that span `growingForMs` at the interval: 7 at 10 s. */
+  private readonly growingSamples: number;
 
-  constructor(
-    private readonly source: HistorySource,
-    readonly shape: HistoryShape = defaultHistoryShape,
-  ) {}
+  constructor(readonly shape: HistoryShape = defaultHistoryShape) {
+    this.times = new Float64Array(shape.samples);
+    this.growingSamples = Math.ceil(growingForMs / shape.sampleIntervalMs) + 1;
+  }
+
+  /** Sets the queues to sample (the broker, once it is open); until then a sample takes nothing. */
+  observe(source: HistorySource): void {
+    this.source = source;
+  }
+
+  sent(queue: string, count: number): void {
+    this.track(queue).pending.sent += count;
+  }
+
+  delivered(queue: string): void {
+    this.track(queue).pending.received++;
+  }
+
+  deleted(queue: string, processingMs: number): void {
+    const track = this.track(queue);
+    track.pending.deleted++;
+    track.countProcessing(processingMs);
+  }
+
+  deadLettered(queue: string, _deadLetterQueue: string, count: number): void {
+    this.track(queue).pending.deadLettered += count;
+  }
+
+  // The console shows nothing of these.
+  readonly emptyReceive = ignoredBrokerEvents.emptyReceive;
+  readonly movedByTask = ignoredBrokerEvents.movedByTask;
+  readonly retentionExpired = ignoredBrokerEvents.retentionExpired;
+  readonly leaseExpired = ignoredBrokerEvents.leaseExpired;
+  readonly leaseExtended = ignoredBrokerEvents.leaseExtended;
+  readonly leaseReleased = ignoredBrokerEvents.leaseReleased;
 
   /** Takes one sample of every queue at `now`; queues gone since are forgotten. */
-  async sample(now: number): Promise<void> {
-    this.firstSampleAt ??= now;
-    const totals = await this.readTotals();
-    const buckets = await this.readProcessingBuckets();
-    const seen = new Set<string>();
+  sample(now: number): void {
+    if (this.source === undefined) return;
+    const slot = this.head;
+    const sampleNumber = ++this.samplesTaken;
+    const previousSampleAt = this.lastSampleAt;
+    this.times[slot] = now;
     for (const queue of this.source.allQueues()) {
-      seen.add(queue.name);
-      let ring = this.rings.get(queue.name);
-      if (ring === undefined) this.rings.set(queue.name, (ring = new QueueRing()));
-      ring.push(
-        {
-          t: now,
-          visible: queue.counts.visible,
-          inFlight: queue.counts.inFlight,
-          delayed: queue.counts.delayed,
-          oldestAgeMs: queue.oldestMessageAgeMs ?? null,
-          totals: byRate((rate) => totals[rate].get(queue.name) ?? 0),
-        },
-        this.shape.samples,
-      );
-      this.rollSpan(ring, now, buckets.get(queue.name) ?? emptyBuckets());
+      let track = this.tracks.get(queue.name);
+      // Deleted and made again since the last sample: its events since were counted with the old queue's.
+      const remade = track?.createTime !== undefined && track.createTime !== queue.createTime;
+      if (track === undefined || remade) this.tracks.set(queue.name, (track = new QueueTrack(this.shape.samples)));
+      if (track.createTime === undefined) {
+        // What a queue first seen counted is its own since it was made (or since the last sample, the
+        // earliest this broker can have served it), unless the history has only begun or the queue was remade.
+        const keepsCounts = previousSampleAt !== undefined && !remade;
+        const countedSince = keepsCounts ? Math.min(now, Math.max(queue.createTime, previousSampleAt)) : now;
+        track.begin(queue.createTime, countedSince, keepsCounts);
+      }
+      track.record(slot, sampleNumber, queue);
+      track.rollSpan(now);
     }
-    for (const name of this.rings.keys()) if (!seen.has(name)) this.rings.delete(name);
+    // Deleting while iterating a Map is safe; this drops queues gone, and any only heard of in events.
+    for (const [name, track] of this.tracks) if (track.sampledIn !== sampleNumber) this.tracks.delete(name);
+    this.head = (slot + 1) % this.shape.samples;
+    this.lastSampleAt = now;
   }
 
   /** The queue's series, or undefined when this broker has no samples of it. */
   series(queue: string): QueueSeriesView | undefined {
-    const ring = this.rings.get(queue);
-    if (ring === undefined || ring.samples.length === 0) return undefined;
-    const { samples } = ring;
-    const rate = (name: RateName) =>
-      samples.map((sample, i) => {
-        const before = samples[i - 1];
-        if (before === undefined) return 0;
-        const seconds = (sample.t - before.t) / 1000;
-        // A counter that went down was reset (its queue deleted and made again): no rate for that step.
-        const delta = sample.totals[name] - before.totals[name];
-        return seconds > 0 && delta > 0 ? delta / seconds : 0;
-      });
+    const track = this.sampled(queue);
+    if (track === undefined) return undefined;
+    const slots = Array.from({ length: track.samples }, (_, index) => this.slotOf(track, index));
+    const column = (name: keyof typeof countColumns) => slots.map((slot) => track.count(countColumns[name], slot));
     return {
-      t: samples.map((s) => s.t),
-      visible: samples.map((s) => s.visible),
-      inFlight: samples.map((s) => s.inFlight),
-      delayed: samples.map((s) => s.delayed),
-      oldestAgeMs: samples.map((s) => s.oldestAgeMs),
-      sent: rate("sent"),
-      received: rate("received"),
-      deleted: rate("deleted"),
-      deadLettered: rate("deadLettered"),
+      t: slots.map((slot) => this.times[slot]!),
+      visible: column("visible"),
+      inFlight: column("inFlight"),
+      delayed: column("delayed"),
+      oldestAgeMs: slots.map((slot) => {
+        const age = track.ages[slot]!;
+        return Number.isNaN(age) ? null : age;
+      }),
+      sent: this.rates(track, "sent", 0),
+      received: this.rates(track, "received", 0),
+      deleted: this.rates(track, "deleted", 0),
+      deadLettered: this.rates(track, "deadLettered", 0),
     };
   }
 
-  /** Whether the queue sent messages to its dead-letter queue within the recent samples. */
-  isDeadLettering(queue: string): boolean {
-    const samples = this.rings.get(queue)?.samples ?? [];
-    const recent = samples.slice(-deadLetteringSamples - 1);
-    return recent.length > 1 && recent[recent.length - 1]!.totals.deadLettered > recent[0]!.totals.deadLettered;
+  /** The rates of the queue's latest `samples` samples (the end of its series'), or undefined when it has none. */
+  latestRates(queue: string, samples: number): QueueRatesView | undefined {
+    const track = this.sampled(queue);
+    if (track === undefined) return undefined;
+    const from = Math.max(0, track.samples - samples);
+    return { sent: this.rates(track, "sent", from), received: this.rates(track, "received", from), deleted: this.rates(track, "deleted", from) };
+  }
+
+  /** Whether the queue sent messages to its dead-letter queue within the recent samples; undefined when it has no samples. */
+  isDeadLettering(queue: string): boolean | undefined {
+    const track = this.sampled(queue);
+    if (track === undefined) return undefined;
+    // The oldest sample's count is over a sample no longer kept (or none): it is left out, as its rate is.
+    for (let index = Math.max(1, track.samples - deadLetteringSamples); index < track.samples; index++) {
+      if (track.count(countColumns.deadLettered, this.slotOf(track, index)) > 0) return true;
+    }
+    return false;
   }
 
   /**
-   * Whether the oldest message's age kept rising with the clock over the last
-   * samples and is past a minute: nobody is taking the front of the queue.
+   * Whether the oldest message's age kept rising with the clock over the
+   * samples of at least the last minute and is past a minute: nobody is
+   * taking the front of the queue. Undefined when the queue has no samples;
+   * false while it has fewer than a minute's (always, if the ring is shorter).
    */
-  isOldestAgeGrowing(queue: string): boolean {
-    const samples = (this.rings.get(queue)?.samples ?? []).slice(-growingSamples);
-    if (samples.length < growingSamples) return false;
-    for (let i = 1; i < samples.length; i++) {
-      const age = samples[i]!.oldestAgeMs;
-      const before = samples[i - 1]!.oldestAgeMs;
-      if (age === null || before === null || age < before) return false;
+  isOldestAgeGrowing(queue: string): boolean | undefined {
+    const track = this.sampled(queue);
+    if (track === undefined) return undefined;
+    if (track.samples < this.growingSamples) return false;
+    const first = track.samples - this.growingSamples;
+    const ageAt = (index: number) => track.ages[this.slotOf(track, index)]!;
+    for (let index = first + 1; index < track.samples; index++) {
+      // NaN (no message) fails this too.
+      if (!(ageAt(index) >= ageAt(index - 1))) return false;
     }
-    const first = samples[0]!;
-    const last = samples[samples.length - 1]!;
-    return last.oldestAgeMs! >= growingFloorMs && last.oldestAgeMs! - first.oldestAgeMs! >= growingShare * (last.t - first.t);
+    const last = track.samples - 1;
+    const elapsed = this.times[this.slotOf(track, last)]! - this.times[this.slotOf(track, first)]!;
+    return elapsed >= growingForMs && ageAt(last) >= growingFloorMs && ageAt(last) - ageAt(first) >= growingShare * elapsed;
   }
 
-  /** p50 and p99 of processing time since the start of the previous span (one to two spans), from the histogram's buckets. */
-  async processing(queue: string, now: number): Promise<ProcessingView> {
-    const current = (await this.readProcessingBuckets()).get(queue) ?? emptyBuckets();
-    const start = this.rings.get(queue)?.spanStarts[0];
-    const window = start === undefined ? current : subtractBuckets(current, start.buckets);
-    const count = window.counts[window.counts.length - 1] ?? 0;
+  /**
+   * p50 and p99 of processing time since the start of the previous span (one
+   * to two spans; a new queue's since it was made), interpolated in the
+   * broker histogram's buckets. Undefined when the queue has no samples.
+   */
+  processing(queue: string, now: number): ProcessingView | undefined {
+    const track = this.sampled(queue);
+    if (track === undefined) return undefined;
+    const counts = track.processingCounts();
     const quantile = (q: number): number | null => {
-      const seconds = histogramQuantile(q, window);
+      const seconds = histogramQuantile(q, { bounds: bucketBounds, counts });
       return seconds === undefined ? null : seconds * 1000;
     };
-    // A queue made since the last sample has no span yet: everything it counted is since the history began.
-    const since = start?.at ?? this.firstSampleAt ?? now;
-    return { p50Ms: quantile(0.5), p99Ms: quantile(0.99), count, windowMs: now - since };
+    const since = Number.isNaN(track.previousSpanStart) ? track.spanStart : track.previousSpanStart;
+    return { p50Ms: quantile(0.5), p99Ms: quantile(0.99), count: counts[bucketCount - 1]!, windowMs: now - since };
   }
 
-  /** Starts a new span when the current one is over, keeping the previous span's start as the window's. */
-  private rollSpan(ring: QueueRing, now: number, buckets: BucketCounts): void {
-    const latest = ring.spanStarts[ring.spanStarts.length - 1];
-    if (latest !== undefined && now - latest.at < processingSpanMs) return;
-    ring.spanStarts = [...ring.spanStarts, { at: now, buckets }].slice(-2);
+  /** The queue's track, made at its first event or sample; dropped at the next sample if the broker has no such queue. */
+  private track(queue: string): QueueTrack {
+    let track = this.tracks.get(queue);
+    if (track === undefined) this.tracks.set(queue, (track = new QueueTrack(this.shape.samples)));
+    return track;
   }
 
-  /** Each rate counter's value by queue, summed over any other labels (the dead-letter queue). */
-  private async readTotals(): Promise<Record<RateName, Map<string, number>>> {
-    const read = async (rate: RateName): Promise<Map<string, number>> => {
-      const byQueue = new Map<string, number>();
-      const metric = this.source.registry.getSingleMetric(rateCounters[rate]);
-      if (metric === undefined) return byQueue;
-      for (const { labels, value } of (await metric.get()).values) {
-        const queue = labels.queue;
-        if (typeof queue === "string") byQueue.set(queue, (byQueue.get(queue) ?? 0) + value);
-      }
-      return byQueue;
-    };
-    const values = await Promise.all(rateNames.map(read));
-    return byRate((rate) => values[rateNames.indexOf(rate)]!);
+  private sampled(queue: string): QueueTrack | undefined {
+    const track = this.tracks.get(queue);
+    return track === undefined || track.samples === 0 ? undefined : track;
   }
 
-  /** The processing histogram's cumulative bucket counts by queue. */
-  private async readProcessingBuckets(): Promise<Map<string, BucketCounts>> {
-    const byQueue = new Map<string, { bounds: number[]; counts: number[] }>();
-    const metric = this.source.registry.getSingleMetric(processingHistogram);
-    if (metric === undefined) return byQueue;
-    for (const entry of (await metric.get()).values) {
-      // A histogram's values carry the series name they belong to (_bucket, _sum, _count).
-      const { labels, value, metricName } = entry as typeof entry & { metricName?: string };
-      if (metricName !== `${processingHistogram}_bucket` || typeof labels.queue !== "string") continue;
-      let buckets = byQueue.get(labels.queue);
-      if (buckets === undefined) byQueue.set(labels.queue, (buckets = { bounds: [], counts: [] }));
-      buckets.bounds.push(labels.le === "+Inf" ? Infinity : Number(labels.le));
-      buckets.counts.push(value);
+  /** The slot of the queue's index-th sample, oldest first. */
+  private slotOf(track: QueueTrack, index: number): number {
+    const slots = this.shape.samples;
+    return (this.head - track.samples + index + slots) % slots;
+  }
+
+  /**
+   * Messages a second between each of the queue's samples from the `from`-th
+   * on and the sample before; 0 for its oldest, which has none. A plain loop:
+   * the queue list asks this of every queue.
+   */
+  private rates(track: QueueTrack, rate: RateName, from: number): number[] {
+    const slots = this.shape.samples;
+    const rates: number[] = [];
+    let slot = this.slotOf(track, from);
+    for (let index = from; index < track.samples; index++) {
+      const before = slot === 0 ? slots - 1 : slot - 1;
+      const seconds = (this.times[slot]! - this.times[before]!) / 1000;
+      rates.push(index > 0 && seconds > 0 ? track.count(countColumns[rate], slot) / seconds : 0);
+      slot = slot + 1 === slots ? 0 : slot + 1;
     }
-    return byQueue;
+    return rates;
   }
-}
-
-function byRate<T>(valueOf: (rate: RateName) => T): Record<RateName, T> {
-  return Object.fromEntries(rateNames.map((rate) => [rate, valueOf(rate)])) as Record<RateName, T>;
-}
-
-function emptyBuckets(): BucketCounts {
-  return { bounds: [], counts: [] };
-}
-
-/** Counts that arrived since `before`; a histogram reset since (the queue made again) counts from zero. */
-function subtractBuckets(now: BucketCounts, before: BucketCounts): BucketCounts {
-  const same = before.bounds.length === now.bounds.length && before.counts.every((count, i) => count <= now.counts[i]!);
-  return same ? { bounds: now.bounds, counts: now.counts.map((count, i) => count - before.counts[i]!) } : now;
 }

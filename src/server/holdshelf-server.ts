@@ -8,6 +8,7 @@ import { authorizeQueueService } from "../auth/queue-service-auth.js";
 import type { CallContext } from "../grpc/unary-bridge.js";
 import { createTokenCheck } from "../auth/token-interceptor.js";
 import { Broker } from "../broker/broker.js";
+import { teeEvents } from "../broker/broker-events-tee.js";
 import { localRouter, type QueueRouter } from "../cluster/queue-router.js";
 import { shardRouter } from "../cluster/shard-router.js";
 import type { RenewalLinger } from "../broker/renewal-linger.js";
@@ -195,6 +196,8 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     await metricsServer?.close();
     throw error;
   }
+  // Before the broker: the console's history counts the broker's events from the start.
+  const history = options.consoleListen === undefined ? undefined : new QueueHistory(options.consoleHistory);
   let broker: Broker;
   try {
     broker = await Broker.open({
@@ -205,7 +208,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       onBackgroundError: (error) => {
         if (!isStorageUnavailable(error) && !isQueueMoving(error)) logger.error("background work failed", { error });
       },
-      events: metrics.broker,
+      events: history === undefined ? metrics.broker : teeEvents(metrics.broker, history),
       limits,
       ...(options.renewalLinger === undefined ? {} : { renewalLinger: options.renewalLinger }),
       ...(store instanceof PostgresStore ? { cluster: store.clusterQueues } : {}),
@@ -216,6 +219,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     throw error;
   }
   metrics.broker.observe(broker);
+  history?.observe(broker);
   health = new HealthStatus();
   const clock = options.clock ?? systemClock;
   const recovery = superviseStorage({ store, broker, health, metrics: metrics.storage, logger, clock });
@@ -268,8 +272,8 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   try {
     port = await bind(server, options.listen, options.tls);
     if (options.sqs !== undefined) sqs = await startSqs(options.sqs, options, queueService.handlers, keyring, limits, metrics, logger);
-    if (options.consoleListen !== undefined) {
-      consoleListener = await startConsole(options.consoleListen, options, queueService.handlers, gate, broker, metrics.registry, limits, logger);
+    if (options.consoleListen !== undefined && history !== undefined) {
+      consoleListener = await startConsole(options.consoleListen, options, queueService.handlers, gate, history, limits, logger);
     }
   } catch (error) {
     server.forceShutdown();
@@ -358,8 +362,7 @@ async function startConsole(
   options: HoldshelfServerOptions,
   handlers: QueueHandlers,
   gate: AuthGate | undefined,
-  broker: Broker,
-  registry: Registry,
+  history: QueueHistory,
   limits: HoldshelfLimits,
   logger: Logger,
 ): Promise<ConsoleListener> {
@@ -371,7 +374,7 @@ async function startConsole(
     handlers,
     ...(gate === undefined ? {} : { gate }),
     assets: assetsDir === undefined ? undefined : await loadAssets(assetsDir),
-    history: new QueueHistory({ allQueues: () => broker.allQueues(), registry }, options.consoleHistory),
+    history,
     // A test message is at most a queue's largest message, well under this.
     maxRequestBytes: Math.min(limits.maxRequestBytes, maxConsoleRequestBytes),
     logger,
