@@ -44,8 +44,9 @@ export interface QueueRow {
   readonly deadLetterQueue: string | null;
   readonly deadLetterSourceQueues: readonly string[];
   readonly rates: RateSeries;
-  readonly deadLettering: boolean;
-  readonly oldestAgeGrowing: boolean;
+  /** null: this broker has not sampled the queue (another broker serves it, or it is new). */
+  readonly deadLettering: boolean | null;
+  readonly oldestAgeGrowing: boolean | null;
 }
 
 /** GET /api/queues. */
@@ -125,7 +126,8 @@ export interface ProcessingTime {
 export interface QueueDetail {
   readonly queue: QueueView;
   readonly history: QueueHistory;
-  readonly processing: ProcessingTime;
+  /** null: this broker has not sampled the queue (another broker serves it, or it is new). */
+  readonly processing: ProcessingTime | null;
   readonly sampleIntervalMs: number;
 }
 

@@ -8,8 +8,17 @@ import { durationMs, formatAge, plural } from "./format.js";
 const warnShare = 0.8;
 
 /** The queue's processing-time percentiles against its visibility timeout. */
-export function ProcessingTime({ processing, visibilityTimeout }: { processing: Processing; visibilityTimeout: string | undefined }) {
+export function ProcessingTime({ processing, visibilityTimeout }: { processing: Processing | null; visibilityTimeout: string | undefined }) {
   const timeoutMs = durationMs(visibilityTimeout);
+  if (processing === null) {
+    return (
+      <p data-testid="processing-time">
+        This broker has no processing times for this queue yet: it measures the queues it serves, from its next sample on (in cluster mode,
+        open the console of the broker that serves the queue).
+        {timeoutMs === null ? "" : ` The visibility timeout is ${formatAge(timeoutMs)}.`}
+      </p>
+    );
+  }
   const window = formatAge(processing.windowMs);
   if (processing.p99Ms === null || processing.p50Ms === null) {
     return (

@@ -42,7 +42,8 @@ const queueRoutes: Record<string, Record<string, Route>> = {
         queue: queueView(queue!),
         history: series ?? emptySeries(),
         // Until the page says "not sampled on this broker": an empty window, as before.
-        processing: history.processing(name, now()) ?? { p50Ms: null, p99Ms: null, count: 0, windowMs: 0 },
+        // null: this broker has not sampled the queue (another broker serves it, or it is new).
+        processing: history.processing(name, now()) ?? null,
         sampleIntervalMs: history.shape.sampleIntervalMs,
       };
     },
@@ -143,16 +144,16 @@ async function listQueues({ calls, history, now }: ApiContext): Promise<object> 
   return {
     queues: queues.map((queue) => {
       const view = queueView(queue);
-      const series = history.series(queue.name);
-      const recent = (values: number[] | undefined) => (values ?? []).slice(-sparklineSamples);
+      const rates = history.latestRates(queue.name, sparklineSamples);
       return {
         name: view.name,
         ...view.stats,
         deadLetterQueue: queue.config?.redrivePolicy?.deadLetterQueue || null,
         deadLetterSourceQueues: view.deadLetterSourceQueues,
-        rates: { sent: recent(series?.sent), received: recent(series?.received), deleted: recent(series?.deleted) },
-        deadLettering: history.isDeadLettering(queue.name) ?? false,
-        oldestAgeGrowing: history.isOldestAgeGrowing(queue.name) ?? false,
+        rates: rates ?? { sent: [], received: [], deleted: [] },
+        // null where this broker has no samples of the queue: it cannot tell, rather than "no".
+        deadLettering: history.isDeadLettering(queue.name) ?? null,
+        oldestAgeGrowing: history.isOldestAgeGrowing(queue.name) ?? null,
       };
     }),
     sampleIntervalMs: history.shape.sampleIntervalMs,
