@@ -141,11 +141,14 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
   const answerSession = (method: string, body: unknown, cookieId: string | undefined, request: IncomingMessage, response: ServerResponse): void => {
     const now = clock.now();
     const current = sessions.find(cookieId, now);
+    // Without tokens everyone is signed in: a GET or POST opens a session, which only carries the CSRF token.
+    const openAnonymous = (): void => {
+      const session = sessions.open(now, undefined);
+      sendJson(response, 200, sessionJson(gate, session), { "set-cookie": cookieFor(session, secure) });
+    };
     if (method === "GET") {
       if (gate !== undefined || current !== undefined) return sendJson(response, 200, sessionJson(gate, current));
-      // Without tokens everyone is signed in; the session only carries the CSRF token.
-      const session = sessions.open(now, undefined);
-      return sendJson(response, 200, sessionJson(gate, session), { "set-cookie": cookieFor(session, secure) });
+      return openAnonymous();
     }
     if (method === "DELETE") {
       if (current === undefined) return sendJson(response, 200, {});
@@ -154,11 +157,7 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
       return sendJson(response, 200, {}, { "set-cookie": `${sessionCookie}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}` });
     }
     if (method !== "POST") throw consoleErrors.methodNotAllowed();
-    if (gate === undefined) {
-      if (current !== undefined) return sendJson(response, 200, sessionJson(gate, current));
-      const session = sessions.open(now, undefined);
-      return sendJson(response, 200, sessionJson(gate, session), { "set-cookie": cookieFor(session, secure) });
-    }
+    if (gate === undefined) return current === undefined ? openAnonymous() : sendJson(response, 200, sessionJson(gate, current));
     const token = typeof body === "object" && body !== null ? (body as { token?: unknown }).token : undefined;
     if (typeof token !== "string" || token === "") throw consoleErrors.invalid("token", "enter an access token");
     // A token is printable ASCII, as a bearer header carries it; anything else (a pasted newline,

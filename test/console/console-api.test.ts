@@ -24,6 +24,10 @@ describe("the console's API without an auth file", () => {
     // Each session has its own CSRF token.
     expect(answer.body.csrfToken).toMatch(/^[\w-]{43}$/);
     expect(answer.body.csrfToken).not.toBe(browser.csrfToken);
+    // A sign-in without an auth file needs no token: it opens a session as the GET does.
+    const posted = await h.browser().api("POST", "/api/session", {});
+    expect(posted.body).toMatchObject({ authRequired: false, signedIn: true });
+    expect(posted.headers.get("set-cookie")).toMatch(/^holdshelf_console=/);
   });
 
   it("creates a queue, sends a test message, counts it, and browses it without changing its receive count", async () => {
