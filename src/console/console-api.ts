@@ -41,7 +41,6 @@ const queueRoutes: Record<string, Record<string, Route>> = {
       return {
         queue: queueView(queue!),
         history: series ?? emptySeries(),
-        // Until the page says "not sampled on this broker": an empty window, as before.
         // null: this broker has not sampled the queue (another broker serves it, or it is new).
         processing: history.processing(name, now()) ?? null,
         sampleIntervalMs: history.shape.sampleIntervalMs,

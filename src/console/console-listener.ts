@@ -197,7 +197,7 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
   await listenHttp(server, host, port, `${options.listen} for the console`);
   const bound = (server.address() as AddressInfo).port;
   const address = `${host.includes(":") ? `[${host}]` : host}:${bound}`;
-  const sampler = startSampling(options.history, clock, logUnexpected);
+  const sampler = startSampling(options.history, clock, (error) => options.logger.error("the console's history sample failed", { error }));
   return {
     address,
     port: bound,
@@ -216,12 +216,12 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
 }
 
 /** Samples the history now and then at its interval, until stopped. */
-function startSampling(history: QueueHistory, clock: Clock, logUnexpected: (error: unknown) => void): { stop(): void } {
+function startSampling(history: QueueHistory, clock: Clock, logFailure: (error: unknown) => void): { stop(): void } {
   const sample = (): void => {
     try {
       history.sample(clock.now());
     } catch (error) {
-      logUnexpected(error);
+      logFailure(error);
     }
   };
   sample();

@@ -37,9 +37,12 @@ export class ConsoleSessions {
   /** Opens a session for a token (or, without an auth file, for anyone). */
   open(now: number, signedIn: { token: string; principal: string } | undefined): ConsoleSession {
     this.sweep(now);
-    // The same token's least recently used session goes first, then anyone's.
-    const own = [...this.sessions.values()].filter((session) => session.principal === signedIn?.principal);
-    if (own.length >= this.limits.maxPerPrincipal) this.sessions.delete(own[0]!.id);
+    // The same token's least recently used session goes first, then anyone's. Sessions
+    // without a token (no auth file) are nobody's in particular: only the overall cap holds them.
+    if (signedIn !== undefined) {
+      const own = [...this.sessions.values()].filter((session) => session.principal === signedIn.principal);
+      if (own.length >= this.limits.maxPerPrincipal) this.sessions.delete(own[0]!.id);
+    }
     if (this.sessions.size >= this.limits.max) this.sessions.delete(this.sessions.keys().next().value!);
     const session: ConsoleSession = {
       id: randomBytes(32).toString("base64url"),

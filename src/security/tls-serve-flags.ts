@@ -80,9 +80,11 @@ export async function loadTransportSecurity(
     logger.warn(`${allowOpenFlag}: listening beyond loopback without authentication`, { addresses: open });
   }
   // Not refused: TLS may end at a proxy or mesh sidecar in front of the broker. But say it.
-  if (listeners.authenticated && tls === undefined && !isLoopbackAddress(listeners.listen)) {
+  // The console takes the same tokens, typed into its sign-in page.
+  const plaintext = [listeners.listen, listeners.consoleListen].filter((address) => address !== undefined && !isLoopbackAddress(address));
+  if (listeners.authenticated && tls === undefined && plaintext.length > 0) {
     logger.warn("bearer tokens cross the network in plaintext: serve TLS (--tls-cert, --tls-key) or end TLS in front of the broker", {
-      address: listeners.listen,
+      addresses: plaintext,
     });
   }
   return {

@@ -38,6 +38,13 @@ describe("the console's sessions", () => {
     expect(sessions.size).toBe(5);
   });
 
+  it("does not cap sessions without a token as one token's: a stranger cannot sign a browser out of a broker without an auth file", () => {
+    const sessions = new ConsoleSessions({ idleMs: 60_000, max: 50, maxPerPrincipal: 2 });
+    const browser = sessions.open(0, undefined);
+    for (let i = 0; i < 10; i++) sessions.open(1 + i, undefined);
+    expect(sessions.find(browser.id, 20)).toBe(browser);
+  });
+
   it("matches a CSRF header only to its own session's token", () => {
     const sessions = new ConsoleSessions();
     const a = sessions.open(0, undefined);

@@ -12,7 +12,7 @@ const missing = missingCommands(["openssl"]);
 describe.skipIf(skipWithout(missing))("the serve command's transport flags", () => {
   const certs = useTestCerts(missing);
 
-  const load = async (values: TransportFlagValues, listeners: { listen?: string; metricsListen?: string | undefined; authenticated?: boolean } = {}) => {
+  const load = async (values: TransportFlagValues, listeners: { listen?: string; metricsListen?: string | undefined; authenticated?: boolean; consoleListen?: string } = {}) => {
     const lines: { level: string; msg: string }[] = [];
     const logger = createLogger({ write: (line) => lines.push(JSON.parse(line) as { level: string; msg: string }) });
     const transport = await loadTransportSecurity(
@@ -60,6 +60,11 @@ describe.skipIf(skipWithout(missing))("the serve command's transport flags", () 
     expect(plaintextTokens.warnings).toEqual([expect.stringContaining("bearer tokens cross the network in plaintext")]);
     expect((await load(serverFiles(), { listen: "0.0.0.0:0", authenticated: true })).warnings).toEqual([]);
     expect((await load({}, { authenticated: true })).warnings).toEqual([]);
+    // The console's sign-in page takes the same tokens.
+    const plaintextConsole = await load({}, { authenticated: true, consoleListen: "0.0.0.0:9465" });
+    expect(plaintextConsole.warnings).toEqual([expect.stringContaining("bearer tokens cross the network in plaintext")]);
+    expect((await load(serverFiles(), { authenticated: true, consoleListen: "0.0.0.0:9465" })).warnings).toEqual([]);
+    expect((await load({}, { authenticated: true, consoleListen: "127.0.0.1:9465" })).warnings).toEqual([]);
   });
 
   it("reads its switches from the environment strictly", () => {
