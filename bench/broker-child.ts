@@ -23,6 +23,8 @@ export interface BrokerFlags {
   readonly serve?: readonly string[];
   /** Serves the SQS endpoint on a free loopback port (its URL in BrokerChild.sqsUrl); off unless set. */
   readonly sqs?: boolean;
+  /** Serves the admin console on a free loopback port (its URL in BrokerChild.consoleUrl); off unless set. */
+  readonly console?: boolean;
 }
 
 /** A `holdshelf serve` child process on a loopback port. */
@@ -34,6 +36,8 @@ export interface BrokerChild {
   readonly metricsAddress: string;
   /** Its SQS endpoint's URL ("http://127.0.0.1:40123"), from the same line; undefined unless started with `sqs`. */
   readonly sqsUrl: string | undefined;
+  /** Its console's URL ("http://127.0.0.1:40124/"), from the same line; undefined unless started with `console`. */
+  readonly consoleUrl: string | undefined;
   /** Sends SIGTERM and waits for the exit; resolves with the CPU profile's path, if one was asked for. */
   stop(): Promise<string | undefined>;
 }
@@ -57,7 +61,7 @@ export async function startBrokerChild(options: BrokerChildOptions): Promise<Bro
       "--sqs-listen",
       options.extraFlags?.sqs === true ? "127.0.0.1:0" : "off",
       "--console-listen",
-      "off",
+      options.extraFlags?.console === true ? "127.0.0.1:0" : "off",
       "--durability",
       options.durability,
       ...(options.extraFlags?.serve ?? []),
@@ -67,7 +71,7 @@ export async function startBrokerChild(options: BrokerChildOptions): Promise<Bro
   // Keep only the tail of the log: it is read only to explain a failure.
   let log = "";
   const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
-  const { address, metricsAddress, sqsUrl } = await new Promise<ListeningLine>((resolve, reject) => {
+  const { address, metricsAddress, sqsUrl, console: consoleField } = await new Promise<ListeningLine>((resolve, reject) => {
     child.stderr!.on("data", (chunk: Buffer) => {
       log = (log + chunk.toString()).slice(-16_384);
       // A whole line only: a chunk may end inside one.
@@ -82,6 +86,8 @@ export async function startBrokerChild(options: BrokerChildOptions): Promise<Bro
     address,
     metricsAddress,
     sqsUrl,
+    // The line says "off" when the console is off.
+    consoleUrl: options.extraFlags?.console === true ? consoleField : undefined,
     stop: () =>
       (stopped ??= (async () => {
         child.kill("SIGTERM");
@@ -94,9 +100,10 @@ export async function startBrokerChild(options: BrokerChildOptions): Promise<Bro
   };
 }
 
-/** The fields of the "holdshelf listening" log line the bench reads (sqsUrl only when the endpoint is on). */
+/** The fields of the "holdshelf listening" log line the bench reads (sqsUrl only when the endpoint is on; console is "off" when off). */
 interface ListeningLine {
   readonly address: string;
   readonly metricsAddress: string;
   readonly sqsUrl?: string;
+  readonly console: string;
 }

@@ -2,6 +2,7 @@ import type { Scenario } from "../scenario.js";
 import { batchedPipeline } from "./batched-pipeline.js";
 import { churn } from "./churn.js";
 import { clusterBrokers } from "./cluster-brokers.js";
+import { consoleOverhead } from "./console-overhead.js";
 import { largeBodies } from "./large-bodies.js";
 import { shardedBrokers } from "./sharded-brokers.js";
 import { longPollLatency } from "./long-poll-latency.js";
@@ -18,7 +19,8 @@ import { sqsEndpoint } from "./sqs-endpoint.js";
  * 1's rate; 10 writes the most; 11 (cluster storage on PostgreSQL) runs its
  * own LevelDB baseline; 12 (several brokers on one PostgreSQL) its own
  * one-broker baseline; 13 (the SQS endpoint against gRPC) its own gRPC
- * baseline, on brokers of its own.
+ * baseline, on brokers of its own; 14 (the admin console on against off)
+ * its own console-off rows, on brokers of its own.
  */
 export const scenarios: Scenario[] = [
   batchedPipeline,
@@ -34,4 +36,5 @@ export const scenarios: Scenario[] = [
   postgresStore,
   clusterBrokers,
   sqsEndpoint,
+  consoleOverhead,
 ];
