@@ -6,17 +6,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, openPage, screenshot, seriousViolations, skipWithoutChromium } from "./chromium-session.js";
 import { startConsoleHarness, type ConsoleHarness } from "../console-harness.js";
 
-// Generous: Chromium and the broker share two loaded cores in CI.
+// Generous: Chromium and the broker share two loaded cores in CI. A test chains
+// several such waits, so each test may take a minute before vitest gives up.
 const uiTimeoutMs = 15_000;
+const testTimeoutMs = 60_000;
 const text = (body: string) => new TextEncoder().encode(body);
 
-describe.skipIf(skipWithoutChromium)("the console in Chromium", () => {
+describe.skipIf(skipWithoutChromium)("the console in Chromium", { timeout: testTimeoutMs }, () => {
   let browser: Browser;
   let h: ConsoleHarness;
   beforeAll(async () => {
     browser = await launchChromium();
-    // Sampled twice a second, so the charts and sparklines have points within a test.
-    h = await startConsoleHarness({ history: { sampleIntervalMs: 500, samples: 60 } });
+    // Sampled every second, so the charts and sparklines have points within a test (the list shows the last 30 s).
+    h = await startConsoleHarness({ history: { sampleIntervalMs: 1_000, samples: 60 } });
     const rpc = h.rpc();
     for (const name of ["orders", "billing", "emails"]) await rpc.createQueue({ name });
     for (let i = 0; i < 3; i++) await rpc.send({ queue: "orders", body: text(`order ${i}`) });
@@ -56,6 +58,8 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", () => {
 
     await page.goto(`${h.consoleUrl}#/queues/jobs`);
     await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: uiTimeoutMs }).toBe("Queue jobs");
+    // Once the broker has sampled the new queue, what follows counts as rates (its first sample only starts the count).
+    await expect.poll(() => isSampled(h, "jobs"), { timeout: uiTimeoutMs }).toBe(true);
     const send = page.getByRole("form", { name: "Send a test message" });
     await send.getByLabel("Message body").fill('{"photo": 42, "size": "large"}');
     await send.getByRole("button", { name: "Add attribute" }).click();
@@ -64,6 +68,8 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", () => {
     await send.getByRole("button", { name: "Send message" }).click();
     await expect.poll(() => page.getByTestId("notice").textContent(), { timeout: uiTimeoutMs }).toContain("Sent message");
     await expect.poll(() => page.getByTestId("queue-visible").textContent(), { timeout: uiTimeoutMs }).toBe("1");
+    // The broker's next sample counts the send as a rate, which the list's sparkline shows below.
+    await expect.poll(() => anyRate(h, "jobs", "sent"), { timeout: uiTimeoutMs }).toBe(true);
     // The depth chart draws the broker's samples once there are some.
     const depth = page.locator("figure", { has: page.getByText("Depth (messages)", { exact: true }) });
     await expect.poll(() => depth.locator("svg").count(), { timeout: uiTimeoutMs }).toBeGreaterThan(0);
@@ -71,8 +77,9 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", () => {
     expect(await seriousViolations(page)).toEqual([]);
     await page.goto(h.consoleUrl);
     await expect.poll(() => page.getByTestId("visible-jobs").textContent(), { timeout: uiTimeoutMs }).toBe("1");
-    // The send shows in the queue list's sent-rate sparkline.
-    await expect.poll(() => page.getByTestId("sent-rate-jobs").textContent(), { timeout: uiTimeoutMs }).toMatch(/\/s/);
+    // The sent-rate sparkline is drawn.
+    const sentCell = page.locator("td", { has: page.getByTestId("sent-rate-jobs") });
+    await expect.poll(() => sentCell.locator("svg.sparkline").count(), { timeout: uiTimeoutMs }).toBe(1);
     await page.context().close();
   });
 
@@ -99,9 +106,9 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", () => {
     const page = await openPage(browser, `${h.consoleUrl}#/queues/browse/messages`);
     await expect.poll(() => page.getByTestId(`receive-count-${messageId}`).textContent(), { timeout: uiTimeoutMs }).toBe("0");
     expect(await page.getByTestId(`state-${messageId}`).textContent()).toBe("Visible");
-    await expect.poll(() => page.locator("article").first().textContent()).toContain('"customer": 7');
+    await expect.poll(() => page.locator("article").first().textContent(), { timeout: uiTimeoutMs }).toContain('"customer": 7');
     await page.getByRole("button", { name: "Hex" }).click();
-    await expect.poll(() => page.locator("article").first().textContent()).toContain("7b");
+    await expect.poll(() => page.locator("article").first().textContent(), { timeout: uiTimeoutMs }).toContain("7b");
     await screenshot(page, "messages");
     expect(await seriousViolations(page)).toEqual([]);
     await page.reload();
@@ -115,7 +122,7 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", () => {
     const rpc = h.rpc();
     await rpc.createQueue({ name: "work-dlq" });
     await rpc.createQueue({ name: "work", config: { redrivePolicy: { deadLetterQueue: "work-dlq", maxReceiveCount: 1 } } });
-    const count = 8;
+    const count = 12;
     await rpc.sendBatch({ queue: "work", entries: Array.from({ length: count }, (_, i) => ({ id: `m${i}`, body: text(`job ${i}`) })) });
     // One delivery each, given back at once: the next receive finds them spent and dead-letters them.
     const first = await rpc.receive({ queue: "work", maxMessages: count });
@@ -126,15 +133,26 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", () => {
 
     const page = await openPage(browser, `${h.consoleUrl}#/queues/work-dlq`);
     const redrive = page.getByRole("form", { name: "Start a redrive" });
-    await redrive.getByLabel("Rate limit, messages per second (optional)").fill("4");
+    await redrive.getByLabel("Rate limit, messages per second (optional)").fill("2");
     const startedAt = Date.now();
     await redrive.getByRole("button", { name: "Start redrive" }).click();
     await expect.poll(() => page.getByTestId("move-task-total").first().textContent(), { timeout: uiTimeoutMs }).toBe(String(count));
+    // Shown live: a running task part of the way through (at 2 a second, 12 messages take about 5 s).
+    await expect
+      .poll(
+        async () => {
+          const status = await page.getByTestId("move-task-status").first().textContent();
+          const moved = Number(await page.getByTestId("move-task-moved").first().textContent());
+          return status === "RUNNING" && moved > 0 && moved < count;
+        },
+        { timeout: uiTimeoutMs, interval: 100 },
+      )
+      .toBe(true);
     await screenshot(page, "redrive-running");
     await expect.poll(() => page.getByTestId("move-task-status").first().textContent(), { timeout: 30_000 }).toBe("COMPLETED");
     expect(await page.getByTestId("move-task-moved").first().textContent()).toBe(String(count));
-    // Paced at 4 a second, 8 messages take more than a second: the rate limit held (a lower bound holds on any machine).
-    expect(Date.now() - startedAt).toBeGreaterThan(1_000);
+    // Paced at 2 a second, 12 messages take five more seconds after the first two: the rate limit held (a lower bound holds on any machine).
+    expect(Date.now() - startedAt).toBeGreaterThan(4_000);
     await screenshot(page, "redrive-done");
     expect(await seriousViolations(page)).toEqual([]);
     const work = (await rpc.getQueue({ name: "work" })).queue!.stats!;
@@ -160,7 +178,7 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", () => {
     await screenshot(page, "purge-dialog");
     expect(await seriousViolations(page)).toEqual([]);
     await page.keyboard.press("Escape");
-    await expect.poll(() => dialog.isVisible()).toBe(false);
+    await expect.poll(() => dialog.isVisible(), { timeout: uiTimeoutMs }).toBe(false);
     expect(await focused(page, "textContent")).toBe("Purge…");
     expect((await rpc.getQueue({ name: "purgeable" })).queue!.stats!.visible).toBe(4n);
 
@@ -193,7 +211,7 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", () => {
   });
 });
 
-describe.skipIf(skipWithoutChromium)("the console in Chromium, on a broker with an auth file", () => {
+describe.skipIf(skipWithoutChromium)("the console in Chromium, on a broker with an auth file", { timeout: testTimeoutMs }, () => {
   let browser: Browser;
   let h: ConsoleHarness;
   let sender: { token: string };
@@ -251,4 +269,20 @@ function rowNames(page: Page): Promise<string[]> {
 /** A property of the focused element, read in the page (as text: this file is compiled without the DOM's types). */
 function focused(page: Page, property: "textContent" | "id" | "tagName" | "type"): Promise<string | undefined> {
   return page.evaluate<string | undefined>(`document.activeElement?.${property}`);
+}
+
+/** Whether the broker's recent samples of a queue show a rate above zero (the list's sparkline data). */
+async function anyRate(h: ConsoleHarness, queue: string, rate: "sent" | "received" | "deleted"): Promise<boolean> {
+  const browser = h.browser();
+  await browser.session();
+  const row = (await browser.api("GET", "/api/queues")).body.queues.find((q: { name: string }) => q.name === queue);
+  return (row?.rates[rate] ?? []).some((value: number) => value > 0);
+}
+
+/** Whether the broker's history has sampled a queue yet (its marks are then true or false, not null). */
+async function isSampled(h: ConsoleHarness, queue: string): Promise<boolean> {
+  const browser = h.browser();
+  await browser.session();
+  const row = (await browser.api("GET", "/api/queues")).body.queues.find((q: { name: string }) => q.name === queue);
+  return row !== undefined && row.deadLettering !== null;
 }
