@@ -61,7 +61,8 @@ export interface QueueList {
 /** Protobuf JSON of holdshelf.v1.RedrivePolicy. */
 export interface RedrivePolicyJson {
   deadLetterQueue: string;
-  maxReceiveCount: number;
+  /** Numbers, or text as typed when a field does not read as one: protobuf's JSON takes "12", and the broker names a field it cannot read. */
+  maxReceiveCount: number | string;
 }
 
 /** Protobuf JSON of holdshelf.v1.RetryPolicy; durations as "30s". */
@@ -75,9 +76,9 @@ export interface QueueConfigJson {
   visibilityTimeout?: string;
   delay?: string;
   retention?: string;
-  maxMessageBytes?: number;
+  maxMessageBytes?: number | string;
   receiveWaitTime?: string;
-  maxInFlight?: number;
+  maxInFlight?: number | string;
   maxLeaseDuration?: string;
   redrivePolicy?: RedrivePolicyJson;
   retryPolicy?: RetryPolicyJson;
@@ -172,7 +173,8 @@ export interface MessagePage {
 export interface TestMessage {
   body: string;
   attributes: Record<string, string>;
-  delaySeconds: number | null;
+  /** Text when the field does not read as a whole number: the broker refuses it, naming the field. */
+  delaySeconds: number | string | null;
 }
 
 /** The state of a move task. */
@@ -197,5 +199,6 @@ export interface MoveTask {
 /** POST /api/queues/:name/move-tasks. */
 export interface MoveTaskStart {
   destinationQueue: string | null;
-  maxPerSecond: number | null;
+  /** Text when the field does not read as a whole number: the broker refuses it, naming the field. */
+  maxPerSecond: number | string | null;
 }

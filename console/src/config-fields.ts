@@ -1,6 +1,7 @@
 // The queue settings the console edits, described as proto/holdshelf/v1/queue.proto
 // describes them: the label, the help a person needs, and the field path the
 // broker names when it refuses a value.
+import { numberOrText } from "./number-field.js";
 import type { QueueConfigJson } from "./api-types.js";
 
 /** One editable setting of a queue's configuration. */
@@ -214,7 +215,7 @@ export function draftOf(config: QueueConfigJson): ConfigDraft {
 export function configOf(draft: ConfigDraft): QueueConfigJson {
   const config: QueueConfigJson = {};
   const duration = (key: DraftKey) => draft[key].trim();
-  const integer = (key: DraftKey) => Number(draft[key].trim());
+  const integer = (key: DraftKey) => numberOrText(draft[key]);
   for (const key of ["visibilityTimeout", "maxLeaseDuration", "receiveWaitTime", "delay", "retention"] as const) {
     if (duration(key) !== "") config[key] = duration(key);
   }

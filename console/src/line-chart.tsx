@@ -19,14 +19,21 @@ const left = 56;
 const bottom = 20;
 
 /** A line chart titled `title`; `format` writes a value ("12", "3.2/s"). */
-export function LineChart(props: { title: string; times: readonly number[]; series: readonly ChartSeries[]; format: (value: number) => string }) {
-  const { title, times, series, format } = props;
+export function LineChart(props: {
+  title: string;
+  times: readonly number[];
+  series: readonly ChartSeries[];
+  format: (value: number) => string;
+  /** What to say when there are too few samples to draw. */
+  empty: string;
+}) {
+  const { title, times, series, format, empty } = props;
   const id = useId();
   if (times.length < 2) {
     return (
       <figure class="chart">
         <figcaption>{title}</figcaption>
-        <p class="muted">No history yet: the broker samples every few seconds after it starts.</p>
+        <p class="muted">{empty}</p>
       </figure>
     );
   }

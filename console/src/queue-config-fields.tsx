@@ -77,7 +77,7 @@ function ConfigInput(props: { idPrefix: string; field: ConfigField; value: strin
         onInput={(event) => onInput(event.currentTarget.value)}
         aria-describedby={`${id}-help${error === undefined ? "" : ` ${id}-error`}`}
         aria-invalid={error === undefined ? undefined : "true"}
-        {...(field.kind === "integer" ? { type: "number", inputMode: "numeric", step: 1 } : { type: "text", spellcheck: false })}
+        {...(field.kind === "integer" ? { type: "text", inputMode: "numeric", spellcheck: false } : { type: "text", spellcheck: false })}
         {...(field.defaultValue === undefined ? {} : { placeholder: `default ${field.defaultValue}` })}
       />
       <p class="help" id={`${id}-help`}>

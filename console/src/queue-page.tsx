@@ -88,7 +88,7 @@ export function QueuePage({ name }: { name: string }) {
             <span class="muted">none</span>
           ) : (
             <>
-              <a href={queueHref(dlq)}>{dlq}</a> after {plural(queue.config.redrivePolicy!.maxReceiveCount, "receive")}
+              <a href={queueHref(dlq)}>{dlq}</a> after {plural(Number(queue.config.redrivePolicy!.maxReceiveCount), "receive")}
             </>
           )}
         </li>
@@ -134,7 +134,7 @@ export function QueuePage({ name }: { name: string }) {
 
       <section aria-labelledby="history-heading">
         <h2 id="history-heading">History</h2>
-        <QueueCharts history={history} />
+        <QueueCharts history={history} sampledHere={processing !== null} />
       </section>
 
       <SendMessageForm name={name} onSent={reload} />

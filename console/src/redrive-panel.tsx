@@ -1,5 +1,6 @@
 // Redrive for a dead-letter queue: start a move task that sends its messages
 // back (or to a named queue), and watch the tasks run.
+import { numberOrText } from "./number-field.js";
 import { Fragment } from "preact";
 import { useState } from "preact/hooks";
 import { listMoveTasks, startMoveTask } from "./api.js";
@@ -49,7 +50,7 @@ export function RedrivePanel({ name, sources, onMoved }: { name: string; sources
     try {
       await startMoveTask(name, {
         destinationQueue: target === "named" ? destination.trim() : null,
-        maxPerSecond: rate.trim() === "" ? null : Number(rate),
+        maxPerSecond: rate.trim() === "" ? null : numberOrText(rate),
       });
       setError(null);
       notify(`Started moving messages from ${name} ${target === "named" ? `to ${destination.trim()}` : "back to their source queues"}.`);
@@ -109,10 +110,9 @@ export function RedrivePanel({ name, sources, onMoved }: { name: string; sources
           <label for="redrive-rate">Rate limit, messages per second (optional)</label>
           <input
             id="redrive-rate"
-            type="number"
-            min={1}
-            step={1}
+            type="text"
             inputMode="numeric"
+            spellcheck={false}
             value={rate}
             onInput={(event) => setRate(event.currentTarget.value)}
             aria-describedby={`redrive-rate-help${rateError === undefined ? "" : " redrive-rate-error"}`}

@@ -1,4 +1,5 @@
 // Sends a test message to a queue: a body, attributes, an optional delay.
+import { numberOrText } from "./number-field.js";
 import { useState } from "preact/hooks";
 import { sendMessage } from "./api.js";
 import { formErrorOf, type FormError } from "./form-errors.js";
@@ -21,7 +22,7 @@ export function SendMessageForm({ name, onSent }: { name: string; onSent: () => 
       const { messageId } = await sendMessage(name, {
         body,
         attributes: Object.fromEntries(attributes.filter((a) => a.key !== "").map((a) => [a.key, a.value])),
-        delaySeconds: delay.trim() === "" ? null : Number(delay),
+        delaySeconds: delay.trim() === "" ? null : numberOrText(delay),
       });
       setError(null);
       notify(`Sent message ${messageId} to ${name}.`);
@@ -70,10 +71,9 @@ export function SendMessageForm({ name, onSent }: { name: string; onSent: () => 
         <label for="send-delay">Delay in seconds (optional)</label>
         <input
           id="send-delay"
-          type="number"
-          min={0}
-          step={1}
+          type="text"
           inputMode="numeric"
+          spellcheck={false}
           value={delay}
           onInput={(event) => setDelay(event.currentTarget.value)}
           aria-describedby={`send-delay-help${delayError === undefined ? "" : " send-delay-error"}`}

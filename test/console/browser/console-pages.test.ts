@@ -96,6 +96,12 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", { timeout: testT
     expect(errorText).toMatch(/visibility_timeout|12 hours|43200/);
     await screenshot(page, "settings-error");
     expect((await h.rpc().getQueue({ name: "billing" })).queue!.config!.visibilityTimeout!.seconds).toBe(30n);
+    // A typo in a number field is refused by name, not saved as "the default".
+    await settings.getByLabel("Visibility timeout").fill("30s");
+    await settings.getByLabel("Max in flight").fill("12o00");
+    await settings.getByRole("button", { name: "Save configuration" }).click();
+    await expect.poll(() => settings.getByLabel("Max in flight").getAttribute("aria-invalid"), { timeout: uiTimeoutMs }).toBe("true");
+    expect((await h.rpc().getQueue({ name: "billing" })).queue!.config!.maxInFlight).toBe(120_000);
     await page.context().close();
   });
 
