@@ -77,7 +77,8 @@ export function isParserRefusal(answer: RawAnswer): boolean {
  * A mirror of src/console/console-listener.ts, to know what a request aims at.
  */
 export function routedPath(rawPath: string): { pathname: string; segments: string[] | undefined } {
-  const { pathname } = new URL(rawPath, "http://console.invalid");
+  // Prefixed, not resolved against a base, as the listener does: "//x/api" stays a path, not a host.
+  const { pathname } = new URL(`http://console.invalid${rawPath}`);
   if (!pathname.startsWith("/api/")) return { pathname, segments: undefined };
   try {
     return { pathname, segments: pathname.slice("/api/".length).split("/").map((segment) => decodeURIComponent(segment)) };
