@@ -4,7 +4,8 @@ import { measureWindow, microsPerMessage, type BenchBroker, type Window } from "
 /**
  * measureWindow, and where the broker's CPU per message went: its main
  * thread (JavaScript) and the kernel (socket I/O and fsyncs), each in µs per
- * message, named as scenario 13's rows name them.
+ * message: where the two APIs of scenario 13, or a broker with and without
+ * its console (scenario 14), differ.
  */
 export async function measureBrokerCpuSplit<T>(
   broker: BenchBroker,

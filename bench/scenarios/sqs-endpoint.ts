@@ -16,18 +16,8 @@
  */
 import { createRequire } from "node:module";
 import { createQueue, runPipeline } from "../pipeline.js";
-import { sampleProcess } from "../proc-stats.js";
-import {
-  measureWindow,
-  microsPerMessage,
-  percentiles,
-  resultOf,
-  type BenchBroker,
-  type Scenario,
-  type ScenarioContext,
-  type ScenarioResult,
-  type Window,
-} from "../scenario.js";
+import { measureBrokerCpuSplit } from "../broker-cpu-split.js";
+import { percentiles, resultOf, type Scenario, type ScenarioContext, type ScenarioResult } from "../scenario.js";
 import { runSqsPipeline, sqsQueueUrl } from "../sqs-pipeline.js";
 
 /** Producers, consumers and batch of both rows. */
@@ -70,7 +60,7 @@ async function measureApi(context: ScenarioContext, api: "gRPC" | "SQS", message
       context.log(`sqs: gRPC: warm-up of ${warmupMessages} messages`);
       await runPipeline(broker.address, { queue, messages: warmupMessages, ...shape });
       context.log(`sqs: gRPC: ${messages} messages, ${shapeText}`);
-      const { window, value: latencies, split } = await measureSplit(broker, messages, () =>
+      const { window, value: latencies, split } = await measureBrokerCpuSplit(broker, messages, () =>
         runPipeline(broker.address, { queue, messages, ...shape }),
       );
       return resultOf("13 gRPC: SendBatch 10, Receive 10 + DeleteBatch (rpc client)", messages, window, percentiles(latencies), split);
@@ -79,7 +69,7 @@ async function measureApi(context: ScenarioContext, api: "gRPC" | "SQS", message
     context.log(`sqs: SQS endpoint: warm-up of ${warmupMessages} messages`);
     await runSqsPipeline(broker.sqsUrl!, { queueUrl, messages: warmupMessages, ...shape });
     context.log(`sqs: SQS endpoint: ${messages} messages, ${shapeText}`);
-    const { window, value: outcome, split } = await measureSplit(broker, messages, () =>
+    const { window, value: outcome, split } = await measureBrokerCpuSplit(broker, messages, () =>
       runSqsPipeline(broker.sqsUrl!, { queueUrl, messages, ...shape }),
     );
     return resultOf(
@@ -96,28 +86,4 @@ async function measureApi(context: ScenarioContext, api: "gRPC" | "SQS", message
   } finally {
     await broker.stop();
   }
-}
-
-/**
- * measureWindow, and where the broker's CPU per message went: its main
- * thread (JavaScript, where the two APIs' code differs) and the kernel
- * (socket I/O and fsyncs), each in µs per message.
- */
-async function measureSplit<T>(
-  broker: BenchBroker,
-  messages: number,
-  work: () => Promise<T>,
-): Promise<{ window: Window; value: T; split: Record<string, number> }> {
-  const before = sampleProcess(broker.pid);
-  const { window, value } = await measureWindow(broker, work);
-  const after = sampleProcess(broker.pid);
-  const micros = (seconds: number): number => Number(microsPerMessage(seconds, messages).toFixed(1));
-  return {
-    window,
-    value,
-    split: {
-      brokerMainThreadMicros: micros(after.mainThreadSeconds - before.mainThreadSeconds),
-      brokerSystemMicros: micros(after.systemSeconds - before.systemSeconds),
-    },
-  };
 }
