@@ -1,5 +1,5 @@
 import { Code, reasonCodes, type FieldViolation } from "../protocol/error-reasons.js";
-import { brokerFailure } from "../sqs/holdshelf-errors.js";
+import { brokerFailure } from "../errors/broker-failure.js";
 
 /** The console's own reasons, beside the broker's (docs/console.md "API"). */
 export type ConsoleReason =

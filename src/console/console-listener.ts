@@ -9,8 +9,8 @@ import { authorizeQueueService, tokenCaller } from "../auth/queue-service-auth.j
 import type { Logger } from "../logging/logger.js";
 import { httpsServerOptions, listenHttp, splitHostPort } from "../net/http-listener.js";
 import type { ServerTls } from "../security/tls-files.js";
-import { brokerFailure } from "../sqs/holdshelf-errors.js";
-import { QueueCalls, type QueueHandlers } from "../sqs/queue-calls.js";
+import { brokerFailure } from "../errors/broker-failure.js";
+import { QueueCalls, type QueueHandlers } from "../grpc/queue-calls.js";
 import type { Clock } from "../time/clock.js";
 import { answerApi } from "./console-api.js";
 import type { ConsoleAsset } from "./console-assets.js";

@@ -40,7 +40,7 @@ import { sqsActions } from "../sqs/actions/sqs-actions.js";
 
 import { readSqsCredentials, type SqsKeyring } from "../sqs/auth/sqs-credentials.js";
 import { verifySignature } from "../sqs/auth/verify-signature.js";
-import type { QueueHandlers } from "../sqs/queue-calls.js";
+import type { QueueHandlers } from "../grpc/queue-calls.js";
 import { startSqsListener, type SqsListener } from "../sqs/sqs-listener.js";
 import { builtAssetsDir, loadAssets } from "../console/console-assets.js";
 import { startConsoleListener, type ConsoleListener } from "../console/console-listener.js";

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { QueueConfigSchema, type Queue, type QueueConfig } from "../../../gen/holdshelf/v1/queue_pb.js";
 import { queueNamePattern } from "../../broker/queue-config.js";
-import { brokerFailure } from "../holdshelf-errors.js";
+import { brokerFailure } from "../../errors/broker-failure.js";
 import { applyQueueAttributes, conflictingAttribute, queueAttributes } from "../queue-attributes.js";
 import { sqsErrors } from "../sqs-error.js";
 import { optionalInteger, optionalString, requiredString, stringList, stringMap } from "../sqs-input.js";

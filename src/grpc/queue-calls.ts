@@ -2,8 +2,8 @@ import { create, fromBinary, isMessage, type MessageInitShape, type MessageShape
 import { Metadata } from "@grpc/grpc-js";
 import { QueueService } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { Principal } from "../auth/permissions.js";
-import { PreEncoded } from "../grpc/pre-encoded.js";
-import { AnswerTrailer, type CallContext, type UnaryHandlers } from "../grpc/unary-bridge.js";
+import { PreEncoded } from "./pre-encoded.js";
+import { AnswerTrailer, type CallContext, type UnaryHandlers } from "./unary-bridge.js";
 
 /** QueueService's unary handlers: the same ones gRPC calls, routed to each queue's owner in cluster mode. */
 export type QueueHandlers = UnaryHandlers<typeof QueueService>;
@@ -14,14 +14,15 @@ type Input<K extends UnaryName> = MessageInitShape<Methods[K]["input"]>;
 type Output<K extends UnaryName> = MessageShape<Methods[K]["output"]>;
 
 /**
- * One SQS request's calls into the broker. The SQS endpoint is a second
- * wire onto the very handlers gRPC uses, so both follow the same rules,
- * permission checks and cluster routing: SQS only translates.
+ * One HTTP request's calls into the broker, made in-process. The SQS
+ * endpoint and the admin console are other wires onto the very handlers
+ * gRPC uses, so all follow the same rules, permission checks and cluster
+ * routing: they only translate.
  */
 export class QueueCalls {
   constructor(
     private readonly handlers: QueueHandlers,
-    /** Who signed the request; undefined when the endpoint takes requests without signatures. */
+    /** Who signed the request (the SQS endpoint's signature check); undefined when the call carries a token in its metadata, or needs none. */
     private readonly caller: Principal | undefined,
     /** Aborted when the HTTP client goes away: a waiting ReceiveMessage then takes nothing. */
     readonly signal: AbortSignal,
