@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { reasonCodes } from "../../src/protocol/error-reasons.js";
 import type { RawAnswer } from "./sqs-fuzz-wire.js";
+import { leakIn } from "./error-leaks.js";
 
 // How the fuzz test judges the console's answers (docs/console.md "The page's API").
 
@@ -24,20 +25,6 @@ export interface ConsoleErrorAnswer {
   readonly fields: readonly { field: string; description: string }[];
 }
 
-// What an error's message must never show: stack frames, source paths, and the
-// wording of JavaScript's and Node's own errors, which only an unexpected failure lets through.
-const leaks: readonly RegExp[] = [
-  /\n\s*at /,
-  /\bat [\w.<>$]+ \(/,
-  /(file:\/\/|\/src\/|\/dist\/|node_modules|\/work\/)/,
-  /\.(ts|js|mjs):\d+/,
-  /\b(TypeError|RangeError|SyntaxError|ReferenceError)\b/,
-  /Cannot read propert|is not a function|is not iterable|Unexpected token|Unexpected end of JSON|in JSON at position|Maximum call stack|Invalid URL/,
-  /\bERR_[A-Z_]{3,}|\bE(CONNRESET|PIPE|NOENT)\b/,
-  /\[object Object\]/,
-  /LEVEL_|classic-level/i,
-];
-
 /** The error `answer` carries, or why it is no well-formed 4xx console error. A HEAD answer has no body to judge. */
 export function readConsoleError(answer: RawAnswer, method: string): ConsoleErrorAnswer | string {
   const show = `${answer.status} ${JSON.stringify(answer.headers)} ${answer.text.slice(0, 500)}`;
@@ -57,7 +44,7 @@ export function readConsoleError(answer: RawAnswer, method: string): ConsoleErro
   const { reason, message, fields } = error;
   if (typeof reason !== "string" || !stableReasons.has(reason)) return `reason ${JSON.stringify(reason)} is no stable reason: ${show}`;
   if (typeof message !== "string" || message === "") return `message: ${show}`;
-  const leak = leaks.find((pattern) => pattern.test(message));
+  const leak = leakIn(message);
   if (leak !== undefined) return `the message leaks ${leak}: ${show}`;
   if (!Array.isArray(fields) || !fields.every((f) => typeof f?.field === "string" && typeof f?.description === "string" && Object.keys(f).length === 2)) {
     return `fields: ${show}`;

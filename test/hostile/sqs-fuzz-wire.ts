@@ -1,4 +1,5 @@
 import { connect, type Socket } from "node:net";
+import { leakIn } from "./error-leaks.js";
 
 /** A request as bytes we choose: any method, path and headers (repeated ones too), the body whole or in pieces. */
 export interface RawRequest {
@@ -97,21 +98,6 @@ export function openSocket(endpoint: string): Promise<Socket> {
   });
 }
 
-// What an answer must never show: stack frames, source paths, and the
-// wording of JavaScript's and Node's own errors, which only an unexpected
-// failure would let through. The fuzzers' strings are kept clear of these.
-const leaks: readonly RegExp[] = [
-  /\n\s*at /,
-  /\bat [\w.<>$]+ \(/,
-  /(file:\/\/|\/src\/|\/dist\/|node_modules|\/work\/)/,
-  /\.(ts|js|mjs):\d+/,
-  /\b(TypeError|RangeError|SyntaxError|ReferenceError)\b/,
-  /Cannot read propert|is not a function|is not iterable|Unexpected token|Unexpected end of JSON|in JSON at position|Maximum call stack/,
-  /\bERR_[A-Z_]{3,}|\bE(CONNRESET|PIPE|NOENT)\b/,
-  /\[object Object\]|\bundefined\b|\bNaN\b/,
-  /LEVEL_|classic-level|postgres/i,
-];
-
 const jsonErrorTypes = /^com\.amazonaws\.sqs#[A-Za-z]+$/;
 const queryErrorHeader = /^[A-Za-z.]+;(Sender|Receiver)$/;
 const xmlError =
@@ -172,7 +158,7 @@ export function readError(answer: RawAnswer, protocol: SqsProtocol, method = "PO
     message = match[3]!;
     if (message === "" || /&(?!(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);)/.test(message)) return `the XML message is empty or badly escaped: ${show}`;
   }
-  const leak = leaks.find((pattern) => pattern.test(message));
+  const leak = leakIn(message);
   if (leak !== undefined) return `the message leaks ${leak}: ${show}`;
   return { status: answer.status, code, message };
 }
