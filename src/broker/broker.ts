@@ -8,8 +8,8 @@ import { createBrokerMemory, type BrokerMemory, type BrokerMemoryOptions } from 
 import { LeaseStream, type LeaseStreamListener } from "./lease-tracking.js";
 import type { MoveTarget } from "./dead-letters.js";
 import { intakeMessages } from "./message-intake.js";
+import { fifoSends, standardSends } from "./send-plans.js";
 import { peekMessages } from "./message-peek.js";
-import { formatMessageId } from "./message-id.js";
 import { keptMoveTasks, maxMoveTaskRate, moveTaskNotFound } from "./move-tasks.js";
 import { parseMoveTaskHandle } from "../protocol/move-task-handle.js";
 import type { QueueConfigInput } from "./queue-config.js";
@@ -28,6 +28,7 @@ import type {
   QueueInfo,
   QueuePage,
   ReceiveOptions,
+  SendResult,
 } from "./types.js";
 
 /** What a Broker is built on. */
@@ -150,15 +151,25 @@ export class Broker {
 
   // ---- Messages ----------------------------------------------------------
 
-  /** Stores one message; returns its id. */
+  /** Stores one message; returns its id (a FIFO queue's duplicate: the first send's). */
   async send(queueName: string, message: OutgoingMessage): Promise<string> {
+    return (await this.sendWithResult(queueName, message)).messageId;
+  }
+
+  /** Stores one message; returns its id and, in a FIFO queue, its sequence number. */
+  async sendWithResult(queueName: string, message: OutgoingMessage): Promise<SendResult> {
     this.requireStorage();
-    const [id] = await this.storeMessages(queueName, [message], "");
-    return id!;
+    const [result] = await this.storeMessages(queueName, [message], "");
+    return result!;
   }
 
   /** Stores 1 to 100 messages atomically; returns their ids in order. */
   async sendBatch(queueName: string, messages: readonly OutgoingMessage[]): Promise<string[]> {
+    return (await this.sendBatchWithResults(queueName, messages)).map((result) => result.messageId);
+  }
+
+  /** Stores 1 to 100 messages atomically (a FIFO queue's duplicates aside); returns their ids and sequence numbers in order. */
+  async sendBatchWithResults(queueName: string, messages: readonly OutgoingMessage[]): Promise<SendResult[]> {
     this.requireStorage();
     checkBatchSize(messages.length, "entries");
     return this.storeMessages(queueName, messages, "entries");
@@ -252,7 +263,7 @@ export class Broker {
   ): Promise<number> {
     this.requireStorage();
     const deadLetterQueue = this.memory.registry.get(deadLetterQueueName, "dead_letter_queue");
-    const destination = destinationName === "" ? undefined : await this.moveTarget(destinationName, "destination_queue");
+    const destination = destinationName === "" ? undefined : await this.moveTarget(destinationName, "destination_queue", deadLetterQueue);
     if (destination === deadLetterQueue) {
       throw invalidArgument("destination_queue", "must be another queue than the dead-letter queue");
     }
@@ -275,7 +286,7 @@ export class Broker {
   async startMessageMoveTask(sourceName: string, destinationName: string, maxPerSecond: number): Promise<string> {
     this.requireStorage();
     const source = this.memory.registry.get(sourceName, "source_queue");
-    const destination = destinationName === "" ? undefined : await this.moveTarget(destinationName, "destination_queue");
+    const destination = destinationName === "" ? undefined : await this.moveTarget(destinationName, "destination_queue", source);
     if (destination === source) throw invalidArgument("destination_queue", "must be another queue than the source queue");
     if (!Number.isInteger(maxPerSecond) || maxPerSecond < 0 || maxPerSecond > maxMoveTaskRate) {
       throw invalidArgument("max_per_second", `must be 0 (no limit) to ${maxMoveTaskRate}`);
@@ -525,31 +536,43 @@ export class Broker {
     return { name, config, createTime, updateTime, counts, oldestMessageAgeMs, deadLetterSourceQueues };
   }
 
-  private async storeMessages(queueName: string, messages: readonly OutgoingMessage[], batchField: string): Promise<string[]> {
+  private async storeMessages(queueName: string, messages: readonly OutgoingMessage[], batchField: string): Promise<SendResult[]> {
     const queue = this.memory.registry.get(queueName);
     const dataId = queue.record.dataId;
-    const ops = intakeMessages(queue, messages, batchField, this.settings.clock.now());
-    const release = this.memory.storedBudget.reserve(ops.length);
+    const now = this.settings.clock.now();
+    const intake = intakeMessages(queue, messages, batchField, now);
+    const { stored, ops, results, firstSends } = queue.fifo ? fifoSends(queue, intake, now) : standardSends(intake);
+    const release = this.memory.storedBudget.reserve(stored.length);
     try {
-      await this.memory.store.commit(ops);
+      const written = this.memory.store.commit(ops);
+      await (firstSends === undefined ? written : firstSends.awaitWritten(written));
     } finally {
       // Adopted below in the same turn, so the queue counts them from here on.
       release();
     }
-    this.settings.events.sent(queueName, ops.length);
+    this.settings.events.sent(queueName, stored.length);
     // Only now, durable, may the messages be seen. A purge or delete that
     // committed meanwhile removed them, as if they were sent just before it.
-    if (!queue.deleted && queue.record.dataId === dataId) {
+    if (!queue.deleted && queue.record.dataId === dataId && stored.length > 0) {
       const now = this.settings.clock.now();
-      for (const op of ops) queue.add(op.entry, now);
+      for (const op of stored) queue.add(op.entry, now);
       this.memory.maintenance.advance(queue);
     }
-    return ops.map((op) => formatMessageId(op.entry.id));
+    return results;
   }
 
-  /** A queue to move messages to: this broker's, or (cluster mode) the name of another broker's; QUEUE_NOT_FOUND if none. */
-  private async moveTarget(name: string, field: string): Promise<MoveTarget> {
+  /**
+   * A queue to move messages from `from` to: this broker's, or (cluster
+   * mode) the name of another broker's; QUEUE_NOT_FOUND if none, and
+   * INVALID_ARGUMENT if it is not of `from`'s kind (FIFO messages need a
+   * FIFO queue, and a FIFO queue takes nothing else).
+   */
+  private async moveTarget(name: string, field: string, from: QueueState): Promise<MoveTarget> {
     const local = this.memory.registry.find(name);
+    const fifo = local !== undefined ? local.fifo : await this.settings.cluster.fifoElsewhere(name);
+    if (fifo !== undefined && fifo !== from.fifo) {
+      throw invalidArgument(field, `must be ${from.fifo ? "a FIFO" : "a standard"} queue, as "${from.record.name}" is`);
+    }
     if (local !== undefined) return local;
     // Bad names, unknown queues and queues moving away answer as the registry does.
     return (await this.memory.deadLetters.find(name)) ?? this.memory.registry.get(name, field);

@@ -8,6 +8,8 @@ import type { MessageContent, ScheduleEntry } from "../store/store.js";
 export interface ClusterQueues {
   /** Whether a queue of that name exists on another broker's shard. */
   existsElsewhere(name: string): Promise<boolean>;
+  /** Whether the queue of that name on another broker's shard is FIFO; undefined if there is none. */
+  fifoElsewhere(name: string): Promise<boolean | undefined>;
   /** The queues on other brokers' shards whose redrive policy names `name`, in name order. */
   deadLetterSourcesElsewhere(name: string): Promise<string[]>;
   /** The same for every dead-letter queue, as last read (see refresh): for describing queues. */
@@ -39,6 +41,7 @@ export interface Outbound {
 /** The cluster of one broker: no queue lives anywhere else. */
 export const noneElsewhere: ClusterQueues = {
   existsElsewhere: () => Promise.resolve(false),
+  fifoElsewhere: () => Promise.resolve(undefined),
   deadLetterSourcesElsewhere: () => Promise.resolve([]),
   knownDeadLetterSourcesElsewhere: () => new Map(),
   refresh: () => Promise.resolve(),

@@ -4,6 +4,8 @@ import { noneElsewhere, type ClusterQueues } from "./cluster-queues.js";
 import type { Clock } from "../time/clock.js";
 import type { QueueRegistry } from "./queue-registry.js";
 import type { LiveMessage, QueueState } from "./queue-state.js";
+import { formatMessageId } from "./message-id.js";
+import { crossShardSequence } from "./sequence-number.js";
 import { removeMessageOp } from "./store-ops.js";
 
 /** The reason a message moved to a dead-letter queue after too many deliveries. */
@@ -48,7 +50,14 @@ export class DeadLetters {
     }
     const origin = { sourceQueue: source.record.name, reason: maxReceiveCountExceeded };
     const contents = await this.store.readMessages(source.record.dataId, messages);
-    await this.move(source, target, messages, contents.map((content) => content && { ...stripped(content), deadLetter: origin }));
+    // A FIFO message's deduplication id becomes its message id in the dead-letter queue, as in SQS.
+    const arriving = contents.map((content, index) => {
+      if (content === undefined) return undefined;
+      const { group, id } = messages[index]!;
+      const deduplicationId = group === undefined ? undefined : formatMessageId(id);
+      return { ...stripped(content), deadLetter: origin, ...(deduplicationId === undefined ? {} : { deduplicationId }) };
+    });
+    await this.move(source, target, messages, arriving);
     // Messages purged meanwhile were only removed, not moved.
     const moved = contents.filter((content) => content !== undefined).length;
     this.events.deadLettered(source.record.name, typeof target === "string" ? target : target.record.name, moved);
@@ -103,7 +112,9 @@ export class DeadLetters {
         for (const [index, message] of batch.entries()) {
           const content = contents[index];
           const target = destination ?? (await this.findCached(content?.deadLetter?.sourceQueue ?? "", sources));
-          if (target === undefined || (typeof target !== "string" && target.deleted)) {
+          // A queue re-created under a source's name as the other kind (FIFO or standard) cannot take it either.
+          const otherKind = target !== undefined && typeof target !== "string" && target.fifo !== (message.group !== undefined);
+          if (target === undefined || (typeof target !== "string" && target.deleted) || otherKind) {
             unmoved.delete(message);
             stranded.push(message); // its source queue is gone: it stays
             continue;
@@ -169,6 +180,9 @@ export class DeadLetters {
         leaseStart: 0,
         size: message.size,
         hasCheckpoint: false,
+        // A FIFO message keeps its group and takes the next sequence number where it arrives.
+        group: message.group,
+        sequence: message.group === undefined ? undefined : typeof to === "string" ? crossShardSequence(now) : to.nextSequence(now),
       };
       if (typeof to === "string") ops.push({ kind: "putInbound", queue: to, entry, content });
       else ops.push({ kind: "putMessage", dataId: toDataId!, entry, content });
@@ -210,7 +224,11 @@ export interface RedriveOptions {
 /** Where a move goes: a queue this broker serves, or the name of one another broker serves (cluster mode). */
 export type MoveTarget = QueueState | string;
 
-/** A message's body and attributes, typed ones too, without a reading's checkpoint or an earlier dead-letter origin. */
-function stripped({ body, attributes, typedAttributes }: MessageContent): MessageContent {
-  return { body, attributes, typedAttributes };
+/**
+ * A message's body and attributes, typed ones too, and a FIFO message's
+ * deduplication id, without a reading's checkpoint or an earlier dead-letter
+ * origin.
+ */
+function stripped({ body, attributes, typedAttributes, deduplicationId }: MessageContent): MessageContent {
+  return deduplicationId === undefined ? { body, attributes, typedAttributes } : { body, attributes, typedAttributes, deduplicationId };
 }

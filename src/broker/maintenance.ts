@@ -82,7 +82,7 @@ export class Maintenance {
     queue.wake = undefined;
   }
 
-  /** Removes a queue's messages whose retention has run out, in flight or not. */
+  /** Removes a queue's messages whose retention has run out, in flight or not, and its expired deduplication ids. */
   private async expireRetained(queue: QueueState): Promise<void> {
     const now = this.clock.now();
     const { retentionMs } = queue.record.config;
@@ -95,8 +95,10 @@ export class Maintenance {
       removed.push(message);
       ops.push(removeMessageOp(dataId, message));
     }
+    // A FIFO queue's deduplication ids whose five minutes are up leave the store with them.
+    if (queue.deduplication !== undefined) ops.push(...queue.deduplication.expire(dataId, now));
+    if (removed.length > 0) this.onRetentionExpired(queue, removed);
     if (ops.length > 0) {
-      this.onRetentionExpired(queue, removed);
       await this.commit(ops);
       // Expired leases free in-flight room.
       this.waiting.serve(queue);

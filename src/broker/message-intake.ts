@@ -1,6 +1,7 @@
 import { HoldshelfError } from "../errors/holdshelf-error.js";
 import { maxSendBatchBytes } from "../protocol/limits.js";
 import type { StoreOp } from "../store/store.js";
+import { checkFifoFields } from "./fifo-intake.js";
 import { newMessageId } from "./message-id.js";
 import type { QueueState } from "./queue-state.js";
 import { checkOutgoing } from "./request-limits.js";
@@ -9,7 +10,9 @@ import type { OutgoingMessage } from "./types.js";
 /**
  * Checks messages to send against their queue and builds the writes that
  * store them: content and index entry, ready at now + delay. `batchField` is
- * the request field of a batch ("entries"), or "" for a single Send.
+ * the request field of a batch ("entries"), or "" for a single Send. A FIFO
+ * queue's entries carry their group, and their contents the deduplication
+ * id; the sender gives them sequence numbers once duplicates are known.
  */
 export function intakeMessages(
   queue: QueueState,
@@ -20,7 +23,9 @@ export function intakeMessages(
   const { config, dataId } = queue.record;
   let totalBytes = 0;
   const ops = messages.map((message, index) => {
-    const { size, delayMs, typedAttributes } = checkOutgoing(message, config, batchField === "" ? "" : `${batchField}[${index}].`);
+    const field = batchField === "" ? "" : `${batchField}[${index}].`;
+    const fifo = checkFifoFields(message, config, field);
+    const { size, delayMs, typedAttributes } = checkOutgoing(message, config, field);
     totalBytes += size;
     const entry = {
       id: newMessageId(now),
@@ -34,8 +39,10 @@ export function intakeMessages(
       leaseStart: 0,
       size,
       hasCheckpoint: false,
+      group: fifo?.group,
+      sequence: fifo === undefined ? undefined : 0,
     };
-    const content = { body: message.body, attributes: message.attributes ?? {}, typedAttributes };
+    const content = { body: message.body, attributes: message.attributes ?? {}, typedAttributes, deduplicationId: fifo?.deduplicationId };
     return { kind: "putMessage" as const, dataId, entry, content };
   });
   if (totalBytes > maxSendBatchBytes) {

@@ -1,3 +1,4 @@
+import { fifoDelivery } from "./fifo-delivery.js";
 import { invalidArgument, queueNotFound } from "../errors/holdshelf-error.js";
 import { decodePeekToken, defaultPeekPageSize, encodePeekToken, maxPeekPageSize, type PeekCursor } from "../protocol/peek-pages.js";
 import type { Store } from "../store/store.js";
@@ -52,6 +53,7 @@ export async function peekMessages(
       ...stateOf(message, now),
       checkpointSize: content.checkpoint?.byteLength ?? 0,
       deadLetter: content.deadLetter,
+      fifo: fifoDelivery(message, content),
     });
   });
   return { messages, nextPageToken };

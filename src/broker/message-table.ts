@@ -136,6 +136,8 @@ export class MessageTable extends ScheduleColumns {
       leaseStart: this.leaseStart[slot]!,
       size: this.size[slot]!,
       hasCheckpoint: (flags & checkpointFlag) !== 0,
+      group: this.groupOf(slot),
+      sequence: this.hasGroups ? this.sequence[slot]! : undefined,
       slot,
       generation: this.generationOf(slot),
     };

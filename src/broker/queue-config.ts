@@ -28,12 +28,24 @@ export interface QueueLimits {
   readonly maxLeaseDurationMs: number;
 }
 
+/** Where a FIFO queue compares deduplication ids: across the queue, or within each message group. */
+export type DeduplicationScope = "queue" | "messageGroup";
+
+/** A FIFO queue's own settings. */
+export interface FifoSettings {
+  /** Sends without a deduplication id are deduplicated by their body's SHA-256. */
+  readonly contentBasedDeduplication: boolean;
+  readonly deduplicationScope: DeduplicationScope;
+}
+
 /** A queue's configuration, every field resolved; the policies are undefined when not set. */
 export interface QueueConfig extends QueueLimits {
   readonly redrivePolicy: RedrivePolicy | undefined;
   readonly retryPolicy: RetryPolicy | undefined;
   /** Labels (SQS's queue tags) the broker keeps and shows but never reads. */
   readonly tags: Readonly<Record<string, string>>;
+  /** Set on a FIFO queue (fixed at creation); undefined on a standard one. */
+  readonly fifo?: FifoSettings | undefined;
 }
 
 /** A configuration as a request gives it: an undefined field takes its default. */
@@ -42,6 +54,11 @@ export type QueueConfigInput = { readonly [K in keyof QueueLimits]?: number | un
   readonly retryPolicy?: RetryPolicy | undefined;
   /** Undefined means none. */
   readonly tags?: Readonly<Record<string, string>> | undefined;
+  /** A FIFO queue; the two settings after it are for FIFO queues only. */
+  readonly fifo?: boolean | undefined;
+  readonly contentBasedDeduplication?: boolean | undefined;
+  /** Undefined means "queue". */
+  readonly deduplicationScope?: DeduplicationScope | undefined;
 };
 
 /** The numeric settings of a queue created with nothing set. */
@@ -58,12 +75,21 @@ export const defaultQueueLimits: QueueLimits = {
 /** The configuration of a queue created with nothing set. */
 export const defaultQueueConfig: QueueConfig = { ...defaultQueueLimits, redrivePolicy: undefined, retryPolicy: undefined, tags: {} };
 
-/** A well-formed queue name: 1 to 80 characters of [A-Za-z0-9_-] (auth's queue patterns add `*` to those characters). */
-export const queueNamePattern = /^[A-Za-z0-9_-]{1,80}$/;
+/**
+ * A well-formed queue name: 1 to 80 characters of [A-Za-z0-9_-], or (FIFO
+ * queues, as SQS names them) such a name ending in ".fifo", 80 characters in
+ * all. Auth's queue patterns add `*` to those characters.
+ */
+export const queueNamePattern = /^(?:[A-Za-z0-9_-]{1,80}|[A-Za-z0-9_-]{1,75}\.fifo)$/;
+
+/** The suffix SQS requires of FIFO queues' names, which holdshelf keeps for FIFO queues alone. */
+export const fifoNameSuffix = ".fifo";
 
 /** Checks a queue name's form. Throws INVALID_ARGUMENT naming `field`. */
 export function checkQueueName(name: string, field: string): void {
-  if (!queueNamePattern.test(name)) throw invalidArgument(field, "must be 1 to 80 characters of [A-Za-z0-9_-]");
+  if (!queueNamePattern.test(name)) {
+    throw invalidArgument(field, 'must be 1 to 80 characters of [A-Za-z0-9_-], or such a name ending in ".fifo" (80 in all)');
+  }
 }
 
 /** Bounds of a redrive policy's max_receive_count. */
@@ -129,12 +155,26 @@ export function resolveQueueConfig(input: QueueConfigInput | undefined, prefix =
     check(retryPolicy.minBackoffMs, 0, maxBackoffMs, "retry_policy.min_backoff", "ms");
     check(retryPolicy.maxBackoffMs, retryPolicy.minBackoffMs, maxBackoffMs, "retry_policy.max_backoff", "ms");
   }
+  const fifo = resolveFifoSettings(input, prefix);
   return {
     ...limits,
     redrivePolicy: redrivePolicy && { deadLetterQueue: redrivePolicy.deadLetterQueue, maxReceiveCount: redrivePolicy.maxReceiveCount },
     retryPolicy: retryPolicy && { minBackoffMs: retryPolicy.minBackoffMs, maxBackoffMs: retryPolicy.maxBackoffMs },
     tags: checkTags(input?.tags ?? {}, `${prefix}tags`),
+    // Left out of a standard queue's configuration, so its stored record stays as it was.
+    ...(fifo === undefined ? {} : { fifo }),
   };
+}
+
+/** A FIFO queue's settings from a request; the FIFO-only settings on a standard queue are INVALID_ARGUMENT. */
+function resolveFifoSettings(input: QueueConfigInput | undefined, prefix: string): FifoSettings | undefined {
+  const { fifo = false, contentBasedDeduplication = false, deduplicationScope } = input ?? {};
+  if (!fifo) {
+    if (contentBasedDeduplication) throw invalidArgument(`${prefix}content_based_deduplication`, "is for FIFO queues only");
+    if (deduplicationScope !== undefined) throw invalidArgument(`${prefix}deduplication_scope`, "is for FIFO queues only");
+    return undefined;
+  }
+  return { contentBasedDeduplication, deduplicationScope: deduplicationScope ?? "queue" };
 }
 
 /**
@@ -166,7 +206,9 @@ export function sameQueueConfig(a: QueueConfig, b: QueueConfig): boolean {
     a.redrivePolicy?.maxReceiveCount === b.redrivePolicy?.maxReceiveCount &&
     a.retryPolicy?.minBackoffMs === b.retryPolicy?.minBackoffMs &&
     a.retryPolicy?.maxBackoffMs === b.retryPolicy?.maxBackoffMs &&
-    sameTags(a.tags, b.tags)
+    sameTags(a.tags, b.tags) &&
+    a.fifo?.contentBasedDeduplication === b.fifo?.contentBasedDeduplication &&
+    a.fifo?.deduplicationScope === b.fifo?.deduplicationScope
   );
 }
 

@@ -4,7 +4,14 @@ import { decodePageToken, defaultPageSize, encodePageToken, maxPageSize } from "
 import { tooManyQueues } from "./broker-limits.js";
 import { noneElsewhere, type ClusterQueues } from "./cluster-queues.js";
 import type { Clock } from "../time/clock.js";
-import { checkQueueName, resolveQueueConfig, sameQueueConfig, type QueueConfig, type QueueConfigInput } from "./queue-config.js";
+import {
+  checkQueueName,
+  fifoNameSuffix,
+  resolveQueueConfig,
+  sameQueueConfig,
+  type QueueConfig,
+  type QueueConfigInput,
+} from "./queue-config.js";
 import { QueueState } from "./queue-state.js";
 
 
@@ -49,8 +56,8 @@ export class QueueRegistry {
   /** Takes in queues loaded from the store: at start, or when this broker gains their shard (cluster mode). */
   adopt(queues: readonly StoredQueue[]): QueueState[] {
     const now = this.clock.now();
-    return queues.map(({ record, schedule }) => {
-      const queue = QueueState.loaded(record, schedule, now);
+    return queues.map(({ record, schedule, deduplications }) => {
+      const queue = QueueState.loaded(record, schedule, now, deduplications);
       this.byName.set(record.name, queue);
       this.movedAway.delete(record.name);
       return queue;
@@ -95,6 +102,9 @@ export class QueueRegistry {
   async create(name: string, input: QueueConfigInput | undefined): Promise<QueueState> {
     checkQueueName(name, "name");
     const config = resolveQueueConfig(input);
+    if (name.endsWith(fifoNameSuffix) && config.fifo === undefined) {
+      throw invalidArgument("config.fifo", `must be set for a queue whose name ends in "${fifoNameSuffix}"`);
+    }
     await this.checkRedrive(name, config);
     return this.exclusive(name, async () => {
       const existing = this.byName.get(name);
@@ -120,8 +130,10 @@ export class QueueRegistry {
 
   /** Replaces a queue's whole configuration, and marks it changed now (even if it is the same). */
   async update(name: string, input: QueueConfigInput | undefined): Promise<QueueState> {
-    this.get(name, "name");
     const config = resolveQueueConfig(input);
+    if ((this.get(name, "name").record.config.fifo === undefined) !== (config.fifo === undefined)) {
+      throw invalidArgument("config.fifo", "is set when a queue is created and cannot change");
+    }
     await this.checkRedrive(name, config);
     return this.exclusive(name, async () => {
       const queue = this.get(name, "name");
@@ -238,10 +250,16 @@ export class QueueRegistry {
     if (target === name) {
       throw invalidArgument("config.redrive_policy.dead_letter_queue", "must be another queue than this one");
     }
-    if (!this.byName.has(target) && !(await this.cluster.existsElsewhere(target))) {
+    const local = this.byName.get(target);
+    const targetFifo = local !== undefined ? local.fifo : await this.cluster.fifoElsewhere(target);
+    if (targetFifo === undefined) {
       throw new HoldshelfError("DEAD_LETTER_QUEUE_NOT_FOUND", `dead-letter queue "${target}" does not exist`, {
         violations: [{ field: "config.redrive_policy.dead_letter_queue", description: "must be an existing queue" }],
       });
+    }
+    if (targetFifo !== (config.fifo !== undefined)) {
+      const kind = config.fifo === undefined ? "a standard" : "a FIFO";
+      throw invalidArgument("config.redrive_policy.dead_letter_queue", `must be ${kind} queue, as this one is`);
     }
   }
 

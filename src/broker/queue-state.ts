@@ -1,7 +1,9 @@
 import type { PeekCursor } from "../protocol/peek-pages.js";
 import type { ScheduleColumns } from "../store/schedule-columns.js";
-import type { QueueRecord, ScheduleEntry, StoreOp } from "../store/store.js";
+import type { QueueRecord, ScheduleEntry, StoredDeduplication, StoreOp } from "../store/store.js";
 import type { Timer } from "../time/clock.js";
+import { FifoDeduplication } from "./fifo-deduplication.js";
+import { FifoGroups } from "./fifo-groups.js";
 import { MessageTable, noSlot, type LiveMessage } from "./message-table.js";
 import { ReadyHeap } from "./ready-heap.js";
 import { rescheduleOp } from "./store-ops.js";
@@ -30,6 +32,12 @@ const maxChainWalk = 64;
  * that retention and the oldest message's age read from the front. It changes
  * nothing on disk: callers write what they change.
  *
+ * A FIFO queue also chains each message group in sequence order
+ * (FifoGroups): receives take from groups in turn instead of from the
+ * visible heap's top, and only a group's first messages, once nothing of it
+ * is leased. The heaps still place every message, so counts, expiry and
+ * retention work alike for both kinds.
+ *
  * Messages come out as copies (LiveMessage). A rule changes a copy and hands
  * it back with `reschedule`, within the same turn of the event loop; a copy
  * kept across an await is a snapshot, and must be looked up again (`get`)
@@ -45,6 +53,12 @@ export class QueueState {
   deleted = false;
   /** The maintenance timer armed for the earliest hidden ready time, if any. */
   wake: { readonly at: number; readonly timer: Timer } | undefined;
+  /** A FIFO queue's groups; undefined for a standard queue (whether a queue is FIFO never changes). */
+  private readonly groups: FifoGroups | undefined;
+  /** A FIFO queue's last sequence number handed out (see nextSequence). */
+  private lastSequence = 0;
+  /** A FIFO queue's deduplication window; undefined for a standard queue. */
+  readonly deduplication: FifoDeduplication | undefined;
 
   constructor(
     public record: QueueRecord,
@@ -52,15 +66,46 @@ export class QueueState {
   ) {
     this.visible = new ReadyHeap(table);
     this.hidden = new ReadyHeap(table);
+    this.groups = record.config.fifo === undefined ? undefined : new FifoGroups(table);
+    this.deduplication = record.config.fifo === undefined ? undefined : new FifoDeduplication();
   }
 
-  /** A queue holding the schedule a store loaded at start (its columns are taken over, not copied). */
-  static loaded(record: QueueRecord, schedule: ScheduleColumns, now: number): QueueState {
+  /**
+   * A queue holding the schedule a store loaded at start (its columns are
+   * taken over, not copied), and a FIFO queue's deduplication records.
+   */
+  static loaded(record: QueueRecord, schedule: ScheduleColumns, now: number, deduplications: readonly StoredDeduplication[] = []): QueueState {
     const queue = new QueueState(record, MessageTable.loaded(schedule));
     const { table } = queue;
+    if (queue.groups !== undefined) queue.attachInSequenceOrder();
+    if (queue.deduplication !== undefined) {
+      queue.deduplication.load(deduplications, now);
+      for (const record of deduplications) queue.noteSequence(record.sequence);
+    }
     for (let slot = 0; slot < table.length; slot++) if (table.inUse(slot)) queue.place(slot, now);
     queue.chainInEnqueueOrder();
     return queue;
+  }
+
+  /** Whether the queue is FIFO. */
+  get fifo(): boolean {
+    return this.groups !== undefined;
+  }
+
+  /**
+   * A FIFO queue's next sequence number: above every one handed out, and
+   * at least the time in microseconds, so numbers keep increasing across
+   * restarts (and a new owner in cluster mode) even once every message that
+   * carried a higher one is gone. Exact in a double until the year 2255.
+   */
+  nextSequence(now: number): number {
+    this.lastSequence = Math.max(this.lastSequence + 1, Math.floor(now) * 1000);
+    return this.lastSequence;
+  }
+
+  /** Raises the last sequence number to one seen elsewhere (a deduplication record loaded at start). */
+  noteSequence(sequence: number): void {
+    this.lastSequence = Math.max(this.lastSequence, sequence);
   }
 
   /** How many messages the queue holds. */
@@ -78,6 +123,7 @@ export class QueueState {
   add(entry: ScheduleEntry, now: number): void {
     const slot = this.table.insert(entry);
     this.chainInOrder(slot);
+    if (this.groups !== undefined) this.attach(slot);
     this.place(slot, now);
   }
 
@@ -87,7 +133,11 @@ export class QueueState {
    */
   putBack(messages: readonly ScheduleEntry[], now: number): void {
     if (messages.length === 0) return;
-    for (const message of messages) this.place(this.table.insert(message), now);
+    for (const message of messages) {
+      const slot = this.table.insert(message);
+      if (this.groups !== undefined) this.attach(slot);
+      this.place(slot, now);
+    }
     // Rare (a source or dead-letter queue deleted meanwhile), so a full re-sort is cheap enough.
     this.chainInEnqueueOrder();
   }
@@ -97,6 +147,7 @@ export class QueueState {
     const slot = this.slotOf(message);
     this.unplace(slot);
     this.unchain(slot);
+    this.groups?.detach(slot);
     this.table.release(slot);
   }
 
@@ -129,20 +180,29 @@ export class QueueState {
     if (this.table.holds(message)) this.table.store(message.slot, message);
   }
 
-  /** A copy of the visible message that is next in ready-time order, if any. */
-  nextVisible(): LiveMessage | undefined {
-    const slot = this.visible.peek();
+  /**
+   * A copy of the visible message a receive may take next, if any: in a
+   * standard queue the next in ready-time order; in a FIFO queue, the one
+   * behind `taken` (the message this receive took last) in its group if it
+   * is visible, else the first message of the next ready group.
+   */
+  nextVisible(taken?: LiveMessage): LiveMessage | undefined {
+    const slot =
+      this.groups === undefined
+        ? this.visible.peek()
+        : this.groups.nextDeliverable(taken !== undefined && this.table.holds(taken) ? taken.slot : noSlot);
     return slot === noSlot ? undefined : this.table.read(slot);
   }
 
   /**
-   * Takes the next visible message out of both heaps; the caller must
+   * Takes a message nextVisible just gave out of both heaps; the caller must
    * reschedule it (or remove it). Taking before placing keeps a receive with
    * a visibility timeout of 0 from meeting the same message twice.
    */
-  takeNextVisible(): void {
-    const slot = this.visible.peek();
-    if (slot !== noSlot) this.unplace(slot);
+  take(message: LiveMessage): void {
+    const slot = this.slotOf(message);
+    this.groups?.take(slot);
+    this.unplace(slot);
   }
 
   /**
@@ -219,6 +279,8 @@ export class QueueState {
     this.visible.clear();
     this.hidden.clear();
     this.table.clear();
+    this.groups?.clear();
+    this.deduplication?.clear();
     this.oldest = this.newest = noSlot;
     this.leasedCount = 0;
   }
@@ -242,17 +304,38 @@ export class QueueState {
       this.hidden.push(slot);
       if (leased) this.leasedCount++;
     }
+    this.groups?.placed(slot, leased);
   }
 
   private unplace(slot: number): void {
     const table = this.table;
     if (table.heapIndex[slot]! < 0) return;
+    const leased = table.isLeased(slot);
     if (table.inVisibleHeap(slot)) {
       this.visible.remove(slot);
     } else {
       this.hidden.remove(slot);
-      if (table.isLeased(slot)) this.leasedCount--;
+      if (leased) this.leasedCount--;
     }
+    this.groups?.unplaced(slot, leased);
+  }
+
+  /** Chains a message into its group and counts its sequence number as handed out. */
+  private attach(slot: number): void {
+    this.lastSequence = Math.max(this.lastSequence, this.table.sequence[slot]!);
+    this.groups!.attach(slot);
+  }
+
+  /** Chains every loaded message into its group, in sequence order. */
+  private attachInSequenceOrder(): void {
+    const table = this.table;
+    if (!table.hasGroups) return;
+    const slots = new Int32Array(table.count);
+    let found = 0;
+    for (let slot = 0; slot < table.length; slot++) if (table.inUse(slot)) slots[found++] = slot;
+    const { sequence } = table;
+    slots.sort((a, b) => sequence[a]! - sequence[b]!);
+    for (const slot of slots) this.attach(slot);
   }
 
   /**

@@ -7,6 +7,7 @@ import type { BrokerEvents } from "./broker-events.js";
 import type { CommitAndServe } from "./commit-and-serve.js";
 import type { DeadLetters } from "./dead-letters.js";
 import type { LeaseTracking } from "./lease-tracking.js";
+import { fifoDelivery } from "./fifo-delivery.js";
 import { formatMessageId } from "./message-id.js";
 import { isSpent } from "./queue-config.js";
 import type { LiveMessage, QueueState } from "./queue-state.js";
@@ -149,6 +150,7 @@ export function createReceiveRules(options: ReceiveRulesOptions): ReceiveRules {
         leaseDeadline: taken.leaseDeadline,
         checkpoint: content.checkpoint,
         deadLetter: content.deadLetter,
+        fifo: fifoDelivery(message, content),
       });
     });
     return deliveries;
@@ -192,7 +194,8 @@ export function createReceiveRules(options: ReceiveRulesOptions): ReceiveRules {
 }
 
 /**
- * Takes visible messages out of a queue's heaps, oldest ready first, within
+ * Takes visible messages out of a queue's heaps, oldest ready first (a FIFO
+ * queue's: group by group, see QueueState.nextVisible), within
  * the in-flight limit and the response size budget; undefined when none can
  * be taken. Spent messages met on the way are taken too, apart, never to be
  * delivered. Synchronous, so concurrent receives can never take one message;
@@ -211,19 +214,21 @@ function takeVisible(
   const messages: LiveMessage[] = [];
   const spent: LiveMessage[] = [];
   let bytes = 0;
+  // A FIFO queue goes on with the group of the message taken last (see QueueState.nextVisible).
+  let taken: LiveMessage | undefined;
   while (messages.length < limit) {
-    const next = queue.nextVisible();
+    const next = queue.nextVisible(taken);
     if (next === undefined) break;
     if (isSpent(queue.record.config, next.receiveCount)) {
-      queue.takeNextVisible();
-      spent.push(next);
+      queue.take(next);
+      spent.push((taken = next));
       continue;
     }
     // A checkpoint rides along with the body; its size is not kept, so count the most it can be.
     bytes += next.size + perMessageOverheadBytes + (next.hasCheckpoint ? maxCheckpointBytes : 0);
     if (messages.length > 0 && bytes > receiveResponseBudgetBytes) break;
-    queue.takeNextVisible();
-    messages.push(next);
+    queue.take(next);
+    messages.push((taken = next));
   }
   return { messages, spent };
 }

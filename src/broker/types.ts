@@ -30,8 +30,19 @@ export interface OutgoingMessage {
   readonly attributes?: Readonly<Record<string, string>>;
   /** Attributes with an SQS data type; a name may not also be in `attributes`. */
   readonly typedAttributes?: Readonly<Record<string, TypedAttributeInput>> | undefined;
-  /** Undefined means the queue's delay; 0 means none. */
+  /** Undefined means the queue's delay; 0 means none. A FIFO queue takes only its own. */
   readonly delayMs?: number | undefined;
+  /** FIFO queues: the message's group (required there, refused elsewhere). */
+  readonly messageGroupId?: string | undefined;
+  /** FIFO queues: what a repeated send is recognised by within five minutes. */
+  readonly deduplicationId?: string | undefined;
+}
+
+/** What a send stored, or (a FIFO queue's duplicate) found already stored. */
+export interface SendResult {
+  readonly messageId: string;
+  /** FIFO queues: the message's sequence number, 20 decimal digits; "" on a standard queue. */
+  readonly sequenceNumber: string;
 }
 
 /** How a Receive behaves; undefined fields take the queue's settings. */
@@ -60,6 +71,15 @@ export interface Delivery {
   readonly checkpoint: Uint8Array | undefined;
   /** Set on a message in a dead-letter queue: where it came from and why. */
   readonly deadLetter: DeadLetterOrigin | undefined;
+  /** FIFO queues (else undefined): the message's group, sequence number (20 digits) and deduplication id. */
+  readonly fifo?: FifoDelivery | undefined;
+}
+
+/** What a FIFO queue's deliveries and peeks add. */
+export interface FifoDelivery {
+  readonly messageGroupId: string;
+  readonly sequenceNumber: string;
+  readonly deduplicationId: string;
 }
 
 /** Where a message stands, as PeekMessages reports it. */
@@ -84,6 +104,7 @@ export interface PeekedMessage {
   /** Bytes of the last checkpoint a consumer saved; 0 when none (its content is the consumer's own). */
   readonly checkpointSize: number;
   readonly deadLetter: DeadLetterOrigin | undefined;
+  readonly fifo?: FifoDelivery | undefined;
 }
 
 /** One page of PeekMessages. */

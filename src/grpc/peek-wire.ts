@@ -35,6 +35,7 @@ function peekedMessageToWire(message: BrokerPeekedMessage): PeekedMessage {
     checkpointSize: message.checkpointSize,
     deadLetterSourceQueue: message.deadLetter?.sourceQueue ?? "",
     deadLetterReason: message.deadLetter?.reason ?? "",
+    ...message.fifo,
   });
 }
 

@@ -68,13 +68,15 @@ export function queueServiceHandlers(broker: Broker): UnaryHandlers<typeof Queue
       return create(PurgeQueueResponseSchema, { purgedCount: BigInt(purged) });
     },
     async send(request) {
-      const messageId = await broker.send(request.queue, {
+      const result = await broker.sendWithResult(request.queue, {
         body: request.body,
         attributes: request.attributes,
         typedAttributes: typedAttributesFromWire(request.typedAttributes),
         delayMs: durationToMs(request.delay, "delay"),
+        messageGroupId: request.messageGroupId,
+        deduplicationId: request.deduplicationId,
       });
-      return create(SendResponseSchema, { messageId });
+      return create(SendResponseSchema, result);
     },
     async sendBatch(request) {
       const messages = request.entries.map((entry, index) => ({
@@ -82,8 +84,13 @@ export function queueServiceHandlers(broker: Broker): UnaryHandlers<typeof Queue
         attributes: entry.attributes,
         typedAttributes: typedAttributesFromWire(entry.typedAttributes),
         delayMs: durationToMs(entry.delay, `entries[${index}].delay`),
+        messageGroupId: entry.messageGroupId,
+        deduplicationId: entry.deduplicationId,
       }));
-      return create(SendBatchResponseSchema, { messageIds: await broker.sendBatch(request.queue, messages) });
+      const results = await broker.sendBatchWithResults(request.queue, messages);
+      // Empty on a standard queue, as the proto says, rather than a list of empty strings.
+      const sequenceNumbers = results[0]?.sequenceNumber === "" ? [] : results.map((result) => result.sequenceNumber);
+      return create(SendBatchResponseSchema, { messageIds: results.map((result) => result.messageId), sequenceNumbers });
     },
     async receive(request, signal) {
       const deliveries = await broker.receive(request.queue, {

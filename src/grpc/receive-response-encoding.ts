@@ -20,6 +20,9 @@ const receivedMessage = {
   deadLetterSourceQueue: 10,
   deadLetterReason: 11,
   typedAttributes: 12,
+  messageGroupId: 13,
+  sequenceNumber: 14,
+  deduplicationId: 15,
 } as const;
 const typedAttributeValue = { dataType: 1, stringValue: 2, binaryValue: 3 } as const;
 const mapEntry = { key: 1, value: 2 } as const;
@@ -93,6 +96,13 @@ function measure(delivery: Delivery): Measured {
   if (delivery.checkpoint !== undefined) size += 1 + delimitedSize(delivery.checkpoint.byteLength);
   if (sourceQueueBytes > 0) size += 1 + delimitedSize(sourceQueueBytes);
   if (reasonBytes > 0) size += 1 + delimitedSize(reasonBytes);
+  // A FIFO queue's ids are ASCII (checked at send; a sequence number is digits): a character is a byte.
+  const { fifo } = delivery;
+  if (fifo !== undefined) {
+    for (const text of [fifo.messageGroupId, fifo.sequenceNumber, fifo.deduplicationId]) {
+      if (text.length > 0) size += 1 + delimitedSize(text.length);
+    }
+  }
   const typedAttributes = Object.keys(delivery.typedAttributes).map((name): MeasuredTypedAttribute => {
     const { dataType, value } = delivery.typedAttributes[name]!;
     const nameBytes = Buffer.byteLength(name, "utf8");
@@ -169,6 +179,18 @@ function writeReceivedMessage(writer: WireWriter, delivery: Delivery, measured: 
       writer.tag(typedAttributeValue.binaryValue, WireType.lengthDelimited);
       writer.bytes(value);
     }
+  }
+  const { fifo } = delivery;
+  if (fifo === undefined) return;
+  const fifoFields = [
+    [field.messageGroupId, fifo.messageGroupId],
+    [field.sequenceNumber, fifo.sequenceNumber],
+    [field.deduplicationId, fifo.deduplicationId],
+  ] as const;
+  for (const [number, text] of fifoFields) {
+    if (text.length === 0) continue;
+    writer.tag(number, WireType.lengthDelimited);
+    writer.string(text, text.length);
   }
 }
 

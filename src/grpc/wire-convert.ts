@@ -2,6 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { durationFromMs, timestampFromMs, type Duration } from "@bufbuild/protobuf/wkt";
 import { EntryResultSchema, type EntryResult, type TypedAttributeValue } from "../../gen/holdshelf/v1/message_pb.js";
 import {
+  DeduplicationScope,
   QueueConfigSchema,
   QueueSchema,
   QueueStatsSchema,
@@ -57,7 +58,24 @@ export function queueConfigFromWire(config: WireQueueConfig | undefined): QueueC
       maxBackoffMs: durationToMs(config.retryPolicy.maxBackoff, field("retry_policy.max_backoff")) ?? 0,
     },
     tags: config?.tags,
+    fifo: config?.fifo,
+    contentBasedDeduplication: config?.contentBasedDeduplication,
+    deduplicationScope: deduplicationScopeFromWire(config?.deduplicationScope ?? DeduplicationScope.UNSPECIFIED),
   };
+}
+
+/** The broker's deduplication scope of a wire enum value; unset (UNSPECIFIED) is undefined, an unknown number INVALID_ARGUMENT. */
+function deduplicationScopeFromWire(scope: DeduplicationScope): QueueConfigInput["deduplicationScope"] {
+  switch (scope) {
+    case DeduplicationScope.UNSPECIFIED:
+      return undefined;
+    case DeduplicationScope.QUEUE:
+      return "queue";
+    case DeduplicationScope.MESSAGE_GROUP:
+      return "messageGroup";
+    default:
+      throw invalidArgument("config.deduplication_scope", `${scope} is not a DeduplicationScope`);
+  }
 }
 
 /** Typed attributes from the wire for the broker: a value whose oneof is unset stays undefined, for the broker to refuse. */
@@ -82,6 +100,14 @@ export function queueToWire(info: QueueInfo): Queue {
       maxInFlight: config.maxInFlight,
       maxLeaseDuration: durationFromMs(config.maxLeaseDurationMs),
       tags: { ...config.tags },
+      ...(config.fifo === undefined
+        ? {}
+        : {
+            fifo: true,
+            contentBasedDeduplication: config.fifo.contentBasedDeduplication,
+            deduplicationScope:
+              config.fifo.deduplicationScope === "queue" ? DeduplicationScope.QUEUE : DeduplicationScope.MESSAGE_GROUP,
+          }),
       ...(config.redrivePolicy === undefined ? {} : { redrivePolicy: { ...config.redrivePolicy } }),
       ...(config.retryPolicy === undefined
         ? {}

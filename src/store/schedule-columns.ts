@@ -1,3 +1,4 @@
+import { GroupNames } from "./group-names.js";
 import { readIdWords, writeIdWords } from "./message-id-words.js";
 import type { ScheduleEntry } from "./store.js";
 
@@ -31,6 +32,15 @@ export class ScheduleColumns {
   size = new Uint32Array(0);
   flags = new Uint8Array(0);
   idWords = new Uint32Array(0);
+  /**
+   * FIFO queues' columns: each message's sequence number and group number
+   * (see `groups`). Empty, costing nothing, until an entry with a group is
+   * written: a standard queue never has them.
+   */
+  sequence = new Float64Array(0);
+  groupNumber = new Int32Array(0);
+  groups = new GroupNames();
+  private fifo = false;
 
   /** Columns holding these entries, in this order. */
   static of(entries: readonly ScheduleEntry[]): ScheduleColumns {
@@ -68,6 +78,28 @@ export class ScheduleColumns {
     this.receiveCount[index] = entry.receiveCount;
     this.epoch[index] = entry.epoch;
     this.flags[index] = (entry.leased ? leasedFlag : 0) | (entry.hasCheckpoint ? checkpointFlag : 0);
+    if (entry.group !== undefined) this.writeGroup(index, entry.group, entry.sequence ?? 0);
+  }
+
+  /** Whether any entry has a group: the FIFO columns exist. */
+  get hasGroups(): boolean {
+    return this.fifo;
+  }
+
+  /** Sets the group and sequence number of the entry at an index (a FIFO queue's message). */
+  writeGroup(index: number, group: string, sequence: number): void {
+    if (!this.fifo) {
+      this.fifo = true;
+      this.sequence = new Float64Array(this.capacity);
+      this.groupNumber = new Int32Array(this.capacity);
+    }
+    this.sequence[index] = sequence;
+    this.groupNumber[index] = this.groups.intern(group);
+  }
+
+  /** The group of the entry at an index; undefined in a standard queue. */
+  groupOf(index: number): string | undefined {
+    return this.fifo ? this.groups.nameOf(this.groupNumber[index]!) : undefined;
   }
 
   /** A copy of the entry at an index. */
@@ -85,6 +117,8 @@ export class ScheduleColumns {
       leaseStart: this.leaseStart[index]!,
       size: this.size[index]!,
       hasCheckpoint: (flags & checkpointFlag) !== 0,
+      group: this.groupOf(index),
+      sequence: this.fifo ? this.sequence[index]! : undefined,
     };
   }
 
@@ -112,6 +146,10 @@ export class ScheduleColumns {
     this.size = other.size;
     this.flags = other.flags;
     this.idWords = other.idWords;
+    this.fifo = other.fifo;
+    this.sequence = other.sequence;
+    this.groupNumber = other.groupNumber;
+    this.groups = other.groups;
   }
 
   /** Replaces every column with a larger one; subclasses grow their own columns too. */
@@ -127,6 +165,10 @@ export class ScheduleColumns {
     this.size = grown(this.size, new Uint32Array(capacity));
     this.flags = grown(this.flags, new Uint8Array(capacity));
     this.idWords = grown(this.idWords, new Uint32Array(capacity * idWordsPerEntry));
+    if (this.fifo) {
+      this.sequence = grown(this.sequence, new Float64Array(capacity));
+      this.groupNumber = grown(this.groupNumber, new Int32Array(capacity));
+    }
   }
 }
 

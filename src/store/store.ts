@@ -18,6 +18,14 @@ export interface StoredQueueConfig {
   readonly retryPolicy: { readonly minBackoffMs: number; readonly maxBackoffMs: number } | undefined;
   /** The queue's tags (SQS's queue tags); records from before them read as none. */
   readonly tags: Readonly<Record<string, string>>;
+  /** A FIFO queue (fixed at creation); records from before FIFO queues read as standard, and standard queues' records leave the FIFO fields out. */
+  readonly fifo?: StoredFifoConfig | undefined;
+}
+
+/** A FIFO queue's own settings. */
+export interface StoredFifoConfig {
+  readonly contentBasedDeduplication: boolean;
+  readonly deduplicationScope: "queue" | "messageGroup";
 }
 
 /** A queue as stored: its identity, configuration and where its messages live. */
@@ -65,6 +73,8 @@ export interface MessageContent {
   readonly typedAttributes: Readonly<Record<string, TypedAttribute>>;
   /** Set on a message in a dead-letter queue: where it came from and why. */
   readonly deadLetter?: DeadLetterOrigin | undefined;
+  /** FIFO queues: the deduplication id the send was checked against (the message id after a dead-letter move). */
+  readonly deduplicationId?: string | undefined;
 }
 
 /**
@@ -115,6 +125,28 @@ export interface ScheduleEntry {
   readonly size: number;
   /** Whether a consumer saved a checkpoint (kept apart, so renewals without one do not rewrite it). */
   hasCheckpoint: boolean;
+  /**
+   * FIFO queues: the message's group, and its sequence number in this queue
+   * (increasing in send order; delivery order within the group). Undefined
+   * in a standard queue.
+   */
+  readonly group?: string | undefined;
+  readonly sequence?: number | undefined;
+}
+
+/**
+ * A FIFO queue's memory of a deduplication id within its five-minute window:
+ * the message the first send stored, which repeats get back. Kept in the
+ * queue's data space, so a purge forgets it as SQS does.
+ */
+export interface StoredDeduplication {
+  /** The id, prefixed with its group under the message-group scope (see FifoDeduplication). */
+  readonly key: string;
+  /** 32 hex digits. */
+  readonly messageId: string;
+  readonly sequence: number;
+  /** When the window ends; a store may drop an expired record at load. */
+  readonly expiresAt: number;
 }
 
 /** One change within an atomic commit. */
@@ -132,6 +164,10 @@ export type StoreOp =
   /** Moves a message's index entry from `fromReadyAt` to the entry's ready time, with its new state. */
   | { readonly kind: "reschedule"; readonly dataId: number; readonly fromReadyAt: number; readonly entry: ScheduleEntry }
   | { readonly kind: "putCheckpoint"; readonly dataId: number; readonly id: string; readonly checkpoint: Uint8Array }
+  /** Remembers a FIFO send's deduplication id (overwriting one of the same key). */
+  | { readonly kind: "putDeduplication"; readonly dataId: number; readonly record: StoredDeduplication }
+  /** Forgets one whose window ended (nothing if it is not stored). */
+  | { readonly kind: "removeDeduplication"; readonly dataId: number; readonly key: string }
   /**
    * Sends a message to a queue another broker serves (cluster mode: a
    * dead-letter move or redrive across shards). It waits in that queue's
@@ -151,6 +187,8 @@ export type StoreOp =
 export interface StoredQueue {
   readonly record: QueueRecord;
   readonly schedule: ScheduleColumns;
+  /** FIFO queues: the deduplication records of the queue's data space, in any order (expired ones may be among them). */
+  readonly deduplications?: readonly StoredDeduplication[];
 }
 
 /**

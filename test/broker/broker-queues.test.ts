@@ -58,7 +58,7 @@ describe("queue admin", () => {
       const first = await h.broker.createQueue("q", { delayMs: 2000 });
       await sendText(h, "q", "kept");
       h.clock.advance(10_000);
-      const again = await h.broker.createQueue("q", { ...defaultQueueConfig, delayMs: 2000 });
+      const again = await h.broker.createQueue("q", { ...defaultQueueConfig, fifo: false, delayMs: 2000 });
       expect(again.createTime).toBe(first.createTime);
       expect(again.config).toEqual(first.config);
       expect(again.counts.visible).toBe(1);

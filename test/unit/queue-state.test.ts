@@ -158,7 +158,7 @@ describe("QueueState, the columnar index", () => {
               const modelled = model.nextVisible();
               expect(next?.id).toBe(modelled?.id);
               if (next === undefined || modelled === undefined) break;
-              queue.takeNextVisible();
+              queue.take(next);
               queue.reschedule(next, now + op.delay, true, now);
               modelled.readyAt = now + op.delay;
               modelled.leased = true;

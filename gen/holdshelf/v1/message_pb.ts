@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file holdshelf/v1/message.proto.
  */
 export const file_holdshelf_v1_message: GenFile = /*@__PURE__*/
-  fileDesc("Chpob2xkc2hlbGYvdjEvbWVzc2FnZS5wcm90bxIMaG9sZHNoZWxmLnYxIoIFCg9SZWNlaXZlZE1lc3NhZ2USEgoKbWVzc2FnZV9pZBgBIAEoCRIWCg5yZWNlaXB0X2hhbmRsZRgCIAEoCRIMCgRib2R5GAMgASgMEkEKCmF0dHJpYnV0ZXMYBCADKAsyLS5ob2xkc2hlbGYudjEuUmVjZWl2ZWRNZXNzYWdlLkF0dHJpYnV0ZXNFbnRyeRIVCg1yZWNlaXZlX2NvdW50GAUgASgFEi0KCXNlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZmlyc3RfcmVjZWl2ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg5sZWFzZV9kZWFkbGluZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoKY2hlY2twb2ludBgJIAEoDEgAiAEBEiAKGGRlYWRfbGV0dGVyX3NvdXJjZV9xdWV1ZRgKIAEoCRIaChJkZWFkX2xldHRlcl9yZWFzb24YCyABKAkSTAoQdHlwZWRfYXR0cmlidXRlcxgMIAMoCzIyLmhvbGRzaGVsZi52MS5SZWNlaXZlZE1lc3NhZ2UuVHlwZWRBdHRyaWJ1dGVzRW50cnkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWQoUVHlwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEjAKBXZhbHVlGAIgASgLMiEuaG9sZHNoZWxmLnYxLlR5cGVkQXR0cmlidXRlVmFsdWU6AjgBQg0KC19jaGVja3BvaW50IrIFCg1QZWVrZWRNZXNzYWdlEhIKCm1lc3NhZ2VfaWQYASABKAkSDAoEYm9keRgCIAEoDBI/CgphdHRyaWJ1dGVzGAMgAygLMisuaG9sZHNoZWxmLnYxLlBlZWtlZE1lc3NhZ2UuQXR0cmlidXRlc0VudHJ5EkoKEHR5cGVkX2F0dHJpYnV0ZXMYBCADKAsyMC5ob2xkc2hlbGYudjEuUGVla2VkTWVzc2FnZS5UeXBlZEF0dHJpYnV0ZXNFbnRyeRIVCg1yZWNlaXZlX2NvdW50GAUgASgFEi0KCXNlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZmlyc3RfcmVjZWl2ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgVzdGF0ZRgIIAEoDjIaLmhvbGRzaGVsZi52MS5NZXNzYWdlU3RhdGUSMgoObGVhc2VfZGVhZGxpbmUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDHZpc2libGVfdGltZRgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoPY2hlY2twb2ludF9zaXplGAsgASgFEiAKGGRlYWRfbGV0dGVyX3NvdXJjZV9xdWV1ZRgMIAEoCRIaChJkZWFkX2xldHRlcl9yZWFzb24YDSABKAkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWQoUVHlwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEjAKBXZhbHVlGAIgASgLMiEuaG9sZHNoZWxmLnYxLlR5cGVkQXR0cmlidXRlVmFsdWU6AjgBImEKE1R5cGVkQXR0cmlidXRlVmFsdWUSEQoJZGF0YV90eXBlGAEgASgJEhYKDHN0cmluZ192YWx1ZRgCIAEoCUgAEhYKDGJpbmFyeV92YWx1ZRgDIAEoDEgAQgcKBXZhbHVlIogBCgtFbnRyeVJlc3VsdBIWCg5yZWNlaXB0X2hhbmRsZRgBIAEoCRIMCgRjb2RlGAIgASgFEg4KBnJlYXNvbhgDIAEoCRIPCgdtZXNzYWdlGAQgASgJEjIKDmxlYXNlX2RlYWRsaW5lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLlAgoOU2VuZEJhdGNoRW50cnkSDAoEYm9keRgBIAEoDBJACgphdHRyaWJ1dGVzGAIgAygLMiwuaG9sZHNoZWxmLnYxLlNlbmRCYXRjaEVudHJ5LkF0dHJpYnV0ZXNFbnRyeRIoCgVkZWxheRgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhJLChB0eXBlZF9hdHRyaWJ1dGVzGAQgAygLMjEuaG9sZHNoZWxmLnYxLlNlbmRCYXRjaEVudHJ5LlR5cGVkQXR0cmlidXRlc0VudHJ5GjEKD0F0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGlkKFFR5cGVkQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRIwCgV2YWx1ZRgCIAEoCzIhLmhvbGRzaGVsZi52MS5UeXBlZEF0dHJpYnV0ZVZhbHVlOgI4ASqAAQoMTWVzc2FnZVN0YXRlEh0KGU1FU1NBR0VfU1RBVEVfVU5TUEVDSUZJRUQQABIZChVNRVNTQUdFX1NUQVRFX1ZJU0lCTEUQARIbChdNRVNTQUdFX1NUQVRFX0lOX0ZMSUdIVBACEhkKFU1FU1NBR0VfU1RBVEVfREVMQVlFRBADQitaKWhvbGRzaGVsZi9nZW4vZ28vaG9sZHNoZWxmL3YxO2hvbGRzaGVsZnYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("Chpob2xkc2hlbGYvdjEvbWVzc2FnZS5wcm90bxIMaG9sZHNoZWxmLnYxIs8FCg9SZWNlaXZlZE1lc3NhZ2USEgoKbWVzc2FnZV9pZBgBIAEoCRIWCg5yZWNlaXB0X2hhbmRsZRgCIAEoCRIMCgRib2R5GAMgASgMEkEKCmF0dHJpYnV0ZXMYBCADKAsyLS5ob2xkc2hlbGYudjEuUmVjZWl2ZWRNZXNzYWdlLkF0dHJpYnV0ZXNFbnRyeRIVCg1yZWNlaXZlX2NvdW50GAUgASgFEi0KCXNlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZmlyc3RfcmVjZWl2ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg5sZWFzZV9kZWFkbGluZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoKY2hlY2twb2ludBgJIAEoDEgAiAEBEiAKGGRlYWRfbGV0dGVyX3NvdXJjZV9xdWV1ZRgKIAEoCRIaChJkZWFkX2xldHRlcl9yZWFzb24YCyABKAkSTAoQdHlwZWRfYXR0cmlidXRlcxgMIAMoCzIyLmhvbGRzaGVsZi52MS5SZWNlaXZlZE1lc3NhZ2UuVHlwZWRBdHRyaWJ1dGVzRW50cnkSGAoQbWVzc2FnZV9ncm91cF9pZBgNIAEoCRIXCg9zZXF1ZW5jZV9udW1iZXIYDiABKAkSGAoQZGVkdXBsaWNhdGlvbl9pZBgPIAEoCRoxCg9BdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARpZChRUeXBlZEF0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSMAoFdmFsdWUYAiABKAsyIS5ob2xkc2hlbGYudjEuVHlwZWRBdHRyaWJ1dGVWYWx1ZToCOAFCDQoLX2NoZWNrcG9pbnQi/wUKDVBlZWtlZE1lc3NhZ2USEgoKbWVzc2FnZV9pZBgBIAEoCRIMCgRib2R5GAIgASgMEj8KCmF0dHJpYnV0ZXMYAyADKAsyKy5ob2xkc2hlbGYudjEuUGVla2VkTWVzc2FnZS5BdHRyaWJ1dGVzRW50cnkSSgoQdHlwZWRfYXR0cmlidXRlcxgEIAMoCzIwLmhvbGRzaGVsZi52MS5QZWVrZWRNZXNzYWdlLlR5cGVkQXR0cmlidXRlc0VudHJ5EhUKDXJlY2VpdmVfY291bnQYBSABKAUSLQoJc2VuZF90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI2ChJmaXJzdF9yZWNlaXZlX3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXN0YXRlGAggASgOMhouaG9sZHNoZWxmLnYxLk1lc3NhZ2VTdGF0ZRIyCg5sZWFzZV9kZWFkbGluZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMdmlzaWJsZV90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCg9jaGVja3BvaW50X3NpemUYCyABKAUSIAoYZGVhZF9sZXR0ZXJfc291cmNlX3F1ZXVlGAwgASgJEhoKEmRlYWRfbGV0dGVyX3JlYXNvbhgNIAEoCRIYChBtZXNzYWdlX2dyb3VwX2lkGA4gASgJEhcKD3NlcXVlbmNlX251bWJlchgPIAEoCRIYChBkZWR1cGxpY2F0aW9uX2lkGBAgASgJGjEKD0F0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGlkKFFR5cGVkQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRIwCgV2YWx1ZRgCIAEoCzIhLmhvbGRzaGVsZi52MS5UeXBlZEF0dHJpYnV0ZVZhbHVlOgI4ASJhChNUeXBlZEF0dHJpYnV0ZVZhbHVlEhEKCWRhdGFfdHlwZRgBIAEoCRIWCgxzdHJpbmdfdmFsdWUYAiABKAlIABIWCgxiaW5hcnlfdmFsdWUYAyABKAxIAEIHCgV2YWx1ZSKIAQoLRW50cnlSZXN1bHQSFgoOcmVjZWlwdF9oYW5kbGUYASABKAkSDAoEY29kZRgCIAEoBRIOCgZyZWFzb24YAyABKAkSDwoHbWVzc2FnZRgEIAEoCRIyCg5sZWFzZV9kZWFkbGluZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAimQMKDlNlbmRCYXRjaEVudHJ5EgwKBGJvZHkYASABKAwSQAoKYXR0cmlidXRlcxgCIAMoCzIsLmhvbGRzaGVsZi52MS5TZW5kQmF0Y2hFbnRyeS5BdHRyaWJ1dGVzRW50cnkSKAoFZGVsYXkYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SSwoQdHlwZWRfYXR0cmlidXRlcxgEIAMoCzIxLmhvbGRzaGVsZi52MS5TZW5kQmF0Y2hFbnRyeS5UeXBlZEF0dHJpYnV0ZXNFbnRyeRIYChBtZXNzYWdlX2dyb3VwX2lkGAUgASgJEhgKEGRlZHVwbGljYXRpb25faWQYBiABKAkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWQoUVHlwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEjAKBXZhbHVlGAIgASgLMiEuaG9sZHNoZWxmLnYxLlR5cGVkQXR0cmlidXRlVmFsdWU6AjgBKoABCgxNZXNzYWdlU3RhdGUSHQoZTUVTU0FHRV9TVEFURV9VTlNQRUNJRklFRBAAEhkKFU1FU1NBR0VfU1RBVEVfVklTSUJMRRABEhsKF01FU1NBR0VfU1RBVEVfSU5fRkxJR0hUEAISGQoVTUVTU0FHRV9TVEFURV9ERUxBWUVEEANCK1opaG9sZHNoZWxmL2dlbi9nby9ob2xkc2hlbGYvdjE7aG9sZHNoZWxmdjFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * One delivery of a message to a consumer, as Receive returns it. Times have
@@ -123,6 +123,33 @@ export type ReceivedMessage = Message<"holdshelf.v1.ReceivedMessage"> & {
    * @generated from field: map<string, holdshelf.v1.TypedAttributeValue> typed_attributes = 12;
    */
   typedAttributes: { [key: string]: TypedAttributeValue };
+
+  /**
+   * FIFO queues: the message's group, as sent. Empty on a standard queue.
+   *
+   * @generated from field: string message_group_id = 13;
+   */
+  messageGroupId: string;
+
+  /**
+   * FIFO queues: the message's sequence number in this queue, as Send
+   * returned it: 20 decimal digits, so that text order is numeric order;
+   * increasing in send order within a group (and within the queue), not
+   * consecutive. A message dead-lettered or redriven gets a new one in the
+   * queue it moves to. Empty on a standard queue.
+   *
+   * @generated from field: string sequence_number = 14;
+   */
+  sequenceNumber: string;
+
+  /**
+   * FIFO queues: the deduplication id the send was checked against: as
+   * sent, the body's SHA-256 in hex under content-based deduplication, or,
+   * after a dead-letter move, the message id. Empty on a standard queue.
+   *
+   * @generated from field: string deduplication_id = 15;
+   */
+  deduplicationId: string;
 };
 
 /**
@@ -237,6 +264,23 @@ export type PeekedMessage = Message<"holdshelf.v1.PeekedMessage"> & {
    * @generated from field: string dead_letter_reason = 13;
    */
   deadLetterReason: string;
+
+  /**
+   * FIFO queues: as in ReceivedMessage.
+   *
+   * @generated from field: string message_group_id = 14;
+   */
+  messageGroupId: string;
+
+  /**
+   * @generated from field: string sequence_number = 15;
+   */
+  sequenceNumber: string;
+
+  /**
+   * @generated from field: string deduplication_id = 16;
+   */
+  deduplicationId: string;
 };
 
 /**
@@ -401,6 +445,21 @@ export type SendBatchEntry = Message<"holdshelf.v1.SendBatchEntry"> & {
    * @generated from field: map<string, holdshelf.v1.TypedAttributeValue> typed_attributes = 4;
    */
   typedAttributes: { [key: string]: TypedAttributeValue };
+
+  /**
+   * FIFO queues: as in SendRequest.message_group_id; violations name the
+   * entry, e.g. entries[2].message_group_id.
+   *
+   * @generated from field: string message_group_id = 5;
+   */
+  messageGroupId: string;
+
+  /**
+   * FIFO queues: as in SendRequest.deduplication_id.
+   *
+   * @generated from field: string deduplication_id = 6;
+   */
+  deduplicationId: string;
 };
 
 /**

@@ -2,8 +2,8 @@
 // @generated from file holdshelf/v1/queue.proto (package holdshelf.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file holdshelf/v1/queue.proto.
  */
 export const file_holdshelf_v1_queue: GenFile = /*@__PURE__*/
-  fileDesc("Chhob2xkc2hlbGYvdjEvcXVldWUucHJvdG8SDGhvbGRzaGVsZi52MSLuAQoFUXVldWUSDAoEbmFtZRgBIAEoCRIpCgZjb25maWcYAiABKAsyGS5ob2xkc2hlbGYudjEuUXVldWVDb25maWcSJwoFc3RhdHMYAyABKAsyGC5ob2xkc2hlbGYudjEuUXVldWVTdGF0cxIvCgtjcmVhdGVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIQoZZGVhZF9sZXR0ZXJfc291cmNlX3F1ZXVlcxgFIAMoCRIvCgt1cGRhdGVfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAigQQKC1F1ZXVlQ29uZmlnEjUKEnZpc2liaWxpdHlfdGltZW91dBgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIoCgVkZWxheRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCglyZXRlbnRpb24YAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SGQoRbWF4X21lc3NhZ2VfYnl0ZXMYBCABKAUSNAoRcmVjZWl2ZV93YWl0X3RpbWUYBSABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFQoNbWF4X2luX2ZsaWdodBgGIAEoBRI1ChJtYXhfbGVhc2VfZHVyYXRpb24YByABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SMwoOcmVkcml2ZV9wb2xpY3kYCCABKAsyGy5ob2xkc2hlbGYudjEuUmVkcml2ZVBvbGljeRIvCgxyZXRyeV9wb2xpY3kYCSABKAsyGS5ob2xkc2hlbGYudjEuUmV0cnlQb2xpY3kSMQoEdGFncxgKIAMoCzIjLmhvbGRzaGVsZi52MS5RdWV1ZUNvbmZpZy5UYWdzRW50cnkaKwoJVGFnc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiRQoNUmVkcml2ZVBvbGljeRIZChFkZWFkX2xldHRlcl9xdWV1ZRgBIAEoCRIZChFtYXhfcmVjZWl2ZV9jb3VudBgCIAEoBSJtCgtSZXRyeVBvbGljeRIuCgttaW5fYmFja29mZhgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIuCgttYXhfYmFja29mZhgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJ4CgpRdWV1ZVN0YXRzEg8KB3Zpc2libGUYASABKAMSEQoJaW5fZmxpZ2h0GAIgASgDEg8KB2RlbGF5ZWQYAyABKAMSNQoSb2xkZXN0X21lc3NhZ2VfYWdlGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQitaKWhvbGRzaGVsZi9nZW4vZ28vaG9sZHNoZWxmL3YxO2hvbGRzaGVsZnYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("Chhob2xkc2hlbGYvdjEvcXVldWUucHJvdG8SDGhvbGRzaGVsZi52MSLuAQoFUXVldWUSDAoEbmFtZRgBIAEoCRIpCgZjb25maWcYAiABKAsyGS5ob2xkc2hlbGYudjEuUXVldWVDb25maWcSJwoFc3RhdHMYAyABKAsyGC5ob2xkc2hlbGYudjEuUXVldWVTdGF0cxIvCgtjcmVhdGVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIQoZZGVhZF9sZXR0ZXJfc291cmNlX3F1ZXVlcxgFIAMoCRIvCgt1cGRhdGVfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAi8wQKC1F1ZXVlQ29uZmlnEjUKEnZpc2liaWxpdHlfdGltZW91dBgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIoCgVkZWxheRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCglyZXRlbnRpb24YAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SGQoRbWF4X21lc3NhZ2VfYnl0ZXMYBCABKAUSNAoRcmVjZWl2ZV93YWl0X3RpbWUYBSABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFQoNbWF4X2luX2ZsaWdodBgGIAEoBRI1ChJtYXhfbGVhc2VfZHVyYXRpb24YByABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SMwoOcmVkcml2ZV9wb2xpY3kYCCABKAsyGy5ob2xkc2hlbGYudjEuUmVkcml2ZVBvbGljeRIvCgxyZXRyeV9wb2xpY3kYCSABKAsyGS5ob2xkc2hlbGYudjEuUmV0cnlQb2xpY3kSMQoEdGFncxgKIAMoCzIjLmhvbGRzaGVsZi52MS5RdWV1ZUNvbmZpZy5UYWdzRW50cnkSDAoEZmlmbxgLIAEoCBIjChtjb250ZW50X2Jhc2VkX2RlZHVwbGljYXRpb24YDCABKAgSPQoTZGVkdXBsaWNhdGlvbl9zY29wZRgNIAEoDjIgLmhvbGRzaGVsZi52MS5EZWR1cGxpY2F0aW9uU2NvcGUaKwoJVGFnc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiRQoNUmVkcml2ZVBvbGljeRIZChFkZWFkX2xldHRlcl9xdWV1ZRgBIAEoCRIZChFtYXhfcmVjZWl2ZV9jb3VudBgCIAEoBSJtCgtSZXRyeVBvbGljeRIuCgttaW5fYmFja29mZhgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIuCgttYXhfYmFja29mZhgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJ4CgpRdWV1ZVN0YXRzEg8KB3Zpc2libGUYASABKAMSEQoJaW5fZmxpZ2h0GAIgASgDEg8KB2RlbGF5ZWQYAyABKAMSNQoSb2xkZXN0X21lc3NhZ2VfYWdlGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uKn8KEkRlZHVwbGljYXRpb25TY29wZRIjCh9ERURVUExJQ0FUSU9OX1NDT1BFX1VOU1BFQ0lGSUVEEAASHQoZREVEVVBMSUNBVElPTl9TQ09QRV9RVUVVRRABEiUKIURFRFVQTElDQVRJT05fU0NPUEVfTUVTU0FHRV9HUk9VUBACQitaKWhvbGRzaGVsZi9nZW4vZ28vaG9sZHNoZWxmL3YxO2hvbGRzaGVsZnYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * A named queue: its configuration and its current message counts.
@@ -21,7 +21,9 @@ export const file_holdshelf_v1_queue: GenFile = /*@__PURE__*/
  */
 export type Queue = Message<"holdshelf.v1.Queue"> & {
   /**
-   * The queue's name: 1 to 80 characters of [A-Za-z0-9_-], case-sensitive.
+   * The queue's name: 1 to 80 characters of [A-Za-z0-9_-], case-sensitive;
+   * a FIFO queue's may also end in ".fifo" (as SQS requires of FIFO queues),
+   * and a name ending in ".fifo" is only allowed for a FIFO queue.
    *
    * @generated from field: string name = 1;
    */
@@ -184,6 +186,39 @@ export type QueueConfig = Message<"holdshelf.v1.QueueConfig"> & {
    * @generated from field: map<string, string> tags = 10;
    */
   tags: { [key: string]: string };
+
+  /**
+   * A FIFO queue: every Send names a message_group_id, and each group's
+   * messages are delivered one lease at a time, in send order (see
+   * "FIFO queues" in docs/fifo.md). Set only at creation: an UpdateQueue
+   * that changes it fails with INVALID_ARGUMENT on "config.fifo". A FIFO
+   * queue's dead-letter queue must be FIFO too, and a standard queue's
+   * standard (INVALID_ARGUMENT on "config.redrive_policy.dead_letter_queue").
+   * Per-message delays are refused on a FIFO queue; the queue's delay
+   * applies.
+   *
+   * @generated from field: bool fifo = 11;
+   */
+  fifo: boolean;
+
+  /**
+   * FIFO queues only: a Send without a deduplication_id is deduplicated by
+   * the SHA-256 of its body. Without it, every Send to the FIFO queue must
+   * name a deduplication_id (DEDUPLICATION_ID_REQUIRED). Set on a standard
+   * queue: INVALID_ARGUMENT on "config.content_based_deduplication".
+   *
+   * @generated from field: bool content_based_deduplication = 12;
+   */
+  contentBasedDeduplication: boolean;
+
+  /**
+   * FIFO queues only: where a deduplication id must be unique within the
+   * five-minute window. Unset means QUEUE. Set on a standard queue:
+   * INVALID_ARGUMENT on "config.deduplication_scope".
+   *
+   * @generated from field: holdshelf.v1.DeduplicationScope deduplication_scope = 13;
+   */
+  deduplicationScope: DeduplicationScope;
 };
 
 /**
@@ -314,4 +349,40 @@ export type QueueStats = Message<"holdshelf.v1.QueueStats"> & {
  */
 export const QueueStatsSchema: GenMessage<QueueStats> = /*@__PURE__*/
   messageDesc(file_holdshelf_v1_queue, 4);
+
+/**
+ * Where a FIFO queue's deduplication ids are compared.
+ *
+ * @generated from enum holdshelf.v1.DeduplicationScope
+ */
+export enum DeduplicationScope {
+  /**
+   * The default: QUEUE.
+   *
+   * @generated from enum value: DEDUPLICATION_SCOPE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A deduplication id is a duplicate of the same id sent to any group of
+   * the queue within five minutes.
+   *
+   * @generated from enum value: DEDUPLICATION_SCOPE_QUEUE = 1;
+   */
+  QUEUE = 1,
+
+  /**
+   * Only of the same id sent to the same message group (SQS's
+   * "messageGroup" scope, for high-throughput FIFO queues).
+   *
+   * @generated from enum value: DEDUPLICATION_SCOPE_MESSAGE_GROUP = 2;
+   */
+  MESSAGE_GROUP = 2,
+}
+
+/**
+ * Describes the enum holdshelf.v1.DeduplicationScope.
+ */
+export const DeduplicationScopeSchema: GenEnum<DeduplicationScope> = /*@__PURE__*/
+  enumDesc(file_holdshelf_v1_queue, 0);
 
