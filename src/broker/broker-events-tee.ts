@@ -9,8 +9,8 @@ export function teeEvents(...listeners: BrokerEvents[]): BrokerEvents {
   if (listeners.length === 1) return listeners[0]!;
   // Each listener is called as a method (`listener.sent(...)`), so classes keep their `this`.
   return {
-    sent(queue, count) {
-      for (const listener of listeners) listener.sent(queue, count);
+    sent(queue, count, deduplicated) {
+      for (const listener of listeners) listener.sent(queue, count, deduplicated);
     },
     delivered(queue, receiveCount, queueWaitMs) {
       for (const listener of listeners) listener.delivered(queue, receiveCount, queueWaitMs);

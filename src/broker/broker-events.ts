@@ -11,8 +11,11 @@ export type ReleaseReason = "change_visibility" | "heartbeat" | "disconnect";
  * milliseconds of the broker's clock.
  */
 export interface BrokerEvents {
-  /** Messages were stored by a Send or SendBatch. */
-  sent(queue: string, count: number): void;
+  /**
+   * Messages were stored by a Send or SendBatch; `deduplicated` more (FIFO
+   * queues) repeated a deduplication id of the window and were not stored.
+   */
+  sent(queue: string, count: number, deduplicated?: number): void;
   /** A message was delivered; `queueWaitMs` (ready to delivery) only on its first delivery. */
   delivered(queue: string, receiveCount: number, queueWaitMs: number | undefined): void;
   /** A receive (after any long poll) found nothing to deliver. */

@@ -550,7 +550,7 @@ export class Broker {
       // Adopted below in the same turn, so the queue counts them from here on.
       release();
     }
-    this.settings.events.sent(queueName, stored.length);
+    this.settings.events.sent(queueName, stored.length, results.length - stored.length);
     // Only now, durable, may the messages be seen. A purge or delete that
     // committed meanwhile removed them, as if they were sent just before it.
     if (!queue.deleted && queue.record.dataId === dataId && stored.length > 0) {

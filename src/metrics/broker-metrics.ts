@@ -21,6 +21,10 @@ const latenessBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 /** The counters labelled by queue alone: name and help, by what they count. */
 const queueCounterSpecs = {
   sent: ["holdshelf_messages_sent_total", "Messages stored by Send and SendBatch."],
+  deduplicated: [
+    "holdshelf_messages_deduplicated_total",
+    "FIFO queues: sends not stored because they repeated a deduplication id of the last five minutes.",
+  ],
   received: ["holdshelf_messages_received_total", "Deliveries of messages by Receive."],
   redelivered: ["holdshelf_messages_redelivered_total", "Deliveries of messages delivered before (receive_count > 1)."],
   deleted: ["holdshelf_messages_deleted_total", "Leased messages deleted (acknowledged)."],
@@ -163,8 +167,10 @@ export class BrokerMetrics implements BrokerEvents {
     this.source = source;
   }
 
-  sent(queue: string, count: number): void {
-    this.series(queue).counts.sent.inc(count);
+  sent(queue: string, count: number, deduplicated = 0): void {
+    const { counts } = this.series(queue);
+    counts.sent.inc(count);
+    if (deduplicated > 0) counts.deduplicated.inc(deduplicated);
   }
 
   delivered(queue: string, receiveCount: number, queueWaitMs: number | undefined): void {

@@ -8,7 +8,7 @@ const eventNames = Object.keys(ignoredBrokerEvents) as EventName[];
 
 /** How many arguments each event takes; a Record, so a new event does not compile until it is added. */
 const arity: Record<EventName, number> = {
-  sent: 2,
+  sent: 3,
   delivered: 3,
   emptyReceive: 1,
   deleted: 2,

@@ -38,6 +38,7 @@ describe("broker metrics", () => {
       "holdshelf_leases_expired_total",
       "holdshelf_empty_receives_total",
       "holdshelf_messages_moved_by_tasks_total",
+      "holdshelf_messages_deduplicated_total",
     ]) {
       expect(valueOf(samples, name, jobs), name).toBe(0);
     }
@@ -131,6 +132,17 @@ describe("broker metrics", () => {
     await h.broker.startMessageMoveTask("jobs", "jobs-retry", 0);
     await h.broker.settled();
     expect(valueOf(await scrape(), "holdshelf_messages_moved_by_tasks_total", jobs)).toBe(2);
+  });
+
+  it("counts a FIFO queue's repeated sends as deduplicated, not sent", async () => {
+    await createQueue(h, "orders.fifo", { fifo: true });
+    const order = { body: Buffer.from("o"), messageGroupId: "customer-1", deduplicationId: "order-1" };
+    await h.broker.send("orders.fifo", order);
+    await h.broker.sendBatch("orders.fifo", [order, { ...order, deduplicationId: "order-2" }]);
+    const samples = await scrape();
+    const orders = { queue: "orders.fifo" };
+    expect(valueOf(samples, "holdshelf_messages_sent_total", orders)).toBe(2);
+    expect(valueOf(samples, "holdshelf_messages_deduplicated_total", orders)).toBe(1);
   });
 
   it("counts retention expiries and empty receives", async () => {
