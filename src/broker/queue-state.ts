@@ -123,7 +123,13 @@ export class QueueState {
   add(entry: ScheduleEntry, now: number): void {
     const slot = this.table.insert(entry);
     this.chainInOrder(slot);
-    if (this.groups !== undefined) this.attach(slot);
+    if (this.groups !== undefined) {
+      // Only a move across shards into a queue re-created as FIFO under a
+      // standard queue's name can bring a message without a group: it joins
+      // the group named "" rather than break the queue's chains.
+      if (entry.group === undefined) this.table.writeGroup(slot, "", 0);
+      this.attach(slot);
+    }
     this.place(slot, now);
   }
 
@@ -322,7 +328,8 @@ export class QueueState {
 
   /** Chains a message into its group and counts its sequence number as handed out. */
   private attach(slot: number): void {
-    this.lastSequence = Math.max(this.lastSequence, this.table.sequence[slot]!);
+    const table = this.table;
+    this.lastSequence = Math.max(this.lastSequence, table.sequence[slot]!);
     this.groups!.attach(slot);
   }
 
