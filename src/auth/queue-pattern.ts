@@ -1,7 +1,8 @@
 /**
  * A queue name pattern of an auth file: `*` matches any run of characters
  * (also none); every other character matches only itself. Queue names are
- * [A-Za-z0-9_-], so a pattern is those characters and `*`.
+ * [A-Za-z0-9_-] and FIFO queues' may end in ".fifo", so a pattern is those
+ * characters, `.` and `*` ("*.fifo" grants every FIFO queue named so).
  */
 export class QueuePattern {
   private readonly parts: readonly string[];
@@ -15,7 +16,7 @@ export class QueuePattern {
   static parse(source: string): QueuePattern | string {
     if (source.length === 0) return "must not be empty";
     if (source.length > maxPatternLength) return `must be at most ${maxPatternLength} characters`;
-    if (!/^[A-Za-z0-9_*-]+$/.test(source)) return "may contain only A-Z, a-z, 0-9, '_', '-' and '*'";
+    if (!/^[A-Za-z0-9_.*-]+$/.test(source)) return "may contain only A-Z, a-z, 0-9, '_', '-', '.' and '*'";
     return new QueuePattern(source);
   }
 

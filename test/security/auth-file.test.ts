@@ -47,6 +47,10 @@ describe("queue patterns", () => {
     expect(matches("orders-*", "orders-eu-1")).toBe(true);
     expect(matches("orders-*", "orders")).toBe(false);
     expect(matches("orders-*", "my-orders-1")).toBe(false);
+    // FIFO queues' names end in ".fifo", which a pattern can name.
+    expect(matches("*.fifo", "orders.fifo")).toBe(true);
+    expect(matches("*.fifo", "orders-fifo")).toBe(false);
+    expect(matches("orders.fifo", "orders.fifo")).toBe(true);
     expect(matches("*-dlq", "orders-dlq")).toBe(true);
     expect(matches("*-dlq", "orders-dlq-2")).toBe(false);
     expect(matches("*", "anything_at-all")).toBe(true);
@@ -115,7 +119,7 @@ describe("auth file checks", () => {
     ["a permission that is not an object", file([entry({ permissions: ["send"] })]), ".permissions[0] must be an object"],
     ["a missing pattern", file([entry({ permissions: [{ allow: ["send"] }] })]), ".permissions[0].queues is missing"],
     ["a pattern that is not a string", file([entry({ permissions: [{ queues: 1, allow: ["send"] }] })]), ".permissions[0].queues must be a string"],
-    ["a bad pattern", file([entry({ permissions: [{ queues: "orders.*", allow: ["send"] }] })]), ".permissions[0].queues may contain only"],
+    ["a bad pattern", file([entry({ permissions: [{ queues: "orders/*", allow: ["send"] }] })]), ".permissions[0].queues may contain only"],
     ["an empty allow", file([entry({ permissions: [{ queues: "*", allow: [] }] })]), ".permissions[0].allow must be a non-empty array"],
     ["an unknown action", file([entry({ permissions: [{ queues: "*", allow: ["write"] }] })]), '.permissions[0].allow may hold only "admin", "send", "receive"'],
     ["a repeated action", file([entry({ permissions: [{ queues: "*", allow: ["send", "send"] }] })]), '.permissions[0].allow lists "send" twice'],
