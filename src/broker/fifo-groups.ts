@@ -69,7 +69,6 @@ export class FifoGroups {
     else this.next[before] = after;
     if (after === noSlot) this.tail[group] = before;
     else this.previous[after] = before;
-    if (--this.held === 0) return this.clear(); // gives the columns of a drained backlog back
     if (--this.members[group]! === 0) {
       // Its place in the ring, if any, stays and is skipped when read; a group that reuses the number inherits it.
       this.leased[group] = 0;
@@ -77,6 +76,7 @@ export class FifoGroups {
     } else {
       this.touch(group);
     }
+    if (--this.held === 0) this.clear(); // gives the columns of a drained backlog back
   }
 
   /** A slot was placed in a heap (QueueState.place), leased or not. */
