@@ -104,7 +104,7 @@ export class QueueState {
   }
 
   /** Raises the last sequence number to one seen elsewhere (a deduplication record loaded at start). */
-  noteSequence(sequence: number): void {
+  private noteSequence(sequence: number): void {
     this.lastSequence = Math.max(this.lastSequence, sequence);
   }
 
