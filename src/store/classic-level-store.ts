@@ -8,6 +8,9 @@ import {
   dataRanges,
   dataSpaceFrom,
   dataSpaces,
+  deduplicationKey,
+  deduplicationKeyText,
+  deduplicationRange,
   metaKey,
   readScheduleKeyInto,
   queueKey,
@@ -18,14 +21,16 @@ import {
 import { createLevelDatabase, writeLevelBatch, type LevelBatchOp, type LevelDatabase } from "./level-batch.js";
 import { ScheduleColumns } from "./schedule-columns.js";
 import type { RecoverableStore } from "./recoverable-store.js";
-import type { MessageReading, ScheduleEntry, StoredQueue, StoredState, StoreOp } from "./store.js";
+import type { MessageReading, ScheduleEntry, StoredDeduplication, StoredQueue, StoredState, StoreOp } from "./store.js";
 import { translateOpenError } from "./store-open-error.js";
 import { storageUnavailable } from "./storage-unavailable.js";
 import {
   decodeContent,
+  decodeDeduplication,
   decodeQueueRecord,
   decodeScheduleValueInto,
   encodeContent,
+  encodeDeduplication,
   encodeQueueRecord,
   encodeScheduleValue,
 } from "./value-codecs.js";
@@ -128,7 +133,10 @@ export class ClassicLevelStore implements RecoverableStore {
     const queues: StoredQueue[] = [];
     for await (const value of this.db.values(queueRange())) {
       const record = decodeQueueRecord(value);
-      queues.push({ record, schedule: await this.loadSchedule(record.dataId) });
+      const schedule = await this.loadSchedule(record.dataId);
+      const deduplications = await this.loadDeduplications(record.dataId);
+      // Only queues that have deduplication records (FIFO queues) carry them.
+      queues.push(deduplications.length === 0 ? { record, schedule } : { record, schedule, deduplications });
     }
     await this.dropOrphanedData(new Set(queues.map((queue) => queue.record.dataId)));
     return { queues, nextSequence, handleKey };
@@ -216,6 +224,15 @@ export class ClassicLevelStore implements RecoverableStore {
     return schedule;
   }
 
+  /** A data space's deduplication records, in key order, expired ones too (the broker skips those). */
+  private async loadDeduplications(dataId: number): Promise<StoredDeduplication[]> {
+    const records: StoredDeduplication[] = [];
+    for await (const [key, value] of this.db.iterator(deduplicationRange(dataId))) {
+      records.push(decodeDeduplication(deduplicationKeyText(key), value));
+    }
+    return records;
+  }
+
   /** Frees data spaces left by a purge or delete that a crash interrupted before dropData finished. */
   private async dropOrphanedData(inUse: ReadonlySet<number>): Promise<void> {
     for (const space of dataSpaces) {
@@ -274,6 +291,16 @@ function appendBatchOps(batch: LevelBatchOp[], op: StoreOp): void {
       return;
     case "putCheckpoint":
       batch.push({ type: "put", key: checkpointKey(op.dataId, op.id), value: Buffer.from(op.checkpoint) });
+      return;
+    case "putDeduplication":
+      batch.push({
+        type: "put",
+        key: deduplicationKey(op.dataId, op.record.key),
+        value: encodeDeduplication(op.record),
+      });
+      return;
+    case "removeDeduplication":
+      batch.push({ type: "del", key: deduplicationKey(op.dataId, op.key) });
       return;
     case "putInbound":
       // Only cluster mode has queues on other brokers (src/broker/cluster-queues.ts).

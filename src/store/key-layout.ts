@@ -8,13 +8,18 @@
  *   content     0x02 dataId:u32 id:16                   -> MessageContent
  *   schedule    0x03 dataId:u32 readyAt:u64 id:16       -> ScheduleEntry state
  *   checkpoint  0x04 dataId:u32 id:16                   -> the consumer's progress bytes
+ *   dedup       0x05 dataId:u32 key (UTF-8)             -> StoredDeduplication (version, message id:16,
+ *                                                          sequence:f64, expiresAt:f64)
  *
  * The schedule space is the deadline index: one entry per message, keyed by
- * when it becomes visible, written in the same batch as the message.
+ * when it becomes visible, written in the same batch as the message. The
+ * dedup space holds a FIFO queue's deduplication ids within their window;
+ * it is a data space, so a purge (a new data id, the old one dropped)
+ * forgets them, as Amazon SQS's purge does.
  */
 import { idWordsPerEntry, type ScheduleColumns } from "./schedule-columns.js";
 
-const space = { meta: 0x00, queue: 0x01, content: 0x02, schedule: 0x03, checkpoint: 0x04 } as const;
+const space = { meta: 0x00, queue: 0x01, content: 0x02, schedule: 0x03, checkpoint: 0x04, deduplication: 0x05 } as const;
 
 /** Key of a named setting. */
 export function metaKey(name: string): Buffer {
@@ -63,20 +68,35 @@ export function scheduleRange(dataId: number): { gte: Buffer; lt: Buffer } {
   return dataRange(space.schedule, dataId);
 }
 
-/** The spaces that hold messages, keyed by data id. */
-export const dataSpaces = [space.content, space.schedule, space.checkpoint] as const;
+/** Key of a FIFO queue's deduplication record. */
+export function deduplicationKey(dataId: number, key: string): Buffer {
+  return Buffer.concat([dataPrefix(space.deduplication, dataId), Buffer.from(key, "utf8")]);
+}
+
+/** The deduplication key's text of a deduplication record's key. */
+export function deduplicationKeyText(key: Buffer): string {
+  return key.toString("utf8", 5);
+}
+
+/** The range of a data space's deduplication records. */
+export function deduplicationRange(dataId: number): { gte: Buffer; lt: Buffer } {
+  return dataRange(space.deduplication, dataId);
+}
+
+/** The spaces that hold a queue's data (messages and deduplication records), keyed by data id. */
+export const dataSpaces = [space.content, space.schedule, space.checkpoint, space.deduplication] as const;
 
 /** The ranges of everything a data space holds. */
 export function dataRanges(dataId: number): { gte: Buffer; lt: Buffer }[] {
   return dataSpaces.map((spaceByte) => dataRange(spaceByte, dataId));
 }
 
-/** The range of one space (content or schedule) from a data id on. */
+/** The range of one data space (content, schedule, checkpoint or dedup) from a data id on. */
 export function dataSpaceFrom(spaceByte: number, dataId: number): { gte: Buffer; lt: Buffer } {
   return { gte: dataPrefix(spaceByte, dataId), lt: Buffer.of(spaceByte + 1) };
 }
 
-/** The data id of a content or schedule key. */
+/** The data id of a key of any data space. */
 export function dataIdOfKey(key: Buffer): number {
   return key.readUInt32BE(1);
 }

@@ -9,6 +9,7 @@ import type {
   QueueRecord,
   ScheduleEntry,
   Store,
+  StoredDeduplication,
   StoredQueue,
   StoredState,
   StoreOp,
@@ -20,6 +21,8 @@ interface DataSpace {
   /** Index entries by ready time and id, as the durable store keys them: a failed write can leave a message two. */
   readonly schedule: Map<string, ScheduleEntry>;
   readonly checkpoints: Map<string, Uint8Array>;
+  /** A FIFO queue's deduplication records, by key. */
+  readonly deduplications: Map<string, StoredDeduplication>;
 }
 
 /**
@@ -66,7 +69,12 @@ export class MemoryStore implements Store {
     const records = [...contents.queues.values()].sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
     const inUse = new Set(records.map((record) => record.dataId));
     for (const dataId of contents.spaces.keys()) if (!inUse.has(dataId)) contents.spaces.delete(dataId);
-    const queues: StoredQueue[] = records.map((record) => ({ record: storedQueueRecord(record), schedule: this.scheduleOf(record.dataId) }));
+    const queues: StoredQueue[] = records.map((record) => {
+      const queue = { record: storedQueueRecord(record), schedule: this.scheduleOf(record.dataId) };
+      const deduplications = [...(contents.spaces.get(record.dataId)?.deduplications.values() ?? [])].map(copyDeduplication);
+      // As the durable store: only queues that have deduplication records carry them.
+      return deduplications.length === 0 ? queue : { ...queue, deduplications };
+    });
     return Promise.resolve({ queues, nextSequence: contents.nextSequence, handleKey: Buffer.from(contents.handleKey) });
   }
 
@@ -143,6 +151,12 @@ export class MemoryStore implements Store {
       case "putCheckpoint":
         this.spaceOf(op.dataId).checkpoints.set(op.id, op.checkpoint);
         return;
+      case "putDeduplication":
+        this.spaceOf(op.dataId).deduplications.set(op.record.key, op.record);
+        return;
+      case "removeDeduplication":
+        this.spaceOf(op.dataId).deduplications.delete(op.key);
+        return;
       case "putInbound":
         // copyOp refused it before any op of its commit applied.
         return;
@@ -159,7 +173,7 @@ export class MemoryStore implements Store {
   private spaceOf(dataId: number): DataSpace {
     let space = this.contents.spaces.get(dataId);
     if (space === undefined) {
-      space = { contents: new Map(), schedule: new Map(), checkpoints: new Map() };
+      space = { contents: new Map(), schedule: new Map(), checkpoints: new Map(), deduplications: new Map() };
       this.contents.spaces.set(dataId, space);
     }
     return space;
@@ -201,6 +215,13 @@ function copyOp(op: StoreOp): StoreOp {
     case "putCheckpoint":
       checkUint32(op.dataId, "data id");
       return { kind: "putCheckpoint", dataId: op.dataId, id: op.id, checkpoint: Buffer.from(op.checkpoint) };
+    case "putDeduplication":
+      checkUint32(op.dataId, "data id");
+      checkMessageId(op.record.messageId);
+      return { kind: "putDeduplication", dataId: op.dataId, record: copyDeduplication(op.record) };
+    case "removeDeduplication":
+      checkUint32(op.dataId, "data id");
+      return { kind: "removeDeduplication", dataId: op.dataId, key: op.key };
     case "putInbound":
       throw new Error("the memory store has no other brokers to send a message to");
     case "removeMessage":
@@ -213,7 +234,7 @@ function copyOp(op: StoreOp): StoreOp {
 /** The entry's own fields only: callers pass live messages, which carry their slot in the broker's table too. */
 function copyEntry(entry: ScheduleEntry): ScheduleEntry {
   checkReadyAt(entry.readyAt);
-  return {
+  const copy = {
     id: entry.id,
     readyAt: entry.readyAt,
     leased: entry.leased,
@@ -226,6 +247,9 @@ function copyEntry(entry: ScheduleEntry): ScheduleEntry {
     size: entry.size,
     hasCheckpoint: entry.hasCheckpoint,
   };
+  // A FIFO queue's message only: a standard one's copy has no keys for them.
+  const { group, sequence } = entry;
+  return group === undefined ? copy : { ...copy, group, sequence };
 }
 
 function copyContent(content: MessageContent): MessageContent {
@@ -240,12 +264,22 @@ function copyContent(content: MessageContent): MessageContent {
       ]),
     ),
   };
-  const { deadLetter } = content;
-  return deadLetter === undefined ? copy : { ...copy, deadLetter: { sourceQueue: deadLetter.sourceQueue, reason: deadLetter.reason } };
+  const { deadLetter, deduplicationId } = content;
+  const withOrigin = deadLetter === undefined ? copy : { ...copy, deadLetter: { sourceQueue: deadLetter.sourceQueue, reason: deadLetter.reason } };
+  return deduplicationId === undefined ? withOrigin : { ...withOrigin, deduplicationId };
+}
+
+function copyDeduplication(record: StoredDeduplication): StoredDeduplication {
+  return { key: record.key, messageId: record.messageId, sequence: record.sequence, expiresAt: record.expiresAt };
 }
 
 function checkUint32(value: number, what: string): void {
   if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) throw new RangeError(`${what} ${value} is not a 32-bit unsigned integer`);
+}
+
+function checkMessageId(id: string): void {
+  // The durable stores keep message ids as 16 bytes.
+  if (!/^[0-9a-f]{32}$/.test(id)) throw new Error(`message id ${JSON.stringify(id)} is not 32 lowercase hex digits`);
 }
 
 function checkReadyAt(value: number): void {

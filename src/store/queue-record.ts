@@ -16,7 +16,8 @@ export function storedQueueRecord(record: QueueRecord): QueueRecord {
 /**
  * A queue record as read back: fields added to the layout since the record
  * was written get the values that mean "as before", no tags, an update
- * time equal to the create time and no move tasks (an unset moveTasks).
+ * time equal to the create time, no move tasks (an unset moveTasks) and a
+ * standard queue (an unset config.fifo).
  */
 export function upgradedQueueRecord(stored: Omit<QueueRecord, "updateTime" | "config"> & {
   readonly updateTime?: number;
@@ -31,8 +32,8 @@ export function upgradedQueueRecord(stored: Omit<QueueRecord, "updateTime" | "co
 }
 
 function storedQueueConfig(config: StoredQueueConfig): StoredQueueConfig {
-  const { redrivePolicy, retryPolicy } = config;
-  return {
+  const { redrivePolicy, retryPolicy, fifo } = config;
+  const stored = {
     visibilityTimeoutMs: config.visibilityTimeoutMs,
     delayMs: config.delayMs,
     retentionMs: config.retentionMs,
@@ -45,6 +46,9 @@ function storedQueueConfig(config: StoredQueueConfig): StoredQueueConfig {
     // fromEntries defines own properties: a tag named "__proto__" stays a tag.
     tags: Object.fromEntries(Object.entries(config.tags)),
   };
+  // Left out of a standard queue's record, so that it stays as it was before FIFO queues.
+  if (fifo === undefined) return stored;
+  return { ...stored, fifo: { contentBasedDeduplication: fifo.contentBasedDeduplication, deduplicationScope: fifo.deduplicationScope } };
 }
 
 function storedMoveTask(task: StoredMoveTask): StoredMoveTask {

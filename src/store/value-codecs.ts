@@ -1,23 +1,42 @@
 import { storedQueueRecord, upgradedQueueRecord } from "./queue-record.js";
 import { checkpointFlag, leasedFlag, type ScheduleColumns } from "./schedule-columns.js";
-import type { DeadLetterOrigin, MessageContent, QueueRecord, ScheduleEntry, TypedAttribute } from "./store.js";
+import type { DeadLetterOrigin, MessageContent, QueueRecord, ScheduleEntry, StoredDeduplication, TypedAttribute } from "./store.js";
 
 // Layout versions: a reader that meets a version it does not know fails
 // loudly instead of misreading data written by a newer holdshelf.
-const scheduleVersion = 1;
-// Version 2 added the dead-letter origin, version 3 the typed attributes;
-// versions 1 and 2 are still read.
-const contentVersion = 3;
+// Schedule values: version 1, a standard queue's message; version 2, a FIFO
+// queue's, with its sequence number and group after version 1's fields.
+// Both are written: a standard queue's values stay byte for byte as before.
+const scheduleVersion = { standard: 1, fifo: 2 } as const;
+// Version 2 added the dead-letter origin, version 3 the typed attributes,
+// version 4 the deduplication id; all are still read. Content without a
+// deduplication id (every standard queue's) is still written as version 3,
+// byte for byte as before, so that a holdshelf without FIFO queues reads it.
+const contentVersion = { beforeDeduplication: 3, latest: 4 } as const;
+const deduplicationVersion = 1;
 // The kind byte before a typed attribute's value.
 const typedValueKind = { string: 0, binary: 1 } as const;
 const scheduleValueBytes = 2 + 4 + 4 + 4 + 8 * 4;
+// Version 2 adds the sequence number (f64) and the group's length (u16), then the group's UTF-8 bytes.
+const fifoScheduleHeaderBytes = scheduleValueBytes + 8 + 2;
+const maxGroupBytes = 0xffff;
 // Bits of the schedule entry's flags byte; unknown bits are zero in older data.
 const flags = { leased: 1, hasCheckpoint: 2 } as const;
+// Version, message id, sequence number, end of the window.
+const deduplicationValueBytes = 1 + 16 + 8 + 8;
+const messageIdPattern = /^[0-9a-f]{32}$/;
 
-/** A deadline index entry's value: the lease state (the key holds ready time and id). */
+/**
+ * A deadline index entry's value: the lease state (the key holds ready time
+ * and id), and a FIFO queue's message's sequence number and group. Throws
+ * for a group over 65,535 bytes of UTF-8.
+ */
 export function encodeScheduleValue(entry: ScheduleEntry): Buffer {
-  const value = Buffer.allocUnsafe(scheduleValueBytes);
-  value[0] = scheduleVersion;
+  const { group } = entry;
+  const groupBytes = group === undefined ? 0 : Buffer.byteLength(group, "utf8");
+  if (groupBytes > maxGroupBytes) throw new RangeError(`message group of ${groupBytes} bytes is over ${maxGroupBytes}`);
+  const value = Buffer.allocUnsafe(group === undefined ? scheduleValueBytes : fifoScheduleHeaderBytes + groupBytes);
+  value[0] = group === undefined ? scheduleVersion.standard : scheduleVersion.fifo;
   value[1] = (entry.leased ? flags.leased : 0) | (entry.hasCheckpoint ? flags.hasCheckpoint : 0);
   value.writeUInt32BE(entry.receiveCount, 2);
   value.writeUInt32BE(entry.epoch, 6);
@@ -26,13 +45,23 @@ export function encodeScheduleValue(entry: ScheduleEntry): Buffer {
   value.writeDoubleBE(entry.enqueuedAt, 22);
   value.writeDoubleBE(entry.firstReceiveAt, 30);
   value.writeDoubleBE(entry.leaseStart, 38);
+  if (group !== undefined) {
+    // As ScheduleColumns.write does, a group without a sequence number counts as sequence 0.
+    value.writeDoubleBE(entry.sequence ?? 0, scheduleValueBytes);
+    value.writeUInt16BE(groupBytes, scheduleValueBytes + 8);
+    value.write(group, fifoScheduleHeaderBytes, groupBytes, "utf8");
+  }
   return value;
 }
 
 /** Reads a deadline index entry's value back into columns (its key holds the rest: see readScheduleKeyInto). */
 export function decodeScheduleValueInto(value: Buffer, columns: ScheduleColumns, index: number): void {
-  if (value[0] !== scheduleVersion || value.length !== scheduleValueBytes) {
-    throw new Error(`unknown schedule entry layout (version ${value[0]}, ${value.length} bytes)`);
+  const version = value[0];
+  const fifo = version === scheduleVersion.fifo && value.length >= fifoScheduleHeaderBytes;
+  const groupBytes = fifo ? value.readUInt16BE(scheduleValueBytes + 8) : 0;
+  const expectedBytes = version === scheduleVersion.standard ? scheduleValueBytes : fifo ? fifoScheduleHeaderBytes + groupBytes : -1;
+  if (value.length !== expectedBytes) {
+    throw new Error(`unknown schedule entry layout (version ${version}, ${value.length} bytes)`);
   }
   columns.flags[index] = (value[1]! & flags.leased ? leasedFlag : 0) | (value[1]! & flags.hasCheckpoint ? checkpointFlag : 0);
   columns.receiveCount[index] = value.readUInt32BE(2);
@@ -42,18 +71,24 @@ export function decodeScheduleValueInto(value: Buffer, columns: ScheduleColumns,
   columns.enqueuedAt[index] = value.readDoubleBE(22);
   columns.firstReceiveAt[index] = value.readDoubleBE(30);
   columns.leaseStart[index] = value.readDoubleBE(38);
+  if (fifo) {
+    const group = value.toString("utf8", fifoScheduleHeaderBytes, fifoScheduleHeaderBytes + groupBytes);
+    columns.writeGroup(index, group, value.readDoubleBE(scheduleValueBytes));
+  }
 }
 
 /**
  * A message's content: version, attribute count, length-prefixed keys and
  * values, the dead-letter origin (a flag, then source queue and reason),
  * typed attribute count and each one's length-prefixed name and data type,
- * value kind (string or binary) and length-prefixed value, then the body.
+ * value kind (string or binary) and length-prefixed value, in version 4 the
+ * deduplication id (a flag, then the id), then the body.
  */
 export function encodeContent(content: MessageContent): Buffer {
   const parts: Buffer[] = [];
   const header = Buffer.allocUnsafe(5);
-  header[0] = contentVersion;
+  const { deduplicationId } = content;
+  header[0] = deduplicationId === undefined ? contentVersion.beforeDeduplication : contentVersion.latest;
   const entries = Object.entries(content.attributes);
   header.writeUInt32BE(entries.length, 1);
   parts.push(header);
@@ -74,6 +109,7 @@ export function encodeContent(content: MessageContent): Buffer {
     if (typeof value === "string") parts.push(Buffer.of(typedValueKind.string), lengthPrefixed(Buffer.from(value, "utf8")));
     else parts.push(Buffer.of(typedValueKind.binary), lengthPrefixed(Buffer.from(value.buffer, value.byteOffset, value.byteLength)));
   }
+  if (deduplicationId !== undefined) parts.push(Buffer.of(1), lengthPrefixed(Buffer.from(deduplicationId, "utf8")));
   parts.push(Buffer.from(content.body.buffer, content.body.byteOffset, content.body.byteLength));
   return Buffer.concat(parts);
 }
@@ -81,7 +117,7 @@ export function encodeContent(content: MessageContent): Buffer {
 /** Reads a message's content back. */
 export function decodeContent(value: Buffer): MessageContent {
   const version = value[0];
-  if (version === undefined || version < 1 || version > contentVersion) {
+  if (version === undefined || version < 1 || version > contentVersion.latest) {
     throw new Error(`unknown message content layout (version ${version})`);
   }
   const count = value.readUInt32BE(1);
@@ -115,8 +151,35 @@ export function decodeContent(value: Buffer): MessageContent {
     typed.push([name, { dataType, value: kind === typedValueKind.binary ? readBytes() : readString() }]);
   }
   const typedAttributes: Record<string, TypedAttribute> = Object.fromEntries(typed);
+  let deduplicationId: string | undefined;
+  if (version >= 4 && value[offset++] === 1) deduplicationId = readString();
   const body = new Uint8Array(value.buffer, value.byteOffset + offset, value.length - offset);
-  return deadLetter === undefined ? { body, attributes, typedAttributes } : { body, attributes, typedAttributes, deadLetter };
+  // The optional fields only where set: a standard message's content has no key for them.
+  const decoded: { -readonly [Field in keyof MessageContent]: MessageContent[Field] } = { body, attributes, typedAttributes };
+  if (deadLetter !== undefined) decoded.deadLetter = deadLetter;
+  if (deduplicationId !== undefined) decoded.deduplicationId = deduplicationId;
+  return decoded;
+}
+
+/** A deduplication record's value: version, message id (16 bytes), sequence number and window end (f64s); the key holds the rest. */
+export function encodeDeduplication(record: StoredDeduplication): Buffer {
+  if (!messageIdPattern.test(record.messageId)) {
+    throw new Error(`message id ${JSON.stringify(record.messageId)} is not 32 lowercase hex digits`);
+  }
+  const value = Buffer.allocUnsafe(deduplicationValueBytes);
+  value[0] = deduplicationVersion;
+  value.write(record.messageId, 1, 16, "hex");
+  value.writeDoubleBE(record.sequence, 17);
+  value.writeDoubleBE(record.expiresAt, 25);
+  return value;
+}
+
+/** Reads a deduplication record back from its key (the deduplication key's text) and value. */
+export function decodeDeduplication(key: string, value: Buffer): StoredDeduplication {
+  if (value[0] !== deduplicationVersion || value.length !== deduplicationValueBytes) {
+    throw new Error(`unknown deduplication record layout (version ${value[0]}, ${value.length} bytes)`);
+  }
+  return { key, messageId: value.toString("hex", 1, 17), sequence: value.readDoubleBE(17), expiresAt: value.readDoubleBE(25) };
 }
 
 /** A queue record: JSON, since it is small, rare and worth reading by eye. */

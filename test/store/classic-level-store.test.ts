@@ -122,6 +122,7 @@ describe("ClassicLevelStore", () => {
         { kind: "putSequence", next: 8 },
         putMessage(7, entry),
         { kind: "putCheckpoint", dataId: 7, id, checkpoint: Buffer.from("cp") },
+        { kind: "putDeduplication", dataId: 7, record: { key: "g/dé", messageId: id, sequence: 3, expiresAt: t0 } },
       ]);
       await fx.store.close();
       const db = createLevelDatabase(fx.dataDir);
@@ -135,6 +136,7 @@ describe("ClassicLevelStore", () => {
           `0200000007${id}`,
           `03000000070000000100000005${id}`,
           `0400000007${id}`,
+          `0500000007${Buffer.from("g/dé", "utf8").toString("hex")}`,
         ]);
         expect(stored.get(`00${hex("sequence")}`)!.toString("hex")).toBe("00000008");
         expect(JSON.parse(stored.get(`01${hex("q")}`)!.toString("utf8"))).toEqual(JSON.parse(JSON.stringify(queueRecord("q", 1, 7))));
@@ -142,6 +144,11 @@ describe("ClassicLevelStore", () => {
         const scheduleValue = stored.get(`03000000070000000100000005${id}`)!;
         expect([scheduleValue[0], scheduleValue.length]).toEqual([1, 46]);
         expect(stored.get(`0400000007${id}`)!.toString()).toBe("cp");
+        // Deduplication values: layout version 1, message id, sequence number, window end.
+        const numbers = Buffer.alloc(16);
+        numbers.writeDoubleBE(3, 0);
+        numbers.writeDoubleBE(t0, 8);
+        expect(stored.get(`0500000007${Buffer.from("g/dé", "utf8").toString("hex")}`)!.toString("hex")).toBe(`01${id}${numbers.toString("hex")}`);
       } finally {
         await db.close();
       }

@@ -7,6 +7,7 @@ import type { HoldshelfError } from "../../src/errors/holdshelf-error.js";
 import { isStorageUnavailable } from "../../src/store/storage-unavailable.js";
 import type { MessageContent, ScheduleEntry, Store, StoredQueue, TypedAttribute } from "../../src/store/store.js";
 import type { WriteFault } from "../support/write-fault.js";
+import { describeFifoContract } from "./store-contract-fifo.js";
 import { content, putMessage, queueRecord, readContents, scheduleEntry, t0 } from "./store-fixtures.js";
 
 /** A fresh store for one test, and what the contract needs around it. */
@@ -621,6 +622,8 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         expect(await readContents(fx.store, dataId, [entry.id])).toEqual([undefined]);
       });
     });
+
+    describeFifoContract(() => fx);
 
     describe("failures", () => {
       it("refuses a commit whose write fails with STORAGE_UNAVAILABLE in an operator's words, writing none of it", async (ctx) => {

@@ -1,18 +1,18 @@
 import { binaryArray, type ElementType } from "./binary-array.js";
 import type { FoldedBatch, TableRows } from "./postgres-changes.js";
 
-/** A message row's key, as the folded batch has it. */
-type MessageKey = { readonly dataId: number; readonly id: string; readonly readyAt?: number };
+/** A data space row's key, as the folded batch has it: a message's (id, and ready time in the deadline index) or a deduplication record's. */
+type DataKey = { readonly dataId: number; readonly id?: string; readonly readyAt?: number; readonly key?: string };
 
 /** A key column: its name, its PostgreSQL type, and how to read it from a key. */
-type KeyColumn = readonly [name: string, type: ElementType, pick: (key: MessageKey) => unknown];
+type KeyColumn = readonly [name: string, type: ElementType, pick: (key: DataKey) => unknown];
 
-/** One message table of a batch: its rows, its value column, the key columns between data id and id, and its shape tags. */
-interface MessageTable {
+/** One data space table of a batch: its rows, its value column, the key columns after data id, and its shape tags. */
+interface DataSpaceTable {
   readonly tags: string;
   readonly table: string;
   readonly value: string;
-  readonly rows: TableRows<MessageKey>;
+  readonly rows: TableRows<DataKey>;
   readonly keys: KeyColumn[];
 }
 
@@ -76,7 +76,7 @@ export function commitStatement(batch: FoldedBatch, fence: CommitFence, shardOfQ
   };
   const fenced = "(SELECT ok FROM ok)";
 
-  const { queues, contents, schedule, checkpoints } = batch;
+  const { queues, contents, schedule, checkpoints, deduplications } = batch;
   if (queues.put.length > 0) {
     add(
       "Q",
@@ -103,16 +103,19 @@ export function commitStatement(batch: FoldedBatch, fence: CommitFence, shardOfQ
          WHERE s.shard = put.shard AND ${fenced})`,
     );
   }
-  // The three message tables, keyed by data id and message id (and ready time, for the deadline index).
-  const messageTables: MessageTable[] = [
-    { tags: "Cc", table: "holdshelf_content", value: "content", rows: contents, keys: [] },
-    { tags: "Rr", table: "holdshelf_schedule", value: "state", rows: schedule, keys: [["ready_at", "float8", (key) => key.readyAt]] },
-    { tags: "Kk", table: "holdshelf_checkpoints", value: "checkpoint", rows: checkpoints, keys: [] },
+  // The data space tables: the three message tables, keyed by data id and message id (and ready
+  // time, for the deadline index), and the deduplication records, keyed by data id and key.
+  const messageId: KeyColumn = ["id", "uuid", (key) => key.id];
+  const dataSpaceTables: DataSpaceTable[] = [
+    { tags: "Cc", table: "holdshelf_content", value: "content", rows: contents, keys: [messageId] },
+    { tags: "Rr", table: "holdshelf_schedule", value: "state", rows: schedule, keys: [["ready_at", "float8", (key) => key.readyAt], messageId] },
+    { tags: "Kk", table: "holdshelf_checkpoints", value: "checkpoint", rows: checkpoints, keys: [messageId] },
+    { tags: "Dd", table: "holdshelf_deduplication", value: "record", rows: deduplications, keys: [["key", "text", (key) => key.key]] },
   ];
-  for (const { tags, table, value, rows, keys } of messageTables) {
-    const columns: KeyColumn[] = [["data_id", "int8", (key) => key.dataId], ...keys, ["id", "uuid", (key) => key.id]];
+  for (const { tags, table, value, rows, keys } of dataSpaceTables) {
+    const columns: KeyColumn[] = [["data_id", "int8", (key) => key.dataId], ...keys];
     const names = columns.map(([name]) => name).join(", ");
-    const arrays = (of: readonly MessageKey[]): string => columns.map(([, type, pick]) => array(type, of.map(pick))).join(", ");
+    const arrays = (of: readonly DataKey[]): string => columns.map(([, type, pick]) => array(type, of.map(pick))).join(", ");
     if (rows.put.length > 0) {
       add(
         tags[0]!,

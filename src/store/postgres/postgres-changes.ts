@@ -1,12 +1,13 @@
 import type { StoreOp } from "../store.js";
-import { encodeContent, encodeQueueRecord, encodeScheduleValue } from "../value-codecs.js";
+import { encodeContent, encodeDeduplication, encodeQueueRecord, encodeScheduleValue } from "../value-codecs.js";
 
 /**
  * One row-level change, encoded when its commit is asked for (callers may
  * change their objects as soon as commit() returns). A value of undefined
  * deletes the row. The rows mirror LevelDB's keys (docs/storage.md): content,
  * the deadline index entry keyed by ready time, and the checkpoint apart, so
- * that a lease change rewrites a small index row and never a body.
+ * that a lease change rewrites a small index row and never a body; and a
+ * FIFO queue's deduplication records.
  */
 export type PostgresChange =
   | {
@@ -28,7 +29,8 @@ export type PostgresChange =
       readonly id: string;
       readonly value: Buffer | undefined;
     }
-  | { readonly table: "checkpoint"; readonly dataId: number; readonly id: string; readonly value: Buffer | undefined };
+  | { readonly table: "checkpoint"; readonly dataId: number; readonly id: string; readonly value: Buffer | undefined }
+  | { readonly table: "deduplication"; readonly dataId: number; readonly key: string; readonly value: Buffer | undefined };
 
 const maxUint32 = 2 ** 32 - 1;
 
@@ -74,6 +76,14 @@ export function appendChanges(changes: PostgresChange[], op: StoreOp): void {
     case "putCheckpoint":
       checkUint32(op.dataId, "data id");
       changes.push({ table: "checkpoint", dataId: op.dataId, id: op.id, value: Buffer.from(op.checkpoint) });
+      return;
+    case "putDeduplication":
+      checkUint32(op.dataId, "data id");
+      changes.push({ table: "deduplication", dataId: op.dataId, key: op.record.key, value: encodeDeduplication(op.record) });
+      return;
+    case "removeDeduplication":
+      checkUint32(op.dataId, "data id");
+      changes.push({ table: "deduplication", dataId: op.dataId, key: op.key, value: undefined });
       return;
     case "putInbound": {
       const { entry } = op;
@@ -124,6 +134,7 @@ export interface FoldedBatch {
   readonly contents: TableRows<{ dataId: number; id: string }>;
   readonly schedule: TableRows<{ dataId: number; readyAt: number; id: string }>;
   readonly checkpoints: TableRows<{ dataId: number; id: string }>;
+  readonly deduplications: TableRows<{ dataId: number; key: string }>;
   /** The data ids and queue names the batch touches: its commit is fenced by their shards. */
   readonly dataIds: ReadonlySet<number>;
   readonly queueNames: ReadonlySet<string>;
@@ -140,6 +151,7 @@ export function foldChanges(changes: readonly PostgresChange[]): FoldedBatch {
   const contents = new Map<string, PostgresChange & { table: "content" }>();
   const schedule = new Map<string, PostgresChange & { table: "schedule" }>();
   const checkpoints = new Map<string, PostgresChange & { table: "checkpoint" }>();
+  const deduplications = new Map<string, PostgresChange & { table: "deduplication" }>();
   const inbox = new Map<string, PostgresChange & { table: "inbox" }>();
   const dataIds = new Set<number>();
   let sequence: number | undefined;
@@ -167,6 +179,11 @@ export function foldChanges(changes: readonly PostgresChange[]): FoldedBatch {
         dataIds.add(change.dataId);
         checkpoints.set(`${change.dataId}/${change.id}`, change);
         break;
+      case "deduplication":
+        dataIds.add(change.dataId);
+        // The data id ends at the first "/": any key after it names one row.
+        deduplications.set(`${change.dataId}/${change.key}`, change);
+        break;
       case "inbox":
         inbox.set(`${change.queue}/${change.id}`, change);
         break;
@@ -180,6 +197,7 @@ export function foldChanges(changes: readonly PostgresChange[]): FoldedBatch {
     contents: split(contents.values(), ({ dataId, id }) => ({ dataId, id }), (change) => change.value),
     schedule: split(schedule.values(), ({ dataId, readyAt, id }) => ({ dataId, readyAt, id }), (change) => change.value),
     checkpoints: split(checkpoints.values(), ({ dataId, id }) => ({ dataId, id }), (change) => change.value),
+    deduplications: split(deduplications.values(), ({ dataId, key }) => ({ dataId, key }), (change) => change.value),
     dataIds,
     queueNames: new Set(queues.keys()),
   };

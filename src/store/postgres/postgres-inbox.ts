@@ -43,6 +43,7 @@ export async function takeInbound(client: pg.Pool | pg.ClientBase, fence: Commit
     if (group === undefined) byQueue.set(queue, (group = { dataId: Number(dataId), columns: new ScheduleColumns() }));
     const index = group.columns.append();
     group.columns.write(index, { ...emptyEntry, id: id!, readyAt: readyAt! });
+    // The state as the sender encoded it: a FIFO message's group and sequence number come with it.
     decodeScheduleValueInto(state!, group.columns, index);
   }
   const arrivals: Arrival[] = [];

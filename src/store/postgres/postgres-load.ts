@@ -3,7 +3,9 @@
 import type pg from "pg";
 import { writeIdWords } from "../message-id-words.js";
 import { idWordsPerEntry, ScheduleColumns } from "../schedule-columns.js";
-import { decodeScheduleValueInto } from "../value-codecs.js";
+import type { StoredDeduplication } from "../store.js";
+import { decodeDeduplication, decodeScheduleValueInto } from "../value-codecs.js";
+import { binaryArray } from "./binary-array.js";
 
 // Rows of the deadline index fetched per round trip when loading a queue.
 const loadPage = 10_000;
@@ -35,6 +37,35 @@ export async function loadSchedule(pool: pg.Pool, dataId: number): Promise<Sched
 }
 
 /**
+ * The deduplication records of these data spaces, by data id (none where a
+ * data space has none), expired ones too: the broker skips those. One
+ * statement for every queue of a load, in keyset pages, since only FIFO
+ * queues have any.
+ */
+export async function loadDeduplications(pool: pg.Pool, dataIds: readonly number[]): Promise<Map<number, StoredDeduplication[]>> {
+  const byDataId = new Map<number, StoredDeduplication[]>();
+  let after: [string, string] | undefined;
+  for (;;) {
+    const { rows } = await pool.query<[string, string, Buffer]>({
+      name: after === undefined ? "holdshelf-load-deduplication-first" : "holdshelf-load-deduplication-next",
+      text: `SELECT data_id::text, key, record FROM holdshelf_deduplication
+             WHERE data_id = ANY($1::int8[]) ${after === undefined ? "" : "AND (data_id, key) > ($3::int8, $4)"}
+             ORDER BY data_id, key LIMIT $2`,
+      values: after === undefined ? [binaryArray("int8", dataIds), loadPage] : [binaryArray("int8", dataIds), loadPage, ...after],
+      rowMode: "array",
+    });
+    for (const [dataId, key, record] of rows) {
+      let records = byDataId.get(Number(dataId));
+      if (records === undefined) byDataId.set(Number(dataId), (records = []));
+      records.push(decodeDeduplication(key, record));
+    }
+    if (rows.length < loadPage) return byDataId;
+    const last = rows[rows.length - 1]!;
+    after = [last[0], last[1]];
+  }
+}
+
+/**
  * Frees data spaces that no queue uses (a purge or delete that a crash
  * interrupted before dropData finished). The distinct data ids of each
  * table are found by skipping through its primary key, one probe per data
@@ -42,7 +73,7 @@ export async function loadSchedule(pool: pg.Pool, dataId: number): Promise<Sched
  */
 export async function dropOrphanedData(pool: pg.Pool): Promise<void> {
   const { rows } = await pool.query<{ data_id: string }>(
-    `SELECT DISTINCT data_id FROM (${["holdshelf_schedule", "holdshelf_content", "holdshelf_checkpoints"]
+    `SELECT DISTINCT data_id FROM (${["holdshelf_schedule", "holdshelf_content", "holdshelf_checkpoints", "holdshelf_deduplication"]
       .map(
         (table) => `(WITH RECURSIVE ids AS (
             SELECT min(data_id) AS data_id FROM ${table}
@@ -64,7 +95,8 @@ export async function dropOrphanedData(pool: pg.Pool): Promise<void> {
 export async function dropDataSpace(pool: pg.Pool, dataId: number): Promise<void> {
   await pool.query(
     `WITH content AS (DELETE FROM holdshelf_content WHERE data_id = $1),
-          checkpoints AS (DELETE FROM holdshelf_checkpoints WHERE data_id = $1)
+          checkpoints AS (DELETE FROM holdshelf_checkpoints WHERE data_id = $1),
+          deduplication AS (DELETE FROM holdshelf_deduplication WHERE data_id = $1)
      DELETE FROM holdshelf_schedule WHERE data_id = $1`,
     [dataId],
   );

@@ -77,6 +77,15 @@ CREATE TABLE IF NOT EXISTS holdshelf_checkpoints (
   checkpoint bytea NOT NULL,
   PRIMARY KEY (data_id, id)
 );
+-- FIFO queues' deduplication ids within their window, the record as LevelDB's dedup space holds it
+-- (value-codecs.ts). Kept by data id, so a purge forgets them. Added after layout 1 first shipped:
+-- an existing cluster gets it when a broker starts.
+CREATE TABLE IF NOT EXISTS holdshelf_deduplication (
+  data_id bigint NOT NULL,
+  key text COLLATE "C" NOT NULL,
+  record bytea NOT NULL,
+  PRIMARY KEY (data_id, key)
+);
 `;
 
 /** What a cluster was created with. */

@@ -8,7 +8,7 @@ import type { MessageReading, ScheduleEntry, StoredQueue, StoredState, StoreOp }
 import type { Arrival } from "../../broker/cluster-queues.js";
 import { readClusterView, type ClusterView } from "./cluster-view.js";
 import { PostgresClusterQueues } from "./postgres-cluster-queues.js";
-import { dropDataSpace, dropOrphanedData, loadSchedule } from "./postgres-load.js";
+import { dropDataSpace, dropOrphanedData, loadDeduplications, loadSchedule } from "./postgres-load.js";
 import { inboxChannel, takeInbound } from "./postgres-inbox.js";
 import { queueMoving } from "./queue-moving.js";
 import { planShardMoves } from "./shard-assignment.js";
@@ -388,12 +388,16 @@ export class PostgresStore implements RecoverableStore {
       "SELECT shard, record FROM holdshelf_queues WHERE shard = ANY($1::int[]) ORDER BY name",
       [shards],
     );
+    const records = rows.map((row) => ({ shard: row.shard, record: decodeQueueRecord(row.record) }));
+    const deduplications = await loadDeduplications(this.pool, records.map(({ record }) => record.dataId));
     const queues: StoredQueue[] = [];
-    for (const row of rows) {
-      const record = decodeQueueRecord(row.record);
-      this.queueShards.set(record.name, row.shard);
-      this.dataShards.set(record.dataId, row.shard);
-      queues.push({ record, schedule: await loadSchedule(this.pool, record.dataId) });
+    for (const { shard, record } of records) {
+      this.queueShards.set(record.name, shard);
+      this.dataShards.set(record.dataId, shard);
+      const schedule = await loadSchedule(this.pool, record.dataId);
+      const ofQueue = deduplications.get(record.dataId);
+      // As the other stores: only queues that have deduplication records carry them.
+      queues.push(ofQueue === undefined ? { record, schedule } : { record, schedule, deduplications: ofQueue });
     }
     return { queues, nextSequence };
   }
