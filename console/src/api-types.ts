@@ -34,6 +34,14 @@ export interface RateSeries {
   readonly deleted: readonly number[];
 }
 
+/** A FIFO queue's settings; every send names a message group, delivered in order. */
+export interface FifoSettings {
+  /** A send without a deduplication id is deduplicated by its body's SHA-256. */
+  readonly contentBasedDeduplication: boolean;
+  /** Where a deduplication id must be unique for five minutes: the whole queue, or each message group. */
+  readonly deduplicationScope: "queue" | "messageGroup";
+}
+
 /** One row of GET /api/queues. */
 export interface QueueRow {
   readonly name: string;
@@ -43,6 +51,8 @@ export interface QueueRow {
   readonly oldestMessageAgeMs: number | null;
   readonly deadLetterQueue: string | null;
   readonly deadLetterSourceQueues: readonly string[];
+  /** null for a standard queue. */
+  readonly fifo: FifoSettings | null;
   readonly rates: RateSeries;
   /** null: this broker has not sampled the queue (another broker serves it, or it is new). */
   readonly deadLettering: boolean | null;
@@ -71,6 +81,9 @@ export interface RetryPolicyJson {
   maxBackoff?: string;
 }
 
+/** Protobuf JSON of holdshelf.v1.DeduplicationScope. */
+export type DeduplicationScopeJson = "DEDUPLICATION_SCOPE_QUEUE" | "DEDUPLICATION_SCOPE_MESSAGE_GROUP";
+
 /** Protobuf JSON of holdshelf.v1.QueueConfig; durations as "30s" or "0.500s". */
 export interface QueueConfigJson {
   visibilityTimeout?: string;
@@ -83,6 +96,10 @@ export interface QueueConfigJson {
   redrivePolicy?: RedrivePolicyJson;
   retryPolicy?: RetryPolicyJson;
   tags?: Record<string, string>;
+  /** Set at creation only: an update must send it as the queue has it. */
+  fifo?: boolean;
+  contentBasedDeduplication?: boolean;
+  deduplicationScope?: DeduplicationScopeJson;
 }
 
 /** Message counts, exact at the time of the call. */
@@ -101,6 +118,8 @@ export interface QueueView {
   readonly createTime: number;
   readonly updateTime: number;
   readonly deadLetterSourceQueues: readonly string[];
+  /** null for a standard queue. */
+  readonly fifo: FifoSettings | null;
 }
 
 /** A queue's recent samples, aligned with t; counts as counts, rates in messages a second. */
@@ -160,6 +179,10 @@ export interface PeekedMessage {
   readonly checkpointSize: number;
   readonly deadLetterSourceQueue: string | null;
   readonly deadLetterReason: string | null;
+  /** FIFO queues' messages: their group, sequence number (20 digits) and deduplication id; null on a standard queue. */
+  readonly messageGroupId: string | null;
+  readonly sequenceNumber: string | null;
+  readonly deduplicationId: string | null;
 }
 
 /** GET /api/queues/:name/messages. */
@@ -175,6 +198,17 @@ export interface TestMessage {
   attributes: Record<string, string>;
   /** Text when the field does not read as a whole number: the broker refuses it, naming the field. */
   delaySeconds: number | string | null;
+  /** FIFO queues only: required there, refused elsewhere. */
+  messageGroupId: string | null;
+  /** FIFO queues only; may be left out when the queue deduplicates by content. */
+  deduplicationId: string | null;
+}
+
+/** POST /api/queues/:name/messages' answer: a FIFO queue's duplicate gets the first send's id and number. */
+export interface SentMessage {
+  readonly messageId: string;
+  /** null on a standard queue. */
+  readonly sequenceNumber: string | null;
 }
 
 /** The state of a move task. */

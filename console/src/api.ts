@@ -10,6 +10,7 @@ import type {
   QueueDetail,
   QueueList,
   QueueView,
+  SentMessage,
   Session,
   SignInAnswer,
   TestMessage,
@@ -40,7 +41,7 @@ export function onSessionRequired(listener: () => void): () => void {
   return () => sessionRequiredListeners.delete(listener);
 }
 
-/** A queue's API path; names are URL-encoded although the broker allows only [A-Za-z0-9_-]. */
+/** A queue's API path; names are URL-encoded although the broker allows only [A-Za-z0-9_-] and a ".fifo" ending. */
 function queuePath(name: string, rest = ""): string {
   return `api/queues/${encodeURIComponent(name)}${rest}`;
 }
@@ -135,7 +136,7 @@ export function peekMessages(name: string, pageToken: string, pageSize = 20): Pr
 
 /** Sends a test message. */
 export const sendMessage = (name: string, message: TestMessage) =>
-  send<{ messageId: string }>("POST", queuePath(name, "/messages"), message);
+  send<SentMessage>("POST", queuePath(name, "/messages"), message);
 
 /** A dead-letter queue's move tasks, newest first. */
 export const listMoveTasks = (name: string) => send<{ tasks: MoveTask[] }>("GET", queuePath(name, "/move-tasks"));

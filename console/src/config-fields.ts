@@ -2,7 +2,7 @@
 // describes them: the label, the help a person needs, and the field path the
 // broker names when it refuses a value.
 import { numberOrText } from "./number-field.js";
-import type { QueueConfigJson } from "./api-types.js";
+import type { FifoSettings, QueueConfigJson } from "./api-types.js";
 
 /** One editable setting of a queue's configuration. */
 export interface ConfigField {
@@ -42,10 +42,21 @@ export interface ConfigDraft {
   minBackoff: string;
   maxBackoff: string;
   tags: { key: string; value: string }[];
+  /** A FIFO queue: chosen at creation, then only shown (and sent back as it is, since the broker refuses a change). */
+  fifo: boolean;
+  contentBasedDeduplication: boolean;
+  deduplicationScope: FifoSettings["deduplicationScope"];
 }
 
 /** A key of ConfigDraft that holds one text value. */
-export type DraftKey = Exclude<keyof ConfigDraft, "tags">;
+export type DraftKey = Exclude<keyof ConfigDraft, "tags" | "fifo" | "contentBasedDeduplication" | "deduplicationScope">;
+
+/** The proto paths of the FIFO settings, as the broker's field violations name them. */
+export const fifoPaths = {
+  fifo: "config.fifo",
+  contentBasedDeduplication: "config.content_based_deduplication",
+  deduplicationScope: "config.deduplication_scope",
+} as const;
 
 /** The configuration form's groups, in the order an operator looks for them. */
 export const configGroups: readonly ConfigGroup[] = [
@@ -166,6 +177,7 @@ export function isConfigPath(path: string): boolean {
   return (
     path === "config.tags" ||
     path.startsWith("config.tags[") ||
+    Object.values(fifoPaths).some((fifoPath) => fifoPath === path) ||
     configGroups.some((group) => group.path === path || group.fields.some((field) => field.path === path))
   );
 }
@@ -185,6 +197,9 @@ export function emptyDraft(): ConfigDraft {
     minBackoff: "",
     maxBackoff: "",
     tags: [],
+    fifo: false,
+    contentBasedDeduplication: false,
+    deduplicationScope: "queue",
   };
 }
 
@@ -204,6 +219,9 @@ export function draftOf(config: QueueConfigJson): ConfigDraft {
     minBackoff: text(config.retryPolicy?.minBackoff),
     maxBackoff: text(config.retryPolicy?.maxBackoff),
     tags: Object.entries(config.tags ?? {}).map(([key, value]) => ({ key, value })),
+    fifo: config.fifo === true,
+    contentBasedDeduplication: config.contentBasedDeduplication === true,
+    deduplicationScope: config.deduplicationScope === "DEDUPLICATION_SCOPE_MESSAGE_GROUP" ? "messageGroup" : "queue",
   };
 }
 
@@ -232,5 +250,11 @@ export function configOf(draft: ConfigDraft): QueueConfigJson {
   }
   const tags = draft.tags.filter((tag) => tag.key !== "" || tag.value !== "");
   if (tags.length > 0) config.tags = Object.fromEntries(tags.map((tag) => [tag.key, tag.value]));
+  // A FIFO queue's settings go with every save: an update that left out fifo would ask to make the queue standard.
+  if (draft.fifo) {
+    config.fifo = true;
+    config.contentBasedDeduplication = draft.contentBasedDeduplication;
+    config.deduplicationScope = draft.deduplicationScope === "messageGroup" ? "DEDUPLICATION_SCOPE_MESSAGE_GROUP" : "DEDUPLICATION_SCOPE_QUEUE";
+  }
   return config;
 }

@@ -51,7 +51,7 @@ export function CreateQueueForm({ onCreated }: { onCreated: () => void }) {
           aria-invalid={nameError === undefined ? undefined : "true"}
         />
         <p class="help" id="create-name-help">
-          1 to 80 characters: letters, digits, “_” and “-”. Case-sensitive.
+          1 to 80 characters: letters, digits, “_” and “-”, and for a FIFO queue an optional “.fifo” ending (as SQS requires). Case-sensitive.
         </p>
         {nameError !== undefined && (
           <p class="field-error" id="create-name-error">
@@ -65,6 +65,7 @@ export function CreateQueueForm({ onCreated }: { onCreated: () => void }) {
         onChange={setDraft}
         errors={error?.fields ?? new Map()}
         emptyMeans="Leave a field empty for the broker's default."
+        typeFixed={false}
       />
       <ErrorMessage error={error?.message ?? null} />
       <button type="submit" class="primary" disabled={busy}>

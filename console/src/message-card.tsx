@@ -1,4 +1,5 @@
-// One peeked message: where it stands, its history, attributes and body.
+// One peeked message: where it stands, its history, attributes and body,
+// and on a FIFO queue its group, sequence number and deduplication id.
 import type { MessageState, PeekedMessage } from "./api-types.js";
 import { formatBytes, formatTime } from "./format.js";
 import { MessageBody } from "./message-body.js";
@@ -27,6 +28,22 @@ export function MessageCard({ message }: { message: PeekedMessage }) {
         </span>
       </h2>
       <dl class="message-facts">
+        {message.messageGroupId !== null && (
+          <div>
+            <dt>Message group</dt>
+            <dd>
+              <code data-testid={`group-id-${id}`}>{message.messageGroupId}</code>
+            </dd>
+          </div>
+        )}
+        {message.sequenceNumber !== null && (
+          <div>
+            <dt>Sequence number</dt>
+            <dd>
+              <code data-testid={`sequence-number-${id}`}>{message.sequenceNumber}</code>
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Receive count</dt>
           <dd data-testid={`receive-count-${id}`}>{message.receiveCount}</dd>
@@ -67,6 +84,14 @@ export function MessageCard({ message }: { message: PeekedMessage }) {
           <div>
             <dt>Dead-letter reason</dt>
             <dd data-testid={`dead-letter-reason-${id}`}>{message.deadLetterReason}</dd>
+          </div>
+        )}
+        {message.deduplicationId !== null && (
+          <div class="wide-fact">
+            <dt>Deduplication id</dt>
+            <dd>
+              <code data-testid={`deduplication-id-${id}`}>{message.deduplicationId}</code>
+            </dd>
           </div>
         )}
       </dl>

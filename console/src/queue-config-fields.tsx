@@ -1,6 +1,7 @@
 // The inputs of a queue's configuration, shared by the create form and the
 // queue page's settings form; each shows its help and the broker's refusal.
 import { configGroups, type ConfigDraft, type ConfigField } from "./config-fields.js";
+import { FifoFields } from "./fifo-fields.js";
 import { describeDuration } from "./format.js";
 import { KeyValueRows } from "./key-value-rows.js";
 
@@ -12,16 +13,19 @@ interface QueueConfigFieldsProps {
   readonly errors: ReadonlyMap<string, string>;
   /** What an empty field means here: the broker's default (create) or the same (edit). */
   readonly emptyMeans: string;
+  /** The queue exists, so its type (FIFO or standard) is shown rather than chosen. */
+  readonly typeFixed: boolean;
 }
 
 /** Every configuration group as a fieldset of labelled inputs. */
-export function QueueConfigFields({ idPrefix, draft, onChange, errors, emptyMeans }: QueueConfigFieldsProps) {
+export function QueueConfigFields({ idPrefix, draft, onChange, errors, emptyMeans, typeFixed }: QueueConfigFieldsProps) {
   const tagsError = [...errors].filter(([path]) => path.startsWith("config.tags")).map(([path, text]) => `${path}: ${text}`);
   return (
     <div class="config-fields">
       <p class="muted">
         Durations are seconds with an “s”: <code>30s</code>, <code>0.5s</code>, <code>3600s</code>. {emptyMeans}
       </p>
+      <FifoFields idPrefix={idPrefix} draft={draft} onChange={onChange} errors={errors} typeFixed={typeFixed} />
       {configGroups.map((group) => {
         const groupError = group.path === undefined ? undefined : errors.get(group.path);
         const noteId = `${idPrefix}-${group.fields[0]!.key}-group-note`;

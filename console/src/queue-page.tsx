@@ -6,6 +6,7 @@ import { useState } from "preact/hooks";
 import { deleteQueue, getQueue, purgeQueue } from "./api.js";
 import type { QueueDetail } from "./api-types.js";
 import { ConfirmDialog } from "./confirm-dialog.js";
+import { fifoDeduplication } from "./fifo-text.js";
 import { formatAge, formatCount, formatTime, plural } from "./format.js";
 import { messageOf } from "./form-errors.js";
 import { ErrorMessage, useNotify } from "./notices.js";
@@ -82,6 +83,19 @@ export function QueuePage({ name }: { name: string }) {
         </button>
       </div>
       <ul class="relations">
+        <li data-testid="queue-type">
+          Type:{" "}
+          {queue.fifo === null ? (
+            <>
+              standard <span class="muted">(best-effort order)</span>
+            </>
+          ) : (
+            <>
+              <strong>FIFO</strong> <span class="muted">(each message group delivered in send order, one message at a time)</span>
+            </>
+          )}
+        </li>
+        {queue.fifo !== null && <li data-testid="queue-deduplication">Deduplication: {fifoDeduplication(queue.fifo)}</li>}
         <li>
           Dead-letter queue:{" "}
           {dlq === undefined || dlq === "" ? (
@@ -130,14 +144,14 @@ export function QueuePage({ name }: { name: string }) {
       </section>
 
       {/* A dead-letter queue is opened to redrive it: that comes before its history. */}
-      {sources.length > 0 && <RedrivePanel name={name} sources={sources} onMoved={reload} />}
+      {sources.length > 0 && <RedrivePanel name={name} sources={sources} fifo={queue.fifo !== null} onMoved={reload} />}
 
       <section aria-labelledby="history-heading">
         <h2 id="history-heading">History</h2>
         <QueueCharts history={history} sampledHere={processing !== null} />
       </section>
 
-      <SendMessageForm name={name} onSent={reload} />
+      <SendMessageForm name={name} fifo={queue.fifo} onSent={reload} />
       <QueueSettingsForm queue={queue} onSaved={reload} />
 
       {confirming === "purge" && (

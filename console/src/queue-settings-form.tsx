@@ -60,6 +60,7 @@ export function QueueSettingsForm({ queue, onSaved }: { queue: QueueView; onSave
         }}
         errors={error?.fields ?? new Map()}
         emptyMeans="An empty field takes the broker's default."
+        typeFixed
       />
       <ErrorMessage error={error?.message ?? null} />
       <div class="buttons">

@@ -2,6 +2,7 @@
 // queue, sortable by any column, with marks on queues that need a look.
 import { useState } from "preact/hooks";
 import type { QueueRow } from "./api-types.js";
+import { fifoTag } from "./fifo-text.js";
 import { formatAge, formatCount, formatRate } from "./format.js";
 import { queueHref } from "./route.js";
 import { Sparkline } from "./sparkline.js";
@@ -91,6 +92,11 @@ function QueueTableRow({ row }: { row: QueueRow }) {
     <tr class={row.deadLettering || row.oldestAgeGrowing ? "attention" : undefined}>
       <th scope="row">
         <a href={queueHref(name)}>{name}</a>
+        {row.fifo !== null && (
+          <span class="tag" data-testid={`fifo-${name}`}>
+            {fifoTag(row.fifo)}
+          </span>
+        )}
         {row.deadLetterSourceQueues.length > 0 && <span class="tag">dead-letter queue</span>}
         {row.deadLettering && (
           <span class="mark mark-danger" data-testid={`dead-lettering-${name}`}>

@@ -15,8 +15,16 @@ import { usePoll } from "./use-poll.js";
 const runningRefreshMs = 1000;
 const idleRefreshMs = 10_000;
 
+interface RedrivePanelProps {
+  readonly name: string;
+  readonly sources: readonly string[];
+  /** A FIFO dead-letter queue, whose messages the broker moves only to FIFO queues. */
+  readonly fifo: boolean;
+  readonly onMoved: () => void;
+}
+
 /** The redrive section of dead-letter queue `name`, whose sources are `sources`. */
-export function RedrivePanel({ name, sources, onMoved }: { name: string; sources: readonly string[]; onMoved: () => void }) {
+export function RedrivePanel({ name, sources, fifo, onMoved }: RedrivePanelProps) {
   const notify = useNotify();
   const [tasks, setTasks] = useState<readonly MoveTask[] | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -97,8 +105,13 @@ export function RedrivePanel({ name, sources, onMoved }: { name: string; sources
               onInput={(event) => setDestination(event.currentTarget.value)}
               spellcheck={false}
               aria-invalid={destinationError === undefined ? undefined : "true"}
-              aria-describedby={destinationError === undefined ? undefined : "redrive-destination-error"}
+              aria-describedby={`redrive-destination-help${destinationError === undefined ? "" : " redrive-destination-error"}`}
             />
+            <p class="help" id="redrive-destination-help">
+              {fifo
+                ? "A FIFO queue: its messages move only to another FIFO queue, keeping their groups and order."
+                : "A standard queue: its messages move only to another standard queue."}
+            </p>
             {destinationError !== undefined && (
               <p class="field-error" id="redrive-destination-error">
                 {destinationError}

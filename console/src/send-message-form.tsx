@@ -1,17 +1,26 @@
-// Sends a test message to a queue: a body, attributes, an optional delay.
+// Sends a test message to a queue: a body, attributes, and a delay, or on a
+// FIFO queue its message group and deduplication id instead of the delay.
 import { numberOrText } from "./number-field.js";
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { sendMessage } from "./api.js";
-import { formErrorOf, type FormError } from "./form-errors.js";
+import type { FifoSettings, SentMessage } from "./api-types.js";
+import { focusFirstInvalid, formErrorOf, type FormError } from "./form-errors.js";
 import { KeyValueRows, type KeyValue } from "./key-value-rows.js";
 import { ErrorMessage, useNotify } from "./notices.js";
 
-/** The test message form of queue `name`; `onSent` refreshes the counts. */
-export function SendMessageForm({ name, onSent }: { name: string; onSent: () => void }) {
+// The fields the form shows a refusal beside: the console's names for them, and the broker's.
+const shownFields = new Set(["body", "delay", "delaySeconds", "messageGroupId", "message_group_id", "deduplicationId", "deduplication_id"]);
+
+/** The test message form of queue `name` (FIFO when `fifo` is set); `onSent` refreshes the counts. */
+export function SendMessageForm({ name, fifo, onSent }: { name: string; fifo: FifoSettings | null; onSent: () => void }) {
   const notify = useNotify();
+  const form = useRef<HTMLFormElement>(null);
   const [body, setBody] = useState("");
   const [attributes, setAttributes] = useState<KeyValue[]>([]);
   const [delay, setDelay] = useState("");
+  const [groupId, setGroupId] = useState("");
+  const [deduplicationId, setDeduplicationId] = useState("");
+  const [sent, setSent] = useState<SentMessage | null>(null);
   const [error, setError] = useState<FormError | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -19,26 +28,42 @@ export function SendMessageForm({ name, onSent }: { name: string; onSent: () => 
     event.preventDefault();
     setBusy(true);
     try {
-      const { messageId } = await sendMessage(name, {
+      const answer = await sendMessage(name, {
         body,
         attributes: Object.fromEntries(attributes.filter((a) => a.key !== "").map((a) => [a.key, a.value])),
-        delaySeconds: delay.trim() === "" ? null : numberOrText(delay),
+        // A FIFO queue takes no per-message delay, and a standard queue no group or deduplication id: each sends only its own.
+        delaySeconds: fifo !== null || delay.trim() === "" ? null : numberOrText(delay),
+        messageGroupId: fifo === null ? null : groupId,
+        deduplicationId: fifo === null || deduplicationId === "" ? null : deduplicationId,
       });
       setError(null);
-      notify(`Sent message ${messageId} to ${name}.`);
+      // The same id again: the broker found this send a repeat within five minutes and stored nothing.
+      const repeated = fifo !== null && sent?.messageId === answer.messageId;
+      setSent(answer);
+      notify(
+        answer.sequenceNumber === null
+          ? `Sent message ${answer.messageId} to ${name}.`
+          : repeated
+            ? `Deduplicated: ${name} already holds this send as message ${answer.messageId} (sequence number ${answer.sequenceNumber}); nothing new was stored.`
+            : `Sent message ${answer.messageId} to ${name}, sequence number ${answer.sequenceNumber}.`,
+      );
       onSent();
     } catch (caught) {
-      setError(formErrorOf(caught, (field) => field === "body" || field === "delay" || field === "delaySeconds" || field.startsWith("attributes")));
+      setError(formErrorOf(caught, (field) => shownFields.has(field) || field.startsWith("attributes")));
+      focusFirstInvalid(form.current);
     } finally {
       setBusy(false);
     }
   };
 
-  const bodyError = error?.fields.get("body");
-  const delayError = error?.fields.get("delay") ?? error?.fields.get("delaySeconds");
+  const fieldError = (...names: string[]) => names.map((field) => error?.fields.get(field)).find((text) => text !== undefined);
+  const bodyError = fieldError("body");
+  const delayError = fieldError("delay", "delaySeconds");
+  const groupError = fieldError("message_group_id", "messageGroupId");
+  const deduplicationError = fieldError("deduplication_id", "deduplicationId");
   const attributeErrors = [...(error?.fields ?? [])].filter(([field]) => field.startsWith("attributes")).map(([f, d]) => `${f}: ${d}`);
   return (
-    <form class="send-message" onSubmit={submit} aria-labelledby="send-heading" noValidate>
+    <form ref={form} class="send-message" onSubmit={submit} aria-labelledby="send-heading" noValidate>
       <h2 id="send-heading">Send a test message</h2>
       <div class={bodyError === undefined ? "field" : "field invalid"}>
         <label for="send-body">Message body</label>
@@ -57,6 +82,28 @@ export function SendMessageForm({ name, onSent }: { name: string; onSent: () => 
           </p>
         )}
       </div>
+      {fifo !== null && (
+        <>
+          <TextField
+            id="send-group"
+            label="Message group id"
+            value={groupId}
+            onInput={setGroupId}
+            error={groupError}
+            help="Required on a FIFO queue. A group's messages are delivered in send order, one at a time. 1 to 128 printable ASCII characters, no spaces."
+          />
+          <TextField
+            id="send-deduplication"
+            label={fifo.contentBasedDeduplication ? "Deduplication id (optional)" : "Deduplication id"}
+            value={deduplicationId}
+            onInput={setDeduplicationId}
+            error={deduplicationError}
+            help={`${
+              fifo.contentBasedDeduplication ? "Empty: the body's SHA-256 stands in. " : "Required: this queue has no content-based deduplication. "
+            }A send repeating an id${fifo.deduplicationScope === "messageGroup" ? " in the same group" : ""} within five minutes stores nothing and returns the first send's message id.`}
+          />
+        </>
+      )}
       <KeyValueRows
         idPrefix="send-attribute"
         legend="Attributes"
@@ -67,31 +114,74 @@ export function SendMessageForm({ name, onSent }: { name: string; onSent: () => 
         onChange={setAttributes}
         error={attributeErrors.length === 0 ? undefined : attributeErrors.join("; ")}
       />
-      <div class={delayError === undefined ? "field" : "field invalid"}>
-        <label for="send-delay">Delay in seconds (optional)</label>
-        <input
+      {fifo === null ? (
+        <TextField
           id="send-delay"
-          type="text"
-          inputMode="numeric"
-          spellcheck={false}
+          label="Delay in seconds (optional)"
+          numeric
           value={delay}
-          onInput={(event) => setDelay(event.currentTarget.value)}
-          aria-describedby={`send-delay-help${delayError === undefined ? "" : " send-delay-error"}`}
-          aria-invalid={delayError === undefined ? undefined : "true"}
+          onInput={setDelay}
+          error={delayError}
+          help="Empty: the queue's delivery delay."
         />
-        <p class="help" id="send-delay-help">
-          Empty: the queue's delivery delay.
-        </p>
-        {delayError !== undefined && (
-          <p class="field-error" id="send-delay-error">
-            {delayError}
-          </p>
-        )}
-      </div>
+      ) : (
+        <div class="field">
+          <p class="help">A FIFO queue takes no per-message delay: its delivery delay applies to every send.</p>
+          {delayError !== undefined && <p class="field-error">{delayError}</p>}
+        </div>
+      )}
       <ErrorMessage error={error?.message ?? null} />
       <button type="submit" class="primary" disabled={busy}>
         Send message
       </button>
+      {sent !== null && (
+        <p class="sent" data-testid="sent-message">
+          Last sent: message <code>{sent.messageId}</code>
+          {sent.sequenceNumber !== null && (
+            <>
+              , sequence number <code data-testid="sent-sequence-number">{sent.sequenceNumber}</code>
+            </>
+          )}
+          .
+        </p>
+      )}
     </form>
+  );
+}
+
+interface TextFieldProps {
+  readonly id: string;
+  readonly label: string;
+  readonly value: string;
+  readonly onInput: (value: string) => void;
+  readonly error: string | undefined;
+  readonly help: string;
+  readonly numeric?: boolean;
+}
+
+/** A labelled one-line input with its help, and the broker's refusal beside it. */
+function TextField({ id, label, value, onInput, error, help, numeric = false }: TextFieldProps) {
+  return (
+    <div class={error === undefined ? "field" : "field invalid"}>
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        type="text"
+        {...(numeric ? { inputMode: "numeric" } : { autocomplete: "off" })}
+        spellcheck={false}
+        value={value}
+        onInput={(event) => onInput(event.currentTarget.value)}
+        aria-describedby={`${id}-help${error === undefined ? "" : ` ${id}-error`}`}
+        aria-invalid={error === undefined ? undefined : "true"}
+      />
+      <p class="help" id={`${id}-help`}>
+        {help}
+      </p>
+      {error !== undefined && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
   );
 }

@@ -78,13 +78,19 @@ const queueRoutes: Record<string, Record<string, Route>> = {
       const text = stringField(body, "body");
       const attributes = stringMap(body, "attributes");
       const delaySeconds = optionalInteger(body, "delaySeconds", 0, 2 ** 31 - 1);
-      const { messageId } = await calls.call("send", {
+      // FIFO queues': the broker says which a queue needs, or refuses (NOT_A_FIFO_QUEUE, naming the field).
+      const messageGroupId = optionalString(body, "messageGroupId") ?? "";
+      const deduplicationId = optionalString(body, "deduplicationId") ?? "";
+      const { messageId, sequenceNumber } = await calls.call("send", {
         queue: name,
         body: new TextEncoder().encode(text),
         attributes,
         ...(delaySeconds === undefined ? {} : { delay: { seconds: BigInt(delaySeconds) } }),
+        messageGroupId,
+        deduplicationId,
       });
-      return { messageId };
+      // A FIFO queue's duplicate (same deduplication id within five minutes) answers with the first send's id and number.
+      return { messageId, sequenceNumber: sequenceNumber === "" ? null : sequenceNumber };
     },
   },
   "move-tasks": {
@@ -149,6 +155,7 @@ async function listQueues({ calls, history, now }: ApiContext): Promise<object> 
         ...view.stats,
         deadLetterQueue: queue.config?.redrivePolicy?.deadLetterQueue || null,
         deadLetterSourceQueues: view.deadLetterSourceQueues,
+        fifo: view.fifo,
         rates: rates ?? { sent: [], received: [], deleted: [] },
         // null where this broker has no samples of the queue: it cannot tell, rather than "no".
         deadLettering: history.isDeadLettering(queue.name) ?? null,

@@ -47,3 +47,15 @@ export function stringMap(body: Record<string, unknown>, field: string): Record<
   }
   return map;
 }
+
+/**
+ * Checks a protobuf enum's JSON value before protobuf reads it, since
+ * protobuf's own error names the enum's type rather than the field: one of
+ * `names`, an int32 (whose meaning the broker judges), or missing or null.
+ */
+export function checkEnumJson(value: unknown, field: string, names: readonly string[]): void {
+  if (value === undefined || value === null) return;
+  if (typeof value === "string" && names.includes(value)) return;
+  if (typeof value === "number" && Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31) return;
+  throw consoleErrors.invalid(field, `must be one of ${names.map((name) => `"${name}"`).join(", ")}`);
+}

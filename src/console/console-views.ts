@@ -4,8 +4,9 @@
 import { fromJson, toJson, type JsonValue } from "@bufbuild/protobuf";
 import { DurationSchema, timestampMs, type Duration, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { MessageMoveTaskStatus, type MessageMoveTask } from "../../gen/holdshelf/v1/queue_service_pb.js";
-import { QueueConfigSchema, type Queue, type QueueConfig } from "../../gen/holdshelf/v1/queue_pb.js";
+import { DeduplicationScope, DeduplicationScopeSchema, QueueConfigSchema, type Queue, type QueueConfig } from "../../gen/holdshelf/v1/queue_pb.js";
 import { consoleErrors } from "./console-error.js";
+import { checkEnumJson } from "./console-input.js";
 
 /** A queue as the console shows it. */
 export interface QueueView {
@@ -15,6 +16,24 @@ export interface QueueView {
   readonly createTime: number | null;
   readonly updateTime: number | null;
   readonly deadLetterSourceQueues: string[];
+  /** A FIFO queue's settings; null for a standard queue. */
+  readonly fifo: FifoView | null;
+}
+
+/** A FIFO queue's settings as the console shows them. */
+export interface FifoView {
+  readonly contentBasedDeduplication: boolean;
+  readonly deduplicationScope: "queue" | "messageGroup";
+}
+
+/** A queue's FIFO settings, or null for a standard queue. */
+export function fifoView(config: QueueConfig | undefined): FifoView | null {
+  if (config?.fifo !== true) return null;
+  return {
+    contentBasedDeduplication: config.contentBasedDeduplication,
+    // The broker fills in QUEUE, its default, so UNSPECIFIED is not seen here.
+    deduplicationScope: config.deduplicationScope === DeduplicationScope.MESSAGE_GROUP ? "messageGroup" : "queue",
+  };
 }
 
 export function queueView(queue: Queue): QueueView {
@@ -31,6 +50,7 @@ export function queueView(queue: Queue): QueueView {
     createTime: msOf(queue.createTime),
     updateTime: msOf(queue.updateTime),
     deadLetterSourceQueues: queue.deadLetterSourceQueues,
+    fifo: fifoView(queue.config),
   };
 }
 
@@ -42,6 +62,7 @@ export function queueView(queue: Queue): QueueView {
 export function queueConfigOf(json: unknown): QueueConfig {
   if (json === undefined || json === null) return fromJson(QueueConfigSchema, {});
   if (typeof json !== "object" || Array.isArray(json)) throw consoleErrors.invalid("config", "must be an object");
+  checkEnumJson((json as Record<string, unknown>).deduplicationScope, "config.deduplication_scope", deduplicationScopeNames);
   // protobuf-es does not say which duration it could not read, so each is read alone first.
   for (const [path, value] of durationFields(json as Record<string, unknown>)) {
     try {
@@ -54,14 +75,32 @@ export function queueConfigOf(json: unknown): QueueConfig {
     return fromJson(QueueConfigSchema, json as JsonValue);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    // "cannot decode field holdshelf.v1.QueueConfig.max_in_flight from JSON: expected number (int32), got "x"".
-    const field = /field holdshelf\.v1\.(\w+)\.(\w+)/.exec(message);
-    const unknownKey = /key "([^"]{1,60})" is unknown/.exec(message);
-    const path = field !== null ? configPath(field[1]!, field[2]!) : unknownKey !== null ? `${unknownKey[1]}` : undefined;
-    const description = message.replace(/^cannot decode (field|message) [\w.]+ from JSON: /, "");
-    throw consoleErrors.invalid(path === undefined ? "config" : `config.${path}`, unknownKey !== null ? "is not a queue setting" : description);
+    // "cannot decode field holdshelf.v1.QueueConfig.max_in_flight from JSON: expected number (int32), got "x"", or of a
+    // whole message: "cannot decode message holdshelf.v1.RedrivePolicy from JSON: key "x" is unknown" (or: "x").
+    const field = /^cannot decode field holdshelf\.v1\.(\w+)\.(\w+) from JSON: /.exec(message);
+    if (field !== null) throw consoleErrors.invalid(`config.${configPath(field[1]!, field[2]!)}`, withoutValue(message.slice(field[0].length)));
+    const whole = /^cannot decode message holdshelf\.v1\.(\w+) from JSON: /.exec(message);
+    if (whole === null) throw consoleErrors.invalid("config", withoutValue(message));
+    const at = ["config", messagePath(whole[1]!)].filter((part) => part !== "").join(".");
+    // A key named by the path when it is short and plain; else the message it is in.
+    const unknownKey = /: key "([^"]{1,60})" is unknown$/.exec(message);
+    if (unknownKey !== null) throw consoleErrors.invalid(`${at}.${unknownKey[1]}`, "is not a queue setting");
+    throw consoleErrors.invalid(at, message.endsWith(" is unknown") ? "has a key that is not a queue setting" : "must be an object");
   }
 }
+
+/**
+ * protobuf's description without the value it could not read ("expected
+ * number (int32), got "NaN"" becomes "expected number (int32)"): the page
+ * shows the value in its field, and an echo of a request's text such as
+ * "undefined" would read as the console's own failure (test/hostile/error-leaks.ts).
+ */
+function withoutValue(description: string): string {
+  return description.replace(/, got [\s\S]*$/, "");
+}
+
+// protobuf's JSON names of DeduplicationScope's values.
+const deduplicationScopeNames = DeduplicationScopeSchema.values.map((value) => value.name);
 
 /** The config's duration values present, by their proto paths. */
 function durationFields(config: Record<string, unknown>): [string, unknown][] {
@@ -85,11 +124,17 @@ const topLevelDurations = [
   ["maxLeaseDuration", "max_lease_duration"],
 ] as const;
 
-/** Where a nested config message sits in QueueConfig, for its fields' paths. */
+/** A config field's path under "config", by its message and name: "redrive_policy.max_receive_count". */
 function configPath(message: string, field: string): string {
-  if (message === "RedrivePolicy") return `redrive_policy.${field}`;
-  if (message === "RetryPolicy") return `retry_policy.${field}`;
-  return field;
+  const at = messagePath(message);
+  return at === "" ? field : `${at}.${field}`;
+}
+
+/** Where a config message sits under "config": "" for QueueConfig itself. */
+function messagePath(message: string): string {
+  if (message === "RedrivePolicy") return "redrive_policy";
+  if (message === "RetryPolicy") return "retry_policy";
+  return "";
 }
 
 /** A move task as the console shows it; the rate is its average since it started (over a second at least), while it runs. */

@@ -34,6 +34,10 @@ export function peekedMessageView(message: PeekedMessage): object {
     checkpointSize: message.checkpointSize,
     deadLetterSourceQueue: message.deadLetterSourceQueue === "" ? null : message.deadLetterSourceQueue,
     deadLetterReason: message.deadLetterReason === "" ? null : message.deadLetterReason,
+    // FIFO queues only; null on a standard queue's messages.
+    messageGroupId: message.messageGroupId === "" ? null : message.messageGroupId,
+    sequenceNumber: message.sequenceNumber === "" ? null : message.sequenceNumber,
+    deduplicationId: message.deduplicationId === "" ? null : message.deduplicationId,
   };
 }
 

@@ -4,8 +4,8 @@ import { prototypeKeys } from "./sqs-fuzz-arbitraries.js";
 // Generators of hostile requests for the console's HTTP API (src/console/).
 // The queues they aim at are seeded by console-fuzz.test.ts.
 
-/** Queues the fuzz test seeds: fz-a dead-letters into fz-dlq. */
-export const seededQueues = ["fz-a", "fz-b", "fz-dlq"] as const;
+/** Queues the fuzz test seeds: fz-a dead-letters into fz-dlq; fz-f.fifo is a FIFO queue. */
+export const seededQueues = ["fz-a", "fz-b", "fz-dlq", "fz-f.fifo"] as const;
 /** A queue name no test creates. */
 export const absentQueue = "fz-absent";
 
@@ -26,7 +26,9 @@ export type FieldKind =
   | "int32"
   | "protoString"
   | "protoMap"
-  | "protoMessage";
+  | "protoMessage"
+  | "protoBool"
+  | "protoEnum";
 
 /** A route that reads a JSON body: a valid body, and every field it reads by its path in that body. */
 export interface BodyRoute {
@@ -50,6 +52,19 @@ export const fzAConfig = {
   tags: { team: "fuzz" },
 };
 
+/** fz-f.fifo's configuration as the console shows it: the defaults, FIFO, deduplicated per message group. */
+export const fzFConfig = {
+  visibilityTimeout: "30s",
+  delay: "0s",
+  retention: "345600s",
+  maxMessageBytes: 262144,
+  receiveWaitTime: "0s",
+  maxInFlight: 120000,
+  maxLeaseDuration: "43200s",
+  fifo: true,
+  deduplicationScope: "DEDUPLICATION_SCOPE_MESSAGE_GROUP",
+};
+
 const configFields: Record<string, FieldKind> = {
   config: "object",
   "config.visibilityTimeout": "duration",
@@ -67,17 +82,38 @@ const configFields: Record<string, FieldKind> = {
   "config.retryPolicy.maxBackoff": "duration",
   "config.tags": "protoMap",
   "config.tags.team": "mapValue",
+  "config.fifo": "protoBool",
+  "config.contentBasedDeduplication": "protoBool",
+  "config.deduplicationScope": "protoEnum",
+};
+
+// A send's fields, a FIFO queue's among them (which a standard queue refuses, by name, when they are set).
+const sendFields: Record<string, FieldKind> = {
+  body: "string",
+  attributes: "stringMap",
+  "attributes.kind": "mapValue",
+  delaySeconds: "wholeNumber",
+  messageGroupId: "nullableString",
+  deduplicationId: "nullableString",
 };
 
 /** Every route of src/console/console-api.ts that reads a body, aimed at seeded queues (POST /api/session is apart: it reads its token only with an auth file). */
 export const bodyRoutes: readonly BodyRoute[] = [
   { method: "POST", path: "/api/queues", validBody: { name: "fz-new", config: fzAConfig }, fields: { name: "string", ...configFields } },
+  { method: "POST", path: "/api/queues", validBody: { name: "fz-new.fifo", config: fzFConfig }, fields: { name: "string", ...configFields } },
   { method: "PUT", path: "/api/queues/fz-a", validBody: { config: fzAConfig }, fields: configFields },
+  { method: "PUT", path: "/api/queues/fz-f.fifo", validBody: { config: fzFConfig }, fields: configFields },
   {
     method: "POST",
     path: "/api/queues/fz-a/messages",
     validBody: { body: "hello", attributes: { kind: "test" }, delaySeconds: 0 },
-    fields: { body: "string", attributes: "stringMap", "attributes.kind": "mapValue", delaySeconds: "wholeNumber" },
+    fields: sendFields,
+  },
+  {
+    method: "POST",
+    path: "/api/queues/fz-f.fifo/messages",
+    validBody: { body: "hello", attributes: { kind: "test" }, messageGroupId: "g-1", deduplicationId: "fz-new" },
+    fields: sendFields,
   },
   {
     method: "POST",
@@ -145,6 +181,15 @@ export function wrongValue(kind: FieldKind): fc.Arbitrary<unknown> {
         anyJson.filter((value) => value !== null && !(typeof value === "string" && durationText.test(value))),
         fc.constantFrom(30, "30", "30 s", "30ms", "1e3s", "-1s", "0.0000000001s", "315576000001s", "NaNs", "", "s", { seconds: 30 }),
       );
+    case "protoBool":
+      // protobuf's JSON takes only true and false (null: unset), not their strings or numbers.
+      return fc.oneof(anyJson.filter((value) => value !== null && typeof value !== "boolean"), fc.constantFrom("true", "false", 0, 1, [true]));
+    case "protoEnum":
+      // Names other than DeduplicationScope's, and numbers it lacks (a number of it would be valid): refused by the console, or by the broker.
+      return fc.oneof(
+        anyJson.filter((value) => value !== null && !(Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 2)),
+        fc.constantFrom("queue", "messageGroup", "QUEUE", "deduplication_scope_queue", "DEDUPLICATION_SCOPE_", 3, -1, 1.5, 2 ** 31, -(2 ** 31) - 1, "1", true, [1]),
+      );
     case "int32":
       return fc.oneof(
         anyJson.filter((value) => value !== null && !int32Like(value)),
@@ -173,12 +218,12 @@ export const mistypedBodies: fc.Arbitrary<MistypedBody> = fc.constantFrom(...bod
   ),
 );
 
-/** A deep copy of `body` with the value at a dotted path replaced. */
+/** A deep copy of `body` with the value at a dotted path replaced; objects missing on the way (fz-f.fifo has no tags) are made. */
 export function withField(body: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
   const copy = structuredClone(body);
   const keys = path.split(".");
   let at: Record<string, unknown> = copy;
-  for (const key of keys.slice(0, -1)) at = at[key] as Record<string, unknown>;
+  for (const key of keys.slice(0, -1)) at = (at[key] ??= {}) as Record<string, unknown>;
   at[keys[keys.length - 1]!] = value;
   return copy;
 }

@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { toJson } from "@bufbuild/protobuf";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { QueueSchema } from "../../gen/holdshelf/v1/queue_pb.js";
+import { DeduplicationScope, QueueSchema } from "../../gen/holdshelf/v1/queue_pb.js";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import { createLogger, type Logger } from "../../src/logging/logger.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
@@ -31,6 +31,7 @@ import {
   credentials,
   foreignHosts,
   fzAConfig,
+  fzFConfig,
   junkMethods,
   methods,
   mistypedBodies,
@@ -213,14 +214,18 @@ describe("a broker without an auth file", () => {
       },
     });
     await rpc.createQueue({ name: "fz-b", config: { maxMessageBytes: 4096 } });
+    await rpc.createQueue({ name: "fz-f.fifo", config: { fifo: true, deduplicationScope: DeduplicationScope.MESSAGE_GROUP } });
     for (const queue of seededQueues) {
-      for (let i = 0; i < 3; i++) await rpc.send({ queue, body: Buffer.from(`${queue} body ${i} \u00e9\u4e2d`), attributes: { n: String(i) } });
+      // A FIFO queue's sends name a group and a deduplication id; a standard queue's name neither.
+      const fifo = (i: number) => (queue.endsWith(".fifo") ? { messageGroupId: `g-${i % 2}`, deduplicationId: `seed-${i}` } : {});
+      for (let i = 0; i < 3; i++) await rpc.send({ queue, body: Buffer.from(`${queue} body ${i} \u00e9\u4e2d`), attributes: { n: String(i) }, ...fifo(i) });
     }
     // One of fz-a's messages leased for an hour: nothing expires while the test runs.
     expect((await rpc.receive({ queue: "fz-a", maxMessages: 1, visibilityTimeout: { seconds: 3600n } })).messages).toHaveLength(1);
     // The PUT the mistyped-field property starts from is fz-a's configuration as the console shows it.
     const shown = toJson(QueueSchema, (await rpc.getQueue({ name: "fz-a" })).queue!) as { config: unknown };
     expect(shown.config).toEqual(fzAConfig);
+    expect((toJson(QueueSchema, (await rpc.getQueue({ name: "fz-f.fifo" })).queue!) as { config: unknown }).config).toEqual(fzFConfig);
     session = await openSession(broker.endpoint);
     baseline = await stored();
   });
@@ -259,7 +264,7 @@ describe("a broker without an auth file", () => {
   async function expectServing(): Promise<void> {
     const list = await send({ method: "GET", path: "/api/queues", contentTypes: [], credentials: validCredentials });
     expect(list.status, list.text).toBe(200);
-    expect((JSON.parse(list.text) as { queues: { name: string }[] }).queues.map((queue) => queue.name)).toEqual(["fz-a", "fz-b", "fz-dlq"]);
+    expect((JSON.parse(list.text) as { queues: { name: string }[] }).queues.map((queue) => queue.name)).toEqual(["fz-a", "fz-b", "fz-dlq", "fz-f.fifo"]);
     const page = await send({ method: "GET", path: "/api/queues/fz-a", contentTypes: [], credentials: validCredentials });
     expect(page.status, page.text).toBe(200);
     const { queue } = await broker.rpc.getQueue({ name: "fz-a" }, { deadline: Date.now() + answerTimeoutMs });
@@ -418,6 +423,10 @@ describe("a broker without an auth file", () => {
         json("POST", "/api/queues/fz-a/messages", `{"body":"x","attributes":{"k":${deep}}}`),
         json("POST", "/api/queues/fz-a/messages", `{"body":"x","delaySeconds":${deep}}`),
         json("POST", "/api/queues/fz-dlq/move-tasks", `{"destinationQueue":${deep}}`),
+        json("POST", "/api/queues/fz-f.fifo/messages", `{"body":"x","messageGroupId":${deep}}`),
+        json("POST", "/api/queues/fz-f.fifo/messages", `{"body":"x","messageGroupId":"g","deduplicationId":${deep}}`),
+        json("PUT", "/api/queues/fz-f.fifo", `{"config":{"fifo":true,"deduplicationScope":${deep}}}`),
+        json("PUT", "/api/queues/fz-f.fifo", `{"config":{"fifo":true,"contentBasedDeduplication":${deep}}}`),
         json("POST", "/api/move-tasks/cancel", `{"taskHandle":${deep}}`),
         json("POST", "/api/queues", "[".repeat(2 * mib) + "]".repeat(2 * mib)),
         json("POST", "/api/queues", `{"name":${"[".repeat(4 * mib - 10)}`),
@@ -580,7 +589,15 @@ describe("a broker without an auth file", () => {
       expect(updated["queue"]).toMatchObject({ config: { visibilityTimeout: "20s" } });
       expect(await ok(json("POST", "/api/queues/fz-valid/purge", "{}"))).toEqual({ purgedCount: 1 });
       await ok({ method: "DELETE", path: "/api/queues/fz-valid", contentTypes: [], credentials: validCredentials });
-      expect((await broker.rpc.listQueues({})).queues.map((queue) => queue.name)).toEqual(["fz-a", "fz-b", "fz-dlq"]);
+      // And a FIFO queue: its sends by group, a duplicate answered with the first, its messages browsed with their sequence numbers.
+      await ok(json("POST", "/api/queues", JSON.stringify({ name: "fz-valid.fifo", config: { fifo: true, contentBasedDeduplication: true } })));
+      const first = await ok(json("POST", "/api/queues/fz-valid.fifo/messages", JSON.stringify({ body: "one", messageGroupId: "g" })));
+      expect(first["sequenceNumber"]).toMatch(/^\d{20}$/);
+      expect(await ok(json("POST", "/api/queues/fz-valid.fifo/messages", JSON.stringify({ body: "one", messageGroupId: "g" })))).toEqual(first);
+      const fifoPage = await ok({ method: "GET", path: "/api/queues/fz-valid.fifo/messages", contentTypes: [], credentials: validCredentials });
+      expect(fifoPage["messages"]).toEqual([expect.objectContaining({ messageId: first["messageId"], messageGroupId: "g", sequenceNumber: first["sequenceNumber"] })]);
+      await ok({ method: "DELETE", path: "/api/queues/fz-valid.fifo", contentTypes: [], credentials: validCredentials });
+      expect((await broker.rpc.listQueues({})).queues.map((queue) => queue.name)).toEqual(["fz-a", "fz-b", "fz-dlq", "fz-f.fifo"]);
       // This test's changes were meant: the check after it compares from here.
       baseline = await stored();
     });
