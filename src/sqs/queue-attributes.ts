@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { durationFromMs, timestampMs, type Duration } from "@bufbuild/protobuf/wkt";
 import { QueueConfigSchema, RedrivePolicySchema, type Queue, type QueueConfig } from "../../gen/holdshelf/v1/queue_pb.js";
+import { applyFifoAttributes, fifoAttributeDiffers, fifoAttributeNames, fifoAttributeValues, isFifoAttribute } from "./fifo-attributes.js";
 import type { QueueUrls } from "./queue-urls.js";
 import { sqsErrors } from "./sqs-error.js";
 
@@ -35,10 +36,6 @@ const refused: Readonly<Record<string, string>> = {
   KmsMasterKeyId: "holdshelf does not encrypt messages at rest with KMS",
   KmsDataKeyReusePeriodSeconds: "holdshelf does not encrypt messages at rest with KMS",
   SqsManagedSseEnabled: "holdshelf does not encrypt messages at rest",
-  FifoQueue: "FIFO queues are not supported yet",
-  ContentBasedDeduplication: "FIFO queues are not supported yet",
-  DeduplicationScope: "FIFO queues are not supported yet",
-  FifoThroughputLimit: "FIFO queues are not supported yet",
 };
 
 /** Every attribute name GetQueueAttributes knows, in the order "All" returns them. */
@@ -46,6 +43,7 @@ export const queueAttributeNames: readonly string[] = [
   ...readOnly,
   ...Object.keys(settable),
   "RedrivePolicy",
+  ...fifoAttributeNames,
   ...Object.keys(refused),
 ];
 
@@ -54,6 +52,8 @@ export const queueAttributeNames: readonly string[] = [
  * original is untouched), each checked as SQS checks it. Settings SQS does
  * not have (max_in_flight, max_lease_duration, retry_policy, tags) keep the
  * values they had, so SetQueueAttributes never resets a gRPC user's choices.
+ * The configuration's `fifo` says the queue's kind, which the FIFO
+ * attributes are checked against (fifo-attributes.ts).
  */
 export function applyQueueAttributes(config: QueueConfig, attributes: ReadonlyMap<string, string>, urls: QueueUrls): QueueConfig {
   const next = create(QueueConfigSchema, config);
@@ -64,6 +64,8 @@ export function applyQueueAttributes(config: QueueConfig, attributes: ReadonlyMa
       else setDuration(next, name as Exclude<NumericAttribute, "MaximumMessageSize">, durationFromMs(seconds * 1000));
     } else if (name === "RedrivePolicy") {
       applyRedrivePolicy(next, value, urls);
+    } else if (isFifoAttribute(name)) {
+      // Applied together after the loop: FifoThroughputLimit is checked against DeduplicationScope.
     } else if ((readOnly as readonly string[]).includes(name)) {
       throw sqsErrors.invalidAttributeName(`Attribute ${name} is read-only.`);
     } else if (Object.hasOwn(refused, name)) {
@@ -72,6 +74,7 @@ export function applyQueueAttributes(config: QueueConfig, attributes: ReadonlyMa
       throw sqsErrors.invalidAttributeName(`Unknown Attribute ${name}.`);
     }
   }
+  applyFifoAttributes(next, attributes);
   return next;
 }
 
@@ -82,9 +85,14 @@ export function applyQueueAttributes(config: QueueConfig, attributes: ReadonlyMa
  */
 export function conflictingAttribute(queue: Queue, attributes: ReadonlyMap<string, string>, urls: QueueUrls): string | undefined {
   const current = queueAttributes(queue, urls, [...attributes.keys()]);
+  const config = queue.config ?? create(QueueConfigSchema);
   for (const [name, value] of attributes) {
     const mine = current[name] ?? "";
-    if (name === "RedrivePolicy" ? !sameRedrivePolicy(mine, value) : mine !== normalizedNumber(value)) return name;
+    if (isFifoAttribute(name)) {
+      if (fifoAttributeDiffers(config, name, value)) return name;
+    } else if (name === "RedrivePolicy" ? !sameRedrivePolicy(mine, value) : mine !== normalizedNumber(value)) {
+      return name;
+    }
   }
   return undefined;
 }
@@ -119,6 +127,7 @@ export function queueAttributes(queue: Queue, urls: QueueUrls, names: readonly s
             deadLetterTargetArn: urls.arnOf(config.redrivePolicy.deadLetterQueue),
             maxReceiveCount: config.redrivePolicy.maxReceiveCount,
           }),
+    ...fifoAttributeValues(config),
   };
   const answer: Record<string, string> = {};
   for (const name of queueAttributeNames) {

@@ -8,19 +8,10 @@ import {
 } from "@aws-sdk/client-sqs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { expectSqsError } from "./expect-sqs-error.js";
+import { pollUntil } from "./poll-until.js";
 import { startSqsHarness, testAccountId, type SqsHarness } from "./sqs-harness.js";
 
 const arnOf = (queue: string): string => `arn:aws:sqs:us-east-1:${testAccountId}:${queue}`;
-
-/** Polls `read` every 20 ms until `done` holds of its answer (10 s at most). */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (let waited = 0; ; waited += 20) {
-    const value = await read();
-    if (done(value)) return value;
-    if (waited > 10_000) throw new Error(`never done: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe("SQS message move tasks through @aws-sdk/client-sqs", () => {
   let h: SqsHarness;
@@ -52,11 +43,11 @@ describe("SQS message move tasks through @aws-sdk/client-sqs", () => {
     await h.sqs.send(new SendMessageBatchCommand({ QueueUrl: h.urlOf("work"), Entries: [{ Id: "a", MessageBody: "a" }, { Id: "b", MessageBody: "b" }] }));
     await h.sqs.send(new ReceiveMessageCommand({ QueueUrl: h.urlOf("work"), MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
     await h.sqs.send(new ReceiveMessageCommand({ QueueUrl: h.urlOf("work"), MaxNumberOfMessages: 10 }));
-    await until(() => h.rpc.getQueue({ name: "dlq" }), ({ queue }) => queue!.stats!.visible === 2n);
+    await pollUntil(() => h.rpc.getQueue({ name: "dlq" }), ({ queue }) => queue!.stats!.visible === 2n);
 
     const { TaskHandle } = await h.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: arnOf("dlq") }));
     expect(TaskHandle).toBeTruthy();
-    const { Results } = await until(
+    const { Results } = await pollUntil(
       () => h.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: arnOf("dlq"), MaxResults: 10 })),
       ({ Results }) => Results![0]!.Status === "COMPLETED",
     );
@@ -88,11 +79,11 @@ describe("SQS message move tasks through @aws-sdk/client-sqs", () => {
     });
     // A second task on the same source while one runs is refused.
     await expectSqsError(h.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: arnOf("dlq") })), "InvalidParameterValue", 400);
-    await until(() => h.rpc.getQueue({ name: "elsewhere" }), ({ queue }) => queue!.stats!.visible >= 1n);
+    await pollUntil(() => h.rpc.getQueue({ name: "elsewhere" }), ({ queue }) => queue!.stats!.visible >= 1n);
     const { ApproximateNumberOfMessagesMoved } = await h.sqs.send(new CancelMessageMoveTaskCommand({ TaskHandle }));
     expect(ApproximateNumberOfMessagesMoved).toBeGreaterThanOrEqual(1);
     expect(ApproximateNumberOfMessagesMoved).toBeLessThan(30);
-    const { Results } = await until(
+    const { Results } = await pollUntil(
       () => h.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: arnOf("dlq") })),
       ({ Results }) => Results![0]!.Status === "CANCELLED",
     );

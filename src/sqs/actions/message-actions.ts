@@ -2,21 +2,19 @@ import { durationFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import type { EntryResult, ReceivedMessage } from "../../../gen/holdshelf/v1/message_pb.js";
 import { brokerFailure } from "../../errors/broker-failure.js";
 import { sqsErrorOf, toSqsError } from "../holdshelf-errors.js";
-import { attributeNameFilter, attributesFromSqs, attributesToSqs, type HoldshelfAttributes } from "../message-attributes.js";
+import { attributeNameFilter, attributesToSqs } from "../message-attributes.js";
 import { md5OfBody, md5OfMessageAttributes } from "../message-digests.js";
-import { bodyText, checkMessageText } from "../message-text.js";
+import { bodyText } from "../message-text.js";
 import { SqsError, sqsErrors } from "../sqs-error.js";
-import { optionalInteger, optionalString, requiredString, stringList, structureMap, type SqsInput } from "../sqs-input.js";
+import { optionalInteger, optionalString, requiredString, stringList, type SqsInput } from "../sqs-input.js";
 import type { SqsAction, SqsActionContext, SqsOutput } from "./action-context.js";
 import { batchEntries, batchFailure, type BatchFailure } from "./batch-entries.js";
 import { queueOfRequest } from "./queue-of-request.js";
 
-// SQS's bounds, in seconds and bytes.
-const maxDelaySeconds = 900;
+// SQS's bounds, in seconds.
 const maxVisibilitySeconds = 43_200;
 const maxWaitSeconds = 20;
 const maxReceiveMessages = 10;
-const maxBatchBytes = 1_048_576;
 
 /** The system attributes ReceiveMessage can return ("All" is every one holdshelf has). */
 const systemAttributeNames = new Set([
@@ -26,70 +24,13 @@ const systemAttributeNames = new Set([
   "ApproximateReceiveCount",
   "ApproximateFirstReceiveTimestamp",
   "DeadLetterQueueSourceArn",
-  // FIFO and tracing attributes: accepted, and absent from messages of standard queues, as in SQS.
+  // FIFO queues' own: absent from messages of standard queues, as in SQS.
   "SequenceNumber",
   "MessageDeduplicationId",
   "MessageGroupId",
+  // X-Ray tracing: accepted, and never present (the endpoint drops the header at send).
   "AWSTraceHeader",
 ]);
-
-/** A message to send, checked: its body, delay and attributes as holdshelf stores them. */
-interface PreparedMessage {
-  readonly body: string;
-  readonly delaySeconds: number | undefined;
-  readonly attributes: HoldshelfAttributes;
-}
-
-/** SendMessage. */
-export const sendMessage: SqsAction = async (input, context) => {
-  const queue = queueOfRequest(input, context);
-  const message = prepareMessage(input);
-  const { messageId } = await context.queues.call("send", { queue, ...sendFields(message) });
-  return sentAnswer(messageId, message);
-};
-
-/**
- * SendMessageBatch. SQS answers entry by entry, where holdshelf's SendBatch
- * stores all or nothing: entries SQS would refuse are reported failed, the
- * rest are stored in one atomic batch, and an entry the broker refuses (too
- * large for the queue) is reported failed and the batch sent again without it.
- */
-export const sendMessageBatch: SqsAction = async (input, context) => {
-  const queue = queueOfRequest(input, context);
-  const entries = batchEntries(input, "Entries", "SendMessageBatchRequestEntry");
-  const failed: BatchFailure[] = [];
-  let pending: { id: string; message: PreparedMessage }[] = [];
-  let totalBytes = 0;
-  for (const { id, input: entry } of entries) {
-    try {
-      const message = prepareMessage(entry);
-      totalBytes += Buffer.byteLength(message.body) + message.attributes.bytes;
-      pending.push({ id, message });
-    } catch (error) {
-      if (!(error instanceof SqsError)) throw error;
-      failed.push(batchFailure(id, error));
-    }
-  }
-  if (totalBytes > maxBatchBytes) {
-    throw sqsErrors.batchRequestTooLong(`Batch requests cannot be longer than ${maxBatchBytes} bytes. You have sent ${totalBytes} bytes.`);
-  }
-  // With every entry refused, the queue is still looked up: a missing one is QueueDoesNotExist, as for any batch.
-  if (pending.length === 0) await context.queues.call("getQueue", { name: queue });
-  const successful: SqsOutput[] = [];
-  while (pending.length > 0) {
-    try {
-      const { messageIds } = await context.queues.call("sendBatch", { queue, entries: pending.map(({ message }) => sendFields(message)) });
-      pending.forEach(({ id, message }, index) => successful.push({ Id: id, ...sentAnswer(messageIds[index]!, message) }));
-      break;
-    } catch (error) {
-      const index = failedEntryIndex(error);
-      if (index === undefined || index >= pending.length) throw error;
-      failed.push(batchFailure(pending[index]!.id, toSqsError(error, () => undefined)));
-      pending = pending.filter((_, at) => at !== index);
-    }
-  }
-  return { Successful: successful, Failed: failed };
-};
 
 /** ReceiveMessage: leases up to 10 messages, waiting up to 20 s for the first. */
 export const receiveMessage: SqsAction = async (input, context) => {
@@ -97,7 +38,8 @@ export const receiveMessage: SqsAction = async (input, context) => {
   const maxMessages = optionalInteger(input, "MaxNumberOfMessages", 1, maxReceiveMessages) ?? 1;
   const visibility = optionalInteger(input, "VisibilityTimeout", 0, maxVisibilitySeconds);
   const wait = optionalInteger(input, "WaitTimeSeconds", 0, maxWaitSeconds);
-  // Only FIFO queues use it (to repeat a receive): accepted and checked for type.
+  // FIFO queues' way to repeat a receive: checked for type and otherwise ignored,
+  // so a retried receive gets other messages (docs/sqs.md, "FIFO queues").
   optionalString(input, "ReceiveRequestAttemptId");
   const systemNames = [...stringList(input, "AttributeNames"), ...stringList(input, "MessageSystemAttributeNames")];
   for (const name of systemNames) {
@@ -212,49 +154,6 @@ export const changeMessageVisibilityBatch: SqsAction = async (input, context) =>
   return { Successful: successful, Failed: failed };
 };
 
-function prepareMessage(input: SqsInput): PreparedMessage {
-  const body = optionalString(input, "MessageBody");
-  if (body === undefined || body === "") throw sqsErrors.missingParameter("The request must contain the parameter MessageBody.");
-  checkMessageText(body, "the message body");
-  for (const fifoOnly of ["MessageGroupId", "MessageDeduplicationId"]) {
-    if (optionalString(input, fifoOnly) !== undefined) {
-      throw sqsErrors.invalidParameterValue(`The request includes a parameter that is not valid for this queue type: ${fifoOnly} (FIFO queues are not supported yet).`);
-    }
-  }
-  // Only AWSTraceHeader exists (X-Ray tracing): checked as SQS checks it, then dropped.
-  for (const [name, value] of structureMap(input, "MessageSystemAttributes")) {
-    if (name !== "AWSTraceHeader") {
-      throw sqsErrors.invalidParameterValue(`Message system attribute name '${name}' is invalid. The only one is AWSTraceHeader.`);
-    }
-    if (value["DataType"] !== "String" || typeof value["StringValue"] !== "string") {
-      throw sqsErrors.invalidParameterValue("The message system attribute 'AWSTraceHeader' must be of type String with a StringValue.");
-    }
-  }
-  return {
-    body,
-    delaySeconds: optionalInteger(input, "DelaySeconds", 0, maxDelaySeconds),
-    attributes: attributesFromSqs(structureMap(input, "MessageAttributes"), "MessageAttributes"),
-  };
-}
-
-function sendFields(message: PreparedMessage) {
-  return {
-    body: Buffer.from(message.body, "utf8"),
-    attributes: message.attributes.attributes,
-    typedAttributes: message.attributes.typedAttributes,
-    ...(message.delaySeconds === undefined ? {} : { delay: durationFromMs(message.delaySeconds * 1000) }),
-  };
-}
-
-function sentAnswer(messageId: string, message: PreparedMessage): SqsOutput {
-  const md5OfAttributes = message.attributes.md5;
-  return {
-    MessageId: messageId,
-    MD5OfMessageBody: md5OfBody(message.body),
-    ...(md5OfAttributes === undefined ? {} : { MD5OfMessageAttributes: md5OfAttributes }),
-  };
-}
-
 function receivedAnswer(
   message: ReceivedMessage,
   context: SqsActionContext,
@@ -271,6 +170,9 @@ function receivedAnswer(
   put("ApproximateReceiveCount", String(message.receiveCount));
   put("ApproximateFirstReceiveTimestamp", message.firstReceiveTime === undefined ? undefined : String(timestampMs(message.firstReceiveTime)));
   put("DeadLetterQueueSourceArn", message.deadLetterSourceQueue === "" ? undefined : context.urls.arnOf(message.deadLetterSourceQueue));
+  put("MessageGroupId", message.messageGroupId === "" ? undefined : message.messageGroupId);
+  put("MessageDeduplicationId", message.deduplicationId === "" ? undefined : message.deduplicationId);
+  put("SequenceNumber", message.sequenceNumber === "" ? undefined : message.sequenceNumber);
   const attributes = attributesToSqs(message.attributes, message.typedAttributes, wantedAttribute);
   const md5OfAttributes = md5OfMessageAttributes(attributes);
   return {
@@ -324,16 +226,4 @@ function visibilityError(reason: string, receiptHandle: string, seconds: number)
 
 function invalidHandle(receiptHandle: string): SqsError {
   return sqsErrors.receiptHandleIsInvalid(`The input receipt handle "${receiptHandle}" is not a valid receipt handle.`);
-}
-
-
-/** Which entry of a SendBatch the broker refused, by its field violation ("entries[2].body"). */
-function failedEntryIndex(error: unknown): number | undefined {
-  const failure = brokerFailure(error);
-  if (failure === undefined) return undefined;
-  for (const violation of failure.violations) {
-    const match = /^entries\[(\d+)\]/.exec(violation.field);
-    if (match !== null) return Number(match[1]);
-  }
-  return undefined;
 }

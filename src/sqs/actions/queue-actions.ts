@@ -1,7 +1,8 @@
 import { create } from "@bufbuild/protobuf";
 import { QueueConfigSchema, type Queue, type QueueConfig } from "../../../gen/holdshelf/v1/queue_pb.js";
-import { queueNamePattern } from "../../broker/queue-config.js";
+import { fifoNameSuffix, queueNamePattern } from "../../broker/queue-config.js";
 import { brokerFailure } from "../../errors/broker-failure.js";
+import { requestedFifo } from "../fifo-attributes.js";
 import { applyQueueAttributes, conflictingAttribute, queueAttributes } from "../queue-attributes.js";
 import { sqsErrors } from "../sqs-error.js";
 import { optionalInteger, optionalString, requiredString, stringList, stringMap } from "../sqs-input.js";
@@ -14,17 +15,11 @@ const listAllLimit = 1000;
 /** CreateQueue: a new queue, or the URL of an existing one whose named attributes match. */
 export const createQueue: SqsAction = async (input, context) => {
   const name = requiredString(input, "QueueName");
-  if (name.endsWith(".fifo")) {
-    throw sqsErrors.invalidParameterValue("Value for parameter QueueName is invalid. Reason: FIFO queues are not supported yet.");
-  }
-  if (!queueNamePattern.test(name)) {
-    throw sqsErrors.invalidParameterValue(
-      "Value for parameter QueueName is invalid. Reason: Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length.",
-    );
-  }
   const attributes = stringMap(input, "Attributes");
+  const fifo = requestedFifo(attributes);
+  checkNewQueueName(name, fifo);
   const tags = stringMap(input, "tags");
-  const config = applyQueueAttributes(create(QueueConfigSchema), attributes, context.urls);
+  const config = applyQueueAttributes(create(QueueConfigSchema, { fifo }), attributes, context.urls);
   config.tags = Object.fromEntries(tags);
   // CreateQueue first, so the caller needs admin whether or not the queue exists.
   try {
@@ -149,6 +144,21 @@ export const listQueueTags: SqsAction = async (input, context) => {
   const tags = queue.config?.tags ?? {};
   return Object.keys(tags).length === 0 ? {} : { Tags: { ...tags } };
 };
+
+/**
+ * SQS's rule for a new queue's name: 1 to 80 characters of [A-Za-z0-9_-],
+ * and a FIFO queue's (FifoQueue=true) ends in ".fifo", which no standard
+ * queue's may.
+ */
+function checkNewQueueName(name: string, fifo: boolean): void {
+  const wellFormed = queueNamePattern.test(name) && name.endsWith(fifoNameSuffix) === fifo;
+  if (wellFormed) return;
+  throw sqsErrors.invalidParameterValue(
+    fifo
+      ? "Value for parameter QueueName is invalid. Reason: The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix and be 1 to 80 in length."
+      : "Value for parameter QueueName is invalid. Reason: Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length.",
+  );
+}
 
 async function getQueue(name: string, context: SqsActionContext): Promise<Queue> {
   const { queue } = await context.queues.call("getQueue", { name });

@@ -6,8 +6,6 @@ import {
   deleteMessage,
   deleteMessageBatch,
   receiveMessage,
-  sendMessage,
-  sendMessageBatch,
 } from "./message-actions.js";
 import { cancelMessageMoveTask, listMessageMoveTasks, startMessageMoveTask } from "./move-task-actions.js";
 import {
@@ -23,6 +21,7 @@ import {
   tagQueue,
   untagQueue,
 } from "./queue-actions.js";
+import { sendMessage, sendMessageBatch } from "./send-actions.js";
 
 const refuse =
   (reason: string): SqsAction =>

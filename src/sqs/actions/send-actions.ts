@@ -1,0 +1,158 @@
+import { durationFromMs } from "@bufbuild/protobuf/wkt";
+import { brokerFailure } from "../../errors/broker-failure.js";
+import { toSqsError } from "../holdshelf-errors.js";
+import { attributesFromSqs, type HoldshelfAttributes } from "../message-attributes.js";
+import { md5OfBody } from "../message-digests.js";
+import { checkMessageText } from "../message-text.js";
+import { SqsError, sqsErrors } from "../sqs-error.js";
+import { optionalInteger, optionalString, structureMap, type SqsInput } from "../sqs-input.js";
+import type { SqsAction, SqsOutput } from "./action-context.js";
+import { batchEntries, batchFailure, type BatchFailure } from "./batch-entries.js";
+import { fifoDelayRefused, isFifoDelayRefusal } from "./fifo-delays.js";
+import { queueOfRequest } from "./queue-of-request.js";
+
+// SQS's bounds, in seconds and bytes.
+const maxDelaySeconds = 900;
+const maxBatchBytes = 1_048_576;
+
+/** A message to send, checked: its body, delay, attributes and FIFO ids as holdshelf stores them. */
+interface PreparedMessage {
+  readonly body: string;
+  readonly delaySeconds: number | undefined;
+  readonly attributes: HoldshelfAttributes;
+  /** FIFO queues' ids, as given: the broker checks them against the queue (holdshelf-errors.ts words its refusals). */
+  readonly messageGroupId: string | undefined;
+  readonly deduplicationId: string | undefined;
+}
+
+/** What the broker answers a stored (or, on a FIFO queue, deduplicated) message: its id and sequence number ("" on a standard queue). */
+interface Sent {
+  readonly messageId: string;
+  readonly sequenceNumber: string;
+}
+
+/** SendMessage. */
+export const sendMessage: SqsAction = async (input, context) => {
+  const queue = queueOfRequest(input, context);
+  const message = prepareMessage(input);
+  try {
+    return sentAnswer(await context.queues.call("send", { queue, ...sendFields(message) }), message);
+  } catch (error) {
+    if (!(await isFifoDelayRefusal(error, "delay", message.delaySeconds, queue, context))) throw error;
+    if (message.delaySeconds !== 0) throw fifoDelayRefused(message.delaySeconds!);
+    const undelayed = { ...message, delaySeconds: undefined };
+    return sentAnswer(await context.queues.call("send", { queue, ...sendFields(undelayed) }), undelayed);
+  }
+};
+
+/**
+ * SendMessageBatch. SQS answers entry by entry, where holdshelf's SendBatch
+ * stores all or nothing: entries SQS would refuse are reported failed, the
+ * rest are stored in one atomic batch, and an entry the broker refuses (too
+ * large for the queue, a FIFO field) is reported failed and the batch sent
+ * again without it. Once a refused delay shows the queue is FIFO, every
+ * entry's delay gets SQS's FIFO rule at once (fifo-delays.ts).
+ */
+export const sendMessageBatch: SqsAction = async (input, context) => {
+  const queue = queueOfRequest(input, context);
+  const entries = batchEntries(input, "Entries", "SendMessageBatchRequestEntry");
+  const failed: BatchFailure[] = [];
+  let pending: { id: string; message: PreparedMessage }[] = [];
+  let totalBytes = 0;
+  for (const { id, input: entry } of entries) {
+    try {
+      const message = prepareMessage(entry);
+      totalBytes += Buffer.byteLength(message.body) + message.attributes.bytes;
+      pending.push({ id, message });
+    } catch (error) {
+      if (!(error instanceof SqsError)) throw error;
+      failed.push(batchFailure(id, error));
+    }
+  }
+  if (totalBytes > maxBatchBytes) {
+    throw sqsErrors.batchRequestTooLong(`Batch requests cannot be longer than ${maxBatchBytes} bytes. You have sent ${totalBytes} bytes.`);
+  }
+  // With every entry refused, the queue is still looked up: a missing one is QueueDoesNotExist, as for any batch.
+  if (pending.length === 0) await context.queues.call("getQueue", { name: queue });
+  const successful: SqsOutput[] = [];
+  while (pending.length > 0) {
+    try {
+      const { messageIds, sequenceNumbers } = await context.queues.call("sendBatch", {
+        queue,
+        entries: pending.map(({ message }) => sendFields(message)),
+      });
+      pending.forEach(({ id, message }, index) => {
+        const sent = { messageId: messageIds[index]!, sequenceNumber: sequenceNumbers[index] ?? "" };
+        successful.push({ Id: id, ...sentAnswer(sent, message) });
+      });
+      break;
+    } catch (error) {
+      const index = failedEntryIndex(error);
+      if (index === undefined || index >= pending.length) throw error;
+      if (await isFifoDelayRefusal(error, `entries[${index}].delay`, pending[index]!.message.delaySeconds, queue, context)) {
+        const delayed = pending.filter(({ message }) => (message.delaySeconds ?? 0) > 0);
+        for (const { id, message } of delayed) failed.push(batchFailure(id, fifoDelayRefused(message.delaySeconds!)));
+        pending = pending.filter((entry) => !delayed.includes(entry)).map(({ id, message }) => ({ id, message: { ...message, delaySeconds: undefined } }));
+        continue;
+      }
+      failed.push(batchFailure(pending[index]!.id, toSqsError(error, () => undefined)));
+      pending = pending.filter((_, at) => at !== index);
+    }
+  }
+  return { Successful: successful, Failed: failed };
+};
+
+function prepareMessage(input: SqsInput): PreparedMessage {
+  const body = optionalString(input, "MessageBody");
+  if (body === undefined || body === "") throw sqsErrors.missingParameter("The request must contain the parameter MessageBody.");
+  checkMessageText(body, "the message body");
+  // Only AWSTraceHeader exists (X-Ray tracing): checked as SQS checks it, then dropped.
+  for (const [name, value] of structureMap(input, "MessageSystemAttributes")) {
+    if (name !== "AWSTraceHeader") {
+      throw sqsErrors.invalidParameterValue(`Message system attribute name '${name}' is invalid. The only one is AWSTraceHeader.`);
+    }
+    if (value["DataType"] !== "String" || typeof value["StringValue"] !== "string") {
+      throw sqsErrors.invalidParameterValue("The message system attribute 'AWSTraceHeader' must be of type String with a StringValue.");
+    }
+  }
+  return {
+    body,
+    delaySeconds: optionalInteger(input, "DelaySeconds", 0, maxDelaySeconds),
+    attributes: attributesFromSqs(structureMap(input, "MessageAttributes"), "MessageAttributes"),
+    messageGroupId: optionalString(input, "MessageGroupId"),
+    deduplicationId: optionalString(input, "MessageDeduplicationId"),
+  };
+}
+
+function sendFields(message: PreparedMessage) {
+  return {
+    body: Buffer.from(message.body, "utf8"),
+    attributes: message.attributes.attributes,
+    typedAttributes: message.attributes.typedAttributes,
+    ...(message.delaySeconds === undefined ? {} : { delay: durationFromMs(message.delaySeconds * 1000) }),
+    ...(message.messageGroupId === undefined ? {} : { messageGroupId: message.messageGroupId }),
+    ...(message.deduplicationId === undefined ? {} : { deduplicationId: message.deduplicationId }),
+  };
+}
+
+/** SendMessage's answer, and a SendMessageBatch entry's: a FIFO queue's carries the sequence number. */
+function sentAnswer(sent: Sent, message: PreparedMessage): SqsOutput {
+  const md5OfAttributes = message.attributes.md5;
+  return {
+    MessageId: sent.messageId,
+    MD5OfMessageBody: md5OfBody(message.body),
+    ...(md5OfAttributes === undefined ? {} : { MD5OfMessageAttributes: md5OfAttributes }),
+    ...(sent.sequenceNumber === "" ? {} : { SequenceNumber: sent.sequenceNumber }),
+  };
+}
+
+/** Which entry of a SendBatch the broker refused, by its field violation ("entries[2].body"). */
+function failedEntryIndex(error: unknown): number | undefined {
+  const failure = brokerFailure(error);
+  if (failure === undefined) return undefined;
+  for (const violation of failure.violations) {
+    const match = /^entries\[(\d+)\]/.exec(violation.field);
+    if (match !== null) return Number(match[1]);
+  }
+  return undefined;
+}

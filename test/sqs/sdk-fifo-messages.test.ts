@@ -1,0 +1,219 @@
+import { createHash } from "node:crypto";
+import {
+  ChangeMessageVisibilityCommand,
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  type Message,
+  type SendMessageCommandInput,
+} from "@aws-sdk/client-sqs";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { FakeClock } from "../support/fake-clock.js";
+import { expectSqsError } from "./expect-sqs-error.js";
+import { startSqsHarness, type SqsHarness } from "./sqs-harness.js";
+
+describe("FIFO queues' messages through @aws-sdk/client-sqs", () => {
+  let h: SqsHarness;
+  let url: string;
+  const clock = new FakeClock();
+  beforeEach(async () => {
+    h = await startSqsHarness({ clock });
+    url = (await h.sqs.send(new CreateQueueCommand({ QueueName: "orders.fifo", Attributes: { FifoQueue: "true", VisibilityTimeout: "30" } })))
+      .QueueUrl!;
+  });
+  afterEach(async () => {
+    await h.stop();
+  });
+
+  const send = (MessageBody: string, MessageGroupId: string, input: Partial<SendMessageCommandInput> = {}) =>
+    h.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody, MessageGroupId, MessageDeduplicationId: MessageBody, ...input }));
+  const receive = async (max = 10, queueUrl = url): Promise<Message[]> =>
+    (await h.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: max, MessageSystemAttributeNames: ["All"] })))
+      .Messages ?? [];
+  const bodies = (messages: readonly Message[]): string[] => messages.map((message) => message.Body!);
+  const remove = (message: Message) => h.sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: message.ReceiptHandle }));
+  const stored = async (): Promise<bigint> => (await h.rpc.getQueue({ name: "orders.fifo" })).queue!.stats!.visible;
+
+  it("delivers a group in send order across redeliveries, one lease at a time", async () => {
+    for (const body of ["a1", "a2", "a3"]) await send(body, "a");
+    const [first] = await receive(1);
+    expect(first!.Body).toBe("a1");
+    // The group is locked while a1 is in flight: nothing after it is delivered.
+    expect(await receive()).toEqual([]);
+    clock.advance(30_001);
+    const [again] = await receive(1);
+    expect([again!.Body, again!.Attributes!["ApproximateReceiveCount"]]).toEqual(["a1", "2"]);
+    // Released early (a failed delivery): still a1 first.
+    await h.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: again!.ReceiptHandle, VisibilityTimeout: 0 }));
+    const third = await receive();
+    expect(bodies(third)).toEqual(["a1", "a2", "a3"]);
+    expect(third[0]!.Attributes!["ApproximateReceiveCount"]).toBe("3");
+    for (const message of third) await remove(message);
+    expect(await receive()).toEqual([]);
+  });
+
+  it("keeps groups independent: a locked group holds back only its own messages", async () => {
+    await send("x1", "x");
+    await send("y1", "y");
+    await send("x2", "x");
+    await send("y2", "y");
+    const [x1] = await receive(1);
+    expect(x1!.Body).toBe("x1");
+    // x is locked: a receive gets y's messages, in order, and nothing of x.
+    const ys = await receive();
+    expect(bodies(ys)).toEqual(["y1", "y2"]);
+    expect(await receive()).toEqual([]);
+    await remove(x1!);
+    expect(bodies(await receive())).toEqual(["x2"]);
+  });
+
+  it("answers a duplicate within five minutes with the first send's MessageId and SequenceNumber, storing nothing", async () => {
+    const first = await send("order 1", "g", { MessageDeduplicationId: "d-1" });
+    expect(first.SequenceNumber).toMatch(/^\d{20}$/);
+    const repeat = await send("order 1, sent again", "g", { MessageDeduplicationId: "d-1" });
+    expect([repeat.MessageId, repeat.SequenceNumber]).toEqual([first.MessageId, first.SequenceNumber]);
+    // The digest is of the body this call sent: the SDK checks it against its own.
+    expect(repeat.MD5OfMessageBody).toBe(createHash("md5").update("order 1, sent again").digest("hex"));
+    expect(await stored()).toBe(1n);
+    // Remembered after the message is deleted, for the rest of the window.
+    const [message] = await receive();
+    await remove(message!);
+    clock.advance(299_000);
+    expect((await send("order 1", "g", { MessageDeduplicationId: "d-1" })).MessageId).toBe(first.MessageId);
+    expect(await stored()).toBe(0n);
+    clock.advance(1_001);
+    const later = await send("order 1", "g", { MessageDeduplicationId: "d-1" });
+    expect(later.MessageId).not.toBe(first.MessageId);
+    expect(BigInt(later.SequenceNumber!)).toBeGreaterThan(BigInt(first.SequenceNumber!));
+    expect(await stored()).toBe(1n);
+  });
+
+  it("deduplicates by the body's SHA-256 with ContentBasedDeduplication; an explicit id wins", async () => {
+    const queue = (await h.sqs.send(new CreateQueueCommand({ QueueName: "content.fifo", Attributes: { FifoQueue: "true", ContentBasedDeduplication: "true" } })))
+      .QueueUrl!;
+    const sendTo = (MessageBody: string, extra: Partial<SendMessageCommandInput> = {}) =>
+      h.sqs.send(new SendMessageCommand({ QueueUrl: queue, MessageBody, MessageGroupId: "g", ...extra }));
+    const first = await sendTo("same body");
+    expect((await sendTo("same body")).MessageId).toBe(first.MessageId);
+    expect((await sendTo("same body", { MessageGroupId: "other-group" })).MessageId).toBe(first.MessageId);
+    const explicit = await sendTo("same body", { MessageDeduplicationId: "explicit" });
+    expect(explicit.MessageId).not.toBe(first.MessageId);
+    const other = await sendTo("another body");
+    expect(other.MessageId).not.toBe(first.MessageId);
+    const received = await receive(10, queue);
+    expect(received.map((message) => [message.Body, message.Attributes!["MessageDeduplicationId"]])).toEqual([
+      ["same body", createHash("sha256").update("same body").digest("hex")],
+      ["same body", "explicit"],
+      ["another body", createHash("sha256").update("another body").digest("hex")],
+    ]);
+  });
+
+  it("returns MessageGroupId, MessageDeduplicationId and SequenceNumber when asked, and only then", async () => {
+    const sent = await send("m", "group-7", { MessageDeduplicationId: "dedup-7" });
+    const [all] = await receive();
+    expect(all!.Attributes).toMatchObject({ MessageGroupId: "group-7", MessageDeduplicationId: "dedup-7", SequenceNumber: sent.SequenceNumber });
+    clock.advance(30_001);
+    const byName = await h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, AttributeNames: ["SequenceNumber" as never] }));
+    expect(byName.Messages![0]!.Attributes).toEqual({ SequenceNumber: sent.SequenceNumber });
+    clock.advance(30_001);
+    const none = await h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url }));
+    expect(none.Messages![0]!.Attributes).toBeUndefined();
+  });
+
+  it("sends batches with a SequenceNumber per entry, in order, deduplicating within the batch and failing bad entries alone", async () => {
+    const result = await h.sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: url,
+        Entries: [
+          { Id: "a", MessageBody: "a", MessageGroupId: "g", MessageDeduplicationId: "a" },
+          { Id: "no-group", MessageBody: "x", MessageDeduplicationId: "x" },
+          { Id: "b", MessageBody: "b", MessageGroupId: "g", MessageDeduplicationId: "b", DelaySeconds: 0 },
+          { Id: "delayed", MessageBody: "y", MessageGroupId: "g", MessageDeduplicationId: "y", DelaySeconds: 5 },
+          { Id: "a-again", MessageBody: "a", MessageGroupId: "g", MessageDeduplicationId: "a" },
+          { Id: "no-dedup", MessageBody: "z", MessageGroupId: "g" },
+          { Id: "c", MessageBody: "c", MessageGroupId: "h", MessageDeduplicationId: "c" },
+        ],
+      }),
+    );
+    const byId = Object.fromEntries(result.Successful!.map((entry) => [entry.Id, entry]));
+    expect(Object.keys(byId).sort()).toEqual(["a", "a-again", "b", "c"]);
+    expect(byId["a-again"]!.MessageId).toBe(byId["a"]!.MessageId);
+    expect(byId["a-again"]!.SequenceNumber).toBe(byId["a"]!.SequenceNumber);
+    expect(BigInt(byId["b"]!.SequenceNumber!)).toBeGreaterThan(BigInt(byId["a"]!.SequenceNumber!));
+    expect(Object.fromEntries(result.Failed!.map((entry) => [entry.Id, [entry.Code, entry.SenderFault]]))).toEqual({
+      "no-group": ["MissingParameter", true],
+      delayed: ["InvalidParameterValue", true],
+      "no-dedup": ["InvalidParameterValue", true],
+    });
+    expect(bodies(await receive())).toEqual(["a", "b", "c"]);
+  });
+
+  it("refuses sends SQS refuses, with SQS's error codes, storing nothing", async () => {
+    const plain = (await h.sqs.send(new CreateQueueCommand({ QueueName: "plain" }))).QueueUrl!;
+    const sendTo = (input: Partial<SendMessageCommandInput>) =>
+      h.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: "b", MessageGroupId: "g", MessageDeduplicationId: "d", ...input }));
+    await expectSqsError(sendTo({ MessageGroupId: undefined }), "MissingParameter", 400, /The request must contain the parameter MessageGroupId/);
+    await expectSqsError(sendTo({ MessageGroupId: "" }), "MissingParameter", 400, /MessageGroupId/);
+    await expectSqsError(
+      sendTo({ MessageDeduplicationId: undefined }),
+      "InvalidParameterValue",
+      400,
+      /The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly/,
+    );
+    await expectSqsError(sendTo({ DelaySeconds: 5 }), "InvalidParameterValue", 400, /Value 5 for parameter DelaySeconds is invalid.*not valid for this queue type/);
+    await expectSqsError(sendTo({ MessageGroupId: "has space" }), "InvalidParameterValue", 400, /parameter MessageGroupId is invalid/);
+    await expectSqsError(sendTo({ MessageDeduplicationId: "x".repeat(129) }), "InvalidParameterValue", 400, /parameter MessageDeduplicationId is invalid/);
+    expect(await stored()).toBe(0n);
+    const standard = (input: Partial<SendMessageCommandInput>) => h.sqs.send(new SendMessageCommand({ QueueUrl: plain, MessageBody: "b", ...input }));
+    await expectSqsError(standard({ MessageGroupId: "g" }), "InvalidParameterValue", 400, /parameter MessageGroupId is invalid.*not valid for this queue type/);
+    await expectSqsError(standard({ MessageDeduplicationId: "d" }), "InvalidParameterValue", 400, /parameter MessageDeduplicationId is invalid.*not valid for this queue type/);
+    expect((await h.rpc.getQueue({ name: "plain" })).queue!.stats!.visible).toBe(0n);
+  });
+
+  it("takes DelaySeconds=0 on a FIFO queue as SQS does: ignored, the queue's own delay applies", async () => {
+    const delayed = (await h.sqs.send(new CreateQueueCommand({ QueueName: "slow.fifo", Attributes: { FifoQueue: "true", DelaySeconds: "10" } })))
+      .QueueUrl!;
+    const sent = await h.sqs.send(
+      new SendMessageCommand({ QueueUrl: delayed, MessageBody: "m", MessageGroupId: "g", MessageDeduplicationId: "d", DelaySeconds: 0 }),
+    );
+    expect(sent.SequenceNumber).toMatch(/^\d{20}$/);
+    expect(await receive(10, delayed)).toEqual([]);
+    clock.advance(10_000);
+    expect(bodies(await receive(10, delayed))).toEqual(["m"]);
+  });
+
+  it("applies the FIFO delay rule to a FIFO queue made over gRPC without the .fifo suffix, and not to a standard one", async () => {
+    await h.rpc.createQueue({ name: "grpc-fifo", config: { fifo: true } });
+    const fifo = h.urlOf("grpc-fifo");
+    const sendTo = (QueueUrl: string, DelaySeconds: number, MessageGroupId?: string) =>
+      h.sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: `after ${DelaySeconds}`, MessageGroupId, MessageDeduplicationId: MessageGroupId, DelaySeconds }));
+    expect((await sendTo(fifo, 0, "g")).SequenceNumber).toMatch(/^\d{20}$/);
+    await expectSqsError(sendTo(fifo, 900, "h"), "InvalidParameterValue", 400, /Value 900 for parameter DelaySeconds is invalid.*not valid for this queue type/);
+    const batch = await h.sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: fifo,
+        Entries: [
+          { Id: "zero", MessageBody: "z", MessageGroupId: "b", MessageDeduplicationId: "z", DelaySeconds: 0 },
+          { Id: "five", MessageBody: "f", MessageGroupId: "b", MessageDeduplicationId: "f", DelaySeconds: 5 },
+        ],
+      }),
+    );
+    expect(batch.Successful!.map((entry) => entry.Id)).toEqual(["zero"]);
+    expect(batch.Failed!.map((entry) => [entry.Id, entry.Code, entry.Message])).toEqual([
+      ["five", "InvalidParameterValue", expect.stringMatching(/Value 5 for parameter DelaySeconds .*not valid for this queue type/)],
+    ]);
+    // A standard queue's delay past its retention is refused as the broker's bound, not as a FIFO rule.
+    await h.sqs.send(new CreateQueueCommand({ QueueName: "short", Attributes: { MessageRetentionPeriod: "60" } }));
+    await expectSqsError(sendTo(h.urlOf("short"), 900), "InvalidParameterValue", 400, /^Value for parameter DelaySeconds is invalid. Reason: DelaySeconds must be/);
+  });
+
+  it("accepts ReceiveRequestAttemptId and ignores it: a retried receive does not get the same messages (docs/sqs.md)", async () => {
+    await send("m1", "g");
+    const receiveWithAttempt = () =>
+      h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, ReceiveRequestAttemptId: "attempt-1" }));
+    expect(bodies((await receiveWithAttempt()).Messages!)).toEqual(["m1"]);
+    expect((await receiveWithAttempt()).Messages).toBeUndefined();
+  });
+});
