@@ -1,4 +1,4 @@
-import { checkpointFlag, grown, idWordsPerEntry, leasedFlag, ScheduleColumns } from "../store/schedule-columns.js";
+import { checkpointFlag, grown, idWordsPerEntry, leasedFlag, noGroup, ScheduleColumns } from "../store/schedule-columns.js";
 import { writeIdWords } from "../store/message-id-words.js";
 import type { ScheduleEntry } from "../store/store.js";
 
@@ -137,7 +137,7 @@ export class MessageTable extends ScheduleColumns {
       size: this.size[slot]!,
       hasCheckpoint: (flags & checkpointFlag) !== 0,
       group: this.groupOf(slot),
-      sequence: this.hasGroups ? this.sequence[slot]! : undefined,
+      sequence: this.hasGroups && this.groupNumber[slot] !== noGroup ? this.sequence[slot]! : undefined,
       slot,
       generation: this.generationOf(slot),
     };

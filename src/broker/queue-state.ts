@@ -1,5 +1,5 @@
 import type { PeekCursor } from "../protocol/peek-pages.js";
-import type { ScheduleColumns } from "../store/schedule-columns.js";
+import { noGroup, type ScheduleColumns } from "../store/schedule-columns.js";
 import type { QueueRecord, ScheduleEntry, StoredDeduplication, StoreOp } from "../store/store.js";
 import type { Timer } from "../time/clock.js";
 import { FifoDeduplication } from "./fifo-deduplication.js";
@@ -123,13 +123,7 @@ export class QueueState {
   add(entry: ScheduleEntry, now: number): void {
     const slot = this.table.insert(entry);
     this.chainInOrder(slot);
-    if (this.groups !== undefined) {
-      // Only a move across shards into a queue re-created as FIFO under a
-      // standard queue's name can bring a message without a group: it joins
-      // the group named "" rather than break the queue's chains.
-      if (entry.group === undefined) this.table.writeGroup(slot, "", 0);
-      this.attach(slot);
-    }
+    if (this.groups !== undefined) this.attach(slot);
     this.place(slot, now);
   }
 
@@ -329,6 +323,10 @@ export class QueueState {
   /** Chains a message into its group and counts its sequence number as handed out. */
   private attach(slot: number): void {
     const table = this.table;
+    // Only a move across shards into a queue re-created as FIFO under a
+    // standard queue's name can bring a message without a group: it joins
+    // the group named "" rather than break the queue's chains.
+    if (!table.hasGroups || table.groupNumber[slot] === noGroup) table.writeGroup(slot, "", 0);
     this.lastSequence = Math.max(this.lastSequence, table.sequence[slot]!);
     this.groups!.attach(slot);
   }
@@ -336,7 +334,6 @@ export class QueueState {
   /** Chains every loaded message into its group, in sequence order. */
   private attachInSequenceOrder(): void {
     const table = this.table;
-    if (!table.hasGroups) return;
     const slots = new Int32Array(table.count);
     let found = 0;
     for (let slot = 0; slot < table.length; slot++) if (table.inUse(slot)) slots[found++] = slot;

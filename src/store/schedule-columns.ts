@@ -7,6 +7,12 @@ export const leasedFlag = 1;
 export const checkpointFlag = 2;
 
 const initialCapacity = 16;
+/**
+ * The group number of an entry without a group. Columns hold both kinds
+ * only where a move across shards brought a FIFO message into a standard
+ * queue (or the reverse) of the same name; each entry then reads as it was.
+ */
+export const noGroup = -1;
 /** A message id is 16 bytes: four big-endian 32-bit words. */
 export const idWordsPerEntry = 4;
 
@@ -79,6 +85,7 @@ export class ScheduleColumns {
     this.epoch[index] = entry.epoch;
     this.flags[index] = (entry.leased ? leasedFlag : 0) | (entry.hasCheckpoint ? checkpointFlag : 0);
     if (entry.group !== undefined) this.writeGroup(index, entry.group, entry.sequence ?? 0);
+    else if (this.fifo) this.groupNumber[index] = noGroup;
   }
 
   /** Whether any entry has a group: the FIFO columns exist. */
@@ -91,7 +98,7 @@ export class ScheduleColumns {
     if (!this.fifo) {
       this.fifo = true;
       this.sequence = new Float64Array(this.capacity);
-      this.groupNumber = new Int32Array(this.capacity);
+      this.groupNumber = new Int32Array(this.capacity).fill(noGroup);
     }
     this.sequence[index] = sequence;
     this.groupNumber[index] = this.groups.intern(group);
@@ -99,7 +106,8 @@ export class ScheduleColumns {
 
   /** The group of the entry at an index; undefined in a standard queue. */
   groupOf(index: number): string | undefined {
-    return this.fifo ? this.groups.nameOf(this.groupNumber[index]!) : undefined;
+    const number = this.fifo ? this.groupNumber[index]! : noGroup;
+    return number === noGroup ? undefined : this.groups.nameOf(number);
   }
 
   /** A copy of the entry at an index. */
@@ -118,7 +126,7 @@ export class ScheduleColumns {
       size: this.size[index]!,
       hasCheckpoint: (flags & checkpointFlag) !== 0,
       group: this.groupOf(index),
-      sequence: this.fifo ? this.sequence[index]! : undefined,
+      sequence: this.fifo && this.groupNumber[index] !== noGroup ? this.sequence[index]! : undefined,
     };
   }
 
@@ -167,7 +175,7 @@ export class ScheduleColumns {
     this.idWords = grown(this.idWords, new Uint32Array(capacity * idWordsPerEntry));
     if (this.fifo) {
       this.sequence = grown(this.sequence, new Float64Array(capacity));
-      this.groupNumber = grown(this.groupNumber, new Int32Array(capacity));
+      this.groupNumber = grown(this.groupNumber, new Int32Array(capacity).fill(noGroup));
     }
   }
 }

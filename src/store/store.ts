@@ -187,7 +187,10 @@ export type StoreOp =
 export interface StoredQueue {
   readonly record: QueueRecord;
   readonly schedule: ScheduleColumns;
-  /** FIFO queues: the deduplication records of the queue's data space, in any order (expired ones may be among them). */
+  /**
+   * FIFO queues: the deduplication records of the queue's data space, in any
+   * order (expired ones may be among them); absent when there are none.
+   */
   readonly deduplications?: readonly StoredDeduplication[];
 }
 

@@ -71,4 +71,20 @@ describe("FIFO groups in memory", () => {
     expect(table.groups.span).toBeLessThanOrEqual(1);
     expect(queue.size).toBe(0);
   });
+
+  it("reads each entry as it came where a move across shards mixed the kinds in one queue", () => {
+    const standardRecord: QueueRecord = { ...record, name: "plain", config: { ...record.config, fifo: undefined } };
+    const plain = new QueueState(standardRecord, new MessageTable());
+    const fifoEntry = entry("g", 7, 1);
+    const { group: _group, sequence: _sequence, ...standardEntry } = entry("unused", 0, 1);
+    plain.add(fifoEntry, 1);
+    plain.add(standardEntry, 1);
+    expect(plain.get(fifoEntry.id)).toMatchObject({ group: "g", sequence: 7 });
+    expect(plain.get(standardEntry.id)).toMatchObject({ group: undefined, sequence: undefined });
+
+    const fifo = new QueueState(record, new MessageTable());
+    fifo.add(standardEntry, 1);
+    expect(fifo.get(standardEntry.id)?.group).toBe("");
+    expect(fifo.nextVisible()?.id).toBe(standardEntry.id);
+  });
 });
