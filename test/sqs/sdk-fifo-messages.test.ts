@@ -167,9 +167,14 @@ describe("FIFO queues' messages through @aws-sdk/client-sqs", () => {
     await expectSqsError(sendTo({ MessageDeduplicationId: "x".repeat(129) }), "InvalidParameterValue", 400, /parameter MessageDeduplicationId is invalid/);
     expect(await stored()).toBe(0n);
     const standard = (input: Partial<SendMessageCommandInput>) => h.sqs.send(new SendMessageCommand({ QueueUrl: plain, MessageBody: "b", ...input }));
-    await expectSqsError(standard({ MessageGroupId: "g" }), "InvalidParameterValue", 400, /parameter MessageGroupId is invalid.*not valid for this queue type/);
+    // A group alone is a fair queue's send (SQS since 2025): stored, the group dropped; with a deduplication id it stays refused.
+    await expect(standard({ MessageGroupId: "g" })).resolves.toMatchObject({ MessageId: expect.any(String) });
+    await expectSqsError(standard({ MessageGroupId: "g", MessageDeduplicationId: "d" }), "InvalidParameterValue", 400, /MessageDeduplicationId is invalid/);
     await expectSqsError(standard({ MessageDeduplicationId: "d" }), "InvalidParameterValue", 400, /parameter MessageDeduplicationId is invalid.*not valid for this queue type/);
-    expect((await h.rpc.getQueue({ name: "plain" })).queue!.stats!.visible).toBe(0n);
+    // Only the fair queue's send was stored, and it was received as a standard message, without a group.
+    expect((await h.rpc.getQueue({ name: "plain" })).queue!.stats!.visible).toBe(1n);
+    const [fair] = (await h.rpc.receive({ queue: "plain" })).messages;
+    expect(fair!.messageGroupId).toBe("");
   });
 
   it("takes DelaySeconds=0 on a FIFO queue as SQS does: ignored, the queue's own delay applies", async () => {

@@ -96,7 +96,7 @@ describe("SQS message actions through @aws-sdk/client-sqs (MD5 checks on)", () =
     await expectSqsError(send({ MessageBody: "bad \u0001 char" }), "InvalidMessageContents", 400);
     await expectSqsError(send({ MessageBody: "" }), "MissingParameter", 400);
     await expectSqsError(send({ DelaySeconds: 901 }), "InvalidParameterValue", 400);
-    await expectSqsError(send({ MessageGroupId: "g" }), "InvalidParameterValue", 400, /MessageGroupId .*not valid for this queue type/);
+    await expectSqsError(send({ MessageDeduplicationId: "d" }), "InvalidParameterValue", 400, /MessageDeduplicationId .*not valid for this queue type/);
     await expectSqsError(send({ MessageBody: "x".repeat(262_145) }), "InvalidParameterValue", 400);
     await expectSqsError(send({ QueueUrl: h.urlOf("absent") }), "AWS.SimpleQueueService.NonExistentQueue", 400);
     expect((await h.rpc.getQueue({ name: "work" })).queue!.stats!.visible).toBe(0n);

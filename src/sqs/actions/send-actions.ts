@@ -8,6 +8,7 @@ import { SqsError, sqsErrors } from "../sqs-error.js";
 import { optionalInteger, optionalString, structureMap, type SqsInput } from "../sqs-input.js";
 import type { SqsAction, SqsOutput } from "./action-context.js";
 import { batchEntries, batchFailure, type BatchFailure } from "./batch-entries.js";
+import { isStandardQueueGroupRefusal } from "./fair-queue-groups.js";
 import { fifoDelayRefused, isFifoDelayRefusal } from "./fifo-delays.js";
 import { queueOfRequest } from "./queue-of-request.js";
 
@@ -34,10 +35,15 @@ interface Sent {
 /** SendMessage. */
 export const sendMessage: SqsAction = async (input, context) => {
   const queue = queueOfRequest(input, context);
-  const message = prepareMessage(input);
+  let message = prepareMessage(input);
   try {
     return sentAnswer(await context.queues.call("send", { queue, ...sendFields(message) }), message);
   } catch (error) {
+    if (isStandardQueueGroupRefusal(error, "message_group_id")) {
+      // A fair queue's send: the group is dropped (fair-queue-groups.ts); any other refusal stands.
+      message = { ...message, messageGroupId: undefined };
+      return sentAnswer(await context.queues.call("send", { queue, ...sendFields(message) }), message);
+    }
     if (!(await isFifoDelayRefusal(error, "delay", message.delaySeconds, queue, context))) throw error;
     if (message.delaySeconds !== 0) throw fifoDelayRefused(message.delaySeconds!);
     const undelayed = { ...message, delaySeconds: undefined };
@@ -89,6 +95,11 @@ export const sendMessageBatch: SqsAction = async (input, context) => {
     } catch (error) {
       const index = failedEntryIndex(error);
       if (index === undefined || index >= pending.length) throw error;
+      if (isStandardQueueGroupRefusal(error, `entries[${index}].message_group_id`)) {
+        // A standard queue: every entry's group is dropped at once (fair-queue-groups.ts).
+        pending = pending.map(({ id, message }) => ({ id, message: { ...message, messageGroupId: undefined } }));
+        continue;
+      }
       if (await isFifoDelayRefusal(error, `entries[${index}].delay`, pending[index]!.message.delaySeconds, queue, context)) {
         const delayed = pending.filter(({ message }) => (message.delaySeconds ?? 0) > 0);
         for (const { id, message } of delayed) failed.push(batchFailure(id, fifoDelayRefused(message.delaySeconds!)));
