@@ -20,6 +20,7 @@ ln -sfn "$PWD/clients/go" .build/go-lib/src/holdshelf/clients/go
 export GOPATH="$PWD/.build/go-lib:/usr/share/gocode" GO111MODULE=off GOCACHE="$PWD/.build/go-cache"
 go build -o .build/bin/go-producer ./examples/go/producer
 go build -o .build/bin/go-worker ./examples/go/worker
+go build -o .build/bin/go-fifo-orders ./examples/go/fifo-orders
 go build -o .build/bin/go-probe ./test/interop/go/probe
 go build -o .build/bin/go-conformance-worker ./test/conformance/workers/go
 for program in test/clients/go/*/; do

@@ -9,32 +9,67 @@ import (
 	"holdshelf/clients/go/holdshelfv1"
 )
 
-// Send stores one message and returns its id. options may be nil.
+// Send stores one message and returns its id (for a FIFO queue's
+// duplicate, the first send's). options may be nil. SendWithResult also
+// returns a FIFO message's sequence number.
 func (c *Client) Send(ctx context.Context, queue string, body []byte, options *SendOptions) (string, error) {
+	result, err := c.SendWithResult(ctx, queue, body, options)
+	if err != nil {
+		return "", err
+	}
+	return result.MessageID, nil
+}
+
+// SendWithResult stores one message and returns its id and, on a FIFO
+// queue, its sequence number; a send that repeats a deduplication id within
+// five minutes stores nothing and returns the first send's. options may be
+// nil.
+func (c *Client) SendWithResult(ctx context.Context, queue string, body []byte, options *SendOptions) (*SendResult, error) {
 	request := &holdshelfv1.SendRequest{Queue: queue, Body: body}
 	if options != nil {
 		request.Attributes = options.Attributes
 		request.Delay = durationToWire(options.Delay)
+		request.MessageGroupId = options.MessageGroupID
+		request.DeduplicationId = options.DeduplicationID
 	}
 	resp, err := c.rpc.Send(ctx, request)
 	if err != nil {
-		return "", FromGRPC(err)
+		return nil, FromGRPC(err)
 	}
-	return resp.MessageId, nil
+	return &SendResult{MessageID: resp.MessageId, SequenceNumber: resp.SequenceNumber}, nil
 }
 
 // SendBatch stores 1 to 100 messages atomically and returns their ids in
-// entry order.
+// entry order. SendBatchWithResults also returns FIFO sequence numbers.
 func (c *Client) SendBatch(ctx context.Context, queue string, entries []SendBatchEntry) ([]string, error) {
+	results, err := c.SendBatchWithResults(ctx, queue, entries)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(results))
+	for i, result := range results {
+		ids[i] = result.MessageID
+	}
+	return ids, nil
+}
+
+// SendBatchWithResults stores 1 to 100 messages atomically and returns their
+// ids and, on a FIFO queue, sequence numbers, in entry order. A FIFO entry
+// that repeats an earlier deduplication id (of this batch, or of a send
+// within five minutes) is not stored and gets the first one's.
+func (c *Client) SendBatchWithResults(ctx context.Context, queue string, entries []SendBatchEntry) ([]SendResult, error) {
 	wire := make([]*holdshelfv1.SendBatchEntry, len(entries))
 	for i, e := range entries {
-		wire[i] = &holdshelfv1.SendBatchEntry{Body: e.Body, Attributes: e.Attributes, Delay: durationToWire(e.Delay)}
+		wire[i] = &holdshelfv1.SendBatchEntry{
+			Body: e.Body, Attributes: e.Attributes, Delay: durationToWire(e.Delay),
+			MessageGroupId: e.MessageGroupID, DeduplicationId: e.DeduplicationID,
+		}
 	}
 	resp, err := c.rpc.SendBatch(ctx, &holdshelfv1.SendBatchRequest{Queue: queue, Entries: wire})
 	if err != nil {
 		return nil, FromGRPC(err)
 	}
-	return resp.MessageIds, nil
+	return sendResults(resp.MessageIds, resp.SequenceNumbers), nil
 }
 
 // Receive leases up to options.MaxMessages messages, waiting up to the wait

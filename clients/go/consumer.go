@@ -23,7 +23,10 @@ type Handler func(ctx context.Context, d *Delivery) error
 // ConsumerOptions say how a Consumer works; the zero value is usable.
 type ConsumerOptions struct {
 	// Concurrency is the most messages worked on, and so leased, at once.
-	// Default 1.
+	// Default 1. On a FIFO queue it serves different message groups: one
+	// group's messages are handled one at a time, in send order, even when
+	// one receive leases several of them (they wait their turn, leased, in
+	// a slot).
 	Concurrency int
 	// VisibilityTimeout is the lease of receives and renewals. Default: the
 	// queue's, read when Run starts.
@@ -231,8 +234,18 @@ func (c *Consumer) receive(ctx context.Context, keeper *leaseKeeper, visibility 
 			c.giveSlots(len(messages))
 			return
 		}
+		// A FIFO group's messages come in order, and each waits for the one
+		// before it (see takeTurn).
+		lastOfGroup := make(map[string]<-chan bool)
 		for _, m := range messages {
-			c.start(m, keeper, receivedAt)
+			var previous <-chan bool
+			if m.MessageGroupID != "" {
+				previous = lastOfGroup[m.MessageGroupID]
+			}
+			settled := c.start(m, keeper, receivedAt, previous)
+			if m.MessageGroupID != "" {
+				lastOfGroup[m.MessageGroupID] = settled
+			}
 		}
 	}
 }

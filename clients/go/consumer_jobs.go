@@ -33,8 +33,12 @@ type job struct {
 	lost atomic.Pointer[LeaseLostError]
 }
 
-// start runs the handler on one message, in a goroutine of its own.
-func (c *Consumer) start(m *Message, keeper *leaseKeeper, receivedAt time.Time) {
+// start runs the handler on one message, in a goroutine of its own, and
+// returns a channel that yields once, when it is settled: whether it was
+// deleted. previous is that channel of the message received before it in the
+// same receive and FIFO group, nil for the first of its group and on a
+// standard queue: the message waits for it (see takeTurn).
+func (c *Consumer) start(m *Message, keeper *leaseKeeper, receivedAt time.Time, previous <-chan bool) <-chan bool {
 	ctx, cancel := context.WithCancel(context.Background())
 	j := &job{delivery: &Delivery{Message: *m, last: m.Checkpoint}, ctx: ctx, cancel: cancel, deleted: make(chan struct{})}
 	j.deleteCtx, j.stopDelete = context.WithCancel(context.Background())
@@ -46,6 +50,7 @@ func (c *Consumer) start(m *Message, keeper *leaseKeeper, receivedAt time.Time) 
 	c.jobs[j] = struct{}{}
 	c.mu.Unlock()
 	c.work.Add(1)
+	outcome := make(chan bool, 1)
 	go func() {
 		defer c.work.Done()
 		defer c.giveSlots(1)
@@ -56,8 +61,47 @@ func (c *Consumer) start(m *Message, keeper *leaseKeeper, receivedAt time.Time) 
 			cancel()
 			j.stopDelete()
 		}()
-		c.settle(j, c.runHandler(ctx, j.delivery))
+		deleted := false
+		if c.takeTurn(j, previous) {
+			deleted = c.settle(j, c.runHandler(ctx, j.delivery))
+		}
+		outcome <- deleted
 	}()
+	return outcome
+}
+
+// takeTurn waits until the message received before this one in its FIFO
+// group (previous; nil for none) is settled, and tells whether this one may
+// be handled now. One Receive may lease several messages of a group, in
+// order, and the Consumer's slots would run them side by side: instead each
+// waits for the one before it. If that one was not deleted (its handler
+// failed, its lease was lost, a stop gave it back), it is still in the queue,
+// and this one, handled now, would overtake it: it is released instead, to
+// come again behind it.
+func (c *Consumer) takeTurn(j *job, previous <-chan bool) bool {
+	if previous == nil {
+		return true
+	}
+	var deleted bool
+	select {
+	case deleted = <-previous:
+	case <-j.ctx.Done():
+		// Lost, or given back by a stop, while it waited: there is nothing to do.
+		return false
+	}
+	c.mu.Lock()
+	abandoned := j.abandoned
+	c.mu.Unlock()
+	if abandoned || j.ctx.Err() != nil {
+		return false // lost or given back meanwhile: someone else may have it now
+	}
+	if deleted {
+		return true
+	}
+	if err := <-j.delivery.lease.release(0); err != nil {
+		c.report(fmt.Errorf("holdshelf: the message behind a failed one of its group was not given back: %w", err), j.delivery)
+	}
+	return false
 }
 
 // runHandler calls the handler, turning a panic into an error so that the
@@ -72,34 +116,35 @@ func (c *Consumer) runHandler(ctx context.Context, d *Delivery) (err error) {
 }
 
 // settle deletes a handled message, or ends a failed one's lease as a failed
-// delivery. The handler's error is always reported, also after a loss or
-// refusal of the lease, which itself is not: the handler heard of it through
-// its ctx. A message stop gave back is neither settled nor reported.
-func (c *Consumer) settle(j *job, handlerErr error) {
+// delivery, and tells whether the message was deleted. The handler's error
+// is always reported, also after a loss or refusal of the lease, which
+// itself is not: the handler heard of it through its ctx. A message stop
+// gave back is neither settled nor reported.
+func (c *Consumer) settle(j *job, handlerErr error) bool {
 	c.mu.Lock()
 	abandoned := j.abandoned
 	j.deleting = !abandoned && handlerErr == nil
 	c.mu.Unlock()
 	if abandoned {
-		return // stop released it already, and its outcome is ignored
+		return false // stop released it already, and its outcome is ignored
 	}
 	d := j.delivery
 	if handlerErr != nil {
 		c.report(handlerErr, d)
 	}
 	if handlerErr == nil {
-		c.deleteHandled(j)
-		return
+		return c.deleteHandled(j)
 	}
 	// A refused lease's handle works until its deadline, so the failure
 	// still goes out; after a loss another delivery may be under way, and
 	// there is nothing to end.
 	if lost := j.lost.Load(); lost != nil && !refusedRenewal(lost.Reason) {
-		return
+		return false
 	}
 	if err := <-d.lease.fail(retryDelay(handlerErr)); err != nil {
 		c.report(fmt.Errorf("holdshelf: the failed delivery was not recorded: %w", err), d)
 	}
+	return false
 }
 
 // deleteTimeout is how long one delete attempt may take.
@@ -111,20 +156,22 @@ const deleteTimeout = 30 * time.Second
 // since giving up would have the finished work done again; it stops once the
 // lease is lost. Each attempt has its own deadline, and stop cancels the one
 // under way when it gives the message back, so that Run never returns while
-// the Consumer's own goroutine is still in a delete.
-func (c *Consumer) deleteHandled(j *job) {
+// the Consumer's own goroutine is still in a delete. It tells whether the
+// delete succeeded.
+func (c *Consumer) deleteHandled(j *job) bool {
 	defer close(j.deleted)
-	c.tryDeletes(j)
+	deleted := c.tryDeletes(j)
 	// Renewals stop only now, so that the lease is kept while a delete is
 	// tried again; a message stop gave back is ended by its release.
 	if j.deleteCtx.Err() == nil {
 		j.delivery.lease.drop()
 	}
+	return deleted
 }
 
 // tryDeletes tries the delete until it is answered, the lease is lost, or
-// stop gives the message back.
-func (c *Consumer) tryDeletes(j *job) {
+// stop gives the message back; true if the delete succeeded.
+func (c *Consumer) tryDeletes(j *job) bool {
 	d := j.delivery
 	for failures := 0; ; failures++ {
 		// Tried even after the lease was lost: if nobody received the
@@ -132,19 +179,22 @@ func (c *Consumer) tryDeletes(j *job) {
 		ctx, cancel := context.WithTimeout(j.deleteCtx, deleteTimeout)
 		err := c.deleteMessage(ctx, c.queue, d.Message.ReceiptHandle)
 		cancel()
-		if err == nil || j.deleteCtx.Err() != nil {
-			return
+		if err == nil {
+			return true
+		}
+		if j.deleteCtx.Err() != nil {
+			return false
 		}
 		c.report(err, d)
 		if !noBrokerAnswered(err) {
-			return
+			return false
 		}
 		wait := time.NewTimer(reconnectDelay(failures, jitter()))
 		select {
 		case <-wait.C:
 		case <-j.ctx.Done():
 			wait.Stop()
-			return
+			return false
 		}
 	}
 }

@@ -57,7 +57,7 @@ func startJobsWith(t *testing.T, leaseLength time.Duration, handler Handler) *jo
 // answers the renewal that names its lease.
 func (jt *jobsTest) startJob(handle string) {
 	jt.consumer.slots <- struct{}{}
-	jt.consumer.start(&Message{ReceiptHandle: handle}, jt.keeper, time.Now())
+	jt.consumer.start(&Message{ReceiptHandle: handle}, jt.keeper, time.Now(), nil)
 	jt.nextRequest(jt.stream)
 	answer(jt.stream, true, "", handle)
 	close(jt.named)

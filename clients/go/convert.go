@@ -38,13 +38,18 @@ func queueConfigToWire(c *QueueConfig) *holdshelfv1.QueueConfig {
 		return nil
 	}
 	wire := &holdshelfv1.QueueConfig{
-		VisibilityTimeout: durationToWire(c.VisibilityTimeout),
-		Delay:             durationToWire(c.Delay),
-		Retention:         durationToWire(c.Retention),
-		MaxMessageBytes:   c.MaxMessageBytes,
-		ReceiveWaitTime:   durationToWire(c.ReceiveWaitTime),
-		MaxInFlight:       c.MaxInFlight,
-		MaxLeaseDuration:  durationToWire(c.MaxLeaseDuration),
+		VisibilityTimeout:         durationToWire(c.VisibilityTimeout),
+		Delay:                     durationToWire(c.Delay),
+		Retention:                 durationToWire(c.Retention),
+		MaxMessageBytes:           c.MaxMessageBytes,
+		ReceiveWaitTime:           durationToWire(c.ReceiveWaitTime),
+		MaxInFlight:               c.MaxInFlight,
+		MaxLeaseDuration:          durationToWire(c.MaxLeaseDuration),
+		Fifo:                      c.FIFO,
+		ContentBasedDeduplication: c.ContentBasedDeduplication,
+		// An unknown scope goes as it is, for the broker to refuse rather
+		// than read as the default.
+		DeduplicationScope: holdshelfv1.DeduplicationScope(c.DeduplicationScope),
 	}
 	if c.RedrivePolicy != nil {
 		wire.RedrivePolicy = &holdshelfv1.RedrivePolicy{DeadLetterQueue: c.RedrivePolicy.DeadLetterQueue, MaxReceiveCount: c.RedrivePolicy.MaxReceiveCount}
@@ -60,13 +65,16 @@ func queueFromWire(q *holdshelfv1.Queue) *Queue {
 	queue := &Queue{
 		Name: q.GetName(),
 		Config: QueueConfig{
-			VisibilityTimeout: durationFromWire(c.GetVisibilityTimeout()),
-			Delay:             durationFromWire(c.GetDelay()),
-			Retention:         durationFromWire(c.GetRetention()),
-			MaxMessageBytes:   c.GetMaxMessageBytes(),
-			ReceiveWaitTime:   durationFromWire(c.GetReceiveWaitTime()),
-			MaxInFlight:       c.GetMaxInFlight(),
-			MaxLeaseDuration:  durationFromWire(c.GetMaxLeaseDuration()),
+			VisibilityTimeout:         durationFromWire(c.GetVisibilityTimeout()),
+			Delay:                     durationFromWire(c.GetDelay()),
+			Retention:                 durationFromWire(c.GetRetention()),
+			MaxMessageBytes:           c.GetMaxMessageBytes(),
+			ReceiveWaitTime:           durationFromWire(c.GetReceiveWaitTime()),
+			MaxInFlight:               c.GetMaxInFlight(),
+			MaxLeaseDuration:          durationFromWire(c.GetMaxLeaseDuration()),
+			FIFO:                      c.GetFifo(),
+			ContentBasedDeduplication: c.GetContentBasedDeduplication(),
+			DeduplicationScope:        DeduplicationScope(c.GetDeduplicationScope()),
 		},
 		Stats: QueueStats{
 			Visible:          q.GetStats().GetVisible(),
@@ -99,7 +107,23 @@ func messageFromWire(m *holdshelfv1.ReceivedMessage) *Message {
 		Checkpoint:            m.Checkpoint,
 		DeadLetterSourceQueue: m.DeadLetterSourceQueue,
 		DeadLetterReason:      m.DeadLetterReason,
+		MessageGroupID:        m.MessageGroupId,
+		SequenceNumber:        m.SequenceNumber,
+		DeduplicationID:       m.DeduplicationId,
 	}
+}
+
+// sendResults pairs a send's message ids with their sequence numbers, which
+// only a FIFO queue's answer carries.
+func sendResults(ids, sequenceNumbers []string) []SendResult {
+	results := make([]SendResult, len(ids))
+	for i, id := range ids {
+		results[i].MessageID = id
+		if i < len(sequenceNumbers) {
+			results[i].SequenceNumber = sequenceNumbers[i]
+		}
+	}
+	return results
 }
 
 func entryResultsFromWire(results []*holdshelfv1.EntryResult) []EntryResult {

@@ -15,6 +15,11 @@
 //	defer stop()
 //	err = consumer.Run(ctx)
 //
+// On a FIFO queue (QueueConfig.FIFO), sends name SendOptions.MessageGroupID
+// and DeduplicationID, SendWithResult returns the sequence number, and the
+// Consumer handles each group's messages one at a time, in order; see
+// docs/fifo.md in the repository.
+//
 // Failed calls return *Error, which carries the gRPC code, holdshelf's stable
 // reason and the violated fields; see IsReason. The generated protobuf types
 // and gRPC stubs are in the holdshelfv1 subpackage, for what this package

@@ -16,4 +16,13 @@ const (
 	ReasonLeaseExpired           = "LEASE_EXPIRED"
 	ReasonReleased               = "RELEASED"
 	ReasonDeadLetterQueueMissing = "DEAD_LETTER_QUEUE_NOT_FOUND"
+	// ReasonMessageGroupIDRequired: a send to a FIFO queue without a
+	// MessageGroupID (INVALID_ARGUMENT).
+	ReasonMessageGroupIDRequired = "MESSAGE_GROUP_ID_REQUIRED"
+	// ReasonDeduplicationIDRequired: a send to a FIFO queue without
+	// ContentBasedDeduplication names no DeduplicationID (INVALID_ARGUMENT).
+	ReasonDeduplicationIDRequired = "DEDUPLICATION_ID_REQUIRED"
+	// ReasonNotAFIFOQueue: a send to a standard queue names a MessageGroupID
+	// or a DeduplicationID (INVALID_ARGUMENT).
+	ReasonNotAFIFOQueue = "NOT_A_FIFO_QUEUE"
 )

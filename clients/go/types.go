@@ -1,6 +1,11 @@
 package holdshelf
 
-import "time"
+import (
+	"fmt"
+	"time"
+
+	"holdshelf/clients/go/holdshelfv1"
+)
 
 // Duration returns a pointer to d, for the optional durations below, where
 // nil means "the default" and a pointer to 0 means zero.
@@ -32,6 +37,47 @@ type QueueConfig struct {
 	MaxLeaseDuration  *time.Duration
 	RedrivePolicy     *RedrivePolicy
 	RetryPolicy       *RetryPolicy
+	// FIFO makes a FIFO queue: every send names a MessageGroupID, and each
+	// group's messages are delivered one lease at a time, in send order
+	// (docs/fifo.md). Set at creation only: UpdateQueue must repeat it, as
+	// changing it fails with INVALID_ARGUMENT on config.fifo.
+	FIFO bool
+	// ContentBasedDeduplication (FIFO queues only): a send without a
+	// DeduplicationID is deduplicated by the SHA-256 of its body.
+	ContentBasedDeduplication bool
+	// DeduplicationScope (FIFO queues only) is where deduplication ids must
+	// be unique within the five-minute window; the zero value means the
+	// queue. A queue read back shows DeduplicationScopeQueue or
+	// DeduplicationScopeMessageGroup.
+	DeduplicationScope DeduplicationScope
+}
+
+// DeduplicationScope is where a FIFO queue compares deduplication ids; its
+// values are holdshelf.v1.DeduplicationScope's numbers.
+type DeduplicationScope int32
+
+const (
+	// DeduplicationScopeDefault leaves the scope unset: the queue.
+	DeduplicationScopeDefault = DeduplicationScope(holdshelfv1.DeduplicationScope_DEDUPLICATION_SCOPE_UNSPECIFIED)
+	// DeduplicationScopeQueue compares an id with those sent to any group
+	// of the queue.
+	DeduplicationScopeQueue = DeduplicationScope(holdshelfv1.DeduplicationScope_DEDUPLICATION_SCOPE_QUEUE)
+	// DeduplicationScopeMessageGroup compares an id only with those sent to
+	// the same message group (SQS's "messageGroup" scope).
+	DeduplicationScopeMessageGroup = DeduplicationScope(holdshelfv1.DeduplicationScope_DEDUPLICATION_SCOPE_MESSAGE_GROUP)
+)
+
+// String names a scope as the proto does ("QUEUE", "MESSAGE_GROUP").
+func (s DeduplicationScope) String() string {
+	switch s {
+	case DeduplicationScopeDefault:
+		return "UNSPECIFIED"
+	case DeduplicationScopeQueue:
+		return "QUEUE"
+	case DeduplicationScopeMessageGroup:
+		return "MESSAGE_GROUP"
+	}
+	return fmt.Sprintf("DeduplicationScope(%d)", int(s))
 }
 
 // RedrivePolicy moves a message to DeadLetterQueue once it has been received
@@ -76,16 +122,39 @@ type ListQueuesOptions struct {
 type SendOptions struct {
 	Attributes map[string]string
 	// Delay hides the message for this long after it is sent; nil means the
-	// queue's delay.
+	// queue's delay. A FIFO queue refuses it: only its own delay applies.
 	Delay *time.Duration
+	// MessageGroupID is the message's group on a FIFO queue, where it is
+	// required (1 to 128 printable ASCII characters, no spaces): a group's
+	// messages are delivered in send order. A standard queue refuses it
+	// with NOT_A_FIFO_QUEUE.
+	MessageGroupID string
+	// DeduplicationID (FIFO queues): a send repeating the id of one in the
+	// last five minutes stores nothing and returns that send's message id
+	// and sequence number. Required unless the queue has
+	// ContentBasedDeduplication.
+	DeduplicationID string
 }
 
 // SendBatchEntry is one message of a SendBatch.
 type SendBatchEntry struct {
 	Body       []byte
 	Attributes map[string]string
-	// Delay: nil means the queue's delay.
+	// Delay: nil means the queue's delay; a FIFO queue refuses it.
 	Delay *time.Duration
+	// MessageGroupID and DeduplicationID: as in SendOptions.
+	MessageGroupID  string
+	DeduplicationID string
+}
+
+// SendResult is what a send stored or, for a FIFO queue's duplicate, found
+// already stored.
+type SendResult struct {
+	MessageID string
+	// SequenceNumber is a FIFO message's number in its queue: 20 decimal
+	// digits, so that comparing the strings compares the numbers; increasing
+	// in send order, not consecutive. Empty on a standard queue.
+	SequenceNumber string
 }
 
 // ReceiveOptions shape a Receive; nil or the zero value takes the defaults.
@@ -116,6 +185,14 @@ type Message struct {
 	// DeadLetterSourceQueue and DeadLetterReason are set in a dead-letter queue.
 	DeadLetterSourceQueue string
 	DeadLetterReason      string
+	// MessageGroupID, SequenceNumber and DeduplicationID are set on a FIFO
+	// queue, empty on a standard one: the group as sent; the number Send
+	// returned (a dead-letter move or a redrive gives a new one); the id the
+	// send was deduplicated by (the body's SHA-256 in hex under content-based
+	// deduplication, the message id after a dead-letter move).
+	MessageGroupID  string
+	SequenceNumber  string
+	DeduplicationID string
 }
 
 // EntryResult is the outcome of one receipt handle of a batch call.

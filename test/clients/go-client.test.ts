@@ -2,7 +2,8 @@
  * The Go client library (clients/go) against a real broker: its Go unit
  * tests, gofmt and go vet, the freshness of its committed generated code, each
  * RPC's conversion and each kind of error through small Go programs
- * (test/clients/go/*), bearer tokens and TLS, and the examples' contract.
+ * (test/clients/go/*), FIFO queues (fields, reasons, order per group, the
+ * Consumer on one), bearer tokens and TLS, and the examples' contract.
  * The Consumer's behaviour is the conformance suite's (test/conformance).
  */
 import { execFile, spawn } from "node:child_process";
@@ -151,6 +152,92 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
       expect(results.invalidArgument!.text).toMatch(/^holdshelf: INVALID_ARGUMENT \(INVALID_ARGUMENT\): /);
       expect(results.leaseSuperseded).toMatchObject({ code: "FAILED_PRECONDITION", reason: "LEASE_SUPERSEDED", isReason: true });
       expect(results.deletedQueue).toMatchObject({ code: "NOT_FOUND", reason: "QUEUE_NOT_FOUND" });
+    });
+  });
+
+  describe("on FIFO queues", () => {
+    let results: Record<string, Record<string, unknown>>;
+    beforeAll(async () => {
+      results = await checks("go-client-fifo", ["--address", broker.server.address, "--queue-prefix", "go-fifo"]);
+    }, 60_000);
+
+    it("creates FIFO queues and reads fifo, content-based deduplication and the scope back", () => {
+      expect(results.config).toMatchObject({
+        orders: { fifo: true, contentBasedDeduplication: false, deduplicationScope: "QUEUE" },
+        byBody: { fifo: true, contentBasedDeduplication: true, deduplicationScope: "MESSAGE_GROUP" },
+        standard: { fifo: false, contentBasedDeduplication: false },
+      });
+    });
+
+    it("fails with the three FIFO reasons, each naming its field and found by its Reason constant", () => {
+      expect(results.groupRequired).toMatchObject({ code: "INVALID_ARGUMENT", reason: "MESSAGE_GROUP_ID_REQUIRED", fields: ["message_group_id"], isReason: true });
+      expect(results.deduplicationRequired).toMatchObject({
+        code: "INVALID_ARGUMENT",
+        reason: "DEDUPLICATION_ID_REQUIRED",
+        fields: ["entries[1].deduplication_id"],
+        isReason: true,
+      });
+      expect(results.notFifo).toMatchObject({ code: "INVALID_ARGUMENT", reason: "NOT_A_FIFO_QUEUE", fields: ["message_group_id"], isReason: true });
+    });
+
+    it("returns increasing 20-digit sequence numbers, and a duplicate's the first send's id and number", () => {
+      const { sent, retried, batch, plain } = results.send as {
+        sent: { body: string; id: string; sequenceNumber: string }[];
+        retried: { id: string; sequenceNumber: string };
+        batch: { id: string; sequenceNumber: string }[];
+        plain: { id: string; sequenceNumber: string };
+      };
+      const numbers = sent.map((s) => s.sequenceNumber);
+      for (const number of numbers) expect(number).toMatch(/^\d{20}$/);
+      expect([...numbers].sort()).toEqual(numbers);
+      expect(new Set(numbers).size).toBe(numbers.length);
+      const first = sent.find((s) => s.body === "c2-order-1")!;
+      expect(retried).toEqual({ id: first.id, sequenceNumber: first.sequenceNumber });
+      expect(batch[1]).toEqual(batch[0]);
+      expect(plain.sequenceNumber).toBe("");
+      // The duplicates were not stored: once the sent messages were received and deleted, none was left.
+      expect(results.receive).toMatchObject({ left: 0 });
+      expect((results.receive!.received as unknown[]).length).toBe(sent.length);
+    });
+
+    it("delivers each customer's orders in send order, with their group, sequence number and deduplication id", () => {
+      const { sent } = results.send as { sent: { body: string; id: string; sequenceNumber: string }[] };
+      const received = results.receive!.received as { body: string; id: string; group: string; sequenceNumber: string; deduplicationId: string }[];
+      for (const customer of ["c1", "c2", "c3"]) {
+        const ofCustomer = (list: { body: string }[]) => list.filter((m) => m.body.startsWith(`${customer}-`)).map((m) => m.body);
+        expect(ofCustomer(received)).toEqual(ofCustomer(sent));
+      }
+      for (const message of received) {
+        const original = sent.find((s) => s.body === message.body)!;
+        expect(message).toEqual({
+          body: original.body,
+          id: original.id,
+          group: original.body.slice(0, 2),
+          sequenceNumber: original.sequenceNumber,
+          deduplicationId: original.body,
+        });
+      }
+    });
+
+    it("deduplicates by the body's SHA-256 within a group under content-based deduplication and the MESSAGE_GROUP scope", () => {
+      const contentBased = results.contentBased as { duplicate: boolean; otherGroupStored: boolean; deduplicationIds: string[]; sha256: string };
+      expect(contentBased).toMatchObject({ duplicate: true, otherGroupStored: true });
+      expect(contentBased.deduplicationIds).toEqual([contentBased.sha256, contentBased.sha256]);
+    });
+
+    it("runs a Consumer of concurrency 4 that handles each group one message at a time, in send order", async () => {
+      const later = ["later-1", "later-2", "later-3", "later-4", "later-5"];
+      expect(results.consumer).toEqual({ check: "consumer", handled: { c1: later, c2: later, c3: later }, overlaps: 0, errors: [] });
+      await expect.poll(() => broker.server.broker.getQueue("go-fifo-orders.fifo").counts).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
+    });
+
+    it("gives back a group's messages behind a failed one unhandled, and handles them after its retry", async () => {
+      const { calls, errors } = results.consumerFailure as { calls: string[]; errors: string[] };
+      // a2 and a3 were leased with a0 and a1, yet never handled before a1 was: they went back, and came again behind it.
+      expect(calls.filter((call) => call.startsWith("a"))).toEqual(["a0#1", "a1#1", "a1#2", "a2#2", "a3#2"]);
+      expect(calls).toContain("b0#1");
+      expect(errors).toEqual(["a1 fails once"]);
+      await expect.poll(() => broker.server.broker.getQueue("go-fifo-retry.fifo").counts).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
     });
   });
 

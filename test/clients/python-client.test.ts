@@ -1,8 +1,8 @@
 /**
  * The Python package (clients/python) as a user gets it: installed offline
  * into a fresh venv, then driven by the small scripts in test/clients/python/
- * against real brokers: every RPC's conversions, the errors it raises, the
- * Consumer's error paths, bearer tokens and TLS; and its LeaseKeeper against
+ * against real brokers: every RPC's conversions, the errors it raises, FIFO
+ * queues, the Consumer's error paths, bearer tokens and TLS; and its LeaseKeeper against
  * scripted streams, for what a real broker cannot be made to do on cue.
  */
 import { spawnSync } from "node:child_process";
@@ -183,6 +183,60 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       expect(check.bad_token).toMatchObject({ type: "ValueError" });
       expect(check.cert_without_key).toMatchObject({ type: "ValueError" });
     }, 60_000);
+
+    it("works FIFO queues: settings, the three reasons, sequence numbers, duplicates, order per customer, the Consumer", async () => {
+      const check = await run("fifo.py", ["--address", broker.server.address], "check");
+      expect(check.config).toMatchObject({
+        orders: { fifo: true, content_based_deduplication: false, deduplication_scope: "queue" },
+        by_body: { fifo: true, content_based_deduplication: true, deduplication_scope: "message_group" },
+        standard: { fifo: false, content_based_deduplication: false, deduplication_scope: null },
+      });
+      expect(check.errors).toMatchObject({
+        group_required: { code: "INVALID_ARGUMENT", reason: "MESSAGE_GROUP_ID_REQUIRED", fields: ["message_group_id"] },
+        deduplication_required: { code: "INVALID_ARGUMENT", reason: "DEDUPLICATION_ID_REQUIRED", fields: ["entries[1].deduplication_id"] },
+        not_fifo: { code: "INVALID_ARGUMENT", reason: "NOT_A_FIFO_QUEUE", fields: ["message_group_id"] },
+        // An unknown scope is refused by the package, not sent as the default.
+        bad_scope: "ValueError",
+      });
+
+      type Sent = { body: string; id: string; sequence_number: string };
+      const { sent, retried, batch, plain } = check.send as { sent: Sent[]; retried: Omit<Sent, "body">; batch: Omit<Sent, "body">[]; plain: Omit<Sent, "body"> };
+      const numbers = sent.map((s) => s.sequence_number);
+      for (const number of numbers) expect(number).toMatch(/^\d{20}$/);
+      expect([...numbers].sort()).toEqual(numbers);
+      expect(new Set(numbers).size).toBe(numbers.length);
+      const first = sent.find((s) => s.body === "c2-order-1")!;
+      expect(retried).toEqual({ id: first.id, sequence_number: first.sequence_number });
+      expect(batch[1]).toEqual(batch[0]);
+      expect(plain.sequence_number).toBe("");
+
+      const received = check.receive!.received as (Sent & { group: string; deduplication_id: string })[];
+      // The duplicates were not stored: once the sent messages were received and deleted, none was left.
+      expect(check.receive).toMatchObject({ left: 0, plain: ["", "", ""] });
+      expect(received).toHaveLength(sent.length);
+      for (const customer of ["c1", "c2", "c3"]) {
+        const ofCustomer = (list: { body: string }[]) => list.filter((m) => m.body.startsWith(`${customer}-`)).map((m) => m.body);
+        expect(ofCustomer(received)).toEqual(ofCustomer(sent));
+      }
+      for (const message of received) {
+        const original = sent.find((s) => s.body === message.body)!;
+        expect(message).toEqual({ ...original, group: original.body.slice(0, 2), deduplication_id: original.body });
+      }
+
+      const contentBased = check.content_based as { duplicate: boolean; other_group_stored: boolean; deduplication_ids: string[]; sha256: string };
+      expect(contentBased).toMatchObject({ duplicate: true, other_group_stored: true });
+      expect(contentBased.deduplication_ids).toEqual([contentBased.sha256, contentBased.sha256]);
+
+      const later = ["later-1", "later-2", "later-3", "later-4", "later-5"];
+      expect(check.consumer).toEqual({ check: "consumer", handled: { c1: later, c2: later, c3: later }, overlaps: 0, errors: [] });
+      // a2 and a3 were leased with a0 and a1, yet never handled before a1 was: they went back, and came again behind it.
+      const calls = (check.consumer_failure!.calls as string[]).filter((call) => call.startsWith("a"));
+      expect(calls).toEqual(["a0#1", "a1#1", "a1#2", "a2#2", "a3#2"]);
+      expect(check.consumer_failure!.calls).toContain("b0#1");
+      expect(check.consumer_failure!.errors).toEqual(["ValueError('a1 fails once')"]);
+      await expect.poll(() => broker.server.broker.getQueue("py-fifo-orders.fifo").counts).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
+      await expect.poll(() => broker.server.broker.getQueue("py-fifo-retry.fifo").counts).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
+    }, 90_000);
 
     it("runs the Consumer's error paths: bad options, a missing queue, a lost lease, a failing handler, refusals, signals", async () => {
       const check = await run("consumer.py", ["--address", broker.server.address], "check");

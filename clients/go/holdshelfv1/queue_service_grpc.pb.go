@@ -73,7 +73,9 @@ type QueueServiceClient interface {
 	// (typed_attributes["<name>"].string_value or .binary_value), a delay
 	// past the queue's retention), QUEUE_NOT_FOUND, MESSAGE_TOO_LARGE (body,
 	// attributes and typed attributes over the queue's max_message_bytes),
-	// BROKER_FULL.
+	// BROKER_FULL; on FIFO queues, a delay (INVALID_ARGUMENT on delay: the
+	// queue's delay applies), MESSAGE_GROUP_ID_REQUIRED,
+	// DEDUPLICATION_ID_REQUIRED; on standard queues, NOT_A_FIFO_QUEUE.
 	Send(ctx context.Context, in *SendRequest, opts ...grpc.CallOption) (*SendResponse, error)
 	// Stores 1 to 100 messages atomically: all of them or none. The first
 	// invalid entry fails the whole call, its field violation naming the
@@ -83,7 +85,10 @@ type QueueServiceClient interface {
 	// an entry's attributes, typed attributes or delay as in Send, e.g.
 	// entries[2].typed_attributes["x"].data_type), QUEUE_NOT_FOUND,
 	// MESSAGE_TOO_LARGE (an entry over max_message_bytes, or more than 4 MiB
-	// of bodies, attributes and typed attributes in all), BROKER_FULL.
+	// of bodies, attributes and typed attributes in all), BROKER_FULL, and
+	// the FIFO reasons of Send. On a FIFO queue, entries that repeat an
+	// earlier entry's deduplication id (or a send's within the window) are
+	// not stored and get the first one's id and sequence number.
 	SendBatch(ctx context.Context, in *SendBatchRequest, opts ...grpc.CallOption) (*SendBatchResponse, error)
 	// Leases up to max_messages visible messages, oldest ready first (ties in
 	// send order), each hidden until its lease_deadline and counted in its
@@ -96,6 +101,11 @@ type QueueServiceClient interface {
 	// again and the delivery does not count. When the broker shuts down,
 	// waiting Receives return empty. A message that already had every
 	// delivery its redrive_policy allows is dead-lettered instead of returned.
+	// On a FIFO queue, a message is leased only while no message of its group
+	// is leased and every earlier message of its group is gone (deleted or
+	// dead-lettered): a receive takes the first messages of one group, in
+	// order, then of the next group with a visible first message, groups
+	// taking turns so that one busy group does not starve the rest.
 	// Errors: INVALID_ARGUMENT (a malformed queue name; max_messages,
 	// visibility_timeout or wait_time out of bounds), QUEUE_NOT_FOUND (also
 	// when the queue is deleted during the wait), TOO_MANY_IN_FLIGHT (the
@@ -517,7 +527,9 @@ type QueueServiceServer interface {
 	// (typed_attributes["<name>"].string_value or .binary_value), a delay
 	// past the queue's retention), QUEUE_NOT_FOUND, MESSAGE_TOO_LARGE (body,
 	// attributes and typed attributes over the queue's max_message_bytes),
-	// BROKER_FULL.
+	// BROKER_FULL; on FIFO queues, a delay (INVALID_ARGUMENT on delay: the
+	// queue's delay applies), MESSAGE_GROUP_ID_REQUIRED,
+	// DEDUPLICATION_ID_REQUIRED; on standard queues, NOT_A_FIFO_QUEUE.
 	Send(context.Context, *SendRequest) (*SendResponse, error)
 	// Stores 1 to 100 messages atomically: all of them or none. The first
 	// invalid entry fails the whole call, its field violation naming the
@@ -527,7 +539,10 @@ type QueueServiceServer interface {
 	// an entry's attributes, typed attributes or delay as in Send, e.g.
 	// entries[2].typed_attributes["x"].data_type), QUEUE_NOT_FOUND,
 	// MESSAGE_TOO_LARGE (an entry over max_message_bytes, or more than 4 MiB
-	// of bodies, attributes and typed attributes in all), BROKER_FULL.
+	// of bodies, attributes and typed attributes in all), BROKER_FULL, and
+	// the FIFO reasons of Send. On a FIFO queue, entries that repeat an
+	// earlier entry's deduplication id (or a send's within the window) are
+	// not stored and get the first one's id and sequence number.
 	SendBatch(context.Context, *SendBatchRequest) (*SendBatchResponse, error)
 	// Leases up to max_messages visible messages, oldest ready first (ties in
 	// send order), each hidden until its lease_deadline and counted in its
@@ -540,6 +555,11 @@ type QueueServiceServer interface {
 	// again and the delivery does not count. When the broker shuts down,
 	// waiting Receives return empty. A message that already had every
 	// delivery its redrive_policy allows is dead-lettered instead of returned.
+	// On a FIFO queue, a message is leased only while no message of its group
+	// is leased and every earlier message of its group is gone (deleted or
+	// dead-lettered): a receive takes the first messages of one group, in
+	// order, then of the next group with a visible first message, groups
+	// taking turns so that one busy group does not starve the rest.
 	// Errors: INVALID_ARGUMENT (a malformed queue name; max_messages,
 	// visibility_timeout or wait_time out of bounds), QUEUE_NOT_FOUND (also
 	// when the queue is deleted during the wait), TOO_MANY_IN_FLIGHT (the

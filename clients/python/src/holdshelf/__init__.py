@@ -12,13 +12,13 @@ from holdshelf.handler_context import HandlerContext
 from holdshelf.heartbeat_stream import HeartbeatStream
 from holdshelf.retry_later import RetryLater
 from holdshelf.values import (
-    EntryError, EntryResult, LeaseRenewal, LeaseState, Queue, QueueConfig, QueuePage, QueueStats,
-    ReceivedMessage, RedrivePolicy, RetryPolicy, SendBatchEntry,
+    DeduplicationScope, EntryError, EntryResult, LeaseRenewal, LeaseState, Queue, QueueConfig, QueuePage, QueueStats,
+    ReceivedMessage, RedrivePolicy, RetryPolicy, SendBatchEntry, SendResult,
 )
 
 __all__ = [
     "Client", "PendingReceive", "Consumer", "Handler", "HandlerContext", "HeartbeatStream", "RetryLater",
     "HoldshelfError", "LeaseLostError", "FieldViolation",
-    "EntryError", "EntryResult", "LeaseRenewal", "LeaseState", "Queue", "QueueConfig", "QueuePage",
-    "QueueStats", "ReceivedMessage", "RedrivePolicy", "RetryPolicy", "SendBatchEntry",
+    "DeduplicationScope", "EntryError", "EntryResult", "LeaseRenewal", "LeaseState", "Queue", "QueueConfig",
+    "QueuePage", "QueueStats", "ReceivedMessage", "RedrivePolicy", "RetryPolicy", "SendBatchEntry", "SendResult",
 ]

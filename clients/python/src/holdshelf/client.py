@@ -11,12 +11,13 @@ import grpc
 from holdshelf._wire import QueueServiceStub, service_pb2
 from holdshelf.convert import (
     batch_entry_to_wire, body_bytes, config_to_wire, entry_result_from_wire, message_from_wire, queue_from_wire,
+    send_results,
 )
 from holdshelf.credentials import bearer_metadata, channel_credentials
 from holdshelf.durations import Seconds, from_timestamp, to_duration
 from holdshelf.errors import HoldshelfError
 from holdshelf.heartbeat_stream import HeartbeatStream
-from holdshelf.values import EntryResult, Queue, QueueConfig, QueuePage, ReceivedMessage, SendBatchEntry
+from holdshelf.values import EntryResult, Queue, QueueConfig, QueuePage, ReceivedMessage, SendBatchEntry, SendResult
 # gRPC's reconnect backoff starts at 1 s and grows to 120 s, so a Consumer
 # whose broker restarted could wait minutes to reach it again while its
 # leases run out; these cap it at 5 s.
@@ -97,19 +98,48 @@ class Client:
         return self._call(self._stub.PurgeQueue, service_pb2.PurgeQueueRequest(name=name), timeout).purged_count
 
     def send(self, queue: str, body: bytes | str, *, attributes: dict[str, str] | None = None,
-             delay: Seconds | None = None, timeout: float | None = None) -> str:
-        """Stores one message (text as UTF-8); returns its id. delay None means the queue's."""
-        request = service_pb2.SendRequest(queue=queue, body=body_bytes(body), attributes=attributes or {})
+             delay: Seconds | None = None, message_group_id: str | None = None,
+             deduplication_id: str | None = None, timeout: float | None = None) -> str:
+        """Stores one message (text as UTF-8); returns its id. delay None means the queue's.
+
+        On a FIFO queue, message_group_id is required (a group's messages are
+        delivered in send order), and so is deduplication_id unless the queue
+        has content_based_deduplication; a send that repeats a deduplication
+        id within five minutes stores nothing and returns the first send's
+        id. A FIFO queue refuses a delay; a standard queue refuses both ids
+        (NOT_A_FIFO_QUEUE). send_with_result also returns the sequence number.
+        """
+        return self.send_with_result(queue, body, attributes=attributes, delay=delay, message_group_id=message_group_id,
+                                     deduplication_id=deduplication_id, timeout=timeout).message_id
+
+    def send_with_result(self, queue: str, body: bytes | str, *, attributes: dict[str, str] | None = None,
+                         delay: Seconds | None = None, message_group_id: str | None = None,
+                         deduplication_id: str | None = None, timeout: float | None = None) -> SendResult:
+        """As send, returning the id and, on a FIFO queue, the sequence number (a duplicate's: the first send's)."""
+        request = service_pb2.SendRequest(queue=queue, body=body_bytes(body), attributes=attributes or {},
+                                          message_group_id=message_group_id or "",
+                                          deduplication_id=deduplication_id or "")
         if delay is not None:
             request.delay.CopyFrom(to_duration(delay))
-        return self._call(self._stub.Send, request, timeout).message_id
+        response = self._call(self._stub.Send, request, timeout)
+        return SendResult(response.message_id, response.sequence_number)
 
     def send_batch(self, queue: str, entries: Sequence[SendBatchEntry | bytes | str], *,
                    timeout: float | None = None) -> list[str]:
         """Stores 1 to 100 messages atomically; returns their ids in entry order."""
+        return [result.message_id for result in self.send_batch_with_results(queue, entries, timeout=timeout)]
+
+    def send_batch_with_results(self, queue: str, entries: Sequence[SendBatchEntry | bytes | str], *,
+                                timeout: float | None = None) -> list[SendResult]:
+        """As send_batch, returning ids and, on a FIFO queue, sequence numbers, in entry order.
+
+        A FIFO entry that repeats an earlier deduplication id (of this batch,
+        or of a send within five minutes) is not stored and gets the first one's.
+        """
         wire = [batch_entry_to_wire(e if isinstance(e, SendBatchEntry) else SendBatchEntry(e)) for e in entries]
         request = service_pb2.SendBatchRequest(queue=queue, entries=wire)
-        return list(self._call(self._stub.SendBatch, request, timeout).message_ids)
+        response = self._call(self._stub.SendBatch, request, timeout)
+        return send_results(response.message_ids, response.sequence_numbers)
 
     def receive(self, queue: str, *, max_messages: int = 0, visibility_timeout: Seconds | None = None,
                 wait_time: Seconds | None = None, timeout: float | None = None) -> list[ReceivedMessage]:

@@ -7,6 +7,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 from queue import SimpleQueue
 
 import grpc
@@ -50,11 +51,29 @@ def _log_error(error: BaseException, message: ReceivedMessage | None) -> None:
 
 
 class _Job:
-    def __init__(self, message: ReceivedMessage, lease: HeldLease, context: HandlerContext) -> None:
+    def __init__(self, message: ReceivedMessage, keeper: LeaseKeeper, received_at: float,
+                 previous: Future[bool] | None) -> None:
         self.message = message
-        self.lease = lease
-        self.context = context
+        self.context = HandlerContext(message)
         self.abandoned = False  # stop() gave the message back: the handler's outcome is ignored
+        self.deleted = False
+        # Resolves once the message is settled: whether it was deleted.
+        self.outcome: Future[bool] = Future()
+        # FIFO queues: the outcome of the message received before this one in
+        # the same receive and group (None for the first, and on a standard
+        # queue), and an event set once that one is settled or this lease is
+        # lost or given back, whichever comes first (see Consumer._take_turn).
+        self.previous = previous
+        self.turn = threading.Event()
+        if previous is not None:
+            previous.add_done_callback(lambda _: self.turn.set())
+        self.lease: HeldLease = keeper.hold(message.receipt_handle, received_at, self.cancel)
+        self.context._lease = self.lease
+
+    def cancel(self, why: LeaseLostError) -> None:
+        """The lease is lost, or stop() gave the message back: the handler hears it, and a wait for its turn ends."""
+        self.context._cancel(why)
+        self.turn.set()
 
 
 class Consumer:
@@ -62,7 +81,11 @@ class Consumer:
 
     - At most `concurrency` handlers run at once, each on a thread of the
       Consumer's pool, and at most that many messages are leased: a receive
-      asks only for free slots.
+      asks only for free slots. On a FIFO queue they serve different message
+      groups: one group's messages are handled one at a time, in send order,
+      even when one receive leases several of them (they wait their turn,
+      leased, in a slot); one that follows a message not deleted (its handler
+      failed, its lease was lost) is released instead, to come back behind it.
     - Every lease rides one Heartbeat stream opened with
       release_on_disconnect: named on it as soon as it is received, renewed
       every third of the lease (less up to 20% jitter). If this process
@@ -239,8 +262,13 @@ class Consumer:
                 # The answer beat the cancellation: these were never worked on.
                 self._give_back(messages)
                 return
+            # A FIFO group's messages come in order, and each waits for the one before it (see _take_turn).
+            last_of_group: dict[str, Future[bool]] = {}
             for message in messages:
-                self._start(message, keeper, received_at)
+                group = message.message_group_id
+                outcome = self._start(message, keeper, received_at, last_of_group.get(group) if group else None)
+                if group:
+                    last_of_group[group] = outcome
 
     def _lease_seconds(self) -> float | None:
         """The lease length renewals are paced by: the option, or the queue's (maybe 0); None if stopped first."""
@@ -258,13 +286,14 @@ class Consumer:
             return seconds_of(found.config.visibility_timeout or 0)
         return None
 
-    def _start(self, message: ReceivedMessage, keeper: LeaseKeeper, received_at: float) -> None:
-        context = HandlerContext(message)
-        lease = context._lease = keeper.hold(message.receipt_handle, received_at, context._cancel)
-        job = _Job(message, lease, context)
+    def _start(self, message: ReceivedMessage, keeper: LeaseKeeper, received_at: float,
+               previous: Future[bool] | None) -> Future[bool]:
+        """Queues a message's job, after `previous` in its FIFO group; returns its outcome."""
+        job = _Job(message, keeper, received_at, previous)
         with self._cv:
             self._jobs.add(job)
         self._work_queue.put(job)
+        return job.outcome
 
     def _work_loop(self) -> None:
         while (job := self._work_queue.get()) is not None:
@@ -274,9 +303,35 @@ class Consumer:
                 with self._cv:
                     self._jobs.discard(job)
                     self._cv.notify_all()
+                job.outcome.set_result(job.deleted)
+
+    def _take_turn(self, job: _Job) -> bool:
+        """Waits for the message before this one in its FIFO group to be settled; True if this one may be handled.
+
+        If that one was not deleted, it is still in the queue, and this one,
+        handled now, would overtake it: it is released instead, to come
+        again behind it. A job waits on a pool thread of its own without
+        blocking the one it waits for, which was queued, and so taken, first.
+        """
+        if job.previous is None:
+            return True
+        job.turn.wait()
+        with self._cv:
+            abandoned = job.abandoned
+        if abandoned or job.context.cancelled.is_set():
+            return False  # lost or given back meanwhile: someone else may have it now
+        if job.previous.result():
+            return True
+        try:
+            job.lease.release(0).result()
+        except Exception as error:
+            self._report(error, job.message)
+        return False
 
     def _work(self, job: _Job) -> None:
         """Runs the handler, then deletes the message or releases it."""
+        if not self._take_turn(job):
+            return
         failure: BaseException | None = None
         try:
             self._handler(job.message, job.context)
@@ -312,6 +367,7 @@ class Consumer:
                     # Tried even after the lease was lost: if nobody received the
                     # message since, the finished work is not done again.
                     self._client.delete(self.queue, job.message.receipt_handle, timeout=DELETE_TIMEOUT_SECONDS)
+                    job.deleted = True
                     return
                 except HoldshelfError as error:
                     if error.code not in _TRANSIENT_CODES or job.context.cancelled.is_set():
@@ -338,7 +394,7 @@ class Consumer:
         releases = []
         for job in unfinished:
             # Cancelled before released: the handler hears of the loss before its message can go to another worker.
-            job.context._cancel(LeaseLostError(job.message.receipt_handle, "RELEASED"))
+            job.cancel(LeaseLostError(job.message.receipt_handle, "RELEASED"))
             releases.append((job, job.lease.release(0)))
         # Settles every release: answered, or failed as unsent once its timeout ran out.
         keeper.close(CLOSE_TIMEOUT_SECONDS)

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from holdshelf._wire import message_pb2, queue_pb2, service_pb2
 from holdshelf.durations import Seconds, from_duration, from_timestamp, to_duration
 from holdshelf.values import (
-    EntryError, EntryResult, LeaseRenewal, LeaseState, Queue, QueueConfig, QueueStats, ReceivedMessage,
-    RedrivePolicy, RetryPolicy, SendBatchEntry,
+    DeduplicationScope, EntryError, EntryResult, LeaseRenewal, LeaseState, Queue, QueueConfig, QueueStats,
+    ReceivedMessage, RedrivePolicy, RetryPolicy, SendBatchEntry, SendResult,
 )
 
 _CONFIG_DURATIONS = ("visibility_timeout", "delay", "retention", "receive_wait_time", "max_lease_duration")
+_SCOPES: dict[str, int] = {
+    "queue": queue_pb2.DEDUPLICATION_SCOPE_QUEUE,
+    "message_group": queue_pb2.DEDUPLICATION_SCOPE_MESSAGE_GROUP,
+}
 
 
 def body_bytes(body: bytes | str) -> bytes:
@@ -24,6 +30,9 @@ def config_to_wire(config: QueueConfig | None) -> queue_pb2.QueueConfig | None:
     wire = queue_pb2.QueueConfig(
         max_message_bytes=config.max_message_bytes or 0,
         max_in_flight=config.max_in_flight or 0,
+        fifo=config.fifo,
+        content_based_deduplication=config.content_based_deduplication,
+        deduplication_scope=scope_to_wire(config.deduplication_scope),
     )
     for name in _CONFIG_DURATIONS:
         value: Seconds | None = getattr(config, name)
@@ -48,7 +57,25 @@ def config_from_wire(wire: queue_pb2.QueueConfig) -> QueueConfig:
         max_in_flight=wire.max_in_flight,
         redrive_policy=None if redrive is None else RedrivePolicy(redrive.dead_letter_queue, redrive.max_receive_count),
         retry_policy=None if retry is None else RetryPolicy(from_duration(retry.min_backoff), from_duration(retry.max_backoff)),
+        fifo=wire.fifo,
+        content_based_deduplication=wire.content_based_deduplication,
+        deduplication_scope=scope_from_wire(wire.deduplication_scope) if wire.fifo else None,
     )
+
+
+def scope_to_wire(scope: DeduplicationScope | None) -> int:
+    """A deduplication scope as its proto number; None leaves it unset (the queue)."""
+    if scope is None:
+        return queue_pb2.DEDUPLICATION_SCOPE_UNSPECIFIED
+    if scope not in _SCOPES:
+        # Sent unset, a typo would quietly mean "queue".
+        raise ValueError(f'deduplication_scope must be "queue" or "message_group", not {scope!r}')
+    return _SCOPES[scope]
+
+
+def scope_from_wire(number: int) -> DeduplicationScope:
+    """A FIFO queue's scope as the broker returned it; unset means the queue."""
+    return "message_group" if number == queue_pb2.DEDUPLICATION_SCOPE_MESSAGE_GROUP else "queue"
 
 
 def queue_from_wire(wire: queue_pb2.Queue) -> Queue:
@@ -82,15 +109,26 @@ def message_from_wire(wire: message_pb2.ReceivedMessage) -> ReceivedMessage:
         checkpoint=wire.checkpoint if wire.HasField("checkpoint") else None,
         dead_letter_source_queue=wire.dead_letter_source_queue,
         dead_letter_reason=wire.dead_letter_reason,
+        message_group_id=wire.message_group_id,
+        sequence_number=wire.sequence_number,
+        deduplication_id=wire.deduplication_id,
     )
 
 
 def batch_entry_to_wire(entry: SendBatchEntry) -> message_pb2.SendBatchEntry:
-    """One SendBatch entry; delay None leaves it unset (the queue's)."""
-    wire = message_pb2.SendBatchEntry(body=body_bytes(entry.body), attributes=entry.attributes)
+    """One SendBatch entry; delay None leaves it unset (the queue's), as do None FIFO ids."""
+    wire = message_pb2.SendBatchEntry(
+        body=body_bytes(entry.body), attributes=entry.attributes,
+        message_group_id=entry.message_group_id or "", deduplication_id=entry.deduplication_id or "")
     if entry.delay is not None:
         wire.delay.CopyFrom(to_duration(entry.delay))
     return wire
+
+
+def send_results(message_ids: Sequence[str], sequence_numbers: Sequence[str]) -> list[SendResult]:
+    """A send's ids paired with their sequence numbers, which only a FIFO queue's answer carries."""
+    return [SendResult(message_id, sequence_numbers[i] if i < len(sequence_numbers) else "")
+            for i, message_id in enumerate(message_ids)]
 
 
 def entry_result_from_wire(wire: message_pb2.EntryResult) -> EntryResult:

@@ -23,10 +23,13 @@ class FieldViolation:
 class HoldshelfError(Exception):
     """A failed call: the gRPC code, the stable reason, the message and any violated fields.
 
-    Branch on `reason` (e.g. "QUEUE_NOT_FOUND"): reasons never change between
-    versions, messages may. `reason` is "" when the status came from the gRPC
-    layer rather than from holdshelf (UNAVAILABLE for an unreachable broker,
-    DEADLINE_EXCEEDED, CANCELLED, ...).
+    Branch on `reason` (e.g. "QUEUE_NOT_FOUND"; a send to a FIFO queue
+    without a group, "MESSAGE_GROUP_ID_REQUIRED", or without a deduplication
+    id, "DEDUPLICATION_ID_REQUIRED"; FIFO ids sent to a standard queue,
+    "NOT_A_FIFO_QUEUE"): reasons never change between versions, messages may.
+    `reason` is "" when the status came from the gRPC layer rather than from
+    holdshelf (UNAVAILABLE for an unreachable broker, DEADLINE_EXCEEDED,
+    CANCELLED, ...).
     """
 
     def __init__(self, code: grpc.StatusCode, reason: str, message: str,

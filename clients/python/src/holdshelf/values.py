@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Literal
 
 from holdshelf.durations import Seconds
 
@@ -30,9 +31,20 @@ class RetryPolicy:
     max_backoff: float = 0.0
 
 
+DeduplicationScope = Literal["queue", "message_group"]
+"""Where a FIFO queue compares deduplication ids: the whole queue, or each message group."""
+
+
 @dataclass(frozen=True)
 class QueueConfig:
-    """A queue's configuration; see proto/holdshelf/v1/queue.proto for bounds and defaults."""
+    """A queue's configuration; see proto/holdshelf/v1/queue.proto for bounds and defaults.
+
+    fifo makes a FIFO queue (docs/fifo.md): every send names a
+    message_group_id, and each group's messages are delivered one lease at a
+    time, in send order. It is set at creation only: update_queue must repeat
+    it. content_based_deduplication and deduplication_scope (None: "queue")
+    are for FIFO queues only; a standard queue read back has scope None.
+    """
 
     visibility_timeout: Seconds | None = None
     delay: Seconds | None = None
@@ -43,6 +55,9 @@ class QueueConfig:
     max_lease_duration: Seconds | None = None
     redrive_policy: RedrivePolicy | None = None
     retry_policy: RetryPolicy | None = None
+    fifo: bool = False
+    content_based_deduplication: bool = False
+    deduplication_scope: DeduplicationScope | None = None
 
 
 @dataclass(frozen=True)
@@ -76,7 +91,14 @@ class QueuePage:
 
 @dataclass(frozen=True)
 class ReceivedMessage:
-    """One delivery of a message; its receipt_handle names this delivery's lease."""
+    """One delivery of a message; its receipt_handle names this delivery's lease.
+
+    On a FIFO queue, message_group_id is the group as sent, sequence_number
+    the number send returned (a dead-letter move or a redrive gives a new
+    one), deduplication_id the id the send was checked against (the body's
+    SHA-256 in hex under content-based deduplication, the message id after a
+    dead-letter move); all three are "" on a standard queue.
+    """
 
     message_id: str
     receipt_handle: str
@@ -89,15 +111,36 @@ class ReceivedMessage:
     checkpoint: bytes | None
     dead_letter_source_queue: str
     dead_letter_reason: str
+    message_group_id: str = ""
+    sequence_number: str = ""
+    deduplication_id: str = ""
 
 
 @dataclass(frozen=True)
 class SendBatchEntry:
-    """One message of send_batch; delay None means the queue's."""
+    """One message of send_batch; delay None means the queue's (a FIFO queue refuses one).
+
+    message_group_id and deduplication_id are for FIFO queues, as in Client.send.
+    """
 
     body: bytes | str
     attributes: dict[str, str] = field(default_factory=dict)
     delay: Seconds | None = None
+    message_group_id: str | None = None
+    deduplication_id: str | None = None
+
+
+@dataclass(frozen=True)
+class SendResult:
+    """What a send stored or, for a FIFO queue's duplicate, found already stored.
+
+    sequence_number is a FIFO message's number in its queue: 20 decimal
+    digits, so that comparing the strings compares the numbers; increasing in
+    send order, not consecutive. "" on a standard queue.
+    """
+
+    message_id: str
+    sequence_number: str = ""
 
 
 @dataclass(frozen=True)
