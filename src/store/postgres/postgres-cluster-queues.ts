@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
 import type { ClusterQueues } from "../../broker/cluster-queues.js";
+import { decodeQueueRecord } from "../value-codecs.js";
 import { postgresUnavailable } from "./postgres-unavailable.js";
 
 // The owner takes its inbox in within milliseconds of the commit's notification; a shard with no
@@ -27,6 +28,12 @@ export class PostgresClusterQueues implements ClusterQueues {
   async existsElsewhere(name: string): Promise<boolean> {
     const { rows } = await this.query<{ shard: number }>("SELECT shard FROM holdshelf_queues WHERE name = $1", [name]);
     return rows.length > 0 && !this.serves(rows[0]!.shard);
+  }
+
+  async fifoElsewhere(name: string): Promise<boolean | undefined> {
+    const { rows } = await this.query<{ shard: number; record: Buffer }>("SELECT shard, record FROM holdshelf_queues WHERE name = $1", [name]);
+    if (rows.length === 0 || this.serves(rows[0]!.shard)) return undefined;
+    return decodeQueueRecord(rows[0]!.record).config.fifo !== undefined;
   }
 
   async deadLetterSourcesElsewhere(name: string): Promise<string[]> {
