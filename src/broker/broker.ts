@@ -542,7 +542,14 @@ export class Broker {
     const now = this.settings.clock.now();
     const intake = intakeMessages(queue, messages, batchField, now);
     const { stored, ops, results, firstSends } = queue.fifo ? fifoSends(queue, intake, now) : standardSends(intake);
-    const release = this.memory.storedBudget.reserve(stored.length);
+    let release: () => void;
+    try {
+      release = this.memory.storedBudget.reserve(stored.length);
+    } catch (error) {
+      // Refused before anything was written (BROKER_FULL): the ids this send remembered must not answer its retry.
+      firstSends?.abandon();
+      throw error;
+    }
     try {
       const written = this.memory.store.commit(ops);
       await (firstSends === undefined ? written : firstSends.awaitWritten(written));

@@ -26,6 +26,9 @@ type Arrived = (queue: QueueState) => void;
  * later delivery); its retention counts from its arrival.
  */
 export class DeadLetters {
+  /** The last dead-letter move of each FIFO queue with one under way, for the next to wait on. */
+  private readonly fifoMoves = new Map<QueueState, Promise<void>>();
+
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
@@ -43,6 +46,23 @@ export class DeadLetters {
    * change), the messages go back where they were.
    */
   async deadLetter(source: QueueState, messages: readonly LiveMessage[]): Promise<void> {
+    if (!source.fifo) return this.moveSpent(source, messages);
+    // A FIFO queue's moves run one after another, in the order their messages
+    // were set aside (each group's in order): each takes its sequence numbers
+    // in the dead-letter queue after its awaits, where a slow read would let
+    // a later move overtake it.
+    const previous = this.fifoMoves.get(source) ?? Promise.resolve();
+    const run = previous.then(() => this.moveSpent(source, messages));
+    const tail = run.catch(() => undefined);
+    this.fifoMoves.set(source, tail);
+    void tail.then(() => {
+      if (this.fifoMoves.get(source) === tail) this.fifoMoves.delete(source);
+    });
+    return run;
+  }
+
+  /** deadLetter's move, for one batch of spent messages. */
+  private async moveSpent(source: QueueState, messages: readonly LiveMessage[]): Promise<void> {
     const target = await this.find(source.record.config.redrivePolicy?.deadLetterQueue ?? "");
     if (target === undefined) {
       source.putBack(messages, this.clock.now());
@@ -97,12 +117,22 @@ export class DeadLetters {
       const started = this.clock.now();
       const batch: LiveMessage[] = [];
       const want = Math.min(redriveBatch, maxMessages - moved, maxPerSecond || redriveBatch);
+      // A FIFO queue gives its groups in turn, not in arrival order: a group
+      // whose next message came after the start is set aside for this batch
+      // (taken, then put back as it was) while the other groups still move.
+      const later: LiveMessage[] = [];
       for (let next = deadLetterQueue.nextVisible(); next !== undefined && batch.length < want; next = deadLetterQueue.nextVisible()) {
         // Only what was visible when the redrive began: not messages dead-lettered since.
-        if (next.enqueuedAt > now) break;
+        if (next.enqueuedAt > now) {
+          if (!deadLetterQueue.fifo) break;
+          deadLetterQueue.take(next);
+          later.push(next);
+          continue;
+        }
         deadLetterQueue.remove(next);
         batch.push(next);
       }
+      for (const message of later) deadLetterQueue.untake(message, this.clock.now());
       if (batch.length === 0) break;
       const movedBefore = moved;
       const unmoved = new Set(batch);

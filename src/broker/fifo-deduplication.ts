@@ -33,10 +33,15 @@ export class FifoDeduplication {
     return scope === "queue" ? deduplicationId : `${group} ${deduplicationId}`;
   }
 
-  /** Takes up the records a store loaded, but the ones already expired. */
-  load(records: readonly StoredDeduplication[], now: number): void {
-    const live = records.filter((record) => record.expiresAt > now).sort((a, b) => a.expiresAt - b.expiresAt);
-    for (const { key, messageId, sequence, expiresAt } of live) this.firstSends.set(key, { messageId, sequence, expiresAt, written: undefined });
+  /**
+   * Takes up the records a store loaded, in expiry order. Those already
+   * expired (while the broker was down, or whose removal a shutdown cut off)
+   * are taken up too: `find` ignores them, and the next `expire` removes
+   * them from the store, which nothing else would.
+   */
+  load(records: readonly StoredDeduplication[]): void {
+    const sorted = [...records].sort((a, b) => a.expiresAt - b.expiresAt);
+    for (const { key, messageId, sequence, expiresAt } of sorted) this.firstSends.set(key, { messageId, sequence, expiresAt, written: undefined });
   }
 
   /** The first send of a key, while its window lasts. */

@@ -19,6 +19,9 @@ import { noSlot } from "./message-table.js";
  * ring is checked lazily when read, so every change costs O(1) whatever the
  * number of groups.
  */
+/** A drained queue keeps per-slot columns up to this many slots (MessageTable keeps its own alike). */
+const keptSlots = 1024;
+
 export class FifoGroups {
   /** Per slot: the next and previous message of its group (noSlot at the ends). */
   private next = new Int32Array(0);
@@ -76,7 +79,8 @@ export class FifoGroups {
     } else {
       this.touch(group);
     }
-    if (--this.held === 0) this.clear(); // gives the columns of a drained backlog back
+    // A drained backlog gives its columns back; a queue that empties often but stays small keeps them.
+    if (--this.held === 0 && this.next.length > keptSlots) this.clear();
   }
 
   /** A slot was placed in a heap (QueueState.place), leased or not. */
@@ -165,7 +169,8 @@ export class FifoGroups {
 
   private reserveSlot(slot: number): void {
     if (slot < this.next.length) return;
-    const length = Math.max(16, this.table.length, slot + 1);
+    // Doubling, so that building a backlog of n messages copies O(n) in all.
+    const length = Math.max(16, slot + 1, this.next.length * 2);
     this.next = copied(this.next, new Int32Array(length));
     this.previous = copied(this.previous, new Int32Array(length));
   }

@@ -79,7 +79,7 @@ export class QueueState {
     const { table } = queue;
     if (queue.groups !== undefined) queue.attachInSequenceOrder();
     if (queue.deduplication !== undefined) {
-      queue.deduplication.load(deduplications, now);
+      queue.deduplication.load(deduplications);
       for (const record of deduplications) queue.noteSequence(record.sequence);
     }
     for (let slot = 0; slot < table.length; slot++) if (table.inUse(slot)) queue.place(slot, now);
@@ -203,6 +203,11 @@ export class QueueState {
     const slot = this.slotOf(message);
     this.groups?.take(slot);
     this.unplace(slot);
+  }
+
+  /** Puts a message `take` took back where it was, unchanged (nothing was written for it). */
+  untake(message: LiveMessage, now: number): void {
+    this.place(this.slotOf(message), now);
   }
 
   /**

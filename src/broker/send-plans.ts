@@ -66,6 +66,9 @@ export function fifoSends(queue: QueueState, intake: PutMessage[], now: number):
     ops,
     results,
     firstSends: {
+      abandon() {
+        deduplication.forget(newKeys, storedIds);
+      },
       async awaitWritten(written) {
         deduplication.writing(newKeys, written);
         try {
@@ -85,4 +88,6 @@ export function fifoSends(queue: QueueState, intake: PutMessage[], now: number):
 /** Waits for a FIFO send's own write and for the writes of the first sends it repeats. */
 export interface FirstSendWrites {
   awaitWritten(written: Promise<void>): Promise<void>;
+  /** Forgets the ids this send remembered, when it is refused before its write starts. */
+  abandon(): void;
 }
