@@ -442,12 +442,22 @@ export class Broker {
   takeArrivals(arrivals: readonly Arrival[]): void {
     const now = this.settings.clock.now();
     const touched = new Set<QueueState>();
+    const renumbered: StoreOp[] = [];
     for (const { queue: name, dataId, entry } of arrivals) {
       const queue = this.memory.registry.find(name);
       if (queue === undefined || queue.record.dataId !== dataId || queue.get(entry.id) !== undefined) continue;
-      queue.add(entry, now);
+      // A FIFO message numbered by the sending broker's clock (crossShardSequence)
+      // may number below messages already here: it arrives last, so it is
+      // renumbered after them, here and on disk, rather than slotted in ahead.
+      let arrival = entry;
+      if (queue.fifo && entry.group !== undefined && (entry.sequence ?? 0) <= queue.lastSequenceNumber) {
+        arrival = { ...entry, sequence: queue.nextSequence(now) };
+        renumbered.push({ kind: "reschedule", dataId, fromReadyAt: entry.readyAt, entry: arrival });
+      }
+      queue.add(arrival, now);
       touched.add(queue);
     }
+    if (renumbered.length > 0) this.memory.background.start(this.memory.store.commit(renumbered));
     for (const queue of touched) this.memory.maintenance.advance(queue);
   }
 

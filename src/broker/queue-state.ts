@@ -103,6 +103,11 @@ export class QueueState {
     return this.lastSequence;
   }
 
+  /** A FIFO queue's last sequence number handed out or taken in. */
+  get lastSequenceNumber(): number {
+    return this.lastSequence;
+  }
+
   /** Raises the last sequence number to one seen elsewhere (a deduplication record loaded at start). */
   private noteSequence(sequence: number): void {
     this.lastSequence = Math.max(this.lastSequence, sequence);

@@ -43,6 +43,37 @@ describe("FIFO queues at their edges", () => {
     expect(left.map((delivery) => text(delivery.body))).toEqual(["g2-new"]);
   });
 
+  it("puts a message another broker moved in, numbered by a clock behind this one's, last in its group, also after a restart", async () => {
+    await h.broker.createQueue("f.fifo", { fifo: true });
+    await sendTo(h.broker, "f.fifo", "g", "here-1");
+    await sendTo(h.broker, "f.fifo", "g", "here-2");
+    const { dataId } = (await h.store.load()).queues.find((queue) => queue.record.name === "f.fifo")!.record;
+    const now = h.clock.now();
+    const entry: ScheduleEntry = {
+      id: "0".repeat(31) + "1",
+      readyAt: now,
+      leased: false,
+      receiveCount: 0,
+      epoch: 0,
+      sendTime: now,
+      enqueuedAt: now,
+      firstReceiveAt: 0,
+      leaseStart: 0,
+      size: 7,
+      hasCheckpoint: false,
+      group: "g",
+      sequence: 1, // the sending broker's clock was far behind
+    };
+    // As the cluster's inbox does: stored first, then taken in.
+    await h.store.commit([{ kind: "putMessage", dataId, entry, content: { body: body("arrived"), attributes: {}, typedAttributes: {} } }]);
+    h.broker.takeArrivals([{ queue: "f.fifo", dataId, entry }]);
+    await h.broker.settled();
+    const order = async () => (await h.broker.receive("f.fifo", { maxMessages: 10, visibilityTimeoutMs: 0 })).map((d) => text(d.body));
+    expect(await order()).toEqual(["here-1", "here-2", "arrived"]);
+    await h.restart();
+    expect(await order()).toEqual(["here-1", "here-2", "arrived"]);
+  });
+
   it("forgets, in the store too, deduplication records whose window ended while the broker was down", async () => {
     await h.broker.createQueue("q.fifo", { fifo: true });
     await sendTo(h.broker, "q.fifo", "g", "x", "d1");
