@@ -1,10 +1,12 @@
 import { parseArgs } from "node:util";
 import { durationFromMs, timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { MessageState } from "../../gen/holdshelf/v1/message_pb.js";
+import { DeduplicationScope, type QueueConfig } from "../../gen/holdshelf/v1/queue_pb.js";
 import { MessageMoveTaskStatus } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../client/rpc-client.js";
 import { loadClientCredentials } from "../client/load-client-credentials.js";
 import { parseDurationFlag } from "./duration-flag.js";
+import { fifoConfigFlags, fifoConfigFromFlags, fifoSendFlags, fifoSendFromFlags } from "./fifo-flags.js";
 import { UsageError } from "./usage-error.js";
 
 /** The address client commands call, unless --address or HOLDSHELF_ADDRESS says otherwise. */
@@ -37,6 +39,8 @@ export async function clientCommand(
     options: {
       address: { type: "string", default: env.HOLDSHELF_ADDRESS ?? defaultAddress },
       ...configFlags,
+      ...fifoConfigFlags,
+      ...fifoSendFlags,
       attribute: { type: "string", multiple: true, default: [] },
       max: { type: "string" },
       wait: { type: "string" },
@@ -92,6 +96,7 @@ export async function clientCommand(
     ...(values["min-backoff"] === undefined && values["max-backoff"] === undefined
       ? {}
       : { retryPolicy: { minBackoff: duration("min-backoff"), maxBackoff: duration("max-backoff") } }),
+    ...fifoConfigFromFlags(values),
   });
   try {
     await run(rpc, command, arg, positionals.length, values, config, duration, integer, print);
@@ -108,6 +113,8 @@ async function run(
   argCount: number,
   values: {
     attribute: string[];
+    group: string;
+    "dedup-id": string;
     max?: string | undefined;
     prefix: string;
     to: string;
@@ -159,7 +166,10 @@ async function run(
       );
       const delay = duration("delay");
       const body = Buffer.from(arg(1, "message body"), "utf8");
-      return json(await rpc.send({ queue: arg(0, "queue name"), body, attributes, ...(delay ? { delay } : {}) }));
+      // Prints the message id, and on a FIFO queue its sequence number.
+      return json(
+        await rpc.send({ queue: arg(0, "queue name"), body, attributes, ...(delay ? { delay } : {}), ...fifoSendFromFlags(values) }),
+      );
     }
     case "receive": {
       const visibilityTimeout = duration("visibility-timeout");
@@ -232,12 +242,17 @@ async function run(
 }
 
 // Prints protobuf values readably: Timestamps as ISO dates, Durations as
-// seconds, 64-bit integers as numbers, and no $typeName noise.
+// seconds, 64-bit integers as numbers, a queue's deduplication scope by
+// name, and no $typeName noise.
 function plainJson(key: string, value: unknown): unknown {
   if (key === "$typeName") return undefined;
   if (typeof value === "bigint") return Number(value);
   if (value && typeof value === "object" && "$typeName" in value) {
     const typeName = (value as { $typeName: string }).$typeName;
+    if (typeName === "holdshelf.v1.QueueConfig") {
+      const config = value as unknown as QueueConfig;
+      return { ...config, deduplicationScope: DeduplicationScope[config.deduplicationScope] ?? config.deduplicationScope };
+    }
     if (typeName === "google.protobuf.Timestamp") return new Date(timestampMs(value as Timestamp)).toISOString();
     if (typeName === "google.protobuf.Duration") {
       const { seconds, nanos } = value as unknown as { seconds: bigint; nanos: number };

@@ -22,9 +22,11 @@ const usage = `usage: holdshelf <command> [flags]
   queue create|update NAME [--visibility-timeout 30s] [--delay 0s] [--retention 4d]
         [--max-message-bytes N] [--receive-wait-time 0s] [--max-in-flight N] [--max-lease-duration 12h]
         [--dead-letter-queue Q --max-receive-count N] [--min-backoff 1s --max-backoff 5m]
+        [--fifo [--content-based-deduplication] [--deduplication-scope queue|message-group]]   (fixed at create: update repeats it)
   queue get|delete|purge NAME
   queue list [--prefix P]
   send QUEUE BODY [--attribute key=value]... [--delay 10s]
+        [--group G [--dedup-id D]]   (FIFO queues: prints the sequence number too)
   receive QUEUE [--max N] [--visibility-timeout 30s] [--wait 20s]
   peek QUEUE [--page-size N] [--page-token T] [--all]   (messages oldest first, leasing nothing; needs admin)
   delete QUEUE RECEIPT_HANDLE

@@ -15,6 +15,7 @@ import {
   type LeaseState as WireLeaseState,
   type MessageMoveTask as WireMessageMoveTask,
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
+import { fifoConfigFromWire, fifoConfigToWire, fifoFieldsFromWire, fifoSendToWire } from "./fifo-convert.js";
 import { RpcError } from "./rpc-error.js";
 import type {
   EntryResult,
@@ -27,6 +28,7 @@ import type {
   Queue,
   QueueConfigInput,
   ReceivedMessage,
+  SendBatchEntry,
   TypedAttribute,
 } from "./types.js";
 
@@ -49,6 +51,7 @@ export function queueConfigToWire(config: QueueConfigInput = {}): MessageInitSha
     maxInFlight: config.maxInFlight ?? 0,
     maxLeaseDuration: duration(config.maxLeaseDurationMs),
     tags: { ...config.tags },
+    ...fifoConfigToWire(config),
     ...(config.redrivePolicy === undefined
       ? {}
       : {
@@ -83,6 +86,7 @@ export function queueFromWire(queue: WireQueue | undefined): Queue {
       maxInFlight: config?.maxInFlight ?? 0,
       maxLeaseDurationMs: ms(config?.maxLeaseDuration),
       tags: { ...config?.tags },
+      ...fifoConfigFromWire(config),
       ...(config?.redrivePolicy === undefined
         ? {}
         : {
@@ -129,6 +133,27 @@ export function typedAttributesToWire(
   );
 }
 
+/** The fields SendRequest and SendBatchEntry share, as the wire takes them. */
+export interface WireSendFields {
+  readonly body: Uint8Array;
+  readonly attributes: Record<string, string>;
+  readonly typedAttributes: Record<string, MessageInitShape<typeof TypedAttributeValueSchema>>;
+  readonly delay?: Duration;
+  readonly messageGroupId: string;
+  readonly deduplicationId: string;
+}
+
+/** A message to send as the wire's SendRequest fields (a queue aside) or SendBatchEntry. */
+export function sendEntryToWire(entry: SendBatchEntry): WireSendFields {
+  return {
+    body: bodyBytes(entry.body),
+    attributes: { ...entry.attributes },
+    typedAttributes: typedAttributesToWire(entry.typedAttributes),
+    ...(entry.delayMs === undefined ? {} : { delay: durationFromMs(entry.delayMs) }),
+    ...fifoSendToWire(entry),
+  };
+}
+
 /** A wire ReceivedMessage as a plain object with Dates. */
 export function messageFromWire(message: WireReceivedMessage): ReceivedMessage {
   return {
@@ -146,6 +171,7 @@ export function messageFromWire(message: WireReceivedMessage): ReceivedMessage {
     ...(message.deadLetterSourceQueue === "" && message.deadLetterReason === ""
       ? {}
       : { deadLetter: { sourceQueue: message.deadLetterSourceQueue, reason: message.deadLetterReason } }),
+    ...fifoFieldsFromWire(message),
   };
 }
 
@@ -166,6 +192,7 @@ export function peekedMessageFromWire(message: WirePeekedMessage): PeekedMessage
     ...(message.deadLetterSourceQueue === "" && message.deadLetterReason === ""
       ? {}
       : { deadLetter: { sourceQueue: message.deadLetterSourceQueue, reason: message.deadLetterReason } }),
+    ...fifoFieldsFromWire(message),
   };
 }
 

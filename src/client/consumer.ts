@@ -33,13 +33,20 @@ export interface HandlerContext {
  * failed delivery: it comes back after the queue's retry backoff (at once
  * without a retry policy; to the dead-letter queue once its redrive
  * policy's receives are spent), or after the error's retryDelayMs when it
- * has one (see RetryLater).
+ * has one (see RetryLater). On a FIFO queue, the later messages of its group
+ * that the same receive leased are then given back unhandled, to come again
+ * behind it, so that the group's order holds.
  */
 export type MessageHandler = (message: ReceivedMessage, context: HandlerContext) => Promise<void> | void;
 
 /** How a Consumer works; every option has a default. */
 export interface ConsumerOptions {
-  /** The most messages worked on, and so leased, at once. Default 1. */
+  /**
+   * The most messages worked on, and so leased, at once. Default 1. On a
+   * FIFO queue it serves different message groups: one group's messages are
+   * handled one at a time, in send order, even when one receive leases
+   * several of them (they wait their turn, leased, in a slot).
+   */
   readonly concurrency?: number | undefined;
   /** Lease length of receives and renewals. Default: the queue's, read when the consumer starts. */
   readonly visibilityTimeoutMs?: number | undefined;
@@ -74,10 +81,16 @@ interface Job {
   /** Aborted only when stop() gives the message back: cancels a delete still being tried. */
   readonly givenBack: AbortController;
   readonly lease: HeldLease;
+  /**
+   * FIFO queues: resolves to whether the message received before this one
+   * in the same receive and group was deleted; undefined for the first of
+   * its group, and on a standard queue.
+   */
+  readonly previousInGroup: Promise<boolean> | undefined;
   /** stop() gave the message back: whatever the handler does now is ignored. */
   abandoned: boolean;
-  /** Resolves when the handler has finished and its message is settled. */
-  done: Promise<void>;
+  /** Resolves when the handler has finished and its message is settled: true if it was deleted. */
+  done: Promise<boolean>;
 }
 
 /**
@@ -173,7 +186,13 @@ export class Consumer {
         await this.giveBack(messages);
         break;
       }
-      for (const message of messages) this.start(message, keeper, receivedAt);
+      // A FIFO group's messages come in order, and each waits for the one before it (see work).
+      const lastOfGroup = new Map<string, Promise<boolean>>();
+      for (const message of messages) {
+        const group = message.messageGroupId;
+        const done = this.start(message, keeper, receivedAt, group === undefined ? undefined : lastOfGroup.get(group));
+        if (group !== undefined) lastOfGroup.set(group, done);
+      }
     }
   }
 
@@ -202,7 +221,13 @@ export class Consumer {
     resolve?.();
   }
 
-  private start(message: ReceivedMessage, keeper: LeaseKeeper, receivedAt: number): void {
+  /** Starts a message's job; returns its `done`. */
+  private start(
+    message: ReceivedMessage,
+    keeper: LeaseKeeper,
+    receivedAt: number,
+    previousInGroup: Promise<boolean> | undefined,
+  ): Promise<boolean> {
     const controller = new AbortController();
     const lease = keeper.hold(message.receiptHandle, receivedAt, (error) => controller.abort(error));
     let lastCheckpoint = message.checkpoint;
@@ -218,34 +243,57 @@ export class Consumer {
         lastCheckpoint = bytes;
       },
     };
-    const job: Job = { message, controller, givenBack: new AbortController(), lease, abandoned: false, done: Promise.resolve() };
+    const job: Job = {
+      message,
+      controller,
+      givenBack: new AbortController(),
+      lease,
+      previousInGroup,
+      abandoned: false,
+      done: Promise.resolve(false),
+    };
     this.jobs.add(job);
     job.done = this.work(job, context).finally(() => {
       this.jobs.delete(job);
       this.wake();
     });
+    return job.done;
   }
 
-  /** Runs the handler, then deletes the message or releases it. */
-  private async work(job: Job, context: HandlerContext): Promise<void> {
+  /** Runs the handler, then deletes the message or releases it; resolves to whether it was deleted. */
+  private async work(job: Job, context: HandlerContext): Promise<boolean> {
     const { message, lease } = job;
+    if (job.previousInGroup !== undefined) {
+      const previousDeleted = await job.previousInGroup;
+      // Given back by stop(), or lost while it waited its turn.
+      if (job.abandoned || job.controller.signal.aborted) return false;
+      if (!previousDeleted || this.stopController.signal.aborted) {
+        // The message before it in its group is still in the queue (its
+        // handler failed, its lease was lost, stop() gave it back): handled
+        // now, this one would overtake it. Given back, it comes again behind
+        // it; and once stop() began, no handler starts (consumer-fifo.test.ts).
+        await lease.release(0).catch((error: unknown) => this.report(error, message));
+        return false;
+      }
+    }
     let failure: { error: unknown } | undefined;
     try {
       await this.handler(message, context);
     } catch (error) {
       failure = { error };
     }
-    if (job.abandoned) return;
+    if (job.abandoned) return false;
     try {
       if (failure === undefined) {
         await this.deleteHandled(job);
-      } else {
-        this.report(failure.error, message);
-        await lease.fail(retryDelayOf(failure.error));
+        return true;
       }
+      this.report(failure.error, message);
+      await lease.fail(retryDelayOf(failure.error));
     } catch (error) {
       this.report(error, message);
     }
+    return false;
   }
 
   /**

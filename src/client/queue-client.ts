@@ -1,15 +1,15 @@
 import { durationFromMs, timestampDate } from "@bufbuild/protobuf/wkt";
 import {
-  bodyBytes,
   entryResultFromWire,
   messageFromWire,
   moveTaskFromWire,
   peekedMessageFromWire,
   queueConfigToWire,
   queueFromWire,
-  typedAttributesToWire,
+  sendEntryToWire,
 } from "./client-convert.js";
 import { Consumer, type ConsumerOptions, type MessageHandler } from "./consumer.js";
+import { sendResult } from "./fifo-convert.js";
 import { HeartbeatStream } from "./heartbeat-stream.js";
 import { createQueueServiceRpc, type QueueServiceRpc, type QueueServiceRpcOptions } from "./rpc-client.js";
 import type {
@@ -29,6 +29,7 @@ import type {
   RedriveOptions,
   SendBatchEntry,
   SendOptions,
+  SendResult,
 } from "./types.js";
 
 /** Options of a QueueClient: how to reach the server. */
@@ -81,30 +82,30 @@ export class QueueClient {
     return Number((await this.rpc.purgeQueue({ name })).purgedCount);
   }
 
-  /** Stores one message; returns its id. */
+  /** Stores one message; returns its id (for a FIFO queue's duplicate, the first send's). See sendWithResult for its sequence number. */
   async send(queue: string, body: MessageBody, options: SendOptions = {}): Promise<string> {
-    const response = await this.rpc.send({
-      queue,
-      body: bodyBytes(body),
-      attributes: { ...options.attributes },
-      typedAttributes: typedAttributesToWire(options.typedAttributes),
-      ...(options.delayMs === undefined ? {} : { delay: durationFromMs(options.delayMs) }),
-    });
-    return response.messageId;
+    return (await this.sendWithResult(queue, body, options)).messageId;
   }
 
-  /** Stores 1 to 100 messages atomically; returns their ids in entry order. */
+  /** Stores one message; returns its id and, on a FIFO queue, its sequence number (a duplicate's: the first send's). */
+  async sendWithResult(queue: string, body: MessageBody, options: SendOptions = {}): Promise<SendResult> {
+    const response = await this.rpc.send({ queue, ...sendEntryToWire({ ...options, body }) });
+    return sendResult(response.messageId, response.sequenceNumber);
+  }
+
+  /** Stores 1 to 100 messages atomically; returns their ids in entry order. See sendBatchWithResults for sequence numbers. */
   async sendBatch(queue: string, entries: readonly SendBatchEntry[]): Promise<string[]> {
-    const response = await this.rpc.sendBatch({
-      queue,
-      entries: entries.map((entry) => ({
-        body: bodyBytes(entry.body),
-        attributes: { ...entry.attributes },
-        typedAttributes: typedAttributesToWire(entry.typedAttributes),
-        ...(entry.delayMs === undefined ? {} : { delay: durationFromMs(entry.delayMs) }),
-      })),
-    });
-    return response.messageIds;
+    return (await this.sendBatchWithResults(queue, entries)).map((result) => result.messageId);
+  }
+
+  /**
+   * Stores 1 to 100 messages atomically; returns their ids and, on a FIFO
+   * queue, sequence numbers, in entry order. A FIFO entry that repeats an
+   * earlier deduplication id is not stored and gets the first one's.
+   */
+  async sendBatchWithResults(queue: string, entries: readonly SendBatchEntry[]): Promise<SendResult[]> {
+    const response = await this.rpc.sendBatch({ queue, entries: entries.map(sendEntryToWire) });
+    return response.messageIds.map((messageId, index) => sendResult(messageId, response.sequenceNumbers[index]));
   }
 
   /** Leases up to maxMessages visible messages, waiting up to waitTimeMs for one; empty if none came. */

@@ -16,7 +16,23 @@ export interface QueueConfig {
   readonly retryPolicy?: RetryPolicy;
   /** Labels the broker keeps but never reads: at most 50, keys 1 to 128 characters, values up to 256; empty when none. */
   readonly tags: Readonly<Record<string, string>>;
+  /**
+   * True for a FIFO queue: every send names a messageGroupId, and each
+   * group's messages are delivered one lease at a time, in send order. Set
+   * at creation only. The three FIFO fields are absent on a standard queue.
+   */
+  readonly fifo?: boolean;
+  /** FIFO queues: a send without a deduplicationId is deduplicated by its body's SHA-256. */
+  readonly contentBasedDeduplication?: boolean;
+  /** FIFO queues: where deduplication ids must be unique within the five-minute window. */
+  readonly deduplicationScope?: DeduplicationScope;
 }
+
+/**
+ * Where a FIFO queue compares deduplication ids: across the whole queue (the
+ * default), or within each message group (SQS's "messageGroup" scope).
+ */
+export type DeduplicationScope = "queue" | "messageGroup";
 
 /**
  * Moves a message to a dead-letter queue when a lease ends without a delete
@@ -42,13 +58,22 @@ export interface RetryPolicy {
 
 /** A queue configuration to create or update a queue with: an unset (or 0) field takes its default. */
 export type QueueConfigInput = {
-  readonly [K in Exclude<keyof QueueConfig, "redrivePolicy" | "retryPolicy" | "tags">]?: number | undefined;
+  readonly [K in Exclude<keyof QueueConfig, "redrivePolicy" | "retryPolicy" | "tags" | FifoSetting>]?: number | undefined;
 } & {
   readonly redrivePolicy?: RedrivePolicy | undefined;
   readonly retryPolicy?: RetryPolicy | undefined;
   /** Unset means none: updateQueue replaces the tags with the rest of the configuration. */
   readonly tags?: Readonly<Record<string, string>> | undefined;
+  /** Creates a FIFO queue. updateQueue must repeat it: changing it fails with INVALID_ARGUMENT on config.fifo. */
+  readonly fifo?: boolean | undefined;
+  /** FIFO queues only. */
+  readonly contentBasedDeduplication?: boolean | undefined;
+  /** FIFO queues only; unset means "queue". */
+  readonly deduplicationScope?: DeduplicationScope | undefined;
 };
+
+/** The settings of QueueConfig that only FIFO queues take. */
+type FifoSetting = "fifo" | "contentBasedDeduplication" | "deduplicationScope";
 
 /** Message counts of a queue, exact at the time of the call. */
 export interface QueueStats {
@@ -106,8 +131,40 @@ export interface SendOptions {
   readonly attributes?: Readonly<Record<string, string>> | undefined;
   /** Typed attributes, each received back with its data type exactly as sent. */
   readonly typedAttributes?: Readonly<Record<string, TypedAttribute>> | undefined;
-  /** Hides the message this long after it is sent; unset means the queue's delay, 0 means none. */
+  /**
+   * Hides the message this long after it is sent; unset means the queue's
+   * delay, 0 means none. A FIFO queue refuses it: only its own delay applies.
+   */
   readonly delayMs?: number | undefined;
+  /**
+   * FIFO queues: the message's group, required there (1 to 128 ASCII
+   * letters, digits and punctuation); a standard queue refuses it with
+   * NOT_A_FIFO_QUEUE. A group's messages are delivered in send order.
+   */
+  readonly messageGroupId?: string | undefined;
+  /**
+   * FIFO queues: a send repeating the id of one in the last five minutes
+   * stores nothing and returns that send's message id and sequence number.
+   * Required unless the queue has contentBasedDeduplication.
+   */
+  readonly deduplicationId?: string | undefined;
+}
+
+/** What a send stored, or, for a FIFO queue's duplicate, found already stored. */
+export interface SendResult {
+  readonly messageId: string;
+  /** FIFO queues: the message's sequence number, 20 decimal digits (text order is numeric order); absent on a standard queue. */
+  readonly sequenceNumber?: string;
+}
+
+/** What a FIFO queue's deliveries and peeks add; each field is absent on a standard queue. */
+export interface FifoFields {
+  /** The message's group, as sent. */
+  readonly messageGroupId?: string;
+  /** Increasing in send order within the queue; 20 digits. A dead-letter move or redrive gives a new one. */
+  readonly sequenceNumber?: string;
+  /** As sent; the body's SHA-256 in hex under content-based deduplication; the message id after a dead-letter move. */
+  readonly deduplicationId?: string;
 }
 
 /** One message of a sendBatch. */
@@ -133,7 +190,7 @@ export interface ReceiveOptions {
 }
 
 /** One delivery of a message. */
-export interface ReceivedMessage {
+export interface ReceivedMessage extends FifoFields {
   readonly messageId: string;
   /** Names this delivery's lease; stops working once the message is received again. */
   readonly receiptHandle: string;
@@ -157,7 +214,7 @@ export interface ReceivedMessage {
 export type MessageState = "VISIBLE" | "IN_FLIGHT" | "DELAYED";
 
 /** A message as peekMessages shows it: read, not delivered, so without a receipt handle. */
-export interface PeekedMessage {
+export interface PeekedMessage extends FifoFields {
   readonly messageId: string;
   readonly body: Uint8Array;
   readonly attributes: Readonly<Record<string, string>>;

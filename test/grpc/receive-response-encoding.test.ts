@@ -37,6 +37,7 @@ function referenceMessage(delivery: Delivery): ReceivedMessage {
         },
       ]),
     ),
+    ...delivery.fifo,
   });
 }
 
@@ -66,6 +67,21 @@ const typedAttributes = fc
   .array(fc.tuple(fc.oneof(text, fc.constantFrom("__proto__", "1", "10", "constructor")), typedAttribute), { maxLength: 5 })
   .map((pairs) => Object.fromEntries(pairs));
 
+// A FIFO queue's ids are ASCII letters, digits and punctuation, 1 to 128 of
+// them (the broker refuses others at send), which the encoder counts on; 128
+// makes a two-byte length. Empty ones (protobuf-es leaves them out) too.
+const fifoId = fc.oneof(
+  fc.constant(""),
+  fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code)), minLength: 1, maxLength: 128 }),
+  fc.constant("x".repeat(128)),
+);
+const fifo = fc.record({
+  messageGroupId: fifoId,
+  sequenceNumber: fc.oneof(fc.constant(""), fc.bigInt({ min: 0n, max: 10n ** 20n - 1n }).map((n) => n.toString().padStart(20, "0"))),
+  // As sent, a body's SHA-256 in hex, or a message id after a dead-letter move.
+  deduplicationId: fc.oneof(fifoId, fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: 64, maxLength: 64 }), fc.uuid()),
+});
+
 const delivery: fc.Arbitrary<Delivery> = fc.record({
   messageId: fc.oneof(fc.uuid(), fc.constant("")),
   receiptHandle: fc.oneof(fc.base64String({ maxLength: 120 }), text),
@@ -78,6 +94,7 @@ const delivery: fc.Arbitrary<Delivery> = fc.record({
   leaseDeadline: epochMs,
   checkpoint: fc.option(bytes(70_000), { nil: undefined }),
   deadLetter: fc.option(fc.record({ sourceQueue: text, reason: text }), { nil: undefined }),
+  fifo: fc.option(fifo, { nil: undefined }),
 });
 
 describe("encodeReceiveResponse", () => {
@@ -109,6 +126,7 @@ describe("encodeReceiveResponse", () => {
       leaseDeadline: 1_767_225_631_999,
       checkpoint: new Uint8Array(0),
       deadLetter: { sourceQueue: "orders", reason: "MAX_RECEIVE_COUNT_EXCEEDED" },
+      fifo: { messageGroupId: "customer-7", sequenceNumber: "00000000000000000042", deduplicationId: "order-9" },
     };
     const [message] = fromBinary(ReceiveResponseSchema, encodeReceiveResponse([sent]).bytes).messages;
     expect(message).toMatchObject({
@@ -121,6 +139,9 @@ describe("encodeReceiveResponse", () => {
       leaseDeadline: { seconds: 1_767_225_631n, nanos: 999_000_000 },
       deadLetterSourceQueue: "orders",
       deadLetterReason: "MAX_RECEIVE_COUNT_EXCEEDED",
+      messageGroupId: "customer-7",
+      sequenceNumber: "00000000000000000042",
+      deduplicationId: "order-9",
     });
     expect(Buffer.from(message!.body).toString()).toBe("héllo");
     // Each value in its own oneof case, empty ones too: "" is a string_value, not unset.

@@ -148,7 +148,19 @@ export function attributeEntries(field: number, damage: Damage): fc.Arbitrary<Ui
   );
 }
 
-/** A QueueConfig body with random limits, durations and policies. */
+/**
+ * A FIFO id field (message_group_id, deduplication_id): unset mostly, else
+ * a usual id, or any text (spaces, non-ASCII, past 128 characters), which
+ * the broker must refuse naming the field.
+ */
+export function fifoIdField(field: number, damage: Damage): fc.Arbitrary<Uint8Array> {
+  return fc.oneof(
+    { arbitrary: fc.constant(wire.concat()), weight: 3 },
+    { arbitrary: textBytes(damage, ["g", "h", "order-1", "x".repeat(128), "x".repeat(129)]).map((id) => wire.stringField(field, id)), weight: 2 },
+  );
+}
+
+/** A QueueConfig body with random limits, durations, policies and FIFO settings. */
 export function queueConfigBody(known: readonly string[], damage: Damage): fc.Arbitrary<Uint8Array> {
   const optionalDuration = (field: number): fc.Arbitrary<Uint8Array> =>
     durationBody(damage).map((body) => (body === undefined ? wire.concat() : wire.messageField(field, body)));
@@ -173,9 +185,22 @@ export function queueConfigBody(known: readonly string[], damage: Damage): fc.Ar
       optionalDuration(7),
       redrive,
       retry,
+      fifoSettings,
     )
     .map((parts) => wire.concat(...parts));
 }
+
+// QueueConfig's fifo, content_based_deduplication and deduplication_scope:
+// none mostly; else any of them, the scope possibly a number DeduplicationScope lacks.
+const fifoSettings: fc.Arbitrary<Uint8Array> = fc.oneof(
+  { arbitrary: fc.constant(wire.concat()), weight: 3 },
+  {
+    arbitrary: fc
+      .tuple(fc.boolean(), fc.boolean(), fc.oneof(fc.constantFrom(0, 1, 2), int32Value))
+      .map(([fifo, contentBased, scope]) => wire.concat(wire.varintField(11, fifo), wire.varintField(12, contentBased), wire.varintField(13, scope))),
+    weight: 1,
+  },
+);
 
 /** Bytes appended to a request: nothing or an unknown field (skipped), and with "bytes" damage, bytes that break the encoding. */
 export function trailingBytes(damage: Damage): fc.Arbitrary<Uint8Array> {

@@ -42,7 +42,11 @@ afterAll(async () => {
   await harness.stop();
 });
 
-/** Two queues named after `tag`, each with 2 visible and 2 leased messages (leased for an hour, so nothing expires mid-test). */
+/**
+ * Two queues named after `tag`, each with 2 visible and 2 leased messages
+ * (leased for an hour, so nothing expires mid-test), and a FIFO queue with
+ * 2 messages in group "g", so that FIFO fields meet a queue that takes them.
+ */
 async function makeFixture(tag: string): Promise<RequestFixture> {
   const queues = [`${tag}-a`, `${tag}-b`];
   const leased: string[][] = [];
@@ -54,7 +58,10 @@ async function makeFixture(tag: string): Promise<RequestFixture> {
     const received = await harness.rpc.receive({ queue: name, maxMessages: 2, visibilityTimeout: { seconds: 3600n } });
     leased.push(received.messages.map((m) => m.receiptHandle));
   }
-  return { queues, handles: leased[0]!, otherQueueHandles: leased[1]! };
+  const fifo = `${tag}-f.fifo`;
+  await harness.rpc.createQueue({ name: fifo, config: { fifo: true } });
+  for (const id of ["order-1", "order-2"]) await harness.rpc.send({ queue: fifo, body: Buffer.from(id), messageGroupId: "g", deduplicationId: id });
+  return { queues: [...queues, fifo], handles: leased[0]!, otherQueueHandles: leased[1]! };
 }
 
 async function expectServerAlive(): Promise<void> {

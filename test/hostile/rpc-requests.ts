@@ -4,6 +4,7 @@ import fc from "fast-check";
 import {
   attributeEntries,
   durationBody,
+  fifoIdField,
   handleBytes,
   handleList,
   int32Value,
@@ -64,8 +65,10 @@ function requestsWith(fixture: RequestFixture, damage: Damage): Record<string, f
   const handles = (field: number): fc.Arbitrary<Uint8Array> =>
     handleList(fixture, damage).map((list) => wire.concat(...list.map((h) => wire.stringField(field, h))));
   const sendEntry = fc
-    .tuple(sendBody, attributeEntries(2, damage), duration(3))
-    .map(([body, attributes, delay]) => wire.messageField(2, wire.bytesField(1, body), ...attributes, delay));
+    .tuple(sendBody, attributeEntries(2, damage), duration(3), fifoIdField(5, damage), fifoIdField(6, damage))
+    .map(([body, attributes, delay, group, deduplicationId]) =>
+      wire.messageField(2, wire.bytesField(1, body), ...attributes, delay, group, deduplicationId),
+    );
   return {
     CreateQueue: message(
       fc.oneof(queue, fc.nat({ max: 20 }).map((n) => Buffer.from(`made-${n}`))).map((q) => wire.stringField(1, q)),
@@ -92,6 +95,8 @@ function requestsWith(fixture: RequestFixture, damage: Damage): Record<string, f
       sendBody.map((b) => wire.bytesField(2, b)),
       attributeEntries(3, damage).map((entries) => wire.concat(...entries)),
       duration(4),
+      fifoIdField(6, damage),
+      fifoIdField(7, damage),
     ),
     SendBatch: message(
       queue.map((q) => wire.stringField(1, q)),
