@@ -256,7 +256,8 @@ describe("requests that must be refused leave existing queues as they are", () =
         { MessageBody: "ok", DelaySeconds: 901 },
         { MessageBody: "ok", DelaySeconds: 1.5 },
         { MessageBody: "ok", DelaySeconds: "5" },
-        { MessageBody: "ok", MessageGroupId: "g" },
+        // A group alone is a fair queue's send (accepted, dropped); with a deduplication id it is refused.
+        { MessageBody: "ok", MessageGroupId: "g", MessageDeduplicationId: "d" },
         { MessageBody: "ok", MessageDeduplicationId: "d" },
         { MessageBody: "ok", MessageAttributes: Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`a${i}`, { DataType: "String", StringValue: "v" }])) },
         { MessageBody: "ok", MessageAttributes: { "bad name": { DataType: "String", StringValue: "v" } } },
@@ -383,7 +384,7 @@ describe("requests that must be refused leave existing queues as they are", () =
       "Action=SendMessage&MessageBody=ok&MessageAttribute.1.Name=a",
       "Action=SendMessage&MessageBody=ok&MessageAttribute.1.Value.DataType=String",
       "Action=SendMessage&MessageBody=ok&MessageAttribute.1.Name=a&MessageAttribute.1.Value.DataType=Number&MessageAttribute.1.Value.StringValue=x",
-      "Action=SendMessage&MessageBody=ok&MessageGroupId=g",
+      "Action=SendMessage&MessageBody=ok&MessageGroupId=g&MessageDeduplicationId=d",
       "Action=SendMessageBatch&SendMessageBatchRequestEntry.1.Id=a&SendMessageBatchRequestEntry.1.MessageBody=ok&SendMessageBatchRequestEntry.2.Id=a&SendMessageBatchRequestEntry.2.MessageBody=ok",
       "Action=SendMessageBatch&Entries=",
       "Action=ReceiveMessage&MaxNumberOfMessages=ten",
