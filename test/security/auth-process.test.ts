@@ -47,7 +47,7 @@ describe("holdshelf token, serve --auth-file and SIGHUP", { timeout: processTime
   it.each([
     [["--name", "w", "--queues", "*"], "token needs --name NAME --queues PATTERN --allow"],
     [["--name", "w", "--queues", "*", "--allow", "write"], 'permissions[0].allow may hold only "admin", "send", "receive"'],
-    [["--name", "w", "--queues", "orders.*", "--allow", "send"], "permissions[0].queues may contain only"],
+    [["--name", "w", "--queues", "orders/*", "--allow", "send"], "permissions[0].queues may contain only"],
     [["--name", "has space", "--queues", "*", "--allow", "send"], "name must be 1 to 100 characters"],
   ])("refuses a token command with bad flags (%j)", async (flags, message) => {
     dir = await makeTempDir();
