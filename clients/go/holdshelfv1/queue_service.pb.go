@@ -798,7 +798,7 @@ type CreateQueueRequest struct {
 	unknownFields protoimpl.UnknownFields
 
 	// The new queue's name: 1 to 80 characters of [A-Za-z0-9_-],
-	// case-sensitive.
+	// case-sensitive; a FIFO queue's may end in ".fifo" (see Queue.name).
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// The configuration. Unset, or any unset field, takes the defaults.
 	Config *QueueConfig `protobuf:"bytes,2,opt,name=config,proto3" json:"config,omitempty"`

@@ -387,7 +387,7 @@ export const RedriveMessagesResponseSchema: GenMessage<RedriveMessagesResponse> 
 export type CreateQueueRequest = Message<"holdshelf.v1.CreateQueueRequest"> & {
   /**
    * The new queue's name: 1 to 80 characters of [A-Za-z0-9_-],
-   * case-sensitive.
+   * case-sensitive; a FIFO queue's may end in ".fifo" (see Queue.name).
    *
    * @generated from field: string name = 1;
    */
