@@ -1,4 +1,7 @@
 import type { ClientOptions } from "@grpc/grpc-js";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { QueueConfigSchema } from "../gen/holdshelf/v1/queue_pb.js";
+import type { ReceivedMessage } from "../gen/holdshelf/v1/message_pb.js";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../src/client/rpc-client.js";
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
 import { ageOf, timedBody } from "./message-bodies.js";
@@ -22,6 +25,19 @@ export interface PipelineOptions {
    * broker that does not own the queue forwards each one.
    */
   readonly followOwnerHints?: boolean;
+  /**
+   * A FIFO queue's fields for each message, from its number in the run (0,
+   * 1, 2, … in the order producers claim them); unset for a standard queue.
+   */
+  readonly fifoFields?: (index: number) => FifoFields;
+  /** Sees what each Receive returned, before it is deleted (the FIFO scenario checks order with it). */
+  readonly onReceive?: (messages: readonly ReceivedMessage[]) => void;
+}
+
+/** The fields every send to a FIFO queue names. */
+export interface FifoFields {
+  readonly messageGroupId: string;
+  readonly deduplicationId: string;
 }
 
 /**
@@ -39,16 +55,18 @@ export async function runPipeline(address: string, options: PipelineOptions): Pr
     rpcs.push(rpc);
     return rpc;
   };
-  const { queue, messages, batch } = options;
-  const body = (): Buffer => timedBody(options.bodyBytes);
+  const { queue, messages, batch, fifoFields } = options;
+  const entry = (index: number): { body: Buffer } & Partial<FifoFields> =>
+    fifoFields === undefined ? { body: timedBody(options.bodyBytes) } : { body: timedBody(options.bodyBytes), ...fifoFields(index) };
   const latencies: number[] = [];
   let claimed = 0;
   const produce = async (rpc: QueueServiceRpc): Promise<void> => {
     while (claimed < messages) {
+      const first = claimed;
       const count = Math.min(batch, messages - claimed);
       claimed += count;
-      if (batch === 1) await rpc.send({ queue, body: body() });
-      else await rpc.sendBatch({ queue, entries: Array.from({ length: count }, () => ({ body: body() })) });
+      if (batch === 1) await rpc.send({ queue, ...entry(first) });
+      else await rpc.sendBatch({ queue, entries: Array.from({ length: count }, (_, offset) => entry(first + offset)) });
     }
   };
   const consume = async (rpc: QueueServiceRpc): Promise<void> => {
@@ -60,6 +78,7 @@ export async function runPipeline(address: string, options: PipelineOptions): Pr
         visibilityTimeout: durationFromMs(60_000),
       });
       for (const message of received) latencies.push(ageOf(message.body));
+      options.onReceive?.(received);
       if (received.length === 1) await rpc.delete({ queue, receiptHandle: received[0]!.receiptHandle });
       else if (received.length > 1) {
         await rpc.deleteBatch({ queue, receiptHandles: received.map((message) => message.receiptHandle) });
@@ -77,11 +96,11 @@ export async function runPipeline(address: string, options: PipelineOptions): Pr
   return latencies;
 }
 
-/** Creates a queue through a short-lived channel. */
-export async function createQueue(address: string, queue: string): Promise<void> {
+/** Creates a queue (with the defaults unless `config` says otherwise) through a short-lived channel. */
+export async function createQueue(address: string, queue: string, config?: MessageInitShape<typeof QueueConfigSchema>): Promise<void> {
   const rpc = createQueueServiceRpc(address);
   try {
-    await rpc.createQueue({ name: queue });
+    await rpc.createQueue({ name: queue, ...(config === undefined ? {} : { config }) });
   } finally {
     rpc.close();
   }

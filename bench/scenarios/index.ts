@@ -3,6 +3,7 @@ import { batchedPipeline } from "./batched-pipeline.js";
 import { churn } from "./churn.js";
 import { clusterBrokers } from "./cluster-brokers.js";
 import { consoleOverhead } from "./console-overhead.js";
+import { fifoQueues } from "./fifo-queues.js";
 import { largeBodies } from "./large-bodies.js";
 import { shardedBrokers } from "./sharded-brokers.js";
 import { longPollLatency } from "./long-poll-latency.js";
@@ -20,7 +21,8 @@ import { sqsEndpoint } from "./sqs-endpoint.js";
  * own LevelDB baseline; 12 (several brokers on one PostgreSQL) its own
  * one-broker baseline; 13 (the SQS endpoint against gRPC) its own gRPC
  * baseline, on brokers of its own; 14 (the admin console on against off)
- * its own console-off rows, on brokers of its own.
+ * its own console-off rows, on brokers of its own; 15 (FIFO queues against
+ * a standard queue) its own standard rows, on brokers of its own.
  */
 export const scenarios: Scenario[] = [
   batchedPipeline,
@@ -37,4 +39,5 @@ export const scenarios: Scenario[] = [
   clusterBrokers,
   sqsEndpoint,
   consoleOverhead,
+  fifoQueues,
 ];
