@@ -24,6 +24,7 @@ const counters = [
   "holdshelf_messages_redelivered_total",
   "holdshelf_messages_deleted_total",
   "holdshelf_messages_dead_lettered_total",
+  "holdshelf_messages_deduplicated_total",
   "holdshelf_messages_expired_total",
   "holdshelf_leases_expired_total",
   "holdshelf_leases_extended_total",
@@ -104,6 +105,21 @@ describe("dashboards/holdshelf.json", () => {
       expect(panel.title, JSON.stringify(panel)).toBeTruthy();
       expect(panel.description, `panel "${panel.title}" has no description`).toBeTruthy();
       expect(panel.targets?.some((target) => Boolean(target.expr)), `panel "${panel.title}" has no query`).toBe(true);
+    }
+  });
+
+  it("lays panels out without overlap, each with its own id", () => {
+    const placed = dashboardPanels(dashboard);
+    expect(new Set(placed.map((panel) => panel.id)).size).toBe(placed.length);
+    for (const [i, a] of placed.entries()) {
+      for (const b of placed.slice(i + 1)) {
+        const apart =
+          a.gridPos.x + a.gridPos.w <= b.gridPos.x ||
+          b.gridPos.x + b.gridPos.w <= a.gridPos.x ||
+          a.gridPos.y + a.gridPos.h <= b.gridPos.y ||
+          b.gridPos.y + b.gridPos.h <= a.gridPos.y;
+        expect(apart, `"${a.title}" and "${b.title}" overlap`).toBe(true);
+      }
     }
   });
 

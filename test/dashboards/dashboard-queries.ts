@@ -8,6 +8,9 @@ export const alertsPath = fileURLToPath(new URL("../../dashboards/alerts.yml", i
 /** The parts of a Grafana panel the tests look at. */
 export interface DashboardPanel {
   readonly type: string;
+  readonly id: number;
+  /** Where Grafana draws the panel, in grid cells: 24 wide, rows of any height. */
+  readonly gridPos: { readonly x: number; readonly y: number; readonly w: number; readonly h: number };
   readonly title?: string;
   readonly description?: string;
   readonly targets?: readonly { readonly expr?: string }[];

@@ -159,6 +159,15 @@ describe.skipIf(skipWithout(missing))("dashboard and alerts on a real Prometheus
     });
   });
 
+  it("shows a producer's repeated FIFO sends on the Deduplicated sends panel", async () => {
+    const panel = dashboardExpressions().find(({ title }) => title === "Deduplicated sends");
+    expect(panel, "the dashboard has a Deduplicated sends panel").toBeDefined();
+    const rates = Object.fromEntries((await query(panel!.expr)).result.map(({ metric, value }) => [metric.queue, Number(value[1])]));
+    // steadyTraffic sends every ledger entry twice: one of each pair is deduplicated.
+    expect(rates["ledger.fifo"]).toBeGreaterThan(0);
+    expect(rates["orders"]).toBe(0);
+  });
+
   it("exports metrics that promtool check metrics accepts", async () => {
     const exposition = await (await fetch(`http://${broker.server.metricsAddress}/metrics`)).text();
     const check = spawnSync("promtool", ["check", "metrics"], { input: exposition, encoding: "utf8" });
@@ -166,9 +175,13 @@ describe.skipIf(skipWithout(missing))("dashboard and alerts on a real Prometheus
   });
 });
 
-/** Queues of a small deployment: a work queue, and one that dead-letters on its first expired lease. */
+/**
+ * Queues of a small deployment: a work queue, one that dead-letters on its
+ * first expired lease, and a FIFO queue whose producer retries.
+ */
 async function createQueues(h: GrpcHarness): Promise<void> {
   await h.rpc.createQueue({ name: "orders", config: { visibilityTimeout: durationFromMs(5000) } });
+  await h.rpc.createQueue({ name: "ledger.fifo", config: { fifo: true } });
   await h.rpc.createQueue({ name: "risky-dlq" });
   await h.rpc.createQueue({
     name: "risky",
@@ -200,8 +213,18 @@ async function provokeEveryEvent(h: GrpcHarness): Promise<void> {
   });
 }
 
-/** One round of ordinary work: a batch sent, received and deleted, and an empty poll. */
+let ledgerEntries = 0;
+
+/**
+ * One round of ordinary work: a batch sent, received and deleted, an empty
+ * poll, and a FIFO entry sent twice (a producer retrying) and consumed.
+ */
 async function steadyTraffic(h: GrpcHarness): Promise<void> {
+  const entry = { queue: "ledger.fifo", body: Buffer.from("entry"), messageGroupId: "account-1", deduplicationId: `entry-${++ledgerEntries}` };
+  await h.rpc.send(entry);
+  await h.rpc.send(entry);
+  const ledger = await h.rpc.receive({ queue: "ledger.fifo", maxMessages: 10 });
+  for (const message of ledger.messages) await h.rpc.delete({ queue: "ledger.fifo", receiptHandle: message.receiptHandle });
   await h.rpc.sendBatch({ queue: "orders", entries: Array.from({ length: 5 }, (_, i) => ({ body: Buffer.from(`m${i}`) })) });
   const { messages } = await h.rpc.receive({ queue: "orders", maxMessages: 10 });
   if (messages.length > 0) {
