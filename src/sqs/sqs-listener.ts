@@ -15,6 +15,7 @@ import { actionOfTarget, decodeJsonRequest, encodeJsonError, encodeJsonResponse,
 import { decodeQueryRequest, encodeQueryError, encodeQueryResponse } from "./protocol/query-protocol.js";
 import { QueueCalls, type QueueHandlers } from "../grpc/queue-calls.js";
 import { QueueUrls } from "./queue-urls.js";
+import { ReceiveAttempts } from "./actions/receive-attempts.js";
 import { SqsError, sqsErrors } from "./sqs-error.js";
 
 /** Options of startSqsListener. */
@@ -92,6 +93,7 @@ export async function startSqsListener(options: SqsListenerOptions): Promise<Sqs
   const { host, port } = splitHostPort(options.listen);
   let urls: QueueUrls | undefined;
   const purging = new Set<string>();
+  const receiveAttempts = new ReceiveAttempts(options.clock);
   const bodies: BodyBudget = { buffered: 0, max: bodyBudgetRequests * options.maxRequestBytes };
   const logUnexpected = (error: unknown): void => options.logger.error("unexpected error in an SQS request", { error });
   const handle = (request: IncomingMessage, response: ServerResponse): void => {
@@ -157,6 +159,8 @@ export async function startSqsListener(options: SqsListenerOptions): Promise<Sqs
       queues: new QueueCalls(options.handlers, caller, abort.signal),
       urls: urls!,
       purging,
+      receiveAttempts,
+      callerName: caller?.name ?? "",
       pathQueue: urls!.queueOfPath(path),
     });
     return { action, output };

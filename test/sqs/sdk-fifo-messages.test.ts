@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import {
+  ChangeMessageVisibilityBatchCommand,
   ChangeMessageVisibilityCommand,
   CreateQueueCommand,
   DeleteMessageCommand,
@@ -7,11 +8,13 @@ import {
   SendMessageBatchCommand,
   SendMessageCommand,
   type Message,
+  type ReceiveMessageCommandInput,
   type SendMessageCommandInput,
 } from "@aws-sdk/client-sqs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeClock } from "../support/fake-clock.js";
 import { expectSqsError } from "./expect-sqs-error.js";
+import { pollUntil } from "./poll-until.js";
 import { startSqsHarness, type SqsHarness } from "./sqs-harness.js";
 
 describe("FIFO queues' messages through @aws-sdk/client-sqs", () => {
@@ -214,11 +217,121 @@ describe("FIFO queues' messages through @aws-sdk/client-sqs", () => {
     await expectSqsError(sendTo(h.urlOf("short"), 900), "InvalidParameterValue", 400, /^Value for parameter DelaySeconds is invalid. Reason: DelaySeconds must be/);
   });
 
-  it("accepts ReceiveRequestAttemptId and ignores it: a retried receive does not get the same messages (docs/sqs.md)", async () => {
-    await send("m1", "g");
-    const receiveWithAttempt = () =>
-      h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, ReceiveRequestAttemptId: "attempt-1" }));
-    expect(bodies((await receiveWithAttempt()).Messages!)).toEqual(["m1"]);
-    expect((await receiveWithAttempt()).Messages).toBeUndefined();
+  describe("ReceiveRequestAttemptId", () => {
+    const receiveAttempt = async (attemptId: string, input: Partial<ReceiveMessageCommandInput> = {}): Promise<Message[]> =>
+      (
+        await h.sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 2, MessageSystemAttributeNames: ["All"], ReceiveRequestAttemptId: attemptId, ...input }),
+        )
+      ).Messages ?? [];
+    const handles = (messages: readonly Message[]) => messages.map((message) => message.ReceiptHandle);
+    const receiveMessageRequests = async (): Promise<number> => {
+      const { values } = await h.server.metrics.getSingleMetric("sqs_server_started_total")!.get();
+      return values.find((value) => value.labels["sqs_action"] === "ReceiveMessage")?.value ?? 0;
+    };
+
+    it("answers a retried receive with the same messages and receipt handles, and renews their leases", async () => {
+      for (const body of ["a1", "a2", "a3"]) await send(body, "a");
+      const first = await receiveAttempt("attempt-1");
+      expect(bodies(first)).toEqual(["a1", "a2"]);
+      clock.advance(20_000);
+      const retry = await receiveAttempt("attempt-1");
+      expect(handles(retry)).toEqual(handles(first));
+      expect(retry.map((message) => message.Attributes!["ApproximateReceiveCount"])).toEqual(["1", "1"]);
+      // Renewed for the queue's 30 s at the retry: still leased 40 s after the first receive...
+      clock.advance(20_000);
+      expect(await receive()).toEqual([]);
+      // ...and back once 30 s have passed since the retry.
+      clock.advance(10_001);
+      expect(bodies(await receive())).toEqual(["a1", "a2", "a3"]);
+    });
+
+    it("renews for the retry's own VisibilityTimeout when it gives one", async () => {
+      await send("b1", "b");
+      await receiveAttempt("attempt-v", { VisibilityTimeout: 5 });
+      clock.advance(4_000);
+      expect(bodies(await receiveAttempt("attempt-v", { VisibilityTimeout: 60 }))).toEqual(["b1"]);
+      clock.advance(59_000);
+      expect(await receive()).toEqual([]);
+      clock.advance(1_001);
+      expect(bodies(await receive())).toEqual(["b1"]);
+    });
+
+    it("is a new receive once any of the answer's messages was deleted or received again", async () => {
+      for (const body of ["c1", "c2", "c3"]) await send(body, "c");
+      const first = await receiveAttempt("attempt-2");
+      await remove(first[0]!);
+      // c2's lease is still held, but the answer no longer is whole: the retry
+      // is a new receive, and the group stays locked by c2.
+      expect(await receiveAttempt("attempt-2")).toEqual([]);
+      // Its lease runs out and someone else receives c2: the old attempt cannot bring it back.
+      await receiveAttempt("attempt-3");
+      clock.advance(30_001);
+      const [again] = await receive(1);
+      expect(again!.Body).toBe("c2");
+      expect(await receiveAttempt("attempt-3")).toEqual([]);
+      await remove(again!);
+      expect(bodies(await receiveAttempt("attempt-3"))).toEqual(["c3"]);
+    });
+
+    it("is a new receive, counted as a redelivery, once the answer's leases ran out", async () => {
+      await send("h1", "h");
+      await receiveAttempt("attempt-8");
+      clock.advance(30_001);
+      const [again] = await receiveAttempt("attempt-8");
+      expect([again!.Body, again!.Attributes!["ApproximateReceiveCount"]]).toEqual(["h1", "2"]);
+    });
+
+    it("is a new receive once the consumer released one of the answer's messages", async () => {
+      for (const body of ["i1", "i2"]) await send(body, "i");
+      const first = await receiveAttempt("attempt-9");
+      await h.sqs.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: url, Entries: [{ Id: "0", ReceiptHandle: first[1]!.ReceiptHandle, VisibilityTimeout: 0 }] }));
+      // i1 is still leased to the first answer: the new receive finds the group locked.
+      expect(await receiveAttempt("attempt-9")).toEqual([]);
+      await remove(first[0]!);
+      expect(bodies(await receiveAttempt("attempt-9"))).toEqual(["i2"]);
+    });
+
+    it("is a new receive after five minutes, and for another attempt id", async () => {
+      await send("d1", "d");
+      await send("e1", "e");
+      const hours = { MaxNumberOfMessages: 1, VisibilityTimeout: 43_200 };
+      const [first] = await receiveAttempt("attempt-4", hours);
+      expect(bodies(await receiveAttempt("attempt-5", hours))).toEqual([first!.Body === "d1" ? "e1" : "d1"]);
+      clock.advance(5 * 60_000);
+      // Both groups are still leased: the retry, a new receive now, finds nothing.
+      expect(await receiveAttempt("attempt-4", hours)).toEqual([]);
+    });
+
+    it("shares the answer of a first receive still long-polling with a retry made meanwhile", async () => {
+      const receivesBefore = await receiveMessageRequests();
+      const first = receiveAttempt("attempt-6", { WaitTimeSeconds: 20 });
+      const retry = receiveAttempt("attempt-6", { WaitTimeSeconds: 20 });
+      // The endpoint counts a request as it starts it, in the same turn in which
+      // the request takes or finds its attempt: once both are counted, both wait.
+      await pollUntil(receiveMessageRequests, (count) => count === receivesBefore + 2);
+      await send("f1", "f");
+      // A retry that polled on its own would wait on the fake clock forever:
+      // f1's group is locked by the first receive.
+      const [a, b] = await Promise.all([first, retry]);
+      expect(bodies(a)).toEqual(["f1"]);
+      expect(handles(b)).toEqual(handles(a));
+    });
+
+    it("is ignored on standard queues, as in SQS", async () => {
+      const standard = (await h.sqs.send(new CreateQueueCommand({ QueueName: "plain" }))).QueueUrl!;
+      for (const body of ["p1", "p2"]) await h.sqs.send(new SendMessageCommand({ QueueUrl: standard, MessageBody: body }));
+      const first = await receiveAttempt("attempt-7", { QueueUrl: standard, MaxNumberOfMessages: 1 });
+      const retry = await receiveAttempt("attempt-7", { QueueUrl: standard, MaxNumberOfMessages: 1 });
+      expect(bodies([...first, ...retry]).sort()).toEqual(["p1", "p2"]);
+    });
+
+    it("refuses an id SQS would refuse with InvalidParameterValue, receiving nothing", async () => {
+      await send("g1", "g");
+      for (const attemptId of ["has space", "x".repeat(129)]) {
+        await expectSqsError(receiveAttempt(attemptId), "InvalidParameterValue", 400, /ReceiveRequestAttemptId/);
+      }
+      expect(bodies(await receive())).toEqual(["g1"]);
+    });
   });
 });

@@ -8,6 +8,7 @@ import { startSqsHarness, type SqsHarness } from "./sqs-harness.js";
 
 const admin = { accessKeyId: "AKIAADMIN0000000000A", secretAccessKey: "admin-secret-0123456789" };
 const ordersSender = { accessKeyId: "AKIAORDERS000000000B", secretAccessKey: "orders-secret-0123456789" };
+const reader = { accessKeyId: "AKIAREADER0000000000D", secretAccessKey: "reader-secret-0123456789" };
 const newcomer = { accessKeyId: "AKIANEWCOMER0000000C", secretAccessKey: "newcomer-secret-0123456789" };
 
 function keysFile(keys: { name: string; key: typeof admin; permissions: { queues: string; allow: string[] }[] }[]): string {
@@ -30,6 +31,7 @@ describe("the SQS endpoint with access keys (--sqs-credentials)", () => {
       keysFile([
         { name: "ops", key: admin, permissions: [{ queues: "*", allow: ["admin", "send", "receive"] }] },
         { name: "orders-service", key: ordersSender, permissions: [{ queues: "orders-*", allow: ["send"] }] },
+        { name: "reader", key: reader, permissions: [{ queues: "*", allow: ["receive"] }] },
       ]),
     );
     // The real clock: signatures carry real dates.
@@ -75,6 +77,18 @@ describe("the SQS endpoint with access keys (--sqs-credentials)", () => {
     expect(unsigned.headers.get("x-amzn-query-error")).toBe("MissingAuthenticationToken;Sender");
     await expectSqsError(h.client(newcomer).send(new ListQueuesCommand({})), "InvalidClientTokenId", 403);
     await expectSqsError(h.client({ ...admin, secretAccessKey: "not-the-secret-0123456789" }).send(new ListQueuesCommand({})), "SignatureDoesNotMatch", 403);
+  });
+
+  it("keeps a ReceiveRequestAttemptId to the key that used it: another key's retry cannot take over its leases", async () => {
+    const queueUrl = (await adminSqs.send(new CreateQueueCommand({ QueueName: "ledger.fifo", Attributes: { FifoQueue: "true" } }))).QueueUrl!;
+    await adminSqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: "entry", MessageGroupId: "a", MessageDeduplicationId: "1" }));
+    const receive = async (sqs: SQSClient) =>
+      (await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, ReceiveRequestAttemptId: "attempt-1" }))).Messages ?? [];
+    const [mine] = await receive(adminSqs);
+    expect(mine!.Body).toBe("entry");
+    // The same id from another key is that key's own new receive: the group is locked.
+    expect(await receive(h.client(reader))).toEqual([]);
+    expect((await receive(adminSqs)).map((message) => message.ReceiptHandle)).toEqual([mine!.ReceiptHandle]);
   });
 
   it("re-reads the file on reload: a new key works, a removed one no longer does, and a bad file keeps the keys", async () => {

@@ -1,5 +1,6 @@
 import type { QueueCalls } from "../../grpc/queue-calls.js";
 import type { QueueUrls } from "../queue-urls.js";
+import type { ReceiveAttempts } from "./receive-attempts.js";
 import type { SqsInput } from "../sqs-input.js";
 
 /** What an SQS action has besides its input. */
@@ -9,6 +10,10 @@ export interface SqsActionContext {
   readonly urls: QueueUrls;
   /** Queues being purged this moment: a second PurgeQueue meanwhile is PurgeQueueInProgress. */
   readonly purging: Set<string>;
+  /** FIFO receives kept under their ReceiveRequestAttemptId, endpoint-wide. */
+  readonly receiveAttempts: ReceiveAttempts;
+  /** The name of the access key that signed the request; "" when the endpoint takes unsigned requests. */
+  readonly callerName: string;
   /** The queue of the request's path (`/<account>/<queue>`), which old SDKs use instead of a QueueUrl parameter. */
   readonly pathQueue: string | undefined;
 }

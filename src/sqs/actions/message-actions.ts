@@ -9,7 +9,9 @@ import { SqsError, sqsErrors } from "../sqs-error.js";
 import { optionalInteger, optionalString, requiredString, stringList, type SqsInput } from "../sqs-input.js";
 import type { SqsAction, SqsActionContext, SqsOutput } from "./action-context.js";
 import { batchEntries, batchFailure, type BatchFailure } from "./batch-entries.js";
+import { receiveWithAttempt, type ReceiveCall } from "./attempted-receive.js";
 import { queueOfRequest } from "./queue-of-request.js";
+import { checkAttemptId } from "./receive-attempts.js";
 
 // SQS's bounds, in seconds.
 const maxVisibilitySeconds = 43_200;
@@ -38,20 +40,23 @@ export const receiveMessage: SqsAction = async (input, context) => {
   const maxMessages = optionalInteger(input, "MaxNumberOfMessages", 1, maxReceiveMessages) ?? 1;
   const visibility = optionalInteger(input, "VisibilityTimeout", 0, maxVisibilitySeconds);
   const wait = optionalInteger(input, "WaitTimeSeconds", 0, maxWaitSeconds);
-  // FIFO queues' way to repeat a receive: checked for type and otherwise ignored,
-  // so a retried receive gets other messages (docs/sqs.md, "FIFO queues").
-  optionalString(input, "ReceiveRequestAttemptId");
+  // FIFO queues' way to repeat a receive whose answer was lost (attempted-receive.ts).
+  const attemptId = optionalString(input, "ReceiveRequestAttemptId");
   const systemNames = [...stringList(input, "AttributeNames"), ...stringList(input, "MessageSystemAttributeNames")];
   for (const name of systemNames) {
     if (!systemAttributeNames.has(name)) throw sqsErrors.invalidAttributeName(`Unknown Attribute ${name}.`);
   }
   const wantedAttribute = attributeNameFilter(stringList(input, "MessageAttributeNames"));
-  const { messages } = await context.queues.call("receive", {
+  const call: ReceiveCall = {
     queue,
     maxMessages,
     ...(visibility === undefined ? {} : { visibilityTimeout: durationFromMs(visibility * 1000) }),
     ...(wait === undefined ? {} : { waitTime: durationFromMs(wait * 1000) }),
-  });
+  };
+  const messages =
+    attemptId === undefined
+      ? (await context.queues.call("receive", call)).messages
+      : await receiveWithAttempt(context, { caller: context.callerName, queue, attemptId: checkAttemptId(attemptId) }, call);
   if (messages.length === 0) return {};
   const asked = new Set(systemNames);
   const wantsSystem = (name: string): boolean => asked.has("All") || asked.has(name);
@@ -65,6 +70,7 @@ export const receiveMessage: SqsAction = async (input, context) => {
 export const deleteMessage: SqsAction = async (input, context) => {
   const queue = queueOfRequest(input, context);
   const receiptHandle = requiredString(input, "ReceiptHandle");
+  context.receiveAttempts.settling(receiptHandle);
   try {
     await context.queues.call("delete", { queue, receiptHandle });
   } catch (error) {
@@ -83,6 +89,7 @@ export const deleteMessageBatch: SqsAction = async (input, context) => {
     id,
     receiptHandle: requiredString(entry, "ReceiptHandle"),
   }));
+  for (const { receiptHandle } of entries) context.receiveAttempts.settling(receiptHandle);
   const { results } = await context.queues.call("deleteBatch", { queue, receiptHandles: entries.map((entry) => entry.receiptHandle) });
   const successful: SqsOutput[] = [];
   const failed: BatchFailure[] = [];
@@ -99,6 +106,7 @@ export const changeMessageVisibility: SqsAction = async (input, context) => {
   const queue = queueOfRequest(input, context);
   const receiptHandle = requiredString(input, "ReceiptHandle");
   const seconds = requiredVisibility(input);
+  context.receiveAttempts.settling(receiptHandle);
   try {
     await context.queues.call("changeVisibility", { queue, receiptHandle, visibilityTimeout: durationFromMs(seconds * 1000) });
   } catch (error) {
@@ -123,6 +131,7 @@ export const changeMessageVisibilityBatch: SqsAction = async (input, context) =>
     receiptHandle: requiredString(entry, "ReceiptHandle"),
     seconds: requiredVisibility(entry),
   }));
+  for (const { receiptHandle } of entries) context.receiveAttempts.settling(receiptHandle);
   const outcomes = new Map<string, SqsError | undefined>();
   for (const seconds of new Set(entries.map((entry) => entry.seconds))) {
     const group = entries.filter((entry) => entry.seconds === seconds);

@@ -125,6 +125,24 @@ def test_groups_are_independent(client, name):
     assert bodies(receive(client, url)) == ["x2"]
 
 
+def test_a_retried_receive_with_its_attempt_id_gets_the_same_messages(client, name):
+    url = create_fifo(client, name)
+    for body in ["r1", "r2", "r3"]:
+        send(client, url, body, "r")
+    first = receive(client, url, maximum=2, ReceiveRequestAttemptId="attempt-1")
+    assert bodies(first) == ["r1", "r2"]
+    retry = receive(client, url, maximum=2, ReceiveRequestAttemptId="attempt-1")
+    assert [m["ReceiptHandle"] for m in retry] == [m["ReceiptHandle"] for m in first]
+    # Another id is a new receive: the group is locked by the first answer.
+    assert receive(client, url, ReceiveRequestAttemptId="attempt-2") == []
+    # Once the answer is settled in part, the same id is a new receive too.
+    client.delete_message(QueueUrl=url, ReceiptHandle=first[0]["ReceiptHandle"])
+    release(client, url, first[1])
+    assert bodies(receive(client, url, ReceiveRequestAttemptId="attempt-1")) == ["r2", "r3"]
+    code, status, message = error_of(client.receive_message, QueueUrl=url, ReceiveRequestAttemptId="has space")
+    assert (code, status) == ("InvalidParameterValue", 400) and "ReceiveRequestAttemptId" in message
+
+
 def test_a_duplicate_gets_the_first_sends_message_id_and_sequence_number(client, name):
     url = create_fifo(client, name)
     first = send(client, url, "order", "g", MessageDeduplicationId="d-1")
