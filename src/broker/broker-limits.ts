@@ -13,13 +13,22 @@ export interface BrokerLimits {
   readonly maxWaitingReceives: number;
   /** Messages stored in all queues together (Send past it: BROKER_FULL). */
   readonly maxStoredMessages: number;
+  /**
+   * Deduplication ids the FIFO queues' windows remember together (a FIFO
+   * Send that would add one past it: BROKER_FULL). Each id stays five
+   * minutes after its send.
+   */
+  readonly maxDeduplicationIds: number;
 }
 
 /**
  * Defaults sized for a broker with a few GiB of memory. Each stored message
  * keeps about 100 B of index in typed arrays, outside V8's heap, and a
  * restart's peak brings that to 170-180 B of RSS (the restart scenario in
- * docs/performance.md), so 5 million take under 1 GB. A waiting Receive
+ * docs/performance.md), so 5 million take under 1 GB. A deduplication id
+ * costs about 200 B of V8 heap (the fifo scenario): 5 million, about 1 GB,
+ * are over 16,000 new FIFO sends a second held for the five minutes, more
+ * than one broker takes. A waiting Receive
  * holds a call, a timer and a closure (a few KB); a queue its index and
  * metrics series.
  */
@@ -27,6 +36,7 @@ export const defaultBrokerLimits: BrokerLimits = {
   maxQueues: 10_000,
   maxWaitingReceives: 10_000,
   maxStoredMessages: 5_000_000,
+  maxDeduplicationIds: 5_000_000,
 };
 
 /** TOO_MANY_QUEUES: CreateQueue of a new queue when `max` exist. */
@@ -82,5 +92,35 @@ export class StoredMessageBudget {
       released = true;
       this.pending -= count;
     };
+  }
+}
+
+/**
+ * Bounds the ids the FIFO queues' deduplication windows remember, all queues
+ * together: the window's memory grows with the send rate, not with what is
+ * stored, so --max-stored-messages does not bound it.
+ */
+export class DeduplicationIdBudget {
+  constructor(
+    private readonly max: number,
+    private readonly queues: () => Iterable<QueueState>,
+  ) {}
+
+  /**
+   * Throws BROKER_FULL when the windows hold more than the limit, counting
+   * the ids the send being checked has just added (it then abandons them).
+   * A send that adds none (every message a repeat) is always answered.
+   */
+  check(added: number): void {
+    if (added === 0) return;
+    // One pass over the queues per FIFO send, as StoredMessageBudget does.
+    let remembered = 0;
+    for (const queue of this.queues()) remembered += queue.deduplication?.size ?? 0;
+    if (remembered <= this.max) return;
+    throw new HoldshelfError(
+      "BROKER_FULL",
+      `the FIFO queues' deduplication windows would hold ${remembered} ids, more than the broker keeps (--max-deduplication-ids ${this.max}); ` +
+        "ids leave their window five minutes after their send: retry later",
+    );
   }
 }

@@ -4,7 +4,7 @@ import type { Clock } from "../time/clock.js";
 import { BackgroundWork } from "./background-work.js";
 import type { BrokerEvents } from "./broker-events.js";
 import type { ClusterQueues } from "./cluster-queues.js";
-import { StoredMessageBudget, type BrokerLimits } from "./broker-limits.js";
+import { DeduplicationIdBudget, StoredMessageBudget, type BrokerLimits } from "./broker-limits.js";
 import { createCommitAndServe, type CommitAndServe } from "./commit-and-serve.js";
 import { DeadLetters } from "./dead-letters.js";
 import { LeaseChanges } from "./lease-changes.js";
@@ -54,6 +54,7 @@ export interface BrokerMemory {
   readonly background: BackgroundWork;
   readonly maintenance: Maintenance;
   readonly storedBudget: StoredMessageBudget;
+  readonly deduplicationBudget: DeduplicationIdBudget;
   readonly commitAndServe: CommitAndServe;
 }
 
@@ -76,6 +77,7 @@ export function createBrokerMemory(options: BrokerMemoryOptions): BrokerMemory {
   };
   const registry = new QueueRegistry(store, clock, { onDeleted: forgetQueue }, stored, limits.maxQueues, cluster);
   const storedBudget = new StoredMessageBudget(limits.maxStoredMessages, () => registry.all());
+  const deduplicationBudget = new DeduplicationIdBudget(limits.maxDeduplicationIds, () => registry.all());
   const deadLetters = new DeadLetters(store, clock, registry, (queue) => maintenance.advance(queue), events, cluster);
   const moveTasks = new MoveTasks(clock, registry, deadLetters, onBackgroundError, events);
   const endings = new LeaseEndings(clock, leases, deadLetters, background);
@@ -126,6 +128,7 @@ export function createBrokerMemory(options: BrokerMemoryOptions): BrokerMemory {
     background,
     maintenance,
     storedBudget,
+    deduplicationBudget,
     commitAndServe,
   };
 }

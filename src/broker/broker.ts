@@ -551,9 +551,10 @@ export class Broker {
     const dataId = queue.record.dataId;
     const now = this.settings.clock.now();
     const intake = intakeMessages(queue, messages, batchField, now);
-    const { stored, ops, results, firstSends } = queue.fifo ? fifoSends(queue, intake, now) : standardSends(intake);
+    const { stored, ops, rememberedIds, results, firstSends } = queue.fifo ? fifoSends(queue, intake, now) : standardSends(intake);
     let release: () => void;
     try {
+      this.memory.deduplicationBudget.check(rememberedIds);
       release = this.memory.storedBudget.reserve(stored.length);
     } catch (error) {
       // Refused before anything was written (BROKER_FULL): the ids this send remembered must not answer its retry.

@@ -13,6 +13,8 @@ export interface SendPlan {
   readonly stored: PutMessage[];
   /** Every write to commit: the messages, and a FIFO queue's new deduplication records. */
   readonly ops: StoreOp[];
+  /** Deduplication ids this send added to its queue's window (0 for a standard queue). */
+  readonly rememberedIds: number;
   /** One per message sent, in order. */
   readonly results: SendResult[];
   /** A FIFO send's wait for the writes its answer depends on; undefined for a standard queue. */
@@ -24,6 +26,7 @@ export function standardSends(intake: PutMessage[]): SendPlan {
   return {
     stored: intake,
     ops: intake,
+    rememberedIds: 0,
     results: intake.map((op) => ({ messageId: formatMessageId(op.entry.id), sequenceNumber: "" })),
     firstSends: undefined,
   };
@@ -64,6 +67,7 @@ export function fifoSends(queue: QueueState, intake: PutMessage[], now: number):
   return {
     stored,
     ops,
+    rememberedIds: newKeys.length,
     results,
     firstSends: {
       abandon() {

@@ -18,6 +18,7 @@ const limitFlags: { readonly [K in keyof HoldshelfLimits]: LimitFlag } = {
   maxWaitingReceives: { flag: "max-waiting-receives", env: "HOLDSHELF_MAX_WAITING_RECEIVES", min: 1, max: 10_000_000 },
   maxQueues: { flag: "max-queues", env: "HOLDSHELF_MAX_QUEUES", min: 1, max: 10_000_000 },
   maxStoredMessages: { flag: "max-stored-messages", env: "HOLDSHELF_MAX_STORED_MESSAGES", min: 1, max: 1_000_000_000 },
+  maxDeduplicationIds: { flag: "max-deduplication-ids", env: "HOLDSHELF_MAX_DEDUPLICATION_IDS", min: 1, max: 1_000_000_000 },
 };
 
 const limitKeys = Object.keys(limitFlags) as (keyof HoldshelfLimits)[];

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { HeartbeatRequestSchema, type HeartbeatResponse } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { maxCheckpointBytes } from "../../src/protocol/limits.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
+import { FakeClock } from "../support/fake-clock.js";
 import { startLimitsHarness, type LimitsHarness } from "./limits-harness.js";
 
 const longPoll = { seconds: 20n };
@@ -85,6 +86,42 @@ describe("broker-wide capacity limits", () => {
     await client.deleteBatch({ queue: "q", receiptHandles: received.messages.map((m) => m.receiptHandle) });
     await client.sendBatch({ queue: "r", entries: [{ body: body("1") }, { body: body("2") }, { body: body("3") }] });
     await expectRpcError(client.send({ queue: "r", body: body("over") }), status.RESOURCE_EXHAUSTED, "BROKER_FULL");
+  });
+
+  it("refuses FIFO sends past the deduplication-id limit with BROKER_FULL, still answers repeats, and takes sends again as ids leave the window", async () => {
+    const clock = new FakeClock();
+    h = await startLimitsHarness({ maxDeduplicationIds: 4 }, clock);
+    const client = h.connect();
+    for (const name of ["a.fifo", "b.fifo"]) await client.createQueue({ name, config: { fifo: true } });
+    const entry = (id: string) => ({ body: body(id), messageGroupId: "g", deduplicationId: id });
+    const visible = async (queue: string) => (await client.getQueue({ name: queue })).queue?.stats?.visible;
+    const { messageIds } = await client.sendBatch({ queue: "a.fifo", entries: ["1", "2", "3"].map(entry) });
+
+    // The windows of all FIFO queues count together; a batch is refused whole.
+    const refused = await expectRpcError(client.sendBatch({ queue: "b.fifo", entries: [entry("x"), entry("y")] }), status.RESOURCE_EXHAUSTED, "BROKER_FULL");
+    expect(refused.message).toContain("--max-deduplication-ids 4");
+    expect(await visible("b.fifo")).toBe(0n);
+    // The refused ids were not remembered: "x" alone fits and is stored, not taken for a repeat.
+    await client.send({ queue: "b.fifo", ...entry("x") });
+    expect(await visible("b.fifo")).toBe(1n);
+    await expectRpcError(client.send({ queue: "b.fifo", ...entry("y") }), status.RESOURCE_EXHAUSTED, "BROKER_FULL");
+    // A repeat remembers nothing new: it is answered at the limit. Standard queues are not bounded by it.
+    expect((await client.send({ queue: "a.fifo", ...entry("1") })).messageId).toBe(messageIds[0]);
+    await client.createQueue({ name: "plain" });
+    await client.send({ queue: "plain", body: body("p") });
+
+    // Once five minutes have passed, the sweep (every second) lets the ids go.
+    clock.advance(5 * 60_000);
+    await expect
+      .poll(async () => {
+        clock.advance(1000);
+        return client.send({ queue: "b.fifo", ...entry("y") }).then(
+          () => "stored",
+          (error: Error) => error.message,
+        );
+      }, { timeout: 10_000 })
+      .toBe("stored");
+    expect(await visible("b.fifo")).toBe(2n);
   });
 
   it("TOO_MANY_IN_FLIGHT is RESOURCE_EXHAUSTED at max_in_flight, clears as leases end, and max_in_flight has a sane upper bound", async () => {

@@ -21,8 +21,16 @@ describe("limit flags", () => {
         "max-waiting-receives": "7",
         "max-queues": "3",
         "max-stored-messages": "1000000",
+        "max-deduplication-ids": "250000",
       }),
-    ).toEqual({ maxRequestBytes: 16 * 2 ** 20, maxStreamsPerConnection: 50, maxWaitingReceives: 7, maxQueues: 3, maxStoredMessages: 1_000_000 });
+    ).toEqual({
+      maxRequestBytes: 16 * 2 ** 20,
+      maxStreamsPerConnection: 50,
+      maxWaitingReceives: 7,
+      maxQueues: 3,
+      maxStoredMessages: 1_000_000,
+      maxDeduplicationIds: 250_000,
+    });
     expect(parseLimitFlags({ "max-request-bytes": "2048KiB" }).maxRequestBytes).toBe(2 * 2 ** 20);
   });
 
@@ -42,6 +50,7 @@ describe("limit flags", () => {
     ["max-waiting-receives", ""],
     ["max-streams-per-connection", "1000001"],
     ["max-stored-messages", "1e6"],
+    ["max-deduplication-ids", "0"],
     ["max-request-bytes", "1000"],
     ["max-request-bytes", "1GiB"],
     ["max-request-bytes", "300MiB"],

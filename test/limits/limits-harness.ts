@@ -1,6 +1,7 @@
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
 import type { HoldshelfLimits } from "../../src/server/server-limits.js";
+import type { Clock } from "../../src/time/clock.js";
 import { makeTempDir } from "../support/temp-dir.js";
 
 /** A client of the harness's broker on a connection of its own. */
@@ -14,10 +15,10 @@ export interface LimitsHarness {
   stop(): Promise<void>;
 }
 
-/** Starts a broker with these limits (fsync durability, the system clock). */
-export async function startLimitsHarness(limits: Partial<HoldshelfLimits>): Promise<LimitsHarness> {
+/** Starts a broker with these limits (fsync durability, the system clock unless a test gives its own). */
+export async function startLimitsHarness(limits: Partial<HoldshelfLimits>, clock?: Clock): Promise<LimitsHarness> {
   const dir = await makeTempDir("holdshelf-limits-");
-  const server = await startHoldshelfServer({ dataDir: dir.path, listen: "127.0.0.1:0", limits });
+  const server = await startHoldshelfServer({ dataDir: dir.path, listen: "127.0.0.1:0", limits, ...(clock === undefined ? {} : { clock }) });
   const clients: LimitsClient[] = [];
   return {
     server,

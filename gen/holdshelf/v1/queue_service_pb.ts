@@ -1424,8 +1424,10 @@ export const MessageMoveTaskStatusSchema: GenEnum<MessageMoveTaskStatus> = /*@__
  *   TOO_MANY_QUEUES (RESOURCE_EXHAUSTED): CreateQueue of a new queue when
  *     --max-queues exist (default 10000).
  *   BROKER_FULL (RESOURCE_EXHAUSTED): Send or SendBatch when all queues
- *     together store --max-stored-messages (default 5000000); nothing of the
- *     call is stored.
+ *     together store --max-stored-messages (default 5000000), or a FIFO send
+ *     that would make the deduplication windows of all FIFO queues hold more
+ *     than --max-deduplication-ids (default 5000000); nothing of the call is
+ *     stored.
  *   DEAD_LETTER_QUEUE_NOT_FOUND (FAILED_PRECONDITION): a redrive_policy names
  *     a queue that does not exist.
  *   QUEUE_IN_USE (FAILED_PRECONDITION): DeleteQueue of a queue that is
