@@ -11,6 +11,7 @@ import {
   type ReceiveMessageCommandInput,
   type SendMessageCommandInput,
 } from "@aws-sdk/client-sqs";
+import { durationFromMs } from "@bufbuild/protobuf/wkt";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeClock } from "../support/fake-clock.js";
 import { expectSqsError } from "./expect-sqs-error.js";
@@ -257,21 +258,48 @@ describe("FIFO queues' messages through @aws-sdk/client-sqs", () => {
       expect(bodies(await receive())).toEqual(["b1"]);
     });
 
-    it("is a new receive once any of the answer's messages was deleted or received again", async () => {
+    it("is a new receive once one of the answer's messages was deleted, even where the endpoint did not see it", async () => {
       for (const body of ["c1", "c2", "c3"]) await send(body, "c");
       const first = await receiveAttempt("attempt-2");
-      await remove(first[0]!);
-      // c2's lease is still held, but the answer no longer is whole: the retry
+      // Deleted over gRPC: the retry's renewal finds c1 gone.
+      await h.rpc.delete({ queue: "orders.fifo", receiptHandle: first[0]!.ReceiptHandle! });
+      // c2's lease is still held, but the answer is no longer whole: the retry
       // is a new receive, and the group stays locked by c2.
       expect(await receiveAttempt("attempt-2")).toEqual([]);
-      // Its lease runs out and someone else receives c2: the old attempt cannot bring it back.
-      await receiveAttempt("attempt-3");
-      clock.advance(30_001);
+      await remove(first[1]!);
+      expect(bodies(await receiveAttempt("attempt-2"))).toEqual(["c3"]);
+    });
+
+    it("is a new receive once the answer's lease ran out and another consumer has the message", async () => {
+      await send("e1", "e");
+      await receiveAttempt("attempt-3", { VisibilityTimeout: 5 });
+      clock.advance(5_001);
       const [again] = await receive(1);
-      expect(again!.Body).toBe("c2");
+      expect(again!.Body).toBe("e1");
       expect(await receiveAttempt("attempt-3")).toEqual([]);
-      await remove(again!);
-      expect(bodies(await receiveAttempt("attempt-3"))).toEqual(["c3"]);
+    });
+
+    it("repeats an answer whose leases are at the queue's max_lease_duration without extending them", async () => {
+      await h.rpc.createQueue({ name: "capped.fifo", config: { fifo: true, visibilityTimeout: durationFromMs(60_000), maxLeaseDuration: durationFromMs(60_000) } });
+      const capped = h.urlOf("capped.fifo");
+      await send("k1", "k", { QueueUrl: capped });
+      const first = await receiveAttempt("attempt-10", { QueueUrl: capped });
+      clock.advance(10_000);
+      expect(handles(await receiveAttempt("attempt-10", { QueueUrl: capped }))).toEqual(handles(first));
+      // Not extended past the cap: back at 60 s after the receive, as a redelivery.
+      clock.advance(50_001);
+      const [again] = await receiveAttempt("attempt-10", { QueueUrl: capped });
+      expect([again!.Body, again!.Attributes!["ApproximateReceiveCount"]]).toEqual(["k1", "2"]);
+    });
+
+    it("gives concurrent retries of a changed attempt one new receive, not one each", async () => {
+      await send("l1", "l");
+      const [first] = await receiveAttempt("attempt-11");
+      await h.rpc.delete({ queue: "orders.fifo", receiptHandle: first!.ReceiptHandle! });
+      await send("l2", "l");
+      const [a, b] = await Promise.all([receiveAttempt("attempt-11"), receiveAttempt("attempt-11")]);
+      expect(bodies(a)).toEqual(["l2"]);
+      expect(handles(b)).toEqual(handles(a));
     });
 
     it("is a new receive, counted as a redelivery, once the answer's leases ran out", async () => {
@@ -318,12 +346,17 @@ describe("FIFO queues' messages through @aws-sdk/client-sqs", () => {
       expect(handles(b)).toEqual(handles(a));
     });
 
-    it("is ignored on standard queues, as in SQS", async () => {
+    it("is ignored on standard queues: receives with one id are separate, and never share messages", async () => {
       const standard = (await h.sqs.send(new CreateQueueCommand({ QueueName: "plain" }))).QueueUrl!;
-      for (const body of ["p1", "p2"]) await h.sqs.send(new SendMessageCommand({ QueueUrl: standard, MessageBody: body }));
-      const first = await receiveAttempt("attempt-7", { QueueUrl: standard, MaxNumberOfMessages: 1 });
-      const retry = await receiveAttempt("attempt-7", { QueueUrl: standard, MaxNumberOfMessages: 1 });
-      expect(bodies([...first, ...retry]).sort()).toEqual(["p1", "p2"]);
+      const poll = () => receiveAttempt("attempt-7", { QueueUrl: standard, WaitTimeSeconds: 20 });
+      const polls = [poll(), poll()];
+      await pollUntil(async () => h.waitingReceives(), (waiting) => waiting === 2);
+      await h.sqs.send(new SendMessageCommand({ QueueUrl: standard, MessageBody: "p1" }));
+      await pollUntil(async () => h.waitingReceives(), (waiting) => waiting === 1);
+      clock.advance(20_000);
+      expect((await Promise.all(polls)).flatMap(bodies)).toEqual(["p1"]);
+      // An id SQS would refuse on a FIFO queue is ignored here too.
+      expect(await receiveAttempt("has space", { QueueUrl: standard })).toEqual([]);
     });
 
     it("refuses an id SQS would refuse with InvalidParameterValue, receiving nothing", async () => {

@@ -23,6 +23,8 @@ export interface SqsHarness {
   urlOf(queue: string): string;
   /** A new SDK client of the endpoint with these access keys. */
   client(credentials?: { accessKeyId: string; secretAccessKey: string }): SQSClient;
+  /** Long-poll receives waiting now, at whichever broker owns their queue. */
+  waitingReceives(): number;
   stop(): Promise<void>;
 }
 
@@ -82,6 +84,7 @@ export async function startSqsHarness(options: SqsHarnessOptions = {}): Promise<
     rpc,
     urlOf: (queue) => `${endpoint}/${testAccountId}/${queue}`,
     client,
+    waitingReceives: () => [server, ...owners].reduce((sum, broker) => sum + broker.broker.waitingReceiveCount, 0),
     async stop() {
       for (const sqs of clients) sqs.destroy();
       rpc.close();

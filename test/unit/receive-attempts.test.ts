@@ -18,51 +18,67 @@ const fifoMessage = (body: string, bodyBytes = body.length): ReceivedMessage =>
 const answered = (...messages: ReceivedMessage[]) => Promise.resolve(messages);
 // remember() learns what an answer held once it settles.
 const settled = () => new Promise((resolve) => setImmediate(resolve));
+const bodiesOf = async (answer: Promise<readonly ReceivedMessage[]> | undefined) =>
+  (await answer)?.map((message) => message.messageId);
 
 describe("ReceiveAttempts", () => {
-  it("finds an attempt's answer for the same caller, queue and id only, for five minutes", async () => {
+  it("finds an attempt for the same caller, queue and id only, for five minutes", async () => {
     const clock = new FakeClock();
     const attempts = new ReceiveAttempts(clock);
-    const answer = answered(fifoMessage("m1"));
-    attempts.remember(key("a"), answer);
+    const attempt = attempts.remember(key("a"), answered(fifoMessage("m1")));
     await settled();
-    expect(attempts.find(key("a"))).toBe(answer);
+    expect(attempts.find(key("a"))).toBe(attempt);
+    expect(await bodiesOf(attempts.find(key("a"))?.answer)).toEqual(["m1"]);
     expect(attempts.find(key("b"))).toBeUndefined();
     expect(attempts.find(key("a", "someone-else"))).toBeUndefined();
     expect(attempts.find(key("a", "ops", "other.fifo"))).toBeUndefined();
     clock.advance(attemptWindowMs - 1);
-    expect(attempts.find(key("a"))).toBe(answer);
+    expect(attempts.find(key("a"))).toBe(attempt);
     clock.advance(1);
     expect(attempts.find(key("a"))).toBeUndefined();
     expect(attempts.size).toBe(0);
   });
 
-  it("shares a pending answer, and forgets answers that fail, are empty or hold no FIFO message", async () => {
+  it("shares a pending answer, and forgets answers that fail or are empty", async () => {
     const attempts = new ReceiveAttempts(new FakeClock());
     let resolve!: (messages: ReceivedMessage[]) => void;
     const pending = new Promise<ReceivedMessage[]>((settle) => (resolve = settle));
     attempts.remember(key("pending"), pending);
-    expect(attempts.find(key("pending"))).toBe(pending);
+    expect(attempts.find(key("pending"))?.answer).toBe(pending);
     resolve([fifoMessage("m1")]);
     const failing = Promise.reject(new Error("storage down"));
     failing.catch(() => undefined);
     attempts.remember(key("failed"), failing);
     attempts.remember(key("empty"), answered());
-    attempts.remember(key("standard"), answered(create(ReceivedMessageSchema, { messageId: "s", receiptHandle: "h" })));
     await settled();
-    expect(attempts.find(key("pending"))).toBe(pending);
-    for (const id of ["failed", "empty", "standard"]) expect(attempts.find(key(id)), id).toBeUndefined();
+    expect(await bodiesOf(attempts.find(key("pending"))?.answer)).toEqual(["m1"]);
+    for (const id of ["failed", "empty"]) expect(attempts.find(key(id)), id).toBeUndefined();
   });
 
-  it("drops an attempt only while it still holds the answer the caller checked", async () => {
+  it("keeps a copy of the answer with bodies of its own and no checkpoints", async () => {
     const attempts = new ReceiveAttempts(new FakeClock());
-    const first = answered(fifoMessage("m1"));
-    attempts.remember(key("a"), first);
-    const second = answered(fifoMessage("m2"));
-    attempts.remember(key("a"), second);
-    // A retry that checked the first answer does not forget the second, which a concurrent retry made.
+    // As a decoded answer gives them: bodies are views into one larger buffer.
+    const wire = Buffer.from("first|second");
+    const messages = [
+      create(ReceivedMessageSchema, { messageId: "1", receiptHandle: "h1", messageGroupId: "g", body: wire.subarray(0, 5), checkpoint: Buffer.from("progress") }),
+      create(ReceivedMessageSchema, { messageId: "2", receiptHandle: "h2", messageGroupId: "g", body: wire.subarray(6) }),
+    ];
+    attempts.remember(key("a"), answered(...messages));
+    await settled();
+    const kept = (await attempts.find(key("a"))!.answer)!;
+    expect(kept.map((message) => Buffer.from(message.body).toString())).toEqual(["first", "second"]);
+    expect(kept.map((message) => message.body.buffer.byteLength)).toEqual([5, 6]);
+    expect(kept[0]!.checkpoint).toBeUndefined();
+  });
+
+  it("drops an attempt only while it is still the attempt of its id", async () => {
+    const attempts = new ReceiveAttempts(new FakeClock());
+    const first = attempts.remember(key("a"), answered(fifoMessage("m1")));
+    const second = attempts.remember(key("a"), answered(fifoMessage("m2")));
+    // A retry that checked the first attempt does not forget the second, which a concurrent retry made.
     attempts.drop(key("a"), first);
     expect(attempts.find(key("a"))).toBe(second);
+    expect(attempts.isCurrent(key("a"), first)).toBe(false);
     attempts.drop(key("a"), second);
     expect(attempts.find(key("a"))).toBeUndefined();
   });
@@ -75,37 +91,49 @@ describe("ReceiveAttempts", () => {
       message.leaseDeadline = timestampFromMs(clock.now() + forMs);
       return message;
     };
-    const answer = answered(leased("m1", 30_000), leased("m2", 10_000));
-    attempts.remember(key("a"), answer);
+    const attempt = attempts.remember(key("a"), answered(leased("m1", 30_000), leased("m2", 10_000)));
     await settled();
+    expect(attempts.leasesEnd(attempt)).toBe(clock.now() + 10_000);
     clock.advance(9_999);
-    expect(attempts.leasesHeld(key("a"), answer)).toBe(true);
+    expect(attempts.leasesHeld(key("a"), attempt)).toBe(true);
     clock.advance(1);
-    expect(attempts.leasesHeld(key("a"), answer)).toBe(false);
-    attempts.renewed(key("a"), answer, clock.now() + 5_000);
-    expect(attempts.leasesHeld(key("a"), answer)).toBe(true);
+    expect(attempts.leasesHeld(key("a"), attempt)).toBe(false);
+    attempts.renewed(key("a"), attempt, clock.now() + 5_000);
+    expect(attempts.leasesHeld(key("a"), attempt)).toBe(true);
     // A handle of another answer changes nothing; one of this answer forgets it.
-    attempts.settling("handle-m3");
-    expect(attempts.find(key("a"))).toBe(answer);
-    attempts.settling("handle-m2");
+    attempts.settled("handle-m3");
+    expect(attempts.find(key("a"))).toBe(attempt);
+    attempts.settled("handle-m2");
     expect(attempts.find(key("a"))).toBeUndefined();
-    expect(attempts.leasesHeld(key("a"), answer)).toBe(false);
+    expect(attempts.leasesHeld(key("a"), attempt)).toBe(false);
   });
 
   it("forgets the oldest attempts beyond its count and byte limits", async () => {
     const attempts = new ReceiveAttempts(new FakeClock(), { maxAttempts: 3, maxBytes: 10_000 });
     for (const id of ["1", "2", "3", "4"]) attempts.remember(key(id), answered(fifoMessage(id)));
     await settled();
-    expect(["1", "2", "3", "4"].map((id) => attempts.find(key(id)) !== undefined)).toEqual([false, true, true, true]);
+    const remembered = (...ids: string[]) => ids.map((id) => attempts.find(key(id)) !== undefined);
+    expect(remembered("1", "2", "3", "4")).toEqual([false, true, true, true]);
     // A fourth attempt pushes "2" out by count; its 8,000 body bytes (and
     // overhead) then push "3" out by bytes.
     attempts.remember(key("big"), answered(fifoMessage("big", 6_000), fifoMessage("big2", 2_000)));
     await settled();
-    expect(["2", "3", "4", "big"].map((id) => attempts.find(key(id)) !== undefined)).toEqual([false, false, true, true]);
+    expect(remembered("2", "3", "4", "big")).toEqual([false, false, true, true]);
     // An answer larger than the whole budget is not kept, and pushes nothing out.
     attempts.remember(key("huge"), answered(fifoMessage("huge", 20_000)));
     await settled();
-    expect(["4", "big", "huge"].map((id) => attempts.find(key(id)) !== undefined)).toEqual([true, true, false]);
+    expect(remembered("4", "big", "huge")).toEqual([true, true, false]);
+  });
+
+  it("counts attributes in UTF-8 bytes", async () => {
+    const attempts = new ReceiveAttempts(new FakeClock(), { maxAttempts: 10, maxBytes: 10_000 });
+    attempts.remember(key("plain"), answered(fifoMessage("plain", 4_000)));
+    const attributed = fifoMessage("attributed");
+    // 6,000 bytes in UTF-8 (3,000 in UTF-16 units): with "plain", past the 10,000.
+    attributed.attributes = { note: "é".repeat(3_000) };
+    attempts.remember(key("attributed"), answered(attributed));
+    await settled();
+    expect([attempts.find(key("plain")), attempts.find(key("attributed"))].map((found) => found !== undefined)).toEqual([false, true]);
   });
 });
 

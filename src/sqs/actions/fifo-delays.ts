@@ -36,7 +36,8 @@ export function fifoDelayRefused(seconds: number): SqsError {
   );
 }
 
-async function isFifoQueue(queue: string, context: SqsActionContext): Promise<boolean> {
+/** Whether `queue` is a FIFO queue: by its name's suffix, or else by asking the broker. */
+export async function isFifoQueue(queue: string, context: SqsActionContext): Promise<boolean> {
   // Only a FIFO queue may have the suffix; one made over gRPC may lack it.
   if (queue.endsWith(fifoNameSuffix)) return true;
   const { queue: info } = await context.queues.call("getQueue", { name: queue });

@@ -10,6 +10,7 @@ import { optionalInteger, optionalString, requiredString, stringList, type SqsIn
 import type { SqsAction, SqsActionContext, SqsOutput } from "./action-context.js";
 import { batchEntries, batchFailure, type BatchFailure } from "./batch-entries.js";
 import { receiveWithAttempt, type ReceiveCall } from "./attempted-receive.js";
+import { isFifoQueue } from "./fifo-delays.js";
 import { queueOfRequest } from "./queue-of-request.js";
 import { checkAttemptId } from "./receive-attempts.js";
 
@@ -53,10 +54,11 @@ export const receiveMessage: SqsAction = async (input, context) => {
     ...(visibility === undefined ? {} : { visibilityTimeout: durationFromMs(visibility * 1000) }),
     ...(wait === undefined ? {} : { waitTime: durationFromMs(wait * 1000) }),
   };
-  const messages =
-    attemptId === undefined
-      ? (await context.queues.call("receive", call)).messages
-      : await receiveWithAttempt(context, { caller: context.callerName, queue, attemptId: checkAttemptId(attemptId) }, call);
+  // SQS takes attempt ids on FIFO queues only, and ignores them on standard ones.
+  const repeatable = attemptId !== undefined && (await isFifoQueue(queue, context));
+  const messages = repeatable
+    ? await receiveWithAttempt(context, { caller: context.callerName, queue, attemptId: checkAttemptId(attemptId) }, call)
+    : (await context.queues.call("receive", call)).messages;
   if (messages.length === 0) return {};
   const asked = new Set(systemNames);
   const wantsSystem = (name: string): boolean => asked.has("All") || asked.has(name);
@@ -70,15 +72,15 @@ export const receiveMessage: SqsAction = async (input, context) => {
 export const deleteMessage: SqsAction = async (input, context) => {
   const queue = queueOfRequest(input, context);
   const receiptHandle = requiredString(input, "ReceiptHandle");
-  context.receiveAttempts.settling(receiptHandle);
   try {
     await context.queues.call("delete", { queue, receiptHandle });
   } catch (error) {
     const reason = brokerFailure(error)?.reason;
-    if (reason === "LEASE_SUPERSEDED") return {};
     if (reason === "RECEIPT_HANDLE_INVALID") throw invalidHandle(receiptHandle);
-    throw error;
+    if (reason !== "LEASE_SUPERSEDED") throw error;
   }
+  // The receive that answered this handle may no longer be repeated (attempted-receive.ts).
+  context.receiveAttempts.settled(receiptHandle);
   return {};
 };
 
@@ -89,14 +91,15 @@ export const deleteMessageBatch: SqsAction = async (input, context) => {
     id,
     receiptHandle: requiredString(entry, "ReceiptHandle"),
   }));
-  for (const { receiptHandle } of entries) context.receiveAttempts.settling(receiptHandle);
   const { results } = await context.queues.call("deleteBatch", { queue, receiptHandles: entries.map((entry) => entry.receiptHandle) });
   const successful: SqsOutput[] = [];
   const failed: BatchFailure[] = [];
   entries.forEach(({ id, receiptHandle }, index) => {
     const result = results[index]!;
-    if (result.code === 0 || result.reason === "LEASE_SUPERSEDED") successful.push({ Id: id });
-    else failed.push(batchFailure(id, result.reason === "RECEIPT_HANDLE_INVALID" ? invalidHandle(receiptHandle) : sqsErrorOf(result)));
+    if (result.code === 0 || result.reason === "LEASE_SUPERSEDED") {
+      successful.push({ Id: id });
+      context.receiveAttempts.settled(receiptHandle);
+    } else failed.push(batchFailure(id, result.reason === "RECEIPT_HANDLE_INVALID" ? invalidHandle(receiptHandle) : sqsErrorOf(result)));
   });
   return { Successful: successful, Failed: failed };
 };
@@ -106,7 +109,6 @@ export const changeMessageVisibility: SqsAction = async (input, context) => {
   const queue = queueOfRequest(input, context);
   const receiptHandle = requiredString(input, "ReceiptHandle");
   const seconds = requiredVisibility(input);
-  context.receiveAttempts.settling(receiptHandle);
   try {
     await context.queues.call("changeVisibility", { queue, receiptHandle, visibilityTimeout: durationFromMs(seconds * 1000) });
   } catch (error) {
@@ -114,6 +116,7 @@ export const changeMessageVisibility: SqsAction = async (input, context) => {
     if (failure === undefined) throw error;
     throw visibilityError(failure.reason, receiptHandle, seconds) ?? error;
   }
+  context.receiveAttempts.settled(receiptHandle);
   return {};
 };
 
@@ -131,7 +134,6 @@ export const changeMessageVisibilityBatch: SqsAction = async (input, context) =>
     receiptHandle: requiredString(entry, "ReceiptHandle"),
     seconds: requiredVisibility(entry),
   }));
-  for (const { receiptHandle } of entries) context.receiveAttempts.settling(receiptHandle);
   const outcomes = new Map<string, SqsError | undefined>();
   for (const seconds of new Set(entries.map((entry) => entry.seconds))) {
     const group = entries.filter((entry) => entry.seconds === seconds);
@@ -150,6 +152,7 @@ export const changeMessageVisibilityBatch: SqsAction = async (input, context) =>
     }
     group.forEach(({ id, receiptHandle }, index) => {
       const result = results[index]!;
+      if (result.code === 0) context.receiveAttempts.settled(receiptHandle);
       outcomes.set(id, result.code === 0 ? undefined : (visibilityError(result.reason, receiptHandle, seconds) ?? sqsErrorOf(result)));
     });
   }

@@ -1,5 +1,6 @@
+import { clone } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import type { ReceivedMessage } from "../../../gen/holdshelf/v1/message_pb.js";
+import { ReceivedMessageSchema, type ReceivedMessage } from "../../../gen/holdshelf/v1/message_pb.js";
 import type { Clock } from "../../time/clock.js";
 import { sqsErrors } from "../sqs-error.js";
 
@@ -9,23 +10,28 @@ export const attemptWindowMs = 5 * 60_000;
 // 1 to 128 characters of alphanumerics and punctuation, as SQS takes it.
 const attemptIdPattern = /^[\x21-\x7e]{1,128}$/;
 
-/** What one attempt's memory may hold, at most: beyond it, the oldest attempts are forgotten first. */
+/** What the memory of attempts may hold, at most: beyond it, the oldest attempts are forgotten first. */
 export interface ReceiveAttemptLimits {
   readonly maxAttempts: number;
-  /** Bytes of message bodies and attributes, roughly: the answers are kept whole. */
+  /** Bytes of the kept answers: bodies and attributes, plus a fixed overhead per message. */
   readonly maxBytes: number;
 }
 
 const defaultLimits: ReceiveAttemptLimits = { maxAttempts: 10_000, maxBytes: 64 * 1024 * 1024 };
 
-// Counted per kept message besides its body: ids, handles, attributes' keys.
+// Counted per kept message besides its body and attributes: ids, handles, timestamps, the object itself.
 const perMessageOverheadBytes = 512;
 
-/** One FIFO receive, kept under its attempt id. */
-interface Attempt {
-  readonly atMs: number;
-  /** The broker's answer: pending while the first receive still waits (a long poll), so a retry meanwhile shares it. */
+/** One receive remembered under its attempt id; callers hold it to tell it from a later attempt of the same id. */
+export interface RememberedAttempt {
+  /** The answer: pending while the first receive still waits (a long poll), so a retry meanwhile shares it. */
   readonly answer: Promise<readonly ReceivedMessage[]>;
+}
+
+interface Attempt extends RememberedAttempt {
+  readonly atMs: number;
+  // Replaced by a trimmed copy once known (see `keep`).
+  answer: Promise<readonly ReceivedMessage[]>;
   bytes: number;
   /** The answer's receipt handles, once it is known. */
   handles: readonly string[];
@@ -39,11 +45,12 @@ interface Attempt {
  * held, gets that answer again, with the same receipt handles, instead of
  * the next messages. A consumer whose answer was lost on the network
  * otherwise leaves those messages in flight, and their groups blocked, until
- * the visibility timeout runs out.
+ * the visibility timeout runs out. attempted-receive.ts decides when a retry
+ * is the same receive; this class keeps the answers.
  *
- * Attempts are kept per caller (the signing access key) and queue, so one
- * consumer cannot take over another's leases by guessing its id. They live
- * in this endpoint's memory: a retry that reaches another broker of a
+ * Attempts are kept per caller (the signing access key's entry) and queue,
+ * so one consumer cannot take over another's leases by guessing its id. They
+ * live in this endpoint's memory: a retry that reaches another broker of a
  * cluster, or this one after a restart, is a new receive, as it was before
  * SQS had attempt ids. Memory is bounded (`ReceiveAttemptLimits`); an
  * attempt forgotten early also just makes its retry a new receive.
@@ -65,18 +72,18 @@ export class ReceiveAttempts {
     return this.attempts.size;
   }
 
-  /** The earlier answer of this attempt, if it is still within its window; it may still be pending. */
-  find(key: AttemptKey): Promise<readonly ReceivedMessage[]> | undefined {
+  /** The attempt of `key`, if it is still within its window; its answer may still be pending. */
+  find(key: AttemptKey): RememberedAttempt | undefined {
     this.expire();
-    return this.attempts.get(keyText(key))?.answer;
+    return this.attempts.get(keyText(key));
   }
 
   /**
-   * Remembers `answer` under `key`, replacing an earlier attempt of the key.
-   * An answer that fails, or holds no FIFO message (a standard queue, where
-   * SQS ignores attempt ids, or an empty receive), is forgotten once known.
+   * Remembers `answer` under `key`, replacing an earlier attempt of the key,
+   * and returns the new attempt. An answer that fails or is empty is
+   * forgotten once known.
    */
-  remember(key: AttemptKey, answer: Promise<readonly ReceivedMessage[]>): void {
+  remember(key: AttemptKey, answer: Promise<readonly ReceivedMessage[]>): RememberedAttempt {
     this.expire();
     const text = keyText(key);
     this.forget(text);
@@ -84,61 +91,79 @@ export class ReceiveAttempts {
     this.attempts.set(text, attempt);
     answer.then(
       (messages) => {
-        if (this.attempts.get(text) !== attempt) return;
-        if (!messages.some((message) => message.messageGroupId !== "")) return this.forget(text);
-        const bytes = messages.reduce((sum, message) => sum + answerBytes(message), 0);
-        // Kept, it would push every other attempt out.
-        if (bytes > this.limits.maxBytes) return this.forget(text);
-        attempt.bytes = bytes;
-        this.bytes += bytes;
-        attempt.handles = messages.map((message) => message.receiptHandle);
-        attempt.leasesEndMs = Math.min(...messages.map((message) => (message.leaseDeadline === undefined ? Infinity : timestampMs(message.leaseDeadline))));
-        for (const handle of attempt.handles) this.attemptOfHandle.set(handle, text);
-        this.evictBeyondLimits();
+        if (this.attempts.get(text) === attempt) this.keep(text, attempt, messages);
       },
       () => {
         if (this.attempts.get(text) === attempt) this.forget(text);
       },
     );
     this.evictBeyondLimits();
+    return attempt;
   }
 
   /**
-   * Whether the attempt of `key` still holds `answer` (nothing settled one of
+   * Whether `attempt` is still the attempt of `key` (nothing settled one of
    * its messages meanwhile) and none of its leases has run out: only then is
    * a retry the same receive. A lease that ran out makes the next delivery a
    * redelivery, counted towards the dead-letter limit like any other.
    */
-  leasesHeld(key: AttemptKey, answer: Promise<readonly ReceivedMessage[]>): boolean {
-    const attempt = this.attempts.get(keyText(key));
-    return attempt?.answer === answer && this.clock.now() < attempt.leasesEndMs;
+  leasesHeld(key: AttemptKey, attempt: RememberedAttempt): boolean {
+    return this.isCurrent(key, attempt) && this.clock.now() < (attempt as Attempt).leasesEndMs;
   }
 
-  /** Records that the leases of the attempt of `key` were renewed, to run out first at `leasesEndMs`. */
-  renewed(key: AttemptKey, answer: Promise<readonly ReceivedMessage[]>, leasesEndMs: number): void {
-    const attempt = this.attempts.get(keyText(key));
-    if (attempt?.answer === answer) attempt.leasesEndMs = leasesEndMs;
+  /** Whether `attempt` is still the attempt of `key`. */
+  isCurrent(key: AttemptKey, attempt: RememberedAttempt): boolean {
+    return this.attempts.get(keyText(key)) === attempt;
+  }
+
+  /** When the first of `attempt`'s leases runs out, as last known. */
+  leasesEnd(attempt: RememberedAttempt): number {
+    return (attempt as Attempt).leasesEndMs;
+  }
+
+  /** Records that the leases of `attempt` were renewed, to run out first at `leasesEndMs`. */
+  renewed(key: AttemptKey, attempt: RememberedAttempt, leasesEndMs: number): void {
+    if (this.isCurrent(key, attempt)) (attempt as Attempt).leasesEndMs = leasesEndMs;
   }
 
   /**
-   * Forgets the attempt of `key` whose answer is `answer`, once its leases are
-   * no longer all held (deleted, received again): its next retry is a new
-   * receive. An attempt a concurrent retry has replaced meanwhile stays.
+   * Forgets `attempt` once its leases are no longer all held (deleted,
+   * received again): the next retry of its id is a new receive. A later
+   * attempt that replaced it meanwhile stays.
    */
-  drop(key: AttemptKey, answer: Promise<readonly ReceivedMessage[]>): void {
-    const text = keyText(key);
-    if (this.attempts.get(text)?.answer === answer) this.forget(text);
+  drop(key: AttemptKey, attempt: RememberedAttempt): void {
+    if (this.isCurrent(key, attempt)) this.forget(keyText(key));
   }
 
   /**
-   * Forgets the attempt that answered `receiptHandle`, as its message is
-   * deleted or its visibility changed through this endpoint: SQS repeats an
-   * answer only while none of its messages was modified, and a consumer that
-   * settles a message has had the answer.
+   * Forgets the attempt that answered `receiptHandle`, whose message was
+   * deleted or had its visibility changed through this endpoint: SQS
+   * repeats an answer only while none of its messages was modified, and a
+   * consumer that settles a message has had the answer.
    */
-  settling(receiptHandle: string): void {
+  settled(receiptHandle: string): void {
     const text = this.attemptOfHandle.get(receiptHandle);
     if (text !== undefined) this.forget(text);
+  }
+
+  /**
+   * Keeps a known answer: a copy without checkpoints (the SQS endpoint never
+   * shows them) whose bodies no longer share the whole answer's buffer, so
+   * the memory counted is the memory held.
+   */
+  private keep(text: string, attempt: Attempt, messages: readonly ReceivedMessage[]): void {
+    if (messages.length === 0) return this.forget(text);
+    const kept = messages.map(trimmed);
+    const bytes = kept.reduce((sum, message) => sum + answerBytes(message), 0);
+    // Kept, it would push every other attempt out.
+    if (bytes > this.limits.maxBytes) return this.forget(text);
+    attempt.answer = Promise.resolve(kept);
+    attempt.bytes = bytes;
+    this.bytes += bytes;
+    attempt.handles = kept.map((message) => message.receiptHandle);
+    for (const handle of attempt.handles) this.attemptOfHandle.set(handle, text);
+    attempt.leasesEndMs = Math.min(...kept.map((message) => (message.leaseDeadline === undefined ? Infinity : timestampMs(message.leaseDeadline))));
+    this.evictBeyondLimits();
   }
 
   private forget(text: string): void {
@@ -167,7 +192,7 @@ export class ReceiveAttempts {
 
 /** Whose attempt, on which queue, under which id. */
 export interface AttemptKey {
-  /** The access key's name in the auth file; "" when the endpoint takes unsigned requests. */
+  /** The name of the access key's entry in the credentials file; "" when the endpoint takes unsigned requests. */
   readonly caller: string;
   readonly queue: string;
   readonly attemptId: string;
@@ -187,11 +212,23 @@ function keyText({ caller, queue, attemptId }: AttemptKey): string {
   return JSON.stringify([caller, queue, attemptId]);
 }
 
+function trimmed(message: ReceivedMessage): ReceivedMessage {
+  const copy = clone(ReceivedMessageSchema, message);
+  copy.checkpoint = undefined;
+  // clone's copy of a bytes field is a view when it is a Buffer (Buffer's
+  // slice), as decoding an answer gives: copy them into memory of their own.
+  copy.body = new Uint8Array(message.body);
+  for (const value of Object.values(copy.typedAttributes)) {
+    if (value.value.case === "binaryValue") value.value.value = new Uint8Array(value.value.value);
+  }
+  return copy;
+}
+
 function answerBytes(message: ReceivedMessage): number {
   let bytes = perMessageOverheadBytes + message.body.length;
   for (const [name, { dataType, value }] of Object.entries(message.typedAttributes)) {
-    bytes += name.length + dataType.length + (value.value?.length ?? 0);
+    bytes += Buffer.byteLength(name) + dataType.length + (typeof value.value === "string" ? Buffer.byteLength(value.value) : (value.value?.length ?? 0));
   }
-  for (const [name, value] of Object.entries(message.attributes)) bytes += name.length + value.length;
+  for (const [name, value] of Object.entries(message.attributes)) bytes += Buffer.byteLength(name) + Buffer.byteLength(value);
   return bytes;
 }
