@@ -28,9 +28,8 @@ export interface BrokerLimits {
  * docs/performance.md), so 5 million take under 1 GB. A deduplication id
  * costs about 200 B of V8 heap (the fifo scenario): 5 million, about 1 GB,
  * are over 16,000 new FIFO sends a second held for the five minutes, more
- * than one broker takes. A waiting Receive
- * holds a call, a timer and a closure (a few KB); a queue its index and
- * metrics series.
+ * than one broker takes. A waiting Receive holds a call, a timer and a
+ * closure (a few KB); a queue its index and metrics series.
  */
 export const defaultBrokerLimits: BrokerLimits = {
   maxQueues: 10_000,
