@@ -71,6 +71,24 @@ describe("receiveWithAttempt", () => {
     expect(calls).toEqual([]);
   });
 
+  it("answers a retry that shared a long poll ending empty with that empty answer, and one that shared a failure with a receive of its own", async () => {
+    const { context, calls, next } = scriptedContext(new FakeClock());
+    const [first, retry] = [receiveWithAttempt(context, key, call), receiveWithAttempt(context, key, call)];
+    (await next("receive")).answer({ messages: [] });
+    expect(await Promise.all([first, retry])).toEqual([[], []]);
+    expect(calls).toEqual([]);
+
+    // A receive that fails (as the broker's answer rejecting) leaves its sharer to receive anew.
+    let fail!: (error: Error) => void;
+    const failing = receiveWithAttempt({ ...context, queues: { call: () => new Promise((_, reject) => (fail = reject)) } } as unknown as SqsActionContext, key, call);
+    const sharer = receiveWithAttempt(context, key, call);
+    fail(new Error("storage down"));
+    await expect(failing).rejects.toThrow("storage down");
+    const own = await next("receive");
+    own.answer({ messages: [create(ReceivedMessageSchema, { messageId: "m1", receiptHandle: "h1", messageGroupId: "g" })] });
+    expect((await sharer).map((message) => message.messageId)).toEqual(["m1"]);
+  });
+
   it("repeats an answer whose renewal is refused only by max_lease_duration, until its leases run out", async () => {
     const clock = new FakeClock();
     const { context, next } = scriptedContext(clock);

@@ -24,15 +24,17 @@ const maxRounds = 3;
  * answer is returned again, receipt handles included. Otherwise it is a new
  * receive, remembered under the id. A retry that arrives while the first
  * receive still waits (a long poll), or while another retry of the id is
- * deciding, shares that answer.
+ * deciding, shares that answer, also when it ends empty.
  */
 export async function receiveWithAttempt(context: SqsActionContext, key: AttemptKey, call: ReceiveCall): Promise<readonly ReceivedMessage[]> {
   const attempts = context.receiveAttempts;
   for (let round = 0; round < maxRounds; round++) {
     const earlier = attempts.find(key);
     if (earlier === undefined) break;
-    const messages = await earlier.answer.catch(() => []);
-    if (messages.length > 0 && attempts.leasesHeld(key, earlier)) {
+    const messages = await earlier.answer.catch(() => undefined);
+    // A long poll this retry shared that ended empty: the same answer, without a second wait.
+    if (messages?.length === 0) return messages;
+    if (messages !== undefined && attempts.leasesHeld(key, earlier)) {
       const leasesEndMs = await renewLeases(context, call, messages, attempts.leasesEnd(earlier));
       // Settled while the renewal was on its way: that answer is no longer the caller's to repeat.
       if (leasesEndMs !== undefined && attempts.isCurrent(key, earlier)) {
