@@ -93,7 +93,7 @@ describe("ReceiveAttempts", () => {
     };
     const attempt = attempts.remember(key("a"), answered(leased("m1", 30_000), leased("m2", 10_000)));
     await settled();
-    expect(attempts.leasesEnd(attempt)).toBe(clock.now() + 10_000);
+    expect(attempt.leasesEndMs).toBe(clock.now() + 10_000);
     clock.advance(9_999);
     expect(attempts.leasesHeld(key("a"), attempt)).toBe(true);
     clock.advance(1);

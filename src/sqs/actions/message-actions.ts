@@ -9,7 +9,7 @@ import { SqsError, sqsErrors } from "../sqs-error.js";
 import { optionalInteger, optionalString, requiredString, stringList, type SqsInput } from "../sqs-input.js";
 import type { SqsAction, SqsActionContext, SqsOutput } from "./action-context.js";
 import { batchEntries, batchFailure, type BatchFailure } from "./batch-entries.js";
-import { receiveWithAttempt, type ReceiveCall } from "./attempted-receive.js";
+import { receiveWithAttempt, type ReceiveCall } from "./receive-with-attempt.js";
 import { isFifoQueue } from "./fifo-delays.js";
 import { queueOfRequest } from "./queue-of-request.js";
 import { checkAttemptId } from "./receive-attempts.js";
@@ -41,7 +41,7 @@ export const receiveMessage: SqsAction = async (input, context) => {
   const maxMessages = optionalInteger(input, "MaxNumberOfMessages", 1, maxReceiveMessages) ?? 1;
   const visibility = optionalInteger(input, "VisibilityTimeout", 0, maxVisibilitySeconds);
   const wait = optionalInteger(input, "WaitTimeSeconds", 0, maxWaitSeconds);
-  // FIFO queues' way to repeat a receive whose answer was lost (attempted-receive.ts).
+  // FIFO queues' way to repeat a receive whose answer was lost (receive-with-attempt.ts).
   const attemptId = optionalString(input, "ReceiveRequestAttemptId");
   const systemNames = [...stringList(input, "AttributeNames"), ...stringList(input, "MessageSystemAttributeNames")];
   for (const name of systemNames) {
@@ -79,7 +79,7 @@ export const deleteMessage: SqsAction = async (input, context) => {
     if (reason === "RECEIPT_HANDLE_INVALID") throw invalidHandle(receiptHandle);
     if (reason !== "LEASE_SUPERSEDED") throw error;
   }
-  // The receive that answered this handle may no longer be repeated (attempted-receive.ts).
+  // The receive that answered this handle may no longer be repeated (receive-with-attempt.ts).
   context.receiveAttempts.settled(receiptHandle);
   return {};
 };

@@ -26,17 +26,18 @@ const perMessageOverheadBytes = 512;
 export interface RememberedAttempt {
   /** The answer: pending while the first receive still waits (a long poll), so a retry meanwhile shares it. */
   readonly answer: Promise<readonly ReceivedMessage[]>;
+  /** When the first of the answer's leases runs out, as last set (Infinity until the answer is known). */
+  readonly leasesEndMs: number;
 }
 
 interface Attempt extends RememberedAttempt {
   readonly atMs: number;
   // Replaced by a trimmed copy once known (see `keep`).
   answer: Promise<readonly ReceivedMessage[]>;
+  leasesEndMs: number;
   bytes: number;
   /** The answer's receipt handles, once it is known. */
   handles: readonly string[];
-  /** When the first of the answer's leases runs out, as last set (Infinity until the answer is known). */
-  leasesEndMs: number;
 }
 
 /**
@@ -45,8 +46,8 @@ interface Attempt extends RememberedAttempt {
  * held, gets that answer again, with the same receipt handles, instead of
  * the next messages. A consumer whose answer was lost on the network
  * otherwise leaves those messages in flight, and their groups blocked, until
- * the visibility timeout runs out. attempted-receive.ts decides when a retry
- * is the same receive; this class keeps the answers.
+ * the visibility timeout runs out. receive-with-attempt.ts decides when a
+ * retry is the same receive; this class keeps the answers.
  *
  * Attempts are kept per caller (the signing access key's entry) and queue,
  * so one consumer cannot take over another's leases by guessing its id. They
@@ -108,7 +109,7 @@ export class ReceiveAttempts {
    * redelivery, counted towards the dead-letter limit like any other.
    */
   leasesHeld(key: AttemptKey, attempt: RememberedAttempt): boolean {
-    return this.isCurrent(key, attempt) && this.clock.now() < (attempt as Attempt).leasesEndMs;
+    return this.isCurrent(key, attempt) && this.clock.now() < attempt.leasesEndMs;
   }
 
   /** Whether `attempt` is still the attempt of `key`. */
@@ -116,13 +117,9 @@ export class ReceiveAttempts {
     return this.attempts.get(keyText(key)) === attempt;
   }
 
-  /** When the first of `attempt`'s leases runs out, as last known. */
-  leasesEnd(attempt: RememberedAttempt): number {
-    return (attempt as Attempt).leasesEndMs;
-  }
-
   /** Records that the leases of `attempt` were renewed, to run out first at `leasesEndMs`. */
   renewed(key: AttemptKey, attempt: RememberedAttempt, leasesEndMs: number): void {
+    // The attempt of `key` is an Attempt: this class made it.
     if (this.isCurrent(key, attempt)) (attempt as Attempt).leasesEndMs = leasesEndMs;
   }
 

@@ -10,7 +10,7 @@ import { durationFromMs, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
 import { EntryResultSchema, ReceivedMessageSchema, type EntryResult, type ReceivedMessage } from "../../gen/holdshelf/v1/message_pb.js";
 import type { SqsActionContext } from "../../src/sqs/actions/action-context.js";
-import { receiveWithAttempt, type ReceiveCall } from "../../src/sqs/actions/attempted-receive.js";
+import { receiveWithAttempt, type ReceiveCall } from "../../src/sqs/actions/receive-with-attempt.js";
 import { ReceiveAttempts } from "../../src/sqs/actions/receive-attempts.js";
 import { FakeClock } from "../support/fake-clock.js";
 

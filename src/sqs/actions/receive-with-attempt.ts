@@ -35,7 +35,7 @@ export async function receiveWithAttempt(context: SqsActionContext, key: Attempt
     // A long poll this retry shared that ended empty: the same answer, without a second wait.
     if (messages?.length === 0) return messages;
     if (messages !== undefined && attempts.leasesHeld(key, earlier)) {
-      const leasesEndMs = await renewLeases(context, call, messages, attempts.leasesEnd(earlier));
+      const leasesEndMs = await renewLeases(context, call, messages, earlier.leasesEndMs);
       // Settled while the renewal was on its way: that answer is no longer the caller's to repeat.
       if (leasesEndMs !== undefined && attempts.isCurrent(key, earlier)) {
         attempts.renewed(key, earlier, leasesEndMs);
