@@ -72,12 +72,12 @@ async function expectServerAlive(): Promise<void> {
 describe("the snapshot", () => {
   it("sees a change of a message's lease, receive count or content, and of a queue's configuration", async () => {
     const fixture = await makeFixture("snapshot");
-    const [queue] = fixture.queues;
+    const queue = fixture.queues[0]!;
     const steps: (() => Promise<unknown>)[] = [
       () => harness.rpc.changeVisibility({ queue, receiptHandle: fixture.handles[0]!, visibilityTimeout: { seconds: 7200n } }),
       () => harness.rpc.receive({ queue, visibilityTimeout: {} }),
       () => harness.rpc.send({ queue, body: Buffer.from("one more") }),
-      () => harness.rpc.updateQueue({ name: queue!, config: { delay: { seconds: 1n } } }),
+      () => harness.rpc.updateQueue({ name: queue, config: { delay: { seconds: 1n } } }),
     ];
     for (const step of steps) {
       const before = await brokerSnapshot(harness.server);

@@ -24,7 +24,7 @@ describe("holdshelf serve with the SQS endpoint", () => {
     broker = await startBrokerProcess(join(dir.path, "data"), ["--sqs-listen", "127.0.0.1:0"]);
     const line = JSON.parse(broker.logs().split("\n").find((text) => text.includes('"holdshelf listening"'))!) as Record<string, string>;
     expect(line["sqsUrl"]).toBe(`http://${line["sqsAddress"]}`);
-    const sqs = new SQSClient({ endpoint: line["sqsUrl"], region: "us-east-1", credentials: { accessKeyId: "x", secretAccessKey: "y" } });
+    const sqs = new SQSClient({ endpoint: line["sqsUrl"]!, region: "us-east-1", credentials: { accessKeyId: "x", secretAccessKey: "y" } });
     try {
       const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: "cli" }));
       expect(QueueUrl).toBe(`${line["sqsUrl"]}/000000000000/cli`);
