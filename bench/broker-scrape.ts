@@ -1,5 +1,5 @@
 // The benchmarks read the broker's own metrics with the parser the tests use.
-import { parseExposition, samplesOf, valueOf, type Sample } from "../test/support/prometheus-text.js";
+import { parseExposition, samplesOf, sampleValue, type Sample } from "../test/support/prometheus-text.js";
 
 /** The group-commit totals a broker has written so far. */
 export interface CommitCounters {
@@ -19,7 +19,7 @@ export async function scrapeBroker(metricsAddress: string): Promise<Sample[]> {
 
 /** The value of an unlabelled metric; throws if the broker does not export it. */
 export function requireValue(samples: readonly Sample[], name: string): number {
-  const value = valueOf(samples, name);
+  const value = sampleValue(samples, name);
   if (value === undefined) throw new Error(`no ${name} in the broker's metrics`);
   return value;
 }

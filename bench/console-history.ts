@@ -76,7 +76,8 @@ const interval = defaultHistoryShape.sampleIntervalMs;
 let now = 0;
 for (let round = 0; round < defaultHistoryShape.samples; round++) {
   traffic(round);
-  history.sample((now += interval));
+  now += interval;
+  history.sample(now);
 }
 const perQueue = (heldBytes() - before) / queueCount;
 
@@ -84,8 +85,9 @@ const sampleTimes: number[] = [];
 const allQueuesTimes: number[] = [];
 for (let round = 0; round < timedSamples; round++) {
   traffic(round);
+  now += interval;
   let start = performance.now();
-  history.sample((now += interval));
+  history.sample(now);
   sampleTimes.push(performance.now() - start);
   start = performance.now();
   broker.allQueues();

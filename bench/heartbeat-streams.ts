@@ -167,7 +167,7 @@ async function main(): Promise<void> {
     target: { cpuPercent: target.cpuPercent, memoryMb: target.memoryBytes / 2 ** 20 },
     results,
   };
-  await writeFile(out, JSON.stringify(report, null, 2) + "\n");
+  await writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`\n${formatTable(results)}`);
   for (const result of results) {
     if (result.profile !== undefined) console.log(`\n${formatProfile(result)}`);
@@ -390,7 +390,9 @@ async function openStreamsLoad(
       stopped = true;
       timers.forEach(clearTimeout);
       await Promise.all(streams.map((stream) => withTimeout(stream.end(), 5000)));
-      clients.forEach((client) => client.close());
+      clients.forEach((client) => {
+        client.close();
+      });
     }),
   };
 }

@@ -223,7 +223,10 @@ async function waitForTcp(port: number, timeoutMs: number): Promise<void> {
   for (;;) {
     const open = await new Promise<boolean>((resolve) => {
       const socket = connectTcp(port, "127.0.0.1");
-      socket.once("connect", () => (socket.destroy(), resolve(true))).once("error", () => resolve(false));
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      }).once("error", () => resolve(false));
     });
     if (open) return;
     if (monotonicMs() > untilMs) throw new Error(`nothing listened on 127.0.0.1:${port} within ${timeoutMs} ms`);

@@ -88,7 +88,7 @@ async function main(): Promise<void> {
   await mkdir(resultsDir, { recursive: true });
   const file = `${resultsDir}bench-${stamp}.json`;
   const report = { machine, durability, profiled: values.profile, maxLoad, results, profiles };
-  await writeFile(file, JSON.stringify(report, null, 2) + "\n");
+  await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
   log(`results written to ${file}`);
 }
 

@@ -124,7 +124,9 @@ export async function measureBrokersWindow<T>(
   const seconds = (monotonicMs() - startedMs) / 1000;
   const client = process.cpuUsage(clientBefore);
   const after = brokers.map((broker) => sampleProcess(broker.pid));
-  brokers.forEach((broker, index) => broker.measured.push({ fromMs: before[index]!.atMs, toMs: after[index]!.atMs }));
+  brokers.forEach((broker, index) => {
+    broker.measured.push({ fromMs: before[index]!.atMs, toMs: after[index]!.atMs });
+  });
   const commitsAfter = await Promise.all(brokers.map((broker) => readCommitCounters(broker.metricsAddress)));
   const clientCpuSeconds = (client.user + client.system) / 1e6;
   return {

@@ -72,7 +72,7 @@ async function main(): Promise<number> {
       rows,
       verdict: { passed, checks },
     };
-    await writeFile(out, JSON.stringify(report, null, 2) + "\n");
+    await writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
     console.log(`\n${formatRows(rows)}\n\n${formatVerdict(checks)}\n\nwritten: ${out}`);
     return passed ? 0 : 1;
   } finally {

@@ -45,6 +45,7 @@ export function LineChart(props: {
   return (
     <figure class="chart">
       <figcaption id={`${id}-title`}>{title}</figcaption>
+      {/* biome-ignore lint/a11y/noSvgWithoutTitle: named by its figcaption and <desc> through aria-labelledby */}
       <svg role="img" aria-labelledby={`${id}-title ${id}-desc`} viewBox={`0 0 ${width} ${height}`} class="chart-svg">
         <desc id={`${id}-desc`}>
           {`From ${span}, peak ${format(max)}. Latest: ${series.map((line) => `${line.label} ${latest(line)}`).join(", ")}.`}

@@ -47,6 +47,7 @@ export function MessageBody({ body, bodyText }: { body: string; bodyText: string
   const labels: Record<View, string> = { json: "JSON", text: "Text", hex: "Hex" };
   return (
     <div class="message-body">
+      {/* biome-ignore lint/a11y/useSemanticElements: a toolbar of toggle buttons, not a form's fieldset */}
       <div class="body-views" role="group" aria-label="Show the body as">
         {views.map((option) => (
           <button key={option} type="button" aria-pressed={view === option} onClick={() => setView(option)} aria-controls={id}>
@@ -54,6 +55,7 @@ export function MessageBody({ body, bodyText }: { body: string; bodyText: string
           </button>
         ))}
       </div>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take focus to scroll by keyboard (axe's scrollable-region-focusable) */}
       <pre id={id} class="body" tabIndex={0}>
         {shown === "" ? <span class="muted">(empty body)</span> : shown}
       </pre>

@@ -71,6 +71,7 @@ export function QueuePage({ name }: { name: string }) {
     <>
       {heading}
       <ErrorMessage error={error === null ? null : `The last refresh failed: ${error}. The numbers below may be stale.`} />
+      {/* biome-ignore lint/a11y/useSemanticElements: a row of actions, not a form's fieldset */}
       <div class="actions" role="group" aria-label="Queue actions">
         <a class="button-link" href={messagesHref(name)}>
           Browse messages

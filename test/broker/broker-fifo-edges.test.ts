@@ -50,7 +50,7 @@ describe("FIFO queues at their edges", () => {
     const { dataId } = (await h.store.load()).queues.find((queue) => queue.record.name === "f.fifo")!.record;
     const now = h.clock.now();
     const entry: ScheduleEntry = {
-      id: "0".repeat(31) + "1",
+      id: `${"0".repeat(31)}1`,
       readyAt: now,
       leased: false,
       receiveCount: 0,

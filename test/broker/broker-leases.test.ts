@@ -234,7 +234,7 @@ describe("leases", () => {
 
     it("refuses a handle with characters appended", async () => {
       const { receiptHandle } = await sendAndReceive(h, "q");
-      await expectInvalidHandle(receiptHandle + "AA");
+      await expectInvalidHandle(`${receiptHandle}AA`);
     });
 
     it("refuses a handle issued by another queue", async () => {

@@ -52,7 +52,7 @@ describe("queue tags and update time", () => {
     it("accepts 50 tags, keys of 128 characters and values of 256, counted in characters, not bytes", async () => {
       const fifty = Object.fromEntries(Array.from({ length: 50 }, (_, index) => [`k${index}`, "v"]));
       await h.broker.createQueue("many", { tags: fifty });
-      const longest = { ["é".repeat(127) + "🎉"]: "ü".repeat(255) + "🎉" };
+      const longest = { [`${"é".repeat(127)}🎉`]: `${"ü".repeat(255)}🎉` };
       expect((await h.broker.createQueue("long", { tags: longest })).config.tags).toEqual(longest);
     });
 

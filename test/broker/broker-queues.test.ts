@@ -108,7 +108,7 @@ describe("queue admin", () => {
 
     it("accepts names of 1 and 80 characters of letters, digits, _ and -", async () => {
       await h.broker.createQueue("a");
-      await h.broker.createQueue("Az09_-".repeat(13) + "xy");
+      await h.broker.createQueue(`${"Az09_-".repeat(13)}xy`);
       expect(h.broker.listQueues().queues.map((queue) => queue.name.length)).toEqual([80, 1]);
     });
   });

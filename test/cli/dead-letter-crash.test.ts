@@ -79,7 +79,9 @@ describe("dead-lettering across crashes of the broker process", () => {
       for (let start = 0; start < messageCount; start += 100) {
         const entries = Array.from({ length: 100 }, (_, i) => ({ body: Buffer.from(`message ${start + i}`) }));
         const { messageIds } = await rpc.sendBatch({ queue: "work", entries });
-        messageIds.forEach((id, i) => bodies.set(id, `message ${start + i}`));
+        messageIds.forEach((id, i) => {
+          bodies.set(id, `message ${start + i}`);
+        });
       }
       expect(bodies.size).toBe(messageCount);
 

@@ -248,7 +248,9 @@ describe("Consumer's timers", () => {
       clock.advance(100);
       await settle();
     }
-    deletes.splice(0).forEach((pending) => pending.resolve());
+    deletes.splice(0).forEach((pending) => {
+      pending.resolve();
+    });
     await settle();
     expect(consumer!.active).toBe(0);
   });

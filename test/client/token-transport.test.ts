@@ -4,7 +4,7 @@ import { credentials } from "@grpc/grpc-js";
 import { describe, expect, it } from "vitest";
 import { createQueueServiceRpc } from "../../src/client/rpc-client.js";
 
-const token = "hs_" + "x".repeat(43);
+const token = `hs_${"x".repeat(43)}`;
 
 describe("where a client sends its bearer token", () => {
   it.each(["10.1.2.3:50051", "broker.internal:50051", "[2001:db8::1]:50051"])(

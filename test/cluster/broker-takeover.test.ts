@@ -13,7 +13,7 @@ import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { queueOn, startClusterBroker } from "../support/cluster-brokers.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
 import { freePort } from "../support/free-port.js";
-import { parseExposition, valueOf } from "../support/prometheus-text.js";
+import { parseExposition, sampleValue } from "../support/prometheus-text.js";
 import { postgresForFile, skipWithoutPostgres } from "../support/postgres-server.js";
 
 const postgres = postgresForFile();
@@ -81,7 +81,7 @@ describe.skipIf(skipWithoutPostgres)("brokers taking over each other's shards", 
     await startBroker("second", metricsAddress);
     const probe = async (path: string): Promise<Response> => fetch(`http://${metricsAddress}${path}`);
     const ownedByMetrics = async (): Promise<number | undefined> =>
-      valueOf(parseExposition(await (await probe("/metrics")).text()), "holdshelf_cluster_shards_owned");
+      sampleValue(parseExposition(await (await probe("/metrics")).text()), "holdshelf_cluster_shards_owned");
     expect((await probe("/healthz")).status).toBe(200);
     expect((await probe("/readyz")).status).toBe(200);
     await vi.waitFor(async () => expect(await ownedByMetrics()).toBe(4), { timeout: 10_000, interval: 50 });
@@ -103,7 +103,7 @@ describe.skipIf(skipWithoutPostgres)("brokers taking over each other's shards", 
     const second = await startBroker("second");
     await expectRpcError(rpc.send({ queue: name, body: Buffer.from("late") }), status.UNAVAILABLE, "STORAGE_UNAVAILABLE");
     const firstMetrics = parseExposition(await first.metrics.metrics());
-    expect(valueOf(firstMetrics, "holdshelf_cluster_ownership_losses_total")).toBe(1);
+    expect(sampleValue(firstMetrics, "holdshelf_cluster_ownership_losses_total")).toBe(1);
 
     const next = clientOf(second);
     await next.send({ queue: name, body: Buffer.from("after") });

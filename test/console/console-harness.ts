@@ -12,6 +12,7 @@ import { makeTempDir } from "../support/temp-dir.js";
 /** An answer of the console's API: its status and JSON body. */
 export interface ApiAnswer {
   readonly status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: each test reads the JSON answer of the call it made
   readonly body: any;
   readonly headers: Headers;
 }

@@ -136,6 +136,7 @@ describe("dashboards/holdshelf.json", () => {
 
 describe("dashboard and alert expressions for Prometheus", () => {
   it("replaces the Grafana variables a test can query with, and leaves others", () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${queue} is Grafana's variable syntax, under test here
     expect(substituteVariables('rate(x{queue=~"$queue"}[$__rate_interval]) + y{q=~"${queue}"}[$__interval] + z[$__range]')).toBe(
       'rate(x{queue=~".*"}[1m]) + y{q=~".*"}[15s] + z[5m]',
     );
@@ -157,6 +158,7 @@ describe("dashboard and alert expressions for Prometheus", () => {
     expect(alerts.map((rule) => rule.alert)).toEqual(alertNames);
     expect(alerts.find((rule) => rule.alert === "HoldshelfDown")!.expr).toBe('up{job="holdshelf"} == 0');
     expect(alerts.find((rule) => rule.alert === "HoldshelfRedeliveryRatioHigh")!.expr).toMatch(
+      // biome-ignore lint/correctness/noEmptyCharacterClassInRegex: [^] is "any character, newlines too"
       /^\(\n {2}sum by \(queue\) \(rate\(holdshelf_messages_redelivered_total\[15m\]\)\)\n[^]*>= 20$/,
     );
     for (const { alert, expr } of alerts) {

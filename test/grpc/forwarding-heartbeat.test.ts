@@ -62,7 +62,9 @@ describeForwarding("Heartbeat through a broker that does not own the queue", () 
     const stream = open(a);
     // Written at once: the remote answers take a hop more, yet come back in order.
     for (let round = 0; round < 3; round++) {
-      handles.forEach((receiptHandle, index) => stream.send({ queue: queues[index]!, leases: [{ receiptHandle }] }));
+      handles.forEach((receiptHandle, index) => {
+        stream.send({ queue: queues[index]!, leases: [{ receiptHandle }] });
+      });
     }
     for (let round = 0; round < 3; round++) {
       for (const handle of handles) {

@@ -5,7 +5,7 @@
 // the queues A's router points at it.
 import { create } from "@bufbuild/protobuf";
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
-import { InterceptingCall, Metadata, Server, ServerCredentials, status, type Interceptor, type ServerUnaryCall, type sendUnaryData } from "@grpc/grpc-js";
+import { InterceptingCall, type Metadata, Server, ServerCredentials, status, type Interceptor, type ServerUnaryCall, type sendUnaryData } from "@grpc/grpc-js";
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
 import { GetQueueResponseSchema, type GetQueueRequest } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { createQueueServiceRpc } from "../../src/client/rpc-client.js";

@@ -7,7 +7,7 @@ import { createLogger } from "../../src/logging/logger.js";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
 import { inCluster } from "../support/test-storage.js";
 import { openHeartbeatStream } from "../support/heartbeat-stream.js";
-import { parseExposition, valueOf } from "../support/prometheus-text.js";
+import { parseExposition, sampleValue } from "../support/prometheus-text.js";
 
 describe("log lines", () => {
   let h: GrpcHarness;
@@ -79,6 +79,6 @@ describe("log lines", () => {
     expect(named("unexpected error in a call")).toEqual([]);
     const samples = parseExposition(await (await fetch(`http://${h.server.metricsAddress}/metrics`)).text());
     // The three sends shared one batch; later commits would be refused unwritten, not counted.
-    expect(valueOf(samples, "holdshelf_storage_commit_failures_total")).toBe(1);
+    expect(sampleValue(samples, "holdshelf_storage_commit_failures_total")).toBe(1);
   });
 });

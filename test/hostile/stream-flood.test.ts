@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import { startBrokerProcess, type BrokerProcess } from "../support/broker-process.js";
-import { parseExposition, samplesOf, valueOf } from "../support/prometheus-text.js";
+import { parseExposition, samplesOf, sampleValue } from "../support/prometheus-text.js";
 import { makeTempDir } from "../support/temp-dir.js";
 import { callStatus, connect, grpcFrame, openCall } from "./raw-wire.js";
 import * as wire from "./wire-encoder.js";
@@ -72,7 +72,7 @@ async function openCalls(method: string): Promise<number> {
 }
 
 async function heartbeatStreams(): Promise<number> {
-  return valueOf(await metrics(), "holdshelf_heartbeat_streams") ?? Number.NaN;
+  return sampleValue(await metrics(), "holdshelf_heartbeat_streams") ?? Number.NaN;
 }
 
 async function brokerRssBytes(): Promise<number> {
@@ -85,7 +85,7 @@ async function brokerLiveHeapBytes(): Promise<number> {
   const before = await forcedCollections();
   broker.child.kill("SIGUSR2");
   await expect.poll(forcedCollections, { timeout: 5_000, interval: 50 }).toBeGreaterThan(before);
-  return valueOf(await metrics(), "nodejs_heap_size_used_bytes")!;
+  return sampleValue(await metrics(), "nodejs_heap_size_used_bytes")!;
 }
 
 /** How many full collections the broker has run on SIGUSR2 so far. */

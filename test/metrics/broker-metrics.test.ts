@@ -4,7 +4,7 @@
 import { Registry } from "prom-client";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BrokerMetrics } from "../../src/metrics/broker-metrics.js";
-import { parseExposition, valueOf, type Sample } from "../support/prometheus-text.js";
+import { parseExposition, sampleValue, type Sample } from "../support/prometheus-text.js";
 import { createQueue, openBrokerHarness, receiveOne, sendAndReceive, sendText, type BrokerHarness } from "../broker/broker-harness.js";
 
 const vt = 10_000;
@@ -40,13 +40,13 @@ describe("broker metrics", () => {
       "holdshelf_messages_moved_by_tasks_total",
       "holdshelf_messages_deduplicated_total",
     ]) {
-      expect(valueOf(samples, name, jobs), name).toBe(0);
+      expect(sampleValue(samples, name, jobs), name).toBe(0);
     }
     for (const via of ["change_visibility", "heartbeat"]) {
-      expect(valueOf(samples, "holdshelf_leases_extended_total", { queue: "jobs", via })).toBe(0);
+      expect(sampleValue(samples, "holdshelf_leases_extended_total", { queue: "jobs", via })).toBe(0);
     }
     for (const reason of ["change_visibility", "heartbeat", "disconnect"]) {
-      expect(valueOf(samples, "holdshelf_leases_released_total", { queue: "jobs", reason })).toBe(0);
+      expect(sampleValue(samples, "holdshelf_leases_released_total", { queue: "jobs", reason })).toBe(0);
     }
   });
 
@@ -59,16 +59,16 @@ describe("broker metrics", () => {
     await h.broker.delete("jobs", first.receiptHandle);
 
     const samples = await scrape();
-    expect(valueOf(samples, "holdshelf_messages_sent_total", jobs)).toBe(3);
-    expect(valueOf(samples, "holdshelf_messages_received_total", jobs)).toBe(1);
-    expect(valueOf(samples, "holdshelf_messages_redelivered_total", jobs)).toBe(0);
-    expect(valueOf(samples, "holdshelf_messages_deleted_total", jobs)).toBe(1);
-    expect(valueOf(samples, "holdshelf_message_processing_seconds_count", jobs)).toBe(1);
-    expect(valueOf(samples, "holdshelf_message_processing_seconds_sum", jobs)).toBe(2);
-    expect(valueOf(samples, "holdshelf_message_processing_seconds_bucket", { queue: "jobs", le: "1" })).toBe(0);
-    expect(valueOf(samples, "holdshelf_message_processing_seconds_bucket", { queue: "jobs", le: "2.5" })).toBe(1);
-    expect(valueOf(samples, "holdshelf_message_queue_wait_seconds_count", jobs)).toBe(1);
-    expect(valueOf(samples, "holdshelf_message_queue_wait_seconds_sum", jobs)).toBe(0.5);
+    expect(sampleValue(samples, "holdshelf_messages_sent_total", jobs)).toBe(3);
+    expect(sampleValue(samples, "holdshelf_messages_received_total", jobs)).toBe(1);
+    expect(sampleValue(samples, "holdshelf_messages_redelivered_total", jobs)).toBe(0);
+    expect(sampleValue(samples, "holdshelf_messages_deleted_total", jobs)).toBe(1);
+    expect(sampleValue(samples, "holdshelf_message_processing_seconds_count", jobs)).toBe(1);
+    expect(sampleValue(samples, "holdshelf_message_processing_seconds_sum", jobs)).toBe(2);
+    expect(sampleValue(samples, "holdshelf_message_processing_seconds_bucket", { queue: "jobs", le: "1" })).toBe(0);
+    expect(sampleValue(samples, "holdshelf_message_processing_seconds_bucket", { queue: "jobs", le: "2.5" })).toBe(1);
+    expect(sampleValue(samples, "holdshelf_message_queue_wait_seconds_count", jobs)).toBe(1);
+    expect(sampleValue(samples, "holdshelf_message_queue_wait_seconds_sum", jobs)).toBe(0.5);
   });
 
   it("counts an expired lease, how late its message came back, and its redelivery (without a second queue wait)", async () => {
@@ -79,13 +79,13 @@ describe("broker metrics", () => {
     expect(again.receiveCount).toBe(2);
 
     const samples = await scrape();
-    expect(valueOf(samples, "holdshelf_leases_expired_total", jobs)).toBe(1);
-    expect(valueOf(samples, "holdshelf_messages_received_total", jobs)).toBe(2);
-    expect(valueOf(samples, "holdshelf_messages_redelivered_total", jobs)).toBe(1);
-    expect(valueOf(samples, "holdshelf_message_queue_wait_seconds_count", jobs)).toBe(1);
-    expect(valueOf(samples, "holdshelf_redelivery_lateness_seconds_count")).toBe(1);
+    expect(sampleValue(samples, "holdshelf_leases_expired_total", jobs)).toBe(1);
+    expect(sampleValue(samples, "holdshelf_messages_received_total", jobs)).toBe(2);
+    expect(sampleValue(samples, "holdshelf_messages_redelivered_total", jobs)).toBe(1);
+    expect(sampleValue(samples, "holdshelf_message_queue_wait_seconds_count", jobs)).toBe(1);
+    expect(sampleValue(samples, "holdshelf_redelivery_lateness_seconds_count")).toBe(1);
     // The fake clock fires the queue's timer exactly at the deadline.
-    expect(valueOf(samples, "holdshelf_redelivery_lateness_seconds_sum")).toBe(0);
+    expect(sampleValue(samples, "holdshelf_redelivery_lateness_seconds_sum")).toBe(0);
   });
 
   it("counts extensions and releases by how they came: ChangeVisibility, Heartbeat, or a broken stream", async () => {
@@ -104,8 +104,8 @@ describe("broker metrics", () => {
     expect(held).toBe(1);
 
     const samples = await scrape();
-    const extendedVia = (via: string) => valueOf(samples, "holdshelf_leases_extended_total", { queue: "jobs", via });
-    const releasedFor = (reason: string) => valueOf(samples, "holdshelf_leases_released_total", { queue: "jobs", reason });
+    const extendedVia = (via: string) => sampleValue(samples, "holdshelf_leases_extended_total", { queue: "jobs", via });
+    const releasedFor = (reason: string) => sampleValue(samples, "holdshelf_leases_released_total", { queue: "jobs", reason });
     expect([extendedVia("change_visibility"), extendedVia("heartbeat")]).toEqual([1, 1]);
     expect([releasedFor("change_visibility"), releasedFor("heartbeat"), releasedFor("disconnect")]).toEqual([1, 1, 1]);
   });
@@ -114,15 +114,15 @@ describe("broker metrics", () => {
     await createQueue(h, "jobs-dlq");
     await createQueue(h, "risky", { visibilityTimeoutMs: vt, redrivePolicy: { deadLetterQueue: "jobs-dlq", maxReceiveCount: 1 } });
     const labels = { queue: "risky", dead_letter_queue: "jobs-dlq" };
-    expect(valueOf(await scrape(), "holdshelf_messages_dead_lettered_total", labels)).toBe(0);
+    expect(sampleValue(await scrape(), "holdshelf_messages_dead_lettered_total", labels)).toBe(0);
 
     await sendAndReceive(h, "risky");
     h.clock.advance(vt);
     await h.broker.runMaintenance();
 
     const samples = await scrape();
-    expect(valueOf(samples, "holdshelf_messages_dead_lettered_total", labels)).toBe(1);
-    expect(valueOf(samples, "holdshelf_messages", { queue: "jobs-dlq", state: "visible" })).toBe(1);
+    expect(sampleValue(samples, "holdshelf_messages_dead_lettered_total", labels)).toBe(1);
+    expect(sampleValue(samples, "holdshelf_messages", { queue: "jobs-dlq", state: "visible" })).toBe(1);
   });
 
   it("counts messages moved by move tasks, by source queue", async () => {
@@ -131,7 +131,7 @@ describe("broker metrics", () => {
     await sendText(h, "jobs", "b");
     await h.broker.startMessageMoveTask("jobs", "jobs-retry", 0);
     await h.broker.settled();
-    expect(valueOf(await scrape(), "holdshelf_messages_moved_by_tasks_total", jobs)).toBe(2);
+    expect(sampleValue(await scrape(), "holdshelf_messages_moved_by_tasks_total", jobs)).toBe(2);
   });
 
   it("counts a FIFO queue's repeated sends as deduplicated, not sent", async () => {
@@ -141,8 +141,8 @@ describe("broker metrics", () => {
     await h.broker.sendBatch("orders.fifo", [order, { ...order, deduplicationId: "order-2" }]);
     const samples = await scrape();
     const orders = { queue: "orders.fifo" };
-    expect(valueOf(samples, "holdshelf_messages_sent_total", orders)).toBe(2);
-    expect(valueOf(samples, "holdshelf_messages_deduplicated_total", orders)).toBe(1);
+    expect(sampleValue(samples, "holdshelf_messages_sent_total", orders)).toBe(2);
+    expect(sampleValue(samples, "holdshelf_messages_deduplicated_total", orders)).toBe(1);
   });
 
   it("counts retention expiries and empty receives", async () => {
@@ -157,9 +157,9 @@ describe("broker metrics", () => {
     await h.broker.receive("short", { signal: abandoned.signal });
 
     const samples = await scrape();
-    expect(valueOf(samples, "holdshelf_messages_expired_total", { queue: "short" })).toBe(2);
+    expect(sampleValue(samples, "holdshelf_messages_expired_total", { queue: "short" })).toBe(2);
     // A receive its caller abandoned is not an empty receive.
-    expect(valueOf(samples, "holdshelf_empty_receives_total", { queue: "short" })).toBe(1);
+    expect(sampleValue(samples, "holdshelf_empty_receives_total", { queue: "short" })).toBe(1);
   });
 
   it("reads depth by state, oldest age, visibility timeout and open streams at scrape time", async () => {
@@ -170,12 +170,12 @@ describe("broker metrics", () => {
     h.broker.openLeaseStream({ leasesExpired: () => undefined, brokerClosing: () => undefined });
 
     const samples = await scrape();
-    const state = (name: string) => valueOf(samples, "holdshelf_messages", { queue: "jobs", state: name });
+    const state = (name: string) => sampleValue(samples, "holdshelf_messages", { queue: "jobs", state: name });
     // The receive took the oldest ready message ("visible"), so one of the others is left visible.
     expect([state("visible"), state("in_flight"), state("delayed")]).toEqual([1, 1, 1]);
-    expect(valueOf(samples, "holdshelf_oldest_message_age_seconds", jobs)).toBe(3);
-    expect(valueOf(samples, "holdshelf_queue_visibility_timeout_seconds", jobs)).toBe(vt / 1000);
-    expect(valueOf(samples, "holdshelf_heartbeat_streams")).toBe(1);
+    expect(sampleValue(samples, "holdshelf_oldest_message_age_seconds", jobs)).toBe(3);
+    expect(sampleValue(samples, "holdshelf_queue_visibility_timeout_seconds", jobs)).toBe(vt / 1000);
+    expect(sampleValue(samples, "holdshelf_heartbeat_streams")).toBe(1);
   });
 
   it("reports true gauges after a restart, read from the reloaded broker", async () => {
@@ -186,13 +186,13 @@ describe("broker metrics", () => {
     metrics.observe(h.broker);
 
     const samples = await scrape();
-    expect(valueOf(samples, "holdshelf_messages", { queue: "jobs", state: "visible" })).toBe(1);
-    expect(valueOf(samples, "holdshelf_messages", { queue: "jobs", state: "in_flight" })).toBe(1);
+    expect(sampleValue(samples, "holdshelf_messages", { queue: "jobs", state: "visible" })).toBe(1);
+    expect(sampleValue(samples, "holdshelf_messages", { queue: "jobs", state: "in_flight" })).toBe(1);
   });
 
   it("drops a deleted queue's series, so labels stay bounded by the queues that exist", async () => {
     await sendText(h, "jobs", "m");
-    expect(valueOf(await scrape(), "holdshelf_messages_sent_total", jobs)).toBe(1);
+    expect(sampleValue(await scrape(), "holdshelf_messages_sent_total", jobs)).toBe(1);
     await h.broker.deleteQueue("jobs");
 
     const samples = await scrape();

@@ -9,7 +9,7 @@ import { expectRpcError } from "../support/expect-rpc-error.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
 import { openHeartbeatStream } from "../support/heartbeat-stream.js";
-import { parseExposition, valueOf, type Sample } from "../support/prometheus-text.js";
+import { parseExposition, sampleValue, type Sample } from "../support/prometheus-text.js";
 
 const queueService = { grpc_service: "holdshelf.v1.QueueService" };
 
@@ -45,20 +45,20 @@ describe("metrics listener", () => {
     const samples = await scrape();
     const unary = (method: string) => ({ grpc_type: "unary", ...queueService, grpc_method: method });
     const heartbeat = { grpc_type: "bidi_stream", ...queueService, grpc_method: "Heartbeat" };
-    expect(valueOf(samples, "grpc_server_started_total", unary("CreateQueue"))).toBe(1);
-    expect(valueOf(samples, "grpc_server_handled_total", { ...unary("CreateQueue"), grpc_code: "OK" })).toBe(1);
-    expect(valueOf(samples, "grpc_server_handled_total", { ...unary("GetQueue"), grpc_code: "NotFound" })).toBe(1);
-    expect(valueOf(samples, "grpc_server_handled_total", { ...unary("GetQueue"), grpc_code: "OK" })).toBe(0);
-    expect(valueOf(samples, "grpc_server_msg_received_total", unary("Send"))).toBe(1);
-    expect(valueOf(samples, "grpc_server_msg_sent_total", unary("Receive"))).toBe(1);
-    expect(valueOf(samples, "grpc_server_handling_seconds_count", unary("Receive"))).toBe(1);
-    expect(valueOf(samples, "grpc_server_msg_received_total", heartbeat)).toBe(1);
-    expect(valueOf(samples, "grpc_server_msg_sent_total", heartbeat)).toBe(1);
-    expect(valueOf(samples, "grpc_server_handled_total", { ...heartbeat, grpc_code: "OK" })).toBe(1);
+    expect(sampleValue(samples, "grpc_server_started_total", unary("CreateQueue"))).toBe(1);
+    expect(sampleValue(samples, "grpc_server_handled_total", { ...unary("CreateQueue"), grpc_code: "OK" })).toBe(1);
+    expect(sampleValue(samples, "grpc_server_handled_total", { ...unary("GetQueue"), grpc_code: "NotFound" })).toBe(1);
+    expect(sampleValue(samples, "grpc_server_handled_total", { ...unary("GetQueue"), grpc_code: "OK" })).toBe(0);
+    expect(sampleValue(samples, "grpc_server_msg_received_total", unary("Send"))).toBe(1);
+    expect(sampleValue(samples, "grpc_server_msg_sent_total", unary("Receive"))).toBe(1);
+    expect(sampleValue(samples, "grpc_server_handling_seconds_count", unary("Receive"))).toBe(1);
+    expect(sampleValue(samples, "grpc_server_msg_received_total", heartbeat)).toBe(1);
+    expect(sampleValue(samples, "grpc_server_msg_sent_total", heartbeat)).toBe(1);
+    expect(sampleValue(samples, "grpc_server_handled_total", { ...heartbeat, grpc_code: "OK" })).toBe(1);
     // Methods never called are exported at 0, so that their rates exist.
-    expect(valueOf(samples, "grpc_server_started_total", unary("PurgeQueue"))).toBe(0);
-    expect(valueOf(samples, "grpc_server_handled_total", { ...unary("PurgeQueue"), grpc_code: "Unavailable" })).toBe(0);
-    expect(valueOf(samples, "holdshelf_leases_extended_total", { queue: "jobs", via: "heartbeat" })).toBe(1);
+    expect(sampleValue(samples, "grpc_server_started_total", unary("PurgeQueue"))).toBe(0);
+    expect(sampleValue(samples, "grpc_server_handled_total", { ...unary("PurgeQueue"), grpc_code: "Unavailable" })).toBe(0);
+    expect(sampleValue(samples, "holdshelf_leases_extended_total", { queue: "jobs", via: "heartbeat" })).toBe(1);
   });
 
   it("records a cancelled call as Canceled", async () => {
@@ -66,13 +66,13 @@ describe("metrics listener", () => {
     const abandoned = new AbortController();
     const poll = h.rpc.receive({ queue: "jobs", waitTime: durationFromMs(20_000) }, { signal: abandoned.signal });
     await vi.waitFor(async () =>
-      expect(valueOf(await scrape(), "grpc_server_started_total", { grpc_type: "unary", ...queueService, grpc_method: "Receive" })).toBe(1),
+      expect(sampleValue(await scrape(), "grpc_server_started_total", { grpc_type: "unary", ...queueService, grpc_method: "Receive" })).toBe(1),
     );
     abandoned.abort();
     await expect(poll).rejects.toThrow();
     await vi.waitFor(async () =>
       expect(
-        valueOf(await scrape(), "grpc_server_handled_total", {
+        sampleValue(await scrape(), "grpc_server_handled_total", {
           grpc_type: "unary",
           ...queueService,
           grpc_method: "Receive",
@@ -87,15 +87,15 @@ describe("metrics listener", () => {
     await Promise.all(Array.from({ length: 20 }, () => h.rpc.send({ queue: "jobs", body: Buffer.from("m") })));
 
     const samples = await scrape();
-    const batches = valueOf(samples, "holdshelf_storage_commit_seconds_count")!;
-    const commits = valueOf(samples, "holdshelf_storage_commit_batch_size_sum")!;
+    const batches = sampleValue(samples, "holdshelf_storage_commit_seconds_count")!;
+    const commits = sampleValue(samples, "holdshelf_storage_commit_batch_size_sum")!;
     expect(batches).toBeGreaterThan(0);
-    expect(valueOf(samples, "holdshelf_storage_commit_batch_size_count")).toBe(batches);
+    expect(sampleValue(samples, "holdshelf_storage_commit_batch_size_count")).toBe(batches);
     // 21 commits (the queue and 20 sends), some sharing a batch.
     expect(commits).toBe(21);
     expect(batches).toBeLessThanOrEqual(commits);
-    expect(valueOf(samples, "process_resident_memory_bytes")).toBeGreaterThan(0);
-    expect(valueOf(samples, "nodejs_eventloop_lag_p99_seconds")).toBeGreaterThanOrEqual(0);
+    expect(sampleValue(samples, "process_resident_memory_bytes")).toBeGreaterThan(0);
+    expect(sampleValue(samples, "nodejs_eventloop_lag_p99_seconds")).toBeGreaterThanOrEqual(0);
   });
 
   it("answers the probes, and refuses what it does not serve", async () => {

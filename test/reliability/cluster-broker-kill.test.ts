@@ -48,7 +48,9 @@ describe.skipIf(skipWithoutPostgres)("a broker of a cluster when another is kill
     const sent = new Map<string, string>();
     const bodies = Array.from({ length: 50 }, (_, i) => `message ${i}`);
     const batchIds = await clientA.sendBatch(jobs, bodies.slice(0, 25).map((body) => ({ body })));
-    batchIds.forEach((id, i) => sent.set(id, bodies[i]!));
+    batchIds.forEach((id, i) => {
+      sent.set(id, bodies[i]!);
+    });
     for (const body of bodies.slice(25)) sent.set(await clientA.send(jobs, body), body);
     expect(sent.size).toBe(50);
     // Held: leases that outlive the failover, for A's handles to act on through B.

@@ -8,7 +8,7 @@ import {
 import type { QueueServiceRpc } from "../../src/client/rpc-client.js";
 import { healthServiceDefinition } from "../../src/grpc/health-service.js";
 import { createLogger, type Logger } from "../../src/logging/logger.js";
-import { parseExposition, valueOf } from "../support/prometheus-text.js";
+import { parseExposition, sampleValue } from "../support/prometheus-text.js";
 
 export { ServingStatus };
 
@@ -38,7 +38,7 @@ export function healthOf(address: string): Promise<ServingStatus> {
 /** The value of holdshelf_storage_available as the metrics listener serves it. */
 export async function storageAvailableGauge(metricsAddress: string): Promise<number | undefined> {
   const response = await fetch(`http://${metricsAddress}/metrics`);
-  return valueOf(parseExposition(await response.text()), "holdshelf_storage_available");
+  return sampleValue(parseExposition(await response.text()), "holdshelf_storage_available");
 }
 
 /** The status /readyz answers. */

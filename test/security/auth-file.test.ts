@@ -186,7 +186,7 @@ describe("token lookup", () => {
   it("tells a missing token from one that is not valid, and no more", async () => {
     const g = await gate();
     expect(reasonOf(() => g.authenticate(new Metadata()))).toBe("TOKEN_MISSING");
-    expect(reasonOf(() => g.authenticate(bearer(token + "x")))).toBe("TOKEN_INVALID");
+    expect(reasonOf(() => g.authenticate(bearer(`${token}x`)))).toBe("TOKEN_INVALID");
     expect(reasonOf(() => g.authenticate(bearer(hash)))).toBe("TOKEN_INVALID");
     for (const value of [token, `Basic ${token}`, "Bearer", "Bearer ", `Bearer ${token} extra`, `Bearer:${token}`]) {
       const metadata = new Metadata();

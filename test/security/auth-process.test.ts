@@ -137,7 +137,7 @@ describe("holdshelf token, serve --auth-file and SIGHUP", { timeout: processTime
     ["an entry without a hash", JSON.stringify({ tokens: [{ name: "w", permissions: [] }] }), /tokens\[0\]\.sha256 is missing/],
     [
       "a raw token where the hash goes",
-      JSON.stringify({ tokens: [{ ...makeToken("w", { queues: "*", allow: ["send"] }).entry, sha256: "hs_" + "a".repeat(43) }] }),
+      JSON.stringify({ tokens: [{ ...makeToken("w", { queues: "*", allow: ["send"] }).entry, sha256: `hs_${"a".repeat(43)}` }] }),
       /tokens\[0\] \(\\"w\\"\)\.sha256 must be 64 hex digits/,
     ],
   ])("refuses to start with %s: exit 1, naming the problem", async (_what, text, message) => {

@@ -21,7 +21,7 @@ const missing = spawnSync(systemPython, ["-c", "import botocore"]).status === 0 
 // serialized by botocore's query serializer (on 1.29's model, plus what it
 // lacks written in its conventions), an answer parsed by its query parser,
 // or an error answer met by a whole client call.
-const botocoreWire = String.raw`
+const botocoreWire = `
 # Drives Debian's botocore (1.29) for test/sqs/query-protocol.test.ts: reads
 # jobs as JSON on stdin, answers one JSON result per job on stdout.
 import base64, copy, json, sys

@@ -136,7 +136,9 @@ describe.skipIf(skipWithout(missing))("requests signed by botocore", () => {
     sentAt = Date.now();
     await run(systemPython, ["-c", script, `http://127.0.0.1:${port}`, accessKeyId, secret], { timeout: 60_000 });
     expect(received).toHaveLength(steps.length);
-    steps.forEach((step, index) => captured.set(step, received[index]!));
+    steps.forEach((step, index) => {
+      captured.set(step, received[index]!);
+    });
   }, 90_000);
   afterAll(async () => {
     await new Promise((resolve) => server?.close(resolve));

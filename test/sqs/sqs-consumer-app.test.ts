@@ -109,9 +109,18 @@ describe("sqs-consumer and sqs-producer against the SQS endpoint (real time)", (
     // consumers side by side, each handling its batch of up to 10 at once.
     // One uses handleMessageBatch, so DeleteMessageBatch is on the path too.
     const consumers = [
-      startConsumer({ ...common, handleMessage: async (message) => (handle(message), message) }),
-      startConsumer({ ...common, handleMessage: async (message) => (handle(message), message) }),
-      startConsumer({ ...common, handleMessageBatch: async (messages) => (messages.forEach(handle), messages) }),
+      startConsumer({ ...common, handleMessage: async (message) => {
+          handle(message);
+          return message;
+        } }),
+      startConsumer({ ...common, handleMessage: async (message) => {
+          handle(message);
+          return message;
+        } }),
+      startConsumer({ ...common, handleMessageBatch: async (messages) => {
+          messages.forEach(handle);
+          return messages;
+        } }),
     ];
 
     const producerSqs = h.client();

@@ -85,6 +85,7 @@ describe("the SQS credentials file", () => {
   });
 
   it("refuses access key ids that AWS would not issue, among them the placeholders of clients with no credentials", () => {
+    // biome-ignore lint/correctness/noPrecisionLoss: any number, refused for not being a string
     for (const id of ["test", "x", "dummy", "AKIA-WITH-DASHES-01", "AKIA/SLASHES/0000001", "A".repeat(15), "A".repeat(129), 12345678901234567]) {
       expect(refusal(file([entry({ accessKeyId: id })])), String(id)).toContain(
         'keys[0] ("orders-service").accessKeyId must be 16 to 128 characters of A-Z, a-z, 0-9, \'_\'',

@@ -217,7 +217,7 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         const late = scheduleEntry(t0 + 5000);
         const early = scheduleEntry(t0 - 5000);
         const tieHigh = scheduleEntry(t0, { id: "f".repeat(32) });
-        const tieLow = scheduleEntry(t0, { id: "0".repeat(31) + "1" });
+        const tieLow = scheduleEntry(t0, { id: `${"0".repeat(31)}1` });
         await fx.store.commit([late, tieHigh, early, tieLow].map((entry) => putMessage(dataId, entry)));
         const schedule = await scheduleAfterReopen();
         expect(schedule.map((entry) => entry.id)).toEqual([early.id, tieLow.id, tieHigh.id, late.id]);
@@ -443,7 +443,7 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
           { id: never.id, hasCheckpoint: true },
           { id: saved.id, hasCheckpoint: true },
         ]);
-        expect(reads.map((read) => read && read.checkpoint && Buffer.from(read.checkpoint).toString())).toEqual([
+        expect(reads.map((read) => read?.checkpoint && Buffer.from(read.checkpoint).toString())).toEqual([
           undefined,
           undefined,
           "progress",

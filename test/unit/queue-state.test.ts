@@ -286,7 +286,9 @@ describe("QueueState, the columnar index", () => {
   it("puts back messages in arrival order, wherever they arrived", () => {
     const queue = new QueueState(record);
     const ids = [newMessageId(10), newMessageId(20), newMessageId(30)];
-    ids.forEach((id, index) => queue.add(entry(id, 0, false, 10 * (index + 1)), 40));
+    ids.forEach((id, index) => {
+      queue.add(entry(id, 0, false, 10 * (index + 1)), 40);
+    });
     const middle = queue.get(ids[1]!)!;
     queue.remove(middle);
     queue.putBack([middle], 40);
@@ -313,7 +315,9 @@ describe("QueueState, the columnar index", () => {
   it("walks from a cursor: right after its message, or where it would be once it is gone", () => {
     const queue = new QueueState(record);
     const ids = Array.from({ length: 5 }, (_, index) => newMessageId(200 + index));
-    ids.forEach((id, index) => queue.add(entry(id, 0, false, 10 * index), 50));
+    ids.forEach((id, index) => {
+      queue.add(entry(id, 0, false, 10 * index), 50);
+    });
     const walk = (cursor: { enqueuedAt: number; id: string }, limit = 10): string[] => {
       const walked: string[] = [];
       queue.walkEnqueued(cursor, (message) => walked.push(message.id) < limit);
@@ -332,7 +336,9 @@ describe("QueueState, the columnar index", () => {
   it("walks back past at most 64 messages: an arrival stamped far in the past (a clock stepped back) is chained as the newest, at a bounded cost", () => {
     const queue = new QueueState(record);
     const ids = Array.from({ length: 200 }, (_, index) => newMessageId(300 + index));
-    ids.slice(0, 199).forEach((id, index) => queue.add(entry(id, 0, false, 1_000 + index), 50));
+    ids.slice(0, 199).forEach((id, index) => {
+      queue.add(entry(id, 0, false, 1_000 + index), 50);
+    });
     const walk = (): string[] => {
       const walked: string[] = [];
       queue.walkEnqueued(undefined, (message) => walked.push(message.id) > 0);
@@ -351,7 +357,9 @@ describe("QueueState, the columnar index", () => {
   it("finds where a gone cursor would be from the newest end when it is nearer that end", () => {
     const queue = new QueueState(record);
     const ids = Array.from({ length: 100 }, (_, index) => newMessageId(700 + index));
-    ids.forEach((id, index) => queue.add(entry(id, 0, false, 10 * index), 50));
+    ids.forEach((id, index) => {
+      queue.add(entry(id, 0, false, 10 * index), 50);
+    });
     const walk = (cursor: { enqueuedAt: number; id: string }): string[] => {
       const walked: string[] = [];
       queue.walkEnqueued(cursor, (message) => walked.push(message.id) > 0);

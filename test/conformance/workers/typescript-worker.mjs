@@ -15,7 +15,7 @@ const { values } = parseArgs({
   },
 });
 const seconds = (text) => Math.round(Number(text) * 1000);
-const print = (event) => process.stdout.write(JSON.stringify(event) + "\n");
+const print = (event) => process.stdout.write(`${JSON.stringify(event)}\n`);
 
 const client = new QueueClient(values.address);
 let active = 0;

@@ -70,7 +70,7 @@ export class FifoConsumer {
         toRelease.push(...run.slice(0, failed));
         if (failed < run.length) this.hold(run.slice(failed), 0, "release");
       } else if (draw < 0.85) {
-        continue; // abandoned
+        // abandoned: neither deleted nor released, so its lease runs out
       } else {
         this.hold(run, 0, "delete");
       }

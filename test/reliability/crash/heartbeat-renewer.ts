@@ -27,7 +27,9 @@ export class HeartbeatRenewer {
       const isNotice = response.leases.length > 0 && response.leases.every((state) => state.reason === "LEASE_EXPIRED");
       if (isNotice) {
         const at = Date.now();
-        response.leases.forEach((state) => this.onExpired(state.receiptHandle, at));
+        response.leases.forEach((state) => {
+          this.onExpired(state.receiptHandle, at);
+        });
       } else {
         this.waiting.shift()?.resolve(response.leases);
       }

@@ -115,7 +115,9 @@ export function checkInvariants(ledger: Ledger): CheckResult {
   for (const [messageId, list] of byMessage) {
     for (const d of list) {
       const f = facts.get(d)!;
-      f.refusedWhileHeld.forEach((r) => violations.push(`${messageId} lease ${short(d.handle)} from ${d.queue}: ${r}`));
+      f.refusedWhileHeld.forEach((r) => {
+        violations.push(`${messageId} lease ${short(d.handle)} from ${d.queue}: ${r}`);
+      });
       for (const del of f.deletes) {
         deletesAcknowledged++;
         if (del.strict) strictDeletes++;

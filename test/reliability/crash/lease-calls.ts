@@ -140,11 +140,13 @@ export async function recordLeaseCall(
     }
   } catch (error) {
     const failed = ledger.failure(error, `${op.name} on ${queue}`, epoch.killing);
-    leases.forEach(() => outcomes.push(failed));
+    leases.forEach(() => {
+      outcomes.push(failed);
+    });
   }
   const end = Date.now();
-  leases.forEach((lease, i) =>
-    ledger.leaseOp(lease.delivery.handle, { kind: op.kind, visibilityMs: op.visibilityMs, start, end, ...outcomes[i]!, wire: op.wire }),
-  );
+  leases.forEach((lease, i) => {
+    ledger.leaseOp(lease.delivery.handle, { kind: op.kind, visibilityMs: op.visibilityMs, start, end, ...outcomes[i]!, wire: op.wire });
+  });
   return outcomes;
 }

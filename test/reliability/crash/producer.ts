@@ -80,7 +80,9 @@ export class Producer {
         results = entries.map(() => ({ outcome, messageId: undefined }));
       }
       const end = Date.now();
-      entries.forEach((entry, i) => this.ledger.sends.push({ uid: entry.uid, queue, start, end, ...results[i]!, wire }));
+      entries.forEach((entry, i) => {
+        this.ledger.sends.push({ uid: entry.uid, queue, start, end, ...results[i]!, wire });
+      });
       await sleep(this.random.int(10, 40));
     }
   }
