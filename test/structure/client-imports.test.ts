@@ -1,36 +1,15 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import ts from "typescript";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { importsOf, root } from "./import-graph.js";
 
 // The TypeScript client ships alone as @holdshelf/client (packages/client),
 // with only grpc-js and protobuf-es as dependencies. So everything it reaches
 // must be client code or code both sides share: no wire handlers, auth,
 // security, rules, storage, server or metrics, whose imports (classic-level,
 // prom-client) would break that package at run time.
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const sharedFolders = ["src/client/", "src/protocol/", "src/time/", "src/net/", "gen/"];
 const allowedPackages = [/^@grpc\/grpc-js$/, /^@bufbuild\/protobuf(\/.*)?$/, /^node:/];
-
-/** One import of one file, as written and as resolved. */
-interface Edge {
-  readonly from: string;
-  readonly specifier: string;
-  /** The repository path of a relative import; undefined for a package. */
-  readonly file: string | undefined;
-}
-
-/** Every module a file names in an import, export ... from, or import(), read by TypeScript's own pre-parser. */
-function importsOf(file: string): Edge[] {
-  const { importedFiles } = ts.preProcessFile(readFileSync(join(root, file), "utf8"), true, true);
-  return importedFiles.map(({ fileName: specifier }) => {
-    if (!specifier.startsWith(".")) return { from: file, specifier, file: undefined };
-    // NodeNext: sources import each other by their .js output names.
-    const target = relative(root, resolve(root, dirname(file), specifier)).replace(/\.js$/, ".ts");
-    return { from: file, specifier, file: target };
-  });
-}
 
 /**
  * Walks the import graph from each entry in turn (a file an earlier entry
