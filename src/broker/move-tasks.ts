@@ -300,6 +300,6 @@ export function checkMoveTaskRate(maxPerSecond: number): void {
 }
 
 /** MOVE_TASK_NOT_FOUND. */
-export function moveTaskNotFound(): HoldshelfError {
+function moveTaskNotFound(): HoldshelfError {
   return new HoldshelfError("MOVE_TASK_NOT_FOUND", "no running message move task has that handle");
 }
