@@ -1,6 +1,7 @@
 import { HoldshelfError } from "../errors/holdshelf-error.js";
 import type { StoredState } from "../store/store.js";
 import type { Clock } from "../time/clock.js";
+import { createArrivalRules, type ArrivalRules } from "./arrival-rules.js";
 import { BackgroundWork } from "./background-work.js";
 import type { BrokerEvents } from "./broker-events.js";
 import type { ClusterQueues } from "./cluster-queues.js";
@@ -17,6 +18,7 @@ import type { QueueState } from "./queue-state.js";
 import { ReceiptHandles } from "./receipt-handles.js";
 import { createReceiveRules, type ReceiveRules } from "./receive-rules.js";
 import type { RevocableStore } from "./revocable-store.js";
+import { createSendRules, type SendRules } from "./send-rules.js";
 import { WaitingReceives } from "./waiting-receives.js";
 
 /** What one load of the broker's memory is built from. */
@@ -47,7 +49,10 @@ export interface BrokerMemory {
   readonly leases: LeaseTracking;
   readonly leaseChanges: LeaseChanges;
   readonly endings: LeaseEndings;
+  readonly sending: SendRules;
   readonly receiving: ReceiveRules;
+  /** Messages other brokers moved here (cluster mode). */
+  readonly arrivals: ArrivalRules;
   readonly deadLetters: DeadLetters;
   /** Message move tasks running here. */
   readonly moveTasks: MoveTasks;
@@ -56,6 +61,16 @@ export interface BrokerMemory {
   readonly storedBudget: StoredMessageBudget;
   readonly deduplicationBudget: DeduplicationIdBudget;
   readonly commitAndServe: CommitAndServe;
+  /** Starts the timers and resumes the stored move tasks: at open, and after a reload. */
+  serve(): void;
+  /**
+   * Storage failed: this memory's writes are refused with `error`, its timers
+   * stop, its move tasks stop (stored as running, for the reload to resume)
+   * and its waiting receives fail with `error`.
+   */
+  revoke(error: HoldshelfError): void;
+  /** The broker is shutting down: the timers stop, move tasks stop with `reason`, and waiting receives end empty-handed. */
+  close(reason: HoldshelfError): void;
 }
 
 /**
@@ -69,16 +84,27 @@ export function createBrokerMemory(options: BrokerMemoryOptions): BrokerMemory {
   const waiting = new WaitingReceives(clock, limits.maxWaitingReceives);
   const leases = new LeaseTracking();
   const background = new BackgroundWork(onBackgroundError);
+  const advance = (queue: QueueState): void => maintenance.advance(queue);
   // A deleted queue's waiting receives fail, its timer stops, its leases are forgotten.
   const forgetQueue = (queue: QueueState): void => {
     maintenance.disarm(queue);
     leases.forgetQueue(queue);
     waiting.failAll(queue, new HoldshelfError("QUEUE_NOT_FOUND", `queue "${queue.record.name}" was deleted`));
   };
-  const registry = new QueueRegistry(store, clock, { onDeleted: forgetQueue }, stored, limits.maxQueues, cluster);
+  // A queue gone to another broker (cluster mode) goes alike, failing with `error`, and its move task stops;
+  // Heartbeat streams that renew its leases reach the new owner through forwarding.
+  const leaveQueue = (queue: QueueState, error: HoldshelfError): void => {
+    maintenance.disarm(queue);
+    // Left stored as running, for the queue's next owner to resume.
+    moveTasks.stop(error, [queue]);
+    leases.forgetQueue(queue);
+    waiting.failAll(queue, error);
+  };
+  const registryEvents = { onDeleted: forgetQueue, onEvicted: leaveQueue };
+  const registry = new QueueRegistry(store, clock, registryEvents, stored, limits.maxQueues, cluster);
   const storedBudget = new StoredMessageBudget(limits.maxStoredMessages, () => registry.all());
   const deduplicationBudget = new DeduplicationIdBudget(limits.maxDeduplicationIds, () => registry.all());
-  const deadLetters = new DeadLetters(store, clock, registry, (queue) => maintenance.advance(queue), events, cluster);
+  const deadLetters = new DeadLetters(store, clock, registry, advance, events, cluster);
   const moveTasks = new MoveTasks(clock, registry, deadLetters, onBackgroundError, events);
   const endings = new LeaseEndings(clock, leases, deadLetters, background);
   const leaseChanges = new LeaseChanges(clock, handles, leases, endings, events);
@@ -101,7 +127,8 @@ export function createBrokerMemory(options: BrokerMemoryOptions): BrokerMemory {
       events.retentionExpired(queue.record.name, removed.length);
     },
   );
-  const commitAndServe = createCommitAndServe(store, (queue) => maintenance.advance(queue));
+  const commitAndServe = createCommitAndServe(store, advance);
+  const sending = createSendRules({ clock, store, storedBudget, deduplicationBudget, advance, events });
   const receiving = createReceiveRules({
     clock,
     store,
@@ -110,10 +137,11 @@ export function createBrokerMemory(options: BrokerMemoryOptions): BrokerMemory {
     waiting,
     deadLetters,
     background,
-    advance: (queue) => maintenance.advance(queue),
+    advance,
     commitAndServe,
     events,
   });
+  const arrivals = createArrivalRules({ clock, store, registry, background, advance });
   return {
     store,
     registry,
@@ -122,7 +150,9 @@ export function createBrokerMemory(options: BrokerMemoryOptions): BrokerMemory {
     leases,
     leaseChanges,
     endings,
+    sending,
     receiving,
+    arrivals,
     deadLetters,
     moveTasks,
     background,
@@ -130,5 +160,21 @@ export function createBrokerMemory(options: BrokerMemoryOptions): BrokerMemory {
     storedBudget,
     deduplicationBudget,
     commitAndServe,
+    serve() {
+      maintenance.start();
+      moveTasks.resume(registry.all());
+    },
+    revoke(error) {
+      store.revoke(error);
+      maintenance.stop();
+      moveTasks.stop(error);
+      for (const queue of registry.all()) waiting.failAll(queue, error);
+    },
+    close(reason) {
+      maintenance.stop();
+      // Stored as running: they resume when a broker opens on the store again; none starts after this.
+      moveTasks.close(reason);
+      waiting.releaseAll();
+    },
   };
 }

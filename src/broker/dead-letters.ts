@@ -1,3 +1,4 @@
+import { invalidArgument } from "../errors/holdshelf-error.js";
 import type { MessageContent, ScheduleEntry, Store, StoreOp } from "../store/store.js";
 import type { BrokerEvents } from "./broker-events.js";
 import { noneElsewhere, type ClusterQueues } from "./cluster-queues.js";
@@ -92,6 +93,28 @@ export class DeadLetters {
     const local = this.registry.find(name);
     if (local !== undefined) return local;
     return (await this.cluster.existsElsewhere(name)) ? name : undefined;
+  }
+
+  /**
+   * The destination_queue a redrive or a message move task out of `from`
+   * names: undefined for "" (each message goes back to its source queue),
+   * else this broker's queue or (cluster mode) the name of another broker's.
+   * QUEUE_NOT_FOUND if there is none; INVALID_ARGUMENT if it is `from`
+   * itself (`role` says what `from` is), or not of `from`'s kind (FIFO
+   * messages need a FIFO queue, and a FIFO queue takes nothing else).
+   */
+  async destination(name: string, from: QueueState, role: string): Promise<MoveTarget | undefined> {
+    if (name === "") return undefined;
+    const field = "destination_queue";
+    const local = this.registry.find(name);
+    const fifo = local !== undefined ? local.fifo : await this.cluster.fifoElsewhere(name);
+    if (fifo !== undefined && fifo !== from.fifo) {
+      throw invalidArgument(field, `must be ${from.fifo ? "a FIFO" : "a standard"} queue, as "${from.record.name}" is`);
+    }
+    // Bad names, unknown queues and queues moving away answer as the registry does.
+    const target = local ?? (await this.find(name)) ?? this.registry.get(name, field);
+    if (target === from) throw invalidArgument(field, `must be another queue than the ${role}`);
+    return target;
   }
 
   /**

@@ -9,9 +9,16 @@ import type { LeaseStream, LeaseTracking, TrackedLease } from "./lease-tracking.
 import type { LiveMessage, QueueState } from "./queue-state.js";
 import type { ReceiptHandles } from "./receipt-handles.js";
 import { isSpent } from "./queue-config.js";
-import { checkCheckpoint, checkRetryDelay, checkVisibilityTimeout } from "./request-limits.js";
+import {
+  checkBatchSize,
+  checkCheckpoint,
+  checkRenewalCount,
+  checkRetryDelay,
+  checkVisibilityTimeout,
+  requireVisibilityTimeout,
+} from "./request-limits.js";
 import { removeMessageOp } from "./store-ops.js";
-import type { LeaseRenewal, LeaseState } from "./types.js";
+import type { EntryOutcome, LeaseRenewal, LeaseState } from "./types.js";
 
 /**
  * The rules for one lease: delete, change, renew and release. Each checks
@@ -35,6 +42,29 @@ export class LeaseChanges {
     this.tracking.untrack(queue, message.id);
     ops.push(removeMessageOp(queue.record.dataId, message));
     this.events.deleted(queue.record.name, this.clock.now() - message.leaseStart);
+  }
+
+  /** Deletes the messages of a batch's handles, as `delete` does: one outcome per handle, in order. */
+  deleteEach(queue: QueueState, receiptHandles: readonly string[], ops: StoreOp[]): EntryOutcome[] {
+    checkBatchSize(receiptHandles.length, "receipt_handles");
+    return receiptHandles.map((receiptHandle) => outcomeOf(receiptHandle, () => this.delete(queue, receiptHandle, ops)));
+  }
+
+  /** Changes the leases of a batch's handles, as `change` does: one outcome per handle, in order, with its new deadline. */
+  changeEach(queue: QueueState, receiptHandles: readonly string[], timeoutMs: number | undefined, ops: StoreOp[]): EntryOutcome[] {
+    checkBatchSize(receiptHandles.length, "receipt_handles");
+    const timeout = requireVisibilityTimeout(timeoutMs, queue.record.config);
+    return receiptHandles.map((receiptHandle) =>
+      outcomeOf(receiptHandle, () => ({
+        leaseDeadline: this.change(queue, receiptHandle, timeout, ops, "change_visibility").deadline,
+      })),
+    );
+  }
+
+  /** Renews the leases of one Heartbeat request, as `renew` does: one state per renewal, in order. */
+  renewEach(stream: LeaseStream, queue: QueueState, renewals: readonly LeaseRenewal[], ops: StoreOp[]): LeaseState[] {
+    checkRenewalCount(renewals.length);
+    return renewals.map((renewal) => this.renew(stream, queue, renewal, ops));
   }
 
   /** Sets a lease's deadline to now + timeout; 0 releases the message (and ends any stream's tracking of it). */
@@ -150,5 +180,16 @@ export class LeaseChanges {
       this.events.leaseReleased(queue.record.name, "disconnect");
     }
     return opsByQueue;
+  }
+}
+
+/** Runs one batch entry, turning a HoldshelfError into that entry's outcome. */
+function outcomeOf(receiptHandle: string, run: () => void | { leaseDeadline: number }): EntryOutcome {
+  try {
+    const result = run();
+    return result === undefined ? { receiptHandle } : { receiptHandle, leaseDeadline: result.leaseDeadline };
+  } catch (error) {
+    if (error instanceof HoldshelfError) return { receiptHandle, error };
+    throw error;
   }
 }

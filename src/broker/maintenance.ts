@@ -11,6 +11,12 @@ export const sweepIntervalMs = 1000;
 /** Writes a batch of changes durably. */
 type Commit = (ops: readonly StoreOp[]) => Promise<void>;
 
+/** A queue's timer, armed for its earliest hidden ready time. */
+interface Wake {
+  readonly at: number;
+  readonly timer: Timer;
+}
+
 /**
  * Time-driven work. Each queue has a timer armed for its earliest hidden
  * ready time, so a delay that ends or a lease that runs out makes its message
@@ -19,6 +25,7 @@ type Commit = (ops: readonly StoreOp[]) => Promise<void>;
  */
 export class Maintenance {
   private sweepTimer: Timer | undefined;
+  private readonly wakes = new Map<QueueState, Wake>();
   private closed = false;
 
   constructor(
@@ -73,13 +80,14 @@ export class Maintenance {
   stop(): void {
     this.closed = true;
     this.sweepTimer?.cancel();
-    for (const queue of this.registry.all()) this.disarm(queue);
+    for (const wake of this.wakes.values()) wake.timer.cancel();
+    this.wakes.clear();
   }
 
   /** Stops a deleted queue's timer. */
   disarm(queue: QueueState): void {
-    queue.wake?.timer.cancel();
-    queue.wake = undefined;
+    this.wakes.get(queue)?.timer.cancel();
+    this.wakes.delete(queue);
   }
 
   /** Removes a queue's messages whose retention has run out, in flight or not, and its expired deduplication ids. */
@@ -108,13 +116,14 @@ export class Maintenance {
   private arm(queue: QueueState, now: number): void {
     const next = queue.nextReadyAt();
     if (next === undefined || this.closed) return this.disarm(queue);
-    if (queue.wake !== undefined && queue.wake.at <= next) return;
-    this.disarm(queue);
+    const wake = this.wakes.get(queue);
+    if (wake !== undefined && wake.at <= next) return;
+    wake?.timer.cancel();
     const timer = this.clock.setTimer(next - now, () => {
-      queue.wake = undefined;
+      this.wakes.delete(queue);
       this.advance(queue);
     });
-    queue.wake = { at: next, timer };
+    this.wakes.set(queue, { at: next, timer });
   }
 
   private armSweep(): void {

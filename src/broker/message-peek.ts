@@ -1,8 +1,7 @@
-import { fifoDelivery } from "./fifo-delivery.js";
 import { invalidArgument, queueNotFound } from "../errors/holdshelf-error.js";
 import { decodePeekToken, defaultPeekPageSize, encodePeekToken, maxPeekPageSize, type PeekCursor } from "../protocol/peek-pages.js";
 import type { Store } from "../store/store.js";
-import { formatMessageId } from "./message-id.js";
+import { messageView } from "./message-view.js";
 import type { LiveMessage, QueueState } from "./queue-state.js";
 import { perMessageOverheadBytes, receiveResponseBudgetBytes } from "./request-limits.js";
 import type { PeekedMessage, PeekPage, PeekState } from "./types.js";
@@ -43,17 +42,9 @@ export async function peekMessages(
     const content = contents[index];
     if (content === undefined) return; // deleted or purged since it was taken
     messages.push({
-      messageId: formatMessageId(message.id),
-      body: content.body,
-      attributes: content.attributes,
-      typedAttributes: content.typedAttributes,
-      receiveCount: message.receiveCount,
-      sendTime: message.sendTime,
-      firstReceiveTime: message.firstReceiveAt,
+      ...messageView(message, content),
       ...stateOf(message, now),
       checkpointSize: content.checkpoint?.byteLength ?? 0,
-      deadLetter: content.deadLetter,
-      fifo: fifoDelivery(message, content),
     });
   });
   return { messages, nextPageToken };

@@ -34,8 +34,8 @@ const keptCapacity = 1024;
  * Freed slots are reused; each has a generation, bumped when it is freed, so
  * a copy read before can tell its message is gone.
  *
- * The table knows nothing of order: QueueState keeps the heaps (in
- * `heapIndex`) and the enqueue-order chain (`older`, `newer`) in its columns.
+ * The table knows nothing of order: QueueState's heaps (in `heapIndex`) and
+ * its ArrivalChain (`older`, `newer`) keep theirs in its columns.
  */
 export class MessageTable extends ScheduleColumns {
   /** Messages held (slots below `length` are held or on the free chain). */
@@ -171,6 +171,14 @@ export class MessageTable extends ScheduleColumns {
   /** Whether a slot holds a message. */
   inUse(slot: number): boolean {
     return (this.flags[slot]! & inUseFlag) !== 0;
+  }
+
+  /** Every slot that holds a message, in slot order: for a sort by some column. */
+  slotsInUse(): Int32Array {
+    const slots = new Int32Array(this.count);
+    let found = 0;
+    for (let slot = 0; slot < this.length; slot++) if (this.inUse(slot)) slots[found++] = slot;
+    return slots;
   }
 
   /** The slot holding a message id, or noSlot. */

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { HoldshelfError } from "../errors/holdshelf-error.js";
-import { formatMoveTaskHandle } from "../protocol/move-task-handle.js";
+import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
+import { formatMoveTaskHandle, parseMoveTaskHandle } from "../protocol/move-task-handle.js";
 import type { MoveTaskStatus, StoredMoveTask } from "../store/store.js";
 import type { Clock } from "../time/clock.js";
 import type { BrokerEvents } from "./broker-events.js";
@@ -88,10 +88,13 @@ export class MoveTasks {
     return formatMoveTaskHandle(source.record.name, task.taskId);
   }
 
-  /** A source queue's tasks, newest first: a running one with its count so far. */
+  /** A source queue's last `maxResults` tasks (1 to 10, 0 meaning 1, as SQS), newest first: a running one with its count so far. */
   list(source: QueueState, maxResults: number): MoveTaskInfo[] {
+    if (!Number.isInteger(maxResults) || maxResults < 0 || maxResults > keptMoveTasks) {
+      throw invalidArgument("max_results", `must be 0 (1) to ${keptMoveTasks}`);
+    }
     const running = this.running.get(source);
-    return (source.record.moveTasks ?? []).slice(0, maxResults).map((task) => {
+    return (source.record.moveTasks ?? []).slice(0, maxResults || 1).map((task) => {
       const live = running?.stored.taskId === task.taskId ? running : undefined;
       const status: MoveTaskStatus = live?.cancelled ? "CANCELLING" : task.status;
       return {
@@ -109,11 +112,22 @@ export class MoveTasks {
   }
 
   /**
-   * Cancels the running task `taskId` of `source`: it stops after its
-   * current batch, ends CANCELLED, and this answers with how many it moved.
+   * Cancels the running task a handle names: it stops after its current
+   * batch, ends CANCELLED, and this answers with how many it moved.
    * MOVE_TASK_NOT_FOUND if that task is not running.
    */
-  async cancel(source: QueueState, taskId: string): Promise<number> {
+  async cancel(taskHandle: string): Promise<number> {
+    const handle = parseMoveTaskHandle(taskHandle);
+    if (handle === undefined) throw invalidArgument("task_handle", "is not a handle StartMessageMoveTask returned");
+    const { taskId } = handle;
+    let source: QueueState;
+    try {
+      source = this.registry.get(handle.sourceQueue, "task_handle");
+    } catch (error) {
+      // A deleted source queue took its tasks along; a queue moving away (cluster mode) answers as the registry does.
+      if (error instanceof HoldshelfError && error.reason === "QUEUE_NOT_FOUND") throw moveTaskNotFound();
+      throw error;
+    }
     const running = this.running.get(source);
     if (running !== undefined && running.stored.taskId === taskId) {
       running.cancelled = true;
@@ -278,7 +292,14 @@ function active(task: StoredMoveTask): boolean {
   return task.status === "RUNNING" || task.status === "CANCELLING";
 }
 
+/** Checks a task's rate: 0 (no limit) to maxMoveTaskRate a second. */
+export function checkMoveTaskRate(maxPerSecond: number): void {
+  if (!Number.isInteger(maxPerSecond) || maxPerSecond < 0 || maxPerSecond > maxMoveTaskRate) {
+    throw invalidArgument("max_per_second", `must be 0 (no limit) to ${maxMoveTaskRate}`);
+  }
+}
+
 /** MOVE_TASK_NOT_FOUND. */
-export function moveTaskNotFound(): HoldshelfError {
+function moveTaskNotFound(): HoldshelfError {
   return new HoldshelfError("MOVE_TASK_NOT_FOUND", "no running message move task has that handle");
 }

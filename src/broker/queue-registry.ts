@@ -16,12 +16,14 @@ import { QueueState } from "./queue-state.js";
 
 
 /**
- * Hooks the registry calls when it deletes a queue. A purge calls none: the
+ * Hooks the registry calls when a queue leaves it. A purge calls none: the
  * queue lives on, and the purge's caller forgets its leases.
  */
 export interface QueueRegistryEvents {
   /** The queue was deleted: fail its waiting receives, stop its timer, forget its leases. */
   onDeleted(queue: QueueState): void;
+  /** The queue went to another broker (cluster mode): the same, failing with `error`, and stop its move task. */
+  onEvicted(queue: QueueState, error: HoldshelfError): void;
 }
 
 /**
@@ -69,7 +71,7 @@ export class QueueRegistry {
    * deleted so work still running on them stops, and calls on them fail with
    * `error` until they come back. Their data stays where it is.
    */
-  evict(names: readonly string[], error: HoldshelfError): QueueState[] {
+  evict(names: readonly string[], error: HoldshelfError): void {
     const evicted: QueueState[] = [];
     for (const name of names) {
       const queue = this.byName.get(name);
@@ -79,7 +81,7 @@ export class QueueRegistry {
       queue.deleted = true;
       evicted.push(queue);
     }
-    return evicted;
+    for (const queue of evicted) this.events.onEvicted(queue, error);
   }
 
   /** The queue of that name. Throws INVALID_ARGUMENT for a bad name, QUEUE_NOT_FOUND for an unknown one. */
@@ -217,6 +219,15 @@ export class QueueRegistry {
       if (target !== undefined) sources.set(target, [...(sources.get(target) ?? []), queue.record.name]);
     }
     for (const names of sources.values()) names.sort();
+    return sources;
+  }
+
+  /** For every dead-letter queue, its sources as queues are described: this broker's, and (cluster mode) the others' as last read. */
+  knownDeadLetterSources(): Map<string, string[]> {
+    const sources = this.deadLetterSources();
+    for (const [target, elsewhere] of this.cluster.knownDeadLetterSourcesElsewhere()) {
+      sources.set(target, [...(sources.get(target) ?? []), ...elsewhere].sort());
+    }
     return sources;
   }
 

@@ -1,7 +1,7 @@
 import type { PeekCursor } from "../protocol/peek-pages.js";
 import { noGroup, type ScheduleColumns } from "../store/schedule-columns.js";
 import type { QueueRecord, ScheduleEntry, StoredDeduplication, StoreOp } from "../store/store.js";
-import type { Timer } from "../time/clock.js";
+import { ArrivalChain } from "./arrival-chain.js";
 import { FifoDeduplication } from "./fifo-deduplication.js";
 import { FifoGroups } from "./fifo-groups.js";
 import { MessageTable, noSlot, type LiveMessage } from "./message-table.js";
@@ -19,17 +19,12 @@ export interface QueueCounts {
   readonly oldestSendTime: number | undefined;
 }
 
-// The most messages a new arrival walks back past to keep the chain in
-// arrival order (see chainInOrder): a move overtaken during its own commit
-// passes a handful; more means a clock went back, and order yields to cost.
-const maxChainWalk = 64;
-
 /**
  * The in-memory index of one queue, rebuilt from the store at start: every
  * message's schedule entry in a MessageTable, split into a heap of visible
  * messages (ready time passed) and a heap of hidden ones (leased or delayed),
- * both in ready-time order, and chained in enqueue order (by arrival), so
- * that retention and the oldest message's age read from the front. It changes
+ * both in ready-time order, and chained in enqueue order (an ArrivalChain),
+ * so that retention and the oldest message's age read from the front. It changes
  * nothing on disk: callers write what they change.
  *
  * A FIFO queue also chains each message group in sequence order
@@ -46,13 +41,10 @@ const maxChainWalk = 64;
 export class QueueState {
   private readonly visible: ReadyHeap;
   private readonly hidden: ReadyHeap;
-  private oldest = noSlot;
-  private newest = noSlot;
+  private readonly chain: ArrivalChain;
   private leasedCount = 0;
   /** Set once the queue is deleted, for operations that were waiting on it. */
   deleted = false;
-  /** The maintenance timer armed for the earliest hidden ready time, if any. */
-  wake: { readonly at: number; readonly timer: Timer } | undefined;
   /** A FIFO queue's groups; undefined for a standard queue (whether a queue is FIFO never changes). */
   private readonly groups: FifoGroups | undefined;
   /** A FIFO queue's last sequence number handed out (see nextSequence). */
@@ -66,6 +58,7 @@ export class QueueState {
   ) {
     this.visible = new ReadyHeap(table);
     this.hidden = new ReadyHeap(table);
+    this.chain = new ArrivalChain(table);
     this.groups = record.config.fifo === undefined ? undefined : new FifoGroups(table);
     this.deduplication = record.config.fifo === undefined ? undefined : new FifoDeduplication();
   }
@@ -83,7 +76,7 @@ export class QueueState {
       for (const record of deduplications) queue.noteSequence(record.sequence);
     }
     for (let slot = 0; slot < table.length; slot++) if (table.inUse(slot)) queue.place(slot, now);
-    queue.chainInEnqueueOrder();
+    queue.chain.rebuild();
     return queue;
   }
 
@@ -127,7 +120,7 @@ export class QueueState {
   /** Adds a message that arrived now (sent, or moved here), placed by its ready time. */
   add(entry: ScheduleEntry, now: number): void {
     const slot = this.table.insert(entry);
-    this.chainInOrder(slot);
+    this.chain.insert(slot);
     if (this.groups !== undefined) this.attach(slot);
     this.place(slot, now);
   }
@@ -144,14 +137,14 @@ export class QueueState {
       this.place(slot, now);
     }
     // Rare (a source or dead-letter queue deleted meanwhile), so a full re-sort is cheap enough.
-    this.chainInEnqueueOrder();
+    this.chain.rebuild();
   }
 
   /** Removes the message a current copy was read from. */
   remove(message: LiveMessage): void {
     const slot = this.slotOf(message);
     this.unplace(slot);
-    this.unchain(slot);
+    this.chain.remove(slot);
     this.groups?.detach(slot);
     this.table.release(slot);
   }
@@ -234,7 +227,8 @@ export class QueueState {
 
   /** A copy of the message that arrived first (retention counts from its arrival), if any. */
   oldestMessage(): LiveMessage | undefined {
-    return this.oldest === noSlot ? undefined : this.table.read(this.oldest);
+    const oldest = this.chain.oldest;
+    return oldest === noSlot ? undefined : this.table.read(oldest);
   }
 
   /**
@@ -246,17 +240,9 @@ export class QueueState {
    */
   walkEnqueued(cursor: PeekCursor | undefined, take: (message: LiveMessage) => boolean): void {
     const table = this.table;
-    let slot = this.oldest;
-    if (cursor !== undefined) {
-      const at = table.find(cursor.id);
-      if (at !== noSlot && table.enqueuedAt[at] === cursor.enqueuedAt) {
-        slot = table.newer[at]!;
-      } else {
-        // Gone (or back with a later arrival): a scan from whichever end of the chain the cursor's time is nearer.
-        slot = this.firstAfter(cursor);
-      }
+    for (let slot = this.chain.startAfter(cursor); slot !== noSlot; slot = table.newer[slot]!) {
+      if (!take(table.read(slot))) return;
     }
-    for (; slot !== noSlot; slot = table.newer[slot]!) if (!take(table.read(slot))) return;
   }
 
   /** The ready time of the earliest hidden message: when advance next has work. */
@@ -276,11 +262,12 @@ export class QueueState {
 
   /** Counts as of the last advance. */
   counts(): QueueCounts {
+    const oldest = this.chain.oldest;
     return {
       visible: this.visible.size,
       inFlight: this.leasedCount,
       delayed: this.hidden.size - this.leasedCount,
-      oldestSendTime: this.oldest === noSlot ? undefined : this.table.sendTime[this.oldest],
+      oldestSendTime: oldest === noSlot ? undefined : this.table.sendTime[oldest],
     };
   }
 
@@ -291,7 +278,7 @@ export class QueueState {
     this.table.clear();
     this.groups?.clear();
     this.deduplication?.clear();
-    this.oldest = this.newest = noSlot;
+    this.chain.clear();
     this.leasedCount = 0;
   }
 
@@ -343,99 +330,7 @@ export class QueueState {
 
   /** Chains every loaded message into its group, in sequence order. */
   private attachInSequenceOrder(): void {
-    const table = this.table;
-    const slots = new Int32Array(table.count);
-    let found = 0;
-    for (let slot = 0; slot < table.length; slot++) if (table.inUse(slot)) slots[found++] = slot;
-    const { sequence } = table;
-    slots.sort((a, b) => sequence[a]! - sequence[b]!);
-    for (const slot of slots) this.attach(slot);
-  }
-
-  /**
-   * Chains a new message after the last one that arrived before it. Almost
-   * always the newest: only a message whose commit overtook an earlier
-   * arrival's (a move's, timed before its write) walks back, a step per
-   * message it overtook. Keeping the chain in arrival order, as a restart
-   * rebuilds it, is what lets a peek cursor resume where a message would be.
-   * The walk is bounded: after a wall-clock step back, or an arrival stamped
-   * by another broker whose clock is behind, a message that would walk past
-   * more than a few dozen others is chained as the newest instead, so a send
-   * never costs more than a few steps (the order is then off by that much
-   * until a restart re-sorts it).
-   */
-  private chainInOrder(slot: number): void {
-    const table = this.table;
-    const arrival = table.enqueuedAt[slot]!;
-    const overtook = (other: number): boolean =>
-      table.enqueuedAt[other]! > arrival || (table.enqueuedAt[other] === arrival && table.compareIds(other, slot) > 0);
-    let before = this.newest;
-    for (let steps = 0; before !== noSlot && overtook(before); steps++) {
-      if (steps === maxChainWalk) return this.chainNewest(slot);
-      before = table.older[before]!;
-    }
-    if (before === this.newest) return this.chainNewest(slot);
-    const after = before === noSlot ? this.oldest : table.newer[before]!;
-    table.older[slot] = before;
-    table.newer[slot] = after;
-    table.older[after] = slot;
-    if (before === noSlot) this.oldest = slot;
-    else table.newer[before] = slot;
-  }
-
-  /** The first slot whose message sorts after the cursor, scanning from the nearer end of the chain. */
-  private firstAfter(cursor: PeekCursor): number {
-    const table = this.table;
-    if (this.oldest === noSlot) return noSlot;
-    const fromOldest = cursor.enqueuedAt - table.enqueuedAt[this.oldest]!;
-    const fromNewest = table.enqueuedAt[this.newest]! - cursor.enqueuedAt;
-    if (fromNewest < fromOldest) {
-      let back = this.newest;
-      while (back !== noSlot && this.slotAfter(back, cursor)) back = table.older[back]!;
-      return back === noSlot ? this.oldest : table.newer[back]!;
-    }
-    let slot = this.oldest;
-    while (slot !== noSlot && !this.slotAfter(slot, cursor)) slot = table.newer[slot]!;
-    return slot;
-  }
-
-  /** Whether a slot's message sorts after a cursor, read from the columns (a scan may pass millions). */
-  private slotAfter(slot: number, cursor: PeekCursor): boolean {
-    const arrival = this.table.enqueuedAt[slot]!;
-    return arrival > cursor.enqueuedAt || (arrival === cursor.enqueuedAt && this.table.idOf(slot) > cursor.id);
-  }
-
-  private chainNewest(slot: number): void {
-    const { older, newer } = this.table;
-    older[slot] = this.newest;
-    newer[slot] = noSlot;
-    if (this.newest === noSlot) this.oldest = slot;
-    else newer[this.newest] = slot;
-    this.newest = slot;
-  }
-
-  private unchain(slot: number): void {
-    const { older, newer } = this.table;
-    const before = older[slot]!;
-    const after = newer[slot]!;
-    if (before === noSlot) this.oldest = after;
-    else newer[before] = after;
-    if (after === noSlot) this.newest = before;
-    else older[after] = before;
-  }
-
-  /**
-   * Chains every message in enqueue order: by arrival, then id (a
-   * SendBatch's messages share an arrival time).
-   */
-  private chainInEnqueueOrder(): void {
-    const table = this.table;
-    const slots = new Int32Array(table.count);
-    let found = 0;
-    for (let slot = 0; slot < table.length; slot++) if (table.inUse(slot)) slots[found++] = slot;
-    const { enqueuedAt } = table;
-    slots.sort((a, b) => enqueuedAt[a]! - enqueuedAt[b]! || table.compareIds(a, b));
-    this.oldest = this.newest = noSlot;
-    for (const slot of slots) this.chainNewest(slot);
+    const { sequence } = this.table;
+    for (const slot of this.table.slotsInUse().sort((a, b) => sequence[a]! - sequence[b]!)) this.attach(slot);
   }
 }

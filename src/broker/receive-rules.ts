@@ -7,8 +7,7 @@ import type { BrokerEvents } from "./broker-events.js";
 import type { CommitAndServe } from "./commit-and-serve.js";
 import type { DeadLetters } from "./dead-letters.js";
 import type { LeaseTracking } from "./lease-tracking.js";
-import { fifoDelivery } from "./fifo-delivery.js";
-import { formatMessageId } from "./message-id.js";
+import { messageView } from "./message-view.js";
 import { isSpent } from "./queue-config.js";
 import type { LiveMessage, QueueState } from "./queue-state.js";
 import type { ReceiptHandles } from "./receipt-handles.js";
@@ -139,18 +138,10 @@ export function createReceiveRules(options: ReceiveRulesOptions): ReceiveRules {
       const queueWaitMs = message.receiveCount === 1 ? taken.takenAt - taken.readyTimes[index]! : undefined;
       events.delivered(queue.record.name, message.receiveCount, queueWaitMs);
       deliveries.push({
-        messageId: formatMessageId(message.id),
+        ...messageView(message, content),
         receiptHandle: handles.issue(queueId, message.id, epoch),
-        body: content.body,
-        attributes: content.attributes,
-        typedAttributes: content.typedAttributes,
-        receiveCount: message.receiveCount,
-        sendTime: message.sendTime,
-        firstReceiveTime: message.firstReceiveAt,
         leaseDeadline: taken.leaseDeadline,
         checkpoint: content.checkpoint,
-        deadLetter: content.deadLetter,
-        fifo: fifoDelivery(message, content),
       });
     });
     return deliveries;

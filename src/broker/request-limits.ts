@@ -102,6 +102,21 @@ export function checkVisibilityTimeout(timeoutMs: number, config: QueueConfig): 
   checkRange(timeoutMs, 0, config.maxLeaseDurationMs, "visibility_timeout");
 }
 
+/** A ChangeVisibility's timeout, which must be set, checked against the queue's max_lease_duration. */
+export function requireVisibilityTimeout(timeoutMs: number | undefined, config: QueueConfig): number {
+  if (timeoutMs === undefined) throw invalidArgument("visibility_timeout", "is required");
+  checkVisibilityTimeout(timeoutMs, config);
+  return timeoutMs;
+}
+
+/** Checks a RedriveMessages' bounds: how many messages (0: all) and how fast (0: no limit). */
+export function checkRedriveBounds(maxMessages: number, maxPerSecond: number): void {
+  if (!Number.isSafeInteger(maxMessages) || maxMessages < 0) {
+    throw invalidArgument("max_messages", `must be 0 (all) to ${Number.MAX_SAFE_INTEGER}`);
+  }
+  if (!Number.isInteger(maxPerSecond) || maxPerSecond < 0) throw invalidArgument("max_per_second", "must not be negative");
+}
+
 /** Checks the wait a failed delivery asks before its retry: 0 to 12 h, as a retry policy's backoff. */
 export function checkRetryDelay(delayMs: number): void {
   checkRange(delayMs, 0, maxBackoffMs, "visibility_timeout");

@@ -9,6 +9,8 @@ import {
   flush,
   openBrokerHarness,
   receiveOne,
+  send,
+  sendBatch,
   sendText,
   text,
   track,
@@ -80,7 +82,7 @@ describe("delivery", () => {
   describe("in-flight limit", () => {
     beforeEach(async () => {
       await createQueue(h, "q", { maxInFlight: 2 });
-      await h.broker.sendBatch("q", ["a", "b", "c"].map((name) => ({ body: body(name) })));
+      await sendBatch(h.broker, "q", ["a", "b", "c"].map((name) => ({ body: body(name) })));
     });
 
     it("receives only the room left under max_in_flight", async () => {
@@ -181,33 +183,33 @@ describe("delivery", () => {
     });
 
     it("accepts a message of exactly max_message_bytes, attributes included", async () => {
-      await h.broker.send("q", ofSize(1024));
-      await h.broker.send("q", ofSize(1000, { ["k".repeat(12)]: "v".repeat(12) }));
+      await send(h.broker, "q", ofSize(1024));
+      await send(h.broker, "q", ofSize(1000, { ["k".repeat(12)]: "v".repeat(12) }));
       expect(counts(h, "q").visible).toBe(2);
     });
 
     it("fails MESSAGE_TOO_LARGE on field body when attributes push it over", async () => {
       const error = await expectFailure(
-        () => h.broker.send("q", ofSize(1000, { ["k".repeat(12)]: "v".repeat(13) })),
+        () => send(h.broker, "q", ofSize(1000, { ["k".repeat(12)]: "v".repeat(13) })),
         "MESSAGE_TOO_LARGE",
         "body",
       );
       expect(error.code).toBe(Code.INVALID_ARGUMENT);
-      await expectFailure(() => h.broker.send("q", ofSize(1025)), "MESSAGE_TOO_LARGE", "body");
+      await expectFailure(() => send(h.broker, "q", ofSize(1025)), "MESSAGE_TOO_LARGE", "body");
       expect(counts(h, "q").visible).toBe(0);
     });
 
     it("counts attributes in UTF-8 bytes", async () => {
       // "é" is 2 bytes: 1020 + 2 + 2 = 1024 fits, one more "é" does not.
-      await h.broker.send("q", ofSize(1020, { "é": "é" }));
-      await expectFailure(() => h.broker.send("q", ofSize(1020, { "é": "éé" })), "MESSAGE_TOO_LARGE", "body");
+      await send(h.broker, "q", ofSize(1020, { "é": "é" }));
+      await expectFailure(() => send(h.broker, "q", ofSize(1020, { "é": "éé" })), "MESSAGE_TOO_LARGE", "body");
     });
 
     it("rejects an empty attribute key, or one over 256 bytes, as INVALID_ARGUMENT on attributes", async () => {
-      await expectFailure(() => h.broker.send("q", ofSize(1, { "": "v" })), "INVALID_ARGUMENT", "attributes");
-      await expectFailure(() => h.broker.send("q", ofSize(1, { ["k".repeat(257)]: "v" })), "INVALID_ARGUMENT", "attributes");
+      await expectFailure(() => send(h.broker, "q", ofSize(1, { "": "v" })), "INVALID_ARGUMENT", "attributes");
+      await expectFailure(() => send(h.broker, "q", ofSize(1, { ["k".repeat(257)]: "v" })), "INVALID_ARGUMENT", "attributes");
       await createQueue(h, "big");
-      await h.broker.send("big", ofSize(1, { ["k".repeat(256)]: "v" }));
+      await send(h.broker, "big", ofSize(1, { ["k".repeat(256)]: "v" }));
     });
   });
 
@@ -217,7 +219,7 @@ describe("delivery", () => {
     });
 
     it("returns the ids in order and stores the messages in that order", async () => {
-      const ids = await h.broker.sendBatch("q", ["a", "b", "c"].map((name) => ({ body: body(name) })));
+      const ids = await sendBatch(h.broker, "q", ["a", "b", "c"].map((name) => ({ body: body(name) })));
       expect(new Set(ids).size).toBe(3);
       const deliveries = await h.broker.receive("q", { maxMessages: 10 });
       expect(deliveries.map((delivery) => [delivery.messageId, text(delivery)])).toEqual([
@@ -229,14 +231,14 @@ describe("delivery", () => {
 
     it("stores none of the batch when one entry is bad, naming the entry", async () => {
       const entries = [ofSize(10), ofSize(1025), ofSize(10)];
-      await expectFailure(() => h.broker.sendBatch("q", entries), "MESSAGE_TOO_LARGE", "entries[1].body");
+      await expectFailure(() => sendBatch(h.broker, "q", entries), "MESSAGE_TOO_LARGE", "entries[1].body");
       await expectFailure(
-        () => h.broker.sendBatch("q", [ofSize(10), ofSize(10), { body: body("x"), delayMs: -1 }]),
+        () => sendBatch(h.broker, "q", [ofSize(10), ofSize(10), { body: body("x"), delayMs: -1 }]),
         "INVALID_ARGUMENT",
         "entries[2].delay",
       );
       await expectFailure(
-        () => h.broker.sendBatch("q", [ofSize(10, { "": "x" })]),
+        () => sendBatch(h.broker, "q", [ofSize(10, { "": "x" })]),
         "INVALID_ARGUMENT",
         "entries[0].attributes",
       );
@@ -244,20 +246,20 @@ describe("delivery", () => {
     });
 
     it("applies each entry's own delay", async () => {
-      await h.broker.sendBatch("q", [{ body: body("now") }, { body: body("later"), delayMs: 1000 }]);
+      await sendBatch(h.broker, "q", [{ body: body("now") }, { body: body("later"), delayMs: 1000 }]);
       expect(counts(h, "q")).toEqual({ visible: 1, inFlight: 0, delayed: 1 });
     });
 
     it.each([0, 101])("rejects %d entries as INVALID_ARGUMENT on entries", async (count) => {
       await expectFailure(
-        () => h.broker.sendBatch("q", Array.from({ length: count }, () => ofSize(1))),
+        () => sendBatch(h.broker, "q", Array.from({ length: count }, () => ofSize(1))),
         "INVALID_ARGUMENT",
         "entries",
       );
     });
 
     it("accepts 100 entries", async () => {
-      expect(await h.broker.sendBatch("q", Array.from({ length: 100 }, () => ofSize(1)))).toHaveLength(100);
+      expect(await sendBatch(h.broker, "q", Array.from({ length: 100 }, () => ofSize(1)))).toHaveLength(100);
       expect(counts(h, "q").visible).toBe(100);
     });
   });
@@ -270,14 +272,14 @@ describe("delivery", () => {
 
     it("accepts a SendBatch of exactly 4 MiB and refuses one byte more, storing nothing", async () => {
       const over = [ofSize(mib), ofSize(mib), ofSize(mib), ofSize(mib), ofSize(1)];
-      await expectFailure(() => h.broker.sendBatch("big", over), "MESSAGE_TOO_LARGE", "entries");
+      await expectFailure(() => sendBatch(h.broker, "big", over), "MESSAGE_TOO_LARGE", "entries");
       expect(counts(h, "big").visible).toBe(0);
-      await h.broker.sendBatch("big", [ofSize(mib), ofSize(mib), ofSize(mib), ofSize(mib - 1, { k: "" })]);
+      await sendBatch(h.broker, "big", [ofSize(mib), ofSize(mib), ofSize(mib), ofSize(mib - 1, { k: "" })]);
       expect(counts(h, "big").visible).toBe(4);
     });
 
     it("holds fewer messages in a receive than asked rather than exceed the response budget", async () => {
-      await h.broker.sendBatch("big", [ofSize(mib), ofSize(mib), ofSize(mib), ofSize(mib)]);
+      await sendBatch(h.broker, "big", [ofSize(mib), ofSize(mib), ofSize(mib), ofSize(mib)]);
       expect(await h.broker.receive("big", { maxMessages: 10 })).toHaveLength(3);
       expect(await h.broker.receive("big", { maxMessages: 10 })).toHaveLength(1);
     });
@@ -286,7 +288,7 @@ describe("delivery", () => {
   describe("max_messages", () => {
     beforeEach(async () => {
       await createQueue(h, "q");
-      await h.broker.sendBatch("q", Array.from({ length: 100 }, () => ofSize(1)));
+      await sendBatch(h.broker, "q", Array.from({ length: 100 }, () => ofSize(1)));
       await sendText(h, "q", "extra");
     });
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { receiveResponseBudgetBytes } from "../../src/broker/request-limits.js";
 import { maxCheckpointBytes } from "../../src/protocol/limits.js";
-import { createQueue, counts, openBrokerHarness, receiveOne, sendText, type BrokerHarness } from "./broker-harness.js";
+import { counts, createQueue, openBrokerHarness, receiveOne, send, sendText, type BrokerHarness } from "./broker-harness.js";
 
 // Cases found in review, each once a real bug.
 describe("edge cases", () => {
@@ -54,7 +54,7 @@ describe("edge cases", () => {
 
   it("counts checkpoints in the response size budget", async () => {
     const stream = openStream();
-    for (let i = 0; i < 60; i++) await h.broker.send("q", { body: new Uint8Array(40_000) });
+    for (let i = 0; i < 60; i++) await send(h.broker, "q", { body: new Uint8Array(40_000) });
     const leased = await h.broker.receive("q", { maxMessages: 60 });
     await h.broker.renewLeases(
       stream,
@@ -70,7 +70,7 @@ describe("edge cases", () => {
 
   it("keeps an attribute named __proto__", async () => {
     const attributes = Object.fromEntries([["__proto__", "x"], ["k", "v"]]) as Record<string, string>;
-    await h.broker.send("q", { body: new Uint8Array(1), attributes });
+    await send(h.broker, "q", { body: new Uint8Array(1), attributes });
     const message = await receiveOne(h, "q");
     expect(Object.entries(message.attributes)).toEqual([["__proto__", "x"], ["k", "v"]]);
   });

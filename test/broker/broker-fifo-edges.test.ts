@@ -3,7 +3,7 @@ import { Broker } from "../../src/broker/broker.js";
 import { MemoryStore } from "../../src/store/memory-store.js";
 import type { MessageReading, ScheduleEntry, Store, StoredState, StoreOp } from "../../src/store/store.js";
 import { FakeClock } from "../support/fake-clock.js";
-import { body, expectFailure, flush, openBrokerHarness, text, type BrokerHarness } from "./broker-harness.js";
+import { body, expectFailure, flush, openBrokerHarness, send, text, type BrokerHarness } from "./broker-harness.js";
 
 // FIFO queues at their edges, each found by a review that reproduced it: a
 // send refused as BROKER_FULL, a move task meeting a group with a newer
@@ -11,7 +11,7 @@ import { body, expectFailure, flush, openBrokerHarness, text, type BrokerHarness
 // deduplication records whose window ended while the broker was down.
 
 const sendTo = (broker: Broker, queue: string, group: string, message: string, deduplicationId = message) =>
-  broker.send(queue, { body: body(message), messageGroupId: group, deduplicationId });
+  send(broker, queue, { body: body(message), messageGroupId: group, deduplicationId });
 
 describe("FIFO queues at their edges", () => {
   let h: BrokerHarness;

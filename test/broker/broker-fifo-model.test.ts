@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Delivery } from "../../src/broker/types.js";
-import { body, openBrokerHarness, text, type BrokerHarness } from "./broker-harness.js";
+import { body, openBrokerHarness, sendBatch, text, type BrokerHarness } from "./broker-harness.js";
 
 // FIFO delivery checked against its definition, over random runs of sends,
 // receives, deletes, releases, clock steps and restarts on the fake clock:
@@ -96,7 +96,7 @@ async function run(h: BrokerHarness, model: FifoModel, commands: readonly Comman
           sent++;
           return { body: body(`${group}#${sent}`), messageGroupId: group, deduplicationId: `d${sent}` };
         });
-        const ids = await h.broker.sendBatch("f", entries);
+        const ids = await sendBatch(h.broker, "f", entries);
         for (const id of ids) model.sent(id, group);
         break;
       }

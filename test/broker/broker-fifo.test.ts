@@ -10,6 +10,8 @@ import {
   flush,
   openBrokerHarness,
   receiveOne,
+  send,
+  sendBatch,
   text,
   track,
   type BrokerHarness,
@@ -34,7 +36,7 @@ afterEach(async () => {
 
 /** Sends a text message to a group, with a fresh deduplication id unless one is given. */
 function sendTo(queue: string, group: string, message: string, deduplicationId = `d${++sent}`): Promise<string> {
-  return h.broker.send(queue, { body: body(message), messageGroupId: group, deduplicationId });
+  return send(h.broker, queue, { body: body(message), messageGroupId: group, deduplicationId });
 }
 
 function bodies(deliveries: readonly Delivery[]): string[] {
@@ -93,30 +95,30 @@ describe("FIFO queues: sends", () => {
   });
 
   it("needs a group, a deduplication id (without content-based deduplication) and no per-message delay", async () => {
-    await expectFailure(() => h.broker.send("f", { body: body("x"), deduplicationId: "1" }), "MESSAGE_GROUP_ID_REQUIRED", "message_group_id");
-    await expectFailure(() => h.broker.send("f", { body: body("x"), messageGroupId: "g" }), "DEDUPLICATION_ID_REQUIRED", "deduplication_id");
+    await expectFailure(() => send(h.broker, "f", { body: body("x"), deduplicationId: "1" }), "MESSAGE_GROUP_ID_REQUIRED", "message_group_id");
+    await expectFailure(() => send(h.broker, "f", { body: body("x"), messageGroupId: "g" }), "DEDUPLICATION_ID_REQUIRED", "deduplication_id");
     await expectFailure(
-      () => h.broker.send("f", { body: body("x"), messageGroupId: "g", deduplicationId: "1", delayMs: 0 }),
+      () => send(h.broker, "f", { body: body("x"), messageGroupId: "g", deduplicationId: "1", delayMs: 0 }),
       "INVALID_ARGUMENT",
       "delay",
     );
     await expectFailure(
-      () => h.broker.send("f", { body: body("x"), messageGroupId: "has space", deduplicationId: "1" }),
+      () => send(h.broker, "f", { body: body("x"), messageGroupId: "has space", deduplicationId: "1" }),
       "INVALID_ARGUMENT",
       "message_group_id",
     );
     await expectFailure(
-      () => h.broker.send("f", { body: body("x"), messageGroupId: "g", deduplicationId: "é" }),
+      () => send(h.broker, "f", { body: body("x"), messageGroupId: "g", deduplicationId: "é" }),
       "INVALID_ARGUMENT",
       "deduplication_id",
     );
     await expectFailure(
-      () => h.broker.send("f", { body: body("x"), messageGroupId: "g".repeat(129), deduplicationId: "1" }),
+      () => send(h.broker, "f", { body: body("x"), messageGroupId: "g".repeat(129), deduplicationId: "1" }),
       "INVALID_ARGUMENT",
       "message_group_id",
     );
     await expectFailure(
-      () => h.broker.sendBatch("f", [{ body: body("ok"), messageGroupId: "g", deduplicationId: "1" }, { body: body("x"), deduplicationId: "2" }]),
+      () => sendBatch(h.broker, "f", [{ body: body("ok"), messageGroupId: "g", deduplicationId: "1" }, { body: body("x"), deduplicationId: "2" }]),
       "MESSAGE_GROUP_ID_REQUIRED",
       "entries[1].message_group_id",
     );
@@ -124,8 +126,8 @@ describe("FIFO queues: sends", () => {
   });
 
   it("refuses FIFO fields on a standard queue with NOT_A_FIFO_QUEUE", async () => {
-    await expectFailure(() => h.broker.send("plain", { body: body("x"), messageGroupId: "g" }), "NOT_A_FIFO_QUEUE", "message_group_id");
-    await expectFailure(() => h.broker.send("plain", { body: body("x"), deduplicationId: "d" }), "NOT_A_FIFO_QUEUE", "deduplication_id");
+    await expectFailure(() => send(h.broker, "plain", { body: body("x"), messageGroupId: "g" }), "NOT_A_FIFO_QUEUE", "message_group_id");
+    await expectFailure(() => send(h.broker, "plain", { body: body("x"), deduplicationId: "d" }), "NOT_A_FIFO_QUEUE", "deduplication_id");
     expect(counts(h, "plain").visible).toBe(0);
   });
 

@@ -77,6 +77,20 @@ export function body(text: string): Uint8Array {
 // Rule tests read deliveries' bodies as text.
 export { text } from "../support/text.js";
 
+/** Stores one message; returns its id (a FIFO queue's duplicate: the first send's). */
+export async function send(broker: Pick<Broker, "sendWithResult">, queue: string, message: OutgoingMessage): Promise<string> {
+  return (await broker.sendWithResult(queue, message)).messageId;
+}
+
+/** Stores 1 to 100 messages atomically; returns their ids in order. */
+export async function sendBatch(
+  broker: Pick<Broker, "sendBatchWithResults">,
+  queue: string,
+  messages: readonly OutgoingMessage[],
+): Promise<string[]> {
+  return (await broker.sendBatchWithResults(queue, messages)).map((result) => result.messageId);
+}
+
 /** Sends a text message; returns its id. */
 export function sendText(
   h: BrokerHarness,
@@ -84,7 +98,7 @@ export function sendText(
   message: string,
   options: Omit<OutgoingMessage, "body"> = {},
 ): Promise<string> {
-  return h.broker.send(queue, { ...options, body: body(message) });
+  return send(h.broker, queue, { ...options, body: body(message) });
 }
 
 /** Receives and expects exactly one message. */

@@ -2,12 +2,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Delivery } from "../../src/broker/types.js";
 import { Code } from "../../src/protocol/error-reasons.js";
 import {
-  sendAndReceive,
   counts,
   createQueue,
   expectFailure,
   openBrokerHarness,
   receiveOne,
+  sendAndReceive,
+  sendBatch,
   sendText,
   text,
   type BrokerHarness,
@@ -73,7 +74,7 @@ describe("leases", () => {
     });
 
     it("delivers the messages of one SendBatch, all ready at once, in entry order, each once", async () => {
-      const ids = await h.broker.sendBatch("q", ["a", "b", "c", "d"].map((name) => ({ body: Buffer.from(name) })));
+      const ids = await sendBatch(h.broker, "q", ["a", "b", "c", "d"].map((name) => ({ body: Buffer.from(name) })));
       const deliveries = await h.broker.receive("q", { maxMessages: 10 });
       expect(deliveries.map((delivery) => delivery.messageId)).toEqual(ids);
       expect(new Set(deliveries.map((delivery) => delivery.receiptHandle)).size).toBe(4);

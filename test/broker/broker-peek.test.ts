@@ -14,6 +14,7 @@ import {
   expectFailure,
   openBrokerHarness,
   receiveOne,
+  send,
   sendText,
   text,
   type BrokerHarness,
@@ -129,7 +130,7 @@ describe("peekMessages", () => {
 
   it("stops a page before 4 MiB of messages, yet always returns one", async () => {
     await createQueue(h, "big", { maxMessageBytes: 1024 * 1024 });
-    for (let i = 0; i < 5; i++) await h.broker.send("big", { body: new Uint8Array(1024 * 1024).fill(i) });
+    for (let i = 0; i < 5; i++) await send(h.broker, "big", { body: new Uint8Array(1024 * 1024).fill(i) });
     const pages = await allPages("big", 10);
     // 4 MiB less 64 KiB holds three 1 MiB messages with their overhead, not four.
     expect(pages.map((page) => page.messages.length)).toEqual([3, 2]);
@@ -265,7 +266,7 @@ describe("peekMessages while its page is read", () => {
     };
     const broker = await Broker.open({ store });
     await broker.createQueue("q");
-    for (let i = 0; i < 3; i++) await broker.send("q", { body: Buffer.from(`m${i}`) });
+    for (let i = 0; i < 3; i++) await send(broker, "q", { body: Buffer.from(`m${i}`) });
     // Later reads (the purge's or deletion's own) pass; the held one waits for release.
     const holdNextRead = (): void => {
       const gate = new Promise<void>((resolve) => (release = resolve));

@@ -4,7 +4,17 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { OutgoingMessage, TypedAttributeInput } from "../../src/broker/types.js";
 import type { TypedAttribute } from "../../src/store/store.js";
-import { body, counts, createQueue, expectFailure, openBrokerHarness, receiveOne, type BrokerHarness } from "./broker-harness.js";
+import {
+  body,
+  counts,
+  createQueue,
+  expectFailure,
+  openBrokerHarness,
+  receiveOne,
+  send,
+  sendBatch,
+  type BrokerHarness,
+} from "./broker-harness.js";
 
 /** One typed attribute of each kind, custom labels and empty values included. */
 const everyKind: Record<string, TypedAttribute> = {
@@ -40,7 +50,7 @@ describe("typed attributes", () => {
   });
 
   it("delivers every kind exactly as sent, in the order sent, beside the plain attributes, also after a restart", async () => {
-    await h.broker.send("q", { body: body("m"), attributes: { plain: "p" }, typedAttributes: everyKind });
+    await send(h.broker, "q", { body: body("m"), attributes: { plain: "p" }, typedAttributes: everyKind });
     const first = await receiveOne(h, "q", { visibilityTimeoutMs: 0 });
     expect(first.attributes).toEqual({ plain: "p" });
     expect(Object.keys(first.typedAttributes)).toEqual(Object.keys(everyKind));
@@ -52,21 +62,21 @@ describe("typed attributes", () => {
   });
 
   it("delivers none on a message sent without them", async () => {
-    await h.broker.send("q", { body: body("m") });
+    await send(h.broker, "q", { body: body("m") });
     expect((await receiveOne(h, "q")).typedAttributes).toEqual({});
   });
 
   it("keeps a typed attribute named __proto__ as an attribute", async () => {
     const named = Object.fromEntries([["__proto__", { dataType: "Number", value: "1" }]]) as Record<string, TypedAttribute>;
-    await h.broker.send("q", typed(1, named));
+    await send(h.broker, "q", typed(1, named));
     expect(Object.entries((await receiveOne(h, "q")).typedAttributes)).toEqual([["__proto__", { dataType: "Number", value: "1" }]]);
   });
 
   describe("checks", () => {
     it("accepts the three base types, each with or without a label, and a data type of 256 characters", async () => {
-      await h.broker.send("q", typed(1, everyKind));
-      await h.broker.send("q", typed(1, { x: { dataType: `Number.${"é".repeat(249)}`, value: "1" } }));
-      await h.broker.send("q", typed(1, { x: { dataType: "Binary.\n.", value: new Uint8Array(1) } }));
+      await send(h.broker, "q", typed(1, everyKind));
+      await send(h.broker, "q", typed(1, { x: { dataType: `Number.${"é".repeat(249)}`, value: "1" } }));
+      await send(h.broker, "q", typed(1, { x: { dataType: "Binary.\n.", value: new Uint8Array(1) } }));
       expect(counts(h, "q").visible).toBe(3);
     });
 
@@ -79,7 +89,7 @@ describe("typed attributes", () => {
       ["one over 256 characters", `String.${"x".repeat(250)}`],
     ])("refuses %s as INVALID_ARGUMENT on the attribute's data_type", async (_, dataType) => {
       await expectFailure(
-        () => h.broker.send("q", typed(1, { x: { dataType, value: "v" } })),
+        () => send(h.broker, "q", typed(1, { x: { dataType, value: "v" } })),
         "INVALID_ARGUMENT",
         'typed_attributes["x"].data_type',
       );
@@ -88,12 +98,12 @@ describe("typed attributes", () => {
     it("refuses a String or Number type without a string value, naming string_value", async () => {
       for (const dataType of ["String", "Number.int"]) {
         await expectFailure(
-          () => h.broker.send("q", typed(1, { x: { dataType, value: new Uint8Array(1) } })),
+          () => send(h.broker, "q", typed(1, { x: { dataType, value: new Uint8Array(1) } })),
           "INVALID_ARGUMENT",
           'typed_attributes["x"].string_value',
         );
         await expectFailure(
-          () => h.broker.send("q", typed(1, { x: { dataType, value: undefined } })),
+          () => send(h.broker, "q", typed(1, { x: { dataType, value: undefined } })),
           "INVALID_ARGUMENT",
           'typed_attributes["x"].string_value',
         );
@@ -103,7 +113,7 @@ describe("typed attributes", () => {
     it("refuses a Binary type without a binary value, naming binary_value", async () => {
       for (const value of ["text", undefined]) {
         await expectFailure(
-          () => h.broker.send("q", typed(1, { 'a "quoted" name': { dataType: "Binary.gzip", value } })),
+          () => send(h.broker, "q", typed(1, { 'a "quoted" name': { dataType: "Binary.gzip", value } })),
           "INVALID_ARGUMENT",
           'typed_attributes["a \\"quoted\\" name"].binary_value',
         );
@@ -112,35 +122,35 @@ describe("typed attributes", () => {
 
     it("refuses a name that is also a plain attribute, naming the typed attribute", async () => {
       await expectFailure(
-        () => h.broker.send("q", typed(1, { k: { dataType: "Number", value: "1" } }, { k: "1" })),
+        () => send(h.broker, "q", typed(1, { k: { dataType: "Number", value: "1" } }, { k: "1" })),
         "INVALID_ARGUMENT",
         'typed_attributes["k"]',
       );
       // Names are compared exactly: another case is another name.
-      await h.broker.send("q", typed(1, { K: { dataType: "Number", value: "1" } }, { k: "1" }));
+      await send(h.broker, "q", typed(1, { K: { dataType: "Number", value: "1" } }, { k: "1" }));
     });
 
     it("refuses an empty name, or one over 256 bytes, as INVALID_ARGUMENT on typed_attributes", async () => {
       const value = { dataType: "String", value: "v" };
-      await expectFailure(() => h.broker.send("q", typed(1, { "": value })), "INVALID_ARGUMENT", "typed_attributes");
-      await expectFailure(() => h.broker.send("q", typed(1, { ["é".repeat(129)]: value })), "INVALID_ARGUMENT", "typed_attributes");
-      await h.broker.send("q", typed(1, { ["é".repeat(128)]: value }));
+      await expectFailure(() => send(h.broker, "q", typed(1, { "": value })), "INVALID_ARGUMENT", "typed_attributes");
+      await expectFailure(() => send(h.broker, "q", typed(1, { ["é".repeat(129)]: value })), "INVALID_ARGUMENT", "typed_attributes");
+      await send(h.broker, "q", typed(1, { ["é".repeat(128)]: value }));
     });
 
     it("names the entry in a batch, and stores none of it", async () => {
       const good = typed(1, { x: { dataType: "String", value: "v" } });
       await expectFailure(
-        () => h.broker.sendBatch("q", [good, good, typed(1, { y: { dataType: "Binary", value: "v" } })]),
+        () => sendBatch(h.broker, "q", [good, good, typed(1, { y: { dataType: "Binary", value: "v" } })]),
         "INVALID_ARGUMENT",
         'entries[2].typed_attributes["y"].binary_value',
       );
       await expectFailure(
-        () => h.broker.sendBatch("q", [typed(1, { y: { dataType: "Str", value: "v" } })]),
+        () => sendBatch(h.broker, "q", [typed(1, { y: { dataType: "Str", value: "v" } })]),
         "INVALID_ARGUMENT",
         'entries[0].typed_attributes["y"].data_type',
       );
       await expectFailure(
-        () => h.broker.sendBatch("q", [good, typed(1, { x: { dataType: "String", value: "v" } }, { x: "" })]),
+        () => sendBatch(h.broker, "q", [good, typed(1, { x: { dataType: "String", value: "v" } }, { x: "" })]),
         "INVALID_ARGUMENT",
         'entries[1].typed_attributes["x"]',
       );
@@ -159,13 +169,13 @@ describe("typed attributes", () => {
     const number = { n: { dataType: "Number", value: "ü1" } };
 
     it("counts each name, data type and value toward max_message_bytes, in UTF-8 bytes", async () => {
-      await h.broker.send("small", typed(1024 - 14, binary));
-      await expectFailure(() => h.broker.send("small", typed(1024 - 13, binary)), "MESSAGE_TOO_LARGE", "body");
-      await h.broker.send("small", typed(1024 - 10, number));
-      await expectFailure(() => h.broker.send("small", typed(1024 - 9, number)), "MESSAGE_TOO_LARGE", "body");
+      await send(h.broker, "small", typed(1024 - 14, binary));
+      await expectFailure(() => send(h.broker, "small", typed(1024 - 13, binary)), "MESSAGE_TOO_LARGE", "body");
+      await send(h.broker, "small", typed(1024 - 10, number));
+      await expectFailure(() => send(h.broker, "small", typed(1024 - 9, number)), "MESSAGE_TOO_LARGE", "body");
       // Together with plain attributes: k + v = 2 more bytes.
-      await h.broker.send("small", typed(1024 - 24 - 2, { ...binary, ...number }, { k: "v" }));
-      await expectFailure(() => h.broker.send("small", typed(1024 - 24 - 1, { ...binary, ...number }, { k: "v" })), "MESSAGE_TOO_LARGE", "body");
+      await send(h.broker, "small", typed(1024 - 24 - 2, { ...binary, ...number }, { k: "v" }));
+      await expectFailure(() => send(h.broker, "small", typed(1024 - 24 - 1, { ...binary, ...number }, { k: "v" })), "MESSAGE_TOO_LARGE", "body");
       expect(counts(h, "small").visible).toBe(3);
     });
 
@@ -174,12 +184,12 @@ describe("typed attributes", () => {
       await createQueue(h, "big", { maxMessageBytes: mib });
       const full = (bytes: number): OutgoingMessage => typed(bytes, {});
       await expectFailure(
-        () => h.broker.sendBatch("big", [full(mib), full(mib), full(mib), full(mib - 14), typed(1, binary)]),
+        () => sendBatch(h.broker, "big", [full(mib), full(mib), full(mib), full(mib - 14), typed(1, binary)]),
         "MESSAGE_TOO_LARGE",
         "entries",
       );
       expect(counts(h, "big").visible).toBe(0);
-      await h.broker.sendBatch("big", [full(mib), full(mib), full(mib), full(mib - 14), typed(0, binary)]);
+      await sendBatch(h.broker, "big", [full(mib), full(mib), full(mib), full(mib - 14), typed(0, binary)]);
       expect(counts(h, "big").visible).toBe(5);
     });
   });
@@ -192,7 +202,7 @@ describe("typed attributes", () => {
     });
 
     it("keeps them when a message is dead-lettered and when it is redriven back", async () => {
-      await h.broker.send("work", { body: body("poison"), attributes: { plain: "p" }, typedAttributes: everyKind });
+      await send(h.broker, "work", { body: body("poison"), attributes: { plain: "p" }, typedAttributes: everyKind });
       await receiveOne(h, "work");
       h.clock.advance(vt);
       await h.broker.runMaintenance();

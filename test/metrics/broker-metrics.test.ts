@@ -5,7 +5,16 @@ import { Registry } from "prom-client";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BrokerMetrics } from "../../src/metrics/broker-metrics.js";
 import { parseExposition, sampleValue, type Sample } from "../support/prometheus-text.js";
-import { createQueue, openBrokerHarness, receiveOne, sendAndReceive, sendText, type BrokerHarness } from "../broker/broker-harness.js";
+import {
+  createQueue,
+  openBrokerHarness,
+  receiveOne,
+  send,
+  sendAndReceive,
+  sendBatch,
+  sendText,
+  type BrokerHarness,
+} from "../broker/broker-harness.js";
 
 const vt = 10_000;
 
@@ -51,7 +60,7 @@ describe("broker metrics", () => {
   });
 
   it("counts sends, deliveries and deletes, and times processing and queue wait on the broker's clock", async () => {
-    await h.broker.sendBatch("jobs", [{ body: Buffer.from("a") }, { body: Buffer.from("b") }]);
+    await sendBatch(h.broker, "jobs", [{ body: Buffer.from("a") }, { body: Buffer.from("b") }]);
     await sendText(h, "jobs", "c");
     h.clock.advance(500); // waiting on the shelf
     const first = await receiveOne(h, "jobs");
@@ -137,8 +146,8 @@ describe("broker metrics", () => {
   it("counts a FIFO queue's repeated sends as deduplicated, not sent", async () => {
     await createQueue(h, "orders.fifo", { fifo: true });
     const order = { body: Buffer.from("o"), messageGroupId: "customer-1", deduplicationId: "order-1" };
-    await h.broker.send("orders.fifo", order);
-    await h.broker.sendBatch("orders.fifo", [order, { ...order, deduplicationId: "order-2" }]);
+    await send(h.broker, "orders.fifo", order);
+    await sendBatch(h.broker, "orders.fifo", [order, { ...order, deduplicationId: "order-2" }]);
     const samples = await scrape();
     const orders = { queue: "orders.fifo" };
     expect(sampleValue(samples, "holdshelf_messages_sent_total", orders)).toBe(2);
