@@ -8,7 +8,7 @@ import { HoldshelfError } from "../errors/holdshelf-error.js";
 import { authorizeQueueService, tokenCaller } from "../auth/queue-service-auth.js";
 import type { Logger } from "../logging/logger.js";
 import { httpsServerOptions, listenHttp, splitHostPort } from "../net/http-listener.js";
-import type { ServerTls } from "../security/tls-files.js";
+import type { ServerTls } from "../net/server-tls.js";
 import { brokerFailure } from "../errors/broker-failure.js";
 import { QueueCalls, type QueueHandlers } from "../grpc/queue-calls.js";
 import type { Clock } from "../time/clock.js";

@@ -5,7 +5,6 @@ import { authorizeHeartbeat, authorizeQueueService, tokenCaller } from "../auth/
 import type { Broker } from "../broker/broker.js";
 import type { QueueRouter } from "../cluster/queue-router.js";
 import type { Logger } from "../logging/logger.js";
-import { defaultLimits } from "../server/server-limits.js";
 import { toErrorStatus } from "./error-status.js";
 import { routeQueueCalls } from "./forwarding/forwarding-handlers.js";
 import { PeerClients } from "./forwarding/peer-clients.js";
@@ -20,8 +19,8 @@ const servedDefinition = createServerServiceDefinition(QueueService);
 
 /** Options of addQueueService. */
 export interface QueueServiceOptions {
-  /** The server's --max-request-bytes, which bounds the calls it passes to other brokers; the default limit if unset. */
-  readonly maxRequestBytes?: number;
+  /** The server's --max-request-bytes, which bounds the calls it passes to other brokers. */
+  readonly maxRequestBytes: number;
   /** Credentials of the channels to other brokers (cluster mode): TLS, later; plaintext if unset. */
   readonly peerCredentials?: ChannelCredentials;
 }
@@ -48,11 +47,11 @@ export function addQueueService(
   logger: Logger,
   gate: AuthGate | undefined,
   router: QueueRouter,
-  options: QueueServiceOptions = {},
+  options: QueueServiceOptions,
 ): QueueServiceHandle {
   const logUnexpected = (error: unknown): void => logger.error("unexpected error in a call", { error });
   const peers = new PeerClients({
-    maxRequestBytes: options.maxRequestBytes ?? defaultLimits.maxRequestBytes,
+    maxRequestBytes: options.maxRequestBytes,
     credentials: options.peerCredentials,
   });
   const routing: HeartbeatRouting = { router, peers };

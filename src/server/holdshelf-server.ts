@@ -25,7 +25,7 @@ import { createHoldshelfMetrics } from "../metrics/holdshelf-metrics.js";
 import { startMetricsServer } from "../metrics/metrics-server.js";
 import { peerCredentials } from "../security/peer-credentials.js";
 import { serverCredentials } from "../security/tls-credentials.js";
-import type { ServerTls } from "../security/tls-files.js";
+import type { ServerTls } from "../net/server-tls.js";
 import { ClassicLevelStore, type ClassicLevelStoreOptions, type Durability } from "../store/classic-level-store.js";
 import type { CommitObserver } from "../store/group-commit.js";
 import { PostgresStore, type PostgresStoreOptions } from "../store/postgres/postgres-store.js";

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "../logging/logger.js";
 import type { SqsServerMetrics } from "../metrics/sqs-server-metrics.js";
 import { httpsServerOptions, listenHttp, splitHostPort } from "../net/http-listener.js";
-import type { ServerTls } from "../security/tls-files.js";
+import type { ServerTls } from "../net/server-tls.js";
 import type { Clock } from "../time/clock.js";
 import { actionLabel, sqsActions } from "./actions/sqs-actions.js";
 import type { Principal } from "../auth/permissions.js";
