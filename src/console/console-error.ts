@@ -1,5 +1,5 @@
 import { Code, reasonCodes, type FieldViolation } from "../protocol/error-reasons.js";
-import { brokerFailure } from "../errors/broker-failure.js";
+import { brokerFailure } from "../service/broker-failure.js";
 
 /** A console API failure: an HTTP status and the body `{"error": {reason, message, fields}}`. */
 export class ConsoleError extends Error {

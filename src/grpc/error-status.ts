@@ -2,7 +2,7 @@ import { Metadata, type StatusObject } from "@grpc/grpc-js";
 import { HoldshelfError } from "../errors/holdshelf-error.js";
 import { statusDetailsKey } from "../protocol/error-reasons.js";
 import { encodeStatusDetails } from "../protocol/status-details.js";
-import { ForwardedStatus } from "./forwarding/forwarded-status.js";
+import { ForwardedStatus } from "../service/forwarded-status.js";
 
 /**
  * Turns any error into the status a client receives. A HoldshelfError keeps

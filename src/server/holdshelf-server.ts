@@ -4,9 +4,9 @@ import { file_holdshelf_v1_queue_service } from "../../gen/holdshelf/v1/queue_se
 import { AuthGate } from "../auth/auth-gate.js";
 import { reloadAuthFile, reloadSqsCredentials } from "../auth/auth-reload.js";
 import type { Principal } from "../auth/permissions.js";
-import { authorizeQueueService } from "../auth/queue-service-auth.js";
-import type { CallContext } from "../grpc/unary-bridge.js";
-import { createTokenCheck } from "../auth/token-interceptor.js";
+import { authorizeQueueService } from "../service/queue-service-auth.js";
+import type { CallContext } from "../service/call-context.js";
+import { createTokenCheck } from "../grpc/token-interceptor.js";
 import { Broker } from "../broker/broker.js";
 import { teeEvents } from "../broker/broker-events-tee.js";
 import { localRouter, type QueueRouter } from "../cluster/queue-router.js";
@@ -40,7 +40,7 @@ import { sqsActions } from "../sqs/actions/sqs-actions.js";
 
 import { readSqsCredentials, type SqsKeyring } from "../sqs/auth/sqs-credentials.js";
 import { verifySignature } from "../sqs/auth/verify-signature.js";
-import type { QueueHandlers } from "../grpc/queue-calls.js";
+import type { QueueHandlers } from "../service/queue-calls.js";
 import { startSqsListener, type SqsListener } from "../sqs/sqs-listener.js";
 import { builtAssetsDir, loadAssets } from "../console/console-assets.js";
 import { startConsoleListener, type ConsoleListener } from "../console/console-listener.js";

@@ -13,7 +13,7 @@ import type { SignedRequest } from "./auth/verify-signature.js";
 import { toSqsError } from "./holdshelf-errors.js";
 import { actionOfTarget, decodeJsonRequest, encodeJsonError, encodeJsonResponse, isJsonRequest, jsonContentType } from "./protocol/json-protocol.js";
 import { decodeQueryRequest, encodeQueryError, encodeQueryResponse } from "./protocol/query-protocol.js";
-import { QueueCalls, type QueueHandlers } from "../grpc/queue-calls.js";
+import { QueueCalls, type QueueHandlers } from "../service/queue-calls.js";
 import { QueueUrls } from "./queue-urls.js";
 import { ReceiveAttempts } from "./actions/receive-attempts.js";
 import { SqsError, sqsErrors } from "./sqs-error.js";

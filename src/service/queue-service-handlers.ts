@@ -30,7 +30,7 @@ import {
   queueToWire,
   typedAttributesFromWire,
 } from "./wire-convert.js";
-import type { UnaryHandlers } from "./unary-bridge.js";
+import type { UnaryHandlers } from "./unary-handlers.js";
 
 /**
  * The QueueService RPCs: each translates its request for the broker and the

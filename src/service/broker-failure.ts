@@ -1,7 +1,7 @@
-import { ForwardedStatus } from "../grpc/forwarding/forwarded-status.js";
+import { HoldshelfError } from "../errors/holdshelf-error.js";
 import { statusDetailsKey, type FieldViolation } from "../protocol/error-reasons.js";
 import { decodeStatusDetails } from "../protocol/status-details.js";
-import { HoldshelfError } from "./holdshelf-error.js";
+import { ForwardedStatus } from "./forwarded-status.js";
 
 /** A broker error's stable reason and message, whether this broker or the queue's owner (cluster mode) answered. */
 export interface BrokerFailure {

@@ -2,8 +2,9 @@ import { create, fromBinary, isMessage, type MessageInitShape, type MessageShape
 import { Metadata } from "@grpc/grpc-js";
 import { QueueService } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { Principal } from "../auth/permissions.js";
+import { AnswerTrailer, type CallContext } from "./call-context.js";
 import { PreEncoded } from "./pre-encoded.js";
-import { AnswerTrailer, type CallContext, type UnaryHandlers } from "./unary-bridge.js";
+import type { UnaryHandlers } from "./unary-handlers.js";
 
 /** QueueService's unary handlers: the same ones gRPC calls, routed to each queue's owner in cluster mode. */
 export type QueueHandlers = UnaryHandlers<typeof QueueService>;
