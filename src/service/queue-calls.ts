@@ -4,6 +4,7 @@ import { QueueService } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { Principal } from "../auth/permissions.js";
 import { AnswerTrailer, type CallContext } from "./call-context.js";
 import { PreEncoded } from "./pre-encoded.js";
+import { ReceivedDeliveries } from "./received-deliveries.js";
 import type { UnaryHandlers } from "./unary-handlers.js";
 
 /** QueueService's unary handlers: the same ones gRPC calls, routed to each queue's owner in cluster mode. */
@@ -43,7 +44,9 @@ export class QueueCalls {
     };
     const run = this.handlers[method] as (request: unknown, signal: AbortSignal, context: CallContext) => Promise<unknown>;
     const answer = await run(request, this.signal, context);
-    // Receive answers in wire bytes (its hot path), and so does a call the queue's owner served.
+    // This broker's receive keeps its deliveries: built into the message, never encoded.
+    if (answer instanceof ReceivedDeliveries) return answer.message() as Output<K>;
+    // A call the queue's owner served answers in wire bytes.
     if (answer instanceof PreEncoded) return fromBinary(output, answer.bytes) as Output<K>;
     return (isMessage(answer, output) ? answer : create(output as never, answer as never)) as Output<K>;
   }
