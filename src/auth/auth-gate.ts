@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Metadata } from "@grpc/grpc-js";
-import { queueNamePattern } from "../broker/queue-config.js";
+import { queueNamePattern } from "../protocol/queue-name-pattern.js";
 import { HoldshelfError } from "../errors/holdshelf-error.js";
 import { readAuthFile, type TokenEntry } from "./auth-file.js";
 import { tokenDigest } from "./bearer-token.js";

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
+import { keptMoveTasks } from "../protocol/kept-move-tasks.js";
+import { maxMoveTaskRate } from "../protocol/max-move-task-rate.js";
 import { formatMoveTaskHandle, parseMoveTaskHandle } from "../protocol/move-task-handle.js";
 import type { MoveTaskStatus, StoredMoveTask } from "../store/store.js";
 import type { Clock } from "../time/clock.js";
@@ -8,12 +10,6 @@ import type { DeadLetters, MoveTarget } from "./dead-letters.js";
 import type { QueueRegistry } from "./queue-registry.js";
 import type { QueueState } from "./queue-state.js";
 import type { MoveTaskInfo } from "./types.js";
-
-/** How many tasks a source queue's record keeps, newest first (as SQS lists them). */
-export const keptMoveTasks = 10;
-
-/** The highest rate a task may be given, per second: SQS's MaxNumberOfMessagesPerSecond bound. */
-export const maxMoveTaskRate = 500;
 
 // Progress is written at most this often while a task runs: a bounded write
 // cost at any rate, and a crash loses at most this much of the count (never

@@ -1,5 +1,6 @@
 import { invalidArgument } from "../errors/holdshelf-error.js";
 import { maxQueueTags, maxReceiveWaitMs, maxTagKeyCharacters, maxTagValueCharacters } from "../protocol/limits.js";
+import { queueNamePattern } from "../protocol/queue-name-pattern.js";
 
 const second = 1000;
 const hour = 3600 * second;
@@ -74,16 +75,6 @@ export const defaultQueueLimits: QueueLimits = {
 
 /** The configuration of a queue created with nothing set. */
 export const defaultQueueConfig: QueueConfig = { ...defaultQueueLimits, redrivePolicy: undefined, retryPolicy: undefined, tags: {} };
-
-/**
- * A well-formed queue name: 1 to 80 characters of [A-Za-z0-9_-], or (FIFO
- * queues, as SQS names them) such a name ending in ".fifo", 80 characters in
- * all. Auth's queue patterns add `*` to those characters.
- */
-export const queueNamePattern = /^(?:[A-Za-z0-9_-]{1,80}|[A-Za-z0-9_-]{1,75}\.fifo)$/;
-
-/** The suffix SQS requires of FIFO queues' names, which holdshelf keeps for FIFO queues alone. */
-export const fifoNameSuffix = ".fifo";
 
 /** Checks a queue name's form. Throws INVALID_ARGUMENT naming `field`. */
 export function checkQueueName(name: string, field: string): void {

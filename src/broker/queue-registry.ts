@@ -6,12 +6,12 @@ import { noneElsewhere, type ClusterQueues } from "./cluster-queues.js";
 import type { Clock } from "../time/clock.js";
 import {
   checkQueueName,
-  fifoNameSuffix,
   resolveQueueConfig,
   sameQueueConfig,
   type QueueConfig,
   type QueueConfigInput,
 } from "./queue-config.js";
+import { fifoNameSuffix } from "../protocol/fifo-name-suffix.js";
 import { QueueState } from "./queue-state.js";
 
 

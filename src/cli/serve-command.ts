@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { createLogger, logLevels, type LogLevel } from "../logging/logger.js";
 import { startHoldshelfServer } from "../server/holdshelf-server.js";
 import { tlsMode } from "../security/tls-credentials.js";
-import { loadTransportSecurity, transportFlagOptions, type TransportSecurity } from "../security/tls-serve-flags.js";
+import { loadTransportSecurity, transportFlagOptions, type TransportSecurity } from "./tls-serve-flags.js";
 import type { Durability } from "../store/classic-level-store.js";
 import { UsageError } from "./usage-error.js";
 import { limitFlagOptions, parseLimitFlags } from "./limit-flags.js";

@@ -1,10 +1,7 @@
-import { fromBinary } from "@bufbuild/protobuf";
-import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import type { ServiceError } from "@grpc/grpc-js";
-import { BadRequestSchema, ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
-import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
 import type { FieldViolation } from "../protocol/error-reasons.js";
 import { statusDetailsKey } from "../protocol/error-reasons.js";
+import { decodeStatusDetails } from "../protocol/status-details.js";
 
 /** A failed call, as a client sees it: the gRPC code, the stable reason, and any violated fields. */
 export class RpcError extends Error {
@@ -24,17 +21,7 @@ export class RpcError extends Error {
   /** Reads a grpc-js error, with the google.rpc.Status details it may carry. */
   static fromServiceError(error: ServiceError): RpcError {
     const [details] = error.metadata?.get(statusDetailsKey) ?? [];
-    let reason = "";
-    const violations: FieldViolation[] = [];
-    if (details instanceof Buffer) {
-      const status = fromBinary(StatusSchema, details);
-      for (const any of status.details) {
-        const info = anyUnpack(any, ErrorInfoSchema);
-        if (info) reason = info.reason;
-        const badRequest = anyUnpack(any, BadRequestSchema);
-        if (badRequest) violations.push(...badRequest.fieldViolations.map(({ field, description }) => ({ field, description })));
-      }
-    }
+    const { reason, violations } = decodeStatusDetails(details instanceof Buffer ? details : undefined);
     return new RpcError(error.code, reason, error.details, violations, { cause: error });
   }
 }

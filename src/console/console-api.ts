@@ -1,6 +1,6 @@
 import type { Queue } from "../../gen/holdshelf/v1/queue_pb.js";
 import { maxPageSize } from "../protocol/queue-pages.js";
-import type { QueueCalls } from "../grpc/queue-calls.js";
+import type { QueueCalls } from "../service/queue-calls.js";
 import { consoleErrors } from "./console-error.js";
 import { objectBody, optionalInteger, optionalString, stringField, stringMap } from "./console-input.js";
 import { moveTaskView, queueConfigOf, queueView } from "./console-views.js";

@@ -1,16 +1,5 @@
 import { Code, reasonCodes, type FieldViolation } from "../protocol/error-reasons.js";
-import { brokerFailure } from "../errors/broker-failure.js";
-
-/** The console's own reasons, beside the broker's (docs/console.md "API"). */
-export type ConsoleReason =
-  | "SESSION_REQUIRED"
-  | "CSRF_TOKEN_INVALID"
-  | "HOST_NOT_ALLOWED"
-  | "NOT_FOUND"
-  | "METHOD_NOT_ALLOWED"
-  | "UNSUPPORTED_MEDIA_TYPE"
-  | "REQUEST_TOO_LARGE"
-  | "INVALID_ARGUMENT";
+import { brokerFailure } from "../service/broker-failure.js";
 
 /** A console API failure: an HTTP status and the body `{"error": {reason, message, fields}}`. */
 export class ConsoleError extends Error {
@@ -18,6 +7,8 @@ export class ConsoleError extends Error {
 
   constructor(
     readonly status: number,
+    // A string, not a union of the console's reasons: a broker's reason passes through, and an owner in
+    // cluster mode may send one this broker does not know. consoleErrors below lists the console's own.
     readonly reason: string,
     message: string,
     readonly fields: readonly FieldViolation[] = [],

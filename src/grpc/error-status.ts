@@ -1,11 +1,8 @@
-import { create, toBinary } from "@bufbuild/protobuf";
-import { anyPack } from "@bufbuild/protobuf/wkt";
 import { Metadata, type StatusObject } from "@grpc/grpc-js";
-import { BadRequestSchema, ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
-import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
 import { HoldshelfError } from "../errors/holdshelf-error.js";
-import { errorDomain, statusDetailsKey } from "../protocol/error-reasons.js";
-import { ForwardedStatus } from "./forwarding/forwarded-status.js";
+import { statusDetailsKey } from "../protocol/error-reasons.js";
+import { encodeStatusDetails } from "../protocol/status-details.js";
+import { ForwardedStatus } from "../service/forwarded-status.js";
 
 /**
  * Turns any error into the status a client receives. A HoldshelfError keeps
@@ -22,16 +19,7 @@ export function toErrorStatus(error: unknown, logUnexpected: (error: unknown) =>
     logUnexpected(error);
     known = new HoldshelfError("INTERNAL", "internal error");
   }
-  const details = [
-    anyPack(ErrorInfoSchema, create(ErrorInfoSchema, { reason: known.reason, domain: errorDomain })),
-  ];
-  if (known.violations.length > 0) {
-    details.push(
-      anyPack(BadRequestSchema, create(BadRequestSchema, { fieldViolations: known.violations.map((v) => ({ ...v })) })),
-    );
-  }
-  const status = create(StatusSchema, { code: known.code, message: known.message, details });
   const metadata = new Metadata();
-  metadata.set(statusDetailsKey, Buffer.from(toBinary(StatusSchema, status)));
+  metadata.set(statusDetailsKey, encodeStatusDetails(known));
   return { code: known.code, details: known.message, metadata };
 }

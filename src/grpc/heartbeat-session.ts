@@ -21,7 +21,7 @@ import type { PeerClients } from "./forwarding/peer-clients.js";
 import { isForwarded } from "./forwarding/peer-metadata.js";
 import { notServedHere } from "./forwarding/queue-moving.js";
 import { MalformedRequest } from "./service-definition.js";
-import { durationToMs } from "./wire-convert.js";
+import { durationToMs } from "../service/wire-convert.js";
 
 /** A Heartbeat call as grpc-js hands it to the server. */
 export type HeartbeatCall = ServerDuplexStream<HeartbeatRequest | MalformedRequest, HeartbeatResponse>;

@@ -1,18 +1,18 @@
 import type { ChannelCredentials, Server } from "@grpc/grpc-js";
 import { QueueService } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { AuthGate } from "../auth/auth-gate.js";
-import { authorizeHeartbeat, authorizeQueueService, tokenCaller } from "../auth/queue-service-auth.js";
 import type { Broker } from "../broker/broker.js";
 import type { QueueRouter } from "../cluster/queue-router.js";
 import type { Logger } from "../logging/logger.js";
-import { defaultLimits } from "../server/server-limits.js";
+import { authorizeHeartbeat, authorizeQueueService, tokenCaller } from "../service/queue-service-auth.js";
+import { queueServiceHandlers } from "../service/queue-service-handlers.js";
+import type { UnaryHandlers } from "../service/unary-handlers.js";
 import { toErrorStatus } from "./error-status.js";
 import { routeQueueCalls } from "./forwarding/forwarding-handlers.js";
 import { PeerClients } from "./forwarding/peer-clients.js";
 import { HeartbeatSession, type HeartbeatCall, type HeartbeatRouting } from "./heartbeat-session.js";
-import { queueServiceHandlers } from "./queue-service-handlers.js";
 import { createServerServiceDefinition } from "./service-definition.js";
-import { bridgeUnaryHandlers, type UnaryHandlers } from "./unary-bridge.js";
+import { bridgeUnaryHandlers } from "./unary-bridge.js";
 
 // The protocol's definition (src/protocol/queue-service-definition.ts) with
 // the server's request reader: the same paths and messages.
@@ -20,8 +20,8 @@ const servedDefinition = createServerServiceDefinition(QueueService);
 
 /** Options of addQueueService. */
 export interface QueueServiceOptions {
-  /** The server's --max-request-bytes, which bounds the calls it passes to other brokers; the default limit if unset. */
-  readonly maxRequestBytes?: number;
+  /** The server's --max-request-bytes, which bounds the calls it passes to other brokers. */
+  readonly maxRequestBytes: number;
   /** Credentials of the channels to other brokers (cluster mode): TLS, later; plaintext if unset. */
   readonly peerCredentials?: ChannelCredentials;
 }
@@ -30,7 +30,7 @@ export interface QueueServiceOptions {
 export interface QueueServiceHandle {
   /**
    * The unary handlers, routed to each queue's owner but not authorized: the
-   * SQS endpoint calls them with its own callers (src/sqs/queue-calls.ts).
+   * SQS endpoint and the console call them with their own callers (src/service/queue-calls.ts).
    */
   readonly handlers: UnaryHandlers<typeof QueueService>;
   /** Closes the channels to other brokers: at shutdown, once the server has stopped taking calls. */
@@ -48,11 +48,11 @@ export function addQueueService(
   logger: Logger,
   gate: AuthGate | undefined,
   router: QueueRouter,
-  options: QueueServiceOptions = {},
+  options: QueueServiceOptions,
 ): QueueServiceHandle {
   const logUnexpected = (error: unknown): void => logger.error("unexpected error in a call", { error });
   const peers = new PeerClients({
-    maxRequestBytes: options.maxRequestBytes ?? defaultLimits.maxRequestBytes,
+    maxRequestBytes: options.maxRequestBytes,
     credentials: options.peerCredentials,
   });
   const routing: HeartbeatRouting = { router, peers };

@@ -1,7 +1,7 @@
 import { fromBinary, type DescService } from "@bufbuild/protobuf";
 import type { ServiceDefinition } from "@grpc/grpc-js";
 import { createServiceDefinition } from "../protocol/service-definition.js";
-import { PreEncoded } from "./pre-encoded.js";
+import { PreEncoded } from "../service/pre-encoded.js";
 
 /**
  * What the server's deserializer returns for bytes that are not a valid

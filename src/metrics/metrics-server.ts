@@ -3,7 +3,7 @@ import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
 import { httpsServerOptions, listenHttp, splitHostPort } from "../net/http-listener.js";
-import type { ServerTls } from "../security/tls-files.js";
+import type { ServerTls } from "../net/server-tls.js";
 
 /** Options of startMetricsServer. */
 export interface MetricsServerOptions {

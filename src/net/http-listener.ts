@@ -1,7 +1,7 @@
 // What the broker's HTTP listeners (metrics and probes, the SQS endpoint) share: their address form, TLS and binding.
 import type { Server } from "node:http";
 import type { ServerOptions as HttpsServerOptions } from "node:https";
-import type { ServerTls } from "../security/tls-files.js";
+import type { ServerTls } from "./server-tls.js";
 
 /** Splits "host:port" or "[v6host]:port"; throws a clear error for anything else. */
 export function splitHostPort(address: string): { host: string; port: number } {

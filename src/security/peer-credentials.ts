@@ -1,5 +1,5 @@
 import { credentials, type ChannelCredentials } from "@grpc/grpc-js";
-import type { ServerTls } from "./tls-files.js";
+import type { ServerTls } from "../net/server-tls.js";
 
 /**
  * The credentials a broker calls other brokers of its cluster with, when it

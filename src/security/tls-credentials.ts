@@ -1,5 +1,5 @@
 import { ServerCredentials } from "@grpc/grpc-js";
-import type { ServerTls } from "./tls-files.js";
+import type { ServerTls } from "../net/server-tls.js";
 
 /** The gRPC listener's credentials: plaintext without TLS, TLS, or mutual TLS when there is a client CA. */
 export function serverCredentials(tls: ServerTls | undefined): ServerCredentials {

@@ -1,13 +1,6 @@
 import { createSecureContext } from "node:tls";
+import type { ServerTls } from "../net/server-tls.js";
 import { checkKeyPair, errorCode, parseCertificate, readTlsFile, TlsConfigError } from "../net/tls-file-checks.js";
-
-/** A listener's TLS material, read and checked: PEM certificate chain, private key, and the CA client certificates must come from. */
-export interface ServerTls {
-  readonly cert: Buffer;
-  readonly key: Buffer;
-  /** If set, clients must present a certificate this CA issued (mutual TLS). */
-  readonly clientCa?: Buffer;
-}
 
 /** The --tls-* file paths of `holdshelf serve`, as given. */
 export interface ServerTlsFiles {

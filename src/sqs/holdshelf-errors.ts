@@ -1,4 +1,4 @@
-import { brokerFailure, type BrokerFailure } from "../errors/broker-failure.js";
+import { brokerFailure, type BrokerFailure } from "../service/broker-failure.js";
 import type { FieldViolation } from "../protocol/error-reasons.js";
 import { SqsError, sqsErrors } from "./sqs-error.js";
 

@@ -1,4 +1,4 @@
-import { queueNamePattern } from "../broker/queue-config.js";
+import { queueNamePattern } from "../protocol/queue-name-pattern.js";
 import { sqsErrors } from "./sqs-error.js";
 
 // arn:aws:sqs:<region>:<account>:<queue>, the queue named as the broker names queues.

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startConsoleListener, type ConsoleListener } from "../../src/console/console-listener.js";
 import { QueueHistory } from "../../src/console/queue-history.js";
-import type { QueueHandlers } from "../../src/grpc/queue-calls.js";
+import type { QueueHandlers } from "../../src/service/queue-calls.js";
 import { silentLogger } from "../../src/logging/logger.js";
 import { startHoldshelfServer } from "../../src/server/holdshelf-server.js";
 import { systemClock } from "../../src/time/clock.js";

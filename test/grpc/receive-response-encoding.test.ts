@@ -1,4 +1,4 @@
-// The hand-written ReceiveResponse encoder (src/grpc/receive-response-encoding.ts)
+// The hand-written ReceiveResponse encoder (src/service/receive-response-encoding.ts)
 // against protobuf-es's own encoding of the same response: byte for byte,
 // for generated deliveries with every optional part present and absent.
 // Reproduce a failure with HOLDSHELF_FC_SEED=<seed printed by fast-check>.
@@ -9,8 +9,9 @@ import { describe, expect, it } from "vitest";
 import { ReceivedMessageSchema, type ReceivedMessage } from "../../gen/holdshelf/v1/message_pb.js";
 import { ReceiveResponseSchema } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { Delivery } from "../../src/broker/types.js";
-import { encodeReceiveResponse } from "../../src/grpc/receive-response-encoding.js";
-import { WireWriter } from "../../src/grpc/wire-writer.js";
+import { ReceivedDeliveries } from "../../src/service/received-deliveries.js";
+import { encodeReceiveResponse } from "../../src/service/receive-response-encoding.js";
+import { WireWriter } from "../../src/service/wire-writer.js";
 
 const seed = Number(process.env["HOLDSHELF_FC_SEED"] ?? 20261203);
 
@@ -161,6 +162,20 @@ describe("encodeReceiveResponse", () => {
 
   it("answers no deliveries with an empty response", () => {
     expect(encodeReceiveResponse([]).bytes.length).toBe(0);
+  });
+});
+
+describe("ReceivedDeliveries", () => {
+  it("sends encodeReceiveResponse's bytes, and gives in-process callers the very message those bytes encode", () => {
+    fc.assert(
+      fc.property(fc.array(delivery, { maxLength: 5 }), (deliveries) => {
+        const answer = new ReceivedDeliveries(deliveries);
+        const encoded = Buffer.from(encodeReceiveResponse(deliveries).bytes);
+        expect(Buffer.from(toBinary(ReceiveResponseSchema, answer.message())).equals(encoded)).toBe(true);
+        expect(Buffer.from(answer.bytes).equals(encoded)).toBe(true);
+      }),
+      { numRuns: 300, seed },
+    );
   });
 });
 

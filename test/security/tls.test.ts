@@ -10,7 +10,8 @@ import { RpcError } from "../../src/client/rpc-error.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
 import { loadClientCredentials } from "../../src/client/load-client-credentials.js";
 import { TlsConfigError } from "../../src/net/tls-file-checks.js";
-import { loadServerTls, type ServerTls } from "../../src/security/tls-files.js";
+import type { ServerTls } from "../../src/net/server-tls.js";
+import { loadServerTls } from "../../src/security/tls-files.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
 import { pem, useTestCerts } from "./tls-certs.js";
 

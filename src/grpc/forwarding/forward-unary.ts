@@ -1,6 +1,6 @@
 import type { Deadline, Metadata, ServiceError } from "@grpc/grpc-js";
 import type { ClusterPeer } from "../../cluster/queue-router.js";
-import { ownerFailure } from "./forwarded-status.js";
+import { ownerFailure } from "./owner-failure.js";
 import type { PeerClients } from "./peer-clients.js";
 
 /** One unary call to pass on to a queue's owner. */

@@ -5,7 +5,7 @@ import { HoldshelfError } from "../../errors/holdshelf-error.js";
 import { Code } from "../../protocol/error-reasons.js";
 import { answersRequest } from "../../protocol/heartbeat-matching.js";
 import { queueServiceDefinition } from "../../protocol/queue-service-definition.js";
-import { ownerFailure } from "./forwarded-status.js";
+import { ownerFailure } from "./owner-failure.js";
 import type { PeerClients } from "./peer-clients.js";
 import { forwardedMetadata } from "./peer-metadata.js";
 

@@ -1,4 +1,4 @@
-import type { QueueCalls } from "../../grpc/queue-calls.js";
+import type { QueueCalls } from "../../service/queue-calls.js";
 import type { QueueUrls } from "../queue-urls.js";
 import type { ReceiveAttempts } from "./receive-attempts.js";
 import type { SqsInput } from "../sqs-input.js";

@@ -1,4 +1,4 @@
-import { brokerFailure } from "../../errors/broker-failure.js";
+import { brokerFailure } from "../../service/broker-failure.js";
 
 /*
  * Since 2025, SQS takes a MessageGroupId on a standard queue too ("fair

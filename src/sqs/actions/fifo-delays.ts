@@ -1,5 +1,5 @@
-import { fifoNameSuffix } from "../../broker/queue-config.js";
-import { brokerFailure } from "../../errors/broker-failure.js";
+import { fifoNameSuffix } from "../../protocol/fifo-name-suffix.js";
+import { brokerFailure } from "../../service/broker-failure.js";
 import { sqsErrors, type SqsError } from "../sqs-error.js";
 import type { SqsActionContext } from "./action-context.js";
 

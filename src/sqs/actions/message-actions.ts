@@ -1,6 +1,6 @@
 import { durationFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import type { EntryResult, ReceivedMessage } from "../../../gen/holdshelf/v1/message_pb.js";
-import { brokerFailure } from "../../errors/broker-failure.js";
+import { brokerFailure } from "../../service/broker-failure.js";
 import { sqsErrorOf, toSqsError } from "../holdshelf-errors.js";
 import { attributeNameFilter, attributesToSqs } from "../message-attributes.js";
 import { md5OfBody, md5OfMessageAttributes } from "../message-digests.js";

@@ -1,7 +1,8 @@
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { MessageMoveTaskStatus, type MessageMoveTask } from "../../../gen/holdshelf/v1/queue_service_pb.js";
-import { keptMoveTasks, maxMoveTaskRate } from "../../broker/move-tasks.js";
-import { brokerFailure } from "../../errors/broker-failure.js";
+import { keptMoveTasks } from "../../protocol/kept-move-tasks.js";
+import { maxMoveTaskRate } from "../../protocol/max-move-task-rate.js";
+import { brokerFailure } from "../../service/broker-failure.js";
 import { sqsErrors } from "../sqs-error.js";
 import { optionalInteger, optionalString, requiredString } from "../sqs-input.js";
 import type { SqsAction, SqsActionContext, SqsOutput } from "./action-context.js";

@@ -1,7 +1,8 @@
 import { create } from "@bufbuild/protobuf";
 import { QueueConfigSchema, type Queue, type QueueConfig } from "../../../gen/holdshelf/v1/queue_pb.js";
-import { fifoNameSuffix, queueNamePattern } from "../../broker/queue-config.js";
-import { brokerFailure } from "../../errors/broker-failure.js";
+import { fifoNameSuffix } from "../../protocol/fifo-name-suffix.js";
+import { queueNamePattern } from "../../protocol/queue-name-pattern.js";
+import { brokerFailure } from "../../service/broker-failure.js";
 import { requestedFifo } from "../fifo-attributes.js";
 import { applyQueueAttributes, conflictingAttribute, queueAttributes } from "../queue-attributes.js";
 import { sqsErrors } from "../sqs-error.js";

@@ -1,5 +1,5 @@
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
-import { brokerFailure } from "../../errors/broker-failure.js";
+import { brokerFailure } from "../../service/broker-failure.js";
 import { toSqsError } from "../holdshelf-errors.js";
 import { attributesFromSqs, type HoldshelfAttributes } from "../message-attributes.js";
 import { md5OfBody } from "../message-digests.js";

@@ -2,8 +2,10 @@ import { create, fromBinary, isMessage, type MessageInitShape, type MessageShape
 import { Metadata } from "@grpc/grpc-js";
 import { QueueService } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { Principal } from "../auth/permissions.js";
+import { AnswerTrailer, type CallContext } from "./call-context.js";
 import { PreEncoded } from "./pre-encoded.js";
-import { AnswerTrailer, type CallContext, type UnaryHandlers } from "./unary-bridge.js";
+import { ReceivedDeliveries } from "./received-deliveries.js";
+import type { UnaryHandlers } from "./unary-handlers.js";
 
 /** QueueService's unary handlers: the same ones gRPC calls, routed to each queue's owner in cluster mode. */
 export type QueueHandlers = UnaryHandlers<typeof QueueService>;
@@ -42,7 +44,9 @@ export class QueueCalls {
     };
     const run = this.handlers[method] as (request: unknown, signal: AbortSignal, context: CallContext) => Promise<unknown>;
     const answer = await run(request, this.signal, context);
-    // Receive answers in wire bytes (its hot path), and so does a call the queue's owner served.
+    // This broker's receive keeps its deliveries: built into the message, never encoded.
+    if (answer instanceof ReceivedDeliveries) return answer.message() as Output<K>;
+    // A call the queue's owner served answers in wire bytes.
     if (answer instanceof PreEncoded) return fromBinary(output, answer.bytes) as Output<K>;
     return (isMessage(answer, output) ? answer : create(output as never, answer as never)) as Output<K>;
   }

@@ -21,7 +21,7 @@ import {
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { Broker } from "../broker/broker.js";
 import { peekPageToWire } from "./peek-wire.js";
-import { encodeReceiveResponse } from "./receive-response-encoding.js";
+import { ReceivedDeliveries } from "./received-deliveries.js";
 import {
   durationToMs,
   moveTaskToWire,
@@ -30,7 +30,7 @@ import {
   queueToWire,
   typedAttributesFromWire,
 } from "./wire-convert.js";
-import type { UnaryHandlers } from "./unary-bridge.js";
+import type { UnaryHandlers } from "./unary-handlers.js";
 
 /**
  * The QueueService RPCs: each translates its request for the broker and the
@@ -99,7 +99,7 @@ export function queueServiceHandlers(broker: Broker): UnaryHandlers<typeof Queue
         waitTimeMs: durationToMs(request.waitTime, "wait_time"),
         signal,
       });
-      return encodeReceiveResponse(deliveries);
+      return new ReceivedDeliveries(deliveries);
     },
     async delete(request) {
       await broker.delete(request.queue, request.receiptHandle);

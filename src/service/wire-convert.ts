@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { durationFromMs, timestampFromMs, type Duration } from "@bufbuild/protobuf/wkt";
-import { EntryResultSchema, type EntryResult, type TypedAttributeValue } from "../../gen/holdshelf/v1/message_pb.js";
+import { EntryResultSchema, TypedAttributeValueSchema, type EntryResult, type TypedAttributeValue } from "../../gen/holdshelf/v1/message_pb.js";
 import {
   DeduplicationScope,
   QueueConfigSchema,
@@ -17,6 +17,7 @@ import {
 import type { QueueConfigInput } from "../broker/queue-config.js";
 import type { EntryOutcome, MoveTaskInfo, QueueInfo, TypedAttributeInput } from "../broker/types.js";
 import { invalidArgument } from "../errors/holdshelf-error.js";
+import type { TypedAttribute } from "../store/store.js";
 import { Code } from "../protocol/error-reasons.js";
 
 // Durations past this many seconds (about 317 years) are refused rather
@@ -83,6 +84,20 @@ export function typedAttributesFromWire(typed: Readonly<Record<string, TypedAttr
   // fromEntries defines own properties: an attribute named "__proto__" stays an attribute.
   return Object.fromEntries(
     Object.entries(typed).map(([name, { dataType, value }]) => [name, { dataType, value: value.value }]),
+  );
+}
+
+/** Typed attributes in the oneof case their value's type says: text as string_value, bytes as binary_value. */
+export function typedAttributesToWire(typed: Readonly<Record<string, TypedAttribute>>): Record<string, TypedAttributeValue> {
+  // fromEntries defines own properties: an attribute named "__proto__" stays an attribute.
+  return Object.fromEntries(
+    Object.entries(typed).map(([name, { dataType, value }]) => [
+      name,
+      create(TypedAttributeValueSchema, {
+        dataType,
+        value: typeof value === "string" ? { case: "stringValue", value } : { case: "binaryValue", value },
+      }),
+    ]),
   );
 }
 

@@ -1,7 +1,7 @@
 import { ServerInterceptingCall, type ServerInterceptor } from "@grpc/grpc-js";
+import type { AuthGate } from "../auth/auth-gate.js";
 import { HoldshelfError } from "../errors/holdshelf-error.js";
-import { toErrorStatus } from "../grpc/error-status.js";
-import type { AuthGate } from "./auth-gate.js";
+import { toErrorStatus } from "./error-status.js";
 
 // Probes carry no token: health answers everyone, and says nothing about queues.
 const openServicePrefix = "/grpc.health.v1.Health/";

@@ -1,26 +1,9 @@
-import type { Metadata, StatusObject } from "@grpc/grpc-js";
+import type { StatusObject } from "@grpc/grpc-js";
 import type { ClusterPeer } from "../../cluster/queue-router.js";
 import { HoldshelfError } from "../../errors/holdshelf-error.js";
 import { Code, statusDetailsKey } from "../../protocol/error-reasons.js";
+import { ForwardedStatus } from "../../service/forwarded-status.js";
 import { ownerTrailers } from "./peer-metadata.js";
-
-/**
- * The error status a queue's owner answered a forwarded call with, passed
- * back to the caller as it came: its code, message and trailers (with the
- * status details that carry the reason), as if the caller had asked the
- * owner itself.
- */
-export class ForwardedStatus extends Error {
-  override readonly name = "ForwardedStatus";
-
-  constructor(
-    readonly code: number,
-    readonly details: string,
-    readonly metadata: Metadata,
-  ) {
-    super(details);
-  }
-}
 
 /**
  * What the caller of a forwarded call gets for its failure: the owner's own

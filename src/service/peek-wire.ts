@@ -1,14 +1,9 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import {
-  MessageState,
-  PeekedMessageSchema,
-  TypedAttributeValueSchema,
-  type PeekedMessage,
-} from "../../gen/holdshelf/v1/message_pb.js";
+import { MessageState, PeekedMessageSchema, type PeekedMessage } from "../../gen/holdshelf/v1/message_pb.js";
 import { PeekMessagesResponseSchema, type PeekMessagesResponse } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { PeekedMessage as BrokerPeekedMessage, PeekPage } from "../broker/types.js";
-import type { TypedAttribute } from "../store/store.js";
+import { typedAttributesToWire } from "./wire-convert.js";
 
 /**
  * A page of PeekMessages as the wire shows it. Built with protobuf-es rather
@@ -37,18 +32,4 @@ function peekedMessageToWire(message: BrokerPeekedMessage): PeekedMessage {
     deadLetterReason: message.deadLetter?.reason ?? "",
     ...message.fifo,
   });
-}
-
-/** Typed attributes in the oneof case their value's type says: text as string_value, bytes as binary_value. */
-function typedAttributesToWire(typed: Readonly<Record<string, TypedAttribute>>): PeekedMessage["typedAttributes"] {
-  // fromEntries defines own properties: an attribute named "__proto__" stays an attribute.
-  return Object.fromEntries(
-    Object.entries(typed).map(([name, { dataType, value }]) => [
-      name,
-      create(TypedAttributeValueSchema, {
-        dataType,
-        value: typeof value === "string" ? { case: "stringValue", value } : { case: "binaryValue", value },
-      }),
-    ]),
-  );
 }

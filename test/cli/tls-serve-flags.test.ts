@@ -2,10 +2,10 @@ import { describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging/logger.js";
 import { ListenPolicyError } from "../../src/security/listen-policy.js";
 import { TlsConfigError } from "../../src/net/tls-file-checks.js";
-import { loadTransportSecurity, transportFlagOptions, type TransportFlagValues } from "../../src/security/tls-serve-flags.js";
+import { loadTransportSecurity, transportFlagOptions, type TransportFlagValues } from "../../src/cli/tls-serve-flags.js";
 import { UsageError } from "../../src/cli/usage-error.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
-import { useTestCerts } from "./tls-certs.js";
+import { useTestCerts } from "../security/tls-certs.js";
 
 const missing = missingCommands(["openssl"]);
 

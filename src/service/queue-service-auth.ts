@@ -1,10 +1,11 @@
 import type { Metadata } from "@grpc/grpc-js";
 import type { Queue } from "../../gen/holdshelf/v1/queue_pb.js";
 import type { QueueService } from "../../gen/holdshelf/v1/queue_service_pb.js";
-import type { CallContext, UnaryHandlers } from "../grpc/unary-bridge.js";
+import { requirePermission, type AuthGate } from "../auth/auth-gate.js";
+import type { Action, Principal } from "../auth/permissions.js";
 import { parseMoveTaskHandle } from "../protocol/move-task-handle.js";
-import { requirePermission, type AuthGate } from "./auth-gate.js";
-import type { Action, Principal } from "./permissions.js";
+import type { CallContext } from "./call-context.js";
+import type { UnaryHandlers } from "./unary-handlers.js";
 
 type Handlers = UnaryHandlers<typeof QueueService>;
 

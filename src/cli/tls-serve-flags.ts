@@ -1,9 +1,10 @@
 import type { Logger } from "../logging/logger.js";
-import { UsageError } from "../cli/usage-error.js";
 import { isLoopbackAddress } from "../net/loopback-address.js";
-import { allowOpenFlag, checkListenPolicy } from "./listen-policy.js";
+import { allowOpenFlag, checkListenPolicy } from "../security/listen-policy.js";
 import { parseCertificate, readTlsFile, TlsConfigError } from "../net/tls-file-checks.js";
-import { loadServerTls, type ServerTls } from "./tls-files.js";
+import type { ServerTls } from "../net/server-tls.js";
+import { loadServerTls } from "../security/tls-files.js";
+import { UsageError } from "./usage-error.js";
 
 /** The transport-security flags of `holdshelf serve` for parseArgs, with their environment variables as defaults. */
 export function transportFlagOptions(env: NodeJS.ProcessEnv) {

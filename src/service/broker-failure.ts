@@ -1,8 +1,7 @@
-import type { ServiceError } from "@grpc/grpc-js";
-import { RpcError } from "../client/rpc-error.js";
-import { ForwardedStatus } from "../grpc/forwarding/forwarded-status.js";
-import type { FieldViolation } from "../protocol/error-reasons.js";
-import { HoldshelfError } from "./holdshelf-error.js";
+import { HoldshelfError } from "../errors/holdshelf-error.js";
+import { statusDetailsKey, type FieldViolation } from "../protocol/error-reasons.js";
+import { decodeStatusDetails } from "../protocol/status-details.js";
+import { ForwardedStatus } from "./forwarded-status.js";
 
 /** A broker error's stable reason and message, whether this broker or the queue's owner (cluster mode) answered. */
 export interface BrokerFailure {
@@ -16,12 +15,8 @@ export interface BrokerFailure {
 export function brokerFailure(error: unknown): BrokerFailure | undefined {
   if (error instanceof HoldshelfError) return error;
   if (error instanceof ForwardedStatus) {
-    const { reason, message, violations } = RpcError.fromServiceError({
-      code: error.code,
-      details: error.details,
-      metadata: error.metadata,
-    } as ServiceError);
-    return { reason, message, violations };
+    const [details] = error.metadata.get(statusDetailsKey);
+    return { ...decodeStatusDetails(details instanceof Buffer ? details : undefined), message: error.details };
   }
   return undefined;
 }
