@@ -3,7 +3,7 @@ import type { Broker } from "./broker.js";
 // The Broker sliced by caller, as grpc-node services take Pick<grpc.Server, "addService">:
 // each caller depends on the operations it calls, and a test can hand it a fake of that slice.
 
-/** The QueueService's unary operations, as its handlers call them (grpc/queue-service-handlers.ts). */
+/** The QueueService's unary operations, as its handlers call them (service/queue-service-handlers.ts). */
 export type QueueOperations = Pick<
   Broker,
   | "createQueue"
@@ -38,9 +38,3 @@ export type StorageLifecycle = Pick<Broker, "suspend" | "reload">;
 
 /** What cluster mode's shard moves call: queues gained, queues let go, messages moved in (server/holdshelf-server.ts). */
 export type ClusterLifecycle = Pick<Broker, "adoptQueues" | "evictQueues" | "takeArrivals">;
-
-/** The Broker's whole lifecycle as its server drives it: storage recovery, shard moves, and shutdown (close, then settled). */
-export type BrokerLifecycle = StorageLifecycle & ClusterLifecycle & Pick<Broker, "close" | "settled">;
-
-/** What a metrics scrape reads (metrics/broker-metrics.ts's BrokerGaugeSource); the console's history reads allQueues alone. */
-export type QueueGauges = Pick<Broker, "allQueues" | "leaseStreamCount">;

@@ -7,7 +7,7 @@ import {
   type HeartbeatRequest,
   type HeartbeatResponse,
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
-import type { Broker } from "../broker/broker.js";
+import type { LeaseStreamOperations } from "../broker/broker-slices.js";
 import type { LeaseStream } from "../broker/lease-tracking.js";
 import type { LeaseRenewal, LeaseState } from "../broker/types.js";
 import type { ClusterPeer, QueueRouter } from "../cluster/queue-router.js";
@@ -79,7 +79,7 @@ export class HeartbeatSession {
 
   constructor(
     private readonly call: HeartbeatCall,
-    private readonly broker: Broker,
+    private readonly broker: LeaseStreamOperations,
     private readonly logger: Logger,
     private readonly logUnexpected: (error: unknown) => void,
     private readonly routing: HeartbeatRouting,

@@ -1,7 +1,7 @@
 import type { ChannelCredentials, Server } from "@grpc/grpc-js";
 import { QueueService } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { AuthGate } from "../auth/auth-gate.js";
-import type { Broker } from "../broker/broker.js";
+import type { QueueServiceBroker } from "../broker/broker-slices.js";
 import type { QueueRouter } from "../cluster/queue-router.js";
 import type { Logger } from "../logging/logger.js";
 import { authorizeHeartbeat, authorizeQueueService, tokenCaller } from "../service/queue-service-auth.js";
@@ -44,7 +44,7 @@ export interface QueueServiceHandle {
  */
 export function addQueueService(
   server: Pick<Server, "addService">,
-  broker: Broker,
+  broker: QueueServiceBroker,
   logger: Logger,
   gate: AuthGate | undefined,
   router: QueueRouter,

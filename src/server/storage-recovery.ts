@@ -1,4 +1,4 @@
-import type { Broker } from "../broker/broker.js";
+import type { StorageLifecycle } from "../broker/broker-slices.js";
 import type { Clock, Timer } from "../time/clock.js";
 import type { StoredState } from "../store/store.js";
 import type { HoldshelfError } from "../errors/holdshelf-error.js";
@@ -130,7 +130,7 @@ export class StorageRecovery<T> {
 /** What superviseStorage wires together. */
 export interface SupervisedStorage {
   readonly store: RecoverableStore;
-  readonly broker: Broker;
+  readonly broker: StorageLifecycle;
   readonly health: HealthStatus;
   readonly metrics: StorageMetrics;
   readonly logger: Logger;

@@ -19,7 +19,7 @@ import {
   UpdateQueueResponseSchema,
   type QueueService,
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
-import type { Broker } from "../broker/broker.js";
+import type { QueueOperations } from "../broker/broker-slices.js";
 import { peekPageToWire } from "./peek-wire.js";
 import { ReceivedDeliveries } from "./received-deliveries.js";
 import {
@@ -36,7 +36,7 @@ import type { UnaryHandlers } from "./unary-handlers.js";
  * The QueueService RPCs: each translates its request for the broker and the
  * broker's answer for the wire, and nothing more.
  */
-export function queueServiceHandlers(broker: Broker): UnaryHandlers<typeof QueueService> {
+export function queueServiceHandlers(broker: QueueOperations): UnaryHandlers<typeof QueueService> {
   return {
     async createQueue(request) {
       const queue = await broker.createQueue(request.name, queueConfigFromWire(request.config));
