@@ -1,6 +1,9 @@
 import type { HoldshelfError } from "../errors/holdshelf-error.js";
 import type { LeaseStateReason } from "../protocol/lease-state-reason.js";
 import type { DeadLetterOrigin, StoredMoveTask, TypedAttribute } from "../store/store.js";
+
+/** A typed attribute as the rules deliver it: as stored. */
+export type { TypedAttribute };
 import type { QueueConfig } from "./queue-config.js";
 import type { QueueCounts } from "./queue-state.js";
 

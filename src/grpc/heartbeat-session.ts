@@ -14,7 +14,7 @@ import type { ClusterPeer, QueueRouter } from "../cluster/queue-router.js";
 import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
 import type { Logger } from "../logging/logger.js";
 import { LeaseEnding } from "../protocol/lease-state-reason.js";
-import { deadlinePassed } from "./deadline.js";
+import { deadlinePassed } from "../protocol/deadline-passed.js";
 import { toErrorStatus } from "./error-status.js";
 import { OwnerHeartbeatStreams } from "./forwarding/owner-heartbeat-streams.js";
 import type { PeerClients } from "./forwarding/peer-clients.js";

@@ -5,7 +5,7 @@ import {
   type ServiceDefinition,
 } from "@grpc/grpc-js";
 import { Counter, Histogram, type Registry } from "prom-client";
-import { deadlinePassed } from "../grpc/deadline.js";
+import { deadlinePassed } from "../protocol/deadline-passed.js";
 
 // The label values Go's grpc-prometheus made standard, so that its
 // dashboards and alerts work unchanged: codes as Go's codes.Code.String()

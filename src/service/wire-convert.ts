@@ -17,7 +17,7 @@ import {
 import type { QueueConfigInput } from "../broker/queue-config.js";
 import type { EntryOutcome, MoveTaskInfo, QueueInfo, TypedAttributeInput } from "../broker/types.js";
 import { invalidArgument } from "../errors/holdshelf-error.js";
-import type { TypedAttribute } from "../store/store.js";
+import type { TypedAttribute } from "../broker/types.js";
 import { Code } from "../protocol/error-reasons.js";
 
 // Durations past this many seconds (about 317 years) are refused rather

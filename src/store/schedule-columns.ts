@@ -1,6 +1,6 @@
 import { GroupNames } from "./group-names.js";
 import { readIdWords, writeIdWords } from "./message-id-words.js";
-import type { ScheduleEntry } from "./store.js";
+import type { ScheduleEntry } from "./schedule-entry.js";
 
 /** Bits of `flags`. */
 export const leasedFlag = 1;
