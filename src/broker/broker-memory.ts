@@ -3,7 +3,7 @@ import type { StoredState } from "../store/store.js";
 import type { Clock } from "../time/clock.js";
 import { BackgroundWork } from "./background-work.js";
 import type { BrokerEvents } from "./broker-events.js";
-import type { ClusterQueues } from "./cluster-queues.js";
+import type { ClusterQueues } from "../store/cluster-queues.js";
 import { DeduplicationIdBudget, StoredMessageBudget, type BrokerLimits } from "./broker-limits.js";
 import { createCommitAndServe, type CommitAndServe } from "./commit-and-serve.js";
 import { DeadLetters } from "./dead-letters.js";

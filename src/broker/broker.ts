@@ -2,7 +2,7 @@ import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
 import type { Store, StoredQueue, StoredState, StoreOp } from "../store/store.js";
 import { systemClock, type Clock } from "../time/clock.js";
 import { ignoredBrokerEvents, type BrokerEvents } from "./broker-events.js";
-import { noneElsewhere, type Arrival, type ClusterQueues } from "./cluster-queues.js";
+import { noneElsewhere, type Arrival, type ClusterQueues } from "../store/cluster-queues.js";
 import { defaultBrokerLimits, type BrokerLimits } from "./broker-limits.js";
 import { createBrokerMemory, type BrokerMemory, type BrokerMemoryOptions } from "./broker-memory.js";
 import { LeaseStream, type LeaseStreamListener } from "./lease-tracking.js";
