@@ -2,7 +2,7 @@ import type { ClusterQueues } from "../store/cluster-queues.js";
 import type { PostgresStore } from "../store/postgres/postgres-store.js";
 import { postgresUnavailable } from "../store/postgres/postgres-unavailable.js";
 import { queueMoving } from "../store/postgres/queue-moving.js";
-import { planShardMoves } from "../store/postgres/shard-assignment.js";
+import { planShardMoves } from "./shard-assignment.js";
 import type { Clock, Timer } from "../time/clock.js";
 import type { InboxPoller } from "./inbox-poller.js";
 import type { MembershipWork, ShardMembership } from "./shard-membership.js";

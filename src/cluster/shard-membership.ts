@@ -4,7 +4,7 @@ import { readClusterView, type ClusterView } from "../store/postgres/cluster-vie
 import { postgresUnavailable } from "../store/postgres/postgres-unavailable.js";
 import { connectSessions, endSessions, type PostgresSessions } from "../store/postgres/postgres-sessions.js";
 import { inboxChannel } from "../store/postgres/postgres-inbox.js";
-import { planShardMoves } from "../store/postgres/shard-assignment.js";
+import { planShardMoves } from "./shard-assignment.js";
 import { ownershipLost, ShardOwnership, ShardsHeldError, ShardsMovedError } from "../store/postgres/shard-ownership.js";
 import type { StoreMembership } from "../store/postgres/store-membership.js";
 import type { Clock, Timer } from "../time/clock.js";

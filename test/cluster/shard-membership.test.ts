@@ -16,7 +16,7 @@ import { PostgresClusterQueues } from "../../src/store/postgres/postgres-cluster
 import { ensureCluster } from "../../src/store/postgres/postgres-schema.js";
 import { connectSessions, endSessions } from "../../src/store/postgres/postgres-sessions.js";
 import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
-import { assignShards } from "../../src/store/postgres/shard-assignment.js";
+import { assignShards } from "../../src/cluster/shard-assignment.js";
 import { shardOfQueue } from "../../src/store/postgres/shard-of-queue.js";
 import { ShardsHeldError } from "../../src/store/postgres/shard-ownership.js";
 import { isStorageUnavailable } from "../../src/store/storage-unavailable.js";
