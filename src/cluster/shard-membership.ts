@@ -69,14 +69,14 @@ export class ShardMembership implements StoreMembership {
   private readonly serving = new Set<number>();
   private readonly work: MembershipWork[] = [];
   private readonly clock: Clock;
-  /** The last read of members and owners; routes are answered from it (cluster-routes.ts). */
-  view: ClusterView | undefined;
+  private lastView: ClusterView | undefined;
 
   constructor(
     sessions: PostgresSessions,
     /** The cluster's shard count. */
     readonly shardCount: number,
     private readonly options: ShardMembershipOptions,
+    /** Where other brokers and clients reach this one, until `advertise` records another. */
     address: string,
   ) {
     this.sessions = sessions;
@@ -84,6 +84,11 @@ export class ShardMembership implements StoreMembership {
     this.ownership.address = address;
     this.clock = options.clock ?? leaseClock;
     this.watchMember();
+  }
+
+  /** The last read of members and owners; routes are answered from it (cluster-routes.ts). */
+  get view(): ClusterView | undefined {
+    return this.lastView;
   }
 
   /** This broker's node id. */
@@ -201,15 +206,15 @@ export class ShardMembership implements StoreMembership {
     this.leaseValidUntil = this.clock.now() + this.options.leaseTtlMs;
     this.scheduleRenewal();
     await this.sessions.member.query(`LISTEN ${inboxChannel}`);
-    await this.readView();
-    const plan = planShardMoves(this.view!, this.nodeId, (shard) => this.ownership.holds(shard));
+    const view = await this.readView();
+    const plan = planShardMoves(view, this.nodeId, (shard) => this.ownership.holds(shard));
     await this.ownership.claimSome(this.sessions.member, plan.claim);
   }
 
   /** Reads who is live and who holds what, for routes and balancing. */
   async readView(): Promise<ClusterView> {
-    this.view = await readClusterView(this.sessions.member, this.nodeId, this.options.leaseTtlMs, this.shardCount);
-    return this.view;
+    this.lastView = await readClusterView(this.sessions.member, this.nodeId, this.options.leaseTtlMs, this.shardCount);
+    return this.lastView;
   }
 
   /** Whether this broker holds the shard's lease (claimed, and not released or lost). */
