@@ -15,7 +15,9 @@ import { ShardMembership, type ShardMembershipOptions } from "./shard-membership
 import type { ShardMoves } from "./shard-moves.js";
 
 /** How to open a broker's storage in cluster mode. */
-export interface ShardClusterOptions extends Pick<ShardMembershipOptions, "urls" | "nodeId" | "onWaiting" | "onOwnershipLost"> {
+export interface ShardClusterOptions extends Pick<ShardMembershipOptions, "urls" | "nodeId" | "onOwnershipLost"> {
+  /** Told while `open` waits: for shards other brokers hold (a ShardsHeldError), or for PostgreSQL. */
+  readonly onWaiting?: (reason: unknown) => void;
   /** Where other brokers and clients reach this one (host:port). */
   readonly advertisedAddress: string;
   /** Which shards it claims (ShardMembershipOptions.shards); "all" if unset. */
