@@ -7,7 +7,7 @@
  */
 import type pg from "pg";
 import { setTimeout as sleep } from "node:timers/promises";
-import { assignShards } from "../src/store/postgres/shard-assignment.js";
+import { assignShards } from "../src/cluster/shard-assignment.js";
 import { shardOfQueue } from "../src/store/postgres/shard-of-queue.js";
 import { scrapeBroker, requireValue } from "./broker-scrape.js";
 

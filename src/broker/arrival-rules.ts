@@ -1,7 +1,7 @@
 import type { Store, StoreOp } from "../store/store.js";
 import type { Clock } from "../time/clock.js";
 import type { BackgroundWork } from "./background-work.js";
-import type { Arrival } from "./cluster-queues.js";
+import type { Arrival } from "../store/cluster-queues.js";
 import type { QueueRegistry } from "./queue-registry.js";
 import type { QueueState } from "./queue-state.js";
 import { rescheduleOp } from "./store-ops.js";

@@ -4,7 +4,7 @@ import type { Clock } from "../time/clock.js";
 import { createArrivalRules, type ArrivalRules } from "./arrival-rules.js";
 import { BackgroundWork } from "./background-work.js";
 import type { BrokerEvents } from "./broker-events.js";
-import type { ClusterQueues } from "./cluster-queues.js";
+import type { ClusterQueues } from "../store/cluster-queues.js";
 import { DeduplicationIdBudget, StoredMessageBudget, type BrokerLimits } from "./broker-limits.js";
 import { createCommitAndServe, type CommitAndServe } from "./commit-and-serve.js";
 import { DeadLetters } from "./dead-letters.js";

@@ -3,7 +3,7 @@ import { systemClock, type Clock } from "../time/clock.js";
 import { ignoredBrokerEvents, type BrokerEvents } from "./broker-events.js";
 import { defaultBrokerLimits, type BrokerLimits } from "./broker-limits.js";
 import type { BrokerMemoryOptions } from "./broker-memory.js";
-import { noneElsewhere, type ClusterQueues } from "./cluster-queues.js";
+import { noneElsewhere, type ClusterQueues } from "../store/cluster-queues.js";
 import { defaultRenewalLinger, type RenewalLinger } from "./renewal-linger.js";
 
 /** What a Broker is built on. */

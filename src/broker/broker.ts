@@ -2,7 +2,7 @@ import { HoldshelfError } from "../errors/holdshelf-error.js";
 import type { StoredQueue, StoredState, StoreOp } from "../store/store.js";
 import { createBrokerMemory, type BrokerMemory } from "./broker-memory.js";
 import { brokerSettings, type BrokerOptions, type BrokerSettings } from "./broker-options.js";
-import type { Arrival } from "./cluster-queues.js";
+import type { Arrival } from "../store/cluster-queues.js";
 import { describeQueue } from "./describe-queue.js";
 import { LeaseStream, type LeaseStreamListener } from "./lease-tracking.js";
 import { peekMessages } from "./message-peek.js";

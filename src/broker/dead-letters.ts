@@ -1,7 +1,7 @@
 import { invalidArgument } from "../errors/holdshelf-error.js";
 import type { MessageContent, ScheduleEntry, Store, StoreOp } from "../store/store.js";
 import type { BrokerEvents } from "./broker-events.js";
-import { noneElsewhere, type ClusterQueues } from "./cluster-queues.js";
+import { noneElsewhere, type ClusterQueues } from "../store/cluster-queues.js";
 import type { Clock } from "../time/clock.js";
 import type { QueueRegistry } from "./queue-registry.js";
 import type { LiveMessage, QueueState } from "./queue-state.js";

@@ -2,7 +2,7 @@ import { HoldshelfError, invalidArgument, queueNotFound } from "../errors/holdsh
 import type { IdSequence, QueueRecord, Store, StoredMoveTask, StoredQueue, StoredState } from "../store/store.js";
 import { decodePageToken, defaultPageSize, encodePageToken, maxPageSize } from "../protocol/queue-pages.js";
 import { tooManyQueues } from "./broker-limits.js";
-import { noneElsewhere, type ClusterQueues } from "./cluster-queues.js";
+import { noneElsewhere, type ClusterQueues } from "../store/cluster-queues.js";
 import type { Clock } from "../time/clock.js";
 import {
   checkQueueName,

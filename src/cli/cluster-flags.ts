@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import type { ClusterStorage } from "../server/holdshelf-server.js";
+import type { ClusterStorage } from "../server/open-storage.js";
 import { parseDurationFlag } from "./duration-flag.js";
 import { UsageError } from "./usage-error.js";
 

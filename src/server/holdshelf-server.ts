@@ -20,19 +20,17 @@ import { addReflectionService } from "../grpc/reflection-service.js";
 import { requestFramingInterceptor } from "../grpc/request-framing.js";
 import { createStreamLimit } from "../grpc/stream-limit.js";
 import { silentLogger, type Logger } from "../logging/logger.js";
-import { createClusterMetrics } from "../metrics/cluster-metrics.js";
 import { createHoldshelfMetrics } from "../metrics/holdshelf-metrics.js";
 import { startMetricsServer } from "../metrics/metrics-server.js";
 import { peerCredentials } from "../security/peer-credentials.js";
 import { serverCredentials } from "../security/tls-credentials.js";
 import type { ServerTls } from "../net/server-tls.js";
-import { ClassicLevelStore, type ClassicLevelStoreOptions, type Durability } from "../store/classic-level-store.js";
+import type { ShardCluster } from "../cluster/shard-cluster.js";
 import type { CommitObserver } from "../store/group-commit.js";
-import { PostgresStore, type PostgresStoreOptions } from "../store/postgres/postgres-store.js";
-import { ShardsHeldError } from "../store/postgres/shard-ownership.js";
 import type { RecoverableStore } from "../store/recoverable-store.js";
 import { isStorageUnavailable } from "../store/storage-unavailable.js";
 import { isQueueMoving } from "../store/postgres/queue-moving.js";
+import { openStorage, type StorageOptions } from "./open-storage.js";
 import { superviseStorage } from "./storage-recovery.js";
 import { resolveLimits, type HoldshelfLimits } from "./server-limits.js";
 import { raiseReceiveWindows } from "../grpc/http2-windows.js";
@@ -45,14 +43,6 @@ import { startSqsListener, type SqsListener } from "../sqs/sqs-listener.js";
 import { builtAssetsDir, loadAssets } from "../console/console-assets.js";
 import { startConsoleListener, type ConsoleListener } from "../console/console-listener.js";
 import { QueueHistory, type HistoryShape } from "../console/queue-history.js";
-
-/** Where a broker in cluster mode keeps its data (docs/cluster.md). */
-export type ClusterStorage = Pick<PostgresStoreOptions, "urls" | "nodeId" | "shardCount" | "leaseTtlMs"> & {
-  /** Where other brokers and clients reach this one; the listen address if unset. */
-  readonly advertisedAddress?: string;
-  /** Owns no shards: answers every call by forwarding it to the queue's owner (a gateway in front of the owners). */
-  readonly routeOnly?: boolean;
-};
 
 /** The SQS endpoint's settings (docs/sqs.md). */
 export interface SqsEndpoint {
@@ -68,14 +58,8 @@ export interface SqsEndpoint {
   readonly advertisedUrl?: string;
 }
 
-/** How to run a broker. */
-export interface HoldshelfServerOptions {
-  /** The LevelDB data directory of the embedded mode; unused with `postgres`. */
-  readonly dataDir: string;
-  /** Cluster mode: keep the data in PostgreSQL instead of `dataDir`. */
-  readonly postgres?: ClusterStorage;
-  /** Aborts a start that is waiting (a standby waiting for shards other brokers hold). */
-  readonly signal?: AbortSignal;
+/** How to run a broker: where it keeps its data (StorageOptions), and how it serves. */
+export interface HoldshelfServerOptions extends StorageOptions {
   /** host:port; port 0 picks a free one. */
   readonly listen: string;
   /** host:port of the HTTP listener for /metrics, /healthz and /readyz; none if unset. */
@@ -86,18 +70,12 @@ export interface HoldshelfServerOptions {
   readonly metricsTls?: ServerTls;
   /** Cluster mode with TLS: the CA that issued the other brokers' certificates (src/security/peer-credentials.ts). */
   readonly peerCa?: Buffer;
-  readonly durability?: Durability;
   readonly logger?: Logger;
   readonly clock?: Clock;
   /** Capacity limits (docs/operations.md "Limits"); unset ones take their defaults. */
   readonly limits?: Partial<HoldshelfLimits>;
   /** The auth file of bearer tokens (docs/security.md "Authentication"); every caller may do everything if unset. */
   readonly authFile?: string;
-  /**
-   * Makes the store's database handle, at open and at each storage-recovery
-   * reopen; a plain ClassicLevel if unset. Tests pass one whose writes fail.
-   */
-  readonly createDatabase?: ClassicLevelStoreOptions["createDatabase"];
   /** When Heartbeat renewals' writes wait to share an fsync (src/broker/renewal-linger.ts); its default if unset. */
   readonly renewalLinger?: RenewalLinger;
   /** Which broker serves each queue; every queue is this broker's if unset. Tests pass a fixed one. */
@@ -125,6 +103,8 @@ export interface HoldshelfServer {
   readonly consoleUrl: string | undefined;
   readonly broker: Broker;
   readonly store: RecoverableStore;
+  /** Cluster mode's membership, balancing and routes; undefined in the embedded mode. */
+  readonly cluster: ShardCluster | undefined;
   /** Every metric the broker exports (also served on the metrics listener). */
   readonly metrics: Registry;
   /** What the gRPC health service reports. */
@@ -174,7 +154,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       storageFailed(error);
     },
   };
-  // Before the store: a standby (cluster mode) waits in openStore for as long
+  // Before the store: a standby (cluster mode) waits in openStorage for as long
   // as another broker serves, and probes and Prometheus should see it alive
   // (/healthz) but not ready (/readyz 503) meanwhile.
   let health: HealthStatus | undefined;
@@ -189,48 +169,45 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
           ready: () => health?.isServing ?? false,
           onScrapeError: (error) => logger.error("metrics scrape failed", { error }),
         });
-  let store: RecoverableStore;
-  try {
-    store = await openStore(options, commitObserver, logger, (error) => storageFailed(error), metrics.registry);
-  } catch (error) {
-    await metricsServer?.close();
+  // What the start opened so far, in order: a step that fails closes them, last first.
+  const opened: (() => unknown)[] = [];
+  const unwind = async (error: unknown): Promise<never> => {
+    for (const close of opened.reverse()) await close();
     throw error;
-  }
+  };
+  if (metricsServer !== undefined) opened.push(() => metricsServer.close());
+  const { store, cluster } = await openStorage(options, commitObserver, logger, (error) => storageFailed(error), metrics.registry).catch(unwind);
+  opened.push(() => store.close());
   // Before the broker: the console's history counts the broker's events from the start.
   const history = options.consoleListen === undefined ? undefined : new QueueHistory(options.consoleHistory);
-  let broker: Broker;
-  try {
-    broker = await Broker.open({
-      store,
-      ...(options.clock === undefined ? {} : { clock: options.clock }),
-      // Storage failures were logged once, when storage went down; work cut off
-      // because its queue moved to another broker (cluster mode) is no failure.
-      onBackgroundError: (error) => {
-        if (!isStorageUnavailable(error) && !isQueueMoving(error)) logger.error("background work failed", { error });
-      },
-      events: history === undefined ? metrics.broker : teeEvents(metrics.broker, history),
-      limits,
-      ...(options.renewalLinger === undefined ? {} : { renewalLinger: options.renewalLinger }),
-      ...(store instanceof PostgresStore ? { cluster: store.clusterQueues } : {}),
-    });
-  } catch (error) {
-    await store.close();
-    await metricsServer?.close();
-    throw error;
-  }
+  const broker = await Broker.open({
+    store,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    // Storage failures were logged once, when storage went down; work cut off
+    // because its queue moved to another broker (cluster mode) is no failure.
+    onBackgroundError: (error) => {
+      if (!isStorageUnavailable(error) && !isQueueMoving(error)) logger.error("background work failed", { error });
+    },
+    events: history === undefined ? metrics.broker : teeEvents(metrics.broker, history),
+    limits,
+    ...(options.renewalLinger === undefined ? {} : { renewalLinger: options.renewalLinger }),
+    ...(cluster === undefined ? {} : { cluster: cluster.clusterQueues }),
+  }).catch(unwind);
   metrics.broker.observe(broker);
   history?.observe(broker);
   health = new HealthStatus();
   const clock = options.clock ?? systemClock;
   const recovery = superviseStorage({ store, broker, health, metrics: metrics.storage, logger, clock });
   storageFailed = (error) => recovery.failed(error);
+  // A recovery under way (a write failed during start) must not reopen the store after this.
+  opened.push(() => recovery.stop(), () => broker.close());
   // Which broker serves each queue; the address is the listener's once bound (or --advertise).
   // In the embedded mode there is no other broker to name: its answers carry no owner hint (an empty address).
   const self = { nodeId: options.postgres?.nodeId ?? "", address: options.postgres === undefined ? "" : (options.postgres.advertisedAddress ?? options.listen) };
   let router = options.router ?? localRouter(self);
-  if (store instanceof PostgresStore) {
-    router = options.router ?? shardRouter(store, self);
-    await store.startBalancing({
+  if (cluster !== undefined) {
+    router = options.router ?? shardRouter(cluster, self);
+    await cluster.start({
       gained: (queues) => broker.adoptQueues(queues),
       releasing: (names, error) => broker.evictQueues(names, error),
       arrived: (arrivals) => broker.takeArrivals(arrivals),
@@ -263,35 +240,22 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     maxRequestBytes: limits.maxRequestBytes,
     peerCredentials: peerCredentials(options.tls, options.peerCa),
   });
+  opened.push(() => queueService.close(), () => server.forceShutdown());
   addHealthService(server, health);
   addReflectionService(server, [file_holdshelf_v1_queue_service]);
   metrics.grpc.preRegister([queueServiceDefinition, healthServiceDefinition]);
-  let port: number;
-  let sqs: SqsListener | undefined;
-  let consoleListener: ConsoleListener | undefined;
-  try {
-    port = await bind(server, options.listen, options.tls);
-    if (options.sqs !== undefined) sqs = await startSqs(options.sqs, options, queueService.handlers, keyring, limits, metrics, logger);
-    if (options.consoleListen !== undefined && history !== undefined) {
-      consoleListener = await startConsole(options.consoleListen, options, queueService.handlers, gate, history, limits, logger);
-    }
-  } catch (error) {
-    server.forceShutdown();
-    await sqs?.close();
-    await consoleListener?.close();
-    queueService.close();
-    broker.close();
-    // A recovery under way (a write failed during start) must not reopen the store after this.
-    await recovery.stop();
-    await store.close();
-    await metricsServer?.close();
-    throw error;
-  }
+  const port = await bind(server, options.listen, options.tls).catch(unwind);
+  const sqs = options.sqs === undefined ? undefined : await startSqs(options.sqs, options, queueService.handlers, keyring, limits, metrics, logger).catch(unwind);
+  if (sqs !== undefined) opened.push(() => sqs.close());
+  const consoleListener =
+    options.consoleListen === undefined || history === undefined
+      ? undefined
+      : await startConsole(options.consoleListen, options, queueService.handlers, gate, history, limits, logger).catch(unwind);
   const host = options.listen.slice(0, options.listen.lastIndexOf(":"));
   // Without --advertise, other brokers and `cluster status` see the listener's real port.
-  if (store instanceof PostgresStore && options.postgres?.advertisedAddress === undefined) {
+  if (cluster !== undefined && options.postgres?.advertisedAddress === undefined) {
     self.address = `${host}:${port}`;
-    await store.advertise(self.address).catch((error: unknown) => logger.warn("cannot record the advertised address", { error }));
+    await cluster.advertise(self.address).catch((error: unknown) => logger.warn("cannot record the advertised address", { error }));
   }
   return {
     address: `${host}:${port}`,
@@ -302,6 +266,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     consoleUrl: consoleListener?.url,
     broker,
     store,
+    cluster,
     metrics: metrics.registry,
     health,
     async reloadAuth() {
@@ -411,47 +376,4 @@ function gracefulShutdown(server: Server): Promise<void> {
       resolve();
     });
   });
-}
-
-/** The embedded LevelDB store, or with `postgres` the cluster's PostgreSQL store (waiting while other brokers hold its shards). */
-async function openStore(
-  options: HoldshelfServerOptions,
-  commitObserver: CommitObserver,
-  logger: Logger,
-  ownershipLost: (error: unknown) => void,
-  registry: Registry,
-): Promise<RecoverableStore> {
-  const cluster = options.postgres;
-  if (cluster === undefined) {
-    return ClassicLevelStore.open({
-      dataDir: options.dataDir,
-      ...(options.durability === undefined ? {} : { durability: options.durability }),
-      ...(options.createDatabase === undefined ? {} : { createDatabase: options.createDatabase }),
-      commitObserver,
-    });
-  }
-  let waitingFor = "";
-  const clusterMetrics = createClusterMetrics(registry);
-  const { routeOnly, ...storage } = cluster;
-  const store = await PostgresStore.open({
-    ...storage,
-    shards: routeOnly === true ? "none" : "share",
-    advertisedAddress: cluster.advertisedAddress ?? options.listen,
-    commitObserver,
-    onWaiting(reason) {
-      // One line per change of reason, not one per attempt.
-      const text = reason instanceof Error ? reason.message : String(reason);
-      if (text === waitingFor) return;
-      waitingFor = text;
-      if (reason instanceof ShardsHeldError) logger.info("standing by: waiting for shards that other brokers hold", { reason: text });
-      else logger.warn("cannot join the cluster yet, retrying", { reason: text });
-    },
-    onOwnershipLost(error) {
-      clusterMetrics.ownershipLost();
-      ownershipLost(error);
-    },
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-  });
-  clusterMetrics.observe(store);
-  return store;
 }

@@ -303,7 +303,7 @@ function appendBatchOps(batch: LevelBatchOp[], op: StoreOp): void {
       batch.push({ type: "del", key: deduplicationKey(op.dataId, op.key) });
       return;
     case "putInbound":
-      // Only cluster mode has queues on other brokers (src/broker/cluster-queues.ts).
+      // Only cluster mode has queues on other brokers (src/store/cluster-queues.ts).
       throw new Error("the embedded store has no other brokers to send a message to");
     case "removeMessage":
       batch.push(

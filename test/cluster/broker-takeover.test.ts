@@ -9,7 +9,6 @@ import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import type { HoldshelfServer } from "../../src/server/holdshelf-server.js";
-import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { queueOn, startClusterBroker } from "../support/cluster-brokers.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
 import { freePort } from "../support/free-port.js";
@@ -47,7 +46,7 @@ describe.skipIf(skipWithoutPostgres)("brokers taking over each other's shards", 
     return client;
   }
 
-  const owned = (server: HoldshelfServer): number => (server.store as PostgresStore).ownedShardCount;
+  const owned = (server: HoldshelfServer): number => server.cluster!.ownedShardCount;
 
   it("lets the other broker serve everything the first acknowledged, with its receipt handles, once it shuts down", async () => {
     const first = await startBroker("first");

@@ -8,7 +8,6 @@ import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rp
 import { RpcError } from "../../src/client/rpc-error.js";
 import type { HoldshelfServer } from "../../src/server/holdshelf-server.js";
 import { loadServerTls } from "../../src/security/tls-files.js";
-import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { queueOn, startClusterBroker } from "../support/cluster-brokers.js";
 import { postgresForFile, skipWithoutPostgres } from "../support/postgres-server.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
@@ -43,7 +42,7 @@ describe.skipIf(skipWithoutPostgres || skipWithout(missing))("brokers forwarding
   async function twoBrokers(peerCaFile: string): Promise<HoldshelfServer> {
     const a = await startBroker("a", peerCaFile);
     const b = await startBroker("b", peerCaFile);
-    await vi.waitFor(() => expect((a.store as PostgresStore).route(queue)).toMatchObject({ kind: "remote", address: b.address }), {
+    await vi.waitFor(() => expect(a.cluster!.route(queue)).toMatchObject({ kind: "remote", address: b.address }), {
       timeout: 10_000,
       interval: 50,
     });

@@ -9,7 +9,6 @@ import { status } from "@grpc/grpc-js";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import type { HoldshelfServer } from "../../src/server/holdshelf-server.js";
-import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { queueOn, startClusterBroker } from "../support/cluster-brokers.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
 import { postgresForFile, skipWithoutPostgres } from "../support/postgres-server.js";
@@ -34,7 +33,7 @@ describe.skipIf(skipWithoutPostgres)("moves between queues of different brokers"
     url = await postgres().createDatabase();
     a = await startBroker("a");
     b = await startBroker("b");
-    const owned = (server: HoldshelfServer): number => (server.store as PostgresStore).ownedShardCount;
+    const owned = (server: HoldshelfServer): number => server.cluster!.ownedShardCount;
     await vi.waitFor(() => expect([owned(a), owned(b)]).toEqual([4, 4]), { timeout: 10_000, interval: 50 });
     onA = createQueueServiceRpc(a.address);
     onB = createQueueServiceRpc(b.address);
@@ -106,7 +105,7 @@ describe.skipIf(skipWithoutPostgres)("moves between queues of different brokers"
     // The dead-letter queue's broker leaves while the moves go on: some land in the inbox of a shard nobody serves yet.
     await b.shutdown();
     const ids = await spent;
-    await vi.waitFor(() => expect((a.store as PostgresStore).ownedShardCount).toBe(8), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(() => expect(a.cluster!.ownedShardCount).toBe(8), { timeout: 10_000, interval: 50 });
     const received: string[] = [];
     await vi.waitFor(
       async () => {

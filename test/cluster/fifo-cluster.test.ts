@@ -8,7 +8,6 @@ import { status } from "@grpc/grpc-js";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import type { HoldshelfServer } from "../../src/server/holdshelf-server.js";
-import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { queueOn, startClusterBroker } from "../support/cluster-brokers.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
 import { postgresForFile, skipWithoutPostgres } from "../support/postgres-server.js";
@@ -43,7 +42,7 @@ describe.skipIf(skipWithoutPostgres)("FIFO queues in cluster mode", () => {
     clients.push(client);
     return client;
   }
-  const owned = (server: HoldshelfServer): number => (server.store as PostgresStore).ownedShardCount;
+  const owned = (server: HoldshelfServer): number => server.cluster!.ownedShardCount;
   const send = (rpc: Rpc, queue: string, group: string, body: string, deduplicationId: string) =>
     rpc.send({ queue, body: Buffer.from(body), messageGroupId: group, deduplicationId });
   const bodies = (messages: readonly { body: Uint8Array }[]): string[] => messages.map((message) => Buffer.from(message.body).toString());

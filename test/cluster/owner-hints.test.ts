@@ -5,7 +5,6 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import { RpcError } from "../../src/client/rpc-error.js";
 import type { HoldshelfServer } from "../../src/server/holdshelf-server.js";
-import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { queueOn, startClusterBroker } from "../support/cluster-brokers.js";
 import { postgresForFile, skipWithoutPostgres } from "../support/postgres-server.js";
 
@@ -41,7 +40,7 @@ describe.skipIf(skipWithoutPostgres)("a client that follows owner hints", () => 
     a = await startBroker("a");
     b = await startBroker("b");
     const queue = hintedOn("b");
-    await vi.waitFor(() => expect((a.store as PostgresStore).route(queue)).toMatchObject({ kind: "remote", address: b.address }), {
+    await vi.waitFor(() => expect(a.cluster!.route(queue)).toMatchObject({ kind: "remote", address: b.address }), {
       timeout: 10_000,
       interval: 50,
     });
@@ -57,7 +56,7 @@ describe.skipIf(skipWithoutPostgres)("a client that follows owner hints", () => 
     await rpc.createQueue({ name: queue });
     // The broker it was given goes away (its own shards move to b); the queue's calls no longer need it.
     await stop(a);
-    await vi.waitFor(() => expect((b.store as PostgresStore).ownedShardCount).toBe(shardCount), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(() => expect(b.cluster!.ownedShardCount).toBe(shardCount), { timeout: 10_000, interval: 50 });
     await rpc.send({ queue, body: Buffer.from("direct") });
     expect((await rpc.receive({ queue })).messages).toHaveLength(1);
   });
@@ -78,7 +77,7 @@ describe.skipIf(skipWithoutPostgres)("a client that follows owner hints", () => 
     await rpc.createQueue({ name: queue });
     await rpc.send({ queue, body: Buffer.from("kept") });
     await stop(b);
-    await vi.waitFor(() => expect((a.store as PostgresStore).ownedShardCount).toBe(shardCount), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(() => expect(a.cluster!.ownedShardCount).toBe(shardCount), { timeout: 10_000, interval: 50 });
     // The first call meets the gone broker and forgets it; the next one goes to a, which serves the queue now.
     await rpc.getQueue({ name: queue }).catch(() => undefined);
     const { queue: info } = await rpc.getQueue({ name: queue });

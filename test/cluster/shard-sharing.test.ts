@@ -5,7 +5,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import type { HoldshelfServer } from "../../src/server/holdshelf-server.js";
-import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { shardOfQueue } from "../../src/store/postgres/shard-of-queue.js";
 import { startClusterBroker } from "../support/cluster-brokers.js";
 import { postgresForFile, skipWithoutPostgres } from "../support/postgres-server.js";
@@ -32,7 +31,7 @@ describe.skipIf(skipWithoutPostgres)("brokers sharing the shards", () => {
     return server;
   }
 
-  const owned = (server: HoldshelfServer): number => (server.store as PostgresStore).ownedShardCount;
+  const owned = (server: HoldshelfServer): number => server.cluster!.ownedShardCount;
 
   /** Waits until the running brokers serve every shard between them, each at least one. */
   async function settled(running: HoldshelfServer[]): Promise<void> {
@@ -47,7 +46,7 @@ describe.skipIf(skipWithoutPostgres)("brokers sharing the shards", () => {
 
   /** The running broker that serves a queue's shard now. */
   function ownerOf(running: HoldshelfServer[], queue: string): HoldshelfServer {
-    const owner = running.find((server) => (server.store as PostgresStore).route(queue)?.kind === "local");
+    const owner = running.find((server) => server.cluster!.route(queue)?.kind === "local");
     if (owner === undefined) throw new Error(`nobody serves ${queue} (shard ${shardOfQueue(queue, shardCount)})`);
     return owner;
   }

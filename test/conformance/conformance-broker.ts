@@ -2,7 +2,6 @@ import { QueueClient } from "../../src/client/queue-client.js";
 import type { QueueConfigInput } from "../../src/client/types.js";
 import type { QueueCounts } from "../../src/broker/queue-state.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
-import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { freePort } from "../support/free-port.js";
 import { makeTempDir } from "../support/temp-dir.js";
 import { settledRoutes, startClusterMember } from "../support/test-cluster.js";
@@ -74,7 +73,7 @@ async function startConformanceCluster(): Promise<ConformanceBroker> {
   await settledRoutes(entry, owners);
   const client = new QueueClient(address, { followOwnerHints: false });
   const ownerOf = (queue: string): HoldshelfServer => {
-    const owner = owners.find((server) => (server.store as PostgresStore).route(queue)?.kind === "local");
+    const owner = owners.find((server) => server.cluster!.route(queue)?.kind === "local");
     if (owner === undefined) throw new Error(`no broker serves queue "${queue}" now`);
     return owner;
   };

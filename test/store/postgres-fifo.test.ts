@@ -4,7 +4,8 @@
 // sequence number and deduplication id.
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
+import { ShardCluster } from "../../src/cluster/shard-cluster.js";
+import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { takeInbound } from "../../src/store/postgres/postgres-inbox.js";
 import type { QueueRecord } from "../../src/store/store.js";
 import { postgresForFile, skipWithoutPostgres } from "../support/postgres-server.js";
@@ -36,8 +37,9 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore with FIFO queues", () => {
 
   async function open(): Promise<PostgresStore> {
     await store?.close();
-    store = await PostgresStore.open({ urls: [url], nodeId: "fifo", advertisedAddress: "127.0.0.1:1", shardCount: 4 });
-    return store;
+    const opened = await ShardCluster.open({ urls: [url], nodeId: "fifo", advertisedAddress: "127.0.0.1:1", shardCount: 4 });
+    store = opened.store;
+    return opened.store;
   }
 
   it("creates the deduplication table in a cluster created before FIFO queues when a broker starts", async () => {

@@ -3,7 +3,8 @@
 // on the same database, as a broker's restart is.
 import pg from "pg";
 import { describe } from "vitest";
-import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
+import { ShardCluster } from "../../src/cluster/shard-cluster.js";
+import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { postgresForFile, skipWithoutPostgres } from "../support/postgres-server.js";
 import { describeStoreContract, type StoreUnderTest } from "./store-contract.js";
 
@@ -12,8 +13,8 @@ const postgres = postgresForFile();
 describe.skipIf(skipWithoutPostgres)("on PostgreSQL", () => {
   describeStoreContract("PostgresStore", async () => {
     const url = await postgres().createDatabase();
-    const open = (): Promise<PostgresStore> =>
-      PostgresStore.open({ urls: [url], nodeId: "contract", advertisedAddress: "127.0.0.1:1", shardCount: 4 });
+    const open = async (): Promise<PostgresStore> =>
+      (await ShardCluster.open({ urls: [url], nodeId: "contract", advertisedAddress: "127.0.0.1:1", shardCount: 4 })).store;
     // Rewrites one stored value as an older holdshelf wrote it.
     const replaceOne = async (statement: string, values: unknown[]): Promise<void> => {
       const client = new pg.Client({ connectionString: url });

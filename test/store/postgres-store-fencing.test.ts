@@ -5,7 +5,8 @@
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { isStorageUnavailable } from "../../src/store/storage-unavailable.js";
-import { PostgresStore, type PostgresStoreOptions } from "../../src/store/postgres/postgres-store.js";
+import { ShardCluster, type ShardClusterOptions } from "../../src/cluster/shard-cluster.js";
+import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { ShardsHeldError } from "../../src/store/postgres/shard-ownership.js";
 import { StoreOpenError } from "../../src/store/store-open-error.js";
 import { postgresForFile, skipWithoutPostgres } from "../support/postgres-server.js";
@@ -29,8 +30,8 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore ownership", () => {
     await admin.end();
   });
 
-  async function open(nodeId: string, options: Partial<PostgresStoreOptions> = {}): Promise<PostgresStore> {
-    const store = await PostgresStore.open({ urls: [url], nodeId, advertisedAddress: `${nodeId}:1`, shardCount: 4, ...options });
+  async function open(nodeId: string, options: Partial<ShardClusterOptions> = {}): Promise<PostgresStore> {
+    const { store } = await ShardCluster.open({ urls: [url], nodeId, advertisedAddress: `${nodeId}:1`, shardCount: 4, ...options });
     opened.push(store);
     return store;
   }
@@ -260,7 +261,7 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore ownership", () => {
   it("retries a database it cannot reach until its claim timeout, then fails naming the host", async () => {
     const reasons: unknown[] = [];
     const started = performance.now();
-    const refused = await PostgresStore.open({
+    const refused = await ShardCluster.open({
       urls: ["postgres://holdshelf:secret@127.0.0.1:1/nothing"],
       nodeId: "a",
       advertisedAddress: "a:1",

@@ -1,7 +1,7 @@
 // Brokers of a test cluster on one real PostgreSQL, and queue names placed
 // on the broker a test wants them on.
 import { startHoldshelfServer, type HoldshelfServer, type HoldshelfServerOptions } from "../../src/server/holdshelf-server.js";
-import { assignShards } from "../../src/store/postgres/shard-assignment.js";
+import { assignShards } from "../../src/cluster/shard-assignment.js";
 import { shardOfQueue } from "../../src/store/postgres/shard-of-queue.js";
 
 /** What a test broker may change: its shards, lease and the usual server options. */

@@ -9,7 +9,6 @@ import pg from "pg";
 import { vi } from "vitest";
 import { createQueueServiceRpc } from "../../src/client/rpc-client.js";
 import { startHoldshelfServer, type HoldshelfServer, type HoldshelfServerOptions } from "../../src/server/holdshelf-server.js";
-import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import type { GrpcHarness, GrpcHarnessOptions } from "./grpc-harness.js";
 import { freshDatabase } from "./test-storage.js";
 import { WriteFault } from "./write-fault.js";
@@ -52,10 +51,10 @@ export async function startTestCluster(options: GrpcHarnessOptions): Promise<Grp
         if ((await inboxLength(url)) === 0) break;
         await sleep(5);
       }
-      await Promise.all(owners.map((owner) => (owner.store as PostgresStore).inboxTaken()));
+      await Promise.all(owners.map((owner) => owner.cluster!.inboxTaken()));
     },
     serverOf(queue) {
-      const owner = owners.find((server) => (server.store as PostgresStore).route(queue)?.kind === "local");
+      const owner = owners.find((server) => server.cluster!.route(queue)?.kind === "local");
       if (owner === undefined) throw new Error(`no broker of the cluster serves queue "${queue}"`);
       return owner;
     },
@@ -95,10 +94,10 @@ export async function settledRoutes(entry: HoldshelfServer, owners: readonly Hol
   await vi.waitFor(
     () => {
       const share = shardCount / owners.length;
-      for (const owner of owners) if ((owner.store as PostgresStore).ownedShardCount !== share) throw new Error("still balancing");
+      for (const owner of owners) if (owner.cluster!.ownedShardCount !== share) throw new Error("still balancing");
       for (let shard = 0; shard < shardCount; shard++) {
-        const route = (entry.store as PostgresStore).routeShard(shard);
-        const server = owners.find((owner) => (owner.store as PostgresStore).routeShard(shard)?.kind === "local");
+        const route = entry.cluster!.routeShard(shard);
+        const server = owners.find((owner) => owner.cluster!.routeShard(shard)?.kind === "local");
         if (route?.kind !== "remote" || server === undefined || route.address !== server.address) throw new Error(`shard ${shard} is not routed yet`);
       }
     },

@@ -5,7 +5,7 @@
 // cluster of three brokers per test (grpc-harness.ts), the client on one
 // that owns no shards, so every call it makes is forwarded.
 import { afterAll } from "vitest";
-import type { ClusterStorage } from "../../src/server/holdshelf-server.js";
+import type { ClusterStorage } from "../../src/server/open-storage.js";
 import { startPostgres, type PostgresServer } from "./postgres-server.js";
 
 /** Whether each test's broker is a cluster of three, its client on the one that owns nothing. */

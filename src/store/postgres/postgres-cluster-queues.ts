@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
-import type { ClusterQueues } from "../../broker/cluster-queues.js";
+import type { ClusterQueues } from "../cluster-queues.js";
 import { decodeQueueRecord } from "../value-codecs.js";
 import { postgresUnavailable } from "./postgres-unavailable.js";
 

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { Arrival } from "../../broker/cluster-queues.js";
+import type { Arrival } from "../cluster-queues.js";
 import { ScheduleColumns } from "../schedule-columns.js";
 import { decodeScheduleValueInto } from "../value-codecs.js";
 import { binaryArray } from "./binary-array.js";

@@ -32,7 +32,9 @@ export class ShardsMovedError extends Error {
  * the node id for as long as the broker lives: its death (a kill -9 closes
  * the socket) frees the lock at once, which lets another broker claim the
  * dead one's shards without waiting for their leases to run out. The same
- * lock stops two live brokers from using one node id.
+ * lock stops two live brokers from using one node id. This is the SQL and
+ * the epochs held; when to renew, and what a lapse or a lost shard means,
+ * is src/cluster/shard-membership.ts's.
  */
 export class ShardOwnership {
   /** Shard → the epoch this broker claimed it at. */

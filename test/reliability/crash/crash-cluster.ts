@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { createQueueServiceRpc } from "../../../src/client/rpc-client.js";
 import { RpcError } from "../../../src/client/rpc-error.js";
-import { assignShards } from "../../../src/store/postgres/shard-assignment.js";
+import { assignShards } from "../../../src/cluster/shard-assignment.js";
 import { holdshelfBin } from "../../support/broker-process.js";
 import type { CrashTarget } from "./crash-broker.js";
 import { ALL_QUEUES } from "./crash-queues.js";

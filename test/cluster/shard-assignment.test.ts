@@ -2,7 +2,7 @@
 // sees the same members, even, and stable when one joins or leaves; and the
 // moves a broker makes towards it.
 import { describe, expect, it } from "vitest";
-import { assignShards, planShardMoves } from "../../src/store/postgres/shard-assignment.js";
+import { assignShards, planShardMoves } from "../../src/cluster/shard-assignment.js";
 
 function counts(owners: readonly string[]): Record<string, number> {
   const result: Record<string, number> = {};

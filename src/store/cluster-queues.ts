@@ -1,9 +1,11 @@
-import type { MessageContent, ScheduleEntry } from "../store/store.js";
+import type { ScheduleEntry } from "./store.js";
 
 /**
  * The queues of the cluster that this broker does not serve (cluster mode):
  * what dead-letter moves, redrives and queue checks need across shards. In
  * the embedded mode every queue is this broker's, and this is noneElsewhere.
+ * A port storage implements (store/postgres/postgres-cluster-queues.ts) and
+ * the rules use, so it lives with storage, as the Store interface does.
  */
 export interface ClusterQueues {
   /** Whether a queue of that name exists on another broker's shard. */
@@ -30,12 +32,6 @@ export interface Arrival {
   /** The data space it was written into: the queue's at the time. */
   readonly dataId: number;
   readonly entry: ScheduleEntry;
-}
-
-/** A message on its way to a queue another broker serves, as DeadLetters hands it to the store. */
-export interface Outbound {
-  readonly entry: ScheduleEntry;
-  readonly content: MessageContent;
 }
 
 /** The cluster of one broker: no queue lives anywhere else. */
