@@ -35,6 +35,3 @@ export type QueueServiceBroker = QueueOperations & LeaseStreamOperations;
 
 /** What the storage recovery calls when a write fails and once storage works again (server/storage-recovery.ts). */
 export type StorageLifecycle = Pick<Broker, "suspend" | "reload">;
-
-/** What cluster mode's shard moves call: queues gained, queues let go, messages moved in (server/holdshelf-server.ts). */
-export type ClusterLifecycle = Pick<Broker, "adoptQueues" | "evictQueues" | "takeArrivals">;

@@ -33,6 +33,16 @@ const mayImport: Readonly<Record<string, readonly string[]>> = {
   gen: [],
 };
 
+// Imports the map does not allow, kept on purpose: each names its file, the
+// room it reaches and why.
+const keptImports: readonly { readonly file: string; readonly room: string; readonly why: string }[] = [
+  {
+    file: "src/console/queue-history.ts",
+    room: "broker",
+    why: "the console's charts listen to the rules' events (BrokerEvents), as metrics/ does; the server tees the events to both",
+  },
+];
+
 // Packages with a native part or a server-side purpose stay in their rooms:
 // the client package and the CLI's client commands must not load them.
 const packageRooms: readonly { readonly pattern: RegExp; readonly rooms: readonly string[] }[] = [
@@ -70,7 +80,9 @@ export function layerViolations(edges: readonly Edge[]): string[] {
     }
     const to = roomOf(edge.file);
     if (to === from) continue;
-    if (!(mayImport[from] ?? []).includes(to)) violations.push(`${edge.from} -> ${edge.file}: ${from}/ may not import ${to}/`);
+    if ((mayImport[from] ?? []).includes(to)) continue;
+    if (keptImports.some((kept) => kept.file === edge.from && kept.room === to)) continue;
+    violations.push(`${edge.from} -> ${edge.file}: ${from}/ may not import ${to}/`);
   }
   return violations;
 }
