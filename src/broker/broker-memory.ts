@@ -123,7 +123,9 @@ export function createBrokerMemory(options: BrokerMemoryOptions): BrokerMemory {
       if (ops.length > 0) background.start(store.commit(ops));
     },
     (queue, removed) => {
-      removed.forEach((message) => leases.untrack(queue, message.id));
+      removed.forEach((message) => {
+        leases.untrack(queue, message.id);
+      });
       events.retentionExpired(queue.record.name, removed.length);
     },
   );

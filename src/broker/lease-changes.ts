@@ -184,6 +184,7 @@ export class LeaseChanges {
 }
 
 /** Runs one batch entry, turning a HoldshelfError into that entry's outcome. */
+// biome-ignore lint/suspicious/noConfusingVoidType: `run` is a delete (void) or a change (its new deadline)
 function outcomeOf(receiptHandle: string, run: () => void | { leaseDeadline: number }): EntryOutcome {
   try {
     const result = run();

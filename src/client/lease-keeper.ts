@@ -275,7 +275,9 @@ export class LeaseKeeper {
       request.stall.cancel();
       this.inFlight = undefined;
       this.attempt = 0;
-      request.entries.forEach((entry, index) => this.applyAnswer(entry, states[index]!, request.sentAt));
+      request.entries.forEach((entry, index) => {
+        this.applyAnswer(entry, states[index]!, request.sentAt);
+      });
     } else {
       for (const state of states) {
         const lease = this.leases.get(state.receiptHandle);

@@ -84,7 +84,7 @@ export class ShardBalancer implements MembershipWork {
     const claimed = await membership.claimSome(shards);
     if (claimed.length === 0) return;
     // The claim extended nothing else: renewals keep the new leases from here on.
-    let loaded;
+    let loaded: Awaited<ReturnType<typeof store.loadShards>>;
     try {
       loaded = await store.loadShards(claimed);
     } catch (error) {

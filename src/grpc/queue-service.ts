@@ -62,7 +62,7 @@ export function addQueueService(
     ...bridgeUnaryHandlers(gate === undefined ? handlers : authorizeQueueService(handlers, tokenCaller(gate)), logUnexpected),
     heartbeat: (call: HeartbeatCall) => {
       if (gate === undefined) return new HeartbeatSession(call, broker, logger, logUnexpected, routing);
-      let authorizeQueue;
+      let authorizeQueue: (queue: string) => void;
       try {
         authorizeQueue = authorizeHeartbeat(gate, call.metadata);
       } catch (error) {

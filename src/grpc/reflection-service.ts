@@ -130,10 +130,16 @@ class ReflectionIndex {
     this.serialized.set(file, toBinary(FileDescriptorProtoSchema, file.proto));
     // DescFile.name drops ".proto"; tools ask by the full file name.
     this.byFilename.set(file.proto.name, file);
-    file.services.forEach((service) => this.addService(file, service));
-    file.messages.forEach((message) => this.addMessage(file, message));
+    file.services.forEach((service) => {
+      this.addService(file, service);
+    });
+    file.messages.forEach((message) => {
+      this.addMessage(file, message);
+    });
     for (const enumeration of file.enums) this.bySymbol.set(enumeration.typeName, file);
-    file.dependencies.forEach((dependency) => this.addFile(dependency));
+    file.dependencies.forEach((dependency) => {
+      this.addFile(dependency);
+    });
   }
 
   private addService(file: DescFile, service: DescService): void {
@@ -143,7 +149,9 @@ class ReflectionIndex {
 
   private addMessage(file: DescFile, message: DescMessage): void {
     this.bySymbol.set(message.typeName, file);
-    message.nestedMessages.forEach((nested) => this.addMessage(file, nested));
+    message.nestedMessages.forEach((nested) => {
+      this.addMessage(file, nested);
+    });
     for (const enumeration of message.nestedEnums) this.bySymbol.set(enumeration.typeName, file);
   }
 }

@@ -21,7 +21,7 @@ export interface LoggerOptions {
 /** A logger writing JSON lines at or above a level. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const threshold = logLevels.indexOf(options.level ?? "info");
-  const write = options.write ?? ((line: string) => process.stderr.write(line + "\n"));
+  const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
   const at =
     (level: LogLevel) =>
     (message: string, fields: Record<string, unknown> = {}): void => {

@@ -16,7 +16,7 @@ import { decodeQueryRequest, encodeQueryError, encodeQueryResponse } from "./pro
 import { QueueCalls, type QueueHandlers } from "../service/queue-calls.js";
 import { QueueUrls } from "./queue-urls.js";
 import { ReceiveAttempts } from "./actions/receive-attempts.js";
-import { SqsError, sqsErrors } from "./sqs-error.js";
+import { type SqsError, sqsErrors } from "./sqs-error.js";
 
 /** Options of startSqsListener. */
 export interface SqsListenerOptions {

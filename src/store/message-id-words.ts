@@ -8,7 +8,9 @@
 const hexDigitCodes = Array.from("0123456789abcdef", (digit) => digit.charCodeAt(0));
 /** Each character code's hex value, or -1. */
 const digitValues = new Int8Array(128).fill(-1);
-hexDigitCodes.forEach((code, value) => (digitValues[code] = value));
+hexDigitCodes.forEach((code, value) => {
+  digitValues[code] = value;
+});
 
 /**
  * Writes an id's four words at `at`; false (writing nothing useful) if it

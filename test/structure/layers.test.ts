@@ -67,7 +67,7 @@ function roomOf(file: string): string {
 }
 
 /** Each import between rooms that the map does not allow, as "from -> to: why". */
-export function layerViolations(edges: readonly Edge[]): string[] {
+function layerViolations(edges: readonly Edge[]): string[] {
   const violations: string[] = [];
   for (const edge of edges) {
     const from = roomOf(edge.from);
@@ -88,7 +88,7 @@ export function layerViolations(edges: readonly Edge[]): string[] {
 }
 
 /** The strongly connected groups of more than one file (Tarjan's algorithm), each sorted. */
-export function fileCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+function fileCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   let counter = 0;
   const index = new Map<string, number>();
   const low = new Map<string, number>();

@@ -1,4 +1,4 @@
-import { SqsError, sqsErrors } from "../sqs-error.js";
+import { type SqsError, sqsErrors } from "../sqs-error.js";
 import { structureList, type SqsInput } from "../sqs-input.js";
 
 /** SQS's limit of entries in one batch. */

@@ -5,7 +5,7 @@ import { sqsErrorOf, toSqsError } from "../holdshelf-errors.js";
 import { attributeNameFilter, attributesToSqs } from "../message-attributes.js";
 import { md5OfBody, md5OfMessageAttributes } from "../message-digests.js";
 import { bodyText } from "../message-text.js";
-import { SqsError, sqsErrors } from "../sqs-error.js";
+import { type SqsError, sqsErrors } from "../sqs-error.js";
 import { optionalInteger, optionalString, requiredString, stringList, type SqsInput } from "../sqs-input.js";
 import type { SqsAction, SqsActionContext, SqsOutput } from "./action-context.js";
 import { batchEntries, batchFailure, type BatchFailure } from "./batch-entries.js";

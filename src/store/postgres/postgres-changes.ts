@@ -206,11 +206,11 @@ export function foldChanges(changes: readonly PostgresChange[]): FoldedBatch {
 function split<Change, Key>(
   changes: Iterable<Change>,
   keyOf: (change: Change) => Key,
-  valueOf: (change: Change) => Buffer | undefined,
+  rowValueOf: (change: Change) => Buffer | undefined,
 ): TableRows<Key> {
   const rows: TableRows<Key> = { put: [], putValues: [], deleted: [] };
   for (const change of changes) {
-    const value = valueOf(change);
+    const value = rowValueOf(change);
     if (value === undefined) {
       rows.deleted.push(keyOf(change));
     } else {
