@@ -31,7 +31,7 @@ export interface ShardClusterOptions extends Pick<ShardMembershipOptions, "urls"
   /** Aborts `open` while it waits for shards (a standby told to stop). */
   readonly signal?: AbortSignal;
   readonly commitObserver?: CommitObserver;
-  /** Times leases and balancing; leaseClock if unset. */
+  /** Times leases and balancing; leaseClock if unset. A standby's wait for held shards at open runs on real time. */
   readonly clock?: Clock;
 }
 
@@ -39,7 +39,7 @@ export interface ShardClusterOptions extends Pick<ShardMembershipOptions, "urls"
 // over within about 6 s (the TTL, a standby's 200 ms poll, the load), yet a
 // database stall must last over two renewal periods (2.7 s) to cost the shards.
 /** The shard lease's TTL unless told otherwise. */
-export const defaultLeaseTtlMs = 4000;
+const defaultLeaseTtlMs = 4000;
 // While PostgreSQL cannot be reached at start: often enough to follow a failover, rarely enough not to flood its log.
 const openRetryMs = 1000;
 

@@ -29,9 +29,9 @@ export interface ShardMembershipOptions {
   readonly onWaiting?: (reason: unknown) => void;
   /** Told once when this broker lost its shards to another broker or could not renew in time: it must stop serving. */
   readonly onOwnershipLost?: (error: unknown) => void;
-  /** Told when another broker sent messages to a shard this broker serves (shard-cluster.ts takes its inbox). */
+  /** Told when another broker sent messages to a shard this broker serves (the InboxPoller takes its inbox). */
   readonly onInbox?: () => void;
-  /** Times the leases; leaseClock if unset. Tests pass a fake one. */
+  /** Times the leases and their renewals; leaseClock if unset. Tests pass a fake one. A standby's wait for held shards at open runs on real time. */
   readonly clock?: Clock;
 }
 
@@ -348,7 +348,9 @@ export class ShardMembership implements StoreMembership {
 
   async leave(): Promise<void> {
     this.closed = true;
-    for (const work of this.work) await work.stop();
+    // Every intake lets go of the broker before any is awaited: a take that ends
+    // during the balancer's last step must not hand arrivals to a closing broker.
+    await Promise.all(this.work.map((work) => work.stop()));
     this.stopTimers();
     // A standby takes the shards at once instead of waiting for their leases.
     if (this.lostBy === undefined) await this.ownership.release(this.sessions.member).catch(() => undefined);

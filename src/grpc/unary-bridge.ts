@@ -1,6 +1,7 @@
 import type { sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from "@grpc/grpc-js";
 import { invalidArgument } from "../errors/holdshelf-error.js";
 import { AnswerTrailer, type CallContext } from "../service/call-context.js";
+import { PreEncoded } from "../service/pre-encoded.js";
 import { toErrorStatus } from "./error-status.js";
 import { MalformedRequest } from "./service-definition.js";
 
@@ -41,6 +42,13 @@ export function bridgeUnaryHandlers(
       handler(call.request as never, abort.signal, { metadata: call.metadata, deadline: call.getDeadline(), trailer }).then(
         (response) => {
           settle();
+          // A lazily written answer (a local Receive's) is written here, so that a
+          // failure to write it is logged and answered as a handler's own failure is.
+          try {
+            if (response instanceof PreEncoded) void response.bytes;
+          } catch (error) {
+            return fail(error);
+          }
           callback(null, response, trailer.metadata);
         },
         (error: unknown) => {

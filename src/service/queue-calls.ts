@@ -32,7 +32,7 @@ export class QueueCalls {
     private readonly metadata: Metadata = new Metadata(),
   ) {}
 
-  /** Calls a QueueService method with a request built from `init`, and returns its answer decoded. */
+  /** Calls a QueueService method with a request built from `init`, and returns its answer as a message (a local Receive's built from its deliveries, without a decode). */
   async call<K extends UnaryName>(method: K, init: Input<K>): Promise<Output<K>> {
     const { input, output } = QueueService.method[method];
     const request = create(input as never, init as never);

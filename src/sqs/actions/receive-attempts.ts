@@ -213,7 +213,8 @@ function trimmed(message: ReceivedMessage): ReceivedMessage {
   const copy = clone(ReceivedMessageSchema, message);
   copy.checkpoint = undefined;
   // clone's copy of a bytes field is a view when it is a Buffer (Buffer's
-  // slice), as decoding an answer gives: copy them into memory of their own.
+  // slice), as a decoded answer's are and a local one's share the store's
+  // buffers: copy them into memory of their own.
   copy.body = new Uint8Array(message.body);
   for (const value of Object.values(copy.typedAttributes)) {
     if (value.value.case === "binaryValue") value.value.value = new Uint8Array(value.value.value);

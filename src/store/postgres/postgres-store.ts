@@ -82,7 +82,7 @@ export class PostgresStore implements RecoverableStore {
     this.groupCommit.resume();
   }
 
-  /** The queues of every shard held (none yet for a sharing broker: balancing brings them), and the cluster's handle key. */
+  /** The queues of every shard held at open (a sharing broker claims its share first; balancing brings the rest), and the cluster's handle key. */
   async load(): Promise<StoredState> {
     this.queueShards.clear();
     this.dataShards.clear();
