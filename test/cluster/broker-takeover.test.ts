@@ -9,7 +9,7 @@ import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import type { HoldshelfServer } from "../../src/server/holdshelf-server.js";
-import { queueOn, startClusterBroker } from "../support/cluster-brokers.js";
+import { queueOn, startClusterBroker, type ClusterBrokerOptions } from "../support/cluster-brokers.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
 import { freePort } from "../support/free-port.js";
 import { parseExposition, sampleValue } from "../support/prometheus-text.js";
@@ -34,8 +34,8 @@ describe.skipIf(skipWithoutPostgres)("brokers taking over each other's shards", 
     await admin.end();
   });
 
-  async function startBroker(nodeId: string, metricsListen?: string): Promise<HoldshelfServer> {
-    const server = await startClusterBroker(url, nodeId, metricsListen === undefined ? {} : { metricsListen });
+  async function startBroker(nodeId: string, options: ClusterBrokerOptions = {}): Promise<HoldshelfServer> {
+    const server = await startClusterBroker(url, nodeId, options);
     servers.push(server);
     return server;
   }
@@ -77,7 +77,7 @@ describe.skipIf(skipWithoutPostgres)("brokers taking over each other's shards", 
   it("reports each broker ready with its share of the shards on its metrics listener, and the whole once alone", async () => {
     const first = await startBroker("first");
     const metricsAddress = `127.0.0.1:${await freePort()}`;
-    await startBroker("second", metricsAddress);
+    await startBroker("second", { metricsListen: metricsAddress });
     const probe = async (path: string): Promise<Response> => fetch(`http://${metricsAddress}${path}`);
     const ownedByMetrics = async (): Promise<number | undefined> =>
       sampleValue(parseExposition(await (await probe("/metrics")).text()), "holdshelf_cluster_shards_owned");
@@ -90,7 +90,11 @@ describe.skipIf(skipWithoutPostgres)("brokers taking over each other's shards", 
   });
 
   it("makes a fenced broker answer UNAVAILABLE, then reclaim and serve only its own share", async () => {
-    const first = await startBroker("first");
+    // Leases of 30 s, renewed every 10 s: no renewal in the few seconds until the call below, which
+    // would extend the first broker's lapsed leases before the second claims, or find them claimed
+    // (and stop the first serving) before the call; the default 1.5 s lease is renewed every 0.5 s.
+    // The second's lease alike: a member is live to it while it renewed within its own lease.
+    const first = await startBroker("first", { leaseTtlMs: 30_000 });
     // A queue whose shard goes to the second broker once both are live.
     const name = queueOn("second", ["first", "second"], "jobs");
     const rpc = clientOf(first);
@@ -99,8 +103,19 @@ describe.skipIf(skipWithoutPostgres)("brokers taking over each other's shards", 
 
     // The first broker's leases run out (as if it had been paused), and the second claims its share at once.
     await admin.query("UPDATE holdshelf_shards SET expires_at = now() - interval '1 second'");
-    const second = await startBroker("second");
-    await expectRpcError(rpc.send({ queue: name, body: Buffer.from("late") }), status.UNAVAILABLE, "STORAGE_UNAVAILABLE");
+    // Paused it stays until the call: its balancing, which would see the second join and hand it
+    // the queue's shard within 200 ms (the call then goes to the second), waits meanwhile.
+    const pause = await holdBalancing("first");
+    const starting = startBroker("second", { leaseTtlMs: 30_000 });
+    try {
+      await vi.waitFor(async () => expect(await shardsOf("second")).toBe(4), { timeout: 10_000, interval: 20 });
+      await expectRpcError(rpc.send({ queue: name, body: Buffer.from("late") }), status.UNAVAILABLE, "STORAGE_UNAVAILABLE");
+    } finally {
+      await pause.end();
+      // The second broker's start ends its first balancing step, which waited on the pause too.
+      await starting.catch(() => undefined);
+    }
+    const second = await starting;
     const firstMetrics = parseExposition(await first.metrics.metrics());
     expect(sampleValue(firstMetrics, "holdshelf_cluster_ownership_losses_total")).toBe(1);
 
@@ -122,4 +137,39 @@ describe.skipIf(skipWithoutPostgres)("brokers taking over each other's shards", 
       { owner: "second", shards: "4" },
     ]);
   });
+
+  /** How many shards `owner` holds, as the table says (live or not). */
+  async function shardsOf(owner: string): Promise<number> {
+    const { rows } = await admin.query<{ shards: string }>("SELECT count(*) AS shards FROM holdshelf_shards WHERE owner = $1", [owner]);
+    return Number(rows[0]!.shards);
+  }
+
+  /**
+   * Stops `nodeId`'s balancing at its next step, until the returned session
+   * ends: it holds the inbox table, which each step reads last. Resolves once
+   * that step waits for it.
+   */
+  async function holdBalancing(nodeId: string): Promise<pg.Client> {
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("LOCK TABLE holdshelf_inbox IN ACCESS EXCLUSIVE MODE");
+      await vi.waitFor(
+        async () => {
+          const { rows } = await admin.query<{ waiting: string }>(
+            `SELECT count(*) AS waiting FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+             WHERE NOT l.granted AND l.relation = 'holdshelf_inbox'::regclass AND a.application_name = $1`,
+            [`holdshelf ${nodeId}`],
+          );
+          expect(Number(rows[0]!.waiting)).toBeGreaterThan(0);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+    } catch (error) {
+      await holder.end();
+      throw error;
+    }
+    return holder;
+  }
 });

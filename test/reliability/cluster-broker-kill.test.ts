@@ -55,15 +55,18 @@ describe.skipIf(skipWithoutPostgres)("a broker of a cluster when another is kill
     expect(sent.size).toBe(50);
     // Held: leases that outlive the failover, for A's handles to act on through B.
     const held = await clientA.receive(jobs, { maxMessages: 5, visibilityTimeoutMs: 60_000 });
-    // Lapsing: leases that run out about when A dies, so B must put them back by their deadline.
-    const lapsing = await clientA.receive(jobs, { maxMessages: 2, visibilityTimeoutMs: 1000 });
-    expect([held.length, lapsing.length]).toEqual([5, 2]);
 
     const b = startClusterBroker(url, "b");
     brokers.push(b);
     await b.listening;
     // A hands B its half of the shards, and serves on its own.
     await vi.waitFor(async () => expect(await shardsOwnedBy(url)).toEqual({ a: 64, b: 64 }), { timeout: 10_000, interval: 50 });
+    // Lapsing: leases that run out about when A dies, so B must put them back by their deadline.
+    // Taken once B is up: B's start and the hand-over took over a second on a loaded 2-core
+    // machine, and leases taken before them had run out before A's count below. Three seconds
+    // outlast that one call by far, and run out around the failover (bounded by failoverBoundMs).
+    const lapsing = await clientA.receive(jobs, { maxMessages: 2, visibilityTimeoutMs: 3000 });
+    expect([held.length, lapsing.length]).toEqual([5, 2]);
     expect((await clientA.getQueue(jobs)).stats).toMatchObject({ inFlight: 7 });
 
     const clientB = new QueueClient(await b.listening);
