@@ -19,6 +19,8 @@ export default defineConfig({
     // (tests run side by side); the tests of the console pass an address.
     env: { HOLDSHELF_CONSOLE_LISTEN: "off" },
     hookTimeout: 20_000,
+    // PostgreSQL servers copy one initdb per project (test/support/postgres-templates.ts).
+    globalSetup: ["test/support/postgres-templates.ts"],
     projects: [
       { extends: true, test: { name: "leveldb", include: ["test/**/*.test.ts"] } },
       ...(postgresRun
