@@ -20,6 +20,13 @@ import { afterAll, beforeAll, inject } from "vitest";
 import { freePort } from "./free-port.js";
 import { skipWithout } from "./required-tools.js";
 
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The directory where the project's PostgreSQL template data directory (`data`) is made once (postgres-templates.ts). */
+    postgresTemplates: string;
+  }
+}
+
 /** A running PostgreSQL server. */
 export interface PostgresServer {
   readonly port: number;
