@@ -10,6 +10,11 @@ import { configDefaults, defineConfig } from "vitest/config";
 // fail rather than skip.
 const onEveryStore = ["test/grpc/**/*.test.ts", "test/client/**/*.test.ts", "test/sqs/sdk-*.test.ts"];
 const postgresRun = existsSync("/usr/lib/postgresql") || process.env.CI !== undefined;
+// There every commit is an fsync'd round trip to PostgreSQL, and test files
+// run side by side: a test that makes thousands of them (server-heartbeat's
+// flow control: 3 s alone, 15 s in the cluster run on a loaded machine) gets
+// a longer guard against hangs than the LevelDB run's.
+const postgresTestTimeout = 60_000;
 
 // The fast tier (`npm run test:fast`, vitest's `--mode fast`): the units,
 // the broker's rules, the store contract on the memory and LevelDB stores
@@ -40,11 +45,19 @@ export default defineConfig(({ mode }) => ({
             { extends: true as const, test: { name: "leveldb", include: ["test/**/*.test.ts"] } },
             ...(postgresRun
               ? [
-                  { extends: true as const, test: { name: "postgres", include: onEveryStore, env: { HOLDSHELF_TEST_STORE: "postgres" } } },
+                  {
+                    extends: true as const,
+                    test: { name: "postgres", include: onEveryStore, env: { HOLDSHELF_TEST_STORE: "postgres" }, testTimeout: postgresTestTimeout },
+                  },
                   {
                     extends: true as const,
                     // The consumer conformance suite runs here too: each language's Consumer against a cluster.
-                    test: { name: "cluster", include: [...onEveryStore, "test/conformance/**/*.test.ts"], env: { HOLDSHELF_TEST_STORE: "cluster" } },
+                    test: {
+                      name: "cluster",
+                      include: [...onEveryStore, "test/conformance/**/*.test.ts"],
+                      env: { HOLDSHELF_TEST_STORE: "cluster" },
+                      testTimeout: postgresTestTimeout,
+                    },
                   },
                 ]
               : []),
