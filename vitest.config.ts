@@ -20,7 +20,12 @@ const postgresTestTimeout = 60_000;
 // the broker's rules, the store contract on the memory and LevelDB stores
 // and the gRPC server, all in process and on LevelDB, with no build, no
 // PostgreSQL and no other language's toolchain.
-const fastTier = ["test/unit/**/*.test.ts", "test/broker/**/*.test.ts", "test/store/**/*.test.ts", "test/grpc/**/*.test.ts"];
+const fastTier = [
+  "test/unit/**/*.test.ts",
+  "test/broker/**/*.test.ts",
+  "test/store/**/*.test.ts",
+  "test/grpc/**/*.test.ts",
+];
 const notFast = [...configDefaults.exclude, "test/store/postgres-*.test.ts"];
 
 export default defineConfig(({ mode }) => ({
@@ -47,7 +52,12 @@ export default defineConfig(({ mode }) => ({
               ? [
                   {
                     extends: true as const,
-                    test: { name: "postgres", include: onEveryStore, env: { HOLDSHELF_TEST_STORE: "postgres" }, testTimeout: postgresTestTimeout },
+                    test: {
+                      name: "postgres",
+                      include: onEveryStore,
+                      env: { HOLDSHELF_TEST_STORE: "postgres" },
+                      testTimeout: postgresTestTimeout,
+                    },
                   },
                   {
                     extends: true as const,

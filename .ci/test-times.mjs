@@ -20,7 +20,11 @@ export default class TestTimes {
     const files = testModules.map((module) => {
       const { prepareDuration, collectDuration, setupDuration, duration } = module.diagnostic();
       const project = module.project.name || "(root)";
-      return { project, file: relative(this.root, module.moduleId), ms: prepareDuration + collectDuration + setupDuration + duration };
+      return {
+        project,
+        file: relative(this.root, module.moduleId),
+        ms: prepareDuration + collectDuration + setupDuration + duration,
+      };
     });
     const projects = new Map();
     for (const { project, ms } of files) {
@@ -28,7 +32,9 @@ export default class TestTimes {
       projects.set(project, { ms: total.ms + ms, files: total.files + 1 });
     }
     const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`.padStart(9);
-    const lines = [`--- test times: ${seconds(performance.now() - this.startedAt).trim()} wall clock; each project's files, summed over the workers`];
+    const lines = [
+      `--- test times: ${seconds(performance.now() - this.startedAt).trim()} wall clock; each project's files, summed over the workers`,
+    ];
     for (const [project, { ms, files: count }] of [...projects].sort((a, b) => b[1].ms - a[1].ms)) {
       lines.push(`${seconds(ms)}  ${project} (${count} files)`);
     }

@@ -71,7 +71,12 @@ export async function startBrokerChild(options: BrokerChildOptions): Promise<Bro
   // Keep only the tail of the log: it is read only to explain a failure.
   let log = "";
   const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
-  const { address, metricsAddress, sqsUrl, console: consoleField } = await new Promise<ListeningLine>((resolve, reject) => {
+  const {
+    address,
+    metricsAddress,
+    sqsUrl,
+    console: consoleField,
+  } = await new Promise<ListeningLine>((resolve, reject) => {
     child.stderr!.on("data", (chunk: Buffer) => {
       log = (log + chunk.toString()).slice(-16_384);
       // A whole line only: a chunk may end inside one.

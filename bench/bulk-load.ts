@@ -37,7 +37,13 @@ export function progressLog(log: (line: string) => void, what: string, total: nu
 }
 
 /** Sends `count` messages of bodyBytes each with SendBatch 100, from `producers` channels of their own. */
-export async function sendMessages(address: string, queue: string, count: number, producers: number, progress: Progress): Promise<void> {
+export async function sendMessages(
+  address: string,
+  queue: string,
+  count: number,
+  producers: number,
+  progress: Progress,
+): Promise<void> {
   // The body is the same for every message: its content does not matter here, and one buffer keeps the client light.
   const body = Buffer.alloc(bodyBytes, 0x61);
   let claimed = 0;
@@ -87,7 +93,11 @@ export async function receiveMessages(
 }
 
 /** Runs `work` on `count` channels of their own at once, closing them after. */
-export async function withChannels(address: string, count: number, work: (rpc: QueueServiceRpc) => Promise<void>): Promise<void> {
+export async function withChannels(
+  address: string,
+  count: number,
+  work: (rpc: QueueServiceRpc) => Promise<void>,
+): Promise<void> {
   const rpcs = Array.from({ length: count }, () => createQueueServiceRpc(address));
   try {
     await Promise.all(rpcs.map((rpc) => work(rpc)));

@@ -36,7 +36,8 @@ export async function readShardTable(client: pg.ClientBase): Promise<ShardTable>
 
 /** How many shards changed owner or epoch (a claim) between two readings. */
 export function shardsMoved(before: ShardTable, after: ShardTable): number {
-  return after.filter((shard, index) => shard.owner !== before[index]?.owner || shard.epoch !== before[index]?.epoch).length;
+  return after.filter((shard, index) => shard.owner !== before[index]?.owner || shard.epoch !== before[index]?.epoch)
+    .length;
 }
 
 /**
@@ -45,14 +46,22 @@ export function shardsMoved(before: ShardTable, after: ShardTable): number {
  * each member serves as many as that gives it; then lets the routes settle.
  * Resolves with the assignment; throws after `timeoutMs`, saying who held what.
  */
-export async function waitForAssignedShards(client: pg.ClientBase, members: readonly ClusterMember[], timeoutMs: number): Promise<string[]> {
+export async function waitForAssignedShards(
+  client: pg.ClientBase,
+  members: readonly ClusterMember[],
+  timeoutMs: number,
+): Promise<string[]> {
   const assigned = assignShards(members.map((member) => member.nodeId).sort(), (await readShardTable(client)).length);
   const expected = members.map((member) => assigned.filter((owner) => owner === member.nodeId).length);
   const giveUpAt = performance.now() + timeoutMs;
   for (;;) {
     const table = await readShardTable(client);
     const held = table.every((shard, index) => shard.owner === assigned[index]);
-    const served = await Promise.all(members.map(async (member) => requireValue(await scrapeBroker(member.metricsAddress), "holdshelf_cluster_shards_owned")));
+    const served = await Promise.all(
+      members.map(async (member) =>
+        requireValue(await scrapeBroker(member.metricsAddress), "holdshelf_cluster_shards_owned"),
+      ),
+    );
     if (held && served.every((count, index) => count === expected[index])) break;
     if (performance.now() >= giveUpAt) {
       const owners = new Map<string, number>();

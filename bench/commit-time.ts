@@ -38,7 +38,11 @@ export async function readCommitTime(brokers: readonly Pick<BrokerChild, "metric
  * the rate is bound by the store's commit latency (the load keeps only so
  * many calls waiting), not by CPU.
  */
-export function commitTimeFigures(before: CommitTime, after: CommitTime, windowSeconds: number): Record<string, number> {
+export function commitTimeFigures(
+  before: CommitTime,
+  after: CommitTime,
+  windowSeconds: number,
+): Record<string, number> {
   const seconds = after.seconds - before.seconds;
   return {
     "mean group commit ms": (1000 * seconds) / (after.batches - before.batches),

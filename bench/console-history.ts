@@ -34,7 +34,8 @@ import { QueueHistory, defaultHistoryShape } from "../src/console/queue-history.
 const queueCount = 10_000;
 const timedSamples = 30;
 const gc = (globalThis as { gc?: () => void }).gc;
-if (gc === undefined) throw new Error("run node with --expose-gc: the memory figure needs a collection before each reading");
+if (gc === undefined)
+  throw new Error("run node with --expose-gc: the memory figure needs a collection before each reading");
 
 /** The memory a history can hold: V8's heap and the buffers of typed arrays (outside it). */
 function heldBytes(): number {
@@ -117,8 +118,12 @@ const listMs = time(() => {
 
 console.log(`queue history, ${queueCount} queues x ${defaultHistoryShape.samples} samples (Node ${process.version})`);
 console.log(`  memory per queue     ${Math.round(perQueue)} B (heap + typed-array buffers, after GC)`);
-console.log(`  sample()             median ${ms(median(sampleTimes))}, max ${ms(Math.max(...sampleTimes))} over ${timedSamples}`);
-console.log(`    the broker's allQueues() alone: median ${ms(median(allQueuesTimes))}, max ${ms(Math.max(...allQueuesTimes))}`);
+console.log(
+  `  sample()             median ${ms(median(sampleTimes))}, max ${ms(Math.max(...sampleTimes))} over ${timedSamples}`,
+);
+console.log(
+  `    the broker's allQueues() alone: median ${ms(median(allQueuesTimes))}, max ${ms(Math.max(...allQueuesTimes))}`,
+);
 console.log(`  an event             ${eventNs.toFixed(0)} ns (deleted(): a count and a bucket)`);
 console.log(`  processing()         ${ms(processingMs)} a call`);
 console.log(`  series()             ${ms(seriesMs)} a call`);

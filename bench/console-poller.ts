@@ -35,7 +35,11 @@ export async function startConsolePoller(consoleUrl: string, queue: string): Pro
   const get = async (path: string): Promise<Response> => {
     const response = await fetch(new URL(path, consoleUrl), {
       // Sec-Fetch-Site as a browser sends it on the page's own calls.
-      headers: { accept: "application/json", "sec-fetch-site": "same-origin", ...(cookie === undefined ? {} : { cookie }) },
+      headers: {
+        accept: "application/json",
+        "sec-fetch-site": "same-origin",
+        ...(cookie === undefined ? {} : { cookie }),
+      },
     });
     const setCookie = response.headers.get("set-cookie");
     if (setCookie !== null) cookie = setCookie.split(";")[0];
@@ -43,7 +47,8 @@ export async function startConsolePoller(consoleUrl: string, queue: string): Pro
   };
   const session = await get("api/session");
   await session.arrayBuffer();
-  if (!session.ok || cookie === undefined) throw new Error(`GET /api/session answered ${session.status} without a session cookie`);
+  if (!session.ok || cookie === undefined)
+    throw new Error(`GET /api/session answered ${session.status} without a session cookie`);
 
   const stopping = new AbortController();
   const poll = async (path: string): Promise<void> => {

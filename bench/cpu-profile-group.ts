@@ -13,7 +13,8 @@ export const cpuProfileGroups = [
 export type CpuProfileGroup = (typeof cpuProfileGroups)[number];
 
 // Node's modules that carry gRPC's bytes: HTTP/2 framing, sockets, streams and buffers.
-const transportModules = /^node:(internal\/http2\/|net$|internal\/net$|stream$|internal\/streams\/|internal\/stream_base_commons$|buffer$|internal\/buffer$)/;
+const transportModules =
+  /^node:(internal\/http2\/|net$|internal\/net$|stream$|internal\/streams\/|internal\/stream_base_commons$|buffer$|internal\/buffer$)/;
 // Native functions without a script, by name: the socket writes of LibuvStreamWrap and Buffer's codecs.
 const transportNatives =
   /^(writev|writeBuffer|writeUtf8String|writeLatin1String|writeAsciiString|writeUcs2String|(hex|base64|base64url|utf8|latin1|ascii|ucs2)(Write|Slice)|byteLengthUtf8|compare|copy|fill|createUnsafeArrayBuffer)$/;

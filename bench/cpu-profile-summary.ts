@@ -36,7 +36,11 @@ export interface ProfileSummary {
  * clock, by group (holdshelf, grpc-js, HTTP/2 and streams, protobuf-es,
  * LevelDB, GC, other) and by function.
  */
-export async function summarizeCpuProfile(path: string, windows: readonly TimeSpan[], top = 15): Promise<ProfileSummary> {
+export async function summarizeCpuProfile(
+  path: string,
+  windows: readonly TimeSpan[],
+  top = 15,
+): Promise<ProfileSummary> {
   const profile = JSON.parse(await readFile(path, "utf8")) as CpuProfile;
   const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
   const inWindow: number[] = [];
@@ -63,7 +67,9 @@ export async function summarizeCpuProfile(path: string, windows: readonly TimeSp
     byFunction.set(name, (byFunction.get(name) ?? 0) + 1);
   }
   const ranked = (counts: Map<string, number>) =>
-    [...counts].sort((a, b) => b[1] - a[1]).map(([name, count]) => ({ name, percent: (100 * count) / Math.max(busySamples, 1) }));
+    [...counts]
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, count]) => ({ name, percent: (100 * count) / Math.max(busySamples, 1) }));
   return {
     windowed,
     busySamples,

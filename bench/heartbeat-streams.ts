@@ -258,7 +258,9 @@ async function runScenario(scenario: ScenarioName, options: BenchOptions): Promi
     await sleep(1000);
     const streamsOpen = sampleProcess(broker.pid);
     load.start();
-    log(`${streamCount} stream(s) renewing ${leaseCount} lease(s) every ${options.intervalMs} ms; warm-up ${options.warmupSeconds} s`);
+    log(
+      `${streamCount} stream(s) renewing ${leaseCount} lease(s) every ${options.intervalMs} ms; warm-up ${options.warmupSeconds} s`,
+    );
     await sleep(options.warmupSeconds * 1000);
 
     const windowFrom = sampleProcess(broker.pid);
@@ -299,7 +301,9 @@ async function runScenario(scenario: ScenarioName, options: BenchOptions): Promi
         windowSystemCpuPercent: round(cpuPercent(windowFrom, windowTo, "system"), 2),
         windowMainThreadCpuPercent: round(cpuPercent(windowFrom, windowTo, "mainThread"), 2),
         cpuMicrosPerRenewal:
-          tally.renewalsInWindow === 0 ? NaN : round((1e6 * (windowTo.cpuSeconds - windowFrom.cpuSeconds)) / tally.renewalsInWindow, 1),
+          tally.renewalsInWindow === 0
+            ? NaN
+            : round((1e6 * (windowTo.cpuSeconds - windowFrom.cpuSeconds)) / tally.renewalsInWindow, 1),
         idleRssMb: mb(idleTo.rssBytes),
         beforeStreamsRssMb: mb(beforeStreams.rssBytes),
         streamsOpenRssMb: mb(streamsOpen.rssBytes),
@@ -316,7 +320,12 @@ async function runScenario(scenario: ScenarioName, options: BenchOptions): Promi
       streamErrorSamples: tally.streamErrors.slice(0, 5),
       ...(profilePath === undefined
         ? {}
-        : { profile: { path: profilePath, summary: await summarizeCpuProfile(profilePath, [{ fromMs: windowFrom.atMs, toMs: windowTo.atMs }]) } }),
+        : {
+            profile: {
+              path: profilePath,
+              summary: await summarizeCpuProfile(profilePath, [{ fromMs: windowFrom.atMs, toMs: windowTo.atMs }]),
+            },
+          }),
     };
     log(`broker CPU ${result.broker.windowCpuPercent}% of one core, RSS +${result.broker.streamsRssDeltaMb} MB`);
     return result;
@@ -329,7 +338,12 @@ async function runScenario(scenario: ScenarioName, options: BenchOptions): Promi
 }
 
 /** Creates the queue, sends `count` small messages and receives them all: one lease each. */
-async function leaseMessages(rpc: QueueServiceRpc, queue: string, count: number, visibilityMs: number): Promise<string[]> {
+async function leaseMessages(
+  rpc: QueueServiceRpc,
+  queue: string,
+  count: number,
+  visibilityMs: number,
+): Promise<string[]> {
   await rpc.createQueue({ name: queue, config: { visibilityTimeout: durationFromMs(visibilityMs) } });
   const body = new Uint8Array(64).fill(0x78);
   for (let sent = 0; sent < count; sent += maxBatchEntries) {
@@ -411,7 +425,11 @@ async function openOneStreamLoad(
   const tally = newTally();
   const [client] = openClients(address, 1);
   const stream = openRenewingStream(client!, tally);
-  await orFail(stream.renew(create(HeartbeatRequestSchema, { queue })), 30_000, "the stream did not answer within 30 s");
+  await orFail(
+    stream.renew(create(HeartbeatRequestSchema, { queue })),
+    30_000,
+    "the stream did not answer within 30 s",
+  );
   const requests: HeartbeatRequest[] = [];
   for (let start = 0; start < handles.length; start += maxRenewals) {
     const part = handles.slice(start, start + maxRenewals);
@@ -533,7 +551,8 @@ function recordAnswer(tally: Tally, sentAtMs: number, renewals: number): void {
 
 function percentiles(values: readonly number[]): Percentiles {
   const sorted = [...values].sort((a, b) => a - b);
-  const at = (p: number): number => (sorted.length === 0 ? NaN : round(sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)]!, 2));
+  const at = (p: number): number =>
+    sorted.length === 0 ? NaN : round(sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)]!, 2);
   return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: at(1) };
 }
 
@@ -542,7 +561,8 @@ function formatTable(results: readonly ScenarioResult[]): string {
   const row = (label: string, cell: (result: ScenarioResult) => string): void => {
     rows.push([label, ...results.map(cell)]);
   };
-  const ms = (p: Percentiles | undefined): string => (p === undefined || p.count === 0 ? "-" : `${p.p50} / ${p.p99} / ${p.max}`);
+  const ms = (p: Percentiles | undefined): string =>
+    p === undefined || p.count === 0 ? "-" : `${p.p50} / ${p.p99} / ${p.max}`;
   row("streams × leases per stream", (r) => `${r.streams} × ${r.leases / r.streams}`);
   row("renewal interval, window", (r) => `${r.intervalMs} ms, ${r.windowSeconds} s`);
   row("broker durability", (r) => r.durability);
@@ -550,7 +570,9 @@ function formatTable(results: readonly ScenarioResult[]): string {
   row("broker CPU, % of one core: idle → load", (r) => `${r.broker.idleCpuPercent} → ${r.broker.windowCpuPercent}`);
   row("  of which kernel (system time)", (r) => `${r.broker.windowSystemCpuPercent}`);
   row("  of which main thread (event loop)", (r) => `${r.broker.windowMainThreadCpuPercent}`);
-  row("  per renewal, µs", (r) => (Number.isNaN(r.broker.cpuMicrosPerRenewal) ? "-" : `${r.broker.cpuMicrosPerRenewal}`));
+  row("  per renewal, µs", (r) =>
+    Number.isNaN(r.broker.cpuMicrosPerRenewal) ? "-" : `${r.broker.cpuMicrosPerRenewal}`,
+  );
   row("broker RSS MB: idle / before / open / peak", (r) =>
     [r.broker.idleRssMb, r.broker.beforeStreamsRssMb, r.broker.streamsOpenRssMb, r.broker.windowPeakRssMb].join(" / "),
   );
@@ -566,12 +588,24 @@ function formatTable(results: readonly ScenarioResult[]): string {
     verdict(r, r.broker.streamsRssDeltaMb, target.memoryBytes / 2 ** 20, " MB"),
   );
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((cells) => cells[column]!.length)));
-  return rows.map((cells) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join("  ").trimEnd()).join("\n");
+  return rows
+    .map((cells) =>
+      cells
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }
 
 /** Judges only the load the target names: 1,000 streams of one lease beating every 5 s. */
 function verdict(result: ScenarioResult, value: number, limit: number, unit: string): string {
-  if (result.scenario !== "streams" || result.streams !== 1000 || result.intervalMs !== 5000 || result.durability !== "fsync") {
+  if (
+    result.scenario !== "streams" ||
+    result.streams !== 1000 ||
+    result.intervalMs !== 5000 ||
+    result.durability !== "fsync"
+  ) {
     return "-";
   }
   return value <= limit ? `met (${value}${unit})` : `MISSED by ${round(value - limit, 2)}${unit}`;

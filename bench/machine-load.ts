@@ -30,8 +30,16 @@ export interface MachineCpu {
 /** Reads the machine's CPU time from the first line of /proc/stat. */
 export function machineCpu(): MachineCpu {
   // "cpu  user nice system idle iowait irq softirq steal …", in clock ticks.
-  const [user, nice, system, , , irq, softirq, steal] = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
-  return { busySeconds: (user! + nice! + system! + irq! + softirq!) / clockTicksPerSecond, stolenSeconds: steal! / clockTicksPerSecond };
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync("/proc/stat", "utf8")
+    .split("\n")[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return {
+    busySeconds: (user! + nice! + system! + irq! + softirq!) / clockTicksPerSecond,
+    stolenSeconds: steal! / clockTicksPerSecond,
+  };
 }
 
 /**

@@ -33,10 +33,22 @@ export interface NatsServerChild {
  * installs it in /usr/sbin, which is often not on an ordinary user's PATH.
  */
 export async function findNatsServer(): Promise<string | undefined> {
-  const dirs = [...(process.env["PATH"] ?? "").split(delimiter), "/usr/sbin", "/usr/local/sbin", "/usr/local/bin", "/usr/bin"];
+  const dirs = [
+    ...(process.env["PATH"] ?? "").split(delimiter),
+    "/usr/sbin",
+    "/usr/local/sbin",
+    "/usr/local/bin",
+    "/usr/bin",
+  ];
   for (const dir of dirs.filter((dir) => dir !== "")) {
     const path = join(dir, "nats-server");
-    if (await access(path, constants.X_OK).then(() => true, () => false)) return path;
+    if (
+      await access(path, constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return path;
   }
   return undefined;
 }

@@ -57,7 +57,9 @@ export async function runPipeline(address: string, options: PipelineOptions): Pr
   };
   const { queue, messages, batch, fifoFields } = options;
   const entry = (index: number): { body: Buffer } & Partial<FifoFields> =>
-    fifoFields === undefined ? { body: timedBody(options.bodyBytes) } : { body: timedBody(options.bodyBytes), ...fifoFields(index) };
+    fifoFields === undefined
+      ? { body: timedBody(options.bodyBytes) }
+      : { body: timedBody(options.bodyBytes), ...fifoFields(index) };
   const latencies: number[] = [];
   let claimed = 0;
   const produce = async (rpc: QueueServiceRpc): Promise<void> => {
@@ -97,7 +99,11 @@ export async function runPipeline(address: string, options: PipelineOptions): Pr
 }
 
 /** Creates a queue (with the defaults unless `config` says otherwise) through a short-lived channel. */
-export async function createQueue(address: string, queue: string, config?: MessageInitShape<typeof QueueConfigSchema>): Promise<void> {
+export async function createQueue(
+  address: string,
+  queue: string,
+  config?: MessageInitShape<typeof QueueConfigSchema>,
+): Promise<void> {
   const rpc = createQueueServiceRpc(address);
   try {
     await rpc.createQueue({ name: queue, ...(config === undefined ? {} : { config }) });

@@ -7,7 +7,11 @@ import { postgresBinDir, startPostgresServer, type PostgresServerChild } from ".
 import { skippedRow, type ScenarioContext, type ScenarioResult } from "./scenario.js";
 
 /** Debian's directory of PostgreSQL's binaries, or the one row of a scenario skipped for want of them. */
-export function findPostgres(context: ScenarioContext, label: string, rowName: string): { binDir: string } | { skipped: ScenarioResult[] } {
+export function findPostgres(
+  context: ScenarioContext,
+  label: string,
+  rowName: string,
+): { binDir: string } | { skipped: ScenarioResult[] } {
   const binDir = postgresBinDir();
   if (binDir !== undefined) return { binDir };
   context.log(`${label}: skipped, PostgreSQL is not installed`);

@@ -71,19 +71,26 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
       asRoot ? ["runuser", ["-u", "postgres", "--", command, ...args]] : [command, args];
     const dataDir = join(dir, "data");
     // --no-sync: initdb's own files need no fsync for a server that lives one run.
-    const init = spawnSync(...as(join(options.binDir, "initdb"), ["-D", dataDir, "-U", user, "--auth=trust", "-E", "UTF8", "--no-sync"]), {
-      encoding: "utf8",
-    });
+    const init = spawnSync(
+      ...as(join(options.binDir, "initdb"), ["-D", dataDir, "-U", user, "--auth=trust", "-E", "UTF8", "--no-sync"]),
+      {
+        encoding: "utf8",
+      },
+    );
     if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
 
     const port = await freePort();
     const settings = ["fsync=on", `synchronous_commit=${options.synchronousCommit ? "on" : "off"}`];
     server = spawn(
       ...as(join(options.binDir, "postgres"), [
-        "-D", dataDir,
-        "-p", String(port),
-        "-c", "listen_addresses=127.0.0.1",
-        "-c", "unix_socket_directories=",
+        "-D",
+        dataDir,
+        "-p",
+        String(port),
+        "-c",
+        "listen_addresses=127.0.0.1",
+        "-c",
+        "unix_socket_directories=",
         ...settings.flatMap((setting) => ["-c", setting]),
       ]),
       { stdio: ["ignore", "ignore", "pipe"] },
@@ -117,7 +124,8 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
         })()),
     };
   } catch (error) {
-    if (server !== undefined) await stopPostmaster(server, postmaster ?? findProcess(server.pid!, "postgres")).catch(() => undefined);
+    if (server !== undefined)
+      await stopPostmaster(server, postmaster ?? findProcess(server.pid!, "postgres")).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
     throw error;
   }

@@ -11,7 +11,13 @@ import { commitTimeFigures, readCommitTime } from "./commit-time.js";
 import type { PostgresServerChild } from "./postgres-server-child.js";
 import { machineCpu } from "./machine-load.js";
 import { cpuPercent, sampleProcess } from "./proc-stats.js";
-import { measureBrokersWindow, microsPerMessage, type BenchBroker, type ScenarioResult, type Window } from "./scenario.js";
+import {
+  measureBrokersWindow,
+  microsPerMessage,
+  type BenchBroker,
+  type ScenarioResult,
+  type Window,
+} from "./scenario.js";
 
 // Table rows PostgreSQL reads a message when every statement looks its rows up by key
 // (about 4 through indexes and 1-3 by scans of the small shard and member tables);
@@ -159,7 +165,11 @@ export async function measurePostgresWindow<T>(
  * that more brokers add whatever the rate. Call it right after
  * measurePostgresWindow, whose settle wait leaves the late counters current.
  */
-export async function measurePostgresIdle(reader: PostgresReader, brokers: readonly BenchBroker[], seconds: number): Promise<Record<string, number>> {
+export async function measurePostgresIdle(
+  reader: PostgresReader,
+  brokers: readonly BenchBroker[],
+  seconds: number,
+): Promise<Record<string, number>> {
   const countersBefore = await readServerCounters(reader);
   const exactBefore = await readExactCounters(reader.client);
   // Sampled here rather than by measureBrokersWindow: an idle stretch is no window for the CPU profiles.
@@ -172,7 +182,10 @@ export async function measurePostgresIdle(reader: PostgresReader, brokers: reado
   const exactAfter = await readExactCounters(reader.client);
   const countersAfter = await readServerCounters(reader);
   return {
-    "idle: brokers' CPU %": brokersBefore.reduce((total, sample, index) => total + cpuPercent(sample, brokersAfter[index]!), 0),
+    "idle: brokers' CPU %": brokersBefore.reduce(
+      (total, sample, index) => total + cpuPercent(sample, brokersAfter[index]!),
+      0,
+    ),
     "idle: postgres CPU %": (100 * postgresSeconds) / elapsed,
     "idle: postgres commits/s": (countersAfter.commits - countersBefore.commits) / elapsed,
     "idle: write transactions/s": (exactAfter.nextXid - exactBefore.nextXid) / elapsed,
@@ -185,14 +198,21 @@ export async function measurePostgresIdle(reader: PostgresReader, brokers: reado
  * other than the brokers, the server and this client took meanwhile (the
  * noise a load average read before the scenario does not show).
  */
-export function postgresFigures(result: ScenarioResult, postgres: PostgresWindow, reader: PostgresReader): Record<string, number | string> {
+export function postgresFigures(
+  result: ScenarioResult,
+  postgres: PostgresWindow,
+  reader: PostgresReader,
+): Record<string, number | string> {
   const { messages, seconds } = result;
   const postgresMicros = microsPerMessage(postgres.cpuSeconds, messages);
-  const benchCpuPercent = (result.brokerCpuPercent ?? NaN) + (result.clientCpuPercent ?? NaN) + (100 * postgres.cpuSeconds) / seconds;
+  const benchCpuPercent =
+    (result.brokerCpuPercent ?? NaN) + (result.clientCpuPercent ?? NaN) + (100 * postgres.cpuSeconds) / seconds;
   const rowsPerMessage = (postgres.seqRows + postgres.indexRows) / messages;
   return {
     ...(rowsPerMessage > keyedRowsPerMessage
-      ? { warning: `PostgreSQL read ${rowsPerMessage.toFixed(0)} table rows a message: a statement scanned a table instead of looking rows up by key` }
+      ? {
+          warning: `PostgreSQL read ${rowsPerMessage.toFixed(0)} table rows a message: a statement scanned a table instead of looking rows up by key`,
+        }
       : {}),
     ...postgres.commitTime,
     "postgres µs/msg": postgresMicros,
@@ -221,7 +241,13 @@ async function settle(log: (line: string) => void): Promise<void> {
 
 async function readServerCounters(reader: PostgresReader): Promise<ServerCounters> {
   // pg_stat_user_tables covers the database the reader is connected to: the brokers'.
-  const { rows } = await reader.client.query<{ commits: string; wal_syncs: string; seq_rows: string; index_rows: string; autovacuums: string }>(
+  const { rows } = await reader.client.query<{
+    commits: string;
+    wal_syncs: string;
+    seq_rows: string;
+    index_rows: string;
+    autovacuums: string;
+  }>(
     `SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = $1) AS commits,
             (SELECT wal_sync FROM pg_stat_wal) AS wal_syncs,
             coalesce(sum(seq_tup_read), 0) AS seq_rows,

@@ -175,7 +175,8 @@ async function waitForStartup(node: ChildProcess, amqpPort: number): Promise<Omi
   const untilMs = monotonicMs() + startTimeoutMs;
   for (;;) {
     if (exited !== undefined) throw new Error(`rabbitmq-server exited (${exited}) while starting: ${log}`);
-    if (monotonicMs() > untilMs) throw new Error(`rabbitmq-server did not accept AMQP connections in ${startTimeoutMs / 1000} s: ${log}`);
+    if (monotonicMs() > untilMs)
+      throw new Error(`rabbitmq-server did not accept AMQP connections in ${startTimeoutMs / 1000} s: ${log}`);
     if (complete && (await acceptsAmqp(url))) break;
     await sleep(200);
   }
@@ -189,7 +190,11 @@ async function waitForStartup(node: ChildProcess, amqpPort: number): Promise<Omi
  * SIGTERM to the script, which stops the VM cleanly and waits for it; if it
  * has not exited after stopTimeoutMs, SIGKILL to the VM and the script both.
  */
-async function stopNode(node: ChildProcess, exited: Promise<[number | null, NodeJS.Signals | null]>, vmPid: number): Promise<void> {
+async function stopNode(
+  node: ChildProcess,
+  exited: Promise<[number | null, NodeJS.Signals | null]>,
+  vmPid: number,
+): Promise<void> {
   if (node.exitCode !== null || node.signalCode !== null) return;
   node.kill("SIGTERM");
   let timer: NodeJS.Timeout | undefined;
@@ -223,10 +228,12 @@ async function waitForTcp(port: number, timeoutMs: number): Promise<void> {
   for (;;) {
     const open = await new Promise<boolean>((resolve) => {
       const socket = connectTcp(port, "127.0.0.1");
-      socket.once("connect", () => {
-        socket.destroy();
-        resolve(true);
-      }).once("error", () => resolve(false));
+      socket
+        .once("connect", () => {
+          socket.destroy();
+          resolve(true);
+        })
+        .once("error", () => resolve(false));
     });
     if (open) return;
     if (monotonicMs() > untilMs) throw new Error(`nothing listened on 127.0.0.1:${port} within ${timeoutMs} ms`);
@@ -247,7 +254,13 @@ async function freePort(): Promise<number> {
 
 async function firstExecutable(paths: readonly string[]): Promise<string | undefined> {
   for (const path of paths) {
-    if (await access(path, constants.X_OK).then(() => true, () => false)) return path;
+    if (
+      await access(path, constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return path;
   }
   return undefined;
 }

@@ -45,7 +45,8 @@ async function main(): Promise<void> {
   if (values.help) return console.log(usage);
   const chosen = pickScenarios(values.scenario);
   const size = values.size === undefined ? undefined : Number(values.size);
-  if (size !== undefined && !(Number.isInteger(size) && size > 0)) throw new Error(`--size takes a positive integer\n${usage}`);
+  if (size !== undefined && !(Number.isInteger(size) && size > 0))
+    throw new Error(`--size takes a positive integer\n${usage}`);
   const durability = values.durability;
   if (durability !== "fsync" && durability !== "os") throw new Error(`--durability is fsync or os\n${usage}`);
   const maxLoad = values["max-load"] === undefined ? undefined : Number(values["max-load"]);
@@ -63,14 +64,19 @@ async function main(): Promise<void> {
   const profiles: ScenarioProfile[] = [];
   for (const scenario of chosen) {
     const { load, below } =
-      maxLoad === undefined ? { load: oneMinuteLoad(), below: true } : await waitForLoadBelow(maxLoad, loadWaitSeconds * 1000, (line) => log(`${scenario.name}: ${line}`));
+      maxLoad === undefined
+        ? { load: oneMinuteLoad(), below: true }
+        : await waitForLoadBelow(maxLoad, loadWaitSeconds * 1000, (line) => log(`${scenario.name}: ${line}`));
     if (!below) {
       const reason = `load average ${load.toFixed(2)}, not below --max-load ${maxLoad} after ${loadWaitSeconds} s`;
       log(`${scenario.name}: skipped, ${reason}`);
       results.push({ ...skippedRow(scenario.name, reason), loadAverage: load });
       continue;
     }
-    const { context, cleanup, removeTemp } = createContext({ size, durability, earlier: results, profile: values.profile }, log);
+    const { context, cleanup, removeTemp } = createContext(
+      { size, durability, earlier: results, profile: values.profile },
+      log,
+    );
     try {
       const rows = await scenario.run(context);
       results.push(...rows.map((row) => ({ ...row, loadAverage: load })));

@@ -17,7 +17,11 @@ export interface ScenarioProfile {
  * measured window, over its windows only; where none had one (restart), the
  * last broker started, over its whole run.
  */
-export async function keepScenarioProfiles(scenario: string, runs: readonly BrokerRun[], dir: string): Promise<ScenarioProfile[]> {
+export async function keepScenarioProfiles(
+  scenario: string,
+  runs: readonly BrokerRun[],
+  dir: string,
+): Promise<ScenarioProfile[]> {
   const profiled = runs.filter((run): run is BrokerRun & { profilePath: string } => run.profilePath !== undefined);
   const kept = await Promise.all(
     profiled.map(async (run, index) => {
@@ -29,7 +33,11 @@ export async function keepScenarioProfiles(scenario: string, runs: readonly Brok
   const measured = kept.filter((run) => run.measured.length > 0);
   const chosen = measured.length > 0 ? measured : kept.slice(-1);
   return Promise.all(
-    chosen.map(async (run) => ({ scenario, path: run.path, summary: await summarizeCpuProfile(run.path, run.measured) })),
+    chosen.map(async (run) => ({
+      scenario,
+      path: run.path,
+      summary: await summarizeCpuProfile(run.path, run.measured),
+    })),
   );
 }
 

@@ -106,7 +106,10 @@ export interface Window {
  * peak RSS (VmHWM) at the end. The window is recorded on the broker, for its
  * CPU profile.
  */
-export async function measureWindow<T>(broker: BenchBroker, work: () => Promise<T>): Promise<{ window: Window; value: T }> {
+export async function measureWindow<T>(
+  broker: BenchBroker,
+  work: () => Promise<T>,
+): Promise<{ window: Window; value: T }> {
   return measureBrokersWindow([broker], work);
 }
 
@@ -163,7 +166,8 @@ export function resultOf(
     brokerCpuPercent: window.brokerCpuPercent,
     clientCpuPercent: window.clientCpuPercent,
     brokerCpuMicrosPerMessage: microsPerMessage(window.brokerCpuSeconds, messages),
-    clientCpuMicrosPerMessage: window.clientCpuSeconds === undefined ? undefined : microsPerMessage(window.clientCpuSeconds, messages),
+    clientCpuMicrosPerMessage:
+      window.clientCpuSeconds === undefined ? undefined : microsPerMessage(window.clientCpuSeconds, messages),
     brokerPeakRssMb: window.brokerPeakRssMb,
     extra,
   };
@@ -239,7 +243,12 @@ export function createContext(
       const dir = dataDir ?? (await tempDir());
       // A directory per broker: startBrokerChild takes the one .cpuprofile it finds there.
       const profileDir = options.profile ? await tempDir() : undefined;
-      const child = await startBrokerChild({ dataDir: dir, durability: options.durability, profileDir, extraFlags: flags });
+      const child = await startBrokerChild({
+        dataDir: dir,
+        durability: options.durability,
+        profileDir,
+        extraFlags: flags,
+      });
       // The first scrape of /metrics deoptimizes Node's hot stream code in
       // both processes (fetch and HTTP/1 meet it with new shapes), and the
       // recompiling that follows filled the first second of scenario 3's

@@ -3,7 +3,11 @@ import { durationFromMs } from "@bufbuild/protobuf/wkt";
 import type { ClientDuplexStream, ServiceError } from "@grpc/grpc-js";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ReceivedMessage } from "../gen/holdshelf/v1/message_pb.js";
-import { HeartbeatRequestSchema, type HeartbeatRequest, type HeartbeatResponse } from "../gen/holdshelf/v1/queue_service_pb.js";
+import {
+  HeartbeatRequestSchema,
+  type HeartbeatRequest,
+  type HeartbeatResponse,
+} from "../gen/holdshelf/v1/queue_service_pb.js";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../src/client/rpc-client.js";
 import { RpcError } from "../src/client/rpc-error.js";
 import { ageOf, timedBody } from "./message-bodies.js";
@@ -83,7 +87,8 @@ export async function startSoakLoad(address: string, options: SoakOptions, tally
       state.consuming = false;
       await Promise.all(consumers);
       const missing = tally.total.sent - tally.total.deleted;
-      if (missing !== 0) tally.error(`${missing} messages sent but not deleted after the drain (${await backlog()} still stored)`);
+      if (missing !== 0)
+        tally.error(`${missing} messages sent but not deleted after the drain (${await backlog()} still stored)`);
       for (const rpc of channels) rpc.close();
     },
   };
@@ -135,7 +140,8 @@ function takeDelivery(message: ReceivedMessage, state: LoadState, mayDrop: boole
   }
   tally.add("redeliveries");
   // Anything else came back because a lease ran out that should not have.
-  if (!state.dropped.delete(message.messageId)) tally.error("a message came back that was neither dropped nor lost by a lease");
+  if (!state.dropped.delete(message.messageId))
+    tally.error("a message came back that was neither dropped nor lost by a lease");
   return true;
 }
 
@@ -154,8 +160,17 @@ async function consume(rpc: QueueServiceRpc, state: LoadState): Promise<void> {
   const lease = durationFromMs(state.options.leaseMs);
   while (state.consuming) {
     try {
-      const { messages } = await rpc.receive({ queue: soakQueue, maxMessages: batch, waitTime: durationFromMs(1000), visibilityTimeout: lease });
-      await deleteAll(rpc, messages.filter((message) => takeDelivery(message, state, true)).map((m) => m.receiptHandle), state);
+      const { messages } = await rpc.receive({
+        queue: soakQueue,
+        maxMessages: batch,
+        waitTime: durationFromMs(1000),
+        visibilityTimeout: lease,
+      });
+      await deleteAll(
+        rpc,
+        messages.filter((message) => takeDelivery(message, state, true)).map((m) => m.receiptHandle),
+        state,
+      );
     } catch (error) {
       state.tally.error(error);
       await sleep(retryPauseMs);
@@ -243,7 +258,12 @@ function openRenewalStream(rpc: QueueServiceRpc): RenewalStream {
       if (failure !== undefined) return Promise.reject(failure);
       return new Promise((resolve, reject) => {
         waiting = { resolve, reject };
-        call.write(create(HeartbeatRequestSchema, { queue: soakQueue, leases: handles.map((receiptHandle) => ({ receiptHandle, visibilityTimeout: lease })) }));
+        call.write(
+          create(HeartbeatRequestSchema, {
+            queue: soakQueue,
+            leases: handles.map((receiptHandle) => ({ receiptHandle, visibilityTimeout: lease })),
+          }),
+        );
       });
     },
     close() {

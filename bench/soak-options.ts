@@ -63,7 +63,8 @@ export function parseSoakOptions(args: string[]): SoakOptions {
   const minutes = positive("minutes", values.minutes);
   const runSeconds = minutes * 60;
   const intervalSeconds = positive("interval-seconds", values["interval-seconds"]);
-  if (intervalSeconds * 2 > runSeconds) throw new Error("--interval-seconds: at most half the run, so that a row follows the warm-up");
+  if (intervalSeconds * 2 > runSeconds)
+    throw new Error("--interval-seconds: at most half the run, so that a row follows the warm-up");
   const dropShare = Number(values["drop-share"]);
   if (!(dropShare >= 0 && dropShare < 1)) throw new Error("--drop-share is a number from 0 to below 1");
   const durability = values.durability;

@@ -60,13 +60,19 @@ export const verdictRules = {
 /** A row from the clients' counts and the readings of the interval. */
 export function rowOf(counts: IntervalCounts, readings: IntervalReadings): SoakRow {
   const latencies = counts.latenciesMs.sort((a, b) => a - b);
-  const at = (fraction: number): number => latencies[Math.min(latencies.length - 1, Math.floor(fraction * latencies.length))] ?? NaN;
+  const at = (fraction: number): number =>
+    latencies[Math.min(latencies.length - 1, Math.floor(fraction * latencies.length))] ?? NaN;
   return {
     atSeconds: round(readings.atSeconds),
     warmup: readings.warmup,
     sentPerSecond: round(counts.sent / readings.seconds),
     deletedPerSecond: round(counts.deleted / readings.seconds),
-    latencyMs: { count: latencies.length, p50: round(at(0.5), 2), p99: round(at(0.99), 2), max: round(latencies.at(-1) ?? NaN, 2) },
+    latencyMs: {
+      count: latencies.length,
+      p50: round(at(0.5), 2),
+      p99: round(at(0.99), 2),
+      max: round(latencies.at(-1) ?? NaN, 2),
+    },
     brokerRssMb: round(readings.brokerRssBytes / 2 ** 20, 1),
     brokerHeapUsedMb: round(readings.brokerHeapUsedBytes / 2 ** 20, 1),
     brokerCpuPercent: round(readings.brokerCpuPercent),
@@ -81,7 +87,12 @@ export function rowOf(counts: IntervalCounts, readings: IntervalReadings): SoakR
 }
 
 /** The verdict over the rows and the run's totals. */
-export function soakVerdict(rows: readonly SoakRow[], rate: number, totalErrors: Readonly<Record<string, number>>, totalProvoked: Readonly<Record<string, number>>): SoakCheck[] {
+export function soakVerdict(
+  rows: readonly SoakRow[],
+  rate: number,
+  totalErrors: Readonly<Record<string, number>>,
+  totalProvoked: Readonly<Record<string, number>>,
+): SoakCheck[] {
   const measured = rows.filter((row) => !row.warmup);
   const first = measured[0];
   const last = measured.at(-1);
@@ -97,7 +108,9 @@ export function soakVerdict(rows: readonly SoakRow[], rate: number, totalErrors:
       name: "provoked errors seen",
       rule: "the probe's refusals were counted (the error accounting works)",
       observed: format(totalProvoked) || "none",
-      met: sum(totalProvoked) > 0 && Object.keys(totalProvoked).every((key) => key === "RESOURCE_EXHAUSTED TOO_MANY_IN_FLIGHT"),
+      met:
+        sum(totalProvoked) > 0 &&
+        Object.keys(totalProvoked).every((key) => key === "RESOURCE_EXHAUSTED TOO_MANY_IN_FLIGHT"),
     },
   ];
   if (first === undefined || last === undefined) {
@@ -122,7 +135,9 @@ export function soakVerdict(rows: readonly SoakRow[], rate: number, totalErrors:
       name: "latency steady",
       rule: `last row's p99 <= max(${verdictRules.p99Factor} x, +${verdictRules.p99SlackMs} ms) the first post-warm-up row's`,
       observed: `${first.latencyMs.p99} -> ${last.latencyMs.p99} ms`,
-      met: last.latencyMs.p99 <= Math.max(first.latencyMs.p99 * verdictRules.p99Factor, first.latencyMs.p99 + verdictRules.p99SlackMs),
+      met:
+        last.latencyMs.p99 <=
+        Math.max(first.latencyMs.p99 * verdictRules.p99Factor, first.latencyMs.p99 + verdictRules.p99SlackMs),
     },
   );
   return checks;
@@ -130,7 +145,22 @@ export function soakVerdict(rows: readonly SoakRow[], rate: number, totalErrors:
 
 /** The rows as a text table. */
 export function formatRows(rows: readonly SoakRow[]): string {
-  const header = ["t s", "sent/s", "deleted/s", "p50 ms", "p99 ms", "RSS MB", "heap MB", "broker CPU", "backlog", "dropped", "redelivered", "renewals", "errors", "provoked"];
+  const header = [
+    "t s",
+    "sent/s",
+    "deleted/s",
+    "p50 ms",
+    "p99 ms",
+    "RSS MB",
+    "heap MB",
+    "broker CPU",
+    "backlog",
+    "dropped",
+    "redelivered",
+    "renewals",
+    "errors",
+    "provoked",
+  ];
   const lines = rows.map((row) => [
     `${row.atSeconds}${row.warmup ? " (warm-up)" : ""}`,
     String(row.sentPerSecond),
@@ -163,7 +193,9 @@ export function formatRowLine(row: SoakRow): string {
 /** The verdict as text. */
 export function formatVerdict(checks: readonly SoakCheck[]): string {
   const passed = checks.every((check) => check.met);
-  const lines = checks.map((check) => `  ${check.met ? "met   " : "MISSED"} ${check.name}: ${check.observed}  [rule: ${check.rule}]`);
+  const lines = checks.map(
+    (check) => `  ${check.met ? "met   " : "MISSED"} ${check.name}: ${check.observed}  [rule: ${check.rule}]`,
+  );
   return [`verdict: ${passed ? "PASS" : "FAIL"}`, ...lines].join("\n");
 }
 

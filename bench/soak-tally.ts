@@ -61,7 +61,8 @@ export class SoakTally {
 
 /** "CODE reason" of an RpcError (or of a gRPC status), else the failure's text. */
 export function describeFailure(failure: unknown): string {
-  if (failure instanceof RpcError) return `${status[failure.code] ?? failure.code}${failure.reason ? ` ${failure.reason}` : ""}`;
+  if (failure instanceof RpcError)
+    return `${status[failure.code] ?? failure.code}${failure.reason ? ` ${failure.reason}` : ""}`;
   if (typeof failure === "string") return failure;
   return failure instanceof Error ? failure.message : String(failure);
 }

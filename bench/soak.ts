@@ -26,7 +26,15 @@ import { requireValue, scrapeBroker } from "./broker-scrape.js";
 import { cpuPercent, monotonicMs, sampleProcess } from "./proc-stats.js";
 import { startSoakLoad } from "./soak-load.js";
 import { parseSoakOptions, soakUsage, type SoakOptions } from "./soak-options.js";
-import { formatRowLine, formatRows, formatVerdict, rowOf, soakVerdict, verdictRules, type SoakRow } from "./soak-report.js";
+import {
+  formatRowLine,
+  formatRows,
+  formatVerdict,
+  rowOf,
+  soakVerdict,
+  verdictRules,
+  type SoakRow,
+} from "./soak-report.js";
 import { SoakTally } from "./soak-tally.js";
 import { runEnvironment } from "./run-environment.js";
 
@@ -53,7 +61,9 @@ async function main(): Promise<number> {
     return 2;
   }
   const log = (line: string): void => console.error(`[soak] ${line}`);
-  log(`${options.minutes} min at ${options.rate} msg/s (${options.rateSource}), a row every ${options.intervalSeconds} s, warm-up ${options.warmupSeconds} s, ${options.durability}`);
+  log(
+    `${options.minutes} min at ${options.rate} msg/s (${options.rateSource}), a row every ${options.intervalSeconds} s, warm-up ${options.warmupSeconds} s, ${options.durability}`,
+  );
   const dataDir = await mkdtemp(join(tmpdir(), "holdshelf-soak-"));
   let broker: BrokerChild | undefined;
   try {
@@ -82,7 +92,11 @@ async function main(): Promise<number> {
 }
 
 /** Runs the load for --minutes, a row per interval, then drains. */
-async function runLoad(broker: BrokerChild, options: SoakOptions, log: (line: string) => void): Promise<{ rows: SoakRow[]; tally: SoakTally }> {
+async function runLoad(
+  broker: BrokerChild,
+  options: SoakOptions,
+  log: (line: string) => void,
+): Promise<{ rows: SoakRow[]; tally: SoakTally }> {
   const tally = new SoakTally();
   const load = await startSoakLoad(broker.address, options, tally);
   const rows: SoakRow[] = [];

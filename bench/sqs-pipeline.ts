@@ -88,22 +88,35 @@ export async function runSqsPipeline(endpoint: string, options: SqsPipelineOptio
     while (claimed < messages) {
       const count = Math.min(batch, messages - claimed);
       claimed += count;
-      const Entries = Array.from({ length: count }, (_, index) => ({ Id: `m${index}`, MessageBody: timedText(options.bodyBytes) }));
+      const Entries = Array.from({ length: count }, (_, index) => ({
+        Id: `m${index}`,
+        MessageBody: timedText(options.bodyBytes),
+      }));
       const { Failed } = counted(await sqs.send(new SendMessageBatchCommand({ QueueUrl, Entries })));
-      if (Failed !== undefined && Failed.length > 0) throw new Error(`SendMessageBatch failed entries: ${JSON.stringify(Failed)}`);
+      if (Failed !== undefined && Failed.length > 0)
+        throw new Error(`SendMessageBatch failed entries: ${JSON.stringify(Failed)}`);
     }
   };
   const consume = async (sqs: SQSClient): Promise<void> => {
     while (latencies.length < messages) {
       const { Messages: received = [] } = counted(
-        await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: batch, WaitTimeSeconds: 1, VisibilityTimeout: 60 })),
+        await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl,
+            MaxNumberOfMessages: batch,
+            WaitTimeSeconds: 1,
+            VisibilityTimeout: 60,
+          }),
+        ),
       );
       for (const message of received) latencies.push(ageOfText(message.Body!));
-      if (received.length === 1) counted(await sqs.send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: received[0]!.ReceiptHandle! })));
+      if (received.length === 1)
+        counted(await sqs.send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: received[0]!.ReceiptHandle! })));
       else if (received.length > 1) {
         const Entries = received.map((message, index) => ({ Id: `m${index}`, ReceiptHandle: message.ReceiptHandle! }));
         const { Failed } = counted(await sqs.send(new DeleteMessageBatchCommand({ QueueUrl, Entries })));
-        if (Failed !== undefined && Failed.length > 0) throw new Error(`DeleteMessageBatch failed entries: ${JSON.stringify(Failed)}`);
+        if (Failed !== undefined && Failed.length > 0)
+          throw new Error(`DeleteMessageBatch failed entries: ${JSON.stringify(Failed)}`);
       }
     }
   };

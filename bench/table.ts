@@ -31,7 +31,12 @@ export function formatTable(results: readonly ScenarioResult[]): string {
   ];
   const extras = results
     .filter((result) => Object.keys(result.extra).length > 0)
-    .map((result) => `- ${result.scenario}: ${Object.entries(result.extra).map(([key, value]) => `${key} ${typeof value === "number" ? fixed(value) : value}`).join(", ")}`);
+    .map(
+      (result) =>
+        `- ${result.scenario}: ${Object.entries(result.extra)
+          .map(([key, value]) => `${key} ${typeof value === "number" ? fixed(value) : value}`)
+          .join(", ")}`,
+    );
   return [header, rule, ...rows.map((row) => `| ${row} |`), "", ...legend, "", ...extras].join("\n");
 }
 

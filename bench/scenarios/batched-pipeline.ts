@@ -22,12 +22,18 @@ export const batchedPipeline: Scenario = {
     context.log(`batched: warm-up of ${warmupMessages} messages`);
     await runPipeline(broker.address, { queue: "bench", messages: warmupMessages, ...batchedPipelineShape });
     const messages = context.size ?? this.defaultSize;
-    context.log(`batched: ${messages} messages, ${batchedPipelineShape.producers} producers and ${batchedPipelineShape.consumers} consumers`);
+    context.log(
+      `batched: ${messages} messages, ${batchedPipelineShape.producers} producers and ${batchedPipelineShape.consumers} consumers`,
+    );
     const { window, value: latencies } = await measureWindow(broker, () =>
       runPipeline(broker.address, { queue: "bench", messages, ...batchedPipelineShape }),
     );
     const result = resultOf("1 batched pipeline", messages, window, percentiles(latencies));
-    const met = result.messagesPerSecond >= targetPerSecond && (result.brokerCpuMicrosPerMessage ?? Infinity) <= targetBrokerMicros;
-    return [{ ...result, target: { text: `>= ${targetPerSecond} msg/s, <= ${targetBrokerMicros} broker µs/msg`, met } }];
+    const met =
+      result.messagesPerSecond >= targetPerSecond &&
+      (result.brokerCpuMicrosPerMessage ?? Infinity) <= targetBrokerMicros;
+    return [
+      { ...result, target: { text: `>= ${targetPerSecond} msg/s, <= ${targetBrokerMicros} broker µs/msg`, met } },
+    ];
   },
 };

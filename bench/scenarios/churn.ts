@@ -16,7 +16,14 @@ import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { createQueue, runPipeline } from "../pipeline.js";
 import { monotonicMs } from "../proc-stats.js";
-import { measureWindow, percentiles, resultOf, type BenchBroker, type Scenario, type ScenarioResult } from "../scenario.js";
+import {
+  measureWindow,
+  percentiles,
+  resultOf,
+  type BenchBroker,
+  type Scenario,
+  type ScenarioResult,
+} from "../scenario.js";
 import { batchedPipelineShape } from "./batched-pipeline.js";
 
 const queue = "bench";
@@ -86,7 +93,11 @@ async function directoryBytes(dir: string): Promise<number> {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) total += await directoryBytes(path);
     // A file compaction removed between the listing and its stat counts as nothing.
-    else if (entry.isFile()) total += await stat(path).then((info) => info.size, () => 0);
+    else if (entry.isFile())
+      total += await stat(path).then(
+        (info) => info.size,
+        () => 0,
+      );
   }
   return total;
 }

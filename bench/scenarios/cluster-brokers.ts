@@ -24,10 +24,24 @@
 import { createQueue, runPipeline, type PipelineOptions } from "../pipeline.js";
 import { findPostgres, withPostgresServer } from "../postgres-scenario.js";
 import type { PostgresServerChild } from "../postgres-server-child.js";
-import { measurePostgresIdle, measurePostgresWindow, openPostgresReader, postgresFigures, type PostgresReader } from "../postgres-window.js";
+import {
+  measurePostgresIdle,
+  measurePostgresWindow,
+  openPostgresReader,
+  postgresFigures,
+  type PostgresReader,
+} from "../postgres-window.js";
 import { cpuPercent, sampleProcess } from "../proc-stats.js";
 import { queueNameOn, readShardTable, shardsMoved, waitForAssignedShards } from "../cluster-shards.js";
-import { percentiles, resultOf, skippedRow, type BenchBroker, type Scenario, type ScenarioContext, type ScenarioResult } from "../scenario.js";
+import {
+  percentiles,
+  resultOf,
+  skippedRow,
+  type BenchBroker,
+  type Scenario,
+  type ScenarioContext,
+  type ScenarioResult,
+} from "../scenario.js";
 import { batchedPipelineShape } from "./batched-pipeline.js";
 
 /** The rows, in the order they run: N brokers called directly, and the N = 2 cluster with every call forwarded. */
@@ -58,7 +72,8 @@ export const clusterBrokers: Scenario = {
     const messages = context.size ?? this.defaultSize;
     const rows = await withPostgresServer(context, "cluster", postgres.binDir, async (server) => {
       const measured: ScenarioResult[] = [];
-      for (const { count, forwarded } of clusters) measured.push(await measureCluster(context, server, count, forwarded, messages));
+      for (const { count, forwarded } of clusters)
+        measured.push(await measureCluster(context, server, count, forwarded, messages));
       return measured;
     });
     return withComparisons(rows);
@@ -80,16 +95,24 @@ async function measureCluster(
   messages: number,
 ): Promise<ScenarioResult> {
   const name = `12 cluster: ${brokersLabel(count)}${forwarded ? ", every call forwarded" : ""}`;
-  const log = (line: string): void => context.log(`cluster: ${brokersLabel(count)}${forwarded ? " forwarding" : ""}: ${line}`);
+  const log = (line: string): void =>
+    context.log(`cluster: ${brokersLabel(count)}${forwarded ? " forwarding" : ""}: ${line}`);
   const reader = await openPostgresReader(server, `holdshelf_bench_cluster_${count}${forwarded ? "_forwarded" : ""}`);
   const brokers: BenchBroker[] = [];
   try {
     const nodeIds = Array.from({ length: count }, (_, index) => `bench-${index}`);
     for (const nodeId of nodeIds) {
-      brokers.push(await context.startBroker(undefined, { serve: ["--postgres", server.url(reader.database), "--node-id", nodeId] }));
+      brokers.push(
+        await context.startBroker(undefined, {
+          serve: ["--postgres", server.url(reader.database), "--node-id", nodeId],
+        }),
+      );
     }
     log("waiting for the shards to spread");
-    const members = brokers.map((broker, index) => ({ nodeId: nodeIds[index]!, metricsAddress: broker.metricsAddress }));
+    const members = brokers.map((broker, index) => ({
+      nodeId: nodeIds[index]!,
+      metricsAddress: broker.metricsAddress,
+    }));
     const assigned = await waitForAssignedShards(reader.client, members, spreadTimeoutMs);
     const queues = nodeIds.map((nodeId, index) => queueNameOn(nodeId, assigned, `bench-${index}-`));
     for (const [index, queue] of queues.entries()) await createQueue(brokers[index]!.address, queue);
@@ -97,9 +120,19 @@ async function measureCluster(
     // Forwarded: each share's clients call the next broker round, which owns none of its queue's
     // shards, and stay there: the client would otherwise follow the owner hint after the first call.
     const targets = queues.map((queue, index) =>
-      forwarded ? { queue, address: brokers[(index + 1) % count]!.address, stay: true } : { queue, address: brokers[index]!.address },
+      forwarded
+        ? { queue, address: brokers[(index + 1) % count]!.address, stay: true }
+        : { queue, address: brokers[index]!.address },
     );
-    return await measureRow(reader, brokers, targets, messages, name, forwarded ? `${placement}; clients on the other broker` : placement, log);
+    return await measureRow(
+      reader,
+      brokers,
+      targets,
+      messages,
+      name,
+      forwarded ? `${placement}; clients on the other broker` : placement,
+      log,
+    );
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     log(`failed: ${reason}`);
@@ -144,7 +177,10 @@ async function measureRow(
       "shards moved in the window": value.moved,
       queues: placement,
       shares: shares(targets, messages)
-        .map((share) => `${share.options.producers}+${share.options.consumers} clients, ${share.options.messages} messages`)
+        .map(
+          (share) =>
+            `${share.options.producers}+${share.options.consumers} clients, ${share.options.messages} messages`,
+        )
         .join(" / "),
     },
   };
@@ -152,7 +188,9 @@ async function measureRow(
 
 /** Runs the load's shares at once and returns every message's latency. */
 async function runShares(targets: readonly Target[], messages: number): Promise<number[]> {
-  return (await Promise.all(shares(targets, messages).map((share) => runPipeline(share.address, share.options)))).flat();
+  return (
+    await Promise.all(shares(targets, messages).map((share) => runPipeline(share.address, share.options)))
+  ).flat();
 }
 
 /**
@@ -163,7 +201,8 @@ async function runShares(targets: readonly Target[], messages: number): Promise<
  * each and half the messages.
  */
 function shares(targets: readonly Target[], messages: number): { address: string; options: PipelineOptions }[] {
-  const dealt = (total: number, index: number): number => Math.floor(total / targets.length) + (index < total % targets.length ? 1 : 0);
+  const dealt = (total: number, index: number): number =>
+    Math.floor(total / targets.length) + (index < total % targets.length ? 1 : 0);
   const { producers, consumers, batch } = batchedPipelineShape;
   const counts = targets.map((_, index) => Math.floor((messages * dealt(producers, index)) / producers));
   // Rounding's remainder goes to the first share.
@@ -192,14 +231,17 @@ function brokersLabel(count: number): string {
  * holds one row per entry of `clusters`, in its order.
  */
 function withComparisons(rows: readonly ScenarioResult[]): ScenarioResult[] {
-  const measured = (index: number): ScenarioResult | undefined => (rows[index]?.extra.failed === undefined ? rows[index] : undefined);
+  const measured = (index: number): ScenarioResult | undefined =>
+    rows[index]?.extra.failed === undefined ? rows[index] : undefined;
   const brokerMicros = (row: ScenarioResult): number => row.brokerCpuMicrosPerMessage ?? NaN;
   const totalMicros = (row: ScenarioResult): number => brokerMicros(row) + Number(row.extra["postgres µs/msg"] ?? NaN);
   const one = measured(clusters.findIndex(({ count, forwarded }) => count === 1 && !forwarded));
   return rows.map((row, index) => {
     const { count, forwarded } = clusters[index]!;
     if (measured(index) === undefined) return row;
-    const direct = forwarded ? measured(clusters.findIndex((cluster) => cluster.count === count && !cluster.forwarded)) : undefined;
+    const direct = forwarded
+      ? measured(clusters.findIndex((cluster) => cluster.count === count && !cluster.forwarded))
+      : undefined;
     return {
       ...row,
       extra: {

@@ -29,7 +29,8 @@ export const consoleOverhead: Scenario = {
   async run(context) {
     const messages = context.size ?? this.defaultSize;
     const rows: ScenarioResult[] = [];
-    for (const [index, consoleOn] of order.entries()) rows.push(await measureRow(context, consoleOn, index + 1, messages));
+    for (const [index, consoleOn] of order.entries())
+      rows.push(await measureRow(context, consoleOn, index + 1, messages));
     const micros = (row: ScenarioResult): number => row.brokerCpuMicrosPerMessage ?? NaN;
     const ratio = (on: number, off: number): number => Number((on / off).toFixed(3));
     const pairs = [
@@ -56,7 +57,12 @@ export const consoleOverhead: Scenario = {
 };
 
 /** One row: a fresh broker (console on or off), a warm-up, the measured pipeline, the broker stopped. */
-async function measureRow(context: ScenarioContext, consoleOn: boolean, row: number, messages: number): Promise<ScenarioResult> {
+async function measureRow(
+  context: ScenarioContext,
+  consoleOn: boolean,
+  row: number,
+  messages: number,
+): Promise<ScenarioResult> {
   const label = consoleOn ? "console on, page polled every 5 s" : "console off";
   const broker = await context.startBroker(undefined, { console: consoleOn });
   let poller: ConsolePoller | undefined;
@@ -69,14 +75,21 @@ async function measureRow(context: ScenarioContext, consoleOn: boolean, row: num
     const loadBefore = oneMinuteLoad();
     context.log(`console: row ${row}, ${label}: ${messages} messages (load ${loadBefore.toFixed(2)})`);
     const pollsBefore = poller?.polls();
-    const { window, value: latencies, split } = await measureBrokerCpuSplit(broker, messages, () =>
+    const {
+      window,
+      value: latencies,
+      split,
+    } = await measureBrokerCpuSplit(broker, messages, () =>
       runPipeline(broker.address, { queue, messages, ...batchedPipelineShape }),
     );
     const pollsAfter = poller === undefined ? undefined : await poller.stop();
     const polls =
       pollsBefore === undefined || pollsAfter === undefined
         ? {}
-        : { consoleCalls: pollsAfter.answered - pollsBefore.answered, consoleCallsFailed: pollsAfter.failed - pollsBefore.failed };
+        : {
+            consoleCalls: pollsAfter.answered - pollsBefore.answered,
+            consoleCallsFailed: pollsAfter.failed - pollsBefore.failed,
+          };
     return resultOf(`14 ${label} (row ${row}): scenario 1's load`, messages, window, percentiles(latencies), {
       ...split,
       loadBefore: Number(loadBefore.toFixed(2)),

@@ -34,7 +34,8 @@ export const fifoQueues: Scenario = {
     const messages = context.size ?? this.defaultSize;
     const rows: ScenarioResult[] = [];
     for (const [index, groups] of order.entries()) rows.push(await measureRow(context, groups, index + 1, messages));
-    const standardOf = (index: number): ScenarioResult => (index < order.length / 2 ? rows[0]! : rows[order.length - 1]!);
+    const standardOf = (index: number): ScenarioResult =>
+      index < order.length / 2 ? rows[0]! : rows[order.length - 1]!;
     return rows.map((row, index) => {
       const groups = order[index];
       if (groups === undefined) return row;
@@ -57,7 +58,12 @@ export const fifoQueues: Scenario = {
 };
 
 /** One row: a fresh broker, its queue (standard, or FIFO over `groups` groups), a warm-up, the measured pipeline. */
-async function measureRow(context: ScenarioContext, groups: number | undefined, row: number, messages: number): Promise<ScenarioResult> {
+async function measureRow(
+  context: ScenarioContext,
+  groups: number | undefined,
+  row: number,
+  messages: number,
+): Promise<ScenarioResult> {
   const label = groups === undefined ? "standard queue" : `FIFO, ${groups.toLocaleString("en-US")} groups`;
   const queue = groups === undefined ? "bench" : "bench.fifo";
   const broker = await context.startBroker();
@@ -76,9 +82,11 @@ async function measureRow(context: ScenarioContext, groups: number | undefined, 
     const loadBefore = oneMinuteLoad();
     context.log(`fifo: row ${row}, ${label}: ${messages} messages (load ${loadBefore.toFixed(2)})`);
     const tally = createFifoReceiveTally();
-    const { window, value: latencies, split } = await measureBrokerCpuSplit(broker, messages, () =>
-      runPipeline(broker.address, options(messages, tally)),
-    );
+    const {
+      window,
+      value: latencies,
+      split,
+    } = await measureBrokerCpuSplit(broker, messages, () => runPipeline(broker.address, options(messages, tally)));
     return resultOf(`15 ${label} (row ${row}): scenario 1's load`, messages, window, percentiles(latencies), {
       ...split,
       loadBefore: Number(loadBefore.toFixed(2)),
@@ -93,22 +101,31 @@ async function measureRow(context: ScenarioContext, groups: number | undefined, 
 function receiveFigures(counts: FifoReceiveCounts, fifo: boolean): Record<string, number> {
   const { receives, emptyReceives, messages, groupSpans, outOfOrder } = counts;
   const perReceive = { messagesPerReceive: Number((messages / receives).toFixed(1)), emptyReceives };
-  return fifo ? { ...perReceive, groupsPerReceive: Number((groupSpans / receives).toFixed(2)), outOfOrder } : perReceive;
+  return fifo
+    ? { ...perReceive, groupsPerReceive: Number((groupSpans / receives).toFixed(2)), outOfOrder }
+    : perReceive;
 }
 
 /** The issue's target, on the second 1,000-group row: both halves' msg/s against the standard queue's. */
 function rateTarget(rate: number): { text: string; met: boolean } {
-  return { text: `>= ${targetRateRatio} × the standard queue's msg/s (both halves: ${rate})`, met: rate >= targetRateRatio };
+  return {
+    text: `>= ${targetRateRatio} × the standard queue's msg/s (both halves: ${rate})`,
+    met: rate >= targetRateRatio,
+  };
 }
 
 /** A kind's two rows against the two standard rows: msg/s (the same messages each, so the inverse of the time) and broker µs a message. */
 function compareBothHalves(rows: readonly ScenarioResult[], groups: number): { rate: number; micros: number } {
   const ofKind = (kind: number | undefined): ScenarioResult[] => rows.filter((_, index) => order[index] === kind);
-  const total = (of: ScenarioResult[], value: (row: ScenarioResult) => number): number => of.reduce((sum, row) => sum + value(row), 0);
+  const total = (of: ScenarioResult[], value: (row: ScenarioResult) => number): number =>
+    of.reduce((sum, row) => sum + value(row), 0);
   const fifo = ofKind(groups);
   const standard = ofKind(undefined);
   return {
-    rate: ratio(total(standard, (row) => row.seconds), total(fifo, (row) => row.seconds)),
+    rate: ratio(
+      total(standard, (row) => row.seconds),
+      total(fifo, (row) => row.seconds),
+    ),
     micros: ratio(total(fifo, micros), total(standard, micros)),
   };
 }

@@ -43,7 +43,10 @@ export const largeBodies: Scenario = {
         runPipeline(broker.address, { queue: "bench", messages, ...shape, channelOptions }),
       );
       const result = resultOf(`10 100 KiB bodies, ${row.label}`, messages, window, percentiles(latencies));
-      results.push({ ...result, extra: { ...result.extra, mebibytesPerSecond: Math.round((result.messagesPerSecond * bodyBytes) / 2 ** 20) } });
+      results.push({
+        ...result,
+        extra: { ...result.extra, mebibytesPerSecond: Math.round((result.messagesPerSecond * bodyBytes) / 2 ** 20) },
+      });
       await broker.stop();
     }
     const [base] = results;

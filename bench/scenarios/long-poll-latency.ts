@@ -34,7 +34,9 @@ export const longPollLatency: Scenario = {
       await rig.sendAtRate(Math.ceil(rate * warmupSeconds), rate);
       context.log(`long-poll: ${messages} messages at ${rate}/s to ${consumers} waiting consumers`);
       const { window, value: latencies } = await measureWindow(broker, () => rig.sendAtRate(messages, rate));
-      const result = resultOf("3 long-poll latency", messages, window, percentiles(latencies), { sendRatePerSecond: rate });
+      const result = resultOf("3 long-poll latency", messages, window, percentiles(latencies), {
+        sendRatePerSecond: rate,
+      });
       return [{ ...result, target: { text: `p99 < ${targetP99Ms} ms`, met: result.latencyMs!.p99 < targetP99Ms } }];
     } finally {
       await rig.close();
@@ -74,12 +76,15 @@ function openRig(address: string): Rig {
       for (let sent = 0; sent < messages; ) {
         const due = Math.min(messages, Math.floor(((monotonicMs() - startedMs) * rate) / 1000) + 1);
         for (; sent < due; sent++) {
-          sends.push(producer.send({ queue: "bench", body }).then(({ messageId }) => void sentAt.set(messageId, monotonicMs())));
+          sends.push(
+            producer.send({ queue: "bench", body }).then(({ messageId }) => void sentAt.set(messageId, monotonicMs())),
+          );
         }
         await new Promise((resolve) => setTimeout(resolve, 1));
       }
       await Promise.all(sends);
-      while ([...sentAt.keys()].some((id) => !receivedAt.has(id))) await new Promise((resolve) => setTimeout(resolve, 10));
+      while ([...sentAt.keys()].some((id) => !receivedAt.has(id)))
+        await new Promise((resolve) => setTimeout(resolve, 10));
       // A Receive may return before the Send's own answer arrives: such latencies are negative, and kept.
       return [...sentAt].map(([id, at]) => receivedAt.get(id)! - at);
     },

@@ -123,11 +123,15 @@ async function measureJetStream(
   // The warm-up's consumers leave pull requests waiting on the server until they
   // expire; a new consumer keeps them from swallowing measured messages.
   await recreateConsumer(server.url);
-  context.log(`peer: JetStream (file, ${label}): ${messages} messages, ${batchedPipelineShape.producers} producers and ${batchedPipelineShape.consumers} consumers`);
+  context.log(
+    `peer: JetStream (file, ${label}): ${messages} messages, ${batchedPipelineShape.producers} producers and ${batchedPipelineShape.consumers} consumers`,
+  );
 
   // The nats client does more per message than holdshelf's (a request per publish and
   // per ack): its CPU tells whether this process, not the server, set the pace.
-  const window = await measurePeer(server.pid, () => runJetStreamPipeline(server.url, { messages, ...batchedPipelineShape }));
+  const window = await measurePeer(server.pid, () =>
+    runJetStreamPipeline(server.url, { messages, ...batchedPipelineShape }),
+  );
   const { outcome } = window;
   const leftInStream = await streamMessages(server.url);
   if (outcome.redelivered > 0 || leftInStream > 0) {

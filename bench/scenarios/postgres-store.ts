@@ -72,25 +72,44 @@ async function measurePostgres(
   const reader = await openPostgresReader(server, database);
   let broker: BenchBroker | undefined;
   try {
-    broker = await context.startBroker(undefined, { serve: ["--postgres", server.url(database), "--node-id", "bench"] });
+    broker = await context.startBroker(undefined, {
+      serve: ["--postgres", server.url(database), "--node-id", "bench"],
+    });
     const pgBroker = broker;
     await createQueue(pgBroker.address, queue);
     context.log(`postgres: ${server.version}: warm-up of ${warmupMessages} messages`);
     await runPipeline(pgBroker.address, { queue, messages: warmupMessages, ...batchedPipelineShape });
-    const { window, value: latencies, postgres } = await measurePostgresWindow(reader, [pgBroker], (line) => context.log(`postgres: ${line}`), () => {
-      context.log(`postgres: ${messages} messages, ${batchedPipelineShape.producers} producers and ${batchedPipelineShape.consumers} consumers`);
-      return runPipeline(pgBroker.address, { queue, messages, ...batchedPipelineShape });
-    });
+    const {
+      window,
+      value: latencies,
+      postgres,
+    } = await measurePostgresWindow(
+      reader,
+      [pgBroker],
+      (line) => context.log(`postgres: ${line}`),
+      () => {
+        context.log(
+          `postgres: ${messages} messages, ${batchedPipelineShape.producers} producers and ${batchedPipelineShape.consumers} consumers`,
+        );
+        return runPipeline(pgBroker.address, { queue, messages, ...batchedPipelineShape });
+      },
+    );
     await pgBroker.stop();
 
-    const result = resultOf(`11 PostgreSQL store (${server.version}, one broker), scenario 1's load`, messages, window, percentiles(latencies));
+    const result = resultOf(
+      `11 PostgreSQL store (${server.version}, one broker), scenario 1's load`,
+      messages,
+      window,
+      percentiles(latencies),
+    );
     const brokerMicros = result.brokerCpuMicrosPerMessage ?? NaN;
     const levelMicros = baseline.brokerCpuMicrosPerMessage ?? NaN;
     return {
       ...result,
       extra: {
         ...postgresFigures(result, postgres, reader),
-        "ratio of total µs/msg to LevelDB's": (brokerMicros + microsPerMessage(postgres.cpuSeconds, messages)) / levelMicros,
+        "ratio of total µs/msg to LevelDB's":
+          (brokerMicros + microsPerMessage(postgres.cpuSeconds, messages)) / levelMicros,
         "ratio of broker µs/msg to LevelDB's": brokerMicros / levelMicros,
         "msg/s ratio to LevelDB's": result.messagesPerSecond / baseline.messagesPerSecond,
       },
@@ -103,13 +122,22 @@ async function measurePostgres(
 }
 
 /** Scenario 1's warm-up and measured window on a broker, as its own row. */
-async function measureBatched(context: ScenarioContext, broker: BenchBroker, messages: number, scenario: string): Promise<ScenarioResult> {
+async function measureBatched(
+  context: ScenarioContext,
+  broker: BenchBroker,
+  messages: number,
+  scenario: string,
+): Promise<ScenarioResult> {
   await createQueue(broker.address, queue);
   context.log(`postgres: warm-up of ${warmupMessages} messages`);
   await runPipeline(broker.address, { queue, messages: warmupMessages, ...batchedPipelineShape });
-  context.log(`postgres: ${messages} messages, ${batchedPipelineShape.producers} producers and ${batchedPipelineShape.consumers} consumers`);
+  context.log(
+    `postgres: ${messages} messages, ${batchedPipelineShape.producers} producers and ${batchedPipelineShape.consumers} consumers`,
+  );
   const before = await readCommitTime([broker]);
-  const { window, value: latencies } = await measureWindow(broker, () => runPipeline(broker.address, { queue, messages, ...batchedPipelineShape }));
+  const { window, value: latencies } = await measureWindow(broker, () =>
+    runPipeline(broker.address, { queue, messages, ...batchedPipelineShape }),
+  );
   const after = await readCommitTime([broker]);
   return resultOf(scenario, messages, window, percentiles(latencies), commitTimeFigures(before, after, window.seconds));
 }

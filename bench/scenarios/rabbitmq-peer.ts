@@ -35,7 +35,9 @@ export const rabbitMqPeer: Scenario = {
     const install = await findRabbitMq();
     if (install === undefined) {
       context.log("rabbitmq: skipped, rabbitmq-server is not installed");
-      return [skippedRow("8 RabbitMQ peer", "rabbitmq-server is not installed (Debian: apt-get install rabbitmq-server)")];
+      return [
+        skippedRow("8 RabbitMQ peer", "rabbitmq-server is not installed (Debian: apt-get install rabbitmq-server)"),
+      ];
     }
     const holdshelf = await holdshelfRate(context, "rabbitmq");
     const messages = context.size ?? this.defaultSize;
@@ -50,7 +52,9 @@ export const rabbitMqPeer: Scenario = {
         `rabbitmq: ${messages} messages, ${batchedPipelineShape.producers} producers and ${batchedPipelineShape.consumers} consumers`,
       );
 
-      const window = await measurePeer(server.pid, () => runAmqpPipeline(server.url, { queue, messages, ...batchedPipelineShape }));
+      const window = await measurePeer(server.pid, () =>
+        runAmqpPipeline(server.url, { queue, messages, ...batchedPipelineShape }),
+      );
       const { outcome } = window;
       const leftInQueue = await queuedMessages(server.url);
       if (outcome.redelivered > 0 || leftInQueue > 0) {

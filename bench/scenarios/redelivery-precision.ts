@@ -51,7 +51,8 @@ export const redeliveryPrecision: Scenario = {
   defaultSize: 100_000,
   async run(context) {
     const messages = context.size ?? this.defaultSize;
-    if (messages > maxInFlightBound) throw new Error(`redelivery: --size at most ${maxInFlightBound} (max_in_flight's bound)`);
+    if (messages > maxInFlightBound)
+      throw new Error(`redelivery: --size at most ${maxInFlightBound} (max_in_flight's bound)`);
     const broker = await context.startBroker();
     const admin = createQueueServiceRpc(broker.address);
     try {
@@ -61,7 +62,13 @@ export const redeliveryPrecision: Scenario = {
       admin.close();
     }
 
-    await sendMessages(broker.address, queue, messages, producers, progressLog(context.log, "redelivery: sent", messages));
+    await sendMessages(
+      broker.address,
+      queue,
+      messages,
+      producers,
+      progressLog(context.log, "redelivery: sent", messages),
+    );
     const leased: Leased[] = [];
     const receiveProgress = progressLog(context.log, "redelivery: received", messages);
     await receiveMessages(broker.address, queue, messages, consumers, longLeaseMs, receiveProgress, (received) => {
@@ -77,10 +84,24 @@ export const redeliveryPrecision: Scenario = {
     const deadlines = new Map<string, number>();
     // The consumers start now, long-polling while nothing is visible, so that none can miss an early deadline.
     const stopConsumers = new AbortController();
-    const redelivery = redeliver(broker.address, deadlines, messages, firstDeadline + spreadMs + giveUpAfterMs, stopConsumers.signal);
-    context.log(`redelivery: setting ${slices} slices' deadlines over ${spreadMs / 1000} s from ${Math.round(leadMs)} ms from now`);
+    const redelivery = redeliver(
+      broker.address,
+      deadlines,
+      messages,
+      firstDeadline + spreadMs + giveUpAfterMs,
+      stopConsumers.signal,
+    );
+    context.log(
+      `redelivery: setting ${slices} slices' deadlines over ${spreadMs / 1000} s from ${Math.round(leadMs)} ms from now`,
+    );
     try {
-      await setDeadlines(broker.address, leased, slices, (slice) => firstDeadline + (slice * spreadMs) / slices, deadlines);
+      await setDeadlines(
+        broker.address,
+        leased,
+        slices,
+        (slice) => firstDeadline + (slice * spreadMs) / slices,
+        deadlines,
+      );
     } catch (error) {
       stopConsumers.abort();
       await redelivery.catch(() => undefined);
@@ -90,7 +111,9 @@ export const redeliveryPrecision: Scenario = {
     // begins; reading it now keeps the scrape away from the first deadlines.
     const histogramBefore = await readLatenessHistogram(broker.metricsAddress);
     const spareMs = firstDeadline - Date.now();
-    context.log(`redelivery: deadlines set with ${Math.round(spareMs)} ms to spare; waiting for ${messages} redeliveries`);
+    context.log(
+      `redelivery: deadlines set with ${Math.round(spareMs)} ms to spare; waiting for ${messages} redeliveries`,
+    );
 
     // The window is the redelivery phase: from just before the first deadline
     // to the last redelivery. Client-side lateness also includes waiting for a
@@ -185,7 +208,8 @@ async function setDeadlines(
       const entries = leased.slice(slice * 100, slice * 100 + 100);
       const timeoutMs = Math.round(deadlineOf(slice) - Date.now());
       // A deadline this close would pass before the slices after it are set: the lead was too short.
-      if (timeoutMs < 200) throw new Error(`redelivery: setting the deadlines took too long (slice ${slice} of ${slices})`);
+      if (timeoutMs < 200)
+        throw new Error(`redelivery: setting the deadlines took too long (slice ${slice} of ${slices})`);
       const { results } = await rpc.changeVisibilityBatch({
         queue,
         receiptHandles: entries.map((entry) => entry.receiptHandle),

@@ -59,7 +59,8 @@ export const restart: Scenario = {
     const stored = context.size ?? this.defaultSize;
     // One under the bound: the first Receive after the restart leases one more.
     const inFlight = Math.min(Math.floor(stored / 4), maxInFlightBound - 1);
-    const flags = stored <= defaultMaxStored ? undefined : { node: [], serve: ["--max-stored-messages", String(stored)] };
+    const flags =
+      stored <= defaultMaxStored ? undefined : { node: [], serve: ["--max-stored-messages", String(stored)] };
 
     const empty = await context.startBroker(undefined, flags);
     await createBenchQueue(empty.address, inFlight);
@@ -76,13 +77,16 @@ export const restart: Scenario = {
     const fillSeconds = fill.seconds();
     const lease = progressLog(context.log, "restart: leased", inFlight, 10_000);
     await receiveMessages(filler.address, queue, inFlight, consumers, inFlightLeaseMs, lease);
-    context.log(`restart: ${stored} stored in ${fillSeconds.toFixed(1)} s, ${inFlight} leased in ${lease.seconds().toFixed(1)} s; stopping`);
+    context.log(
+      `restart: ${stored} stored in ${fillSeconds.toFixed(1)} s, ${inFlight} leased in ${lease.seconds().toFixed(1)} s; stopping`,
+    );
     await filler.stop();
 
     const spawnedMs = monotonicMs();
     const broker = await context.startBroker(filler.dataDir, flags);
     const listeningMs = monotonicMs() - spawnedMs;
-    if (!(await receiveFirst(broker.address, 60_000))) throw new Error("restart: no Receive returned a message within 60 s");
+    if (!(await receiveFirst(broker.address, 60_000)))
+      throw new Error("restart: no Receive returned a message within 60 s");
     const readyMs = monotonicMs() - spawnedMs;
     const atReady = sampleProcess(broker.pid);
     const commits = await readCommitCounters(broker.metricsAddress);
@@ -90,7 +94,9 @@ export const restart: Scenario = {
     const settled = sampleProcess(broker.pid);
     const heapLoaded = await readHeapUsedBytes(broker.metricsAddress);
     await checkCounts(broker.address, stored, inFlight + 1);
-    context.log(`restart: listening after ${Math.round(listeningMs)} ms, first message served after ${Math.round(readyMs)} ms`);
+    context.log(
+      `restart: listening after ${Math.round(listeningMs)} ms, first message served after ${Math.round(readyMs)} ms`,
+    );
 
     const bytesPerMessage = (settled.rssBytes - rssEmpty) / stored;
     const window = {
@@ -121,7 +127,9 @@ export const restart: Scenario = {
     const targetReadyMs = stored * targetReadyMsPerMessage;
     const rssCounts = stored >= targetRssFrom;
     const met =
-      readyMs <= targetReadyMs && bytesPerMessage <= targetBytesPerMessage && (!rssCounts || settled.rssBytes <= targetRssBytes);
+      readyMs <= targetReadyMs &&
+      bytesPerMessage <= targetBytesPerMessage &&
+      (!rssCounts || settled.rssBytes <= targetRssBytes);
     const text = `ready <= ${targetReadyMs / 1000} s, <= ${targetBytesPerMessage} B per message${rssCounts ? ", RSS <= 2.5 GiB" : ""}`;
     return [{ ...result, target: { text, met } }];
   },
@@ -168,7 +176,9 @@ async function checkCounts(address: string, stored: number, inFlight: number): P
     const visible = Number(info?.stats?.visible);
     const leased = Number(info?.stats?.inFlight);
     if (visible + leased !== stored || leased !== inFlight) {
-      throw new Error(`restart: the restarted broker holds ${visible} visible and ${leased} in flight, not ${stored - inFlight} and ${inFlight}`);
+      throw new Error(
+        `restart: the restarted broker holds ${visible} visible and ${leased} in flight, not ${stored - inFlight} and ${inFlight}`,
+      );
     }
   } finally {
     rpc.close();

@@ -34,9 +34,15 @@ export const shardedBrokers: Scenario = {
     context.log(`shards: warm-up of ${warmupMessages} messages on each of ${shards} brokers`);
     await Promise.all(brokers.map((broker) => runPipeline(broker.address, { ...share, messages: warmupMessages })));
 
-    context.log(`shards: ${messages} messages over ${shards} brokers, ${share.producers} producers and ${share.consumers} consumers each`);
+    context.log(
+      `shards: ${messages} messages over ${shards} brokers, ${share.producers} producers and ${share.consumers} consumers each`,
+    );
     const { window, value: latencies } = await measureBrokersWindow(brokers, async () =>
-      (await Promise.all(brokers.map((broker) => runPipeline(broker.address, { ...share, messages: messages / shards })))).flat(),
+      (
+        await Promise.all(
+          brokers.map((broker) => runPipeline(broker.address, { ...share, messages: messages / shards })),
+        )
+      ).flat(),
     );
     const result = resultOf(`9 sharded: ${shards} broker processes`, messages, window, percentiles(latencies));
     const single = context.earlier.find((row) => row.scenario.startsWith("1 "));

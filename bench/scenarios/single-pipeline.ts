@@ -24,6 +24,8 @@ export const singlePipeline: Scenario = {
       runPipeline(broker.address, { queue: "bench", messages, ...shape }),
     );
     const result = resultOf("2 single-message pipeline", messages, window, percentiles(latencies));
-    return [{ ...result, target: { text: `>= ${targetPerSecond} msg/s`, met: result.messagesPerSecond >= targetPerSecond } }];
+    return [
+      { ...result, target: { text: `>= ${targetPerSecond} msg/s`, met: result.messagesPerSecond >= targetPerSecond } },
+    ];
   },
 };

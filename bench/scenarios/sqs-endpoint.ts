@@ -34,7 +34,8 @@ export const sqsEndpoint: Scenario = {
     const messages = context.size ?? this.defaultSize;
     const grpc = await measureApi(context, "gRPC", messages);
     const sqs = await measureApi(context, "SQS", messages);
-    const ratio = (of: (row: ScenarioResult) => number | undefined): number => Number(((of(sqs) ?? NaN) / (of(grpc) ?? NaN)).toFixed(2));
+    const ratio = (of: (row: ScenarioResult) => number | undefined): number =>
+      Number(((of(sqs) ?? NaN) / (of(grpc) ?? NaN)).toFixed(2));
     return [
       grpc,
       {
@@ -60,16 +61,30 @@ async function measureApi(context: ScenarioContext, api: "gRPC" | "SQS", message
       context.log(`sqs: gRPC: warm-up of ${warmupMessages} messages`);
       await runPipeline(broker.address, { queue, messages: warmupMessages, ...shape });
       context.log(`sqs: gRPC: ${messages} messages, ${shapeText}`);
-      const { window, value: latencies, split } = await measureBrokerCpuSplit(broker, messages, () =>
+      const {
+        window,
+        value: latencies,
+        split,
+      } = await measureBrokerCpuSplit(broker, messages, () =>
         runPipeline(broker.address, { queue, messages, ...shape }),
       );
-      return resultOf("13 gRPC: SendBatch 10, Receive 10 + DeleteBatch (rpc client)", messages, window, percentiles(latencies), split);
+      return resultOf(
+        "13 gRPC: SendBatch 10, Receive 10 + DeleteBatch (rpc client)",
+        messages,
+        window,
+        percentiles(latencies),
+        split,
+      );
     }
     const queueUrl = await sqsQueueUrl(broker.sqsUrl!, queue);
     context.log(`sqs: SQS endpoint: warm-up of ${warmupMessages} messages`);
     await runSqsPipeline(broker.sqsUrl!, { queueUrl, messages: warmupMessages, ...shape });
     context.log(`sqs: SQS endpoint: ${messages} messages, ${shapeText}`);
-    const { window, value: outcome, split } = await measureBrokerCpuSplit(broker, messages, () =>
+    const {
+      window,
+      value: outcome,
+      split,
+    } = await measureBrokerCpuSplit(broker, messages, () =>
       runSqsPipeline(broker.sqsUrl!, { queueUrl, messages, ...shape }),
     );
     return resultOf(

@@ -241,7 +241,10 @@ export function configOf(draft: ConfigDraft): QueueConfigJson {
     if (draft[key].trim() !== "") config[key] = integer(key);
   }
   if (draft.deadLetterQueue.trim() !== "" || draft.maxReceiveCount.trim() !== "") {
-    config.redrivePolicy = { deadLetterQueue: draft.deadLetterQueue.trim(), maxReceiveCount: integer("maxReceiveCount") };
+    config.redrivePolicy = {
+      deadLetterQueue: draft.deadLetterQueue.trim(),
+      maxReceiveCount: integer("maxReceiveCount"),
+    };
   }
   if (duration("minBackoff") !== "" || duration("maxBackoff") !== "") {
     config.retryPolicy = {};
@@ -254,7 +257,8 @@ export function configOf(draft: ConfigDraft): QueueConfigJson {
   if (draft.fifo) {
     config.fifo = true;
     config.contentBasedDeduplication = draft.contentBasedDeduplication;
-    config.deduplicationScope = draft.deduplicationScope === "messageGroup" ? "DEDUPLICATION_SCOPE_MESSAGE_GROUP" : "DEDUPLICATION_SCOPE_QUEUE";
+    config.deduplicationScope =
+      draft.deduplicationScope === "messageGroup" ? "DEDUPLICATION_SCOPE_MESSAGE_GROUP" : "DEDUPLICATION_SCOPE_QUEUE";
   }
   return config;
 }

@@ -18,7 +18,14 @@ interface ConfirmDialogProps {
 }
 
 /** The dialog, open while it is rendered; `onClose` hears of cancel, Escape, and a confirm that worked. */
-export function ConfirmDialog({ title, children, confirmLabel, typeToConfirm, onConfirm, onClose }: ConfirmDialogProps) {
+export function ConfirmDialog({
+  title,
+  children,
+  confirmLabel,
+  typeToConfirm,
+  onConfirm,
+  onClose,
+}: ConfirmDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null);
   const typedInput = useRef<HTMLInputElement>(null);
   const cancelButton = useRef<HTMLButtonElement>(null);
@@ -67,7 +74,14 @@ export function ConfirmDialog({ title, children, confirmLabel, typeToConfirm, on
         {typeToConfirm !== undefined && (
           <div class="field">
             <label for={`${id}-typed`}>Type the queue name, {typeToConfirm}, to confirm</label>
-            <input id={`${id}-typed`} ref={typedInput} value={typed} onInput={(event) => setTyped(event.currentTarget.value)} autocomplete="off" spellcheck={false} />
+            <input
+              id={`${id}-typed`}
+              ref={typedInput}
+              value={typed}
+              onInput={(event) => setTyped(event.currentTarget.value)}
+              autocomplete="off"
+              spellcheck={false}
+            />
           </div>
         )}
         <ErrorMessage error={error} />

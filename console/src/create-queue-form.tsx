@@ -51,7 +51,8 @@ export function CreateQueueForm({ onCreated }: { onCreated: () => void }) {
           aria-invalid={nameError === undefined ? undefined : "true"}
         />
         <p class="help" id="create-name-help">
-          1 to 80 characters: letters, digits, “_” and “-”, and for a FIFO queue an optional “.fifo” ending (as SQS requires). Case-sensitive.
+          1 to 80 characters: letters, digits, “_” and “-”, and for a FIFO queue an optional “.fifo” ending (as SQS
+          requires). Case-sensitive.
         </p>
         {nameError !== undefined && (
           <p class="field-error" id="create-name-error">

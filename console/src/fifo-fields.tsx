@@ -42,8 +42,8 @@ export function FifoFields({ idPrefix, draft, onChange, errors, typeFixed }: Fif
             FIFO queue
           </label>
           <p class="help" id={`${id}-help`}>
-            Every send names a message group, and each group's messages are delivered in send order, one at a time. Chosen now: it cannot
-            change later. A name ending in “.fifo” needs it.
+            Every send names a message group, and each group's messages are delivered in send order, one at a time.
+            Chosen now: it cannot change later. A name ending in “.fifo” needs it.
           </p>
           {fifoError !== undefined && (
             <p class="field-error" id={`${id}-error`}>
@@ -68,7 +68,8 @@ export function FifoFields({ idPrefix, draft, onChange, errors, typeFixed }: Fif
               Content-based deduplication
             </label>
             <p class="help" id={`${id}-content-help`}>
-              A send without a deduplication id is deduplicated by its body's SHA-256. Off: every send must name a deduplication id.
+              A send without a deduplication id is deduplicated by its body's SHA-256. Off: every send must name a
+              deduplication id.
             </p>
             {contentError !== undefined && (
               <p class="field-error" id={`${id}-content-error`}>
@@ -82,7 +83,8 @@ export function FifoFields({ idPrefix, draft, onChange, errors, typeFixed }: Fif
           >
             <legend>Deduplication scope</legend>
             <p class="help" id={`${id}-scope-help`}>
-              A send repeating a deduplication id within five minutes stores nothing and returns the first send's message id.
+              A send repeating a deduplication id within five minutes stores nothing and returns the first send's
+              message id.
             </p>
             {scopeChoices.map((choice) => (
               <div class="choice-with-help" key={choice.value}>

@@ -18,7 +18,8 @@ export function messageOf(error: unknown): string {
  * a place for; the descriptions of the others go into the summary, so none is lost.
  */
 export function formErrorOf(error: unknown, shown: (field: string) => boolean): FormError {
-  if (!(error instanceof ApiError) || error.fields.length === 0) return { message: messageOf(error), fields: new Map() };
+  if (!(error instanceof ApiError) || error.fields.length === 0)
+    return { message: messageOf(error), fields: new Map() };
   const fields = new Map<string, string>();
   const elsewhere: string[] = [];
   for (const { field, description } of error.fields) {

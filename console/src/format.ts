@@ -12,7 +12,11 @@ export function formatAge(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${Math.floor(ms / 100) / 10} s`;
   const seconds = Math.floor(ms / 1000);
-  const [days, hours, minutes] = [Math.floor(seconds / 86400), Math.floor(seconds / 3600) % 24, Math.floor(seconds / 60) % 60];
+  const [days, hours, minutes] = [
+    Math.floor(seconds / 86400),
+    Math.floor(seconds / 3600) % 24,
+    Math.floor(seconds / 60) % 60,
+  ];
   if (days > 0) return hours === 0 ? `${days}d` : `${days}d ${hours}h`;
   if (hours > 0) return minutes === 0 ? `${hours}h` : `${hours}h ${String(minutes).padStart(2, "0")}m`;
   return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m ${seconds % 60}s`;

@@ -36,7 +36,8 @@ export function KeyValueRows(props: KeyValueRowsProps) {
     container.current?.querySelector<HTMLInputElement>(`#${idPrefix}-key-${rows.length - 1}`)?.focus();
   }, [rows.length, idPrefix]);
 
-  const set = (index: number, change: Partial<KeyValue>) => onChange(rows.map((row, i) => (i === index ? { ...row, ...change } : row)));
+  const set = (index: number, change: Partial<KeyValue>) =>
+    onChange(rows.map((row, i) => (i === index ? { ...row, ...change } : row)));
   const errorId = `${idPrefix}-error`;
   return (
     <fieldset ref={container} class="key-values" aria-describedby={error === undefined ? undefined : errorId}>
@@ -47,11 +48,19 @@ export function KeyValueRows(props: KeyValueRowsProps) {
           <label for={`${idPrefix}-key-${i}`}>
             {keyLabel} {i + 1}
           </label>
-          <input id={`${idPrefix}-key-${i}`} value={row.key} onInput={(event) => set(i, { key: event.currentTarget.value })} />
+          <input
+            id={`${idPrefix}-key-${i}`}
+            value={row.key}
+            onInput={(event) => set(i, { key: event.currentTarget.value })}
+          />
           <label for={`${idPrefix}-value-${i}`}>
             {valueLabel} {i + 1}
           </label>
-          <input id={`${idPrefix}-value-${i}`} value={row.value} onInput={(event) => set(i, { value: event.currentTarget.value })} />
+          <input
+            id={`${idPrefix}-value-${i}`}
+            value={row.value}
+            onInput={(event) => set(i, { value: event.currentTarget.value })}
+          />
           <button type="button" onClick={() => onChange(rows.filter((_, j) => j !== i))}>
             Remove {noun} {i + 1}
           </button>

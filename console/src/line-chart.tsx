@@ -67,7 +67,11 @@ export function LineChart(props: {
         </text>
         <g transform={`translate(${left} 0)`}>
           {series.map((line) => (
-            <polyline key={line.label} class={`series ${line.look}`} points={linePoints(line.values, plotWidth, plotHeight - 1, max)} />
+            <polyline
+              key={line.label}
+              class={`series ${line.look}`}
+              points={linePoints(line.values, plotWidth, plotHeight - 1, max)}
+            />
           ))}
         </g>
       </svg>

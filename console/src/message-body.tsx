@@ -39,7 +39,11 @@ function prettyJson(text: string | null): string | null {
 /** The body viewer of one message, with a toggle between the views it supports. */
 export function MessageBody({ body, bodyText }: { body: string; bodyText: string | null }) {
   const json = prettyJson(bodyText);
-  const views: View[] = [...(json === null ? [] : ["json" as const]), ...(bodyText === null ? [] : ["text" as const]), "hex"];
+  const views: View[] = [
+    ...(json === null ? [] : ["json" as const]),
+    ...(bodyText === null ? [] : ["text" as const]),
+    "hex",
+  ];
   const [view, setView] = useState<View>(views[0]!);
   const id = useId();
   const bytes = view === "hex" ? bytesOf(body) : null;
@@ -50,7 +54,13 @@ export function MessageBody({ body, bodyText }: { body: string; bodyText: string
       {/* biome-ignore lint/a11y/useSemanticElements: a toolbar of toggle buttons, not a form's fieldset */}
       <div class="body-views" role="group" aria-label="Show the body as">
         {views.map((option) => (
-          <button key={option} type="button" aria-pressed={view === option} onClick={() => setView(option)} aria-controls={id}>
+          <button
+            key={option}
+            type="button"
+            aria-pressed={view === option}
+            onClick={() => setView(option)}
+            aria-controls={id}
+          >
             {labels[option]}
           </button>
         ))}

@@ -70,7 +70,9 @@ export function MessageCard({ message }: { message: PeekedMessage }) {
         )}
         <div>
           <dt>Checkpoint</dt>
-          <dd data-testid={`checkpoint-size-${id}`}>{message.checkpointSize === 0 ? "none" : formatBytes(message.checkpointSize)}</dd>
+          <dd data-testid={`checkpoint-size-${id}`}>
+            {message.checkpointSize === 0 ? "none" : formatBytes(message.checkpointSize)}
+          </dd>
         </div>
         {message.deadLetterSourceQueue !== null && (
           <div>

@@ -38,22 +38,28 @@ export function MessagesPage({ name }: { name: string }) {
 
   const pager = (label: string) =>
     page !== null && (
-    <nav class="pager" aria-label={label}>
-      <button type="button" onClick={() => setPosition({ token: "", number: 1, loads: position.loads + 1 })} disabled={busy}>
-        First page
-      </button>
-      <button
-        type="button"
-        onClick={() => setPosition({ token: page.nextPageToken, number: position.number + 1, loads: position.loads + 1 })}
-        disabled={busy || page.nextPageToken === ""}
-      >
-        Next page
-      </button>
-      <span class="muted">
-        Page {position.number}
-        {page.nextPageToken === "" && " (the last)"}
-      </span>
-    </nav>
+      <nav class="pager" aria-label={label}>
+        <button
+          type="button"
+          onClick={() => setPosition({ token: "", number: 1, loads: position.loads + 1 })}
+          disabled={busy}
+        >
+          First page
+        </button>
+        <button
+          type="button"
+          onClick={() =>
+            setPosition({ token: page.nextPageToken, number: position.number + 1, loads: position.loads + 1 })
+          }
+          disabled={busy || page.nextPageToken === ""}
+        >
+          Next page
+        </button>
+        <span class="muted">
+          Page {position.number}
+          {page.nextPageToken === "" && " (the last)"}
+        </span>
+      </nav>
     );
 
   return (
@@ -63,8 +69,8 @@ export function MessagesPage({ name }: { name: string }) {
         {name}
       </PageHeading>
       <p>
-        <a href={queueHref(name)}>Back to queue {name}</a>. Oldest first; browsing reads messages without receiving them, so it changes
-        nothing.
+        <a href={queueHref(name)}>Back to queue {name}</a>. Oldest first; browsing reads messages without receiving
+        them, so it changes nothing.
         {loadedAt !== null && ` Read at ${formatTime(loadedAt)}.`}
       </p>
       <ErrorMessage error={error} />
@@ -74,7 +80,9 @@ export function MessagesPage({ name }: { name: string }) {
         <>
           {pager("Message pages")}
           <p class="muted" role="status" data-testid="message-count">
-            {page.messages.length === 0 ? "No messages on this page." : `${plural(page.messages.length, "message")} on this page.`}
+            {page.messages.length === 0
+              ? "No messages on this page."
+              : `${plural(page.messages.length, "message")} on this page.`}
           </p>
           <div class="messages">
             {page.messages.map((message) => (

@@ -72,7 +72,8 @@ export function MoveTaskList({ tasks, onChanged }: { tasks: readonly MoveTask[];
                     value={task.movedCount}
                     aria-label={`Moved ${formatCount(task.movedCount)} of ${formatCount(task.toMoveCount)} messages`}
                   />{" "}
-                  <span data-testid="move-task-moved">{task.movedCount}</span> of <span data-testid="move-task-total">{task.toMoveCount}</span>
+                  <span data-testid="move-task-moved">{task.movedCount}</span> of{" "}
+                  <span data-testid="move-task-total">{task.toMoveCount}</span>
                 </td>
                 <td class="numeric">
                   {task.ratePerSecond === null ? "–" : formatRate(task.ratePerSecond)}
@@ -80,7 +81,11 @@ export function MoveTaskList({ tasks, onChanged }: { tasks: readonly MoveTask[];
                 </td>
                 <td>
                   {task.status === "RUNNING" && task.taskHandle !== null && (
-                    <button type="button" onClick={() => cancel(task.taskHandle!)} disabled={cancelling === task.taskHandle}>
+                    <button
+                      type="button"
+                      onClick={() => cancel(task.taskHandle!)}
+                      disabled={cancelling === task.taskHandle}
+                    >
                       Cancel move task
                     </button>
                   )}

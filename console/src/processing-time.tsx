@@ -8,13 +8,19 @@ import { durationMs, formatAge, plural } from "./format.js";
 const warnShare = 0.8;
 
 /** The queue's processing-time percentiles against its visibility timeout. */
-export function ProcessingTime({ processing, visibilityTimeout }: { processing: Processing | null; visibilityTimeout: string | undefined }) {
+export function ProcessingTime({
+  processing,
+  visibilityTimeout,
+}: {
+  processing: Processing | null;
+  visibilityTimeout: string | undefined;
+}) {
   const timeoutMs = durationMs(visibilityTimeout);
   if (processing === null) {
     return (
       <p data-testid="processing-time">
-        This broker has no processing times for this queue yet: it measures the queues it serves, from its next sample on (in cluster mode,
-        open the console of the broker that serves the queue).
+        This broker has no processing times for this queue yet: it measures the queues it serves, from its next sample
+        on (in cluster mode, open the console of the broker that serves the queue).
         {timeoutMs === null ? "" : ` The visibility timeout is ${formatAge(timeoutMs)}.`}
       </p>
     );
@@ -32,14 +38,16 @@ export function ProcessingTime({ processing, visibilityTimeout }: { processing: 
   return (
     <div>
       <p data-testid="processing-time">
-        Processing time, receive to delete: p50 <strong>{formatAge(processing.p50Ms)}</strong>, p99 <strong>{formatAge(processing.p99Ms)}</strong>
-        {timeoutMs !== null && ` of a ${formatAge(timeoutMs)} visibility timeout`} ({plural(processing.count, "message")} in the last {window}).
+        Processing time, receive to delete: p50 <strong>{formatAge(processing.p50Ms)}</strong>, p99{" "}
+        <strong>{formatAge(processing.p99Ms)}</strong>
+        {timeoutMs !== null && ` of a ${formatAge(timeoutMs)} visibility timeout`} (
+        {plural(processing.count, "message")} in the last {window}).
       </p>
       {warn && (
         <p class="mark mark-warning block" data-testid="processing-warning">
           <span aria-hidden="true">⚠ </span>
-          The p99 is over {warnShare * 100}% of the visibility timeout: slow messages may be delivered again while still being processed. Raise
-          the visibility timeout or extend leases.
+          The p99 is over {warnShare * 100}% of the visibility timeout: slow messages may be delivered again while still
+          being processed. Raise the visibility timeout or extend leases.
         </p>
       )}
     </div>

@@ -18,8 +18,17 @@ interface QueueConfigFieldsProps {
 }
 
 /** Every configuration group as a fieldset of labelled inputs. */
-export function QueueConfigFields({ idPrefix, draft, onChange, errors, emptyMeans, typeFixed }: QueueConfigFieldsProps) {
-  const tagsError = [...errors].filter(([path]) => path.startsWith("config.tags")).map(([path, text]) => `${path}: ${text}`);
+export function QueueConfigFields({
+  idPrefix,
+  draft,
+  onChange,
+  errors,
+  emptyMeans,
+  typeFixed,
+}: QueueConfigFieldsProps) {
+  const tagsError = [...errors]
+    .filter(([path]) => path.startsWith("config.tags"))
+    .map(([path, text]) => `${path}: ${text}`);
   return (
     <div class="config-fields">
       <p class="muted">
@@ -67,7 +76,13 @@ export function QueueConfigFields({ idPrefix, draft, onChange, errors, emptyMean
   );
 }
 
-function ConfigInput(props: { idPrefix: string; field: ConfigField; value: string; error: string | undefined; onInput: (value: string) => void }) {
+function ConfigInput(props: {
+  idPrefix: string;
+  field: ConfigField;
+  value: string;
+  error: string | undefined;
+  onInput: (value: string) => void;
+}) {
   const { idPrefix, field, value, error, onInput } = props;
   const id = `${idPrefix}-${field.key}`;
   const human = field.kind === "duration" ? describeDuration(value) : null;
@@ -81,7 +96,9 @@ function ConfigInput(props: { idPrefix: string; field: ConfigField; value: strin
         onInput={(event) => onInput(event.currentTarget.value)}
         aria-describedby={`${id}-help${error === undefined ? "" : ` ${id}-error`}`}
         aria-invalid={error === undefined ? undefined : "true"}
-        {...(field.kind === "integer" ? { type: "text", inputMode: "numeric", spellcheck: false } : { type: "text", spellcheck: false })}
+        {...(field.kind === "integer"
+          ? { type: "text", inputMode: "numeric", spellcheck: false }
+          : { type: "text", spellcheck: false })}
         {...(field.defaultValue === undefined ? {} : { placeholder: `default ${field.defaultValue}` })}
       />
       <p class="help" id={`${id}-help`}>

@@ -70,7 +70,9 @@ export function QueuePage({ name }: { name: string }) {
   return (
     <>
       {heading}
-      <ErrorMessage error={error === null ? null : `The last refresh failed: ${error}. The numbers below may be stale.`} />
+      <ErrorMessage
+        error={error === null ? null : `The last refresh failed: ${error}. The numbers below may be stale.`}
+      />
       {/* biome-ignore lint/a11y/useSemanticElements: a row of actions, not a form's fieldset */}
       <div class="actions" role="group" aria-label="Queue actions">
         <a class="button-link" href={messagesHref(name)}>
@@ -92,18 +94,22 @@ export function QueuePage({ name }: { name: string }) {
             </>
           ) : (
             <>
-              <strong>FIFO</strong> <span class="muted">(each message group delivered in send order, one message at a time)</span>
+              <strong>FIFO</strong>{" "}
+              <span class="muted">(each message group delivered in send order, one message at a time)</span>
             </>
           )}
         </li>
-        {queue.fifo !== null && <li data-testid="queue-deduplication">Deduplication: {fifoDeduplication(queue.fifo)}</li>}
+        {queue.fifo !== null && (
+          <li data-testid="queue-deduplication">Deduplication: {fifoDeduplication(queue.fifo)}</li>
+        )}
         <li>
           Dead-letter queue:{" "}
           {dlq === undefined || dlq === "" ? (
             <span class="muted">none</span>
           ) : (
             <>
-              <a href={queueHref(dlq)}>{dlq}</a> after {plural(Number(queue.config.redrivePolicy!.maxReceiveCount), "receive")}
+              <a href={queueHref(dlq)}>{dlq}</a> after{" "}
+              {plural(Number(queue.config.redrivePolicy!.maxReceiveCount), "receive")}
             </>
           )}
         </li>
@@ -138,7 +144,9 @@ export function QueuePage({ name }: { name: string }) {
           </div>
           <div>
             <dt>Oldest message</dt>
-            <dd data-testid="queue-oldest-age">{stats.oldestMessageAgeMs === null ? "empty" : formatAge(stats.oldestMessageAgeMs)}</dd>
+            <dd data-testid="queue-oldest-age">
+              {stats.oldestMessageAgeMs === null ? "empty" : formatAge(stats.oldestMessageAgeMs)}
+            </dd>
           </div>
         </dl>
         <ProcessingTime processing={processing} visibilityTimeout={queue.config.visibilityTimeout} />
@@ -167,7 +175,8 @@ export function QueuePage({ name }: { name: string }) {
           }}
         >
           <p>
-            Purge {plural(total, "message")} from {name}? Every message is removed, in flight and delayed ones too. This cannot be undone.
+            Purge {plural(total, "message")} from {name}? Every message is removed, in flight and delayed ones too. This
+            cannot be undone.
           </p>
         </ConfirmDialog>
       )}
@@ -185,7 +194,8 @@ export function QueuePage({ name }: { name: string }) {
         >
           <p>
             Delete the queue {name} and its {plural(total, "message")}? This cannot be undone.
-            {sources.length > 0 && " It is the dead-letter queue of other queues, so the broker will refuse until their redrive policies name another."}
+            {sources.length > 0 &&
+              " It is the dead-letter queue of other queues, so the broker will refuse until their redrive policies name another."}
           </p>
         </ConfirmDialog>
       )}

@@ -50,7 +50,9 @@ export function QueueSettingsForm({ queue, onSaved }: { queue: QueueView; onSave
   return (
     <form ref={form} class="settings" onSubmit={submit} aria-labelledby="settings-heading" noValidate>
       <h2 id="settings-heading">Configuration</h2>
-      <p class="muted">Last changed {formatTime(queue.updateTime)}. Saving replaces the whole configuration with what this form shows.</p>
+      <p class="muted">
+        Last changed {formatTime(queue.updateTime)}. Saving replaces the whole configuration with what this form shows.
+      </p>
       <QueueConfigFields
         idPrefix="settings"
         draft={draft}

@@ -67,7 +67,9 @@ export function QueueTable({ queues, caption }: { queues: readonly QueueRow[]; c
               >
                 <button type="button" class="sort" onClick={() => choose(c.key, c.numeric)}>
                   {c.label}
-                  {c.key === "sent" || c.key === "received" || c.key === "deleted" ? <span class="visually-hidden"> per second</span> : null}
+                  {c.key === "sent" || c.key === "received" || c.key === "deleted" ? (
+                    <span class="visually-hidden"> per second</span>
+                  ) : null}
                   <span class="sort-mark" aria-hidden="true">
                     {sort.key === c.key ? (sort.ascending ? "▲" : "▼") : "↕"}
                   </span>

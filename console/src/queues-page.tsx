@@ -42,7 +42,13 @@ export function QueuesPage() {
       <div class="toolbar">
         <div class="field inline">
           <label for="queue-filter">Filter by name prefix</label>
-          <input id="queue-filter" type="search" value={prefix} onInput={(event) => setPrefix(event.currentTarget.value)} spellcheck={false} />
+          <input
+            id="queue-filter"
+            type="search"
+            value={prefix}
+            onInput={(event) => setPrefix(event.currentTarget.value)}
+            spellcheck={false}
+          />
         </div>
         <p class="muted updated">
           {list !== null && `Updated ${formatTime(list.now)}; refreshes every ${refreshMs / 1000} s.`}
@@ -58,10 +64,19 @@ export function QueuesPage() {
         <>
           <QueueTable
             queues={shown}
-            caption={prefix === "" ? plural(total, "queue") : `${shown.length} of ${plural(total, "queue")}, names starting “${prefix}”`}
+            caption={
+              prefix === ""
+                ? plural(total, "queue")
+                : `${shown.length} of ${plural(total, "queue")}, names starting “${prefix}”`
+            }
           />
           {shown.length === 0 && <p>No queue's name starts with “{prefix}”.</p>}
-          {list.truncated && <p>Only the first {total.toLocaleString("en-US")} queues by name are listed; filter with holdshelf queue list --prefix to see the rest.</p>}
+          {list.truncated && (
+            <p>
+              Only the first {total.toLocaleString("en-US")} queues by name are listed; filter with holdshelf queue list
+              --prefix to see the rest.
+            </p>
+          )}
         </>
       )}
       <CreateQueueForm onCreated={() => setReloads((n) => n + 1)} />

@@ -41,7 +41,8 @@ export function RedrivePanel({ name, sources, fifo, onMoved }: RedrivePanelProps
       try {
         const next = (await listMoveTasks(name)).tasks;
         // A task that just finished changed the counts the page shows.
-        if (tasks?.some((task) => task.status === "RUNNING") && !next.some((task) => task.status === "RUNNING")) onMoved();
+        if (tasks?.some((task) => task.status === "RUNNING") && !next.some((task) => task.status === "RUNNING"))
+          onMoved();
         setTasks(next);
         setLoadError(null);
       } catch (caught) {
@@ -61,10 +62,21 @@ export function RedrivePanel({ name, sources, fifo, onMoved }: RedrivePanelProps
         maxPerSecond: rate.trim() === "" ? null : numberOrText(rate),
       });
       setError(null);
-      notify(`Started moving messages from ${name} ${target === "named" ? `to ${destination.trim()}` : "back to their source queues"}.`);
+      notify(
+        `Started moving messages from ${name} ${target === "named" ? `to ${destination.trim()}` : "back to their source queues"}.`,
+      );
       setReloads((n) => n + 1);
     } catch (caught) {
-      setError(formErrorOf(caught, (field) => field === "destinationQueue" || field === "destination_queue" || field.endsWith("per_second") || field === "maxPerSecond"));
+      setError(
+        formErrorOf(
+          caught,
+          (field) =>
+            field === "destinationQueue" ||
+            field === "destination_queue" ||
+            field.endsWith("per_second") ||
+            field === "maxPerSecond",
+        ),
+      );
     } finally {
       setBusy(false);
     }
@@ -89,11 +101,21 @@ export function RedrivePanel({ name, sources, fifo, onMoved }: RedrivePanelProps
         <fieldset>
           <legend>Move the messages to</legend>
           <label class="choice">
-            <input type="radio" name="redrive-target" checked={target === "sources"} onChange={() => setTarget("sources")} />
+            <input
+              type="radio"
+              name="redrive-target"
+              checked={target === "sources"}
+              onChange={() => setTarget("sources")}
+            />
             Back to the queues they came from
           </label>
           <label class="choice">
-            <input type="radio" name="redrive-target" checked={target === "named"} onChange={() => setTarget("named")} />
+            <input
+              type="radio"
+              name="redrive-target"
+              checked={target === "named"}
+              onChange={() => setTarget("named")}
+            />
             Another queue
           </label>
           <div class={destinationError === undefined ? "field" : "field invalid"}>
@@ -148,7 +170,11 @@ export function RedrivePanel({ name, sources, fifo, onMoved }: RedrivePanelProps
       </form>
       <h3>Move tasks</h3>
       <ErrorMessage error={loadError} />
-      {tasks === null ? loadError === null && <p>Loading move tasks…</p> : <MoveTaskList tasks={tasks} onChanged={() => setReloads((n) => n + 1)} />}
+      {tasks === null ? (
+        loadError === null && <p>Loading move tasks…</p>
+      ) : (
+        <MoveTaskList tasks={tasks} onChanged={() => setReloads((n) => n + 1)} />
+      )}
     </section>
   );
 }

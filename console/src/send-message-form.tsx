@@ -9,10 +9,26 @@ import { KeyValueRows, type KeyValue } from "./key-value-rows.js";
 import { ErrorMessage, useNotify } from "./notices.js";
 
 // The fields the form shows a refusal beside: the console's names for them, and the broker's.
-const shownFields = new Set(["body", "delay", "delaySeconds", "messageGroupId", "message_group_id", "deduplicationId", "deduplication_id"]);
+const shownFields = new Set([
+  "body",
+  "delay",
+  "delaySeconds",
+  "messageGroupId",
+  "message_group_id",
+  "deduplicationId",
+  "deduplication_id",
+]);
 
 /** The test message form of queue `name` (FIFO when `fifo` is set); `onSent` refreshes the counts. */
-export function SendMessageForm({ name, fifo, onSent }: { name: string; fifo: FifoSettings | null; onSent: () => void }) {
+export function SendMessageForm({
+  name,
+  fifo,
+  onSent,
+}: {
+  name: string;
+  fifo: FifoSettings | null;
+  onSent: () => void;
+}) {
   const notify = useNotify();
   const form = useRef<HTMLFormElement>(null);
   const [body, setBody] = useState("");
@@ -56,12 +72,15 @@ export function SendMessageForm({ name, fifo, onSent }: { name: string; fifo: Fi
     }
   };
 
-  const fieldError = (...names: string[]) => names.map((field) => error?.fields.get(field)).find((text) => text !== undefined);
+  const fieldError = (...names: string[]) =>
+    names.map((field) => error?.fields.get(field)).find((text) => text !== undefined);
   const bodyError = fieldError("body");
   const delayError = fieldError("delay", "delaySeconds");
   const groupError = fieldError("message_group_id", "messageGroupId");
   const deduplicationError = fieldError("deduplication_id", "deduplicationId");
-  const attributeErrors = [...(error?.fields ?? [])].filter(([field]) => field.startsWith("attributes")).map(([f, d]) => `${f}: ${d}`);
+  const attributeErrors = [...(error?.fields ?? [])]
+    .filter(([field]) => field.startsWith("attributes"))
+    .map(([f, d]) => `${f}: ${d}`);
   return (
     <form ref={form} class="send-message" onSubmit={submit} aria-labelledby="send-heading" noValidate>
       <h2 id="send-heading">Send a test message</h2>
@@ -99,7 +118,9 @@ export function SendMessageForm({ name, fifo, onSent }: { name: string; fifo: Fi
             onInput={setDeduplicationId}
             error={deduplicationError}
             help={`${
-              fifo.contentBasedDeduplication ? "Empty: the body's SHA-256 stands in. " : "Required: this queue has no content-based deduplication. "
+              fifo.contentBasedDeduplication
+                ? "Empty: the body's SHA-256 stands in. "
+                : "Required: this queue has no content-based deduplication. "
             }A send repeating an id${fifo.deduplicationScope === "messageGroup" ? " in the same group" : ""} within five minutes stores nothing and returns the first send's message id.`}
           />
         </>

@@ -9,7 +9,9 @@ const height = 18;
 export function linePoints(values: readonly number[], boxWidth: number, boxHeight: number, max: number): string {
   const step = values.length > 1 ? boxWidth / (values.length - 1) : 0;
   const top = max > 0 ? max : 1;
-  return values.map((value, i) => `${(i * step).toFixed(1)},${(boxHeight - (value / top) * boxHeight).toFixed(1)}`).join(" ");
+  return values
+    .map((value, i) => `${(i * step).toFixed(1)},${(boxHeight - (value / top) * boxHeight).toFixed(1)}`)
+    .join(" ");
 }
 
 /**
@@ -21,7 +23,14 @@ export function Sparkline({ values, label }: { values: readonly number[]; label:
   const max = Math.max(...values);
   const summary = `${label} over the last ${values.length} samples: peak ${formatRate(max)}, now ${formatRate(values[values.length - 1]!)}`;
   return (
-    <svg class="sparkline" role="img" aria-label={summary} viewBox={`0 0 ${width} ${height}`} width={width} height={height}>
+    <svg
+      class="sparkline"
+      role="img"
+      aria-label={summary}
+      viewBox={`0 0 ${width} ${height}`}
+      width={width}
+      height={height}
+    >
       <title>{summary}</title>
       <polyline points={linePoints(values, width, height - 2, max)} transform="translate(0 1)" />
     </svg>

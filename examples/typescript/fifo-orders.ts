@@ -55,7 +55,9 @@ if (positionals[0] === "produce") {
   );
   await stopOnSignals(consumer);
 } else {
-  console.error("usage: fifo-orders produce|consume [--address host:port] [--queue orders.fifo] [--customers N] [--orders N]");
+  console.error(
+    "usage: fifo-orders produce|consume [--address host:port] [--queue orders.fifo] [--customers N] [--orders N]",
+  );
   process.exitCode = 2;
 }
 client.close();

@@ -27,7 +27,9 @@ export async function readAuthFile(path: string): Promise<TokenEntry[]> {
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    throw new AuthFileError(`cannot read auth file ${path}: ${(error as NodeJS.ErrnoException).code ?? "error"}`, { cause: error });
+    throw new AuthFileError(`cannot read auth file ${path}: ${(error as NodeJS.ErrnoException).code ?? "error"}`, {
+      cause: error,
+    });
   }
   return parseAuthFile(text, path);
 }
@@ -55,7 +57,8 @@ export function parseAuthFile(text: string, path: string): TokenEntry[] {
     }
     const name = entry.name as string;
     // Names appear in logs and PERMISSION_DENIED messages: a token pasted here would too.
-    if (name.startsWith(tokenPrefix)) fail(`${at}.name`, `must not start with "${tokenPrefix}": it looks like a token, and names are shown in logs`);
+    if (name.startsWith(tokenPrefix))
+      fail(`${at}.name`, `must not start with "${tokenPrefix}": it looks like a token, and names are shown in logs`);
     const label = `${at} ("${name}")`;
     if (names.has(name)) fail(`${label}.name`, "is used by an earlier entry");
     names.add(name);
@@ -75,4 +78,3 @@ export function parseAuthFile(text: string, path: string): TokenEntry[] {
     return { digest: Buffer.from(hex, "hex"), principal: new Principal(name, grants) };
   });
 }
-

@@ -50,11 +50,17 @@ export class AuthGate {
   authenticate(metadata: Metadata): Caller {
     const values = metadata.get("authorization");
     if (values.length === 0) {
-      throw new HoldshelfError("TOKEN_MISSING", 'this broker requires a bearer token: send metadata "authorization: Bearer <token>"');
+      throw new HoldshelfError(
+        "TOKEN_MISSING",
+        'this broker requires a bearer token: send metadata "authorization: Bearer <token>"',
+      );
     }
     const token = values.length === 1 && typeof values[0] === "string" ? bearerToken(values[0]) : undefined;
     if (token === undefined) {
-      throw new HoldshelfError("TOKEN_INVALID", 'the authorization metadata must be one value of the form "Bearer <token>"');
+      throw new HoldshelfError(
+        "TOKEN_INVALID",
+        'the authorization metadata must be one value of the form "Bearer <token>"',
+      );
     }
     return this.identify(tokenDigest(token));
   }

@@ -26,7 +26,11 @@ export function reloadSqsCredentials(keyring: ReloadableCredentials, logger: Log
   return reloadLogged(keyring, { file: "SQS credentials file", entries: "keys" }, logger);
 }
 
-async function reloadLogged(credentials: ReloadableCredentials, names: { file: string; entries: string }, logger: Logger): Promise<boolean> {
+async function reloadLogged(
+  credentials: ReloadableCredentials,
+  names: { file: string; entries: string },
+  logger: Logger,
+): Promise<boolean> {
   try {
     const count = await credentials.reload();
     logger.info(`${names.file} reloaded`, { path: credentials.path, [names.entries]: count });

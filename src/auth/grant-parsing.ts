@@ -33,7 +33,8 @@ export function objectWith(
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record)) {
     // Printed only when it is a short plain field name: a key could be anything, even a token or a secret (AWS's are 40 characters).
-    if (!keys.includes(key)) return fail(at, /^[A-Za-z0-9_]{1,32}$/.test(key) ? `has an unknown field "${key}"` : "has an unknown field");
+    if (!keys.includes(key))
+      return fail(at, /^[A-Za-z0-9_]{1,32}$/.test(key) ? `has an unknown field "${key}"` : "has an unknown field");
   }
   for (const key of keys) if (!Object.hasOwn(record, key)) fail(`${at}.${key}`, "is missing");
   return record;

@@ -28,7 +28,10 @@ export type QueueOperations = Pick<
 >;
 
 /** A Heartbeat stream's operations, as its session calls them (grpc/heartbeat-session.ts). */
-export type LeaseStreamOperations = Pick<Broker, "openLeaseStream" | "renewLeases" | "hurryRenewals" | "closeLeaseStream">;
+export type LeaseStreamOperations = Pick<
+  Broker,
+  "openLeaseStream" | "renewLeases" | "hurryRenewals" | "closeLeaseStream"
+>;
 
 /** What the QueueService is served from (grpc/queue-service.ts): its handlers' operations and its Heartbeat sessions'. */
 export type QueueServiceBroker = QueueOperations & LeaseStreamOperations;

@@ -9,7 +9,12 @@ import { peekMessages } from "./message-peek.js";
 import { checkMoveTaskRate } from "./move-tasks.js";
 import type { QueueConfigInput } from "./queue-config.js";
 import type { QueueState } from "./queue-state.js";
-import { checkBatchSize, checkRedriveBounds, requireVisibilityTimeout, resolveReceiveOptions } from "./request-limits.js";
+import {
+  checkBatchSize,
+  checkRedriveBounds,
+  requireVisibilityTimeout,
+  resolveReceiveOptions,
+} from "./request-limits.js";
 import { renewalLingerMs } from "./renewal-linger.js";
 import { RevocableStore } from "./revocable-store.js";
 import type { Delivery, EntryOutcome, LeaseRenewal, LeaseState, MoveTaskInfo, OutgoingMessage } from "./types.js";
@@ -39,7 +44,10 @@ export class Broker {
   static async open(options: BrokerOptions): Promise<Broker> {
     const stored = await options.store.load();
     const settings = brokerSettings(options);
-    const broker = new Broker(createBrokerMemory({ ...settings, store: new RevocableStore(options.store), stored }), settings);
+    const broker = new Broker(
+      createBrokerMemory({ ...settings, store: new RevocableStore(options.store), stored }),
+      settings,
+    );
     broker.memory.serve();
     return broker;
   }
@@ -131,7 +139,9 @@ export class Broker {
 
   /** Deletes several messages; one outcome per handle, in order. */
   async deleteBatch(queueName: string, receiptHandles: readonly string[]): Promise<EntryOutcome[]> {
-    return this.changeLeases(queueName, (queue, ops) => this.memory.leaseChanges.deleteEach(queue, receiptHandles, ops));
+    return this.changeLeases(queueName, (queue, ops) =>
+      this.memory.leaseChanges.deleteEach(queue, receiptHandles, ops),
+    );
   }
 
   /** Sets a lease's deadline to now + timeout (0 releases the message); returns the new deadline. */
@@ -148,7 +158,9 @@ export class Broker {
     receiptHandles: readonly string[],
     timeoutMs: number | undefined,
   ): Promise<EntryOutcome[]> {
-    return this.changeLeases(queueName, (queue, ops) => this.memory.leaseChanges.changeEach(queue, receiptHandles, timeoutMs, ops));
+    return this.changeLeases(queueName, (queue, ops) =>
+      this.memory.leaseChanges.changeEach(queue, receiptHandles, timeoutMs, ops),
+    );
   }
 
   /** A page of a queue's messages, oldest first, with their states, read without changing anything: see message-peek.ts. */
@@ -168,7 +180,11 @@ export class Broker {
     signal?: AbortSignal,
   ): Promise<number> {
     const deadLetterQueue = this.queue(deadLetterQueueName, "dead_letter_queue");
-    const destination = await this.memory.deadLetters.destination(destinationName, deadLetterQueue, "dead-letter queue");
+    const destination = await this.memory.deadLetters.destination(
+      destinationName,
+      deadLetterQueue,
+      "dead-letter queue",
+    );
     checkRedriveBounds(maxMessages, maxPerSecond);
     this.memory.maintenance.advance(deadLetterQueue);
     return this.memory.deadLetters.redrive(deadLetterQueue, destination, maxMessages || Infinity, maxPerSecond, signal);
@@ -220,9 +236,18 @@ export class Broker {
    * (renewal-linger.ts). A stream answers in order: `moreQueued` says requests wait behind this one (no
    * linger), and a stream whose next request arrives meanwhile calls hurryRenewals.
    */
-  async renewLeases(stream: LeaseStream, queueName: string, renewals: readonly LeaseRenewal[], moreQueued = false): Promise<LeaseState[]> {
+  async renewLeases(
+    stream: LeaseStream,
+    queueName: string,
+    renewals: readonly LeaseRenewal[],
+    moreQueued = false,
+  ): Promise<LeaseState[]> {
     const lingerMs = renewalLingerMs(this.settings.renewalLinger, this.openStreams.size, moreQueued);
-    return this.changeLeases(queueName, (queue, ops) => this.memory.leaseChanges.renewEach(stream, queue, renewals, ops), lingerMs);
+    return this.changeLeases(
+      queueName,
+      (queue, ops) => this.memory.leaseChanges.renewEach(stream, queue, renewals, ops),
+      lingerMs,
+    );
   }
 
   /** Starts lingering renewal writes at once: a barrier never lingers, and takes them along. */
@@ -264,7 +289,9 @@ export class Broker {
   /** Stops the timers, ends waiting receives empty-handed and asks lease streams to end; its owner closes the store. */
   close(): void {
     this.closed = true;
-    this.memory.close(new HoldshelfError("SHUTTING_DOWN", "the broker is shutting down; the task resumes when it starts again"));
+    this.memory.close(
+      new HoldshelfError("SHUTTING_DOWN", "the broker is shutting down; the task resumes when it starts again"),
+    );
     for (const stream of [...this.openStreams]) stream.listener.brokerClosing();
   }
 
@@ -335,7 +362,11 @@ export class Broker {
   }
 
   /** Runs a lease rule on a queue and commits the writes it appended in one batch (`lingerMs` as Store.commit). */
-  private async changeLeases<T>(queueName: string, rule: (queue: QueueState, ops: StoreOp[]) => T, lingerMs?: number): Promise<T> {
+  private async changeLeases<T>(
+    queueName: string,
+    rule: (queue: QueueState, ops: StoreOp[]) => T,
+    lingerMs?: number,
+  ): Promise<T> {
     const queue = this.queue(queueName);
     const ops: StoreOp[] = [];
     const result = rule(queue, ops);

@@ -76,7 +76,11 @@ export class DeadLetters {
       if (content === undefined) return undefined;
       const { group, id } = messages[index]!;
       const deduplicationId = group === undefined ? undefined : formatMessageId(id);
-      return { ...stripped(content), deadLetter: origin, ...(deduplicationId === undefined ? {} : { deduplicationId }) };
+      return {
+        ...stripped(content),
+        deadLetter: origin,
+        ...(deduplicationId === undefined ? {} : { deduplicationId }),
+      };
     });
     await this.move(source, target, messages, arriving);
     // Messages purged meanwhile were only removed, not moved.
@@ -144,7 +148,11 @@ export class DeadLetters {
       // whose next message came after the start is set aside for this batch
       // (taken, then put back as it was) while the other groups still move.
       const later: LiveMessage[] = [];
-      for (let next = deadLetterQueue.nextVisible(); next !== undefined && batch.length < want; next = deadLetterQueue.nextVisible()) {
+      for (
+        let next = deadLetterQueue.nextVisible();
+        next !== undefined && batch.length < want;
+        next = deadLetterQueue.nextVisible()
+      ) {
         // Only what was visible when the redrive began: not messages dead-lettered since.
         if (next.enqueuedAt > now) {
           if (!deadLetterQueue.fifo) break;
@@ -166,7 +174,8 @@ export class DeadLetters {
           const content = contents[index];
           const target = destination ?? (await this.findCached(content?.deadLetter?.sourceQueue ?? "", sources));
           // A queue re-created under a source's name as the other kind (FIFO or standard) cannot take it either.
-          const otherKind = target !== undefined && typeof target !== "string" && target.fifo !== (message.group !== undefined);
+          const otherKind =
+            target !== undefined && typeof target !== "string" && target.fifo !== (message.group !== undefined);
           if (target === undefined || (typeof target !== "string" && target.deleted) || otherKind) {
             unmoved.delete(message);
             stranded.push(message); // its source queue is gone: it stays
@@ -194,7 +203,10 @@ export class DeadLetters {
     return moved;
   }
 
-  private findCached(name: string, cache: Map<string, Promise<MoveTarget | undefined>>): Promise<MoveTarget | undefined> {
+  private findCached(
+    name: string,
+    cache: Map<string, Promise<MoveTarget | undefined>>,
+  ): Promise<MoveTarget | undefined> {
     let found = cache.get(name);
     if (found === undefined) cache.set(name, (found = this.find(name)));
     return found;
@@ -235,14 +247,23 @@ export class DeadLetters {
         hasCheckpoint: false,
         // A FIFO message keeps its group and takes the next sequence number where it arrives.
         group: message.group,
-        sequence: message.group === undefined ? undefined : typeof to === "string" ? crossShardSequence(now) : to.nextSequence(now),
+        sequence:
+          message.group === undefined
+            ? undefined
+            : typeof to === "string"
+              ? crossShardSequence(now)
+              : to.nextSequence(now),
       };
       if (typeof to === "string") ops.push({ kind: "putInbound", queue: to, entry, content });
       else ops.push({ kind: "putMessage", dataId: toDataId!, entry, content });
       arrivals.push(entry);
     });
     await this.store.commit(ops);
-    if (typeof to === "string") return this.cluster.takenIn(to, arrivals.map((entry) => entry.id));
+    if (typeof to === "string")
+      return this.cluster.takenIn(
+        to,
+        arrivals.map((entry) => entry.id),
+      );
     if (to.deleted || to.record.dataId !== toDataId) return;
     for (const entry of arrivals) to.add(entry, this.clock.now());
     this.arrived(to);
@@ -283,5 +304,7 @@ export type MoveTarget = QueueState | string;
  * origin.
  */
 function stripped({ body, attributes, typedAttributes, deduplicationId }: MessageContent): MessageContent {
-  return deduplicationId === undefined ? { body, attributes, typedAttributes } : { body, attributes, typedAttributes, deduplicationId };
+  return deduplicationId === undefined
+    ? { body, attributes, typedAttributes }
+    : { body, attributes, typedAttributes, deduplicationId };
 }

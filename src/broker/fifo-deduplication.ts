@@ -41,7 +41,8 @@ export class FifoDeduplication {
    */
   load(records: readonly StoredDeduplication[]): void {
     const sorted = [...records].sort((a, b) => a.expiresAt - b.expiresAt);
-    for (const { key, messageId, sequence, expiresAt } of sorted) this.firstSends.set(key, { messageId, sequence, expiresAt, written: undefined });
+    for (const { key, messageId, sequence, expiresAt } of sorted)
+      this.firstSends.set(key, { messageId, sequence, expiresAt, written: undefined });
   }
 
   /** The first send of a key, while its window lasts. */

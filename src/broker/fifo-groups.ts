@@ -162,7 +162,8 @@ export class FifoGroups {
 
   private growRing(): void {
     const ring = new Int32Array(this.ring.length * 2);
-    for (let index = 0; index < this.ringLength; index++) ring[index] = this.ring[(this.ringStart + index) % this.ring.length]!;
+    for (let index = 0; index < this.ringLength; index++)
+      ring[index] = this.ring[(this.ringStart + index) % this.ring.length]!;
     this.ring = ring;
     this.ringStart = 0;
   }

@@ -25,9 +25,13 @@ export function checkFifoFields(message: OutgoingMessage, config: QueueConfig, f
   if (config.fifo === undefined) {
     if (group === "" && deduplicationId === "") return undefined;
     const named = group !== "" ? "message_group_id" : "deduplication_id";
-    throw new HoldshelfError("NOT_A_FIFO_QUEUE", `${field}${named}: only FIFO queues take it; this queue is a standard queue`, {
-      violations: [{ field: field + named, description: "only FIFO queues take it" }],
-    });
+    throw new HoldshelfError(
+      "NOT_A_FIFO_QUEUE",
+      `${field}${named}: only FIFO queues take it; this queue is a standard queue`,
+      {
+        violations: [{ field: field + named, description: "only FIFO queues take it" }],
+      },
+    );
   }
   if (group === "") {
     throw new HoldshelfError("MESSAGE_GROUP_ID_REQUIRED", `${field}message_group_id: is required on a FIFO queue`, {
@@ -46,12 +50,20 @@ export function checkFifoFields(message: OutgoingMessage, config: QueueConfig, f
     throw new HoldshelfError(
       "DEDUPLICATION_ID_REQUIRED",
       `${field}deduplication_id: is required on a FIFO queue without content_based_deduplication`,
-      { violations: [{ field: `${field}deduplication_id`, description: "is required unless the queue has content_based_deduplication" }] },
+      {
+        violations: [
+          {
+            field: `${field}deduplication_id`,
+            description: "is required unless the queue has content_based_deduplication",
+          },
+        ],
+      },
     );
   }
   return { group, deduplicationId: createHash("sha256").update(message.body).digest("hex") };
 }
 
 function checkFifoId(id: string, field: string): void {
-  if (!fifoIdPattern.test(id)) throw invalidArgument(field, "must be 1 to 128 characters of printable ASCII without spaces");
+  if (!fifoIdPattern.test(id))
+    throw invalidArgument(field, "must be 1 to 128 characters of printable ASCII without spaces");
 }

@@ -47,11 +47,18 @@ export class LeaseChanges {
   /** Deletes the messages of a batch's handles, as `delete` does: one outcome per handle, in order. */
   deleteEach(queue: QueueState, receiptHandles: readonly string[], ops: StoreOp[]): EntryOutcome[] {
     checkBatchSize(receiptHandles.length, "receipt_handles");
-    return receiptHandles.map((receiptHandle) => outcomeOf(receiptHandle, () => this.delete(queue, receiptHandle, ops)));
+    return receiptHandles.map((receiptHandle) =>
+      outcomeOf(receiptHandle, () => this.delete(queue, receiptHandle, ops)),
+    );
   }
 
   /** Changes the leases of a batch's handles, as `change` does: one outcome per handle, in order, with its new deadline. */
-  changeEach(queue: QueueState, receiptHandles: readonly string[], timeoutMs: number | undefined, ops: StoreOp[]): EntryOutcome[] {
+  changeEach(
+    queue: QueueState,
+    receiptHandles: readonly string[],
+    timeoutMs: number | undefined,
+    ops: StoreOp[],
+  ): EntryOutcome[] {
     checkBatchSize(receiptHandles.length, "receipt_handles");
     const timeout = requireVisibilityTimeout(timeoutMs, queue.record.config);
     return receiptHandles.map((receiptHandle) =>
@@ -157,7 +164,12 @@ export class LeaseChanges {
     return message;
   }
 
-  private storeCheckpoint(queue: QueueState, message: LiveMessage, checkpoint: Uint8Array | undefined, ops: StoreOp[]): void {
+  private storeCheckpoint(
+    queue: QueueState,
+    message: LiveMessage,
+    checkpoint: Uint8Array | undefined,
+    ops: StoreOp[],
+  ): void {
     if (checkpoint === undefined) return;
     queue.noteCheckpoint(message);
     ops.push({ kind: "putCheckpoint", dataId: queue.record.dataId, id: message.id, checkpoint });

@@ -42,7 +42,12 @@ export function intakeMessages(
       group: fifo?.group,
       sequence: fifo === undefined ? undefined : 0,
     };
-    const content = { body: message.body, attributes: message.attributes ?? {}, typedAttributes, deduplicationId: fifo?.deduplicationId };
+    const content = {
+      body: message.body,
+      attributes: message.attributes ?? {},
+      typedAttributes,
+      deduplicationId: fifo?.deduplicationId,
+    };
     return { kind: "putMessage" as const, dataId, entry, content };
   });
   if (totalBytes > maxSendBatchBytes) {

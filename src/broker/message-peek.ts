@@ -1,5 +1,11 @@
 import { invalidArgument, queueNotFound } from "../errors/holdshelf-error.js";
-import { decodePeekToken, defaultPeekPageSize, encodePeekToken, maxPeekPageSize, type PeekCursor } from "../protocol/peek-pages.js";
+import {
+  decodePeekToken,
+  defaultPeekPageSize,
+  encodePeekToken,
+  maxPeekPageSize,
+  type PeekCursor,
+} from "../protocol/peek-pages.js";
 import type { Store } from "../store/store.js";
 import { messageView } from "./message-view.js";
 import type { LiveMessage, QueueState } from "./queue-state.js";
@@ -29,7 +35,8 @@ export async function peekMessages(
     throw invalidArgument("page_size", `must be between 0 and ${maxPeekPageSize}`);
   }
   const cursor = pageToken === "" ? undefined : decodePeekToken(pageToken);
-  if (cursor === undefined && pageToken !== "") throw invalidArgument("page_token", "is not a token this service returned");
+  if (cursor === undefined && pageToken !== "")
+    throw invalidArgument("page_token", "is not a token this service returned");
   const { taken, more } = takePage(queue, cursor, size);
   const last = taken[taken.length - 1];
   const nextPageToken = more && last !== undefined ? encodePeekToken(last) : "";
@@ -51,7 +58,11 @@ export async function peekMessages(
 }
 
 /** Takes up to `size` messages after the cursor within the response budget, and says whether any are left after them. */
-function takePage(queue: QueueState, cursor: PeekCursor | undefined, size: number): { taken: LiveMessage[]; more: boolean } {
+function takePage(
+  queue: QueueState,
+  cursor: PeekCursor | undefined,
+  size: number,
+): { taken: LiveMessage[]; more: boolean } {
   const taken: LiveMessage[] = [];
   let more = false;
   let bytes = 0;
@@ -74,7 +85,10 @@ function takePage(queue: QueueState, cursor: PeekCursor | undefined, size: numbe
  * though the queue's rules (retry backoff, dead-lettering, retention) may
  * act on it the moment maintenance runs: peeking never runs them.
  */
-function stateOf(message: LiveMessage, now: number): { state: PeekState; leaseDeadline?: number; visibleTime?: number } {
+function stateOf(
+  message: LiveMessage,
+  now: number,
+): { state: PeekState; leaseDeadline?: number; visibleTime?: number } {
   if (message.readyAt <= now) return { state: "VISIBLE" };
   if (message.leased) return { state: "IN_FLIGHT", leaseDeadline: message.readyAt };
   return { state: "DELAYED", visibleTime: message.readyAt };

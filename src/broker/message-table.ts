@@ -1,4 +1,11 @@
-import { checkpointFlag, grown, idWordsPerEntry, leasedFlag, noGroup, ScheduleColumns } from "../store/schedule-columns.js";
+import {
+  checkpointFlag,
+  grown,
+  idWordsPerEntry,
+  leasedFlag,
+  noGroup,
+  ScheduleColumns,
+} from "../store/schedule-columns.js";
 import { writeIdWords } from "../store/message-id-words.js";
 import type { ScheduleEntry } from "../store/store.js";
 
@@ -116,7 +123,9 @@ export class MessageTable extends ScheduleColumns {
     this.receiveCount[slot] = entry.receiveCount;
     this.epoch[slot] = entry.epoch;
     this.flags[slot] =
-      (this.flags[slot]! & placementFlags) | (entry.leased ? leasedFlag : 0) | (entry.hasCheckpoint ? checkpointFlag : 0);
+      (this.flags[slot]! & placementFlags) |
+      (entry.leased ? leasedFlag : 0) |
+      (entry.hasCheckpoint ? checkpointFlag : 0);
   }
 
   /** A copy of the message in a slot. */

@@ -6,7 +6,15 @@ import type { Delivery, FifoDelivery, PeekedMessage } from "./types.js";
 /** What a delivery and a peek both show of a message. */
 export type MessageView = Pick<
   Delivery & PeekedMessage,
-  "messageId" | "body" | "attributes" | "typedAttributes" | "receiveCount" | "sendTime" | "firstReceiveTime" | "deadLetter" | "fifo"
+  | "messageId"
+  | "body"
+  | "attributes"
+  | "typedAttributes"
+  | "receiveCount"
+  | "sendTime"
+  | "firstReceiveTime"
+  | "deadLetter"
+  | "fifo"
 >;
 
 /** A message as a delivery or a peek shows it: its schedule entry's counters and times, and its stored content. */

@@ -201,7 +201,9 @@ export class MoveTasks {
     this.running.set(source, running);
     running.done = this.moveAll(source, running).finally(() => this.running.delete(source));
     // A failure after a stop is the outage or shutdown that stopped the task: nothing more to report.
-    this.track(running.done.catch((error: unknown) => (running.stopped !== undefined ? undefined : Promise.reject(error))));
+    this.track(
+      running.done.catch((error: unknown) => (running.stopped !== undefined ? undefined : Promise.reject(error))),
+    );
   }
 
   private async moveAll(source: QueueState, running: Running): Promise<void> {
@@ -248,7 +250,12 @@ export class MoveTasks {
   }
 
   /** Writes a running task's count and status. */
-  private async progress(source: QueueState, running: Running, status: MoveTaskStatus, failureReason = ""): Promise<void> {
+  private async progress(
+    source: QueueState,
+    running: Running,
+    status: MoveTaskStatus,
+    failureReason = "",
+  ): Promise<void> {
     running.lastWrite = this.clock.now();
     const task = { ...running.stored, status, movedCount: running.moved, failureReason };
     await this.write(source, task);
@@ -257,7 +264,9 @@ export class MoveTasks {
 
   /** Replaces a stored task by its new state, if the record still holds it; false if the queue is gone from here. */
   private write(source: QueueState, task: StoredMoveTask): Promise<boolean> {
-    return this.registry.changeMoveTasks(source, (tasks) => tasks.map((old) => (old.taskId === task.taskId ? task : old)));
+    return this.registry.changeMoveTasks(source, (tasks) =>
+      tasks.map((old) => (old.taskId === task.taskId ? task : old)),
+    );
   }
 
   /**

@@ -74,12 +74,20 @@ export const defaultQueueLimits: QueueLimits = {
 };
 
 /** The configuration of a queue created with nothing set. */
-export const defaultQueueConfig: QueueConfig = { ...defaultQueueLimits, redrivePolicy: undefined, retryPolicy: undefined, tags: {} };
+export const defaultQueueConfig: QueueConfig = {
+  ...defaultQueueLimits,
+  redrivePolicy: undefined,
+  retryPolicy: undefined,
+  tags: {},
+};
 
 /** Checks a queue name's form. Throws INVALID_ARGUMENT naming `field`. */
 export function checkQueueName(name: string, field: string): void {
   if (!queueNamePattern.test(name)) {
-    throw invalidArgument(field, 'must be 1 to 80 characters of [A-Za-z0-9_-], or such a name ending in ".fifo" (80 in all)');
+    throw invalidArgument(
+      field,
+      'must be 1 to 80 characters of [A-Za-z0-9_-], or such a name ending in ".fifo" (80 in all)',
+    );
   }
 }
 
@@ -149,7 +157,10 @@ export function resolveQueueConfig(input: QueueConfigInput | undefined, prefix =
   const fifo = resolveFifoSettings(input, prefix);
   return {
     ...limits,
-    redrivePolicy: redrivePolicy && { deadLetterQueue: redrivePolicy.deadLetterQueue, maxReceiveCount: redrivePolicy.maxReceiveCount },
+    redrivePolicy: redrivePolicy && {
+      deadLetterQueue: redrivePolicy.deadLetterQueue,
+      maxReceiveCount: redrivePolicy.maxReceiveCount,
+    },
     retryPolicy: retryPolicy && { minBackoffMs: retryPolicy.minBackoffMs, maxBackoffMs: retryPolicy.maxBackoffMs },
     tags: checkTags(input?.tags ?? {}, `${prefix}tags`),
     // Left out of a standard queue's configuration, so its stored record stays as it was.
@@ -161,8 +172,10 @@ export function resolveQueueConfig(input: QueueConfigInput | undefined, prefix =
 function resolveFifoSettings(input: QueueConfigInput | undefined, prefix: string): FifoSettings | undefined {
   const { fifo = false, contentBasedDeduplication = false, deduplicationScope } = input ?? {};
   if (!fifo) {
-    if (contentBasedDeduplication) throw invalidArgument(`${prefix}content_based_deduplication`, "is for FIFO queues only");
-    if (deduplicationScope !== undefined) throw invalidArgument(`${prefix}deduplication_scope`, "is for FIFO queues only");
+    if (contentBasedDeduplication)
+      throw invalidArgument(`${prefix}content_based_deduplication`, "is for FIFO queues only");
+    if (deduplicationScope !== undefined)
+      throw invalidArgument(`${prefix}deduplication_scope`, "is for FIFO queues only");
     return undefined;
   }
   return { contentBasedDeduplication, deduplicationScope: deduplicationScope ?? "queue" };
@@ -182,7 +195,10 @@ function checkTags(tags: Readonly<Record<string, string>>, field: string): Recor
       throw invalidArgument(`${field}[${JSON.stringify(key)}]`, `keys must be 1 to ${maxTagKeyCharacters} characters`);
     }
     if ([...value].length > maxTagValueCharacters) {
-      throw invalidArgument(`${field}[${JSON.stringify(key)}]`, `values must be at most ${maxTagValueCharacters} characters`);
+      throw invalidArgument(
+        `${field}[${JSON.stringify(key)}]`,
+        `values must be at most ${maxTagValueCharacters} characters`,
+      );
     }
   }
   // fromEntries defines own properties: a tag named "__proto__" stays a tag.

@@ -14,7 +14,6 @@ import {
 import { fifoNameSuffix } from "../protocol/fifo-name-suffix.js";
 import { QueueState } from "./queue-state.js";
 
-
 /**
  * Hooks the registry calls when a queue leaves it. A purge calls none: the
  * queue lives on, and the purge's caller forgets its leases.
@@ -151,7 +150,10 @@ export class QueueRegistry {
     this.get(name, "name");
     return this.exclusive(name, async () => {
       const queue = this.get(name, "name");
-      const sources = [...this.deadLetterSourcesOf(name), ...(await this.cluster.deadLetterSourcesElsewhere(name))].sort();
+      const sources = [
+        ...this.deadLetterSourcesOf(name),
+        ...(await this.cluster.deadLetterSourcesElsewhere(name)),
+      ].sort();
       if (sources.length > 0) {
         throw new HoldshelfError(
           "QUEUE_IN_USE",
@@ -249,7 +251,9 @@ export class QueueRegistry {
     }
     const after = pageToken === "" ? "" : decodePageToken(pageToken);
     if (after === undefined) throw invalidArgument("page_token", "is not a token this service returned");
-    const names = [...this.byName.keys()].filter((name) => name.startsWith(prefix) && name > after && visible(name)).sort();
+    const names = [...this.byName.keys()]
+      .filter((name) => name.startsWith(prefix) && name > after && visible(name))
+      .sort();
     const page = names.slice(0, size);
     const nextPageToken = names.length > size ? encodePageToken(page[page.length - 1]!) : "";
     return { queues: page.map((name) => this.byName.get(name)!), nextPageToken };

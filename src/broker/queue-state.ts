@@ -67,7 +67,12 @@ export class QueueState {
    * A queue holding the schedule a store loaded at start (its columns are
    * taken over, not copied), and a FIFO queue's deduplication records.
    */
-  static loaded(record: QueueRecord, schedule: ScheduleColumns, now: number, deduplications: readonly StoredDeduplication[] = []): QueueState {
+  static loaded(
+    record: QueueRecord,
+    schedule: ScheduleColumns,
+    now: number,
+    deduplications: readonly StoredDeduplication[] = [],
+  ): QueueState {
     const queue = new QueueState(record, MessageTable.loaded(schedule));
     const { table } = queue;
     if (queue.groups !== undefined) queue.attachInSequenceOrder();
@@ -284,7 +289,8 @@ export class QueueState {
 
   /** The slot a copy was read from; a copy of a message since removed is a bug in the caller. */
   private slotOf(message: LiveMessage): number {
-    if (!this.table.holds(message)) throw new Error(`message ${message.id} is no longer in queue "${this.record.name}"`);
+    if (!this.table.holds(message))
+      throw new Error(`message ${message.id} is no longer in queue "${this.record.name}"`);
     return message.slot;
   }
 

@@ -42,7 +42,9 @@ export class ReceiptHandles {
   constructor(secret: Uint8Array) {
     this.hmacKey = createSecretKey(secret);
     // A key of its own, derived from the secret, so that the two tags never share one.
-    this.sipKey = sipHashKey(createHmac("sha256", this.hmacKey).update("holdshelf receipt handle tag v2").digest().subarray(0, 16));
+    this.sipKey = sipHashKey(
+      createHmac("sha256", this.hmacKey).update("holdshelf receipt handle tag v2").digest().subarray(0, 16),
+    );
   }
 
   /** The handle of delivery `epoch` of a message. */

@@ -71,7 +71,8 @@ interface Taken {
  * that may not be delivered again leave for the dead-letter queue here too.
  */
 export function createReceiveRules(options: ReceiveRulesOptions): ReceiveRules {
-  const { clock, store, handles, tracking, waiting, deadLetters, background, advance, commitAndServe, events } = options;
+  const { clock, store, handles, tracking, waiting, deadLetters, background, advance, commitAndServe, events } =
+    options;
 
   /** Removes messages from the queue's memory and from any stream's tracking. */
   const setAside = (queue: QueueState, messages: readonly LiveMessage[]): void => {
@@ -172,9 +173,13 @@ export function createReceiveRules(options: ReceiveRulesOptions): ReceiveRules {
       let taken = attempt();
       const atInFlightLimit = visibilityTimeoutMs > 0 && queue.inFlight >= queue.record.config.maxInFlight;
       if (taken === undefined && waitTimeMs === 0 && atInFlightLimit) {
-        throw new HoldshelfError("TOO_MANY_IN_FLIGHT", `queue "${name}" has ${queue.inFlight} messages in flight, its max_in_flight`);
+        throw new HoldshelfError(
+          "TOO_MANY_IN_FLIGHT",
+          `queue "${name}" has ${queue.inFlight} messages in flight, its max_in_flight`,
+        );
       }
-      if (taken === undefined && waitTimeMs > 0 && mayWait) taken = await waiting.wait(queue, attempt, waitTimeMs, signal);
+      if (taken === undefined && waitTimeMs > 0 && mayWait)
+        taken = await waiting.wait(queue, attempt, waitTimeMs, signal);
       if (taken === undefined) {
         if (!signal?.aborted) events.emptyReceive(name);
         return [];

@@ -56,7 +56,9 @@ export function checkOutgoing(
     throw new HoldshelfError(
       "MESSAGE_TOO_LARGE",
       `${field || "message "}is ${size} bytes; the queue takes at most ${config.maxMessageBytes}`,
-      { violations: [{ field: `${field}body`, description: `at most ${config.maxMessageBytes} bytes with attributes` }] },
+      {
+        violations: [{ field: `${field}body`, description: `at most ${config.maxMessageBytes} bytes with attributes` }],
+      },
     );
   }
   const delayMs = message.delayMs ?? config.delayMs;
@@ -114,7 +116,8 @@ export function checkRedriveBounds(maxMessages: number, maxPerSecond: number): v
   if (!Number.isSafeInteger(maxMessages) || maxMessages < 0) {
     throw invalidArgument("max_messages", `must be 0 (all) to ${Number.MAX_SAFE_INTEGER}`);
   }
-  if (!Number.isInteger(maxPerSecond) || maxPerSecond < 0) throw invalidArgument("max_per_second", "must not be negative");
+  if (!Number.isInteger(maxPerSecond) || maxPerSecond < 0)
+    throw invalidArgument("max_per_second", "must not be negative");
 }
 
 /** Checks the wait a failed delivery asks before its retry: 0 to 12 h, as a retry policy's backoff. */

@@ -52,7 +52,10 @@ export function fifoSends(queue: QueueState, intake: PutMessage[], now: number):
     const key = FifoDeduplication.keyOf(scope, op.entry.group!, op.content.deduplicationId!);
     const first = deduplication.find(key, now);
     if (first !== undefined) {
-      results.push({ messageId: formatMessageId(first.messageId), sequenceNumber: formatSequenceNumber(first.sequence) });
+      results.push({
+        messageId: formatMessageId(first.messageId),
+        sequenceNumber: formatSequenceNumber(first.sequence),
+      });
       if (first.written !== undefined) earlierWrites.add(first.written);
       continue;
     }

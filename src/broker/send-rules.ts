@@ -44,7 +44,9 @@ export function createSendRules(options: SendRulesOptions): SendRules {
       const dataId = queue.record.dataId;
       const now = clock.now();
       const intake = intakeMessages(queue, messages, batchField, now);
-      const { stored, ops, rememberedIds, results, firstSends } = queue.fifo ? fifoSends(queue, intake, now) : standardSends(intake);
+      const { stored, ops, rememberedIds, results, firstSends } = queue.fifo
+        ? fifoSends(queue, intake, now)
+        : standardSends(intake);
       let release: () => void;
       try {
         deduplicationBudget.check(rememberedIds);

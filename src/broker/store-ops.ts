@@ -3,7 +3,13 @@ import type { LiveMessage } from "./message-table.js";
 
 /** The write that removes a message: its content, index entry and any checkpoint. */
 export function removeMessageOp(dataId: number, message: LiveMessage): StoreOp {
-  return { kind: "removeMessage", dataId, id: message.id, readyAt: message.readyAt, hasCheckpoint: message.hasCheckpoint };
+  return {
+    kind: "removeMessage",
+    dataId,
+    id: message.id,
+    readyAt: message.readyAt,
+    hasCheckpoint: message.hasCheckpoint,
+  };
 }
 
 /**

@@ -27,7 +27,10 @@ export function checkTypedAttributes(
     const path = `${field}typed_attributes[${JSON.stringify(name)}]`;
     // hasOwn, not `in`: an attribute named "constructor" is no clash with Object.prototype's.
     if (Object.hasOwn(attributes, name)) {
-      throw invalidArgument(path, "the name is also in attributes; a name may be in attributes or typed_attributes, not both");
+      throw invalidArgument(
+        path,
+        "the name is also in attributes; a name may be in attributes or typed_attributes, not both",
+      );
     }
     const base = dataTypePattern.exec(dataType)?.[1];
     if (base === undefined || [...dataType].length > maxDataTypeCharacters) {
@@ -37,7 +40,8 @@ export function checkTypedAttributes(
       );
     }
     if (base === "Binary") {
-      if (!(value instanceof Uint8Array)) throw invalidArgument(`${path}.binary_value`, `is required for data type ${dataType}`);
+      if (!(value instanceof Uint8Array))
+        throw invalidArgument(`${path}.binary_value`, `is required for data type ${dataType}`);
     } else if (typeof value !== "string") {
       throw invalidArgument(`${path}.string_value`, `is required for data type ${dataType}`);
     }

@@ -35,7 +35,12 @@ export class WaitingReceives {
    * Waits up to `waitMs` for `take` to succeed; resolves undefined on timeout
    * or abort. Rejects with TOO_MANY_WAITING_RECEIVES when `max` already wait.
    */
-  wait<T>(queue: QueueState, take: TakeAttempt<T>, waitMs: number, signal: AbortSignal | undefined): Promise<T | undefined> {
+  wait<T>(
+    queue: QueueState,
+    take: TakeAttempt<T>,
+    waitMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<T | undefined> {
     if (this.waiting >= this.max && !signal?.aborted) return Promise.reject(tooManyWaitingReceives(this.max));
     return new Promise<T | undefined>((resolve, reject) => {
       let timer: Timer | undefined;

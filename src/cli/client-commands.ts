@@ -76,7 +76,9 @@ export async function clientCommand(
     const text = values[flag];
     return text === undefined ? undefined : durationFromMs(parseDurationFlag(text, flag));
   };
-  const integer = (flag: "max-message-bytes" | "max-in-flight" | "max-receive-count" | "max" | "rate" | "page-size"): number => {
+  const integer = (
+    flag: "max-message-bytes" | "max-in-flight" | "max-receive-count" | "max" | "rate" | "page-size",
+  ): number => {
     const text = values[flag];
     if (text === undefined) return 0;
     if (!/^\d+$/.test(text)) throw new UsageError(`--${flag} takes a whole number`);
@@ -92,7 +94,12 @@ export async function clientCommand(
     maxLeaseDuration: duration("max-lease-duration"),
     ...(values["dead-letter-queue"] === undefined
       ? {}
-      : { redrivePolicy: { deadLetterQueue: values["dead-letter-queue"], maxReceiveCount: integer("max-receive-count") } }),
+      : {
+          redrivePolicy: {
+            deadLetterQueue: values["dead-letter-queue"],
+            maxReceiveCount: integer("max-receive-count"),
+          },
+        }),
     ...(values["min-backoff"] === undefined && values["max-backoff"] === undefined
       ? {}
       : { retryPolicy: { minBackoff: duration("min-backoff"), maxBackoff: duration("max-backoff") } }),
@@ -132,16 +139,16 @@ async function run(
     const action = arg(0, "queue action (create, get, list, update, delete, purge)");
     switch (action) {
       case "create":
-        return json(((await rpc.createQueue({ name: arg(1, "queue name"), config: config() })).queue));
+        return json((await rpc.createQueue({ name: arg(1, "queue name"), config: config() })).queue);
       case "update":
-        return json(((await rpc.updateQueue({ name: arg(1, "queue name"), config: config() })).queue));
+        return json((await rpc.updateQueue({ name: arg(1, "queue name"), config: config() })).queue);
       case "get":
-        return json(((await rpc.getQueue({ name: arg(1, "queue name") })).queue));
+        return json((await rpc.getQueue({ name: arg(1, "queue name") })).queue);
       case "list": {
         let pageToken = "";
         do {
           const page = await rpc.listQueues({ prefix: values.prefix, pageToken });
-          for (const queue of page.queues) json((queue));
+          for (const queue of page.queues) json(queue);
           pageToken = page.nextPageToken;
         } while (pageToken !== "");
         return;
@@ -168,7 +175,13 @@ async function run(
       const body = Buffer.from(arg(1, "message body"), "utf8");
       // Prints the message id, and on a FIFO queue its sequence number.
       return json(
-        await rpc.send({ queue: arg(0, "queue name"), body, attributes, ...(delay ? { delay } : {}), ...fifoSendFromFlags(values) }),
+        await rpc.send({
+          queue: arg(0, "queue name"),
+          body,
+          attributes,
+          ...(delay ? { delay } : {}),
+          ...fifoSendFromFlags(values),
+        }),
       );
     }
     case "receive": {
@@ -201,7 +214,8 @@ async function run(
       return json({ deleted: true });
     case "redrive": {
       if (values.async) {
-        if (values.max !== undefined) throw new UsageError("--max cannot go with --async: a move task moves every message");
+        if (values.max !== undefined)
+          throw new UsageError("--max cannot go with --async: a move task moves every message");
         // A message move task: answers at once; `move-tasks QUEUE` shows its progress.
         const { taskHandle } = await rpc.startMessageMoveTask({
           sourceQueue: arg(0, "dead-letter queue name"),
@@ -224,7 +238,10 @@ async function run(
         const { movedCount } = await rpc.cancelMessageMoveTask({ taskHandle: arg(1, "task handle") });
         return json({ moved: Number(movedCount) });
       }
-      const { tasks } = await rpc.listMessageMoveTasks({ sourceQueue: arg(0, "source queue name"), maxResults: integer("max") || 10 });
+      const { tasks } = await rpc.listMessageMoveTasks({
+        sourceQueue: arg(0, "source queue name"),
+        maxResults: integer("max") || 10,
+      });
       for (const task of tasks) json({ ...task, status: MessageMoveTaskStatus[task.status] });
       return;
     }
@@ -251,7 +268,10 @@ function plainJson(key: string, value: unknown): unknown {
     const typeName = (value as { $typeName: string }).$typeName;
     if (typeName === "holdshelf.v1.QueueConfig") {
       const config = value as unknown as QueueConfig;
-      return { ...config, deduplicationScope: DeduplicationScope[config.deduplicationScope] ?? config.deduplicationScope };
+      return {
+        ...config,
+        deduplicationScope: DeduplicationScope[config.deduplicationScope] ?? config.deduplicationScope,
+      };
     }
     if (typeName === "google.protobuf.Timestamp") return new Date(timestampMs(value as Timestamp)).toISOString();
     if (typeName === "google.protobuf.Duration") {

@@ -21,7 +21,8 @@ export async function clusterCommand(
       shards: { type: "string" },
     },
   });
-  if (values.postgres === undefined) throw new UsageError("cluster commands need --postgres URL (or HOLDSHELF_POSTGRES)");
+  if (values.postgres === undefined)
+    throw new UsageError("cluster commands need --postgres URL (or HOLDSHELF_POSTGRES)");
   const { urls } = parseClusterFlags({ postgres: values.postgres }, "")!;
   if (action !== "init" && action !== "status") throw new UsageError("cluster init|status");
   if (action === "status" && values.shards !== undefined) throw new UsageError("--shards is for cluster init");
@@ -38,7 +39,9 @@ export async function clusterCommand(
     if (action === "init") {
       const cluster = await ensureCluster(client, asked);
       if (asked !== undefined && cluster.shardCount !== asked) {
-        note(`holdshelf: the cluster already exists with ${cluster.shardCount} shards; its shard count is fixed when it is created`);
+        note(
+          `holdshelf: the cluster already exists with ${cluster.shardCount} shards; its shard count is fixed when it is created`,
+        );
         return 1;
       }
       print(`cluster ready: ${cluster.shardCount} shards`);
@@ -58,7 +61,8 @@ export async function clusterCommand(
 
 function parseShardCount(text: string): number {
   const count = Number(text);
-  if (!/^\d+$/.test(text) || count < 1 || count > 65_536) throw new UsageError("--shards is a whole number from 1 to 65536");
+  if (!/^\d+$/.test(text) || count < 1 || count > 65_536)
+    throw new UsageError("--shards is a whole number from 1 to 65536");
   return count;
 }
 
@@ -66,7 +70,9 @@ function parseShardCount(text: string): number {
 export function formatStatus(status: ClusterStatus): string[] {
   const lines = [`shards: ${status.shardCount}`, `members: ${status.members.length}`];
   for (const member of status.members) {
-    lines.push(`  ${member.nodeId} at ${member.address}, last heartbeat ${(member.heartbeatAgeMs / 1000).toFixed(1)} s ago`);
+    lines.push(
+      `  ${member.nodeId} at ${member.address}, last heartbeat ${(member.heartbeatAgeMs / 1000).toFixed(1)} s ago`,
+    );
   }
   const byOwner = new Map<string, typeof status.shards>();
   for (const shard of status.shards) {
@@ -85,7 +91,9 @@ export function formatStatus(status: ClusterStatus): string[] {
     );
   }
   const free = byOwner.get("") ?? [];
-  lines.push(`unowned: ${free.length} shards${free.length === 0 ? "" : `, ${sum(free.map((shard) => shard.queues))} queues`}`);
+  lines.push(
+    `unowned: ${free.length} shards${free.length === 0 ? "" : `, ${sum(free.map((shard) => shard.queues))} queues`}`,
+  );
   return lines;
 }
 

@@ -31,16 +31,25 @@ export function parseClusterFlags(
 ): ClusterStorage | undefined {
   const { postgres, advertise } = values;
   if (postgres === undefined) {
-    if (values["node-id"] !== undefined || advertise !== undefined || values["shard-lease-ttl"] !== undefined || values["route-only"] === true) {
-      throw new UsageError("--node-id, --advertise, --shard-lease-ttl and --route-only are for cluster mode: add --postgres URL");
+    if (
+      values["node-id"] !== undefined ||
+      advertise !== undefined ||
+      values["shard-lease-ttl"] !== undefined ||
+      values["route-only"] === true
+    ) {
+      throw new UsageError(
+        "--node-id, --advertise, --shard-lease-ttl and --route-only are for cluster mode: add --postgres URL",
+      );
     }
     return undefined;
   }
   const urls = postgres.split(",").map((url) => url.trim());
-  if (urls.some((url) => url === "")) throw new UsageError("--postgres (HOLDSHELF_POSTGRES) is a comma-separated list of postgres:// URLs, none empty");
+  if (urls.some((url) => url === ""))
+    throw new UsageError("--postgres (HOLDSHELF_POSTGRES) is a comma-separated list of postgres:// URLs, none empty");
   urls.forEach((url, index) => {
     // The URL itself is never echoed: it may hold a password, in forms no redaction can be sure to catch.
-    if (!/^postgres(ql)?:\/\//.test(url)) throw new UsageError(`--postgres: entry ${index + 1} is not a postgres:// URL`);
+    if (!/^postgres(ql)?:\/\//.test(url))
+      throw new UsageError(`--postgres: entry ${index + 1} is not a postgres:// URL`);
   });
   // With port 0 the listen address names no broker in particular: the process id keeps two such brokers apart.
   const nodeId = values["node-id"] ?? `${hostname()}/${listen}${listen.endsWith(":0") ? `/${process.pid}` : ""}`;

@@ -18,6 +18,7 @@ export function parseConsoleFlags(values: { "console-listen"?: string | undefine
   const listen = values["console-listen"];
   if (listen === consoleOff) return undefined;
   // An empty value (a template's missing variable) must not quietly pick some address.
-  if (listen === undefined || listen === "") throw new UsageError(`--console-listen (HOLDSHELF_CONSOLE_LISTEN) is empty: give host:port, or "${consoleOff}"`);
+  if (listen === undefined || listen === "")
+    throw new UsageError(`--console-listen (HOLDSHELF_CONSOLE_LISTEN) is empty: give host:port, or "${consoleOff}"`);
   return listen;
 }

@@ -32,11 +32,15 @@ export function fifoConfigFromFlags(values: {
 }): { fifo: boolean; contentBasedDeduplication: boolean; deduplicationScope: DeduplicationScope } {
   const scopeText = values["deduplication-scope"];
   const deduplicationScope = scopeText === undefined ? DeduplicationScope.UNSPECIFIED : scopes.get(scopeText);
-  if (deduplicationScope === undefined) throw new UsageError(`--deduplication-scope takes queue or message-group, not "${scopeText}"`);
+  if (deduplicationScope === undefined)
+    throw new UsageError(`--deduplication-scope takes queue or message-group, not "${scopeText}"`);
   return { fifo: values.fifo, contentBasedDeduplication: values["content-based-deduplication"], deduplicationScope };
 }
 
 /** The FIFO fields of a SendRequest from the flags: empty when not given, which the wire reads as unset. */
-export function fifoSendFromFlags(values: { group: string; "dedup-id": string }): { messageGroupId: string; deduplicationId: string } {
+export function fifoSendFromFlags(values: { group: string; "dedup-id": string }): {
+  messageGroupId: string;
+  deduplicationId: string;
+} {
   return { messageGroupId: values.group, deduplicationId: values["dedup-id"] };
 }

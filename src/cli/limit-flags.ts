@@ -13,12 +13,27 @@ const mebibyte = 1024 * 1024;
 /** Each limit's flag, environment variable and accepted range. */
 const limitFlags: { readonly [K in keyof HoldshelfLimits]: LimitFlag } = {
   // Under 1 MiB even one message of the largest max_message_bytes could not be sent.
-  maxRequestBytes: { flag: "max-request-bytes", env: "HOLDSHELF_MAX_REQUEST_BYTES", min: mebibyte, max: 256 * mebibyte },
-  maxStreamsPerConnection: { flag: "max-streams-per-connection", env: "HOLDSHELF_MAX_STREAMS_PER_CONNECTION", min: 1, max: 1_000_000 },
+  maxRequestBytes: {
+    flag: "max-request-bytes",
+    env: "HOLDSHELF_MAX_REQUEST_BYTES",
+    min: mebibyte,
+    max: 256 * mebibyte,
+  },
+  maxStreamsPerConnection: {
+    flag: "max-streams-per-connection",
+    env: "HOLDSHELF_MAX_STREAMS_PER_CONNECTION",
+    min: 1,
+    max: 1_000_000,
+  },
   maxWaitingReceives: { flag: "max-waiting-receives", env: "HOLDSHELF_MAX_WAITING_RECEIVES", min: 1, max: 10_000_000 },
   maxQueues: { flag: "max-queues", env: "HOLDSHELF_MAX_QUEUES", min: 1, max: 10_000_000 },
   maxStoredMessages: { flag: "max-stored-messages", env: "HOLDSHELF_MAX_STORED_MESSAGES", min: 1, max: 1_000_000_000 },
-  maxDeduplicationIds: { flag: "max-deduplication-ids", env: "HOLDSHELF_MAX_DEDUPLICATION_IDS", min: 1, max: 1_000_000_000 },
+  maxDeduplicationIds: {
+    flag: "max-deduplication-ids",
+    env: "HOLDSHELF_MAX_DEDUPLICATION_IDS",
+    min: 1,
+    max: 1_000_000_000,
+  },
 };
 
 const limitKeys = Object.keys(limitFlags) as (keyof HoldshelfLimits)[];

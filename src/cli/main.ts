@@ -53,8 +53,19 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       return command === undefined ? 2 : 0;
     }
     if (command === "serve") return await serveCommand(args, env);
-    if (command === "cluster") return await clusterCommand(args, env, (line) => console.log(line), (line) => console.error(line));
-    if (command === "token") return tokenCommand(args, (line) => console.log(line), (line) => console.error(line));
+    if (command === "cluster")
+      return await clusterCommand(
+        args,
+        env,
+        (line) => console.log(line),
+        (line) => console.error(line),
+      );
+    if (command === "token")
+      return tokenCommand(
+        args,
+        (line) => console.log(line),
+        (line) => console.error(line),
+      );
     return await clientCommand(command, args, env, (line) => console.log(line));
   } catch (error) {
     if (error instanceof RpcError) {

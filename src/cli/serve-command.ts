@@ -44,7 +44,8 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
   const limits = parseLimitFlags(values);
   const authFile = values["auth-file"];
   // An empty value (say, a secret missing from a template) must not quietly turn tokens off.
-  if (authFile === "") throw new UsageError("--auth-file (HOLDSHELF_AUTH_FILE) is empty: name the auth file, or unset it");
+  if (authFile === "")
+    throw new UsageError("--auth-file (HOLDSHELF_AUTH_FILE) is empty: name the auth file, or unset it");
   const sqs = parseSqsFlags(values, { authFile, cluster: postgres !== undefined });
   const consoleListen = parseConsoleFlags(values);
   const durability = values.durability;
@@ -82,7 +83,8 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       },
       logger,
     );
-    if (transport.peerCa !== undefined && postgres === undefined) throw new UsageError("--peer-tls-ca is for cluster mode: add --postgres URL");
+    if (transport.peerCa !== undefined && postgres === undefined)
+      throw new UsageError("--peer-tls-ca is for cluster mode: add --postgres URL");
     server = await startHoldshelfServer({
       ...transport,
       dataDir: values["data-dir"],
@@ -110,11 +112,18 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
     address: server.address,
     metricsAddress: server.metricsAddress ?? metricsOff,
     sqsAddress: server.sqsAddress ?? sqsOff,
-    ...(sqs.endpoint === undefined ? { sqsOffBecause: sqs.offBecause } : { sqsUrl: server.sqsUrl, sqsAuth: sqs.endpoint.credentialsFile === undefined ? "off" : "signatures" }),
+    ...(sqs.endpoint === undefined
+      ? { sqsOffBecause: sqs.offBecause }
+      : { sqsUrl: server.sqsUrl, sqsAuth: sqs.endpoint.credentialsFile === undefined ? "off" : "signatures" }),
     console: server.consoleUrl ?? consoleOff,
     ...(postgres === undefined
       ? { dataDir: values["data-dir"], durability }
-      : { storage: "postgres", nodeId: postgres.nodeId, postgresHosts: postgres.urls.length, ...(postgres.routeOnly === true ? { routeOnly: true } : {}) }),
+      : {
+          storage: "postgres",
+          nodeId: postgres.nodeId,
+          postgresHosts: postgres.urls.length,
+          ...(postgres.routeOnly === true ? { routeOnly: true } : {}),
+        }),
     tls: tlsMode(transport.tls),
     metricsTls: tlsMode(transport.metricsTls),
     auth: authFile === undefined ? "off" : "tokens",

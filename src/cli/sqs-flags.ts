@@ -23,7 +23,9 @@ export function sqsFlagOptions(env: NodeJS.ProcessEnv) {
 }
 
 /** What parseSqsFlags decided: the endpoint to serve, or why there is none. */
-export type SqsFlags = { readonly endpoint: SqsEndpoint } | { readonly endpoint: undefined; readonly offBecause: string };
+export type SqsFlags =
+  | { readonly endpoint: SqsEndpoint }
+  | { readonly endpoint: undefined; readonly offBecause: string };
 
 /**
  * The SQS endpoint the flags ask for. It is on by default, on loopback. A
@@ -44,7 +46,10 @@ export function parseSqsFlags(
 ): SqsFlags {
   const listen = values["sqs-listen"];
   const credentialsFile = values["sqs-credentials"];
-  if (credentialsFile === "") throw new UsageError("--sqs-credentials (HOLDSHELF_SQS_CREDENTIALS) is empty: name the access keys' file, or unset it");
+  if (credentialsFile === "")
+    throw new UsageError(
+      "--sqs-credentials (HOLDSHELF_SQS_CREDENTIALS) is empty: name the access keys' file, or unset it",
+    );
   if (listen === sqsOff) return { endpoint: undefined, offBecause: "--sqs-listen off" };
   if (context.authFile !== undefined && credentialsFile === undefined) {
     if (listen !== undefined) {
@@ -56,7 +61,9 @@ export function parseSqsFlags(
   }
   if (context.cluster && credentialsFile !== undefined) {
     // A call another broker owns is passed on over gRPC, which checks bearer tokens, not signatures.
-    throw new UsageError("--sqs-credentials is not supported in cluster mode yet: SQS calls other brokers serve cannot carry the signer's permissions");
+    throw new UsageError(
+      "--sqs-credentials is not supported in cluster mode yet: SQS calls other brokers serve cannot carry the signer's permissions",
+    );
   }
   const accountId = values["sqs-account-id"] ?? sqsDefaults.accountId;
   if (!/^\d{12}$/.test(accountId)) throw new UsageError("--sqs-account-id is 12 digits, as AWS account ids are");

@@ -62,12 +62,16 @@ export async function loadTransportSecurity(
     clientCaFile: values["tls-client-ca"],
   });
   if (values["metrics-tls"] === true && tls === undefined) {
-    throw new TlsConfigError("--metrics-tls needs --tls-cert and --tls-key: the metrics listener uses the same certificate");
+    throw new TlsConfigError(
+      "--metrics-tls needs --tls-cert and --tls-key: the metrics listener uses the same certificate",
+    );
   }
   const metricsTls = values["metrics-tls"] === true && listeners.metricsListen !== undefined ? tls : undefined;
   const peerCaFile = values["peer-tls-ca"];
   if (peerCaFile !== undefined && tls === undefined) {
-    throw new TlsConfigError("--peer-tls-ca needs --tls-cert and --tls-key: brokers call each other with TLS only when they serve it");
+    throw new TlsConfigError(
+      "--peer-tls-ca needs --tls-cert and --tls-key: brokers call each other with TLS only when they serve it",
+    );
   }
   const peerCa = peerCaFile === undefined ? undefined : await readTlsFile("--peer-tls-ca", peerCaFile);
   if (peerCa !== undefined) parseCertificate("--peer-tls-ca", peerCaFile!, peerCa);
@@ -82,11 +86,16 @@ export async function loadTransportSecurity(
   }
   // Not refused: TLS may end at a proxy or mesh sidecar in front of the broker. But say it.
   // The console takes the same tokens, typed into its sign-in page.
-  const plaintext = [listeners.listen, listeners.consoleListen].filter((address) => address !== undefined && !isLoopbackAddress(address));
+  const plaintext = [listeners.listen, listeners.consoleListen].filter(
+    (address) => address !== undefined && !isLoopbackAddress(address),
+  );
   if (listeners.authenticated && tls === undefined && plaintext.length > 0) {
-    logger.warn("bearer tokens cross the network in plaintext: serve TLS (--tls-cert, --tls-key) or end TLS in front of the broker", {
-      addresses: plaintext,
-    });
+    logger.warn(
+      "bearer tokens cross the network in plaintext: serve TLS (--tls-cert, --tls-key) or end TLS in front of the broker",
+      {
+        addresses: plaintext,
+      },
+    );
   }
   return {
     ...(tls === undefined ? {} : { tls }),

@@ -31,7 +31,9 @@ export function tokenCommand(args: string[], print: (line: string) => void, note
     parseAuthFile(JSON.stringify({ tokens: [entry] }), "(new entry)");
   } catch (error) {
     if (error instanceof AuthFileError) {
-      throw new UsageError(`the entry's ${error.message.replace(/^auth file \(new entry\): tokens\[0\](?: \("[^"]*"\))?\.?/, "")}`);
+      throw new UsageError(
+        `the entry's ${error.message.replace(/^auth file \(new entry\): tokens\[0\](?: \("[^"]*"\))?\.?/, "")}`,
+      );
     }
     throw error;
   }

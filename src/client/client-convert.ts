@@ -41,7 +41,8 @@ export function bodyBytes(body: MessageBody): Uint8Array {
 
 /** A plain configuration as the wire's QueueConfig. */
 export function queueConfigToWire(config: QueueConfigInput = {}): MessageInitShape<typeof QueueConfigSchema> {
-  const duration = (ms: number | undefined): Duration | undefined => (ms === undefined ? undefined : durationFromMs(ms));
+  const duration = (ms: number | undefined): Duration | undefined =>
+    ms === undefined ? undefined : durationFromMs(ms);
   return {
     visibilityTimeout: duration(config.visibilityTimeoutMs),
     delay: duration(config.delayMs),
@@ -127,7 +128,8 @@ export function typedAttributesToWire(
       name,
       {
         dataType,
-        value: typeof value === "string" ? { case: "stringValue" as const, value } : { case: "binaryValue" as const, value },
+        value:
+          typeof value === "string" ? { case: "stringValue" as const, value } : { case: "binaryValue" as const, value },
       },
     ]),
   );
@@ -212,7 +214,9 @@ export function heartbeatRequestToWire(request: HeartbeatRequest): MessageInitSh
     releaseOnDisconnect: request.releaseOnDisconnect ?? false,
     leases: request.leases.map((lease) => ({
       receiptHandle: lease.receiptHandle,
-      ...(lease.visibilityTimeoutMs === undefined ? {} : { visibilityTimeout: durationFromMs(lease.visibilityTimeoutMs) }),
+      ...(lease.visibilityTimeoutMs === undefined
+        ? {}
+        : { visibilityTimeout: durationFromMs(lease.visibilityTimeoutMs) }),
       ...(lease.checkpoint === undefined ? {} : { checkpoint: lease.checkpoint }),
       ...(lease.failed === true ? { failed: true } : {}),
     })),
@@ -230,7 +234,9 @@ export function leaseStateFromWire(state: WireLeaseState): LeaseState {
 }
 
 // A value whose oneof a server left unset (none does) reads as an empty string, as proto3 reads a missing string.
-function typedAttributesFromWire(typed: Readonly<Record<string, WireTypedAttributeValue>>): Record<string, TypedAttribute> {
+function typedAttributesFromWire(
+  typed: Readonly<Record<string, WireTypedAttributeValue>>,
+): Record<string, TypedAttribute> {
   return Object.fromEntries(
     Object.entries(typed).map(([name, { dataType, value }]) => [name, { dataType, value: value.value ?? "" }]),
   );

@@ -66,7 +66,10 @@ export interface ConsumerOptions {
 }
 
 /** The slice of QueueClient a Consumer uses. */
-export type ConsumerClient = Pick<QueueClient, "getQueue" | "receive" | "delete" | "changeVisibilityBatch" | "heartbeat">;
+export type ConsumerClient = Pick<
+  QueueClient,
+  "getQueue" | "receive" | "delete" | "changeVisibilityBatch" | "heartbeat"
+>;
 
 // After the grace period, stop() gives the releases and the stream's clean
 // end this long before it cuts the stream.
@@ -128,7 +131,8 @@ export class Consumer {
     this.renewFraction = check("renewFraction", options.renewFraction ?? 1 / 3, (n) => n > 0 && n < 1);
     this.waitTimeMs = check("waitTimeMs", options.waitTimeMs ?? 20_000, (n) => Number.isInteger(n) && n >= 0);
     this.stopGraceMs = check("stopGraceMs", options.stopGraceMs ?? 10_000, (n) => n >= 0);
-    this.onError = options.onError ?? ((error, message) => console.error("holdshelf consumer:", error, message?.messageId ?? ""));
+    this.onError =
+      options.onError ?? ((error, message) => console.error("holdshelf consumer:", error, message?.messageId ?? ""));
     this.clock = options.clock ?? monotonicClock;
     this.loop = this.run();
   }
@@ -238,7 +242,8 @@ export class Consumer {
       },
       async checkpoint(bytes) {
         // Refused here: the broker's refusal would read as a refused renewal and abort the handler.
-        if (bytes.length > maxCheckpointBytes) throw new RangeError(`a checkpoint is at most ${maxCheckpointBytes} bytes, not ${bytes.length}`);
+        if (bytes.length > maxCheckpointBytes)
+          throw new RangeError(`a checkpoint is at most ${maxCheckpointBytes} bytes, not ${bytes.length}`);
         await lease.checkpoint(bytes);
         lastCheckpoint = bytes;
       },
@@ -311,7 +316,10 @@ export class Consumer {
           // Tried even after the lease was lost: if nobody received the
           // message since, the finished work is not done again. Bounded, so
           // that a connection that went silent cannot hold the slot forever.
-          await this.client.delete(this.queue, message.receiptHandle, { signal: givenBack.signal, timeoutMs: deleteTimeoutMs });
+          await this.client.delete(this.queue, message.receiptHandle, {
+            signal: givenBack.signal,
+            timeoutMs: deleteTimeoutMs,
+          });
           return;
         } catch (error) {
           if (!isTransient(error) || controller.signal.aborted) throw error;
@@ -346,7 +354,11 @@ export class Consumer {
   private async giveBack(messages: readonly ReceivedMessage[]): Promise<void> {
     if (messages.length === 0) return;
     try {
-      const results = await this.client.changeVisibilityBatch(this.queue, messages.map((m) => m.receiptHandle), 0);
+      const results = await this.client.changeVisibilityBatch(
+        this.queue,
+        messages.map((m) => m.receiptHandle),
+        0,
+      );
       for (const result of results) if (result.error !== undefined) this.report(result.error);
     } catch (error) {
       this.report(error);
@@ -370,7 +382,10 @@ export class Consumer {
   /** Waits for a promise, but no longer than ms. */
   private async within(promise: Promise<unknown>, ms: number): Promise<void> {
     let timer: Timer | undefined;
-    await Promise.race([promise, new Promise((resolve) => (timer = this.clock.setTimer(ms, () => resolve(undefined))))]);
+    await Promise.race([
+      promise,
+      new Promise((resolve) => (timer = this.clock.setTimer(ms, () => resolve(undefined)))),
+    ]);
     timer?.cancel();
   }
 

@@ -1,5 +1,15 @@
-import { DeduplicationScope as WireDeduplicationScope, type QueueConfig as WireQueueConfig } from "../../gen/holdshelf/v1/queue_pb.js";
-import type { DeduplicationScope, FifoFields, QueueConfig, QueueConfigInput, SendOptions, SendResult } from "./types.js";
+import {
+  DeduplicationScope as WireDeduplicationScope,
+  type QueueConfig as WireQueueConfig,
+} from "../../gen/holdshelf/v1/queue_pb.js";
+import type {
+  DeduplicationScope,
+  FifoFields,
+  QueueConfig,
+  QueueConfigInput,
+  SendOptions,
+  SendResult,
+} from "./types.js";
 
 /** The FIFO settings of a plain configuration, as the wire's QueueConfig fields; none for a standard queue's. */
 export function fifoConfigToWire(
@@ -13,7 +23,9 @@ export function fifoConfigToWire(
 }
 
 /** A wire QueueConfig's FIFO settings, present only for a FIFO queue, so that a standard queue's config is as before FIFO queues. */
-export function fifoConfigFromWire(config: WireQueueConfig | undefined): Pick<QueueConfig, "fifo" | "contentBasedDeduplication" | "deduplicationScope"> {
+export function fifoConfigFromWire(
+  config: WireQueueConfig | undefined,
+): Pick<QueueConfig, "fifo" | "contentBasedDeduplication" | "deduplicationScope"> {
   if (config?.fifo !== true) return {};
   return {
     fifo: true,
@@ -34,7 +46,11 @@ export function sendResult(messageId: string, sequenceNumber: string | undefined
 }
 
 /** A delivery's or a peek's FIFO fields: none for a standard queue's message, whose wire fields are empty. */
-export function fifoFieldsFromWire(message: { messageGroupId: string; sequenceNumber: string; deduplicationId: string }): FifoFields {
+export function fifoFieldsFromWire(message: {
+  messageGroupId: string;
+  sequenceNumber: string;
+  deduplicationId: string;
+}): FifoFields {
   // Every FIFO message has a group; its deduplication id may be empty.
   if (message.messageGroupId === "") return {};
   return {

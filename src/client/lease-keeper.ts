@@ -194,7 +194,11 @@ export class LeaseKeeper {
       stream?.cancel();
       this.dropInFlight();
       for (const lease of [...this.leases.values()]) {
-        this.forget(lease, new Error("the consumer stopped"), new Error("the consumer stopped before this release was sent"));
+        this.forget(
+          lease,
+          new Error("the consumer stopped"),
+          new Error("the consumer stopped before this release was sent"),
+        );
       }
     }
   }
@@ -255,9 +259,15 @@ export class LeaseKeeper {
       return;
     }
     const stallMs = Math.max(minStallMs, this.options.leaseMs);
-    const stall = this.clock.setTimer(stallMs, () => this.breakStream(new Error(`no Heartbeat answer within ${stallMs} ms`)));
+    const stall = this.clock.setTimer(stallMs, () =>
+      this.breakStream(new Error(`no Heartbeat answer within ${stallMs} ms`)),
+    );
     this.inFlight = { entries, sentAt: this.clock.now(), stall };
-    stream.send({ queue: this.options.queue, releaseOnDisconnect: true, leases: entries.map((entry) => this.renewal(entry)) });
+    stream.send({
+      queue: this.options.queue,
+      releaseOnDisconnect: true,
+      leases: entries.map((entry) => this.renewal(entry)),
+    });
   }
 
   private renewal({ lease, checkpoint, release }: Entry): LeaseRenewal {
@@ -271,7 +281,13 @@ export class LeaseKeeper {
 
   private onResponse(states: LeaseState[]): void {
     const request = this.inFlight;
-    if (request !== undefined && answersRequest(request.entries.map((entry) => entry.lease.handle), states)) {
+    if (
+      request !== undefined &&
+      answersRequest(
+        request.entries.map((entry) => entry.lease.handle),
+        states,
+      )
+    ) {
       request.stall.cancel();
       this.inFlight = undefined;
       this.attempt = 0;
@@ -343,7 +359,8 @@ export class LeaseKeeper {
   }
 
   private saveCheckpoint(lease: Lease, bytes: Uint8Array): Promise<void> {
-    if (lease.state !== "held") return Promise.reject(lease.endError ?? new LeaseLostError(lease.handle, LeaseEnding.RELEASED));
+    if (lease.state !== "held")
+      return Promise.reject(lease.endError ?? new LeaseLostError(lease.handle, LeaseEnding.RELEASED));
     return new Promise((resolve, reject) => {
       // The newest checkpoint replaces one not sent yet; its answer settles both.
       lease.checkpoint = { bytes, waiters: [...(lease.checkpoint?.waiters ?? []), { resolve, reject }] };
@@ -426,7 +443,8 @@ export class LeaseKeeper {
       for (const lease of [...this.leases.values()]) this.lose(lease, "QUEUE_NOT_FOUND");
     }
     const now = this.clock.now();
-    for (const lease of [...this.leases.values()]) if (lease.expiresAt <= now) this.lose(lease, LeaseEnding.LEASE_EXPIRED);
+    for (const lease of [...this.leases.values()])
+      if (lease.expiresAt <= now) this.lose(lease, LeaseEnding.LEASE_EXPIRED);
     if (this.closing) this.endWaiter?.();
     if (failure === undefined) return;
     this.options.onError(failure);
@@ -455,7 +473,10 @@ export class LeaseKeeper {
       }
       if (checkpoint !== undefined) {
         // A newer checkpoint queued meanwhile wins; its answer settles the older one's waiters too.
-        lease.checkpoint = { bytes: lease.checkpoint?.bytes ?? checkpoint.bytes, waiters: [...checkpoint.waiters, ...(lease.checkpoint?.waiters ?? [])] };
+        lease.checkpoint = {
+          bytes: lease.checkpoint?.bytes ?? checkpoint.bytes,
+          waiters: [...checkpoint.waiters, ...(lease.checkpoint?.waiters ?? [])],
+        };
       }
       if (release !== undefined) {
         lease.release = { ending: release.ending, waiters: [...release.waiters, ...(lease.release?.waiters ?? [])] };
@@ -466,7 +487,8 @@ export class LeaseKeeper {
   private dropInFlight(): void {
     for (const { checkpoint, release } of this.takeInFlight()) {
       if (checkpoint !== undefined) settle(checkpoint.waiters, new Error("the consumer stopped"));
-      if (release !== undefined) settle(release.waiters, new Error("the consumer stopped before the broker answered this release"));
+      if (release !== undefined)
+        settle(release.waiters, new Error("the consumer stopped before the broker answered this release"));
     }
   }
 
@@ -482,7 +504,8 @@ export class LeaseKeeper {
 
   private hasPending(): boolean {
     if (this.inFlight !== undefined) return true;
-    for (const lease of this.leases.values()) if (lease.checkpoint !== undefined || lease.release !== undefined) return true;
+    for (const lease of this.leases.values())
+      if (lease.checkpoint !== undefined || lease.release !== undefined) return true;
     return false;
   }
 

@@ -114,7 +114,9 @@ export class QueueClient {
       {
         queue,
         maxMessages: options.maxMessages ?? 0,
-        ...(options.visibilityTimeoutMs === undefined ? {} : { visibilityTimeout: durationFromMs(options.visibilityTimeoutMs) }),
+        ...(options.visibilityTimeoutMs === undefined
+          ? {}
+          : { visibilityTimeout: durationFromMs(options.visibilityTimeoutMs) }),
         ...(options.waitTimeMs === undefined ? {} : { waitTime: durationFromMs(options.waitTimeMs) }),
       },
       { signal: options.signal },
@@ -128,7 +130,11 @@ export class QueueClient {
    * as pageToken for the next page.
    */
   async peekMessages(queue: string, options: PeekOptions = {}): Promise<PeekPage> {
-    const page = await this.rpc.peekMessages({ queue, pageSize: options.pageSize ?? 0, pageToken: options.pageToken ?? "" });
+    const page = await this.rpc.peekMessages({
+      queue,
+      pageSize: options.pageSize ?? 0,
+      pageToken: options.pageToken ?? "",
+    });
     return { messages: page.messages.map(peekedMessageFromWire), nextPageToken: page.nextPageToken };
   }
 
@@ -136,7 +142,10 @@ export class QueueClient {
   async delete(queue: string, receiptHandle: string, options: CallLimits = {}): Promise<void> {
     await this.rpc.delete(
       { queue, receiptHandle },
-      { signal: options.signal, ...(options.timeoutMs === undefined ? {} : { deadline: Date.now() + options.timeoutMs }) },
+      {
+        signal: options.signal,
+        ...(options.timeoutMs === undefined ? {} : { deadline: Date.now() + options.timeoutMs }),
+      },
     );
   }
 

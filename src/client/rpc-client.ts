@@ -71,7 +71,10 @@ export function createQueueServiceRpc(
 ): QueueServiceRpc & { close(): void } {
   const channelCredentials = options.credentials ?? credentials.createInsecure();
   const plaintextTokenTo = (target: string): boolean =>
-    options.token !== undefined && !channelCredentials._isSecure() && !isLoopbackAddress(target) && options.allowPlaintextToken !== true;
+    options.token !== undefined &&
+    !channelCredentials._isSecure() &&
+    !isLoopbackAddress(target) &&
+    options.allowPlaintextToken !== true;
   if (plaintextTokenTo(address)) {
     throw new Error(
       `refusing to send a bearer token in plaintext to ${address}, which is not a loopback address: ` +
@@ -91,7 +94,9 @@ export function createQueueServiceRpc(
   };
   const client = connect(address);
   // A hinted broker gets the token only as the given address would: never in plaintext beyond loopback.
-  const owners = new OwnerChannels(client, address, (target) => (plaintextTokenTo(target) ? undefined : connect(target)));
+  const owners = new OwnerChannels(client, address, (target) =>
+    plaintextTokenTo(target) ? undefined : connect(target),
+  );
   const follow = options.followOwnerHints !== false;
   const heartbeat = queueServiceDefinition["heartbeat"]!;
   const rpc: Record<string, unknown> = {
@@ -115,24 +120,28 @@ export function createQueueServiceRpc(
       new Promise((resolve, reject) => {
         const { signal, ...grpcOptions } = callOptions;
         if (signal?.aborted) {
-          reject(new RpcError(status.CANCELLED, "", "the call was aborted before it started", [], { cause: signal.reason }));
+          reject(
+            new RpcError(status.CANCELLED, "", "the call was aborted before it started", [], { cause: signal.reason }),
+          );
           return;
         }
         const onAbort = (): void => call.cancel();
         const queue = follow ? queueOfCall(method.localName, request) : undefined;
-        const call = owners.channelFor(queue).makeUnaryRequest(
-          definition.path,
-          definition.requestSerialize,
-          definition.responseDeserialize,
-          create(method.input, request),
-          new Metadata(),
-          grpcOptions,
-          (error: ServiceError | null, response?: unknown) => {
-            signal?.removeEventListener("abort", onAbort);
-            if (error) reject(RpcError.fromServiceError(error));
-            else resolve(response);
-          },
-        );
+        const call = owners
+          .channelFor(queue)
+          .makeUnaryRequest(
+            definition.path,
+            definition.requestSerialize,
+            definition.responseDeserialize,
+            create(method.input, request),
+            new Metadata(),
+            grpcOptions,
+            (error: ServiceError | null, response?: unknown) => {
+              signal?.removeEventListener("abort", onAbort);
+              if (error) reject(RpcError.fromServiceError(error));
+              else resolve(response);
+            },
+          );
         call.on("status", (finished) => owners.learn(queue, finished.code, finished.metadata, status.UNAVAILABLE));
         signal?.addEventListener("abort", onAbort, { once: true });
       });

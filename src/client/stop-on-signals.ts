@@ -10,7 +10,10 @@ export interface Stoppable {
  * caller then exits. The handlers are removed after the first signal; a
  * second signal then gets Node's default (exit), for an operator in a hurry.
  */
-export function stopOnSignals(target: Stoppable, signals: readonly NodeJS.Signals[] = ["SIGTERM", "SIGINT"]): Promise<void> {
+export function stopOnSignals(
+  target: Stoppable,
+  signals: readonly NodeJS.Signals[] = ["SIGTERM", "SIGINT"],
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const onSignal = (): void => {
       for (const signal of signals) process.off(signal, onSignal);

@@ -58,7 +58,9 @@ export interface RetryPolicy {
 
 /** A queue configuration to create or update a queue with: an unset (or 0) field takes its default. */
 export type QueueConfigInput = {
-  readonly [K in Exclude<keyof QueueConfig, "redrivePolicy" | "retryPolicy" | "tags" | FifoSetting>]?: number | undefined;
+  readonly [K in Exclude<keyof QueueConfig, "redrivePolicy" | "retryPolicy" | "tags" | FifoSetting>]?:
+    | number
+    | undefined;
 } & {
   readonly redrivePolicy?: RedrivePolicy | undefined;
   readonly retryPolicy?: RetryPolicy | undefined;

@@ -2,7 +2,10 @@ import type { PostgresStore } from "../store/postgres/postgres-store.js";
 import type { ShardMembership } from "./shard-membership.js";
 
 /** Where calls on one queue go, as this broker sees the cluster; undefined while nobody serves it. */
-export type ShardRoute = { readonly kind: "local" } | { readonly kind: "remote"; readonly nodeId: string; readonly address: string } | undefined;
+export type ShardRoute =
+  | { readonly kind: "local" }
+  | { readonly kind: "remote"; readonly nodeId: string; readonly address: string }
+  | undefined;
 
 /**
  * Routes from the membership's last read of the cluster (every 200 ms while

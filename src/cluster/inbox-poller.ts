@@ -50,7 +50,10 @@ export class InboxPoller implements MembershipWork {
     if (this.moves === undefined || !this.membership.settled || served.length === 0) return;
     // Commits asked for before land first: the take sees (and the broker's memory agrees on) every data space they moved.
     await this.store.drain();
-    const { fenceHeld, arrivals } = await takeInbound(this.membership.pool, this.membership.fence(this.membership.servedShards()));
+    const { fenceHeld, arrivals } = await takeInbound(
+      this.membership.pool,
+      this.membership.fence(this.membership.servedShards()),
+    );
     if (!fenceHeld) return this.membership.loseOwnership(ownershipLost());
     if (arrivals.length > 0 && this.membership.lost === undefined) this.moves?.arrived(arrivals);
   }

@@ -79,15 +79,23 @@ export class ShardCluster {
       try {
         return await ShardCluster.openOnce(options, giveUpAt);
       } catch (error) {
-        if (error instanceof StoreOpenError || error instanceof ShardsHeldError || performance.now() >= giveUpAt) throw error;
+        if (error instanceof StoreOpenError || error instanceof ShardsHeldError || performance.now() >= giveUpAt)
+          throw error;
         options.signal?.throwIfAborted();
         options.onWaiting?.(error);
-        await sleep(Math.min(openRetryMs, Math.max(0, giveUpAt - performance.now())), undefined, options.signal && { signal: options.signal });
+        await sleep(
+          Math.min(openRetryMs, Math.max(0, giveUpAt - performance.now())),
+          undefined,
+          options.signal && { signal: options.signal },
+        );
       }
     }
   }
 
-  private static async openOnce(options: ShardClusterOptions, giveUpAt: number): Promise<{ store: PostgresStore; cluster: ShardCluster }> {
+  private static async openOnce(
+    options: ShardClusterOptions,
+    giveUpAt: number,
+  ): Promise<{ store: PostgresStore; cluster: ShardCluster }> {
     const leaseTtlMs = options.leaseTtlMs ?? defaultLeaseTtlMs;
     const mode = options.shards ?? "all";
     const clock = options.clock ?? leaseClock;

@@ -143,11 +143,13 @@ export class ShardMembership implements StoreMembership {
   private watchMember(): void {
     const { member } = this.sessions;
     member.once("end", () => {
-      if (this.sessions.member === member && !this.closed) this.loseOwnership(postgresUnavailable(new Error("member session ended")));
+      if (this.sessions.member === member && !this.closed)
+        this.loseOwnership(postgresUnavailable(new Error("member session ended")));
     });
     // Another broker sent messages to a queue whose shard this broker serves: take them in now, not at the next poll.
     member.on("notification", (notification) => {
-      if (notification.channel === inboxChannel && this.serving.has(Number(notification.payload))) this.options.onInbox?.();
+      if (notification.channel === inboxChannel && this.serving.has(Number(notification.payload)))
+        this.options.onInbox?.();
     });
   }
 
@@ -195,7 +197,11 @@ export class ShardMembership implements StoreMembership {
         this.options.onWaiting?.(error);
         // Each attempt is one short transaction, so a standby can afford to ask often: this
         // interval bounds how long a dead broker's queues wait once its member lock is gone.
-        await sleep(Math.min(ttl / 3, claimRetryMs, Math.max(0, giveUpAt - performance.now())), undefined, signal && { signal });
+        await sleep(
+          Math.min(ttl / 3, claimRetryMs, Math.max(0, giveUpAt - performance.now())),
+          undefined,
+          signal && { signal },
+        );
       }
     }
     this.scheduleRenewal();
@@ -264,7 +270,9 @@ export class ShardMembership implements StoreMembership {
   private armLapse(): void {
     this.lapseTimer?.cancel();
     // A millisecond late: a timer may fire a fraction early, and a renewal may have moved the deadline meanwhile.
-    this.lapseTimer = this.clock.setTimer(Math.max(0, this.leaseValidUntil - this.clock.now()) + 1, () => this.checkLapse());
+    this.lapseTimer = this.clock.setTimer(Math.max(0, this.leaseValidUntil - this.clock.now()) + 1, () =>
+      this.checkLapse(),
+    );
   }
 
   private checkLapse(): void {

@@ -102,7 +102,11 @@ const queueRoutes: Record<string, Record<string, Route>> = {
       const body = objectBody(request.body);
       const destinationQueue = optionalString(body, "destinationQueue") ?? "";
       const maxPerSecond = optionalInteger(body, "maxPerSecond", 0, 2 ** 31 - 1) ?? 0;
-      const { taskHandle } = await calls.call("startMessageMoveTask", { sourceQueue: name, destinationQueue, maxPerSecond });
+      const { taskHandle } = await calls.call("startMessageMoveTask", {
+        sourceQueue: name,
+        destinationQueue,
+        maxPerSecond,
+      });
       return { taskHandle };
     },
   },
@@ -176,5 +180,15 @@ async function createQueue(request: ApiRequest, { calls }: ApiContext): Promise<
 }
 
 function emptySeries(): object {
-  return { t: [], visible: [], inFlight: [], delayed: [], oldestAgeMs: [], sent: [], received: [], deleted: [], deadLettered: [] };
+  return {
+    t: [],
+    visible: [],
+    inFlight: [],
+    delayed: [],
+    oldestAgeMs: [],
+    sent: [],
+    received: [],
+    deleted: [],
+    deadLettered: [],
+  };
 }

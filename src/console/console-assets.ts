@@ -32,7 +32,9 @@ const contentTypes: Record<string, string> = {
  * index.html too, but no built assets/, so they are never mistaken for it.
  */
 export function builtAssetsDir(): string | undefined {
-  const candidates = [new URL("../../console/", import.meta.url), new URL("../../dist/console/", import.meta.url)].map((url) => fileURLToPath(url));
+  const candidates = [new URL("../../console/", import.meta.url), new URL("../../dist/console/", import.meta.url)].map(
+    (url) => fileURLToPath(url),
+  );
   return candidates.find((dir) => existsSync(join(dir, "index.html")) && existsSync(join(dir, "assets")));
 }
 

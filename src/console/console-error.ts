@@ -24,7 +24,12 @@ export class ConsoleError extends Error {
 /** The console's own refusals, one place for their statuses and wording. */
 export const consoleErrors = {
   sessionRequired: (message = "sign in with an access token") => new ConsoleError(401, "SESSION_REQUIRED", message),
-  csrf: () => new ConsoleError(403, "CSRF_TOKEN_INVALID", "the request lacks this session's X-Holdshelf-Csrf header: reload the page"),
+  csrf: () =>
+    new ConsoleError(
+      403,
+      "CSRF_TOKEN_INVALID",
+      "the request lacks this session's X-Holdshelf-Csrf header: reload the page",
+    ),
   hostNotAllowed: (host: string) =>
     new ConsoleError(
       421,
@@ -33,9 +38,11 @@ export const consoleErrors = {
     ),
   notFound: () => new ConsoleError(404, "NOT_FOUND", "no such page or API"),
   methodNotAllowed: () => new ConsoleError(405, "METHOD_NOT_ALLOWED", "that method is not allowed here"),
-  unsupportedMediaType: () => new ConsoleError(415, "UNSUPPORTED_MEDIA_TYPE", "send the request body as application/json"),
+  unsupportedMediaType: () =>
+    new ConsoleError(415, "UNSUPPORTED_MEDIA_TYPE", "send the request body as application/json"),
   tooLarge: (limit: number) => new ConsoleError(413, "REQUEST_TOO_LARGE", `the request body is over ${limit} bytes`),
-  invalid: (field: string, description: string) => new ConsoleError(400, "INVALID_ARGUMENT", `${field}: ${description}`, [{ field, description }]),
+  invalid: (field: string, description: string) =>
+    new ConsoleError(400, "INVALID_ARGUMENT", `${field}: ${description}`, [{ field, description }]),
 } as const;
 
 // The HTTP status of each gRPC code the broker answers with.
@@ -64,5 +71,10 @@ export function toConsoleError(error: unknown, logUnexpected: (error: unknown) =
     return new ConsoleError(500, "INTERNAL", "the broker failed unexpectedly; its log has the details");
   }
   const code = (reasonCodes as Record<string, number>)[failure.reason];
-  return new ConsoleError(code === undefined ? 500 : (httpStatusOfCode[code] ?? 500), failure.reason, failure.message, failure.violations);
+  return new ConsoleError(
+    code === undefined ? 500 : (httpStatusOfCode[code] ?? 500),
+    failure.reason,
+    failure.message,
+    failure.violations,
+  );
 }

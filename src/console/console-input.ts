@@ -6,7 +6,8 @@ import { consoleErrors } from "./console-error.js";
 
 /** The body as an object; anything else is refused. */
 export function objectBody(body: unknown): Record<string, unknown> {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw consoleErrors.invalid("request", "the body must be a JSON object");
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw consoleErrors.invalid("request", "the body must be a JSON object");
   return body as Record<string, unknown>;
 }
 
@@ -25,7 +26,12 @@ export function optionalString(body: Record<string, unknown>, field: string): st
 }
 
 /** A whole number in [min, max], or undefined when missing or null. */
-export function optionalInteger(body: Record<string, unknown>, field: string, min: number, max: number): number | undefined {
+export function optionalInteger(
+  body: Record<string, unknown>,
+  field: string,
+  min: number,
+  max: number,
+): number | undefined {
   const value = body[field];
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
@@ -38,7 +44,8 @@ export function optionalInteger(body: Record<string, unknown>, field: string, mi
 export function stringMap(body: Record<string, unknown>, field: string): Record<string, string> {
   const value = body[field];
   if (value === undefined || value === null) return {};
-  if (typeof value !== "object" || Array.isArray(value)) throw consoleErrors.invalid(field, "must be an object of strings");
+  if (typeof value !== "object" || Array.isArray(value))
+    throw consoleErrors.invalid(field, "must be an object of strings");
   // No prototype: an attribute may be called "__proto__", and must be kept as one.
   const map: Record<string, string> = Object.create(null);
   for (const [key, item] of Object.entries(value)) {

@@ -78,7 +78,8 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
   const { host, port } = splitHostPort(options.listen);
   const sessions = new ConsoleSessions();
   const { gate, clock } = options;
-  const logUnexpected = (error: unknown): void => options.logger.error("unexpected error in a console request", { error });
+  const logUnexpected = (error: unknown): void =>
+    options.logger.error("unexpected error in a console request", { error });
 
   const handle = (request: IncomingMessage, response: ServerResponse): void => {
     serve(request, response).catch((error: unknown) => {
@@ -92,7 +93,8 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
     const url = requestUrl(request.url);
     // Without tokens anyone who reaches the port may do anything, so a page of
     // another site must not reach it through a name it rebinds to loopback.
-    if (gate === undefined && !isOwnHost(request.headers.host, host)) throw consoleErrors.hostNotAllowed(request.headers.host ?? "");
+    if (gate === undefined && !isOwnHost(request.headers.host, host))
+      throw consoleErrors.hostNotAllowed(request.headers.host ?? "");
     if (!url.pathname.startsWith("/api/")) return serveAsset(url.pathname, request, response);
     // The page's own requests are same-origin; a browser marks any other page's (another port of this host too).
     const fetchSite = request.headers["sec-fetch-site"];
@@ -110,7 +112,8 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
     // The session and CSRF checks come before the body is read: a stranger gets no buffer of the broker's.
     const session = sessions.find(cookieId, clock.now());
     if (session === undefined) throw consoleErrors.sessionRequired();
-    if (method !== "GET" && method !== "HEAD" && !csrfMatches(session, headerValue(request.headers[csrfHeader]))) throw consoleErrors.csrf();
+    if (method !== "GET" && method !== "HEAD" && !csrfMatches(session, headerValue(request.headers[csrfHeader])))
+      throw consoleErrors.csrf();
     const body = await readJsonBody(request, options.maxRequestBytes);
     const abort = new AbortController();
     response.once("close", () => abort.abort());
@@ -138,7 +141,13 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
     return new QueueCalls(authorized, undefined, signal, metadata);
   };
 
-  const answerSession = (method: string, body: unknown, cookieId: string | undefined, request: IncomingMessage, response: ServerResponse): void => {
+  const answerSession = (
+    method: string,
+    body: unknown,
+    cookieId: string | undefined,
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): void => {
     const now = clock.now();
     const current = sessions.find(cookieId, now);
     // Without tokens everyone is signed in: a GET or POST opens a session, which only carries the CSRF token.
@@ -154,10 +163,16 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
       if (current === undefined) return sendJson(response, 200, {});
       if (!csrfMatches(current, headerValue(request.headers[csrfHeader]))) throw consoleErrors.csrf();
       sessions.close(current.id);
-      return sendJson(response, 200, {}, { "set-cookie": `${sessionCookie}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}` });
+      return sendJson(
+        response,
+        200,
+        {},
+        { "set-cookie": `${sessionCookie}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}` },
+      );
     }
     if (method !== "POST") throw consoleErrors.methodNotAllowed();
-    if (gate === undefined) return current === undefined ? openAnonymous() : sendJson(response, 200, sessionJson(gate, current));
+    if (gate === undefined)
+      return current === undefined ? openAnonymous() : sendJson(response, 200, sessionJson(gate, current));
     const token = typeof body === "object" && body !== null ? (body as { token?: unknown }).token : undefined;
     if (typeof token !== "string" || token === "") throw consoleErrors.invalid("token", "enter an access token");
     // A token is printable ASCII, as a bearer header carries it; anything else (a pasted newline,
@@ -173,7 +188,11 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
   const serveAsset = (path: string, request: IncomingMessage, response: ServerResponse): void => {
     if (request.method !== "GET" && request.method !== "HEAD") throw consoleErrors.methodNotAllowed();
     if (options.assets === undefined) {
-      return sendText(response, 503, "The console's files are not built: run `npm run build` in the holdshelf checkout, then restart the broker.\n");
+      return sendText(
+        response,
+        503,
+        "The console's files are not built: run `npm run build` in the holdshelf checkout, then restart the broker.\n",
+      );
     }
     const asset = options.assets.get(path === "/" ? "/index.html" : path);
     if (asset === undefined) return sendText(response, 404, "Not found\n");
@@ -192,12 +211,15 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
   };
 
   const secure = options.tls !== undefined;
-  const server: Server = options.tls === undefined ? createServer(handle) : createHttpsServer(httpsServerOptions(options.tls), handle);
+  const server: Server =
+    options.tls === undefined ? createServer(handle) : createHttpsServer(httpsServerOptions(options.tls), handle);
   server.requestTimeout = 60_000;
   await listenHttp(server, host, port, `${options.listen} for the console`);
   const bound = (server.address() as AddressInfo).port;
   const address = `${host.includes(":") ? `[${host}]` : host}:${bound}`;
-  const sampler = startSampling(options.history, clock, (error) => options.logger.error("the console's history sample failed", { error }));
+  const sampler = startSampling(options.history, clock, (error) =>
+    options.logger.error("the console's history sample failed", { error }),
+  );
   return {
     address,
     port: bound,
@@ -248,7 +270,10 @@ function cookieFor(session: ConsoleSession, secure: boolean): string {
 /** Whether a Host header names this listener by an address, or localhost: never a name that could be rebound. */
 function isOwnHost(header: string | undefined, listenHost: string): boolean {
   if (header === undefined) return false;
-  const name = header.replace(/:\d+$/, "").replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  const name = header
+    .replace(/:\d+$/, "")
+    .replace(/^\[(.*)\]$/, "$1")
+    .toLowerCase();
   return name === "localhost" || isIP(name) !== 0 || name === listenHost.toLowerCase();
 }
 
@@ -302,7 +327,8 @@ async function readJsonBody(request: IncomingMessage, limit: number): Promise<un
   }
   if (size === 0) return undefined;
   // Only JSON: a form post from another site's page, which needs no preflight, never gets in.
-  if (!/^application\/json\s*(;|$)/i.test(request.headers["content-type"] ?? "")) throw consoleErrors.unsupportedMediaType();
+  if (!/^application\/json\s*(;|$)/i.test(request.headers["content-type"] ?? ""))
+    throw consoleErrors.unsupportedMediaType();
   let text: string;
   try {
     text = strictUtf8.decode(Buffer.concat(chunks));
@@ -332,6 +358,10 @@ function sendJson(response: ServerResponse, status: number, body: object, header
 }
 
 function sendText(response: ServerResponse, status: number, text: string): void {
-  response.writeHead(status, { ...securityHeaders, "content-type": "text/plain; charset=utf-8", "content-length": Buffer.byteLength(text) });
+  response.writeHead(status, {
+    ...securityHeaders,
+    "content-type": "text/plain; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
+  });
   response.end(text);
 }

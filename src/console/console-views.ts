@@ -4,7 +4,13 @@
 import { fromJson, toJson, type JsonValue } from "@bufbuild/protobuf";
 import { DurationSchema, timestampMs, type Duration, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { MessageMoveTaskStatus, type MessageMoveTask } from "../../gen/holdshelf/v1/queue_service_pb.js";
-import { DeduplicationScope, DeduplicationScopeSchema, QueueConfigSchema, type Queue, type QueueConfig } from "../../gen/holdshelf/v1/queue_pb.js";
+import {
+  DeduplicationScope,
+  DeduplicationScopeSchema,
+  QueueConfigSchema,
+  type Queue,
+  type QueueConfig,
+} from "../../gen/holdshelf/v1/queue_pb.js";
 import { consoleErrors } from "./console-error.js";
 import { checkEnumJson } from "./console-input.js";
 
@@ -62,7 +68,11 @@ export function queueView(queue: Queue): QueueView {
 export function queueConfigOf(json: unknown): QueueConfig {
   if (json === undefined || json === null) return fromJson(QueueConfigSchema, {});
   if (typeof json !== "object" || Array.isArray(json)) throw consoleErrors.invalid("config", "must be an object");
-  checkEnumJson((json as Record<string, unknown>).deduplicationScope, "config.deduplication_scope", deduplicationScopeNames);
+  checkEnumJson(
+    (json as Record<string, unknown>).deduplicationScope,
+    "config.deduplication_scope",
+    deduplicationScopeNames,
+  );
   // protobuf-es does not say which duration it could not read, so each is read alone first.
   for (const [path, value] of durationFields(json as Record<string, unknown>)) {
     try {
@@ -78,14 +88,21 @@ export function queueConfigOf(json: unknown): QueueConfig {
     // "cannot decode field holdshelf.v1.QueueConfig.max_in_flight from JSON: expected number (int32), got "x"", or of a
     // whole message: "cannot decode message holdshelf.v1.RedrivePolicy from JSON: key "x" is unknown" (or: "x").
     const field = /^cannot decode field holdshelf\.v1\.(\w+)\.(\w+) from JSON: /.exec(message);
-    if (field !== null) throw consoleErrors.invalid(`config.${configPath(field[1]!, field[2]!)}`, withoutValue(message.slice(field[0].length)));
+    if (field !== null)
+      throw consoleErrors.invalid(
+        `config.${configPath(field[1]!, field[2]!)}`,
+        withoutValue(message.slice(field[0].length)),
+      );
     const whole = /^cannot decode message holdshelf\.v1\.(\w+) from JSON: /.exec(message);
     if (whole === null) throw consoleErrors.invalid("config", withoutValue(message));
     const at = ["config", messagePath(whole[1]!)].filter((part) => part !== "").join(".");
     // A key named by the path when it is short and plain; else the message it is in.
     const unknownKey = /: key "([^"]{1,60})" is unknown$/.exec(message);
     if (unknownKey !== null) throw consoleErrors.invalid(`${at}.${unknownKey[1]}`, "is not a queue setting");
-    throw consoleErrors.invalid(at, message.endsWith(" is unknown") ? "has a key that is not a queue setting" : "must be an object");
+    throw consoleErrors.invalid(
+      at,
+      message.endsWith(" is unknown") ? "has a key that is not a queue setting" : "must be an object",
+    );
   }
 }
 

@@ -24,7 +24,9 @@ export function peekedMessageView(message: PeekedMessage): object {
     body: Buffer.from(message.body).toString("base64"),
     bodyText: utf8OrNull(message.body),
     attributes: message.attributes,
-    typedAttributes: Object.fromEntries(Object.entries(message.typedAttributes).map(([name, value]) => [name, typedAttributeView(value)])),
+    typedAttributes: Object.fromEntries(
+      Object.entries(message.typedAttributes).map(([name, value]) => [name, typedAttributeView(value)]),
+    ),
     receiveCount: message.receiveCount,
     sendTime: msOf(message.sendTime),
     firstReceiveTime: msOf(message.firstReceiveTime),
@@ -43,7 +45,8 @@ export function peekedMessageView(message: PeekedMessage): object {
 
 function typedAttributeView(value: TypedAttributeValue): TypedAttributeView {
   const { dataType } = value;
-  if (value.value.case === "binaryValue") return { dataType, binaryValue: Buffer.from(value.value.value).toString("base64") };
+  if (value.value.case === "binaryValue")
+    return { dataType, binaryValue: Buffer.from(value.value.value).toString("base64") };
   return { dataType, stringValue: value.value.case === "stringValue" ? value.value.value : "" };
 }
 

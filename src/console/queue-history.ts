@@ -37,7 +37,15 @@ const rateNames: readonly RateName[] = ["sent", "received", "deleted", "deadLett
 // The rate columns hold the events counted between a sample and the one
 // before, not running totals, and the buckets one span's counts: no reset
 // to detect, and they fit 32 bits.
-const countColumns = { visible: 0, inFlight: 1, delayed: 2, sent: 3, received: 4, deleted: 5, deadLettered: 6 } as const;
+const countColumns = {
+  visible: 0,
+  inFlight: 1,
+  delayed: 2,
+  sent: 3,
+  received: 4,
+  deleted: 5,
+  deadLettered: 6,
+} as const;
 const ageColumn = 7;
 const columnCount = 8;
 // Prometheus' form: ascending upper bounds in seconds, the last +Inf.
@@ -153,7 +161,9 @@ class QueueTrack {
   processingCounts(): number[] {
     const current = columnCount * this.slots;
     let total = 0;
-    return bucketBounds.map((_, bucket) => (total += this.counts[current + bucket]! + this.counts[current + bucketCount + bucket]!));
+    return bucketBounds.map(
+      (_, bucket) => (total += this.counts[current + bucket]! + this.counts[current + bucketCount + bucket]!),
+    );
   }
 }
 
@@ -268,7 +278,11 @@ export class QueueHistory implements BrokerEvents {
     const track = this.sampled(queue);
     if (track === undefined) return undefined;
     const from = Math.max(0, track.samples - samples);
-    return { sent: this.rates(track, "sent", from), received: this.rates(track, "received", from), deleted: this.rates(track, "deleted", from) };
+    return {
+      sent: this.rates(track, "sent", from),
+      received: this.rates(track, "received", from),
+      deleted: this.rates(track, "deleted", from),
+    };
   }
 
   /** Whether the queue sent messages to its dead-letter queue within the recent samples; undefined when it has no samples. */
@@ -300,7 +314,9 @@ export class QueueHistory implements BrokerEvents {
     }
     const last = track.samples - 1;
     const elapsed = this.times[this.slotOf(track, last)]! - this.times[this.slotOf(track, first)]!;
-    return elapsed >= growingForMs && ageAt(last) >= growingFloorMs && ageAt(last) - ageAt(first) >= growingShare * elapsed;
+    return (
+      elapsed >= growingForMs && ageAt(last) >= growingFloorMs && ageAt(last) - ageAt(first) >= growingShare * elapsed
+    );
   }
 
   /**

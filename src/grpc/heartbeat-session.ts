@@ -90,7 +90,10 @@ export class HeartbeatSession {
     this.stream = broker.openLeaseStream({
       leasesExpired: (handles) => this.pushExpired(handles),
       // A client that half-closed and got every answer is done: its stream ends cleanly, not with an error it no longer reads.
-      brokerClosing: () => (this.ending ? this.endHalfClosed() : this.fail(new HoldshelfError("SHUTTING_DOWN", "the broker is shutting down"))),
+      brokerClosing: () =>
+        this.ending
+          ? this.endHalfClosed()
+          : this.fail(new HoldshelfError("SHUTTING_DOWN", "the broker is shutting down")),
       storageUnavailable: (error) => this.fail(error),
     });
     call.on("data", (request: HeartbeatRequest | MalformedRequest) => {
@@ -147,7 +150,8 @@ export class HeartbeatSession {
   /** Ends a stream the client half-closed, once every request is answered. */
   private endHalfClosed(): void {
     if (this.ended) return;
-    if (this.call.cancelled || deadlinePassed(this.call.getDeadline())) return this.finish(this.releaseOnDisconnect === true, true);
+    if (this.call.cancelled || deadlinePassed(this.call.getDeadline()))
+      return this.finish(this.releaseOnDisconnect === true, true);
     // A clean half-close: the client is done; its leases run their course.
     this.finish(false);
     this.call.end();
@@ -236,7 +240,9 @@ export class HeartbeatSession {
       const handles = this.expiredBacklog.splice(0);
       this.write(
         create(HeartbeatResponseSchema, {
-          leases: handles.map((receiptHandle) => leaseStateToWire({ receiptHandle, held: false, reason: LeaseEnding.LEASE_EXPIRED })),
+          leases: handles.map((receiptHandle) =>
+            leaseStateToWire({ receiptHandle, held: false, reason: LeaseEnding.LEASE_EXPIRED }),
+          ),
         }),
       );
     }

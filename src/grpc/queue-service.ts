@@ -59,7 +59,10 @@ export function addQueueService(
   // Routing inside authorization: a caller is refused before it could learn which broker serves a queue.
   const handlers = routeQueueCalls(queueServiceHandlers(broker), router, peers);
   server.addService(servedDefinition, {
-    ...bridgeUnaryHandlers(gate === undefined ? handlers : authorizeQueueService(handlers, tokenCaller(gate)), logUnexpected),
+    ...bridgeUnaryHandlers(
+      gate === undefined ? handlers : authorizeQueueService(handlers, tokenCaller(gate)),
+      logUnexpected,
+    ),
     heartbeat: (call: HeartbeatCall) => {
       if (gate === undefined) return new HeartbeatSession(call, broker, logger, logUnexpected, routing);
       let authorizeQueue: (queue: string) => void;

@@ -17,7 +17,10 @@ export const requestFramingInterceptor: ServerInterceptor = (method, call) => {
     sendStatus(status, next) {
       if (method.requestStream || status.code !== Status.UNIMPLEMENTED) return next(status);
       const replaced = toErrorStatus(
-        invalidArgument("request", "must be exactly one complete message: the call ended with none, or with more than one"),
+        invalidArgument(
+          "request",
+          "must be exactly one complete message: the call ended with none, or with more than one",
+        ),
         () => undefined,
       );
       next({ code: replaced.code!, details: replaced.details!, metadata: replaced.metadata! });

@@ -42,7 +42,8 @@ export function createServerServiceDefinition(service: DescService): ServiceDefi
   });
   for (const method of Object.values(definition)) {
     const serialize = method.responseSerialize;
-    method.responseSerialize = (response: unknown) => (response instanceof PreEncoded ? response.bytes : serialize(response));
+    method.responseSerialize = (response: unknown) =>
+      response instanceof PreEncoded ? response.bytes : serialize(response);
   }
   return definition;
 }

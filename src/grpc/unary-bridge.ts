@@ -39,7 +39,11 @@ export function bridgeUnaryHandlers(
       // aborting then would cost a DOMException per call (9% of the broker's
       // CPU under many small calls) and change nothing.
       const settle = (): void => void call.off("cancelled", cancelled);
-      handler(call.request as never, abort.signal, { metadata: call.metadata, deadline: call.getDeadline(), trailer }).then(
+      handler(call.request as never, abort.signal, {
+        metadata: call.metadata,
+        deadline: call.getDeadline(),
+        trailer,
+      }).then(
         (response) => {
           settle();
           // A lazily written answer (a local Receive's) is written here, so that a
@@ -61,4 +65,3 @@ export function bridgeUnaryHandlers(
   }
   return implementation;
 }
-

@@ -14,7 +14,9 @@ const releaseReasons: readonly ReleaseReason[] = ["change_visibility", "heartbea
 // Buckets in seconds. Processing spans quick handlers to hour-long jobs on
 // heartbeats; lateness is the timers' precision, so it is fine-grained below 100 ms.
 /** The processing-time histogram's bucket bounds in seconds (+Inf implied): the console's history counts in the same ones. */
-export const processingBuckets: readonly number[] = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
+export const processingBuckets: readonly number[] = [
+  0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600,
+];
 const queueWaitBuckets = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600];
 const latenessBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5];
 
@@ -139,7 +141,8 @@ export class BrokerMetrics implements BrokerEvents {
       registers,
       collect() {
         this.reset();
-        for (const { name, oldestMessageAgeMs } of metrics.readQueues()) this.set({ queue: name }, (oldestMessageAgeMs ?? 0) / 1000);
+        for (const { name, oldestMessageAgeMs } of metrics.readQueues())
+          this.set({ queue: name }, (oldestMessageAgeMs ?? 0) / 1000);
       },
     });
     new Gauge({
@@ -149,7 +152,8 @@ export class BrokerMetrics implements BrokerEvents {
       registers,
       collect() {
         this.reset();
-        for (const { name, config } of metrics.readQueues()) this.set({ queue: name }, config.visibilityTimeoutMs / 1000);
+        for (const { name, config } of metrics.readQueues())
+          this.set({ queue: name }, config.visibilityTimeoutMs / 1000);
       },
     });
     new Gauge({

@@ -152,7 +152,13 @@ function methodLabels(path: string, requestStream: boolean, responseStream: bool
   // A path is "/package.Service/Method".
   const slash = path.lastIndexOf("/");
   return {
-    grpc_type: requestStream ? (responseStream ? "bidi_stream" : "client_stream") : responseStream ? "server_stream" : "unary",
+    grpc_type: requestStream
+      ? responseStream
+        ? "bidi_stream"
+        : "client_stream"
+      : responseStream
+        ? "server_stream"
+        : "unary",
     grpc_service: path.slice(1, slash),
     grpc_method: path.slice(slash + 1),
   };

@@ -27,7 +27,11 @@ export function createHoldshelfMetrics(): HoldshelfMetrics {
   // prom-client names these gauges with a counter's "_total", which
   // `promtool check metrics` rejects; the same counts stay exported, by
   // type, as nodejs_active_handles, nodejs_active_requests and nodejs_active_resources.
-  for (const misnamed of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]) {
+  for (const misnamed of [
+    "nodejs_active_handles_total",
+    "nodejs_active_requests_total",
+    "nodejs_active_resources_total",
+  ]) {
     registry.removeSingleMetric(misnamed);
   }
   return {

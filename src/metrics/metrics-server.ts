@@ -40,7 +40,8 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
       else response.destroy();
     });
   };
-  const server = options.tls === undefined ? createServer(handle) : createHttpsServer(httpsServerOptions(options.tls), handle);
+  const server =
+    options.tls === undefined ? createServer(handle) : createHttpsServer(httpsServerOptions(options.tls), handle);
   await listenHttp(server, host, port, `${options.listen} for metrics`);
   const bound = (server.address() as AddressInfo).port;
   return {
@@ -54,7 +55,6 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
       }),
   };
 }
-
 
 async function route(options: MetricsServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const path = new URL(request.url ?? "/", "http://localhost").pathname;
@@ -80,5 +80,3 @@ function answer(response: ServerResponse, status: number, contentType: string, b
   response.writeHead(status, { "content-type": contentType, "content-length": Buffer.byteLength(body) });
   response.end(response.req.method === "HEAD" ? undefined : body);
 }
-
-

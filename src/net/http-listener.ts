@@ -15,7 +15,9 @@ export function splitHostPort(address: string): { host: string; port: number } {
 export function httpsServerOptions(tls: ServerTls): HttpsServerOptions {
   const { cert, key, clientCa } = tls;
   // A client certificate is checked in the handshake, so a client without one gets no answer at all.
-  return clientCa === undefined ? { cert, key } : { cert, key, ca: clientCa, requestCert: true, rejectUnauthorized: true };
+  return clientCa === undefined
+    ? { cert, key }
+    : { cert, key, ca: clientCa, requestCert: true, rejectUnauthorized: true };
 }
 
 /** Binds `server`; a failure names `what` ("127.0.0.1:9464 for metrics") and the system's code. */

@@ -24,7 +24,9 @@ export function checkKeyPair(certFile: string, cert: Buffer, keyFile: string, ke
   const certificate = parseCertificate("--tls-cert", certFile, cert);
   const privateKey = parsePrivateKey(keyFile, key);
   if (!certificate.checkPrivateKey(privateKey)) {
-    throw new TlsConfigError(`--tls-key ${keyFile} is not the private key of the certificate in --tls-cert ${certFile}`);
+    throw new TlsConfigError(
+      `--tls-key ${keyFile} is not the private key of the certificate in --tls-cert ${certFile}`,
+    );
   }
 }
 
@@ -42,7 +44,9 @@ function parsePrivateKey(path: string, pem: Buffer): KeyObject {
     return createPrivateKey(pem);
   } catch {
     // OpenSSL's message is left out on purpose: it is not needed and a parser's message may quote its input.
-    throw new TlsConfigError(`--tls-key ${path} is not a PEM private key (or it is encrypted: holdshelf takes unencrypted keys)`);
+    throw new TlsConfigError(
+      `--tls-key ${path} is not a PEM private key (or it is encrypted: holdshelf takes unencrypted keys)`,
+    );
   }
 }
 

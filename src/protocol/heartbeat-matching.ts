@@ -26,6 +26,11 @@
  * (src/grpc/forwarding/owner-heartbeat-streams.ts) tells answers from
  * notices the same way, against the oldest of its requests in flight.
  */
-export function answersRequest(sentHandles: readonly string[], states: readonly { readonly receiptHandle: string }[]): boolean {
-  return states.length === sentHandles.length && states.every((state, index) => state.receiptHandle === sentHandles[index]);
+export function answersRequest(
+  sentHandles: readonly string[],
+  states: readonly { readonly receiptHandle: string }[],
+): boolean {
+  return (
+    states.length === sentHandles.length && states.every((state, index) => state.receiptHandle === sentHandles[index])
+  );
 }

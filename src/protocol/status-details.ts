@@ -21,7 +21,9 @@ export interface StatusDetails {
 export function encodeStatusDetails({ code, message, reason, violations }: StatusDetails): Buffer {
   const details = [anyPack(ErrorInfoSchema, create(ErrorInfoSchema, { reason, domain: errorDomain }))];
   if (violations.length > 0) {
-    details.push(anyPack(BadRequestSchema, create(BadRequestSchema, { fieldViolations: violations.map((v) => ({ ...v })) })));
+    details.push(
+      anyPack(BadRequestSchema, create(BadRequestSchema, { fieldViolations: violations.map((v) => ({ ...v })) })),
+    );
   }
   return Buffer.from(toBinary(StatusSchema, create(StatusSchema, { code, message, details })));
 }
@@ -35,7 +37,8 @@ export function decodeStatusDetails(bytes: Uint8Array | undefined): Pick<StatusD
     const info = anyUnpack(any, ErrorInfoSchema);
     if (info) reason = info.reason;
     const badRequest = anyUnpack(any, BadRequestSchema);
-    if (badRequest) violations.push(...badRequest.fieldViolations.map(({ field, description }) => ({ field, description })));
+    if (badRequest)
+      violations.push(...badRequest.fieldViolations.map(({ field, description }) => ({ field, description })));
   }
   return { reason, violations };
 }

@@ -60,7 +60,12 @@ export function checkListenPolicy(input: ListenPolicyInput): string[] {
   }
   const sqs = input.sqsListen;
   // The SQS endpoint shares the gRPC listener's TLS, so client certificates protect it as they protect gRPC.
-  if (sqs !== undefined && input.sqsAuthenticated !== true && !input.grpcClientCertificates && !isLoopbackAddress(sqs)) {
+  if (
+    sqs !== undefined &&
+    input.sqsAuthenticated !== true &&
+    !input.grpcClientCertificates &&
+    !isLoopbackAddress(sqs)
+  ) {
     open.push({
       address: sqs,
       refusal:

@@ -12,5 +12,7 @@ import type { ServerTls } from "../net/server-tls.js";
 export function peerCredentials(tls: ServerTls | undefined, peerCa: Buffer | undefined): ChannelCredentials {
   if (tls === undefined) return credentials.createInsecure();
   const trusted = peerCa ?? tls.clientCa ?? null;
-  return tls.clientCa === undefined ? credentials.createSsl(trusted) : credentials.createSsl(trusted, tls.key, tls.cert);
+  return tls.clientCa === undefined
+    ? credentials.createSsl(trusted)
+    : credentials.createSsl(trusted, tls.key, tls.cert);
 }

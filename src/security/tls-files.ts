@@ -17,7 +17,8 @@ export interface ServerTlsFiles {
 export async function loadServerTls(files: ServerTlsFiles): Promise<ServerTls | undefined> {
   const { certFile, keyFile, clientCaFile } = files;
   if (certFile === undefined && keyFile === undefined) {
-    if (clientCaFile !== undefined) throw new TlsConfigError("--tls-client-ca needs --tls-cert and --tls-key: mutual TLS is TLS first");
+    if (clientCaFile !== undefined)
+      throw new TlsConfigError("--tls-client-ca needs --tls-cert and --tls-key: mutual TLS is TLS first");
     return undefined;
   }
   if (keyFile === undefined) throw new TlsConfigError("--tls-cert needs --tls-key");
@@ -31,7 +32,9 @@ export async function loadServerTls(files: ServerTlsFiles): Promise<ServerTls | 
     // What the listeners will do with it: catches what the checks above do not (a broken chain file, say).
     createSecureContext({ cert, key, ...(clientCa === undefined ? {} : { ca: clientCa }) });
   } catch (error) {
-    throw new TlsConfigError(`--tls-cert ${certFile} and --tls-key ${keyFile} are not usable together: ${errorCode(error)}`);
+    throw new TlsConfigError(
+      `--tls-cert ${certFile} and --tls-key ${keyFile} are not usable together: ${errorCode(error)}`,
+    );
   }
   return { cert, key, ...(clientCa === undefined ? {} : { clientCa }) };
 }

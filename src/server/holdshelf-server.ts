@@ -176,7 +176,13 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     throw error;
   };
   if (metricsServer !== undefined) opened.push(() => metricsServer.close());
-  const { store, cluster } = await openStorage(options, commitObserver, logger, (error) => storageFailed(error), metrics.registry).catch(unwind);
+  const { store, cluster } = await openStorage(
+    options,
+    commitObserver,
+    logger,
+    (error) => storageFailed(error),
+    metrics.registry,
+  ).catch(unwind);
   opened.push(() => store.close());
   // Before the broker: the console's history counts the broker's events from the start.
   const history = options.consoleListen === undefined ? undefined : new QueueHistory(options.consoleHistory);
@@ -200,10 +206,16 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   const recovery = superviseStorage({ store, broker, health, metrics: metrics.storage, logger, clock });
   storageFailed = (error) => recovery.failed(error);
   // A recovery under way (a write failed during start) must not reopen the store after this.
-  opened.push(() => recovery.stop(), () => broker.close());
+  opened.push(
+    () => recovery.stop(),
+    () => broker.close(),
+  );
   // Which broker serves each queue; the address is the listener's once bound (or --advertise).
   // In the embedded mode there is no other broker to name: its answers carry no owner hint (an empty address).
-  const self = { nodeId: options.postgres?.nodeId ?? "", address: options.postgres === undefined ? "" : (options.postgres.advertisedAddress ?? options.listen) };
+  const self = {
+    nodeId: options.postgres?.nodeId ?? "",
+    address: options.postgres === undefined ? "" : (options.postgres.advertisedAddress ?? options.listen),
+  };
   let router = options.router ?? localRouter(self);
   if (cluster !== undefined) {
     router = options.router ?? shardRouter(cluster, self);
@@ -240,22 +252,32 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     maxRequestBytes: limits.maxRequestBytes,
     peerCredentials: peerCredentials(options.tls, options.peerCa),
   });
-  opened.push(() => queueService.close(), () => server.forceShutdown());
+  opened.push(
+    () => queueService.close(),
+    () => server.forceShutdown(),
+  );
   addHealthService(server, health);
   addReflectionService(server, [file_holdshelf_v1_queue_service]);
   metrics.grpc.preRegister([queueServiceDefinition, healthServiceDefinition]);
   const port = await bind(server, options.listen, options.tls).catch(unwind);
-  const sqs = options.sqs === undefined ? undefined : await startSqs(options.sqs, options, queueService.handlers, keyring, limits, metrics, logger).catch(unwind);
+  const sqs =
+    options.sqs === undefined
+      ? undefined
+      : await startSqs(options.sqs, options, queueService.handlers, keyring, limits, metrics, logger).catch(unwind);
   if (sqs !== undefined) opened.push(() => sqs.close());
   const consoleListener =
     options.consoleListen === undefined || history === undefined
       ? undefined
-      : await startConsole(options.consoleListen, options, queueService.handlers, gate, history, limits, logger).catch(unwind);
+      : await startConsole(options.consoleListen, options, queueService.handlers, gate, history, limits, logger).catch(
+          unwind,
+        );
   const host = options.listen.slice(0, options.listen.lastIndexOf(":"));
   // Without --advertise, other brokers and `cluster status` see the listener's real port.
   if (cluster !== undefined && options.postgres?.advertisedAddress === undefined) {
     self.address = `${host}:${port}`;
-    await cluster.advertise(self.address).catch((error: unknown) => logger.warn("cannot record the advertised address", { error }));
+    await cluster
+      .advertise(self.address)
+      .catch((error: unknown) => logger.warn("cannot record the advertised address", { error }));
   }
   return {
     address: `${host}:${port}`,
@@ -272,7 +294,10 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     async reloadAuth() {
       if (keyring === undefined) return reloadAuthFile(gate, logger);
       // One SIGHUP reloads both files; a broker may have either or both.
-      const [tokens, keys] = await Promise.all([gate === undefined || reloadAuthFile(gate, logger), reloadSqsCredentials(keyring, logger)]);
+      const [tokens, keys] = await Promise.all([
+        gate === undefined || reloadAuthFile(gate, logger),
+        reloadSqsCredentials(keyring, logger),
+      ]);
       return tokens && keys;
     },
     async shutdown() {
@@ -332,7 +357,8 @@ async function startConsole(
   logger: Logger,
 ): Promise<ConsoleListener> {
   const assetsDir = builtAssetsDir();
-  if (assetsDir === undefined) logger.warn("the console's files are not built: run `npm run build`; the console answers 503 until then");
+  if (assetsDir === undefined)
+    logger.warn("the console's files are not built: run `npm run build`; the console answers 503 until then");
   return startConsoleListener({
     listen,
     ...(options.tls === undefined ? {} : { tls: options.tls }),

@@ -68,7 +68,8 @@ export async function openStorage(
       const text = reason instanceof Error ? reason.message : String(reason);
       if (text === waitingFor) return;
       waitingFor = text;
-      if (reason instanceof ShardsHeldError) logger.info("standing by: waiting for shards that other brokers hold", { reason: text });
+      if (reason instanceof ShardsHeldError)
+        logger.info("standing by: waiting for shards that other brokers hold", { reason: text });
       else logger.warn("cannot join the cluster yet, retrying", { reason: text });
     },
     onOwnershipLost(error) {

@@ -26,7 +26,8 @@ export const defaultLimits: HoldshelfLimits = {
 export function resolveLimits(limits: Partial<HoldshelfLimits> | undefined): HoldshelfLimits {
   const resolved = { ...defaultLimits, ...limits };
   for (const [name, value] of Object.entries(resolved)) {
-    if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`limits.${name} must be a positive integer, not ${value}`);
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new RangeError(`limits.${name} must be a positive integer, not ${value}`);
   }
   return resolved;
 }

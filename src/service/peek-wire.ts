@@ -11,7 +11,10 @@ import { typedAttributesToWire } from "./wire-convert.js";
  * 100 messages is not a hot path.
  */
 export function peekPageToWire(page: PeekPage): PeekMessagesResponse {
-  return create(PeekMessagesResponseSchema, { messages: page.messages.map(peekedMessageToWire), nextPageToken: page.nextPageToken });
+  return create(PeekMessagesResponseSchema, {
+    messages: page.messages.map(peekedMessageToWire),
+    nextPageToken: page.nextPageToken,
+  });
 }
 
 function peekedMessageToWire(message: BrokerPeekedMessage): PeekedMessage {

@@ -42,7 +42,11 @@ export class QueueCalls {
       trailer: new AnswerTrailer(),
       ...(this.caller === undefined ? {} : { caller: this.caller }),
     };
-    const run = this.handlers[method] as (request: unknown, signal: AbortSignal, context: CallContext) => Promise<unknown>;
+    const run = this.handlers[method] as (
+      request: unknown,
+      signal: AbortSignal,
+      context: CallContext,
+    ) => Promise<unknown>;
     const answer = await run(request, this.signal, context);
     // This broker's receive keeps its deliveries: built into the message, never encoded.
     if (answer instanceof ReceivedDeliveries) return answer.message() as Output<K>;

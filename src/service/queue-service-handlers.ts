@@ -90,7 +90,10 @@ export function queueServiceHandlers(broker: QueueOperations): UnaryHandlers<typ
       const results = await broker.sendBatchWithResults(request.queue, messages);
       // Empty on a standard queue, as the proto says, rather than a list of empty strings.
       const sequenceNumbers = results[0]?.sequenceNumber === "" ? [] : results.map((result) => result.sequenceNumber);
-      return create(SendBatchResponseSchema, { messageIds: results.map((result) => result.messageId), sequenceNumbers });
+      return create(SendBatchResponseSchema, {
+        messageIds: results.map((result) => result.messageId),
+        sequenceNumbers,
+      });
     },
     async receive(request, signal) {
       const deliveries = await broker.receive(request.queue, {
@@ -128,7 +131,11 @@ export function queueServiceHandlers(broker: QueueOperations): UnaryHandlers<typ
       return create(RedriveMessagesResponseSchema, { movedCount: BigInt(moved) });
     },
     async startMessageMoveTask(request) {
-      const taskHandle = await broker.startMessageMoveTask(request.sourceQueue, request.destinationQueue, request.maxPerSecond);
+      const taskHandle = await broker.startMessageMoveTask(
+        request.sourceQueue,
+        request.destinationQueue,
+        request.maxPerSecond,
+      );
       return create(StartMessageMoveTaskResponseSchema, { taskHandle });
     },
     async listMessageMoveTasks(request) {

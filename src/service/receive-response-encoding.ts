@@ -114,7 +114,16 @@ function measure(delivery: Delivery): Measured {
     size += 1 + delimitedSize(typedEntrySize(measured));
     return measured;
   });
-  return { size, messageIdBytes, receiptHandleBytes, attributeKeys, attributeBytes, sourceQueueBytes, reasonBytes, typedAttributes };
+  return {
+    size,
+    messageIdBytes,
+    receiptHandleBytes,
+    attributeKeys,
+    attributeBytes,
+    sourceQueueBytes,
+    reasonBytes,
+    typedAttributes,
+  };
 }
 
 function writeReceivedMessage(writer: WireWriter, delivery: Delivery, measured: Measured): void {

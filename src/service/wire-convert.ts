@@ -1,6 +1,11 @@
 import { create } from "@bufbuild/protobuf";
 import { durationFromMs, timestampFromMs, type Duration } from "@bufbuild/protobuf/wkt";
-import { EntryResultSchema, TypedAttributeValueSchema, type EntryResult, type TypedAttributeValue } from "../../gen/holdshelf/v1/message_pb.js";
+import {
+  EntryResultSchema,
+  TypedAttributeValueSchema,
+  type EntryResult,
+  type TypedAttributeValue,
+} from "../../gen/holdshelf/v1/message_pb.js";
 import {
   DeduplicationScope,
   QueueConfigSchema,
@@ -80,7 +85,9 @@ function deduplicationScopeFromWire(scope: DeduplicationScope): QueueConfigInput
 }
 
 /** Typed attributes from the wire for the broker: a value whose oneof is unset stays undefined, for the broker to refuse. */
-export function typedAttributesFromWire(typed: Readonly<Record<string, TypedAttributeValue>>): Record<string, TypedAttributeInput> {
+export function typedAttributesFromWire(
+  typed: Readonly<Record<string, TypedAttributeValue>>,
+): Record<string, TypedAttributeInput> {
   // fromEntries defines own properties: an attribute named "__proto__" stays an attribute.
   return Object.fromEntries(
     Object.entries(typed).map(([name, { dataType, value }]) => [name, { dataType, value: value.value }]),
@@ -88,7 +95,9 @@ export function typedAttributesFromWire(typed: Readonly<Record<string, TypedAttr
 }
 
 /** Typed attributes in the oneof case their value's type says: text as string_value, bytes as binary_value. */
-export function typedAttributesToWire(typed: Readonly<Record<string, TypedAttribute>>): Record<string, TypedAttributeValue> {
+export function typedAttributesToWire(
+  typed: Readonly<Record<string, TypedAttribute>>,
+): Record<string, TypedAttributeValue> {
   // fromEntries defines own properties: an attribute named "__proto__" stays an attribute.
   return Object.fromEntries(
     Object.entries(typed).map(([name, { dataType, value }]) => [

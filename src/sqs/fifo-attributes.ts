@@ -2,7 +2,12 @@ import { DeduplicationScope, type QueueConfig } from "../../gen/holdshelf/v1/que
 import { sqsErrors } from "./sqs-error.js";
 
 /** The queue attributes of FIFO queues alone, in the order GetQueueAttributes' "All" returns them. */
-export const fifoAttributeNames = ["FifoQueue", "ContentBasedDeduplication", "DeduplicationScope", "FifoThroughputLimit"] as const;
+export const fifoAttributeNames = [
+  "FifoQueue",
+  "ContentBasedDeduplication",
+  "DeduplicationScope",
+  "FifoThroughputLimit",
+] as const;
 
 const scopes: Readonly<Record<string, DeduplicationScope>> = {
   queue: DeduplicationScope.QUEUE,
@@ -41,7 +46,9 @@ export function applyFifoAttributes(config: QueueConfig, attributes: ReadonlyMap
     if (value === undefined) continue;
     if (name === "FifoQueue") {
       if (parseBoolean(name, value) !== config.fifo) {
-        throw sqsErrors.invalidAttributeValue("Invalid value for the parameter FifoQueue. Reason: a queue's type is set when it is created and cannot change.");
+        throw sqsErrors.invalidAttributeValue(
+          "Invalid value for the parameter FifoQueue. Reason: a queue's type is set when it is created and cannot change.",
+        );
       }
       continue;
     }
@@ -52,7 +59,9 @@ export function applyFifoAttributes(config: QueueConfig, attributes: ReadonlyMap
   const limit = attributes.get("FifoThroughputLimit");
   if (limit === undefined) return;
   if (!throughputLimits.includes(limit)) {
-    throw sqsErrors.invalidAttributeValue("Invalid value for the parameter FifoThroughputLimit. Reason: Must be perQueue or perMessageGroupId.");
+    throw sqsErrors.invalidAttributeValue(
+      "Invalid value for the parameter FifoThroughputLimit. Reason: Must be perQueue or perMessageGroupId.",
+    );
   }
   if (limit === "perMessageGroupId" && config.deduplicationScope !== DeduplicationScope.MESSAGE_GROUP) {
     throw sqsErrors.invalidAttributeValue(
@@ -102,7 +111,9 @@ function parseBoolean(name: string, value: string): boolean {
 function parseScope(value: string): DeduplicationScope {
   const scope = Object.hasOwn(scopes, value) ? scopes[value] : undefined;
   if (scope === undefined) {
-    throw sqsErrors.invalidAttributeValue("Invalid value for the parameter DeduplicationScope. Reason: Must be queue or messageGroup.");
+    throw sqsErrors.invalidAttributeValue(
+      "Invalid value for the parameter DeduplicationScope. Reason: Must be queue or messageGroup.",
+    );
   }
   return scope;
 }

@@ -79,10 +79,14 @@ export function sqsErrorOf(failure: Failure): SqsError {
     case "INVALID_ARGUMENT": {
       const named = namedParameter(failure);
       if (named === undefined) return sqsErrors.invalidParameterValue(message);
-      return sqsErrors.invalidParameterValue(`Value for parameter ${named.parameter} is invalid. Reason: ${named.subject} ${named.description}.`);
+      return sqsErrors.invalidParameterValue(
+        `Value for parameter ${named.parameter} is invalid. Reason: ${named.subject} ${named.description}.`,
+      );
     }
     case "DEAD_LETTER_QUEUE_NOT_FOUND":
-      return sqsErrors.invalidParameterValue(`Value for parameter RedrivePolicy is invalid. Reason: Dead letter target does not exist (${message}).`);
+      return sqsErrors.invalidParameterValue(
+        `Value for parameter RedrivePolicy is invalid. Reason: Dead letter target does not exist (${message}).`,
+      );
     case "INTERNAL":
     case "":
       return sqsErrors.internalError();

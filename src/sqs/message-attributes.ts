@@ -36,10 +36,15 @@ const maxNumberLength = 512;
  */
 export function attributesFromSqs(entries: ReadonlyMap<string, SqsInput>, parameter: string): HoldshelfAttributes {
   if (entries.size > maxMessageAttributes) {
-    throw sqsErrors.invalidParameterValue(`Number of message attributes [${entries.size}] exceeds the allowed maximum [${maxMessageAttributes}].`);
+    throw sqsErrors.invalidParameterValue(
+      `Number of message attributes [${entries.size}] exceeds the allowed maximum [${maxMessageAttributes}].`,
+    );
   }
   const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
-  const typedAttributes: Record<string, TypedAttributeValue> = Object.create(null) as Record<string, TypedAttributeValue>;
+  const typedAttributes: Record<string, TypedAttributeValue> = Object.create(null) as Record<
+    string,
+    TypedAttributeValue
+  >;
   const digestable: Record<string, SqsAttributeValue> = Object.create(null) as Record<string, SqsAttributeValue>;
   let bytes = 0;
   for (const [name, value] of entries) {
@@ -57,7 +62,11 @@ export function attributesFromSqs(entries: ReadonlyMap<string, SqsInput>, parame
       const text = attribute.StringValue!;
       bytes += Buffer.byteLength(text);
       if (attribute.DataType === "String") attributes[name] = text;
-      else typedAttributes[name] = create(TypedAttributeValueSchema, { dataType: attribute.DataType, value: { case: "stringValue", value: text } });
+      else
+        typedAttributes[name] = create(TypedAttributeValueSchema, {
+          dataType: attribute.DataType,
+          value: { case: "stringValue", value: text },
+        });
     }
   }
   return { attributes, typedAttributes, bytes, md5: md5OfMessageAttributes(digestable) };
@@ -114,7 +123,9 @@ function checkAttributeName(name: string, parameter: string): void {
 function readAttribute(name: string, value: SqsInput): SqsAttributeValue {
   const dataType = value["DataType"];
   if (typeof dataType !== "string" || dataType === "") {
-    throw sqsErrors.invalidParameterValue(`The message attribute '${name}' must contain non-empty message attribute type.`);
+    throw sqsErrors.invalidParameterValue(
+      `The message attribute '${name}' must contain non-empty message attribute type.`,
+    );
   }
   const base = dataTypePattern.exec(dataType)?.[1];
   if (base === undefined || dataType.length > 256) {
@@ -125,13 +136,17 @@ function readAttribute(name: string, value: SqsInput): SqsAttributeValue {
   if (base === "Binary") {
     const binary = value["BinaryValue"];
     if (typeof binary !== "string" || binary === "" || !isBase64(binary)) {
-      throw sqsErrors.invalidParameterValue(`The message attribute '${name}' with type 'Binary' must use field 'Binary'.`);
+      throw sqsErrors.invalidParameterValue(
+        `The message attribute '${name}' with type 'Binary' must use field 'Binary'.`,
+      );
     }
     return { DataType: dataType, BinaryValue: Buffer.from(binary, "base64") };
   }
   const text = value["StringValue"];
   if (typeof text !== "string" || text === "") {
-    throw sqsErrors.invalidParameterValue(`The message attribute '${name}' with type '${base}' must use field 'String'.`);
+    throw sqsErrors.invalidParameterValue(
+      `The message attribute '${name}' with type '${base}' must use field 'String'.`,
+    );
   }
   checkMessageText(text, `the value of message attribute '${name}'`);
   if (base === "Number" && !isSqsNumber(text)) {
@@ -142,7 +157,10 @@ function readAttribute(name: string, value: SqsInput): SqsAttributeValue {
 
 function isSqsNumber(text: string): boolean {
   if (text.length > maxNumberLength || !numberPattern.test(text)) return false;
-  const digits = text.replace(/[eE].*$/, "").replace(/[^0-9]/g, "").replace(/^0+/, "");
+  const digits = text
+    .replace(/[eE].*$/, "")
+    .replace(/[^0-9]/g, "")
+    .replace(/^0+/, "");
   return digits.length <= 38;
 }
 

@@ -8,7 +8,9 @@ const refused = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 /** Refuses text SQS would refuse: InvalidMessageContents naming what carried it. */
 export function checkMessageText(text: string, what: string): void {
   if (refused.test(text)) {
-    throw sqsErrors.invalidMessageContents(`Invalid characters found in ${what}. Allowed are #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF.`);
+    throw sqsErrors.invalidMessageContents(
+      `Invalid characters found in ${what}. Allowed are #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF.`,
+    );
   }
 }
 

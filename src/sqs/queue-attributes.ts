@@ -1,7 +1,18 @@
 import { create } from "@bufbuild/protobuf";
 import { durationFromMs, timestampMs, type Duration } from "@bufbuild/protobuf/wkt";
-import { QueueConfigSchema, RedrivePolicySchema, type Queue, type QueueConfig } from "../../gen/holdshelf/v1/queue_pb.js";
-import { applyFifoAttributes, fifoAttributeDiffers, fifoAttributeNames, fifoAttributeValues, isFifoAttribute } from "./fifo-attributes.js";
+import {
+  QueueConfigSchema,
+  RedrivePolicySchema,
+  type Queue,
+  type QueueConfig,
+} from "../../gen/holdshelf/v1/queue_pb.js";
+import {
+  applyFifoAttributes,
+  fifoAttributeDiffers,
+  fifoAttributeNames,
+  fifoAttributeValues,
+  isFifoAttribute,
+} from "./fifo-attributes.js";
 import type { QueueUrls } from "./queue-urls.js";
 import { sqsErrors } from "./sqs-error.js";
 
@@ -55,7 +66,11 @@ export const queueAttributeNames: readonly string[] = [
  * The configuration's `fifo` says the queue's kind, which the FIFO
  * attributes are checked against (fifo-attributes.ts).
  */
-export function applyQueueAttributes(config: QueueConfig, attributes: ReadonlyMap<string, string>, urls: QueueUrls): QueueConfig {
+export function applyQueueAttributes(
+  config: QueueConfig,
+  attributes: ReadonlyMap<string, string>,
+  urls: QueueUrls,
+): QueueConfig {
   const next = create(QueueConfigSchema, config);
   for (const [name, value] of attributes) {
     if (Object.hasOwn(settable, name)) {
@@ -83,7 +98,11 @@ export function applyQueueAttributes(config: QueueConfig, attributes: ReadonlyMa
  * (SQS's rule: a CreateQueue of an existing queue succeeds unless an
  * attribute it names has another value).
  */
-export function conflictingAttribute(queue: Queue, attributes: ReadonlyMap<string, string>, urls: QueueUrls): string | undefined {
+export function conflictingAttribute(
+  queue: Queue,
+  attributes: ReadonlyMap<string, string>,
+  urls: QueueUrls,
+): string | undefined {
   const current = queueAttributes(queue, urls, [...attributes.keys()]);
   const config = queue.config ?? create(QueueConfigSchema);
   for (const [name, value] of attributes) {
@@ -100,7 +119,8 @@ export function conflictingAttribute(queue: Queue, attributes: ReadonlyMap<strin
 /** GetQueueAttributes' answer: the names asked for ("All" for every one); unknown names are InvalidAttributeName. */
 export function queueAttributes(queue: Queue, urls: QueueUrls, names: readonly string[]): Record<string, string> {
   for (const name of names) {
-    if (name !== "All" && !queueAttributeNames.includes(name)) throw sqsErrors.invalidAttributeName(`Unknown Attribute ${name}.`);
+    if (name !== "All" && !queueAttributeNames.includes(name))
+      throw sqsErrors.invalidAttributeName(`Unknown Attribute ${name}.`);
   }
   const all = names.includes("All");
   const wanted = (name: string): boolean => all || names.includes(name);
@@ -141,12 +161,18 @@ function parseBounded(name: NumericAttribute, value: string): number {
   const [min, max] = settable[name];
   const number = /^\d{1,10}$/.test(value.trim()) ? Number(value.trim()) : NaN;
   if (!(number >= min && number <= max)) {
-    throw sqsErrors.invalidAttributeValue(`Invalid value for the parameter ${name}. Reason: Must be an integer from ${min} to ${max}.`);
+    throw sqsErrors.invalidAttributeValue(
+      `Invalid value for the parameter ${name}. Reason: Must be an integer from ${min} to ${max}.`,
+    );
   }
   return number;
 }
 
-function setDuration(config: QueueConfig, name: Exclude<NumericAttribute, "MaximumMessageSize">, duration: Duration): void {
+function setDuration(
+  config: QueueConfig,
+  name: Exclude<NumericAttribute, "MaximumMessageSize">,
+  duration: Duration,
+): void {
   switch (name) {
     case "VisibilityTimeout":
       config.visibilityTimeout = duration;
@@ -177,15 +203,21 @@ function applyRedrivePolicy(config: QueueConfig, value: string, urls: QueueUrls)
   } catch {
     throw invalid("Redrive policy is not a valid JSON map.");
   }
-  if (typeof policy !== "object" || policy === null || Array.isArray(policy)) throw invalid("Redrive policy is not a valid JSON map.");
+  if (typeof policy !== "object" || policy === null || Array.isArray(policy))
+    throw invalid("Redrive policy is not a valid JSON map.");
   const { deadLetterTargetArn: arn, maxReceiveCount: count } = policy as Record<string, unknown>;
-  if (typeof arn !== "string") throw invalid("Redrive policy does not contain mandatory attribute: deadLetterTargetArn.");
+  if (typeof arn !== "string")
+    throw invalid("Redrive policy does not contain mandatory attribute: deadLetterTargetArn.");
   // SQS's own console writes maxReceiveCount as a string, SDK users as a number.
-  const maxReceiveCount = typeof count === "number" ? count : typeof count === "string" && /^\d+$/.test(count) ? Number(count) : NaN;
+  const maxReceiveCount =
+    typeof count === "number" ? count : typeof count === "string" && /^\d+$/.test(count) ? Number(count) : NaN;
   if (!(Number.isInteger(maxReceiveCount) && maxReceiveCount >= 1 && maxReceiveCount <= 1000)) {
     throw invalid("Invalid value for maxReceiveCount: must be an integer from 1 to 1000.");
   }
-  config.redrivePolicy = create(RedrivePolicySchema, { deadLetterQueue: urls.queueOfArn(arn, "RedrivePolicy"), maxReceiveCount });
+  config.redrivePolicy = create(RedrivePolicySchema, {
+    deadLetterQueue: urls.queueOfArn(arn, "RedrivePolicy"),
+    maxReceiveCount,
+  });
 }
 
 function sameRedrivePolicy(current: string, requested: string): boolean {
@@ -193,7 +225,10 @@ function sameRedrivePolicy(current: string, requested: string): boolean {
   try {
     const a = JSON.parse(current) as Record<string, unknown>;
     const b = JSON.parse(requested) as Record<string, unknown>;
-    return a["deadLetterTargetArn"] === b["deadLetterTargetArn"] && Number(a["maxReceiveCount"]) === Number(b["maxReceiveCount"]);
+    return (
+      a["deadLetterTargetArn"] === b["deadLetterTargetArn"] &&
+      Number(a["maxReceiveCount"]) === Number(b["maxReceiveCount"])
+    );
   } catch {
     return false;
   }

@@ -63,9 +63,12 @@ export class QueueUrls {
   /** The queue an ARN names (a redrive policy's deadLetterTargetArn); another account's is refused. */
   queueOfArn(arn: string, parameter: string): string {
     const match = arnPattern.exec(arn);
-    if (match === null) throw sqsErrors.invalidParameterValue(`Value ${arn} for parameter ${parameter} is invalid. Reason: Invalid ARN.`);
+    if (match === null)
+      throw sqsErrors.invalidParameterValue(`Value ${arn} for parameter ${parameter} is invalid. Reason: Invalid ARN.`);
     if (match[1] !== this.options.accountId) {
-      throw sqsErrors.invalidParameterValue(`Value ${arn} for parameter ${parameter} is invalid. Reason: The ARN names another account.`);
+      throw sqsErrors.invalidParameterValue(
+        `Value ${arn} for parameter ${parameter} is invalid. Reason: The ARN names another account.`,
+      );
     }
     return match[2]!;
   }

@@ -24,15 +24,18 @@ export class SqsError extends Error {
 // The shapes whose legacy code is AWS.SimpleQueueService.<shape> (sqs-compat-notes, "Errors").
 const prefixedShape = (shape: string, message: string, status = 400): SqsError =>
   new SqsError(shape, `AWS.SimpleQueueService.${shape}`, status, message);
-const plainShape = (shape: string, message: string, status = 400): SqsError => new SqsError(shape, shape, status, message);
+const plainShape = (shape: string, message: string, status = 400): SqsError =>
+  new SqsError(shape, shape, status, message);
 
 /** Every error the endpoint sends, by what went wrong. */
 export const sqsErrors = {
   queueDoesNotExist: (message = "The specified queue does not exist.") =>
     new SqsError("QueueDoesNotExist", "AWS.SimpleQueueService.NonExistentQueue", 400, message),
   queueNameExists: (message: string) => new SqsError("QueueNameExists", "QueueAlreadyExists", 400, message),
-  invalidParameterValue: (message: string) => new SqsError("InvalidParameterValueException", "InvalidParameterValue", 400, message),
-  missingParameter: (message: string) => new SqsError("MissingRequiredParameterException", "MissingParameter", 400, message),
+  invalidParameterValue: (message: string) =>
+    new SqsError("InvalidParameterValueException", "InvalidParameterValue", 400, message),
+  missingParameter: (message: string) =>
+    new SqsError("MissingRequiredParameterException", "MissingParameter", 400, message),
   invalidAttributeName: (message: string) => plainShape("InvalidAttributeName", message),
   invalidAttributeValue: (message: string) => plainShape("InvalidAttributeValue", message),
   receiptHandleIsInvalid: (message: string) => plainShape("ReceiptHandleIsInvalid", message),
@@ -40,7 +43,8 @@ export const sqsErrors = {
   resourceNotFound: (message: string) => plainShape("ResourceNotFoundException", message),
   overLimit: (message: string) => plainShape("OverLimit", message, 403),
   purgeQueueInProgress: (message: string) => prefixedShape("PurgeQueueInProgress", message, 403),
-  messageNotInflight: (message = "The message referred to isn't in flight.") => prefixedShape("MessageNotInflight", message),
+  messageNotInflight: (message = "The message referred to isn't in flight.") =>
+    prefixedShape("MessageNotInflight", message),
   tooManyEntriesInBatchRequest: (message: string) => prefixedShape("TooManyEntriesInBatchRequest", message),
   batchEntryIdsNotDistinct: (message: string) => prefixedShape("BatchEntryIdsNotDistinct", message),
   batchRequestTooLong: (message: string) => prefixedShape("BatchRequestTooLong", message),
@@ -48,7 +52,8 @@ export const sqsErrors = {
   invalidBatchEntryId: (message: string) => prefixedShape("InvalidBatchEntryId", message),
   unsupportedOperation: (message: string) => prefixedShape("UnsupportedOperation", message),
   /** A query request that names no action. */
-  missingAction: () => new SqsError("MissingAction", "MissingAction", 400, "The request must contain the parameter Action."),
+  missingAction: () =>
+    new SqsError("MissingAction", "MissingAction", 400, "The request must contain the parameter Action."),
   /** An action SQS does not have (or this endpoint does not know). */
   invalidAction: (action: string) =>
     new SqsError("InvalidAction", "InvalidAction", 400, `The action ${action} is not valid for this endpoint.`),
@@ -59,16 +64,33 @@ export const sqsErrors = {
     new SqsError("RequestEntityTooLarge", "RequestEntityTooLarge", 413, `The request body is over ${limit} bytes.`),
   // Authentication, as AWS answers it (src/sqs/auth/).
   missingAuthenticationToken: () =>
-    new SqsError("MissingAuthenticationTokenException", "MissingAuthenticationToken", 403, "Request is missing Authentication Token"),
+    new SqsError(
+      "MissingAuthenticationTokenException",
+      "MissingAuthenticationToken",
+      403,
+      "Request is missing Authentication Token",
+    ),
   invalidClientTokenId: () =>
-    new SqsError("InvalidClientTokenId", "InvalidClientTokenId", 403, "The security token included in the request is invalid."),
+    new SqsError(
+      "InvalidClientTokenId",
+      "InvalidClientTokenId",
+      403,
+      "The security token included in the request is invalid.",
+    ),
   signatureDoesNotMatch: (message = "The request signature we calculated does not match the signature you provided.") =>
     new SqsError("SignatureDoesNotMatch", "SignatureDoesNotMatch", 403, message),
   incompleteSignature: (message: string) => new SqsError("IncompleteSignature", "IncompleteSignature", 400, message),
   requestExpired: (message: string) => new SqsError("RequestExpired", "RequestExpired", 400, message),
   accessDenied: (message: string) => new SqsError("AccessDenied", "AccessDenied", 403, message),
   /** The broker cannot serve now (storage down, shutting down, queue moving): clients retry 5xx. */
-  serviceUnavailable: (message: string) => new SqsError("ServiceUnavailable", "ServiceUnavailable", 503, message, "Receiver"),
+  serviceUnavailable: (message: string) =>
+    new SqsError("ServiceUnavailable", "ServiceUnavailable", 503, message, "Receiver"),
   internalError: () =>
-    new SqsError("InternalError", "InternalError", 500, "We encountered an internal error. Please try again.", "Receiver"),
+    new SqsError(
+      "InternalError",
+      "InternalError",
+      500,
+      "We encountered an internal error. Please try again.",
+      "Receiver",
+    ),
 } as const;

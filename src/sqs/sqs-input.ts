@@ -29,7 +29,9 @@ export function optionalInteger(input: SqsInput, name: string, min: number, max:
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "number" || !Number.isInteger(value)) throw wrongType(name, "an integer");
   if (value < min || value > max) {
-    throw sqsErrors.invalidParameterValue(`Value ${value} for parameter ${name} is invalid. Reason: Must be between ${min} and ${max}.`);
+    throw sqsErrors.invalidParameterValue(
+      `Value ${value} for parameter ${name} is invalid. Reason: Must be between ${min} and ${max}.`,
+    );
   }
   return value;
 }
@@ -38,7 +40,8 @@ export function optionalInteger(input: SqsInput, name: string, min: number, max:
 export function stringList(input: SqsInput, name: string): string[] {
   const value = own(input, name);
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) throw wrongType(name, "a list of strings");
+  if (!Array.isArray(value) || !value.every((item) => typeof item === "string"))
+    throw wrongType(name, "a list of strings");
   return value as string[];
 }
 

@@ -11,7 +11,14 @@ import { actionLabel, sqsActions } from "./actions/sqs-actions.js";
 import type { Principal } from "../auth/permissions.js";
 import type { SignedRequest } from "./auth/verify-signature.js";
 import { toSqsError } from "./holdshelf-errors.js";
-import { actionOfTarget, decodeJsonRequest, encodeJsonError, encodeJsonResponse, isJsonRequest, jsonContentType } from "./protocol/json-protocol.js";
+import {
+  actionOfTarget,
+  decodeJsonRequest,
+  encodeJsonError,
+  encodeJsonResponse,
+  isJsonRequest,
+  jsonContentType,
+} from "./protocol/json-protocol.js";
 import { decodeQueryRequest, encodeQueryError, encodeQueryResponse } from "./protocol/query-protocol.js";
 import { QueueCalls, type QueueHandlers } from "../service/queue-calls.js";
 import { QueueUrls } from "./queue-urls.js";
@@ -136,7 +143,8 @@ export async function startSqsListener(options: SqsListenerOptions): Promise<Sqs
     if (wire === queryWire) {
       // Old SDKs put the action in the query string, the form body, or both.
       params = new URLSearchParams(rawQuery);
-      if (request.method === "POST") for (const [key, value] of new URLSearchParams(body.toString("utf8"))) params.append(key, value);
+      if (request.method === "POST")
+        for (const [key, value] of new URLSearchParams(body.toString("utf8"))) params.append(key, value);
       begin(params.get("Action") ?? "");
     } else {
       begin(actionOfTarget(request.headers["x-amz-target"]));
@@ -145,9 +153,13 @@ export async function startSqsListener(options: SqsListenerOptions): Promise<Sqs
     let caller: Principal | undefined;
     if (options.authenticate !== undefined) {
       // Repeated headers apart: SigV4 joins them with "," where Node's request.headers uses ", ".
-      caller = options.authenticate({ method: request.method ?? "GET", path, rawQuery, headers: request.headersDistinct, body }, options.clock.now());
+      caller = options.authenticate(
+        { method: request.method ?? "GET", path, rawQuery, headers: request.headersDistinct, body },
+        options.clock.now(),
+      );
     }
-    const { action, input } = params === undefined ? decodeJsonRequest(request.headers, body) : decodeQueryRequest(params);
+    const { action, input } =
+      params === undefined ? decodeJsonRequest(request.headers, body) : decodeQueryRequest(params);
     const run = sqsActions[action];
     if (run === undefined) throw sqsErrors.invalidAction(action);
     // A long-polling ReceiveMessage takes nothing once its client has gone.
@@ -166,13 +178,17 @@ export async function startSqsListener(options: SqsListenerOptions): Promise<Sqs
     return { action, output };
   };
 
-  const server: Server = options.tls === undefined ? createServer(handle) : createHttpsServer(httpsServerOptions(options.tls), handle);
+  const server: Server =
+    options.tls === undefined ? createServer(handle) : createHttpsServer(httpsServerOptions(options.tls), handle);
   // Long polls last up to 20 s; a client's idle keep-alive connection is its own business.
   server.requestTimeout = 60_000;
   await listenHttp(server, host, port, `${options.listen} for SQS`);
   const bound = (server.address() as AddressInfo).port;
   const address = `${host.includes(":") ? `[${host}]` : host}:${bound}`;
-  const baseUrl = (options.advertisedUrl ?? `${options.tls === undefined ? "http" : "https"}://${address}`).replace(/\/+$/, "");
+  const baseUrl = (options.advertisedUrl ?? `${options.tls === undefined ? "http" : "https"}://${address}`).replace(
+    /\/+$/,
+    "",
+  );
   urls = new QueueUrls({ baseUrl, accountId: options.accountId, region: options.region });
   return {
     address,
@@ -191,7 +207,6 @@ export async function startSqsListener(options: SqsListenerOptions): Promise<Sqs
       }),
   };
 }
-
 
 /** Bytes of request bodies held in memory at once, over all requests: bodies are read whole before their signature is checked. */
 interface BodyBudget {
@@ -227,7 +242,10 @@ function readBody(request: IncomingMessage, limit: number, budget: BodyBudget): 
       size += chunk.length;
       budget.buffered += chunk.length;
       if (size > limit) return refuse(sqsErrors.requestTooLarge(limit));
-      if (budget.buffered > budget.max) return refuse(sqsErrors.serviceUnavailable("The broker is reading too many request bodies at once; retry shortly."));
+      if (budget.buffered > budget.max)
+        return refuse(
+          sqsErrors.serviceUnavailable("The broker is reading too many request bodies at once; retry shortly."),
+        );
       chunks.push(chunk);
     });
     request.once("end", () => {
@@ -243,7 +261,14 @@ function readBody(request: IncomingMessage, limit: number, budget: BodyBudget): 
   });
 }
 
-function send(response: ServerResponse, status: number, contentType: string, body: string, requestId: string, headers: Record<string, string> = {}): void {
+function send(
+  response: ServerResponse,
+  status: number,
+  contentType: string,
+  body: string,
+  requestId: string,
+  headers: Record<string, string> = {},
+): void {
   response.writeHead(status, {
     ...headers,
     // The rest of a body too large to read is still on the connection: close it rather than read it.

@@ -56,7 +56,6 @@ export interface ClassicLevelStoreOptions {
   readonly createDatabase?: (dataDir: string) => LevelDatabase;
 }
 
-
 const sequenceKey = metaKey("sequence");
 const handleKeyKey = metaKey("handle-key");
 // Deleted (never present) to prove a write reaches the log again after a failure.
@@ -84,7 +83,13 @@ export class ClassicLevelStore implements RecoverableStore {
   static async open(options: ClassicLevelStoreOptions): Promise<ClassicLevelStore> {
     const createDatabase = options.createDatabase ?? createLevelDatabase;
     const db = await openLevel(options.dataDir, createDatabase);
-    return new ClassicLevelStore(db, options.dataDir, createDatabase, options.durability ?? "fsync", options.commitObserver);
+    return new ClassicLevelStore(
+      db,
+      options.dataDir,
+      createDatabase,
+      options.durability ?? "fsync",
+      options.commitObserver,
+    );
   }
 
   /** Writes one batch (see writeLevelBatch for why not the public batch()). */
@@ -276,7 +281,11 @@ function appendBatchOps(batch: LevelBatchOp[], op: StoreOp): void {
     case "putMessage":
       batch.push(
         { type: "put", key: contentKey(op.dataId, op.entry.id), value: encodeContent(op.content) },
-        { type: "put", key: scheduleKey(op.dataId, op.entry.readyAt, op.entry.id), value: encodeScheduleValue(op.entry) },
+        {
+          type: "put",
+          key: scheduleKey(op.dataId, op.entry.readyAt, op.entry.id),
+          value: encodeScheduleValue(op.entry),
+        },
       );
       return;
     case "reschedule":
@@ -314,4 +323,3 @@ function appendBatchOps(batch: LevelBatchOp[], op: StoreOp): void {
       return;
   }
 }
-

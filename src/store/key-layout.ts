@@ -19,7 +19,14 @@
  */
 import { idWordsPerEntry, type ScheduleColumns } from "./schedule-columns.js";
 
-const space = { meta: 0x00, queue: 0x01, content: 0x02, schedule: 0x03, checkpoint: 0x04, deduplication: 0x05 } as const;
+const space = {
+  meta: 0x00,
+  queue: 0x01,
+  content: 0x02,
+  schedule: 0x03,
+  checkpoint: 0x04,
+  deduplication: 0x05,
+} as const;
 
 /** Key of a named setting. */
 export function metaKey(name: string): Buffer {

@@ -66,12 +66,16 @@ export class MemoryStore implements Store {
     if (this.closed) return Promise.reject(closedError("load"));
     const { contents } = this;
     contents.handleKey ??= randomBytes(32);
-    const records = [...contents.queues.values()].sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
+    const records = [...contents.queues.values()].sort((a, b) =>
+      Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)),
+    );
     const inUse = new Set(records.map((record) => record.dataId));
     for (const dataId of contents.spaces.keys()) if (!inUse.has(dataId)) contents.spaces.delete(dataId);
     const queues: StoredQueue[] = records.map((record) => {
       const queue = { record: storedQueueRecord(record), schedule: this.scheduleOf(record.dataId) };
-      const deduplications = [...(contents.spaces.get(record.dataId)?.deduplications.values() ?? [])].map(copyDeduplication);
+      const deduplications = [...(contents.spaces.get(record.dataId)?.deduplications.values() ?? [])].map(
+        copyDeduplication,
+      );
       // As the durable store: only queues that have deduplication records carry them.
       return deduplications.length === 0 ? queue : { ...queue, deduplications };
     });
@@ -181,7 +185,9 @@ export class MemoryStore implements Store {
 
   private scheduleOf(dataId: number): ScheduleColumns {
     const entries = [...(this.contents.spaces.get(dataId)?.schedule.values() ?? [])];
-    return ScheduleColumns.of(entries.sort((a, b) => a.readyAt - b.readyAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
+    return ScheduleColumns.of(
+      entries.sort((a, b) => a.readyAt - b.readyAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+    );
   }
 }
 
@@ -265,7 +271,10 @@ function copyContent(content: MessageContent): MessageContent {
     ),
   };
   const { deadLetter, deduplicationId } = content;
-  const withOrigin = deadLetter === undefined ? copy : { ...copy, deadLetter: { sourceQueue: deadLetter.sourceQueue, reason: deadLetter.reason } };
+  const withOrigin =
+    deadLetter === undefined
+      ? copy
+      : { ...copy, deadLetter: { sourceQueue: deadLetter.sourceQueue, reason: deadLetter.reason } };
   return deduplicationId === undefined ? withOrigin : { ...withOrigin, deduplicationId };
 }
 
@@ -274,7 +283,8 @@ function copyDeduplication(record: StoredDeduplication): StoredDeduplication {
 }
 
 function checkUint32(value: number, what: string): void {
-  if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) throw new RangeError(`${what} ${value} is not a 32-bit unsigned integer`);
+  if (!Number.isInteger(value) || value < 0 || value > 0xffffffff)
+    throw new RangeError(`${what} ${value} is not a 32-bit unsigned integer`);
 }
 
 function checkMessageId(id: string): void {
@@ -283,5 +293,6 @@ function checkMessageId(id: string): void {
 }
 
 function checkReadyAt(value: number): void {
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`ready time ${value} is not a non-negative integer`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new RangeError(`ready time ${value} is not a non-negative integer`);
 }

@@ -10,7 +10,9 @@ export function storedQueueRecord(record: QueueRecord): QueueRecord {
   const { name, queueId, dataId, config, createTime, updateTime, moveTasks } = record;
   const stored = { name, queueId, dataId, config: storedQueueConfig(config), createTime, updateTime };
   // Left out when there are none, so records of queues that never had a task stay as they were.
-  return moveTasks === undefined || moveTasks.length === 0 ? stored : { ...stored, moveTasks: moveTasks.map(storedMoveTask) };
+  return moveTasks === undefined || moveTasks.length === 0
+    ? stored
+    : { ...stored, moveTasks: moveTasks.map(storedMoveTask) };
 }
 
 /**
@@ -19,10 +21,12 @@ export function storedQueueRecord(record: QueueRecord): QueueRecord {
  * time equal to the create time, no move tasks (an unset moveTasks) and a
  * standard queue (an unset config.fifo).
  */
-export function upgradedQueueRecord(stored: Omit<QueueRecord, "updateTime" | "config"> & {
-  readonly updateTime?: number;
-  readonly config: Omit<StoredQueueConfig, "tags"> & { readonly tags?: Readonly<Record<string, string>> };
-}): QueueRecord {
+export function upgradedQueueRecord(
+  stored: Omit<QueueRecord, "updateTime" | "config"> & {
+    readonly updateTime?: number;
+    readonly config: Omit<StoredQueueConfig, "tags"> & { readonly tags?: Readonly<Record<string, string>> };
+  },
+): QueueRecord {
   const { config } = stored;
   return {
     ...stored,
@@ -41,14 +45,20 @@ function storedQueueConfig(config: StoredQueueConfig): StoredQueueConfig {
     receiveWaitTimeMs: config.receiveWaitTimeMs,
     maxInFlight: config.maxInFlight,
     maxLeaseDurationMs: config.maxLeaseDurationMs,
-    redrivePolicy: redrivePolicy && { deadLetterQueue: redrivePolicy.deadLetterQueue, maxReceiveCount: redrivePolicy.maxReceiveCount },
+    redrivePolicy: redrivePolicy && {
+      deadLetterQueue: redrivePolicy.deadLetterQueue,
+      maxReceiveCount: redrivePolicy.maxReceiveCount,
+    },
     retryPolicy: retryPolicy && { minBackoffMs: retryPolicy.minBackoffMs, maxBackoffMs: retryPolicy.maxBackoffMs },
     // fromEntries defines own properties: a tag named "__proto__" stays a tag.
     tags: Object.fromEntries(Object.entries(config.tags)),
   };
   // Left out of a standard queue's record, so that it stays as it was before FIFO queues.
   if (fifo === undefined) return stored;
-  return { ...stored, fifo: { contentBasedDeduplication: fifo.contentBasedDeduplication, deduplicationScope: fifo.deduplicationScope } };
+  return {
+    ...stored,
+    fifo: { contentBasedDeduplication: fifo.contentBasedDeduplication, deduplicationScope: fifo.deduplicationScope },
+  };
 }
 
 function storedMoveTask(task: StoredMoveTask): StoredMoveTask {

@@ -131,7 +131,12 @@ export type StoreOp =
       readonly content: MessageContent;
     }
   /** Moves a message's index entry from `fromReadyAt` to the entry's ready time, with its new state. */
-  | { readonly kind: "reschedule"; readonly dataId: number; readonly fromReadyAt: number; readonly entry: ScheduleEntry }
+  | {
+      readonly kind: "reschedule";
+      readonly dataId: number;
+      readonly fromReadyAt: number;
+      readonly entry: ScheduleEntry;
+    }
   | { readonly kind: "putCheckpoint"; readonly dataId: number; readonly id: string; readonly checkpoint: Uint8Array }
   /** Remembers a FIFO send's deduplication id (overwriting one of the same key). */
   | { readonly kind: "putDeduplication"; readonly dataId: number; readonly record: StoredDeduplication }
@@ -143,7 +148,12 @@ export type StoreOp =
    * inbox, stored with this commit, until the queue's owner takes it in.
    * Stores without shards refuse it.
    */
-  | { readonly kind: "putInbound"; readonly queue: string; readonly entry: ScheduleEntry; readonly content: MessageContent }
+  | {
+      readonly kind: "putInbound";
+      readonly queue: string;
+      readonly entry: ScheduleEntry;
+      readonly content: MessageContent;
+    }
   | {
       readonly kind: "removeMessage";
       readonly dataId: number;

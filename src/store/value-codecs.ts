@@ -1,6 +1,13 @@
 import { storedQueueRecord, upgradedQueueRecord } from "./queue-record.js";
 import { checkpointFlag, leasedFlag, type ScheduleColumns } from "./schedule-columns.js";
-import type { DeadLetterOrigin, MessageContent, QueueRecord, ScheduleEntry, StoredDeduplication, TypedAttribute } from "./store.js";
+import type {
+  DeadLetterOrigin,
+  MessageContent,
+  QueueRecord,
+  ScheduleEntry,
+  StoredDeduplication,
+  TypedAttribute,
+} from "./store.js";
 
 // Layout versions: a reader that meets a version it does not know fails
 // loudly instead of misreading data written by a newer holdshelf.
@@ -59,11 +66,13 @@ export function decodeScheduleValueInto(value: Buffer, columns: ScheduleColumns,
   const version = value[0];
   const fifo = version === scheduleVersion.fifo && value.length >= fifoScheduleHeaderBytes;
   const groupBytes = fifo ? value.readUInt16BE(scheduleValueBytes + 8) : 0;
-  const expectedBytes = version === scheduleVersion.standard ? scheduleValueBytes : fifo ? fifoScheduleHeaderBytes + groupBytes : -1;
+  const expectedBytes =
+    version === scheduleVersion.standard ? scheduleValueBytes : fifo ? fifoScheduleHeaderBytes + groupBytes : -1;
   if (value.length !== expectedBytes) {
     throw new Error(`unknown schedule entry layout (version ${version}, ${value.length} bytes)`);
   }
-  columns.flags[index] = (value[1]! & flags.leased ? leasedFlag : 0) | (value[1]! & flags.hasCheckpoint ? checkpointFlag : 0);
+  columns.flags[index] =
+    (value[1]! & flags.leased ? leasedFlag : 0) | (value[1]! & flags.hasCheckpoint ? checkpointFlag : 0);
   columns.receiveCount[index] = value.readUInt32BE(2);
   columns.epoch[index] = value.readUInt32BE(6);
   columns.size[index] = value.readUInt32BE(10);
@@ -98,7 +107,10 @@ export function encodeContent(content: MessageContent): Buffer {
   const { deadLetter } = content;
   parts.push(Buffer.of(deadLetter === undefined ? 0 : 1));
   if (deadLetter !== undefined) {
-    parts.push(lengthPrefixed(Buffer.from(deadLetter.sourceQueue, "utf8")), lengthPrefixed(Buffer.from(deadLetter.reason, "utf8")));
+    parts.push(
+      lengthPrefixed(Buffer.from(deadLetter.sourceQueue, "utf8")),
+      lengthPrefixed(Buffer.from(deadLetter.reason, "utf8")),
+    );
   }
   const typed = Object.entries(content.typedAttributes);
   const typedCount = Buffer.allocUnsafe(4);
@@ -106,8 +118,13 @@ export function encodeContent(content: MessageContent): Buffer {
   parts.push(typedCount);
   for (const [name, { dataType, value }] of typed) {
     parts.push(lengthPrefixed(Buffer.from(name, "utf8")), lengthPrefixed(Buffer.from(dataType, "utf8")));
-    if (typeof value === "string") parts.push(Buffer.of(typedValueKind.string), lengthPrefixed(Buffer.from(value, "utf8")));
-    else parts.push(Buffer.of(typedValueKind.binary), lengthPrefixed(Buffer.from(value.buffer, value.byteOffset, value.byteLength)));
+    if (typeof value === "string")
+      parts.push(Buffer.of(typedValueKind.string), lengthPrefixed(Buffer.from(value, "utf8")));
+    else
+      parts.push(
+        Buffer.of(typedValueKind.binary),
+        lengthPrefixed(Buffer.from(value.buffer, value.byteOffset, value.byteLength)),
+      );
   }
   if (deduplicationId !== undefined) parts.push(Buffer.of(1), lengthPrefixed(Buffer.from(deduplicationId, "utf8")));
   parts.push(Buffer.from(content.body.buffer, content.body.byteOffset, content.body.byteLength));
@@ -147,7 +164,8 @@ export function decodeContent(value: Buffer): MessageContent {
     const name = readString();
     const dataType = readString();
     const kind = value[offset++];
-    if (kind !== typedValueKind.string && kind !== typedValueKind.binary) throw new Error(`unknown typed attribute value kind ${kind}`);
+    if (kind !== typedValueKind.string && kind !== typedValueKind.binary)
+      throw new Error(`unknown typed attribute value kind ${kind}`);
     typed.push([name, { dataType, value: kind === typedValueKind.binary ? readBytes() : readString() }]);
   }
   const typedAttributes: Record<string, TypedAttribute> = Object.fromEntries(typed);
@@ -155,7 +173,11 @@ export function decodeContent(value: Buffer): MessageContent {
   if (version >= 4 && value[offset++] === 1) deduplicationId = readString();
   const body = new Uint8Array(value.buffer, value.byteOffset + offset, value.length - offset);
   // The optional fields only where set: a standard message's content has no key for them.
-  const decoded: { -readonly [Field in keyof MessageContent]: MessageContent[Field] } = { body, attributes, typedAttributes };
+  const decoded: { -readonly [Field in keyof MessageContent]: MessageContent[Field] } = {
+    body,
+    attributes,
+    typedAttributes,
+  };
   if (deadLetter !== undefined) decoded.deadLetter = deadLetter;
   if (deduplicationId !== undefined) decoded.deduplicationId = deduplicationId;
   return decoded;
@@ -179,7 +201,12 @@ export function decodeDeduplication(key: string, value: Buffer): StoredDeduplica
   if (value[0] !== deduplicationVersion || value.length !== deduplicationValueBytes) {
     throw new Error(`unknown deduplication record layout (version ${value[0]}, ${value.length} bytes)`);
   }
-  return { key, messageId: value.toString("hex", 1, 17), sequence: value.readDoubleBE(17), expiresAt: value.readDoubleBE(25) };
+  return {
+    key,
+    messageId: value.toString("hex", 1, 17),
+    sequence: value.readDoubleBE(17),
+    expiresAt: value.readDoubleBE(25),
+  };
 }
 
 /** A queue record: JSON, since it is small, rare and worth reading by eye. */

@@ -26,11 +26,14 @@ function nodeClock(now: () => number): Clock {
       const dueAt = now() + delayMs;
       let handle: NodeJS.Timeout;
       const arm = (delay: number): void => {
-        handle = setTimeout(() => {
-          const remaining = dueAt - now();
-          if (remaining > 0) arm(remaining);
-          else callback();
-        }, Math.min(Math.max(delay, 0), maxTimerDelayMs));
+        handle = setTimeout(
+          () => {
+            const remaining = dueAt - now();
+            if (remaining > 0) arm(remaining);
+            else callback();
+          },
+          Math.min(Math.max(delay, 0), maxTimerDelayMs),
+        );
       };
       arm(delayMs);
       return { cancel: () => clearTimeout(handle) };

@@ -26,7 +26,11 @@ describe("dead-letter queues", () => {
   });
 
   async function createSource(maxReceiveCount: number, extra: QueueConfigInput = {}): Promise<void> {
-    await createQueue(h, "work", { visibilityTimeoutMs: vt, redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount }, ...extra });
+    await createQueue(h, "work", {
+      visibilityTimeoutMs: vt,
+      redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount },
+      ...extra,
+    });
   }
 
   /** Yields to I/O until a queue shows `count` visible messages; fails if that never happens. */
@@ -107,7 +111,10 @@ describe("dead-letter queues", () => {
     await sendText(h, "work", "x");
     await receiveOne(h, "work", { visibilityTimeoutMs: 0 });
     await receiveOne(h, "work", { visibilityTimeoutMs: 0 });
-    await h.broker.updateQueue("work", { visibilityTimeoutMs: vt, redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 2 } });
+    await h.broker.updateQueue("work", {
+      visibilityTimeoutMs: vt,
+      redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 2 },
+    });
     expect(await h.broker.receive("work")).toEqual([]);
     await settle();
     expect(counts(h, "dlq").visible).toBe(1);
@@ -133,7 +140,10 @@ describe("dead-letter queues", () => {
 
   describe("retry backoff", () => {
     it("spaces redeliveries by min_backoff × 2^(n−1), capped at max_backoff", async () => {
-      await createQueue(h, "backoff", { visibilityTimeoutMs: vt, retryPolicy: { minBackoffMs: 1000, maxBackoffMs: 5000 } });
+      await createQueue(h, "backoff", {
+        visibilityTimeoutMs: vt,
+        retryPolicy: { minBackoffMs: 1000, maxBackoffMs: 5000 },
+      });
       await sendText(h, "backoff", "x");
       for (const expected of [1000, 2000, 4000, 5000, 5000]) {
         await receiveOne(h, "backoff");
@@ -147,7 +157,10 @@ describe("dead-letter queues", () => {
     });
 
     it("does not apply to an explicit ChangeVisibility", async () => {
-      await createQueue(h, "backoff", { visibilityTimeoutMs: vt, retryPolicy: { minBackoffMs: 60_000, maxBackoffMs: 60_000 } });
+      await createQueue(h, "backoff", {
+        visibilityTimeoutMs: vt,
+        retryPolicy: { minBackoffMs: 60_000, maxBackoffMs: 60_000 },
+      });
       await sendText(h, "backoff", "x");
       const message = await receiveOne(h, "backoff");
       await h.broker.changeVisibility("backoff", message.receiptHandle, 0);
@@ -155,7 +168,10 @@ describe("dead-letter queues", () => {
     });
 
     it("applies when a Heartbeat stream breaks", async () => {
-      await createQueue(h, "backoff", { visibilityTimeoutMs: vt, retryPolicy: { minBackoffMs: 3000, maxBackoffMs: 3000 } });
+      await createQueue(h, "backoff", {
+        visibilityTimeoutMs: vt,
+        retryPolicy: { minBackoffMs: 3000, maxBackoffMs: 3000 },
+      });
       await sendText(h, "backoff", "x");
       const message = await receiveOne(h, "backoff");
       const stream = h.broker.openLeaseStream({ leasesExpired: () => undefined, brokerClosing: () => undefined });
@@ -256,7 +272,11 @@ describe("dead-letter queues", () => {
     });
 
     it("refuses a max_messages or max_per_second out of range", async () => {
-      const tooMany = await expectFailure(() => h.broker.redriveMessages("dlq", "", 2 ** 53, 0), "INVALID_ARGUMENT", "max_messages");
+      const tooMany = await expectFailure(
+        () => h.broker.redriveMessages("dlq", "", 2 ** 53, 0),
+        "INVALID_ARGUMENT",
+        "max_messages",
+      );
       expect(tooMany.violations[0]!.description).toBe("must be 0 (all) to 9007199254740991");
       await expectFailure(() => h.broker.redriveMessages("dlq", "", -1, 0), "INVALID_ARGUMENT", "max_messages");
       await expectFailure(() => h.broker.redriveMessages("dlq", "", 0, -1), "INVALID_ARGUMENT", "max_per_second");
@@ -294,7 +314,10 @@ describe("dead-letter queues", () => {
       await h.broker.updateQueue("work", { redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 2 } });
       expect(h.broker.getQueue("dlq").deadLetterSourceQueues).toEqual(["work"]);
       await h.broker.updateQueue("work", { redrivePolicy: { deadLetterQueue: "other-dlq", maxReceiveCount: 4 } });
-      expect(h.broker.getQueue("work").config.redrivePolicy).toEqual({ deadLetterQueue: "other-dlq", maxReceiveCount: 4 });
+      expect(h.broker.getQueue("work").config.redrivePolicy).toEqual({
+        deadLetterQueue: "other-dlq",
+        maxReceiveCount: 4,
+      });
       expect(h.broker.getQueue("dlq").deadLetterSourceQueues).toEqual([]);
       await h.broker.updateQueue("work", {});
       expect(h.broker.getQueue("work").config.redrivePolicy).toBeUndefined();

@@ -82,7 +82,11 @@ describe("delivery", () => {
   describe("in-flight limit", () => {
     beforeEach(async () => {
       await createQueue(h, "q", { maxInFlight: 2 });
-      await sendBatch(h.broker, "q", ["a", "b", "c"].map((name) => ({ body: body(name) })));
+      await sendBatch(
+        h.broker,
+        "q",
+        ["a", "b", "c"].map((name) => ({ body: body(name) })),
+      );
     });
 
     it("receives only the room left under max_in_flight", async () => {
@@ -201,13 +205,17 @@ describe("delivery", () => {
 
     it("counts attributes in UTF-8 bytes", async () => {
       // "é" is 2 bytes: 1020 + 2 + 2 = 1024 fits, one more "é" does not.
-      await send(h.broker, "q", ofSize(1020, { "é": "é" }));
-      await expectFailure(() => send(h.broker, "q", ofSize(1020, { "é": "éé" })), "MESSAGE_TOO_LARGE", "body");
+      await send(h.broker, "q", ofSize(1020, { é: "é" }));
+      await expectFailure(() => send(h.broker, "q", ofSize(1020, { é: "éé" })), "MESSAGE_TOO_LARGE", "body");
     });
 
     it("rejects an empty attribute key, or one over 256 bytes, as INVALID_ARGUMENT on attributes", async () => {
       await expectFailure(() => send(h.broker, "q", ofSize(1, { "": "v" })), "INVALID_ARGUMENT", "attributes");
-      await expectFailure(() => send(h.broker, "q", ofSize(1, { ["k".repeat(257)]: "v" })), "INVALID_ARGUMENT", "attributes");
+      await expectFailure(
+        () => send(h.broker, "q", ofSize(1, { ["k".repeat(257)]: "v" })),
+        "INVALID_ARGUMENT",
+        "attributes",
+      );
       await createQueue(h, "big");
       await send(h.broker, "big", ofSize(1, { ["k".repeat(256)]: "v" }));
     });
@@ -219,7 +227,11 @@ describe("delivery", () => {
     });
 
     it("returns the ids in order and stores the messages in that order", async () => {
-      const ids = await sendBatch(h.broker, "q", ["a", "b", "c"].map((name) => ({ body: body(name) })));
+      const ids = await sendBatch(
+        h.broker,
+        "q",
+        ["a", "b", "c"].map((name) => ({ body: body(name) })),
+      );
       expect(new Set(ids).size).toBe(3);
       const deliveries = await h.broker.receive("q", { maxMessages: 10 });
       expect(deliveries.map((delivery) => [delivery.messageId, text(delivery)])).toEqual([
@@ -252,14 +264,25 @@ describe("delivery", () => {
 
     it.each([0, 101])("rejects %d entries as INVALID_ARGUMENT on entries", async (count) => {
       await expectFailure(
-        () => sendBatch(h.broker, "q", Array.from({ length: count }, () => ofSize(1))),
+        () =>
+          sendBatch(
+            h.broker,
+            "q",
+            Array.from({ length: count }, () => ofSize(1)),
+          ),
         "INVALID_ARGUMENT",
         "entries",
       );
     });
 
     it("accepts 100 entries", async () => {
-      expect(await sendBatch(h.broker, "q", Array.from({ length: 100 }, () => ofSize(1)))).toHaveLength(100);
+      expect(
+        await sendBatch(
+          h.broker,
+          "q",
+          Array.from({ length: 100 }, () => ofSize(1)),
+        ),
+      ).toHaveLength(100);
       expect(counts(h, "q").visible).toBe(100);
     });
   });
@@ -288,7 +311,11 @@ describe("delivery", () => {
   describe("max_messages", () => {
     beforeEach(async () => {
       await createQueue(h, "q");
-      await sendBatch(h.broker, "q", Array.from({ length: 100 }, () => ofSize(1)));
+      await sendBatch(
+        h.broker,
+        "q",
+        Array.from({ length: 100 }, () => ofSize(1)),
+      );
       await sendText(h, "q", "extra");
     });
 

@@ -1,7 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { receiveResponseBudgetBytes } from "../../src/broker/request-limits.js";
 import { maxCheckpointBytes } from "../../src/protocol/limits.js";
-import { counts, createQueue, openBrokerHarness, receiveOne, send, sendText, type BrokerHarness } from "./broker-harness.js";
+import {
+  counts,
+  createQueue,
+  openBrokerHarness,
+  receiveOne,
+  send,
+  sendText,
+  type BrokerHarness,
+} from "./broker-harness.js";
 
 // Cases found in review, each once a real bug.
 describe("edge cases", () => {
@@ -59,7 +67,11 @@ describe("edge cases", () => {
     await h.broker.renewLeases(
       stream,
       "q",
-      leased.map((message) => ({ receiptHandle: message.receiptHandle, visibilityTimeoutMs: 0, checkpoint: new Uint8Array(maxCheckpointBytes) })),
+      leased.map((message) => ({
+        receiptHandle: message.receiptHandle,
+        visibilityTimeoutMs: 0,
+        checkpoint: new Uint8Array(maxCheckpointBytes),
+      })),
     );
     const deliveries = await h.broker.receive("q", { maxMessages: 60 });
     const bytes = deliveries.reduce((sum, d) => sum + d.body.byteLength + (d.checkpoint?.byteLength ?? 0), 0);
@@ -69,10 +81,16 @@ describe("edge cases", () => {
   });
 
   it("keeps an attribute named __proto__", async () => {
-    const attributes = Object.fromEntries([["__proto__", "x"], ["k", "v"]]) as Record<string, string>;
+    const attributes = Object.fromEntries([
+      ["__proto__", "x"],
+      ["k", "v"],
+    ]) as Record<string, string>;
     await send(h.broker, "q", { body: new Uint8Array(1), attributes });
     const message = await receiveOne(h, "q");
-    expect(Object.entries(message.attributes)).toEqual([["__proto__", "x"], ["k", "v"]]);
+    expect(Object.entries(message.attributes)).toEqual([
+      ["__proto__", "x"],
+      ["k", "v"],
+    ]);
   });
 
   it("loads one message from two index entries a failed write left, keeping the latest delivery", async () => {
@@ -81,7 +99,14 @@ describe("edge cases", () => {
     const [queue] = (await h.store.load()).queues;
     const [entry] = queue!.schedule.entries();
     // An older entry of the same message, as a lost delete of the old key leaves it.
-    await h.store.commit([{ kind: "reschedule", dataId: queue!.record.dataId, fromReadyAt: 5, entry: { ...entry!, readyAt: 5, epoch: 0, leased: false } }]);
+    await h.store.commit([
+      {
+        kind: "reschedule",
+        dataId: queue!.record.dataId,
+        fromReadyAt: 5,
+        entry: { ...entry!, readyAt: 5, epoch: 0, leased: false },
+      },
+    ]);
     await h.restart();
     expect(counts(h, "q")).toMatchObject({ visible: 0, inFlight: 1 });
     await h.broker.delete("q", message.receiptHandle);

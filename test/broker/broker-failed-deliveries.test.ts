@@ -1,6 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { LeaseStream } from "../../src/broker/lease-tracking.js";
-import { counts, createQueue, openBrokerHarness, receiveOne, sendText, text, type BrokerHarness } from "./broker-harness.js";
+import {
+  counts,
+  createQueue,
+  openBrokerHarness,
+  receiveOne,
+  sendText,
+  text,
+  type BrokerHarness,
+} from "./broker-harness.js";
 
 const vt = 10_000;
 
@@ -28,8 +36,15 @@ describe("a lease ended as a failed delivery", () => {
     for (let receiveCount = 1; receiveCount <= 3; receiveCount++) {
       const delivery = await receiveOne(h, "jobs");
       expect(delivery.receiveCount).toBe(receiveCount);
-      const [state] = await h.broker.renewLeases(stream, "jobs", [{ receiptHandle: delivery.receiptHandle, failed: true }]);
-      expect(state).toEqual({ receiptHandle: delivery.receiptHandle, held: false, leaseDeadline: h.clock.now(), reason: "RELEASED" });
+      const [state] = await h.broker.renewLeases(stream, "jobs", [
+        { receiptHandle: delivery.receiptHandle, failed: true },
+      ]);
+      expect(state).toEqual({
+        receiptHandle: delivery.receiptHandle,
+        held: false,
+        leaseDeadline: h.clock.now(),
+        reason: "RELEASED",
+      });
       expect(stream.tracked.size, "the stream stops tracking it").toBe(0);
       expect(counts(h, "jobs")).toMatchObject({ visible: 0, inFlight: 0, delayed: 1 });
       let waited = 0;
@@ -47,7 +62,12 @@ describe("a lease ended as a failed delivery", () => {
     await sendText(h, "jobs", "later");
     const delivery = await receiveOne(h, "jobs");
     await h.broker.renewLeases(stream, "jobs", [
-      { receiptHandle: delivery.receiptHandle, failed: true, visibilityTimeoutMs: 250, checkpoint: Buffer.from("step 3") },
+      {
+        receiptHandle: delivery.receiptHandle,
+        failed: true,
+        visibilityTimeoutMs: 250,
+        checkpoint: Buffer.from("step 3"),
+      },
     ]);
     h.clock.advance(249);
     expect(counts(h, "jobs")).toMatchObject({ visible: 0, delayed: 1 });
@@ -61,11 +81,15 @@ describe("a lease ended as a failed delivery", () => {
     await sendText(h, "jobs", "poison");
     for (let receiveCount = 1; receiveCount < 4; receiveCount++) {
       const delivery = await receiveOne(h, "jobs");
-      await h.broker.renewLeases(stream, "jobs", [{ receiptHandle: delivery.receiptHandle, failed: true, visibilityTimeoutMs: 0 }]);
+      await h.broker.renewLeases(stream, "jobs", [
+        { receiptHandle: delivery.receiptHandle, failed: true, visibilityTimeoutMs: 0 },
+      ]);
     }
     const last = await receiveOne(h, "jobs");
     expect(last.receiveCount).toBe(4);
-    await h.broker.renewLeases(stream, "jobs", [{ receiptHandle: last.receiptHandle, failed: true, visibilityTimeoutMs: 60_000 }]);
+    await h.broker.renewLeases(stream, "jobs", [
+      { receiptHandle: last.receiptHandle, failed: true, visibilityTimeoutMs: 60_000 },
+    ]);
     await h.broker.settled();
     expect(counts(h, "jobs")).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
     expect(counts(h, "dlq")).toMatchObject({ visible: 1 });

@@ -26,7 +26,13 @@ describe("FIFO queues at their edges", () => {
   it("moves every message a move task found at its start, past a group that got a newer one", async () => {
     await h.broker.createQueue("dlq.fifo", { fifo: true });
     await h.broker.createQueue("dest.fifo", { fifo: true });
-    for (const [group, message] of [["h", "h1"], ["g", "g1"], ["k", "k1"], ["k", "k2"], ["m", "m1"]] as const) {
+    for (const [group, message] of [
+      ["h", "h1"],
+      ["g", "g1"],
+      ["k", "k1"],
+      ["k", "k2"],
+      ["m", "m1"],
+    ] as const) {
       await sendTo(h.broker, "dlq.fifo", group, message);
     }
     h.clock.advance(10);
@@ -65,10 +71,13 @@ describe("FIFO queues at their edges", () => {
       sequence: 1, // the sending broker's clock was far behind
     };
     // As the cluster's inbox does: stored first, then taken in.
-    await h.store.commit([{ kind: "putMessage", dataId, entry, content: { body: body("arrived"), attributes: {}, typedAttributes: {} } }]);
+    await h.store.commit([
+      { kind: "putMessage", dataId, entry, content: { body: body("arrived"), attributes: {}, typedAttributes: {} } },
+    ]);
     h.broker.takeArrivals([{ queue: "f.fifo", dataId, entry }]);
     await h.broker.settled();
-    const order = async () => (await h.broker.receive("f.fifo", { maxMessages: 10, visibilityTimeoutMs: 0 })).map((d) => text(d.body));
+    const order = async () =>
+      (await h.broker.receive("f.fifo", { maxMessages: 10, visibilityTimeoutMs: 0 })).map((d) => text(d.body));
     expect(await order()).toEqual(["here-1", "here-2", "arrived"]);
     await h.restart();
     expect(await order()).toEqual(["here-1", "here-2", "arrived"]);
@@ -88,7 +97,11 @@ describe("FIFO queues at their edges", () => {
 });
 
 it("lets a FIFO send refused as BROKER_FULL be stored by its retry", async () => {
-  const broker = await Broker.open({ store: new MemoryStore(), clock: new FakeClock(), limits: { maxStoredMessages: 1 } });
+  const broker = await Broker.open({
+    store: new MemoryStore(),
+    clock: new FakeClock(),
+    limits: { maxStoredMessages: 1 },
+  });
   try {
     await broker.createQueue("q.fifo", { fifo: true });
     await sendTo(broker, "q.fifo", "g", "first");
@@ -114,8 +127,12 @@ class SlowReads implements Store {
   commit(ops: readonly StoreOp[], lingerMs?: number): Promise<void> {
     return this.inner.commit(ops, lingerMs);
   }
-  async readMessages(dataId: number, messages: readonly Pick<ScheduleEntry, "id" | "hasCheckpoint">[]): Promise<(MessageReading | undefined)[]> {
-    if (messages.some((message) => this.slow.has(message.id))) await new Promise<void>((resolve) => this.waiting.push(resolve));
+  async readMessages(
+    dataId: number,
+    messages: readonly Pick<ScheduleEntry, "id" | "hasCheckpoint">[],
+  ): Promise<(MessageReading | undefined)[]> {
+    if (messages.some((message) => this.slow.has(message.id)))
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
     return this.inner.readMessages(dataId, messages);
   }
   open(): void {

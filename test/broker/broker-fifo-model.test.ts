@@ -18,7 +18,14 @@ type Command =
   | { readonly kind: "restart" };
 
 const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant("send" as const), group: fc.nat(4), count: fc.integer({ min: 1, max: 4 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant("send" as const),
+      group: fc.nat(4),
+      count: fc.integer({ min: 1, max: 4 }),
+    }),
+  },
   {
     weight: 4,
     arbitrary: fc.record({
@@ -69,7 +76,8 @@ class FifoModel {
           expect(earlierAt, `${text(delivery.body)} passed an earlier message of its group`).toBeGreaterThanOrEqual(0);
           expect(earlierAt).toBeLessThan(position);
         }
-        if (!inResponse.has(id)) expect(other.leaseDeadline > now, `${text(delivery.body)} delivered while its group is leased`).toBe(false);
+        if (!inResponse.has(id))
+          expect(other.leaseDeadline > now, `${text(delivery.body)} delivered while its group is leased`).toBe(false);
       }
     });
     for (const delivery of deliveries) {
@@ -101,7 +109,10 @@ async function run(h: BrokerHarness, model: FifoModel, commands: readonly Comman
         break;
       }
       case "receive":
-        model.delivered(await h.broker.receive("f", { maxMessages: step.max, visibilityTimeoutMs: step.visibilityMs }), h.clock.now());
+        model.delivered(
+          await h.broker.receive("f", { maxMessages: step.max, visibilityTimeoutMs: step.visibilityMs }),
+          h.clock.now(),
+        );
         break;
       case "delete": {
         const picked = model.pickDelivered(step.pick);

@@ -60,9 +60,17 @@ describe("FIFO queues: configuration", () => {
       "INVALID_ARGUMENT",
       "config.content_based_deduplication",
     );
-    await expectFailure(() => h.broker.createQueue("q", { deduplicationScope: "queue" }), "INVALID_ARGUMENT", "config.deduplication_scope");
+    await expectFailure(
+      () => h.broker.createQueue("q", { deduplicationScope: "queue" }),
+      "INVALID_ARGUMENT",
+      "config.deduplication_scope",
+    );
     await expectFailure(() => h.broker.createQueue("a.b.fifo", { fifo: true }), "INVALID_ARGUMENT", "name");
-    await expectFailure(() => h.broker.createQueue(`${"x".repeat(76)}.fifo`, { fifo: true }), "INVALID_ARGUMENT", "name");
+    await expectFailure(
+      () => h.broker.createQueue(`${"x".repeat(76)}.fifo`, { fifo: true }),
+      "INVALID_ARGUMENT",
+      "name",
+    );
     await h.broker.createQueue(`${"x".repeat(75)}.fifo`, { fifo: true });
   });
 
@@ -75,7 +83,11 @@ describe("FIFO queues: configuration", () => {
       "INVALID_ARGUMENT",
       "config.redrive_policy.dead_letter_queue",
     );
-    await expectFailure(() => h.broker.createQueue("s", redrive("dlq.fifo")), "INVALID_ARGUMENT", "config.redrive_policy.dead_letter_queue");
+    await expectFailure(
+      () => h.broker.createQueue("s", redrive("dlq.fifo")),
+      "INVALID_ARGUMENT",
+      "config.redrive_policy.dead_letter_queue",
+    );
     await h.broker.createQueue("f", { fifo: true, ...redrive("dlq.fifo") });
     await h.broker.createQueue("s", redrive("plain-dlq"));
   });
@@ -83,8 +95,16 @@ describe("FIFO queues: configuration", () => {
   it("refuses a move between a FIFO queue and a standard one", async () => {
     await createQueue(h, "dlq.fifo", { fifo: true });
     await createQueue(h, "plain");
-    await expectFailure(() => h.broker.redriveMessages("dlq.fifo", "plain", 0, 0), "INVALID_ARGUMENT", "destination_queue");
-    await expectFailure(() => h.broker.startMessageMoveTask("plain", "dlq.fifo", 0), "INVALID_ARGUMENT", "destination_queue");
+    await expectFailure(
+      () => h.broker.redriveMessages("dlq.fifo", "plain", 0, 0),
+      "INVALID_ARGUMENT",
+      "destination_queue",
+    );
+    await expectFailure(
+      () => h.broker.startMessageMoveTask("plain", "dlq.fifo", 0),
+      "INVALID_ARGUMENT",
+      "destination_queue",
+    );
   });
 });
 
@@ -95,8 +115,16 @@ describe("FIFO queues: sends", () => {
   });
 
   it("needs a group, a deduplication id (without content-based deduplication) and no per-message delay", async () => {
-    await expectFailure(() => send(h.broker, "f", { body: body("x"), deduplicationId: "1" }), "MESSAGE_GROUP_ID_REQUIRED", "message_group_id");
-    await expectFailure(() => send(h.broker, "f", { body: body("x"), messageGroupId: "g" }), "DEDUPLICATION_ID_REQUIRED", "deduplication_id");
+    await expectFailure(
+      () => send(h.broker, "f", { body: body("x"), deduplicationId: "1" }),
+      "MESSAGE_GROUP_ID_REQUIRED",
+      "message_group_id",
+    );
+    await expectFailure(
+      () => send(h.broker, "f", { body: body("x"), messageGroupId: "g" }),
+      "DEDUPLICATION_ID_REQUIRED",
+      "deduplication_id",
+    );
     await expectFailure(
       () => send(h.broker, "f", { body: body("x"), messageGroupId: "g", deduplicationId: "1", delayMs: 0 }),
       "INVALID_ARGUMENT",
@@ -118,7 +146,11 @@ describe("FIFO queues: sends", () => {
       "message_group_id",
     );
     await expectFailure(
-      () => sendBatch(h.broker, "f", [{ body: body("ok"), messageGroupId: "g", deduplicationId: "1" }, { body: body("x"), deduplicationId: "2" }]),
+      () =>
+        sendBatch(h.broker, "f", [
+          { body: body("ok"), messageGroupId: "g", deduplicationId: "1" },
+          { body: body("x"), deduplicationId: "2" },
+        ]),
       "MESSAGE_GROUP_ID_REQUIRED",
       "entries[1].message_group_id",
     );
@@ -126,8 +158,16 @@ describe("FIFO queues: sends", () => {
   });
 
   it("refuses FIFO fields on a standard queue with NOT_A_FIFO_QUEUE", async () => {
-    await expectFailure(() => send(h.broker, "plain", { body: body("x"), messageGroupId: "g" }), "NOT_A_FIFO_QUEUE", "message_group_id");
-    await expectFailure(() => send(h.broker, "plain", { body: body("x"), deduplicationId: "d" }), "NOT_A_FIFO_QUEUE", "deduplication_id");
+    await expectFailure(
+      () => send(h.broker, "plain", { body: body("x"), messageGroupId: "g" }),
+      "NOT_A_FIFO_QUEUE",
+      "message_group_id",
+    );
+    await expectFailure(
+      () => send(h.broker, "plain", { body: body("x"), deduplicationId: "d" }),
+      "NOT_A_FIFO_QUEUE",
+      "deduplication_id",
+    );
     expect(counts(h, "plain").visible).toBe(0);
   });
 
@@ -190,7 +230,11 @@ describe("FIFO queues: delivery order", () => {
   });
 
   it("keeps a failed message first through its retry backoff: later ones wait", async () => {
-    await h.broker.updateQueue("f", { fifo: true, visibilityTimeoutMs: 10_000, retryPolicy: { minBackoffMs: 5000, maxBackoffMs: 5000 } });
+    await h.broker.updateQueue("f", {
+      fifo: true,
+      visibilityTimeoutMs: 10_000,
+      retryPolicy: { minBackoffMs: 5000, maxBackoffMs: 5000 },
+    });
     await sendTo("f", "g", "1");
     await sendTo("f", "g", "2");
     await receiveOne(h, "f");
@@ -280,7 +324,11 @@ describe("FIFO queues: deduplication", () => {
     await createQueue(h, "f", { fifo: true });
     const first = await h.broker.sendWithResult("f", { body: body("a"), messageGroupId: "g", deduplicationId: "same" });
     h.clock.advance(deduplicationWindowMs - 1);
-    const again = await h.broker.sendWithResult("f", { body: body("b"), messageGroupId: "other", deduplicationId: "same" });
+    const again = await h.broker.sendWithResult("f", {
+      body: body("b"),
+      messageGroupId: "other",
+      deduplicationId: "same",
+    });
     expect(again).toEqual(first);
     expect(counts(h, "f").visible).toBe(1);
     h.clock.advance(1);
@@ -314,8 +362,14 @@ describe("FIFO queues: deduplication", () => {
   it("deduplicates by the body's SHA-256 with content_based_deduplication; an explicit id wins", async () => {
     await createQueue(h, "f", { fifo: true, contentBasedDeduplication: true });
     const first = await h.broker.sendWithResult("f", { body: body("same"), messageGroupId: "g" });
-    expect((await h.broker.sendWithResult("f", { body: body("same"), messageGroupId: "g" })).messageId).toBe(first.messageId);
-    const explicit = await h.broker.sendWithResult("f", { body: body("same"), messageGroupId: "g", deduplicationId: "x" });
+    expect((await h.broker.sendWithResult("f", { body: body("same"), messageGroupId: "g" })).messageId).toBe(
+      first.messageId,
+    );
+    const explicit = await h.broker.sendWithResult("f", {
+      body: body("same"),
+      messageGroupId: "g",
+      deduplicationId: "x",
+    });
     expect(explicit.messageId).not.toBe(first.messageId);
     const [delivery] = await h.broker.receive("f");
     expect(delivery!.fifo?.deduplicationId).toBe(createHash("sha256").update("same").digest("hex"));
@@ -372,7 +426,11 @@ describe("FIFO queues: deduplication", () => {
 describe("FIFO queues: dead letters", () => {
   beforeEach(async () => {
     await createQueue(h, "dlq.fifo", { fifo: true });
-    await createQueue(h, "f", { fifo: true, visibilityTimeoutMs: 1000, redrivePolicy: { deadLetterQueue: "dlq.fifo", maxReceiveCount: 1 } });
+    await createQueue(h, "f", {
+      fifo: true,
+      visibilityTimeoutMs: 1000,
+      redrivePolicy: { deadLetterQueue: "dlq.fifo", maxReceiveCount: 1 },
+    });
   });
 
   it("moves failed messages with their group, in order, and its deduplication id becomes the message id", async () => {

@@ -1,6 +1,14 @@
 import { createHmac } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { counts, createQueue, expectFailure, openBrokerHarness, receiveOne, sendText, type BrokerHarness } from "./broker-harness.js";
+import {
+  counts,
+  createQueue,
+  expectFailure,
+  openBrokerHarness,
+  receiveOne,
+  sendText,
+  type BrokerHarness,
+} from "./broker-harness.js";
 
 // Leases held across an upgrade from 0.1: their consumers still hold the
 // HMAC-tagged (version 1) handles that release issued, and must be able to

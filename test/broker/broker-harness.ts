@@ -78,7 +78,11 @@ export function body(text: string): Uint8Array {
 export { text } from "../support/text.js";
 
 /** Stores one message; returns its id (a FIFO queue's duplicate: the first send's). */
-export async function send(broker: Pick<Broker, "sendWithResult">, queue: string, message: OutgoingMessage): Promise<string> {
+export async function send(
+  broker: Pick<Broker, "sendWithResult">,
+  queue: string,
+  message: OutgoingMessage,
+): Promise<string> {
   return (await broker.sendWithResult(queue, message)).messageId;
 }
 

@@ -105,7 +105,9 @@ describe("lease streams (Heartbeat rules)", () => {
     ]);
     await h.broker.delete("jobs", deleted.receiptHandle);
     await h.broker.changeVisibility("jobs", released.receiptHandle, 0);
-    const states = await h.broker.renewLeases(stream, "jobs", [{ receiptHandle: superseded.receiptHandle, visibilityTimeoutMs: 0 }]);
+    const states = await h.broker.renewLeases(stream, "jobs", [
+      { receiptHandle: superseded.receiptHandle, visibilityTimeoutMs: 0 },
+    ]);
     expect(states[0]).toMatchObject({ held: false, reason: "RELEASED" });
     expect(stream.tracked.size).toBe(0);
     h.clock.advance(10 * vt);
@@ -142,12 +144,16 @@ describe("lease streams (Heartbeat rules)", () => {
 
   it("stores checkpoints: kept by renewals without one, replaced by later ones, delivered on redelivery", async () => {
     const message = await leased();
-    await h.broker.renewLeases(stream, "jobs", [{ receiptHandle: message.receiptHandle, checkpoint: Buffer.from("one") }]);
+    await h.broker.renewLeases(stream, "jobs", [
+      { receiptHandle: message.receiptHandle, checkpoint: Buffer.from("one") },
+    ]);
     await h.broker.renewLeases(stream, "jobs", [{ receiptHandle: message.receiptHandle }]);
     h.clock.advance(vt);
     const second = await receiveOne(h, "jobs");
     expect(Buffer.from(second.checkpoint!).toString()).toBe("one");
-    await h.broker.renewLeases(stream, "jobs", [{ receiptHandle: second.receiptHandle, checkpoint: Buffer.from("two") }]);
+    await h.broker.renewLeases(stream, "jobs", [
+      { receiptHandle: second.receiptHandle, checkpoint: Buffer.from("two") },
+    ]);
     await h.restart();
     h.clock.advance(vt);
     const third = await receiveOne(h, "jobs");

@@ -34,7 +34,6 @@ describe("leases", () => {
     await h.dispose();
   });
 
-
   /** Lets a delivery's lease run out and receives the message again. */
   async function redeliver(first: Delivery): Promise<Delivery> {
     h.clock.advance(first.leaseDeadline - h.clock.now());
@@ -74,7 +73,11 @@ describe("leases", () => {
     });
 
     it("delivers the messages of one SendBatch, all ready at once, in entry order, each once", async () => {
-      const ids = await sendBatch(h.broker, "q", ["a", "b", "c", "d"].map((name) => ({ body: Buffer.from(name) })));
+      const ids = await sendBatch(
+        h.broker,
+        "q",
+        ["a", "b", "c", "d"].map((name) => ({ body: Buffer.from(name) })),
+      );
       const deliveries = await h.broker.receive("q", { maxMessages: 10 });
       expect(deliveries.map((delivery) => delivery.messageId)).toEqual(ids);
       expect(new Set(deliveries.map((delivery) => delivery.receiptHandle)).size).toBe(4);
@@ -216,9 +219,17 @@ describe("leases", () => {
     /** Expects Delete and ChangeVisibility both to refuse `handle` on queue `queue`, changing nothing. */
     async function expectInvalidHandle(handle: string, queue = "q"): Promise<void> {
       const before = counts(h, queue);
-      const error = await expectFailure(() => h.broker.delete(queue, handle), "RECEIPT_HANDLE_INVALID", "receipt_handle");
+      const error = await expectFailure(
+        () => h.broker.delete(queue, handle),
+        "RECEIPT_HANDLE_INVALID",
+        "receipt_handle",
+      );
       expect(error.code).toBe(Code.INVALID_ARGUMENT);
-      await expectFailure(() => h.broker.changeVisibility(queue, handle, 0), "RECEIPT_HANDLE_INVALID", "receipt_handle");
+      await expectFailure(
+        () => h.broker.changeVisibility(queue, handle, 0),
+        "RECEIPT_HANDLE_INVALID",
+        "receipt_handle",
+      );
       expect(counts(h, queue)).toEqual(before);
     }
 
@@ -312,14 +323,25 @@ describe("leases", () => {
     it("fails MESSAGE_NOT_FOUND with code NOT_FOUND for a deleted message", async () => {
       const delivery = await sendAndReceive(h, "q");
       await h.broker.delete("q", delivery.receiptHandle);
-      const error = await expectFailure(() => h.broker.changeVisibility("q", delivery.receiptHandle, 1000), "MESSAGE_NOT_FOUND");
+      const error = await expectFailure(
+        () => h.broker.changeVisibility("q", delivery.receiptHandle, 1000),
+        "MESSAGE_NOT_FOUND",
+      );
       expect(error.code).toBe(Code.NOT_FOUND);
     });
 
     it("requires a timeout, bounded by max_lease_duration", async () => {
       const delivery = await sendAndReceive(h, "q");
-      await expectFailure(() => h.broker.changeVisibility("q", delivery.receiptHandle, undefined), "INVALID_ARGUMENT", "visibility_timeout");
-      await expectFailure(() => h.broker.changeVisibility("q", delivery.receiptHandle, -1), "INVALID_ARGUMENT", "visibility_timeout");
+      await expectFailure(
+        () => h.broker.changeVisibility("q", delivery.receiptHandle, undefined),
+        "INVALID_ARGUMENT",
+        "visibility_timeout",
+      );
+      await expectFailure(
+        () => h.broker.changeVisibility("q", delivery.receiptHandle, -1),
+        "INVALID_ARGUMENT",
+        "visibility_timeout",
+      );
       await expectFailure(
         () => h.broker.changeVisibility("q", delivery.receiptHandle, 12 * 3600_000 + 1),
         "INVALID_ARGUMENT",
@@ -364,14 +386,21 @@ describe("leases", () => {
     it("still counts from the receive when the lease expired and is re-hidden", async () => {
       const delivery = await receiveOne(h, "capped");
       h.clock.advance(50_000);
-      await expectFailure(() => h.broker.changeVisibility("capped", delivery.receiptHandle, 10_001), "LEASE_LIMIT_EXCEEDED");
+      await expectFailure(
+        () => h.broker.changeVisibility("capped", delivery.receiptHandle, 10_001),
+        "LEASE_LIMIT_EXCEEDED",
+      );
       expect(await h.broker.changeVisibility("capped", delivery.receiptHandle, 10_000)).toBe(h.clock.now() + 10_000);
     });
   });
 
   describe("batches", () => {
     it("deletes what it can and reports an outcome per handle, in order", async () => {
-      const [ok1, superseded, ok2] = [await sendAndReceive(h, "q", "a"), await sendAndReceive(h, "q", "b"), await sendAndReceive(h, "q", "c")];
+      const [ok1, superseded, ok2] = [
+        await sendAndReceive(h, "q", "a"),
+        await sendAndReceive(h, "q", "b"),
+        await sendAndReceive(h, "q", "c"),
+      ];
       await h.broker.changeVisibility("q", superseded!.receiptHandle, 0);
       await receiveOne(h, "q");
       const forged = flipChar(ok1!.receiptHandle);
@@ -414,7 +443,11 @@ describe("leases", () => {
       await h.broker.changeVisibility("capped", young.receiptHandle, 10_000);
       await sendText(h, "capped", "fresh");
       const fresh = await receiveOne(h, "capped");
-      const outcomes = await h.broker.changeVisibilityBatch("capped", [young.receiptHandle, fresh.receiptHandle], 15_000);
+      const outcomes = await h.broker.changeVisibilityBatch(
+        "capped",
+        [young.receiptHandle, fresh.receiptHandle],
+        15_000,
+      );
       expect(outcomes.map((outcome) => outcome.error?.reason)).toEqual(["LEASE_LIMIT_EXCEEDED", undefined]);
       expect(outcomes[1]!.leaseDeadline).toBe(h.clock.now() + 15_000);
     });

@@ -4,7 +4,14 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HoldshelfError } from "../../src/errors/holdshelf-error.js";
 import { formatMoveTaskHandle } from "../../src/protocol/move-task-handle.js";
 import { decodeQueueRecord, encodeQueueRecord } from "../../src/store/value-codecs.js";
-import { counts, createQueue, expectFailure, openBrokerHarness, sendText, type BrokerHarness } from "./broker-harness.js";
+import {
+  counts,
+  createQueue,
+  expectFailure,
+  openBrokerHarness,
+  sendText,
+  type BrokerHarness,
+} from "./broker-harness.js";
 
 const vt = 1000;
 
@@ -92,7 +99,10 @@ describe("message move tasks", () => {
   });
 
   it("sends messages back to their dead-letter source queues without a destination", async () => {
-    await createQueue(h, "work", { visibilityTimeoutMs: vt, redrivePolicy: { deadLetterQueue: "src", maxReceiveCount: 1 } });
+    await createQueue(h, "work", {
+      visibilityTimeoutMs: vt,
+      redrivePolicy: { deadLetterQueue: "src", maxReceiveCount: 1 },
+    });
     await sendSome(2, "work");
     await h.broker.receive("work", { maxMessages: 2 });
     h.clock.advance(vt);
@@ -144,7 +154,10 @@ describe("message move tasks", () => {
     expect(await storedTasks()).toMatchObject([{ status: "CANCELLED", movedCount: 2 }]);
 
     await expectFailure(() => h.broker.cancelMessageMoveTask(handle), "MOVE_TASK_NOT_FOUND");
-    await expectFailure(() => h.broker.cancelMessageMoveTask(formatMoveTaskHandle("src", "no-such-task")), "MOVE_TASK_NOT_FOUND");
+    await expectFailure(
+      () => h.broker.cancelMessageMoveTask(formatMoveTaskHandle("src", "no-such-task")),
+      "MOVE_TASK_NOT_FOUND",
+    );
     await expectFailure(() => h.broker.cancelMessageMoveTask(formatMoveTaskHandle("gone", "x")), "MOVE_TASK_NOT_FOUND");
     await expectFailure(() => h.broker.cancelMessageMoveTask("not a handle"), "INVALID_ARGUMENT", "task_handle");
     await expectFailure(() => h.broker.cancelMessageMoveTask(""), "INVALID_ARGUMENT", "task_handle");
@@ -164,7 +177,9 @@ describe("message move tasks", () => {
     expect(listed).toHaveLength(10);
     expect(listed.map((task) => task.maxPerSecond)).toEqual([1, 11, 10, 9, 8, 7, 6, 5, 4, 3]);
     expect(listed.map((task) => task.taskHandle)).toEqual([handle, ...Array<undefined>(9).fill(undefined)]);
-    expect(listed.map((task) => task.startTime)).toEqual([...listed.map((task) => task.startTime)].sort((a, b) => b - a));
+    expect(listed.map((task) => task.startTime)).toEqual(
+      [...listed.map((task) => task.startTime)].sort((a, b) => b - a),
+    );
     expect(tasks("src", 0)).toEqual([listed[0]]);
     expect(tasks("src", 3)).toEqual(listed.slice(0, 3));
     expect(await storedTasks()).toHaveLength(10);
@@ -202,7 +217,12 @@ describe("message move tasks", () => {
     await h.broker.settled();
     expect(counts(h, "src").visible).toBe(2);
     expect(tasks()).toMatchObject([
-      { taskHandle: undefined, status: "FAILED", movedCount: 1, failureReason: 'destination queue "dest" does not exist' },
+      {
+        taskHandle: undefined,
+        status: "FAILED",
+        movedCount: 1,
+        failureReason: 'destination queue "dest" does not exist',
+      },
     ]);
   });
 
@@ -225,7 +245,7 @@ describe("message move tasks", () => {
     await untilVisible("dest", 1);
     // The cancel waits for the current batch; the queue goes to another broker meanwhile.
     const cancel = h.broker.cancelMessageMoveTask(handle);
-    h.broker.evictQueues(["src"], new HoldshelfError("QUEUE_MOVING", "queue \"src\" is moving between brokers; retry"));
+    h.broker.evictQueues(["src"], new HoldshelfError("QUEUE_MOVING", 'queue "src" is moving between brokers; retry'));
     h.clock.advance(1000);
     await expect(cancel).rejects.toMatchObject({ reason: "QUEUE_MOVING" });
     await h.broker.settled();
@@ -288,7 +308,9 @@ describe("message move tasks", () => {
     await h.broker.startMessageMoveTask("src", "dest", 0);
     await h.broker.settled();
     const after = (await h.store.load()).queues.find((stored) => stored.record.name === "src")!.record;
-    expect(decodeQueueRecord(encodeQueueRecord(after)).moveTasks).toMatchObject([{ status: "COMPLETED", destinationQueue: "dest" }]);
+    expect(decodeQueueRecord(encodeQueueRecord(after)).moveTasks).toMatchObject([
+      { status: "COMPLETED", destinationQueue: "dest" },
+    ]);
   });
 });
 

@@ -76,7 +76,10 @@ describe("peekMessages", () => {
   it("ends a listing whose last page is full with that page: no empty page after it", async () => {
     await sendMany(4);
     const pages = await allPages("jobs", 2);
-    expect(pages.map(bodies)).toEqual([["m0", "m1"], ["m2", "m3"]]);
+    expect(pages.map(bodies)).toEqual([
+      ["m0", "m1"],
+      ["m2", "m3"],
+    ]);
   });
 
   it("takes page sizes 1 to 100, 0 meaning 10, and refuses others and foreign tokens on their fields", async () => {
@@ -112,7 +115,10 @@ describe("peekMessages", () => {
 
   it("resumes where the cursor's message would be when it left and came back later (a redrive keeps the id)", async () => {
     await createQueue(h, "dlq");
-    await createQueue(h, "work", { visibilityTimeoutMs: vt, redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 1 } });
+    await createQueue(h, "work", {
+      visibilityTimeoutMs: vt,
+      redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 1 },
+    });
     for (const name of ["a", "b", "c"]) {
       await sendText(h, "work", name);
       h.clock.advance(1);
@@ -159,7 +165,12 @@ describe("peekMessages", () => {
       sendTime: start,
     });
     expect(byBody["leased"]).not.toHaveProperty("visibleTime");
-    expect(byBody["delayed"]).toMatchObject({ state: "DELAYED", visibleTime: start + 5_000, receiveCount: 0, firstReceiveTime: 0 });
+    expect(byBody["delayed"]).toMatchObject({
+      state: "DELAYED",
+      visibleTime: start + 5_000,
+      receiveCount: 0,
+      firstReceiveTime: 0,
+    });
     expect(byBody["delayed"]).not.toHaveProperty("leaseDeadline");
     await h.broker.changeVisibility("jobs", leased.receiptHandle, 0);
     const released = (await h.broker.peekMessages("jobs")).messages.find((message) => text(message.body) === "leased");
@@ -184,8 +195,13 @@ describe("peekMessages", () => {
     await sendText(h, "jobs", "m");
     const delivery = await receiveOne(h, "jobs");
     const now = h.clock.now();
-    await h.broker.renewLeases(stream, "jobs", [{ receiptHandle: delivery.receiptHandle, failed: true, visibilityTimeoutMs: 250 }]);
-    expect((await h.broker.peekMessages("jobs")).messages[0]).toMatchObject({ state: "DELAYED", visibleTime: now + 250 });
+    await h.broker.renewLeases(stream, "jobs", [
+      { receiptHandle: delivery.receiptHandle, failed: true, visibilityTimeoutMs: 250 },
+    ]);
+    expect((await h.broker.peekMessages("jobs")).messages[0]).toMatchObject({
+      state: "DELAYED",
+      visibleTime: now + 250,
+    });
     await h.broker.closeLeaseStream(stream, false);
   });
 
@@ -194,7 +210,9 @@ describe("peekMessages", () => {
     await sendText(h, "jobs", "with");
     await sendText(h, "jobs", "without");
     const delivery = await receiveOne(h, "jobs");
-    await h.broker.renewLeases(stream, "jobs", [{ receiptHandle: delivery.receiptHandle, checkpoint: Buffer.from("step 12345") }]);
+    await h.broker.renewLeases(stream, "jobs", [
+      { receiptHandle: delivery.receiptHandle, checkpoint: Buffer.from("step 12345") },
+    ]);
     const { messages } = await h.broker.peekMessages("jobs");
     expect(messages.map((message) => [text(message.body), message.checkpointSize])).toEqual([
       ["with", 10],
@@ -206,7 +224,10 @@ describe("peekMessages", () => {
 
   it("shows a dead-lettered message's source queue and reason", async () => {
     await createQueue(h, "dlq");
-    await createQueue(h, "work", { visibilityTimeoutMs: vt, redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 1 } });
+    await createQueue(h, "work", {
+      visibilityTimeoutMs: vt,
+      redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 1 },
+    });
     const id = await sendText(h, "work", "poison", { attributes: { kind: "bad" } });
     await receiveOne(h, "work");
     h.clock.advance(vt);
@@ -228,7 +249,9 @@ describe("peekMessages", () => {
     const ids = await sendMany(3);
     await sendText(h, "jobs", "delayed", { delayMs: 5_000 });
     const leased = await receiveOne(h, "jobs");
-    await h.broker.renewLeases(stream, "jobs", [{ receiptHandle: leased.receiptHandle, checkpoint: Buffer.from("cp") }]);
+    await h.broker.renewLeases(stream, "jobs", [
+      { receiptHandle: leased.receiptHandle, checkpoint: Buffer.from("cp") },
+    ]);
     await h.broker.settled();
 
     // Serialized, so that the comparison covers every byte and every key's order.

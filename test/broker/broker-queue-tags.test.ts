@@ -23,7 +23,7 @@ describe("queue tags and update time", () => {
 
   describe("tags", () => {
     it("creates a queue with its tags and keeps them across a restart", async () => {
-      const tags = { team: "payments", env: "", "ключ": "値 🎉" };
+      const tags = { team: "payments", env: "", ключ: "値 🎉" };
       expect((await h.broker.createQueue("q", { tags })).config.tags).toEqual(tags);
       await h.restart();
       expect(h.broker.getQueue("q").config.tags).toEqual(tags);
@@ -43,7 +43,10 @@ describe("queue tags and update time", () => {
 
     it("are replaced by UpdateQueue with the rest of the configuration: left out, they are gone", async () => {
       await h.broker.createQueue("q", { tags: { a: "1", b: "2" } });
-      expect((await h.broker.updateQueue("q", { tags: { c: "3" } })).config).toEqual({ ...defaultQueueConfig, tags: { c: "3" } });
+      expect((await h.broker.updateQueue("q", { tags: { c: "3" } })).config).toEqual({
+        ...defaultQueueConfig,
+        tags: { c: "3" },
+      });
       expect((await h.broker.updateQueue("q", { delayMs: 1000 })).config.tags).toEqual({});
       await h.restart();
       expect(h.broker.getQueue("q").config.tags).toEqual({});
@@ -59,13 +62,29 @@ describe("queue tags and update time", () => {
     it("refuses bad tags with INVALID_ARGUMENT naming the tag, creating and changing nothing", async () => {
       const fiftyOne = Object.fromEntries(Array.from({ length: 51 }, (_, index) => [`k${index}`, "v"]));
       await expectFailure(() => h.broker.createQueue("q", { tags: fiftyOne }), "INVALID_ARGUMENT", "config.tags");
-      await expectFailure(() => h.broker.createQueue("q", { tags: { "": "v" } }), "INVALID_ARGUMENT", 'config.tags[""]');
+      await expectFailure(
+        () => h.broker.createQueue("q", { tags: { "": "v" } }),
+        "INVALID_ARGUMENT",
+        'config.tags[""]',
+      );
       const longKey = "k".repeat(129);
-      await expectFailure(() => h.broker.createQueue("q", { tags: { [longKey]: "v" } }), "INVALID_ARGUMENT", `config.tags["${longKey}"]`);
-      await expectFailure(() => h.broker.createQueue("q", { tags: { team: "v".repeat(257) } }), "INVALID_ARGUMENT", 'config.tags["team"]');
+      await expectFailure(
+        () => h.broker.createQueue("q", { tags: { [longKey]: "v" } }),
+        "INVALID_ARGUMENT",
+        `config.tags["${longKey}"]`,
+      );
+      await expectFailure(
+        () => h.broker.createQueue("q", { tags: { team: "v".repeat(257) } }),
+        "INVALID_ARGUMENT",
+        'config.tags["team"]',
+      );
       expect(h.broker.listQueues().queues).toEqual([]);
       await h.broker.createQueue("q", { tags: { team: "a" } });
-      await expectFailure(() => h.broker.updateQueue("q", { tags: { 'say "hi"': "v".repeat(257) } }), "INVALID_ARGUMENT", 'config.tags["say \\"hi\\""]');
+      await expectFailure(
+        () => h.broker.updateQueue("q", { tags: { 'say "hi"': "v".repeat(257) } }),
+        "INVALID_ARGUMENT",
+        'config.tags["say \\"hi\\""]',
+      );
       expect(h.broker.getQueue("q").config.tags).toEqual({ team: "a" });
     });
   });
@@ -81,7 +100,10 @@ describe("queue tags and update time", () => {
       h.clock.advance(1000);
       expect((await h.broker.updateQueue("q", { delayMs: 1000 })).updateTime).toBe(created.createTime + 6000);
       await h.restart();
-      expect(h.broker.getQueue("q")).toMatchObject({ createTime: created.createTime, updateTime: created.createTime + 6000 });
+      expect(h.broker.getQueue("q")).toMatchObject({
+        createTime: created.createTime,
+        updateTime: created.createTime + 6000,
+      });
     });
 
     it("is left alone by everything but UpdateQueue: a CreateQueue that finds the queue, sends, receives, purges", async () => {

@@ -71,7 +71,10 @@ describe("queue admin", () => {
 
     it("fails QUEUE_ALREADY_EXISTS for the same name with another configuration, keeping the first", async () => {
       await h.broker.createQueue("q", { visibilityTimeoutMs: 5000 });
-      const error = await expectFailure(() => h.broker.createQueue("q", { visibilityTimeoutMs: 6000 }), "QUEUE_ALREADY_EXISTS");
+      const error = await expectFailure(
+        () => h.broker.createQueue("q", { visibilityTimeoutMs: 6000 }),
+        "QUEUE_ALREADY_EXISTS",
+      );
       expect(error.code).toBe(Code.ALREADY_EXISTS);
       await expectFailure(() => h.broker.createQueue("q"), "QUEUE_ALREADY_EXISTS");
       expect(h.broker.getQueue("q").config.visibilityTimeoutMs).toBe(5000);
@@ -221,7 +224,11 @@ describe("queue admin", () => {
 
     it("rejects a bad configuration and keeps the old one", async () => {
       await h.broker.createQueue("q", { maxInFlight: 5 });
-      await expectFailure(() => h.broker.updateQueue("q", { maxInFlight: 0 }), "INVALID_ARGUMENT", "config.max_in_flight");
+      await expectFailure(
+        () => h.broker.updateQueue("q", { maxInFlight: 0 }),
+        "INVALID_ARGUMENT",
+        "config.max_in_flight",
+      );
       expect(h.broker.getQueue("q").config.maxInFlight).toBe(5);
     });
 
@@ -297,9 +304,12 @@ describe("queue admin", () => {
       expect(names(h.broker.listQueues("", 2, first.nextPageToken))).toEqual(["alps", "beta"]);
     });
 
-    it.each(["garbage", "YWZ0ZXI", "not a token!"])("rejects page token %j as INVALID_ARGUMENT on page_token", async (token) => {
-      await expectFailure(() => h.broker.listQueues("", 2, token), "INVALID_ARGUMENT", "page_token");
-    });
+    it.each(["garbage", "YWZ0ZXI", "not a token!"])(
+      "rejects page token %j as INVALID_ARGUMENT on page_token",
+      async (token) => {
+        await expectFailure(() => h.broker.listQueues("", 2, token), "INVALID_ARGUMENT", "page_token");
+      },
+    );
 
     it.each([-1, 1001, 2.5])("rejects page size %d as INVALID_ARGUMENT on page_size", async (size) => {
       await expectFailure(() => h.broker.listQueues("", size), "INVALID_ARGUMENT", "page_size");

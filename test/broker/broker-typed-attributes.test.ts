@@ -27,14 +27,23 @@ const everyKind: Record<string, TypedAttribute> = {
 };
 
 /** Typed attributes as plain values, binary ones as byte arrays, so that Buffers and Uint8Arrays compare equal. */
-function plain(typed: Readonly<Record<string, TypedAttribute>>): Record<string, { dataType: string; value: string | number[] }> {
+function plain(
+  typed: Readonly<Record<string, TypedAttribute>>,
+): Record<string, { dataType: string; value: string | number[] }> {
   return Object.fromEntries(
-    Object.entries(typed).map(([name, { dataType, value }]) => [name, { dataType, value: typeof value === "string" ? value : [...value] }]),
+    Object.entries(typed).map(([name, { dataType, value }]) => [
+      name,
+      { dataType, value: typeof value === "string" ? value : [...value] },
+    ]),
   );
 }
 
 /** A message of `size` bytes of body with the given typed attributes. */
-function typed(size: number, typedAttributes: Record<string, TypedAttributeInput>, attributes: Record<string, string> = {}): OutgoingMessage {
+function typed(
+  size: number,
+  typedAttributes: Record<string, TypedAttributeInput>,
+  attributes: Record<string, string> = {},
+): OutgoingMessage {
   return { body: new Uint8Array(size), attributes, typedAttributes };
 }
 
@@ -67,9 +76,14 @@ describe("typed attributes", () => {
   });
 
   it("keeps a typed attribute named __proto__ as an attribute", async () => {
-    const named = Object.fromEntries([["__proto__", { dataType: "Number", value: "1" }]]) as Record<string, TypedAttribute>;
+    const named = Object.fromEntries([["__proto__", { dataType: "Number", value: "1" }]]) as Record<
+      string,
+      TypedAttribute
+    >;
     await send(h.broker, "q", typed(1, named));
-    expect(Object.entries((await receiveOne(h, "q")).typedAttributes)).toEqual([["__proto__", { dataType: "Number", value: "1" }]]);
+    expect(Object.entries((await receiveOne(h, "q")).typedAttributes)).toEqual([
+      ["__proto__", { dataType: "Number", value: "1" }],
+    ]);
   });
 
   describe("checks", () => {
@@ -133,7 +147,11 @@ describe("typed attributes", () => {
     it("refuses an empty name, or one over 256 bytes, as INVALID_ARGUMENT on typed_attributes", async () => {
       const value = { dataType: "String", value: "v" };
       await expectFailure(() => send(h.broker, "q", typed(1, { "": value })), "INVALID_ARGUMENT", "typed_attributes");
-      await expectFailure(() => send(h.broker, "q", typed(1, { ["é".repeat(129)]: value })), "INVALID_ARGUMENT", "typed_attributes");
+      await expectFailure(
+        () => send(h.broker, "q", typed(1, { ["é".repeat(129)]: value })),
+        "INVALID_ARGUMENT",
+        "typed_attributes",
+      );
       await send(h.broker, "q", typed(1, { ["é".repeat(128)]: value }));
     });
 
@@ -164,7 +182,7 @@ describe("typed attributes", () => {
     });
 
     // Name "é" (2 bytes) + data type "Binary.gz" (9) + 3 value bytes = 14.
-    const binary = { "é": { dataType: "Binary.gz", value: new Uint8Array(3) } };
+    const binary = { é: { dataType: "Binary.gz", value: new Uint8Array(3) } };
     // Name "n" (1) + data type "Number" (6) + value "ü1" (3 bytes in UTF-8) = 10.
     const number = { n: { dataType: "Number", value: "ü1" } };
 
@@ -175,7 +193,11 @@ describe("typed attributes", () => {
       await expectFailure(() => send(h.broker, "small", typed(1024 - 9, number)), "MESSAGE_TOO_LARGE", "body");
       // Together with plain attributes: k + v = 2 more bytes.
       await send(h.broker, "small", typed(1024 - 24 - 2, { ...binary, ...number }, { k: "v" }));
-      await expectFailure(() => send(h.broker, "small", typed(1024 - 24 - 1, { ...binary, ...number }, { k: "v" })), "MESSAGE_TOO_LARGE", "body");
+      await expectFailure(
+        () => send(h.broker, "small", typed(1024 - 24 - 1, { ...binary, ...number }, { k: "v" })),
+        "MESSAGE_TOO_LARGE",
+        "body",
+      );
       expect(counts(h, "small").visible).toBe(3);
     });
 
@@ -198,7 +220,10 @@ describe("typed attributes", () => {
     const vt = 1000;
     beforeEach(async () => {
       await createQueue(h, "dlq");
-      await createQueue(h, "work", { visibilityTimeoutMs: vt, redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 1 } });
+      await createQueue(h, "work", {
+        visibilityTimeoutMs: vt,
+        redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 1 },
+      });
     });
 
     it("keeps them when a message is dead-lettered and when it is redriven back", async () => {

@@ -89,9 +89,25 @@ type Operation =
   | { kind: "advance"; by: number };
 
 const operation: fc.Arbitrary<Operation> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant("add" as const), delay: fc.integer({ min: -5, max: 20 }), leased: fc.boolean(), sameMillisecond: fc.boolean() }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant("add" as const),
+      delay: fc.integer({ min: -5, max: 20 }),
+      leased: fc.boolean(),
+      sameMillisecond: fc.boolean(),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("remove" as const), pick: fc.nat() }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("reschedule" as const), pick: fc.nat(), delay: fc.integer({ min: -5, max: 20 }), leased: fc.boolean() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("reschedule" as const),
+      pick: fc.nat(),
+      delay: fc.integer({ min: -5, max: 20 }),
+      leased: fc.boolean(),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("take" as const), delay: fc.integer({ min: 0, max: 20 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("advance" as const), by: fc.integer({ min: 0, max: 15 }) }) },
 );
@@ -150,7 +166,10 @@ describe("QueueState, the columnar index", () => {
               modelled.readyAt = now + op.delay;
               modelled.leased = op.leased;
               model.place(modelled, now);
-              expect(write).toMatchObject({ kind: "reschedule", entry: { id: modelled.id, readyAt: now + op.delay, epoch: modelled.epoch } });
+              expect(write).toMatchObject({
+                kind: "reschedule",
+                entry: { id: modelled.id, readyAt: now + op.delay, epoch: modelled.epoch },
+              });
               break;
             }
             case "take": {
@@ -216,7 +235,13 @@ describe("QueueState, the columnar index", () => {
     for (let step = 0; step < 20_000; step++) {
       // Random ids, so that homes fall anywhere in the table, the last buckets included.
       if (live.length < 12 && random() < 0.6) {
-        const id = [0, 1, 2, 3].map(() => Math.floor(random() * 2 ** 32).toString(16).padStart(8, "0")).join("");
+        const id = [0, 1, 2, 3]
+          .map(() =>
+            Math.floor(random() * 2 ** 32)
+              .toString(16)
+              .padStart(8, "0"),
+          )
+          .join("");
         queue.add(entry(id, 0, false, 1), 1);
         live.push(id);
       } else if (live.length > 0) {

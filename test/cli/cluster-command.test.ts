@@ -8,7 +8,6 @@ import { holdshelfBin, runHoldshelf } from "../support/broker-process.js";
 import { startPostgres, type PostgresServer, skipWithoutPostgres } from "../support/postgres-server.js";
 import { makeTempDir } from "../support/temp-dir.js";
 
-
 describe.skipIf(skipWithoutPostgres)("holdshelf cluster, and serve --postgres", () => {
   let postgres: PostgresServer;
   let url: string;
@@ -65,7 +64,9 @@ describe.skipIf(skipWithoutPostgres)("holdshelf cluster, and serve --postgres", 
     expect((await runHoldshelf(["cluster", "init", "--postgres", url, "--shards", "16"])).code).toBe(0);
     const started = startClusterBroker(url, "status-test");
     broker = started.child;
-    expect((await runHoldshelf(["queue", "create", "jobs"], { HOLDSHELF_ADDRESS: await started.address })).code).toBe(0);
+    expect((await runHoldshelf(["queue", "create", "jobs"], { HOLDSHELF_ADDRESS: await started.address })).code).toBe(
+      0,
+    );
 
     const status = await runHoldshelf(["cluster", "status", "--postgres", url]);
     expect(status.code).toBe(0);
@@ -77,7 +78,9 @@ describe.skipIf(skipWithoutPostgres)("holdshelf cluster, and serve --postgres", 
 
   it("refuses cluster flags without --postgres, and URLs that are not postgres://", async () => {
     const nodeIdAlone = await serveExpectingRefusal(["--node-id", "x"]);
-    expect(nodeIdAlone.stderr).toContain("--node-id, --advertise, --shard-lease-ttl and --route-only are for cluster mode: add --postgres URL");
+    expect(nodeIdAlone.stderr).toContain(
+      "--node-id, --advertise, --shard-lease-ttl and --route-only are for cluster mode: add --postgres URL",
+    );
     const routeOnlyAlone = await serveExpectingRefusal(["--route-only"]);
     expect(routeOnlyAlone.stderr).toContain("add --postgres URL");
     const ttlAlone = await serveExpectingRefusal(["--shard-lease-ttl", "5s"]);
@@ -110,7 +113,12 @@ describe.skipIf(skipWithoutPostgres)("holdshelf cluster, and serve --postgres", 
   });
 
   it("says it cannot reach PostgreSQL when nothing listens there, without the password", async () => {
-    const result = await runHoldshelf(["cluster", "status", "--postgres", "postgres://holdshelf:secretpw@127.0.0.1:1/x"]);
+    const result = await runHoldshelf([
+      "cluster",
+      "status",
+      "--postgres",
+      "postgres://holdshelf:secretpw@127.0.0.1:1/x",
+    ]);
     expect(result.code).toBe(1);
     expect(result.stdout + result.stderr).toContain("cannot reach PostgreSQL");
     expect(result.stdout + result.stderr).toContain("127.0.0.1:1");
@@ -126,7 +134,16 @@ describe.skipIf(skipWithoutPostgres)("holdshelf cluster, and serve --postgres", 
 async function serveExpectingRefusal(flags: string[]): Promise<{ stdout: string; stderr: string }> {
   const dir = await makeTempDir();
   try {
-    const result = await runRefused(["serve", "--data-dir", dir.path, "--listen", "127.0.0.1:0", "--metrics-listen", "off", ...flags]);
+    const result = await runRefused([
+      "serve",
+      "--data-dir",
+      dir.path,
+      "--listen",
+      "127.0.0.1:0",
+      "--metrics-listen",
+      "off",
+      ...flags,
+    ]);
     expect(result.code, flags.join(" ")).toBe(2);
     return result;
   } finally {
@@ -153,7 +170,21 @@ async function runRefused(args: string[]): Promise<{ code: number | null; stdout
 
 /** Starts `holdshelf serve --postgres` on a free port; `address` resolves once it logs that it listens. */
 function startClusterBroker(url: string, nodeId: string): { child: ChildProcess; address: Promise<string> } {
-  const args = ["serve", "--postgres", url, "--node-id", nodeId, "--listen", "127.0.0.1:0", "--metrics-listen", "off", "--sqs-listen", "off", "--console-listen", "off"];
+  const args = [
+    "serve",
+    "--postgres",
+    url,
+    "--node-id",
+    nodeId,
+    "--listen",
+    "127.0.0.1:0",
+    "--metrics-listen",
+    "off",
+    "--sqs-listen",
+    "off",
+    "--console-listen",
+    "off",
+  ];
   const child = spawn(process.execPath, [holdshelfBin, ...args], { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   const address = new Promise<string>((resolve, reject) => {

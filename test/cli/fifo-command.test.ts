@@ -43,16 +43,28 @@ describe("the holdshelf command on FIFO queues", () => {
   }
 
   it("creates a FIFO queue with its settings, printing the scope by name", async () => {
-    const created = await holdshelf("queue", "create", "orders.fifo", "--fifo", "--content-based-deduplication", "--deduplication-scope", "message-group");
+    const created = await holdshelf(
+      "queue",
+      "create",
+      "orders.fifo",
+      "--fifo",
+      "--content-based-deduplication",
+      "--deduplication-scope",
+      "message-group",
+    );
     expect(created.code).toBe(0);
-    expect(created.lines[0]).toMatchObject({ config: { fifo: true, contentBasedDeduplication: true, deduplicationScope: "MESSAGE_GROUP" } });
+    expect(created.lines[0]).toMatchObject({
+      config: { fifo: true, contentBasedDeduplication: true, deduplicationScope: "MESSAGE_GROUP" },
+    });
     expect((await holdshelf("queue", "create", "plain.fifo", "--fifo")).lines[0]).toMatchObject({
       config: { fifo: true, contentBasedDeduplication: false, deduplicationScope: "QUEUE" },
     });
     // update must repeat --fifo, and then keeps the queue FIFO.
     const updated = await holdshelf("queue", "update", "plain.fifo", "--fifo", "--max-in-flight", "5");
     expect(updated.lines[0]).toMatchObject({ config: { fifo: true, maxInFlight: 5 } });
-    expect((await holdshelf("queue", "create", "standard")).lines[0]).toMatchObject({ config: { fifo: false, deduplicationScope: "UNSPECIFIED" } });
+    expect((await holdshelf("queue", "create", "standard")).lines[0]).toMatchObject({
+      config: { fifo: false, deduplicationScope: "UNSPECIFIED" },
+    });
   });
 
   it("sends to groups printing sequence numbers, and receives and peeks them with group and number", async () => {
@@ -74,7 +86,13 @@ describe("the holdshelf command on FIFO queues", () => {
 
     const peeked = (await holdshelf("peek", "orders.fifo")).lines;
     expect(peeked).toMatchObject([
-      { messageId: first.messageId, messageGroupId: "customer-1", sequenceNumber: first.sequenceNumber, deduplicationId: "order-1", state: "VISIBLE" },
+      {
+        messageId: first.messageId,
+        messageGroupId: "customer-1",
+        sequenceNumber: first.sequenceNumber,
+        deduplicationId: "order-1",
+        state: "VISIBLE",
+      },
       { messageId: second.messageId, messageGroupId: "customer-1", sequenceNumber: second.sequenceNumber },
       { messageId: other.messageId, messageGroupId: "customer-2", sequenceNumber: other.sequenceNumber },
     ]);

@@ -28,9 +28,17 @@ describe("the holdshelf command", () => {
     const sent = await runHoldshelf(["send", "jobs", "hello", "--attribute", "kind=greeting"], env);
     const { messageId } = JSON.parse(sent.stdout) as { messageId: string };
     const received = await runHoldshelf(["receive", "jobs", "--max", "10"], env);
-    const message = JSON.parse(received.stdout) as { messageId: string; body: string; receiptHandle: string; attributes: object };
+    const message = JSON.parse(received.stdout) as {
+      messageId: string;
+      body: string;
+      receiptHandle: string;
+      attributes: object;
+    };
     expect(message).toMatchObject({ messageId, body: "hello", attributes: { kind: "greeting" } });
-    const queue = JSON.parse((await runHoldshelf(["queue", "get", "jobs"], env)).stdout) as { stats: object; config: object };
+    const queue = JSON.parse((await runHoldshelf(["queue", "get", "jobs"], env)).stdout) as {
+      stats: object;
+      config: object;
+    };
     expect(queue.stats).toMatchObject({ inFlight: 1 });
     expect(queue.config).toMatchObject({ visibilityTimeout: "45s" });
     expect((await runHoldshelf(["delete", "jobs", message.receiptHandle], env)).code).toBe(0);
@@ -54,13 +62,30 @@ describe("the holdshelf command", () => {
     const env = { HOLDSHELF_ADDRESS: broker.address };
     expect((await runHoldshelf(["queue", "create", "dlq"], env)).code).toBe(0);
     const created = await runHoldshelf(
-      ["queue", "create", "work", "--dead-letter-queue", "dlq", "--max-receive-count", "3", "--min-backoff", "1s", "--max-backoff", "1m"],
+      [
+        "queue",
+        "create",
+        "work",
+        "--dead-letter-queue",
+        "dlq",
+        "--max-receive-count",
+        "3",
+        "--min-backoff",
+        "1s",
+        "--max-backoff",
+        "1m",
+      ],
       env,
     );
     expect(JSON.parse(created.stdout)).toMatchObject({
-      config: { redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 3 }, retryPolicy: { minBackoff: "1s", maxBackoff: "60s" } },
+      config: {
+        redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 3 },
+        retryPolicy: { minBackoff: "1s", maxBackoff: "60s" },
+      },
     });
-    expect(JSON.parse((await runHoldshelf(["redrive", "dlq", "--to", "work", "--rate", "10"], env)).stdout)).toEqual({ moved: 0 });
+    expect(JSON.parse((await runHoldshelf(["redrive", "dlq", "--to", "work", "--rate", "10"], env)).stdout)).toEqual({
+      moved: 0,
+    });
     const refused = await runHoldshelf(["queue", "delete", "dlq"], env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("QUEUE_IN_USE");
@@ -74,7 +99,10 @@ describe("the holdshelf command", () => {
     const client = new QueueClient(broker.address);
     try {
       for (let batch = 0; batch < 6; batch++) {
-        await client.sendBatch("dlq", Array.from({ length: 10 }, (_, i) => ({ body: `m${batch * 10 + i}` })));
+        await client.sendBatch(
+          "dlq",
+          Array.from({ length: 10 }, (_, i) => ({ body: `m${batch * 10 + i}` })),
+        );
       }
     } finally {
       client.close();
@@ -83,10 +111,22 @@ describe("the holdshelf command", () => {
     const { taskHandle } = JSON.parse(started.stdout) as { taskHandle: string };
     expect(taskHandle).toMatch(/^[A-Za-z0-9_-]+$/);
     const running = JSON.parse((await runHoldshelf(["move-tasks", "dlq"], env)).stdout) as object;
-    expect(running).toMatchObject({ taskHandle, status: "RUNNING", sourceQueue: "dlq", destinationQueue: "work", maxPerSecond: 1, toMoveCount: 60 });
-    const cancelled = JSON.parse((await runHoldshelf(["move-tasks", "cancel", taskHandle], env)).stdout) as { moved: number };
+    expect(running).toMatchObject({
+      taskHandle,
+      status: "RUNNING",
+      sourceQueue: "dlq",
+      destinationQueue: "work",
+      maxPerSecond: 1,
+      toMoveCount: 60,
+    });
+    const cancelled = JSON.parse((await runHoldshelf(["move-tasks", "cancel", taskHandle], env)).stdout) as {
+      moved: number;
+    };
     expect(cancelled.moved).toBeLessThan(60);
-    expect(JSON.parse((await runHoldshelf(["move-tasks", "dlq"], env)).stdout)).toMatchObject({ status: "CANCELLED", movedCount: cancelled.moved });
+    expect(JSON.parse((await runHoldshelf(["move-tasks", "dlq"], env)).stdout)).toMatchObject({
+      status: "CANCELLED",
+      movedCount: cancelled.moved,
+    });
     const again = await runHoldshelf(["move-tasks", "cancel", taskHandle], env);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("MOVE_TASK_NOT_FOUND");
@@ -98,17 +138,24 @@ describe("the holdshelf command", () => {
     expect((await runHoldshelf(["queue", "create", "browse"], env)).code).toBe(0);
     const ids: string[] = [];
     for (const text of ["one", "two", "three"]) {
-      ids.push((JSON.parse((await runHoldshelf(["send", "browse", text], env)).stdout) as { messageId: string }).messageId);
+      ids.push(
+        (JSON.parse((await runHoldshelf(["send", "browse", text], env)).stdout) as { messageId: string }).messageId,
+      );
     }
     const lines = (result: { stdout: string }): Record<string, unknown>[] =>
-      result.stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+      result.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
     const firstPage = lines(await runHoldshelf(["peek", "browse", "--page-size", "2"], env));
     expect(firstPage.slice(0, 2)).toMatchObject([
       { messageId: ids[0], body: "one", state: "VISIBLE", receiveCount: 0 },
       { messageId: ids[1], body: "two", state: "VISIBLE" },
     ]);
     const { nextPageToken } = firstPage[2] as { nextPageToken: string };
-    expect(lines(await runHoldshelf(["peek", "browse", "--page-token", nextPageToken], env))).toMatchObject([{ body: "three" }]);
+    expect(lines(await runHoldshelf(["peek", "browse", "--page-token", nextPageToken], env))).toMatchObject([
+      { body: "three" },
+    ]);
     const all = lines(await runHoldshelf(["peek", "browse", "--page-size", "1", "--all"], env));
     expect(all.map((message) => message["body"])).toEqual(["one", "two", "three"]);
     const queue = JSON.parse((await runHoldshelf(["queue", "get", "browse"], env)).stdout) as { stats: object };
@@ -148,7 +195,15 @@ describe("the holdshelf command", () => {
     expect((await fetch(`http://${broker.metricsAddress}/readyz`)).status).toBe(200);
 
     const serveOther = (metricsListen: string) =>
-      runHoldshelf(["serve", "--data-dir", join(dir.path, "other"), "--listen", "127.0.0.1:0", "--metrics-listen", metricsListen]);
+      runHoldshelf([
+        "serve",
+        "--data-dir",
+        join(dir.path, "other"),
+        "--listen",
+        "127.0.0.1:0",
+        "--metrics-listen",
+        metricsListen,
+      ]);
     const taken = await serveOther(broker.metricsAddress);
     expect(taken.code).toBe(1);
     expect(taken.stderr).toContain(`cannot listen on ${broker.metricsAddress} for metrics: EADDRINUSE`);
@@ -168,7 +223,10 @@ describe("the holdshelf command", () => {
     let env = { HOLDSHELF_ADDRESS: broker.address };
     await runHoldshelf(["queue", "create", "durable", "--visibility-timeout", "1h"], env);
     for (const body of ["one", "two", "three"]) await runHoldshelf(["send", "durable", body], env);
-    const leased = JSON.parse((await runHoldshelf(["receive", "durable"], env)).stdout) as { body: string; receiptHandle: string };
+    const leased = JSON.parse((await runHoldshelf(["receive", "durable"], env)).stdout) as {
+      body: string;
+      receiptHandle: string;
+    };
     expect(leased.body).toBe("one");
 
     broker.child.kill("SIGKILL");

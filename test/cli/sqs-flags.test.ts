@@ -7,7 +7,9 @@ const embedded = { authFile: undefined, cluster: false };
 
 describe("parseSqsFlags", () => {
   it("serves on 127.0.0.1:9324 with account 000000000000 by default", () => {
-    expect(parseSqsFlags({}, embedded)).toEqual({ endpoint: { listen: "127.0.0.1:9324", accountId: "000000000000", region: "us-east-1" } });
+    expect(parseSqsFlags({}, embedded)).toEqual({
+      endpoint: { listen: "127.0.0.1:9324", accountId: "000000000000", region: "us-east-1" },
+    });
   });
 
   it("takes every setting, and turns off with --sqs-listen off", () => {
@@ -23,9 +25,18 @@ describe("parseSqsFlags", () => {
         embedded,
       ),
     ).toEqual({
-      endpoint: { listen: "0.0.0.0:4566", credentialsFile: "/etc/keys.json", accountId: "123456789012", region: "eu-west-1", advertisedUrl: "https://queues.example.com" },
+      endpoint: {
+        listen: "0.0.0.0:4566",
+        credentialsFile: "/etc/keys.json",
+        accountId: "123456789012",
+        region: "eu-west-1",
+        advertisedUrl: "https://queues.example.com",
+      },
     });
-    expect(parseSqsFlags({ "sqs-listen": "off" }, embedded)).toEqual({ endpoint: undefined, offBecause: "--sqs-listen off" });
+    expect(parseSqsFlags({ "sqs-listen": "off" }, embedded)).toEqual({
+      endpoint: undefined,
+      offBecause: "--sqs-listen off",
+    });
   });
 
   it("keeps the default endpoint off on a broker that requires tokens but has no access keys, and refuses it asked for", () => {
@@ -33,8 +44,12 @@ describe("parseSqsFlags", () => {
       endpoint: undefined,
       offBecause: "--auth-file without --sqs-credentials",
     });
-    expect(() => parseSqsFlags({ "sqs-listen": "127.0.0.1:9324" }, { authFile: "auth.json", cluster: false })).toThrow(/--sqs-credentials/);
-    expect(parseSqsFlags({ "sqs-credentials": "keys.json" }, { authFile: "auth.json", cluster: false }).endpoint).toBeDefined();
+    expect(() => parseSqsFlags({ "sqs-listen": "127.0.0.1:9324" }, { authFile: "auth.json", cluster: false })).toThrow(
+      /--sqs-credentials/,
+    );
+    expect(
+      parseSqsFlags({ "sqs-credentials": "keys.json" }, { authFile: "auth.json", cluster: false }).endpoint,
+    ).toBeDefined();
   });
 
   it.each([
@@ -61,13 +76,17 @@ describe("the listen policy for the SQS endpoint", () => {
 
   it("refuses an unsigned endpoint beyond loopback, naming the ways out", () => {
     expect(() => checkListenPolicy({ ...base, sqsListen: "0.0.0.0:9324" })).toThrow(ListenPolicyError);
-    expect(() => checkListenPolicy({ ...base, sqsListen: "0.0.0.0:9324" })).toThrow(/--sqs-listen 0.0.0.0:9324 .*--sqs-credentials/);
+    expect(() => checkListenPolicy({ ...base, sqsListen: "0.0.0.0:9324" })).toThrow(
+      /--sqs-listen 0.0.0.0:9324 .*--sqs-credentials/,
+    );
   });
 
   it("allows it with access keys, client certificates, on loopback, or when told to (and reports it open)", () => {
     expect(checkListenPolicy({ ...base, sqsListen: "0.0.0.0:9324", sqsAuthenticated: true })).toEqual([]);
     expect(checkListenPolicy({ ...base, sqsListen: "0.0.0.0:9324", grpcClientCertificates: true })).toEqual([]);
     expect(checkListenPolicy({ ...base, sqsListen: "127.0.0.1:9324" })).toEqual([]);
-    expect(checkListenPolicy({ ...base, sqsListen: "0.0.0.0:9324", allowUnauthenticatedNetwork: true })).toEqual(["0.0.0.0:9324"]);
+    expect(checkListenPolicy({ ...base, sqsListen: "0.0.0.0:9324", allowUnauthenticatedNetwork: true })).toEqual([
+      "0.0.0.0:9324",
+    ]);
   });
 });

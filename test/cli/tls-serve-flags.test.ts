@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging/logger.js";
 import { ListenPolicyError } from "../../src/security/listen-policy.js";
 import { TlsConfigError } from "../../src/net/tls-file-checks.js";
-import { loadTransportSecurity, transportFlagOptions, type TransportFlagValues } from "../../src/cli/tls-serve-flags.js";
+import {
+  loadTransportSecurity,
+  transportFlagOptions,
+  type TransportFlagValues,
+} from "../../src/cli/tls-serve-flags.js";
 import { UsageError } from "../../src/cli/usage-error.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
 import { useTestCerts } from "../security/tls-certs.js";
@@ -12,7 +16,15 @@ const missing = missingCommands(["openssl"]);
 describe.skipIf(skipWithout(missing))("the serve command's transport flags", () => {
   const certs = useTestCerts(missing);
 
-  const load = async (values: TransportFlagValues, listeners: { listen?: string; metricsListen?: string | undefined; authenticated?: boolean; consoleListen?: string } = {}) => {
+  const load = async (
+    values: TransportFlagValues,
+    listeners: {
+      listen?: string;
+      metricsListen?: string | undefined;
+      authenticated?: boolean;
+      consoleListen?: string;
+    } = {},
+  ) => {
     const lines: { level: string; msg: string }[] = [];
     const logger = createLogger({ write: (line) => lines.push(JSON.parse(line) as { level: string; msg: string }) });
     const transport = await loadTransportSecurity(
@@ -33,7 +45,9 @@ describe.skipIf(skipWithout(missing))("the serve command's transport flags", () 
     expect(both.metricsTls).toBe(both.tls);
     expect(both.tls?.clientCa).toBeDefined();
     // With the metrics listener off there is nothing to secure.
-    expect((await load({ ...serverFiles(), "metrics-tls": true }, { metricsListen: undefined })).transport.metricsTls).toBeUndefined();
+    expect(
+      (await load({ ...serverFiles(), "metrics-tls": true }, { metricsListen: undefined })).transport.metricsTls,
+    ).toBeUndefined();
     await expect(load({ "metrics-tls": true })).rejects.toThrow(TlsConfigError);
   });
 
@@ -42,19 +56,26 @@ describe.skipIf(skipWithout(missing))("the serve command's transport flags", () 
     expect(transport.peerCa?.toString()).toContain("BEGIN CERTIFICATE");
     await expect(load({ "peer-tls-ca": certs.caA })).rejects.toThrow(/--peer-tls-ca needs --tls-cert and --tls-key/);
     await expect(load({ ...serverFiles(), "peer-tls-ca": certs.serverKey })).rejects.toThrow(TlsConfigError);
-    await expect(load({ ...serverFiles(), "peer-tls-ca": `${certs.dir}/missing.crt` })).rejects.toThrow(/--peer-tls-ca/);
+    await expect(load({ ...serverFiles(), "peer-tls-ca": `${certs.dir}/missing.crt` })).rejects.toThrow(
+      /--peer-tls-ca/,
+    );
   });
 
   it("lets client certificates on metrics open the metrics listener, but not gRPC certificates alone", async () => {
     const mutual = { ...serverFiles(), "tls-client-ca": certs.caA };
     await expect(load(mutual, { listen: "0.0.0.0:0", metricsListen: "0.0.0.0:0" })).rejects.toThrow(ListenPolicyError);
-    const { warnings } = await load({ ...mutual, "metrics-tls": true }, { listen: "0.0.0.0:0", metricsListen: "0.0.0.0:0" });
+    const { warnings } = await load(
+      { ...mutual, "metrics-tls": true },
+      { listen: "0.0.0.0:0", metricsListen: "0.0.0.0:0" },
+    );
     expect(warnings).toEqual([]);
   });
 
   it("warns of listeners open by the explicit flag, and of bearer tokens sent in plaintext beyond loopback", async () => {
     const open = await load({ "allow-unauthenticated-network": true }, { listen: "0.0.0.0:0" });
-    expect(open.warnings).toEqual(["--allow-unauthenticated-network: listening beyond loopback without authentication"]);
+    expect(open.warnings).toEqual([
+      "--allow-unauthenticated-network: listening beyond loopback without authentication",
+    ]);
     expect((await load({ "allow-unauthenticated-network": true })).warnings).toEqual([]);
     const plaintextTokens = await load({}, { listen: "0.0.0.0:0", authenticated: true });
     expect(plaintextTokens.warnings).toEqual([expect.stringContaining("bearer tokens cross the network in plaintext")]);
@@ -62,14 +83,18 @@ describe.skipIf(skipWithout(missing))("the serve command's transport flags", () 
     expect((await load({}, { authenticated: true })).warnings).toEqual([]);
     // The console's sign-in page takes the same tokens.
     const plaintextConsole = await load({}, { authenticated: true, consoleListen: "0.0.0.0:9465" });
-    expect(plaintextConsole.warnings).toEqual([expect.stringContaining("bearer tokens cross the network in plaintext")]);
+    expect(plaintextConsole.warnings).toEqual([
+      expect.stringContaining("bearer tokens cross the network in plaintext"),
+    ]);
     expect((await load(serverFiles(), { authenticated: true, consoleListen: "0.0.0.0:9465" })).warnings).toEqual([]);
     expect((await load({}, { authenticated: true, consoleListen: "127.0.0.1:9465" })).warnings).toEqual([]);
   });
 
   it("reads its switches from the environment strictly", () => {
     expect(transportFlagOptions({ HOLDSHELF_METRICS_TLS: "true" })["metrics-tls"].default).toBe(true);
-    expect(transportFlagOptions({ HOLDSHELF_ALLOW_UNAUTHENTICATED_NETWORK: "0" })["allow-unauthenticated-network"].default).toBe(false);
+    expect(
+      transportFlagOptions({ HOLDSHELF_ALLOW_UNAUTHENTICATED_NETWORK: "0" })["allow-unauthenticated-network"].default,
+    ).toBe(false);
     expect(transportFlagOptions({ HOLDSHELF_TLS_CERT: "/c", HOLDSHELF_TLS_KEY: "/k" })["tls-key"].default).toBe("/k");
     expect(() => transportFlagOptions({ HOLDSHELF_ALLOW_UNAUTHENTICATED_NETWORK: "yes" })).toThrow(UsageError);
   });

@@ -19,7 +19,9 @@ describe("a Consumer process that crashes", () => {
 
   it("hands its message to another consumer within a second, not after its 30 s lease", async () => {
     const { messageId } = await h.rpc.send({ queue: "jobs", body: Buffer.from("job") });
-    const worker = spawn(process.execPath, [consumerScript, h.server.address, "jobs"], { stdio: ["ignore", "pipe", "inherit"] });
+    const worker = spawn(process.execPath, [consumerScript, h.server.address, "jobs"], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     const [line] = (await once(worker.stdout!, "data")) as [Buffer];
     expect(JSON.parse(line.toString())).toEqual({ working: messageId });
     // The consumer names a lease on its stream as soon as it holds it; give that renewal ample time to land.

@@ -48,7 +48,10 @@ describe("Consumer on a FIFO queue", () => {
         const now = (running.get(group) ?? 0) + 1;
         running.set(group, now);
         if (now > 1) overlaps.push(bodyOf(message));
-        maxRunning = Math.max(maxRunning, [...running.values()].reduce((sum, n) => sum + n, 0));
+        maxRunning = Math.max(
+          maxRunning,
+          [...running.values()].reduce((sum, n) => sum + n, 0),
+        );
         // A few turns of the event loop: long enough for a handler started beside this one to show.
         for (let turn = 0; turn < 3; turn++) await settle();
         running.set(group, running.get(group)! - 1);

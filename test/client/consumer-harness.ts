@@ -72,4 +72,6 @@ export { sleep } from "../support/wait.js";
 
 /** Resolves when the signal aborts. */
 export const aborted = (signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
+  new Promise((resolve) =>
+    signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true }),
+  );

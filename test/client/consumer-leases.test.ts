@@ -89,7 +89,10 @@ describe("Consumer leases", () => {
   });
 
   it("never works on more than `concurrency` messages, nor holds more leases", async () => {
-    await c.admin.sendBatch("jobs", Array.from({ length: 10 }, (_, i) => ({ body: String(i) })));
+    await c.admin.sendBatch(
+      "jobs",
+      Array.from({ length: 10 }, (_, i) => ({ body: String(i) })),
+    );
     let running = 0;
     let maxRunning = 0;
     const done = new Set<string>();

@@ -35,7 +35,10 @@ describe("Consumer retries", () => {
   });
 
   it("a failed message comes back after the queue's retry backoff, counted as delayed meanwhile", async () => {
-    await c.admin.createQueue("backoff", { visibilityTimeoutMs: 30_000, retryPolicy: { minBackoffMs: 1000, maxBackoffMs: 1000 } });
+    await c.admin.createQueue("backoff", {
+      visibilityTimeoutMs: 30_000,
+      retryPolicy: { minBackoffMs: 1000, maxBackoffMs: 1000 },
+    });
     await c.admin.send("backoff", "flaky");
     let failedAt = 0;
     const failed = deferred();
@@ -49,7 +52,9 @@ describe("Consumer retries", () => {
       retried.resolve(Date.now());
     });
     await failed.promise;
-    await vi.waitFor(async () => expect(await c.stats("backoff")).toMatchObject({ visible: 0, inFlight: 0, delayed: 1 }));
+    await vi.waitFor(async () =>
+      expect(await c.stats("backoff")).toMatchObject({ visible: 0, inFlight: 0, delayed: 1 }),
+    );
     const retriedAt = await retried.promise;
     expect(retriedAt - failedAt).toBeGreaterThanOrEqual(1000);
     expect(retriedAt - failedAt).toBeLessThan(1000 + 3000);

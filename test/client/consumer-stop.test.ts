@@ -8,7 +8,10 @@ describe("Consumer.stop()", () => {
     c = await startConsumerHarness();
     // The queue's own timeout is long: a message left hidden by mistake would stay hidden.
     await c.admin.createQueue("jobs", { visibilityTimeoutMs: 30_000 });
-    await c.admin.sendBatch("jobs", Array.from({ length: 5 }, (_, i) => ({ body: String(i) })));
+    await c.admin.sendBatch(
+      "jobs",
+      Array.from({ length: 5 }, (_, i) => ({ body: String(i) })),
+    );
   });
   afterEach(async () => {
     await c.stop();

@@ -124,7 +124,9 @@ describe("Consumer's timers", () => {
     await settle();
     expect(context.signal.reason).toBeInstanceOf(LeaseLostError);
     expect(context.signal.reason).toMatchObject({ reason: "RELEASED" });
-    expect(stream.sent.at(-1)!.leases).toEqual([{ receiptHandle: "m1", visibilityTimeoutMs: 0, checkpoint: undefined }]);
+    expect(stream.sent.at(-1)!.leases).toEqual([
+      { receiptHandle: "m1", visibilityTimeoutMs: 0, checkpoint: undefined },
+    ]);
 
     stream.push([lost("m1", "RELEASED")]);
     await settle();
@@ -156,7 +158,11 @@ describe("Consumer's timers", () => {
   });
 
   it("retries a failed receive after a backoff that grows with each failure", async () => {
-    consumer = new Consumer(client, "jobs", () => {}, { visibilityTimeoutMs: 30_000, clock, onError: (error) => errors.push(error) });
+    consumer = new Consumer(client, "jobs", () => {}, {
+      visibilityTimeoutMs: 30_000,
+      clock,
+      onError: (error) => errors.push(error),
+    });
     await settle();
     const unavailable = new RpcError(14, "", "connection refused");
     receives[0]!.reject(unavailable);
@@ -182,7 +188,11 @@ describe("Consumer's timers", () => {
 
   /** Starts a consumer whose handler returns at once, and hands it one message. */
   async function handleOne(visibilityTimeoutMs = 60_000): Promise<ScriptedStream> {
-    consumer = new Consumer(client, "jobs", () => {}, { visibilityTimeoutMs, clock, onError: (error) => errors.push(error) });
+    consumer = new Consumer(client, "jobs", () => {}, {
+      visibilityTimeoutMs,
+      clock,
+      onError: (error) => errors.push(error),
+    });
     await settle();
     const stream = streams[0]!;
     stream.push([]);
@@ -232,13 +242,15 @@ describe("Consumer's timers", () => {
     // A 3 s lease, renewed at 1 s (no jitter): the retries outlast it.
     const stream = await handleOne(3000);
     const unavailable = new RpcError(14, "", "connection refused");
-    const renewalsOfM1 = () => stream.sent.filter((request) => request.leases.some((lease) => lease.receiptHandle === "m1")).length;
+    const renewalsOfM1 = () =>
+      stream.sent.filter((request) => request.leases.some((lease) => lease.receiptHandle === "m1")).length;
     const named = renewalsOfM1();
     let answered = stream.sent.length;
     for (let elapsed = 0; elapsed < 4000; elapsed += 50) {
       for (const pending of deletes.splice(0)) pending.reject(unavailable);
       // Each renewal is answered: the broker holds the lease for this consumer.
-      for (; answered < stream.sent.length; answered++) stream.push(stream.sent[answered]!.leases.map((lease) => held(lease.receiptHandle)));
+      for (; answered < stream.sent.length; answered++)
+        stream.push(stream.sent[answered]!.leases.map((lease) => held(lease.receiptHandle)));
       clock.advance(50);
       await settle();
     }
@@ -272,7 +284,9 @@ describe("Consumer's timers", () => {
     await settle();
     clock.advance(10_000);
     await settle();
-    expect(stream.sent.at(-1)!.leases).toEqual([{ receiptHandle: "m1", visibilityTimeoutMs: 0, checkpoint: undefined }]);
+    expect(stream.sent.at(-1)!.leases).toEqual([
+      { receiptHandle: "m1", visibilityTimeoutMs: 0, checkpoint: undefined },
+    ]);
     stream.push([lost("m1", "INVALID_ARGUMENT")]);
     await settle();
     stream.finish();

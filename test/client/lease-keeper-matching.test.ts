@@ -60,7 +60,9 @@ describe("LeaseKeeper's matching of Heartbeat responses", () => {
     expect(stream.sent).toHaveLength(1);
     stream.push([]);
     await settle();
-    expect(stream.sent[1]!.leases).toEqual([{ receiptHandle: "a", visibilityTimeoutMs: undefined, checkpoint: Buffer.from("1") }]);
+    expect(stream.sent[1]!.leases).toEqual([
+      { receiptHandle: "a", visibilityTimeoutMs: undefined, checkpoint: Buffer.from("1") },
+    ]);
     stream.push([held("a")]);
     await saved;
   });
@@ -117,7 +119,9 @@ describe("LeaseKeeper's matching of Heartbeat responses", () => {
     await settle();
     stream.push([held("b")]);
     await settle();
-    expect(stream.sent.at(-1)!.leases).toEqual([{ receiptHandle: "b", visibilityTimeoutMs: undefined, checkpoint: Buffer.from("y") }]);
+    expect(stream.sent.at(-1)!.leases).toEqual([
+      { receiptHandle: "b", visibilityTimeoutMs: undefined, checkpoint: Buffer.from("y") },
+    ]);
     stream.push([held("b")]);
     await expect(savedB).resolves.toBeUndefined();
     expect(b.losses).toEqual([]);
@@ -154,7 +158,9 @@ describe("LeaseKeeper's matching of Heartbeat responses", () => {
     await expect(a.lease.checkpoint(Buffer.from("late"))).rejects.toBeInstanceOf(LeaseLostError);
     const failed = a.lease.fail(undefined);
     await settle();
-    expect(stream.sent.at(-1)!.leases).toEqual([{ receiptHandle: "a", visibilityTimeoutMs: undefined, checkpoint: undefined, failed: true }]);
+    expect(stream.sent.at(-1)!.leases).toEqual([
+      { receiptHandle: "a", visibilityTimeoutMs: undefined, checkpoint: undefined, failed: true },
+    ]);
     stream.push([lost("a", "RELEASED")]);
     await expect(failed).resolves.toBeUndefined();
     expect(a.losses, "told once").toHaveLength(1);
@@ -168,7 +174,9 @@ describe("LeaseKeeper's matching of Heartbeat responses", () => {
     await registered(stream, "a", "b");
     const refused = a.lease.fail(13 * 3600_000);
     await settle();
-    expect(stream.sent.at(-1)!.leases).toEqual([{ receiptHandle: "a", visibilityTimeoutMs: 13 * 3600_000, checkpoint: undefined, failed: true }]);
+    expect(stream.sent.at(-1)!.leases).toEqual([
+      { receiptHandle: "a", visibilityTimeoutMs: 13 * 3600_000, checkpoint: undefined, failed: true },
+    ]);
     stream.push([lost("a", "INVALID_ARGUMENT")]);
     await expect(refused).rejects.toMatchObject({ reason: "INVALID_ARGUMENT" });
     const gone = b.lease.release(0);
@@ -219,7 +227,10 @@ describe("LeaseKeeper's matching of Heartbeat responses", () => {
     await settle();
     const unsent = b.lease.release(0);
     await settle();
-    expect(stream.sent.at(-1)!.leases.map((l) => l.receiptHandle), "one request at a time").toEqual(["a"]);
+    expect(
+      stream.sent.at(-1)!.leases.map((l) => l.receiptHandle),
+      "one request at a time",
+    ).toEqual(["a"]);
     await keeper.close(50);
     await expect(unanswered).rejects.toThrow("before the broker answered");
     await expect(unsent).rejects.toThrow("before this release was sent");

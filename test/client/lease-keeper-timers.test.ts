@@ -63,7 +63,11 @@ describe("LeaseKeeper's timers", () => {
     return losses;
   }
 
-  const renewal = (handle: string) => ({ receiptHandle: handle, visibilityTimeoutMs: undefined, checkpoint: undefined });
+  const renewal = (handle: string) => ({
+    receiptHandle: handle,
+    visibilityTimeoutMs: undefined,
+    checkpoint: undefined,
+  });
 
   it("renews a lease at a third of its length, counted from when the last renewal was sent", async () => {
     const stream = start();

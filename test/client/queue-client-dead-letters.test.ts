@@ -98,7 +98,11 @@ describe("QueueClient with dead-letter queues against a real server", () => {
     const ids = await client.sendBatch("work", [{ body: "a" }, { body: "b" }, { body: "c" }]);
     const leased = await client.receive("work", { maxMessages: 3 });
     // Releasing a lease ends it without a delete, as expiry does.
-    await client.changeVisibilityBatch("work", leased.map((m) => m.receiptHandle), 0);
+    await client.changeVisibilityBatch(
+      "work",
+      leased.map((m) => m.receiptHandle),
+      0,
+    );
     await untilVisible("dlq", 3);
 
     expect(await client.redriveMessages("dlq", { destinationQueue: "elsewhere", maxMessages: 2 })).toBe(2);
@@ -109,13 +113,20 @@ describe("QueueClient with dead-letter queues against a real server", () => {
       ["b", 1, undefined],
     ]);
     const [left] = await client.receive("dlq");
-    expect(left).toMatchObject({ messageId: ids[2], deadLetter: { sourceQueue: "work", reason: "MAX_RECEIVE_COUNT_EXCEEDED" } });
+    expect(left).toMatchObject({
+      messageId: ids[2],
+      deadLetter: { sourceQueue: "work", reason: "MAX_RECEIVE_COUNT_EXCEEDED" },
+    });
   });
 
   it("a paced redrive holds the call until the clock allows the rest", async () => {
     await client.sendBatch("work", [{ body: "a" }, { body: "b" }]);
     const leased = await client.receive("work", { maxMessages: 2 });
-    await client.changeVisibilityBatch("work", leased.map((m) => m.receiptHandle), 0);
+    await client.changeVisibilityBatch(
+      "work",
+      leased.map((m) => m.receiptHandle),
+      0,
+    );
     await untilVisible("dlq", 2);
 
     let done = false;
@@ -163,7 +174,16 @@ describe("QueueClient with dead-letter queues against a real server", () => {
       status.NOT_FOUND,
       "QUEUE_NOT_FOUND",
     );
-    await expectRpcError(client.redriveMessages("dlq", { destinationQueue: "dlq" }), status.INVALID_ARGUMENT, "INVALID_ARGUMENT");
-    await expectRpcError(client.redriveMessages("dlq", { maxMessages: -1 }), status.INVALID_ARGUMENT, "INVALID_ARGUMENT", "max_messages");
+    await expectRpcError(
+      client.redriveMessages("dlq", { destinationQueue: "dlq" }),
+      status.INVALID_ARGUMENT,
+      "INVALID_ARGUMENT",
+    );
+    await expectRpcError(
+      client.redriveMessages("dlq", { maxMessages: -1 }),
+      status.INVALID_ARGUMENT,
+      "INVALID_ARGUMENT",
+      "max_messages",
+    );
   });
 });

@@ -27,8 +27,16 @@ describe("QueueClient on FIFO queues", () => {
   });
 
   it("creates FIFO queues with their settings, reports them, and keeps them through an update of the whole config", async () => {
-    const created = await client.createQueue("orders.fifo", { fifo: true, contentBasedDeduplication: true, deduplicationScope: "messageGroup" });
-    expect(created.config).toMatchObject({ fifo: true, contentBasedDeduplication: true, deduplicationScope: "messageGroup" });
+    const created = await client.createQueue("orders.fifo", {
+      fifo: true,
+      contentBasedDeduplication: true,
+      deduplicationScope: "messageGroup",
+    });
+    expect(created.config).toMatchObject({
+      fifo: true,
+      contentBasedDeduplication: true,
+      deduplicationScope: "messageGroup",
+    });
     // Defaults filled in: the queue scope.
     expect((await client.createQueue("plain.fifo", { fifo: true })).config).toMatchObject({
       fifo: true,
@@ -37,8 +45,18 @@ describe("QueueClient on FIFO queues", () => {
     });
     // The reported config goes back as it came: a read-modify-write keeps the queue FIFO.
     const updated = await client.updateQueue("orders.fifo", { ...created.config, maxInFlight: 9 });
-    expect(updated.config).toMatchObject({ fifo: true, contentBasedDeduplication: true, deduplicationScope: "messageGroup", maxInFlight: 9 });
-    await expectRpcError(client.updateQueue("orders.fifo", { maxInFlight: 9 }), status.INVALID_ARGUMENT, "INVALID_ARGUMENT", "config.fifo");
+    expect(updated.config).toMatchObject({
+      fifo: true,
+      contentBasedDeduplication: true,
+      deduplicationScope: "messageGroup",
+      maxInFlight: 9,
+    });
+    await expectRpcError(
+      client.updateQueue("orders.fifo", { maxInFlight: 9 }),
+      status.INVALID_ARGUMENT,
+      "INVALID_ARGUMENT",
+      "config.fifo",
+    );
     // A standard queue's config carries no FIFO fields at all.
     const standard = await client.createQueue("standard");
     expect(Object.keys(standard.config)).not.toContain("fifo");
@@ -66,7 +84,9 @@ describe("QueueClient on FIFO queues", () => {
     expect(new Set(numbers).size).toBe(3);
     // send and sendBatch still answer with ids alone.
     expect(await client.send("f", "dup", { messageGroupId: "x", deduplicationId: "2" })).toBe(batch[0]!.messageId);
-    expect(await client.sendBatch("f", [{ body: "dup", messageGroupId: "x", deduplicationId: "3" }])).toEqual([batch[1]!.messageId]);
+    expect(await client.sendBatch("f", [{ body: "dup", messageGroupId: "x", deduplicationId: "3" }])).toEqual([
+      batch[1]!.messageId,
+    ]);
     expect((await client.getQueue("f")).stats.visible).toBe(3);
   });
 
@@ -81,17 +101,35 @@ describe("QueueClient on FIFO queues", () => {
   it("fails sends with the FIFO reasons and their fields", async () => {
     await client.createQueue("f", { fifo: true });
     await client.createQueue("s");
-    await expectRpcError(client.send("f", "x", { deduplicationId: "d" }), status.INVALID_ARGUMENT, "MESSAGE_GROUP_ID_REQUIRED", "message_group_id");
-    await expectRpcError(client.send("f", "x", { messageGroupId: "g" }), status.INVALID_ARGUMENT, "DEDUPLICATION_ID_REQUIRED", "deduplication_id");
+    await expectRpcError(
+      client.send("f", "x", { deduplicationId: "d" }),
+      status.INVALID_ARGUMENT,
+      "MESSAGE_GROUP_ID_REQUIRED",
+      "message_group_id",
+    );
+    await expectRpcError(
+      client.send("f", "x", { messageGroupId: "g" }),
+      status.INVALID_ARGUMENT,
+      "DEDUPLICATION_ID_REQUIRED",
+      "deduplication_id",
+    );
     await expectRpcError(
       client.send("f", "x", { messageGroupId: "g", deduplicationId: "d", delayMs: 1000 }),
       status.INVALID_ARGUMENT,
       "INVALID_ARGUMENT",
       "delay",
     );
-    await expectRpcError(client.send("s", "x", { messageGroupId: "g" }), status.INVALID_ARGUMENT, "NOT_A_FIFO_QUEUE", "message_group_id");
     await expectRpcError(
-      client.sendBatch("f", [{ body: "ok", messageGroupId: "g", deduplicationId: "1" }, { body: "x", deduplicationId: "2" }]),
+      client.send("s", "x", { messageGroupId: "g" }),
+      status.INVALID_ARGUMENT,
+      "NOT_A_FIFO_QUEUE",
+      "message_group_id",
+    );
+    await expectRpcError(
+      client.sendBatch("f", [
+        { body: "ok", messageGroupId: "g", deduplicationId: "1" },
+        { body: "x", deduplicationId: "2" },
+      ]),
       status.INVALID_ARGUMENT,
       "MESSAGE_GROUP_ID_REQUIRED",
       "entries[1].message_group_id",

@@ -63,7 +63,12 @@ describe("QueueClient against a real server", () => {
 
     await client.sendBatch("a-1", [{ body: "x", delayMs: 5000 }, { body: "y" }]);
     clock.advance(250);
-    expect((await client.getQueue("a-1")).stats).toEqual({ visible: 1, inFlight: 0, delayed: 1, oldestMessageAgeMs: 250 });
+    expect((await client.getQueue("a-1")).stats).toEqual({
+      visible: 1,
+      inFlight: 0,
+      delayed: 1,
+      oldestMessageAgeMs: 250,
+    });
     expect(await client.purgeQueue("a-1")).toBe(2);
 
     await client.deleteQueue("a-1");
@@ -79,7 +84,12 @@ describe("QueueClient against a real server", () => {
     expect(updated.config.tags).toEqual({ team: "billing", env: "" });
     expect(updated.updateTime).toEqual(new Date(created.createTime.getTime() + 1500));
     expect((await client.updateQueue("tagged")).config.tags).toEqual({});
-    await expectRpcError(client.createQueue("bad", { tags: { "": "v" } }), status.INVALID_ARGUMENT, "INVALID_ARGUMENT", 'config.tags[""]');
+    await expectRpcError(
+      client.createQueue("bad", { tags: { "": "v" } }),
+      status.INVALID_ARGUMENT,
+      "INVALID_ARGUMENT",
+      'config.tags[""]',
+    );
   });
 
   it("sends and receives plain messages, with delays, attributes, deadlines and receive counts", async () => {
@@ -111,7 +121,12 @@ describe("QueueClient against a real server", () => {
     const again = await client.receive("work", { maxMessages: 10 });
     expect(again.map((m) => m.receiveCount)).toEqual([2, 2]);
     expect(again[0]!.firstReceiveTime).toEqual(messages[0]!.firstReceiveTime);
-    await expectRpcError(client.send("work", "x", { delayMs: -1 }), status.INVALID_ARGUMENT, "INVALID_ARGUMENT", "delay");
+    await expectRpcError(
+      client.send("work", "x", { delayMs: -1 }),
+      status.INVALID_ARGUMENT,
+      "INVALID_ARGUMENT",
+      "delay",
+    );
     await expectRpcError(client.receive("nowhere"), status.NOT_FOUND, "QUEUE_NOT_FOUND");
   });
 
@@ -167,9 +182,21 @@ describe("QueueClient against a real server", () => {
     expect(text(page.messages[0]!.body)).toBe("first");
     const rest = await client.peekMessages("work", { pageToken: page.nextPageToken });
     expect(rest.nextPageToken).toBe("");
-    expect(rest.messages).toEqual([expect.objectContaining({ messageId: second, state: "DELAYED", visibleTime: new Date(sent + 2_000), receiveCount: 0 })]);
+    expect(rest.messages).toEqual([
+      expect.objectContaining({
+        messageId: second,
+        state: "DELAYED",
+        visibleTime: new Date(sent + 2_000),
+        receiveCount: 0,
+      }),
+    ]);
     expect(rest.messages[0]).not.toHaveProperty("firstReceiveTime");
-    await expectRpcError(client.peekMessages("work", { pageSize: 500 }), status.INVALID_ARGUMENT, "INVALID_ARGUMENT", "page_size");
+    await expectRpcError(
+      client.peekMessages("work", { pageSize: 500 }),
+      status.INVALID_ARGUMENT,
+      "INVALID_ARGUMENT",
+      "page_size",
+    );
   });
 
   it("deletes and changes leases, one at a time and in batches, with failures as RpcError", async () => {

@@ -59,7 +59,12 @@ export class ScriptedStream implements HeartbeatChannel {
 }
 
 /** A LeaseState saying the lease is held. */
-export const held = (receiptHandle: string): LeaseState => ({ receiptHandle, held: true, reason: "", leaseDeadline: new Date() });
+export const held = (receiptHandle: string): LeaseState => ({
+  receiptHandle,
+  held: true,
+  reason: "",
+  leaseDeadline: new Date(),
+});
 
 /** A LeaseState saying the lease is lost, and why. */
 export const lost = (receiptHandle: string, reason: string): LeaseState => ({ receiptHandle, held: false, reason });

@@ -61,7 +61,13 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
   it("is gofmt and go vet clean, with the programs built on it", async () => {
     const { stdout } = await run("gofmt", ["-l", ...goDirs], { cwd: repoRoot });
     expect(stdout).toBe("");
-    const packages = ["holdshelf/clients/go", "./examples/go/...", "./test/clients/go/...", "./test/conformance/workers/go", "./test/interop/go/..."];
+    const packages = [
+      "holdshelf/clients/go",
+      "./examples/go/...",
+      "./test/clients/go/...",
+      "./test/conformance/workers/go",
+      "./test/interop/go/...",
+    ];
     await run("go", ["vet", ...packages], { cwd: repoRoot, env: goEnv });
   }, 300_000);
 
@@ -73,7 +79,11 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
     const { stdout } = await run("go", ["mod", "edit", "-json", "clients/go/go.mod"], { cwd: repoRoot });
     const mod = JSON.parse(stdout) as { Module: { Path: string }; Require: { Path: string }[] };
     expect(mod.Module.Path).toBe("holdshelf/clients/go");
-    expect(mod.Require.map((r) => r.Path).sort()).toEqual(["google.golang.org/genproto", "google.golang.org/grpc", "google.golang.org/protobuf"]);
+    expect(mod.Require.map((r) => r.Path).sort()).toEqual([
+      "google.golang.org/genproto",
+      "google.golang.org/grpc",
+      "google.golang.org/protobuf",
+    ]);
     // Offline, from a vendor directory of Debian's sources standing in for the module proxy.
     const built = await run("bash", [`${repoRoot}clients/go/check-module-build.sh`], { cwd: repoRoot });
     expect(built.stdout).toContain("module build OK");
@@ -100,10 +110,20 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
         stats: { visible: 0, inFlight: 0, delayed: 0 },
       });
       expect(Math.abs((results.createQueue!.createTime as number) - Date.now())).toBeLessThan(60_000);
-      expect(results.getQueue).toMatchObject({ name: "go-calls-dlq", deadLetterSourceQueues: ["go-calls-q"], redrivePolicy: null, retryPolicy: null });
+      expect(results.getQueue).toMatchObject({
+        name: "go-calls-dlq",
+        deadLetterSourceQueues: ["go-calls-q"],
+        redrivePolicy: null,
+        retryPolicy: null,
+      });
       expect(results.listQueues).toEqual({ check: "listQueues", names: ["go-calls-dlq"], hasNext: true });
       // UpdateQueue replaces the whole configuration: the unset fields are back to their defaults.
-      expect(results.updateQueue).toMatchObject({ visibilityTimeoutMs: 7000, retentionMs: 4 * 24 * 3_600_000, redrivePolicy: null, maxInFlight: 120_000 });
+      expect(results.updateQueue).toMatchObject({
+        visibilityTimeoutMs: 7000,
+        retentionMs: 4 * 24 * 3_600_000,
+        redrivePolicy: null,
+        maxInFlight: 120_000,
+      });
     });
 
     it("sends and receives messages with their attributes and times", () => {
@@ -111,7 +131,12 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
       expect(batchIds).toHaveLength(2);
       const { messages, now } = results.receive as { messages: Record<string, unknown>[]; now: number };
       expect(messages.map((m) => m.id)).toEqual([id, ...batchIds]);
-      expect(messages[0]).toMatchObject({ body: "one", attributes: { kind: "single" }, receiveCount: 1, checkpoint: null });
+      expect(messages[0]).toMatchObject({
+        body: "one",
+        attributes: { kind: "single" },
+        receiveCount: 1,
+        checkpoint: null,
+      });
       expect(messages[2]).toMatchObject({ body: "three", attributes: { n: "3" } });
       for (const m of messages) {
         expect(now - (m.sendTime as number)).toBeLessThan(60_000);
@@ -141,7 +166,13 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
     });
 
     it("fails with *holdshelf.Error carrying the code, the reason and the violated fields", () => {
-      expect(results.queueNotFound).toMatchObject({ code: "NOT_FOUND", reason: "QUEUE_NOT_FOUND", fields: [], isReason: true, statusCode: "NOT_FOUND" });
+      expect(results.queueNotFound).toMatchObject({
+        code: "NOT_FOUND",
+        reason: "QUEUE_NOT_FOUND",
+        fields: [],
+        isReason: true,
+        statusCode: "NOT_FOUND",
+      });
       expect(results.invalidArgument).toMatchObject({
         code: "INVALID_ARGUMENT",
         reason: "INVALID_ARGUMENT",
@@ -150,7 +181,11 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
         statusCode: "INVALID_ARGUMENT",
       });
       expect(results.invalidArgument!.text).toMatch(/^holdshelf: INVALID_ARGUMENT \(INVALID_ARGUMENT\): /);
-      expect(results.leaseSuperseded).toMatchObject({ code: "FAILED_PRECONDITION", reason: "LEASE_SUPERSEDED", isReason: true });
+      expect(results.leaseSuperseded).toMatchObject({
+        code: "FAILED_PRECONDITION",
+        reason: "LEASE_SUPERSEDED",
+        isReason: true,
+      });
       expect(results.deletedQueue).toMatchObject({ code: "NOT_FOUND", reason: "QUEUE_NOT_FOUND" });
     });
   });
@@ -170,14 +205,24 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
     });
 
     it("fails with the three FIFO reasons, each naming its field and found by its Reason constant", () => {
-      expect(results.groupRequired).toMatchObject({ code: "INVALID_ARGUMENT", reason: "MESSAGE_GROUP_ID_REQUIRED", fields: ["message_group_id"], isReason: true });
+      expect(results.groupRequired).toMatchObject({
+        code: "INVALID_ARGUMENT",
+        reason: "MESSAGE_GROUP_ID_REQUIRED",
+        fields: ["message_group_id"],
+        isReason: true,
+      });
       expect(results.deduplicationRequired).toMatchObject({
         code: "INVALID_ARGUMENT",
         reason: "DEDUPLICATION_ID_REQUIRED",
         fields: ["entries[1].deduplication_id"],
         isReason: true,
       });
-      expect(results.notFifo).toMatchObject({ code: "INVALID_ARGUMENT", reason: "NOT_A_FIFO_QUEUE", fields: ["message_group_id"], isReason: true });
+      expect(results.notFifo).toMatchObject({
+        code: "INVALID_ARGUMENT",
+        reason: "NOT_A_FIFO_QUEUE",
+        fields: ["message_group_id"],
+        isReason: true,
+      });
     });
 
     it("returns increasing 20-digit sequence numbers, and a duplicate's the first send's id and number", () => {
@@ -202,9 +247,16 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
 
     it("delivers each customer's orders in send order, with their group, sequence number and deduplication id", () => {
       const { sent } = results.send as { sent: { body: string; id: string; sequenceNumber: string }[] };
-      const received = results.receive!.received as { body: string; id: string; group: string; sequenceNumber: string; deduplicationId: string }[];
+      const received = results.receive!.received as {
+        body: string;
+        id: string;
+        group: string;
+        sequenceNumber: string;
+        deduplicationId: string;
+      }[];
       for (const customer of ["c1", "c2", "c3"]) {
-        const ofCustomer = (list: { body: string }[]) => list.filter((m) => m.body.startsWith(`${customer}-`)).map((m) => m.body);
+        const ofCustomer = (list: { body: string }[]) =>
+          list.filter((m) => m.body.startsWith(`${customer}-`)).map((m) => m.body);
         expect(ofCustomer(received)).toEqual(ofCustomer(sent));
       }
       for (const message of received) {
@@ -220,15 +272,27 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
     });
 
     it("deduplicates by the body's SHA-256 within a group under content-based deduplication and the MESSAGE_GROUP scope", () => {
-      const contentBased = results.contentBased as { duplicate: boolean; otherGroupStored: boolean; deduplicationIds: string[]; sha256: string };
+      const contentBased = results.contentBased as {
+        duplicate: boolean;
+        otherGroupStored: boolean;
+        deduplicationIds: string[];
+        sha256: string;
+      };
       expect(contentBased).toMatchObject({ duplicate: true, otherGroupStored: true });
       expect(contentBased.deduplicationIds).toEqual([contentBased.sha256, contentBased.sha256]);
     });
 
     it("runs a Consumer of concurrency 4 that handles each group one message at a time, in send order", async () => {
       const later = ["later-1", "later-2", "later-3", "later-4", "later-5"];
-      expect(results.consumer).toEqual({ check: "consumer", handled: { c1: later, c2: later, c3: later }, overlaps: 0, errors: [] });
-      await expect.poll(() => broker.server.broker.getQueue("go-fifo-orders.fifo").counts).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
+      expect(results.consumer).toEqual({
+        check: "consumer",
+        handled: { c1: later, c2: later, c3: later },
+        overlaps: 0,
+        errors: [],
+      });
+      await expect
+        .poll(() => broker.server.broker.getQueue("go-fifo-orders.fifo").counts)
+        .toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
     });
 
     it("gives back a group's messages behind a failed one unhandled, and handles them after its retry", async () => {
@@ -237,7 +301,9 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
       expect(calls.filter((call) => call.startsWith("a"))).toEqual(["a0#1", "a1#1", "a1#2", "a2#2", "a3#2"]);
       expect(calls).toContain("b0#1");
       expect(errors).toEqual(["a1 fails once"]);
-      await expect.poll(() => broker.server.broker.getQueue("go-fifo-retry.fifo").counts).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
+      await expect
+        .poll(() => broker.server.broker.getQueue("go-fifo-retry.fifo").counts)
+        .toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
     });
   });
 
@@ -253,9 +319,15 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
 
     it("sends the bearer token on every call", async () => {
       const address = auth.server.address;
-      expect((await checks("go-client-auth", ["--address", address, "--token", root.token])).roundtrip).toMatchObject({ code: "OK" });
-      expect((await checks("go-client-auth", ["--address", address, "--token", "not-the-token"])).roundtrip).toMatchObject({ code: "UNAUTHENTICATED" });
-      expect((await checks("go-client-auth", ["--address", address])).roundtrip).toMatchObject({ code: "UNAUTHENTICATED" });
+      expect((await checks("go-client-auth", ["--address", address, "--token", root.token])).roundtrip).toMatchObject({
+        code: "OK",
+      });
+      expect(
+        (await checks("go-client-auth", ["--address", address, "--token", "not-the-token"])).roundtrip,
+      ).toMatchObject({ code: "UNAUTHENTICATED" });
+      expect((await checks("go-client-auth", ["--address", address])).roundtrip).toMatchObject({
+        code: "UNAUTHENTICATED",
+      });
     }, 60_000);
 
     it("refuses a token a header cannot carry, without quoting it", async () => {
@@ -269,7 +341,11 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
     const certs = useTestCerts(missing);
     let server: HoldshelfServer;
     beforeAll(async () => {
-      const tls = await loadServerTls({ certFile: certs.serverCert, keyFile: certs.serverKey, clientCaFile: certs.caA });
+      const tls = await loadServerTls({
+        certFile: certs.serverCert,
+        keyFile: certs.serverKey,
+        clientCaFile: certs.caA,
+      });
       server = await startHoldshelfServer({ dataDir: join(certs.dir, "data"), listen: "127.0.0.1:0", tls: tls! });
     });
     afterAll(async () => {
@@ -279,7 +355,9 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
     it("connects with the CA file and a client certificate, and fails fast with UNAVAILABLE without them", async () => {
       const address = server.address;
       const mutual = ["--tls-ca", certs.caA, "--tls-cert", certs.clientACert, "--tls-key", certs.clientAKey];
-      expect((await checks("go-client-auth", ["--address", address, ...mutual])).roundtrip).toMatchObject({ code: "OK" });
+      expect((await checks("go-client-auth", ["--address", address, ...mutual])).roundtrip).toMatchObject({
+        code: "OK",
+      });
       const refused = [
         [], // plaintext
         ["--tls-ca", certs.caB, "--tls-cert", certs.clientACert, "--tls-key", certs.clientAKey], // the server's CA not trusted
@@ -287,18 +365,33 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
         ["--tls-ca", certs.caA, "--tls-cert", certs.clientBCert, "--tls-key", certs.clientBKey], // one from another CA
       ];
       for (const args of refused) {
-        expect((await checks("go-client-auth", ["--address", address, ...args])).roundtrip, args.join(" ")).toMatchObject({ code: "UNAVAILABLE" });
+        expect(
+          (await checks("go-client-auth", ["--address", address, ...args])).roundtrip,
+          args.join(" "),
+        ).toMatchObject({ code: "UNAVAILABLE" });
       }
     }, 120_000);
 
     it("says which TLS file is wrong", async () => {
-      const { dial } = await checks("go-client-auth", ["--address", server.address, "--tls-ca", certs.caA, "--tls-cert", certs.clientACert]);
+      const { dial } = await checks("go-client-auth", [
+        "--address",
+        server.address,
+        "--tls-ca",
+        certs.caA,
+        "--tls-cert",
+        certs.clientACert,
+      ]);
       expect(dial!.error).toContain("both CertFile and KeyFile");
     });
   });
 
   it("counts a handler's panic as a failure, and keeps LastCheckpoint and a cancelled Checkpoint straight", async () => {
-    const { consumer } = await checks("go-client-consumer", ["--address", broker.server.address, "--queue", "go-consumer"]);
+    const { consumer } = await checks("go-client-consumer", [
+      "--address",
+      broker.server.address,
+      "--queue",
+      "go-consumer",
+    ]);
     expect(consumer).toEqual({
       check: "consumer",
       deliveries: [1, 2],
@@ -306,16 +399,25 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
       lastCheckpoint: "half-way",
       cancelledCheckpoint: true,
     });
-    await expect.poll(() => broker.server.broker.getQueue("go-consumer").counts).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
+    await expect
+      .poll(() => broker.server.broker.getQueue("go-consumer").counts)
+      .toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
   }, 60_000);
 
   it("refuses to run a Consumer on a queue whose visibility timeout is 0 without its own", async () => {
     const client = new QueueClient(broker.server.address);
     await client.createQueue("go-no-lease", { visibilityTimeoutMs: 0 });
     client.close();
-    const worker = startJsonLines(bin("go-conformance-worker"), ["--address", broker.server.address, "--queue", "go-no-lease"]);
+    const worker = startJsonLines(bin("go-conformance-worker"), [
+      "--address",
+      broker.server.address,
+      "--queue",
+      "go-no-lease",
+    ]);
     expect(await worker.exited()).toBe(1);
-    expect(worker.stderr()).toContain("queue go-no-lease has a visibility timeout of 0: set ConsumerOptions.VisibilityTimeout");
+    expect(worker.stderr()).toContain(
+      "queue go-no-lease has a visibility timeout of 0: set ConsumerOptions.VisibilityTimeout",
+    );
   }, 60_000);
 
   describe("its examples", () => {
@@ -328,12 +430,24 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
     });
 
     it("send with the producer and process with the worker, which stops on SIGTERM with status 0", async () => {
-      const { stdout } = await run(bin("go-producer"), ["--address", broker.server.address, "--queue", "go-examples", "--count", "5"]);
-      const sent = stdout.trim().split("\n").map((line) => line.split(" "));
+      const { stdout } = await run(bin("go-producer"), [
+        "--address",
+        broker.server.address,
+        "--queue",
+        "go-examples",
+        "--count",
+        "5",
+      ]);
+      const sent = stdout
+        .trim()
+        .split("\n")
+        .map((line) => line.split(" "));
       expect(sent.every(([word]) => word === "sent")).toBe(true);
       expect(sent).toHaveLength(5);
 
-      const worker = spawn(bin("go-worker"), ["--address", broker.server.address, "--queue", "go-examples"], { stdio: ["ignore", "pipe", "pipe"] });
+      const worker = spawn(bin("go-worker"), ["--address", broker.server.address, "--queue", "go-examples"], {
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let output = "";
       const allProcessed = new Promise<void>((resolve) =>
         worker.stdout.on("data", (chunk: Buffer) => {
@@ -345,10 +459,15 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
       await allProcessed;
       worker.kill("SIGTERM");
       expect(await exited).toBe(0);
-      const processed = output.trim().split("\n").map((line) => line.split(" "));
+      const processed = output
+        .trim()
+        .split("\n")
+        .map((line) => line.split(" "));
       expect(processed.map(([, id]) => id).sort()).toEqual(sent.map(([, id]) => id).sort());
       expect(processed.map(([, , body]) => body).sort()).toEqual(["job-0", "job-1", "job-2", "job-3", "job-4"]);
-      await expect.poll(() => broker.server.broker.getQueue("go-examples").counts).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
+      await expect
+        .poll(() => broker.server.broker.getQueue("go-examples").counts)
+        .toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
     }, 60_000);
   });
 });

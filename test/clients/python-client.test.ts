@@ -50,7 +50,11 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       "print(json.dumps({'package': holdshelf.__file__, 'stub': g.__file__, 'clash': find_spec('holdshelf.v1') is not None}))",
     ].join("\n");
     // From / and with no PYTHONPATH: nothing of the repository is on the path.
-    const result = spawnSync(python, ["-c", probe], { cwd: "/", env: { PATH: process.env.PATH ?? "" }, encoding: "utf8" });
+    const result = spawnSync(python, ["-c", probe], {
+      cwd: "/",
+      env: { PATH: process.env.PATH ?? "" },
+      encoding: "utf8",
+    });
     expect(result.status, result.stderr).toBe(0);
     const found = JSON.parse(result.stdout) as { package: string; stub: string; clash: boolean };
     const venv = join(python, "../..");
@@ -66,44 +70,74 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
     expect(check.checkpoint_lost).toMatchObject({ sent: "7", outcome: "LEASE_SUPERSEDED", lost: "LEASE_SUPERSEDED" });
     expect(check.endings).toMatchObject({ release: [0, false], fail: [null, true], retry_later: [5, true], lost: 0 });
     expect(check.queue_not_found).toMatchObject({ lost: ["QUEUE_NOT_FOUND", "QUEUE_NOT_FOUND"] });
-    expect(check.stall).toMatchObject({ cancelled: true, first: [0, true], lost: "LEASE_EXPIRED", errors: ["TimeoutError"] });
+    expect(check.stall).toMatchObject({
+      cancelled: true,
+      first: [0, true],
+      lost: "LEASE_EXPIRED",
+      errors: ["TimeoutError"],
+    });
     // Cut 5 s after the unanswered renewal was sent (seen here a little after): wide for a loaded machine.
     expect(check.stall!.broken_after).toBeGreaterThanOrEqual(4.5);
     expect(check.stall!.broken_after).toBeLessThan(9);
     expect(check.down_expiry).toMatchObject({ lost: "LEASE_EXPIRED", errors: ["ConnectionError", "HoldshelfError"] });
     // inf and 1e300 once got into the keeper and failed inside its send, leaving a request "in flight" forever.
     expect(check.out_of_range).toMatchObject({
-      retry_later: ["ValueError", "ValueError", "ValueError", "ValueError"], fail: ["ValueError", "ValueError"],
+      retry_later: ["ValueError", "ValueError", "ValueError", "ValueError"],
+      fail: ["ValueError", "ValueError"],
       // biome-ignore lint/suspicious/noThenProperty: the Python check's key for its `then` scenario, not a thenable
       then: ["h1", 0],
-      released: "ok", timing_thread: true,
+      released: "ok",
+      timing_thread: true,
     });
     // A refused renewal leaves the lease valid until its deadline: the holder is cancelled, but its failed renewal still goes.
     expect(check.refused_renewal).toMatchObject({
-      lost: ["LEASE_LIMIT_EXCEEDED", "INVALID_ARGUMENT"], checkpoint: "LeaseLostError LEASE_LIMIT_EXCEEDED",
-      sent: ["h1", true], released: "ok", renewals_after: 0, lost_again: 0,
+      lost: ["LEASE_LIMIT_EXCEEDED", "INVALID_ARGUMENT"],
+      checkpoint: "LeaseLostError LEASE_LIMIT_EXCEEDED",
+      sent: ["h1", true],
+      released: "ok",
+      renewals_after: 0,
+      lost_again: 0,
     });
     // Forgotten at the 1.2 s deadline, not before; the upper bound is wide for a loaded machine.
     expect(check.refused_renewal!.forgotten_after).toBeGreaterThanOrEqual(1.1);
     expect(check.refused_renewal!.forgotten_after).toBeLessThan(5);
     // A refused ending fails its caller; a lost one does not, the loss being no failure of the ending.
-    expect(check.refused_ending).toMatchObject({ retry_too_late: "LeaseLostError INVALID_ARGUMENT", release_superseded: "ok" });
+    expect(check.refused_ending).toMatchObject({
+      retry_too_late: "LeaseLostError INVALID_ARGUMENT",
+      release_superseded: "ok",
+    });
     // The refused lease stays, unrenewed, to its 1.2 s deadline, and stop's release queued behind the refusal goes out.
     expect(check.refused_then_release).toMatchObject({
-      refusal: "LeaseLostError INVALID_ARGUMENT", sent: ["h1", 0, false], second: "LeaseLostError LEASE_LIMIT_EXCEEDED",
-      state: "refused", renewals_after: 0, lost: 0,
+      refusal: "LeaseLostError INVALID_ARGUMENT",
+      sent: ["h1", 0, false],
+      second: "LeaseLostError LEASE_LIMIT_EXCEEDED",
+      state: "refused",
+      renewals_after: 0,
+      lost: 0,
     });
     expect(check.refused_then_release!.forgotten_after).toBeGreaterThanOrEqual(1.1);
     expect(check.refused_then_release!.forgotten_after).toBeLessThan(5);
     expect(check.close_unsent).toMatchObject({
-      release: "RuntimeError: the Consumer stopped before this release was sent", checkpoint: "LeaseLostError RELEASED",
+      release: "RuntimeError: the Consumer stopped before this release was sent",
+      checkpoint: "LeaseLostError RELEASED",
     });
     // Once, such a lease stayed queued and every later request raised, from hold() or the timing thread.
-    expect(check.unencodable).toMatchObject({ hold: "ok", lost: "INVALID_ARGUMENT", errors: ["UnicodeEncodeError"], timing_thread: true });
-    expect(check.checkpoint_after).toMatchObject({ release: "LeaseLostError RELEASED", close: "LeaseLostError RELEASED" });
+    expect(check.unencodable).toMatchObject({
+      hold: "ok",
+      lost: "INVALID_ARGUMENT",
+      errors: ["UnicodeEncodeError"],
+      timing_thread: true,
+    });
+    expect(check.checkpoint_after).toMatchObject({
+      release: "LeaseLostError RELEASED",
+      close: "LeaseLostError RELEASED",
+    });
     // Stop's release is not dropped: its refusal is reported, with the handler's error, and nothing else.
     expect(check.stop_refused).toMatchObject({
-      release: ["h1", 0, false], stopped: true, errors: ["LeaseLostError LEASE_LIMIT_EXCEEDED", "ValueError"], others: 0,
+      release: ["h1", 0, false],
+      stopped: true,
+      errors: ["LeaseLostError LEASE_LIMIT_EXCEEDED", "ValueError"],
+      others: 0,
     });
   }, 60_000);
 
@@ -121,16 +155,27 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       expect(rpc.create_queue!.queue).toMatchObject({
         name: "py-main",
         config: {
-          visibility_timeout: 20, delay: 0, retention: 3600.5, max_message_bytes: 4096, receive_wait_time: 0.25,
-          max_in_flight: 50, max_lease_duration: 7200,
+          visibility_timeout: 20,
+          delay: 0,
+          retention: 3600.5,
+          max_message_bytes: 4096,
+          receive_wait_time: 0.25,
+          max_in_flight: 50,
+          max_lease_duration: 7200,
           redrive_policy: { dead_letter_queue: "py-dlq", max_receive_count: 3 },
           retry_policy: { min_backoff: 0.5, max_backoff: 8 },
         },
         stats: { visible: 0, in_flight: 0, delayed: 0, oldest_message_age: null },
       });
-      expect(rpc.get_queue!.queue).toMatchObject({ name: "py-dlq", config: { visibility_timeout: 30 }, dead_letter_source_queues: ["py-main"] });
+      expect(rpc.get_queue!.queue).toMatchObject({
+        name: "py-dlq",
+        config: { visibility_timeout: 30 },
+        dead_letter_source_queues: ["py-main"],
+      });
       expect(rpc.list_queues).toMatchObject({ first: ["py-dlq"], second: ["py-main"], last_token: "" });
-      expect(rpc.update_queue!.queue).toMatchObject({ config: { redrive_policy: null, retry_policy: null, max_in_flight: 50 } });
+      expect(rpc.update_queue!.queue).toMatchObject({
+        config: { redrive_policy: null, retry_policy: null, max_in_flight: 50 },
+      });
 
       const sent = [rpc.send!.message_id, ...(rpc.send_batch!.message_ids as string[])];
       const messages = rpc.receive!.messages as Line[];
@@ -145,7 +190,8 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       const leaseMs = Date.parse(first!.lease_deadline as string) - Date.parse(first!.first_receive_time as string);
       expect(leaseMs, "the 30 s visibility_timeout").toBe(30_000);
 
-      const extendedMs = Date.parse(rpc.change_visibility!.deadline as string) - Date.parse(first!.first_receive_time as string);
+      const extendedMs =
+        Date.parse(rpc.change_visibility!.deadline as string) - Date.parse(first!.first_receive_time as string);
       expect(extendedMs).toBeGreaterThanOrEqual(45_000);
       expect(rpc.change_visibility_batch!.results).toMatchObject([
         { error: null, lease_deadline: expect.any(String) },
@@ -169,13 +215,25 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       const unreachable = `127.0.0.1:${await freePort()}`;
       const check = await run("errors.py", ["--address", broker.server.address, "--unreachable", unreachable], "check");
       const rpcError = (code: string, reason: string, fields: string[] = []) => ({
-        type: "HoldshelfError", code, reason, fields: fields.map((field) => [field, true]),
+        type: "HoldshelfError",
+        code,
+        reason,
+        fields: fields.map((field) => [field, true]),
       });
-      expect(check.queue_not_found).toMatchObject({ ...rpcError("NOT_FOUND", "QUEUE_NOT_FOUND"), message: expect.stringContaining("no-such-queue") });
-      expect(check.config_out_of_bounds).toMatchObject(rpcError("INVALID_ARGUMENT", "INVALID_ARGUMENT", ["config.retention"]));
-      expect(check.batch_entry).toMatchObject(rpcError("INVALID_ARGUMENT", "INVALID_ARGUMENT", ["entries[1].attributes"]));
+      expect(check.queue_not_found).toMatchObject({
+        ...rpcError("NOT_FOUND", "QUEUE_NOT_FOUND"),
+        message: expect.stringContaining("no-such-queue"),
+      });
+      expect(check.config_out_of_bounds).toMatchObject(
+        rpcError("INVALID_ARGUMENT", "INVALID_ARGUMENT", ["config.retention"]),
+      );
+      expect(check.batch_entry).toMatchObject(
+        rpcError("INVALID_ARGUMENT", "INVALID_ARGUMENT", ["entries[1].attributes"]),
+      );
       expect(check.lease_superseded).toMatchObject(rpcError("FAILED_PRECONDITION", "LEASE_SUPERSEDED"));
-      expect(check.receipt_handle_invalid).toMatchObject(rpcError("INVALID_ARGUMENT", "RECEIPT_HANDLE_INVALID", ["receipt_handle"]));
+      expect(check.receipt_handle_invalid).toMatchObject(
+        rpcError("INVALID_ARGUMENT", "RECEIPT_HANDLE_INVALID", ["receipt_handle"]),
+      );
       expect(check.already_exists).toMatchObject(rpcError("ALREADY_EXISTS", "QUEUE_ALREADY_EXISTS"));
       expect(check.heartbeat_queue_not_found).toMatchObject(rpcError("NOT_FOUND", "QUEUE_NOT_FOUND"));
       // A status from the gRPC layer has no reason.
@@ -195,14 +253,23 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       });
       expect(check.errors).toMatchObject({
         group_required: { code: "INVALID_ARGUMENT", reason: "MESSAGE_GROUP_ID_REQUIRED", fields: ["message_group_id"] },
-        deduplication_required: { code: "INVALID_ARGUMENT", reason: "DEDUPLICATION_ID_REQUIRED", fields: ["entries[1].deduplication_id"] },
+        deduplication_required: {
+          code: "INVALID_ARGUMENT",
+          reason: "DEDUPLICATION_ID_REQUIRED",
+          fields: ["entries[1].deduplication_id"],
+        },
         not_fifo: { code: "INVALID_ARGUMENT", reason: "NOT_A_FIFO_QUEUE", fields: ["message_group_id"] },
         // An unknown scope is refused by the package, not sent as the default.
         bad_scope: "ValueError",
       });
 
       type Sent = { body: string; id: string; sequence_number: string };
-      const { sent, retried, batch, plain } = check.send as { sent: Sent[]; retried: Omit<Sent, "body">; batch: Omit<Sent, "body">[]; plain: Omit<Sent, "body"> };
+      const { sent, retried, batch, plain } = check.send as {
+        sent: Sent[];
+        retried: Omit<Sent, "body">;
+        batch: Omit<Sent, "body">[];
+        plain: Omit<Sent, "body">;
+      };
       const numbers = sent.map((s) => s.sequence_number);
       for (const number of numbers) expect(number).toMatch(/^\d{20}$/);
       expect([...numbers].sort()).toEqual(numbers);
@@ -217,7 +284,8 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       expect(check.receive).toMatchObject({ left: 0, plain: ["", "", ""] });
       expect(received).toHaveLength(sent.length);
       for (const customer of ["c1", "c2", "c3"]) {
-        const ofCustomer = (list: { body: string }[]) => list.filter((m) => m.body.startsWith(`${customer}-`)).map((m) => m.body);
+        const ofCustomer = (list: { body: string }[]) =>
+          list.filter((m) => m.body.startsWith(`${customer}-`)).map((m) => m.body);
         expect(ofCustomer(received)).toEqual(ofCustomer(sent));
       }
       for (const message of received) {
@@ -225,32 +293,63 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
         expect(message).toEqual({ ...original, group: original.body.slice(0, 2), deduplication_id: original.body });
       }
 
-      const contentBased = check.content_based as { duplicate: boolean; other_group_stored: boolean; deduplication_ids: string[]; sha256: string };
+      const contentBased = check.content_based as {
+        duplicate: boolean;
+        other_group_stored: boolean;
+        deduplication_ids: string[];
+        sha256: string;
+      };
       expect(contentBased).toMatchObject({ duplicate: true, other_group_stored: true });
       expect(contentBased.deduplication_ids).toEqual([contentBased.sha256, contentBased.sha256]);
 
       const later = ["later-1", "later-2", "later-3", "later-4", "later-5"];
-      expect(check.consumer).toEqual({ check: "consumer", handled: { c1: later, c2: later, c3: later }, overlaps: 0, errors: [] });
+      expect(check.consumer).toEqual({
+        check: "consumer",
+        handled: { c1: later, c2: later, c3: later },
+        overlaps: 0,
+        errors: [],
+      });
       // a2 and a3 were leased with a0 and a1, yet never handled before a1 was: they went back, and came again behind it.
       const calls = (check.consumer_failure!.calls as string[]).filter((call) => call.startsWith("a"));
       expect(calls).toEqual(["a0#1", "a1#1", "a1#2", "a2#2", "a3#2"]);
       expect(check.consumer_failure!.calls).toContain("b0#1");
       expect(check.consumer_failure!.errors).toEqual(["ValueError('a1 fails once')"]);
-      await expect.poll(() => broker.server.broker.getQueue("py-fifo-orders.fifo").counts).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
-      await expect.poll(() => broker.server.broker.getQueue("py-fifo-retry.fifo").counts).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
+      await expect
+        .poll(() => broker.server.broker.getQueue("py-fifo-orders.fifo").counts)
+        .toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
+      await expect
+        .poll(() => broker.server.broker.getQueue("py-fifo-retry.fifo").counts)
+        .toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
     }, 90_000);
 
     it("runs the Consumer's error paths: bad options, a missing queue, a lost lease, a failing handler, refusals, signals", async () => {
       const check = await run("consumer.py", ["--address", broker.server.address], "check");
-      expect(check.invalid_options!.refused).toEqual(["ValueError", "ValueError", "ValueError", "ValueError", "ValueError"]);
+      expect(check.invalid_options!.refused).toEqual([
+        "ValueError",
+        "ValueError",
+        "ValueError",
+        "ValueError",
+        "ValueError",
+      ]);
       expect(check.missing_queue).toMatchObject({ type: "HoldshelfError", reason: "QUEUE_NOT_FOUND" });
       expect(check.lost_lease).toMatchObject({
-        cancelled: true, lost: "LEASE_SUPERSEDED", checkpoint: "LeaseLostError LEASE_SUPERSEDED",
+        cancelled: true,
+        lost: "LEASE_SUPERSEDED",
+        checkpoint: "LeaseLostError LEASE_SUPERSEDED",
       });
       expect(check.handler_error).toMatchObject({ type: "ValueError", text: "handler failed", same_message: true });
-      expect(check.retry_too_late!.errors).toEqual([["RetryLater", ""], ["LeaseLostError", "INVALID_ARGUMENT"]]);
+      expect(check.retry_too_late!.errors).toEqual([
+        ["RetryLater", ""],
+        ["LeaseLostError", "INVALID_ARGUMENT"],
+      ]);
       // Reported even though stop() had given the message back; the release itself is no error.
-      expect(check.given_back_error).toMatchObject({ type: "ValueError", text: "stopped unfinished", with_message: true, released: true, others: 0 });
+      expect(check.given_back_error).toMatchObject({
+        type: "ValueError",
+        text: "stopped unfinished",
+        with_message: true,
+        released: true,
+        others: 0,
+      });
       // Tried again while no broker answers, for 3 s, longer than the 2 s lease, which is kept meanwhile: the
       // message is handled once, never delivered again. Each failure is reported; each attempt has a 30 s deadline.
       const { unavailable, refused } = check.delete_retry as Record<string, Line>;
@@ -260,8 +359,12 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       // A refusal is not tried again, and the message stays leased.
       expect(refused).toMatchObject({ finished: true, handled: 1, attempts: 1, errors: 1, timeouts: [30], left: 1 });
       expect(check.zero_visibility).toMatchObject({
-        type: "ValueError", text: expect.stringContaining("visibility timeout of 0"), stopped: true, received: false,
-        with_option: true, deleted: true,
+        type: "ValueError",
+        text: expect.stringContaining("visibility timeout of 0"),
+        stopped: true,
+        received: false,
+        with_option: true,
+        deleted: true,
       });
       expect(check.big_checkpoint).toMatchObject({ big: "ValueError", cancelled: false, last: 65536, deleted: true });
       expect(check.signals).toMatchObject({ installed: true, stopped: true, restored: true, previous_called: 1 });
@@ -280,7 +383,8 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
     afterAll(async () => {
       await auth?.stop();
     });
-    const connect = (...args: string[]) => run("connect.py", ["--address", auth.server.address, "--queue", "tasks", ...args], "call");
+    const connect = (...args: string[]) =>
+      run("connect.py", ["--address", auth.server.address, "--queue", "tasks", ...args], "call");
 
     it("sends the token on unary calls and on the Heartbeat stream", async () => {
       const calls = await connect("--token", worker.token);
@@ -290,7 +394,10 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
     });
 
     it("is refused without a token, and with a token the broker does not know", async () => {
-      for (const [args, reason] of [[[], "TOKEN_MISSING"], [["--token", "not-a-known-token"], "TOKEN_INVALID"]] as const) {
+      for (const [args, reason] of [
+        [[], "TOKEN_MISSING"],
+        [["--token", "not-a-known-token"], "TOKEN_INVALID"],
+      ] as const) {
         const calls = await connect(...args);
         expect(calls.list_queues).toMatchObject({ ok: false, code: "UNAUTHENTICATED", reason });
         expect(calls.heartbeat).toMatchObject({ ok: false, code: "UNAUTHENTICATED", reason });
@@ -302,16 +409,28 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
     const certs = useTestCerts(missing.filter((tool) => tool === "openssl"));
     let server: HoldshelfServer;
     beforeAll(async () => {
-      const tls = await loadServerTls({ certFile: certs.serverCert, keyFile: certs.serverKey, clientCaFile: certs.caA });
+      const tls = await loadServerTls({
+        certFile: certs.serverCert,
+        keyFile: certs.serverKey,
+        clientCaFile: certs.caA,
+      });
       server = await startHoldshelfServer({ dataDir: join(certs.dir, "data"), listen: "127.0.0.1:0", tls: tls! });
     }, 30_000);
     afterAll(async () => {
       await server?.shutdown();
     });
-    const connect = (...args: string[]) => run("connect.py", ["--address", server.address, "--queue", "tls-q", ...args], "call");
+    const connect = (...args: string[]) =>
+      run("connect.py", ["--address", server.address, "--queue", "tls-q", ...args], "call");
 
     it("connects with the CA file and a client certificate (mutual TLS)", async () => {
-      const calls = await connect("--ca-file", certs.caA, "--cert-file", certs.clientACert, "--key-file", certs.clientAKey);
+      const calls = await connect(
+        "--ca-file",
+        certs.caA,
+        "--cert-file",
+        certs.clientACert,
+        "--key-file",
+        certs.clientAKey,
+      );
       expect(calls.list_queues).toMatchObject({ ok: true, queues: [] });
       // The stream is up: the broker answers that its queue does not exist.
       expect(calls.heartbeat).toMatchObject({ ok: false, code: "NOT_FOUND", reason: "QUEUE_NOT_FOUND" });

@@ -109,7 +109,11 @@ describe.skipIf(skipWithoutPostgres)("brokers taking over each other's shards", 
     const starting = startBroker("second", { leaseTtlMs: 30_000 });
     try {
       await vi.waitFor(async () => expect(await shardsOf("second")).toBe(4), { timeout: 10_000, interval: 20 });
-      await expectRpcError(rpc.send({ queue: name, body: Buffer.from("late") }), status.UNAVAILABLE, "STORAGE_UNAVAILABLE");
+      await expectRpcError(
+        rpc.send({ queue: name, body: Buffer.from("late") }),
+        status.UNAVAILABLE,
+        "STORAGE_UNAVAILABLE",
+      );
     } finally {
       await pause.end();
       // The second broker's start ends its first balancing step, which waited on the pause too.
@@ -140,7 +144,10 @@ describe.skipIf(skipWithoutPostgres)("brokers taking over each other's shards", 
 
   /** How many shards `owner` holds, as the table says (live or not). */
   async function shardsOf(owner: string): Promise<number> {
-    const { rows } = await admin.query<{ shards: string }>("SELECT count(*) AS shards FROM holdshelf_shards WHERE owner = $1", [owner]);
+    const { rows } = await admin.query<{ shards: string }>(
+      "SELECT count(*) AS shards FROM holdshelf_shards WHERE owner = $1",
+      [owner],
+    );
     return Number(rows[0]!.shards);
   }
 

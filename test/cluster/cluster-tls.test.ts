@@ -33,7 +33,11 @@ describe.skipIf(skipWithoutPostgres || skipWithout(missing))("brokers forwarding
   });
 
   async function startBroker(nodeId: string, peerCaFile: string): Promise<HoldshelfServer> {
-    const tls = (await loadServerTls({ certFile: certs.brokerCert, keyFile: certs.brokerKey, clientCaFile: certs.caA }))!;
+    const tls = (await loadServerTls({
+      certFile: certs.brokerCert,
+      keyFile: certs.brokerKey,
+      clientCaFile: certs.caA,
+    }))!;
     const server = await startClusterBroker(url, nodeId, { tls, peerCa: await pem(peerCaFile) });
     servers.push(server);
     return server;
@@ -46,7 +50,11 @@ describe.skipIf(skipWithoutPostgres || skipWithout(missing))("brokers forwarding
       timeout: 10_000,
       interval: 50,
     });
-    const clientCredentials = credentials.createSsl(await pem(certs.caA), await pem(certs.clientAKey), await pem(certs.clientACert));
+    const clientCredentials = credentials.createSsl(
+      await pem(certs.caA),
+      await pem(certs.clientAKey),
+      await pem(certs.clientACert),
+    );
     rpc = createQueueServiceRpc(a.address, { credentials: clientCredentials });
     return a;
   }

@@ -51,14 +51,22 @@ describe.skipIf(skipWithoutPostgres)("moves between queues of different brokers"
   async function spend(body: string): Promise<string> {
     const { messageId } = await onA.send({ queue: work, body: Buffer.from(body) });
     const [message] = (await onA.receive({ queue: work })).messages;
-    await onA.changeVisibility({ queue: work, receiptHandle: message!.receiptHandle, visibilityTimeout: durationFromMs(0) });
+    await onA.changeVisibility({
+      queue: work,
+      receiptHandle: message!.receiptHandle,
+      visibilityTimeout: durationFromMs(0),
+    });
     return messageId;
   }
 
   it("moves a spent message into another broker's dead-letter queue, marked with its source", async () => {
     const messageId = await spend("poison");
     const [dead] = (await onB.receive({ queue: dlq, waitTime: durationFromMs(5000) })).messages;
-    expect(dead).toMatchObject({ messageId, deadLetterSourceQueue: work, deadLetterReason: "MAX_RECEIVE_COUNT_EXCEEDED" });
+    expect(dead).toMatchObject({
+      messageId,
+      deadLetterSourceQueue: work,
+      deadLetterReason: "MAX_RECEIVE_COUNT_EXCEEDED",
+    });
     expect(Buffer.from(dead!.body).toString()).toBe("poison");
     expect((await onA.getQueue({ name: work })).queue!.stats).toMatchObject({ visible: 0n, inFlight: 0n, delayed: 0n });
   });
@@ -66,7 +74,11 @@ describe.skipIf(skipWithoutPostgres)("moves between queues of different brokers"
   it("redrives a dead letter back to its source on the other broker", async () => {
     const messageId = await spend("retry me");
     const [dead] = (await onB.receive({ queue: dlq, waitTime: durationFromMs(5000) })).messages;
-    await onB.changeVisibility({ queue: dlq, receiptHandle: dead!.receiptHandle, visibilityTimeout: durationFromMs(0) });
+    await onB.changeVisibility({
+      queue: dlq,
+      receiptHandle: dead!.receiptHandle,
+      visibilityTimeout: durationFromMs(0),
+    });
     expect((await onB.redriveMessages({ deadLetterQueue: dlq })).movedCount).toBe(1n);
     const [back] = (await onA.receive({ queue: work, waitTime: durationFromMs(5000) })).messages;
     expect(back).toMatchObject({ messageId, receiveCount: 1, deadLetterSourceQueue: "" });
@@ -76,20 +88,31 @@ describe.skipIf(skipWithoutPostgres)("moves between queues of different brokers"
   it("redrives to a named destination that the other broker serves", async () => {
     await spend("elsewhere");
     const [dead] = (await onB.receive({ queue: dlq, waitTime: durationFromMs(5000) })).messages;
-    await onB.changeVisibility({ queue: dlq, receiptHandle: dead!.receiptHandle, visibilityTimeout: durationFromMs(0) });
+    await onB.changeVisibility({
+      queue: dlq,
+      receiptHandle: dead!.receiptHandle,
+      visibilityTimeout: durationFromMs(0),
+    });
     const other = nameOn("a", "other");
     await onA.createQueue({ name: other });
     expect((await onB.redriveMessages({ deadLetterQueue: dlq, destinationQueue: other })).movedCount).toBe(1n);
     const [moved] = (await onA.receive({ queue: other, waitTime: durationFromMs(5000) })).messages;
     expect(Buffer.from(moved!.body).toString()).toBe("elsewhere");
-    await expectRpcError(onB.redriveMessages({ deadLetterQueue: dlq, destinationQueue: "nowhere" }), status.NOT_FOUND, "QUEUE_NOT_FOUND");
+    await expectRpcError(
+      onB.redriveMessages({ deadLetterQueue: dlq, destinationQueue: "nowhere" }),
+      status.NOT_FOUND,
+      "QUEUE_NOT_FOUND",
+    );
   });
 
   it("lists a dead-letter queue's sources on every broker, and refuses to delete it while one names it", async () => {
-    await vi.waitFor(async () => expect((await onB.getQueue({ name: dlq })).queue!.deadLetterSourceQueues).toEqual([work]), {
-      timeout: 5000,
-      interval: 50,
-    });
+    await vi.waitFor(
+      async () => expect((await onB.getQueue({ name: dlq })).queue!.deadLetterSourceQueues).toEqual([work]),
+      {
+        timeout: 5000,
+        interval: 50,
+      },
+    );
     await expectRpcError(onB.deleteQueue({ name: dlq }), status.FAILED_PRECONDITION, "QUEUE_IN_USE");
     await onA.updateQueue({ name: work });
     await onB.deleteQueue({ name: dlq });

@@ -45,14 +45,16 @@ describe.skipIf(skipWithoutPostgres)("FIFO queues in cluster mode", () => {
   const owned = (server: HoldshelfServer): number => server.cluster!.ownedShardCount;
   const send = (rpc: Rpc, queue: string, group: string, body: string, deduplicationId: string) =>
     rpc.send({ queue, body: Buffer.from(body), messageGroupId: group, deduplicationId });
-  const bodies = (messages: readonly { body: Uint8Array }[]): string[] => messages.map((message) => Buffer.from(message.body).toString());
+  const bodies = (messages: readonly { body: Uint8Array }[]): string[] =>
+    messages.map((message) => Buffer.from(message.body).toString());
 
   it("keeps a FIFO queue's order, blocking, deduplication and sequence numbers when another broker takes it over", async () => {
     const first = await startBroker("a");
     const rpc = clientOf(first);
     await rpc.createQueue({ name: "orders", config: { fifo: true, visibilityTimeout: durationFromMs(1000) } });
     const sent = [];
-    for (const [index, body] of ["1", "2", "3"].entries()) sent.push(await send(rpc, "orders", "customer-7", body, `order-${index}`));
+    for (const [index, body] of ["1", "2", "3"].entries())
+      sent.push(await send(rpc, "orders", "customer-7", body, `order-${index}`));
     const [leased] = (await rpc.receive({ queue: "orders" })).messages;
     expect(Buffer.from(leased!.body).toString()).toBe("1");
 
@@ -84,12 +86,19 @@ describe.skipIf(skipWithoutPostgres)("FIFO queues in cluster mode", () => {
     const work = fifoNameOn("a", "work");
     const dlq = fifoNameOn("b", "dlq");
     await onB.createQueue({ name: dlq, config: { fifo: true } });
-    await onA.createQueue({ name: work, config: { fifo: true, redrivePolicy: { deadLetterQueue: dlq, maxReceiveCount: 1 } } });
+    await onA.createQueue({
+      name: work,
+      config: { fifo: true, redrivePolicy: { deadLetterQueue: dlq, maxReceiveCount: 1 } },
+    });
     const ids = [];
     for (const body of ["1", "2", "3"]) ids.push((await send(onA, work, "g", body, `d${body}`)).messageId);
     for (let i = 0; i < 3; i++) {
       const [message] = (await onA.receive({ queue: work })).messages;
-      await onA.changeVisibility({ queue: work, receiptHandle: message!.receiptHandle, visibilityTimeout: durationFromMs(0) });
+      await onA.changeVisibility({
+        queue: work,
+        receiptHandle: message!.receiptHandle,
+        visibilityTimeout: durationFromMs(0),
+      });
     }
     // All three arrive before any is received: a receive of the first would lock the group on it.
     await vi.waitFor(async () => expect((await onB.getQueue({ name: dlq })).queue!.stats!.visible).toBe(3n), {
@@ -117,7 +126,10 @@ describe.skipIf(skipWithoutPostgres)("FIFO queues in cluster mode", () => {
     const standardDlq = fifoNameOn("b", "plain-dlq");
     await onB.createQueue({ name: standardDlq });
     await expectRpcError(
-      onA.createQueue({ name: fifoNameOn("a", "work"), config: { fifo: true, redrivePolicy: { deadLetterQueue: standardDlq, maxReceiveCount: 1 } } }),
+      onA.createQueue({
+        name: fifoNameOn("a", "work"),
+        config: { fifo: true, redrivePolicy: { deadLetterQueue: standardDlq, maxReceiveCount: 1 } },
+      }),
       status.INVALID_ARGUMENT,
       "INVALID_ARGUMENT",
     );

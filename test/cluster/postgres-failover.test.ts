@@ -31,7 +31,8 @@ describe.skipIf(skipWithoutPostgres)("a PostgreSQL failover under a serving brok
 
     await rpc.createQueue({ name: "jobs" });
     const acknowledged = new Set<string>();
-    for (let i = 0; i < 50; i++) acknowledged.add((await rpc.send({ queue: "jobs", body: Buffer.from(`m${i}`) })).messageId);
+    for (let i = 0; i < 50; i++)
+      acknowledged.add((await rpc.send({ queue: "jobs", body: Buffer.from(`m${i}`) })).messageId);
 
     await primary.kill();
     // Writes fail while no host takes them; the broker says so rather than answering.

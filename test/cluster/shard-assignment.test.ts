@@ -50,7 +50,10 @@ describe("assignShards", () => {
 });
 
 describe("planShardMoves", () => {
-  const view = (members: Record<string, string>, owners: (string | undefined)[]) => ({ members: new Map(Object.entries(members)), owners });
+  const view = (members: Record<string, string>, owners: (string | undefined)[]) => ({
+    members: new Map(Object.entries(members)),
+    owners,
+  });
 
   it("claims its assigned shards that are free or held by a member that is not live, and nothing else", () => {
     const assigned = assignShards(["a", "b"], 8);
@@ -62,9 +65,23 @@ describe("planShardMoves", () => {
 
   it("leaves its assigned shards to a live holder, which hands them over first", () => {
     const assigned = assignShards(["a", "b"], 8);
-    const plan = planShardMoves(view({ a: "a:1", b: "b:1" }, assigned.map(() => "b")), "a", () => false);
+    const plan = planShardMoves(
+      view(
+        { a: "a:1", b: "b:1" },
+        assigned.map(() => "b"),
+      ),
+      "a",
+      () => false,
+    );
     expect(plan).toEqual({ claim: [], release: [] });
-    const handover = planShardMoves(view({ a: "a:1", b: "b:1" }, assigned.map(() => "b")), "b", () => true);
+    const handover = planShardMoves(
+      view(
+        { a: "a:1", b: "b:1" },
+        assigned.map(() => "b"),
+      ),
+      "b",
+      () => true,
+    );
     expect(handover.release).toEqual(assigned.flatMap((owner, shard) => (owner === "a" ? [shard] : [])));
   });
 

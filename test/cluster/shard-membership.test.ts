@@ -70,7 +70,11 @@ describe.skipIf(skipWithoutPostgres)("shard membership and balancing", () => {
       { urls: [url], nodeId, shards, leaseTtlMs, clock, onOwnershipLost: (error) => lost.push(error) },
       `${nodeId}:1`,
     );
-    const store = new PostgresStore(membership, { shardCount: layout.shardCount, handleKey: layout.handleKey, routeOnly: shards === "none" });
+    const store = new PostgresStore(membership, {
+      shardCount: layout.shardCount,
+      handleKey: layout.handleKey,
+      routeOnly: shards === "none",
+    });
     const inbox = new InboxPoller(membership, store);
     const clusterQueues = new PostgresClusterQueues(
       () => membership.pool,
@@ -92,7 +96,17 @@ describe.skipIf(skipWithoutPostgres)("shard membership and balancing", () => {
       releasing: (names: string[], _error: HoldshelfError) => released.push(...names),
       arrived: () => undefined,
     };
-    const member = { membership, store, balancer, routes: new ClusterRoutes(membership, store), clock, lost, gained, released, moves };
+    const member = {
+      membership,
+      store,
+      balancer,
+      routes: new ClusterRoutes(membership, store),
+      clock,
+      lost,
+      gained,
+      released,
+      moves,
+    };
     members.push(member);
     // As Broker.open does: the load serves what the join claimed.
     await store.load();
@@ -101,7 +115,9 @@ describe.skipIf(skipWithoutPostgres)("shard membership and balancing", () => {
 
   /** The shards each member holds in the database. */
   async function holders(): Promise<Map<string, number[]>> {
-    const { rows } = await admin.query<{ shard: number; owner: string | null }>("SELECT shard, owner FROM holdshelf_shards ORDER BY shard");
+    const { rows } = await admin.query<{ shard: number; owner: string | null }>(
+      "SELECT shard, owner FROM holdshelf_shards ORDER BY shard",
+    );
     const held = new Map<string, number[]>();
     for (const row of rows) if (row.owner !== null) held.set(row.owner, [...(held.get(row.owner) ?? []), row.shard]);
     return held;
@@ -123,7 +139,9 @@ describe.skipIf(skipWithoutPostgres)("shard membership and balancing", () => {
   }
 
   const expiresAt = async (): Promise<number[]> =>
-    (await admin.query<{ expires_at: Date }>("SELECT expires_at FROM holdshelf_shards ORDER BY shard")).rows.map((row) => row.expires_at.getTime());
+    (await admin.query<{ expires_at: Date }>("SELECT expires_at FROM holdshelf_shards ORDER BY shard")).rows.map(
+      (row) => row.expires_at.getTime(),
+    );
 
   it("claims every shard for a member claiming all, and makes a second one wait naming the holder", async () => {
     const a = await join("a", "all");
@@ -139,18 +157,27 @@ describe.skipIf(skipWithoutPostgres)("shard membership and balancing", () => {
     const before = await expiresAt();
     // A third of the TTL: the renewal timer fires and extends every lease in the database.
     a.clock.advance(leaseTtlMs / 3);
-    await vi.waitFor(async () => expect((await expiresAt())[0]).toBeGreaterThan(before[0]!), { timeout: 5000, interval: 20 });
+    await vi.waitFor(async () => expect((await expiresAt())[0]).toBeGreaterThan(before[0]!), {
+      timeout: 5000,
+      interval: 20,
+    });
     // Past the first lease's end by this broker's clock: still writable, thanks to the renewal.
     a.clock.advance(leaseTtlMs - leaseTtlMs / 3 + 1000);
     expect(() => a.membership.writable()).not.toThrow();
     expect(a.lost).toEqual([]);
     expect(a.membership.ownedShardCount).toBe(shardCount);
-    await a.store.commit([{ kind: "putQueue", queue: queueRecord("q", 1) }, { kind: "putSequence", next: 2 }]);
+    await a.store.commit([
+      { kind: "putQueue", queue: queueRecord("q", 1) },
+      { kind: "putSequence", next: 2 },
+    ]);
   });
 
   it("stops writing once its clock passes the lease while its renewals hang, and is told once", async () => {
     const a = await join("a", "all");
-    await a.store.commit([{ kind: "putQueue", queue: queueRecord("q", 1) }, { kind: "putSequence", next: 2 }]);
+    await a.store.commit([
+      { kind: "putQueue", queue: queueRecord("q", 1) },
+      { kind: "putSequence", next: 2 },
+    ]);
     // A database that answers nothing: the renewals wait on these row locks.
     await admin.query("BEGIN");
     await admin.query("SELECT shard FROM holdshelf_shards FOR UPDATE");
@@ -191,7 +218,10 @@ describe.skipIf(skipWithoutPostgres)("shard membership and balancing", () => {
     expect(a.membership.ownedShardCount).toBe(shardCount);
     const toB = assignedTo(["a", "b"], "b");
     const queue = queueIn(toB);
-    await a.store.commit([{ kind: "putQueue", queue: queueRecord(queue, 1) }, { kind: "putSequence", next: 2 }]);
+    await a.store.commit([
+      { kind: "putQueue", queue: queueRecord(queue, 1) },
+      { kind: "putSequence", next: 2 },
+    ]);
 
     // b's share is held by a live member: its join claims nothing.
     const b = await join("b", "share");
@@ -203,13 +233,20 @@ describe.skipIf(skipWithoutPostgres)("shard membership and balancing", () => {
     await b.balancer.start(b.moves);
     expect(b.gained).toEqual([queue]);
     expect(b.membership.ownedShardCount).toBe(toB.length);
-    expect(await holders()).toEqual(new Map([["a", assignedTo(["a", "b"], "a")], ["b", toB]]));
+    expect(await holders()).toEqual(
+      new Map([
+        ["a", assignedTo(["a", "b"], "a")],
+        ["b", toB],
+      ]),
+    );
     expect(b.routes.route(queue)).toEqual({ kind: "local" });
     // a sees the move at its next step: the queue's calls go to b.
     await a.balancer.step();
     expect(a.routes.route(queue)).toEqual({ kind: "remote", nodeId: "b", address: "b:1" });
     // A late write to the queue on a is refused as moving, not written unfenced.
-    await expect(a.store.commit([{ kind: "putQueue", queue: queueRecord(queue, 1) }])).rejects.toMatchObject({ reason: "QUEUE_MOVING" });
+    await expect(a.store.commit([{ kind: "putQueue", queue: queueRecord(queue, 1) }])).rejects.toMatchObject({
+      reason: "QUEUE_MOVING",
+    });
   });
 
   it("takes over the shards of a member that left, and at once those of one whose session died", async () => {
@@ -231,10 +268,17 @@ describe.skipIf(skipWithoutPostgres)("shard membership and balancing", () => {
     // b leaves cleanly: its shards are free at once.
     await b.store.close();
     await balance(a, c);
-    expect(await holders()).toEqual(new Map([["a", assignedTo(["a", "c"], "a")], ["c", assignedTo(["a", "c"], "c")]]));
+    expect(await holders()).toEqual(
+      new Map([
+        ["a", assignedTo(["a", "c"], "a")],
+        ["c", assignedTo(["a", "c"], "c")],
+      ]),
+    );
 
     // c's process dies (its member session ends), its leases a minute from running out: a need not wait for them.
-    const { rowCount } = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'holdshelf member c'");
+    const { rowCount } = await admin.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'holdshelf member c'",
+    );
     expect(rowCount).toBe(1);
     await vi.waitFor(() => expect(c.lost).toHaveLength(1), { timeout: 5000, interval: 20 });
     await a.balancer.step();
@@ -251,11 +295,18 @@ describe.skipIf(skipWithoutPostgres)("shard membership and balancing", () => {
     await a.balancer.step();
     await entry.balancer.start(entry.moves);
     expect(entry.membership.ownedShardCount).toBe(0);
-    expect(entry.routes.shardOwners()).toEqual(new Map([["a", "a:1"], ["b", "b:1"]]));
+    expect(entry.routes.shardOwners()).toEqual(
+      new Map([
+        ["a", "a:1"],
+        ["b", "b:1"],
+      ]),
+    );
     for (let shard = 0; shard < shardCount; shard++) {
       const owner = assignedTo(["a", "b"], "a").includes(shard) ? "a" : "b";
       expect(entry.routes.routeShard(shard)).toEqual({ kind: "remote", nodeId: owner, address: `${owner}:1` });
     }
-    await expect(entry.store.commit([{ kind: "putQueue", queue: queueRecord("q", 1) }])).rejects.toMatchObject({ reason: "QUEUE_MOVING" });
+    await expect(entry.store.commit([{ kind: "putQueue", queue: queueRecord("q", 1) }])).rejects.toMatchObject({
+      reason: "QUEUE_MOVING",
+    });
   });
 });

@@ -82,7 +82,10 @@ export function describeConsumerConformance(language: ConsumerLanguage): void {
     const eventsOf = (worker: JsonLinesProcess, event: string, id?: string) =>
       worker.events.filter((e) => e.event === event && (id === undefined || e.id === id));
     const emptied = (queue: string) =>
-      vi.waitFor(() => expect(broker.counts(queue)).toEqual({ visible: 0, inFlight: 0, delayed: 0 }), { timeout: 5000, interval: 20 });
+      vi.waitFor(() => expect(broker.counts(queue)).toEqual({ visible: 0, inFlight: 0, delayed: 0 }), {
+        timeout: 5000,
+        interval: 20,
+      });
     /** Records the most messages the queue ever had in flight, and whether one was ever visible, until stopped. */
     const watch = (queue: string) => {
       let maxInFlight = 0;
@@ -111,13 +114,19 @@ export function describeConsumerConformance(language: ConsumerLanguage): void {
     });
 
     it("brings a message whose handler raises back after the queue's retry backoff", async () => {
-      const queue = await newQueue({ visibilityTimeoutMs: 30_000, retryPolicy: { minBackoffMs: 1500, maxBackoffMs: 1500 } });
+      const queue = await newQueue({
+        visibilityTimeoutMs: 30_000,
+        retryPolicy: { minBackoffMs: 1500, maxBackoffMs: 1500 },
+      });
       const id = await sendJob(queue, { failTimes: 1 });
       const worker = startWorker(queue);
       await worker.waitFor((e) => e.event === "raised" && e.id === id);
       const raisedAt = performance.now();
       // Waiting out its backoff, not held by a lease (a 30 s one would mean the release never came).
-      await vi.waitFor(() => expect(broker.counts(queue)).toEqual({ visible: 0, inFlight: 0, delayed: 1 }), { timeout: 1000, interval: 10 });
+      await vi.waitFor(() => expect(broker.counts(queue)).toEqual({ visible: 0, inFlight: 0, delayed: 1 }), {
+        timeout: 1000,
+        interval: 10,
+      });
       const again = await worker.waitFor((e) => e.event === "received" && e.receiveCount === 2, 10_000);
       expect(performance.now() - raisedAt, "waited the backoff").toBeGreaterThanOrEqual(1300);
       expect(again.id).toBe(id);
@@ -133,7 +142,10 @@ export function describeConsumerConformance(language: ConsumerLanguage): void {
       const second = startWorker(queue);
       await second.waitFor((e) => e.event === "started");
       // The second worker is long-polling before the kill, so the timing measures the hand-over.
-      await vi.waitFor(() => expect(broker.waitingReceives()).toBeGreaterThanOrEqual(1), { timeout: 10_000, interval: 10 });
+      await vi.waitFor(() => expect(broker.waitingReceives()).toBeGreaterThanOrEqual(1), {
+        timeout: 10_000,
+        interval: 10,
+      });
 
       first.child.kill("SIGKILL");
       const killedAt = performance.now();
@@ -195,7 +207,10 @@ export function describeConsumerConformance(language: ConsumerLanguage): void {
     });
 
     it("on stop, releases a handler's message at once when the grace period runs out, with its checkpoint", async () => {
-      const queue = await newQueue({ visibilityTimeoutMs: 30_000, retryPolicy: { minBackoffMs: 60_000, maxBackoffMs: 60_000 } });
+      const queue = await newQueue({
+        visibilityTimeoutMs: 30_000,
+        retryPolicy: { minBackoffMs: 60_000, maxBackoffMs: 60_000 },
+      });
       const id = await sendJob(queue, { steps: 300, stepMs: 100 });
       const worker = startWorker(queue, { stopGraceSeconds: 0.5 });
       await worker.waitFor((e) => e.event === "checkpoint" && e.id === id);
@@ -217,7 +232,10 @@ export function describeConsumerConformance(language: ConsumerLanguage): void {
       const worker = startWorker(queue);
       await worker.waitFor((e) => e.event === "retrying" && e.id === id);
       const retryingAt = performance.now();
-      await vi.waitFor(() => expect(broker.counts(queue)).toEqual({ visible: 0, inFlight: 0, delayed: 1 }), { timeout: 1000, interval: 10 });
+      await vi.waitFor(() => expect(broker.counts(queue)).toEqual({ visible: 0, inFlight: 0, delayed: 1 }), {
+        timeout: 1000,
+        interval: 10,
+      });
       await worker.waitFor((e) => e.event === "received" && e.receiveCount === 2, 10_000);
       expect(performance.now() - retryingAt, "waited the RetryLater").toBeGreaterThanOrEqual(1800);
       await worker.waitFor((e) => e.event === "finished" && e.id === id);
@@ -226,7 +244,9 @@ export function describeConsumerConformance(language: ConsumerLanguage): void {
 
     it("with concurrency 3 never holds more than 3 leases, and uses all 3", async () => {
       const queue = await newQueue({ visibilityTimeoutMs: 10_000 });
-      const ids = await Promise.all(Array.from({ length: 12 }, () => sendJob(queue, { steps: 4, stepMs: 100, checkpoint: false })));
+      const ids = await Promise.all(
+        Array.from({ length: 12 }, () => sendJob(queue, { steps: 4, stepMs: 100, checkpoint: false })),
+      );
       const watching = watch(queue);
       const worker = startWorker(queue, { concurrency: 3 });
       await vi.waitFor(() => expect(eventsOf(worker, "finished")).toHaveLength(12), { timeout: 20_000, interval: 20 });
@@ -234,7 +254,11 @@ export function describeConsumerConformance(language: ConsumerLanguage): void {
       const { maxInFlight } = watching.stop();
       expect(maxInFlight, "leases held at once").toBeLessThanOrEqual(3);
       expect(Math.max(...eventsOf(worker, "received").map((e) => e.active as number)), "handlers at once").toBe(3);
-      expect(eventsOf(worker, "finished").map((e) => e.id).sort()).toEqual([...ids].sort());
+      expect(
+        eventsOf(worker, "finished")
+          .map((e) => e.id)
+          .sort(),
+      ).toEqual([...ids].sort());
       expect(eventsOf(worker, "received")).toHaveLength(12);
     }, 30_000);
 

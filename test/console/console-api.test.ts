@@ -17,7 +17,9 @@ describe("the console's API without an auth file", () => {
   it("opens a session in an HttpOnly, SameSite=Strict cookie, and sends the page's security headers", async () => {
     const fresh = h.browser();
     const answer = await fresh.session();
-    expect(answer.headers.get("set-cookie")).toMatch(/^holdshelf_console=[\w-]{43}; Path=\/; HttpOnly; SameSite=Strict$/);
+    expect(answer.headers.get("set-cookie")).toMatch(
+      /^holdshelf_console=[\w-]{43}; Path=\/; HttpOnly; SameSite=Strict$/,
+    );
     expect(answer.headers.get("content-security-policy")).toContain("default-src 'self'");
     expect(answer.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
     expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
@@ -32,14 +34,33 @@ describe("the console's API without an auth file", () => {
   });
 
   it("creates a queue, sends a test message, counts it, and browses it without changing its receive count", async () => {
-    const created = await browser.api("POST", "/api/queues", { name: "jobs", config: { visibilityTimeout: "45s", tags: { team: "ops" } } });
+    const created = await browser.api("POST", "/api/queues", {
+      name: "jobs",
+      config: { visibilityTimeout: "45s", tags: { team: "ops" } },
+    });
     expect(created.status).toBe(200);
-    expect(created.body.queue).toMatchObject({ name: "jobs", config: { visibilityTimeout: "45s", tags: { team: "ops" } }, stats: { visible: 0 } });
-    const sent = await browser.api("POST", "/api/queues/jobs/messages", { body: '{"order":7}', attributes: { kind: "test" } });
+    expect(created.body.queue).toMatchObject({
+      name: "jobs",
+      config: { visibilityTimeout: "45s", tags: { team: "ops" } },
+      stats: { visible: 0 },
+    });
+    const sent = await browser.api("POST", "/api/queues/jobs/messages", {
+      body: '{"order":7}',
+      attributes: { kind: "test" },
+    });
     expect(sent.status).toBe(200);
     const list = await browser.api("GET", "/api/queues");
     // Created since the history's last sample: this broker cannot tell yet, so the marks say nothing.
-    expect(list.body.queues).toEqual([expect.objectContaining({ name: "jobs", visible: 1, inFlight: 0, delayed: 0, deadLettering: null, oldestAgeGrowing: null })]);
+    expect(list.body.queues).toEqual([
+      expect.objectContaining({
+        name: "jobs",
+        visible: 1,
+        inFlight: 0,
+        delayed: 0,
+        deadLettering: null,
+        oldestAgeGrowing: null,
+      }),
+    ]);
     expect(list.body.sampleIntervalMs).toBeGreaterThan(0);
     expect(list.body.truncated).toBe(false);
 
@@ -61,12 +82,20 @@ describe("the console's API without an auth file", () => {
     const { messages } = await h.rpc().receive({ queue: "jobs" });
     expect(messages.map((m) => [m.messageId, m.receiveCount])).toEqual([[sent.body.messageId, 1]]);
     const after = await browser.api("GET", "/api/queues/jobs/messages");
-    expect(after.body.messages[0]).toMatchObject({ receiveCount: 1, state: "in_flight", leaseDeadline: expect.any(Number) });
+    expect(after.body.messages[0]).toMatchObject({
+      receiveCount: 1,
+      state: "in_flight",
+      leaseDeadline: expect.any(Number),
+    });
   });
 
   it("keeps an attribute whatever its name, __proto__ included", async () => {
     await browser.api("POST", "/api/queues", { name: "odd" });
-    const sent = await browser.api("POST", "/api/queues/odd/messages", '{"body":"x","attributes":{"__proto__":"kept","constructor":"too"}}');
+    const sent = await browser.api(
+      "POST",
+      "/api/queues/odd/messages",
+      '{"body":"x","attributes":{"__proto__":"kept","constructor":"too"}}',
+    );
     expect(sent.status).toBe(200);
     const { messages } = await h.rpc().receive({ queue: "odd" });
     expect(Object.entries(messages[0]!.attributes).sort()).toEqual([
@@ -77,12 +106,17 @@ describe("the console's API without an auth file", () => {
 
   it("sends with a delay, and shows a binary body as no text", async () => {
     await browser.api("POST", "/api/queues", { name: "later" });
-    expect((await browser.api("POST", "/api/queues/later/messages", { body: "soon", delaySeconds: 60 })).status).toBe(200);
+    expect((await browser.api("POST", "/api/queues/later/messages", { body: "soon", delaySeconds: 60 })).status).toBe(
+      200,
+    );
     const page = await browser.api("GET", "/api/queues/later/messages");
     expect(page.body.messages[0]).toMatchObject({ state: "delayed", visibleTime: expect.any(Number) });
     await h.rpc().send({ queue: "later", body: new Uint8Array([0xff, 0xfe, 0x00]) });
     const both = await browser.api("GET", "/api/queues/later/messages");
-    expect(both.body.messages[1]).toMatchObject({ bodyText: null, body: Buffer.from([0xff, 0xfe, 0x00]).toString("base64") });
+    expect(both.body.messages[1]).toMatchObject({
+      bodyText: null,
+      body: Buffer.from([0xff, 0xfe, 0x00]).toString("base64"),
+    });
   });
 
   it("pages the message browser with the broker's page token", async () => {
@@ -90,11 +124,17 @@ describe("the console's API without an auth file", () => {
     for (let i = 0; i < 5; i++) await browser.api("POST", "/api/queues/many/messages", { body: `m${i}` });
     const first = await browser.api("GET", "/api/queues/many/messages?pageSize=2");
     expect(first.body.messages.map((m: { bodyText: string }) => m.bodyText)).toEqual(["m0", "m1"]);
-    const second = await browser.api("GET", `/api/queues/many/messages?pageSize=2&pageToken=${encodeURIComponent(first.body.nextPageToken)}`);
+    const second = await browser.api(
+      "GET",
+      `/api/queues/many/messages?pageSize=2&pageToken=${encodeURIComponent(first.body.nextPageToken)}`,
+    );
     expect(second.body.messages.map((m: { bodyText: string }) => m.bodyText)).toEqual(["m2", "m3"]);
     const bad = await browser.api("GET", "/api/queues/many/messages?pageSize=1000");
     expect(bad.status).toBe(400);
-    expect(bad.body.error).toMatchObject({ reason: "INVALID_ARGUMENT", fields: [expect.objectContaining({ field: "page_size" })] });
+    expect(bad.body.error).toMatchObject({
+      reason: "INVALID_ARGUMENT",
+      fields: [expect.objectContaining({ field: "page_size" })],
+    });
     const notANumber = await browser.api("GET", "/api/queues/many/messages?pageSize=ten");
     expect(notANumber.body.error.fields[0].field).toBe("page_size");
   });
@@ -102,8 +142,14 @@ describe("the console's API without an auth file", () => {
   it("answers validation errors by field, from the page's JSON and from the broker", async () => {
     const badDuration = await browser.api("POST", "/api/queues", { name: "q", config: { visibilityTimeout: "soon" } });
     expect(badDuration.status).toBe(400);
-    expect(badDuration.body.error).toMatchObject({ reason: "INVALID_ARGUMENT", fields: [{ field: "config.visibility_timeout", description: expect.stringContaining("30s") }] });
-    const badBackoff = await browser.api("POST", "/api/queues", { name: "q", config: { retryPolicy: { minBackoff: 5 } } });
+    expect(badDuration.body.error).toMatchObject({
+      reason: "INVALID_ARGUMENT",
+      fields: [{ field: "config.visibility_timeout", description: expect.stringContaining("30s") }],
+    });
+    const badBackoff = await browser.api("POST", "/api/queues", {
+      name: "q",
+      config: { retryPolicy: { minBackoff: 5 } },
+    });
     expect(badBackoff.body.error.fields[0].field).toBe("config.retry_policy.min_backoff");
     const badNumber = await browser.api("POST", "/api/queues", { name: "q", config: { maxInFlight: "many" } });
     expect(badNumber.body.error.fields[0].field).toBe("config.max_in_flight");
@@ -111,14 +157,17 @@ describe("the console's API without an auth file", () => {
     expect(unknown.body.error.fields).toEqual([{ field: "config.colour", description: "is not a queue setting" }]);
     // The broker's own bounds.
     const tooLong = await browser.api("POST", "/api/queues", { name: "q", config: { visibilityTimeout: "100000s" } });
-    expect(tooLong.body.error).toMatchObject({ reason: "INVALID_ARGUMENT", fields: [expect.objectContaining({ field: "config.visibility_timeout" })] });
+    expect(tooLong.body.error).toMatchObject({
+      reason: "INVALID_ARGUMENT",
+      fields: [expect.objectContaining({ field: "config.visibility_timeout" })],
+    });
     const badName = await browser.api("POST", "/api/queues", { name: "no spaces" });
     expect(badName.body.error.fields[0].field).toBe("name");
     const missingName = await browser.api("POST", "/api/queues", { config: {} });
     expect(missingName.body.error.fields).toEqual([{ field: "name", description: "must be a string" }]);
-    const badAttributes = await browser.api("POST", "/api/queues", { name: "q" }).then(() =>
-      browser.api("POST", "/api/queues/q/messages", { body: "x", attributes: { n: 1 } }),
-    );
+    const badAttributes = await browser
+      .api("POST", "/api/queues", { name: "q" })
+      .then(() => browser.api("POST", "/api/queues/q/messages", { body: "x", attributes: { n: 1 } }));
     expect(badAttributes.body.error.fields[0].field).toBe('attributes["n"]');
     const badDelay = await browser.api("POST", "/api/queues/q/messages", { body: "x", delaySeconds: -1 });
     expect(badDelay.body.error.fields[0].field).toBe("delaySeconds");
@@ -131,7 +180,11 @@ describe("the console's API without an auth file", () => {
     await browser.api("POST", "/api/queues", { name: "jobs-dlq" });
     await browser.api("POST", "/api/queues", { name: "jobs" });
     const updated = await browser.api("PUT", "/api/queues/jobs", {
-      config: { visibilityTimeout: "20s", redrivePolicy: { deadLetterQueue: "jobs-dlq", maxReceiveCount: 3 }, retryPolicy: { minBackoff: "1s", maxBackoff: "30s" } },
+      config: {
+        visibilityTimeout: "20s",
+        redrivePolicy: { deadLetterQueue: "jobs-dlq", maxReceiveCount: 3 },
+        retryPolicy: { minBackoff: "1s", maxBackoff: "30s" },
+      },
     });
     expect(updated.status).toBe(200);
     expect(updated.body.queue.config).toMatchObject({
@@ -141,9 +194,15 @@ describe("the console's API without an auth file", () => {
     });
     const dlq = await browser.api("GET", "/api/queues/jobs-dlq");
     expect(dlq.body.queue.deadLetterSourceQueues).toEqual(["jobs"]);
-    expect(dlq.body.history).toMatchObject({ t: expect.any(Array), visible: expect.any(Array), sent: expect.any(Array) });
+    expect(dlq.body.history).toMatchObject({
+      t: expect.any(Array),
+      visible: expect.any(Array),
+      sent: expect.any(Array),
+    });
     expect(dlq.body.processing).toBeNull();
-    const missingDlq = await browser.api("PUT", "/api/queues/jobs", { config: { redrivePolicy: { deadLetterQueue: "nope", maxReceiveCount: 3 } } });
+    const missingDlq = await browser.api("PUT", "/api/queues/jobs", {
+      config: { redrivePolicy: { deadLetterQueue: "nope", maxReceiveCount: 3 } },
+    });
     expect(missingDlq.status).toBe(409);
     expect(missingDlq.body.error.reason).toBe("DEAD_LETTER_QUEUE_NOT_FOUND");
   });
@@ -161,11 +220,17 @@ describe("the console's API without an auth file", () => {
 
   it("runs a dead-letter redrive as a move task: started, listed with progress, and cancelled", async () => {
     await browser.api("POST", "/api/queues", { name: "dlq" });
-    await browser.api("POST", "/api/queues", { name: "work", config: { redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 1 } } });
+    await browser.api("POST", "/api/queues", {
+      name: "work",
+      config: { redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 1 } },
+    });
     const target = await browser.api("POST", "/api/queues", { name: "target" });
     expect(target.status).toBe(200);
     for (let i = 0; i < 5; i++) await h.rpc().send({ queue: "dlq", body: new TextEncoder().encode(`d${i}`) });
-    const started = await browser.api("POST", "/api/queues/dlq/move-tasks", { destinationQueue: "target", maxPerSecond: 1 });
+    const started = await browser.api("POST", "/api/queues/dlq/move-tasks", {
+      destinationQueue: "target",
+      maxPerSecond: 1,
+    });
     expect(started.status).toBe(200);
     const listed = await browser.api("GET", "/api/queues/dlq/move-tasks");
     expect(listed.body.tasks[0]).toMatchObject({
@@ -196,7 +261,9 @@ describe("the console's API without an auth file", () => {
     await other.session();
     const wrong = await browser.api("POST", "/api/queues", { name: "x" }, { "x-holdshelf-csrf": other.csrfToken! });
     expect(wrong.body.error.reason).toBe("CSRF_TOKEN_INVALID");
-    const form = await browser.api("POST", "/api/queues", "name=x", { "content-type": "application/x-www-form-urlencoded" });
+    const form = await browser.api("POST", "/api/queues", "name=x", {
+      "content-type": "application/x-www-form-urlencoded",
+    });
     expect(form.status).toBe(415);
     const crossSite = await browser.api("GET", "/api/queues", undefined, { "sec-fetch-site": "cross-site" });
     expect(crossSite.body.error.reason).toBe("CSRF_TOKEN_INVALID");
@@ -217,10 +284,15 @@ describe("the console's API without an auth file", () => {
     expect(rebound.status).toBe(421);
     expect(JSON.parse(rebound.body).error.reason).toBe("HOST_NOT_ALLOWED");
     expect((await getWithHost(h.consoleUrl, "/", "evil.example")).status).toBe(421);
-    expect((await getWithHost(h.consoleUrl, "/api/session", `localhost:${new URL(h.consoleUrl).port}`)).status).toBe(200);
+    expect((await getWithHost(h.consoleUrl, "/api/session", `localhost:${new URL(h.consoleUrl).port}`)).status).toBe(
+      200,
+    );
     expect((await getWithHost(h.consoleUrl, "/api/session", `[::1]:${new URL(h.consoleUrl).port}`)).status).toBe(200);
     const badJson = await browser.api("POST", "/api/queues", "{not json");
-    expect(badJson.body.error).toMatchObject({ reason: "INVALID_ARGUMENT", fields: [{ field: "request", description: "the body is not valid JSON" }] });
+    expect(badJson.body.error).toMatchObject({
+      reason: "INVALID_ARGUMENT",
+      fields: [{ field: "request", description: "the body is not valid JSON" }],
+    });
     const huge = await browser.api("POST", "/api/queues/x/messages", { body: "x".repeat(5 * 1024 * 1024) });
     expect(huge.status).toBe(413);
     // Without a session the body is never read: the refusal is the session's, whatever the size.
@@ -245,7 +317,9 @@ describe("the console's API without an auth file", () => {
     const asset = await fetch(new URL(script![1]!, h.consoleUrl));
     expect(asset.status).toBe(200);
     expect(asset.headers.get("cache-control")).toContain("immutable");
-    const again = await fetch(new URL(script![1]!, h.consoleUrl), { headers: { "if-none-match": asset.headers.get("etag")! } });
+    const again = await fetch(new URL(script![1]!, h.consoleUrl), {
+      headers: { "if-none-match": asset.headers.get("etag")! },
+    });
     expect(again.status).toBe(304);
     expect((await fetch(new URL("/nothing.js", h.consoleUrl))).status).toBe(404);
     expect((await fetch(h.consoleUrl, { method: "POST" })).status).toBe(405);
@@ -263,7 +337,10 @@ describe("the console's history through its API", () => {
     await browser.session();
     await browser.api("POST", "/api/queues", { name: "jobs" });
     // Sampled once: from here on its events are rates (the first sample only starts the count).
-    await vi.waitFor(async () => expect((await browser.api("GET", "/api/queues")).body.queues[0].deadLettering).toBe(false), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(
+      async () => expect((await browser.api("GET", "/api/queues")).body.queues[0].deadLettering).toBe(false),
+      { timeout: 10_000, interval: 50 },
+    );
     for (let i = 0; i < 3; i++) await browser.api("POST", "/api/queues/jobs/messages", { body: `m${i}` });
     const rpc = h.rpc();
     const { messages } = await rpc.receive({ queue: "jobs", maxMessages: 3 });
@@ -282,7 +359,10 @@ describe("the console's history through its API", () => {
     // Three sends, three receives and three deletes appear as rates in the recent samples.
     for (const rate of ["sent", "received", "deleted"]) {
       const perSecond: number[] = row.rates[rate];
-      expect(perSecond.some((value) => value > 0), rate).toBe(true);
+      expect(
+        perSecond.some((value) => value > 0),
+        rate,
+      ).toBe(true);
     }
   });
 });

@@ -27,7 +27,9 @@ describe("the console on a broker with an auth file", () => {
     const wrong = await browser.signIn("not-a-token");
     expect(wrong.status).toBe(401);
     expect(wrong.body.error.reason).toBe("TOKEN_INVALID");
-    expect((await browser.signIn("")).body.error.fields).toEqual([{ field: "token", description: "enter an access token" }]);
+    expect((await browser.signIn("")).body.error.fields).toEqual([
+      { field: "token", description: "enter an access token" },
+    ]);
 
     const signedIn = await browser.signIn(ops.token);
     expect(signedIn.status).toBe(200);
@@ -37,13 +39,18 @@ describe("the console on a broker with an auth file", () => {
     // The cookie is a random session id: the token is in neither the cookie nor any answer.
     expect(cookie).not.toContain(ops.token);
     expect(JSON.stringify(signedIn.body)).not.toContain(ops.token);
-    expect((await browser.api("GET", "/api/queues")).body.queues.map((q: { name: string }) => q.name)).toEqual(["billing", "orders-1"]);
+    expect((await browser.api("GET", "/api/queues")).body.queues.map((q: { name: string }) => q.name)).toEqual([
+      "billing",
+      "orders-1",
+    ]);
   });
 
   it("shows a send-only token only its queues, and refuses it every destructive action with PERMISSION_DENIED", async () => {
     const browser = h.browser();
     await browser.signIn(sender.token);
-    expect((await browser.api("GET", "/api/queues")).body.queues.map((q: { name: string }) => q.name)).toEqual(["orders-1"]);
+    expect((await browser.api("GET", "/api/queues")).body.queues.map((q: { name: string }) => q.name)).toEqual([
+      "orders-1",
+    ]);
     // It may send.
     expect((await browser.api("POST", "/api/queues/orders-1/messages", { body: "paid" })).status).toBe(200);
     for (const [method, path, body] of [
@@ -73,7 +80,10 @@ describe("the console on a broker with an auth file", () => {
     await h.writeTokens([ops]);
     const revoked = await browser.api("GET", "/api/queues");
     expect(revoked.status).toBe(401);
-    expect(revoked.body.error).toMatchObject({ reason: "SESSION_REQUIRED", message: expect.stringContaining("no longer valid") });
+    expect(revoked.body.error).toMatchObject({
+      reason: "SESSION_REQUIRED",
+      message: expect.stringContaining("no longer valid"),
+    });
     expect((await browser.session()).body.signedIn).toBe(false);
 
     const admin = h.browser();
@@ -93,7 +103,10 @@ describe("the console on a broker with an auth file", () => {
 
   it("never writes a token to the log, signed in, refused or revoked", async () => {
     const lines: string[] = [];
-    const logged = await startConsoleHarness({ tokens: [ops, sender], logger: createLogger({ level: "debug", write: (line) => lines.push(line) }) });
+    const logged = await startConsoleHarness({
+      tokens: [ops, sender],
+      logger: createLogger({ level: "debug", write: (line) => lines.push(line) }),
+    });
     try {
       const wrong = generateToken();
       const browser = logged.browser();

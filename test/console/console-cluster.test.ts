@@ -25,7 +25,10 @@ describe.skipIf(skipWithoutPostgres)("the console in cluster mode", () => {
     const authFile = join(dir.path, "auth.json");
     await writeFile(authFile, authFileText([ops, sender]));
     const url = await postgres.createDatabase();
-    owners = [await startClusterMember(url, "owner-1", { authFile }), await startClusterMember(url, "owner-2", { authFile })];
+    owners = [
+      await startClusterMember(url, "owner-1", { authFile }),
+      await startClusterMember(url, "owner-2", { authFile }),
+    ];
     entry = await startClusterMember(url, "entry", { authFile, routeOnly: true, consoleListen: "127.0.0.1:0" });
     await settledRoutes(entry, owners);
   }, 60_000);
@@ -46,10 +49,14 @@ describe.skipIf(skipWithoutPostgres)("the console in cluster mode", () => {
       expect((await browser.api("POST", `/api/queues/${name}/messages`, { body: `for ${name}` })).status).toBe(200);
     }
     const list = await browser.api("GET", "/api/queues");
-    expect(list.body.queues.map((q: { name: string; visible: number }) => [q.name, q.visible])).toEqual(names.sort().map((name) => [name, 1]));
+    expect(list.body.queues.map((q: { name: string; visible: number }) => [q.name, q.visible])).toEqual(
+      names.sort().map((name) => [name, 1]),
+    );
     for (const name of names) {
       const peeked = await browser.api("GET", `/api/queues/${name}/messages`);
-      expect(peeked.body.messages.map((m: { bodyText: string; receiveCount: number }) => [m.bodyText, m.receiveCount])).toEqual([[`for ${name}`, 0]]);
+      expect(
+        peeked.body.messages.map((m: { bodyText: string; receiveCount: number }) => [m.bodyText, m.receiveCount]),
+      ).toEqual([[`for ${name}`, 0]]);
       expect((await browser.api("GET", `/api/queues/${name}`)).body.queue.stats.visible).toBe(1);
     }
     // Every call above reached its owner with the session's token (owners refuse calls without one);

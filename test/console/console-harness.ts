@@ -42,7 +42,11 @@ export class ConsoleBrowser {
       this.cookie = pair.endsWith("=") ? undefined : pair;
     }
     const text = await response.text();
-    const answer = { status: response.status, body: text === "" ? undefined : JSON.parse(text), headers: response.headers };
+    const answer = {
+      status: response.status,
+      body: text === "" ? undefined : JSON.parse(text),
+      headers: response.headers,
+    };
     if (typeof answer.body?.csrfToken === "string") this.csrfToken = answer.body.csrfToken;
     return answer;
   }

@@ -44,9 +44,9 @@ describe("the console's refusals at start and without its built page", () => {
     const taken = `127.0.0.1:${(blocker.address() as { port: number }).port}`;
     const dir = await makeTempDir();
     try {
-      await expect(startHoldshelfServer({ dataDir: join(dir.path, "data"), listen: "127.0.0.1:0", consoleListen: taken })).rejects.toThrow(
-        `cannot listen on ${taken} for the console: EADDRINUSE`,
-      );
+      await expect(
+        startHoldshelfServer({ dataDir: join(dir.path, "data"), listen: "127.0.0.1:0", consoleListen: taken }),
+      ).rejects.toThrow(`cannot listen on ${taken} for the console: EADDRINUSE`);
       // The store was closed on the way out: a broker opens the same data directory at once.
       const again = await startHoldshelfServer({ dataDir: join(dir.path, "data"), listen: "127.0.0.1:0" });
       await again.shutdown();

@@ -18,7 +18,12 @@ describe("holdshelf serve's console", () => {
   it("serves the page on 127.0.0.1:9465 by default, logs its address, and lists the queues", async () => {
     dir = await makeTempDir();
     broker = await startBrokerProcess(join(dir.path, "data"), [], { consoleDefault: true });
-    const line = JSON.parse(broker.logs().split("\n").find((text) => text.includes('"holdshelf listening"'))!) as Record<string, string>;
+    const line = JSON.parse(
+      broker
+        .logs()
+        .split("\n")
+        .find((text) => text.includes('"holdshelf listening"'))!,
+    ) as Record<string, string>;
     expect(line["console"]).toBe("http://127.0.0.1:9465/");
     const page = await fetch(line["console"]!);
     expect(page.status).toBe(200);
@@ -26,13 +31,20 @@ describe("holdshelf serve's console", () => {
     const browser = new ConsoleBrowser(line["console"]!);
     await browser.session();
     expect((await browser.api("POST", "/api/queues", { name: "jobs" })).status).toBe(200);
-    expect((await browser.api("GET", "/api/queues")).body.queues.map((q: { name: string }) => q.name)).toEqual(["jobs"]);
+    expect((await browser.api("GET", "/api/queues")).body.queues.map((q: { name: string }) => q.name)).toEqual([
+      "jobs",
+    ]);
   }, 30_000);
 
   it("turns off with --console-listen off, and says so", async () => {
     dir = await makeTempDir();
     broker = await startBrokerProcess(join(dir.path, "data"));
-    const line = JSON.parse(broker.logs().split("\n").find((text) => text.includes('"holdshelf listening"'))!) as Record<string, string>;
+    const line = JSON.parse(
+      broker
+        .logs()
+        .split("\n")
+        .find((text) => text.includes('"holdshelf listening"'))!,
+    ) as Record<string, string>;
     expect(line["console"]).toBe("off");
   }, 30_000);
 });

@@ -40,17 +40,26 @@ describe.skipIf(skipWithout(missing))("the console over the gRPC listener's TLS"
     const url = await start(certs.caA);
     const ca = await pem(certs.caA);
     await expect(get(`${url}api/session`, { ca })).rejects.toThrow();
-    const withCertificate = await get(`${url}api/session`, { ca, cert: await pem(certs.clientACert), key: await pem(certs.clientAKey) });
+    const withCertificate = await get(`${url}api/session`, {
+      ca,
+      cert: await pem(certs.clientACert),
+      key: await pem(certs.clientAKey),
+    });
     expect(withCertificate.status).toBe(200);
   });
 });
 
 /** One GET over HTTPS on a fresh connection; rejects if the handshake fails. */
-function get(url: string, tls: { ca: Buffer; cert?: Buffer; key?: Buffer }): Promise<{ status: number; setCookie: string | undefined }> {
+function get(
+  url: string,
+  tls: { ca: Buffer; cert?: Buffer; key?: Buffer },
+): Promise<{ status: number; setCookie: string | undefined }> {
   return new Promise((resolve, reject) => {
     const call = request(url, { ...tls, agent: false, timeout: 15_000 }, (response: IncomingMessage) => {
       response.resume();
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, setCookie: response.headers["set-cookie"]?.[0] }));
+      response.on("end", () =>
+        resolve({ status: response.statusCode ?? 0, setCookie: response.headers["set-cookie"]?.[0] }),
+      );
     });
     call.on("timeout", () => call.destroy(new Error("timed out")));
     call.on("error", reject);

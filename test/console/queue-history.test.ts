@@ -23,7 +23,10 @@ function queueInfo(
 /** A history fed by its own event methods, and the queues the broker "has", which a test changes between samples. */
 function historyOf(shape: { samples?: number; sampleIntervalMs?: number } = {}) {
   let queues: QueueInfo[] = [];
-  const history = new QueueHistory({ sampleIntervalMs: shape.sampleIntervalMs ?? 10_000, samples: shape.samples ?? 60 });
+  const history = new QueueHistory({
+    sampleIntervalMs: shape.sampleIntervalMs ?? 10_000,
+    samples: shape.samples ?? 60,
+  });
   history.observe({ allQueues: () => queues });
   return { history, setQueues: (next: QueueInfo[]) => (queues = next) };
 }

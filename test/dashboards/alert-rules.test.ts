@@ -7,7 +7,14 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
-import { alertExpressions, dashboardExpressions, dashboardPanels, parseAlertRules, readDashboard, substituteVariables } from "./dashboard-queries.js";
+import {
+  alertExpressions,
+  dashboardExpressions,
+  dashboardPanels,
+  parseAlertRules,
+  readDashboard,
+  substituteVariables,
+} from "./dashboard-queries.js";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -104,7 +111,10 @@ describe("dashboards/holdshelf.json", () => {
     for (const panel of panels) {
       expect(panel.title, JSON.stringify(panel)).toBeTruthy();
       expect(panel.description, `panel "${panel.title}" has no description`).toBeTruthy();
-      expect(panel.targets?.some((target) => Boolean(target.expr)), `panel "${panel.title}" has no query`).toBe(true);
+      expect(
+        panel.targets?.some((target) => Boolean(target.expr)),
+        `panel "${panel.title}" has no query`,
+      ).toBe(true);
     }
   });
 
@@ -136,10 +146,10 @@ describe("dashboards/holdshelf.json", () => {
 
 describe("dashboard and alert expressions for Prometheus", () => {
   it("replaces the Grafana variables a test can query with, and leaves others", () => {
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${queue} is Grafana's variable syntax, under test here
-    expect(substituteVariables('rate(x{queue=~"$queue"}[$__rate_interval]) + y{q=~"${queue}"}[$__interval] + z[$__range]')).toBe(
-      'rate(x{queue=~".*"}[1m]) + y{q=~".*"}[15s] + z[5m]',
-    );
+    expect(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: ${queue} is Grafana's variable syntax, under test here
+      substituteVariables('rate(x{queue=~"$queue"}[$__rate_interval]) + y{q=~"${queue}"}[$__interval] + z[$__range]'),
+    ).toBe('rate(x{queue=~".*"}[1m]) + y{q=~".*"}[15s] + z[5m]');
     expect(substituteVariables("x[$__interval_ms] $other")).toBe("x[$__interval_ms] $other");
   });
 

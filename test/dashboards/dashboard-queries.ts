@@ -20,7 +20,9 @@ export interface DashboardPanel {
 
 /** The parts of the dashboard the tests look at. */
 export interface Dashboard {
-  readonly templating: { readonly list: readonly { readonly name: string; readonly type: string; readonly query?: unknown }[] };
+  readonly templating: {
+    readonly list: readonly { readonly name: string; readonly type: string; readonly query?: unknown }[];
+  };
   readonly panels: readonly DashboardPanel[];
 }
 
@@ -43,7 +45,10 @@ const variableValues: Record<string, string> = {
 
 /** Puts `variableValues` in place of `$name` and `${name}`; leaves other variables as Grafana would. */
 export function substituteVariables(expr: string): string {
-  return expr.replace(/\$(?:\{(\w+)\}|(\w+))/g, (match, braced: string | undefined, bare: string | undefined) => variableValues[braced ?? bare!] ?? match);
+  return expr.replace(
+    /\$(?:\{(\w+)\}|(\w+))/g,
+    (match, braced: string | undefined, bare: string | undefined) => variableValues[braced ?? bare!] ?? match,
+  );
 }
 
 /** Every target expression of the dashboard, ready to send to Prometheus. */
@@ -79,7 +84,9 @@ export function parseAlertRules(text: string): { alert: string; expr: string }[]
       continue;
     }
     if (/^\s*(?:-\s+)?(?:alert|record):|^\s*-\s+expr:/.test(line)) {
-      throw new Error(`line ${i + 1}: start each rule with "- alert: Name" and put expr after it, not ${JSON.stringify(line.trim())}`);
+      throw new Error(
+        `line ${i + 1}: start each rule with "- alert: Name" and put expr after it, not ${JSON.stringify(line.trim())}`,
+      );
     }
     const key = /^(\s*)expr:\s*(.*)$/.exec(line);
     if (!key || alert === undefined) continue;
@@ -89,9 +96,13 @@ export function parseAlertRules(text: string): { alert: string; expr: string }[]
     if (/^\|[-+]?\s*$/.test(value)) {
       // A literal block: the lines indented deeper than `expr:`, blank ones included.
       const block: string[] = [];
-      while (i + 1 < lines.length && (lines[i + 1]!.trim() === "" || leadingSpaces(lines[i + 1]!) > indent)) block.push(lines[++i]!);
+      while (i + 1 < lines.length && (lines[i + 1]!.trim() === "" || leadingSpaces(lines[i + 1]!) > indent))
+        block.push(lines[++i]!);
       const depth = Math.min(...block.filter((l) => l.trim() !== "").map(leadingSpaces));
-      expr = block.map((l) => l.slice(depth)).join("\n").trim();
+      expr = block
+        .map((l) => l.slice(depth))
+        .join("\n")
+        .trim();
     } else if (/^['"{[>&*!%@`]/.test(value)) {
       throw new Error(`alert ${alert}: write expr as one plain line or a | block, not ${JSON.stringify(value)}`);
     } else {

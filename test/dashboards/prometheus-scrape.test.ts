@@ -134,9 +134,17 @@ describe.skipIf(skipWithout(missing))("dashboard and alerts on a real Prometheus
   it("evaluates every alert rule without error, on series that exist", async () => {
     await eventually("every rule evaluated", async () => {
       const rules = (await api<RulesData>("/api/v1/rules")).groups.flatMap((group) => group.rules);
-      expect(rules.map((rule) => rule.name).sort()).toEqual(alertExpressions().map((rule) => rule.alert).sort());
+      expect(rules.map((rule) => rule.name).sort()).toEqual(
+        alertExpressions()
+          .map((rule) => rule.alert)
+          .sort(),
+      );
       for (const rule of rules) {
-        expect({ rule: rule.name, health: rule.health, error: rule.lastError ?? "" }).toEqual({ rule: rule.name, health: "ok", error: "" });
+        expect({ rule: rule.name, health: rule.health, error: rule.lastError ?? "" }).toEqual({
+          rule: rule.name,
+          health: "ok",
+          error: "",
+        });
       }
     });
     const missingInputs: string[] = [];
@@ -162,7 +170,9 @@ describe.skipIf(skipWithout(missing))("dashboard and alerts on a real Prometheus
   it("shows a producer's repeated FIFO sends on the Deduplicated sends panel", async () => {
     const panel = dashboardExpressions().find(({ title }) => title === "Deduplicated sends");
     expect(panel, "the dashboard has a Deduplicated sends panel").toBeDefined();
-    const rates = Object.fromEntries((await query(panel!.expr)).result.map(({ metric, value }) => [metric.queue, Number(value[1])]));
+    const rates = Object.fromEntries(
+      (await query(panel!.expr)).result.map(({ metric, value }) => [metric.queue, Number(value[1])]),
+    );
     // steadyTraffic sends every ledger entry twice: one of each pair is deduplicated.
     expect(rates["ledger.fifo"]).toBeGreaterThan(0);
     expect(rates["orders"]).toBe(0);
@@ -185,7 +195,10 @@ async function createQueues(h: GrpcHarness): Promise<void> {
   await h.rpc.createQueue({ name: "risky-dlq" });
   await h.rpc.createQueue({
     name: "risky",
-    config: { visibilityTimeout: durationFromMs(300), redrivePolicy: { deadLetterQueue: "risky-dlq", maxReceiveCount: 1 } },
+    config: {
+      visibilityTimeout: durationFromMs(300),
+      redrivePolicy: { deadLetterQueue: "risky-dlq", maxReceiveCount: 1 },
+    },
   });
 }
 
@@ -195,11 +208,16 @@ async function provokeEveryEvent(h: GrpcHarness): Promise<void> {
   await h.rpc.send({ queue: "risky", body: Buffer.from("poison") });
   await h.rpc.receive({ queue: "risky" });
   await h.rpc.sendBatch({ queue: "orders", entries: [{ body: Buffer.from("a") }, { body: Buffer.from("b") }] });
-  const [held, released] = (await h.rpc.receive({ queue: "orders", maxMessages: 2, visibilityTimeout: durationFromMs(300) })).messages;
+  const [held, released] = (
+    await h.rpc.receive({ queue: "orders", maxMessages: 2, visibilityTimeout: durationFromMs(300) })
+  ).messages;
   const stream = openHeartbeatStream(h.server.address);
   stream.send({
     queue: "orders",
-    leases: [{ receiptHandle: held!.receiptHandle }, { receiptHandle: released!.receiptHandle, visibilityTimeout: durationFromMs(0) }],
+    leases: [
+      { receiptHandle: held!.receiptHandle },
+      { receiptHandle: released!.receiptHandle, visibilityTimeout: durationFromMs(0) },
+    ],
   });
   await stream.next();
   stream.end();
@@ -220,12 +238,21 @@ let ledgerEntries = 0;
  * poll, and a FIFO entry sent twice (a producer retrying) and consumed.
  */
 async function steadyTraffic(h: GrpcHarness): Promise<void> {
-  const entry = { queue: "ledger.fifo", body: Buffer.from("entry"), messageGroupId: "account-1", deduplicationId: `entry-${++ledgerEntries}` };
+  const entry = {
+    queue: "ledger.fifo",
+    body: Buffer.from("entry"),
+    messageGroupId: "account-1",
+    deduplicationId: `entry-${++ledgerEntries}`,
+  };
   await h.rpc.send(entry);
   await h.rpc.send(entry);
   const ledger = await h.rpc.receive({ queue: "ledger.fifo", maxMessages: 10 });
-  for (const message of ledger.messages) await h.rpc.delete({ queue: "ledger.fifo", receiptHandle: message.receiptHandle });
-  await h.rpc.sendBatch({ queue: "orders", entries: Array.from({ length: 5 }, (_, i) => ({ body: Buffer.from(`m${i}`) })) });
+  for (const message of ledger.messages)
+    await h.rpc.delete({ queue: "ledger.fifo", receiptHandle: message.receiptHandle });
+  await h.rpc.sendBatch({
+    queue: "orders",
+    entries: Array.from({ length: 5 }, (_, i) => ({ body: Buffer.from(`m${i}`) })),
+  });
   const { messages } = await h.rpc.receive({ queue: "orders", maxMessages: 10 });
   if (messages.length > 0) {
     await h.rpc.deleteBatch({ queue: "orders", receiptHandles: messages.map((message) => message.receiptHandle) });

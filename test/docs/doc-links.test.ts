@@ -24,7 +24,9 @@ describe("links in the README and docs/", () => {
 describe("the link check itself", () => {
   it("makes anchors as GitHub does", () => {
     expect(githubSlug("Reliability: kill -9 runs")).toBe("reliability-kill--9-runs");
-    expect(githubSlug("Dead-letter queues, retry backoff and redrive")).toBe("dead-letter-queues-retry-backoff-and-redrive");
+    expect(githubSlug("Dead-letter queues, retry backoff and redrive")).toBe(
+      "dead-letter-queues-retry-backoff-and-redrive",
+    );
     expect(githubSlug("The broker's `max_in_flight`")).toBe("the-brokers-max_in_flight");
     expect(githubSlug("See [Limits](#limits)")).toBe("see-limits");
     expect([...headingAnchors("# Metrics\n```sh\n# not a heading\n```\n## Metrics\n### Metrics ##\n")]).toEqual([
@@ -55,7 +57,11 @@ describe("the link check itself", () => {
       expect(findBrokenLinks(dir, "page.md")).toEqual([
         { where: "page.md:3", target: "missing.md", problem: "missing.md does not exist" },
         { where: "page.md:4", target: "#nowhere", problem: "page.md has no heading with the anchor #nowhere" },
-        { where: "page.md:5", target: "other.md#unreal-heading", problem: "other.md has no heading with the anchor #unreal-heading" },
+        {
+          where: "page.md:5",
+          target: "other.md#unreal-heading",
+          problem: "other.md has no heading with the anchor #unreal-heading",
+        },
       ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -31,12 +31,19 @@ const examples = {
 };
 
 describe("code blocks that quote a file", () => {
-  const markdownFiles = ["README.md", ...readdirSync(path.join(root, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+  const markdownFiles = [
+    "README.md",
+    ...readdirSync(path.join(root, "docs"))
+      .filter((name) => name.endsWith(".md"))
+      .map((name) => `docs/${name}`),
+  ];
 
   it.each(markdownFiles)("in %s match the file they quote", (file) => {
     for (const quoted of quotedFiles(root, file)) {
       expect(existsSync(path.join(root, quoted.file)), `${quoted.where}: ${quoted.file} does not exist`).toBe(true);
-      expect(quoted.code, `${quoted.where} quotes ${quoted.file}`).toBe(readFileSync(path.join(root, quoted.file), "utf8"));
+      expect(quoted.code, `${quoted.where} quotes ${quoted.file}`).toBe(
+        readFileSync(path.join(root, quoted.file), "utf8"),
+      );
     }
   });
 
@@ -81,7 +88,11 @@ function startExample(command: string, args: string[]): ExampleRun {
           resolve();
         };
         waiters.add(check);
-        void exit.then(() => reject(new Error(`${command} exited before printing ${count} "${prefix}" lines: ${lines.join("; ")} ${stderr}`)));
+        void exit.then(() =>
+          reject(
+            new Error(`${command} exited before printing ${count} "${prefix}" lines: ${lines.join("; ")} ${stderr}`),
+          ),
+        );
         check();
       }),
     exited: () => exit,
@@ -119,7 +130,14 @@ describe("the ordered-per-customer examples against a broker", () => {
   /** Runs the example's producer twice and its consumer, and checks what they printed and left. */
   async function produceAndConsume(runner: Runner, queue: string): Promise<void> {
     const start = (...args: string[]): ExampleRun => {
-      const example = startExample(runner.command, [...runner.args, ...args, "--address", broker.server.address, "--queue", queue]);
+      const example = startExample(runner.command, [
+        ...runner.args,
+        ...args,
+        "--address",
+        broker.server.address,
+        "--queue",
+        queue,
+      ]);
       running.push(example);
       return example;
     };
@@ -140,7 +158,10 @@ describe("the ordered-per-customer examples against a broker", () => {
     const again = start("produce", ...sizes);
     expect(await again.exited()).toBe(0);
     expect(again.lines).toEqual(producer.lines);
-    expect(broker.server.broker.getQueue(queue).counts).toMatchObject({ visible: customers * ordersPerCustomer, inFlight: 0 });
+    expect(broker.server.broker.getQueue(queue).counts).toMatchObject({
+      visible: customers * ordersPerCustomer,
+      inFlight: 0,
+    });
 
     const consumer = start("consume");
     await consumer.printed("processed ", customers * ordersPerCustomer);
@@ -151,32 +172,54 @@ describe("the ordered-per-customer examples against a broker", () => {
     expect(processed).toHaveLength(customers * ordersPerCustomer);
     for (let c = 1; c <= customers; c++) {
       const customer = `customer-${c}`;
-      const ofCustomer = (lines: string[][]) => lines.filter(([, group]) => group === customer).map(([, , order, sequenceNumber]) => [order, sequenceNumber]);
+      const ofCustomer = (lines: string[][]) =>
+        lines.filter(([, group]) => group === customer).map(([, , order, sequenceNumber]) => [order, sequenceNumber]);
       expect(ofCustomer(processed), customer).toEqual(ofCustomer(sent));
     }
-    await expect.poll(() => broker.server.broker.getQueue(queue).counts).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
+    await expect
+      .poll(() => broker.server.broker.getQueue(queue).counts)
+      .toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
   }
 
-  it.skipIf(skipWithout(missingTypeScript))("TypeScript: examples/typescript/fifo-orders.ts", async () => {
-    expect(missingTypeScript, "build the package first").toEqual([]);
-    // Type-checked and compiled as a user's program, against the package "holdshelf" (this repository's own, by its name).
-    await run(process.execPath, [path.join(root, "node_modules/typescript/bin/tsc"), "-p", "examples/typescript/tsconfig.json"], { cwd: root });
-    await produceAndConsume({ command: process.execPath, args: [path.join(root, ".build/examples/typescript/fifo-orders.js")] }, "ts-orders.fifo");
-  }, 120_000);
+  it.skipIf(skipWithout(missingTypeScript))(
+    "TypeScript: examples/typescript/fifo-orders.ts",
+    async () => {
+      expect(missingTypeScript, "build the package first").toEqual([]);
+      // Type-checked and compiled as a user's program, against the package "holdshelf" (this repository's own, by its name).
+      await run(
+        process.execPath,
+        [path.join(root, "node_modules/typescript/bin/tsc"), "-p", "examples/typescript/tsconfig.json"],
+        { cwd: root },
+      );
+      await produceAndConsume(
+        { command: process.execPath, args: [path.join(root, ".build/examples/typescript/fifo-orders.js")] },
+        "ts-orders.fifo",
+      );
+    },
+    120_000,
+  );
 
-  it.skipIf(skipWithout(missingGo))("Go: examples/go/fifo-orders", async () => {
-    expect(missingGo, "toolchains missing (Debian packages: see .ci/run)").toEqual([]);
-    await run("bash", [path.join(root, "examples/build.sh")], { cwd: root });
-    await produceAndConsume({ command: path.join(root, ".build/bin/go-fifo-orders"), args: [] }, "go-orders.fifo");
-  }, 300_000);
+  it.skipIf(skipWithout(missingGo))(
+    "Go: examples/go/fifo-orders",
+    async () => {
+      expect(missingGo, "toolchains missing (Debian packages: see .ci/run)").toEqual([]);
+      await run("bash", [path.join(root, "examples/build.sh")], { cwd: root });
+      await produceAndConsume({ command: path.join(root, ".build/bin/go-fifo-orders"), args: [] }, "go-orders.fifo");
+    },
+    300_000,
+  );
 
-  it.skipIf(skipWithout(missingPython))("Python: examples/python/fifo_orders.py", async () => {
-    expect(missingPython, "toolchains missing (Debian packages: see .ci/run)").toEqual([]);
-    const venv = await installPythonPackage();
-    try {
-      await produceAndConsume({ command: venv.python, args: [path.join(root, examples.python)] }, "py-orders.fifo");
-    } finally {
-      await venv.remove();
-    }
-  }, 180_000);
+  it.skipIf(skipWithout(missingPython))(
+    "Python: examples/python/fifo_orders.py",
+    async () => {
+      expect(missingPython, "toolchains missing (Debian packages: see .ci/run)").toEqual([]);
+      const venv = await installPythonPackage();
+      try {
+        await produceAndConsume({ command: venv.python, args: [path.join(root, examples.python)] }, "py-orders.fifo");
+      } finally {
+        await venv.remove();
+      }
+    },
+    180_000,
+  );
 });

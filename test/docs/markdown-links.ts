@@ -69,7 +69,8 @@ function proseLines(markdown: string): { text: string; line: number }[] {
   markdown.split("\n").forEach((text, index) => {
     const marker = /^ {0,3}(`{3,}|~{3,})/.exec(text)?.[1];
     if (fence === undefined && marker !== undefined) fence = marker;
-    else if (fence !== undefined && marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
+    else if (fence !== undefined && marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length)
+      fence = undefined;
     else if (fence === undefined) lines.push({ text, line: index + 1 });
   });
   return lines;
@@ -106,7 +107,11 @@ export function findBrokenLinks(root: string, file: string): BrokenLink[] {
     }
     if (anchor === undefined || anchor === "" || !resolved.endsWith(".md")) continue;
     if (!anchors(resolved).has(anchor)) {
-      broken.push({ where, target, problem: `${path.relative(root, resolved)} has no heading with the anchor #${anchor}` });
+      broken.push({
+        where,
+        target,
+        problem: `${path.relative(root, resolved)} has no heading with the anchor #${anchor}`,
+      });
     }
   }
   return broken;

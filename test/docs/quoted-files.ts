@@ -30,7 +30,10 @@ export function quotedFiles(root: string, file: string): QuotedFile[] {
     if (fence === undefined) throw new Error(`${where}: the quoted marker is not followed by a fenced code block`);
     const end = lines.findIndex((candidate, at) => at > index + 1 && candidate.startsWith(fence));
     if (end === -1) throw new Error(`${where}: the quoted block is never closed`);
-    const code = lines.slice(index + 2, end).map((text) => `${text}\n`).join("");
+    const code = lines
+      .slice(index + 2, end)
+      .map((text) => `${text}\n`)
+      .join("");
     quoted.push({ where, file: path.relative(root, path.resolve(root, path.dirname(file), target)), code });
   });
   return quoted;

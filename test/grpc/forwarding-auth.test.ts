@@ -12,12 +12,23 @@ import { expectRpcError } from "../support/expect-rpc-error.js";
 import { openHeartbeatStream, type HeartbeatStream } from "../support/heartbeat-stream.js";
 import { makeTempDir } from "../support/temp-dir.js";
 import { authFileText, makeToken, type TestToken } from "../security/auth-harness.js";
-import { deadPeer, describeForwarding, hintingRpc, outcome, startBroker, type HintingRpc, type TestBroker } from "./forwarding-harness.js";
+import {
+  deadPeer,
+  describeForwarding,
+  hintingRpc,
+  outcome,
+  startBroker,
+  type HintingRpc,
+  type TestBroker,
+} from "./forwarding-harness.js";
 
 const root = makeToken("root", { queues: "*", allow: ["admin", "send", "receive"] });
 // A may let it receive from orders-*; B, which owns orders-b, lets it only send.
 const workerAtA = makeToken("worker", { queues: "orders-*", allow: ["send", "receive"] });
-const workerAtB = { ...workerAtA, entry: { ...workerAtA.entry, permissions: [{ queues: "orders-*", allow: ["send" as const] }] } };
+const workerAtB = {
+  ...workerAtA,
+  entry: { ...workerAtA.entry, permissions: [{ queues: "orders-*", allow: ["send" as const] }] },
+};
 // Known to A only.
 const stranger = makeToken("stranger", { queues: "*", allow: ["admin", "send", "receive"] });
 
@@ -79,7 +90,11 @@ describeForwarding("forwarding under bearer tokens", () => {
     // Were the call passed on, the dead owner would make it QUEUE_MOVING.
     a.router.send(await deadPeer("broker-gone"), "payments-gone");
     const worker = client(a, workerAtA);
-    const error = await expectRpcError(worker.rpc.send({ queue: "payments-gone", body: Buffer.from("x") }), status.PERMISSION_DENIED, "PERMISSION_DENIED");
+    const error = await expectRpcError(
+      worker.rpc.send({ queue: "payments-gone", body: Buffer.from("x") }),
+      status.PERMISSION_DENIED,
+      "PERMISSION_DENIED",
+    );
     expect(error.message).not.toContain("broker-gone");
     expect(worker.lastHint()).toBeUndefined();
     const anonymous = client(a);
@@ -97,7 +112,8 @@ describeForwarding("forwarding under bearer tokens", () => {
   it("renews over the owner's stream with the caller's token, and ends with the owner's refusal", async () => {
     const admin = client(b, root).rpc;
     await admin.send({ queue: "payments-b", body: Buffer.from("x") });
-    const [message] = (await admin.receive({ queue: "payments-b", visibilityTimeout: durationFromMs(30_000) })).messages;
+    const [message] = (await admin.receive({ queue: "payments-b", visibilityTimeout: durationFromMs(30_000) }))
+      .messages;
     const rooted = openHeartbeatStream(a.peer.address, { interceptors: [bearerTokenInterceptor(root.token)] });
     streams.push(rooted);
     rooted.send({ queue: "payments-b", leases: [{ receiptHandle: message!.receiptHandle }] });

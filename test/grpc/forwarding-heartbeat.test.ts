@@ -5,7 +5,11 @@ import { create } from "@bufbuild/protobuf";
 import { durationFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { Server, ServerCredentials, status, type ServerDuplexStream } from "@grpc/grpc-js";
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
-import { HeartbeatResponseSchema, type HeartbeatRequest, type HeartbeatResponse } from "../../gen/holdshelf/v1/queue_service_pb.js";
+import {
+  HeartbeatResponseSchema,
+  type HeartbeatRequest,
+  type HeartbeatResponse,
+} from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { QueueClient } from "../../src/client/queue-client.js";
 import { queueServiceDefinition } from "../../src/protocol/queue-service-definition.js";
 import { openHeartbeatStream, type HeartbeatStream } from "../support/heartbeat-stream.js";
@@ -51,13 +55,20 @@ describeForwarding("Heartbeat through a broker that does not own the queue", () 
     expect(b.server.broker.leaseStreamCount).toBe(1);
     // The lease now outlasts a 30 s one: a change of 0 s would release it, a renewal past 12 h is refused.
     stream.send({ queue: "remote", leases: [{ receiptHandle: "AAAA" }] });
-    expect((await stream.next()).leases).toEqual([expect.objectContaining({ receiptHandle: "AAAA", held: false, reason: "RECEIPT_HANDLE_INVALID" })]);
+    expect((await stream.next()).leases).toEqual([
+      expect.objectContaining({ receiptHandle: "AAAA", held: false, reason: "RECEIPT_HANDLE_INVALID" }),
+    ]);
     stream.end();
     expect(await stream.closed).toBeUndefined();
   });
 
   it("answers requests on local and remote queues in the order they came", async () => {
-    const handles = [await lease(a, "local"), await lease(b, "remote"), await lease(a, "local"), await lease(b, "remote")];
+    const handles = [
+      await lease(a, "local"),
+      await lease(b, "remote"),
+      await lease(a, "local"),
+      await lease(b, "remote"),
+    ];
     const queues = ["local", "remote", "local", "remote"];
     const stream = open(a);
     // Written at once: the remote answers take a hop more, yet come back in order.
@@ -85,7 +96,10 @@ describeForwarding("Heartbeat through a broker that does not own the queue", () 
       const stream = open(a);
       stream.send({ queue: "slow", leases: [{ receiptHandle: handle }] });
       stream.send({ queue: "slow", leases: [{ receiptHandle: handle }] });
-      const first = await Promise.race([stream.next(), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 5000))]);
+      const first = await Promise.race([
+        stream.next(),
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 5000)),
+      ]);
       expect(first?.leases[0]).toMatchObject({ receiptHandle: handle, held: true });
       // The second, with nothing behind it, waits for company: a Send's write takes it along.
       let answered = false;
@@ -114,14 +128,22 @@ describeForwarding("Heartbeat through a broker that does not own the queue", () 
     const remote = await lease(b, "remote");
     const local = await lease(a, "local");
     const stream = open(a);
-    stream.send({ queue: "remote", releaseOnDisconnect: true, leases: [{ receiptHandle: remote, visibilityTimeout: durationFromMs(60_000) }] });
+    stream.send({
+      queue: "remote",
+      releaseOnDisconnect: true,
+      leases: [{ receiptHandle: remote, visibilityTimeout: durationFromMs(60_000) }],
+    });
     stream.send({ queue: "local", leases: [{ receiptHandle: local, visibilityTimeout: durationFromMs(60_000) }] });
     await stream.next();
     await stream.next();
     const started = performance.now();
     // Polls already waiting when the stream breaks: the releases wake them.
-    const polls = [b, a].map((broker, index) => broker.rpc.receive({ queue: ["remote", "local"][index]!, waitTime: durationFromMs(5000) }));
-    await vi.waitFor(() => expect([b.server.broker.waitingReceiveCount, a.server.broker.waitingReceiveCount]).toEqual([1, 1]));
+    const polls = [b, a].map((broker, index) =>
+      broker.rpc.receive({ queue: ["remote", "local"][index]!, waitTime: durationFromMs(5000) }),
+    );
+    await vi.waitFor(() =>
+      expect([b.server.broker.waitingReceiveCount, a.server.broker.waitingReceiveCount]).toEqual([1, 1]),
+    );
     stream.cancel();
     for (const poll of polls) {
       const { messages } = await poll;
@@ -134,7 +156,11 @@ describeForwarding("Heartbeat through a broker that does not own the queue", () 
   it("leaves the owner's leases held when the client half-closes, even with release_on_disconnect", async () => {
     const handle = await lease(b, "remote");
     const stream = open(a);
-    stream.send({ queue: "remote", releaseOnDisconnect: true, leases: [{ receiptHandle: handle, visibilityTimeout: durationFromMs(60_000) }] });
+    stream.send({
+      queue: "remote",
+      releaseOnDisconnect: true,
+      leases: [{ receiptHandle: handle, visibilityTimeout: durationFromMs(60_000) }],
+    });
     await stream.next();
     expect(b.server.broker.leaseStreamCount).toBe(1);
     stream.end();
@@ -197,7 +223,11 @@ describeForwarding("Heartbeat through a broker that does not own the queue", () 
           async (message, context) => {
             // Twice the lease: only renewals, through A to B, keep it.
             await new Promise((wait) => setTimeout(wait, 1200));
-            resolve({ body: Buffer.from(message.body).toString(), receiveCount: message.receiveCount, aborted: context.signal.aborted });
+            resolve({
+              body: Buffer.from(message.body).toString(),
+              receiveCount: message.receiveCount,
+              aborted: context.signal.aborted,
+            });
           },
           { visibilityTimeoutMs: 600, waitTimeMs: 1000, onError: () => undefined },
         );
@@ -205,7 +235,9 @@ describeForwarding("Heartbeat through a broker that does not own the queue", () 
       });
       expect(await handled).toEqual({ body: "job", receiveCount: 1, aborted: false });
       // Resolving deleted it, at B.
-      await vi.waitFor(async () => expect((await b.rpc.getQueue({ name: "remote" })).queue!.stats).toMatchObject({ visible: 0n, inFlight: 0n }));
+      await vi.waitFor(async () =>
+        expect((await b.rpc.getQueue({ name: "remote" })).queue!.stats).toMatchObject({ visible: 0n, inFlight: 0n }),
+      );
     } finally {
       await stop();
       client.close();
@@ -227,8 +259,14 @@ describeForwarding("Heartbeat answers and notices from an owner", () => {
       {
         heartbeat: (call: ServerDuplexStream<HeartbeatRequest, HeartbeatResponse>) => {
           call.on("data", (request: HeartbeatRequest) => {
-            call.write(create(HeartbeatResponseSchema, { leases: [{ receiptHandle: "expired-elsewhere", held: false, reason: "LEASE_EXPIRED" }] }));
-            const answer = create(HeartbeatResponseSchema, { leases: request.leases.map(({ receiptHandle }) => ({ receiptHandle, held: true })) });
+            call.write(
+              create(HeartbeatResponseSchema, {
+                leases: [{ receiptHandle: "expired-elsewhere", held: false, reason: "LEASE_EXPIRED" }],
+              }),
+            );
+            const answer = create(HeartbeatResponseSchema, {
+              leases: request.leases.map(({ receiptHandle }) => ({ receiptHandle, held: true })),
+            });
             setTimeout(() => call.write(answer), 100);
           });
           call.on("end", () => call.end());
@@ -236,7 +274,9 @@ describeForwarding("Heartbeat answers and notices from an owner", () => {
       },
     );
     const port = await new Promise<number>((resolve, reject) =>
-      owner.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+      owner.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (error, bound) =>
+        error ? reject(error) : resolve(bound),
+      ),
     );
     a = await startBroker("a");
     a.router.send({ nodeId: "fake", address: `127.0.0.1:${port}` }, "remote");

@@ -44,7 +44,9 @@ describeForwarding("ListQueues across brokers", () => {
       ["jobs-5", "jobs-6"],
       ["jobs-7"],
     ]);
-    expect(await pages(a.rpc, "jobs-", 7)).toEqual([["jobs-1", "jobs-2", "jobs-3", "jobs-4", "jobs-5", "jobs-6", "jobs-7"]]);
+    expect(await pages(a.rpc, "jobs-", 7)).toEqual([
+      ["jobs-1", "jobs-2", "jobs-3", "jobs-4", "jobs-5", "jobs-6", "jobs-7"],
+    ]);
     // A page that ends exactly where one broker's queues do still says more are left at another.
     expect(await pages(a.rpc, "jobs-", 3)).toEqual([
       ["jobs-1", "jobs-2", "jobs-3"],
@@ -61,13 +63,18 @@ describeForwarding("ListQueues across brokers", () => {
     expect(all.queues).toHaveLength(13);
     expect(all.nextPageToken).toBe("");
     // The owners' answers carry their queues' details, not just names.
-    expect(all.queues.find((queue) => queue.name === "jobs-5")).toEqual((await b.rpc.getQueue({ name: "jobs-5" })).queue);
+    expect(all.queues.find((queue) => queue.name === "jobs-5")).toEqual(
+      (await b.rpc.getQueue({ name: "jobs-5" })).queue,
+    );
   });
 
   it("lists only its own queues for a call another broker passed on", async () => {
     const posing = hintingRpc(a.peer.address, { forwardedFrom: "z" });
     try {
-      expect((await posing.rpc.listQueues({ prefix: "jobs-" })).queues.map((queue) => queue.name)).toEqual(["jobs-1", "jobs-4"]);
+      expect((await posing.rpc.listQueues({ prefix: "jobs-" })).queues.map((queue) => queue.name)).toEqual([
+        "jobs-1",
+        "jobs-4",
+      ]);
     } finally {
       posing.rpc.close();
     }
@@ -81,7 +88,17 @@ describeForwarding("ListQueues across brokers", () => {
 
   it("checks its arguments before asking any other broker", async () => {
     a.router.others = [await deadPeer("broker-gone")];
-    await expectRpcError(a.rpc.listQueues({ pageSize: 1001 }), status.INVALID_ARGUMENT, "INVALID_ARGUMENT", "page_size");
-    await expectRpcError(a.rpc.listQueues({ pageToken: "not-a-token" }), status.INVALID_ARGUMENT, "INVALID_ARGUMENT", "page_token");
+    await expectRpcError(
+      a.rpc.listQueues({ pageSize: 1001 }),
+      status.INVALID_ARGUMENT,
+      "INVALID_ARGUMENT",
+      "page_size",
+    );
+    await expectRpcError(
+      a.rpc.listQueues({ pageToken: "not-a-token" }),
+      status.INVALID_ARGUMENT,
+      "INVALID_ARGUMENT",
+      "page_token",
+    );
   });
 });

@@ -5,7 +5,16 @@
 // the queues A's router points at it.
 import { create } from "@bufbuild/protobuf";
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
-import { InterceptingCall, type Metadata, Server, ServerCredentials, status, type Interceptor, type ServerUnaryCall, type sendUnaryData } from "@grpc/grpc-js";
+import {
+  InterceptingCall,
+  type Metadata,
+  Server,
+  ServerCredentials,
+  status,
+  type Interceptor,
+  type ServerUnaryCall,
+  type sendUnaryData,
+} from "@grpc/grpc-js";
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
 import { GetQueueResponseSchema, type GetQueueRequest } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { createQueueServiceRpc } from "../../src/client/rpc-client.js";
@@ -15,7 +24,15 @@ import { queueServiceDefinition } from "../../src/protocol/queue-service-definit
 import { formatMoveTaskHandle } from "../../src/protocol/move-task-handle.js";
 import { forwardedFromKey } from "../../src/protocol/routing-metadata.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
-import { deadPeer, describeForwarding, hintingRpc, outcome, startBroker, type HintingRpc, type TestBroker } from "./forwarding-harness.js";
+import {
+  deadPeer,
+  describeForwarding,
+  hintingRpc,
+  outcome,
+  startBroker,
+  type HintingRpc,
+  type TestBroker,
+} from "./forwarding-harness.js";
 
 const body = (text: string): Buffer => Buffer.from(text);
 
@@ -47,25 +64,41 @@ describeForwarding("forwarding unary calls to a queue's owner", () => {
     expect(dlq.queue!.name).toBe("orders-dlq");
     const created = await rpc.createQueue({
       name: "orders",
-      config: { visibilityTimeout: durationFromMs(20_000), redrivePolicy: { deadLetterQueue: "orders-dlq", maxReceiveCount: 3 } },
+      config: {
+        visibilityTimeout: durationFromMs(20_000),
+        redrivePolicy: { deadLetterQueue: "orders-dlq", maxReceiveCount: 3 },
+      },
     });
     expectServedByB();
     await rpc.createQueue({ name: "orders-retry" });
     // The queues live at B only.
-    expect(b.server.broker.allQueues().map((q) => q.name).sort()).toEqual(["orders", "orders-dlq", "orders-retry"]);
+    expect(
+      b.server.broker
+        .allQueues()
+        .map((q) => q.name)
+        .sort(),
+    ).toEqual(["orders", "orders-dlq", "orders-retry"]);
     expect(a.server.broker.allQueues()).toEqual([]);
     expect(created).toEqual(await b.rpc.createQueue({ name: "orders", config: created.queue!.config! }));
 
     expect(await rpc.getQueue({ name: "orders" })).toEqual(await b.rpc.getQueue({ name: "orders" }));
     expectServedByB();
-    const updated = await rpc.updateQueue({ name: "orders", config: { ...created.queue!.config!, visibilityTimeout: durationFromMs(40_000) } });
+    const updated = await rpc.updateQueue({
+      name: "orders",
+      config: { ...created.queue!.config!, visibilityTimeout: durationFromMs(40_000) },
+    });
     expectServedByB();
     expect(updated.queue!.config!.visibilityTimeout).toEqual(durationFromMs(40_000));
-    expect(await b.rpc.getQueue({ name: "orders" })).toMatchObject({ queue: { config: { visibilityTimeout: durationFromMs(40_000) } } });
+    expect(await b.rpc.getQueue({ name: "orders" })).toMatchObject({
+      queue: { config: { visibilityTimeout: durationFromMs(40_000) } },
+    });
 
     const { messageId: first } = await rpc.send({ queue: "orders", body: body("1") });
     expectServedByB();
-    const { messageIds: more } = await rpc.sendBatch({ queue: "orders", entries: [{ body: body("2") }, { body: body("3") }, { body: body("4") }] });
+    const { messageIds: more } = await rpc.sendBatch({
+      queue: "orders",
+      entries: [{ body: body("2") }, { body: body("3") }, { body: body("4") }],
+    });
     expectServedByB();
     expect((await b.rpc.getQueue({ name: "orders" })).queue!.stats!.visible).toBe(4n);
 
@@ -83,10 +116,18 @@ describeForwarding("forwarding unary calls to a queue's owner", () => {
     expect(messages.map((m) => Buffer.from(m.body).toString()).sort()).toEqual(["1", "2", "3", "4"]);
     const [m1, m2, m3] = messages.map((m) => m.receiptHandle);
 
-    const changed = await rpc.changeVisibility({ queue: "orders", receiptHandle: m1!, visibilityTimeout: durationFromMs(60_000) });
+    const changed = await rpc.changeVisibility({
+      queue: "orders",
+      receiptHandle: m1!,
+      visibilityTimeout: durationFromMs(60_000),
+    });
     expectServedByB();
     expect(changed.leaseDeadline).toBeDefined();
-    const changedBatch = await rpc.changeVisibilityBatch({ queue: "orders", receiptHandles: [m2!, m3!], visibilityTimeout: durationFromMs(60_000) });
+    const changedBatch = await rpc.changeVisibilityBatch({
+      queue: "orders",
+      receiptHandles: [m2!, m3!],
+      visibilityTimeout: durationFromMs(60_000),
+    });
     expectServedByB();
     expect(changedBatch.results.map((r) => r.code)).toEqual([0, 0]);
     await rpc.delete({ queue: "orders", receiptHandle: m1! });
@@ -109,7 +150,11 @@ describeForwarding("forwarding unary calls to a queue's owner", () => {
 
     // Move tasks: start and list name the source queue; cancel has only the handle, which names it.
     await b.rpc.send({ queue: "orders-dlq", body: body("dead again") });
-    const { taskHandle } = await rpc.startMessageMoveTask({ sourceQueue: "orders-dlq", destinationQueue: "orders-retry", maxPerSecond: 1 });
+    const { taskHandle } = await rpc.startMessageMoveTask({
+      sourceQueue: "orders-dlq",
+      destinationQueue: "orders-retry",
+      maxPerSecond: 1,
+    });
     expectServedByB();
     const listed = await rpc.listMessageMoveTasks({ sourceQueue: "orders-dlq" });
     expectServedByB();
@@ -119,7 +164,12 @@ describeForwarding("forwarding unary calls to a queue's owner", () => {
 
     await rpc.deleteQueue({ name: "orders" });
     expectServedByB();
-    expect(b.server.broker.allQueues().map((q) => q.name).sort()).toEqual(["orders-dlq", "orders-retry"]);
+    expect(
+      b.server.broker
+        .allQueues()
+        .map((q) => q.name)
+        .sort(),
+    ).toEqual(["orders-dlq", "orders-retry"]);
   });
 
   it("passes back the owner's errors unchanged: code, reason, message, field violations, and the owner hint", async () => {
@@ -129,24 +179,54 @@ describeForwarding("forwarding unary calls to a queue's owner", () => {
     const negative = { seconds: -1n, nanos: 0 };
     const failing: [string, (rpc: HintingRpc["rpc"]) => Promise<unknown>, string][] = [
       ["get, missing", (rpc) => rpc.getQueue({ name: "missing" }), "QUEUE_NOT_FOUND"],
-      ["create, bad retention", (rpc) => rpc.createQueue({ name: "new-one", config: { retention: durationFromMs(1000) } }), "INVALID_ARGUMENT"],
+      [
+        "create, bad retention",
+        (rpc) => rpc.createQueue({ name: "new-one", config: { retention: durationFromMs(1000) } }),
+        "INVALID_ARGUMENT",
+      ],
       [
         "create, missing dead-letter queue",
-        (rpc) => rpc.createQueue({ name: "new-one", config: { redrivePolicy: { deadLetterQueue: "missing", maxReceiveCount: 2 } } }),
+        (rpc) =>
+          rpc.createQueue({
+            name: "new-one",
+            config: { redrivePolicy: { deadLetterQueue: "missing", maxReceiveCount: 2 } },
+          }),
         "DEAD_LETTER_QUEUE_NOT_FOUND",
       ],
-      ["create, existing with another config", (rpc) => rpc.createQueue({ name: "there", config: { maxInFlight: 7 } }), "QUEUE_ALREADY_EXISTS"],
+      [
+        "create, existing with another config",
+        (rpc) => rpc.createQueue({ name: "there", config: { maxInFlight: 7 } }),
+        "QUEUE_ALREADY_EXISTS",
+      ],
       ["update, missing", (rpc) => rpc.updateQueue({ name: "missing" }), "QUEUE_NOT_FOUND"],
       ["delete queue, missing", (rpc) => rpc.deleteQueue({ name: "missing" }), "QUEUE_NOT_FOUND"],
       ["purge, missing", (rpc) => rpc.purgeQueue({ name: "missing" }), "QUEUE_NOT_FOUND"],
-      ["send, negative delay", (rpc) => rpc.send({ queue: "there", body: body("x"), delay: negative }), "INVALID_ARGUMENT"],
-      ["send batch, bad entry", (rpc) => rpc.sendBatch({ queue: "there", entries: [{ body: body("x") }, { body: body("y"), delay: negative }] }), "INVALID_ARGUMENT"],
+      [
+        "send, negative delay",
+        (rpc) => rpc.send({ queue: "there", body: body("x"), delay: negative }),
+        "INVALID_ARGUMENT",
+      ],
+      [
+        "send batch, bad entry",
+        (rpc) =>
+          rpc.sendBatch({ queue: "there", entries: [{ body: body("x") }, { body: body("y"), delay: negative }] }),
+        "INVALID_ARGUMENT",
+      ],
       ["receive, too many", (rpc) => rpc.receive({ queue: "there", maxMessages: 1000 }), "INVALID_ARGUMENT"],
-      ["delete, forged handle", (rpc) => rpc.delete({ queue: "there", receiptHandle: "AAAAAAAAAAAA" }), "RECEIPT_HANDLE_INVALID"],
+      [
+        "delete, forged handle",
+        (rpc) => rpc.delete({ queue: "there", receiptHandle: "AAAAAAAAAAAA" }),
+        "RECEIPT_HANDLE_INVALID",
+      ],
       ["delete batch, empty", (rpc) => rpc.deleteBatch({ queue: "there", receiptHandles: [] }), "INVALID_ARGUMENT"],
       [
         "change visibility, forged handle",
-        (rpc) => rpc.changeVisibility({ queue: "there", receiptHandle: "AAAAAAAAAAAA", visibilityTimeout: durationFromMs(1000) }),
+        (rpc) =>
+          rpc.changeVisibility({
+            queue: "there",
+            receiptHandle: "AAAAAAAAAAAA",
+            visibilityTimeout: durationFromMs(1000),
+          }),
         "RECEIPT_HANDLE_INVALID",
       ],
       [
@@ -227,7 +307,11 @@ describeForwarding("forwarding unary calls to a queue's owner", () => {
   it("fails QUEUE_MOVING, naming the owner, when the owner cannot be reached", async () => {
     const gone = await deadPeer("broker-gone");
     a.router.send(gone, "stranded");
-    const error = await expectRpcError(viaA.rpc.send({ queue: "stranded", body: body("x") }), status.UNAVAILABLE, "QUEUE_MOVING");
+    const error = await expectRpcError(
+      viaA.rpc.send({ queue: "stranded", body: body("x") }),
+      status.UNAVAILABLE,
+      "QUEUE_MOVING",
+    );
     expect(error.message).toContain("broker-gone");
     expect(viaA.lastHint()).toBeUndefined();
     // A later call tries again (and fails the same way), rather than hanging on the dead channel.
@@ -235,7 +319,10 @@ describeForwarding("forwarding unary calls to a queue's owner", () => {
   });
 
   it("fails with the route's error while nobody serves the queue", async () => {
-    a.router.unavailable("moving", new HoldshelfError("QUEUE_MOVING", 'queue "moving" is moving between brokers; retry'));
+    a.router.unavailable(
+      "moving",
+      new HoldshelfError("QUEUE_MOVING", 'queue "moving" is moving between brokers; retry'),
+    );
     const error = await expectRpcError(viaA.rpc.getQueue({ name: "moving" }), status.UNAVAILABLE, "QUEUE_MOVING");
     expect(error.message).toBe('queue "moving" is moving between brokers; retry');
     expect(viaA.lastHint()).toBeUndefined();
@@ -246,7 +333,11 @@ describeForwarding("forwarding unary calls to a queue's owner", () => {
     a.router.send(b.peer, "ping-pong");
     b.router.send(a.peer, "ping-pong");
     const started = performance.now();
-    await expectRpcError(viaA.rpc.getQueue({ name: "ping-pong" }, { deadline: Date.now() + 5000 }), status.UNAVAILABLE, "QUEUE_MOVING");
+    await expectRpcError(
+      viaA.rpc.getQueue({ name: "ping-pong" }, { deadline: Date.now() + 5000 }),
+      status.UNAVAILABLE,
+      "QUEUE_MOVING",
+    );
     expect(performance.now() - started).toBeLessThan(2000);
 
     // A call that says it was passed on is not passed on again, though the queue exists where A routes it.
@@ -282,7 +373,9 @@ describeForwarding("what a forwarded call carries", () => {
       },
     );
     const port = await new Promise<number>((resolve, reject) =>
-      owner.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+      owner.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (error, bound) =>
+        error ? reject(error) : resolve(bound),
+      ),
     );
     ownerAddress = `127.0.0.1:${port}`;
     a = await startBroker("a");
@@ -333,7 +426,11 @@ describeForwarding("what a forwarded call carries", () => {
     };
     const rpc = hintingRpc(a.peer.address);
     try {
-      const error = await expectRpcError(rpc.rpc.getQueue({ name: "q" }), status.FAILED_PRECONDITION, "LEASE_SUPERSEDED");
+      const error = await expectRpcError(
+        rpc.rpc.getQueue({ name: "q" }),
+        status.FAILED_PRECONDITION,
+        "LEASE_SUPERSEDED",
+      );
       expect(error.message).toBe("received again since");
       const trailers = (error.cause as { metadata: Metadata }).metadata;
       expect(trailers.get("x-owner-note")).toEqual(["kept"]);

@@ -32,7 +32,11 @@ describe("FIFO leases over gRPC", () => {
 
   /** Sends bodies whose first character names their group ("a1" to group a), each its own deduplication id. */
   async function send(...bodies: string[]): Promise<string[]> {
-    const entries = bodies.map((body) => ({ body: Buffer.from(body), messageGroupId: body[0]!, deduplicationId: body }));
+    const entries = bodies.map((body) => ({
+      body: Buffer.from(body),
+      messageGroupId: body[0]!,
+      deduplicationId: body,
+    }));
     return (await h.rpc.sendBatch({ queue: "f", entries })).messageIds;
   }
 
@@ -117,7 +121,11 @@ describe("FIFO leases over gRPC", () => {
   it("keeps order, blocking, sequence numbers and deduplication across a restart", async () => {
     const before = await h.rpc.sendBatch({
       queue: "f",
-      entries: ["a1", "a2", "a3", "b1"].map((body) => ({ body: Buffer.from(body), messageGroupId: body[0]!, deduplicationId: body })),
+      entries: ["a1", "a2", "a3", "b1"].map((body) => ({
+        body: Buffer.from(body),
+        messageGroupId: body[0]!,
+        deduplicationId: body,
+      })),
     });
     const a1 = await receiveFirst();
     expect(text(a1)).toBe("a1");
@@ -125,7 +133,12 @@ describe("FIFO leases over gRPC", () => {
     await h.restart();
 
     // A duplicate within the window is still answered with the first send, and stores nothing.
-    const duplicate = await h.rpc.send({ queue: "f", body: Buffer.from("again"), messageGroupId: "a", deduplicationId: "a2" });
+    const duplicate = await h.rpc.send({
+      queue: "f",
+      body: Buffer.from("again"),
+      messageGroupId: "a",
+      deduplicationId: "a2",
+    });
     expect([duplicate.messageId, duplicate.sequenceNumber]).toEqual([before.messageIds[1], before.sequenceNumbers[1]]);
     expect((await h.rpc.getQueue({ name: "f" })).queue!.stats).toMatchObject({ visible: 3n, inFlight: 1n });
     // a1's lease came back with the broker: group a stays blocked, b is served.

@@ -41,22 +41,36 @@ describe("FIFO queues over gRPC", () => {
           config: { fifo: true, contentBasedDeduplication: true, deduplicationScope: DeduplicationScope.MESSAGE_GROUP },
         })
       ).queue!;
-      const expected = { fifo: true, contentBasedDeduplication: true, deduplicationScope: DeduplicationScope.MESSAGE_GROUP };
+      const expected = {
+        fifo: true,
+        contentBasedDeduplication: true,
+        deduplicationScope: DeduplicationScope.MESSAGE_GROUP,
+      };
       expect(created.config).toMatchObject(expected);
       expect((await h.rpc.getQueue({ name: "orders.fifo" })).queue!.config).toMatchObject(expected);
       expect((await h.rpc.listQueues({})).queues[0]!.config).toMatchObject(expected);
       // The default scope is filled in: QUEUE, not UNSPECIFIED.
       const plainFifo = (await h.rpc.createQueue({ name: "plain-fifo", config: { fifo: true } })).queue!;
-      expect(plainFifo.config).toMatchObject({ fifo: true, contentBasedDeduplication: false, deduplicationScope: DeduplicationScope.QUEUE });
+      expect(plainFifo.config).toMatchObject({
+        fifo: true,
+        contentBasedDeduplication: false,
+        deduplicationScope: DeduplicationScope.QUEUE,
+      });
       const standard = (await h.rpc.createQueue({ name: "standard" })).queue!;
-      expect(standard.config).toMatchObject({ fifo: false, contentBasedDeduplication: false, deduplicationScope: DeduplicationScope.UNSPECIFIED });
+      expect(standard.config).toMatchObject({
+        fifo: false,
+        contentBasedDeduplication: false,
+        deduplicationScope: DeduplicationScope.UNSPECIFIED,
+      });
     });
 
     it("compares FIFO settings when a queue is created again", async () => {
       const config = { fifo: true, deduplicationScope: DeduplicationScope.QUEUE };
       const first = (await h.rpc.createQueue({ name: "again", config })).queue!;
       // The scope left unset is the same as QUEUE: a safe retry.
-      expect((await h.rpc.createQueue({ name: "again", config: { fifo: true } })).queue!.createTime).toEqual(first.createTime);
+      expect((await h.rpc.createQueue({ name: "again", config: { fifo: true } })).queue!.createTime).toEqual(
+        first.createTime,
+      );
       await expectRpcError(
         h.rpc.createQueue({ name: "again", config: { fifo: true, contentBasedDeduplication: true } }),
         status.ALREADY_EXISTS,
@@ -68,10 +82,21 @@ describe("FIFO queues over gRPC", () => {
     it("refuses UpdateQueue changing fifo either way, naming config.fifo", async () => {
       await h.rpc.createQueue({ name: "f", config: { fifo: true } });
       await h.rpc.createQueue({ name: "s" });
-      await expectRpcError(h.rpc.updateQueue({ name: "f", config: {} }), status.INVALID_ARGUMENT, "INVALID_ARGUMENT", "config.fifo");
-      await expectRpcError(h.rpc.updateQueue({ name: "s", config: { fifo: true } }), status.INVALID_ARGUMENT, "INVALID_ARGUMENT", "config.fifo");
+      await expectRpcError(
+        h.rpc.updateQueue({ name: "f", config: {} }),
+        status.INVALID_ARGUMENT,
+        "INVALID_ARGUMENT",
+        "config.fifo",
+      );
+      await expectRpcError(
+        h.rpc.updateQueue({ name: "s", config: { fifo: true } }),
+        status.INVALID_ARGUMENT,
+        "INVALID_ARGUMENT",
+        "config.fifo",
+      );
       // Keeping fifo while changing the rest is an update like any other.
-      const updated = (await h.rpc.updateQueue({ name: "f", config: { fifo: true, contentBasedDeduplication: true } })).queue!;
+      const updated = (await h.rpc.updateQueue({ name: "f", config: { fifo: true, contentBasedDeduplication: true } }))
+        .queue!;
       expect(updated.config).toMatchObject({ fifo: true, contentBasedDeduplication: true });
     });
 
@@ -94,14 +119,22 @@ describe("FIFO queues over gRPC", () => {
         "INVALID_ARGUMENT",
         "config.deduplication_scope",
       );
-      await expectRpcError(h.rpc.createQueue({ name: "s.fifo" }), status.INVALID_ARGUMENT, "INVALID_ARGUMENT", "config.fifo");
+      await expectRpcError(
+        h.rpc.createQueue({ name: "s.fifo" }),
+        status.INVALID_ARGUMENT,
+        "INVALID_ARGUMENT",
+        "config.fifo",
+      );
       expect((await h.rpc.listQueues({})).queues).toEqual([]);
     });
 
     it("needs a FIFO dead-letter queue for a FIFO queue", async () => {
       await h.rpc.createQueue({ name: "plain-dlq" });
       await expectRpcError(
-        h.rpc.createQueue({ name: "f", config: { fifo: true, redrivePolicy: { deadLetterQueue: "plain-dlq", maxReceiveCount: 2 } } }),
+        h.rpc.createQueue({
+          name: "f",
+          config: { fifo: true, redrivePolicy: { deadLetterQueue: "plain-dlq", maxReceiveCount: 2 } },
+        }),
         status.INVALID_ARGUMENT,
         "INVALID_ARGUMENT",
         "config.redrive_policy.dead_letter_queue",
@@ -174,7 +207,10 @@ describe("FIFO queues over gRPC", () => {
         "entries[1].message_group_id",
       );
       await expectRpcError(
-        h.rpc.sendBatch({ queue: "f", entries: [ok, { ...ok, deduplicationId: "2" }, { body: bytes("x"), messageGroupId: "g" }] }),
+        h.rpc.sendBatch({
+          queue: "f",
+          entries: [ok, { ...ok, deduplicationId: "2" }, { body: bytes("x"), messageGroupId: "g" }],
+        }),
         status.INVALID_ARGUMENT,
         "DEDUPLICATION_ID_REQUIRED",
         "entries[2].deduplication_id",
@@ -214,7 +250,10 @@ describe("FIFO queues over gRPC", () => {
       expect(new Set(numbers).size).toBe(3);
 
       expect((await h.rpc.send({ queue: "s", body: bytes("x") })).sequenceNumber).toBe("");
-      const standardBatch = await h.rpc.sendBatch({ queue: "s", entries: [{ body: bytes("x") }, { body: bytes("y") }] });
+      const standardBatch = await h.rpc.sendBatch({
+        queue: "s",
+        entries: [{ body: bytes("x") }, { body: bytes("y") }],
+      });
       expect(standardBatch.messageIds).toHaveLength(2);
       expect(standardBatch.sequenceNumbers).toEqual([]);
     });
@@ -223,7 +262,12 @@ describe("FIFO queues over gRPC", () => {
       const first = await h.rpc.send({ queue: "f", body: bytes("a"), messageGroupId: "g", deduplicationId: "order-1" });
       clock.advance(deduplicationWindowMs - 1);
       // Another body and group: under the QUEUE scope only the id counts.
-      const again = await h.rpc.send({ queue: "f", body: bytes("b"), messageGroupId: "other", deduplicationId: "order-1" });
+      const again = await h.rpc.send({
+        queue: "f",
+        body: bytes("b"),
+        messageGroupId: "other",
+        deduplicationId: "order-1",
+      });
       expect({ messageId: again.messageId, sequenceNumber: again.sequenceNumber }).toEqual({
         messageId: first.messageId,
         sequenceNumber: first.sequenceNumber,
@@ -252,22 +296,48 @@ describe("FIFO queues over gRPC", () => {
     it("deduplicates by body with content_based_deduplication, and per group with the MESSAGE_GROUP scope", async () => {
       await h.rpc.createQueue({ name: "content", config: { fifo: true, contentBasedDeduplication: true } });
       const first = await h.rpc.send({ queue: "content", body: bytes("same"), messageGroupId: "g" });
-      expect((await h.rpc.send({ queue: "content", body: bytes("same"), messageGroupId: "g" })).messageId).toBe(first.messageId);
+      expect((await h.rpc.send({ queue: "content", body: bytes("same"), messageGroupId: "g" })).messageId).toBe(
+        first.messageId,
+      );
       expect(await visible("content")).toBe(1n);
 
-      await h.rpc.createQueue({ name: "per-group", config: { fifo: true, deduplicationScope: DeduplicationScope.MESSAGE_GROUP } });
-      const a = await h.rpc.send({ queue: "per-group", body: bytes("1"), messageGroupId: "a", deduplicationId: "same" });
-      const b = await h.rpc.send({ queue: "per-group", body: bytes("1"), messageGroupId: "b", deduplicationId: "same" });
+      await h.rpc.createQueue({
+        name: "per-group",
+        config: { fifo: true, deduplicationScope: DeduplicationScope.MESSAGE_GROUP },
+      });
+      const a = await h.rpc.send({
+        queue: "per-group",
+        body: bytes("1"),
+        messageGroupId: "a",
+        deduplicationId: "same",
+      });
+      const b = await h.rpc.send({
+        queue: "per-group",
+        body: bytes("1"),
+        messageGroupId: "b",
+        deduplicationId: "same",
+      });
       expect(b.messageId).not.toBe(a.messageId);
-      expect((await h.rpc.send({ queue: "per-group", body: bytes("2"), messageGroupId: "a", deduplicationId: "same" })).messageId).toBe(a.messageId);
+      expect(
+        (await h.rpc.send({ queue: "per-group", body: bytes("2"), messageGroupId: "a", deduplicationId: "same" }))
+          .messageId,
+      ).toBe(a.messageId);
       expect(await visible("per-group")).toBe(2n);
     });
   });
 
   describe("ReceivedMessage and PeekedMessage", () => {
     it("carry message_group_id, sequence_number and deduplication_id; empty on a standard queue", async () => {
-      await h.rpc.createQueue({ name: "f", config: { fifo: true, contentBasedDeduplication: true, visibilityTimeout: durationFromMs(10_000) } });
-      const explicit = await h.rpc.send({ queue: "f", body: bytes("first"), messageGroupId: "customer-1", deduplicationId: "order-1" });
+      await h.rpc.createQueue({
+        name: "f",
+        config: { fifo: true, contentBasedDeduplication: true, visibilityTimeout: durationFromMs(10_000) },
+      });
+      const explicit = await h.rpc.send({
+        queue: "f",
+        body: bytes("first"),
+        messageGroupId: "customer-1",
+        deduplicationId: "order-1",
+      });
       const byContent = await h.rpc.send({ queue: "f", body: bytes("second"), messageGroupId: "customer-1" });
       const sha256 = createHash("sha256").update("second").digest("hex");
 
@@ -278,7 +348,9 @@ describe("FIFO queues over gRPC", () => {
       ]);
 
       const received = (await h.rpc.receive({ queue: "f", maxMessages: 10 })).messages;
-      expect(received.map((m) => [m.messageId, text(m), m.messageGroupId, m.sequenceNumber, m.deduplicationId])).toEqual([
+      expect(
+        received.map((m) => [m.messageId, text(m), m.messageGroupId, m.sequenceNumber, m.deduplicationId]),
+      ).toEqual([
         [explicit.messageId, "first", "customer-1", explicit.sequenceNumber, "order-1"],
         [byContent.messageId, "second", "customer-1", byContent.sequenceNumber, sha256],
       ]);
@@ -298,7 +370,11 @@ describe("FIFO queues over gRPC", () => {
 
     it("delivers a group in send order, nothing more of it while one is leased, other groups meanwhile", async () => {
       await h.rpc.createQueue({ name: "f", config: { fifo: true, visibilityTimeout: durationFromMs(10_000) } });
-      const entries = ["a1", "b1", "a2", "a3", "b2"].map((body) => ({ body: bytes(body), messageGroupId: body[0]!, deduplicationId: body }));
+      const entries = ["a1", "b1", "a2", "a3", "b2"].map((body) => ({
+        body: bytes(body),
+        messageGroupId: body[0]!,
+        deduplicationId: body,
+      }));
       await h.rpc.sendBatch({ queue: "f", entries });
       const [a1] = (await h.rpc.receive({ queue: "f", maxMessages: 1 })).messages;
       expect(text(a1!)).toBe("a1");
@@ -313,7 +389,11 @@ describe("FIFO queues over gRPC", () => {
       await h.rpc.createQueue({ name: "dlq.fifo", config: { fifo: true } });
       await h.rpc.createQueue({
         name: "f",
-        config: { fifo: true, visibilityTimeout: durationFromMs(1000), redrivePolicy: { deadLetterQueue: "dlq.fifo", maxReceiveCount: 1 } },
+        config: {
+          fifo: true,
+          visibilityTimeout: durationFromMs(1000),
+          redrivePolicy: { deadLetterQueue: "dlq.fifo", maxReceiveCount: 1 },
+        },
       });
       const sent = await h.rpc.send({ queue: "f", body: bytes("poison"), messageGroupId: "g", deduplicationId: "d" });
       await h.rpc.receive({ queue: "f" });

@@ -34,7 +34,10 @@ function referenceMessage(delivery: Delivery): ReceivedMessage {
         name,
         {
           dataType,
-          value: typeof value === "string" ? { case: "stringValue" as const, value } : { case: "binaryValue" as const, value },
+          value:
+            typeof value === "string"
+              ? { case: "stringValue" as const, value }
+              : { case: "binaryValue" as const, value },
         },
       ]),
     ),
@@ -54,18 +57,27 @@ const epochMs = fc.oneof(
 );
 const text = fc.oneof(fc.constant(""), fc.string({ maxLength: 40 }), fc.string({ unit: "grapheme", maxLength: 20 }));
 const bytes = (maxLength: number): fc.Arbitrary<Uint8Array> =>
-  fc.oneof(fc.uint8Array({ maxLength: 300 }), fc.integer({ min: 0, max: maxLength }).map((length) => new Uint8Array(length).fill(7)));
+  fc.oneof(
+    fc.uint8Array({ maxLength: 300 }),
+    fc.integer({ min: 0, max: maxLength }).map((length) => new Uint8Array(length).fill(7)),
+  );
 const attributes = fc
   .array(fc.tuple(fc.oneof(text, fc.constantFrom("__proto__", "1", "10", "constructor")), text), { maxLength: 6 })
   .map((pairs) => Object.fromEntries(pairs));
 
 // Every kind of value, empty ones included, and data types empty (protobuf-es then leaves the field out) or long.
 const typedAttribute = fc.record({
-  dataType: fc.oneof(fc.constantFrom("String", "Number.int", "Binary", "Binary.gzip", ""), text, fc.string({ minLength: 120, maxLength: 256 })),
+  dataType: fc.oneof(
+    fc.constantFrom("String", "Number.int", "Binary", "Binary.gzip", ""),
+    text,
+    fc.string({ minLength: 120, maxLength: 256 }),
+  ),
   value: fc.oneof(text, bytes(1000), fc.constant(""), fc.constant(new Uint8Array(0))),
 });
 const typedAttributes = fc
-  .array(fc.tuple(fc.oneof(text, fc.constantFrom("__proto__", "1", "10", "constructor")), typedAttribute), { maxLength: 5 })
+  .array(fc.tuple(fc.oneof(text, fc.constantFrom("__proto__", "1", "10", "constructor")), typedAttribute), {
+    maxLength: 5,
+  })
   .map((pairs) => Object.fromEntries(pairs));
 
 // A FIFO queue's ids are ASCII letters, digits and punctuation, 1 to 128 of
@@ -73,14 +85,25 @@ const typedAttributes = fc
 // makes a two-byte length. Empty ones (protobuf-es leaves them out) too.
 const fifoId = fc.oneof(
   fc.constant(""),
-  fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code)), minLength: 1, maxLength: 128 }),
+  fc.string({
+    unit: fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code)),
+    minLength: 1,
+    maxLength: 128,
+  }),
   fc.constant("x".repeat(128)),
 );
 const fifo = fc.record({
   messageGroupId: fifoId,
-  sequenceNumber: fc.oneof(fc.constant(""), fc.bigInt({ min: 0n, max: 10n ** 20n - 1n }).map((n) => n.toString().padStart(20, "0"))),
+  sequenceNumber: fc.oneof(
+    fc.constant(""),
+    fc.bigInt({ min: 0n, max: 10n ** 20n - 1n }).map((n) => n.toString().padStart(20, "0")),
+  ),
   // As sent, a body's SHA-256 in hex, or a message id after a dead-letter move.
-  deduplicationId: fc.oneof(fifoId, fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: 64, maxLength: 64 }), fc.uuid()),
+  deduplicationId: fc.oneof(
+    fifoId,
+    fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: 64, maxLength: 64 }),
+    fc.uuid(),
+  ),
 });
 
 const delivery: fc.Arbitrary<Delivery> = fc.record({

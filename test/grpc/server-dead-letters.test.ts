@@ -39,8 +39,16 @@ describe("dead-letter queues over gRPC", () => {
     clock.advance(1000);
     await h.settled();
     const [dead] = (await h.rpc.receive({ queue: "dlq" })).messages;
-    expect(dead).toMatchObject({ messageId, deadLetterSourceQueue: "work", deadLetterReason: "MAX_RECEIVE_COUNT_EXCEEDED" });
-    await h.rpc.changeVisibility({ queue: "dlq", receiptHandle: dead!.receiptHandle, visibilityTimeout: durationFromMs(0) });
+    expect(dead).toMatchObject({
+      messageId,
+      deadLetterSourceQueue: "work",
+      deadLetterReason: "MAX_RECEIVE_COUNT_EXCEEDED",
+    });
+    await h.rpc.changeVisibility({
+      queue: "dlq",
+      receiptHandle: dead!.receiptHandle,
+      visibilityTimeout: durationFromMs(0),
+    });
     expect((await h.rpc.redriveMessages({ deadLetterQueue: "dlq" })).movedCount).toBe(1n);
     const [back] = (await h.rpc.receive({ queue: "work" })).messages;
     expect(back).toMatchObject({ messageId, receiveCount: 1, deadLetterSourceQueue: "", deadLetterReason: "" });

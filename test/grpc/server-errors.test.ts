@@ -123,7 +123,11 @@ describe("error statuses over gRPC", () => {
       "LEASE_SUPERSEDED",
     );
     await expectRpcError(
-      h.rpc.changeVisibility({ queue: "errors", receiptHandle: first.receiptHandle, visibilityTimeout: durationFromMs(0) }),
+      h.rpc.changeVisibility({
+        queue: "errors",
+        receiptHandle: first.receiptHandle,
+        visibilityTimeout: durationFromMs(0),
+      }),
       status.FAILED_PRECONDITION,
       "LEASE_SUPERSEDED",
     );
@@ -135,26 +139,45 @@ describe("error statuses over gRPC", () => {
     await h.rpc.delete({ queue: "errors", receiptHandle: message.receiptHandle });
     await h.rpc.delete({ queue: "errors", receiptHandle: message.receiptHandle }); // retried deletes are safe
     await expectRpcError(
-      h.rpc.changeVisibility({ queue: "errors", receiptHandle: message.receiptHandle, visibilityTimeout: durationFromMs(1000) }),
+      h.rpc.changeVisibility({
+        queue: "errors",
+        receiptHandle: message.receiptHandle,
+        visibilityTimeout: durationFromMs(1000),
+      }),
       status.NOT_FOUND,
       "MESSAGE_NOT_FOUND",
     );
   });
 
   it("LEASE_LIMIT_EXCEEDED past max_lease_duration", async () => {
-    await h.rpc.createQueue({ name: "capped", config: { maxLeaseDuration: durationFromMs(2000), visibilityTimeout: durationFromMs(1000) } });
+    await h.rpc.createQueue({
+      name: "capped",
+      config: { maxLeaseDuration: durationFromMs(2000), visibilityTimeout: durationFromMs(1000) },
+    });
     const message = await receiveOne("capped");
     await expectRpcError(
-      h.rpc.changeVisibility({ queue: "capped", receiptHandle: message.receiptHandle, visibilityTimeout: durationFromMs(3000) }),
+      h.rpc.changeVisibility({
+        queue: "capped",
+        receiptHandle: message.receiptHandle,
+        visibilityTimeout: durationFromMs(3000),
+      }),
       status.INVALID_ARGUMENT,
       "INVALID_ARGUMENT",
       "visibility_timeout",
     );
-    await h.rpc.changeVisibility({ queue: "capped", receiptHandle: message.receiptHandle, visibilityTimeout: durationFromMs(1500) });
+    await h.rpc.changeVisibility({
+      queue: "capped",
+      receiptHandle: message.receiptHandle,
+      visibilityTimeout: durationFromMs(1500),
+    });
     // Extending again from a later moment runs past receive + 2 s.
     clock.advance(600);
     await expectRpcError(
-      h.rpc.changeVisibility({ queue: "capped", receiptHandle: message.receiptHandle, visibilityTimeout: durationFromMs(1500) }),
+      h.rpc.changeVisibility({
+        queue: "capped",
+        receiptHandle: message.receiptHandle,
+        visibilityTimeout: durationFromMs(1500),
+      }),
       status.FAILED_PRECONDITION,
       "LEASE_LIMIT_EXCEEDED",
     );

@@ -33,7 +33,8 @@ describe("the Heartbeat stream", () => {
 
   async function leaseOne(visibilityMs = 1000) {
     await h.rpc.send({ queue: "jobs", body: Buffer.from("work") });
-    const [message] = (await h.rpc.receive({ queue: "jobs", visibilityTimeout: durationFromMs(visibilityMs) })).messages;
+    const [message] = (await h.rpc.receive({ queue: "jobs", visibilityTimeout: durationFromMs(visibilityMs) }))
+      .messages;
     return message!;
   }
 
@@ -66,7 +67,10 @@ describe("the Heartbeat stream", () => {
     const stream = open();
     stream.send({
       queue: "jobs",
-      leases: [{ receiptHandle: first.receiptHandle }, { receiptHandle: second!.receiptHandle, visibilityTimeout: durationFromMs(9000) }],
+      leases: [
+        { receiptHandle: first.receiptHandle },
+        { receiptHandle: second!.receiptHandle, visibilityTimeout: durationFromMs(9000) },
+      ],
     });
     const { leases } = await stream.next();
     expect(leases.map((l) => [l.held, l.reason])).toEqual([
@@ -83,12 +87,17 @@ describe("the Heartbeat stream", () => {
     await start({ fakeClock: true });
     const message = await leaseOne();
     const stream = open();
-    stream.send({ queue: "jobs", leases: [{ receiptHandle: message.receiptHandle, visibilityTimeout: durationFromMs(2000) }] });
+    stream.send({
+      queue: "jobs",
+      leases: [{ receiptHandle: message.receiptHandle, visibilityTimeout: durationFromMs(2000) }],
+    });
     await stream.next();
     const unsolicited = stream.next();
     clock!.advance(2000);
     const { leases } = await unsolicited;
-    expect(leases.map((l) => [l.receiptHandle, l.held, l.reason])).toEqual([[message.receiptHandle, false, "LEASE_EXPIRED"]]);
+    expect(leases.map((l) => [l.receiptHandle, l.held, l.reason])).toEqual([
+      [message.receiptHandle, false, "LEASE_EXPIRED"],
+    ]);
   });
 
   it("stores a checkpoint that survives a restart and arrives on the next delivery, and fails one over 64 KiB", async () => {
@@ -100,7 +109,10 @@ describe("the Heartbeat stream", () => {
       leases: [{ receiptHandle: message.receiptHandle, checkpoint: Buffer.from("step 3 of 7") }],
     });
     expect((await stream.next()).leases[0]!.held).toBe(true);
-    stream.send({ queue: "jobs", leases: [{ receiptHandle: message.receiptHandle, checkpoint: Buffer.alloc(64 * 1024 + 1) }] });
+    stream.send({
+      queue: "jobs",
+      leases: [{ receiptHandle: message.receiptHandle, checkpoint: Buffer.alloc(64 * 1024 + 1) }],
+    });
     expect((await stream.next()).leases[0]).toMatchObject({ held: false, reason: "INVALID_ARGUMENT" });
     stream.close();
     await h.restart();
@@ -118,7 +130,10 @@ describe("the Heartbeat stream", () => {
     await start({ fakeClock: true });
     const message = await leaseOne(60_000);
     const stream = open();
-    stream.send({ queue: "jobs", leases: [{ receiptHandle: message.receiptHandle, visibilityTimeout: durationFromMs(0) }] });
+    stream.send({
+      queue: "jobs",
+      leases: [{ receiptHandle: message.receiptHandle, visibilityTimeout: durationFromMs(0) }],
+    });
     expect((await stream.next()).leases[0]).toMatchObject({ held: false, reason: "RELEASED" });
     expect((await h.rpc.receive({ queue: "jobs" })).messages[0]!.messageId).toBe(message.messageId);
   });
@@ -135,7 +150,11 @@ describe("the Heartbeat stream", () => {
         { receiptHandle: message.receiptHandle },
       ],
     });
-    expect((await stream.next()).leases.map((l) => l.reason)).toEqual(["RECEIPT_HANDLE_INVALID", "INVALID_ARGUMENT", ""]);
+    expect((await stream.next()).leases.map((l) => l.reason)).toEqual([
+      "RECEIPT_HANDLE_INVALID",
+      "INVALID_ARGUMENT",
+      "",
+    ]);
     stream.send({ queue: "no-such-queue", leases: [] });
     const error = await stream.closed;
     expect({ code: error?.code, reason: error?.reason }).toEqual({ code: status.NOT_FOUND, reason: "QUEUE_NOT_FOUND" });
@@ -146,7 +165,10 @@ describe("the Heartbeat stream", () => {
     const stream = open();
     stream.send({ queue: "jobs", leases: Array.from({ length: 1001 }, () => ({ receiptHandle: "x" })) });
     const error = await stream.closed;
-    expect({ code: error?.code, reason: error?.reason }).toEqual({ code: status.INVALID_ARGUMENT, reason: "INVALID_ARGUMENT" });
+    expect({ code: error?.code, reason: error?.reason }).toEqual({
+      code: status.INVALID_ARGUMENT,
+      reason: "INVALID_ARGUMENT",
+    });
   });
 
   it("a clean half-close leaves the leases as they were", async () => {
@@ -168,7 +190,11 @@ describe("the Heartbeat stream", () => {
     await start({ fakeClock: false });
     const message = await leaseOne(30_000);
     const stream = open();
-    stream.send({ queue: "jobs", releaseOnDisconnect: true, leases: [{ receiptHandle: message.receiptHandle, visibilityTimeout: durationFromMs(30_000) }] });
+    stream.send({
+      queue: "jobs",
+      releaseOnDisconnect: true,
+      leases: [{ receiptHandle: message.receiptHandle, visibilityTimeout: durationFromMs(30_000) }],
+    });
     await stream.next();
     const poll = h.rpc.receive({ queue: "jobs", waitTime: durationFromMs(5000) });
     stream.cancel();
@@ -183,7 +209,11 @@ describe("the Heartbeat stream", () => {
     const message = await leaseOne(30_000);
     const stream = openHeartbeatStream(h.server.address, {}, new Date(Date.now() + 500));
     streams.push(stream);
-    stream.send({ queue: "jobs", releaseOnDisconnect: true, leases: [{ receiptHandle: message.receiptHandle, visibilityTimeout: durationFromMs(30_000) }] });
+    stream.send({
+      queue: "jobs",
+      releaseOnDisconnect: true,
+      leases: [{ receiptHandle: message.receiptHandle, visibilityTimeout: durationFromMs(30_000) }],
+    });
     await stream.next();
     expect((await stream.closed)?.code).toBe(status.DEADLINE_EXCEEDED);
     const { messages } = await h.rpc.receive({ queue: "jobs", waitTime: durationFromMs(2000) });
@@ -193,7 +223,9 @@ describe("the Heartbeat stream", () => {
   it("a consumer killed with SIGKILL on a release_on_disconnect stream loses its leases to another consumer within a second", async () => {
     await start({ fakeClock: false });
     await h.rpc.sendBatch({ queue: "jobs", entries: [{ body: Buffer.from("a") }, { body: Buffer.from("b") }] });
-    const holder = spawn(process.execPath, [holdLeasesScript, h.server.address, "jobs", "2"], { stdio: ["ignore", "pipe", "inherit"] });
+    const holder = spawn(process.execPath, [holdLeasesScript, h.server.address, "jobs", "2"], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     const [line] = (await once(holder.stdout!, "data")) as [Buffer];
     const held = JSON.parse(line.toString()) as { held: number; messageIds: string[] };
     expect(held.held).toBe(2);
@@ -238,7 +270,10 @@ describe("Heartbeat flow control", () => {
       const stream = openHeartbeatStream(h.server.address);
       stream.pause();
       const requests = 2000;
-      const payload = { queue: "jobs", leases: [{ receiptHandle: message!.receiptHandle, checkpoint: Buffer.alloc(1024) }] };
+      const payload = {
+        queue: "jobs",
+        leases: [{ receiptHandle: message!.receiptHandle, checkpoint: Buffer.alloc(1024) }],
+      };
       for (let i = 0; i < requests; i++) stream.send(payload);
       // Nobody reads: the server answers until the transport's windows fill,
       // then stops taking requests. Wait until the count of commits settles.

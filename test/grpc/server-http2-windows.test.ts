@@ -41,19 +41,25 @@ describe("HTTP/2 receive windows", () => {
     const bodies = Array.from({ length: 30 }, (_, index) => Buffer.alloc(100 * 1024, index));
     await harness.rpc.sendBatch({ queue: "big", entries: bodies.map((body) => ({ body })) });
     const { messages } = await harness.rpc.receive({ queue: "big", maxMessages: 30 });
-    expect(messages.map((message) => Buffer.from(message.body).readUInt8(0)).sort((a, b) => a - b)).toEqual(bodies.map((_, index) => index));
+    expect(messages.map((message) => Buffer.from(message.body).readUInt8(0)).sort((a, b) => a - b)).toEqual(
+      bodies.map((_, index) => index),
+    );
   });
 
   it("refuses loudly, naming the file to fix, a grpc-js whose listeners it cannot reach", () => {
     // As a grpc-js that renamed its private map would look.
-    expect(() => raiseReceiveWindows({} as Server)).toThrow(/no longer keeps its HTTP\/2 listeners in `http2Servers`: see src\/grpc\/http2-windows.ts/);
+    expect(() => raiseReceiveWindows({} as Server)).toThrow(
+      /no longer keeps its HTTP\/2 listeners in `http2Servers`: see src\/grpc\/http2-windows.ts/,
+    );
   });
 
   it("holdshelf's client asks for a 4 MiB stream window, as a plain HTTP/2 server sees", async () => {
     const server = http2.createServer();
     // It speaks no gRPC: every call is cut short, so the client's fails at once.
     server.on("stream", (stream) => stream.close(http2.constants.NGHTTP2_CANCEL));
-    const clientSettings = new Promise<http2.Settings>((resolve) => server.once("session", (session) => session.once("remoteSettings", resolve)));
+    const clientSettings = new Promise<http2.Settings>((resolve) =>
+      server.once("session", (session) => session.once("remoteSettings", resolve)),
+    );
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const rpc = createQueueServiceRpc(`127.0.0.1:${(server.address() as AddressInfo).port}`);
     try {
@@ -70,5 +76,6 @@ describe("HTTP/2 receive windows", () => {
 
 /** Polls a condition on real time (a socket's frames), for at most 2 s. */
 async function until(condition: () => boolean): Promise<void> {
-  for (const start = Date.now(); !condition() && Date.now() - start < 2_000; ) await new Promise((resolve) => setTimeout(resolve, 5));
+  for (const start = Date.now(); !condition() && Date.now() - start < 2_000; )
+    await new Promise((resolve) => setTimeout(resolve, 5));
 }

@@ -18,7 +18,10 @@ describe("log lines", () => {
 
   async function start(): Promise<void> {
     lines = [];
-    const logger = createLogger({ level: "info", write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const logger = createLogger({
+      level: "info",
+      write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>),
+    });
     h = await startGrpcHarness({ logger, metricsListen: "127.0.0.1:0" });
     await h.rpc.createQueue({ name: "jobs" });
   }
@@ -30,7 +33,10 @@ describe("log lines", () => {
     stream.send({
       queue: "jobs",
       releaseOnDisconnect,
-      leases: messages.map((message) => ({ receiptHandle: message.receiptHandle, visibilityTimeout: durationFromMs(30_000) })),
+      leases: messages.map((message) => ({
+        receiptHandle: message.receiptHandle,
+        visibilityTimeout: durationFromMs(30_000),
+      })),
     });
     await stream.next();
     return stream;
@@ -43,7 +49,12 @@ describe("log lines", () => {
     const stream = await holdTwoLeases(true);
     stream.cancel();
     await vi.waitFor(() => expect(named("heartbeat stream broken")).toHaveLength(1));
-    expect(named("heartbeat stream broken")[0]).toMatchObject({ level: "info", leases: 2, released: true, peer: expect.any(String) });
+    expect(named("heartbeat stream broken")[0]).toMatchObject({
+      level: "info",
+      leases: 2,
+      released: true,
+      peer: expect.any(String),
+    });
     stream.close();
   });
 
@@ -63,22 +74,27 @@ describe("log lines", () => {
 
   // In the cluster run the failing store is another broker's than the one whose metrics the client reads:
   // the LevelDB and PostgreSQL runs cover it.
-  it.skipIf(inCluster)("logs a failed storage write once per outage, not per call, and counts the failed batch", async () => {
-    await start();
-    // A closed database refuses every write, as a failing disk would.
-    await h.server.store.close();
-    const sends = await Promise.allSettled([1, 2, 3].map(() => h.rpc.send({ queue: "jobs", body: Buffer.from("m") })));
-    expect(sends.map((send) => send.status)).toEqual(["rejected", "rejected", "rejected"]);
-    const failures = named("storage unavailable: refusing calls that need it until writes succeed again");
-    expect(failures).toHaveLength(1);
-    expect(failures[0]).toMatchObject({
-      level: "error",
-      reason: expect.stringContaining("storage write failed"),
-      error: { message: expect.any(String) },
-    });
-    expect(named("unexpected error in a call")).toEqual([]);
-    const samples = parseExposition(await (await fetch(`http://${h.server.metricsAddress}/metrics`)).text());
-    // The three sends shared one batch; later commits would be refused unwritten, not counted.
-    expect(sampleValue(samples, "holdshelf_storage_commit_failures_total")).toBe(1);
-  });
+  it.skipIf(inCluster)(
+    "logs a failed storage write once per outage, not per call, and counts the failed batch",
+    async () => {
+      await start();
+      // A closed database refuses every write, as a failing disk would.
+      await h.server.store.close();
+      const sends = await Promise.allSettled(
+        [1, 2, 3].map(() => h.rpc.send({ queue: "jobs", body: Buffer.from("m") })),
+      );
+      expect(sends.map((send) => send.status)).toEqual(["rejected", "rejected", "rejected"]);
+      const failures = named("storage unavailable: refusing calls that need it until writes succeed again");
+      expect(failures).toHaveLength(1);
+      expect(failures[0]).toMatchObject({
+        level: "error",
+        reason: expect.stringContaining("storage write failed"),
+        error: { message: expect.any(String) },
+      });
+      expect(named("unexpected error in a call")).toEqual([]);
+      const samples = parseExposition(await (await fetch(`http://${h.server.metricsAddress}/metrics`)).text());
+      // The three sends shared one batch; later commits would be refused unwritten, not counted.
+      expect(sampleValue(samples, "holdshelf_storage_commit_failures_total")).toBe(1);
+    },
+  );
 });

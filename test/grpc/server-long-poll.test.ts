@@ -50,7 +50,11 @@ describe("long polling", () => {
     const [leased] = (await h.rpc.receive({ queue: "poll" })).messages;
     const poll = timed(h.rpc.receive({ queue: "poll", waitTime: longWait }));
     await sleep(100);
-    await h.rpc.changeVisibility({ queue: "poll", receiptHandle: leased!.receiptHandle, visibilityTimeout: durationFromMs(0) });
+    await h.rpc.changeVisibility({
+      queue: "poll",
+      receiptHandle: leased!.receiptHandle,
+      visibilityTimeout: durationFromMs(0),
+    });
     const { result, ms } = await poll;
     expect(result.messages[0]!.messageId).toBe(leased!.messageId);
     expect(ms).toBeLessThan(earlyMs);
@@ -88,7 +92,11 @@ describe("long polling", () => {
 
   it("a deleted queue ends its waiting polls with QUEUE_NOT_FOUND", async () => {
     // Checked from the start, so the failure is never an unhandled rejection.
-    const poll = expectRpcError(h.rpc.receive({ queue: "poll", waitTime: longWait }), status.NOT_FOUND, "QUEUE_NOT_FOUND");
+    const poll = expectRpcError(
+      h.rpc.receive({ queue: "poll", waitTime: longWait }),
+      status.NOT_FOUND,
+      "QUEUE_NOT_FOUND",
+    );
     await sleep(100);
     await h.rpc.deleteQueue({ name: "poll" });
     await poll;

@@ -70,7 +70,9 @@ describe("QueueService RPCs against a real server", () => {
     expect(timestampMs(firstRound[0]!.leaseDeadline!)).toBe(clock.now() + 10_000);
 
     clock.advance(2000);
-    expect((await h.rpc.receive({ queue: "work", maxMessages: 10 })).messages.map((m) => text(m.body))).toEqual(["late"]);
+    expect((await h.rpc.receive({ queue: "work", maxMessages: 10 })).messages.map((m) => text(m.body))).toEqual([
+      "late",
+    ]);
 
     // The leases of the first round run out: both come back, receive_count 2, new handles.
     clock.advance(10_000);
@@ -83,7 +85,10 @@ describe("QueueService RPCs against a real server", () => {
   it("DeleteBatch reports each handle in order, deleting the valid ones", async () => {
     await h.rpc.sendBatch({ queue: "work", entries: [{ body: Buffer.from("a") }, { body: Buffer.from("b") }] });
     const [a, b] = (await h.rpc.receive({ queue: "work", maxMessages: 2 })).messages;
-    const { results } = await h.rpc.deleteBatch({ queue: "work", receiptHandles: [a!.receiptHandle, "forged", b!.receiptHandle] });
+    const { results } = await h.rpc.deleteBatch({
+      queue: "work",
+      receiptHandles: [a!.receiptHandle, "forged", b!.receiptHandle],
+    });
     expect(results.map((r) => [r.receiptHandle, r.code, r.reason])).toEqual([
       [a!.receiptHandle, 0, ""],
       ["forged", status.INVALID_ARGUMENT, "RECEIPT_HANDLE_INVALID"],

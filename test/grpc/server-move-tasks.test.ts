@@ -16,7 +16,10 @@ describe("message move tasks over gRPC", () => {
   beforeEach(async () => {
     h = await startGrpcHarness({ clock });
     // A source the called broker does not serve, in the cluster run.
-    source = ["moves-a", "moves-b", "moves-c", "moves-d", "moves-e", "moves-f"].find((name) => h.serverOf(name) !== h.server) ?? "moves-a";
+    source =
+      ["moves-a", "moves-b", "moves-c", "moves-d", "moves-e", "moves-f"].find(
+        (name) => h.serverOf(name) !== h.server,
+      ) ?? "moves-a";
     await h.rpc.createQueue({ name: source });
     await h.rpc.createQueue({ name: "moves-dest" });
   });
@@ -64,9 +67,18 @@ describe("message move tasks over gRPC", () => {
 
   it("lists a running task with its handle and progress, cancels it by the handle alone, and refuses what no longer runs", async () => {
     await sendSome(3);
-    const { taskHandle } = await h.rpc.startMessageMoveTask({ sourceQueue: source, destinationQueue: "moves-dest", maxPerSecond: 1 });
+    const { taskHandle } = await h.rpc.startMessageMoveTask({
+      sourceQueue: source,
+      destinationQueue: "moves-dest",
+      maxPerSecond: 1,
+    });
     await untilMoved(1);
-    expect(await newest()).toMatchObject({ taskHandle, status: MessageMoveTaskStatus.RUNNING, maxPerSecond: 1, toMoveCount: 3n });
+    expect(await newest()).toMatchObject({
+      taskHandle,
+      status: MessageMoveTaskStatus.RUNNING,
+      maxPerSecond: 1,
+      toMoveCount: 3n,
+    });
     await expectRpcError(
       h.rpc.startMessageMoveTask({ sourceQueue: source, destinationQueue: "moves-dest" }),
       status.FAILED_PRECONDITION,
@@ -83,11 +95,20 @@ describe("message move tasks over gRPC", () => {
       status.NOT_FOUND,
       "MOVE_TASK_NOT_FOUND",
     );
-    await expectRpcError(h.rpc.cancelMessageMoveTask({ taskHandle: "nonsense!" }), status.INVALID_ARGUMENT, "INVALID_ARGUMENT", "task_handle");
+    await expectRpcError(
+      h.rpc.cancelMessageMoveTask({ taskHandle: "nonsense!" }),
+      status.INVALID_ARGUMENT,
+      "INVALID_ARGUMENT",
+      "task_handle",
+    );
   });
 
   it("answers bad starts and lists with their reasons and codes", async () => {
-    await expectRpcError(h.rpc.startMessageMoveTask({ sourceQueue: "moves-none" }), status.NOT_FOUND, "QUEUE_NOT_FOUND");
+    await expectRpcError(
+      h.rpc.startMessageMoveTask({ sourceQueue: "moves-none" }),
+      status.NOT_FOUND,
+      "QUEUE_NOT_FOUND",
+    );
     await expectRpcError(
       h.rpc.startMessageMoveTask({ sourceQueue: source, destinationQueue: "moves-none" }),
       status.NOT_FOUND,
@@ -105,7 +126,11 @@ describe("message move tasks over gRPC", () => {
       "INVALID_ARGUMENT",
       "max_per_second",
     );
-    await expectRpcError(h.rpc.listMessageMoveTasks({ sourceQueue: "moves-none" }), status.NOT_FOUND, "QUEUE_NOT_FOUND");
+    await expectRpcError(
+      h.rpc.listMessageMoveTasks({ sourceQueue: "moves-none" }),
+      status.NOT_FOUND,
+      "QUEUE_NOT_FOUND",
+    );
     await expectRpcError(
       h.rpc.listMessageMoveTasks({ sourceQueue: source, maxResults: 11 }),
       status.INVALID_ARGUMENT,
@@ -117,7 +142,11 @@ describe("message move tasks over gRPC", () => {
 
   it("resumes a running task after a restart; its handle still cancels it", async () => {
     await sendSome(3);
-    const { taskHandle } = await h.rpc.startMessageMoveTask({ sourceQueue: source, destinationQueue: "moves-dest", maxPerSecond: 1 });
+    const { taskHandle } = await h.rpc.startMessageMoveTask({
+      sourceQueue: source,
+      destinationQueue: "moves-dest",
+      maxPerSecond: 1,
+    });
     await untilMoved(1);
     await h.restart();
     expect(await newest()).toMatchObject({ taskHandle, status: MessageMoveTaskStatus.RUNNING });

@@ -25,7 +25,10 @@ describe("PeekMessages over gRPC", () => {
     await h.rpc.createQueue({ name: "peek-dlq" });
     await h.rpc.createQueue({
       name: "peek-jobs",
-      config: { visibilityTimeout: durationFromMs(vt), redrivePolicy: { deadLetterQueue: "peek-dlq", maxReceiveCount: 1 } },
+      config: {
+        visibilityTimeout: durationFromMs(vt),
+        redrivePolicy: { deadLetterQueue: "peek-dlq", maxReceiveCount: 1 },
+      },
     });
   });
   afterEach(async () => {
@@ -44,12 +47,19 @@ describe("PeekMessages over gRPC", () => {
       },
     });
     const { messageId: visibleId } = await h.rpc.send({ queue: "peek-jobs", body: bytes("visible") });
-    const { messageId: delayedId } = await h.rpc.send({ queue: "peek-jobs", body: bytes("delayed"), delay: durationFromMs(5_000) });
+    const { messageId: delayedId } = await h.rpc.send({
+      queue: "peek-jobs",
+      body: bytes("delayed"),
+      delay: durationFromMs(5_000),
+    });
     clock.advance(100);
     const { messages: received } = await h.rpc.receive({ queue: "peek-jobs" });
     expect(received.map((message) => message.messageId)).toEqual([leasedId]);
     const stream = openHeartbeatStream(h.server.address);
-    stream.send({ queue: "peek-jobs", leases: [{ receiptHandle: received[0]!.receiptHandle, checkpoint: bytes("step 3 of 7") }] });
+    stream.send({
+      queue: "peek-jobs",
+      leases: [{ receiptHandle: received[0]!.receiptHandle, checkpoint: bytes("step 3 of 7") }],
+    });
     expect((await stream.next()).leases[0]!.held).toBe(true);
     stream.end();
     await stream.closed;
@@ -77,11 +87,20 @@ describe("PeekMessages over gRPC", () => {
     expect(textOf(leased!.body)).toBe("leased");
     expect([...(leased!.typedAttributes["blob"]!.value.value as Uint8Array)]).toEqual([0, 1]);
     expect(leased!.visibleTime).toBeUndefined();
-    expect(visible).toMatchObject({ messageId: visibleId, receiveCount: 0, state: MessageState.VISIBLE, checkpointSize: 0 });
+    expect(visible).toMatchObject({
+      messageId: visibleId,
+      receiveCount: 0,
+      state: MessageState.VISIBLE,
+      checkpointSize: 0,
+    });
     expect(visible!.firstReceiveTime).toBeUndefined();
     expect(visible!.leaseDeadline).toBeUndefined();
     expect(visible!.visibleTime).toBeUndefined();
-    expect(delayed).toMatchObject({ messageId: delayedId, state: MessageState.DELAYED, visibleTime: timestampFromMs(sent + 5_000) });
+    expect(delayed).toMatchObject({
+      messageId: delayedId,
+      state: MessageState.DELAYED,
+      visibleTime: timestampFromMs(sent + 5_000),
+    });
     expect(delayed!.leaseDeadline).toBeUndefined();
   });
 
@@ -107,7 +126,10 @@ describe("PeekMessages over gRPC", () => {
   });
 
   it("pages oldest first with tokens any broker resumes, and leaves the next Receive as it was", async () => {
-    const { messageIds } = await h.rpc.sendBatch({ queue: "peek-jobs", entries: ["a", "b", "c", "d", "e"].map((name) => ({ body: bytes(name) })) });
+    const { messageIds } = await h.rpc.sendBatch({
+      queue: "peek-jobs",
+      entries: ["a", "b", "c", "d", "e"].map((name) => ({ body: bytes(name) })),
+    });
     const seen: string[] = [];
     let pageToken = "";
     do {
@@ -118,14 +140,26 @@ describe("PeekMessages over gRPC", () => {
     } while (pageToken !== "");
     expect(seen).toEqual(messageIds);
     const { messages } = await h.rpc.receive({ queue: "peek-jobs", maxMessages: 10 });
-    expect(messages.map((message) => [message.messageId, message.receiveCount])).toEqual(messageIds.map((id) => [id, 1]));
+    expect(messages.map((message) => [message.messageId, message.receiveCount])).toEqual(
+      messageIds.map((id) => [id, 1]),
+    );
     expect((await h.rpc.getQueue({ name: "peek-jobs" })).queue!.stats).toMatchObject({ visible: 0n, inFlight: 5n });
   });
 
   it("refuses an unknown queue, a page_size out of bounds and a page_token it did not make, naming the field", async () => {
     await expectRpcError(h.rpc.peekMessages({ queue: "peek-missing" }), status.NOT_FOUND, "QUEUE_NOT_FOUND");
-    await expectRpcError(h.rpc.peekMessages({ queue: "peek-jobs", pageSize: 101 }), status.INVALID_ARGUMENT, "INVALID_ARGUMENT", "page_size");
-    await expectRpcError(h.rpc.peekMessages({ queue: "peek-jobs", pageSize: -1 }), status.INVALID_ARGUMENT, "INVALID_ARGUMENT", "page_size");
+    await expectRpcError(
+      h.rpc.peekMessages({ queue: "peek-jobs", pageSize: 101 }),
+      status.INVALID_ARGUMENT,
+      "INVALID_ARGUMENT",
+      "page_size",
+    );
+    await expectRpcError(
+      h.rpc.peekMessages({ queue: "peek-jobs", pageSize: -1 }),
+      status.INVALID_ARGUMENT,
+      "INVALID_ARGUMENT",
+      "page_size",
+    );
     await expectRpcError(
       h.rpc.peekMessages({ queue: "peek-jobs", pageToken: "bm90IGEgdG9rZW4" }),
       status.INVALID_ARGUMENT,

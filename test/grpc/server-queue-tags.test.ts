@@ -25,11 +25,11 @@ describe("queue tags and update_time over gRPC", () => {
   });
 
   it("creates a queue with tags, shows them everywhere, and replaces them with the config on UpdateQueue", async () => {
-    const tags = { team: "payments", env: "", "ключ": "値" };
+    const tags = { team: "payments", env: "", ключ: "値" };
     const created = (await h.rpc.createQueue({ name: "tagged", config: { tags } })).queue!;
     expect(created.config!.tags).toEqual(tags);
     // The same tags again are the same configuration; others are not.
-    await h.rpc.createQueue({ name: "tagged", config: { tags: { "ключ": "値", env: "", team: "payments" } } });
+    await h.rpc.createQueue({ name: "tagged", config: { tags: { ключ: "値", env: "", team: "payments" } } });
     await expectRpcError(h.rpc.createQueue({ name: "tagged" }), status.ALREADY_EXISTS, "QUEUE_ALREADY_EXISTS");
     expect((await h.rpc.getQueue({ name: "tagged" })).queue!.config!.tags).toEqual(tags);
     expect((await h.rpc.listQueues({})).queues[0]!.config!.tags).toEqual(tags);
@@ -45,10 +45,25 @@ describe("queue tags and update_time over gRPC", () => {
   it("refuses bad tags with INVALID_ARGUMENT naming config.tags or the tag", async () => {
     const invalid = status.INVALID_ARGUMENT;
     const fiftyOne = Object.fromEntries(Array.from({ length: 51 }, (_, index) => [`k${index}`, "v"]));
-    await expectRpcError(h.rpc.createQueue({ name: "q", config: { tags: fiftyOne } }), invalid, "INVALID_ARGUMENT", "config.tags");
-    await expectRpcError(h.rpc.createQueue({ name: "q", config: { tags: { "": "v" } } }), invalid, "INVALID_ARGUMENT", 'config.tags[""]');
+    await expectRpcError(
+      h.rpc.createQueue({ name: "q", config: { tags: fiftyOne } }),
+      invalid,
+      "INVALID_ARGUMENT",
+      "config.tags",
+    );
+    await expectRpcError(
+      h.rpc.createQueue({ name: "q", config: { tags: { "": "v" } } }),
+      invalid,
+      "INVALID_ARGUMENT",
+      'config.tags[""]',
+    );
     const longKey = "k".repeat(129);
-    await expectRpcError(h.rpc.createQueue({ name: "q", config: { tags: { [longKey]: "v" } } }), invalid, "INVALID_ARGUMENT", `config.tags["${longKey}"]`);
+    await expectRpcError(
+      h.rpc.createQueue({ name: "q", config: { tags: { [longKey]: "v" } } }),
+      invalid,
+      "INVALID_ARGUMENT",
+      `config.tags["${longKey}"]`,
+    );
     await h.rpc.createQueue({ name: "q" });
     await expectRpcError(
       h.rpc.updateQueue({ name: "q", config: { tags: { k: "v".repeat(257) } } }),

@@ -127,7 +127,10 @@ describe.each(versions)("gRPC server reflection $name", ({ definition, requestSc
 
   it("lists the holdshelf, health and reflection services, echoing the request", async () => {
     const stream = openStream();
-    const response = await stream.ask({ host: "localhost:50051", messageRequest: { case: "listServices", value: "*" } });
+    const response = await stream.ask({
+      host: "localhost:50051",
+      messageRequest: { case: "listServices", value: "*" },
+    });
     expect(response.validHost).toBe("localhost:50051");
     expect(response.originalRequest?.messageRequest).toEqual({ case: "listServices", value: "*" });
     expect(response.messageResponse.case).toBe("listServicesResponse");
@@ -170,7 +173,9 @@ describe.each(versions)("gRPC server reflection $name", ({ definition, requestSc
       const response = await stream.ask({ messageRequest: { case: "fileContainingSymbol", value: symbol } });
       expect(descriptorsOf(response)[0]!.name).toBe("holdshelf/v1/queue_service.proto");
     }
-    const health = await stream.ask({ messageRequest: { case: "fileContainingSymbol", value: "grpc.health.v1.Health" } });
+    const health = await stream.ask({
+      messageRequest: { case: "fileContainingSymbol", value: "grpc.health.v1.Health" },
+    });
     expect(descriptorsOf(health).map((file) => file.name)).toEqual(["grpc/health/v1/health.proto"]);
     const byName = await stream.ask({ messageRequest: { case: "fileByFilename", value: "holdshelf/v1/queue.proto" } });
     const files = descriptorsOf(byName);
@@ -181,12 +186,22 @@ describe.each(versions)("gRPC server reflection $name", ({ definition, requestSc
 
   it("answers an unknown symbol with NOT_FOUND in error_response and goes on answering", async () => {
     const stream = openStream();
-    const miss = await stream.ask({ messageRequest: { case: "fileContainingSymbol", value: "holdshelf.v1.NoSuchThing" } });
+    const miss = await stream.ask({
+      messageRequest: { case: "fileContainingSymbol", value: "holdshelf.v1.NoSuchThing" },
+    });
     expect(miss.messageResponse).toMatchObject({ case: "errorResponse", value: { errorCode: status.NOT_FOUND } });
-    expect(miss.originalRequest?.messageRequest).toEqual({ case: "fileContainingSymbol", value: "holdshelf.v1.NoSuchThing" });
+    expect(miss.originalRequest?.messageRequest).toEqual({
+      case: "fileContainingSymbol",
+      value: "holdshelf.v1.NoSuchThing",
+    });
     const missingFile = await stream.ask({ messageRequest: { case: "fileByFilename", value: "no/such.proto" } });
-    expect(missingFile.messageResponse).toMatchObject({ case: "errorResponse", value: { errorCode: status.NOT_FOUND } });
-    const hit = await stream.ask({ messageRequest: { case: "fileContainingSymbol", value: "holdshelf.v1.QueueService" } });
+    expect(missingFile.messageResponse).toMatchObject({
+      case: "errorResponse",
+      value: { errorCode: status.NOT_FOUND },
+    });
+    const hit = await stream.ask({
+      messageRequest: { case: "fileContainingSymbol", value: "holdshelf.v1.QueueService" },
+    });
     expect(descriptorsOf(hit)[0]!.name).toBe("holdshelf/v1/queue_service.proto");
     stream.close();
     expect((await stream.ended).code).toBe(status.OK);
@@ -216,7 +231,10 @@ describe.each(versions)("gRPC server reflection $name", ({ definition, requestSc
       value: { errorCode: status.INVALID_ARGUMENT },
     });
     const empty = await stream.ask({});
-    expect(empty.messageResponse).toMatchObject({ case: "errorResponse", value: { errorCode: status.INVALID_ARGUMENT } });
+    expect(empty.messageResponse).toMatchObject({
+      case: "errorResponse",
+      value: { errorCode: status.INVALID_ARGUMENT },
+    });
     const list = await stream.ask({ messageRequest: { case: "listServices", value: "" } });
     expect(list.messageResponse.case).toBe("listServicesResponse");
     stream.close();

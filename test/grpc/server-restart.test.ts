@@ -41,8 +41,14 @@ describe("restarting the server on the same data directory", () => {
     await h.rpc.delete({ queue: "keep", receiptHandle: messages[0]!.receiptHandle });
     // The lease keeps its deadline and its receipt handle.
     clock.advance(59_000);
-    expect((await h.rpc.receive({ queue: "keep", maxMessages: 10, visibilityTimeout: durationFromMs(1) })).messages).toEqual([]);
-    await h.rpc.changeVisibility({ queue: "keep", receiptHandle: leased!.receiptHandle, visibilityTimeout: durationFromMs(10_000) });
+    expect(
+      (await h.rpc.receive({ queue: "keep", maxMessages: 10, visibilityTimeout: durationFromMs(1) })).messages,
+    ).toEqual([]);
+    await h.rpc.changeVisibility({
+      queue: "keep",
+      receiptHandle: leased!.receiptHandle,
+      visibilityTimeout: durationFromMs(10_000),
+    });
     await h.rpc.delete({ queue: "keep", receiptHandle: leased!.receiptHandle });
     // The delayed one appears at its ready time.
     clock.advance(61_000);

@@ -45,10 +45,18 @@ describe("typed attributes over gRPC", () => {
   });
 
   it("receives what Send and SendBatch sent, each value in its own oneof case, beside the plain attributes", async () => {
-    await h.rpc.send({ queue: "work", body: Buffer.from("one"), attributes: { plain: "p" }, typedAttributes: everyKind });
+    await h.rpc.send({
+      queue: "work",
+      body: Buffer.from("one"),
+      attributes: { plain: "p" },
+      typedAttributes: everyKind,
+    });
     await h.rpc.sendBatch({
       queue: "work",
-      entries: [{ body: Buffer.from("two"), typedAttributes: { int: everyKind["int"]! } }, { body: Buffer.from("three") }],
+      entries: [
+        { body: Buffer.from("two"), typedAttributes: { int: everyKind["int"]! } },
+        { body: Buffer.from("three") },
+      ],
     });
     const [one, two, three] = (await h.rpc.receive({ queue: "work", maxMessages: 3 })).messages;
     expect(one!.attributes).toEqual({ plain: "p" });
@@ -62,9 +70,24 @@ describe("typed attributes over gRPC", () => {
     const send = (typedAttributes: Record<string, TypedInit>, attributes: Record<string, string> = {}) =>
       h.rpc.send({ queue: "work", body: Buffer.from("x"), attributes, typedAttributes });
     const invalid = status.INVALID_ARGUMENT;
-    await expectRpcError(send({ x: { dataType: "Integer", value: { case: "stringValue", value: "1" } } }), invalid, "INVALID_ARGUMENT", 'typed_attributes["x"].data_type');
-    await expectRpcError(send({ x: { dataType: "Number.", value: { case: "stringValue", value: "1" } } }), invalid, "INVALID_ARGUMENT", 'typed_attributes["x"].data_type');
-    await expectRpcError(send({ x: { dataType: "String" } }), invalid, "INVALID_ARGUMENT", 'typed_attributes["x"].string_value');
+    await expectRpcError(
+      send({ x: { dataType: "Integer", value: { case: "stringValue", value: "1" } } }),
+      invalid,
+      "INVALID_ARGUMENT",
+      'typed_attributes["x"].data_type',
+    );
+    await expectRpcError(
+      send({ x: { dataType: "Number.", value: { case: "stringValue", value: "1" } } }),
+      invalid,
+      "INVALID_ARGUMENT",
+      'typed_attributes["x"].data_type',
+    );
+    await expectRpcError(
+      send({ x: { dataType: "String" } }),
+      invalid,
+      "INVALID_ARGUMENT",
+      'typed_attributes["x"].string_value',
+    );
     await expectRpcError(
       send({ x: { dataType: "Number", value: { case: "binaryValue", value: Uint8Array.of(1) } } }),
       invalid,
@@ -77,17 +100,31 @@ describe("typed attributes over gRPC", () => {
       "INVALID_ARGUMENT",
       'typed_attributes["x"].binary_value',
     );
-    await expectRpcError(send({ k: everyKind["s"]! }, { k: "v" }), invalid, "INVALID_ARGUMENT", 'typed_attributes["k"]');
+    await expectRpcError(
+      send({ k: everyKind["s"]! }, { k: "v" }),
+      invalid,
+      "INVALID_ARGUMENT",
+      'typed_attributes["k"]',
+    );
     await expectRpcError(send({ "": everyKind["s"]! }), invalid, "INVALID_ARGUMENT", "typed_attributes");
     await expectRpcError(
-      h.rpc.sendBatch({ queue: "work", entries: [{ body: Buffer.from("ok") }, { typedAttributes: { y: { dataType: "Binary" } } }] }),
+      h.rpc.sendBatch({
+        queue: "work",
+        entries: [{ body: Buffer.from("ok") }, { typedAttributes: { y: { dataType: "Binary" } } }],
+      }),
       invalid,
       "INVALID_ARGUMENT",
       'entries[1].typed_attributes["y"].binary_value',
     );
     // 1024 bytes in all: body 1014, name "b" 1, data type "Binary" 6, value 3; one more value byte is too many.
     const sized = (valueBytes: number) =>
-      h.rpc.send({ queue: "work", body: new Uint8Array(1014), typedAttributes: { b: { dataType: "Binary", value: { case: "binaryValue", value: new Uint8Array(valueBytes) } } } });
+      h.rpc.send({
+        queue: "work",
+        body: new Uint8Array(1014),
+        typedAttributes: {
+          b: { dataType: "Binary", value: { case: "binaryValue", value: new Uint8Array(valueBytes) } },
+        },
+      });
     await sized(3);
     await expectRpcError(sized(4), invalid, "MESSAGE_TOO_LARGE", "body");
     expect((await h.rpc.getQueue({ name: "work" })).queue!.stats!.visible).toBe(1n);
@@ -95,12 +132,17 @@ describe("typed attributes over gRPC", () => {
 
   it("keeps them through a dead-letter move and a redrive", async () => {
     await h.rpc.createQueue({ name: "dlq" });
-    await h.rpc.createQueue({ name: "once", config: { redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 1 } } });
+    await h.rpc.createQueue({
+      name: "once",
+      config: { redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 1 } },
+    });
     const { messageId } = await h.rpc.send({ queue: "once", body: Buffer.from("poison"), typedAttributes: everyKind });
     // A visibility timeout of 0 on the last allowed delivery moves the message right after the answer.
     await h.rpc.receive({ queue: "once", visibilityTimeout: durationFromMs(0) });
     await h.settled();
-    const [dead] = (await h.rpc.receive({ queue: "dlq", visibilityTimeout: durationFromMs(0), waitTime: durationFromMs(5000) })).messages;
+    const [dead] = (
+      await h.rpc.receive({ queue: "dlq", visibilityTimeout: durationFromMs(0), waitTime: durationFromMs(5000) })
+    ).messages;
     expect(dead).toMatchObject({ messageId, deadLetterSourceQueue: "once" });
     expect(plain(dead!.typedAttributes)).toEqual(plain(everyKind));
     expect((await h.rpc.redriveMessages({ deadLetterQueue: "dlq" })).movedCount).toBe(1n);

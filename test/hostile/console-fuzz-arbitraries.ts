@@ -99,8 +99,18 @@ const sendFields: Record<string, FieldKind> = {
 
 /** Every route of src/console/console-api.ts that reads a body, aimed at seeded queues (POST /api/session is apart: it reads its token only with an auth file). */
 export const bodyRoutes: readonly BodyRoute[] = [
-  { method: "POST", path: "/api/queues", validBody: { name: "fz-new", config: fzAConfig }, fields: { name: "string", ...configFields } },
-  { method: "POST", path: "/api/queues", validBody: { name: "fz-new.fifo", config: fzFConfig }, fields: { name: "string", ...configFields } },
+  {
+    method: "POST",
+    path: "/api/queues",
+    validBody: { name: "fz-new", config: fzAConfig },
+    fields: { name: "string", ...configFields },
+  },
+  {
+    method: "POST",
+    path: "/api/queues",
+    validBody: { name: "fz-new.fifo", config: fzFConfig },
+    fields: { name: "string", ...configFields },
+  },
   { method: "PUT", path: "/api/queues/fz-a", validBody: { config: fzAConfig }, fields: configFields },
   { method: "PUT", path: "/api/queues/fz-f.fifo", validBody: { config: fzFConfig }, fields: configFields },
   {
@@ -125,7 +135,10 @@ export const bodyRoutes: readonly BodyRoute[] = [
 ];
 
 // Text kept clear of the leak check's patterns (console-fuzz-judge.ts): an error that echoes it must still pass.
-const safeText = fc.string({ unit: fc.constantFrom(..."abcXYZ019 -_.:/%+=&?#\u00e9\u4e2d\ud83d\ude00\t"), maxLength: 24 });
+const safeText = fc.string({
+  unit: fc.constantFrom(..."abcXYZ019 -_.:/%+=&?#\u00e9\u4e2d\ud83d\ude00\t"),
+  maxLength: 24,
+});
 const anyKey = fc.oneof(safeText, fc.constantFrom(...prototypeKeys));
 
 /** Any JSON value, nested a little, with prototype keys among its keys. */
@@ -143,11 +156,13 @@ export const anyJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie
 })).value;
 
 const isObject = (value: unknown): boolean => typeof value === "object" && value !== null && !Array.isArray(value);
-const isWholeNumber = (value: unknown): boolean => typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= 2 ** 31 - 1;
+const isWholeNumber = (value: unknown): boolean =>
+  typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= 2 ** 31 - 1;
 // protobuf's JSON form of a Duration: seconds with up to nine decimals and an "s".
 const durationText = /^-?\d+(\.\d{1,9})?s$/;
 // Values protobuf may read as an int32 (a number, or a string that is one), whatever the range.
-const int32Like = (value: unknown): boolean => (typeof value === "number" || (typeof value === "string" && value.trim() !== "")) && Number.isFinite(Number(value));
+const int32Like = (value: unknown): boolean =>
+  (typeof value === "number" || (typeof value === "string" && value.trim() !== "")) && Number.isFinite(Number(value));
 
 /** Values a field of `kind` must refuse: wrong JSON types, and for numbers wrong values too. Never null where null means unset. */
 export function wrongValue(kind: FieldKind): fc.Arbitrary<unknown> {
@@ -167,33 +182,65 @@ export function wrongValue(kind: FieldKind): fc.Arbitrary<unknown> {
     case "protoMap":
       return fc.oneof(
         anyJson.filter((value) => value !== null && !isObject(value)),
-        fc.dictionary(anyKey, anyJson.filter((value) => typeof value !== "string"), { minKeys: 1, maxKeys: 3 }).filter((map) => Object.keys(map).length > 0),
+        fc
+          .dictionary(
+            anyKey,
+            anyJson.filter((value) => typeof value !== "string"),
+            { minKeys: 1, maxKeys: 3 },
+          )
+          .filter((map) => Object.keys(map).length > 0),
       );
     case "object":
     case "protoMessage":
       return fc.oneof(
         anyJson.filter((value) => value !== null && !isObject(value)),
         // A key that names no setting.
-        fc.dictionary(fc.constantFrom("nope", "Visibility_Timeout", ...prototypeKeys), anyJson, { minKeys: 1, maxKeys: 2 }),
+        fc.dictionary(fc.constantFrom("nope", "Visibility_Timeout", ...prototypeKeys), anyJson, {
+          minKeys: 1,
+          maxKeys: 2,
+        }),
       );
     case "duration":
       return fc.oneof(
         anyJson.filter((value) => value !== null && !(typeof value === "string" && durationText.test(value))),
-        fc.constantFrom(30, "30", "30 s", "30ms", "1e3s", "-1s", "0.0000000001s", "315576000001s", "NaNs", "", "s", { seconds: 30 }),
+        fc.constantFrom(30, "30", "30 s", "30ms", "1e3s", "-1s", "0.0000000001s", "315576000001s", "NaNs", "", "s", {
+          seconds: 30,
+        }),
       );
     case "protoBool":
       // protobuf's JSON takes only true and false (null: unset), not their strings or numbers.
-      return fc.oneof(anyJson.filter((value) => value !== null && typeof value !== "boolean"), fc.constantFrom("true", "false", 0, 1, [true]));
+      return fc.oneof(
+        anyJson.filter((value) => value !== null && typeof value !== "boolean"),
+        fc.constantFrom("true", "false", 0, 1, [true]),
+      );
     case "protoEnum":
       // Names other than DeduplicationScope's, and numbers it lacks (a number of it would be valid): refused by the console, or by the broker.
       return fc.oneof(
-        anyJson.filter((value) => value !== null && !(Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 2)),
-        fc.constantFrom("queue", "messageGroup", "QUEUE", "deduplication_scope_queue", "DEDUPLICATION_SCOPE_", 3, -1, 1.5, 2 ** 31, -(2 ** 31) - 1, "1", true, [1]),
+        anyJson.filter(
+          (value) => value !== null && !(Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 2),
+        ),
+        fc.constantFrom(
+          "queue",
+          "messageGroup",
+          "QUEUE",
+          "deduplication_scope_queue",
+          "DEDUPLICATION_SCOPE_",
+          3,
+          -1,
+          1.5,
+          2 ** 31,
+          -(2 ** 31) - 1,
+          "1",
+          true,
+          [1],
+        ),
       );
     case "int32":
       return fc.oneof(
         anyJson.filter((value) => value !== null && !int32Like(value)),
-        fc.constantFrom(1.5, "1.5", 2 ** 31, -(2 ** 31) - 1, "2147483648", "abc", "", "NaN", "Infinity", true, [5], { value: 5 }),
+        fc.constantFrom(1.5, "1.5", 2 ** 31, -(2 ** 31) - 1, "2147483648", "abc", "", "NaN", "Infinity", true, [5], {
+          value: 5,
+        }),
       );
   }
 }
@@ -211,9 +258,13 @@ export const mistypedBodies: fc.Arbitrary<MistypedBody> = fc.constantFrom(...bod
     { weight: 1, arbitrary: anyJson.filter((value) => !isObject(value)).map((body) => ({ route, field: "", body })) },
     {
       weight: 6,
-      arbitrary: fc
-        .constantFrom(...Object.keys(route.fields))
-        .chain((field) => wrongValue(route.fields[field]!).map((value) => ({ route, field, body: withField(route.validBody, field, value) }))),
+      arbitrary: fc.constantFrom(...Object.keys(route.fields)).chain((field) =>
+        wrongValue(route.fields[field]!).map((value) => ({
+          route,
+          field,
+          body: withField(route.validBody, field, value),
+        })),
+      ),
     },
   ),
 );
@@ -297,13 +348,43 @@ const subPaths = fc.constantFrom(
 /** Query strings: the message browser's pageSize and pageToken, and junk. */
 export const queryStrings = fc.oneof(
   fc.constant(""),
-  fc.constantFrom("?", "?&&&=", "?%", "?a=%zz", "?pageSize", "?pageSize=&pageToken=", "?__proto__=1", "?pageSize=1&pageSize=1000"),
+  fc.constantFrom(
+    "?",
+    "?&&&=",
+    "?%",
+    "?a=%zz",
+    "?pageSize",
+    "?pageSize=&pageToken=",
+    "?__proto__=1",
+    "?pageSize=1&pageSize=1000",
+  ),
   fc
     .tuple(
-      fc.constantFrom("0", "-1", "1000", "101", "1.5", "1e2", "1e400", "0x10", "ten", "%00", "", "-0", "2147483648", "99999999999999999999"),
-      fc.oneof(fc.constant(""), fc.base64String({ maxLength: 40 }), fc.constantFrom("AAAA", "%FF%FE", "x".repeat(3000), "eyJhIjoxfQ", "%00")),
+      fc.constantFrom(
+        "0",
+        "-1",
+        "1000",
+        "101",
+        "1.5",
+        "1e2",
+        "1e400",
+        "0x10",
+        "ten",
+        "%00",
+        "",
+        "-0",
+        "2147483648",
+        "99999999999999999999",
+      ),
+      fc.oneof(
+        fc.constant(""),
+        fc.base64String({ maxLength: 40 }),
+        fc.constantFrom("AAAA", "%FF%FE", "x".repeat(3000), "eyJhIjoxfQ", "%00"),
+      ),
     )
-    .map(([size, token]) => `?pageSize=${size}&pageToken=${encodeURIComponent(token).replace(/%25([0-9A-F]{2})/g, "%$1")}`),
+    .map(
+      ([size, token]) => `?pageSize=${size}&pageToken=${encodeURIComponent(token).replace(/%25([0-9A-F]{2})/g, "%$1")}`,
+    ),
 );
 
 /** Raw paths under /api/: the routes with random names and tails, and junk. */
@@ -311,7 +392,20 @@ export const apiPaths: fc.Arbitrary<string> = fc.oneof(
   {
     weight: 6,
     arbitrary: fc
-      .tuple(fc.constantFrom("/api/queues/", "/api/queues/", "/api/queues/", "/api/queues//", "/api/QUEUES/", "/api/%71ueues/", "/api/queues/./"), pathQueueNames, subPaths, queryStrings)
+      .tuple(
+        fc.constantFrom(
+          "/api/queues/",
+          "/api/queues/",
+          "/api/queues/",
+          "/api/queues//",
+          "/api/QUEUES/",
+          "/api/%71ueues/",
+          "/api/queues/./",
+        ),
+        pathQueueNames,
+        subPaths,
+        queryStrings,
+      )
       .map((parts) => parts.join("")),
   },
   {
@@ -339,7 +433,10 @@ export const apiPaths: fc.Arbitrary<string> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
-      .array(fc.oneof(pathQueueNames, fc.constantFrom("queues", "session", "move-tasks", "cancel", "purge", "messages")), { minLength: 1, maxLength: 5 })
+      .array(
+        fc.oneof(pathQueueNames, fc.constantFrom("queues", "session", "move-tasks", "cancel", "purge", "messages")),
+        { minLength: 1, maxLength: 5 },
+      )
       .map((segments) => `/api/${segments.join("/")}`),
   },
 );
@@ -356,16 +453,48 @@ export const junkMethods = fc.constantFrom("FOO", "get", "Post", "G@T", "X", "DE
 export const bodies: fc.Arbitrary<Buffer | undefined> = fc.oneof(
   // None, about as often as all the rest: most routes are reads, and a read with a body is refused first for its content type.
   { weight: 8, arbitrary: fc.constant(undefined) },
-  fc.constantFrom("", "{", '{"name":', "[1,]", "nul", "'x'", '{"a":1}}', "\u0000", "\ufeff{}", '{"name":"fz-new"', "{}{}", "NaN", "Infinity", "-", '"\\ud800"').map((text) => Buffer.from(text)),
   fc
-    .constantFrom([0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xc0, 0x80], [0xfe, 0xff, 0x00, 0x7b, 0x00, 0x7d])
-    .chain((bytes) => fc.constantFrom(Buffer.from(bytes), Buffer.concat([Buffer.from('{"name":"'), Buffer.from(bytes), Buffer.from('"}')]))),
+    .constantFrom(
+      "",
+      "{",
+      '{"name":',
+      "[1,]",
+      "nul",
+      "'x'",
+      '{"a":1}}',
+      "\u0000",
+      "\ufeff{}",
+      '{"name":"fz-new"',
+      "{}{}",
+      "NaN",
+      "Infinity",
+      "-",
+      '"\\ud800"',
+    )
+    .map((text) => Buffer.from(text)),
+  fc
+    .constantFrom(
+      [0xff],
+      [0xc3, 0x28],
+      [0xed, 0xa0, 0x80],
+      [0xe2, 0x82],
+      [0xc0, 0x80],
+      [0xfe, 0xff, 0x00, 0x7b, 0x00, 0x7d],
+    )
+    .chain((bytes) =>
+      fc.constantFrom(
+        Buffer.from(bytes),
+        Buffer.concat([Buffer.from('{"name":"'), Buffer.from(bytes), Buffer.from('"}')]),
+      ),
+    ),
   fc.integer({ min: 1, max: 20_000 }).map((depth) => Buffer.from("[".repeat(depth) + "]".repeat(depth))),
   anyJson.map((value) => Buffer.from(JSON.stringify(value))),
   mistypedBodies.map(({ body }) => Buffer.from(JSON.stringify(body))),
   // Valid for some route: on another route, or a queue that does not exist, still refused.
   fc.constantFrom(...bodyRoutes).map(({ validBody }) => Buffer.from(JSON.stringify(validBody))),
-  fc.constantFrom('{"__proto__":{"name":"fz-new","polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}').map((text) => Buffer.from(text)),
+  fc
+    .constantFrom('{"__proto__":{"name":"fz-new","polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}')
+    .map((text) => Buffer.from(text)),
 );
 
 /** Content-Type headers: none, JSON in its spellings, and others. */
@@ -396,9 +525,18 @@ export interface Credentials {
 
 // Right more often than not, so that most requests get past the session's checks to the routes.
 export const credentials: fc.Arbitrary<Credentials> = fc.record({
-  cookie: fc.oneof({ weight: 8, arbitrary: fc.constant("valid" as const) }, { weight: 2, arbitrary: fc.constantFrom("none", "bogus", "empty", "twice") }),
-  csrf: fc.oneof({ weight: 8, arbitrary: fc.constantFrom("valid", "padded") }, { weight: 2, arbitrary: fc.constantFrom("none", "wrong", "empty", "repeated") }),
-  fetchSite: fc.oneof({ weight: 9, arbitrary: fc.constant("none" as const) }, { weight: 1, arbitrary: fc.constantFrom("cross-site", "same-origin") }),
+  cookie: fc.oneof(
+    { weight: 8, arbitrary: fc.constant("valid" as const) },
+    { weight: 2, arbitrary: fc.constantFrom("none", "bogus", "empty", "twice") },
+  ),
+  csrf: fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom("valid", "padded") },
+    { weight: 2, arbitrary: fc.constantFrom("none", "wrong", "empty", "repeated") },
+  ),
+  fetchSite: fc.oneof(
+    { weight: 9, arbitrary: fc.constant("none" as const) },
+    { weight: 1, arbitrary: fc.constantFrom("cross-site", "same-origin") },
+  ),
 });
 
 /** Paths outside /api/ that try to reach files beside the built page. */
@@ -445,10 +583,33 @@ export const staticPaths: fc.Arbitrary<string> = fc.oneof(
     "/../../../../../../proc/self/environ",
   ),
   fc
-    .array(fc.constantFrom("..", "%2e%2e", "%2E%2e", ".", "%2e", "etc", "passwd", "assets", "index.html", "%00", "%2f", "%5c", "~", ".git", "package.json", "dist", "console", "src", ""), {
-      minLength: 1,
-      maxLength: 7,
-    })
+    .array(
+      fc.constantFrom(
+        "..",
+        "%2e%2e",
+        "%2E%2e",
+        ".",
+        "%2e",
+        "etc",
+        "passwd",
+        "assets",
+        "index.html",
+        "%00",
+        "%2f",
+        "%5c",
+        "~",
+        ".git",
+        "package.json",
+        "dist",
+        "console",
+        "src",
+        "",
+      ),
+      {
+        minLength: 1,
+        maxLength: 7,
+      },
+    )
     .map((segments) => `/${segments.join("/")}`),
 );
 

@@ -29,8 +29,10 @@ export interface ConsoleErrorAnswer {
 export function readConsoleError(answer: RawAnswer, method: string): ConsoleErrorAnswer | string {
   const show = `${answer.status} ${JSON.stringify(answer.headers)} ${answer.text.slice(0, 500)}`;
   if (answer.status < 400 || answer.status > 499) return `status ${answer.status}, not 4xx: ${show}`;
-  if (answer.headers["content-type"] !== "application/json; charset=utf-8") return `content-type ${answer.headers["content-type"]}: ${show}`;
-  if (answer.headers["x-content-type-options"] !== "nosniff" || answer.headers["cache-control"] !== "no-store") return `security headers missing: ${show}`;
+  if (answer.headers["content-type"] !== "application/json; charset=utf-8")
+    return `content-type ${answer.headers["content-type"]}: ${show}`;
+  if (answer.headers["x-content-type-options"] !== "nosniff" || answer.headers["cache-control"] !== "no-store")
+    return `security headers missing: ${show}`;
   if (method === "HEAD") return { status: answer.status, reason: "", message: "", fields: [] };
   let body: unknown;
   try {
@@ -39,14 +41,27 @@ export function readConsoleError(answer: RawAnswer, method: string): ConsoleErro
     return `the error is not JSON: ${show}`;
   }
   const error = (body as { error?: unknown } | null)?.error as Record<string, unknown> | undefined;
-  if (typeof body !== "object" || body === null || Object.keys(body).join() !== "error" || typeof error !== "object" || error === null) return `not {"error": …}: ${show}`;
+  if (
+    typeof body !== "object" ||
+    body === null ||
+    Object.keys(body).join() !== "error" ||
+    typeof error !== "object" ||
+    error === null
+  )
+    return `not {"error": …}: ${show}`;
   if (Object.keys(error).sort().join() !== "fields,message,reason") return `the error's members: ${show}`;
   const { reason, message, fields } = error;
-  if (typeof reason !== "string" || !stableReasons.has(reason)) return `reason ${JSON.stringify(reason)} is no stable reason: ${show}`;
+  if (typeof reason !== "string" || !stableReasons.has(reason))
+    return `reason ${JSON.stringify(reason)} is no stable reason: ${show}`;
   if (typeof message !== "string" || message === "") return `message: ${show}`;
   const leak = leakIn(message);
   if (leak !== undefined) return `the message leaks ${leak}: ${show}`;
-  if (!Array.isArray(fields) || !fields.every((f) => typeof f?.field === "string" && typeof f?.description === "string" && Object.keys(f).length === 2)) {
+  if (
+    !Array.isArray(fields) ||
+    !fields.every(
+      (f) => typeof f?.field === "string" && typeof f?.description === "string" && Object.keys(f).length === 2,
+    )
+  ) {
     return `fields: ${show}`;
   }
   return { status: answer.status, reason, message, fields };
@@ -54,7 +69,11 @@ export function readConsoleError(answer: RawAnswer, method: string): ConsoleErro
 
 /** Node's own refusal of a request its HTTP parser cannot read (an unknown method, a head over 16 KiB): a bare 400 or 431, before the console sees it. */
 export function isParserRefusal(answer: RawAnswer): boolean {
-  return (answer.status === 400 || answer.status === 431) && answer.headers["content-type"] === undefined && answer.body.length === 0;
+  return (
+    (answer.status === 400 || answer.status === 431) &&
+    answer.headers["content-type"] === undefined &&
+    answer.body.length === 0
+  );
 }
 
 /**
@@ -68,7 +87,13 @@ export function routedPath(rawPath: string): { pathname: string; segments: strin
   const { pathname } = new URL(`http://console.invalid${rawPath}`);
   if (!pathname.startsWith("/api/")) return { pathname, segments: undefined };
   try {
-    return { pathname, segments: pathname.slice("/api/".length).split("/").map((segment) => decodeURIComponent(segment)) };
+    return {
+      pathname,
+      segments: pathname
+        .slice("/api/".length)
+        .split("/")
+        .map((segment) => decodeURIComponent(segment)),
+    };
   } catch {
     return { pathname, segments: undefined };
   }
@@ -76,6 +101,9 @@ export function routedPath(rawPath: string): { pathname: string; segments: strin
 
 /** Whether the console serves a request with this Host without an auth file: localhost or an IP literal, as src/console/console-listener.ts decides. */
 export function isOwnHost(host: string): boolean {
-  const name = host.replace(/:\d+$/, "").replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  const name = host
+    .replace(/:\d+$/, "")
+    .replace(/^\[(.*)\]$/, "$1")
+    .toLowerCase();
   return name === "localhost" || isIP(name) !== 0;
 }

@@ -39,7 +39,13 @@ import {
   staticPaths,
   type Credentials,
 } from "./console-fuzz-arbitraries.js";
-import { isOwnHost, isParserRefusal, readConsoleError, routedPath, type ConsoleErrorAnswer } from "./console-fuzz-judge.js";
+import {
+  isOwnHost,
+  isParserRefusal,
+  readConsoleError,
+  routedPath,
+  type ConsoleErrorAnswer,
+} from "./console-fuzz-judge.js";
 import { nestedJson } from "./sqs-fuzz-arbitraries.js";
 import { exchange, openSocket, parseAnswer, type RawAnswer, type RawRequest } from "./sqs-fuzz-wire.js";
 
@@ -97,11 +103,21 @@ interface Session {
 }
 
 /** Opens a session as the page does, GET /api/session, and reads its cookie and CSRF token. */
-async function openSession(endpoint: string, extra: RawRequest["headers"] = [], method = "GET", body?: string): Promise<Session> {
-  const answer = await exchange(endpoint, { method, path: "/api/session", headers: extra, ...(body === undefined ? {} : { body }) }, answerTimeoutMs);
+async function openSession(
+  endpoint: string,
+  extra: RawRequest["headers"] = [],
+  method = "GET",
+  body?: string,
+): Promise<Session> {
+  const answer = await exchange(
+    endpoint,
+    { method, path: "/api/session", headers: extra, ...(body === undefined ? {} : { body }) },
+    answerTimeoutMs,
+  );
   const cookie = /^holdshelf_console=([\w-]+);/.exec(answer.headers["set-cookie"] ?? "")?.[1];
   const csrf = (JSON.parse(answer.text) as { csrfToken?: string }).csrfToken;
-  if (answer.status !== 200 || cookie === undefined || csrf === undefined) throw new Error(`no session: ${answer.status} ${answer.text}`);
+  if (answer.status !== 200 || cookie === undefined || csrf === undefined)
+    throw new Error(`no session: ${answer.status} ${answer.text}`);
   return { cookie, csrf };
 }
 
@@ -119,21 +135,45 @@ const validCredentials: Credentials = { cookie: "valid", csrf: "valid", fetchSit
 function rawRequest(request: ConsoleRequest, session: Session): RawRequest {
   const { cookie, csrf, fetchSite } = request.credentials;
   const headers: [string, string][] = [];
-  const cookies = { valid: [session.cookie], none: [], bogus: ["A".repeat(43)], empty: [""], twice: ["A".repeat(43), session.cookie] }[cookie];
+  const cookies = {
+    valid: [session.cookie],
+    none: [],
+    bogus: ["A".repeat(43)],
+    empty: [""],
+    twice: ["A".repeat(43), session.cookie],
+  }[cookie];
   if (cookies.length > 0) headers.push(["Cookie", cookies.map((value) => `holdshelf_console=${value}`).join("; ")]);
   const wrong = (session.csrf[0] === "A" ? "B" : "A") + session.csrf.slice(1);
   // Node joins a repeated header's values with ", ", and trims a value's spaces: "padded" is the token itself.
-  const csrfValues = { valid: [session.csrf], none: [], wrong: [wrong], empty: [""], repeated: [session.csrf, session.csrf], padded: [`  ${session.csrf}\t`] }[csrf];
+  const csrfValues = {
+    valid: [session.csrf],
+    none: [],
+    wrong: [wrong],
+    empty: [""],
+    repeated: [session.csrf, session.csrf],
+    padded: [`  ${session.csrf}\t`],
+  }[csrf];
   for (const value of csrfValues) headers.push(["X-Holdshelf-Csrf", value]);
   if (fetchSite !== "none") headers.push(["Sec-Fetch-Site", fetchSite]);
   for (const type of request.contentTypes) headers.push(["Content-Type", type]);
-  return { method: request.method, path: request.path, headers, ...(request.body === undefined ? {} : { body: request.body }) };
+  return {
+    method: request.method,
+    path: request.path,
+    headers,
+    ...(request.body === undefined ? {} : { body: request.body }),
+  };
 }
 
 /** Whether `request` could be a valid change: a change with the session's cookie and CSRF token, aimed at a seeded queue, or creating a named queue. */
 function mayChange(request: ConsoleRequest): boolean {
   const { cookie, csrf, fetchSite } = request.credentials;
-  if (!["POST", "PUT", "DELETE"].includes(request.method) || cookie !== "valid" || !(csrf === "valid" || csrf === "padded") || fetchSite === "cross-site") return false;
+  if (
+    !["POST", "PUT", "DELETE"].includes(request.method) ||
+    cookie !== "valid" ||
+    !(csrf === "valid" || csrf === "padded") ||
+    fetchSite === "cross-site"
+  )
+    return false;
   const [first, name] = routedPath(request.path).segments ?? [];
   if (first !== "queues") return false;
   if (name !== undefined) return (seededQueues as readonly string[]).includes(name);
@@ -156,15 +196,26 @@ async function builtFiles(): Promise<Map<string, Buffer>> {
 }
 
 /** What is wrong with the answer to a path outside /api/: only a built file (200), 404, or 405 for a method other than GET and HEAD. */
-function staticProblem(method: string, pathname: string, answer: RawAnswer, files: ReadonlyMap<string, Buffer>): string | undefined {
+function staticProblem(
+  method: string,
+  pathname: string,
+  answer: RawAnswer,
+  files: ReadonlyMap<string, Buffer>,
+): string | undefined {
   const show = `${answer.status} ${JSON.stringify(answer.headers)} ${answer.text.slice(0, 200)}`;
   if (method !== "GET" && method !== "HEAD") {
     const error = readConsoleError(answer, method);
     if (typeof error === "string") return error;
-    return error.status === 405 && (method === "HEAD" || error.reason === "METHOD_NOT_ALLOWED") ? undefined : `not 405: ${show}`;
+    return error.status === 405 && (method === "HEAD" || error.reason === "METHOD_NOT_ALLOWED")
+      ? undefined
+      : `not 405: ${show}`;
   }
   if (answer.status === 404) {
-    if (answer.headers["content-type"] !== "text/plain; charset=utf-8" || (method === "GET" && answer.text !== "Not found\n")) return `a 404 of another form: ${show}`;
+    if (
+      answer.headers["content-type"] !== "text/plain; charset=utf-8" ||
+      (method === "GET" && answer.text !== "Not found\n")
+    )
+      return `a 404 of another form: ${show}`;
     return undefined;
   }
   if (answer.status !== 200) return `status ${answer.status}, not 200 or 404: ${show}`;
@@ -180,11 +231,14 @@ function readProblem(method: string, answer: RawAnswer): string | undefined {
   if (answer.headers["content-type"] !== jsonType) return `a 200 that is not JSON: ${show}`;
   if (method === "HEAD") return undefined;
   const body = JSON.parse(answer.text) as unknown;
-  return typeof body === "object" && body !== null && !Array.isArray(body) && !("error" in body) ? undefined : `a 200 that is no answer: ${show}`;
+  return typeof body === "object" && body !== null && !Array.isArray(body) && !("error" in body)
+    ? undefined
+    : `a 200 that is no answer: ${show}`;
 }
 
 function describeRequest(request: RawRequest): string {
-  const body = request.body === undefined ? "(none)" : JSON.stringify(Buffer.from(request.body).toString("latin1").slice(0, 400));
+  const body =
+    request.body === undefined ? "(none)" : JSON.stringify(Buffer.from(request.body).toString("latin1").slice(0, 400));
   return `${request.method} ${request.path.slice(0, 300)} ${JSON.stringify(request.headers).slice(0, 600)} body ${body}`;
 }
 
@@ -214,18 +268,32 @@ describe("a broker without an auth file", () => {
       },
     });
     await rpc.createQueue({ name: "fz-b", config: { maxMessageBytes: 4096 } });
-    await rpc.createQueue({ name: "fz-f.fifo", config: { fifo: true, deduplicationScope: DeduplicationScope.MESSAGE_GROUP } });
+    await rpc.createQueue({
+      name: "fz-f.fifo",
+      config: { fifo: true, deduplicationScope: DeduplicationScope.MESSAGE_GROUP },
+    });
     for (const queue of seededQueues) {
       // A FIFO queue's sends name a group and a deduplication id; a standard queue's name neither.
-      const fifo = (i: number) => (queue.endsWith(".fifo") ? { messageGroupId: `g-${i % 2}`, deduplicationId: `seed-${i}` } : {});
-      for (let i = 0; i < 3; i++) await rpc.send({ queue, body: Buffer.from(`${queue} body ${i} \u00e9\u4e2d`), attributes: { n: String(i) }, ...fifo(i) });
+      const fifo = (i: number) =>
+        queue.endsWith(".fifo") ? { messageGroupId: `g-${i % 2}`, deduplicationId: `seed-${i}` } : {};
+      for (let i = 0; i < 3; i++)
+        await rpc.send({
+          queue,
+          body: Buffer.from(`${queue} body ${i} \u00e9\u4e2d`),
+          attributes: { n: String(i) },
+          ...fifo(i),
+        });
     }
     // One of fz-a's messages leased for an hour: nothing expires while the test runs.
-    expect((await rpc.receive({ queue: "fz-a", maxMessages: 1, visibilityTimeout: { seconds: 3600n } })).messages).toHaveLength(1);
+    expect(
+      (await rpc.receive({ queue: "fz-a", maxMessages: 1, visibilityTimeout: { seconds: 3600n } })).messages,
+    ).toHaveLength(1);
     // The PUT the mistyped-field property starts from is fz-a's configuration as the console shows it.
     const shown = toJson(QueueSchema, (await rpc.getQueue({ name: "fz-a" })).queue!) as { config: unknown };
     expect(shown.config).toEqual(fzAConfig);
-    expect((toJson(QueueSchema, (await rpc.getQueue({ name: "fz-f.fifo" })).queue!) as { config: unknown }).config).toEqual(fzFConfig);
+    expect(
+      (toJson(QueueSchema, (await rpc.getQueue({ name: "fz-f.fifo" })).queue!) as { config: unknown }).config,
+    ).toEqual(fzFConfig);
     session = await openSession(broker.endpoint);
     baseline = await stored();
   });
@@ -257,15 +325,30 @@ describe("a broker without an auth file", () => {
     }
     const peeked = [];
     for (const { name } of queues) peeked.push(await broker.rpc.peekMessages({ queue: name, pageSize: 100 }));
-    return { grpc: JSON.stringify([views, peeked], (_key, value: unknown) => (typeof value === "bigint" ? String(value) : value)), store: await brokerSnapshot(broker.server) };
+    return {
+      grpc: JSON.stringify([views, peeked], (_key, value: unknown) =>
+        typeof value === "bigint" ? String(value) : value,
+      ),
+      store: await brokerSnapshot(broker.server),
+    };
   }
 
   /** The console's queue list and a queue's page, and a gRPC call, still answered. */
   async function expectServing(): Promise<void> {
     const list = await send({ method: "GET", path: "/api/queues", contentTypes: [], credentials: validCredentials });
     expect(list.status, list.text).toBe(200);
-    expect((JSON.parse(list.text) as { queues: { name: string }[] }).queues.map((queue) => queue.name)).toEqual(["fz-a", "fz-b", "fz-dlq", "fz-f.fifo"]);
-    const page = await send({ method: "GET", path: "/api/queues/fz-a", contentTypes: [], credentials: validCredentials });
+    expect((JSON.parse(list.text) as { queues: { name: string }[] }).queues.map((queue) => queue.name)).toEqual([
+      "fz-a",
+      "fz-b",
+      "fz-dlq",
+      "fz-f.fifo",
+    ]);
+    const page = await send({
+      method: "GET",
+      path: "/api/queues/fz-a",
+      contentTypes: [],
+      credentials: validCredentials,
+    });
     expect(page.status, page.text).toBe(200);
     const { queue } = await broker.rpc.getQueue({ name: "fz-a" }, { deadline: Date.now() + answerTimeoutMs });
     expect(queue?.name).toBe("fz-a");
@@ -287,12 +370,15 @@ describe("a broker without an auth file", () => {
     else if (!pathname.startsWith("/api/")) problem = staticProblem(request.method, pathname, answer, files);
     else if (answer.status === 200) {
       const isRead = request.method === "GET" || (segments?.length === 1 && segments[0] === "session");
-      problem = isRead ? readProblem(request.method, answer) : `accepted: ${answer.status} ${answer.text.slice(0, 300)}`;
+      problem = isRead
+        ? readProblem(request.method, answer)
+        : `accepted: ${answer.status} ${answer.text.slice(0, 300)}`;
     } else {
       const error = readConsoleError(answer, request.method);
       problem = typeof error === "string" ? error : undefined;
     }
-    if (problem !== undefined) throw new Error(`${problem}\n  request: ${describeRequest(rawRequest(request, session))}`);
+    if (problem !== undefined)
+      throw new Error(`${problem}\n  request: ${describeRequest(rawRequest(request, session))}`);
     return answer;
   }
 
@@ -300,11 +386,17 @@ describe("a broker without an auth file", () => {
   async function expectError(request: ConsoleRequest): Promise<ConsoleErrorAnswer> {
     const answer = await send(request);
     const error = readConsoleError(answer, request.method);
-    if (typeof error === "string") throw new Error(`${error}\n  request: ${describeRequest(rawRequest(request, session))}`);
+    if (typeof error === "string")
+      throw new Error(`${error}\n  request: ${describeRequest(rawRequest(request, session))}`);
     return error;
   }
 
-  const json = (method: string, path: string, body: string | Buffer, extra: Partial<ConsoleRequest> = {}): ConsoleRequest => ({
+  const json = (
+    method: string,
+    path: string,
+    body: string | Buffer,
+    extra: Partial<ConsoleRequest> = {},
+  ): ConsoleRequest => ({
     method,
     path,
     contentTypes: ["application/json"],
@@ -320,7 +412,10 @@ describe("a broker without an auth file", () => {
           const error = await expectError(json(route.method, route.path, JSON.stringify(body)));
           const named = field === "" ? "request" : field.split(".")[0]!;
           const shown = `${route.method} ${route.path} ${JSON.stringify(body).slice(0, 300)} -> ${JSON.stringify(error)}`;
-          expect({ status: error.status, reason: error.reason, field: error.fields[0]?.field.startsWith(named) }, shown).toEqual({ status: 400, reason: "INVALID_ARGUMENT", field: true });
+          expect(
+            { status: error.status, reason: error.reason, field: error.fields[0]?.field.startsWith(named) },
+            shown,
+          ).toEqual({ status: 400, reason: "INVALID_ARGUMENT", field: true });
         }),
         fcOptions,
       );
@@ -348,10 +443,19 @@ describe("a broker without an auth file", () => {
         ["POST", "/api/queues/fz-a/messages", { body: "x" }],
         ["POST", "/api/queues/fz-dlq/move-tasks", {}],
       );
-      const refusing = credentials.filter(({ cookie, csrf, fetchSite }) => cookie !== "valid" || !(csrf === "valid" || csrf === "padded") || fetchSite === "cross-site");
+      const refusing = credentials.filter(
+        ({ cookie, csrf, fetchSite }) =>
+          cookie !== "valid" || !(csrf === "valid" || csrf === "padded") || fetchSite === "cross-site",
+      );
       await fc.assert(
         fc.asyncProperty(changes, refusing, async ([method, path, body], presented) => {
-          const request: ConsoleRequest = { method, path, contentTypes: ["application/json"], credentials: presented, ...(body === undefined ? {} : { body: Buffer.from(JSON.stringify(body)) }) };
+          const request: ConsoleRequest = {
+            method,
+            path,
+            contentTypes: ["application/json"],
+            credentials: presented,
+            ...(body === undefined ? {} : { body: Buffer.from(JSON.stringify(body)) }),
+          };
           const error = await expectError(request);
           expect([401, 403], JSON.stringify(error)).toContain(error.status);
           expect(["SESSION_REQUIRED", "CSRF_TOKEN_INVALID"]).toContain(error.reason);
@@ -363,7 +467,10 @@ describe("a broker without an auth file", () => {
     it("leaves methods its HTTP parser cannot read to Node's own 400", async () => {
       await fc.assert(
         fc.asyncProperty(junkMethods, apiPaths, bodies, async (method, path, body) => {
-          await expectAnswered({ method, path, contentTypes: ["application/json"], credentials: validCredentials, body }, true);
+          await expectAnswered(
+            { method, path, contentTypes: ["application/json"], credentials: validCredentials, body },
+            true,
+          );
         }),
         { ...fcOptions, numRuns: Math.ceil(numRuns / 3) },
       );
@@ -382,8 +489,15 @@ describe("a broker without an auth file", () => {
       expect(readConsoleError(over, "POST")).toMatchObject({ status: 413, reason: "REQUEST_TOO_LARGE" });
       expect(over.headers["connection"]).toBe("close");
       // Announced over the limit and never sent: refused at once.
-      const unsent = rawRequest({ method: "POST", path: "/api/queues", contentTypes: ["application/json"], credentials: validCredentials }, session);
-      const announced = await exchange(broker.endpoint, { ...unsent, headers: [...unsent.headers, ["Content-Length", String(5 * 1024 * mib)]] }, answerTimeoutMs);
+      const unsent = rawRequest(
+        { method: "POST", path: "/api/queues", contentTypes: ["application/json"], credentials: validCredentials },
+        session,
+      );
+      const announced = await exchange(
+        broker.endpoint,
+        { ...unsent, headers: [...unsent.headers, ["Content-Length", String(5 * 1024 * mib)]] },
+        answerTimeoutMs,
+      );
       expect(readConsoleError(announced, "POST")).toMatchObject({ status: 413, reason: "REQUEST_TOO_LARGE" });
 
       // Chunked and never ended: refused once past the limit, without waiting for an end.
@@ -392,12 +506,23 @@ describe("a broker without an auth file", () => {
       const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
       socket.on("data", (chunk: Buffer) => received.push(chunk));
       socket.on("error", () => undefined);
-      const head = ["POST /api/queues HTTP/1.1", "Host: 127.0.0.1", `Cookie: holdshelf_console=${session.cookie}`, `X-Holdshelf-Csrf: ${session.csrf}`, "Content-Type: application/json", "Transfer-Encoding: chunked", "", ""];
+      const head = [
+        "POST /api/queues HTTP/1.1",
+        "Host: 127.0.0.1",
+        `Cookie: holdshelf_console=${session.cookie}`,
+        `X-Holdshelf-Csrf: ${session.csrf}`,
+        "Content-Type: application/json",
+        "Transfer-Encoding: chunked",
+        "",
+        "",
+      ];
       socket.write(head.join("\r\n"));
       const piece = Buffer.alloc(64 * 1024, 0x20);
       const answered = () => parseAnswer(Buffer.concat(received)) !== undefined;
       for (let written = 0; written < 2 * bodyLimit && !answered() && !socket.destroyed; written += piece.length) {
-        if (!socket.write(Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from("\r\n")]))) {
+        if (
+          !socket.write(Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from("\r\n")]))
+        ) {
           await Promise.race([new Promise((resolve) => socket.once("drain", resolve)), closed, sleep(200)]);
         }
       }
@@ -431,12 +556,35 @@ describe("a broker without an auth file", () => {
         json("POST", "/api/queues", "[".repeat(2 * mib) + "]".repeat(2 * mib)),
         json("POST", "/api/queues", `{"name":${"[".repeat(4 * mib - 10)}`),
         json("POST", "/api/queues", JSON.stringify({ name: "x".repeat(3 * mib) })),
-        json("POST", "/api/queues", JSON.stringify({ name: "fz-new", config: { tags: Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, "v"])) } })),
-        json("PUT", "/api/queues/fz-a", JSON.stringify({ config: { ...fzAConfig, tags: { [`${"k".repeat(mib)}`]: "v".repeat(mib) } } })),
+        json(
+          "POST",
+          "/api/queues",
+          JSON.stringify({
+            name: "fz-new",
+            config: { tags: Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, "v"])) },
+          }),
+        ),
+        json(
+          "PUT",
+          "/api/queues/fz-a",
+          JSON.stringify({ config: { ...fzAConfig, tags: { [`${"k".repeat(mib)}`]: "v".repeat(mib) } } }),
+        ),
         // 1e400 reads as Infinity: no whole number.
         json("POST", "/api/queues/fz-a/messages", `{"body":"x","delaySeconds":1${"0".repeat(400)}}`),
-        json("POST", "/api/queues/fz-a/messages", JSON.stringify({ body: "x", attributes: Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`a${i}`, i % 2 === 0 ? "v" : 1])) })),
-        { method: "GET", path: `/api/queues/fz-a/messages?pageToken=${"A".repeat(12_000)}`, contentTypes: [], credentials: validCredentials },
+        json(
+          "POST",
+          "/api/queues/fz-a/messages",
+          JSON.stringify({
+            body: "x",
+            attributes: Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`a${i}`, i % 2 === 0 ? "v" : 1])),
+          }),
+        ),
+        {
+          method: "GET",
+          path: `/api/queues/fz-a/messages?pageToken=${"A".repeat(12_000)}`,
+          contentTypes: [],
+          credentials: validCredentials,
+        },
       ];
       for (const request of cases) {
         const started = Date.now();
@@ -450,9 +598,19 @@ describe("a broker without an auth file", () => {
   describe("outside /api/", () => {
     it("serves only the built page's files, and 404 or 405 for anything else, traversal and encoded nulls included", async () => {
       await fc.assert(
-        fc.asyncProperty(fc.constantFrom("GET", "GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS"), staticPaths, fc.boolean(), async (method, path, withSession) => {
-          await expectAnswered({ method, path, contentTypes: [], credentials: withSession ? validCredentials : { cookie: "none", csrf: "none", fetchSite: "none" } });
-        }),
+        fc.asyncProperty(
+          fc.constantFrom("GET", "GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS"),
+          staticPaths,
+          fc.boolean(),
+          async (method, path, withSession) => {
+            await expectAnswered({
+              method,
+              path,
+              contentTypes: [],
+              credentials: withSession ? validCredentials : { cookie: "none", csrf: "none", fetchSite: "none" },
+            });
+          },
+        ),
         fcOptions,
       );
       // And the built page is served, byte for byte.
@@ -483,7 +641,10 @@ describe("a broker without an auth file", () => {
         fc.asyncProperty(hosts, aimed, async (host, [method, path, body]) => {
           const answer = await requestWithHost(method, path, host, body);
           const error = readConsoleError(answer, method);
-          expect(typeof error === "string" ? error : { status: error.status, reason: error.reason }, `${method} ${path} Host: ${JSON.stringify(host)}`).toEqual({ status: 421, reason: "HOST_NOT_ALLOWED" });
+          expect(
+            typeof error === "string" ? error : { status: error.status, reason: error.reason },
+            `${method} ${path} Host: ${JSON.stringify(host)}`,
+          ).toEqual({ status: 421, reason: "HOST_NOT_ALLOWED" });
         }),
         fcOptions,
       );
@@ -493,7 +654,9 @@ describe("a broker without an auth file", () => {
       socket.on("data", (chunk: Buffer) => received.push(chunk));
       socket.on("error", () => undefined);
       const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
-      socket.write(`POST /api/queues/fz-a/purge HTTP/1.1\r\nHost: \r\nCookie: holdshelf_console=${session.cookie}\r\nX-Holdshelf-Csrf: ${session.csrf}\r\nConnection: close\r\n\r\n`);
+      socket.write(
+        `POST /api/queues/fz-a/purge HTTP/1.1\r\nHost: \r\nCookie: holdshelf_console=${session.cookie}\r\nX-Holdshelf-Csrf: ${session.csrf}\r\nConnection: close\r\n\r\n`,
+      );
       await Promise.race([closed, sleep(answerTimeoutMs)]);
       socket.destroy();
       const empty = parseAnswer(Buffer.concat(received));
@@ -520,7 +683,9 @@ describe("a broker without an auth file", () => {
               host,
               cookie: `holdshelf_console=${session.cookie}`,
               "x-holdshelf-csrf": session.csrf,
-              ...(text === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(text) }),
+              ...(text === undefined
+                ? {}
+                : { "content-type": "application/json", "content-length": Buffer.byteLength(text) }),
             },
           },
           (response) => {
@@ -528,11 +693,18 @@ describe("a broker without an auth file", () => {
             response.on("data", (chunk: Buffer) => chunks.push(chunk));
             response.on("end", () => {
               const bodyBytes = Buffer.concat(chunks);
-              resolve({ status: response.statusCode!, headers: singleHeaders(response.headers), body: bodyBytes, text: bodyBytes.toString("utf8") });
+              resolve({
+                status: response.statusCode!,
+                headers: singleHeaders(response.headers),
+                body: bodyBytes,
+                text: bodyBytes.toString("utf8"),
+              });
             });
           },
         );
-        outgoing.on("timeout", () => outgoing.destroy(new Error(`no answer within ${answerTimeoutMs} ms with Host ${JSON.stringify(host)}`)));
+        outgoing.on("timeout", () =>
+          outgoing.destroy(new Error(`no answer within ${answerTimeoutMs} ms with Host ${JSON.stringify(host)}`)),
+        );
         outgoing.on("error", reject);
         outgoing.end(text);
       });
@@ -550,7 +722,10 @@ describe("a broker without an auth file", () => {
         // A path outside /api/ is the static side's: a plain 404, like any file the build lacks.
         const refused = answer.status >= 400 && answer.status < 500;
         const unexpected = logged.splice(0).filter((line) => line.includes("unexpected error in a console request"));
-        if (!refused || unexpected.length > 0) problems.push(`GET ${path} -> ${answer.status} ${answer.text} (${unexpected.length} unexpected errors logged)`);
+        if (!refused || unexpected.length > 0)
+          problems.push(
+            `GET ${path} -> ${answer.status} ${answer.text} (${unexpected.length} unexpected errors logged)`,
+          );
       }
       expect(problems).toEqual([]);
     });
@@ -566,7 +741,9 @@ describe("a broker without an auth file", () => {
         // A sent message is this defect's, not the next test's: purge what it sent.
         const { messages } = await broker.rpc.peekMessages({ queue: "fz-b", pageSize: 100 });
         for (const message of messages.filter((m) => Buffer.from(m.body).toString("latin1").startsWith("bad "))) {
-          const [leased] = (await broker.rpc.receive({ queue: "fz-b", maxMessages: 10, visibilityTimeout: { seconds: 60n } })).messages.filter((m) => m.messageId === message.messageId);
+          const [leased] = (
+            await broker.rpc.receive({ queue: "fz-b", maxMessages: 10, visibilityTimeout: { seconds: 60n } })
+          ).messages.filter((m) => m.messageId === message.messageId);
           if (leased !== undefined) await broker.rpc.delete({ queue: "fz-b", receiptHandle: leased.receiptHandle });
         }
         baseline = await stored();
@@ -581,23 +758,77 @@ describe("a broker without an auth file", () => {
         expect(answer.status, `${request.method} ${request.path}: ${answer.text}`).toBe(200);
         return JSON.parse(answer.text) as Record<string, unknown>;
       };
-      await ok(json("POST", "/api/queues", JSON.stringify({ name: "fz-valid", config: { visibilityTimeout: "10s", tags: { made: "console" } } })));
-      await ok(json("POST", "/api/queues/fz-valid/messages", JSON.stringify({ body: "\u00e9 \u4e2d", attributes: { k: "v" } })));
-      const peeked = await ok({ method: "GET", path: "/api/queues/fz-valid/messages", contentTypes: [], credentials: validCredentials });
-      expect(peeked["messages"]).toEqual([expect.objectContaining({ bodyText: "\u00e9 \u4e2d", attributes: { k: "v" } })]);
-      const updated = await ok(json("PUT", "/api/queues/fz-valid", JSON.stringify({ config: { visibilityTimeout: "20s" } })));
+      await ok(
+        json(
+          "POST",
+          "/api/queues",
+          JSON.stringify({ name: "fz-valid", config: { visibilityTimeout: "10s", tags: { made: "console" } } }),
+        ),
+      );
+      await ok(
+        json(
+          "POST",
+          "/api/queues/fz-valid/messages",
+          JSON.stringify({ body: "\u00e9 \u4e2d", attributes: { k: "v" } }),
+        ),
+      );
+      const peeked = await ok({
+        method: "GET",
+        path: "/api/queues/fz-valid/messages",
+        contentTypes: [],
+        credentials: validCredentials,
+      });
+      expect(peeked["messages"]).toEqual([
+        expect.objectContaining({ bodyText: "\u00e9 \u4e2d", attributes: { k: "v" } }),
+      ]);
+      const updated = await ok(
+        json("PUT", "/api/queues/fz-valid", JSON.stringify({ config: { visibilityTimeout: "20s" } })),
+      );
       expect(updated["queue"]).toMatchObject({ config: { visibilityTimeout: "20s" } });
       expect(await ok(json("POST", "/api/queues/fz-valid/purge", "{}"))).toEqual({ purgedCount: 1 });
       await ok({ method: "DELETE", path: "/api/queues/fz-valid", contentTypes: [], credentials: validCredentials });
       // And a FIFO queue: its sends by group, a duplicate answered with the first, its messages browsed with their sequence numbers.
-      await ok(json("POST", "/api/queues", JSON.stringify({ name: "fz-valid.fifo", config: { fifo: true, contentBasedDeduplication: true } })));
-      const first = await ok(json("POST", "/api/queues/fz-valid.fifo/messages", JSON.stringify({ body: "one", messageGroupId: "g" })));
+      await ok(
+        json(
+          "POST",
+          "/api/queues",
+          JSON.stringify({ name: "fz-valid.fifo", config: { fifo: true, contentBasedDeduplication: true } }),
+        ),
+      );
+      const first = await ok(
+        json("POST", "/api/queues/fz-valid.fifo/messages", JSON.stringify({ body: "one", messageGroupId: "g" })),
+      );
       expect(first["sequenceNumber"]).toMatch(/^\d{20}$/);
-      expect(await ok(json("POST", "/api/queues/fz-valid.fifo/messages", JSON.stringify({ body: "one", messageGroupId: "g" })))).toEqual(first);
-      const fifoPage = await ok({ method: "GET", path: "/api/queues/fz-valid.fifo/messages", contentTypes: [], credentials: validCredentials });
-      expect(fifoPage["messages"]).toEqual([expect.objectContaining({ messageId: first["messageId"], messageGroupId: "g", sequenceNumber: first["sequenceNumber"] })]);
-      await ok({ method: "DELETE", path: "/api/queues/fz-valid.fifo", contentTypes: [], credentials: validCredentials });
-      expect((await broker.rpc.listQueues({})).queues.map((queue) => queue.name)).toEqual(["fz-a", "fz-b", "fz-dlq", "fz-f.fifo"]);
+      expect(
+        await ok(
+          json("POST", "/api/queues/fz-valid.fifo/messages", JSON.stringify({ body: "one", messageGroupId: "g" })),
+        ),
+      ).toEqual(first);
+      const fifoPage = await ok({
+        method: "GET",
+        path: "/api/queues/fz-valid.fifo/messages",
+        contentTypes: [],
+        credentials: validCredentials,
+      });
+      expect(fifoPage["messages"]).toEqual([
+        expect.objectContaining({
+          messageId: first["messageId"],
+          messageGroupId: "g",
+          sequenceNumber: first["sequenceNumber"],
+        }),
+      ]);
+      await ok({
+        method: "DELETE",
+        path: "/api/queues/fz-valid.fifo",
+        contentTypes: [],
+        credentials: validCredentials,
+      });
+      expect((await broker.rpc.listQueues({})).queues.map((queue) => queue.name)).toEqual([
+        "fz-a",
+        "fz-b",
+        "fz-dlq",
+        "fz-f.fifo",
+      ]);
       // This test's changes were meant: the check after it compares from here.
       baseline = await stored();
     });
@@ -610,7 +841,10 @@ describe("a broker with an auth file", () => {
   let broker: ConsoleBroker;
 
   beforeAll(async () => {
-    broker = await startConsoleBroker(createLogger({ level: "error", write: (line) => logged.push(line) }), authFileText([token]));
+    broker = await startConsoleBroker(
+      createLogger({ level: "error", write: (line) => logged.push(line) }),
+      authFileText([token]),
+    );
   });
 
   afterAll(async () => {
@@ -622,13 +856,24 @@ describe("a broker with an auth file", () => {
       // Bodies without a token: any JSON at all.
       anyJson.map((value) => JSON.stringify(value)),
       anyJson.filter((value) => typeof value !== "string").map((value) => JSON.stringify({ token: value })),
-      fc.string({ maxLength: 80 }).filter((text) => text !== token.token).map((text) => JSON.stringify({ token: text })),
+      fc
+        .string({ maxLength: 80 })
+        .filter((text) => text !== token.token)
+        .map((text) => JSON.stringify({ token: text })),
       // (Spaces around the token are the gate's to ignore, as a Bearer header's are.)
-      fc.constantFrom(JSON.stringify({ token: token.token.toUpperCase() }), JSON.stringify({ token: [token.token] }), JSON.stringify({ Token: token.token })),
+      fc.constantFrom(
+        JSON.stringify({ token: token.token.toUpperCase() }),
+        JSON.stringify({ token: [token.token] }),
+        JSON.stringify({ Token: token.token }),
+      ),
     );
     await fc.assert(
       fc.asyncProperty(wrongTokens, async (body) => {
-        const answer = await exchange(broker.endpoint, { method: "POST", path: "/api/session", headers: [["Content-Type", "application/json"]], body }, answerTimeoutMs);
+        const answer = await exchange(
+          broker.endpoint,
+          { method: "POST", path: "/api/session", headers: [["Content-Type", "application/json"]], body },
+          answerTimeoutMs,
+        );
         const error = readConsoleError(answer, "POST");
         if (typeof error === "string") throw new Error(`${error}\n  body: ${body.slice(0, 300)}`);
         expect(["400 INVALID_ARGUMENT", "401 TOKEN_INVALID"], body).toContain(`${error.status} ${error.reason}`);
@@ -637,10 +882,23 @@ describe("a broker with an auth file", () => {
       { ...fcOptions, numRuns: Math.ceil(numRuns / 2) },
     );
     // Without a session every route is refused, whatever the Host; with the token's, the API serves.
-    const denied = await exchange(broker.endpoint, { method: "GET", path: "/api/queues", headers: [] }, answerTimeoutMs);
+    const denied = await exchange(
+      broker.endpoint,
+      { method: "GET", path: "/api/queues", headers: [] },
+      answerTimeoutMs,
+    );
     expect(readConsoleError(denied, "GET")).toMatchObject({ status: 401, reason: "SESSION_REQUIRED" });
-    const signedIn = await openSession(broker.endpoint, [["Content-Type", "application/json"]], "POST", JSON.stringify({ token: token.token }));
-    const list = await exchange(broker.endpoint, { method: "GET", path: "/api/queues", headers: [["Cookie", `holdshelf_console=${signedIn.cookie}`]] }, answerTimeoutMs);
+    const signedIn = await openSession(
+      broker.endpoint,
+      [["Content-Type", "application/json"]],
+      "POST",
+      JSON.stringify({ token: token.token }),
+    );
+    const list = await exchange(
+      broker.endpoint,
+      { method: "GET", path: "/api/queues", headers: [["Cookie", `holdshelf_console=${signedIn.cookie}`]] },
+      answerTimeoutMs,
+    );
     expect(list.status, list.text).toBe(200);
     expect(logged.splice(0)).toEqual([]);
   });
@@ -652,5 +910,7 @@ function sleep(ms: number): Promise<void> {
 
 /** Node's headers with a repeated one's values joined, as RawAnswer keeps them. */
 function singleHeaders(headers: IncomingHttpHeaders): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(", ") : (value ?? "")]));
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(", ") : (value ?? "")]),
+  );
 }

@@ -37,7 +37,10 @@ async function bystanderRoundTrip(): Promise<void> {
   await harness.rpc.send({ queue: q, body }, { deadline: deadline() });
   const { messages } = await harness.rpc.receive({ queue: q, maxMessages: 10 }, { deadline: deadline() });
   expect(messages.map((m) => Buffer.from(m.body).toString())).toContain(body.toString());
-  await harness.rpc.deleteBatch({ queue: q, receiptHandles: messages.map((m) => m.receiptHandle) }, { deadline: deadline() });
+  await harness.rpc.deleteBatch(
+    { queue: q, receiptHandles: messages.map((m) => m.receiptHandle) },
+    { deadline: deadline() },
+  );
 }
 
 /**
@@ -92,7 +95,9 @@ function framesOf(bytes: Buffer): { type: number; payload: Buffer }[] {
 
 /** The error code of the GOAWAY frame among `bytes`, if there is one. */
 function goAwayCode(bytes: Buffer): number | undefined {
-  return framesOf(bytes).find((frame) => frame.type === frameType.goaway)?.payload.readUInt32BE(4);
+  return framesOf(bytes)
+    .find((frame) => frame.type === frameType.goaway)
+    ?.payload.readUInt32BE(4);
 }
 
 const emptySettings = http2Frame(frameType.settings, 0, 0, Buffer.alloc(0));
@@ -101,8 +106,14 @@ describe("garbage instead of the HTTP/2 connection preface", () => {
   const garbage: [string, Buffer][] = [
     ["random bytes", randomBytes(4_096)],
     ["an HTTP/1.1 request", Buffer.from("GET /holdshelf.v1.QueueService/GetQueue HTTP/1.1\r\nHost: x\r\n\r\n")],
-    ["a TLS ClientHello's first bytes", Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03])],
-    ["a preface with one byte changed", Buffer.concat([http2Preface.subarray(0, 20), Buffer.from("X"), http2Preface.subarray(21)])],
+    [
+      "a TLS ClientHello's first bytes",
+      Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03]),
+    ],
+    [
+      "a preface with one byte changed",
+      Buffer.concat([http2Preface.subarray(0, 20), Buffer.from("X"), http2Preface.subarray(21)]),
+    ],
     ["a megabyte of zeros", Buffer.alloc(1024 * 1024)],
   ];
 
@@ -118,18 +129,33 @@ describe("a valid preface, then broken frames", () => {
   const http2Errors = { protocol: 0x1, frameSize: 0x6, compression: 0x9 } as const;
   const broken: [string, Buffer, number][] = [
     // Longer than the 16 KiB SETTINGS_MAX_FRAME_SIZE the broker allows.
-    ["a frame over the maximum frame size", http2Frame(frameType.data, 0, 1, Buffer.alloc(20_000)), http2Errors.frameSize],
+    [
+      "a frame over the maximum frame size",
+      http2Frame(frameType.data, 0, 1, Buffer.alloc(20_000)),
+      http2Errors.frameSize,
+    ],
     // A header block that is not HPACK.
-    ["a HEADERS frame of garbage", http2Frame(frameType.headers, endHeaders | endStream, 1, Buffer.alloc(64, 0xff)), http2Errors.compression],
+    [
+      "a HEADERS frame of garbage",
+      http2Frame(frameType.headers, endHeaders | endStream, 1, Buffer.alloc(64, 0xff)),
+      http2Errors.compression,
+    ],
     ["a DATA frame on stream 0", http2Frame(frameType.data, 0, 0, Buffer.from("x")), http2Errors.protocol],
-    ["a SETTINGS frame whose length is not a multiple of 6", http2Frame(frameType.settings, 0, 0, Buffer.alloc(7)), http2Errors.frameSize],
+    [
+      "a SETTINGS frame whose length is not a multiple of 6",
+      http2Frame(frameType.settings, 0, 0, Buffer.alloc(7)),
+      http2Errors.frameSize,
+    ],
   ];
 
   // The broker answers with GOAWAY at once, but nghttp2 then leaves the TCP
   // connection to the client: it is closed by the keepalive ping that gets
   // no answer (30 s + 10 s, measured 40 s), too slow to wait for here.
   it.each(broken)("%s: GOAWAY with the HTTP/2 error, and others are served", async (_label, frames, code) => {
-    const { received, socket } = await sendRaw(Buffer.concat([http2Preface, emptySettings, frames]), (bytes) => goAwayCode(bytes) !== undefined);
+    const { received, socket } = await sendRaw(
+      Buffer.concat([http2Preface, emptySettings, frames]),
+      (bytes) => goAwayCode(bytes) !== undefined,
+    );
     expect(framesOf(received)[0]?.type).toBe(frameType.settings);
     expect(goAwayCode(received)).toBe(code);
     await bystanderRoundTrip();
@@ -175,7 +201,9 @@ describe("gRPC messages the server must refuse", () => {
 
   it("a length prefix of 4 GiB with a few bytes behind it: RESOURCE_EXHAUSTED at once, without waiting for the rest", async () => {
     const before = await brokerSnapshot(harness.server);
-    expect(await rawCall(session, "Send", grpcFrame(send, { length: 0xffffffff }), {}, 5_000)).toMatchObject({ code: 8 });
+    expect(await rawCall(session, "Send", grpcFrame(send, { length: 0xffffffff }), {}, 5_000)).toMatchObject({
+      code: 8,
+    });
     expect(await brokerSnapshot(harness.server)).toBe(before);
   });
 
@@ -183,7 +211,9 @@ describe("gRPC messages the server must refuse", () => {
     const before = await brokerSnapshot(harness.server);
     const bomb = gzipSync(wire.concat(wire.stringField(1, q), wire.bytesField(2, Buffer.alloc(9 * 1024 * 1024))));
     expect(bomb.length).toBeLessThan(64 * 1024);
-    expect(await rawCall(session, "Send", grpcFrame(bomb, { flag: 1 }), { "grpc-encoding": "gzip" })).toMatchObject({ code: 8 });
+    expect(await rawCall(session, "Send", grpcFrame(bomb, { flag: 1 }), { "grpc-encoding": "gzip" })).toMatchObject({
+      code: 8,
+    });
     expect(await brokerSnapshot(harness.server)).toBe(before);
   });
 
@@ -199,7 +229,9 @@ describe("gRPC messages the server must refuse", () => {
 
   it("an encoding the server does not support: UNIMPLEMENTED, as the gRPC spec asks, nothing stored", async () => {
     const before = await brokerSnapshot(harness.server);
-    expect(await rawCall(session, "Send", grpcFrame(send, { flag: 1 }), { "grpc-encoding": "snappy" })).toMatchObject({ code: 12 });
+    expect(await rawCall(session, "Send", grpcFrame(send, { flag: 1 }), { "grpc-encoding": "snappy" })).toMatchObject({
+      code: 12,
+    });
     expect(await brokerSnapshot(harness.server)).toBe(before);
   });
 

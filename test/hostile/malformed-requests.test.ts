@@ -39,7 +39,11 @@ async function expectMalformed(method: string, request: Buffer, description: str
   const outcome = await raw.unary(method, request);
   expect(outcome.ok, `${method} accepted a malformed request`).toBe(false);
   if (outcome.ok) return;
-  expect({ code: outcome.error.code, reason: outcome.error.reason, fields: outcome.error.violations.map((v) => v.field) }).toEqual({
+  expect({
+    code: outcome.error.code,
+    reason: outcome.error.reason,
+    fields: outcome.error.violations.map((v) => v.field),
+  }).toEqual({
     code: 3,
     reason: "INVALID_ARGUMENT",
     fields: ["request"],
@@ -51,7 +55,11 @@ async function expectMalformed(method: string, request: Buffer, description: str
 // One request per RPC, each with one string field (nested ones included) that is not UTF-8.
 const invalidUtf8Requests: [string, string, Buffer][] = [
   ["CreateQueue", "name", wire.stringField(1, notUtf8)],
-  ["CreateQueue", "config.redrive_policy.dead_letter_queue", wire.concat(wire.stringField(1, "x"), wire.messageField(2, wire.messageField(8, wire.stringField(1, notUtf8))))],
+  [
+    "CreateQueue",
+    "config.redrive_policy.dead_letter_queue",
+    wire.concat(wire.stringField(1, "x"), wire.messageField(2, wire.messageField(8, wire.stringField(1, notUtf8)))),
+  ],
   ["GetQueue", "name", wire.stringField(1, notUtf8)],
   ["ListQueues", "prefix", wire.stringField(1, notUtf8)],
   ["ListQueues", "page_token", wire.stringField(3, notUtf8)],
@@ -61,10 +69,18 @@ const invalidUtf8Requests: [string, string, Buffer][] = [
   ["Send", "queue", wire.concat(wire.stringField(1, notUtf8), wire.bytesField(2, Buffer.from("b")))],
   ["Send", "an attribute key", wire.concat(wire.stringField(1, q), wire.mapEntry(3, notUtf8, "v"))],
   ["Send", "an attribute value", wire.concat(wire.stringField(1, q), wire.mapEntry(3, "k", notUtf8))],
-  ["SendBatch", "entries[0].attributes", wire.concat(wire.stringField(1, q), wire.messageField(2, wire.mapEntry(2, notUtf8, "v")))],
+  [
+    "SendBatch",
+    "entries[0].attributes",
+    wire.concat(wire.stringField(1, q), wire.messageField(2, wire.mapEntry(2, notUtf8, "v"))),
+  ],
   ["Receive", "queue", wire.stringField(1, notUtf8)],
   ["Delete", "receipt_handle", wire.concat(wire.stringField(1, q), wire.stringField(2, notUtf8))],
-  ["DeleteBatch", "receipt_handles[1]", wire.concat(wire.stringField(1, q), wire.stringField(2, "x"), wire.stringField(2, notUtf8))],
+  [
+    "DeleteBatch",
+    "receipt_handles[1]",
+    wire.concat(wire.stringField(1, q), wire.stringField(2, "x"), wire.stringField(2, notUtf8)),
+  ],
   ["ChangeVisibility", "receipt_handle", wire.concat(wire.stringField(1, q), wire.stringField(2, notUtf8))],
   ["ChangeVisibilityBatch", "queue", wire.concat(wire.stringField(1, notUtf8), wire.stringField(2, "x"))],
   ["RedriveMessages", "destination_queue", wire.concat(wire.stringField(1, q), wire.stringField(2, notUtf8))],
@@ -99,7 +115,11 @@ describe("bytes that are not a protobuf encoding", () => {
     ["field number 0", Buffer.from([0x00, 0x01])],
   ];
   it.each(cases)("GetQueue with %s: INVALID_ARGUMENT naming the request type", async (_label, request) => {
-    await expectMalformed("GetQueue", request, "request: is not a valid protobuf encoding of holdshelf.v1.GetQueueRequest");
+    await expectMalformed(
+      "GetQueue",
+      request,
+      "request: is not a valid protobuf encoding of holdshelf.v1.GetQueueRequest",
+    );
   });
 
   it("a ListQueues whose page_size varint runs past 10 bytes", async () => {
@@ -109,20 +129,38 @@ describe("bytes that are not a protobuf encoding", () => {
   });
 
   it("a Send whose Duration does not decode", async () => {
-    const request = wire.concat(wire.stringField(1, q), wire.messageField(4, wire.key(1, 2), wire.varint(1), Buffer.from([1])));
+    const request = wire.concat(
+      wire.stringField(1, q),
+      wire.messageField(4, wire.key(1, 2), wire.varint(1), Buffer.from([1])),
+    );
     await expectMalformed("Send", request, "holdshelf.v1.SendRequest");
   });
 
   it("unknown fields are skipped, as proto3 requires: the request is served", async () => {
-    const outcome = await raw.unary("GetQueue", wire.concat(wire.stringField(1, q), wire.varintField(99, 1), wire.bytesField(100, Buffer.from("x"))));
+    const outcome = await raw.unary(
+      "GetQueue",
+      wire.concat(wire.stringField(1, q), wire.varintField(99, 1), wire.bytesField(100, Buffer.from("x"))),
+    );
     expect(outcome.ok).toBe(true);
   });
 });
 
 describe("gRPC framing of a unary request", () => {
   const unaryMethods = [
-    "CreateQueue", "GetQueue", "ListQueues", "UpdateQueue", "DeleteQueue", "PurgeQueue", "Send", "SendBatch",
-    "Receive", "Delete", "DeleteBatch", "ChangeVisibility", "ChangeVisibilityBatch", "RedriveMessages",
+    "CreateQueue",
+    "GetQueue",
+    "ListQueues",
+    "UpdateQueue",
+    "DeleteQueue",
+    "PurgeQueue",
+    "Send",
+    "SendBatch",
+    "Receive",
+    "Delete",
+    "DeleteBatch",
+    "ChangeVisibility",
+    "ChangeVisibilityBatch",
+    "RedriveMessages",
   ];
   const get = wire.stringField(1, q);
   const framings: [string, Buffer][] = [
@@ -132,16 +170,23 @@ describe("gRPC framing of a unary request", () => {
     ["half a length prefix", Buffer.from([0, 0, 0])],
   ];
 
-  it.each(framings)("%s: INVALID_ARGUMENT with ErrorInfo and the violation request (grpc-js says UNIMPLEMENTED)", async (_label, body) => {
-    const before = await brokerSnapshot(harness.server);
-    const status = await rawCall(session, "GetQueue", body);
-    expect(status).toMatchObject({ code: 3, reason: "INVALID_ARGUMENT", fields: ["request"] });
-    expect(status.message).toContain("exactly one complete message");
-    expect(await brokerSnapshot(harness.server)).toBe(before);
-  });
+  it.each(framings)(
+    "%s: INVALID_ARGUMENT with ErrorInfo and the violation request (grpc-js says UNIMPLEMENTED)",
+    async (_label, body) => {
+      const before = await brokerSnapshot(harness.server);
+      const status = await rawCall(session, "GetQueue", body);
+      expect(status).toMatchObject({ code: 3, reason: "INVALID_ARGUMENT", fields: ["request"] });
+      expect(status.message).toContain("exactly one complete message");
+      expect(await brokerSnapshot(harness.server)).toBe(before);
+    },
+  );
 
   it.each(unaryMethods)("%s without a message: INVALID_ARGUMENT, request", async (method) => {
-    expect(await rawCall(session, method, Buffer.alloc(0))).toMatchObject({ code: 3, reason: "INVALID_ARGUMENT", fields: ["request"] });
+    expect(await rawCall(session, method, Buffer.alloc(0))).toMatchObject({
+      code: 3,
+      reason: "INVALID_ARGUMENT",
+      fields: ["request"],
+    });
   });
 
   it("an unknown method is still UNIMPLEMENTED", async () => {
@@ -168,13 +213,31 @@ describe("Durations out of range (each case, by field)", () => {
     ["Receive", "visibility_timeout", (d) => wire.concat(wire.stringField(1, q), wire.messageField(3, d))],
     ["Receive", "wait_time", (d) => wire.concat(wire.stringField(1, q), wire.messageField(4, d))],
     ["Send", "delay", (d) => wire.concat(wire.stringField(1, q), wire.messageField(4, d))],
-    ["SendBatch", "entries[0].delay", (d) => wire.concat(wire.stringField(1, q), wire.messageField(2, wire.messageField(3, d)))],
-    ["ChangeVisibilityBatch", "visibility_timeout", (d) => wire.concat(wire.stringField(1, q), wire.stringField(2, "x"), wire.messageField(3, d))],
-    ["CreateQueue", "config.retention", (d) => wire.concat(wire.stringField(1, "made"), wire.messageField(2, wire.messageField(3, d)))],
-    ["UpdateQueue", "config.retry_policy.min_backoff", (d) => wire.concat(wire.stringField(1, q), wire.messageField(2, wire.messageField(9, wire.messageField(1, d))))],
+    [
+      "SendBatch",
+      "entries[0].delay",
+      (d) => wire.concat(wire.stringField(1, q), wire.messageField(2, wire.messageField(3, d))),
+    ],
+    [
+      "ChangeVisibilityBatch",
+      "visibility_timeout",
+      (d) => wire.concat(wire.stringField(1, q), wire.stringField(2, "x"), wire.messageField(3, d)),
+    ],
+    [
+      "CreateQueue",
+      "config.retention",
+      (d) => wire.concat(wire.stringField(1, "made"), wire.messageField(2, wire.messageField(3, d))),
+    ],
+    [
+      "UpdateQueue",
+      "config.retry_policy.min_backoff",
+      (d) => wire.concat(wire.stringField(1, q), wire.messageField(2, wire.messageField(9, wire.messageField(1, d)))),
+    ],
   ];
   const cases = fields.flatMap(([method, field, build]) =>
-    durations.map(([label, seconds, nanos, why]) => [method, field, label, build(wire.duration(seconds, nanos)), why] as const),
+    durations.map(
+      ([label, seconds, nanos, why]) => [method, field, label, build(wire.duration(seconds, nanos)), why] as const,
+    ),
   );
 
   it.each(cases)("%s %s of %s: INVALID_ARGUMENT naming the field", async (method, field, _label, request, why) => {

@@ -106,7 +106,13 @@ function parseStatus(fields: http2.IncomingHttpHeaders, dataBytes: number): RawS
 export const http2Preface = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
 
 /** An HTTP/2 frame: 24-bit length (may lie), type, flags, 31-bit stream id, payload. */
-export function http2Frame(type: number, flags: number, streamId: number, payload: Buffer, length = payload.length): Buffer {
+export function http2Frame(
+  type: number,
+  flags: number,
+  streamId: number,
+  payload: Buffer,
+  length = payload.length,
+): Buffer {
   const header = Buffer.alloc(9);
   header.writeUIntBE(length, 0, 3);
   header[3] = type;

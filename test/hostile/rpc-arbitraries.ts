@@ -79,7 +79,8 @@ export function durationBody(damage: Damage): fc.Arbitrary<Uint8Array | undefine
     { arbitrary: fc.tuple(durationSeconds, durationNanos).map(([s, n]) => wire.duration(s, n)), weight: 4 },
   ];
   // A Duration whose own bytes do not decode (seconds sent length-delimited): the whole request is malformed.
-  if (damage === "bytes") options.push({ arbitrary: fc.constant(wire.concat(wire.key(1, 2), wire.varint(1), Buffer.from([1]))), weight: 1 });
+  if (damage === "bytes")
+    options.push({ arbitrary: fc.constant(wire.concat(wire.key(1, 2), wire.varint(1), Buffer.from([1]))), weight: 1 });
   return fc.oneof(...options);
 }
 
@@ -139,9 +140,9 @@ export function attributeEntries(field: number, damage: Damage): fc.Arbitrary<Ui
   const entry = fc.tuple(textBytes(damage), textBytes(damage)).map(([k, v]) => wire.mapEntry(field, k, v));
   return fc.oneof(
     fc.array(entry, { maxLength: 4 }),
-    fc.integer({ min: 100, max: 5_000 }).map((n) =>
-      Array.from({ length: n }, (_, i) => wire.mapEntry(field, `k${i}`, "v")),
-    ),
+    fc
+      .integer({ min: 100, max: 5_000 })
+      .map((n) => Array.from({ length: n }, (_, i) => wire.mapEntry(field, `k${i}`, "v"))),
     fc.integer({ min: 255, max: 300 }).map((n) => [wire.mapEntry(field, "k".repeat(n), "v")]),
     fc.constant<Uint8Array[]>([wire.mapEntry(field, "", "v")]),
     fc.constant<Uint8Array[]>([wire.mapEntry(field, "k", "v".repeat(2_000_000))]),
@@ -156,7 +157,12 @@ export function attributeEntries(field: number, damage: Damage): fc.Arbitrary<Ui
 export function fifoIdField(field: number, damage: Damage): fc.Arbitrary<Uint8Array> {
   return fc.oneof(
     { arbitrary: fc.constant(wire.concat()), weight: 3 },
-    { arbitrary: textBytes(damage, ["g", "h", "order-1", "x".repeat(128), "x".repeat(129)]).map((id) => wire.stringField(field, id)), weight: 2 },
+    {
+      arbitrary: textBytes(damage, ["g", "h", "order-1", "x".repeat(128), "x".repeat(129)]).map((id) =>
+        wire.stringField(field, id),
+      ),
+      weight: 2,
+    },
   );
 }
 
@@ -165,9 +171,13 @@ export function queueConfigBody(known: readonly string[], damage: Damage): fc.Ar
   const optionalDuration = (field: number): fc.Arbitrary<Uint8Array> =>
     durationBody(damage).map((body) => (body === undefined ? wire.concat() : wire.messageField(field, body)));
   const optionalInt = (field: number): fc.Arbitrary<Uint8Array> =>
-    fc.option(int32Value, { nil: undefined }).map((v) => (v === undefined ? wire.concat() : wire.varintField(field, v)));
+    fc
+      .option(int32Value, { nil: undefined })
+      .map((v) => (v === undefined ? wire.concat() : wire.varintField(field, v)));
   const redrive = fc.option(
-    fc.tuple(textBytes(damage, known), int32Value).map(([dlq, max]) => wire.messageField(8, wire.stringField(1, dlq), wire.varintField(2, max))),
+    fc
+      .tuple(textBytes(damage, known), int32Value)
+      .map(([dlq, max]) => wire.messageField(8, wire.stringField(1, dlq), wire.varintField(2, max))),
     { nil: wire.concat() },
   );
   const retry = fc.option(
@@ -197,15 +207,22 @@ const fifoSettings: fc.Arbitrary<Uint8Array> = fc.oneof(
   {
     arbitrary: fc
       .tuple(fc.boolean(), fc.boolean(), fc.oneof(fc.constantFrom(0, 1, 2), int32Value))
-      .map(([fifo, contentBased, scope]) => wire.concat(wire.varintField(11, fifo), wire.varintField(12, contentBased), wire.varintField(13, scope))),
+      .map(([fifo, contentBased, scope]) =>
+        wire.concat(wire.varintField(11, fifo), wire.varintField(12, contentBased), wire.varintField(13, scope)),
+      ),
     weight: 1,
   },
 );
 
 /** Bytes appended to a request: nothing or an unknown field (skipped), and with "bytes" damage, bytes that break the encoding. */
 export function trailingBytes(damage: Damage): fc.Arbitrary<Uint8Array> {
-  const harmless = fc.oneof({ arbitrary: fc.constant(wire.concat()), weight: 6 }, { arbitrary: fc.constant(wire.varintField(99, 7)), weight: 1 });
-  return damage === "fields" ? harmless : fc.oneof({ arbitrary: harmless, weight: 1 }, { arbitrary: brokenBytes, weight: 2 });
+  const harmless = fc.oneof(
+    { arbitrary: fc.constant(wire.concat()), weight: 6 },
+    { arbitrary: fc.constant(wire.varintField(99, 7)), weight: 1 },
+  );
+  return damage === "fields"
+    ? harmless
+    : fc.oneof({ arbitrary: harmless, weight: 1 }, { arbitrary: brokenBytes, weight: 2 });
 }
 
 const brokenBytes: fc.Arbitrary<Uint8Array> = fc.oneof(

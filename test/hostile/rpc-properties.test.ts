@@ -60,7 +60,8 @@ async function makeFixture(tag: string): Promise<RequestFixture> {
   }
   const fifo = `${tag}-f.fifo`;
   await harness.rpc.createQueue({ name: fifo, config: { fifo: true } });
-  for (const id of ["order-1", "order-2"]) await harness.rpc.send({ queue: fifo, body: Buffer.from(id), messageGroupId: "g", deduplicationId: id });
+  for (const id of ["order-1", "order-2"])
+    await harness.rpc.send({ queue: fifo, body: Buffer.from(id), messageGroupId: "g", deduplicationId: id });
   return { queues: [...queues, fifo], handles: leased[0]!, otherQueueHandles: leased[1]! };
 }
 
@@ -74,7 +75,12 @@ describe("the snapshot", () => {
     const fixture = await makeFixture("snapshot");
     const queue = fixture.queues[0]!;
     const steps: (() => Promise<unknown>)[] = [
-      () => harness.rpc.changeVisibility({ queue, receiptHandle: fixture.handles[0]!, visibilityTimeout: { seconds: 7200n } }),
+      () =>
+        harness.rpc.changeVisibility({
+          queue,
+          receiptHandle: fixture.handles[0]!,
+          visibilityTimeout: { seconds: 7200n },
+        }),
       () => harness.rpc.receive({ queue, visibilityTimeout: {} }),
       () => harness.rpc.send({ queue, body: Buffer.from("one more") }),
       () => harness.rpc.updateQueue({ name: queue, config: { delay: { seconds: 1n } } }),
@@ -90,28 +96,32 @@ describe("the snapshot", () => {
 describe("every unary RPC, with random and boundary requests", () => {
   const methods = Object.keys(unaryRequests({ queues: ["x"], handles: [], otherQueueHandles: [] }));
 
-  it.each(methods)("%s: answers in time, OK or a documented error with its field; a rejection changes nothing", async (method) => {
-    const fixture = await makeFixture(`p-${method}`);
-    const requests = unaryRequests(fixture)[method]!;
-    await fc.assert(
-      fc.asyncProperty(requests, async (request) => {
-        const before = await brokerSnapshot(harness.server);
-        const outcome = await raw.unary(method, request, callDeadlineMs);
-        if (outcome.ok) {
-          for (const entry of batchResults[method]?.(outcome.response) ?? []) {
-            const problem = entryProblem(entry);
-            if (problem) throw new Error(problem);
+  it.each(methods)(
+    "%s: answers in time, OK or a documented error with its field; a rejection changes nothing",
+    async (method) => {
+      const fixture = await makeFixture(`p-${method}`);
+      const requests = unaryRequests(fixture)[method]!;
+      await fc.assert(
+        fc.asyncProperty(requests, async (request) => {
+          const before = await brokerSnapshot(harness.server);
+          const outcome = await raw.unary(method, request, callDeadlineMs);
+          if (outcome.ok) {
+            for (const entry of batchResults[method]?.(outcome.response) ?? []) {
+              const problem = entryProblem(entry);
+              if (problem) throw new Error(problem);
+            }
+            return;
           }
-          return;
-        }
-        const problem = rejectionProblem(outcome.error);
-        if (problem) throw new Error(problem);
-        expect(await brokerSnapshot(harness.server), "a rejected call changed stored data").toBe(before);
-      }),
-      { numRuns, seed },
-    );
-    await expectServerAlive();
-  }, 60_000);
+          const problem = rejectionProblem(outcome.error);
+          if (problem) throw new Error(problem);
+          expect(await brokerSnapshot(harness.server), "a rejected call changed stored data").toBe(before);
+        }),
+        { numRuns, seed },
+      );
+      await expectServerAlive();
+    },
+    60_000,
+  );
 });
 
 describe("Heartbeat, with random and boundary requests", () => {
@@ -132,10 +142,12 @@ describe("Heartbeat, with random and boundary requests", () => {
         for (const response of responses) {
           for (const lease of fromBinary(HeartbeatResponseSchema, response).leases) {
             if (lease.held || lease.reason === "RELEASED") changed = true;
-            else if (lease.reason === "INTERNAL" || lease.reason === "") throw new Error(`renewal answered ${JSON.stringify(lease)}`);
+            else if (lease.reason === "INTERNAL" || lease.reason === "")
+              throw new Error(`renewal answered ${JSON.stringify(lease)}`);
           }
         }
-        if (!changed) expect(await brokerSnapshot(harness.server), "a renewal that held nothing changed stored data").toBe(before);
+        if (!changed)
+          expect(await brokerSnapshot(harness.server), "a renewal that held nothing changed stored data").toBe(before);
       }),
       { numRuns, seed },
     );

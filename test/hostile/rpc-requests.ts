@@ -61,7 +61,10 @@ function requestsWith(fixture: RequestFixture, damage: Damage): Record<string, f
   const message = (...parts: fc.Arbitrary<Uint8Array>[]): fc.Arbitrary<Buffer> =>
     fc.tuple(...parts, trailingBytes(damage)).map((all) => wire.concat(...all));
   const nameOnly = message(queue.map((q) => wire.stringField(1, q)));
-  const config = fc.option(queueConfigBody(fixture.queues, damage).map((c) => wire.messageField(2, c)), { nil: none });
+  const config = fc.option(
+    queueConfigBody(fixture.queues, damage).map((c) => wire.messageField(2, c)),
+    { nil: none },
+  );
   const handles = (field: number): fc.Arbitrary<Uint8Array> =>
     handleList(fixture, damage).map((list) => wire.concat(...list.map((h) => wire.stringField(field, h))));
   const sendEntry = fc
@@ -71,7 +74,12 @@ function requestsWith(fixture: RequestFixture, damage: Damage): Record<string, f
     );
   return {
     CreateQueue: message(
-      fc.oneof(queue, fc.nat({ max: 20 }).map((n) => Buffer.from(`made-${n}`))).map((q) => wire.stringField(1, q)),
+      fc
+        .oneof(
+          queue,
+          fc.nat({ max: 20 }).map((n) => Buffer.from(`made-${n}`)),
+        )
+        .map((q) => wire.stringField(1, q)),
       config,
     ),
     GetQueue: nameOnly,
@@ -83,11 +91,16 @@ function requestsWith(fixture: RequestFixture, damage: Damage): Record<string, f
           textBytes(damage, fixture.queues),
           fc.constant(Buffer.from("")),
           // A page token as the service issues them, and one of a name that does not exist.
-          fc.constantFrom(...fixture.queues, "zzz", "").map((name) => Buffer.from(Buffer.from(`after:${name}`).toString("base64url"))),
+          fc
+            .constantFrom(...fixture.queues, "zzz", "")
+            .map((name) => Buffer.from(Buffer.from(`after:${name}`).toString("base64url"))),
         )
         .map((t) => wire.stringField(3, t)),
     ),
-    UpdateQueue: message(queue.map((q) => wire.stringField(1, q)), config),
+    UpdateQueue: message(
+      queue.map((q) => wire.stringField(1, q)),
+      config,
+    ),
     DeleteQueue: nameOnly,
     PurgeQueue: nameOnly,
     Send: message(
@@ -103,9 +116,13 @@ function requestsWith(fixture: RequestFixture, damage: Damage): Record<string, f
       fc
         .oneof(
           fc.array(sendEntry, { maxLength: 4 }),
-          fc.integer({ min: 100, max: 101 }).map((n) => Array.from({ length: n }, () => wire.messageField(2, wire.bytesField(1, Buffer.from("b"))))),
+          fc
+            .integer({ min: 100, max: 101 })
+            .map((n) => Array.from({ length: n }, () => wire.messageField(2, wire.bytesField(1, Buffer.from("b"))))),
           // Each entry within max_message_bytes, the batch over 4 MiB.
-          fc.constant(Array.from({ length: 17 }, () => wire.messageField(2, wire.bytesField(1, new Uint8Array(250_000))))),
+          fc.constant(
+            Array.from({ length: 17 }, () => wire.messageField(2, wire.bytesField(1, new Uint8Array(250_000)))),
+          ),
         )
         .map((entries) => wire.concat(...entries)),
     ),
@@ -119,16 +136,26 @@ function requestsWith(fixture: RequestFixture, damage: Damage): Record<string, f
       queue.map((q) => wire.stringField(1, q)),
       handleBytes(fixture, damage).map((h) => wire.stringField(2, h)),
     ),
-    DeleteBatch: message(queue.map((q) => wire.stringField(1, q)), handles(2)),
+    DeleteBatch: message(
+      queue.map((q) => wire.stringField(1, q)),
+      handles(2),
+    ),
     ChangeVisibility: message(
       queue.map((q) => wire.stringField(1, q)),
       handleBytes(fixture, damage).map((h) => wire.stringField(2, h)),
       duration(3),
     ),
-    ChangeVisibilityBatch: message(queue.map((q) => wire.stringField(1, q)), handles(2), duration(3)),
+    ChangeVisibilityBatch: message(
+      queue.map((q) => wire.stringField(1, q)),
+      handles(2),
+      duration(3),
+    ),
     RedriveMessages: message(
       queue.map((q) => wire.stringField(1, q)),
-      fc.oneof(fc.constant(none), queue.map((q) => wire.stringField(2, q))),
+      fc.oneof(
+        fc.constant(none),
+        queue.map((q) => wire.stringField(2, q)),
+      ),
       int64Value.map((n) => wire.varintField(3, n)),
       int32Value.map((n) => wire.varintField(4, n)),
     ),
@@ -141,7 +168,12 @@ function requestsWith(fixture: RequestFixture, damage: Damage): Record<string, f
         fc.string({ maxLength: 40 }).map((token) => wire.stringField(3, token)),
         fc
           .tuple(fc.nat(), fc.uint8Array({ minLength: 16, maxLength: 16 }))
-          .map(([at, id]) => wire.stringField(3, Buffer.from(`peek-after:${at}:${Buffer.from(id).toString("hex")}`).toString("base64url"))),
+          .map(([at, id]) =>
+            wire.stringField(
+              3,
+              Buffer.from(`peek-after:${at}:${Buffer.from(id).toString("hex")}`).toString("base64url"),
+            ),
+          ),
       ),
     ),
   };
@@ -158,17 +190,24 @@ export function heartbeatRequest(fixture: RequestFixture): fc.Arbitrary<Buffer> 
 function heartbeatRequestWith(fixture: RequestFixture, damage: Damage): fc.Arbitrary<Buffer> {
   const duration = (field: number): fc.Arbitrary<Uint8Array> => optionalDuration(field, durationBody(damage));
   const checkpoint = fc.option(
-    fc.oneof(fc.uint8Array({ maxLength: 32 }), fc.constantFrom(65_536, 65_537).map((n) => new Uint8Array(n))),
+    fc.oneof(
+      fc.uint8Array({ maxLength: 32 }),
+      fc.constantFrom(65_536, 65_537).map((n) => new Uint8Array(n)),
+    ),
     { nil: undefined },
   );
   const renewal = fc
     .tuple(handleBytes(fixture, damage), duration(2), checkpoint)
-    .map(([h, d, c]) => wire.messageField(2, wire.stringField(1, h), d, c === undefined ? none : wire.bytesField(3, c)));
+    .map(([h, d, c]) =>
+      wire.messageField(2, wire.stringField(1, h), d, c === undefined ? none : wire.bytesField(3, c)),
+    );
   const renewals = fc.oneof(
     fc.array(renewal, { maxLength: 4 }),
     fc.constant(Array.from({ length: 1_001 }, () => wire.messageField(2, wire.stringField(1, "x")))),
   );
   return fc
     .tuple(textBytes(damage, fixture.queues), renewals, fc.boolean(), trailingBytes(damage))
-    .map(([q, r, release, trailing]) => wire.concat(wire.stringField(1, q), ...r, wire.varintField(3, release), trailing));
+    .map(([q, r, release, trailing]) =>
+      wire.concat(wire.stringField(1, q), ...r, wire.varintField(3, release), trailing),
+    );
 }

@@ -47,15 +47,22 @@ export const actionMembers: Readonly<Record<string, ActionMembers>> = {
     },
   },
   DeleteMessage: { members: { QueueUrl: "string", ReceiptHandle: "string" } },
-  DeleteMessageBatch: { members: { QueueUrl: "string", Entries: "entries" }, entry: { Id: "string", ReceiptHandle: "string" } },
+  DeleteMessageBatch: {
+    members: { QueueUrl: "string", Entries: "entries" },
+    entry: { Id: "string", ReceiptHandle: "string" },
+  },
   ChangeMessageVisibility: { members: { QueueUrl: "string", ReceiptHandle: "string", VisibilityTimeout: "integer" } },
   ChangeMessageVisibilityBatch: {
     members: { QueueUrl: "string", Entries: "entries" },
     entry: { Id: "string", ReceiptHandle: "string", VisibilityTimeout: "integer" },
   },
-  AddPermission: { members: { QueueUrl: "string", Label: "string", AWSAccountIds: "stringList", Actions: "stringList" } },
+  AddPermission: {
+    members: { QueueUrl: "string", Label: "string", AWSAccountIds: "stringList", Actions: "stringList" },
+  },
   RemovePermission: { members: { QueueUrl: "string", Label: "string" } },
-  StartMessageMoveTask: { members: { SourceArn: "string", DestinationArn: "string", MaxNumberOfMessagesPerSecond: "integer" } },
+  StartMessageMoveTask: {
+    members: { SourceArn: "string", DestinationArn: "string", MaxNumberOfMessagesPerSecond: "integer" },
+  },
   ListMessageMoveTasks: { members: { SourceArn: "string", MaxResults: "integer" } },
   CancelMessageMoveTask: { members: { TaskHandle: "string" } },
 };
@@ -67,12 +74,18 @@ export const actionNames = Object.keys(actionMembers);
  * A well-typed value of each kind, aimed at `queueUrl` (a queue that does
  * not exist, so that no well-typed request changes anything).
  */
-export function validValue(kind: MemberKind, name: string, queueUrl: string, entry?: Readonly<Record<string, MemberKind>>): unknown {
+export function validValue(
+  kind: MemberKind,
+  name: string,
+  queueUrl: string,
+  entry?: Readonly<Record<string, MemberKind>>,
+): unknown {
   switch (kind) {
     case "string":
       if (name === "QueueUrl") return queueUrl;
       if (name === "QueueName") return queueUrl.slice(queueUrl.lastIndexOf("/") + 1);
-      if (name === "MessageDeduplicationId" || name === "MessageGroupId" || name === "QueueOwnerAWSAccountId") return undefined;
+      if (name === "MessageDeduplicationId" || name === "MessageGroupId" || name === "QueueOwnerAWSAccountId")
+        return undefined;
       if (name === "SourceArn" || name === "DestinationArn") return "arn:aws:sqs:us-east-1:000000000000:fz-absent";
       return name === "Id" ? "e1" : "text";
     case "integer":
@@ -89,7 +102,11 @@ export function validValue(kind: MemberKind, name: string, queueUrl: string, ent
 }
 
 /** A well-typed input of `action` (members with no good value left out). */
-export function validStructure(members: Readonly<Record<string, MemberKind>>, queueUrl: string, entry?: Readonly<Record<string, MemberKind>>): Record<string, unknown> {
+export function validStructure(
+  members: Readonly<Record<string, MemberKind>>,
+  queueUrl: string,
+  entry?: Readonly<Record<string, MemberKind>>,
+): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const [name, kind] of Object.entries(members)) {
     const value = validValue(kind, name, queueUrl, entry);
@@ -99,16 +116,28 @@ export function validStructure(members: Readonly<Record<string, MemberKind>>, qu
 }
 
 /** Property names that are Object.prototype's, or prototype pollution's favourites. */
-export const prototypeKeys = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf", "__defineGetter__"] as const;
+export const prototypeKeys = [
+  "__proto__",
+  "constructor",
+  "prototype",
+  "toString",
+  "hasOwnProperty",
+  "valueOf",
+  "__defineGetter__",
+] as const;
 
 // Strings kept clear of what the leak check looks for: an error that echoes them must still pass it.
-const safeText = fc.string({ unit: fc.constantFrom(..."abcXYZ019 -_.:/%+=&?#\u00e9\u4e2d\ud83d\ude00\t"), maxLength: 24 });
+const safeText = fc.string({
+  unit: fc.constantFrom(..."abcXYZ019 -_.:/%+=&?#\u00e9\u4e2d\ud83d\ude00\t"),
+  maxLength: 24,
+});
 const anyKey = fc.oneof(safeText, fc.constantFrom(...prototypeKeys));
 
 /** JSON that nests `depth` levels deep, arrays and objects by turns. */
 export function nestedJson(depth: number, leaf = "1"): string {
   let text = leaf;
-  for (let level = 0; level < depth; level++) text = level % 2 === 0 ? `[${text}]` : `{"${prototypeKeys[level % prototypeKeys.length]}":${text}}`;
+  for (let level = 0; level < depth; level++)
+    text = level % 2 === 0 ? `[${text}]` : `{"${prototypeKeys[level % prototypeKeys.length]}":${text}}`;
   return text;
 }
 
@@ -140,7 +169,9 @@ const notStringList = fc.oneof(
 const notStringMap = fc.oneof(
   garbage.filter((value) => typeof value !== "object" || value === null || Array.isArray(value)),
   // Maps whose values are not strings: under prototype keys too.
-  fc.tuple(anyKey, notString).map(([key, bad]) => JSON.parse(`{${JSON.stringify(key)}:${JSON.stringify(bad)}}`) as unknown),
+  fc
+    .tuple(anyKey, notString)
+    .map(([key, bad]) => JSON.parse(`{${JSON.stringify(key)}:${JSON.stringify(bad)}}`) as unknown),
   fc.constant(["VisibilityTimeout", "5"]),
   fc.constant([{ Name: "VisibilityTimeout", Value: "5" }]),
 );
@@ -152,7 +183,9 @@ const notEntries = fc.oneof(
 );
 const notAttributeMap = fc.oneof(
   fc.tuple(fc.constant(0), notStructure).map(([, value]) => value),
-  fc.tuple(anyKey, notStructure).map(([key, bad]) => JSON.parse(`{${JSON.stringify(key)}:${JSON.stringify(bad)}}`) as unknown),
+  fc
+    .tuple(anyKey, notStructure)
+    .map(([key, bad]) => JSON.parse(`{${JSON.stringify(key)}:${JSON.stringify(bad)}}`) as unknown),
   fc.constant([{ Name: "a", Value: { DataType: "String", StringValue: "v" } }]),
 );
 
@@ -182,44 +215,75 @@ export interface MistypedRequest {
 }
 
 /** Requests of every action, each with one member of the wrong type, aimed at `queueUrl`. */
-export function mistypedRequests(queueUrl: string, actions: readonly string[] = actionNames): fc.Arbitrary<MistypedRequest> {
+export function mistypedRequests(
+  queueUrl: string,
+  actions: readonly string[] = actionNames,
+): fc.Arbitrary<MistypedRequest> {
   return fc.constantFrom(...actions).chain((action) => {
     const { members, entry } = actionMembers[action]!;
     const targets = [
       ...Object.entries(members).map(([name, kind]) => ({ path: [name], kind })),
       ...Object.entries(entry ?? {}).map(([name, kind]) => ({ path: ["Entries", name], kind })),
     ];
-    return fc.record({
-      target: fc.constantFrom(...targets),
-      extra: fc.dictionary(fc.constantFrom(...prototypeKeys), garbage, { maxKeys: 2 }),
-    }).chain(({ target, extra }) =>
-      wrongValue(target.kind).map((bad) => {
-        const input = validStructure(members, queueUrl, entry);
-        if (target.path.length === 1) input[target.path[0]!] = bad;
-        else (input["Entries"] as Record<string, unknown>[])[0]![target.path[1]!] = bad;
-        // Prototype keys as own members: JSON.parse makes "__proto__" an own key, and so must the reader see it.
-        const body = JSON.stringify(input).replace(/^\{/, () => {
-          const keys = Object.entries(extra).map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value)}`);
-          return keys.length === 0 ? "{" : `{${keys.join(",")},`;
-        });
-        return { action, member: target.path.join("."), body };
-      }),
-    );
+    return fc
+      .record({
+        target: fc.constantFrom(...targets),
+        extra: fc.dictionary(fc.constantFrom(...prototypeKeys), garbage, { maxKeys: 2 }),
+      })
+      .chain(({ target, extra }) =>
+        wrongValue(target.kind).map((bad) => {
+          const input = validStructure(members, queueUrl, entry);
+          if (target.path.length === 1) input[target.path[0]!] = bad;
+          else (input["Entries"] as Record<string, unknown>[])[0]![target.path[1]!] = bad;
+          // Prototype keys as own members: JSON.parse makes "__proto__" an own key, and so must the reader see it.
+          const body = JSON.stringify(input).replace(/^\{/, () => {
+            const keys = Object.entries(extra).map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value)}`);
+            return keys.length === 0 ? "{" : `{${keys.join(",")},`;
+          });
+          return { action, member: target.path.join("."), body };
+        }),
+      );
   });
 }
 
 /** Bodies that are not a JSON object at all, or not UTF-8. */
 export const brokenJsonBodies: fc.Arbitrary<Buffer> = fc.oneof(
-  fc.constantFrom("[]", "42", '"x"', "null", "true", "{", '{"QueueUrl":', '{"a":1,}', "{'a':1}", "{\"a\":1}}", "\u0000", "{\"a\":\"\\ud800\"", "NaN", "{\"a\": 01}", " ").map((text) => Buffer.from(text)),
+  fc
+    .constantFrom(
+      "[]",
+      "42",
+      '"x"',
+      "null",
+      "true",
+      "{",
+      '{"QueueUrl":',
+      '{"a":1,}',
+      "{'a':1}",
+      '{"a":1}}',
+      "\u0000",
+      '{"a":"\\ud800"',
+      "NaN",
+      '{"a": 01}',
+      " ",
+    )
+    .map((text) => Buffer.from(text)),
   // Invalid UTF-8 inside an otherwise well-formed object.
-  fc.constantFrom([0xff], [0xc3, 0x28], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc0, 0xaf]).map((bytes) =>
-    Buffer.concat([Buffer.from('{"QueueName":"'), Buffer.from(bytes), Buffer.from('"}')]),
-  ),
+  fc
+    .constantFrom([0xff], [0xc3, 0x28], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc0, 0xaf])
+    .map((bytes) => Buffer.concat([Buffer.from('{"QueueName":"'), Buffer.from(bytes), Buffer.from('"}')])),
   // A well-formed body cut anywhere short of its end.
-  fc.tuple(fc.constantFrom('{"QueueUrl":"http://127.0.0.1/000000000000/fz-a","MessageBody":"cut"}', '{"Entries":[{"Id":"a","ReceiptHandle":"h"}]}'), fc.nat()).map(
-    ([text, at]) => Buffer.from(text.slice(0, 1 + (at % (text.length - 1)))),
-  ),
-  fc.uint8Array({ minLength: 1, maxLength: 64 }).map((bytes) => Buffer.concat([Buffer.from([0x7b, 0xff]), Buffer.from(bytes)])),
+  fc
+    .tuple(
+      fc.constantFrom(
+        '{"QueueUrl":"http://127.0.0.1/000000000000/fz-a","MessageBody":"cut"}',
+        '{"Entries":[{"Id":"a","ReceiptHandle":"h"}]}',
+      ),
+      fc.nat(),
+    )
+    .map(([text, at]) => Buffer.from(text.slice(0, 1 + (at % (text.length - 1))))),
+  fc
+    .uint8Array({ minLength: 1, maxLength: 64 })
+    .map((bytes) => Buffer.concat([Buffer.from([0x7b, 0xff]), Buffer.from(bytes)])),
   fc.integer({ min: 2, max: 5000 }).map((depth) => Buffer.from(`{"a":${"[".repeat(depth)}`)),
 );
 

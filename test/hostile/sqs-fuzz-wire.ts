@@ -24,7 +24,8 @@ export type SqsProtocol = "json" | "query";
 
 /** Which protocol `request` speaks. Node keeps the first of two Content-Types and joins repeated X-Amz-Targets, so any target counts. */
 export function protocolOf(request: Pick<RawRequest, "headers">): SqsProtocol {
-  const named = (name: string) => request.headers.filter(([key]) => key.toLowerCase() === name).map(([, value]) => value);
+  const named = (name: string) =>
+    request.headers.filter(([key]) => key.toLowerCase() === name).map(([, value]) => value);
   const contentType = named("content-type")[0] ?? "";
   return named("x-amz-target").length > 0 || contentType.includes("amz-json") ? "json" : "query";
 }
@@ -36,7 +37,12 @@ export function protocolOf(request: Pick<RawRequest, "headers">): SqsProtocol {
  */
 export function exchange(endpoint: string, request: RawRequest, timeoutMs = 10_000): Promise<RawAnswer> {
   const { hostname, port } = new URL(endpoint);
-  const body = request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body, "utf8");
+  const body =
+    request.body === undefined
+      ? undefined
+      : Buffer.isBuffer(request.body)
+        ? request.body
+        : Buffer.from(request.body, "utf8");
   const hasLength = request.headers.some(([name]) => name.toLowerCase() === "content-length");
   const head = [
     `${request.method} ${request.path} HTTP/1.1`,
@@ -59,7 +65,8 @@ export function exchange(endpoint: string, request: RawRequest, timeoutMs = 10_0
     socket.on("close", () => {
       clearTimeout(timer);
       const answer = parseAnswer(Buffer.concat(chunks), request.method === "HEAD");
-      if (answer === undefined) reject(new Error(`the connection closed without an answer to ${request.method} ${request.path.slice(0, 200)}`));
+      if (answer === undefined)
+        reject(new Error(`the connection closed without an answer to ${request.method} ${request.path.slice(0, 200)}`));
       else resolve(answer);
     });
     socket.write(head, "latin1");
@@ -130,7 +137,8 @@ export function readError(answer: RawAnswer, protocol: SqsProtocol, method = "PO
   if (answer.status < 400 || answer.status > 499) return `status ${answer.status}, not 4xx: ${show}`;
   if (!requestId.test(answer.headers["x-amzn-requestid"] ?? "")) return `no x-amzn-requestid: ${show}`;
   const expectedType = protocol === "json" ? "application/x-amz-json-1.0" : "text/xml";
-  if (answer.headers["content-type"] !== expectedType) return `content-type ${answer.headers["content-type"]}, not ${expectedType}: ${show}`;
+  if (answer.headers["content-type"] !== expectedType)
+    return `content-type ${answer.headers["content-type"]}, not ${expectedType}: ${show}`;
   let code: string;
   let message: string;
   if (protocol === "json") {
@@ -145,7 +153,8 @@ export function readError(answer: RawAnswer, protocol: SqsProtocol, method = "PO
       return `the JSON error is not JSON: ${show}`;
     }
     const fields = body as Record<string, unknown>;
-    if (typeof body !== "object" || body === null || Object.keys(body).sort().join() !== "__type,message") return `the JSON error's members: ${show}`;
+    if (typeof body !== "object" || body === null || Object.keys(body).sort().join() !== "__type,message")
+      return `the JSON error's members: ${show}`;
     if (typeof fields["__type"] !== "string" || !jsonErrorTypes.test(fields["__type"])) return `__type: ${show}`;
     if (typeof fields["message"] !== "string" || fields["message"] === "") return `message: ${show}`;
     message = fields["message"];
@@ -156,7 +165,8 @@ export function readError(answer: RawAnswer, protocol: SqsProtocol, method = "PO
     if (match[4] !== answer.headers["x-amzn-requestid"]) return `the XML RequestId is not the header's: ${show}`;
     code = match[2]!;
     message = match[3]!;
-    if (message === "" || /&(?!(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);)/.test(message)) return `the XML message is empty or badly escaped: ${show}`;
+    if (message === "" || /&(?!(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);)/.test(message))
+      return `the XML message is empty or badly escaped: ${show}`;
   }
   const leak = leakIn(message);
   if (leak !== undefined) return `the message leaks ${leak}: ${show}`;

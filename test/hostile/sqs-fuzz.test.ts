@@ -24,7 +24,16 @@ import {
   prototypeKeys,
   validStructure,
 } from "./sqs-fuzz-arbitraries.js";
-import { errorProblem, exchange, openSocket, parseAnswer, protocolOf, readError, type RawAnswer, type RawRequest } from "./sqs-fuzz-wire.js";
+import {
+  errorProblem,
+  exchange,
+  openSocket,
+  parseAnswer,
+  protocolOf,
+  readError,
+  type RawAnswer,
+  type RawRequest,
+} from "./sqs-fuzz-wire.js";
 
 const seed = Number(process.env["HOLDSHELF_FC_SEED"] ?? 20260917);
 // A few hundred requests per property; the whole file stays well under 30 s on a loaded 2-core machine.
@@ -65,7 +74,9 @@ beforeAll(async () => {
     }
   }
   // Two of fz-a's messages leased for an hour: nothing expires while the test runs.
-  handles = (await h.rpc.receive({ queue: "fz-a", maxMessages: 2, visibilityTimeout: { seconds: 3600n } })).messages.map((m) => m.receiptHandle);
+  handles = (
+    await h.rpc.receive({ queue: "fz-a", maxMessages: 2, visibilityTimeout: { seconds: 3600n } })
+  ).messages.map((m) => m.receiptHandle);
   expect(handles).toHaveLength(2);
   baseline = await stored();
 });
@@ -103,7 +114,12 @@ async function expectServing(): Promise<void> {
   const viaJson = await exchange(h.endpoint, json("GetQueueUrl", JSON.stringify({ QueueName: "fz-a" })));
   expect(viaJson.status).toBe(200);
   expect(JSON.parse(viaJson.text)).toEqual({ QueueUrl: h.urlOf("fz-a") });
-  const viaQuery = await exchange(h.endpoint, form(`Action=GetQueueAttributes&QueueUrl=${encodeURIComponent(h.urlOf("fz-b"))}&AttributeName.1=ApproximateNumberOfMessages`));
+  const viaQuery = await exchange(
+    h.endpoint,
+    form(
+      `Action=GetQueueAttributes&QueueUrl=${encodeURIComponent(h.urlOf("fz-b"))}&AttributeName.1=ApproximateNumberOfMessages`,
+    ),
+  );
   expect(viaQuery.status).toBe(200);
   expect(viaQuery.text).toContain("<Name>ApproximateNumberOfMessages</Name><Value>4</Value>");
   const { queue } = await h.rpc.getQueue({ name: "fz-a" }, { deadline: Date.now() + 5_000 });
@@ -111,7 +127,12 @@ async function expectServing(): Promise<void> {
 }
 
 function json(action: string, body: string | Buffer, path = "/", extra: [string, string][] = []): RawRequest {
-  return { method: "POST", path, headers: [["Content-Type", jsonType], ["X-Amz-Target", `AmazonSQS.${action}`], ...extra], body };
+  return {
+    method: "POST",
+    path,
+    headers: [["Content-Type", jsonType], ["X-Amz-Target", `AmazonSQS.${action}`], ...extra],
+    body,
+  };
 }
 
 function form(body: string | Buffer, path = "/", extra: [string, string][] = []): RawRequest {
@@ -125,7 +146,9 @@ async function expectRefused(request: RawRequest, allow?: (answer: RawAnswer) =>
   const problem = errorProblem(answer, protocolOf(request), request.method);
   if (problem !== undefined) {
     const body = request.body === undefined ? "" : Buffer.from(request.body).toString("utf8").slice(0, 600);
-    throw new Error(`${problem}\n  request: ${request.method} ${request.path.slice(0, 300)} ${JSON.stringify(request.headers)} ${JSON.stringify(body)}`);
+    throw new Error(
+      `${problem}\n  request: ${request.method} ${request.path.slice(0, 300)} ${JSON.stringify(request.headers)} ${JSON.stringify(body)}`,
+    );
   }
   return answer;
 }
@@ -150,9 +173,14 @@ describe("the JSON protocol refuses", () => {
   it("bodies that are no JSON object or no UTF-8, for every action, on existing queues too", async () => {
     const paths = ["/", `/${testAccountId}/fz-a`, `/${testAccountId}/fz-b`, `/${testAccountId}/${absent}`];
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...actionNames), fc.constantFrom(...paths), brokenJsonBodies, async (action, path, body) => {
-        await expectRefused(json(action, body, path));
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...actionNames),
+        fc.constantFrom(...paths),
+        brokenJsonBodies,
+        async (action, path, body) => {
+          await expectRefused(json(action, body, path));
+        },
+      ),
       fcOptions,
     );
   });
@@ -171,12 +199,24 @@ describe("the JSON protocol refuses", () => {
         "",
         ...prototypeKeys.map((key) => `AmazonSQS.${key}`),
       ),
-      fc.string({ unit: fc.constantFrom(..."AmazonSQS.ListQueue_-:/ 0"), maxLength: 40 })// HTTP trims a header value's spaces: what remains must name no action.
-        .filter((text) => !actionNames.includes(text.trim().replace(/^AmazonSQS\./, "")) || !text.trim().startsWith("AmazonSQS.")),
+      fc
+        .string({ unit: fc.constantFrom(..."AmazonSQS.ListQueue_-:/ 0"), maxLength: 40 }) // HTTP trims a header value's spaces: what remains must name no action.
+        .filter(
+          (text) =>
+            !actionNames.includes(text.trim().replace(/^AmazonSQS\./, "")) || !text.trim().startsWith("AmazonSQS."),
+        ),
     );
     await fc.assert(
       fc.asyncProperty(targets, fc.constantFrom("{}", "", '{"QueueName":"fz-a"}'), async (target, body) => {
-        const request: RawRequest = { method: "POST", path: "/", headers: [["Content-Type", jsonType], ["X-Amz-Target", target]], body };
+        const request: RawRequest = {
+          method: "POST",
+          path: "/",
+          headers: [
+            ["Content-Type", jsonType],
+            ["X-Amz-Target", target],
+          ],
+          body,
+        };
         await expectRefused(request);
       }),
       { ...fcOptions, numRuns: Math.ceil(numRuns / 2) },
@@ -200,7 +240,16 @@ describe("the query protocol refuses", () => {
   it("hostile forms (absurd indexes, half entries, repeated keys, bad escapes) for every action but ListQueues, by POST and GET", async () => {
     const actions = fc.oneof(
       fc.constantFrom(...actionNames.filter((action) => action !== "ListQueues")),
-      fc.constantFrom("", "Nope", "listqueues", "__proto__", "constructor", "toString", "ListQueues%00", "Send%FFMessage"),
+      fc.constantFrom(
+        "",
+        "Nope",
+        "listqueues",
+        "__proto__",
+        "constructor",
+        "toString",
+        "ListQueues%00",
+        "Send%FFMessage",
+      ),
     );
     await fc.assert(
       fc.asyncProperty(
@@ -211,8 +260,11 @@ describe("the query protocol refuses", () => {
         fc.constantFrom("/", `/${testAccountId}/${absent}`, `/${testAccountId}/${absent}/`),
         async (action, queuePiece, pieces, method, path) => {
           // CreateQueue's only queue pieces are names SQS refuses, and GetQueueUrl's name no queue.
-          const queue = action === "CreateQueue" && !queuePiece.startsWith("QueueName") ? "QueueName=fz.fifo" : queuePiece;
-          const text = [action === "" ? "" : `Action=${action}`, queue, ...pieces].filter((piece) => piece !== "").join("&");
+          const queue =
+            action === "CreateQueue" && !queuePiece.startsWith("QueueName") ? "QueueName=fz.fifo" : queuePiece;
+          const text = [action === "" ? "" : `Action=${action}`, queue, ...pieces]
+            .filter((piece) => piece !== "")
+            .join("&");
           const request: RawRequest =
             method === "POST" ? form(text, path) : { method: "GET", path: `${path}?${text}`, headers: [] };
           await expectRefused(request);
@@ -225,11 +277,22 @@ describe("the query protocol refuses", () => {
   it("invalid UTF-8 in a form, raw or percent-encoded", async () => {
     const bad = fc.constantFrom([0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xc0, 0x80]);
     await fc.assert(
-      fc.asyncProperty(bad, fc.boolean(), fc.constantFrom("Action", "QueueName", "Attribute.1.Name", "Noise"), async (bytes, percent, key) => {
-        const encoded = percent ? Buffer.from(bytes.map((byte) => `%${byte.toString(16).toUpperCase()}`).join("")) : Buffer.from(bytes);
-        const body = Buffer.concat([Buffer.from(key === "Action" ? "Action=Get" : "Action=GetQueueUrl&QueueName=fz-absent&"), Buffer.from(key === "Action" ? "" : `${key}=`), encoded]);
-        await expectRefused(form(body));
-      }),
+      fc.asyncProperty(
+        bad,
+        fc.boolean(),
+        fc.constantFrom("Action", "QueueName", "Attribute.1.Name", "Noise"),
+        async (bytes, percent, key) => {
+          const encoded = percent
+            ? Buffer.from(bytes.map((byte) => `%${byte.toString(16).toUpperCase()}`).join(""))
+            : Buffer.from(bytes);
+          const body = Buffer.concat([
+            Buffer.from(key === "Action" ? "Action=Get" : "Action=GetQueueUrl&QueueName=fz-absent&"),
+            Buffer.from(key === "Action" ? "" : `${key}=`),
+            encoded,
+          ]);
+          await expectRefused(form(body));
+        },
+      ),
       { ...fcOptions, numRuns: 50 },
     );
   });
@@ -259,7 +322,12 @@ describe("requests that must be refused leave existing queues as they are", () =
         // A group alone is a fair queue's send (accepted, dropped); with a deduplication id it is refused.
         { MessageBody: "ok", MessageGroupId: "g", MessageDeduplicationId: "d" },
         { MessageBody: "ok", MessageDeduplicationId: "d" },
-        { MessageBody: "ok", MessageAttributes: Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`a${i}`, { DataType: "String", StringValue: "v" }])) },
+        {
+          MessageBody: "ok",
+          MessageAttributes: Object.fromEntries(
+            Array.from({ length: 11 }, (_, i) => [`a${i}`, { DataType: "String", StringValue: "v" }]),
+          ),
+        },
         { MessageBody: "ok", MessageAttributes: { "bad name": { DataType: "String", StringValue: "v" } } },
         { MessageBody: "ok", MessageAttributes: { a: { DataType: "Strin", StringValue: "v" } } },
         { MessageBody: "ok", MessageAttributes: { a: { DataType: "Number", StringValue: "abc" } } },
@@ -299,10 +367,23 @@ describe("requests that must be refused leave existing queues as they are", () =
       // A valid change mixed in, before or after: all or nothing.
       .map(([poison, first]) => ({
         action: "SetQueueAttributes",
-        input: { Attributes: JSON.parse(first ? `{"DelaySeconds":"7",${poison}}` : `{${poison},"DelaySeconds":"7"}`) as unknown },
+        input: {
+          Attributes: JSON.parse(
+            first ? `{"DelaySeconds":"7",${poison}}` : `{${poison},"DelaySeconds":"7"}`,
+          ) as unknown,
+        },
       })),
-    fc.constantFrom<Record<string, unknown>>({ Tags: {} }, { Tags: { k: 1 } }, { Tags: [["k", "v"]] }, { Tags: "k=v" }).map((input) => ({ action: "TagQueue", input })),
-    fc.constantFrom<Record<string, unknown>>({ TagKeys: [] }, { TagKeys: "team" }, { TagKeys: [1] }, { TagKeys: { team: "" } }).map((input) => ({ action: "UntagQueue", input })),
+    fc
+      .constantFrom<Record<string, unknown>>({ Tags: {} }, { Tags: { k: 1 } }, { Tags: [["k", "v"]] }, { Tags: "k=v" })
+      .map((input) => ({ action: "TagQueue", input })),
+    fc
+      .constantFrom<Record<string, unknown>>(
+        { TagKeys: [] },
+        { TagKeys: "team" },
+        { TagKeys: [1] },
+        { TagKeys: { team: "" } },
+      )
+      .map((input) => ({ action: "UntagQueue", input })),
     fc
       .constantFrom<Record<string, unknown>>(
         { MaxNumberOfMessages: 0 },
@@ -319,15 +400,34 @@ describe("requests that must be refused leave existing queues as they are", () =
         { ReceiveRequestAttemptId: 5 },
       )
       .map((input) => ({ action: "ReceiveMessage", input })),
-    fc.tuple(fc.nat(), fc.nat({ max: 1 })).map(([at, which]) => ({ action: "DeleteMessage", input: { ReceiptHandle: tamper(handles[which]!, at) } })),
-    fc.constantFrom("", "x", "AAAA", "%00", "\u0000").map((ReceiptHandle) => ({ action: "DeleteMessage", input: { ReceiptHandle } })),
-    fc.constantFrom<unknown>(-1, 43201, "5", 1.5, null).map((VisibilityTimeout) => ({ action: "ChangeMessageVisibility", input: { ReceiptHandle: handles[0], VisibilityTimeout } })),
-    fc.tuple(fc.nat(), fc.nat({ max: 1 })).map(([at, which]) => ({ action: "ChangeMessageVisibility", input: { ReceiptHandle: tamper(handles[which]!, at), VisibilityTimeout: 0 } })),
+    fc
+      .tuple(fc.nat(), fc.nat({ max: 1 }))
+      .map(([at, which]) => ({ action: "DeleteMessage", input: { ReceiptHandle: tamper(handles[which]!, at) } })),
+    fc
+      .constantFrom("", "x", "AAAA", "%00", "\u0000")
+      .map((ReceiptHandle) => ({ action: "DeleteMessage", input: { ReceiptHandle } })),
+    fc.constantFrom<unknown>(-1, 43201, "5", 1.5, null).map((VisibilityTimeout) => ({
+      action: "ChangeMessageVisibility",
+      input: { ReceiptHandle: handles[0], VisibilityTimeout },
+    })),
+    fc.tuple(fc.nat(), fc.nat({ max: 1 })).map(([at, which]) => ({
+      action: "ChangeMessageVisibility",
+      input: { ReceiptHandle: tamper(handles[which]!, at), VisibilityTimeout: 0 },
+    })),
     fc
       .constantFrom<(handle: string) => unknown>(
-        (handle) => [{ Id: "a", ReceiptHandle: handle }, { Id: "a", ReceiptHandle: handle }],
-        (handle) => [{ Id: "a", ReceiptHandle: handle }, { Id: "bad id", ReceiptHandle: handle }],
-        (handle) => [{ Id: "a", ReceiptHandle: handle }, { Id: "b", ReceiptHandle: 5 }],
+        (handle) => [
+          { Id: "a", ReceiptHandle: handle },
+          { Id: "a", ReceiptHandle: handle },
+        ],
+        (handle) => [
+          { Id: "a", ReceiptHandle: handle },
+          { Id: "bad id", ReceiptHandle: handle },
+        ],
+        (handle) => [
+          { Id: "a", ReceiptHandle: handle },
+          { Id: "b", ReceiptHandle: 5 },
+        ],
         (handle) => [{ Id: "a", ReceiptHandle: handle }, { Id: "b" }],
         (handle) => Array.from({ length: 11 }, (_, i) => ({ Id: `e${i}`, ReceiptHandle: handle })),
         (handle) => [{ Id: "a", ReceiptHandle: handle }, "b"],
@@ -337,24 +437,49 @@ describe("requests that must be refused leave existing queues as they are", () =
       .map((entries) => ({ action: "DeleteMessageBatch", input: { Entries: entries(handles[0]!) } })),
     fc
       .constantFrom<(handle: string) => unknown>(
-        (handle) => [{ Id: "a", ReceiptHandle: handle, VisibilityTimeout: 0 }, { Id: "b", ReceiptHandle: handle, VisibilityTimeout: -1 }],
-        (handle) => [{ Id: "a", ReceiptHandle: handle, VisibilityTimeout: 0 }, { Id: "b", ReceiptHandle: handle }],
-        (handle) => [{ Id: "a", ReceiptHandle: handle, VisibilityTimeout: 0 }, { Id: "a", ReceiptHandle: handle, VisibilityTimeout: 0 }],
+        (handle) => [
+          { Id: "a", ReceiptHandle: handle, VisibilityTimeout: 0 },
+          { Id: "b", ReceiptHandle: handle, VisibilityTimeout: -1 },
+        ],
+        (handle) => [
+          { Id: "a", ReceiptHandle: handle, VisibilityTimeout: 0 },
+          { Id: "b", ReceiptHandle: handle },
+        ],
+        (handle) => [
+          { Id: "a", ReceiptHandle: handle, VisibilityTimeout: 0 },
+          { Id: "a", ReceiptHandle: handle, VisibilityTimeout: 0 },
+        ],
       )
       .map((entries) => ({ action: "ChangeMessageVisibilityBatch", input: { Entries: entries(handles[0]!) } })),
     fc
       .constantFrom<unknown>(
-        [{ Id: "a", MessageBody: "ok" }, { Id: "a", MessageBody: "ok" }],
+        [
+          { Id: "a", MessageBody: "ok" },
+          { Id: "a", MessageBody: "ok" },
+        ],
         Array.from({ length: 11 }, (_, i) => ({ Id: `e${i}`, MessageBody: "ok" })),
-        [{ Id: "a", MessageBody: "ok" }, { Id: "", MessageBody: "ok" }],
-        [{ Id: "a", MessageBody: "x".repeat(600_000) }, { Id: "b", MessageBody: "y".repeat(600_000) }],
+        [
+          { Id: "a", MessageBody: "ok" },
+          { Id: "", MessageBody: "ok" },
+        ],
+        [
+          { Id: "a", MessageBody: "x".repeat(600_000) },
+          { Id: "b", MessageBody: "y".repeat(600_000) },
+        ],
         [],
         "entries",
       )
       .map((Entries) => ({ action: "SendMessageBatch", input: { Entries } })),
-    fc.tuple(fc.constantFrom("PurgeQueue", "DeleteQueue"), fc.constantFrom<unknown>(5, [], {}, true)).map(([action, QueueUrl]) => ({ action, input: { QueueUrl } })),
     fc
-      .constantFrom<Record<string, unknown>>({ VisibilityTimeout: "46" }, { DelaySeconds: "3" }, { VisibilityTimeout: "-1" }, { Nope: "x" })
+      .tuple(fc.constantFrom("PurgeQueue", "DeleteQueue"), fc.constantFrom<unknown>(5, [], {}, true))
+      .map(([action, QueueUrl]) => ({ action, input: { QueueUrl } })),
+    fc
+      .constantFrom<Record<string, unknown>>(
+        { VisibilityTimeout: "46" },
+        { DelaySeconds: "3" },
+        { VisibilityTimeout: "-1" },
+        { Nope: "x" },
+      )
       .map((Attributes) => ({ action: "CreateQueue", input: { QueueName: "fz-a", Attributes } })),
   );
 
@@ -405,9 +530,14 @@ describe("requests that must be refused leave existing queues as they are", () =
     );
     await fc.assert(
       fc.asyncProperty(poisoned, fc.boolean(), fc.constantFrom("POST", "GET"), async (text, byPath, method) => {
-        const withQueue = byPath || text.includes("QueueUrl=") || text.includes("QueueName=") ? text : `${text}&QueueUrl=${encodeURIComponent(fzA())}`;
+        const withQueue =
+          byPath || text.includes("QueueUrl=") || text.includes("QueueName=")
+            ? text
+            : `${text}&QueueUrl=${encodeURIComponent(fzA())}`;
         const path = byPath ? `/${testAccountId}/fz-a` : "/";
-        await expectRefused(method === "POST" ? form(withQueue, path) : { method, path: `${path}?${withQueue}`, headers: [] });
+        await expectRefused(
+          method === "POST" ? form(withQueue, path) : { method, path: `${path}?${withQueue}`, headers: [] },
+        );
       }),
       fcOptions,
     );
@@ -416,7 +546,16 @@ describe("requests that must be refused leave existing queues as they are", () =
   it("wrong JSON types in every member read by a mutating action, on an existing queue", async () => {
     // A broker of its own: a member accepted here shows as a defect without disturbing the seeded broker's checks.
     const own = await startSqsHarness();
-    const mutating = ["SendMessage", "SendMessageBatch", "SetQueueAttributes", "TagQueue", "UntagQueue", "ReceiveMessage", "ChangeMessageVisibility", "DeleteMessage"];
+    const mutating = [
+      "SendMessage",
+      "SendMessageBatch",
+      "SetQueueAttributes",
+      "TagQueue",
+      "UntagQueue",
+      "ReceiveMessage",
+      "ChangeMessageVisibility",
+      "DeleteMessage",
+    ];
     const accepted = new Map<string, string>();
     try {
       await own.rpc.createQueue({ name: "fz-types" });
@@ -428,7 +567,11 @@ describe("requests that must be refused leave existing queues as they are", () =
           const error = readError(answer, "json");
           if (typeof error !== "string" || (action === "SendMessageBatch" && allEntriesFailed(answer))) return;
           if (answer.status !== 200) throw new Error(error);
-          if (!accepted.has(`${action}.${member}`)) accepted.set(`${action}.${member}`, `${body.slice(0, 200)} -> ${answer.status} ${answer.text.slice(0, 200)}`);
+          if (!accepted.has(`${action}.${member}`))
+            accepted.set(
+              `${action}.${member}`,
+              `${body.slice(0, 200)} -> ${answer.status} ${answer.text.slice(0, 200)}`,
+            );
         }),
         fcOptions,
       );
@@ -461,7 +604,10 @@ describe("absurd methods, paths, content types and signatures", () => {
       "AWS4-HMAC-SHA256 Credential=a,Credential=b,Credential=c",
       "\u00e9\u00e9\u00e9",
     ),
-    fc.string({ unit: fc.constantFrom(..."AWS4-HMACS256 Credential=/,;:SignedHeaders=Signature=0af\t"), maxLength: 120 }),
+    fc.string({
+      unit: fc.constantFrom(..."AWS4-HMACS256 Credential=/,;:SignedHeaders=Signature=0af\t"),
+      maxLength: 120,
+    }),
   );
   const extraAuthHeaders = fc.subarray([
     ["X-Amz-Date", "not-a-date"],
@@ -473,17 +619,22 @@ describe("absurd methods, paths, content types and signatures", () => {
 
   it("a valid request with a malformed signature is served: a broker without credentials ignores Authorization", async () => {
     await fc.assert(
-      fc.asyncProperty(malformedAuthorization, extraAuthHeaders, fc.boolean(), async (authorization, extra, viaJson) => {
-        const headers: [string, string][] = [["Authorization", authorization], ...extra];
-        const answer = viaJson
-          ? await exchange(h.endpoint, json("GetQueueUrl", JSON.stringify({ QueueName: "fz-a" }), "/", headers))
-          : await exchange(h.endpoint, form("Action=GetQueueUrl&QueueName=fz-a", "/", headers));
-        expect(answer.status, answer.text).toBe(200);
-        expect(answer.text).toContain(h.urlOf("fz-a"));
-        // And a refused request is refused as it would be unsigned.
-        const refused = await expectRefused(json("GetQueueUrl", JSON.stringify({ QueueName: absent }), "/", headers));
-        expect(refused.headers["x-amzn-query-error"]).toBe("AWS.SimpleQueueService.NonExistentQueue;Sender");
-      }),
+      fc.asyncProperty(
+        malformedAuthorization,
+        extraAuthHeaders,
+        fc.boolean(),
+        async (authorization, extra, viaJson) => {
+          const headers: [string, string][] = [["Authorization", authorization], ...extra];
+          const answer = viaJson
+            ? await exchange(h.endpoint, json("GetQueueUrl", JSON.stringify({ QueueName: "fz-a" }), "/", headers))
+            : await exchange(h.endpoint, form("Action=GetQueueUrl&QueueName=fz-a", "/", headers));
+          expect(answer.status, answer.text).toBe(200);
+          expect(answer.text).toContain(h.urlOf("fz-a"));
+          // And a refused request is refused as it would be unsigned.
+          const refused = await expectRefused(json("GetQueueUrl", JSON.stringify({ QueueName: absent }), "/", headers));
+          expect(refused.headers["x-amzn-query-error"]).toBe("AWS.SimpleQueueService.NonExistentQueue;Sender");
+        },
+      ),
       { ...fcOptions, numRuns: Math.ceil(numRuns / 2) },
     );
   });
@@ -531,7 +682,10 @@ describe("absurd methods, paths, content types and signatures", () => {
       [["X-Amz-Target", "AmazonSQS.Nope"]],
       [["X-Amz-Target", "AmazonSQS.__proto__"]],
       [["X-Amz-Target", ""]],
-      [["X-Amz-Target", "AmazonSQS.GetQueueUrl"], ["X-Amz-Target", "AmazonSQS.ListQueues"]],
+      [
+        ["X-Amz-Target", "AmazonSQS.GetQueueUrl"],
+        ["X-Amz-Target", "AmazonSQS.ListQueues"],
+      ],
     );
     const bodies = fc.constantFrom<string | undefined>(
       undefined,
@@ -546,10 +700,22 @@ describe("absurd methods, paths, content types and signatures", () => {
       "\u0000\u0001",
     );
     await fc.assert(
-      fc.asyncProperty(methods, paths, contentTypes, targets, bodies, fc.option(malformedAuthorization, { nil: undefined }), async (method, path, types, target, body, authorization) => {
-        const headers: [string, string][] = [...types, ...target, ...(authorization === undefined ? [] : [["Authorization", authorization] as [string, string]])];
-        await expectRefused({ method, path, headers, ...(body === undefined ? {} : { body }) });
-      }),
+      fc.asyncProperty(
+        methods,
+        paths,
+        contentTypes,
+        targets,
+        bodies,
+        fc.option(malformedAuthorization, { nil: undefined }),
+        async (method, path, types, target, body, authorization) => {
+          const headers: [string, string][] = [
+            ...types,
+            ...target,
+            ...(authorization === undefined ? [] : [["Authorization", authorization] as [string, string]]),
+          ];
+          await expectRefused({ method, path, headers, ...(body === undefined ? {} : { body }) });
+        },
+      ),
       fcOptions,
     );
   });
@@ -562,16 +728,36 @@ describe("enormous, deep and cut-off requests", () => {
       json("SendMessage", JSON.stringify({ QueueUrl: absentUrl, MessageBody: big(7 * mib) })),
       json("SendMessage", JSON.stringify({ QueueUrl: big(7 * mib, "/a"), MessageBody: "x" })),
       json("GetQueueUrl", JSON.stringify({ QueueName: big(3 * mib, "\u4e2d") })),
-      json("CreateQueue", JSON.stringify({ QueueName: "fz.fifo", Attributes: Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, "v"])) })),
-      json("SetQueueAttributes", JSON.stringify({ QueueUrl: h.urlOf("fz-a"), Attributes: { VisibilityTimeout: big(4 * mib, "9") } })),
+      json(
+        "CreateQueue",
+        JSON.stringify({
+          QueueName: "fz.fifo",
+          Attributes: Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, "v"])),
+        }),
+      ),
+      json(
+        "SetQueueAttributes",
+        JSON.stringify({ QueueUrl: h.urlOf("fz-a"), Attributes: { VisibilityTimeout: big(4 * mib, "9") } }),
+      ),
       json("TagQueue", JSON.stringify({ QueueUrl: h.urlOf("fz-a"), Tags: { [big(1 * mib)]: big(1 * mib) } })),
       // 1e400 reads as Infinity: no integer.
       json("ReceiveMessage", `{"QueueUrl":"${h.urlOf("fz-a")}","MaxNumberOfMessages":${big(400, "9")}}`),
       json("SendMessage", `{"QueueUrl":"${h.urlOf("fz-a")}","MessageBody":${nestedJson(200_000, '"x"')}}`),
-      json("SendMessage", `{"QueueUrl":"${h.urlOf("fz-a")}","MessageBody":"ok","MessageAttributes":${nestedJson(100_001, "{}")}}`),
+      json(
+        "SendMessage",
+        `{"QueueUrl":"${h.urlOf("fz-a")}","MessageBody":"ok","MessageAttributes":${nestedJson(100_001, "{}")}}`,
+      ),
       json("ListQueues", Buffer.from(`{"MaxResults":${"[".repeat(4 * mib)}`)),
-      json("SendMessageBatch", JSON.stringify({ QueueUrl: h.urlOf("fz-a"), Entries: Array.from({ length: 50_000 }, (_, i) => ({ Id: `e${i}`, MessageBody: "x" })) })),
-      form(`Action=SetQueueAttributes&QueueUrl=${encodeURIComponent(h.urlOf("fz-a"))}&${Array.from({ length: 200_000 }, (_, i) => `Attribute.${i + 1}.Name=VisibilityTimeout`).join("&")}`),
+      json(
+        "SendMessageBatch",
+        JSON.stringify({
+          QueueUrl: h.urlOf("fz-a"),
+          Entries: Array.from({ length: 50_000 }, (_, i) => ({ Id: `e${i}`, MessageBody: "x" })),
+        }),
+      ),
+      form(
+        `Action=SetQueueAttributes&QueueUrl=${encodeURIComponent(h.urlOf("fz-a"))}&${Array.from({ length: 200_000 }, (_, i) => `Attribute.${i + 1}.Name=VisibilityTimeout`).join("&")}`,
+      ),
       form(`Action=SendMessage&QueueUrl=${encodeURIComponent(h.urlOf("fz-a"))}&MessageBody=${big(4 * mib, "%00")}`),
       form(`Action=CreateQueue&QueueName=${big(4 * mib, "a")}`),
       form(`Action=GetQueueUrl&QueueName=fz-absent&${big(4 * mib, "&")}`),
@@ -601,15 +787,26 @@ describe("enormous, deep and cut-off requests", () => {
     const answer = await answering;
     expect(errorProblem(answer, "query")).toBeUndefined();
     // Reading 2 MiB of form takes milliseconds; these bounds leave a loaded machine ample room.
-    expect({ answerMs: answerMs < 500, grpcMs: grpcMs < 250 }, `answered in ${answerMs} ms, gRPC meanwhile in ${grpcMs} ms`).toEqual({ answerMs: true, grpcMs: true });
+    expect(
+      { answerMs: answerMs < 500, grpcMs: grpcMs < 250 },
+      `answered in ${answerMs} ms, gRPC meanwhile in ${grpcMs} ms`,
+    ).toEqual({ answerMs: true, grpcMs: true });
   });
 
   it("a 9 MiB body is refused with 413 as soon as it passes the limit, announced or chunked, and its connection closed", async () => {
     // The SQS endpoint's own limit: 4 MiB, below gRPC's 8 MiB (src/server/holdshelf-server.ts).
     const limit = 4 * mib;
     const cases = [
-      { protocol: "json" as const, headers: [`Content-Type: ${jsonType}`, "X-Amz-Target: AmazonSQS.SendMessage"], chunked: false },
-      { protocol: "json" as const, headers: [`Content-Type: ${jsonType}`, "X-Amz-Target: AmazonSQS.SendMessage"], chunked: true },
+      {
+        protocol: "json" as const,
+        headers: [`Content-Type: ${jsonType}`, "X-Amz-Target: AmazonSQS.SendMessage"],
+        chunked: false,
+      },
+      {
+        protocol: "json" as const,
+        headers: [`Content-Type: ${jsonType}`, "X-Amz-Target: AmazonSQS.SendMessage"],
+        chunked: true,
+      },
       { protocol: "query" as const, headers: [`Content-Type: ${formType}`], chunked: false },
       { protocol: "query" as const, headers: [`Content-Type: ${formType}`], chunked: true },
     ];
@@ -626,9 +823,12 @@ describe("enormous, deep and cut-off requests", () => {
       const piece = Buffer.alloc(64 * 1024, 0x61);
       const answered = () => parseAnswer(Buffer.concat(received)) !== undefined;
       while (written < 9 * mib && !answered() && !socket.destroyed) {
-        const frame = chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from("\r\n")]) : piece;
+        const frame = chunked
+          ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from("\r\n")])
+          : piece;
         written += piece.length;
-        if (!socket.write(frame)) await Promise.race([new Promise((resolve) => socket.once("drain", resolve)), closed, sleep(200)]);
+        if (!socket.write(frame))
+          await Promise.race([new Promise((resolve) => socket.once("drain", resolve)), closed, sleep(200)]);
       }
       // The chunked body is never ended: a 413 cannot wait for its end.
       const deadline = Date.now() + 5_000;
@@ -636,7 +836,11 @@ describe("enormous, deep and cut-off requests", () => {
       const answer = parseAnswer(Buffer.concat(received));
       expect(answer, `${protocol} chunked=${chunked}: no answer after ${written} bytes`).toBeDefined();
       const error = readError(answer!, protocol);
-      expect(error, `${protocol} chunked=${chunked}`).toEqual({ status: 413, code: "RequestEntityTooLarge", message: `The request body is over ${limit} bytes.` });
+      expect(error, `${protocol} chunked=${chunked}`).toEqual({
+        status: 413,
+        code: "RequestEntityTooLarge",
+        message: `The request body is over ${limit} bytes.`,
+      });
       expect(answer!.headers["connection"]).toBe("close");
       // Not left hanging: the broker closes the connection itself.
       const hung = await Promise.race([closed.then(() => false), sleep(5_000).then(() => true)]);
@@ -647,8 +851,18 @@ describe("enormous, deep and cut-off requests", () => {
 
   it("bodies cut off mid-way, held open or abandoned, never block other requests nor crash the listener", async () => {
     const requestHead = (length: number | "chunked") =>
-      ["POST / HTTP/1.1", "Host: x", `Content-Type: ${jsonType}`, "X-Amz-Target: AmazonSQS.SendMessage", length === "chunked" ? "Transfer-Encoding: chunked" : `Content-Length: ${length}`, "", ""].join("\r\n");
-    const body = Buffer.from(JSON.stringify({ QueueUrl: h.urlOf("fz-a"), MessageBody: "never complete \u4e2d\ud83d\ude00" }));
+      [
+        "POST / HTTP/1.1",
+        "Host: x",
+        `Content-Type: ${jsonType}`,
+        "X-Amz-Target: AmazonSQS.SendMessage",
+        length === "chunked" ? "Transfer-Encoding: chunked" : `Content-Length: ${length}`,
+        "",
+        "",
+      ].join("\r\n");
+    const body = Buffer.from(
+      JSON.stringify({ QueueUrl: h.urlOf("fz-a"), MessageBody: "never complete \u4e2d\ud83d\ude00" }),
+    );
     const cuts: (Buffer | string)[] = [
       "POST / HT",
       "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: applic",
@@ -656,8 +870,17 @@ describe("enormous, deep and cut-off requests", () => {
       Buffer.concat([Buffer.from(requestHead(body.length)), body.subarray(0, body.length - 1)]),
       // Cut in the middle of a multi-byte character.
       Buffer.concat([Buffer.from(requestHead(body.length)), body.subarray(0, body.indexOf(Buffer.from("\u4e2d")) + 1)]),
-      Buffer.concat([Buffer.from(requestHead("chunked")), Buffer.from(`${body.length.toString(16)}\r\n`), body.subarray(0, 20)]),
-      Buffer.concat([Buffer.from(requestHead("chunked")), Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from("\r\n")]),
+      Buffer.concat([
+        Buffer.from(requestHead("chunked")),
+        Buffer.from(`${body.length.toString(16)}\r\n`),
+        body.subarray(0, 20),
+      ]),
+      Buffer.concat([
+        Buffer.from(requestHead("chunked")),
+        Buffer.from(`${body.length.toString(16)}\r\n`),
+        body,
+        Buffer.from("\r\n"),
+      ]),
       Buffer.concat([Buffer.from(requestHead("chunked")), Buffer.from("ff")]),
     ];
     const held = [];
@@ -682,7 +905,18 @@ describe("enormous, deep and cut-off requests", () => {
     const slowAnswer: Buffer[] = [];
     const slowClosed = new Promise<void>((resolve) => slow.once("close", () => resolve()));
     slow.on("data", (chunk: Buffer) => slowAnswer.push(chunk));
-    slow.write(["POST / HTTP/1.1", "Host: x", "Connection: close", `Content-Type: ${jsonType}`, "X-Amz-Target: AmazonSQS.GetQueueUrl", `Content-Length: ${trickled.length}`, "", ""].join("\r\n"));
+    slow.write(
+      [
+        "POST / HTTP/1.1",
+        "Host: x",
+        "Connection: close",
+        `Content-Type: ${jsonType}`,
+        "X-Amz-Target: AmazonSQS.GetQueueUrl",
+        `Content-Length: ${trickled.length}`,
+        "",
+        "",
+      ].join("\r\n"),
+    );
     for (let at = 0; at < trickled.length; at += 3) {
       slow.write(trickled.subarray(at, at + 3));
       await sleep(2);
@@ -698,7 +932,11 @@ describe("enormous, deep and cut-off requests", () => {
     await expectServing();
     // A client that hangs up is no fault of the broker's: neither an InternalError counted nor an unexpected error logged.
     const unexpected = logged.splice(0).filter((line) => line.includes("unexpected error"));
-    expect({ internalErrors: (await internalErrors()) - internalErrorsBefore, unexpectedLogged: unexpected.length, first: unexpected[0]?.slice(0, 160) }).toEqual({
+    expect({
+      internalErrors: (await internalErrors()) - internalErrorsBefore,
+      unexpectedLogged: unexpected.length,
+      first: unexpected[0]?.slice(0, 160),
+    }).toEqual({
       internalErrors: 0,
       unexpectedLogged: 0,
       first: undefined,
@@ -749,7 +987,9 @@ describe("enormous, deep and cut-off requests", () => {
 
 /** sqs_server_handled_total's InternalError answers, over every action. */
 async function internalErrors(): Promise<number> {
-  const samples = samplesOf(parseExposition(await h.server.metrics.metrics()), "sqs_server_handled_total", { sqs_code: "InternalError" });
+  const samples = samplesOf(parseExposition(await h.server.metrics.metrics()), "sqs_server_handled_total", {
+    sqs_code: "InternalError",
+  });
   return samples.reduce((sum, sample) => sum + sample.value, 0);
 }
 

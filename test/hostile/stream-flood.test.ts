@@ -49,7 +49,10 @@ beforeAll(async () => {
   await rpc.createQueue({ name: "flood" });
   await rpc.createQueue({ name: "held" });
   await rpc.createQueue({ name: "bystander" });
-  await rpc.sendBatch({ queue: "held", entries: Array.from({ length: leasedMessages }, (_, i) => ({ body: Buffer.from(`held ${i}`) })) });
+  await rpc.sendBatch({
+    queue: "held",
+    entries: Array.from({ length: leasedMessages }, (_, i) => ({ body: Buffer.from(`held ${i}`) })),
+  });
 }, 30_000);
 
 afterAll(async () => {
@@ -66,8 +69,14 @@ async function metrics(): Promise<ReturnType<typeof parseExposition>> {
 /** Calls of a method started and not yet ended, from the broker's gRPC metrics. */
 async function openCalls(method: string): Promise<number> {
   const samples = await metrics();
-  const started = samplesOf(samples, "grpc_server_started_total", { grpc_method: method }).reduce((sum, s) => sum + s.value, 0);
-  const handled = samplesOf(samples, "grpc_server_handled_total", { grpc_method: method }).reduce((sum, s) => sum + s.value, 0);
+  const started = samplesOf(samples, "grpc_server_started_total", { grpc_method: method }).reduce(
+    (sum, s) => sum + s.value,
+    0,
+  );
+  const handled = samplesOf(samples, "grpc_server_handled_total", { grpc_method: method }).reduce(
+    (sum, s) => sum + s.value,
+    0,
+  );
   return started - handled;
 }
 
@@ -134,12 +143,18 @@ async function flood(handles: string[]): Promise<http2.ClientHttp2Session[]> {
       const handle = handles[s * heartbeatsPerSession + i];
       if (handle !== undefined) {
         // Holds one lease, asking for it to be released if the stream breaks; reads only the first answer.
-        call.write(grpcFrame(wire.concat(
-          wire.stringField(1, "held"),
-          wire.messageField(2, wire.stringField(1, handle), wire.messageField(2, wire.duration(3600, 0))),
-          wire.varintField(3, true),
-        )));
-        leaseAnswers.push(new Promise<void>((resolve) => call.once("data", () => resolve())).then(() => void call.pause()));
+        call.write(
+          grpcFrame(
+            wire.concat(
+              wire.stringField(1, "held"),
+              wire.messageField(2, wire.stringField(1, handle), wire.messageField(2, wire.duration(3600, 0))),
+              wire.varintField(3, true),
+            ),
+          ),
+        );
+        leaseAnswers.push(
+          new Promise<void>((resolve) => call.once("data", () => resolve())).then(() => void call.pause()),
+        );
       } else if (i >= heartbeatsPerSession - fatStreamsPerSession) {
         call.pause();
         for (let n = 0; n < 3; n++) call.write(fatHeartbeat);
@@ -163,7 +178,11 @@ it("thousands of calls that are never read: others are served, and everything is
   const heapAfterRound: number[] = [];
   const latencies: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    const { messages } = await rpc.receive({ queue: "held", maxMessages: leasedMessages, visibilityTimeout: { seconds: 3600n } });
+    const { messages } = await rpc.receive({
+      queue: "held",
+      maxMessages: leasedMessages,
+      visibilityTimeout: { seconds: 3600n },
+    });
     expect(messages).toHaveLength(leasedMessages);
     const opened = await flood(messages.map((m) => m.receiptHandle));
     for (let i = 0; i < 10; i++) latencies.push(await bystanderRoundTrip());
@@ -180,7 +199,10 @@ it("thousands of calls that are never read: others are served, and everything is
     await expect.poll(heartbeatStreams, { timeout: 30_000, interval: 250 }).toBe(0);
     // release_on_disconnect: the leases came back at once, not after their hour.
     await expect
-      .poll(async () => (await rpc.getQueue({ name: "held" })).queue?.stats?.visible, { timeout: 10_000, interval: 100 })
+      .poll(async () => (await rpc.getQueue({ name: "held" })).queue?.stats?.visible, {
+        timeout: 10_000,
+        interval: 100,
+      })
       .toBe(BigInt(leasedMessages));
     rssAfterRound.push(await brokerRssBytes());
     heapAfterRound.push(await brokerLiveHeapBytes());

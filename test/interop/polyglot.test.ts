@@ -81,13 +81,24 @@ describe.skipIf(skipWithout(missingTools))("Go, Python and TypeScript clients ag
       waitTimeMs: 1000,
     });
 
-    const producer = track(startExample(venv.python, [`${repoRoot}examples/python/producer.py`, "--address", address(), "--queue", "orders", "--count", "1000"]));
+    const producer = track(
+      startExample(venv.python, [
+        `${repoRoot}examples/python/producer.py`,
+        "--address",
+        address(),
+        "--queue",
+        "orders",
+        "--count",
+        "1000",
+      ]),
+    );
     expect(await producer.exited()).toBe(0);
     const sent = producer.lines().map((line) => /^sent (\S+)$/.exec(line)![1]!);
     expect(new Set(sent).size).toBe(1000);
 
     await vi.waitFor(
-      () => expect(broker.server.broker.getQueue("orders").counts).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 }),
+      () =>
+        expect(broker.server.broker.getQueue("orders").counts).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 }),
       { timeout: 60_000, interval: 50 },
     );
     goWorker.child.kill("SIGTERM");
@@ -104,8 +115,12 @@ describe.skipIf(skipWithout(missingTools))("Go, Python and TypeScript clients ag
   }, 120_000);
 
   it("runs the Python worker example on the Go producer example's messages and stops it cleanly on SIGTERM", async () => {
-    const pythonWorker = track(startExample(venv.python, [`${repoRoot}examples/python/worker.py`, "--address", address(), "--queue", "emails"]));
-    const producer = track(startExample(bin("go-producer"), ["--address", address(), "--queue", "emails", "--count", "20"]));
+    const pythonWorker = track(
+      startExample(venv.python, [`${repoRoot}examples/python/worker.py`, "--address", address(), "--queue", "emails"]),
+    );
+    const producer = track(
+      startExample(bin("go-producer"), ["--address", address(), "--queue", "emails", "--count", "20"]),
+    );
     expect(await producer.exited()).toBe(0);
     const sent = producer.lines().map((line) => /^sent (\S+)$/.exec(line)![1]!);
     expect(sent).toHaveLength(20);
@@ -127,12 +142,17 @@ describe.skipIf(skipWithout(missingTools))("Go, Python and TypeScript clients ag
     const pythonWorker = conformanceWorker(venv.python, ["-u", `${repoRoot}test/conformance/workers/python_worker.py`]);
     await pythonWorker.waitFor((event) => event.event === "started");
     // The Python worker is long-polling before the kill, so the timing measures the broker.
-    await vi.waitFor(() => expect(broker.server.broker.waitingReceiveCount).toBeGreaterThanOrEqual(1), { timeout: 10_000, interval: 10 });
+    await vi.waitFor(() => expect(broker.server.broker.waitingReceiveCount).toBeGreaterThanOrEqual(1), {
+      timeout: 10_000,
+      interval: 10,
+    });
 
     goWorker.child.kill("SIGKILL");
     const killedAt = performance.now();
     await goWorker.exited();
-    const lastReported = Math.max(...goWorker.events.filter((event) => event.event === "checkpoint").map((event) => event.step as number));
+    const lastReported = Math.max(
+      ...goWorker.events.filter((event) => event.event === "checkpoint").map((event) => event.step as number),
+    );
     const received = await pythonWorker.waitFor((event) => event.event === "received", 5000);
     const handOverMs = performance.now() - killedAt;
 
@@ -146,10 +166,20 @@ describe.skipIf(skipWithout(missingTools))("Go, Python and TypeScript clients ag
   }, 60_000);
 
   describe.each([
-    { language: "Go", probe: () => startJsonLines(bin("go-probe"), ["--address", address(), "--queue-prefix", "probe-go"]) },
+    {
+      language: "Go",
+      probe: () => startJsonLines(bin("go-probe"), ["--address", address(), "--queue-prefix", "probe-go"]),
+    },
     {
       language: "Python",
-      probe: () => startJsonLines(venv.python, [`${repoRoot}test/interop/python/probe.py`, "--address", address(), "--queue-prefix", "probe-python"]),
+      probe: () =>
+        startJsonLines(venv.python, [
+          `${repoRoot}test/interop/python/probe.py`,
+          "--address",
+          address(),
+          "--queue-prefix",
+          "probe-python",
+        ]),
     },
   ])("a $language client", ({ probe }) => {
     let results: Record<string, Record<string, unknown>>;
@@ -162,7 +192,11 @@ describe.skipIf(skipWithout(missingTools))("Go, Python and TypeScript clients ag
     it("reads the gRPC code and the ErrorInfo reason from the rich status", () => {
       expect(results.queue_not_found).toMatchObject({ code: "NOT_FOUND", reason: "QUEUE_NOT_FOUND" });
       expect(results.lease_superseded).toMatchObject({ code: "FAILED_PRECONDITION", reason: "LEASE_SUPERSEDED" });
-      expect(results.invalid_argument).toMatchObject({ code: "INVALID_ARGUMENT", reason: "INVALID_ARGUMENT", fields: ["max_messages"] });
+      expect(results.invalid_argument).toMatchObject({
+        code: "INVALID_ARGUMENT",
+        reason: "INVALID_ARGUMENT",
+        fields: ["max_messages"],
+      });
     });
 
     it("sees its deadline pass and its cancellation honoured, and neither poll takes the message sent after", () => {

@@ -9,7 +9,8 @@ import { startLimitsHarness, type LimitsHarness } from "./limits-harness.js";
 
 const longPoll = { seconds: 20n };
 const body = (text: string) => Buffer.from(text);
-const bodies = (answer: { messages: { body: Uint8Array }[] }) => answer.messages.map((m) => Buffer.from(m.body).toString());
+const bodies = (answer: { messages: { body: Uint8Array }[] }) =>
+  answer.messages.map((m) => Buffer.from(m.body).toString());
 
 describe("broker-wide capacity limits", () => {
   let h: LimitsHarness;
@@ -20,10 +21,17 @@ describe("broker-wide capacity limits", () => {
     const [a, b] = [h.connect(), h.connect()];
     await a.createQueue({ name: "idle" });
     await a.createQueue({ name: "busy" });
-    const waiting = [a.receive({ queue: "idle", waitTime: longPoll }), b.receive({ queue: "idle", waitTime: longPoll })];
+    const waiting = [
+      a.receive({ queue: "idle", waitTime: longPoll }),
+      b.receive({ queue: "idle", waitTime: longPoll }),
+    ];
     await expect.poll(() => h.server.broker.waitingReceiveCount, { timeout: 10_000 }).toBe(2);
 
-    const refused = await expectRpcError(b.receive({ queue: "busy", waitTime: longPoll }), status.RESOURCE_EXHAUSTED, "TOO_MANY_WAITING_RECEIVES");
+    const refused = await expectRpcError(
+      b.receive({ queue: "busy", waitTime: longPoll }),
+      status.RESOURCE_EXHAUSTED,
+      "TOO_MANY_WAITING_RECEIVES",
+    );
     expect(refused.message).toContain("--max-waiting-receives 2");
     // Short polls never wait, so they are served; a long poll that finds a message at once never waits either.
     await b.send({ queue: "busy", body: body("one") });
@@ -78,7 +86,9 @@ describe("broker-wide capacity limits", () => {
     expect((await client.getQueue({ name: "r" })).queue?.stats?.visible).toBe(0n);
 
     // Concurrent sends cannot pass the limit together.
-    const sends = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => client.send({ queue: "r", body: body(`s${i}`) })));
+    const sends = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) => client.send({ queue: "r", body: body(`s${i}`) })),
+    );
     expect(sends.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(2);
 
     // Receives and deletes go on; deleting makes room again.
@@ -98,7 +108,11 @@ describe("broker-wide capacity limits", () => {
     const { messageIds } = await client.sendBatch({ queue: "a.fifo", entries: ["1", "2", "3"].map(entry) });
 
     // The windows of all FIFO queues count together; a batch is refused whole.
-    const refused = await expectRpcError(client.sendBatch({ queue: "b.fifo", entries: [entry("x"), entry("y")] }), status.RESOURCE_EXHAUSTED, "BROKER_FULL");
+    const refused = await expectRpcError(
+      client.sendBatch({ queue: "b.fifo", entries: [entry("x"), entry("y")] }),
+      status.RESOURCE_EXHAUSTED,
+      "BROKER_FULL",
+    );
     expect(refused.message).toContain("--max-deduplication-ids 4");
     expect(await visible("b.fifo")).toBe(0n);
     // The refused ids were not remembered: "x" alone fits and is stored, not taken for a repeat.
@@ -113,13 +127,16 @@ describe("broker-wide capacity limits", () => {
     // Once five minutes have passed, the sweep (every second) lets the ids go.
     clock.advance(5 * 60_000);
     await expect
-      .poll(async () => {
-        clock.advance(1000);
-        return client.send({ queue: "b.fifo", ...entry("y") }).then(
-          () => "stored",
-          (error: Error) => error.message,
-        );
-      }, { timeout: 10_000 })
+      .poll(
+        async () => {
+          clock.advance(1000);
+          return client.send({ queue: "b.fifo", ...entry("y") }).then(
+            () => "stored",
+            (error: Error) => error.message,
+          );
+        },
+        { timeout: 10_000 },
+      )
       .toBe("stored");
     expect(await visible("b.fifo")).toBe(2n);
   });
@@ -127,13 +144,22 @@ describe("broker-wide capacity limits", () => {
   it("TOO_MANY_IN_FLIGHT is RESOURCE_EXHAUSTED at max_in_flight, clears as leases end, and max_in_flight has a sane upper bound", async () => {
     h = await startLimitsHarness({});
     const client = h.connect();
-    await expectRpcError(client.createQueue({ name: "huge", config: { maxInFlight: 1_000_001 } }), status.INVALID_ARGUMENT, "INVALID_ARGUMENT", "config.max_in_flight");
+    await expectRpcError(
+      client.createQueue({ name: "huge", config: { maxInFlight: 1_000_001 } }),
+      status.INVALID_ARGUMENT,
+      "INVALID_ARGUMENT",
+      "config.max_in_flight",
+    );
     await client.createQueue({ name: "q", config: { maxInFlight: 2 } });
     await client.createQueue({ name: "other", config: { maxInFlight: 2 } });
     await client.sendBatch({ queue: "q", entries: [{ body: body("1") }, { body: body("2") }, { body: body("3") }] });
     const held = await client.receive({ queue: "q", maxMessages: 10 });
     expect(held.messages).toHaveLength(2);
-    const refused = await expectRpcError(client.receive({ queue: "q" }), status.RESOURCE_EXHAUSTED, "TOO_MANY_IN_FLIGHT");
+    const refused = await expectRpcError(
+      client.receive({ queue: "q" }),
+      status.RESOURCE_EXHAUSTED,
+      "TOO_MANY_IN_FLIGHT",
+    );
     expect(refused.message).toContain("2 messages in flight");
     // Another queue is not affected.
     await client.send({ queue: "other", body: body("x") });

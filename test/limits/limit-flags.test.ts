@@ -56,7 +56,9 @@ describe("limit flags", () => {
     ["max-request-bytes", "300MiB"],
   ])("refuse --%s %j with a message naming the flag and its range", (flag, value) => {
     expect(() => parseLimitFlags({ [flag]: value })).toThrow(UsageError);
-    expect(() => parseLimitFlags({ [flag]: value })).toThrow(new RegExp(`^--${flag} \\(HOLDSHELF_[A-Z_]+\\) is a whole number from \\d+ to \\d+`));
+    expect(() => parseLimitFlags({ [flag]: value })).toThrow(
+      new RegExp(`^--${flag} \\(HOLDSHELF_[A-Z_]+\\) is a whole number from \\d+ to \\d+`),
+    );
   });
 
   it("are checked by the server too: a limit that is not a positive integer is refused before anything opens", async () => {
@@ -92,7 +94,9 @@ describe("limit flags", () => {
       const bad = await runHoldshelf(["serve", "--data-dir", join(dir.path, "data"), "--max-queues", "0"]);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toContain("--max-queues (HOLDSHELF_MAX_QUEUES) is a whole number from 1 to");
-      const badEnv = await runHoldshelf(["serve", "--data-dir", join(dir.path, "data")], { HOLDSHELF_MAX_STORED_MESSAGES: "none" });
+      const badEnv = await runHoldshelf(["serve", "--data-dir", join(dir.path, "data")], {
+        HOLDSHELF_MAX_STORED_MESSAGES: "none",
+      });
       expect(badEnv.code).toBe(2);
       expect(badEnv.stderr).toContain("--max-stored-messages (HOLDSHELF_MAX_STORED_MESSAGES)");
 

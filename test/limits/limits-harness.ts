@@ -18,7 +18,12 @@ export interface LimitsHarness {
 /** Starts a broker with these limits (fsync durability, the system clock unless a test gives its own). */
 export async function startLimitsHarness(limits: Partial<HoldshelfLimits>, clock?: Clock): Promise<LimitsHarness> {
   const dir = await makeTempDir("holdshelf-limits-");
-  const server = await startHoldshelfServer({ dataDir: dir.path, listen: "127.0.0.1:0", limits, ...(clock === undefined ? {} : { clock }) });
+  const server = await startHoldshelfServer({
+    dataDir: dir.path,
+    listen: "127.0.0.1:0",
+    limits,
+    ...(clock === undefined ? {} : { clock }),
+  });
   const clients: LimitsClient[] = [];
   return {
     server,

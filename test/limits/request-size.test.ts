@@ -21,7 +21,11 @@ describe("maximum request size", () => {
     await big.createQueue({ name: "q", config: { maxMessageBytes: 1024 * kib } });
 
     // grpc-js refuses it before the broker sees it: no ErrorInfo, so no reason.
-    const error = await expectRpcError(big.sendBatch({ queue: "q", entries: entries(3, 100 * kib) }), status.RESOURCE_EXHAUSTED, "");
+    const error = await expectRpcError(
+      big.sendBatch({ queue: "q", entries: entries(3, 100 * kib) }),
+      status.RESOURCE_EXHAUSTED,
+      "",
+    );
     expect(error.message).toMatch(/larger than max/);
     await expectRpcError(big.send({ queue: "q", body: Buffer.alloc(300 * kib) }), status.RESOURCE_EXHAUSTED, "");
 
@@ -39,8 +43,16 @@ describe("maximum request size", () => {
     await client.createQueue({ name: "q", config: { maxMessageBytes: 1024 * kib } });
     // 4 MiB of bodies in all: the most a SendBatch may carry.
     await client.sendBatch({ queue: "q", entries: entries(4, 1024 * kib - 64) });
-    await expectRpcError(client.sendBatch({ queue: "q", entries: entries(5, 1000 * kib) }), status.INVALID_ARGUMENT, "MESSAGE_TOO_LARGE");
-    await expectRpcError(client.sendBatch({ queue: "q", entries: entries(9, 1000 * kib) }), status.RESOURCE_EXHAUSTED, "");
+    await expectRpcError(
+      client.sendBatch({ queue: "q", entries: entries(5, 1000 * kib) }),
+      status.INVALID_ARGUMENT,
+      "MESSAGE_TOO_LARGE",
+    );
+    await expectRpcError(
+      client.sendBatch({ queue: "q", entries: entries(9, 1000 * kib) }),
+      status.RESOURCE_EXHAUSTED,
+      "",
+    );
     await client.send({ queue: "q", body: Buffer.from("after") });
     expect((await client.getQueue({ name: "q" })).queue?.stats?.visible).toBe(5n);
   });

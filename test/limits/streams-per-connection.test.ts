@@ -4,7 +4,11 @@ import type { ClientDuplexStream, ServiceError } from "@grpc/grpc-js";
 import { status } from "@grpc/grpc-js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
-import { HeartbeatRequestSchema, type HeartbeatRequest, type HeartbeatResponse } from "../../gen/holdshelf/v1/queue_service_pb.js";
+import {
+  HeartbeatRequestSchema,
+  type HeartbeatRequest,
+  type HeartbeatResponse,
+} from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { RpcError } from "../../src/client/rpc-error.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
 import { startLimitsHarness, type LimitsClient, type LimitsHarness } from "./limits-harness.js";
@@ -21,18 +25,24 @@ async function openAdmitted(client: LimitsClient): Promise<Heartbeat> {
 
 /** The error a stream ends with. */
 function streamError(stream: Heartbeat): Promise<RpcError> {
-  return new Promise((resolve) => stream.once("error", (error: ServiceError) => resolve(RpcError.fromServiceError(error))));
+  return new Promise((resolve) =>
+    stream.once("error", (error: ServiceError) => resolve(RpcError.fromServiceError(error))),
+  );
 }
 
 /** The bodies of a Receive's answer, as text. */
 function bodiesOf(answer: unknown): string[] {
-  return (answer as { messages: { body: Uint8Array }[] }).messages.map((message) => Buffer.from(message.body).toString());
+  return (answer as { messages: { body: Uint8Array }[] }).messages.map((message) =>
+    Buffer.from(message.body).toString(),
+  );
 }
 
 /** Half-closes a stream and waits for the broker to end it with OK. */
 async function endCleanly(stream: Heartbeat): Promise<void> {
   const ended = new Promise<void>((resolve, reject) => {
-    stream.on("status", (s: { code: number }) => (s.code === status.OK ? resolve() : reject(new Error(`status ${s.code}`))));
+    stream.on("status", (s: { code: number }) =>
+      s.code === status.OK ? resolve() : reject(new Error(`status ${s.code}`)),
+    );
     stream.on("error", reject);
   });
   stream.resume();
@@ -57,11 +67,16 @@ describe("concurrent calls per connection", () => {
     expect(refused.message).toContain("--max-streams-per-connection 3");
     // Refused calls are counted like any other in the gRPC metrics.
     const handled = await h.server.metrics.getSingleMetricAsString("grpc_server_handled_total");
-    expect(handled).toMatch(/grpc_server_handled_total\{[^}]*grpc_method="GetQueue"[^}]*grpc_code="ResourceExhausted"\} 1\n/);
+    expect(handled).toMatch(
+      /grpc_server_handled_total\{[^}]*grpc_method="GetQueue"[^}]*grpc_code="ResourceExhausted"\} 1\n/,
+    );
     const fourth = busy.heartbeat();
     fourth.write(create(HeartbeatRequestSchema, { queue: "q" }));
     const fourthError = await streamError(fourth);
-    expect({ code: fourthError.code, reason: fourthError.reason }).toEqual({ code: status.RESOURCE_EXHAUSTED, reason: "TOO_MANY_STREAMS" });
+    expect({ code: fourthError.code, reason: fourthError.reason }).toEqual({
+      code: status.RESOURCE_EXHAUSTED,
+      reason: "TOO_MANY_STREAMS",
+    });
 
     // Another connection is served normally meanwhile, up to its own limit.
     await other.send({ queue: "q", body: Buffer.from("x") });
@@ -75,7 +90,11 @@ describe("concurrent calls per connection", () => {
 
     // Once the load goes, the whole limit is back.
     for (const stream of [...streams, ...otherStreams]) await endCleanly(stream);
-    const again = await Promise.all([busy.getQueue({ name: "q" }), busy.getQueue({ name: "q" }), busy.getQueue({ name: "q" })]);
+    const again = await Promise.all([
+      busy.getQueue({ name: "q" }),
+      busy.getQueue({ name: "q" }),
+      busy.getQueue({ name: "q" }),
+    ]);
     expect(again).toHaveLength(3);
   });
 
@@ -95,7 +114,9 @@ describe("concurrent calls per connection", () => {
     const cancel = new AbortController();
     const polls = [
       busy.receive({ queue: "q", waitTime: { seconds: 20n } }),
-      busy.receive({ queue: "q", waitTime: { seconds: 20n } }, { signal: cancel.signal }).catch((error: unknown) => error),
+      busy
+        .receive({ queue: "q", waitTime: { seconds: 20n } }, { signal: cancel.signal })
+        .catch((error: unknown) => error),
       busy.receive({ queue: "q", waitTime: { seconds: 20n } }),
     ];
     await expect.poll(() => h.server.broker.waitingReceiveCount, { timeout: 10_000 }).toBe(3);
@@ -109,9 +130,16 @@ describe("concurrent calls per connection", () => {
     await expect.poll(() => h.server.broker.waitingReceiveCount, { timeout: 10_000 }).toBe(1);
     // The server may see the cancellation a moment after the client: allow it that moment.
     await expect
-      .poll(() => Promise.all([busy.getQueue({ name: "q" }), busy.getQueue({ name: "q" })]).then(() => true, () => false), {
-        timeout: 10_000,
-      })
+      .poll(
+        () =>
+          Promise.all([busy.getQueue({ name: "q" }), busy.getQueue({ name: "q" })]).then(
+            () => true,
+            () => false,
+          ),
+        {
+          timeout: 10_000,
+        },
+      )
       .toBe(true);
     await producer.send({ queue: "q", body: Buffer.from("y") });
     expect(bodiesOf(await polls[2])).toEqual(["y"]);

@@ -113,15 +113,20 @@ describe("broker metrics", () => {
     expect(held).toBe(1);
 
     const samples = await scrape();
-    const extendedVia = (via: string) => sampleValue(samples, "holdshelf_leases_extended_total", { queue: "jobs", via });
-    const releasedFor = (reason: string) => sampleValue(samples, "holdshelf_leases_released_total", { queue: "jobs", reason });
+    const extendedVia = (via: string) =>
+      sampleValue(samples, "holdshelf_leases_extended_total", { queue: "jobs", via });
+    const releasedFor = (reason: string) =>
+      sampleValue(samples, "holdshelf_leases_released_total", { queue: "jobs", reason });
     expect([extendedVia("change_visibility"), extendedVia("heartbeat")]).toEqual([1, 1]);
     expect([releasedFor("change_visibility"), releasedFor("heartbeat"), releasedFor("disconnect")]).toEqual([1, 1, 1]);
   });
 
   it("counts dead-lettered messages by source and dead-letter queue, from 0 once a policy names the queue", async () => {
     await createQueue(h, "jobs-dlq");
-    await createQueue(h, "risky", { visibilityTimeoutMs: vt, redrivePolicy: { deadLetterQueue: "jobs-dlq", maxReceiveCount: 1 } });
+    await createQueue(h, "risky", {
+      visibilityTimeoutMs: vt,
+      redrivePolicy: { deadLetterQueue: "jobs-dlq", maxReceiveCount: 1 },
+    });
     const labels = { queue: "risky", dead_letter_queue: "jobs-dlq" };
     expect(sampleValue(await scrape(), "holdshelf_messages_dead_lettered_total", labels)).toBe(0);
 

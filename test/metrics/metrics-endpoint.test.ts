@@ -57,7 +57,9 @@ describe("metrics listener", () => {
     expect(sampleValue(samples, "grpc_server_handled_total", { ...heartbeat, grpc_code: "OK" })).toBe(1);
     // Methods never called are exported at 0, so that their rates exist.
     expect(sampleValue(samples, "grpc_server_started_total", unary("PurgeQueue"))).toBe(0);
-    expect(sampleValue(samples, "grpc_server_handled_total", { ...unary("PurgeQueue"), grpc_code: "Unavailable" })).toBe(0);
+    expect(
+      sampleValue(samples, "grpc_server_handled_total", { ...unary("PurgeQueue"), grpc_code: "Unavailable" }),
+    ).toBe(0);
     expect(sampleValue(samples, "holdshelf_leases_extended_total", { queue: "jobs", via: "heartbeat" })).toBe(1);
   });
 
@@ -66,7 +68,13 @@ describe("metrics listener", () => {
     const abandoned = new AbortController();
     const poll = h.rpc.receive({ queue: "jobs", waitTime: durationFromMs(20_000) }, { signal: abandoned.signal });
     await vi.waitFor(async () =>
-      expect(sampleValue(await scrape(), "grpc_server_started_total", { grpc_type: "unary", ...queueService, grpc_method: "Receive" })).toBe(1),
+      expect(
+        sampleValue(await scrape(), "grpc_server_started_total", {
+          grpc_type: "unary",
+          ...queueService,
+          grpc_method: "Receive",
+        }),
+      ).toBe(1),
     );
     abandoned.abort();
     await expect(poll).rejects.toThrow();
@@ -122,7 +130,10 @@ describe("readiness during a shutdown", () => {
       await h.rpc.createQueue({ name: "dlq" });
       await h.rpc.createQueue({
         name: "work",
-        config: { visibilityTimeout: durationFromMs(1000), redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 1 } },
+        config: {
+          visibilityTimeout: durationFromMs(1000),
+          redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 1 },
+        },
       });
       await h.rpc.send({ queue: "work", body: Buffer.from("poison") });
       await h.rpc.receive({ queue: "work" });

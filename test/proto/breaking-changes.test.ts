@@ -37,13 +37,18 @@ describe("the proto contract", () => {
       await cp(join(repoRoot, "buf.yaml"), join(dir.path, "buf.yaml"));
       const file = join(dir.path, "proto/holdshelf/v1/queue_service.proto");
       const source = await readFile(file, "utf8");
-      const changed = source.replace(/message DeleteRequest \{([^}]*?)string receipt_handle = 2;/, "message DeleteRequest {$1string handle = 3;");
+      const changed = source.replace(
+        /message DeleteRequest \{([^}]*?)string receipt_handle = 2;/,
+        "message DeleteRequest {$1string handle = 3;",
+      );
       expect(changed).not.toBe(source);
       await writeFile(file, changed);
 
       const result = await breaking(dir.path);
       expect(result.code).not.toBe(0);
-      expect(result.output).toContain('Previously present field "2" with name "receipt_handle" on message "DeleteRequest" was deleted');
+      expect(result.output).toContain(
+        'Previously present field "2" with name "receipt_handle" on message "DeleteRequest" was deleted',
+      );
     } finally {
       await dir.remove();
     }

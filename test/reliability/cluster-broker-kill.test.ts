@@ -47,7 +47,10 @@ describe.skipIf(skipWithoutPostgres)("a broker of a cluster when another is kill
     await clientA.createQueue(jobs, { visibilityTimeoutMs: 60_000 });
     const sent = new Map<string, string>();
     const bodies = Array.from({ length: 50 }, (_, i) => `message ${i}`);
-    const batchIds = await clientA.sendBatch(jobs, bodies.slice(0, 25).map((body) => ({ body })));
+    const batchIds = await clientA.sendBatch(
+      jobs,
+      bodies.slice(0, 25).map((body) => ({ body })),
+    );
     batchIds.forEach((id, i) => {
       sent.set(id, bodies[i]!);
     });
@@ -60,7 +63,10 @@ describe.skipIf(skipWithoutPostgres)("a broker of a cluster when another is kill
     brokers.push(b);
     await b.listening;
     // A hands B its half of the shards, and serves on its own.
-    await vi.waitFor(async () => expect(await shardsOwnedBy(url)).toEqual({ a: 64, b: 64 }), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(await shardsOwnedBy(url)).toEqual({ a: 64, b: 64 }), {
+      timeout: 10_000,
+      interval: 50,
+    });
     // Lapsing: leases that run out about when A dies, so B must put them back by their deadline.
     // Taken once B is up: B's start and the hand-over took over a second on a loaded 2-core
     // machine, and leases taken before them had run out before A's count below. Three seconds
@@ -90,7 +96,8 @@ describe.skipIf(skipWithoutPostgres)("a broker of a cluster when another is kill
     expect(new Map(redelivered.map((message) => [message.messageId, text(message)]))).toEqual(
       new Map([...sent].filter(([id]) => id !== deleted!.messageId)),
     );
-    const countOf = (id: string): number | undefined => redelivered.find((message) => message.messageId === id)?.receiveCount;
+    const countOf = (id: string): number | undefined =>
+      redelivered.find((message) => message.messageId === id)?.receiveCount;
     for (const message of [...released, ...lapsing]) expect(countOf(message.messageId), text(message)).toBe(2);
     expect((await clientB.getQueue(jobs)).stats).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
 
@@ -100,7 +107,9 @@ describe.skipIf(skipWithoutPostgres)("a broker of a cluster when another is kill
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
-      const { rows } = await admin.query<{ owned: string }>("SELECT count(*) AS owned FROM holdshelf_shards WHERE owner IS NOT NULL");
+      const { rows } = await admin.query<{ owned: string }>(
+        "SELECT count(*) AS owned FROM holdshelf_shards WHERE owner IS NOT NULL",
+      );
       expect(rows[0]!.owned).toBe("0");
     } finally {
       await admin.end();
@@ -136,7 +145,10 @@ async function drain(client: QueueClient, queue: string, count: number): Promise
       received.set(message.messageId, message);
     }
     if (messages.length === 0) continue;
-    const results = await client.deleteBatch(queue, messages.map((message) => message.receiptHandle));
+    const results = await client.deleteBatch(
+      queue,
+      messages.map((message) => message.receiptHandle),
+    );
     expect(results.filter((result) => result.error !== undefined)).toEqual([]);
   }
   expect(await client.receive(queue, { maxMessages: 10, waitTimeMs: 0 })).toEqual([]);
@@ -156,7 +168,21 @@ interface ClusterBroker {
 }
 
 function startClusterBroker(url: string, nodeId: string): ClusterBroker {
-  const args = ["serve", "--postgres", url, "--node-id", nodeId, "--listen", "127.0.0.1:0", "--metrics-listen", "off", "--sqs-listen", "off", "--console-listen", "off"];
+  const args = [
+    "serve",
+    "--postgres",
+    url,
+    "--node-id",
+    nodeId,
+    "--listen",
+    "127.0.0.1:0",
+    "--metrics-listen",
+    "off",
+    "--sqs-listen",
+    "off",
+    "--console-listen",
+    "off",
+  ];
   const child = spawn(process.execPath, [holdshelfBin, ...args], { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
@@ -166,7 +192,10 @@ function startClusterBroker(url: string, nodeId: string): ClusterBroker {
     new Promise((resolve, reject) => {
       const check = (): void => {
         // Whole lines only: a chunk may end inside one.
-        const line = stderr.split("\n").slice(0, -1).find((candidate) => candidate.includes(`"msg":"${msg}`));
+        const line = stderr
+          .split("\n")
+          .slice(0, -1)
+          .find((candidate) => candidate.includes(`"msg":"${msg}`));
         if (line === undefined) return;
         child.stderr!.off("data", check);
         resolve(line);

@@ -34,7 +34,13 @@ describe("a broker process serving FIFO queues, killed with SIGKILL over and ove
     async () => {
       // Load for at least 300 ms before most kills (the mixed run's floor is 100): its short form has fewer cycles.
       const target = new CrashBroker(join(dir.path, "data"));
-      const { report, replay } = await runReported("fifo-kill-restart", settings, target, runFifoCrashCycles, [300, 2000]);
+      const { report, replay } = await runReported(
+        "fifo-kill-restart",
+        settings,
+        target,
+        runFifoCrashCycles,
+        [300, 2000],
+      );
       const { violations, ...figures } = report;
       expect(violations, replay).toEqual([]);
       // The run must have exercised what it claims to check; floors that hold for a seed whose kills

@@ -23,7 +23,11 @@ describe("a broker process killed with SIGKILL under mixed load, over and over",
   it(
     `loses no acknowledged send, revives no acknowledged delete and ends no lease early (${runLength})`,
     async () => {
-      const { report, replay } = await runReportedCrash("kill-restart", settings, new CrashBroker(join(dir.path, "data")));
+      const { report, replay } = await runReportedCrash(
+        "kill-restart",
+        settings,
+        new CrashBroker(join(dir.path, "data")),
+      );
       const { violations, ...figures } = report;
       expect(violations, replay).toEqual([]);
       // The run must have exercised what it claims to check.

@@ -67,7 +67,10 @@ describe("storage faults in background writes", () => {
     // restart, the deleted message came back.
     await h.rpc.createQueue({
       name: "work",
-      config: { visibilityTimeout: { seconds: 1n }, retryPolicy: { minBackoff: { seconds: 600n }, maxBackoff: { seconds: 600n } } },
+      config: {
+        visibilityTimeout: { seconds: 1n },
+        retryPolicy: { minBackoff: { seconds: 600n }, maxBackoff: { seconds: 600n } },
+      },
     });
     await h.rpc.send({ queue: "work", body: Buffer.from("job") });
     expect((await h.rpc.receive({ queue: "work" })).messages).toHaveLength(1);
@@ -88,6 +91,10 @@ describe("storage faults in background writes", () => {
     expect(again.messages.map((message) => Buffer.from(message.body).toString())).toEqual(["job"]);
     await h.rpc.delete({ queue: "work", receiptHandle: again.messages[0]!.receiptHandle });
     await h.restart();
-    expect((await h.rpc.getQueue({ name: "work" })).queue!.stats).toMatchObject({ visible: 0n, inFlight: 0n, delayed: 0n });
+    expect((await h.rpc.getQueue({ name: "work" })).queue!.stats).toMatchObject({
+      visible: 0n,
+      inFlight: 0n,
+      delayed: 0n,
+    });
   });
 });

@@ -69,11 +69,17 @@ describe("storage faults (injected on the real store's write path)", () => {
 
     h.writeFault.inject(diskError("Input/output error"));
     const refused = await expectRpcError(send("refused-0"), UNAVAILABLE, reason);
-    expect(refused.message).toMatch(/storage write failed \(EIO: input\/output error\); the broker is recovering, retry later/);
+    expect(refused.message).toMatch(
+      /storage write failed \(EIO: input\/output error\); the broker is recovering, retry later/,
+    );
     expect(refused.message).not.toContain("secret-path");
     expect(refused.message).not.toContain(h.dataDir);
     // The waiting long poll and the open Heartbeat stream end with it too.
-    await expectRpcError(longPoll.then((error) => Promise.reject(error)), UNAVAILABLE, reason);
+    await expectRpcError(
+      longPoll.then((error) => Promise.reject(error)),
+      UNAVAILABLE,
+      reason,
+    );
     expect((await stream.closed)?.reason).toBe(reason);
     stream.close();
 
@@ -117,7 +123,11 @@ describe("storage faults (injected on the real store's write path)", () => {
     expect(log.lines.filter((line) => line.msg === "storage available again")).toHaveLength(1);
 
     // The held lease survived as written: its handle still works, and releases it.
-    await h.rpc.changeVisibility({ queue: "jobs", receiptHandle: held!.receiptHandle, visibilityTimeout: { seconds: 0n } });
+    await h.rpc.changeVisibility({
+      queue: "jobs",
+      receiptHandle: held!.receiptHandle,
+      visibilityTimeout: { seconds: 0n },
+    });
     const expected = acknowledged.filter((body) => body !== deletedBody).sort();
     expect((await h.rpc.getQueue({ name: "jobs" })).queue?.stats?.visible).toBe(BigInt(expected.length));
     await h.restart();
@@ -148,7 +158,9 @@ describe("storage faults (injected on the real store's write path)", () => {
     expect({ visible: counts.visible, inFlight: counts.inFlight }).toEqual({ visible: 1n, inFlight: 1n });
     // The failed receive is undone: its delivery never counted.
     const { messages } = await h.rpc.receive({ queue: "jobs", maxMessages: 10, visibilityTimeout: minute });
-    expect(messages.map((message) => [Buffer.from(message.body).toString(), message.receiveCount])).toEqual([["visible", 1]]);
+    expect(messages.map((message) => [Buffer.from(message.body).toString(), message.receiveCount])).toEqual([
+      ["visible", 1],
+    ]);
     await h.rpc.delete({ queue: "jobs", receiptHandle: leased!.receiptHandle });
     expect(log.lines.filter((line) => line.msg === "storage available again")).toHaveLength(2);
     expect(log.lines.filter((line) => line.msg === "unexpected error in a call")).toEqual([]);

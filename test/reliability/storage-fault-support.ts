@@ -76,5 +76,7 @@ export async function drainBodies(rpc: QueueServiceRpc, queue: string): Promise<
 
 /** An error as a failing disk gives it: LevelDB's "IO error: <path>: <strerror>". */
 export function diskError(strerror: string): Error {
-  return Object.assign(new Error(`IO error: /somewhere/secret-path/000003.log: ${strerror}`), { code: "LEVEL_IO_ERROR" });
+  return Object.assign(new Error(`IO error: /somewhere/secret-path/000003.log: ${strerror}`), {
+    code: "LEVEL_IO_ERROR",
+  });
 }

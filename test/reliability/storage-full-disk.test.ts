@@ -83,7 +83,10 @@ describe.skipIf("error" in mount && !inCi)("storage faults (a really full filesy
       }
     }
     expect(refused).toBeInstanceOf(RpcError);
-    expect({ code: refused.code, reason: refused.reason }).toEqual({ code: status.UNAVAILABLE, reason: "STORAGE_UNAVAILABLE" });
+    expect({ code: refused.code, reason: refused.reason }).toEqual({
+      code: status.UNAVAILABLE,
+      reason: "STORAGE_UNAVAILABLE",
+    });
     expect(refused.message).toContain("ENOSPC: no space left on device");
     expect(refused.message).not.toContain(mountPath);
     expect(acknowledged.length).toBeGreaterThan(0);
@@ -102,7 +105,9 @@ describe.skipIf("error" in mount && !inCi)("storage faults (a really full filesy
       recoveryBoundMs,
       "the broker to recover after the filler was deleted",
     );
-    console.log(`full disk: ${acknowledged.length} sends answered OK before ENOSPC; serving again ${recoveredInMs} ms after the filler was deleted`);
+    console.log(
+      `full disk: ${acknowledged.length} sends answered OK before ENOSPC; serving again ${recoveredInMs} ms after the filler was deleted`,
+    );
     expect(log.lines.filter((line) => line.level === "error")).toHaveLength(1);
     expect(log.lines.filter((line) => line.msg === "storage available again")).toHaveLength(1);
     for (let i = 0; i < 5; i++) {

@@ -129,7 +129,9 @@ describe("Broker suspended for a storage failure", () => {
       brokerClosing: () => undefined,
       storageUnavailable: (reason) => void told.push(reason),
     });
-    await h.broker.renewLeases(stream, "jobs", [{ receiptHandle: delivery.receiptHandle, visibilityTimeoutMs: 30_000 }]);
+    await h.broker.renewLeases(stream, "jobs", [
+      { receiptHandle: delivery.receiptHandle, visibilityTimeoutMs: 30_000 },
+    ]);
     await createQueue(h, "idle");
     const waiting = h.broker.receive("idle", { waitTimeMs: 20_000 }).catch((caught: unknown) => caught);
     await settle();

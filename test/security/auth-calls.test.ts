@@ -4,7 +4,15 @@
 // caller may learn of, and which services stay open (health) or not (reflection).
 import { create } from "@bufbuild/protobuf";
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
-import { Client, credentials, InterceptingCall, Metadata, status, type Interceptor, type ServiceError } from "@grpc/grpc-js";
+import {
+  Client,
+  credentials,
+  InterceptingCall,
+  Metadata,
+  status,
+  type Interceptor,
+  type ServiceError,
+} from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HealthCheckRequestSchema, HealthCheckResponse_ServingStatus } from "../../gen/grpc/health/v1/health_pb.js";
 import * as v1 from "../../gen/grpc/reflection/v1/reflection_pb.js";
@@ -72,7 +80,11 @@ describe("bearer-token authorization", () => {
     it("refuses an unknown token alike on queues that exist and queues that do not", async () => {
       const wrong = h.client(stranger.token);
       const onExisting = await expectRpcError(wrong.getQueue({ name: "payments" }), unauthenticated, "TOKEN_INVALID");
-      const onMissing = await expectRpcError(wrong.getQueue({ name: "no-such-queue" }), unauthenticated, "TOKEN_INVALID");
+      const onMissing = await expectRpcError(
+        wrong.getQueue({ name: "no-such-queue" }),
+        unauthenticated,
+        "TOKEN_INVALID",
+      );
       expect(onMissing.message).toBe(onExisting.message);
       await expectRpcError(wrong.createQueue({ name: "stranger-q" }), unauthenticated, "TOKEN_INVALID");
     });
@@ -120,8 +132,13 @@ describe("bearer-token authorization", () => {
       try {
         const check = healthServiceDefinition["check"]!;
         const answer = await new Promise<{ status: number }>((resolve, reject) =>
-          client.makeUnaryRequest(check.path, check.requestSerialize, check.responseDeserialize, create(HealthCheckRequestSchema), (error: ServiceError | null, response?: unknown) =>
-            error ? reject(error) : resolve(response as { status: number }),
+          client.makeUnaryRequest(
+            check.path,
+            check.requestSerialize,
+            check.responseDeserialize,
+            create(HealthCheckRequestSchema),
+            (error: ServiceError | null, response?: unknown) =>
+              error ? reject(error) : resolve(response as { status: number }),
           ),
         );
         expect(answer.status).toBe(HealthCheckResponse_ServingStatus.SERVING);
@@ -161,7 +178,11 @@ describe("bearer-token authorization", () => {
       const handle = await receiveOne(as.worker, "orders-2");
       const timeout = durationFromMs(1_000);
       await expectRpcError(as.sender.delete({ queue: "orders-2", receiptHandle: handle }), denied, "PERMISSION_DENIED");
-      await expectRpcError(as.sender.deleteBatch({ queue: "orders-2", receiptHandles: [handle] }), denied, "PERMISSION_DENIED");
+      await expectRpcError(
+        as.sender.deleteBatch({ queue: "orders-2", receiptHandles: [handle] }),
+        denied,
+        "PERMISSION_DENIED",
+      );
       await expectRpcError(
         as.sender.changeVisibility({ queue: "orders-2", receiptHandle: handle, visibilityTimeout: timeout }),
         denied,
@@ -178,10 +199,22 @@ describe("bearer-token authorization", () => {
 
     it("lets a receive-only token receive and settle but not send", async () => {
       await expectRpcError(as.receiver.send({ queue: "orders-2", body }), denied, "PERMISSION_DENIED");
-      await expectRpcError(as.receiver.sendBatch({ queue: "orders-2", entries: [{ body }] }), denied, "PERMISSION_DENIED");
+      await expectRpcError(
+        as.receiver.sendBatch({ queue: "orders-2", entries: [{ body }] }),
+        denied,
+        "PERMISSION_DENIED",
+      );
       const first = await receiveOne(as.receiver, "orders-2");
-      await as.receiver.changeVisibility({ queue: "orders-2", receiptHandle: first, visibilityTimeout: durationFromMs(60_000) });
-      await as.receiver.changeVisibilityBatch({ queue: "orders-2", receiptHandles: [first], visibilityTimeout: durationFromMs(60_000) });
+      await as.receiver.changeVisibility({
+        queue: "orders-2",
+        receiptHandle: first,
+        visibilityTimeout: durationFromMs(60_000),
+      });
+      await as.receiver.changeVisibilityBatch({
+        queue: "orders-2",
+        receiptHandles: [first],
+        visibilityTimeout: durationFromMs(60_000),
+      });
       await as.receiver.delete({ queue: "orders-2", receiptHandle: first });
       const second = await receiveOne(as.receiver, "orders-2");
       const { results } = await as.receiver.deleteBatch({ queue: "orders-2", receiptHandles: [second] });
@@ -199,7 +232,11 @@ describe("bearer-token authorization", () => {
       await expectRpcError(as.ordersAdmin.receive({ queue: "orders-admin-made" }), denied, "PERMISSION_DENIED");
       await as.ordersAdmin.deleteQueue({ name: "orders-admin-made" });
       // Only on its own pattern.
-      const refused = await expectRpcError(as.ordersAdmin.createQueue({ name: "payments-2" }), denied, "PERMISSION_DENIED");
+      const refused = await expectRpcError(
+        as.ordersAdmin.createQueue({ name: "payments-2" }),
+        denied,
+        "PERMISSION_DENIED",
+      );
       expect(refused.message).toBe('token "orders-admin" has no admin permission on queue "payments-2" (name)');
       await expectRpcError(as.ordersAdmin.updateQueue({ name: "payments", config }), denied, "PERMISSION_DENIED");
       await expectRpcError(as.ordersAdmin.purgeQueue({ name: "payments" }), denied, "PERMISSION_DENIED");
@@ -224,7 +261,9 @@ describe("bearer-token authorization", () => {
         denied,
         "PERMISSION_DENIED",
       );
-      expect(error.message).toContain('admin permission on queue "shared-dlq" (config.redrive_policy.dead_letter_queue)');
+      expect(error.message).toContain(
+        'admin permission on queue "shared-dlq" (config.redrive_policy.dead_letter_queue)',
+      );
       await expectRpcError(as.ordersAdmin.updateQueue({ name: "orders-2", config }), denied, "PERMISSION_DENIED");
       // A dead-letter queue within its pattern is fine.
       await as.ordersAdmin.createQueue({ name: "orders-dlq" });
@@ -243,9 +282,16 @@ describe("bearer-token authorization", () => {
         "PERMISSION_DENIED",
       );
       expect(toPayments.message).toContain('queue "payments" (destination_queue)');
-      const fromShared = await expectRpcError(as.ordersAdmin.redriveMessages({ deadLetterQueue: "shared-dlq" }), denied, "PERMISSION_DENIED");
+      const fromShared = await expectRpcError(
+        as.ordersAdmin.redriveMessages({ deadLetterQueue: "shared-dlq" }),
+        denied,
+        "PERMISSION_DENIED",
+      );
       expect(fromShared.message).toContain('queue "shared-dlq" (dead_letter_queue)');
-      const moved = await as.ordersAdmin.redriveMessages({ deadLetterQueue: "orders-redrive-dlq", destinationQueue: "orders-3" });
+      const moved = await as.ordersAdmin.redriveMessages({
+        deadLetterQueue: "orders-redrive-dlq",
+        destinationQueue: "orders-3",
+      });
       expect(moved.movedCount).toBe(1n);
       await as.root.purgeQueue({ name: "orders-3" });
     });
@@ -258,10 +304,26 @@ describe("bearer-token authorization", () => {
         "PERMISSION_DENIED",
       );
       expect(toPayments.message).toContain('queue "payments" (destination_queue)');
-      await expectRpcError(as.worker.startMessageMoveTask({ sourceQueue: "orders-move-src" }), denied, "PERMISSION_DENIED");
-      await expectRpcError(as.worker.listMessageMoveTasks({ sourceQueue: "orders-move-src" }), denied, "PERMISSION_DENIED");
-      const { taskHandle } = await as.root.startMessageMoveTask({ sourceQueue: "shared-dlq", destinationQueue: "payments", maxPerSecond: 1 });
-      const cancel = await expectRpcError(as.ordersAdmin.cancelMessageMoveTask({ taskHandle }), denied, "PERMISSION_DENIED");
+      await expectRpcError(
+        as.worker.startMessageMoveTask({ sourceQueue: "orders-move-src" }),
+        denied,
+        "PERMISSION_DENIED",
+      );
+      await expectRpcError(
+        as.worker.listMessageMoveTasks({ sourceQueue: "orders-move-src" }),
+        denied,
+        "PERMISSION_DENIED",
+      );
+      const { taskHandle } = await as.root.startMessageMoveTask({
+        sourceQueue: "shared-dlq",
+        destinationQueue: "payments",
+        maxPerSecond: 1,
+      });
+      const cancel = await expectRpcError(
+        as.ordersAdmin.cancelMessageMoveTask({ taskHandle }),
+        denied,
+        "PERMISSION_DENIED",
+      );
       expect(cancel.message).toContain('queue "shared-dlq" (task_handle)');
       await as.root.cancelMessageMoveTask({ taskHandle }).catch(() => undefined); // it may have ended already
       await as.ordersAdmin.startMessageMoveTask({ sourceQueue: "orders-move-src", destinationQueue: "orders-3" });
@@ -285,7 +347,8 @@ describe("bearer-token authorization", () => {
 
   describe("which queues a caller may learn of", () => {
     it("lists only the queues the caller holds a permission on", async () => {
-      const names = async (rpc: QueueServiceRpc, prefix = "") => (await rpc.listQueues({ prefix })).queues.map((q) => q.name);
+      const names = async (rpc: QueueServiceRpc, prefix = "") =>
+        (await rpc.listQueues({ prefix })).queues.map((q) => q.name);
       const all = await names(as.root);
       expect(all).toEqual(expect.arrayContaining(["orders-1", "orders-2", "payments", "shared-dlq"]));
       expect(await names(as.worker)).toEqual(all.filter((name) => name.startsWith("orders-")));
@@ -317,7 +380,8 @@ describe("bearer-token authorization", () => {
     });
 
     it("shows a dead-letter queue's sources only where the caller may see them", async () => {
-      const sources = async (rpc: QueueServiceRpc) => (await rpc.getQueue({ name: "shared-dlq" })).queue?.deadLetterSourceQueues;
+      const sources = async (rpc: QueueServiceRpc) =>
+        (await rpc.getQueue({ name: "shared-dlq" })).queue?.deadLetterSourceQueues;
       expect(await sources(as.root)).toEqual(["orders-1", "orders-3", "payments"]);
       expect(await sources(as.dlqReader)).toEqual(["orders-1"]);
       const listed = (await as.dlqReader.listQueues({ prefix: "shared" })).queues[0]!;
@@ -346,7 +410,11 @@ describe("bearer-token authorization", () => {
 
     it("refuses a handle of a queue the caller may not touch, on its own queue and on that one", async () => {
       const handle = await receiveOne(as.root, "payments");
-      await expectRpcError(as.worker.delete({ queue: "orders-1", receiptHandle: handle }), status.INVALID_ARGUMENT, "RECEIPT_HANDLE_INVALID");
+      await expectRpcError(
+        as.worker.delete({ queue: "orders-1", receiptHandle: handle }),
+        status.INVALID_ARGUMENT,
+        "RECEIPT_HANDLE_INVALID",
+      );
       await expectRpcError(as.worker.delete({ queue: "payments", receiptHandle: handle }), denied, "PERMISSION_DENIED");
       // The message is still leased to its receiver.
       await as.root.delete({ queue: "payments", receiptHandle: handle });

@@ -79,7 +79,10 @@ describe("queue patterns", () => {
 
 describe("auth file checks", () => {
   it("accepts a good file, with hashes in either case", () => {
-    const entries = parseAuthFile(file([entry(), entry({ name: "other", sha256: tokenDigest("x").toString("hex").toUpperCase() })]), "f");
+    const entries = parseAuthFile(
+      file([entry(), entry({ name: "other", sha256: tokenDigest("x").toString("hex").toUpperCase() })]),
+      "f",
+    );
     expect(entries.map((e) => e.principal.name)).toEqual(["orders-worker", "other"]);
     expect(entries[0]!.principal.may("send", "orders-1")).toBe(true);
     expect(entries[0]!.principal.may("admin", "orders-1")).toBe(false);
@@ -108,22 +111,74 @@ describe("auth file checks", () => {
     ["a name that looks like a token", file([entry({ name: token })]), 'tokens[0].name must not start with "hs_"'],
     ["a name that is not a string", file([entry({ name: 7 })]), "tokens[0].name must be"],
     ["a missing hash", file([{ name: "w", permissions: [] }]), "tokens[0].sha256 is missing"],
-    ["a hash too short", file([entry({ sha256: hash.slice(2) })]), 'tokens[0] ("orders-worker").sha256 must be 64 hex digits'],
-    ["a raw token where the hash goes", file([entry({ sha256: token })]), 'tokens[0] ("orders-worker").sha256 must be 64 hex digits'],
+    [
+      "a hash too short",
+      file([entry({ sha256: hash.slice(2) })]),
+      'tokens[0] ("orders-worker").sha256 must be 64 hex digits',
+    ],
+    [
+      "a raw token where the hash goes",
+      file([entry({ sha256: token })]),
+      'tokens[0] ("orders-worker").sha256 must be 64 hex digits',
+    ],
     ["an unknown entry field", file([{ ...entry(), token }]), 'tokens[0] has an unknown field "token"'],
     ["a secret-looking unknown key, not quoted", file([{ ...entry(), [token]: 1 }]), "tokens[0] has an unknown field"],
-    ["a duplicate name", file([entry(), entry({ sha256: "0".repeat(64) })]), 'tokens[1] ("orders-worker").name is used by an earlier entry'],
-    ["a duplicate hash", file([entry(), entry({ name: "twin" })]), 'tokens[1] ("twin").sha256 is the same as that of "orders-worker"'],
-    ["a duplicate hash in another case", file([entry(), entry({ name: "twin", sha256: hash.toUpperCase() })]), 'tokens[1] ("twin").sha256 is the same'],
-    ["empty permissions", file([entry({ permissions: [] })]), 'tokens[0] ("orders-worker").permissions must be a non-empty array'],
-    ["a permission that is not an object", file([entry({ permissions: ["send"] })]), ".permissions[0] must be an object"],
+    [
+      "a duplicate name",
+      file([entry(), entry({ sha256: "0".repeat(64) })]),
+      'tokens[1] ("orders-worker").name is used by an earlier entry',
+    ],
+    [
+      "a duplicate hash",
+      file([entry(), entry({ name: "twin" })]),
+      'tokens[1] ("twin").sha256 is the same as that of "orders-worker"',
+    ],
+    [
+      "a duplicate hash in another case",
+      file([entry(), entry({ name: "twin", sha256: hash.toUpperCase() })]),
+      'tokens[1] ("twin").sha256 is the same',
+    ],
+    [
+      "empty permissions",
+      file([entry({ permissions: [] })]),
+      'tokens[0] ("orders-worker").permissions must be a non-empty array',
+    ],
+    [
+      "a permission that is not an object",
+      file([entry({ permissions: ["send"] })]),
+      ".permissions[0] must be an object",
+    ],
     ["a missing pattern", file([entry({ permissions: [{ allow: ["send"] }] })]), ".permissions[0].queues is missing"],
-    ["a pattern that is not a string", file([entry({ permissions: [{ queues: 1, allow: ["send"] }] })]), ".permissions[0].queues must be a string"],
-    ["a bad pattern", file([entry({ permissions: [{ queues: "orders/*", allow: ["send"] }] })]), ".permissions[0].queues may contain only"],
-    ["an empty allow", file([entry({ permissions: [{ queues: "*", allow: [] }] })]), ".permissions[0].allow must be a non-empty array"],
-    ["an unknown action", file([entry({ permissions: [{ queues: "*", allow: ["write"] }] })]), '.permissions[0].allow may hold only "admin", "send", "receive"'],
-    ["a repeated action", file([entry({ permissions: [{ queues: "*", allow: ["send", "send"] }] })]), '.permissions[0].allow lists "send" twice'],
-    ["an unknown permission field", file([entry({ permissions: [{ queues: "*", allow: ["send"], deny: [] }] })]), '.permissions[0] has an unknown field "deny"'],
+    [
+      "a pattern that is not a string",
+      file([entry({ permissions: [{ queues: 1, allow: ["send"] }] })]),
+      ".permissions[0].queues must be a string",
+    ],
+    [
+      "a bad pattern",
+      file([entry({ permissions: [{ queues: "orders/*", allow: ["send"] }] })]),
+      ".permissions[0].queues may contain only",
+    ],
+    [
+      "an empty allow",
+      file([entry({ permissions: [{ queues: "*", allow: [] }] })]),
+      ".permissions[0].allow must be a non-empty array",
+    ],
+    [
+      "an unknown action",
+      file([entry({ permissions: [{ queues: "*", allow: ["write"] }] })]),
+      '.permissions[0].allow may hold only "admin", "send", "receive"',
+    ],
+    [
+      "a repeated action",
+      file([entry({ permissions: [{ queues: "*", allow: ["send", "send"] }] })]),
+      '.permissions[0].allow lists "send" twice',
+    ],
+    [
+      "an unknown permission field",
+      file([entry({ permissions: [{ queues: "*", allow: ["send"], deny: [] }] })]),
+      '.permissions[0] has an unknown field "deny"',
+    ],
   ])("refuses %s", (_what, text, expected) => {
     const message = refusal(text);
     expect(message).toContain("auth file /etc/holdshelf/auth.json: ");
@@ -191,7 +246,10 @@ describe("token lookup", () => {
     for (const value of [token, `Basic ${token}`, "Bearer", "Bearer ", `Bearer ${token} extra`, `Bearer:${token}`]) {
       const metadata = new Metadata();
       metadata.set("authorization", value);
-      expect(reasonOf(() => g.authenticate(metadata)), value).toBe("TOKEN_INVALID");
+      expect(
+        reasonOf(() => g.authenticate(metadata)),
+        value,
+      ).toBe("TOKEN_INVALID");
     }
     const twice = bearer(token);
     twice.add("authorization", `Bearer ${token}`);

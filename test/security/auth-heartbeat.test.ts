@@ -96,9 +96,15 @@ describe("Heartbeat under bearer tokens", () => {
     const { handleOf } = await start();
     const stream = client(worker.token).heartbeat();
     const next = reader(stream);
-    stream.send({ queue: "orders-1", leases: [{ receiptHandle: await handleOf("orders-1"), visibilityTimeoutMs: 30_000 }] });
+    stream.send({
+      queue: "orders-1",
+      leases: [{ receiptHandle: await handleOf("orders-1"), visibilityTimeoutMs: 30_000 }],
+    });
     expect((await next())[0]!.held).toBe(true);
-    stream.send({ queue: "payments", leases: [{ receiptHandle: await handleOf("payments"), visibilityTimeoutMs: 30_000 }] });
+    stream.send({
+      queue: "payments",
+      leases: [{ receiptHandle: await handleOf("payments"), visibilityTimeoutMs: 30_000 }],
+    });
     expect(await failure(next)).toMatchObject({ reason: "PERMISSION_DENIED" });
   });
 
@@ -111,7 +117,10 @@ describe("Heartbeat under bearer tokens", () => {
     const stream = client(worker.token).heartbeat();
     stream.send({
       queue: "orders-1",
-      leases: [foreign, own, tampered.toString("base64url")].map((receiptHandle) => ({ receiptHandle, visibilityTimeoutMs: 30_000 })),
+      leases: [foreign, own, tampered.toString("base64url")].map((receiptHandle) => ({
+        receiptHandle,
+        visibilityTimeoutMs: 30_000,
+      })),
     });
     const states = await reader(stream)();
     expect(states.map((state) => [state.held, state.reason])).toEqual([

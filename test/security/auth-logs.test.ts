@@ -72,7 +72,9 @@ describe("secrets in logs and errors", () => {
       JSON.stringify({ tokens: [{ ...worker.entry, [wrong]: true }] }),
       JSON.stringify({ tokens: [worker.entry, { ...worker.entry, name: "twin" }] }),
       JSON.stringify({ tokens: [{ ...worker.entry, name: wrong }] }),
-      JSON.stringify({ tokens: [{ ...worker.entry, permissions: [{ queues: wrong.replace("_", "."), allow: [wrong] }] }] }),
+      JSON.stringify({
+        tokens: [{ ...worker.entry, permissions: [{ queues: wrong.replace("_", "."), allow: [wrong] }] }],
+      }),
     ];
     for (const text of bad) {
       await writeFile(h.authFile, text);
@@ -83,8 +85,12 @@ describe("secrets in logs and errors", () => {
     await refused(asWorker.listQueues({}));
 
     const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(logged.filter((line) => line.msg === "auth file reload failed; keeping the tokens in use")).toHaveLength(bad.length);
-    expect(logged.filter((line) => line.msg === "auth file reloaded")).toEqual([expect.objectContaining({ tokens: 1, level: "info" })]);
+    expect(logged.filter((line) => line.msg === "auth file reload failed; keeping the tokens in use")).toHaveLength(
+      bad.length,
+    );
+    expect(logged.filter((line) => line.msg === "auth file reloaded")).toEqual([
+      expect.objectContaining({ tokens: 1, level: "info" }),
+    ]);
     expect(logged.find((line) => line.msg === "auth file loaded")).toMatchObject({ tokens: 2, path: h.authFile });
     for (const secret of secrets) {
       for (const text of [...lines, ...messages]) expect(text.toLowerCase()).not.toContain(secret.toLowerCase());

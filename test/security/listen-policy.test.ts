@@ -94,15 +94,25 @@ describe("checkListenPolicy", () => {
   });
 
   it("returns the addresses open only because of the explicit flag, for the broker to warn of", () => {
-    const open = (change: Partial<ListenPolicyInput>) => checkListenPolicy({ ...closed, allowUnauthenticatedNetwork: true, ...change });
+    const open = (change: Partial<ListenPolicyInput>) =>
+      checkListenPolicy({ ...closed, allowUnauthenticatedNetwork: true, ...change });
     expect(open({})).toEqual([]);
     expect(open({ listen: "0.0.0.0:1", metricsListen: "[::]:2" })).toEqual(["0.0.0.0:1", "[::]:2"]);
     expect(open({ listen: "0.0.0.0:1", metricsListen: "[::]:2", authenticated: true })).toEqual(["[::]:2"]);
-    expect(open({ listen: "0.0.0.0:1", metricsListen: "[::]:2", grpcClientCertificates: true, metricsClientCertificates: true })).toEqual([]);
+    expect(
+      open({
+        listen: "0.0.0.0:1",
+        metricsListen: "[::]:2",
+        grpcClientCertificates: true,
+        metricsClientCertificates: true,
+      }),
+    ).toEqual([]);
   });
 
   it("checks gRPC first, so an operator fixing both sees both messages in turn", () => {
     expect(check({ listen: "0.0.0.0:1", metricsListen: "0.0.0.0:2" })).toThrow("--listen 0.0.0.0:1");
-    expect(check({ listen: "0.0.0.0:1", metricsListen: "0.0.0.0:2", authenticated: true })).toThrow("--metrics-listen 0.0.0.0:2");
+    expect(check({ listen: "0.0.0.0:1", metricsListen: "0.0.0.0:2", authenticated: true })).toThrow(
+      "--metrics-listen 0.0.0.0:2",
+    );
   });
 });

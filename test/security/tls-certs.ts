@@ -52,9 +52,19 @@ export async function makeTestCerts(dir: string): Promise<TestCerts> {
   const path = (name: string) => join(dir, name);
   await makeCa(path("ca-a"), "holdshelf test CA A");
   await makeCa(path("ca-b"), "holdshelf test CA B");
-  await issue(path("server"), path("ca-a"), "localhost", "subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
+  await issue(
+    path("server"),
+    path("ca-a"),
+    "localhost",
+    "subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost\nextendedKeyUsage=serverAuth\n",
+  );
   await issue(path("client-a"), path("ca-a"), "client-a", "extendedKeyUsage=clientAuth\n");
-  await issue(path("broker"), path("ca-a"), "broker", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n");
+  await issue(
+    path("broker"),
+    path("ca-a"),
+    "broker",
+    "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n",
+  );
   await issue(path("client-b"), path("ca-b"), "client-b", "extendedKeyUsage=clientAuth\n");
   const keys = ["ca-a", "ca-b", "server", "broker", "client-a", "client-b"].map((name) => path(`${name}.key`));
   return {
@@ -76,15 +86,50 @@ export async function makeTestCerts(dir: string): Promise<TestCerts> {
 const newKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
 
 async function makeCa(base: string, name: string): Promise<void> {
-  await run("openssl", ["req", "-x509", ...newKey, "-keyout", `${base}.key`, "-out", `${base}.crt`, "-days", "1", "-subj", `/CN=${name}`]);
+  await run("openssl", [
+    "req",
+    "-x509",
+    ...newKey,
+    "-keyout",
+    `${base}.key`,
+    "-out",
+    `${base}.crt`,
+    "-days",
+    "1",
+    "-subj",
+    `/CN=${name}`,
+  ]);
 }
 
 async function issue(base: string, ca: string, commonName: string, extensions: string): Promise<void> {
-  await run("openssl", ["req", ...newKey, "-keyout", `${base}.key`, "-out", `${base}.csr`, "-subj", `/CN=${commonName}`]);
+  await run("openssl", [
+    "req",
+    ...newKey,
+    "-keyout",
+    `${base}.key`,
+    "-out",
+    `${base}.csr`,
+    "-subj",
+    `/CN=${commonName}`,
+  ]);
   await writeFile(`${base}.ext`, `basicConstraints=CA:FALSE\n${extensions}`);
   await run("openssl", [
-    "x509", "-req", "-in", `${base}.csr`, "-CA", `${ca}.crt`, "-CAkey", `${ca}.key`, "-set_serial", String(Date.now()),
-    "-days", "1", "-extfile", `${base}.ext`, "-out", `${base}.crt`,
+    "x509",
+    "-req",
+    "-in",
+    `${base}.csr`,
+    "-CA",
+    `${ca}.crt`,
+    "-CAkey",
+    `${ca}.key`,
+    "-set_serial",
+    String(Date.now()),
+    "-days",
+    "1",
+    "-extfile",
+    `${base}.ext`,
+    "-out",
+    `${base}.crt`,
   ]);
 }
 

@@ -57,7 +57,10 @@ describe.skipIf(skipWithout(missing))("TLS on the gRPC and metrics listeners", (
   const expectRefused = async (address: string, channel: ChannelCredentials) => {
     const rpc = createQueueServiceRpc(address, { credentials: channel });
     clients.push(rpc);
-    const error = await rpc.listQueues({}, { deadline: Date.now() + 15_000 }).then(() => undefined, (caught: unknown) => caught);
+    const error = await rpc.listQueues({}, { deadline: Date.now() + 15_000 }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(RpcError);
     expect((error as RpcError).code).toBe(status.UNAVAILABLE);
   };
@@ -84,7 +87,10 @@ describe.skipIf(skipWithout(missing))("TLS on the gRPC and metrics listeners", (
     await expectRefused(address, credentials.createSsl(caA));
     await expectRefused(address, credentials.createSsl(caA, await pem(certs.clientBKey), await pem(certs.clientBCert)));
     await roundTrip(
-      client(address, (await loadClientCredentials({ caFile: certs.caA, certFile: certs.clientACert, keyFile: certs.clientAKey }))!),
+      client(
+        address,
+        (await loadClientCredentials({ caFile: certs.caA, certFile: certs.clientACert, keyFile: certs.clientAKey }))!,
+      ),
     );
   });
 
@@ -106,7 +112,9 @@ describe.skipIf(skipWithout(missing))("TLS on the gRPC and metrics listeners", (
     const ca = await pem(certs.caA);
     const url = `https://${metricsAddress}/metrics`;
     await expect(get(url, { ca })).rejects.toThrow();
-    await expect(get(url, { ca, cert: await pem(certs.clientBCert), key: await pem(certs.clientBKey) })).rejects.toThrow();
+    await expect(
+      get(url, { ca, cert: await pem(certs.clientBCert), key: await pem(certs.clientBKey) }),
+    ).rejects.toThrow();
     const scraped = await get(url, { ca, cert: await pem(certs.clientACert), key: await pem(certs.clientAKey) });
     expect(scraped.status).toBe(200);
     expect(scraped.body).toContain("holdshelf_");
@@ -114,7 +122,10 @@ describe.skipIf(skipWithout(missing))("TLS on the gRPC and metrics listeners", (
 
   it("explains TLS files that cannot work, naming the flag and never the key", async () => {
     const refusal = async (files: Parameters<typeof loadServerTls>[0]) => {
-      const error = await loadServerTls(files).then(() => undefined, (caught: unknown) => caught);
+      const error = await loadServerTls(files).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
       expect(error).toBeInstanceOf(TlsConfigError);
       const message = (error as Error).message;
       for (const key of certs.keyContents) expect(message).not.toContain(key.split("\n")[1]);
@@ -125,24 +136,35 @@ describe.skipIf(skipWithout(missing))("TLS on the gRPC and metrics listeners", (
     expect(await refusal({ keyFile: certs.serverKey })).toBe("--tls-key needs --tls-cert");
     expect(await refusal({ clientCaFile: certs.caA })).toContain("--tls-client-ca needs --tls-cert and --tls-key");
     const absent = join(certs.dir, "absent.key");
-    expect(await refusal({ certFile: certs.serverCert, keyFile: absent })).toBe(`cannot read --tls-key ${absent}: ENOENT`);
+    expect(await refusal({ certFile: certs.serverCert, keyFile: absent })).toBe(
+      `cannot read --tls-key ${absent}: ENOENT`,
+    );
     expect(await refusal({ certFile: certs.serverCert, keyFile: certs.clientAKey })).toBe(
       `--tls-key ${certs.clientAKey} is not the private key of the certificate in --tls-cert ${certs.serverCert}`,
     );
-    expect(await refusal({ certFile: certs.serverKey, keyFile: certs.serverKey })).toBe(`--tls-cert ${certs.serverKey} is not a PEM certificate`);
-    expect(await refusal({ certFile: certs.serverCert, keyFile: certs.serverCert })).toContain(`--tls-key ${certs.serverCert} is not a PEM private key`);
+    expect(await refusal({ certFile: certs.serverKey, keyFile: certs.serverKey })).toBe(
+      `--tls-cert ${certs.serverKey} is not a PEM certificate`,
+    );
+    expect(await refusal({ certFile: certs.serverCert, keyFile: certs.serverCert })).toContain(
+      `--tls-key ${certs.serverCert} is not a PEM private key`,
+    );
     expect(await refusal({ certFile: certs.serverCert, keyFile: certs.serverKey, clientCaFile: certs.serverKey })).toBe(
       `--tls-client-ca ${certs.serverKey} is not a PEM certificate`,
     );
     // A chain whose first certificate is fine but whose second is not.
     const brokenChain = join(certs.dir, "broken-chain.crt");
-    await writeFile(brokenChain, `${await readFile(certs.serverCert, "utf8")}-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n`);
+    await writeFile(
+      brokenChain,
+      `${await readFile(certs.serverCert, "utf8")}-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n`,
+    );
     expect(await refusal({ certFile: brokenChain, keyFile: certs.serverKey })).toMatch(
       new RegExp(`^--tls-cert ${brokenChain} and --tls-key ${certs.serverKey} are not usable together: ERR_`),
     );
     await expect(loadClientCredentials({ certFile: certs.clientACert })).rejects.toThrow("--tls-cert needs --tls-key");
     await expect(loadClientCredentials({ caFile: absent })).rejects.toThrow(`cannot read --tls-ca ${absent}: ENOENT`);
-    await expect(loadClientCredentials({ caFile: certs.clientAKey })).rejects.toThrow(`--tls-ca ${certs.clientAKey} is not a PEM certificate`);
+    await expect(loadClientCredentials({ caFile: certs.clientAKey })).rejects.toThrow(
+      `--tls-ca ${certs.clientAKey} is not a PEM certificate`,
+    );
     await expect(loadClientCredentials({ certFile: certs.clientACert, keyFile: certs.clientBKey })).rejects.toThrow(
       `--tls-key ${certs.clientBKey} is not the private key of the certificate in --tls-cert ${certs.clientACert}`,
     );
@@ -150,7 +172,10 @@ describe.skipIf(skipWithout(missing))("TLS on the gRPC and metrics listeners", (
 });
 
 /** One GET over HTTP or HTTPS with a fresh connection; rejects if the connection or handshake fails. */
-function get(url: string, tls: { ca?: Buffer; cert?: Buffer; key?: Buffer } = {}): Promise<{ status: number; body: string }> {
+function get(
+  url: string,
+  tls: { ca?: Buffer; cert?: Buffer; key?: Buffer } = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const onResponse = (response: import("node:http").IncomingMessage) => {
       let body = "";

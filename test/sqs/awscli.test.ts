@@ -55,7 +55,11 @@ describe.skipIf(skipWithout(missing))("the AWS CLI (query protocol) against the 
       timeout: 60_000,
     }).then(
       ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-      (error: { code?: number; stdout?: string; stderr?: string }) => ({ code: error.code ?? -1, stdout: error.stdout ?? "", stderr: error.stderr ?? "" }),
+      (error: { code?: number; stdout?: string; stderr?: string }) => ({
+        code: error.code ?? -1,
+        stdout: error.stdout ?? "",
+        stderr: error.stderr ?? "",
+      }),
     );
 
   /** The parsed JSON output of a run that must succeed. */
@@ -66,7 +70,13 @@ describe.skipIf(skipWithout(missing))("the AWS CLI (query protocol) against the 
   };
 
   it("creates a queue, sends, receives and deletes a message with typed attributes, leaving the queue empty", async () => {
-    const { QueueUrl } = await json(["create-queue", "--queue-name", "cli-work", "--attributes", "VisibilityTimeout=60"]);
+    const { QueueUrl } = await json([
+      "create-queue",
+      "--queue-name",
+      "cli-work",
+      "--attributes",
+      "VisibilityTimeout=60",
+    ]);
     expect(QueueUrl).toBe(h.urlOf("cli-work"));
 
     const body = 'quotes " and <tags> & CRLF\r\n, ünïcödé, emoji 🎉';
@@ -78,10 +88,29 @@ describe.skipIf(skipWithout(missing))("the AWS CLI (query protocol) against the 
       id: { DataType: "Number.int", StringValue: "42" },
       raw: { DataType: "Binary", BinaryValue: blob },
     };
-    const sent = await json(["send-message", "--queue-url", h.urlOf("cli-work"), "--message-body", body, "--message-attributes", JSON.stringify(attributes)]);
-    expect(sent).toMatchObject({ MessageId: expect.any(String), MD5OfMessageBody: createHash("md5").update(body, "utf8").digest("hex") });
+    const sent = await json([
+      "send-message",
+      "--queue-url",
+      h.urlOf("cli-work"),
+      "--message-body",
+      body,
+      "--message-attributes",
+      JSON.stringify(attributes),
+    ]);
+    expect(sent).toMatchObject({
+      MessageId: expect.any(String),
+      MD5OfMessageBody: createHash("md5").update(body, "utf8").digest("hex"),
+    });
 
-    const received = await json(["receive-message", "--queue-url", h.urlOf("cli-work"), "--attribute-names", "All", "--message-attribute-names", "All"]);
+    const received = await json([
+      "receive-message",
+      "--queue-url",
+      h.urlOf("cli-work"),
+      "--attribute-names",
+      "All",
+      "--message-attribute-names",
+      "All",
+    ]);
     const messages = received.Messages as Record<string, unknown>[];
     expect(messages).toHaveLength(1);
     const [message] = messages as [Record<string, unknown>];
@@ -90,12 +119,25 @@ describe.skipIf(skipWithout(missing))("the AWS CLI (query protocol) against the 
     expect(message.MD5OfBody).toBe(sent.MD5OfMessageBody);
     expect(message.MessageAttributes).toEqual(attributes);
     expect(message.MD5OfMessageAttributes).toBe(sent.MD5OfMessageAttributes);
-    expect(message.Attributes).toMatchObject({ ApproximateReceiveCount: "1", SentTimestamp: expect.stringMatching(/^\d+$/) });
+    expect(message.Attributes).toMatchObject({
+      ApproximateReceiveCount: "1",
+      SentTimestamp: expect.stringMatching(/^\d+$/),
+    });
     expect((await h.rpc.getQueue({ name: "cli-work" })).queue!.stats).toMatchObject({ visible: 0n, inFlight: 1n });
 
-    const deleted = await sqs(["delete-message", "--queue-url", h.urlOf("cli-work"), "--receipt-handle", message.ReceiptHandle as string]);
+    const deleted = await sqs([
+      "delete-message",
+      "--queue-url",
+      h.urlOf("cli-work"),
+      "--receipt-handle",
+      message.ReceiptHandle as string,
+    ]);
     expect(deleted.code, deleted.stderr).toBe(0);
-    expect((await h.rpc.getQueue({ name: "cli-work" })).queue!.stats).toMatchObject({ visible: 0n, inFlight: 0n, delayed: 0n });
+    expect((await h.rpc.getQueue({ name: "cli-work" })).queue!.stats).toMatchObject({
+      visible: 0n,
+      inFlight: 0n,
+      delayed: 0n,
+    });
   }, 60_000);
 
   it("exits non-zero with SQS's error code for a queue that does not exist", async () => {

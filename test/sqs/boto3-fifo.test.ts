@@ -28,13 +28,21 @@ describe("FIFO queues through boto3", () => {
     expect(result.output).toMatch(/\d+ passed/);
   };
 
-  it.skipIf(skipWithout(missingBoto3))("passes test_boto3_fifo.py with Debian's boto3 (query protocol)", async () => {
-    expect(missingBoto3, "Debian packages missing (see .ci/run)").toEqual([]);
-    await passes({ python: systemPython, protocol: "query" });
-  }, 150_000);
+  it.skipIf(skipWithout(missingBoto3))(
+    "passes test_boto3_fifo.py with Debian's boto3 (query protocol)",
+    async () => {
+      expect(missingBoto3, "Debian packages missing (see .ci/run)").toEqual([]);
+      await passes({ python: systemPython, protocol: "query" });
+    },
+    150_000,
+  );
 
   // Optional: CI's Debian image has no boto3 that speaks JSON (run-pytest.ts).
-  it.skipIf(jsonBoto3Python === undefined)("passes test_boto3_fifo.py with a current boto3 (JSON protocol)", async () => {
-    await passes({ python: jsonBoto3Python!, protocol: "json" });
-  }, 150_000);
+  it.skipIf(jsonBoto3Python === undefined)(
+    "passes test_boto3_fifo.py with a current boto3 (JSON protocol)",
+    async () => {
+      await passes({ python: jsonBoto3Python!, protocol: "json" });
+    },
+    150_000,
+  );
 });

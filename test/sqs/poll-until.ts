@@ -7,7 +7,10 @@ export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => b
   for (let waited = 0; ; waited += 20) {
     const value = await read();
     if (done(value)) return value;
-    if (waited > 10_000) throw new Error(`never done: ${JSON.stringify(value, (_, item: unknown) => (typeof item === "bigint" ? String(item) : item))}`);
+    if (waited > 10_000)
+      throw new Error(
+        `never done: ${JSON.stringify(value, (_, item: unknown) => (typeof item === "bigint" ? String(item) : item))}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

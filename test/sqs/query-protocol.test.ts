@@ -133,21 +133,29 @@ function botocore<T>(jobs: Job[]): T[] {
 }
 
 /** The body botocore sends for each call, decoded. */
-function decodeAsSent(calls: [string, Record<string, unknown>][]): { body: string; decoded: ReturnType<typeof decodeQueryRequest> }[] {
+function decodeAsSent(
+  calls: [string, Record<string, unknown>][],
+): { body: string; decoded: ReturnType<typeof decodeQueryRequest> }[] {
   const sent = botocore<{ body: string }>(calls.map(([operation, params]) => ({ kind: "request", operation, params })));
   return sent.map(({ body }) => ({ body, decoded: decodeQueryRequest(new URLSearchParams(body)) }));
 }
 
 /** What botocore reads from each answer we encode. */
-function readBack(answers: [string, Record<string, unknown>][]): { output: Record<string, unknown>; requestId: string }[] {
+function readBack(
+  answers: [string, Record<string, unknown>][],
+): { output: Record<string, unknown>; requestId: string }[] {
   return botocore<{ output: Record<string, unknown>; requestId: string }>(
-    answers.map(([operation, output], index) => ({ kind: "response", operation, xml: encodeQueryResponse(operation, output, `req-${index}`) })),
+    answers.map(([operation, output], index) => ({
+      kind: "response",
+      operation,
+      xml: encodeQueryResponse(operation, output, `req-${index}`),
+    })),
   );
 }
 
 // Bodies that XML mangles unless escaped: quotes, CR (parsers turn it into LF), markup, and text beyond ASCII.
 const awkwardBodies = [
-  'say "hi" and \'bye\'',
+  "say \"hi\" and 'bye'",
   "carriage\rreturn",
   "crlf\r\nline\nlf\r\n",
   "<Body>&amp; &lt; ]]> </Body>",
@@ -189,8 +197,14 @@ describe.skipIf(skipWithout(missing))("query requests as botocore 1.29 writes th
     ],
     ["GetQueueUrl", { QueueName: "orders", QueueOwnerAWSAccountId: "000000000000" }],
     ["ListQueues", { QueueNamePrefix: "ord", NextToken: "tok/en+==", MaxResults: 1000 }],
-    ["GetQueueAttributes", { QueueUrl: "http://localhost:9324/000000000000/q", AttributeNames: ["All", "QueueArn", "VisibilityTimeout"] }],
-    ["SetQueueAttributes", { QueueUrl: "http://localhost/q", Attributes: { VisibilityTimeout: "60", Policy: '{"Version":"2012-10-17"}' } }],
+    [
+      "GetQueueAttributes",
+      { QueueUrl: "http://localhost:9324/000000000000/q", AttributeNames: ["All", "QueueArn", "VisibilityTimeout"] },
+    ],
+    [
+      "SetQueueAttributes",
+      { QueueUrl: "http://localhost/q", Attributes: { VisibilityTimeout: "60", Policy: '{"Version":"2012-10-17"}' } },
+    ],
     ["DeleteQueue", { QueueUrl: "http://localhost/q" }],
     ["PurgeQueue", { QueueUrl: "http://localhost/q" }],
     [
@@ -200,7 +214,9 @@ describe.skipIf(skipWithout(missing))("query requests as botocore 1.29 writes th
         MessageBody: awkwardBodies.join("|"),
         DelaySeconds: 900,
         MessageAttributes: everyAttributeType,
-        MessageSystemAttributes: { AWSTraceHeader: { DataType: "String", StringValue: "Root=1-5759e988-bd862e3fe1be46a994272793" } },
+        MessageSystemAttributes: {
+          AWSTraceHeader: { DataType: "String", StringValue: "Root=1-5759e988-bd862e3fe1be46a994272793" },
+        },
         MessageDeduplicationId: "dedup-1",
         MessageGroupId: "group-1",
       },
@@ -216,7 +232,10 @@ describe.skipIf(skipWithout(missing))("query requests as botocore 1.29 writes th
           ...(index === 0 ? { DelaySeconds: 0, MessageAttributes: everyAttributeType } : {}),
           ...(index === 1 ? { MessageGroupId: "g", MessageDeduplicationId: "d" } : {}),
           ...(index === 2
-            ? { MessageSystemAttributes: { AWSTraceHeader: { DataType: "String", StringValue: "Root=1" } }, DelaySeconds: 7 }
+            ? {
+                MessageSystemAttributes: { AWSTraceHeader: { DataType: "String", StringValue: "Root=1" } },
+                DelaySeconds: 7,
+              }
             : {}),
         })),
       },
@@ -236,14 +255,23 @@ describe.skipIf(skipWithout(missing))("query requests as botocore 1.29 writes th
     ["DeleteMessage", { QueueUrl: "http://localhost/q", ReceiptHandle: "AQEB+abc/def==" }],
     [
       "DeleteMessageBatch",
-      { QueueUrl: "http://localhost/q", Entries: [{ Id: "a", ReceiptHandle: "h1+/=" }, { Id: "b", ReceiptHandle: "h2" }] },
+      {
+        QueueUrl: "http://localhost/q",
+        Entries: [
+          { Id: "a", ReceiptHandle: "h1+/=" },
+          { Id: "b", ReceiptHandle: "h2" },
+        ],
+      },
     ],
     ["ChangeMessageVisibility", { QueueUrl: "http://localhost/q", ReceiptHandle: "h", VisibilityTimeout: 43200 }],
     [
       "ChangeMessageVisibilityBatch",
       {
         QueueUrl: "http://localhost/q",
-        Entries: [{ Id: "a", ReceiptHandle: "h1", VisibilityTimeout: 30 }, { Id: "b", ReceiptHandle: "h2" }],
+        Entries: [
+          { Id: "a", ReceiptHandle: "h1", VisibilityTimeout: 30 },
+          { Id: "b", ReceiptHandle: "h2" },
+        ],
       },
     ],
     ["ListDeadLetterSourceQueues", { QueueUrl: "http://localhost/dlq", NextToken: "t", MaxResults: 5 }],
@@ -263,7 +291,11 @@ describe.skipIf(skipWithout(missing))("query requests as botocore 1.29 writes th
     // Not in botocore 1.29's model: written in its conventions from client-sqs's schema.
     [
       "StartMessageMoveTask",
-      { SourceArn: "arn:aws:sqs:us-east-1:0:dlq", DestinationArn: "arn:aws:sqs:us-east-1:0:q", MaxNumberOfMessagesPerSecond: 50 },
+      {
+        SourceArn: "arn:aws:sqs:us-east-1:0:dlq",
+        DestinationArn: "arn:aws:sqs:us-east-1:0:q",
+        MaxNumberOfMessagesPerSecond: 50,
+      },
     ],
     ["CancelMessageMoveTask", { TaskHandle: "eyJ0YXNrIjoiMSJ9" }],
     ["ListMessageMoveTasks", { SourceArn: "arn:aws:sqs:us-east-1:0:dlq", MaxResults: 10 }],
@@ -305,7 +337,10 @@ describe.skipIf(skipWithout(missing))("query requests as botocore 1.29 writes th
     const sent = decodeAsSent([
       ["SendMessageBatch", { QueueUrl: "u", Entries: [] }],
       ["GetQueueAttributes", { QueueUrl: "u", AttributeNames: [] }],
-      ["SendMessage", { QueueUrl: "u", MessageBody: "b", MessageAttributes: { a: { DataType: "String", StringListValues: [] } } }],
+      [
+        "SendMessage",
+        { QueueUrl: "u", MessageBody: "b", MessageAttributes: { a: { DataType: "String", StringListValues: [] } } },
+      ],
     ]);
     expect(sent.map(({ body }) => body)).toEqual([
       "Action=SendMessageBatch&Version=2012-11-05&QueueUrl=u&Entries=",
@@ -321,16 +356,24 @@ describe.skipIf(skipWithout(missing))("query requests as botocore 1.29 writes th
   });
 
   it("reads MessageSystemAttributeNames, whose wire name is AttributeName, as AttributeNames", () => {
-    const [sent] = decodeAsSent([["ReceiveMessage", { QueueUrl: "u", MessageSystemAttributeNames: ["SenderId", "All"] }]]);
-    expect(sent!.body).toBe("Action=ReceiveMessage&Version=2012-11-05&QueueUrl=u&AttributeName.1=SenderId&AttributeName.2=All");
+    const [sent] = decodeAsSent([
+      ["ReceiveMessage", { QueueUrl: "u", MessageSystemAttributeNames: ["SenderId", "All"] }],
+    ]);
+    expect(sent!.body).toBe(
+      "Action=ReceiveMessage&Version=2012-11-05&QueueUrl=u&AttributeName.1=SenderId&AttributeName.2=All",
+    );
     expect(sent!.decoded.input).toEqual({ QueueUrl: "u", AttributeNames: ["SenderId", "All"] });
     // The member's own name is accepted too, from clients that follow it.
-    const named = decodeQueryRequest(new URLSearchParams("Action=ReceiveMessage&QueueUrl=u&MessageSystemAttributeName.1=SenderId"));
+    const named = decodeQueryRequest(
+      new URLSearchParams("Action=ReceiveMessage&QueueUrl=u&MessageSystemAttributeName.1=SenderId"),
+    );
     expect(named.input).toEqual({ QueueUrl: "u", MessageSystemAttributeNames: ["SenderId"] });
   });
 
   it("keeps a tag or attribute named __proto__ as a plain key", () => {
-    const [sent] = decodeAsSent([["TagQueue", { QueueUrl: "u", ...JSON.parse('{"Tags": {"__proto__": "x", "constructor": "y"}}') }]]);
+    const [sent] = decodeAsSent([
+      ["TagQueue", { QueueUrl: "u", ...JSON.parse('{"Tags": {"__proto__": "x", "constructor": "y"}}') }],
+    ]);
     const tags = sent!.decoded.input.Tags as Record<string, unknown>;
     expect(Object.getPrototypeOf(tags)).toBe(Object.prototype);
     expect(Object.entries(tags)).toEqual([
@@ -346,7 +389,12 @@ describe.skipIf(skipWithout(missing))("query answers as botocore 1.29 reads them
     ReceiptHandle: `AQEB${index}+/handle==`,
     MD5OfBody: "fafb00f5732ab283681e124bf8747ed1",
     Body: body,
-    Attributes: { SenderId: "AIDAEXAMPLE", SentTimestamp: "1700000000000", ApproximateReceiveCount: "1", MessageGroupId: "g<&>" },
+    Attributes: {
+      SenderId: "AIDAEXAMPLE",
+      SentTimestamp: "1700000000000",
+      ApproximateReceiveCount: "1",
+      MessageGroupId: "g<&>",
+    },
     MD5OfMessageAttributes: "19e27d4e946b072f3f58da80d94fd778",
     MessageAttributes: everyAttributeType,
   });
@@ -357,7 +405,13 @@ describe.skipIf(skipWithout(missing))("query answers as botocore 1.29 reads them
     ["ListQueues", { QueueUrls: ["http://h/0/a", "http://h/0/b", "http://h/0/c"], NextToken: "next+/=" }],
     [
       "GetQueueAttributes",
-      { Attributes: { VisibilityTimeout: "30", Policy: '{"Statement":[{"Effect":"Allow"}]}', QueueArn: "arn:aws:sqs:us-east-1:0:q" } },
+      {
+        Attributes: {
+          VisibilityTimeout: "30",
+          Policy: '{"Statement":[{"Effect":"Allow"}]}',
+          QueueArn: "arn:aws:sqs:us-east-1:0:q",
+        },
+      },
     ],
     [
       "SendMessage",
@@ -400,7 +454,13 @@ describe.skipIf(skipWithout(missing))("query answers as botocore 1.29 reads them
             ApproximateNumberOfMessagesToMove: 100,
             StartedTimestamp: 1700000000000,
           },
-          { Status: "FAILED", SourceArn: "arn:s", ApproximateNumberOfMessagesMoved: 0, FailureReason: "AccessDenied", StartedTimestamp: 1 },
+          {
+            Status: "FAILED",
+            SourceArn: "arn:s",
+            ApproximateNumberOfMessagesMoved: 0,
+            FailureReason: "AccessDenied",
+            StartedTimestamp: 1,
+          },
         ],
       },
     ],
@@ -441,33 +501,63 @@ describe.skipIf(skipWithout(missing))("query answers as botocore 1.29 reads them
           `<ResponseMetadata><RequestId>rid-&lt;1&gt;</RequestId></ResponseMetadata></${action}Response>`,
       );
     }
-    expect(readBack(actions.map((action) => [action, {}]))).toEqual(actions.map((_, index) => ({ output: {}, requestId: `req-${index}` })));
+    expect(readBack(actions.map((action) => [action, {}]))).toEqual(
+      actions.map((_, index) => ({ output: {}, requestId: `req-${index}` })),
+    );
   });
 
   it("refuses, as the dispatcher's mistake, an action with no shape or an output that does not fit its shape", () => {
     expect(() => encodeQueryResponse("Frobnicate", {}, "r")).toThrow(TypeError);
-    expect(() => encodeQueryResponse("ListQueues", { QueueUrls: "not a list" }, "r")).toThrow(/ListQueues\.QueueUrls is not an array/);
-    expect(() => encodeQueryResponse("CancelMessageMoveTask", { ApproximateNumberOfMessagesMoved: 1.5 }, "r")).toThrow(TypeError);
-    expect(() => encodeQueryResponse("ReceiveMessage", { Messages: [{ Body: 7 }] }, "r")).toThrow(/Messages\[0\]\.Body is not a string/);
+    expect(() => encodeQueryResponse("ListQueues", { QueueUrls: "not a list" }, "r")).toThrow(
+      /ListQueues\.QueueUrls is not an array/,
+    );
+    expect(() => encodeQueryResponse("CancelMessageMoveTask", { ApproximateNumberOfMessagesMoved: 1.5 }, "r")).toThrow(
+      TypeError,
+    );
+    expect(() => encodeQueryResponse("ReceiveMessage", { Messages: [{ Body: 7 }] }, "r")).toThrow(
+      /Messages\[0\]\.Body is not a string/,
+    );
   });
 
   it("writes errors that boto3 reports with their legacy code, message, type and status, as its modeled exceptions", () => {
     const errors: [SqsError, string][] = [
       [sqsErrors.queueDoesNotExist(), "QueueDoesNotExist"],
-      [sqsErrors.queueNameExists("A queue already exists with the same name and a different value for attribute X"), "QueueNameExists"],
-      [sqsErrors.invalidParameterValue('Value "<x>" & \r\n for parameter VisibilityTimeout is invalid. Reason: 😀'), "ClientError"],
+      [
+        sqsErrors.queueNameExists("A queue already exists with the same name and a different value for attribute X"),
+        "QueueNameExists",
+      ],
+      [
+        sqsErrors.invalidParameterValue('Value "<x>" & \r\n for parameter VisibilityTimeout is invalid. Reason: 😀'),
+        "ClientError",
+      ],
       [sqsErrors.missingParameter("The request must contain the parameter QueueUrl."), "ClientError"],
-      [sqsErrors.receiptHandleIsInvalid('The input receipt handle "AQEB" is not a valid receipt handle.'), "ReceiptHandleIsInvalid"],
+      [
+        sqsErrors.receiptHandleIsInvalid('The input receipt handle "AQEB" is not a valid receipt handle.'),
+        "ReceiptHandleIsInvalid",
+      ],
       [sqsErrors.overLimit("Too many messages in flight."), "OverLimit"],
-      [sqsErrors.purgeQueueInProgress("Only one PurgeQueue operation on q is allowed every 60 seconds."), "PurgeQueueInProgress"],
-      [sqsErrors.tooManyEntriesInBatchRequest("Maximum number of entries per request are 10."), "TooManyEntriesInBatchRequest"],
-      [sqsErrors.emptyBatchRequest("There should be at least one SendMessageBatchRequestEntry in the request."), "EmptyBatchRequest"],
+      [
+        sqsErrors.purgeQueueInProgress("Only one PurgeQueue operation on q is allowed every 60 seconds."),
+        "PurgeQueueInProgress",
+      ],
+      [
+        sqsErrors.tooManyEntriesInBatchRequest("Maximum number of entries per request are 10."),
+        "TooManyEntriesInBatchRequest",
+      ],
+      [
+        sqsErrors.emptyBatchRequest("There should be at least one SendMessageBatchRequestEntry in the request."),
+        "EmptyBatchRequest",
+      ],
       [sqsErrors.unsupportedOperation("Message move tasks are not supported."), "UnsupportedOperation"],
       [sqsErrors.invalidAction("Frobnicate"), "ClientError"],
       [sqsErrors.internalError(), "ClientError"],
     ];
     const met = botocore<{ exception: string; error: Record<string, unknown>; requestId: string; status: number }>(
-      errors.map(([error], index) => ({ kind: "error", status: error.httpStatus, xml: encodeQueryError(error, `err-${index}`) })),
+      errors.map(([error], index) => ({
+        kind: "error",
+        status: error.httpStatus,
+        xml: encodeQueryError(error, `err-${index}`),
+      })),
     );
     errors.forEach(([error, exception], index) => {
       expect(met[index], error.legacyCode).toEqual({
@@ -487,7 +577,9 @@ describe("query errors and escaping", () => {
         "<Code>AWS.SimpleQueueService.NonExistentQueue</Code><Message>The specified queue does not exist.</Message><Detail/></Error>" +
         "<RequestId>r-1</RequestId></ErrorResponse>",
     );
-    expect(encodeQueryError(sqsErrors.serviceUnavailable("down"), "r")).toContain("<Type>Receiver</Type><Code>ServiceUnavailable</Code>");
+    expect(encodeQueryError(sqsErrors.serviceUnavailable("down"), "r")).toContain(
+      "<Type>Receiver</Type><Code>ServiceUnavailable</Code>",
+    );
   });
 
   it("replaces what XML 1.0 cannot carry, even as a reference, with U+FFFD, and keeps tab, LF and astral characters", () => {
@@ -512,7 +604,10 @@ describe("hostile query requests", () => {
   it("answers a request without Action with MissingAction", () => {
     for (const query of ["", "QueueUrl=u", "Action=", "action=ListQueues"]) {
       const error = sqsErrorOf(query);
-      expect([error.legacyCode, error.message]).toEqual(["MissingAction", "The request must contain the parameter Action."]);
+      expect([error.legacyCode, error.message]).toEqual([
+        "MissingAction",
+        "The request must contain the parameter Action.",
+      ]);
     }
   });
 
@@ -535,13 +630,31 @@ describe("hostile query requests", () => {
   });
 
   it("refuses integers that are not 32-bit integers with InvalidParameterValue naming the parameter", () => {
-    for (const value of ["abc", "1.5", "1e3", " 5", "5 ", "+5", "", "0x10", "2147483648", "-2147483649", "99999999999999999999999"]) {
+    for (const value of [
+      "abc",
+      "1.5",
+      "1e3",
+      " 5",
+      "5 ",
+      "+5",
+      "",
+      "0x10",
+      "2147483648",
+      "-2147483649",
+      "99999999999999999999999",
+    ]) {
       const error = sqsErrorOf(`Action=ReceiveMessage&QueueUrl=u&MaxNumberOfMessages=${encodeURIComponent(value)}`);
       expect([error.legacyCode, error.httpStatus]).toEqual(["InvalidParameterValue", 400]);
-      expect(error.message).toBe(`Value ${value} for parameter MaxNumberOfMessages is invalid. Reason: Must be an integer.`);
+      expect(error.message).toBe(
+        `Value ${value} for parameter MaxNumberOfMessages is invalid. Reason: Must be an integer.`,
+      );
     }
-    const nested = sqsErrorOf("Action=SendMessageBatch&SendMessageBatchRequestEntry.2.Id=a&SendMessageBatchRequestEntry.2.DelaySeconds=soon");
-    expect(nested.message).toBe("Value soon for parameter SendMessageBatchRequestEntry.2.DelaySeconds is invalid. Reason: Must be an integer.");
+    const nested = sqsErrorOf(
+      "Action=SendMessageBatch&SendMessageBatchRequestEntry.2.Id=a&SendMessageBatchRequestEntry.2.DelaySeconds=soon",
+    );
+    expect(nested.message).toBe(
+      "Value soon for parameter SendMessageBatchRequestEntry.2.DelaySeconds is invalid. Reason: Must be an integer.",
+    );
     // In range but out of bounds is the action's to refuse, with SQS's own reason.
     expect(decode("Action=ChangeMessageVisibility&VisibilityTimeout=-1").input).toEqual({ VisibilityTimeout: -1 });
     expect(decode("Action=ListQueues&MaxResults=2147483647").input).toEqual({ MaxResults: 2147483647 });
@@ -558,7 +671,8 @@ describe("hostile query requests", () => {
       ["Ten", "2"],
       ["Last", "3"],
     ]);
-    const tagKeys = decode("Action=UntagQueue&TagKey.9007199254740993=b&TagKey.9007199254740992=a&TagKey.3=first").input.TagKeys;
+    const tagKeys = decode("Action=UntagQueue&TagKey.9007199254740993=b&TagKey.9007199254740992=a&TagKey.3=first").input
+      .TagKeys;
     expect(tagKeys).toEqual(["first", "a", "b"]);
   });
 
@@ -568,9 +682,11 @@ describe("hostile query requests", () => {
         "Action=UntagQueue&TagKey.0=zero&TagKey.01=lead&TagKey.x=name&TagKey.-1=neg&TagKey.1.5=deep&TagKey.2=kept&TagKey..3=dots",
       ).input,
     ).toEqual({ TagKeys: ["kept"] });
-    expect(decode("Action=SetQueueAttributes&Attribute.1.Junk=1&Attribute.2.Name=A&Attribute.2.Value=v").input).toEqual({
-      Attributes: { A: "v" },
-    });
+    expect(decode("Action=SetQueueAttributes&Attribute.1.Junk=1&Attribute.2.Name=A&Attribute.2.Value=v").input).toEqual(
+      {
+        Attributes: { A: "v" },
+      },
+    );
     expect(decode("Action=DeleteMessageBatch&DeleteMessageBatchRequestEntry.1.Bogus=1").input).toEqual({});
     expect(decode("Action=DeleteMessageBatch&Entries=x").input).toEqual({});
   });
@@ -590,14 +706,19 @@ describe("hostile query requests", () => {
     ];
     for (const [query, parameter] of cases) {
       const error = sqsErrorOf(query);
-      expect([error.legacyCode, error.message]).toEqual(["MissingParameter", `The request must contain the parameter ${parameter}.`]);
+      expect([error.legacyCode, error.message]).toEqual([
+        "MissingParameter",
+        `The request must contain the parameter ${parameter}.`,
+      ]);
     }
   });
 
   it("keeps a message attribute's value as sent, for the action to judge (DataType missing, no value)", () => {
-    expect(decode("Action=SendMessage&MessageAttribute.1.Name=a&MessageAttribute.1.Value.StringValue=s").input).toEqual({
-      MessageAttributes: { a: { StringValue: "s" } },
-    });
+    expect(decode("Action=SendMessage&MessageAttribute.1.Name=a&MessageAttribute.1.Value.StringValue=s").input).toEqual(
+      {
+        MessageAttributes: { a: { StringValue: "s" } },
+      },
+    );
   });
 
   it("never lets __proto__ or constructor reach a prototype", () => {
@@ -615,18 +736,43 @@ describe("hostile query requests", () => {
   });
 
   it("takes invalid UTF-8 and broken percent-escapes as URLSearchParams decodes them (U+FFFD), without failing", () => {
-    const decoded = decode("Action=SendMessage&MessageBody=%FF%FEa%ED%A0%80b%C3&MessageGroupId=%zz%&Attribute%FF.1.Name=x&%FF=1");
+    const decoded = decode(
+      "Action=SendMessage&MessageBody=%FF%FEa%ED%A0%80b%C3&MessageGroupId=%zz%&Attribute%FF.1.Name=x&%FF=1",
+    );
     expect(decoded.input).toEqual({ MessageBody: "\uFFFD\uFFFDa\uFFFD\uFFFD\uFFFDb\uFFFD", MessageGroupId: "%zz%" });
   });
 
   it("throws nothing but SqsError, whatever the form", () => {
     const segment = fc.constantFrom(
-      "Action", "SendMessageBatch", "SendMessageBatchRequestEntry", "MessageAttribute", "Attribute", "Tag", "Name", "Value", "Key",
-      "DataType", "StringValue", "BinaryValue", "StringListValue", "DelaySeconds", "MaxNumberOfMessages", "Id", "__proto__",
-      "1", "2", "10", "0", "99999999999999999999", "",
+      "Action",
+      "SendMessageBatch",
+      "SendMessageBatchRequestEntry",
+      "MessageAttribute",
+      "Attribute",
+      "Tag",
+      "Name",
+      "Value",
+      "Key",
+      "DataType",
+      "StringValue",
+      "BinaryValue",
+      "StringListValue",
+      "DelaySeconds",
+      "MaxNumberOfMessages",
+      "Id",
+      "__proto__",
+      "1",
+      "2",
+      "10",
+      "0",
+      "99999999999999999999",
+      "",
     );
     const name = fc.array(segment, { minLength: 1, maxLength: 6 }).map((segments) => segments.join("."));
-    const value = fc.oneof(fc.string(), fc.constantFrom("SendMessageBatch", "SendMessage", "CreateQueue", "ReceiveMessage", "7", "-1", "x"));
+    const value = fc.oneof(
+      fc.string(),
+      fc.constantFrom("SendMessageBatch", "SendMessage", "CreateQueue", "ReceiveMessage", "7", "-1", "x"),
+    );
     fc.assert(
       fc.property(fc.array(fc.tuple(name, value), { maxLength: 30 }), (pairs) => {
         const params = new URLSearchParams(pairs);

@@ -8,13 +8,23 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
 import { ReceivedMessageSchema, type ReceivedMessage } from "../../gen/holdshelf/v1/message_pb.js";
-import { attemptWindowMs, checkAttemptId, ReceiveAttempts, type AttemptKey } from "../../src/sqs/actions/receive-attempts.js";
+import {
+  attemptWindowMs,
+  checkAttemptId,
+  ReceiveAttempts,
+  type AttemptKey,
+} from "../../src/sqs/actions/receive-attempts.js";
 import { SqsError } from "../../src/sqs/sqs-error.js";
 import { FakeClock } from "../support/fake-clock.js";
 
 const key = (attemptId: string, caller = "ops", queue = "orders.fifo"): AttemptKey => ({ caller, queue, attemptId });
 const fifoMessage = (body: string, bodyBytes = body.length): ReceivedMessage =>
-  create(ReceivedMessageSchema, { messageId: body, receiptHandle: `handle-${body}`, body: new Uint8Array(bodyBytes), messageGroupId: "g" });
+  create(ReceivedMessageSchema, {
+    messageId: body,
+    receiptHandle: `handle-${body}`,
+    body: new Uint8Array(bodyBytes),
+    messageGroupId: "g",
+  });
 const answered = (...messages: ReceivedMessage[]) => Promise.resolve(messages);
 // remember() learns what an answer held once it settles.
 const settled = () => new Promise((resolve) => setImmediate(resolve));
@@ -60,8 +70,19 @@ describe("ReceiveAttempts", () => {
     // As a decoded answer gives them: bodies are views into one larger buffer.
     const wire = Buffer.from("first|second");
     const messages = [
-      create(ReceivedMessageSchema, { messageId: "1", receiptHandle: "h1", messageGroupId: "g", body: wire.subarray(0, 5), checkpoint: Buffer.from("progress") }),
-      create(ReceivedMessageSchema, { messageId: "2", receiptHandle: "h2", messageGroupId: "g", body: wire.subarray(6) }),
+      create(ReceivedMessageSchema, {
+        messageId: "1",
+        receiptHandle: "h1",
+        messageGroupId: "g",
+        body: wire.subarray(0, 5),
+        checkpoint: Buffer.from("progress"),
+      }),
+      create(ReceivedMessageSchema, {
+        messageId: "2",
+        receiptHandle: "h2",
+        messageGroupId: "g",
+        body: wire.subarray(6),
+      }),
     ];
     attempts.remember(key("a"), answered(...messages));
     await settled();
@@ -133,16 +154,23 @@ describe("ReceiveAttempts", () => {
     attributed.attributes = { note: "é".repeat(3_000) };
     attempts.remember(key("attributed"), answered(attributed));
     await settled();
-    expect([attempts.find(key("plain")), attempts.find(key("attributed"))].map((found) => found !== undefined)).toEqual([false, true]);
+    expect([attempts.find(key("plain")), attempts.find(key("attributed"))].map((found) => found !== undefined)).toEqual(
+      [false, true],
+    );
   });
 });
 
 describe("checkAttemptId", () => {
   it("takes 1 to 128 alphanumeric or punctuation characters, and refuses anything else as InvalidParameterValue", () => {
-    for (const id of ["a", "x".repeat(128), "retry-1_!#$%&'()*+,./:;<=>?@[\\]^`{|}~"]) expect(checkAttemptId(id)).toBe(id);
+    for (const id of ["a", "x".repeat(128), "retry-1_!#$%&'()*+,./:;<=>?@[\\]^`{|}~"])
+      expect(checkAttemptId(id)).toBe(id);
     for (const id of ["", "x".repeat(129), "has space", "tab\t", "é"]) {
       expect(() => checkAttemptId(id), JSON.stringify(id)).toThrow(
-        expect.objectContaining({ constructor: SqsError, legacyCode: "InvalidParameterValue", message: expect.stringMatching(/ReceiveRequestAttemptId/) }),
+        expect.objectContaining({
+          constructor: SqsError,
+          legacyCode: "InvalidParameterValue",
+          message: expect.stringMatching(/ReceiveRequestAttemptId/),
+        }),
       );
     }
   });

@@ -8,7 +8,12 @@
 import { create } from "@bufbuild/protobuf";
 import { durationFromMs, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
-import { EntryResultSchema, ReceivedMessageSchema, type EntryResult, type ReceivedMessage } from "../../gen/holdshelf/v1/message_pb.js";
+import {
+  EntryResultSchema,
+  ReceivedMessageSchema,
+  type EntryResult,
+  type ReceivedMessage,
+} from "../../gen/holdshelf/v1/message_pb.js";
 import type { SqsActionContext } from "../../src/sqs/actions/action-context.js";
 import { receiveWithAttempt, type ReceiveCall } from "../../src/sqs/actions/receive-with-attempt.js";
 import { ReceiveAttempts } from "../../src/sqs/actions/receive-attempts.js";
@@ -47,9 +52,20 @@ describe("receiveWithAttempt", () => {
     const clock = new FakeClock();
     const { context, calls, next } = scriptedContext(clock);
     const leased = (id: string): ReceivedMessage =>
-      create(ReceivedMessageSchema, { messageId: id, receiptHandle: `handle-${id}`, messageGroupId: "g", leaseDeadline: timestampFromMs(clock.now() + 30_000) });
+      create(ReceivedMessageSchema, {
+        messageId: id,
+        receiptHandle: `handle-${id}`,
+        messageGroupId: "g",
+        leaseDeadline: timestampFromMs(clock.now() + 30_000),
+      });
     const renewal = (code: number, reason = ""): { results: EntryResult[] } => ({
-      results: [create(EntryResultSchema, { code, reason, ...(code === 0 ? { leaseDeadline: timestampFromMs(clock.now() + 30_000) } : {}) })],
+      results: [
+        create(EntryResultSchema, {
+          code,
+          reason,
+          ...(code === 0 ? { leaseDeadline: timestampFromMs(clock.now() + 30_000) } : {}),
+        }),
+      ],
     });
 
     const first = receiveWithAttempt(context, key, call);
@@ -80,12 +96,21 @@ describe("receiveWithAttempt", () => {
 
     // A receive that fails (as the broker's answer rejecting) leaves its sharer to receive anew.
     let fail!: (error: Error) => void;
-    const failing = receiveWithAttempt({ ...context, queues: { call: () => new Promise((_, reject) => (fail = reject)) } } as unknown as SqsActionContext, key, call);
+    const failing = receiveWithAttempt(
+      {
+        ...context,
+        queues: { call: () => new Promise((_, reject) => (fail = reject)) },
+      } as unknown as SqsActionContext,
+      key,
+      call,
+    );
     const sharer = receiveWithAttempt(context, key, call);
     fail(new Error("storage down"));
     await expect(failing).rejects.toThrow("storage down");
     const own = await next("receive");
-    own.answer({ messages: [create(ReceivedMessageSchema, { messageId: "m1", receiptHandle: "h1", messageGroupId: "g" })] });
+    own.answer({
+      messages: [create(ReceivedMessageSchema, { messageId: "m1", receiptHandle: "h1", messageGroupId: "g" })],
+    });
     expect((await sharer).map((message) => message.messageId)).toEqual(["m1"]);
   });
 
@@ -95,7 +120,14 @@ describe("receiveWithAttempt", () => {
     const deadline = clock.now() + 30_000;
     const first = receiveWithAttempt(context, key, call);
     (await next("receive")).answer({
-      messages: [create(ReceivedMessageSchema, { messageId: "m1", receiptHandle: "h1", messageGroupId: "g", leaseDeadline: timestampFromMs(deadline) })],
+      messages: [
+        create(ReceivedMessageSchema, {
+          messageId: "m1",
+          receiptHandle: "h1",
+          messageGroupId: "g",
+          leaseDeadline: timestampFromMs(deadline),
+        }),
+      ],
     });
     await first;
     const capped = { results: [create(EntryResultSchema, { code: 9, reason: "LEASE_LIMIT_EXCEEDED" })] };

@@ -6,7 +6,10 @@ import { testAccountId, type SqsHarness } from "./sqs-harness.js";
 const run = promisify(execFile);
 
 /** The Debian packages the query-protocol pytest files need and this machine lacks (CI installs them: .ci/run). */
-export const missingBoto3 = spawnSync(systemPython, ["-c", "import boto3, botocore, pytest"]).status === 0 ? [] : ["python3-boto3, python3-pytest"];
+export const missingBoto3 =
+  spawnSync(systemPython, ["-c", "import boto3, botocore, pytest"]).status === 0
+    ? []
+    : ["python3-boto3, python3-pytest"];
 
 /**
  * An interpreter whose boto3 speaks SQS's JSON protocol (botocore ≥ 1.34.90,
@@ -58,6 +61,9 @@ export async function runPytest(
     maxBuffer: 16 * 1024 * 1024,
   }).then(
     ({ stdout, stderr }) => ({ code: 0, output: stdout + stderr }),
-    (error: { code?: number | string; stdout?: string; stderr?: string }) => ({ code: error.code, output: `${error.stdout ?? ""}${error.stderr ?? ""}` }),
+    (error: { code?: number | string; stdout?: string; stderr?: string }) => ({
+      code: error.code,
+      output: `${error.stdout ?? ""}${error.stderr ?? ""}`,
+    }),
   );
 }

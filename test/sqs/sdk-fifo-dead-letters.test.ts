@@ -22,7 +22,10 @@ describe("FIFO dead-letter queues through @aws-sdk/client-sqs", () => {
     await h.sqs.send(
       new CreateQueueCommand({
         QueueName: "work.fifo",
-        Attributes: { FifoQueue: "true", RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arnOf("dlq.fifo"), maxReceiveCount: 1 }) },
+        Attributes: {
+          FifoQueue: "true",
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arnOf("dlq.fifo"), maxReceiveCount: 1 }),
+        },
       }),
     );
   });
@@ -33,10 +36,16 @@ describe("FIFO dead-letter queues through @aws-sdk/client-sqs", () => {
   const receiveAll = async (queue: string, VisibilityTimeout?: number): Promise<Message[]> =>
     (
       await h.sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: h.urlOf(queue), MaxNumberOfMessages: 10, MessageSystemAttributeNames: ["All"], VisibilityTimeout }),
+        new ReceiveMessageCommand({
+          QueueUrl: h.urlOf(queue),
+          MaxNumberOfMessages: 10,
+          MessageSystemAttributeNames: ["All"],
+          VisibilityTimeout,
+        }),
       )
     ).Messages ?? [];
-  const visible = async (queue: string): Promise<bigint> => (await h.rpc.getQueue({ name: queue })).queue!.stats!.visible;
+  const visible = async (queue: string): Promise<bigint> =>
+    (await h.rpc.getQueue({ name: queue })).queue!.stats!.visible;
   const groupOrder = (messages: readonly Message[]): Record<string, string[]> => {
     const groups: Record<string, string[]> = {};
     for (const message of messages) (groups[message.Attributes!["MessageGroupId"]!] ??= []).push(message.Body!);
@@ -45,16 +54,30 @@ describe("FIFO dead-letter queues through @aws-sdk/client-sqs", () => {
 
   it("moves spent messages to the FIFO dead-letter queue in group order, and a move task brings them back in order", async () => {
     const sent = new Map<string, string>();
-    for (const [body, group] of [["g1", "g"], ["h1", "h"], ["g2", "g"], ["g3", "g"], ["h2", "h"]] as const) {
+    for (const [body, group] of [
+      ["g1", "g"],
+      ["h1", "h"],
+      ["g2", "g"],
+      ["g3", "g"],
+      ["h2", "h"],
+    ] as const) {
       const { MessageId } = await h.sqs.send(
-        new SendMessageCommand({ QueueUrl: h.urlOf("work.fifo"), MessageBody: body, MessageGroupId: group, MessageDeduplicationId: body }),
+        new SendMessageCommand({
+          QueueUrl: h.urlOf("work.fifo"),
+          MessageBody: body,
+          MessageGroupId: group,
+          MessageDeduplicationId: body,
+        }),
       );
       sent.set(body, MessageId!);
     }
     // Each received once and released at once; the next receive dead-letters them instead of delivering them.
     expect(await receiveAll("work.fifo", 0)).toHaveLength(5);
     expect(await receiveAll("work.fifo")).toEqual([]);
-    await pollUntil(() => visible("dlq.fifo"), (count) => count === 5n);
+    await pollUntil(
+      () => visible("dlq.fifo"),
+      (count) => count === 5n,
+    );
 
     const dead = await receiveAll("dlq.fifo", 0);
     expect(groupOrder(dead)).toEqual({ g: ["g1", "g2", "g3"], h: ["h1", "h2"] });
@@ -67,7 +90,9 @@ describe("FIFO dead-letter queues through @aws-sdk/client-sqs", () => {
         SequenceNumber: expect.stringMatching(/^\d{20}$/),
       });
     }
-    const sequences = dead.filter((message) => message.Attributes!["MessageGroupId"] === "g").map((message) => BigInt(message.Attributes!["SequenceNumber"]!));
+    const sequences = dead
+      .filter((message) => message.Attributes!["MessageGroupId"] === "g")
+      .map((message) => BigInt(message.Attributes!["SequenceNumber"]!));
     expect([...sequences].sort((a, b) => (a < b ? -1 : 1))).toEqual(sequences);
 
     await h.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: arnOf("dlq.fifo") }));

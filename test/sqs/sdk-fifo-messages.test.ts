@@ -24,20 +24,42 @@ describe("FIFO queues' messages through @aws-sdk/client-sqs", () => {
   const clock = new FakeClock();
   beforeEach(async () => {
     h = await startSqsHarness({ clock });
-    url = (await h.sqs.send(new CreateQueueCommand({ QueueName: "orders.fifo", Attributes: { FifoQueue: "true", VisibilityTimeout: "30" } })))
-      .QueueUrl!;
+    url = (
+      await h.sqs.send(
+        new CreateQueueCommand({
+          QueueName: "orders.fifo",
+          Attributes: { FifoQueue: "true", VisibilityTimeout: "30" },
+        }),
+      )
+    ).QueueUrl!;
   });
   afterEach(async () => {
     await h.stop();
   });
 
   const send = (MessageBody: string, MessageGroupId: string, input: Partial<SendMessageCommandInput> = {}) =>
-    h.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody, MessageGroupId, MessageDeduplicationId: MessageBody, ...input }));
+    h.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: url,
+        MessageBody,
+        MessageGroupId,
+        MessageDeduplicationId: MessageBody,
+        ...input,
+      }),
+    );
   const receive = async (max = 10, queueUrl = url): Promise<Message[]> =>
-    (await h.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: max, MessageSystemAttributeNames: ["All"] })))
-      .Messages ?? [];
+    (
+      await h.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: max,
+          MessageSystemAttributeNames: ["All"],
+        }),
+      )
+    ).Messages ?? [];
   const bodies = (messages: readonly Message[]): string[] => messages.map((message) => message.Body!);
-  const remove = (message: Message) => h.sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: message.ReceiptHandle }));
+  const remove = (message: Message) =>
+    h.sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: message.ReceiptHandle }));
   const stored = async (): Promise<bigint> => (await h.rpc.getQueue({ name: "orders.fifo" })).queue!.stats!.visible;
 
   it("delivers a group in send order across redeliveries, one lease at a time", async () => {
@@ -50,7 +72,9 @@ describe("FIFO queues' messages through @aws-sdk/client-sqs", () => {
     const [again] = await receive(1);
     expect([again!.Body, again!.Attributes!["ApproximateReceiveCount"]]).toEqual(["a1", "2"]);
     // Released early (a failed delivery): still a1 first.
-    await h.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: again!.ReceiptHandle, VisibilityTimeout: 0 }));
+    await h.sqs.send(
+      new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: again!.ReceiptHandle, VisibilityTimeout: 0 }),
+    );
     const third = await receive();
     expect(bodies(third)).toEqual(["a1", "a2", "a3"]);
     expect(third[0]!.Attributes!["ApproximateReceiveCount"]).toBe("3");
@@ -95,8 +119,14 @@ describe("FIFO queues' messages through @aws-sdk/client-sqs", () => {
   });
 
   it("deduplicates by the body's SHA-256 with ContentBasedDeduplication; an explicit id wins", async () => {
-    const queue = (await h.sqs.send(new CreateQueueCommand({ QueueName: "content.fifo", Attributes: { FifoQueue: "true", ContentBasedDeduplication: "true" } })))
-      .QueueUrl!;
+    const queue = (
+      await h.sqs.send(
+        new CreateQueueCommand({
+          QueueName: "content.fifo",
+          Attributes: { FifoQueue: "true", ContentBasedDeduplication: "true" },
+        }),
+      )
+    ).QueueUrl!;
     const sendTo = (MessageBody: string, extra: Partial<SendMessageCommandInput> = {}) =>
       h.sqs.send(new SendMessageCommand({ QueueUrl: queue, MessageBody, MessageGroupId: "g", ...extra }));
     const first = await sendTo("same body");
@@ -117,9 +147,15 @@ describe("FIFO queues' messages through @aws-sdk/client-sqs", () => {
   it("returns MessageGroupId, MessageDeduplicationId and SequenceNumber when asked, and only then", async () => {
     const sent = await send("m", "group-7", { MessageDeduplicationId: "dedup-7" });
     const [all] = await receive();
-    expect(all!.Attributes).toMatchObject({ MessageGroupId: "group-7", MessageDeduplicationId: "dedup-7", SequenceNumber: sent.SequenceNumber });
+    expect(all!.Attributes).toMatchObject({
+      MessageGroupId: "group-7",
+      MessageDeduplicationId: "dedup-7",
+      SequenceNumber: sent.SequenceNumber,
+    });
     clock.advance(30_001);
-    const byName = await h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, AttributeNames: ["SequenceNumber" as never] }));
+    const byName = await h.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: url, AttributeNames: ["SequenceNumber" as never] }),
+    );
     expect(byName.Messages![0]!.Attributes).toEqual({ SequenceNumber: sent.SequenceNumber });
     clock.advance(30_001);
     const none = await h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url }));
@@ -157,8 +193,21 @@ describe("FIFO queues' messages through @aws-sdk/client-sqs", () => {
   it("refuses sends SQS refuses, with SQS's error codes, storing nothing", async () => {
     const plain = (await h.sqs.send(new CreateQueueCommand({ QueueName: "plain" }))).QueueUrl!;
     const sendTo = (input: Partial<SendMessageCommandInput>) =>
-      h.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: "b", MessageGroupId: "g", MessageDeduplicationId: "d", ...input }));
-    await expectSqsError(sendTo({ MessageGroupId: undefined }), "MissingParameter", 400, /The request must contain the parameter MessageGroupId/);
+      h.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: url,
+          MessageBody: "b",
+          MessageGroupId: "g",
+          MessageDeduplicationId: "d",
+          ...input,
+        }),
+      );
+    await expectSqsError(
+      sendTo({ MessageGroupId: undefined }),
+      "MissingParameter",
+      400,
+      /The request must contain the parameter MessageGroupId/,
+    );
     await expectSqsError(sendTo({ MessageGroupId: "" }), "MissingParameter", 400, /MessageGroupId/);
     await expectSqsError(
       sendTo({ MessageDeduplicationId: undefined }),
@@ -166,15 +215,41 @@ describe("FIFO queues' messages through @aws-sdk/client-sqs", () => {
       400,
       /The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly/,
     );
-    await expectSqsError(sendTo({ DelaySeconds: 5 }), "InvalidParameterValue", 400, /Value 5 for parameter DelaySeconds is invalid.*not valid for this queue type/);
-    await expectSqsError(sendTo({ MessageGroupId: "has space" }), "InvalidParameterValue", 400, /parameter MessageGroupId is invalid/);
-    await expectSqsError(sendTo({ MessageDeduplicationId: "x".repeat(129) }), "InvalidParameterValue", 400, /parameter MessageDeduplicationId is invalid/);
+    await expectSqsError(
+      sendTo({ DelaySeconds: 5 }),
+      "InvalidParameterValue",
+      400,
+      /Value 5 for parameter DelaySeconds is invalid.*not valid for this queue type/,
+    );
+    await expectSqsError(
+      sendTo({ MessageGroupId: "has space" }),
+      "InvalidParameterValue",
+      400,
+      /parameter MessageGroupId is invalid/,
+    );
+    await expectSqsError(
+      sendTo({ MessageDeduplicationId: "x".repeat(129) }),
+      "InvalidParameterValue",
+      400,
+      /parameter MessageDeduplicationId is invalid/,
+    );
     expect(await stored()).toBe(0n);
-    const standard = (input: Partial<SendMessageCommandInput>) => h.sqs.send(new SendMessageCommand({ QueueUrl: plain, MessageBody: "b", ...input }));
+    const standard = (input: Partial<SendMessageCommandInput>) =>
+      h.sqs.send(new SendMessageCommand({ QueueUrl: plain, MessageBody: "b", ...input }));
     // A group alone is a fair queue's send (SQS since 2025): stored, the group dropped; with a deduplication id it stays refused.
     await expect(standard({ MessageGroupId: "g" })).resolves.toMatchObject({ MessageId: expect.any(String) });
-    await expectSqsError(standard({ MessageGroupId: "g", MessageDeduplicationId: "d" }), "InvalidParameterValue", 400, /MessageDeduplicationId is invalid/);
-    await expectSqsError(standard({ MessageDeduplicationId: "d" }), "InvalidParameterValue", 400, /parameter MessageDeduplicationId is invalid.*not valid for this queue type/);
+    await expectSqsError(
+      standard({ MessageGroupId: "g", MessageDeduplicationId: "d" }),
+      "InvalidParameterValue",
+      400,
+      /MessageDeduplicationId is invalid/,
+    );
+    await expectSqsError(
+      standard({ MessageDeduplicationId: "d" }),
+      "InvalidParameterValue",
+      400,
+      /parameter MessageDeduplicationId is invalid.*not valid for this queue type/,
+    );
     // Only the fair queue's send was stored, and it was received as a standard message, without a group.
     expect((await h.rpc.getQueue({ name: "plain" })).queue!.stats!.visible).toBe(1n);
     const [fair] = (await h.rpc.receive({ queue: "plain" })).messages;
@@ -182,10 +257,19 @@ describe("FIFO queues' messages through @aws-sdk/client-sqs", () => {
   });
 
   it("takes DelaySeconds=0 on a FIFO queue as SQS does: ignored, the queue's own delay applies", async () => {
-    const delayed = (await h.sqs.send(new CreateQueueCommand({ QueueName: "slow.fifo", Attributes: { FifoQueue: "true", DelaySeconds: "10" } })))
-      .QueueUrl!;
+    const delayed = (
+      await h.sqs.send(
+        new CreateQueueCommand({ QueueName: "slow.fifo", Attributes: { FifoQueue: "true", DelaySeconds: "10" } }),
+      )
+    ).QueueUrl!;
     const sent = await h.sqs.send(
-      new SendMessageCommand({ QueueUrl: delayed, MessageBody: "m", MessageGroupId: "g", MessageDeduplicationId: "d", DelaySeconds: 0 }),
+      new SendMessageCommand({
+        QueueUrl: delayed,
+        MessageBody: "m",
+        MessageGroupId: "g",
+        MessageDeduplicationId: "d",
+        DelaySeconds: 0,
+      }),
     );
     expect(sent.SequenceNumber).toMatch(/^\d{20}$/);
     expect(await receive(10, delayed)).toEqual([]);
@@ -197,9 +281,22 @@ describe("FIFO queues' messages through @aws-sdk/client-sqs", () => {
     await h.rpc.createQueue({ name: "grpc-fifo", config: { fifo: true } });
     const fifo = h.urlOf("grpc-fifo");
     const sendTo = (QueueUrl: string, DelaySeconds: number, MessageGroupId?: string) =>
-      h.sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: `after ${DelaySeconds}`, MessageGroupId, MessageDeduplicationId: MessageGroupId, DelaySeconds }));
+      h.sqs.send(
+        new SendMessageCommand({
+          QueueUrl,
+          MessageBody: `after ${DelaySeconds}`,
+          MessageGroupId,
+          MessageDeduplicationId: MessageGroupId,
+          DelaySeconds,
+        }),
+      );
     expect((await sendTo(fifo, 0, "g")).SequenceNumber).toMatch(/^\d{20}$/);
-    await expectSqsError(sendTo(fifo, 900, "h"), "InvalidParameterValue", 400, /Value 900 for parameter DelaySeconds is invalid.*not valid for this queue type/);
+    await expectSqsError(
+      sendTo(fifo, 900, "h"),
+      "InvalidParameterValue",
+      400,
+      /Value 900 for parameter DelaySeconds is invalid.*not valid for this queue type/,
+    );
     const batch = await h.sqs.send(
       new SendMessageBatchCommand({
         QueueUrl: fifo,
@@ -211,18 +308,36 @@ describe("FIFO queues' messages through @aws-sdk/client-sqs", () => {
     );
     expect(batch.Successful!.map((entry) => entry.Id)).toEqual(["zero"]);
     expect(batch.Failed!.map((entry) => [entry.Id, entry.Code, entry.Message])).toEqual([
-      ["five", "InvalidParameterValue", expect.stringMatching(/Value 5 for parameter DelaySeconds .*not valid for this queue type/)],
+      [
+        "five",
+        "InvalidParameterValue",
+        expect.stringMatching(/Value 5 for parameter DelaySeconds .*not valid for this queue type/),
+      ],
     ]);
     // A standard queue's delay past its retention is refused as the broker's bound, not as a FIFO rule.
     await h.sqs.send(new CreateQueueCommand({ QueueName: "short", Attributes: { MessageRetentionPeriod: "60" } }));
-    await expectSqsError(sendTo(h.urlOf("short"), 900), "InvalidParameterValue", 400, /^Value for parameter DelaySeconds is invalid. Reason: DelaySeconds must be/);
+    await expectSqsError(
+      sendTo(h.urlOf("short"), 900),
+      "InvalidParameterValue",
+      400,
+      /^Value for parameter DelaySeconds is invalid. Reason: DelaySeconds must be/,
+    );
   });
 
   describe("ReceiveRequestAttemptId", () => {
-    const receiveAttempt = async (attemptId: string, input: Partial<ReceiveMessageCommandInput> = {}): Promise<Message[]> =>
+    const receiveAttempt = async (
+      attemptId: string,
+      input: Partial<ReceiveMessageCommandInput> = {},
+    ): Promise<Message[]> =>
       (
         await h.sqs.send(
-          new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 2, MessageSystemAttributeNames: ["All"], ReceiveRequestAttemptId: attemptId, ...input }),
+          new ReceiveMessageCommand({
+            QueueUrl: url,
+            MaxNumberOfMessages: 2,
+            MessageSystemAttributeNames: ["All"],
+            ReceiveRequestAttemptId: attemptId,
+            ...input,
+          }),
         )
       ).Messages ?? [];
     const handles = (messages: readonly Message[]) => messages.map((message) => message.ReceiptHandle);
@@ -280,7 +395,10 @@ describe("FIFO queues' messages through @aws-sdk/client-sqs", () => {
     });
 
     it("repeats an answer whose leases are at the queue's max_lease_duration without extending them", async () => {
-      await h.rpc.createQueue({ name: "capped.fifo", config: { fifo: true, visibilityTimeout: durationFromMs(60_000), maxLeaseDuration: durationFromMs(60_000) } });
+      await h.rpc.createQueue({
+        name: "capped.fifo",
+        config: { fifo: true, visibilityTimeout: durationFromMs(60_000), maxLeaseDuration: durationFromMs(60_000) },
+      });
       const capped = h.urlOf("capped.fifo");
       await send("k1", "k", { QueueUrl: capped });
       const first = await receiveAttempt("attempt-10", { QueueUrl: capped });
@@ -313,7 +431,12 @@ describe("FIFO queues' messages through @aws-sdk/client-sqs", () => {
     it("is a new receive once the consumer released one of the answer's messages", async () => {
       for (const body of ["i1", "i2"]) await send(body, "i");
       const first = await receiveAttempt("attempt-9");
-      await h.sqs.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: url, Entries: [{ Id: "0", ReceiptHandle: first[1]!.ReceiptHandle, VisibilityTimeout: 0 }] }));
+      await h.sqs.send(
+        new ChangeMessageVisibilityBatchCommand({
+          QueueUrl: url,
+          Entries: [{ Id: "0", ReceiptHandle: first[1]!.ReceiptHandle, VisibilityTimeout: 0 }],
+        }),
+      );
       // i1 is still leased to the first answer: the new receive finds the group locked.
       expect(await receiveAttempt("attempt-9")).toEqual([]);
       await remove(first[0]!);
@@ -350,9 +473,15 @@ describe("FIFO queues' messages through @aws-sdk/client-sqs", () => {
       const standard = (await h.sqs.send(new CreateQueueCommand({ QueueName: "plain" }))).QueueUrl!;
       const poll = () => receiveAttempt("attempt-7", { QueueUrl: standard, WaitTimeSeconds: 20 });
       const polls = [poll(), poll()];
-      await pollUntil(async () => h.waitingReceives(), (waiting) => waiting === 2);
+      await pollUntil(
+        async () => h.waitingReceives(),
+        (waiting) => waiting === 2,
+      );
       await h.sqs.send(new SendMessageCommand({ QueueUrl: standard, MessageBody: "p1" }));
-      await pollUntil(async () => h.waitingReceives(), (waiting) => waiting === 1);
+      await pollUntil(
+        async () => h.waitingReceives(),
+        (waiting) => waiting === 1,
+      );
       clock.advance(20_000);
       expect((await Promise.all(polls)).flatMap(bodies)).toEqual(["p1"]);
       // An id SQS would refuse on a FIFO queue is ignored here too.

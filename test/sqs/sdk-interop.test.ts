@@ -1,4 +1,9 @@
-import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
+import {
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+} from "@aws-sdk/client-sqs";
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeClock } from "../support/fake-clock.js";
@@ -11,7 +16,8 @@ describe("one queue, two APIs: SQS and gRPC see the same messages", () => {
   const clock = new FakeClock();
   beforeEach(async () => {
     h = await startSqsHarness({ clock });
-    url = (await h.sqs.send(new CreateQueueCommand({ QueueName: "shared", Attributes: { VisibilityTimeout: "5" } }))).QueueUrl!;
+    url = (await h.sqs.send(new CreateQueueCommand({ QueueName: "shared", Attributes: { VisibilityTimeout: "5" } })))
+      .QueueUrl!;
   });
   afterEach(async () => {
     await h.stop();
@@ -41,7 +47,10 @@ describe("one queue, two APIs: SQS and gRPC see the same messages", () => {
     const heartbeat = openHeartbeatStream(h.server.address);
     try {
       clock.advance(4000);
-      heartbeat.send({ queue: "shared", leases: [{ receiptHandle: message!.receiptHandle, visibilityTimeout: durationFromMs(5000) }] });
+      heartbeat.send({
+        queue: "shared",
+        leases: [{ receiptHandle: message!.receiptHandle, visibilityTimeout: durationFromMs(5000) }],
+      });
       const [state] = (await heartbeat.next()).leases;
       expect(state!.held).toBe(true);
       clock.advance(4000);
@@ -65,7 +74,11 @@ describe("one queue, two APIs: SQS and gRPC see the same messages", () => {
       },
     });
     const { Messages } = await h.sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: url, MessageAttributeNames: ["All"], MessageSystemAttributeNames: ["SentTimestamp", "ApproximateReceiveCount"] }),
+      new ReceiveMessageCommand({
+        QueueUrl: url,
+        MessageAttributeNames: ["All"],
+        MessageSystemAttributeNames: ["SentTimestamp", "ApproximateReceiveCount"],
+      }),
     );
     const [message] = Messages!;
     expect(message!.MessageId).toBe(messageId);

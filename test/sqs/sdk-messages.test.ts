@@ -30,7 +30,8 @@ describe("SQS message actions through @aws-sdk/client-sqs (MD5 checks on)", () =
   const clock = new FakeClock();
   beforeEach(async () => {
     h = await startSqsHarness({ clock });
-    url = (await h.sqs.send(new CreateQueueCommand({ QueueName: "work", Attributes: { VisibilityTimeout: "30" } }))).QueueUrl!;
+    url = (await h.sqs.send(new CreateQueueCommand({ QueueName: "work", Attributes: { VisibilityTimeout: "30" } })))
+      .QueueUrl!;
   });
   afterEach(async () => {
     await h.stop();
@@ -38,10 +39,16 @@ describe("SQS message actions through @aws-sdk/client-sqs (MD5 checks on)", () =
 
   it("sends and receives a message with attributes of every type, kept exactly, with digests the SDK verifies", async () => {
     const body = 'quotes " and <tags> & CR\r\nLF, ünïcödé, emoji 🎉';
-    const sent = await h.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: body, MessageAttributes: attributesOfEveryType }));
+    const sent = await h.sqs.send(
+      new SendMessageCommand({ QueueUrl: url, MessageBody: body, MessageAttributes: attributesOfEveryType }),
+    );
     expect(sent.MD5OfMessageAttributes).toBe(md5OfMessageAttributes(attributesOfEveryType as never));
     const { Messages } = await h.sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: url, MessageAttributeNames: ["All"], MessageSystemAttributeNames: ["All"] }),
+      new ReceiveMessageCommand({
+        QueueUrl: url,
+        MessageAttributeNames: ["All"],
+        MessageSystemAttributeNames: ["All"],
+      }),
     );
     expect(Messages).toHaveLength(1);
     const [message] = Messages!;
@@ -58,7 +65,9 @@ describe("SQS message actions through @aws-sdk/client-sqs (MD5 checks on)", () =
   });
 
   it("matches the published MD5OfMessageAttributes test vector", () => {
-    expect(md5OfMessageAttributes({ attribName1: { DataType: "String", StringValue: "attribValue 1" } })).toBe("19e27d4e946b072f3f58da80d94fd778");
+    expect(md5OfMessageAttributes({ attribName1: { DataType: "String", StringValue: "attribValue 1" } })).toBe(
+      "19e27d4e946b072f3f58da80d94fd778",
+    );
   });
 
   it("returns only the message attributes asked for, by name or prefix, with the digest of those", async () => {
@@ -73,8 +82,13 @@ describe("SQS message actions through @aws-sdk/client-sqs (MD5 checks on)", () =
         },
       }),
     );
-    const { Messages } = await h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MessageAttributeNames: ["trace.*"] }));
-    const expected = { "trace.id": { DataType: "String", StringValue: "t" }, "trace.span": { DataType: "String", StringValue: "s" } };
+    const { Messages } = await h.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: url, MessageAttributeNames: ["trace.*"] }),
+    );
+    const expected = {
+      "trace.id": { DataType: "String", StringValue: "t" },
+      "trace.span": { DataType: "String", StringValue: "s" },
+    };
     expect(Messages![0]!.MessageAttributes).toEqual(expected);
     expect(Messages![0]!.MD5OfMessageAttributes).toBe(md5OfMessageAttributes(expected));
     expect(Messages![0]!.Attributes).toBeUndefined();
@@ -83,20 +97,59 @@ describe("SQS message actions through @aws-sdk/client-sqs (MD5 checks on)", () =
   it("refuses bad message attributes and bodies with SQS's errors, storing nothing", async () => {
     const send = (input: Partial<ConstructorParameters<typeof SendMessageCommand>[0]>) =>
       h.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: "b", ...input }));
-    const eleven = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`a${i}`, { DataType: "String", StringValue: "v" }]));
+    const eleven = Object.fromEntries(
+      Array.from({ length: 11 }, (_, i) => [`a${i}`, { DataType: "String", StringValue: "v" }]),
+    );
     await expectSqsError(send({ MessageAttributes: eleven }), "InvalidParameterValue", 400, /\[11\] exceeds/);
-    await expectSqsError(send({ MessageAttributes: { "AWS.x": { DataType: "String", StringValue: "v" } } }), "InvalidParameterValue", 400);
-    await expectSqsError(send({ MessageAttributes: { "a..b": { DataType: "String", StringValue: "v" } } }), "InvalidParameterValue", 400);
-    await expectSqsError(send({ MessageAttributes: { n: { DataType: "Number", StringValue: "twelve" } } }), "InvalidParameterValue", 400, /number/);
-    await expectSqsError(send({ MessageAttributes: { n: { DataType: "Float", StringValue: "1" } } }), "InvalidParameterValue", 400, /type/);
+    await expectSqsError(
+      send({ MessageAttributes: { "AWS.x": { DataType: "String", StringValue: "v" } } }),
+      "InvalidParameterValue",
+      400,
+    );
+    await expectSqsError(
+      send({ MessageAttributes: { "a..b": { DataType: "String", StringValue: "v" } } }),
+      "InvalidParameterValue",
+      400,
+    );
+    await expectSqsError(
+      send({ MessageAttributes: { n: { DataType: "Number", StringValue: "twelve" } } }),
+      "InvalidParameterValue",
+      400,
+      /number/,
+    );
+    await expectSqsError(
+      send({ MessageAttributes: { n: { DataType: "Float", StringValue: "1" } } }),
+      "InvalidParameterValue",
+      400,
+      /type/,
+    );
     // A long digit run that is no number: refused at once (a pattern that backtracked took minutes, the test's timeout catches it).
-    await expectSqsError(send({ MessageAttributes: { n: { DataType: "Number", StringValue: `${"1".repeat(200_000)}x` } } }), "InvalidParameterValue", 400, /number/);
-    await expectSqsError(send({ MessageAttributes: { n: { DataType: "String", StringValue: "" } } }), "InvalidParameterValue", 400);
-    await expectSqsError(send({ MessageAttributes: { n: { DataType: "Binary", StringValue: "x" } } }), "InvalidParameterValue", 400, /Binary/);
+    await expectSqsError(
+      send({ MessageAttributes: { n: { DataType: "Number", StringValue: `${"1".repeat(200_000)}x` } } }),
+      "InvalidParameterValue",
+      400,
+      /number/,
+    );
+    await expectSqsError(
+      send({ MessageAttributes: { n: { DataType: "String", StringValue: "" } } }),
+      "InvalidParameterValue",
+      400,
+    );
+    await expectSqsError(
+      send({ MessageAttributes: { n: { DataType: "Binary", StringValue: "x" } } }),
+      "InvalidParameterValue",
+      400,
+      /Binary/,
+    );
     await expectSqsError(send({ MessageBody: "bad \u0001 char" }), "InvalidMessageContents", 400);
     await expectSqsError(send({ MessageBody: "" }), "MissingParameter", 400);
     await expectSqsError(send({ DelaySeconds: 901 }), "InvalidParameterValue", 400);
-    await expectSqsError(send({ MessageDeduplicationId: "d" }), "InvalidParameterValue", 400, /MessageDeduplicationId .*not valid for this queue type/);
+    await expectSqsError(
+      send({ MessageDeduplicationId: "d" }),
+      "InvalidParameterValue",
+      400,
+      /MessageDeduplicationId .*not valid for this queue type/,
+    );
     await expectSqsError(send({ MessageBody: "x".repeat(262_145) }), "InvalidParameterValue", 400);
     await expectSqsError(send({ QueueUrl: h.urlOf("absent") }), "AWS.SimpleQueueService.NonExistentQueue", 400);
     expect((await h.rpc.getQueue({ name: "work" })).queue!.stats!.visible).toBe(0n);
@@ -125,16 +178,35 @@ describe("SQS message actions through @aws-sdk/client-sqs (MD5 checks on)", () =
 
   it("refuses whole batches SQS refuses", async () => {
     const entry = (Id: string) => ({ Id, MessageBody: "b" });
-    await expectSqsError(h.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [] })), "AWS.SimpleQueueService.EmptyBatchRequest", 400);
     await expectSqsError(
-      h.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: Array.from({ length: 11 }, (_, i) => entry(`e${i}`)) })),
+      h.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [] })),
+      "AWS.SimpleQueueService.EmptyBatchRequest",
+      400,
+    );
+    await expectSqsError(
+      h.sqs.send(
+        new SendMessageBatchCommand({ QueueUrl: url, Entries: Array.from({ length: 11 }, (_, i) => entry(`e${i}`)) }),
+      ),
       "AWS.SimpleQueueService.TooManyEntriesInBatchRequest",
       400,
     );
-    await expectSqsError(h.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [entry("a"), entry("a")] })), "AWS.SimpleQueueService.BatchEntryIdsNotDistinct", 400);
-    await expectSqsError(h.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [entry("no spaces")] })), "AWS.SimpleQueueService.InvalidBatchEntryId", 400);
     await expectSqsError(
-      h.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: Array.from({ length: 5 }, (_, i) => ({ Id: `e${i}`, MessageBody: "x".repeat(250_000) })) })),
+      h.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [entry("a"), entry("a")] })),
+      "AWS.SimpleQueueService.BatchEntryIdsNotDistinct",
+      400,
+    );
+    await expectSqsError(
+      h.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [entry("no spaces")] })),
+      "AWS.SimpleQueueService.InvalidBatchEntryId",
+      400,
+    );
+    await expectSqsError(
+      h.sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: url,
+          Entries: Array.from({ length: 5 }, (_, i) => ({ Id: `e${i}`, MessageBody: "x".repeat(250_000) })),
+        }),
+      ),
       "AWS.SimpleQueueService.BatchRequestTooLong",
       400,
     );
@@ -149,7 +221,12 @@ describe("SQS message actions through @aws-sdk/client-sqs (MD5 checks on)", () =
     expect(second.ReceiptHandle).not.toBe(first.ReceiptHandle);
     await h.sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: first.ReceiptHandle }));
     expect((await h.rpc.getQueue({ name: "work" })).queue!.stats!.inFlight).toBe(1n);
-    await expectSqsError(h.sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: "garbage" })), "ReceiptHandleIsInvalid", 400, /"garbage" is not a valid receipt handle/);
+    await expectSqsError(
+      h.sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: "garbage" })),
+      "ReceiptHandleIsInvalid",
+      400,
+      /"garbage" is not a valid receipt handle/,
+    );
     await h.sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: second.ReceiptHandle }));
     expect((await h.rpc.getQueue({ name: "work" })).queue!.stats!.inFlight).toBe(0n);
     // Deleting again is safe, as in SQS.
@@ -157,7 +234,15 @@ describe("SQS message actions through @aws-sdk/client-sqs (MD5 checks on)", () =
   });
 
   it("deletes batches with partial failures", async () => {
-    await h.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: "a", MessageBody: "a" }, { Id: "b", MessageBody: "b" }] }));
+    await h.sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: url,
+        Entries: [
+          { Id: "a", MessageBody: "a" },
+          { Id: "b", MessageBody: "b" },
+        ],
+      }),
+    );
     const { Messages } = await h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10 }));
     const result = await h.sqs.send(
       new DeleteMessageBatchCommand({
@@ -170,41 +255,81 @@ describe("SQS message actions through @aws-sdk/client-sqs (MD5 checks on)", () =
       }),
     );
     expect(result.Successful!.map((entry) => entry.Id)).toEqual(["first", "second"]);
-    expect(result.Failed!.map((entry) => [entry.Id, entry.Code, entry.SenderFault])).toEqual([["forged", "ReceiptHandleIsInvalid", true]]);
+    expect(result.Failed!.map((entry) => [entry.Id, entry.Code, entry.SenderFault])).toEqual([
+      ["forged", "ReceiptHandleIsInvalid", true],
+    ]);
     expect((await h.rpc.getQueue({ name: "work" })).queue!.stats).toMatchObject({ visible: 0n, inFlight: 0n });
   });
 
   it("changes visibility: hides, releases, and answers stale or deleted handles as SQS does", async () => {
     await h.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: "m" }));
     const leased = (await h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url }))).Messages![0]!;
-    await h.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: leased.ReceiptHandle, VisibilityTimeout: 100 }));
+    await h.sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: url,
+        ReceiptHandle: leased.ReceiptHandle,
+        VisibilityTimeout: 100,
+      }),
+    );
     clock.advance(60_000);
     expect((await h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url }))).Messages).toBeUndefined();
-    await h.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: leased.ReceiptHandle, VisibilityTimeout: 0 }));
+    await h.sqs.send(
+      new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: leased.ReceiptHandle, VisibilityTimeout: 0 }),
+    );
     const again = (await h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url }))).Messages![0]!;
     expect(again.MessageId).toBe(leased.MessageId);
     await expectSqsError(
-      h.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: leased.ReceiptHandle, VisibilityTimeout: 10 })),
+      h.sqs.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: url,
+          ReceiptHandle: leased.ReceiptHandle,
+          VisibilityTimeout: 10,
+        }),
+      ),
       "AWS.SimpleQueueService.MessageNotInflight",
       400,
     );
     await expectSqsError(
-      h.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: again.ReceiptHandle, VisibilityTimeout: 43_201 })),
+      h.sqs.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: url,
+          ReceiptHandle: again.ReceiptHandle,
+          VisibilityTimeout: 43_201,
+        }),
+      ),
       "InvalidParameterValue",
       400,
     );
     // 12 hours after the receive is the limit, as in SQS: up to it is fine, past it is refused.
-    await h.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: again.ReceiptHandle, VisibilityTimeout: 43_200 }));
+    await h.sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: url,
+        ReceiptHandle: again.ReceiptHandle,
+        VisibilityTimeout: 43_200,
+      }),
+    );
     clock.advance(1000);
     await expectSqsError(
-      h.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: again.ReceiptHandle, VisibilityTimeout: 43_200 })),
+      h.sqs.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: url,
+          ReceiptHandle: again.ReceiptHandle,
+          VisibilityTimeout: 43_200,
+        }),
+      ),
       "InvalidParameterValue",
       400,
       /beyond the limit/,
     );
     await h.sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: again.ReceiptHandle }));
     await expectSqsError(
-      h.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: again.ReceiptHandle, VisibilityTimeout: 10 })),
+      h.sqs.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: url,
+          ReceiptHandle: again.ReceiptHandle,
+          VisibilityTimeout: 10,
+        }),
+      ),
       "InvalidParameterValue",
       400,
       /Message does not exist or is not available for visibility timeout change/,
@@ -217,7 +342,15 @@ describe("SQS message actions through @aws-sdk/client-sqs (MD5 checks on)", () =
   });
 
   it("changes visibility in batches, each entry with its own timeout, with partial failures", async () => {
-    await h.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: "a", MessageBody: "a" }, { Id: "b", MessageBody: "b" }] }));
+    await h.sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: url,
+        Entries: [
+          { Id: "a", MessageBody: "a" },
+          { Id: "b", MessageBody: "b" },
+        ],
+      }),
+    );
     const { Messages } = await h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10 }));
     const result = await h.sqs.send(
       new ChangeMessageVisibilityBatchCommand({
@@ -237,10 +370,30 @@ describe("SQS message actions through @aws-sdk/client-sqs (MD5 checks on)", () =
   });
 
   it("refuses receive parameters out of SQS's bounds", async () => {
-    await expectSqsError(h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 11 })), "InvalidParameterValue", 400);
-    await expectSqsError(h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 0 })), "InvalidParameterValue", 400);
-    await expectSqsError(h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 21 })), "InvalidParameterValue", 400);
-    await expectSqsError(h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, VisibilityTimeout: -1 })), "InvalidParameterValue", 400);
-    await expectSqsError(h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MessageSystemAttributeNames: ["Bogus" as never] })), "InvalidAttributeName", 400);
+    await expectSqsError(
+      h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 11 })),
+      "InvalidParameterValue",
+      400,
+    );
+    await expectSqsError(
+      h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 0 })),
+      "InvalidParameterValue",
+      400,
+    );
+    await expectSqsError(
+      h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 21 })),
+      "InvalidParameterValue",
+      400,
+    );
+    await expectSqsError(
+      h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, VisibilityTimeout: -1 })),
+      "InvalidParameterValue",
+      400,
+    );
+    await expectSqsError(
+      h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MessageSystemAttributeNames: ["Bogus" as never] })),
+      "InvalidAttributeName",
+      400,
+    );
   });
 });

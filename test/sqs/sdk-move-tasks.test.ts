@@ -33,17 +33,33 @@ describe("SQS message move tasks through @aws-sdk/client-sqs", () => {
 
   const fillDeadLetterQueue = async (count: number): Promise<void> => {
     for (let start = 0; start < count; start += 10) {
-      const entries = Array.from({ length: Math.min(10, count - start) }, (_, i) => ({ Id: `m${start + i}`, MessageBody: `body ${start + i}` }));
+      const entries = Array.from({ length: Math.min(10, count - start) }, (_, i) => ({
+        Id: `m${start + i}`,
+        MessageBody: `body ${start + i}`,
+      }));
       await h.sqs.send(new SendMessageBatchCommand({ QueueUrl: h.urlOf("dlq"), Entries: entries }));
     }
   };
 
   it("moves a dead-letter queue's messages back to their source, and lists the task as it goes and when done", async () => {
     // Real dead letters: received once and released, then dead-lettered on the next receive.
-    await h.sqs.send(new SendMessageBatchCommand({ QueueUrl: h.urlOf("work"), Entries: [{ Id: "a", MessageBody: "a" }, { Id: "b", MessageBody: "b" }] }));
-    await h.sqs.send(new ReceiveMessageCommand({ QueueUrl: h.urlOf("work"), MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
+    await h.sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: h.urlOf("work"),
+        Entries: [
+          { Id: "a", MessageBody: "a" },
+          { Id: "b", MessageBody: "b" },
+        ],
+      }),
+    );
+    await h.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: h.urlOf("work"), MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
+    );
     await h.sqs.send(new ReceiveMessageCommand({ QueueUrl: h.urlOf("work"), MaxNumberOfMessages: 10 }));
-    await pollUntil(() => h.rpc.getQueue({ name: "dlq" }), ({ queue }) => queue!.stats!.visible === 2n);
+    await pollUntil(
+      () => h.rpc.getQueue({ name: "dlq" }),
+      ({ queue }) => queue!.stats!.visible === 2n,
+    );
 
     const { TaskHandle } = await h.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: arnOf("dlq") }));
     expect(TaskHandle).toBeTruthy();
@@ -67,7 +83,11 @@ describe("SQS message move tasks through @aws-sdk/client-sqs", () => {
   it("cancels a rate-limited task part way: the moves made stay, and the task says CANCELLED", async () => {
     await fillDeadLetterQueue(30);
     const { TaskHandle } = await h.sqs.send(
-      new StartMessageMoveTaskCommand({ SourceArn: arnOf("dlq"), DestinationArn: arnOf("elsewhere"), MaxNumberOfMessagesPerSecond: 5 }),
+      new StartMessageMoveTaskCommand({
+        SourceArn: arnOf("dlq"),
+        DestinationArn: arnOf("elsewhere"),
+        MaxNumberOfMessagesPerSecond: 5,
+      }),
     );
     const running = await h.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: arnOf("dlq") }));
     expect(running.Results![0]).toMatchObject({
@@ -78,8 +98,15 @@ describe("SQS message move tasks through @aws-sdk/client-sqs", () => {
       ApproximateNumberOfMessagesToMove: 30,
     });
     // A second task on the same source while one runs is refused.
-    await expectSqsError(h.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: arnOf("dlq") })), "InvalidParameterValue", 400);
-    await pollUntil(() => h.rpc.getQueue({ name: "elsewhere" }), ({ queue }) => queue!.stats!.visible >= 1n);
+    await expectSqsError(
+      h.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: arnOf("dlq") })),
+      "InvalidParameterValue",
+      400,
+    );
+    await pollUntil(
+      () => h.rpc.getQueue({ name: "elsewhere" }),
+      ({ queue }) => queue!.stats!.visible >= 1n,
+    );
     const { ApproximateNumberOfMessagesMoved } = await h.sqs.send(new CancelMessageMoveTaskCommand({ TaskHandle }));
     expect(ApproximateNumberOfMessagesMoved).toBeGreaterThanOrEqual(1);
     expect(ApproximateNumberOfMessagesMoved).toBeLessThan(30);
@@ -88,16 +115,31 @@ describe("SQS message move tasks through @aws-sdk/client-sqs", () => {
       ({ Results }) => Results![0]!.Status === "CANCELLED",
     );
     expect(Results![0]!.TaskHandle).toBeUndefined();
-    const [dlq, elsewhere] = await Promise.all([h.rpc.getQueue({ name: "dlq" }), h.rpc.getQueue({ name: "elsewhere" })]);
+    const [dlq, elsewhere] = await Promise.all([
+      h.rpc.getQueue({ name: "dlq" }),
+      h.rpc.getQueue({ name: "elsewhere" }),
+    ]);
     expect(Number(dlq.queue!.stats!.visible) + Number(elsewhere.queue!.stats!.visible)).toBe(30);
     expect(Number(elsewhere.queue!.stats!.visible)).toBe(Results![0]!.ApproximateNumberOfMessagesMoved);
     // Cancelling again: the task is no longer running.
-    await expectSqsError(h.sqs.send(new CancelMessageMoveTaskCommand({ TaskHandle })), "ResourceNotFoundException", 400);
+    await expectSqsError(
+      h.sqs.send(new CancelMessageMoveTaskCommand({ TaskHandle })),
+      "ResourceNotFoundException",
+      400,
+    );
   });
 
   it("refuses what SQS refuses", async () => {
-    await expectSqsError(h.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: arnOf("absent") })), "ResourceNotFoundException", 400);
-    await expectSqsError(h.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: "not an arn" })), "InvalidParameterValue", 400);
+    await expectSqsError(
+      h.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: arnOf("absent") })),
+      "ResourceNotFoundException",
+      400,
+    );
+    await expectSqsError(
+      h.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: "not an arn" })),
+      "InvalidParameterValue",
+      400,
+    );
     await expectSqsError(
       h.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: arnOf("dlq"), DestinationArn: arnOf("dlq") })),
       "InvalidParameterValue",
@@ -108,9 +150,21 @@ describe("SQS message move tasks through @aws-sdk/client-sqs", () => {
       "InvalidParameterValue",
       400,
     );
-    await expectSqsError(h.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: arnOf("dlq"), MaxResults: 11 })), "InvalidParameterValue", 400);
-    await expectSqsError(h.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: arnOf("absent") })), "ResourceNotFoundException", 400);
-    await expectSqsError(h.sqs.send(new CancelMessageMoveTaskCommand({ TaskHandle: "garbage" })), "InvalidParameterValue", 400);
+    await expectSqsError(
+      h.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: arnOf("dlq"), MaxResults: 11 })),
+      "InvalidParameterValue",
+      400,
+    );
+    await expectSqsError(
+      h.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: arnOf("absent") })),
+      "ResourceNotFoundException",
+      400,
+    );
+    await expectSqsError(
+      h.sqs.send(new CancelMessageMoveTaskCommand({ TaskHandle: "garbage" })),
+      "InvalidParameterValue",
+      400,
+    );
     expect((await h.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: arnOf("dlq") }))).Results ?? []).toEqual([]);
   });
 });

@@ -16,7 +16,10 @@ import { systemPython } from "../support/python-package.js";
 import { skipWithout } from "../support/required-tools.js";
 
 const run = promisify(execFile);
-const missing = spawnSync(systemPython, ["-c", "import botocore, boto3"]).status === 0 ? [] : ["python3-botocore, python3-boto3 (Debian's python3)"];
+const missing =
+  spawnSync(systemPython, ["-c", "import botocore, boto3"]).status === 0
+    ? []
+    : ["python3-botocore, python3-boto3 (Debian's python3)"];
 
 const accessKeyId = "AKIAHOLDSHELFBOTO01";
 const secret = "botocore/Signs+This0123456789abcdefghij";
@@ -24,7 +27,16 @@ const keys = (secretAccessKey: string) =>
   new SqsKeyring(
     "(test)",
     parseSqsCredentials(
-      JSON.stringify({ keys: [{ name: "boto", accessKeyId, secretAccessKey, permissions: [{ queues: "*", allow: ["send", "receive", "admin"] }] }] }),
+      JSON.stringify({
+        keys: [
+          {
+            name: "boto",
+            accessKeyId,
+            secretAccessKey,
+            permissions: [{ queues: "*", allow: ["send", "receive", "admin"] }],
+          },
+        ],
+      }),
       "(test)",
     ),
   );
@@ -145,7 +157,8 @@ describe.skipIf(skipWithout(missing))("requests signed by botocore", () => {
   });
 
   const request = (step: (typeof steps)[number]) => captured.get(step)!;
-  const verify = (step: (typeof steps)[number], nowMs = Date.now()) => verifySignature(request(step), keyring, nowMs).name;
+  const verify = (step: (typeof steps)[number], nowMs = Date.now()) =>
+    verifySignature(request(step), keyring, nowMs).name;
   const refusal = (candidate: SignedRequest, nowMs = Date.now(), ring = keyring): SqsError => {
     try {
       verifySignature(candidate, ring, nowMs);
@@ -157,7 +170,9 @@ describe.skipIf(skipWithout(missing))("requests signed by botocore", () => {
   };
   /** When botocore signed the request: its X-Amz-Date (header or query), or its Date header. */
   const signedAt = (candidate: SignedRequest): number => {
-    const amzDate = (candidate.headers["x-amz-date"] as string | undefined) ?? /X-Amz-Date=(\d{8}T\d{6}Z)/.exec(candidate.rawQuery)?.[1];
+    const amzDate =
+      (candidate.headers["x-amz-date"] as string | undefined) ??
+      /X-Amz-Date=(\d{8}T\d{6}Z)/.exec(candidate.rawQuery)?.[1];
     if (amzDate === undefined) return Date.parse(candidate.headers.date as string);
     return Date.parse(amzDate.replace(/(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z/, "$1-$2-$3T$4:$5:$6Z"));
   };
@@ -214,11 +229,17 @@ describe.skipIf(skipWithout(missing))("requests signed by botocore", () => {
 
   it("answers SignatureDoesNotMatch for a body, a query, a path or a signed header changed after signing", () => {
     const post = request("query-post");
-    expect(refusal({ ...post, body: Buffer.from(post.body.toString().replace("SendMessage", "DeleteQueue")) }).legacyCode).toBe("SignatureDoesNotMatch");
+    expect(
+      refusal({ ...post, body: Buffer.from(post.body.toString().replace("SendMessage", "DeleteQueue")) }).legacyCode,
+    ).toBe("SignatureDoesNotMatch");
     expect(refusal({ ...post, path: "/000000000000/orders-2" }).legacyCode).toBe("SignatureDoesNotMatch");
     const json = request("json");
-    expect(refusal({ ...json, headers: { ...json.headers, "x-amz-target": "AmazonSQS.PurgeQueue" } }).legacyCode).toBe("SignatureDoesNotMatch");
-    expect(refusal({ ...json, headers: { ...json.headers, host: "127.0.0.1:1" } }).legacyCode).toBe("SignatureDoesNotMatch");
+    expect(refusal({ ...json, headers: { ...json.headers, "x-amz-target": "AmazonSQS.PurgeQueue" } }).legacyCode).toBe(
+      "SignatureDoesNotMatch",
+    );
+    expect(refusal({ ...json, headers: { ...json.headers, host: "127.0.0.1:1" } }).legacyCode).toBe(
+      "SignatureDoesNotMatch",
+    );
     const get = request("query-get");
     expect(refusal({ ...get, rawQuery: get.rawQuery.replace("All", "None") }).legacyCode).toBe("SignatureDoesNotMatch");
   });

@@ -17,7 +17,16 @@ const secret = "js/sdk+Secret0123456789abcdefghijklmnop";
 const keyring = new SqsKeyring(
   "(test)",
   parseSqsCredentials(
-    JSON.stringify({ keys: [{ name: "js-app", accessKeyId, secretAccessKey: secret, permissions: [{ queues: "orders-*", allow: ["send"] }] }] }),
+    JSON.stringify({
+      keys: [
+        {
+          name: "js-app",
+          accessKeyId,
+          secretAccessKey: secret,
+          permissions: [{ queues: "orders-*", allow: ["send"] }],
+        },
+      ],
+    }),
     "(test)",
   ),
 );
@@ -58,7 +67,10 @@ describe("@aws-sdk/client-sqs", () => {
           const output =
             input.MessageBody === undefined
               ? { QueueUrls: [] }
-              : { MessageId: "m-1", MD5OfMessageBody: createHash("md5").update(input.MessageBody, "utf8").digest("hex") };
+              : {
+                  MessageId: "m-1",
+                  MD5OfMessageBody: createHash("md5").update(input.MessageBody, "utf8").digest("hex"),
+                };
           response.writeHead(200, { "content-type": "application/x-amz-json-1.0" });
           response.end(JSON.stringify(output));
         } catch (error) {
@@ -83,7 +95,10 @@ describe("@aws-sdk/client-sqs", () => {
     new SQSClient({
       endpoint,
       region: "eu-central-1",
-      credentials: { accessKeyId: options.accessKeyId ?? accessKeyId, secretAccessKey: options.secretAccessKey ?? secret },
+      credentials: {
+        accessKeyId: options.accessKeyId ?? accessKeyId,
+        secretAccessKey: options.secretAccessKey ?? secret,
+      },
       maxAttempts: options.maxAttempts ?? 3,
     });
   const queueUrl = () => `${endpoint}/000000000000/orders-1`;
@@ -98,16 +113,24 @@ describe("@aws-sdk/client-sqs", () => {
 
   it("is let in as its key's principal for JSON calls (x-amz-target, x-amz-content-sha256, x-amz-user-agent all signed)", async () => {
     const sqs = client();
-    const sent = await outcomesOf(() => sqs.send(new SendMessageCommand({ QueueUrl: queueUrl(), MessageBody: 'hé "quoted" & <tagged>' })));
+    const sent = await outcomesOf(() =>
+      sqs.send(new SendMessageCommand({ QueueUrl: queueUrl(), MessageBody: 'hé "quoted" & <tagged>' })),
+    );
     expect(sent).toEqual({ outcomes: ["js-app"], error: undefined });
-    expect((await outcomesOf(() => sqs.send(new ListQueuesCommand({ QueueNamePrefix: "orders" })))).outcomes).toEqual(["js-app"]);
+    expect((await outcomesOf(() => sqs.send(new ListQueuesCommand({ QueueNamePrefix: "orders" })))).outcomes).toEqual([
+      "js-app",
+    ]);
   });
 
   it("fails with InvalidClientTokenId for an unknown key and SignatureDoesNotMatch for a wrong secret", async () => {
-    const unknown = await outcomesOf(() => client({ accessKeyId: "AKIANOSUCHKEY0000001", maxAttempts: 1 }).send(new ListQueuesCommand({})));
+    const unknown = await outcomesOf(() =>
+      client({ accessKeyId: "AKIANOSUCHKEY0000001", maxAttempts: 1 }).send(new ListQueuesCommand({})),
+    );
     expect(unknown.outcomes).toEqual(["InvalidClientTokenId"]);
     expect((unknown.error as Error).name).toBe("InvalidClientTokenId");
-    const wrong = await outcomesOf(() => client({ secretAccessKey: "not the secret", maxAttempts: 1 }).send(new ListQueuesCommand({})));
+    const wrong = await outcomesOf(() =>
+      client({ secretAccessKey: "not the secret", maxAttempts: 1 }).send(new ListQueuesCommand({})),
+    );
     expect(wrong.outcomes).toEqual(["SignatureDoesNotMatch"]);
     expect((wrong.error as Error).name).toBe("SignatureDoesNotMatch");
   });
@@ -117,7 +140,9 @@ describe("@aws-sdk/client-sqs", () => {
       for (const skew of [20 * minute, -20 * minute]) {
         serverSkewMs = skew;
         const sqs = client();
-        const result = await outcomesOf(() => sqs.send(new SendMessageCommand({ QueueUrl: queueUrl(), MessageBody: "late" })));
+        const result = await outcomesOf(() =>
+          sqs.send(new SendMessageCommand({ QueueUrl: queueUrl(), MessageBody: "late" })),
+        );
         expect(result, String(skew)).toEqual({ outcomes: ["SignatureDoesNotMatch", "js-app"], error: undefined });
         expect(Math.abs(sqs.config.systemClockOffset - skew), "the corrected offset").toBeLessThan(minute);
       }

@@ -20,8 +20,18 @@ const keyring = new SqsKeyring(
   parseSqsCredentials(
     JSON.stringify({
       keys: [
-        { name: "orders-service", accessKeyId, secretAccessKey: secret, permissions: [{ queues: "orders-*", allow: ["send", "receive"] }] },
-        { name: "ops", accessKeyId: "AKIAHOLDSHELFOPS0001", secretAccessKey: "another secret", permissions: [{ queues: "*", allow: ["admin"] }] },
+        {
+          name: "orders-service",
+          accessKeyId,
+          secretAccessKey: secret,
+          permissions: [{ queues: "orders-*", allow: ["send", "receive"] }],
+        },
+        {
+          name: "ops",
+          accessKeyId: "AKIAHOLDSHELFOPS0001",
+          secretAccessKey: "another secret",
+          permissions: [{ queues: "*", allow: ["admin"] }],
+        },
       ],
     }),
     "(test)",
@@ -32,7 +42,9 @@ const signedAt = new Date("2025-03-14T15:09:26Z");
 const at = signedAt.getTime();
 const minute = 60_000;
 
-function signer(options: { secretAccessKey?: string; service?: string; region?: string; applyChecksum?: boolean } = {}): SignatureV4 {
+function signer(
+  options: { secretAccessKey?: string; service?: string; region?: string; applyChecksum?: boolean } = {},
+): SignatureV4 {
   return new SignatureV4({
     applyChecksum: options.applyChecksum ?? true,
     credentials: { accessKeyId, secretAccessKey: options.secretAccessKey ?? secret },
@@ -84,8 +96,15 @@ async function presign(call: Call, expiresIn = 300, date = signedAt): Promise<Si
   return received(await signer().presign(httpRequest(call), { signingDate: date, expiresIn }));
 }
 
-const jsonCall = (target = "SendMessage", body = '{"QueueUrl":"http://127.0.0.1:9324/000000000000/orders-1","MessageBody":"hi"}'): Call => ({
-  headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": `AmazonSQS.${target}`, "x-amz-user-agent": "aws-sdk-js/3" },
+const jsonCall = (
+  target = "SendMessage",
+  body = '{"QueueUrl":"http://127.0.0.1:9324/000000000000/orders-1","MessageBody":"hi"}',
+): Call => ({
+  headers: {
+    "content-type": "application/x-amz-json-1.0",
+    "x-amz-target": `AmazonSQS.${target}`,
+    "x-amz-user-agent": "aws-sdk-js/3",
+  },
   body,
 });
 const queryCall = (): Call => ({
@@ -145,13 +164,19 @@ describe("requests signed by @smithy/signature-v4", () => {
   it("takes '+' in a raw query as a space, as the form encoding the query protocol reads does", async () => {
     const request = await sign({ method: "GET", query: { Action: "SendMessage", MessageBody: "two words" } });
     expect(request.rawQuery).toContain("two%20words");
-    expect(verifySignature({ ...request, rawQuery: request.rawQuery.replace("two%20words", "two+words") }, keyring, at).name).toBe(
-      "orders-service",
-    );
+    expect(
+      verifySignature({ ...request, rawQuery: request.rawQuery.replace("two%20words", "two+words") }, keyring, at).name,
+    ).toBe("orders-service");
   });
 
   it("signs the path encoded a second time, normalized, as every SDK does for SQS (not S3's single encoding)", async () => {
-    for (const path of ["/000000000000/orders-1", "/000000000000/a%20b%2Fc", "/x/:@!*()'~é", "/a//b/./c/../d/", "/%E2%82%AC/"]) {
+    for (const path of [
+      "/000000000000/orders-1",
+      "/000000000000/a%20b%2Fc",
+      "/x/:@!*()'~é",
+      "/a//b/./c/../d/",
+      "/%E2%82%AC/",
+    ]) {
       const request = await sign({ ...queryCall(), path });
       expect(verifySignature(request, keyring, at).name, path).toBe("orders-service");
     }
@@ -180,7 +205,10 @@ describe("requests signed by @smithy/signature-v4", () => {
   });
 
   it("verifies a presigned URL (GET with X-Amz-* in the query) while it is valid, and a presigned POST with its body", async () => {
-    const request = await presign({ method: "GET", path: "/000000000000/orders-1", query: { Action: "ReceiveMessage", Version: "2012-11-05" } }, 3600);
+    const request = await presign(
+      { method: "GET", path: "/000000000000/orders-1", query: { Action: "ReceiveMessage", Version: "2012-11-05" } },
+      3600,
+    );
     expect(request.headers.authorization).toBeUndefined();
     expect(request.rawQuery).toContain("X-Amz-Signature=");
     expect(verifySignature(request, keyring, at + 59 * minute).name).toBe("orders-service");
@@ -199,7 +227,13 @@ describe("requests signed by @smithy/signature-v4", () => {
         async (segments, query, headerValue, body) => {
           // A path as a client sends it: its segments percent-encoded where needed.
           const path = `/${segments.map((segment) => encodeURIComponent(decodeSafe(segment))).join("/")}`;
-          const request = await sign({ method: "POST", path, query, headers: { "x-amz-extra": headerValue || "x" }, body });
+          const request = await sign({
+            method: "POST",
+            path,
+            query,
+            headers: { "x-amz-extra": headerValue || "x" },
+            body,
+          });
           expect(verifySignature(request, keyring, at).name).toBe("orders-service");
         },
       ),
@@ -210,14 +244,26 @@ describe("requests signed by @smithy/signature-v4", () => {
 
 describe("refusals, with the code AWS answers", () => {
   it("MissingAuthenticationToken for a request with no signature at all", () => {
-    const unsigned: SignedRequest = { method: "POST", path: "/", rawQuery: "Action=ListQueues", headers: { host }, body: Buffer.alloc(0) };
+    const unsigned: SignedRequest = {
+      method: "POST",
+      path: "/",
+      rawQuery: "Action=ListQueues",
+      headers: { host },
+      body: Buffer.alloc(0),
+    };
     const error = refusal(unsigned);
-    expect([error.legacyCode, error.httpStatus, error.message]).toEqual(["MissingAuthenticationToken", 403, "Request is missing Authentication Token"]);
+    expect([error.legacyCode, error.httpStatus, error.message]).toEqual([
+      "MissingAuthenticationToken",
+      403,
+      "Request is missing Authentication Token",
+    ]);
   });
 
   it("InvalidClientTokenId for an access key the keyring does not hold", async () => {
     const request = await sign(jsonCall());
-    const unknown = with_(request, { authorization: (request.headers.authorization as string).replace(accessKeyId, "AKIANOSUCHKEY000000") });
+    const unknown = with_(request, {
+      authorization: (request.headers.authorization as string).replace(accessKeyId, "AKIANOSUCHKEY000000"),
+    });
     expect([refusal(unknown).legacyCode, refusal(unknown).httpStatus]).toEqual(["InvalidClientTokenId", 403]);
   });
 
@@ -229,20 +275,28 @@ describe("refusals, with the code AWS answers", () => {
   it("SignatureDoesNotMatch for a body changed after signing, whether or not x-amz-content-sha256 was sent", async () => {
     const request = await sign(jsonCall());
     const tampered = { ...request, body: Buffer.from(request.body.toString().replace("hi", "ho")) };
-    expect(refusal(tampered).message).toBe("The provided 'x-amz-content-sha256' header does not match what was computed.");
+    expect(refusal(tampered).message).toBe(
+      "The provided 'x-amz-content-sha256' header does not match what was computed.",
+    );
     // A forger who also puts the new body's hash in the header: the header is signed.
-    const rehashed = with_(tampered, { "x-amz-content-sha256": createHash("sha256").update(tampered.body).digest("hex") });
+    const rehashed = with_(tampered, {
+      "x-amz-content-sha256": createHash("sha256").update(tampered.body).digest("hex"),
+    });
     expect(refusal(rehashed).legacyCode).toBe("SignatureDoesNotMatch");
     // Signed without the header (as botocore signs): the body's own hash is what was signed.
     const query = await sign(queryCall(), { applyChecksum: false });
     expect(query.headers["x-amz-content-sha256"]).toBeUndefined();
     expect(verifySignature(query, keyring, at).name).toBe("orders-service");
-    expect(refusal({ ...query, body: Buffer.from("Action=DeleteQueue&Version=2012-11-05") }).legacyCode).toBe("SignatureDoesNotMatch");
+    expect(refusal({ ...query, body: Buffer.from("Action=DeleteQueue&Version=2012-11-05") }).legacyCode).toBe(
+      "SignatureDoesNotMatch",
+    );
   });
 
   it("SignatureDoesNotMatch for a signed header changed, a query parameter changed, the path or the method changed", async () => {
     const request = await sign(jsonCall());
-    expect(refusal(with_(request, { "x-amz-target": "AmazonSQS.DeleteQueue" })).legacyCode).toBe("SignatureDoesNotMatch");
+    expect(refusal(with_(request, { "x-amz-target": "AmazonSQS.DeleteQueue" })).legacyCode).toBe(
+      "SignatureDoesNotMatch",
+    );
     expect(refusal(with_(request, { host: "evil.example:9324" })).legacyCode).toBe("SignatureDoesNotMatch");
     expect(refusal({ ...request, path: "/000000000000/orders-2" }).legacyCode).toBe("SignatureDoesNotMatch");
     expect(refusal({ ...request, method: "PUT" }).legacyCode).toBe("SignatureDoesNotMatch");
@@ -253,7 +307,9 @@ describe("refusals, with the code AWS answers", () => {
 
   it("SignatureDoesNotMatch naming a signed header the request lacks", async () => {
     const request = await sign(jsonCall());
-    expect(refusal(with_(request, { "content-type": undefined })).message).toContain("signed header 'content-type' is not in the request");
+    expect(refusal(with_(request, { "content-type": undefined })).message).toContain(
+      "signed header 'content-type' is not in the request",
+    );
   });
 
   it("IncompleteSignature when an x-amz-* header is sent unsigned (x-amz-target would choose another action)", async () => {
@@ -267,24 +323,36 @@ describe("refusals, with the code AWS answers", () => {
   });
 
   it("IncompleteSignature when host is not among the SignedHeaders", async () => {
-    const request = await signer().sign(httpRequest(jsonCall()), { signingDate: signedAt, unsignableHeaders: new Set(["host"]) });
+    const request = await signer().sign(httpRequest(jsonCall()), {
+      signingDate: signedAt,
+      unsignableHeaders: new Set(["host"]),
+    });
     const error = refusal(received(request));
-    expect([error.legacyCode, error.message]).toEqual(["IncompleteSignature", "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization."]);
+    expect([error.legacyCode, error.message]).toEqual([
+      "IncompleteSignature",
+      "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.",
+    ]);
   });
 
   it("SignatureDoesNotMatch for a scope of another service, or another terminator", async () => {
-    expect(refusal(await sign(jsonCall(), { service: "sns" })).message).toBe("Credential should be scoped to correct service: 'sqs'.");
+    expect(refusal(await sign(jsonCall(), { service: "sns" })).message).toBe(
+      "Credential should be scoped to correct service: 'sqs'.",
+    );
     const request = await sign(jsonCall());
     const auth = request.headers.authorization as string;
     expect(refusal(with_(request, { authorization: auth.replace("aws4_request", "aws5_request") })).message).toBe(
       "Credential should be scoped with a valid terminator: 'aws4_request'.",
     );
-    expect(refusal(with_(request, { authorization: auth.replace("/eu-west-1/", "//") })).message).toBe("Credential should be scoped to a valid region.");
+    expect(refusal(with_(request, { authorization: auth.replace("/eu-west-1/", "//") })).message).toBe(
+      "Credential should be scoped to a valid region.",
+    );
   });
 
   it("SignatureDoesNotMatch when the scope's date is not the request's", async () => {
     const request = await sign(jsonCall());
-    const error = refusal(with_(request, { authorization: (request.headers.authorization as string).replace("/20250314/", "/20250313/") }));
+    const error = refusal(
+      with_(request, { authorization: (request.headers.authorization as string).replace("/20250314/", "/20250313/") }),
+    );
     expect([error.legacyCode, error.message]).toEqual([
       "SignatureDoesNotMatch",
       "Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '20250313' != '20250314', from '20250314T150926Z'.",
@@ -312,26 +380,45 @@ describe("refusals, with the code AWS answers", () => {
     const expired = refusal(request, at + 300_001);
     expect([expired.legacyCode, expired.httpStatus]).toEqual(["RequestExpired", 400]);
     expect(refusal(request, at - 16 * minute).message).toMatch(/^Signature not yet current/);
-    expect(refusal({ ...request, rawQuery: request.rawQuery.replace("X-Amz-Expires=300", "X-Amz-Expires=900") }, at + 600_000).legacyCode).toBe(
-      "SignatureDoesNotMatch",
-    );
+    expect(
+      refusal(
+        { ...request, rawQuery: request.rawQuery.replace("X-Amz-Expires=300", "X-Amz-Expires=900") },
+        at + 600_000,
+      ).legacyCode,
+    ).toBe("SignatureDoesNotMatch");
   });
 
   it("IncompleteSignature for presigned URLs missing or mangling a parameter", async () => {
     const request = await presign({ method: "GET", query: { Action: "ListQueues" } });
-    const without = (name: string) => request.rawQuery.split("&").filter((pair) => !pair.startsWith(`${name}=`)).join("&");
-    for (const name of ["X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Signature", "X-Amz-Date", "X-Amz-SignedHeaders", "X-Amz-Expires"]) {
+    const without = (name: string) =>
+      request.rawQuery
+        .split("&")
+        .filter((pair) => !pair.startsWith(`${name}=`))
+        .join("&");
+    for (const name of [
+      "X-Amz-Algorithm",
+      "X-Amz-Credential",
+      "X-Amz-Signature",
+      "X-Amz-Date",
+      "X-Amz-SignedHeaders",
+      "X-Amz-Expires",
+    ]) {
       expect(refusal({ ...request, rawQuery: without(name) }).legacyCode, name).toBe("IncompleteSignature");
     }
-    const replaced = (from: RegExp, to: string) => refusal({ ...request, rawQuery: request.rawQuery.replace(from, to) });
-    expect(replaced(/X-Amz-Algorithm=[^&]*/, "X-Amz-Algorithm=AWS4-HMAC-SHA1").message).toBe('X-Amz-Algorithm only supports "AWS4-HMAC-SHA256".');
+    const replaced = (from: RegExp, to: string) =>
+      refusal({ ...request, rawQuery: request.rawQuery.replace(from, to) });
+    expect(replaced(/X-Amz-Algorithm=[^&]*/, "X-Amz-Algorithm=AWS4-HMAC-SHA1").message).toBe(
+      'X-Amz-Algorithm only supports "AWS4-HMAC-SHA256".',
+    );
     expect(replaced(/X-Amz-Expires=[^&]*/, "X-Amz-Expires=604801").legacyCode).toBe("IncompleteSignature");
     expect(replaced(/X-Amz-Expires=[^&]*/, "X-Amz-Expires=0").legacyCode).toBe("IncompleteSignature");
     expect(replaced(/X-Amz-Date=[^&]*/, "X-Amz-Date=2025-03-14T15%3A09%3A26Z").legacyCode).toBe("IncompleteSignature");
     expect(refusal({ ...request, rawQuery: `${request.rawQuery}&X-Amz-Date=20250314T150926Z` }).message).toBe(
       "The query string has more than one 'X-Amz-Date' parameter.",
     );
-    expect(refusal(with_(request, { authorization: "AWS4-HMAC-SHA256 Credential=x" })).message).toMatch(/^Only one authentication mechanism/);
+    expect(refusal(with_(request, { authorization: "AWS4-HMAC-SHA256 Credential=x" })).message).toMatch(
+      /^Only one authentication mechanism/,
+    );
   });
 
   it("IncompleteSignature for unsigned and streaming payloads", async () => {
@@ -345,18 +432,24 @@ describe("refusals, with the code AWS answers", () => {
     const request = await sign(jsonCall());
     const auth = request.headers.authorization as string;
     const expectations: Array<[string | string[], string]> = [
-      ["", "The Authorization header must be a Signature Version 4 one: AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…"],
-      ["Bearer abc", "The Authorization header must be a Signature Version 4 one: AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…"],
-      ["AWS AKIAHOLDSHELFTEST01:c2lnbmF0dXJl", "The Authorization header must be a Signature Version 4 one: AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…"],
-      [auth.replace("AWS4-HMAC-SHA256", "aws4-hmac-sha256"), "The Authorization header must be a Signature Version 4 one: AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…"],
       [
-        "AWS4-HMAC-SHA256 ",
-        "Invalid key=value pair (missing equal-sign) in Authorization header.",
+        "",
+        "The Authorization header must be a Signature Version 4 one: AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…",
       ],
       [
-        auth.replace(/, Signature=.*/, ""),
-        "Authorization header requires 'Signature' parameter.",
+        "Bearer abc",
+        "The Authorization header must be a Signature Version 4 one: AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…",
       ],
+      [
+        "AWS AKIAHOLDSHELFTEST01:c2lnbmF0dXJl",
+        "The Authorization header must be a Signature Version 4 one: AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…",
+      ],
+      [
+        auth.replace("AWS4-HMAC-SHA256", "aws4-hmac-sha256"),
+        "The Authorization header must be a Signature Version 4 one: AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…",
+      ],
+      ["AWS4-HMAC-SHA256 ", "Invalid key=value pair (missing equal-sign) in Authorization header."],
+      [auth.replace(/, Signature=.*/, ""), "Authorization header requires 'Signature' parameter."],
       [
         auth.replace(/Credential=[^,]*, /, "").replace(/SignedHeaders=[^,]*, /, ""),
         "Authorization header requires 'Credential' parameter. Authorization header requires 'SignedHeaders' parameter.",
@@ -364,16 +457,32 @@ describe("refusals, with the code AWS answers", () => {
       [`${auth}, Signature=abc`, "Authorization header has more than one 'Signature' parameter."],
       [`${auth}, Foo=bar`, "Unknown parameter 'Foo' in Authorization header."],
       [`${auth}, junk`, "Invalid key=value pair (missing equal-sign) in Authorization header."],
-      [auth.replace(/Credential=[^/]*\//, "Credential="), "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term."],
-      [auth.replace("/aws4_request", "/aws4_request/extra"), "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term."],
-      [auth.replace(/SignedHeaders=[^,]*/, "SignedHeaders=Host;X-Amz-Date"), "SignedHeaders must be lowercase header names separated by ';'."],
+      [
+        auth.replace(/Credential=[^/]*\//, "Credential="),
+        "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term.",
+      ],
+      [
+        auth.replace("/aws4_request", "/aws4_request/extra"),
+        "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term.",
+      ],
+      [
+        auth.replace(/SignedHeaders=[^,]*/, "SignedHeaders=Host;X-Amz-Date"),
+        "SignedHeaders must be lowercase header names separated by ';'.",
+      ],
       [auth.replace(/SignedHeaders=/, "SignedHeaders=host;"), "SignedHeaders lists a header more than once."],
-      [auth.replace(/SignedHeaders=[^,]*/, "SignedHeaders=x-amz-date"), "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization."],
+      [
+        auth.replace(/SignedHeaders=[^,]*/, "SignedHeaders=x-amz-date"),
+        "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.",
+      ],
       [[auth, auth], "A request may carry only one Authorization header."],
     ];
     for (const [authorization, message] of expectations) {
       const error = refusal(with_(request, { authorization }));
-      expect([error.legacyCode, error.httpStatus, error.message], String(authorization)).toEqual(["IncompleteSignature", 400, message]);
+      expect([error.legacyCode, error.httpStatus, error.message], String(authorization)).toEqual([
+        "IncompleteSignature",
+        400,
+        message,
+      ]);
     }
     // Well formed but not the signature: no crash, and no IncompleteSignature either.
     for (const signature of ["abc", "0".repeat(64), auth.slice(-64).toUpperCase(), `${auth.slice(-64)}00`]) {
@@ -388,7 +497,9 @@ describe("refusals, with the code AWS answers", () => {
       "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header.",
     );
     for (const date of ["2025-03-14T15:09:26Z", "20250230T150926Z", "20250314T250926Z", "20250314T150926", ""]) {
-      expect(refusal(with_(request, { "x-amz-date": date })).message, date).toBe("X-Amz-Date must be in ISO 8601 basic format, e.g. 20130524T000000Z.");
+      expect(refusal(with_(request, { "x-amz-date": date })).message, date).toBe(
+        "X-Amz-Date must be in ISO 8601 basic format, e.g. 20130524T000000Z.",
+      );
     }
     expect(refusal(with_(request, { "x-amz-date": ["20250314T150926Z", "20250314T150926Z"] })).message).toBe(
       "The request has more than one 'x-amz-date' header.",
@@ -403,16 +514,41 @@ describe("refusals, with the code AWS answers", () => {
     const auth = request.headers.authorization as string;
     const piece = fc.oneof(
       fc.string({ unit: "binary", maxLength: 30 }),
-      fc.constantFrom("AWS4-HMAC-SHA256 ", "Credential=", "SignedHeaders=", "Signature=", ",", ", ", "/", ";", "=", "host", "aws4_request", "%", "%zz", "+"),
+      fc.constantFrom(
+        "AWS4-HMAC-SHA256 ",
+        "Credential=",
+        "SignedHeaders=",
+        "Signature=",
+        ",",
+        ", ",
+        "/",
+        ";",
+        "=",
+        "host",
+        "aws4_request",
+        "%",
+        "%zz",
+        "+",
+      ),
     );
-    const codes = new Set(["IncompleteSignature", "SignatureDoesNotMatch", "InvalidClientTokenId", "MissingAuthenticationToken", "RequestExpired"]);
+    const codes = new Set([
+      "IncompleteSignature",
+      "SignatureDoesNotMatch",
+      "InvalidClientTokenId",
+      "MissingAuthenticationToken",
+      "RequestExpired",
+    ]);
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 12 }), fc.nat(auth.length), fc.boolean(), (pieces, cut, presigned) => {
         const junk = pieces.join("");
         // Mutations of a real header as well as pure junk.
         const authorization = pieces.length % 2 === 0 ? junk : `${auth.slice(0, cut)}${junk}${auth.slice(cut)}`;
         const candidate = presigned
-          ? { ...request, headers: { ...request.headers, authorization: undefined }, rawQuery: `X-Amz-Algorithm=${junk}&X-Amz-Credential=${junk}&${junk}` }
+          ? {
+              ...request,
+              headers: { ...request.headers, authorization: undefined },
+              rawQuery: `X-Amz-Algorithm=${junk}&X-Amz-Credential=${junk}&${junk}`,
+            }
           : with_(request, { authorization });
         // Some insertions are harmless (spaces around the parameters): those verify, as they should.
         try {

@@ -1,4 +1,10 @@
-import { CreateQueueCommand, ListQueuesCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import {
+  CreateQueueCommand,
+  ListQueuesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from "@aws-sdk/client-sqs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -11,9 +17,16 @@ const ordersSender = { accessKeyId: "AKIAORDERS000000000B", secretAccessKey: "or
 const reader = { accessKeyId: "AKIAREADER0000000000D", secretAccessKey: "reader-secret-0123456789" };
 const newcomer = { accessKeyId: "AKIANEWCOMER0000000C", secretAccessKey: "newcomer-secret-0123456789" };
 
-function keysFile(keys: { name: string; key: typeof admin; permissions: { queues: string; allow: string[] }[] }[]): string {
+function keysFile(
+  keys: { name: string; key: typeof admin; permissions: { queues: string; allow: string[] }[] }[],
+): string {
   return JSON.stringify({
-    keys: keys.map(({ name, key, permissions }) => ({ name, accessKeyId: key.accessKeyId, secretAccessKey: key.secretAccessKey, permissions })),
+    keys: keys.map(({ name, key, permissions }) => ({
+      name,
+      accessKeyId: key.accessKeyId,
+      secretAccessKey: key.secretAccessKey,
+      permissions,
+    })),
   });
 }
 
@@ -47,23 +60,51 @@ describe("the SQS endpoint with access keys (--sqs-credentials)", () => {
 
   it("lets each key do what its permissions allow", async () => {
     await senderSqs.send(new SendMessageCommand({ QueueUrl: h.urlOf("orders-1"), MessageBody: "paid" }));
-    const { Messages } = await adminSqs.send(new ReceiveMessageCommand({ QueueUrl: h.urlOf("orders-1"), MessageSystemAttributeNames: ["SenderId"] }));
+    const { Messages } = await adminSqs.send(
+      new ReceiveMessageCommand({ QueueUrl: h.urlOf("orders-1"), MessageSystemAttributeNames: ["SenderId"] }),
+    );
     expect(Messages![0]!.Body).toBe("paid");
     // holdshelf keeps no sender: SenderId is the account, whoever signed.
     expect(Messages![0]!.Attributes).toEqual({ SenderId: "000000000000" });
     // A key sees only the queues it holds a permission on.
     expect((await senderSqs.send(new ListQueuesCommand({}))).QueueUrls).toEqual([h.urlOf("orders-1")]);
-    expect((await adminSqs.send(new ListQueuesCommand({}))).QueueUrls).toEqual([h.urlOf("billing"), h.urlOf("orders-1")]);
+    expect((await adminSqs.send(new ListQueuesCommand({}))).QueueUrls).toEqual([
+      h.urlOf("billing"),
+      h.urlOf("orders-1"),
+    ]);
   });
 
   it("refuses what a key may not do with AccessDenied, before looking the queue up", async () => {
-    await expectSqsError(senderSqs.send(new CreateQueueCommand({ QueueName: "orders-2" })), "AccessDenied", 403, /admin/);
+    await expectSqsError(
+      senderSqs.send(new CreateQueueCommand({ QueueName: "orders-2" })),
+      "AccessDenied",
+      403,
+      /admin/,
+    );
     // Also for a queue that exists: CreateQueue needs admin either way.
-    await expectSqsError(senderSqs.send(new CreateQueueCommand({ QueueName: "orders-1" })), "AccessDenied", 403, /admin/);
-    await expectSqsError(senderSqs.send(new ReceiveMessageCommand({ QueueUrl: h.urlOf("orders-1") })), "AccessDenied", 403, /receive/);
-    await expectSqsError(senderSqs.send(new SendMessageCommand({ QueueUrl: h.urlOf("billing"), MessageBody: "x" })), "AccessDenied", 403);
+    await expectSqsError(
+      senderSqs.send(new CreateQueueCommand({ QueueName: "orders-1" })),
+      "AccessDenied",
+      403,
+      /admin/,
+    );
+    await expectSqsError(
+      senderSqs.send(new ReceiveMessageCommand({ QueueUrl: h.urlOf("orders-1") })),
+      "AccessDenied",
+      403,
+      /receive/,
+    );
+    await expectSqsError(
+      senderSqs.send(new SendMessageCommand({ QueueUrl: h.urlOf("billing"), MessageBody: "x" })),
+      "AccessDenied",
+      403,
+    );
     // The same answer for a queue that does not exist: a refusal tells nothing.
-    await expectSqsError(senderSqs.send(new SendMessageCommand({ QueueUrl: h.urlOf("absent"), MessageBody: "x" })), "AccessDenied", 403);
+    await expectSqsError(
+      senderSqs.send(new SendMessageCommand({ QueueUrl: h.urlOf("absent"), MessageBody: "x" })),
+      "AccessDenied",
+      403,
+    );
     expect((await h.rpc.getQueue({ name: "billing" })).queue!.stats!.visible).toBe(0n);
   });
 
@@ -76,14 +117,28 @@ describe("the SQS endpoint with access keys (--sqs-credentials)", () => {
     expect(unsigned.status).toBe(403);
     expect(unsigned.headers.get("x-amzn-query-error")).toBe("MissingAuthenticationToken;Sender");
     await expectSqsError(h.client(newcomer).send(new ListQueuesCommand({})), "InvalidClientTokenId", 403);
-    await expectSqsError(h.client({ ...admin, secretAccessKey: "not-the-secret-0123456789" }).send(new ListQueuesCommand({})), "SignatureDoesNotMatch", 403);
+    await expectSqsError(
+      h.client({ ...admin, secretAccessKey: "not-the-secret-0123456789" }).send(new ListQueuesCommand({})),
+      "SignatureDoesNotMatch",
+      403,
+    );
   });
 
   it("keeps a ReceiveRequestAttemptId to the key that used it: another key's retry cannot take over its leases", async () => {
-    const queueUrl = (await adminSqs.send(new CreateQueueCommand({ QueueName: "ledger.fifo", Attributes: { FifoQueue: "true" } }))).QueueUrl!;
-    await adminSqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: "entry", MessageGroupId: "a", MessageDeduplicationId: "1" }));
+    const queueUrl = (
+      await adminSqs.send(new CreateQueueCommand({ QueueName: "ledger.fifo", Attributes: { FifoQueue: "true" } }))
+    ).QueueUrl!;
+    await adminSqs.send(
+      new SendMessageCommand({
+        QueueUrl: queueUrl,
+        MessageBody: "entry",
+        MessageGroupId: "a",
+        MessageDeduplicationId: "1",
+      }),
+    );
     const receive = async (sqs: SQSClient) =>
-      (await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, ReceiveRequestAttemptId: "attempt-1" }))).Messages ?? [];
+      (await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, ReceiveRequestAttemptId: "attempt-1" })))
+        .Messages ?? [];
     const [mine] = await receive(adminSqs);
     expect(mine!.Body).toBe("entry");
     // The same id from another key is that key's own new receive: the group is locked.
@@ -92,7 +147,10 @@ describe("the SQS endpoint with access keys (--sqs-credentials)", () => {
   });
 
   it("re-reads the file on reload: a new key works, a removed one no longer does, and a bad file keeps the keys", async () => {
-    await writeFile(credentialsFile, keysFile([{ name: "newcomer", key: newcomer, permissions: [{ queues: "*", allow: ["admin"] }] }]));
+    await writeFile(
+      credentialsFile,
+      keysFile([{ name: "newcomer", key: newcomer, permissions: [{ queues: "*", allow: ["admin"] }] }]),
+    );
     expect(await h.server.reloadAuth()).toBe(true);
     expect((await h.client(newcomer).send(new ListQueuesCommand({}))).QueueUrls).toHaveLength(2);
     await expectSqsError(adminSqs.send(new ListQueuesCommand({})), "InvalidClientTokenId", 403);

@@ -21,7 +21,11 @@ function recordCalls(sqs: SQSClient): RecordedCall[] {
   sqs.middlewareStack.add(
     (next, context) => async (args) => {
       const result = await next(args);
-      calls.push({ command: context.commandName ?? "", input: args.input as Record<string, unknown>, output: result.output as unknown as Record<string, unknown> });
+      calls.push({
+        command: context.commandName ?? "",
+        input: args.input as Record<string, unknown>,
+        output: result.output as unknown as Record<string, unknown>,
+      });
       return result;
     },
     { step: "initialize", name: "recordCalls" },
@@ -53,12 +57,17 @@ describe("sqs-consumer and sqs-producer against the SQS endpoint (real time)", (
   });
 
   async function createQueue(name: string, visibilityTimeout: number): Promise<string> {
-    const { QueueUrl } = await h.sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: { VisibilityTimeout: String(visibilityTimeout) } }));
+    const { QueueUrl } = await h.sqs.send(
+      new CreateQueueCommand({ QueueName: name, Attributes: { VisibilityTimeout: String(visibilityTimeout) } }),
+    );
     return QueueUrl!;
   }
 
   /** Starts an sqs-consumer app on its own SDK client (MD5 checks on, the SDK's default). */
-  function startConsumer(options: Omit<ConsumerOptions, "sqs" | "pollingCompleteWaitTimeMs">, sqs = h.client()): ConsumerApp {
+  function startConsumer(
+    options: Omit<ConsumerOptions, "sqs" | "pollingCompleteWaitTimeMs">,
+    sqs = h.client(),
+  ): ConsumerApp {
     const calls = recordCalls(sqs);
     // Long enough for a 1 s long poll and the handlers of its messages, so that
     // "stopped" means no request of this consumer is still open.
@@ -109,24 +118,35 @@ describe("sqs-consumer and sqs-producer against the SQS endpoint (real time)", (
     // consumers side by side, each handling its batch of up to 10 at once.
     // One uses handleMessageBatch, so DeleteMessageBatch is on the path too.
     const consumers = [
-      startConsumer({ ...common, handleMessage: async (message) => {
+      startConsumer({
+        ...common,
+        handleMessage: async (message) => {
           handle(message);
           return message;
-        } }),
-      startConsumer({ ...common, handleMessage: async (message) => {
+        },
+      }),
+      startConsumer({
+        ...common,
+        handleMessage: async (message) => {
           handle(message);
           return message;
-        } }),
-      startConsumer({ ...common, handleMessageBatch: async (messages) => {
+        },
+      }),
+      startConsumer({
+        ...common,
+        handleMessageBatch: async (messages) => {
           messages.forEach(handle);
           return messages;
-        } }),
+        },
+      }),
     ];
 
     const producerSqs = h.client();
     const producerCalls = recordCalls(producerSqs);
     const producer = Producer.create({ queueUrl: url, batchSize: 10, sqs: producerSqs });
-    const sent = await producer.send(Array.from({ length: 1000 }, (_, i) => ({ id: `order-${i}`, body: `order ${i}` })));
+    const sent = await producer.send(
+      Array.from({ length: 1000 }, (_, i) => ({ id: `order-${i}`, body: `order ${i}` })),
+    );
     const processedCount = () => consumers.reduce((sum, app) => sum + app.processed.length, 0);
     // About 1.2 s from the first send to the last delete on an idle 2-core machine, 4-6 s with both cores busy.
     await vi.waitFor(() => expect(processedCount()).toBe(1000), { timeout: 30_000, interval: 20 });
@@ -147,10 +167,14 @@ describe("sqs-consumer and sqs-producer against the SQS endpoint (real time)", (
       expect(app.errors).toEqual([]);
       // Each asked for batches of 10; long polls that found nothing answered empty.
       const receives = app.calls.filter((call) => call.command === "ReceiveMessageCommand");
-      expect(receives.every((call) => call.input["MaxNumberOfMessages"] === 10 && call.input["WaitTimeSeconds"] === 1)).toBe(true);
+      expect(
+        receives.every((call) => call.input["MaxNumberOfMessages"] === 10 && call.input["WaitTimeSeconds"] === 1),
+      ).toBe(true);
     }
     const received = consumers.flatMap((app) => app.calls.filter((call) => call.command === "ReceiveMessageCommand"));
-    expect(Math.max(...received.map((call) => (call.output["Messages"] as unknown[] | undefined)?.length ?? 0))).toBeGreaterThan(1);
+    expect(
+      Math.max(...received.map((call) => (call.output["Messages"] as unknown[] | undefined)?.length ?? 0)),
+    ).toBeGreaterThan(1);
     expect(consumers[2]!.calls.some((call) => call.command === "DeleteMessageBatchCommand")).toBe(true);
     expect(await statsOf("orders")).toEqual(empty);
   }, 45_000);
@@ -254,7 +278,11 @@ describe("sqs-consumer and sqs-producer against the SQS endpoint (real time)", (
     const url = await createQueue("digests", 30);
     // The clients the libraries build for themselves leave md5 at the SDK's default.
     const ownProducer = Producer.create({ queueUrl: url, region: "us-east-1" });
-    const ownConsumer = Consumer.create({ queueUrl: url, region: "us-east-1", handleMessage: async (message) => message });
+    const ownConsumer = Consumer.create({
+      queueUrl: url,
+      region: "us-east-1",
+      handleMessage: async (message) => message,
+    });
     for (const sqs of [ownProducer.sqs, (ownConsumer as unknown as { sqs: SQSClient }).sqs]) {
       expect(typeof sqs.config.md5).toBe("function");
       sqs.destroy();
@@ -265,7 +293,10 @@ describe("sqs-consumer and sqs-producer against the SQS endpoint (real time)", (
     tampered.middlewareStack.add(
       (next) => async (args) => {
         const result = await next(args);
-        const output = result.output as { Successful?: { MD5OfMessageBody?: string }[]; Messages?: { MD5OfBody?: string }[] };
+        const output = result.output as {
+          Successful?: { MD5OfMessageBody?: string }[];
+          Messages?: { MD5OfBody?: string }[];
+        };
         for (const entry of output.Successful ?? []) entry.MD5OfMessageBody = "0".repeat(32);
         for (const message of output.Messages ?? []) message.MD5OfBody = "0".repeat(32);
         return result;

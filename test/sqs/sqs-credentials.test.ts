@@ -34,7 +34,15 @@ function refusal(text: string): string {
 describe("the SQS credentials file", () => {
   it("gives each key's id, secret and principal, whose grants are those of the auth file", () => {
     const keys = parseSqsCredentials(
-      file([entry(), entry({ name: "ops", accessKeyId: "AKIA_OPS_lowercase_ok", secretAccessKey: "s", permissions: [{ queues: "*", allow: ["admin"] }] })]),
+      file([
+        entry(),
+        entry({
+          name: "ops",
+          accessKeyId: "AKIA_OPS_lowercase_ok",
+          secretAccessKey: "s",
+          permissions: [{ queues: "*", allow: ["admin"] }],
+        }),
+      ]),
       "f",
     );
     expect(keys.map((key) => [key.accessKeyId, key.secret, key.principal.name])).toEqual([
@@ -51,7 +59,9 @@ describe("the SQS credentials file", () => {
 
   it("refuses text that is not JSON, saying where but quoting nothing", () => {
     const message = refusal(`{"keys":[{"name":"a","secretAccessKey":"${secret}" oops}]}`);
-    expect(message).toMatch(/^SQS credentials file \/etc\/holdshelf\/sqs-credentials\.json is not valid JSON at line 1, column \d+$/);
+    expect(message).toMatch(
+      /^SQS credentials file \/etc\/holdshelf\/sqs-credentials\.json is not valid JSON at line 1, column \d+$/,
+    );
   });
 
   it("refuses a file of the wrong shape, and unknown fields, quoting only plain field names", () => {
@@ -77,7 +87,9 @@ describe("the SQS credentials file", () => {
     expect(refusal(file([entry({ name: "" })]))).toContain("keys[0].name must be 1 to 100 characters");
     expect(refusal(file([entry({ name: "has space" })]))).toContain("keys[0].name must be");
     expect(refusal(file([entry({ name: 7 })]))).toContain("keys[0].name must be");
-    expect(refusal(file([entry(), entry({ accessKeyId: "AKIAIOSFODNN7HOLD02" })]))).toContain('keys[1] ("orders-service").name is used by an earlier entry');
+    expect(refusal(file([entry(), entry({ accessKeyId: "AKIAIOSFODNN7HOLD02" })]))).toContain(
+      'keys[1] ("orders-service").name is used by an earlier entry',
+    );
     const secretAsName = "abcdefABCDEF0123456789secret";
     expect(refusal(file([entry({ name: secretAsName, secretAccessKey: secretAsName })]))).toBe(
       "SQS credentials file /etc/holdshelf/sqs-credentials.json: keys[0].name is the same as its secretAccessKey, and names are shown in logs",
@@ -85,13 +97,27 @@ describe("the SQS credentials file", () => {
   });
 
   it("refuses access key ids that AWS would not issue, among them the placeholders of clients with no credentials", () => {
-    // biome-ignore lint/correctness/noPrecisionLoss: any number, refused for not being a string
-    for (const id of ["test", "x", "dummy", "AKIA-WITH-DASHES-01", "AKIA/SLASHES/0000001", "A".repeat(15), "A".repeat(129), 12345678901234567]) {
+    for (const id of [
+      "test",
+      "x",
+      "dummy",
+      "AKIA-WITH-DASHES-01",
+      "AKIA/SLASHES/0000001",
+      "A".repeat(15),
+      "A".repeat(129),
+      // biome-ignore lint/correctness/noPrecisionLoss: any number, refused for not being a string
+      12345678901234567,
+    ]) {
       expect(refusal(file([entry({ accessKeyId: id })])), String(id)).toContain(
-        'keys[0] ("orders-service").accessKeyId must be 16 to 128 characters of A-Z, a-z, 0-9, \'_\'',
+        "keys[0] (\"orders-service\").accessKeyId must be 16 to 128 characters of A-Z, a-z, 0-9, '_'",
       );
     }
-    expect(parseSqsCredentials(file([entry({ accessKeyId: "A".repeat(16) }), entry({ name: "b", accessKeyId: "a_".repeat(64) })]), "f")).toHaveLength(2);
+    expect(
+      parseSqsCredentials(
+        file([entry({ accessKeyId: "A".repeat(16) }), entry({ name: "b", accessKeyId: "a_".repeat(64) })]),
+        "f",
+      ),
+    ).toHaveLength(2);
   });
 
   it("refuses one access key id for two entries", () => {
@@ -101,25 +127,43 @@ describe("the SQS credentials file", () => {
   });
 
   it("refuses an empty or non-string secret, and one with white space around it, never quoting it", () => {
-    expect(refusal(file([entry({ secretAccessKey: "" })]))).toContain('keys[0] ("orders-service").secretAccessKey must be a non-empty string');
+    expect(refusal(file([entry({ secretAccessKey: "" })]))).toContain(
+      'keys[0] ("orders-service").secretAccessKey must be a non-empty string',
+    );
     expect(refusal(file([entry({ secretAccessKey: 42 })]))).toContain("secretAccessKey must be a non-empty string");
-    expect(refusal(file([entry({ secretAccessKey: `${secret}\n` })]))).toContain("secretAccessKey must not begin or end with white space");
-    expect(refusal(file([entry({ secretAccessKey: ` ${secret}` })]))).toContain("secretAccessKey must not begin or end with white space");
+    expect(refusal(file([entry({ secretAccessKey: `${secret}\n` })]))).toContain(
+      "secretAccessKey must not begin or end with white space",
+    );
+    expect(refusal(file([entry({ secretAccessKey: ` ${secret}` })]))).toContain(
+      "secretAccessKey must not begin or end with white space",
+    );
   });
 
   it("refuses missing, empty, unknown and repeated permissions, and bad queue patterns", () => {
     const at = 'keys[0] ("orders-service").permissions';
     expect(refusal(file([entry({ permissions: [] })]))).toContain(`${at} must be a non-empty array`);
     expect(refusal(file([entry({ permissions: "send" })]))).toContain(`${at} must be a non-empty array`);
-    expect(refusal(file([entry({ permissions: [{ queues: "orders-*", allow: ["send"], deny: [] }] })]))).toContain(`${at}[0] has an unknown field "deny"`);
-    expect(refusal(file([entry({ permissions: [{ queues: "orders-*", allow: [] }] })]))).toContain(`${at}[0].allow must be a non-empty array`);
+    expect(refusal(file([entry({ permissions: [{ queues: "orders-*", allow: ["send"], deny: [] }] })]))).toContain(
+      `${at}[0] has an unknown field "deny"`,
+    );
+    expect(refusal(file([entry({ permissions: [{ queues: "orders-*", allow: [] }] })]))).toContain(
+      `${at}[0].allow must be a non-empty array`,
+    );
     expect(refusal(file([entry({ permissions: [{ queues: "orders-*", allow: ["sendmessage"] }] })]))).toContain(
       `${at}[0].allow may hold only "admin", "send", "receive"`,
     );
-    expect(refusal(file([entry({ permissions: [{ queues: "orders-*", allow: ["send", "send"] }] })]))).toContain(`${at}[0].allow lists "send" twice`);
-    expect(refusal(file([entry({ permissions: [{ queues: "orders.fifo/x", allow: ["send"] }] })]))).toContain(`${at}[0].queues may contain only`);
-    expect(refusal(file([entry({ permissions: [{ queues: "", allow: ["send"] }] })]))).toContain(`${at}[0].queues must not be empty`);
-    expect(refusal(file([entry({ permissions: [{ queues: 1, allow: ["send"] }] })]))).toContain(`${at}[0].queues must be a string`);
+    expect(refusal(file([entry({ permissions: [{ queues: "orders-*", allow: ["send", "send"] }] })]))).toContain(
+      `${at}[0].allow lists "send" twice`,
+    );
+    expect(refusal(file([entry({ permissions: [{ queues: "orders.fifo/x", allow: ["send"] }] })]))).toContain(
+      `${at}[0].queues may contain only`,
+    );
+    expect(refusal(file([entry({ permissions: [{ queues: "", allow: ["send"] }] })]))).toContain(
+      `${at}[0].queues must not be empty`,
+    );
+    expect(refusal(file([entry({ permissions: [{ queues: 1, allow: ["send"] }] })]))).toContain(
+      `${at}[0].queues must be a string`,
+    );
     expect(refusal(file([entry({ permissions: [{ allow: ["send"] }] })]))).toContain(`${at}[0].queues is missing`);
   });
 });
@@ -146,7 +190,10 @@ describe("the keyring", () => {
     expect(keyring.find("AKIAIOSFODNN7HOLD01")?.principal.name).toBe("orders-service");
     expect(keyring.find("AKIAIOSFODNN7HOLD02")).toBeUndefined();
 
-    await writeFile(path, file([entry({ accessKeyId: "AKIAIOSFODNN7HOLD02" }), entry({ name: "ops", accessKeyId: "AKIAIOSFODNN7HOLD03" })]));
+    await writeFile(
+      path,
+      file([entry({ accessKeyId: "AKIAIOSFODNN7HOLD02" }), entry({ name: "ops", accessKeyId: "AKIAIOSFODNN7HOLD03" })]),
+    );
     expect(await keyring.reload()).toBe(2);
     expect(keyring.find("AKIAIOSFODNN7HOLD01")).toBeUndefined();
     expect(keyring.find("AKIAIOSFODNN7HOLD02")?.principal.name).toBe("orders-service");

@@ -5,13 +5,21 @@ import { parseExposition, samplesOf } from "../support/prometheus-text.js";
 import { startSqsHarness, type SqsHarness } from "./sqs-harness.js";
 
 /** A raw request to the endpoint: what old SDKs, curl and hostile clients send. */
-async function post(endpoint: string, path: string, body: string | Buffer, headers: Record<string, string>): Promise<{ status: number; text: string; headers: Headers }> {
+async function post(
+  endpoint: string,
+  path: string,
+  body: string | Buffer,
+  headers: Record<string, string>,
+): Promise<{ status: number; text: string; headers: Headers }> {
   const response = await fetch(`${endpoint}${path}`, { method: "POST", body, headers });
   return { status: response.status, text: await response.text(), headers: response.headers };
 }
 
 const form = { "content-type": "application/x-www-form-urlencoded" };
-const json = (action: string) => ({ "content-type": "application/x-amz-json-1.0", "x-amz-target": `AmazonSQS.${action}` });
+const json = (action: string) => ({
+  "content-type": "application/x-amz-json-1.0",
+  "x-amz-target": `AmazonSQS.${action}`,
+});
 
 describe("the SQS listener, on the real clock", () => {
   let h: SqsHarness;
@@ -26,7 +34,9 @@ describe("the SQS listener, on the real clock", () => {
 
   it("long-polls: an empty wait ends after WaitTimeSeconds, and a message sent meanwhile ends it early", async () => {
     const startedEmpty = Date.now();
-    expect((await h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 1 }))).Messages).toBeUndefined();
+    expect(
+      (await h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 1 }))).Messages,
+    ).toBeUndefined();
     expect(Date.now() - startedEmpty).toBeGreaterThanOrEqual(900);
 
     const startedFull = Date.now();
@@ -39,7 +49,9 @@ describe("the SQS listener, on the real clock", () => {
 
   it("takes nothing for a long poll whose client went away", async () => {
     const abort = new AbortController();
-    const abandoned = h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 20 }), { abortSignal: abort.signal });
+    const abandoned = h.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 20 }), {
+      abortSignal: abort.signal,
+    });
     // Wait until the poll is waiting at the broker, then hang up: the broker stops waiting for it.
     await until(() => h.server.broker.waitingReceiveCount === 1);
     abort.abort();
@@ -64,12 +76,20 @@ describe("the SQS listener, on the real clock", () => {
   it("answers unknown and unsupported actions in the request's own protocol, never crashing", async () => {
     const viaJson = await post(h.endpoint, "/", "{}", json("NoSuchAction"));
     expect(viaJson.status).toBe(400);
-    expect(JSON.parse(viaJson.text)).toEqual({ __type: "com.amazonaws.sqs#InvalidAction", message: expect.stringContaining("NoSuchAction") });
+    expect(JSON.parse(viaJson.text)).toEqual({
+      __type: "com.amazonaws.sqs#InvalidAction",
+      message: expect.stringContaining("NoSuchAction"),
+    });
     expect(viaJson.headers.get("x-amzn-query-error")).toBe("InvalidAction;Sender");
     const viaQuery = await post(h.endpoint, "/", "Action=NoSuchAction", form);
     expect(viaQuery.status).toBe(400);
     expect(viaQuery.text).toMatch(/<Code>InvalidAction<\/Code>/);
-    const permission = await post(h.endpoint, "/", JSON.stringify({ QueueUrl: url, Label: "x", AWSAccountIds: ["1"], Actions: ["*"] }), json("AddPermission"));
+    const permission = await post(
+      h.endpoint,
+      "/",
+      JSON.stringify({ QueueUrl: url, Label: "x", AWSAccountIds: ["1"], Actions: ["*"] }),
+      json("AddPermission"),
+    );
     expect(permission.headers.get("x-amzn-query-error")).toBe("AWS.SimpleQueueService.UnsupportedOperation;Sender");
     const noTarget = await post(h.endpoint, "/", "{}", { "content-type": "application/x-amz-json-1.0" });
     expect(noTarget.status).toBe(400);
@@ -82,10 +102,17 @@ describe("the SQS listener, on the real clock", () => {
   it("refuses a body over the request limit with 413 before reading it all", async () => {
     // The client announces 9 MiB and sends only the first bytes: the answer must come without the rest.
     const answer = await new Promise<{ status: number; queryError: string | undefined }>((resolve, reject) => {
-      const request = httpRequest(`${h.endpoint}/`, { method: "POST", headers: { ...json("SendMessage"), "content-length": String(9 * 1024 * 1024) } }, (response) => {
-        response.resume();
-        resolve({ status: response.statusCode!, queryError: response.headers["x-amzn-query-error"] as string | undefined });
-      });
+      const request = httpRequest(
+        `${h.endpoint}/`,
+        { method: "POST", headers: { ...json("SendMessage"), "content-length": String(9 * 1024 * 1024) } },
+        (response) => {
+          response.resume();
+          resolve({
+            status: response.statusCode!,
+            queryError: response.headers["x-amzn-query-error"] as string | undefined,
+          });
+        },
+      );
       request.on("error", reject);
       request.write("{");
     });
@@ -98,7 +125,8 @@ describe("the SQS listener, on the real clock", () => {
     await h.sqs.send(new SendMessageCommand({ QueueUrl: h.urlOf("absent"), MessageBody: "m" })).catch(() => undefined);
     await post(h.endpoint, "/", "{}", json("NoSuchAction"));
     const samples = parseExposition(await h.server.metrics.metrics());
-    const handled = (labels: Record<string, string>) => samplesOf(samples, "sqs_server_handled_total", labels)[0]?.value;
+    const handled = (labels: Record<string, string>) =>
+      samplesOf(samples, "sqs_server_handled_total", labels)[0]?.value;
     expect(handled({ sqs_action: "SendMessage", sqs_code: "OK" })).toBe(1);
     expect(handled({ sqs_action: "SendMessage", sqs_code: "AWS.SimpleQueueService.NonExistentQueue" })).toBe(1);
     expect(handled({ sqs_action: "unknown", sqs_code: "InvalidAction" })).toBe(1);

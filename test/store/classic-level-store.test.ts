@@ -139,7 +139,9 @@ describe("ClassicLevelStore", () => {
           `0500000007${Buffer.from("g/dé", "utf8").toString("hex")}`,
         ]);
         expect(stored.get(`00${hex("sequence")}`)!.toString("hex")).toBe("00000008");
-        expect(JSON.parse(stored.get(`01${hex("q")}`)!.toString("utf8"))).toEqual(JSON.parse(JSON.stringify(queueRecord("q", 1, 7))));
+        expect(JSON.parse(stored.get(`01${hex("q")}`)!.toString("utf8"))).toEqual(
+          JSON.parse(JSON.stringify(queueRecord("q", 1, 7))),
+        );
         // Schedule values: layout version 1, then the lease state in 46 bytes.
         const scheduleValue = stored.get(`03000000070000000100000005${id}`)!;
         expect([scheduleValue[0], scheduleValue.length]).toEqual([1, 46]);
@@ -148,7 +150,9 @@ describe("ClassicLevelStore", () => {
         const numbers = Buffer.alloc(16);
         numbers.writeDoubleBE(3, 0);
         numbers.writeDoubleBE(t0, 8);
-        expect(stored.get(`0500000007${Buffer.from("g/dé", "utf8").toString("hex")}`)!.toString("hex")).toBe(`01${id}${numbers.toString("hex")}`);
+        expect(stored.get(`0500000007${Buffer.from("g/dé", "utf8").toString("hex")}`)!.toString("hex")).toBe(
+          `01${id}${numbers.toString("hex")}`,
+        );
       } finally {
         await db.close();
       }

@@ -150,30 +150,36 @@ describe("ClassicLevelStore's writes", () => {
   it.each([
     ["fsync", true],
     ["os", false],
-  ] as const)("all go through one chained batch each: in %s durability every commit is a _write with sync %s", async (durability: Durability, sync) => {
-    const databases: LevelDatabase[] = [];
-    const store = await ClassicLevelStore.open({
-      dataDir: dir.path,
-      durability,
-      createDatabase: (dataDir) => {
-        const db = createLevelDatabase(dataDir);
-        databases.push(db);
-        return db;
-      },
-    });
-    const [db] = databases;
-    const publicBatch = vi.spyOn(db!, "batch");
-    const arrayBatch = vi.spyOn(db as unknown as { _batch: () => Promise<void> }, "_batch");
-    const spy = spyOnBatches(db!);
-    try {
-      await store.commit([{ kind: "putQueue", queue: queueRecord("q", 1) }, { kind: "putSequence", next: 2 }]);
-      await store.probeWrite();
-      expect(spy.writes.map((write) => write.mock.calls)).toEqual([[[{ sync }]], [[{ sync }]]]);
-      expect(arrayBatch).not.toHaveBeenCalled();
-      expect(publicBatch).not.toHaveBeenCalled();
-      expect((await store.load()).queues.map((queue) => queue.record.name)).toEqual(["q"]);
-    } finally {
-      await store.close();
-    }
-  });
+  ] as const)(
+    "all go through one chained batch each: in %s durability every commit is a _write with sync %s",
+    async (durability: Durability, sync) => {
+      const databases: LevelDatabase[] = [];
+      const store = await ClassicLevelStore.open({
+        dataDir: dir.path,
+        durability,
+        createDatabase: (dataDir) => {
+          const db = createLevelDatabase(dataDir);
+          databases.push(db);
+          return db;
+        },
+      });
+      const [db] = databases;
+      const publicBatch = vi.spyOn(db!, "batch");
+      const arrayBatch = vi.spyOn(db as unknown as { _batch: () => Promise<void> }, "_batch");
+      const spy = spyOnBatches(db!);
+      try {
+        await store.commit([
+          { kind: "putQueue", queue: queueRecord("q", 1) },
+          { kind: "putSequence", next: 2 },
+        ]);
+        await store.probeWrite();
+        expect(spy.writes.map((write) => write.mock.calls)).toEqual([[[{ sync }]], [[{ sync }]]]);
+        expect(arrayBatch).not.toHaveBeenCalled();
+        expect(publicBatch).not.toHaveBeenCalled();
+        expect((await store.load()).queues.map((queue) => queue.record.name)).toEqual(["q"]);
+      } finally {
+        await store.close();
+      }
+    },
+  );
 });

@@ -20,15 +20,20 @@ describe.skipIf(skipWithoutPostgres)("binary array parameters", () => {
 
   /** The array PostgreSQL read, each element as text. */
   async function roundTrip(type: ElementType, values: readonly unknown[]): Promise<string[]> {
-    const { rows } = await client.query<{ element: string }>(`SELECT element::text FROM unnest($1::${type}[]) AS element`, [
-      binaryArray(type, values),
-    ]);
+    const { rows } = await client.query<{ element: string }>(
+      `SELECT element::text FROM unnest($1::${type}[]) AS element`,
+      [binaryArray(type, values)],
+    );
     return rows.map((row) => row.element);
   }
 
   it.each([
     ["int4", [0, 1, -1, 2 ** 31 - 1, -(2 ** 31)], ["0", "1", "-1", "2147483647", "-2147483648"]],
-    ["int8", [0, 4294967296, 2 ** 53 - 1, -1, -(2 ** 40)], ["0", "4294967296", "9007199254740991", "-1", "-1099511627776"]],
+    [
+      "int8",
+      [0, 4294967296, 2 ** 53 - 1, -1, -(2 ** 40)],
+      ["0", "4294967296", "9007199254740991", "-1", "-1099511627776"],
+    ],
     ["float8", [1796307902282, 0.5, -0, 2 ** 32 + 1], ["1796307902282", "0.5", "-0", "4294967297"]],
     ["uuid", ["0123456789abcdef0123456789abcdef"], ["01234567-89ab-cdef-0123-456789abcdef"]],
     ["text", ["", "jobs", "héllo ✓ 🚀"], ["", "jobs", "héllo ✓ 🚀"]],
@@ -37,7 +42,11 @@ describe.skipIf(skipWithoutPostgres)("binary array parameters", () => {
   });
 
   it("reads bytea elements back byte for byte, empty ones included", async () => {
-    const bodies = [Buffer.alloc(0), Buffer.from([0, 255, 92, 120]), Buffer.from(Array.from({ length: 300 }, (_, i) => i % 256))];
+    const bodies = [
+      Buffer.alloc(0),
+      Buffer.from([0, 255, 92, 120]),
+      Buffer.from(Array.from({ length: 300 }, (_, i) => i % 256)),
+    ];
     const { rows } = await client.query<{ element: Buffer }>("SELECT element FROM unnest($1::bytea[]) AS element", [
       binaryArray("bytea", bodies),
     ]);
@@ -45,7 +54,9 @@ describe.skipIf(skipWithoutPostgres)("binary array parameters", () => {
   });
 
   it("sends an empty array as one with no dimensions", async () => {
-    const { rows } = await client.query<{ count: number }>("SELECT cardinality($1::int4[]) AS count", [binaryArray("int4", [])]);
+    const { rows } = await client.query<{ count: number }>("SELECT cardinality($1::int4[]) AS count", [
+      binaryArray("int4", []),
+    ]);
     expect(rows[0]!.count).toBe(0);
   });
 

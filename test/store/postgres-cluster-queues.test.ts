@@ -14,9 +14,16 @@ describe("PostgresClusterQueues without a database", () => {
   });
 
   it("fails every read with STORAGE_UNAVAILABLE, naming no host", async () => {
-    const pool = new pg.Pool({ connectionString: `postgres://holdshelf@127.0.0.1:${await freePort()}/holdshelf`, connectionTimeoutMillis: 2000 });
+    const pool = new pg.Pool({
+      connectionString: `postgres://holdshelf@127.0.0.1:${await freePort()}/holdshelf`,
+      connectionTimeoutMillis: 2000,
+    });
     pools.push(pool);
-    const queues = new PostgresClusterQueues(() => pool, () => false, () => 0);
+    const queues = new PostgresClusterQueues(
+      () => pool,
+      () => false,
+      () => 0,
+    );
     const reads = [
       queues.existsElsewhere("jobs"),
       queues.deadLetterSourcesElsewhere("dlq"),

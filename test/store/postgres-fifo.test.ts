@@ -16,7 +16,10 @@ const postgres = postgresForFile();
 /** A FIFO queue's record. */
 function fifoQueueRecord(name: string, id: number): QueueRecord {
   const record = queueRecord(name, id);
-  return { ...record, config: { ...record.config, fifo: { contentBasedDeduplication: false, deduplicationScope: "queue" } } };
+  return {
+    ...record,
+    config: { ...record.config, fifo: { contentBasedDeduplication: false, deduplicationScope: "queue" } },
+  };
 }
 
 describe.skipIf(skipWithoutPostgres)("PostgresStore with FIFO queues", () => {
@@ -37,7 +40,12 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore with FIFO queues", () => {
 
   async function open(): Promise<PostgresStore> {
     await store?.close();
-    const opened = await ShardCluster.open({ urls: [url], nodeId: "fifo", advertisedAddress: "127.0.0.1:1", shardCount: 4 });
+    const opened = await ShardCluster.open({
+      urls: [url],
+      nodeId: "fifo",
+      advertisedAddress: "127.0.0.1:1",
+      shardCount: 4,
+    });
     store = opened.store;
     return opened.store;
   }
@@ -63,9 +71,13 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore with FIFO queues", () => {
     await loader.load();
     const id = scheduleEntry(t0).id;
     // Past the 10,000 rows of a page, with keys whose byte order is not a locale's ("é" after "z").
-    const keys = (prefix: string, count: number): string[] => Array.from({ length: count }, (_, n) => `${prefix}${n % 2 === 0 ? "é" : "z"}${n}`);
+    const keys = (prefix: string, count: number): string[] =>
+      Array.from({ length: count }, (_, n) => `${prefix}${n % 2 === 0 ? "é" : "z"}${n}`);
     const records = (dataId: number, prefix: string, count: number) =>
-      keys(prefix, count).map((key, sequence) => ({ kind: "putDeduplication", dataId, record: { key, messageId: id, sequence, expiresAt: t0 } }) as const);
+      keys(prefix, count).map(
+        (key, sequence) =>
+          ({ kind: "putDeduplication", dataId, record: { key, messageId: id, sequence, expiresAt: t0 } }) as const,
+      );
     await loader.commit([
       { kind: "putQueue", queue: fifoQueueRecord("a.fifo", 1) },
       { kind: "putQueue", queue: fifoQueueRecord("b.fifo", 2) },
@@ -73,7 +85,9 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore with FIFO queues", () => {
       ...records(2, "b", 3),
     ]);
     const { queues } = await (await open()).load();
-    const loaded = new Map(queues.map((queue) => [queue.record.name, (queue.deduplications ?? []).map((record) => record.key).sort()]));
+    const loaded = new Map(
+      queues.map((queue) => [queue.record.name, (queue.deduplications ?? []).map((record) => record.key).sort()]),
+    );
     expect(loaded.get("a.fifo")).toEqual(keys("a", 9_999).sort());
     expect(loaded.get("b.fifo")).toEqual(keys("b", 3).sort());
   });
@@ -90,12 +104,19 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore with FIFO queues", () => {
     const standardEntry = scheduleEntry(t0);
     const deadLetter = { sourceQueue: "src.fifo", reason: "MAX_RECEIVE_COUNT_EXCEEDED" };
     await sender.commit([
-      { kind: "putInbound", queue: "dest.fifo", entry: fifoEntry, content: { ...content("fifo"), deadLetter, deduplicationId: "dedup-7" } },
+      {
+        kind: "putInbound",
+        queue: "dest.fifo",
+        entry: fifoEntry,
+        content: { ...content("fifo"), deadLetter, deduplicationId: "dedup-7" },
+      },
       { kind: "putInbound", queue: "dest", entry: standardEntry, content: content("standard") },
     ]);
 
     // Taken in as the owner of every shard takes it, at the epochs this store holds them.
-    const { rows } = await admin.query<{ shard: number; epoch: string }>("SELECT shard, epoch FROM holdshelf_shards ORDER BY shard");
+    const { rows } = await admin.query<{ shard: number; epoch: string }>(
+      "SELECT shard, epoch FROM holdshelf_shards ORDER BY shard",
+    );
     const fence = { shards: rows.map((row) => row.shard), epochs: rows.map((row) => Number(row.epoch)) };
     const { fenceHeld, arrivals } = await takeInbound(admin, fence);
     expect(fenceHeld).toBe(true);

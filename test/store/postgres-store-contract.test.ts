@@ -14,7 +14,8 @@ describe.skipIf(skipWithoutPostgres)("on PostgreSQL", () => {
   describeStoreContract("PostgresStore", async () => {
     const url = await postgres().createDatabase();
     const open = async (): Promise<PostgresStore> =>
-      (await ShardCluster.open({ urls: [url], nodeId: "contract", advertisedAddress: "127.0.0.1:1", shardCount: 4 })).store;
+      (await ShardCluster.open({ urls: [url], nodeId: "contract", advertisedAddress: "127.0.0.1:1", shardCount: 4 }))
+        .store;
     // Rewrites one stored value as an older holdshelf wrote it.
     const replaceOne = async (statement: string, values: unknown[]): Promise<void> => {
       const client = new pg.Client({ connectionString: url });
@@ -34,8 +35,13 @@ describe.skipIf(skipWithoutPostgres)("on PostgreSQL", () => {
         return fixture.store;
       },
       putRawContent: (dataId, id, value) =>
-        replaceOne("UPDATE holdshelf_content SET content = $3 WHERE data_id = $1 AND id = $2::uuid", [dataId, id, value]),
-      putRawQueueRecord: (name, value) => replaceOne("UPDATE holdshelf_queues SET record = $2 WHERE name = $1", [name, value]),
+        replaceOne("UPDATE holdshelf_content SET content = $3 WHERE data_id = $1 AND id = $2::uuid", [
+          dataId,
+          id,
+          value,
+        ]),
+      putRawQueueRecord: (name, value) =>
+        replaceOne("UPDATE holdshelf_queues SET record = $2 WHERE name = $1", [name, value]),
       dispose: () => fixture.store.close(),
     };
     return fixture;

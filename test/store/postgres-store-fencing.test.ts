@@ -31,7 +31,13 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore ownership", () => {
   });
 
   async function open(nodeId: string, options: Partial<ShardClusterOptions> = {}): Promise<PostgresStore> {
-    const { store } = await ShardCluster.open({ urls: [url], nodeId, advertisedAddress: `${nodeId}:1`, shardCount: 4, ...options });
+    const { store } = await ShardCluster.open({
+      urls: [url],
+      nodeId,
+      advertisedAddress: `${nodeId}:1`,
+      shardCount: 4,
+      ...options,
+    });
     opened.push(store);
     return store;
   }
@@ -62,15 +68,21 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore ownership", () => {
       () => undefined,
       (error: unknown) => error,
     );
-    const waiting = "SELECT pid FROM pg_stat_activity WHERE application_name = 'holdshelf a' AND wait_event_type = 'Lock'";
-    await vi.waitFor(async () => expect((await admin.query(waiting)).rowCount).toBe(1), { timeout: 5000, interval: 20 });
+    const waiting =
+      "SELECT pid FROM pg_stat_activity WHERE application_name = 'holdshelf a' AND wait_event_type = 'Lock'";
+    await vi.waitFor(async () => expect((await admin.query(waiting)).rowCount).toBe(1), {
+      timeout: 5000,
+      interval: 20,
+    });
     await admin.query(`SELECT pg_terminate_backend(pid) FROM (${waiting}) AS blocked`);
     await admin.query("ROLLBACK");
     return ended;
   }
 
   async function storedIds(): Promise<string[]> {
-    const { rows } = await admin.query<{ id: string }>("SELECT replace(id::text, '-', '') AS id FROM holdshelf_content ORDER BY id");
+    const { rows } = await admin.query<{ id: string }>(
+      "SELECT replace(id::text, '-', '') AS id FROM holdshelf_content ORDER BY id",
+    );
     return rows.map((row) => row.id);
   }
 
@@ -93,14 +105,19 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore ownership", () => {
     const started = performance.now();
     await open("b", { leaseTtlMs: 60_000, claimTimeoutMs: 5000 });
     expect(performance.now() - started).toBeLessThan(5000);
-    const { rows } = await admin.query<{ owner: string; epoch: string }>("SELECT DISTINCT owner, epoch FROM holdshelf_shards");
+    const { rows } = await admin.query<{ owner: string; epoch: string }>(
+      "SELECT DISTINCT owner, epoch FROM holdshelf_shards",
+    );
     expect(rows).toEqual([{ owner: "b", epoch: "2" }]);
   });
 
   it("fences a broker whose shards were claimed: its commit writes nothing, fails STORAGE_UNAVAILABLE, and it is told once", async () => {
     const lost: unknown[] = [];
     const a = await open("a", { onOwnershipLost: (error) => lost.push(error) });
-    await a.commit([{ kind: "putQueue", queue: queueRecord("q", 1) }, { kind: "putSequence", next: 2 }]);
+    await a.commit([
+      { kind: "putQueue", queue: queueRecord("q", 1) },
+      { kind: "putSequence", next: 2 },
+    ]);
     const before = scheduleEntry(t0);
     await a.commit([putMessage(1, before)]);
 
@@ -120,11 +137,20 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore ownership", () => {
 
   it("lands every commit a claim races either before the claim (the new owner loads it) or not at all", async () => {
     const a = await open("a");
-    await a.commit([{ kind: "putQueue", queue: queueRecord("q", 1) }, { kind: "putSequence", next: 2 }]);
+    await a.commit([
+      { kind: "putQueue", queue: queueRecord("q", 1) },
+      { kind: "putSequence", next: 2 },
+    ]);
     const outcomes: { id: string; written: Promise<boolean> }[] = [];
     const commitOne = (): void => {
       const entry = scheduleEntry(t0 + outcomes.length);
-      outcomes.push({ id: entry.id, written: a.commit([putMessage(1, entry)]).then(() => true, () => false) });
+      outcomes.push({
+        id: entry.id,
+        written: a.commit([putMessage(1, entry)]).then(
+          () => true,
+          () => false,
+        ),
+      });
     };
     for (let i = 0; i < 50; i++) commitOne();
     await expireLeases();
@@ -192,7 +218,10 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore ownership", () => {
   it("stops writing the moment its member session is cut, then a reopen reclaims and writes again", async () => {
     const lost: unknown[] = [];
     const a = await open("a", { onOwnershipLost: (error) => lost.push(error) });
-    await a.commit([{ kind: "putQueue", queue: queueRecord("q", 1) }, { kind: "putSequence", next: 2 }]);
+    await a.commit([
+      { kind: "putQueue", queue: queueRecord("q", 1) },
+      { kind: "putSequence", next: 2 },
+    ]);
     // Without its session the member lock is free: another broker may claim the shards at any moment.
     await killMemberSession("a");
     await vi.waitFor(() => expect(lost).toHaveLength(1), { timeout: 5000, interval: 20 });
@@ -212,11 +241,18 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore ownership", () => {
   it("fails a commit whose connection is cut mid-statement with STORAGE_UNAVAILABLE naming PostgreSQL's code, not its host", async () => {
     const lost: unknown[] = [];
     const a = await open("a", { onOwnershipLost: (error) => lost.push(error) });
-    await a.commit([{ kind: "putQueue", queue: queueRecord("q", 1) }, { kind: "putSequence", next: 2 }]);
+    await a.commit([
+      { kind: "putQueue", queue: queueRecord("q", 1) },
+      { kind: "putSequence", next: 2 },
+    ]);
     // Hold the shard rows, so the commit's fence waits; then cut the waiting connection.
-    const failed = await cutWhileLocked("SELECT shard FROM holdshelf_shards FOR UPDATE", () => a.commit([putMessage(1, scheduleEntry(t0))]));
+    const failed = await cutWhileLocked("SELECT shard FROM holdshelf_shards FOR UPDATE", () =>
+      a.commit([putMessage(1, scheduleEntry(t0))]),
+    );
     expect(isStorageUnavailable(failed)).toBe(true);
-    expect((failed as Error).message).toBe("storage write failed (PostgreSQL 57P01); the broker is recovering, retry later");
+    expect((failed as Error).message).toBe(
+      "storage write failed (PostgreSQL 57P01); the broker is recovering, retry later",
+    );
     expect(await storedIds()).toEqual([]);
     // A lost connection is a storage failure, not a lost shard: the member session is fine.
     expect(lost).toEqual([]);
@@ -225,14 +261,19 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore ownership", () => {
   it("fails a read whose connection is cut with STORAGE_UNAVAILABLE, not an unexpected error", async () => {
     // What a PostgreSQL failover does to a Receive reading its bodies (the cluster crash run found it logged as unexpected).
     const a = await open("a");
-    await a.commit([{ kind: "putQueue", queue: queueRecord("q", 1) }, { kind: "putSequence", next: 2 }]);
+    await a.commit([
+      { kind: "putQueue", queue: queueRecord("q", 1) },
+      { kind: "putSequence", next: 2 },
+    ]);
     const entry = scheduleEntry(t0);
     await a.commit([putMessage(1, entry)]);
     const failed = await cutWhileLocked("LOCK TABLE holdshelf_content IN ACCESS EXCLUSIVE MODE", () =>
       a.readMessages(1, [{ id: entry.id, hasCheckpoint: false }]),
     );
     expect(isStorageUnavailable(failed)).toBe(true);
-    expect((failed as Error).message).toBe("storage read failed (PostgreSQL 57P01); the broker is recovering, retry later");
+    expect((failed as Error).message).toBe(
+      "storage read failed (PostgreSQL 57P01); the broker is recovering, retry later",
+    );
   });
 
   it("stands by on a reopen while another broker holds its shards", async () => {
@@ -247,10 +288,19 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore ownership", () => {
   it("keeps standing by when its own connections are cut while it waits, and takes over when the shards are free", async () => {
     const a = await open("a", { leaseTtlMs: 60_000 });
     const reasons: unknown[] = [];
-    const waiting = open("b", { leaseTtlMs: 60_000, claimTimeoutMs: 30_000, onWaiting: (reason) => reasons.push(reason) });
+    const waiting = open("b", {
+      leaseTtlMs: 60_000,
+      claimTimeoutMs: 30_000,
+      onWaiting: (reason) => reasons.push(reason),
+    });
     await vi.waitFor(() => expect(reasons.length).toBeGreaterThan(0), { timeout: 5000, interval: 20 });
-    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name IN ('holdshelf b', 'holdshelf member b')");
-    await vi.waitFor(() => expect(reasons.some((reason) => !(reason instanceof ShardsHeldError))).toBe(true), { timeout: 5000, interval: 20 });
+    await admin.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name IN ('holdshelf b', 'holdshelf member b')",
+    );
+    await vi.waitFor(() => expect(reasons.some((reason) => !(reason instanceof ShardsHeldError))).toBe(true), {
+      timeout: 5000,
+      interval: 20,
+    });
     await a.close();
     const b = await waiting;
     expect(b).toBeInstanceOf(PostgresStore);
@@ -294,7 +344,10 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore ownership", () => {
 
   it("places each queue in the shard its name hashes to, and keeps it there when the queue is put again", async () => {
     const a = await open("a");
-    await a.commit([{ kind: "putQueue", queue: queueRecord("alpha", 1) }, { kind: "putQueue", queue: queueRecord("beta", 2) }]);
+    await a.commit([
+      { kind: "putQueue", queue: queueRecord("alpha", 1) },
+      { kind: "putQueue", queue: queueRecord("beta", 2) },
+    ]);
     await admin.query("UPDATE holdshelf_queues SET shard = 3 WHERE name = 'alpha'");
     await a.close();
     opened.length = 0;

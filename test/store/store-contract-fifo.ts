@@ -10,7 +10,10 @@ import type { StoreUnderTest } from "./store-contract.js";
 /** A FIFO queue's record (content-based deduplication, per-group scope). */
 function fifoQueueRecord(name: string, id: number, dataId = id): QueueRecord {
   const record = queueRecord(name, id, dataId);
-  return { ...record, config: { ...record.config, fifo: { contentBasedDeduplication: true, deduplicationScope: "messageGroup" } } };
+  return {
+    ...record,
+    config: { ...record.config, fifo: { contentBasedDeduplication: true, deduplicationScope: "messageGroup" } },
+  };
 }
 
 /** A deduplication record of message `messageId`, its window ending a minute after t0. */
@@ -61,7 +64,11 @@ export function describeFifoContract(fixture: () => StoreUnderTest): void {
       // The longest group SQS allows, and a sequence number beyond 32 bits.
       const second = scheduleEntry(t0 + 1, { group: "g".repeat(128), sequence: 2 ** 40 + 3, leased: true, epoch: 2 });
       const sameGroup = scheduleEntry(t0 + 2, { group: "orders-1", sequence: 2 ** 40 + 4 });
-      await fixture().store.commit([putMessage(dataId, first), putMessage(dataId, second), putMessage(dataId, sameGroup)]);
+      await fixture().store.commit([
+        putMessage(dataId, first),
+        putMessage(dataId, second),
+        putMessage(dataId, sameGroup),
+      ]);
       const { schedule } = loadedQueue(await queuesAfterReopen(), "q.fifo");
       expect(schedule.hasGroups).toBe(true);
       expect(schedule.entries()).toEqual([first, second, sameGroup]);
@@ -81,7 +88,10 @@ export function describeFifoContract(fixture: () => StoreUnderTest): void {
       ]);
       const entries = loadedQueue(await queuesAfterReopen(), "q.fifo").schedule.entries();
       expect(entries).toEqual([renewed, leased]);
-      expect(entries.map(({ group, sequence }) => [group, sequence])).toEqual([["b", 11], ["a", 10]]);
+      expect(entries.map(({ group, sequence }) => [group, sequence])).toEqual([
+        ["b", 11],
+        ["a", 10],
+      ]);
     });
 
     it("loads a standard queue's messages with no group, sequence number or deduplication records", async () => {
@@ -106,10 +116,18 @@ export function describeFifoContract(fixture: () => StoreUnderTest): void {
       const typed = { n: { dataType: "Number", value: "7" } };
       await fixture().store.commit([
         putMessage(dataId, deduplicated, { ...content("one", { k: "v" }), deduplicationId: "dedup-1 ✓" }),
-        putMessage(dataId, deadLettered, { ...content("two", {}, typed), deadLetter, deduplicationId: deadLettered.id }),
+        putMessage(dataId, deadLettered, {
+          ...content("two", {}, typed),
+          deadLetter,
+          deduplicationId: deadLettered.id,
+        }),
         putMessage(dataId, standard, content("three")),
       ]);
-      const [one, two, three] = await readContents(await fixture().reopen(), dataId, [deduplicated.id, deadLettered.id, standard.id]);
+      const [one, two, three] = await readContents(await fixture().reopen(), dataId, [
+        deduplicated.id,
+        deadLettered.id,
+        standard.id,
+      ]);
       expect(one!.deduplicationId).toBe("dedup-1 ✓");
       expect(Buffer.from(one!.body).toString()).toBe("one");
       expect(one!.attributes).toEqual({ k: "v" });
@@ -152,7 +170,10 @@ export function describeFifoContract(fixture: () => StoreUnderTest): void {
 
     it("keeps a queue record's FIFO settings, and leaves them out of a standard queue's", async () => {
       const fifo = fifoQueueRecord("q.fifo", 1);
-      const queueScope = { ...fifoQueueRecord("p.fifo", 2), config: { ...fifo.config, fifo: { contentBasedDeduplication: false, deduplicationScope: "queue" as const } } };
+      const queueScope = {
+        ...fifoQueueRecord("p.fifo", 2),
+        config: { ...fifo.config, fifo: { contentBasedDeduplication: false, deduplicationScope: "queue" as const } },
+      };
       const standard = queueRecord("q", 3);
       await fixture().store.commit([
         { kind: "putQueue", queue: fifo },
@@ -161,8 +182,14 @@ export function describeFifoContract(fixture: () => StoreUnderTest): void {
       ]);
       const queues = await queuesAfterReopen();
       expect(loadedQueue(queues, "q.fifo").record).toEqual(fifo);
-      expect(loadedQueue(queues, "q.fifo").record.config.fifo).toEqual({ contentBasedDeduplication: true, deduplicationScope: "messageGroup" });
-      expect(loadedQueue(queues, "p.fifo").record.config.fifo).toEqual({ contentBasedDeduplication: false, deduplicationScope: "queue" });
+      expect(loadedQueue(queues, "q.fifo").record.config.fifo).toEqual({
+        contentBasedDeduplication: true,
+        deduplicationScope: "messageGroup",
+      });
+      expect(loadedQueue(queues, "p.fifo").record.config.fifo).toEqual({
+        contentBasedDeduplication: false,
+        deduplicationScope: "queue",
+      });
       expect(loadedQueue(queues, "q").record).toEqual(standard);
       expect(Object.keys(loadedQueue(queues, "q").record.config)).not.toContain("fifo");
     });
@@ -217,7 +244,9 @@ export function describeFifoContract(fixture: () => StoreUnderTest): void {
           { kind: "putDeduplication", dataId, record: deduplication("put-last", id, 1) },
           { kind: "putDeduplication", dataId, record: deduplication("put-last", id, 2) },
         ]);
-        expect(deduplicationsOf(loadedQueue(await queuesAfterReopen(), "q.fifo"))).toEqual([deduplication("put-last", id, 2)]);
+        expect(deduplicationsOf(loadedQueue(await queuesAfterReopen(), "q.fifo"))).toEqual([
+          deduplication("put-last", id, 2),
+        ]);
       });
 
       it("keeps keys of any text, and times and sequence numbers beyond 32 bits, exactly", async () => {
@@ -225,7 +254,12 @@ export function describeFifoContract(fixture: () => StoreUnderTest): void {
         const id = scheduleEntry(t0).id;
         const records = [
           { key: "grüße/ключ 🎉", messageId: id, sequence: 2 ** 52 + 1, expiresAt: t0 + 300_000 },
-          { key: `${"x".repeat(128)}/${"!#$%&'()*+,-./:;<=>?@[\\]^_`{|}~".repeat(4)}`, messageId: id, sequence: 0, expiresAt: 2 ** 45 },
+          {
+            key: `${"x".repeat(128)}/${"!#$%&'()*+,-./:;<=>?@[\\]^_`{|}~".repeat(4)}`,
+            messageId: id,
+            sequence: 0,
+            expiresAt: 2 ** 45,
+          },
         ];
         await fixture().store.commit(records.map((record) => ({ kind: "putDeduplication", dataId, record }) as const));
         expect(deduplicationsOf(loadedQueue(await queuesAfterReopen(), "q.fifo"))).toEqual(
@@ -294,10 +328,17 @@ export function describeFifoContract(fixture: () => StoreUnderTest): void {
         const id = scheduleEntry(t0).id;
         const good = { kind: "putDeduplication", dataId, record: deduplication("good", id, 1) } as const;
         await expect(
-          fixture().store.commit([good, { kind: "putDeduplication", dataId: 2 ** 32, record: deduplication("bad", id, 2) }]),
+          fixture().store.commit([
+            good,
+            { kind: "putDeduplication", dataId: 2 ** 32, record: deduplication("bad", id, 2) },
+          ]),
         ).rejects.toThrow();
-        await expect(fixture().store.commit([good, { kind: "removeDeduplication", dataId: -1, key: "bad" }])).rejects.toThrow();
-        await expect(fixture().store.commit([good, { kind: "putDeduplication", dataId, record: deduplication("bad", "xyz", 2) }])).rejects.toThrow();
+        await expect(
+          fixture().store.commit([good, { kind: "removeDeduplication", dataId: -1, key: "bad" }]),
+        ).rejects.toThrow();
+        await expect(
+          fixture().store.commit([good, { kind: "putDeduplication", dataId, record: deduplication("bad", "xyz", 2) }]),
+        ).rejects.toThrow();
         expect(loadedQueue(await queuesAfterReopen(), "q.fifo").deduplications).toBeUndefined();
       });
     });

@@ -35,11 +35,15 @@ function loadedQueue(queues: StoredQueue[], name: string): StoredQueue {
 
 /** Content as plain values, so that Buffer and Uint8Array bodies compare equal. */
 function plain(value: MessageContent | undefined): { body: string; attributes: Record<string, string> } | undefined {
-  return value === undefined ? undefined : { body: Buffer.from(value.body).toString("utf8"), attributes: { ...value.attributes } };
+  return value === undefined
+    ? undefined
+    : { body: Buffer.from(value.body).toString("utf8"), attributes: { ...value.attributes } };
 }
 
 /** Typed attributes as plain values: a binary value as its bytes in UTF-8, so that Buffer and Uint8Array compare equal. */
-function typedPlain(typed: MessageContent["typedAttributes"]): Record<string, { dataType: string; text?: string; binary?: string }> {
+function typedPlain(
+  typed: MessageContent["typedAttributes"],
+): Record<string, { dataType: string; text?: string; binary?: string }> {
   return Object.fromEntries(
     Object.entries(typed).map(([name, { dataType, value }]) => [
       name,
@@ -137,8 +141,17 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
       });
 
       it("keeps a queue's tags and update time", async () => {
-        const tags = Object.fromEntries([["team", "payments"], ["", ""], ["__proto__", "kept"], ["ключ", "値 🎉"]]) as Record<string, string>;
-        const record = { ...queueRecord("q", 1), config: { ...queueRecord("q", 1).config, tags }, updateTime: t0 + 5000 };
+        const tags = Object.fromEntries([
+          ["team", "payments"],
+          ["", ""],
+          ["__proto__", "kept"],
+          ["ключ", "値 🎉"],
+        ]) as Record<string, string>;
+        const record = {
+          ...queueRecord("q", 1),
+          config: { ...queueRecord("q", 1).config, tags },
+          updateTime: t0 + 5000,
+        };
         await fx.store.commit([{ kind: "putQueue", queue: record }]);
         const [loaded] = (await (await fx.reopen()).load()).queues.map((queue) => queue.record);
         expect(loaded).toEqual(record);
@@ -237,7 +250,15 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         const entry = scheduleEntry(t0);
         const other = scheduleEntry(t0 + 1000);
         await fx.store.commit([putMessage(dataId, entry), putMessage(dataId, other)]);
-        const leased = { ...entry, readyAt: t0 + 2000, leased: true, receiveCount: 1, epoch: 1, leaseStart: t0, firstReceiveAt: t0 };
+        const leased = {
+          ...entry,
+          readyAt: t0 + 2000,
+          leased: true,
+          receiveCount: 1,
+          epoch: 1,
+          leaseStart: t0,
+          firstReceiveAt: t0,
+        };
         await fx.store.commit([{ kind: "reschedule", dataId, fromReadyAt: t0, entry: leased }]);
         expect(await scheduleAfterReopen()).toEqual([other, leased]);
       });
@@ -279,7 +300,9 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         const removed = scheduleEntry(t0 + 500);
         const kept = scheduleEntry(t0);
         await fx.store.commit([putMessage(dataId, removed, content("bye")), putMessage(dataId, kept, content("stay"))]);
-        await fx.store.commit([{ kind: "removeMessage", dataId, id: removed.id, readyAt: removed.readyAt, hasCheckpoint: false }]);
+        await fx.store.commit([
+          { kind: "removeMessage", dataId, id: removed.id, readyAt: removed.readyAt, hasCheckpoint: false },
+        ]);
         expect(await scheduleAfterReopen()).toEqual([kept]);
         const contents = await readContents(fx.store, dataId, [removed.id, kept.id]);
         expect(contents.map(plain)).toEqual([undefined, { body: "stay", attributes: {} }]);
@@ -310,12 +333,12 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         const missing = scheduleEntry(t0).id;
         await fx.store.commit([
           putMessage(dataId, plainEntry, content("body one", { kind: "plain", "": "" })),
-          putMessage(dataId, unicode, content("héllo wörld ✓ 🚀", { "ключ": "値 🎉", emoji: "👍🏽" })),
+          putMessage(dataId, unicode, content("héllo wörld ✓ 🚀", { ключ: "値 🎉", emoji: "👍🏽" })),
           putMessage(dataId, empty, content("", {})),
         ]);
         const contents = await readContents(await fx.reopen(), dataId, [unicode.id, missing, empty.id, plainEntry.id]);
         expect(contents.map(plain)).toEqual([
-          { body: "héllo wörld ✓ 🚀", attributes: { "ключ": "値 🎉", emoji: "👍🏽" } },
+          { body: "héllo wörld ✓ 🚀", attributes: { ключ: "値 🎉", emoji: "👍🏽" } },
           undefined,
           { body: "", attributes: {} },
           { body: "body one", attributes: { kind: "plain", "": "" } },
@@ -335,10 +358,16 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
       it("keeps an attribute named __proto__ as an attribute", async () => {
         const dataId = await createQueue();
         const entry = scheduleEntry(t0);
-        const attributes = Object.fromEntries([["__proto__", "x"], ["k", "v"]]) as Record<string, string>;
+        const attributes = Object.fromEntries([
+          ["__proto__", "x"],
+          ["k", "v"],
+        ]) as Record<string, string>;
         await fx.store.commit([putMessage(dataId, entry, { body: Buffer.from("b"), attributes, typedAttributes: {} })]);
         const [read] = await readContents(await fx.reopen(), dataId, [entry.id]);
-        expect(Object.entries(read!.attributes)).toEqual([["__proto__", "x"], ["k", "v"]]);
+        expect(Object.entries(read!.attributes)).toEqual([
+          ["__proto__", "x"],
+          ["k", "v"],
+        ]);
       });
 
       it("keeps a dead-lettered message's origin, and reads none on other messages", async () => {
@@ -399,7 +428,15 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
           length.writeUInt32BE(bytes.length);
           return Buffer.concat([length, bytes]);
         };
-        const version2 = Buffer.concat([Buffer.of(2, 0, 0, 0, 1), field("k"), field("v"), Buffer.of(1), field("src"), field("why"), Buffer.from("old body")]);
+        const version2 = Buffer.concat([
+          Buffer.of(2, 0, 0, 0, 1),
+          field("k"),
+          field("v"),
+          Buffer.of(1),
+          field("src"),
+          field("why"),
+          Buffer.from("old body"),
+        ]);
         await fx.putRawContent(dataId, entry.id, version2);
         const [read] = await readContents(await fx.reopen(), dataId, [entry.id]);
         expect(plain(read)).toEqual({ body: "old body", attributes: { k: "v" } });
@@ -408,7 +445,10 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
       });
 
       it("returns undefined for every id of an unknown data space", async () => {
-        expect(await readContents(fx.store, 42, [scheduleEntry(t0).id, scheduleEntry(t0).id])).toEqual([undefined, undefined]);
+        expect(await readContents(fx.store, 42, [scheduleEntry(t0).id, scheduleEntry(t0).id])).toEqual([
+          undefined,
+          undefined,
+        ]);
       });
     });
 
@@ -454,7 +494,10 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
       it("replaces a checkpoint saved again", async () => {
         const dataId = await createQueue();
         const entry = scheduleEntry(t0, { hasCheckpoint: true });
-        await fx.store.commit([putMessage(dataId, entry), { kind: "putCheckpoint", dataId, id: entry.id, checkpoint: Buffer.from("one") }]);
+        await fx.store.commit([
+          putMessage(dataId, entry),
+          { kind: "putCheckpoint", dataId, id: entry.id, checkpoint: Buffer.from("one") },
+        ]);
         await fx.store.commit([{ kind: "putCheckpoint", dataId, id: entry.id, checkpoint: Buffer.from("two") }]);
         const [read] = await fx.store.readMessages(dataId, [{ id: entry.id, hasCheckpoint: true }]);
         expect(Buffer.from(read!.checkpoint!).toString()).toBe("two");
@@ -469,12 +512,18 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
           putMessage(2, other),
           { kind: "putCheckpoint", dataId: 2, id: other.id, checkpoint: Buffer.from("b") },
         ]);
-        await fx.store.commit([{ kind: "removeMessage", dataId: 1, id: entry.id, readyAt: entry.readyAt, hasCheckpoint: true }]);
+        await fx.store.commit([
+          { kind: "removeMessage", dataId: 1, id: entry.id, readyAt: entry.readyAt, hasCheckpoint: true },
+        ]);
         await fx.store.dropData(2);
         // Put the contents back: only a checkpoint left behind would show up.
         await fx.store.commit([putMessage(1, entry), putMessage(2, other)]);
-        expect((await fx.store.readMessages(1, [{ id: entry.id, hasCheckpoint: true }]))[0]!.checkpoint).toBeUndefined();
-        expect((await fx.store.readMessages(2, [{ id: other.id, hasCheckpoint: true }]))[0]!.checkpoint).toBeUndefined();
+        expect(
+          (await fx.store.readMessages(1, [{ id: entry.id, hasCheckpoint: true }]))[0]!.checkpoint,
+        ).toBeUndefined();
+        expect(
+          (await fx.store.readMessages(2, [{ id: other.id, hasCheckpoint: true }]))[0]!.checkpoint,
+        ).toBeUndefined();
       });
     });
 
@@ -546,8 +595,14 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
 
       it("applies commits in call order", async () => {
         const commits = [
-          fx.store.commit([{ kind: "putQueue", queue: queueRecord("q", 1) }, { kind: "putSequence", next: 2 }]),
-          fx.store.commit([{ kind: "removeQueue", name: "q" }, { kind: "putSequence", next: 3 }]),
+          fx.store.commit([
+            { kind: "putQueue", queue: queueRecord("q", 1) },
+            { kind: "putSequence", next: 2 },
+          ]),
+          fx.store.commit([
+            { kind: "removeQueue", name: "q" },
+            { kind: "putSequence", next: 3 },
+          ]),
           fx.store.commit([{ kind: "putQueue", queue: queueRecord("q", 1, 4) }]),
         ];
         await Promise.all(commits);
@@ -609,18 +664,25 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
       it.each([
         ["a sequence", { kind: "putSequence", next: 2 ** 32 }],
         ["a data id", putMessage(2 ** 32, scheduleEntry(t0))],
-      ] as const)("refuses a whole commit with %s beyond 32 bits, writing none of its ops, and still takes commits", async (_, bad) => {
-        const dataId = await createQueue();
-        const entry = scheduleEntry(t0);
-        const refused = fx.store.commit([putMessage(dataId, entry), { kind: "putQueue", queue: queueRecord("other", 2) }, bad]);
-        await expect(refused).rejects.toThrow();
-        await fx.store.commit([{ kind: "putQueue", queue: queueRecord("after", 3) }]);
-        const state = await (await fx.reopen()).load();
-        expect(state.queues.map((queue) => queue.record.name)).toEqual(["after", "q"]);
-        expect(state.nextSequence).toBe(2);
-        expect(loadedQueue(state.queues, "q").schedule.entries()).toEqual([]);
-        expect(await readContents(fx.store, dataId, [entry.id])).toEqual([undefined]);
-      });
+      ] as const)(
+        "refuses a whole commit with %s beyond 32 bits, writing none of its ops, and still takes commits",
+        async (_, bad) => {
+          const dataId = await createQueue();
+          const entry = scheduleEntry(t0);
+          const refused = fx.store.commit([
+            putMessage(dataId, entry),
+            { kind: "putQueue", queue: queueRecord("other", 2) },
+            bad,
+          ]);
+          await expect(refused).rejects.toThrow();
+          await fx.store.commit([{ kind: "putQueue", queue: queueRecord("after", 3) }]);
+          const state = await (await fx.reopen()).load();
+          expect(state.queues.map((queue) => queue.record.name)).toEqual(["after", "q"]);
+          expect(state.nextSequence).toBe(2);
+          expect(loadedQueue(state.queues, "q").schedule.entries()).toEqual([]);
+          expect(await readContents(fx.store, dataId, [entry.id])).toEqual([undefined]);
+        },
+      );
     });
 
     describeFifoContract(() => fx);

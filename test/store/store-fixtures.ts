@@ -31,7 +31,8 @@ export interface StoreFixture {
 export async function openStoreFixture(): Promise<StoreFixture> {
   const dir = await makeTempDir("holdshelf-store-");
   const writeFault = new WriteFault();
-  const open = () => ClassicLevelStore.open({ dataDir: dir.path, durability: "os", createDatabase: faultyLevel(writeFault) });
+  const open = () =>
+    ClassicLevelStore.open({ dataDir: dir.path, durability: "os", createDatabase: faultyLevel(writeFault) });
   const putRaw = async (key: Buffer, value: Buffer): Promise<void> => {
     await fixture.store.close();
     const db = createLevelDatabase(dir.path);

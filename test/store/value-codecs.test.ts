@@ -106,8 +106,14 @@ describe("schedule values", () => {
     ["version 0", Buffer.alloc(46)],
     ["an empty value", Buffer.alloc(0)],
     ["version 1 with a byte too many", Buffer.concat([version1ScheduleValue(leasedEntry), Buffer.of(0)])],
-    ["version 2 without its FIFO fields", Buffer.concat([Buffer.of(2), version1ScheduleValue(leasedEntry).subarray(1)])],
-    ["version 2 with a group cut short", encodeScheduleValue({ ...leasedEntry, group: "abc", sequence: 1 }).subarray(0, 58)],
+    [
+      "version 2 without its FIFO fields",
+      Buffer.concat([Buffer.of(2), version1ScheduleValue(leasedEntry).subarray(1)]),
+    ],
+    [
+      "version 2 with a group cut short",
+      encodeScheduleValue({ ...leasedEntry, group: "abc", sequence: 1 }).subarray(0, 58),
+    ],
   ])("refuses %s, naming the version", (_, value) => {
     expect(() => decodeSchedule(value, leasedEntry)).toThrow(/unknown schedule entry layout \(version/);
   });
@@ -159,29 +165,52 @@ describe("message contents", () => {
   });
 
   it("writes a deduplication id as version 4: a flag and the id after the typed attributes, before the body", () => {
-    const value = encodeContent({ body: Buffer.from("body"), attributes: {}, typedAttributes: {}, deduplicationId: "d-1" });
-    const expected = Buffer.concat([Buffer.of(4, 0, 0, 0, 0), Buffer.of(0), Buffer.of(0, 0, 0, 0), Buffer.of(1), field("d-1"), Buffer.from("body")]);
+    const value = encodeContent({
+      body: Buffer.from("body"),
+      attributes: {},
+      typedAttributes: {},
+      deduplicationId: "d-1",
+    });
+    const expected = Buffer.concat([
+      Buffer.of(4, 0, 0, 0, 0),
+      Buffer.of(0),
+      Buffer.of(0, 0, 0, 0),
+      Buffer.of(1),
+      field("d-1"),
+      Buffer.from("body"),
+    ]);
     expect(value.toString("hex")).toBe(expected.toString("hex"));
   });
 
   it("reads version 4 content with and without a deduplication id", () => {
-    const withId = decodeContent(encodeContent({ body: Buffer.from("ü"), attributes: { a: "b" }, typedAttributes: {}, deduplicationId: "id ✓" }));
+    const withId = decodeContent(
+      encodeContent({ body: Buffer.from("ü"), attributes: { a: "b" }, typedAttributes: {}, deduplicationId: "id ✓" }),
+    );
     expect(withId.deduplicationId).toBe("id ✓");
     expect(Buffer.from(withId.body).toString()).toBe("ü");
     expect(withId.attributes).toEqual({ a: "b" });
     // Version 4 with the flag clear: what a writer that always writes version 4 would store.
-    const flagClear = decodeContent(Buffer.concat([Buffer.of(4, 0, 0, 0, 0), Buffer.of(0), Buffer.of(0, 0, 0, 0), Buffer.of(0), Buffer.from("body")]));
+    const flagClear = decodeContent(
+      Buffer.concat([Buffer.of(4, 0, 0, 0, 0), Buffer.of(0), Buffer.of(0, 0, 0, 0), Buffer.of(0), Buffer.from("body")]),
+    );
     expect(Buffer.from(flagClear.body).toString()).toBe("body");
     expect(Object.keys(flagClear)).not.toContain("deduplicationId");
   });
 
   it.each([0, 5, 255])("refuses content version %i", (version) => {
-    expect(() => decodeContent(Buffer.concat([Buffer.of(version, 0, 0, 0, 0), Buffer.from("body")]))).toThrow(/unknown message content layout/);
+    expect(() => decodeContent(Buffer.concat([Buffer.of(version, 0, 0, 0, 0), Buffer.from("body")]))).toThrow(
+      /unknown message content layout/,
+    );
   });
 });
 
 describe("deduplication records", () => {
-  const record = { key: "group/dedup", messageId: "0123456789abcdef0123456789abcdef", sequence: 2 ** 40 + 1, expiresAt: t0 + 300_000 };
+  const record = {
+    key: "group/dedup",
+    messageId: "0123456789abcdef0123456789abcdef",
+    sequence: 2 ** 40 + 1,
+    expiresAt: t0 + 300_000,
+  };
 
   it("writes version 1: the message id's 16 bytes, then the sequence number and the window's end as float64s", () => {
     const tail = Buffer.alloc(16);
@@ -192,19 +221,30 @@ describe("deduplication records", () => {
   });
 
   it("refuses a message id that is not 32 lowercase hex digits", () => {
-    expect(() => encodeDeduplication({ ...record, messageId: "0123456789ABCDEF0123456789ABCDEF" })).toThrow(/message id/);
+    expect(() => encodeDeduplication({ ...record, messageId: "0123456789ABCDEF0123456789ABCDEF" })).toThrow(
+      /message id/,
+    );
     expect(() => encodeDeduplication({ ...record, messageId: "0123" })).toThrow(/message id/);
   });
 
   it("refuses an unknown version or length", () => {
     const value = encodeDeduplication(record);
-    expect(() => decodeDeduplication("k", Buffer.concat([Buffer.of(2), value.subarray(1)]))).toThrow(/unknown deduplication record layout/);
+    expect(() => decodeDeduplication("k", Buffer.concat([Buffer.of(2), value.subarray(1)]))).toThrow(
+      /unknown deduplication record layout/,
+    );
     expect(() => decodeDeduplication("k", value.subarray(0, 32))).toThrow(/unknown deduplication record layout/);
   });
 });
 
 describe("queue records", () => {
-  const standard: QueueRecord = { name: "q", queueId: 1, dataId: 2, config: defaultQueueConfig, createTime: t0, updateTime: t0 + 1 };
+  const standard: QueueRecord = {
+    name: "q",
+    queueId: 1,
+    dataId: 2,
+    config: defaultQueueConfig,
+    createTime: t0,
+    updateTime: t0 + 1,
+  };
 
   it("writes a standard queue's record with no fifo key, as before FIFO queues", () => {
     const json = JSON.parse(encodeQueueRecord(standard).toString("utf8")) as { config: object };

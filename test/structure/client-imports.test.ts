@@ -33,7 +33,9 @@ function clientImportViolations(entries: readonly string[]): string[] {
       for (const edge of importsOf(file)) {
         if (edge.file === undefined) {
           if (!allowedPackages.some((pattern) => pattern.test(edge.specifier))) {
-            violations.push(`${[...chain(file), `"${edge.specifier}"`].join(" -> ")}: the client may only import @grpc/grpc-js, @bufbuild/protobuf and node: builtins`);
+            violations.push(
+              `${[...chain(file), `"${edge.specifier}"`].join(" -> ")}: the client may only import @grpc/grpc-js, @bufbuild/protobuf and node: builtins`,
+            );
           }
           continue;
         }
@@ -68,6 +70,8 @@ describe("the client's import graph", () => {
   it("names the chain of an import that leaves the shared folders", () => {
     // Guards the walker itself: the server's entry reaches storage through the broker.
     const violations = clientImportViolations(["src/server/holdshelf-server.ts"]);
-    expect(violations.some((line) => /^src\/server\/holdshelf-server\.ts -> src\/(\w+\/)+[\w-]+\.ts: outside /.test(line))).toBe(true);
+    expect(
+      violations.some((line) => /^src\/server\/holdshelf-server\.ts -> src\/(\w+\/)+[\w-]+\.ts: outside /.test(line)),
+    ).toBe(true);
   });
 });

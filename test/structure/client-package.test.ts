@@ -27,7 +27,10 @@ interface LockEntry {
  * `npm ci` filled: `npm install` would ask the registry for every package's
  * metadata, which that cache does not hold.
  */
-function lockedClosure(lock: Record<string, LockEntry>, dependencies: Record<string, string>): Record<string, LockEntry> {
+function lockedClosure(
+  lock: Record<string, LockEntry>,
+  dependencies: Record<string, string>,
+): Record<string, LockEntry> {
   // Node's lookup: the nearest node_modules folder, from the dependent upwards.
   const locate = (from: string, name: string): string => {
     for (let at = from; ; at = at.slice(0, Math.max(0, at.lastIndexOf("/node_modules/")))) {
@@ -42,7 +45,8 @@ function lockedClosure(lock: Record<string, LockEntry>, dependencies: Record<str
     if (closure[path] !== undefined) continue;
     const entry = lock[path]!;
     closure[path] = entry;
-    for (const name of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) pending.push(locate(path, name));
+    for (const name of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies }))
+      pending.push(locate(path, name));
   }
   return closure;
 }
@@ -71,9 +75,13 @@ describe("the @holdshelf/client package", () => {
     });
   });
 
-  it("packs, installs without LevelDB or prom-client, and sends and receives through a broker", { timeout: 60_000 }, async () => {
+  it("packs, installs without LevelDB or prom-client, and sends and receives through a broker", {
+    timeout: 60_000,
+  }, async () => {
     // prepack builds the package from src/ first.
-    const { stdout: packed } = await run("npm", ["pack", "--pack-destination", dir.path, "--silent"], { cwd: packageDir });
+    const { stdout: packed } = await run("npm", ["pack", "--pack-destination", dir.path, "--silent"], {
+      cwd: packageDir,
+    });
     const tarball = packed.trim().split("\n").at(-1)!;
     const tarballBytes = await readFile(join(dir.path, tarball));
     const manifest = JSON.parse(await readFile(join(packageDir, "package.json"), "utf8"));
@@ -82,7 +90,10 @@ describe("the @holdshelf/client package", () => {
     await mkdir(project);
     await writeFile(join(project, tarball), tarballBytes);
     const dependencies = { "@holdshelf/client": `file:${tarball}` };
-    await writeFile(join(project, "package.json"), JSON.stringify({ name: "uses-client", private: true, type: "module", dependencies }));
+    await writeFile(
+      join(project, "package.json"),
+      JSON.stringify({ name: "uses-client", private: true, type: "module", dependencies }),
+    );
     const rootLock = JSON.parse(await readFile(join(root, "package-lock.json"), "utf8")).packages;
     const lock = {
       name: "uses-client",
@@ -107,7 +118,8 @@ describe("the @holdshelf/client package", () => {
       ...(await readdir(join(project, "node_modules/@grpc"))).map((name) => `@grpc/${name}`),
     ];
     expect(installed).toContain("@grpc/grpc-js");
-    for (const serverOnly of ["classic-level", "abstract-level", "prom-client"]) expect(installed).not.toContain(serverOnly);
+    for (const serverOnly of ["classic-level", "abstract-level", "prom-client"])
+      expect(installed).not.toContain(serverOnly);
 
     await writeFile(
       join(project, "use-client.mjs"),

@@ -13,7 +13,20 @@ const bottom = ["protocol", "time", "logging", "errors", "gen"] as const;
 const mayImport: Readonly<Record<string, readonly string[]>> = {
   index: ["client"],
   cli: ["server", "cluster", "store", "client", "security", "auth", "net", ...bottom],
-  server: ["grpc", "sqs", "console", "metrics", "service", "cluster", "auth", "broker", "store", "security", "net", ...bottom],
+  server: [
+    "grpc",
+    "sqs",
+    "console",
+    "metrics",
+    "service",
+    "cluster",
+    "auth",
+    "broker",
+    "store",
+    "security",
+    "net",
+    ...bottom,
+  ],
   grpc: ["service", "cluster", "auth", "broker", "security", "net", ...bottom],
   sqs: ["service", "metrics", "auth", "security", "net", ...bottom],
   console: ["service", "metrics", "auth", "security", "net", ...bottom],
@@ -125,7 +138,9 @@ function fileCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
 
 const files = sourceFiles("src");
 const edges = files.flatMap(importsOf);
-const graph = new Map(files.map((file) => [file, importsOf(file).flatMap((edge) => (edge.file === undefined ? [] : [edge.file]))]));
+const graph = new Map(
+  files.map((file) => [file, importsOf(file).flatMap((edge) => (edge.file === undefined ? [] : [edge.file]))]),
+);
 
 describe("the layers of src/", () => {
   it("has no import that the folder map does not allow", () => {
@@ -136,7 +151,11 @@ describe("the layers of src/", () => {
     const rooms = readdirSync(join(root, "src"))
       .filter((name) => statSync(join(root, "src", name)).isDirectory())
       .sort();
-    expect(Object.keys(mayImport).filter((room) => !["index", "gen"].includes(room)).sort()).toEqual(rooms);
+    expect(
+      Object.keys(mayImport)
+        .filter((room) => !["index", "gen"].includes(room))
+        .sort(),
+    ).toEqual(rooms);
   });
 
   it("is layered: the map has no cycle, so no import can run back up", () => {

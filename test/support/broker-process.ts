@@ -31,7 +31,18 @@ export async function startBrokerProcess(
 ): Promise<BrokerProcess> {
   const sqsOff = options.sqsDefault === true ? [] : ["--sqs-listen", "off"];
   const consoleOff = options.consoleDefault === true ? [] : ["--console-listen", "off"];
-  const args = ["serve", "--data-dir", dataDir, "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", ...sqsOff, ...consoleOff, ...extraArgs];
+  const args = [
+    "serve",
+    "--data-dir",
+    dataDir,
+    "--listen",
+    "127.0.0.1:0",
+    "--metrics-listen",
+    "127.0.0.1:0",
+    ...sqsOff,
+    ...consoleOff,
+    ...extraArgs,
+  ];
   const { HOLDSHELF_CONSOLE_LISTEN: _testsTurnItOff, ...defaultEnv } = process.env;
   const env = options.consoleDefault === true ? defaultEnv : process.env;
   const child = spawn(process.execPath, [holdshelfBin, ...args], { stdio: ["ignore", "pipe", "pipe"], env });
@@ -48,7 +59,10 @@ export async function startBrokerProcess(
 }
 
 /** Runs the holdshelf command to completion. */
-export async function runHoldshelf(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runHoldshelf(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [holdshelfBin, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...env },

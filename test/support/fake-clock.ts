@@ -32,9 +32,7 @@ export class FakeClock implements Clock {
     const target = this.current + ms;
     for (;;) {
       this.scheduled = this.scheduled.filter((entry) => !entry.cancelled);
-      const due = this.scheduled
-        .filter((entry) => entry.at <= target)
-        .sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
+      const due = this.scheduled.filter((entry) => entry.at <= target).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
       if (due === undefined) break;
       this.current = Math.max(this.current, due.at);
       due.cancelled = true;

@@ -49,7 +49,8 @@ export async function startGrpcHarness(options: GrpcHarnessOptions = {}): Promis
   const createDatabase = faultyLevel(writeFault);
   // On PostgreSQL (test-storage.ts) the data directory stays empty, and write faults are LevelDB's only.
   const postgres = onPostgres ? { postgres: await freshClusterStorage() } : {};
-  const start = () => startHoldshelfServer({ dataDir: dir.path, listen: "127.0.0.1:0", createDatabase, ...postgres, ...options });
+  const start = () =>
+    startHoldshelfServer({ dataDir: dir.path, listen: "127.0.0.1:0", createDatabase, ...postgres, ...options });
   const harness: GrpcHarness = {
     server: await start(),
     rpc: undefined as never,

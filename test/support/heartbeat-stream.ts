@@ -1,5 +1,12 @@
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { Client, credentials, Metadata, type ClientDuplexStream, type ClientOptions, type ServiceError } from "@grpc/grpc-js";
+import {
+  Client,
+  credentials,
+  Metadata,
+  type ClientDuplexStream,
+  type ClientOptions,
+  type ServiceError,
+} from "@grpc/grpc-js";
 import {
   HeartbeatRequestSchema,
   type HeartbeatRequest,

@@ -43,7 +43,11 @@ export function startJsonLines(command: string, args: string[], env: Record<stri
         };
         const timer = setTimeout(() => {
           cleanup();
-          reject(new Error(`no matching event from ${command} within ${timeoutMs} ms; events: ${JSON.stringify(events.slice(-5))}; stderr: ${stderr}`));
+          reject(
+            new Error(
+              `no matching event from ${command} within ${timeoutMs} ms; events: ${JSON.stringify(events.slice(-5))}; stderr: ${stderr}`,
+            ),
+          );
         }, timeoutMs);
         const gone = (): void => {
           cleanup();

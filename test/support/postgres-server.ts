@@ -61,7 +61,9 @@ const postgresRoot = "/usr/lib/postgresql";
 
 /** The directory of PostgreSQL's server binaries (initdb, postgres), or undefined if none is installed. */
 export function postgresBinDir(): string | undefined {
-  const found = spawnSync("bash", ["-c", `ls -d ${postgresRoot}/*/bin 2>/dev/null | sort -V | tail -1`], { encoding: "utf8" });
+  const found = spawnSync("bash", ["-c", `ls -d ${postgresRoot}/*/bin 2>/dev/null | sort -V | tail -1`], {
+    encoding: "utf8",
+  });
   const dir = found.stdout.trim();
   return dir === "" ? undefined : dir;
 }
@@ -86,7 +88,8 @@ export function postgresForFile(): () => PostgresServer {
     await server?.stop();
   });
   return () => {
-    if (server === undefined) throw new Error("PostgreSQL is not running: call postgresForFile() at the top of the test file");
+    if (server === undefined)
+      throw new Error("PostgreSQL is not running: call postgresForFile() at the top of the test file");
     return server;
   };
 }
@@ -103,7 +106,8 @@ interface ServerHome {
 
 async function makeHome(): Promise<ServerHome> {
   const binDir = postgresBinDir();
-  if (binDir === undefined) throw new Error(`PostgreSQL is not installed (no ${postgresRoot}/*/bin): apt-get install postgresql`);
+  if (binDir === undefined)
+    throw new Error(`PostgreSQL is not installed (no ${postgresRoot}/*/bin): apt-get install postgresql`);
   const dir = await mkdtemp(join(tmpdir(), "holdshelf-pg-"));
   const identity = process.getuid?.() === 0 ? { uid: idOf("-u"), gid: idOf("-g") } : {};
   if (identity.uid !== undefined) await chown(dir, identity.uid, identity.gid!);
@@ -119,7 +123,16 @@ function runAs(home: ServerHome, command: string, args: string[]): void {
   if (result.status !== 0) throw new Error(`${command} failed: ${result.stderr || result.stdout}`);
 }
 
-const initdbArgs = (dataDir: string): string[] => ["-D", dataDir, "-U", user, "--auth=trust", "-E", "UTF8", "--no-sync"];
+const initdbArgs = (dataDir: string): string[] => [
+  "-D",
+  dataDir,
+  "-U",
+  user,
+  "--auth=trust",
+  "-E",
+  "UTF8",
+  "--no-sync",
+];
 
 /** Fills `home`'s data directory: a copy of the project's template, which the project's first server makes. */
 async function initialize(home: ServerHome): Promise<void> {
@@ -139,7 +152,8 @@ async function initialize(home: ServerHome): Promise<void> {
 export async function startPostgres(options: PostgresOptions = {}): Promise<PostgresServer> {
   const home = await makeHome();
   await initialize(home);
-  const settings = options.synchronousStandby === undefined ? [] : [`synchronous_standby_names=${options.synchronousStandby}`];
+  const settings =
+    options.synchronousStandby === undefined ? [] : [`synchronous_standby_names=${options.synchronousStandby}`];
   return runServer(home, settings);
 }
 
@@ -147,9 +161,21 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
 export async function startStandby(primary: PostgresServer, name: string): Promise<PostgresStandby> {
   const home = await makeHome();
   const conninfo = `host=127.0.0.1 port=${primary.port} user=${user} application_name=${name}`;
-  runTool(home, "pg_basebackup", ["-d", conninfo, "-D", home.dataDir, "-X", "stream", "--write-recovery-conf", "--no-sync"]);
+  runTool(home, "pg_basebackup", [
+    "-d",
+    conninfo,
+    "-D",
+    home.dataDir,
+    "-X",
+    "stream",
+    "--write-recovery-conf",
+    "--no-sync",
+  ]);
   const server = await runServer(home, []);
-  await waitFor(primary.url(), `SELECT 1 FROM pg_stat_replication WHERE application_name = '${name}' AND sync_state = 'sync'`);
+  await waitFor(
+    primary.url(),
+    `SELECT 1 FROM pg_stat_replication WHERE application_name = '${name}' AND sync_state = 'sync'`,
+  );
   return {
     ...server,
     async promote() {
@@ -234,7 +260,8 @@ async function waitFor(url: string, sql: string): Promise<void> {
 export async function waitForPostgres(url: string, server: ChildProcess, log: () => string): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (server.exitCode !== null || server.signalCode !== null) throw new Error(`postgres exited (${server.exitCode ?? server.signalCode}): ${log()}`);
+    if (server.exitCode !== null || server.signalCode !== null)
+      throw new Error(`postgres exited (${server.exitCode ?? server.signalCode}): ${log()}`);
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
     client.on("error", () => undefined);
     try {
@@ -243,7 +270,8 @@ export async function waitForPostgres(url: string, server: ChildProcess, log: ()
       return;
     } catch (error) {
       await client.end().catch(() => undefined);
-      if (Date.now() > deadline) throw new Error(`postgres did not accept connections in 30 s: ${log()}`, { cause: error });
+      if (Date.now() > deadline)
+        throw new Error(`postgres did not accept connections in 30 s: ${log()}`, { cause: error });
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -262,7 +290,6 @@ async function stopProcess(server: ChildProcess): Promise<void> {
   await exited;
   clearTimeout(timer);
 }
-
 
 /** The uid (`-u`) or gid (`-g`) of the postgres user. */
 function idOf(flag: "-u" | "-g"): number {

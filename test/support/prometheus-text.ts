@@ -30,7 +30,11 @@ export function samplesOf(samples: readonly Sample[], name: string, labels: Reco
 }
 
 /** The value of the one sample called `name` with exactly these labels (le excluded), or undefined if there is none. */
-export function sampleValue(samples: readonly Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
+export function sampleValue(
+  samples: readonly Sample[],
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
   const found = samples.filter(
     (sample) =>
       sample.name === name &&

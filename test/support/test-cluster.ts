@@ -8,7 +8,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { vi } from "vitest";
 import { createQueueServiceRpc } from "../../src/client/rpc-client.js";
-import { startHoldshelfServer, type HoldshelfServer, type HoldshelfServerOptions } from "../../src/server/holdshelf-server.js";
+import {
+  startHoldshelfServer,
+  type HoldshelfServer,
+  type HoldshelfServerOptions,
+} from "../../src/server/holdshelf-server.js";
 import type { GrpcHarness, GrpcHarnessOptions } from "./grpc-harness.js";
 import { freshDatabase } from "./test-storage.js";
 import { WriteFault } from "./write-fault.js";
@@ -20,8 +24,11 @@ const shardCount = 8;
 export async function startTestCluster(options: GrpcHarnessOptions): Promise<GrpcHarness> {
   const url = await freshDatabase();
   const { metricsListen, ...shared } = options;
-  const start = (nodeId: string, routeOnly: boolean, extra: { metricsListen?: string } = {}): Promise<HoldshelfServer> =>
-    startClusterMember(url, nodeId, { routeOnly, ...shared, ...extra });
+  const start = (
+    nodeId: string,
+    routeOnly: boolean,
+    extra: { metricsListen?: string } = {},
+  ): Promise<HoldshelfServer> => startClusterMember(url, nodeId, { routeOnly, ...shared, ...extra });
   let owners: HoldshelfServer[] = [];
   const startAll = async (): Promise<HoldshelfServer> => {
     owners = [await start("owner-1", false), await start("owner-2", false)];
@@ -98,7 +105,8 @@ export async function settledRoutes(entry: HoldshelfServer, owners: readonly Hol
       for (let shard = 0; shard < shardCount; shard++) {
         const route = entry.cluster!.routeShard(shard);
         const server = owners.find((owner) => owner.cluster!.routeShard(shard)?.kind === "local");
-        if (route?.kind !== "remote" || server === undefined || route.address !== server.address) throw new Error(`shard ${shard} is not routed yet`);
+        if (route?.kind !== "remote" || server === undefined || route.address !== server.address)
+          throw new Error(`shard ${shard} is not routed yet`);
       }
     },
     { timeout: 15_000, interval: 20 },

@@ -103,7 +103,12 @@ describe("GroupCommit", () => {
   describe("lingering commits", () => {
     const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
     /** A group commit on a fake clock whose writes record their ops and finish when released. */
-    const lingering = (): { group: GroupCommit<number>; batches: number[][]; clock: FakeClock; finishWrite: () => void } => {
+    const lingering = (): {
+      group: GroupCommit<number>;
+      batches: number[][];
+      clock: FakeClock;
+      finishWrite: () => void;
+    } => {
       const batches: number[][] = [];
       const clock = new FakeClock();
       const pending: (() => void)[] = [];

@@ -11,7 +11,9 @@ describe("message ids as four 32-bit words", () => {
         const id = Buffer.from(bytes).toString("hex");
         const words = new Uint32Array(6);
         expect(writeIdWords(id, words, 1)).toBe(true);
-        expect([...words.subarray(1, 5)]).toEqual([0, 4, 8, 12].map((offset) => Buffer.from(bytes).readUInt32BE(offset)));
+        expect([...words.subarray(1, 5)]).toEqual(
+          [0, 4, 8, 12].map((offset) => Buffer.from(bytes).readUInt32BE(offset)),
+        );
         expect(readIdWords(words, 1)).toBe(id);
       }),
     );
@@ -24,11 +26,33 @@ describe("message ids as four 32-bit words", () => {
   it("refuses what is not 32 lowercase hex digits", () => {
     const words = new Uint32Array(4);
     const good = "0123456789abcdef0123456789abcdef";
-    for (const bad of ["", good.slice(1), `${good}0`, good.toUpperCase(), `${good.slice(0, 31)}g`, `${good.slice(0, 31)}é`, `-${good.slice(1)}`]) {
+    for (const bad of [
+      "",
+      good.slice(1),
+      `${good}0`,
+      good.toUpperCase(),
+      `${good.slice(0, 31)}g`,
+      `${good.slice(0, 31)}é`,
+      `-${good.slice(1)}`,
+    ]) {
       expect(writeIdWords(bad, words, 0), bad).toBe(false);
     }
-    expect(() => ScheduleColumns.of([{ id: "not-an-id", readyAt: 0, leased: false, receiveCount: 0, epoch: 0, sendTime: 0, enqueuedAt: 0, firstReceiveAt: 0, leaseStart: 0, size: 0, hasCheckpoint: false }])).toThrow(
-      /message id "not-an-id" is not 32 lowercase hex digits/,
-    );
+    expect(() =>
+      ScheduleColumns.of([
+        {
+          id: "not-an-id",
+          readyAt: 0,
+          leased: false,
+          receiveCount: 0,
+          epoch: 0,
+          sendTime: 0,
+          enqueuedAt: 0,
+          firstReceiveAt: 0,
+          leaseStart: 0,
+          size: 0,
+          hasCheckpoint: false,
+        },
+      ]),
+    ).toThrow(/message id "not-an-id" is not 32 lowercase hex digits/);
   });
 });

@@ -13,7 +13,8 @@ describe("message ids", () => {
     const ids = Array.from({ length: 1000 }, () => newMessageId(now));
     for (const id of ids) expect(parseInt(id.slice(0, 12), 16)).toBe(now);
     // randA (12 bits after the version digit), then the 62 bits below the variant's two.
-    const low = (id: string): bigint => (BigInt(`0x${id.slice(13, 16)}`) << 62n) | (BigInt(`0x${id.slice(16)}`) & ((1n << 62n) - 1n));
+    const low = (id: string): bigint =>
+      (BigInt(`0x${id.slice(13, 16)}`) << 62n) | (BigInt(`0x${id.slice(16)}`) & ((1n << 62n) - 1n));
     // Each id is the one before plus one in its 74 random bits (the variant's bits set aside).
     const steps = ids.slice(1).map((id, index) => low(id) - low(ids[index]!));
     expect(new Set(steps)).toEqual(new Set([1n]));

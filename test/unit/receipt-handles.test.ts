@@ -74,7 +74,13 @@ describe("receipt handles", () => {
     // A version 2 body with a version 1 tag's length, and the other way round.
     const longTag = Buffer.concat([bytes, Buffer.alloc(8)]);
     const shortTag = Buffer.from(versionOneHandle(7, 3), "base64url").subarray(0, 33);
-    for (const handle of [unknownVersion.toString("base64url"), longTag.toString("base64url"), shortTag.toString("base64url"), "", `${handles.issue(7, messageId, 3)}=`]) {
+    for (const handle of [
+      unknownVersion.toString("base64url"),
+      longTag.toString("base64url"),
+      shortTag.toString("base64url"),
+      "",
+      `${handles.issue(7, messageId, 3)}=`,
+    ]) {
       expect(refusal(handles, handle)).toBe("is malformed");
     }
   });

@@ -27,7 +27,11 @@ const key = sipHashKey(Uint8Array.from({ length: 16 }, (_, i) => i));
 
 function hashOf(length: number): bigint {
   const out = Buffer.alloc(8);
-  sipHash24(key, Uint8Array.from({ length }, (_, i) => i), out);
+  sipHash24(
+    key,
+    Uint8Array.from({ length }, (_, i) => i),
+    out,
+  );
   return out.readBigUInt64LE(0);
 }
 

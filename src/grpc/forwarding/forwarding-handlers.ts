@@ -28,13 +28,20 @@ type Handler = (request: unknown, signal: AbortSignal, context: CallContext) => 
  */
 export function routeQueueCalls(handlers: Handlers, router: QueueRouter, peers: PeerClients): Handlers {
   const hints = new OwnerHints();
-  const routed: Record<string, Handler> = { listQueues: fanOutListQueues(handlers.listQueues, router, peers) as Handler };
+  const routed: Record<string, Handler> = {
+    listQueues: fanOutListQueues(handlers.listQueues, router, peers) as Handler,
+  };
   for (const name of Object.keys(queueFieldOfCall) as QueueCall[]) {
     const run = handlers[name] as Handler;
     const queueOfRequest = (request: unknown): string => queueOfCall(name, request as object)!;
     const input = QueueService.method[name].input as DescMessage;
     const path = queueServiceDefinition[name]!.path;
-    const forward = async (owner: ClusterPeer, request: unknown, signal: AbortSignal, context: CallContext): Promise<unknown> => {
+    const forward = async (
+      owner: ClusterPeer,
+      request: unknown,
+      signal: AbortSignal,
+      context: CallContext,
+    ): Promise<unknown> => {
       try {
         const answer = await forwardUnary(peers, {
           owner,

@@ -64,7 +64,9 @@ export function fanOutListQueues(local: ListQueues, router: QueueRouter, peers: 
 }
 
 function pageOf(answer: Awaited<ReturnType<ListQueues>>): ListQueuesResponse {
-  return answer instanceof PreEncoded ? fromBinary(ListQueuesResponseSchema, answer.bytes) : create(ListQueuesResponseSchema, answer);
+  return answer instanceof PreEncoded
+    ? fromBinary(ListQueuesResponseSchema, answer.bytes)
+    : create(ListQueuesResponseSchema, answer);
 }
 
 /**

@@ -14,9 +14,13 @@ import { ownerTrailers } from "./peer-metadata.js";
  */
 export function ownerFailure(status: Pick<StatusObject, "code" | "details" | "metadata">, owner: ClusterPeer): Error {
   if (status.code === Code.UNAVAILABLE && status.metadata.get(statusDetailsKey).length === 0) {
-    return new HoldshelfError("QUEUE_MOVING", `broker ${owner.nodeId}, which serves the queue, cannot be reached; retry shortly`, {
-      cause: new Error(`${owner.address}: ${status.details}`),
-    });
+    return new HoldshelfError(
+      "QUEUE_MOVING",
+      `broker ${owner.nodeId}, which serves the queue, cannot be reached; retry shortly`,
+      {
+        cause: new Error(`${owner.address}: ${status.details}`),
+      },
+    );
   }
   return new ForwardedStatus(status.code, status.details, ownerTrailers(status.metadata));
 }

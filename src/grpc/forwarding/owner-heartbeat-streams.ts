@@ -133,7 +133,13 @@ export class OwnerHeartbeatStreams {
       // An owner ends a stream with OK only after it was half-closed, which
       // closes this set first; before that, its leases would go unrenewed.
       if (status.code === Code.OK) {
-        this.lost(stream, new HoldshelfError("QUEUE_MOVING", `broker ${owner.nodeId}, which serves some of the stream's queues, ended its stream; retry`));
+        this.lost(
+          stream,
+          new HoldshelfError(
+            "QUEUE_MOVING",
+            `broker ${owner.nodeId}, which serves some of the stream's queues, ended its stream; retry`,
+          ),
+        );
       }
     });
     return stream;

@@ -7,5 +7,8 @@ import { HoldshelfError } from "../../errors/holdshelf-error.js";
  * at most, and the client's retry starts over with fresh routes.
  */
 export function notServedHere(queue: string): HoldshelfError {
-  return new HoldshelfError("QUEUE_MOVING", `queue "${queue}" is not served by the broker the call was passed to (it moved); retry shortly`);
+  return new HoldshelfError(
+    "QUEUE_MOVING",
+    `queue "${queue}" is not served by the broker the call was passed to (it moved); retry shortly`,
+  );
 }

@@ -28,9 +28,12 @@ export interface BatchFailure {
  */
 export function batchEntries(input: SqsInput, member: string, entryName: string): BatchEntry[] {
   const entries = structureList(input, member);
-  if (entries.length === 0) throw sqsErrors.emptyBatchRequest(`There should be at least one ${entryName} in the request.`);
+  if (entries.length === 0)
+    throw sqsErrors.emptyBatchRequest(`There should be at least one ${entryName} in the request.`);
   if (entries.length > maxBatchEntries) {
-    throw sqsErrors.tooManyEntriesInBatchRequest(`Maximum number of entries per request are ${maxBatchEntries}. You have sent ${entries.length}.`);
+    throw sqsErrors.tooManyEntriesInBatchRequest(
+      `Maximum number of entries per request are ${maxBatchEntries}. You have sent ${entries.length}.`,
+    );
   }
   const seen = new Set<string>();
   return entries.map((entry) => {

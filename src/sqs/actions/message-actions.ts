@@ -57,7 +57,11 @@ export const receiveMessage: SqsAction = async (input, context) => {
   // SQS takes attempt ids on FIFO queues only, and ignores them on standard ones.
   const repeatable = attemptId !== undefined && (await isFifoQueue(queue, context));
   const messages = repeatable
-    ? await receiveWithAttempt(context, { caller: context.callerName, queue, attemptId: checkAttemptId(attemptId) }, call)
+    ? await receiveWithAttempt(
+        context,
+        { caller: context.callerName, queue, attemptId: checkAttemptId(attemptId) },
+        call,
+      )
     : (await context.queues.call("receive", call)).messages;
   if (messages.length === 0) return {};
   const asked = new Set(systemNames);
@@ -91,7 +95,10 @@ export const deleteMessageBatch: SqsAction = async (input, context) => {
     id,
     receiptHandle: requiredString(entry, "ReceiptHandle"),
   }));
-  const { results } = await context.queues.call("deleteBatch", { queue, receiptHandles: entries.map((entry) => entry.receiptHandle) });
+  const { results } = await context.queues.call("deleteBatch", {
+    queue,
+    receiptHandles: entries.map((entry) => entry.receiptHandle),
+  });
   const successful: SqsOutput[] = [];
   const failed: BatchFailure[] = [];
   entries.forEach(({ id, receiptHandle }, index) => {
@@ -99,7 +106,13 @@ export const deleteMessageBatch: SqsAction = async (input, context) => {
     if (result.code === 0 || result.reason === "LEASE_SUPERSEDED") {
       successful.push({ Id: id });
       context.receiveAttempts.settled(receiptHandle);
-    } else failed.push(batchFailure(id, result.reason === "RECEIPT_HANDLE_INVALID" ? invalidHandle(receiptHandle) : sqsErrorOf(result)));
+    } else
+      failed.push(
+        batchFailure(
+          id,
+          result.reason === "RECEIPT_HANDLE_INVALID" ? invalidHandle(receiptHandle) : sqsErrorOf(result),
+        ),
+      );
   });
   return { Successful: successful, Failed: failed };
 };
@@ -110,7 +123,11 @@ export const changeMessageVisibility: SqsAction = async (input, context) => {
   const receiptHandle = requiredString(input, "ReceiptHandle");
   const seconds = requiredVisibility(input);
   try {
-    await context.queues.call("changeVisibility", { queue, receiptHandle, visibilityTimeout: durationFromMs(seconds * 1000) });
+    await context.queues.call("changeVisibility", {
+      queue,
+      receiptHandle,
+      visibilityTimeout: durationFromMs(seconds * 1000),
+    });
   } catch (error) {
     const failure = brokerFailure(error);
     if (failure === undefined) throw error;
@@ -129,11 +146,13 @@ export const changeMessageVisibility: SqsAction = async (input, context) => {
  */
 export const changeMessageVisibilityBatch: SqsAction = async (input, context) => {
   const queue = queueOfRequest(input, context);
-  const entries = batchEntries(input, "Entries", "ChangeMessageVisibilityBatchRequestEntry").map(({ id, input: entry }) => ({
-    id,
-    receiptHandle: requiredString(entry, "ReceiptHandle"),
-    seconds: requiredVisibility(entry),
-  }));
+  const entries = batchEntries(input, "Entries", "ChangeMessageVisibilityBatchRequestEntry").map(
+    ({ id, input: entry }) => ({
+      id,
+      receiptHandle: requiredString(entry, "ReceiptHandle"),
+      seconds: requiredVisibility(entry),
+    }),
+  );
   const outcomes = new Map<string, SqsError | undefined>();
   for (const seconds of new Set(entries.map((entry) => entry.seconds))) {
     const group = entries.filter((entry) => entry.seconds === seconds);
@@ -153,7 +172,10 @@ export const changeMessageVisibilityBatch: SqsAction = async (input, context) =>
     group.forEach(({ id, receiptHandle }, index) => {
       const result = results[index]!;
       if (result.code === 0) context.receiveAttempts.settled(receiptHandle);
-      outcomes.set(id, result.code === 0 ? undefined : (visibilityError(result.reason, receiptHandle, seconds) ?? sqsErrorOf(result)));
+      outcomes.set(
+        id,
+        result.code === 0 ? undefined : (visibilityError(result.reason, receiptHandle, seconds) ?? sqsErrorOf(result)),
+      );
     });
   }
   const successful: SqsOutput[] = [];
@@ -180,8 +202,14 @@ function receivedAnswer(
   put("SenderId", context.urls.accountId);
   put("SentTimestamp", message.sendTime === undefined ? undefined : String(timestampMs(message.sendTime)));
   put("ApproximateReceiveCount", String(message.receiveCount));
-  put("ApproximateFirstReceiveTimestamp", message.firstReceiveTime === undefined ? undefined : String(timestampMs(message.firstReceiveTime)));
-  put("DeadLetterQueueSourceArn", message.deadLetterSourceQueue === "" ? undefined : context.urls.arnOf(message.deadLetterSourceQueue));
+  put(
+    "ApproximateFirstReceiveTimestamp",
+    message.firstReceiveTime === undefined ? undefined : String(timestampMs(message.firstReceiveTime)),
+  );
+  put(
+    "DeadLetterQueueSourceArn",
+    message.deadLetterSourceQueue === "" ? undefined : context.urls.arnOf(message.deadLetterSourceQueue),
+  );
   put("MessageGroupId", message.messageGroupId === "" ? undefined : message.messageGroupId);
   put("MessageDeduplicationId", message.deduplicationId === "" ? undefined : message.deduplicationId);
   put("SequenceNumber", message.sequenceNumber === "" ? undefined : message.sequenceNumber);
@@ -211,7 +239,8 @@ function receivedAnswer(
 
 function requiredVisibility(input: SqsInput): number {
   const seconds = optionalInteger(input, "VisibilityTimeout", 0, maxVisibilitySeconds);
-  if (seconds === undefined) throw sqsErrors.missingParameter("The request must contain the parameter VisibilityTimeout.");
+  if (seconds === undefined)
+    throw sqsErrors.missingParameter("The request must contain the parameter VisibilityTimeout.");
   return seconds;
 }
 

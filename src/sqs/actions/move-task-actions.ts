@@ -20,13 +20,21 @@ const maxListedTasks = keptMoveTasks;
 export const startMessageMoveTask: SqsAction = async (input, context) => {
   const sourceQueue = context.urls.queueOfArn(requiredString(input, "SourceArn"), "SourceArn");
   const destinationArn = optionalString(input, "DestinationArn");
-  const destinationQueue = destinationArn === undefined || destinationArn === "" ? "" : context.urls.queueOfArn(destinationArn, "DestinationArn");
+  const destinationQueue =
+    destinationArn === undefined || destinationArn === ""
+      ? ""
+      : context.urls.queueOfArn(destinationArn, "DestinationArn");
   const maxPerSecond = optionalInteger(input, "MaxNumberOfMessagesPerSecond", 1, maxMovesPerSecond) ?? 0;
   try {
-    const { taskHandle } = await context.queues.call("startMessageMoveTask", { sourceQueue, destinationQueue, maxPerSecond });
+    const { taskHandle } = await context.queues.call("startMessageMoveTask", {
+      sourceQueue,
+      destinationQueue,
+      maxPerSecond,
+    });
     return { TaskHandle: taskHandle };
   } catch (error) {
-    if (brokerFailure(error)?.reason === "QUEUE_NOT_FOUND") throw sqsErrors.resourceNotFound("The source or destination queue does not exist.");
+    if (brokerFailure(error)?.reason === "QUEUE_NOT_FOUND")
+      throw sqsErrors.resourceNotFound("The source or destination queue does not exist.");
     throw error;
   }
 };
@@ -39,7 +47,8 @@ export const listMessageMoveTasks: SqsAction = async (input, context) => {
     const { tasks } = await context.queues.call("listMessageMoveTasks", { sourceQueue, maxResults });
     return { Results: tasks.map((task) => taskAnswer(task, context)) };
   } catch (error) {
-    if (brokerFailure(error)?.reason === "QUEUE_NOT_FOUND") throw sqsErrors.resourceNotFound("The source queue does not exist.");
+    if (brokerFailure(error)?.reason === "QUEUE_NOT_FOUND")
+      throw sqsErrors.resourceNotFound("The source queue does not exist.");
     throw error;
   }
 };
@@ -52,9 +61,13 @@ export const cancelMessageMoveTask: SqsAction = async (input, context) => {
     return { ApproximateNumberOfMessagesMoved: Number(movedCount) };
   } catch (error) {
     const reason = brokerFailure(error)?.reason;
-    if (reason === "MOVE_TASK_NOT_FOUND") throw sqsErrors.resourceNotFound("The task is not running: it ended, or its source queue is gone.");
+    if (reason === "MOVE_TASK_NOT_FOUND")
+      throw sqsErrors.resourceNotFound("The task is not running: it ended, or its source queue is gone.");
     // The caller's text is not quoted back: it could be anything, of any length.
-    if (reason === "INVALID_ARGUMENT") throw sqsErrors.invalidParameterValue("Value for parameter TaskHandle is invalid: it is no handle StartMessageMoveTask returned.");
+    if (reason === "INVALID_ARGUMENT")
+      throw sqsErrors.invalidParameterValue(
+        "Value for parameter TaskHandle is invalid: it is no handle StartMessageMoveTask returned.",
+      );
     throw error;
   }
 };

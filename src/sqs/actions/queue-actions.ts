@@ -33,7 +33,9 @@ export const createQueue: SqsAction = async (input, context) => {
   const queue = await getQueue(name, context);
   const conflict = conflictingAttribute(queue, attributes, context.urls);
   if (conflict !== undefined) {
-    throw sqsErrors.queueNameExists(`A queue already exists with the same name and a different value for attribute ${conflict}`);
+    throw sqsErrors.queueNameExists(
+      `A queue already exists with the same name and a different value for attribute ${conflict}`,
+    );
   }
   return { QueueUrl: context.urls.urlOf(name) };
 };
@@ -42,7 +44,8 @@ export const createQueue: SqsAction = async (input, context) => {
 export const getQueueUrl: SqsAction = async (input, context) => {
   const name = requiredString(input, "QueueName");
   const owner = optionalString(input, "QueueOwnerAWSAccountId");
-  if (!queueNamePattern.test(name) || (owner !== undefined && owner !== context.urls.accountId)) throw sqsErrors.queueDoesNotExist();
+  if (!queueNamePattern.test(name) || (owner !== undefined && owner !== context.urls.accountId))
+    throw sqsErrors.queueDoesNotExist();
   await getQueue(name, context);
   return { QueueUrl: context.urls.urlOf(name) };
 };
@@ -172,7 +175,11 @@ async function getQueue(name: string, context: SqsActionContext): Promise<Queue>
  * (UpdateQueue replaces the configuration). Two changes racing may lose
  * one, as SQS's own eventually consistent attributes may.
  */
-async function updateConfig(name: string, context: SqsActionContext, change: (config: QueueConfig) => QueueConfig): Promise<void> {
+async function updateConfig(
+  name: string,
+  context: SqsActionContext,
+  change: (config: QueueConfig) => QueueConfig,
+): Promise<void> {
   const queue = await getQueue(name, context);
   await context.queues.call("updateQueue", { name, config: change(queue.config ?? create(QueueConfigSchema)) });
 }

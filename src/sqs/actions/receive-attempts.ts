@@ -159,7 +159,9 @@ export class ReceiveAttempts {
     this.bytes += bytes;
     attempt.handles = kept.map((message) => message.receiptHandle);
     for (const handle of attempt.handles) this.attemptOfHandle.set(handle, text);
-    attempt.leasesEndMs = Math.min(...kept.map((message) => (message.leaseDeadline === undefined ? Infinity : timestampMs(message.leaseDeadline))));
+    attempt.leasesEndMs = Math.min(
+      ...kept.map((message) => (message.leaseDeadline === undefined ? Infinity : timestampMs(message.leaseDeadline))),
+    );
     this.evictBeyondLimits();
   }
 
@@ -225,8 +227,12 @@ function trimmed(message: ReceivedMessage): ReceivedMessage {
 function answerBytes(message: ReceivedMessage): number {
   let bytes = perMessageOverheadBytes + message.body.length;
   for (const [name, { dataType, value }] of Object.entries(message.typedAttributes)) {
-    bytes += Buffer.byteLength(name) + dataType.length + (typeof value.value === "string" ? Buffer.byteLength(value.value) : (value.value?.length ?? 0));
+    bytes +=
+      Buffer.byteLength(name) +
+      dataType.length +
+      (typeof value.value === "string" ? Buffer.byteLength(value.value) : (value.value?.length ?? 0));
   }
-  for (const [name, value] of Object.entries(message.attributes)) bytes += Buffer.byteLength(name) + Buffer.byteLength(value);
+  for (const [name, value] of Object.entries(message.attributes))
+    bytes += Buffer.byteLength(name) + Buffer.byteLength(value);
   return bytes;
 }

@@ -26,7 +26,11 @@ const maxRounds = 3;
  * receive still waits (a long poll), or while another retry of the id is
  * deciding, shares that answer, also when it ends empty.
  */
-export async function receiveWithAttempt(context: SqsActionContext, key: AttemptKey, call: ReceiveCall): Promise<readonly ReceivedMessage[]> {
+export async function receiveWithAttempt(
+  context: SqsActionContext,
+  key: AttemptKey,
+  call: ReceiveCall,
+): Promise<readonly ReceivedMessage[]> {
   const attempts = context.receiveAttempts;
   for (let round = 0; round < maxRounds; round++) {
     const earlier = attempts.find(key);

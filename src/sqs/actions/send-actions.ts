@@ -76,7 +76,9 @@ export const sendMessageBatch: SqsAction = async (input, context) => {
     }
   }
   if (totalBytes > maxBatchBytes) {
-    throw sqsErrors.batchRequestTooLong(`Batch requests cannot be longer than ${maxBatchBytes} bytes. You have sent ${totalBytes} bytes.`);
+    throw sqsErrors.batchRequestTooLong(
+      `Batch requests cannot be longer than ${maxBatchBytes} bytes. You have sent ${totalBytes} bytes.`,
+    );
   }
   // With every entry refused, the queue is still looked up: a missing one is QueueDoesNotExist, as for any batch.
   if (pending.length === 0) await context.queues.call("getQueue", { name: queue });
@@ -100,13 +102,22 @@ export const sendMessageBatch: SqsAction = async (input, context) => {
         pending = pending.map(({ id, message }) => ({ id, message: { ...message, messageGroupId: undefined } }));
         continue;
       }
-      if (await isFifoDelayRefusal(error, `entries[${index}].delay`, pending[index]!.message.delaySeconds, queue, context)) {
+      if (
+        await isFifoDelayRefusal(error, `entries[${index}].delay`, pending[index]!.message.delaySeconds, queue, context)
+      ) {
         const delayed = pending.filter(({ message }) => (message.delaySeconds ?? 0) > 0);
         for (const { id, message } of delayed) failed.push(batchFailure(id, fifoDelayRefused(message.delaySeconds!)));
-        pending = pending.filter((entry) => !delayed.includes(entry)).map(({ id, message }) => ({ id, message: { ...message, delaySeconds: undefined } }));
+        pending = pending
+          .filter((entry) => !delayed.includes(entry))
+          .map(({ id, message }) => ({ id, message: { ...message, delaySeconds: undefined } }));
         continue;
       }
-      failed.push(batchFailure(pending[index]!.id, toSqsError(error, () => undefined)));
+      failed.push(
+        batchFailure(
+          pending[index]!.id,
+          toSqsError(error, () => undefined),
+        ),
+      );
       pending = pending.filter((_, at) => at !== index);
     }
   }
@@ -115,15 +126,20 @@ export const sendMessageBatch: SqsAction = async (input, context) => {
 
 function prepareMessage(input: SqsInput): PreparedMessage {
   const body = optionalString(input, "MessageBody");
-  if (body === undefined || body === "") throw sqsErrors.missingParameter("The request must contain the parameter MessageBody.");
+  if (body === undefined || body === "")
+    throw sqsErrors.missingParameter("The request must contain the parameter MessageBody.");
   checkMessageText(body, "the message body");
   // Only AWSTraceHeader exists (X-Ray tracing): checked as SQS checks it, then dropped.
   for (const [name, value] of structureMap(input, "MessageSystemAttributes")) {
     if (name !== "AWSTraceHeader") {
-      throw sqsErrors.invalidParameterValue(`Message system attribute name '${name}' is invalid. The only one is AWSTraceHeader.`);
+      throw sqsErrors.invalidParameterValue(
+        `Message system attribute name '${name}' is invalid. The only one is AWSTraceHeader.`,
+      );
     }
     if (value["DataType"] !== "String" || typeof value["StringValue"] !== "string") {
-      throw sqsErrors.invalidParameterValue("The message system attribute 'AWSTraceHeader' must be of type String with a StringValue.");
+      throw sqsErrors.invalidParameterValue(
+        "The message system attribute 'AWSTraceHeader' must be of type String with a StringValue.",
+      );
     }
   }
   return {

@@ -53,8 +53,12 @@ export const sqsActions: Readonly<Record<string, SqsAction>> = Object.freeze(
     DeleteMessageBatch: deleteMessageBatch,
     ChangeMessageVisibility: changeMessageVisibility,
     ChangeMessageVisibilityBatch: changeMessageVisibilityBatch,
-    AddPermission: refuse("holdshelf has no IAM policies: permissions come from the access keys' file (--sqs-credentials)."),
-    RemovePermission: refuse("holdshelf has no IAM policies: permissions come from the access keys' file (--sqs-credentials)."),
+    AddPermission: refuse(
+      "holdshelf has no IAM policies: permissions come from the access keys' file (--sqs-credentials).",
+    ),
+    RemovePermission: refuse(
+      "holdshelf has no IAM policies: permissions come from the access keys' file (--sqs-credentials).",
+    ),
     StartMessageMoveTask: startMessageMoveTask,
     ListMessageMoveTasks: listMessageMoveTasks,
     CancelMessageMoveTask: cancelMessageMoveTask,

@@ -75,7 +75,10 @@ export class SqsKeyring {
  * {"keys":[{"name":"orders-service","accessKeyId":"AKIA…","secretAccessKey":"…","permissions":[{"queues":"orders-*","allow":["send","receive"]}]}]}
  */
 export function parseSqsCredentials(text: string, path: string): SqsKey[] {
-  const document = parseJsonDocument(text, (where) => new SqsCredentialsError(`SQS credentials file ${path} is not valid JSON${where}`));
+  const document = parseJsonDocument(
+    text,
+    (where) => new SqsCredentialsError(`SQS credentials file ${path} is not valid JSON${where}`),
+  );
   const fail = (where: string, problem: string): never => {
     throw new SqsCredentialsError(`SQS credentials file ${path}: ${where} ${problem}`);
   };
@@ -91,7 +94,8 @@ export function parseSqsCredentials(text: string, path: string): SqsKey[] {
     }
     const name = entry.name as string;
     // Names appear in logs: a secret pasted into the wrong field would too.
-    if (name === entry.secretAccessKey) fail(`${at}.name`, "is the same as its secretAccessKey, and names are shown in logs");
+    if (name === entry.secretAccessKey)
+      fail(`${at}.name`, "is the same as its secretAccessKey, and names are shown in logs");
     const label = `${at} ("${name}")`;
     if (names.has(name)) fail(`${label}.name`, "is used by an earlier entry");
     names.add(name);
@@ -123,9 +127,12 @@ async function readKeys(path: string): Promise<SqsKey[]> {
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    throw new SqsCredentialsError(`cannot read SQS credentials file ${path}: ${(error as NodeJS.ErrnoException).code ?? "error"}`, {
-      cause: error,
-    });
+    throw new SqsCredentialsError(
+      `cannot read SQS credentials file ${path}: ${(error as NodeJS.ErrnoException).code ?? "error"}`,
+      {
+        cause: error,
+      },
+    );
   }
   return parseSqsCredentials(text, path);
 }
@@ -133,4 +140,3 @@ async function readKeys(path: string): Promise<SqsKey[]> {
 function byId(keys: readonly SqsKey[]): ReadonlyMap<string, SqsKey> {
   return new Map(keys.map((key) => [key.accessKeyId, key]));
 }
-

@@ -1,7 +1,13 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { Principal } from "../../auth/permissions.js";
 import { sqsErrors, type SqsError } from "../sqs-error.js";
-import { canonicalHeaderValue, canonicalPath, canonicalQuery, parseQuery, type QueryParam } from "./canonical-request.js";
+import {
+  canonicalHeaderValue,
+  canonicalPath,
+  canonicalQuery,
+  parseQuery,
+  type QueryParam,
+} from "./canonical-request.js";
 import type { SqsKeyring } from "./sqs-credentials.js";
 
 /** An HTTP request as the listener received it, for its signature to be checked. */
@@ -27,7 +33,14 @@ const terminator = "aws4_request";
 const maxSkewMs = 15 * 60_000;
 // A week: the longest a presigned URL may be valid, as for every AWS signer.
 const maxExpiresSeconds = 604_800;
-const presignParams = ["X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Signature", "X-Amz-Date", "X-Amz-SignedHeaders", "X-Amz-Expires"];
+const presignParams = [
+  "X-Amz-Algorithm",
+  "X-Amz-Credential",
+  "X-Amz-Signature",
+  "X-Amz-Date",
+  "X-Amz-SignedHeaders",
+  "X-Amz-Expires",
+];
 const headerName = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
 
 /**
@@ -45,7 +58,9 @@ export function verifySignature(request: SignedRequest, keyring: Pick<SqsKeyring
   const presigned = isPresigned(params);
   if (authorization === undefined && !presigned) throw sqsErrors.missingAuthenticationToken();
   if (authorization !== undefined && presigned) {
-    throw incomplete("Only one authentication mechanism is allowed: the X-Amz-Algorithm query parameter or the Authorization header.");
+    throw incomplete(
+      "Only one authentication mechanism is allowed: the X-Amz-Algorithm query parameter or the Authorization header.",
+    );
   }
   const claim = presigned ? presignedClaim(params) : headerClaim(authorization!, request.headers);
   const scope = parseScope(claim.credential);
@@ -63,7 +78,12 @@ export function verifySignature(request: SignedRequest, keyring: Pick<SqsKeyring
     signedHeaders.join(";"),
     payloadHash(request),
   ].join("\n");
-  const stringToSign = [algorithm, claim.requestTime, `${scope.date}/${scope.region}/${service}/${terminator}`, sha256Hex(canonicalRequest)].join("\n");
+  const stringToSign = [
+    algorithm,
+    claim.requestTime,
+    `${scope.date}/${scope.region}/${service}/${terminator}`,
+    sha256Hex(canonicalRequest),
+  ].join("\n");
   let signingKey: Buffer = Buffer.from(`AWS4${key.secret}`, "utf8");
   for (const part of [scope.date, scope.region, service, terminator]) signingKey = hmac(signingKey, part);
   const expected = hmac(signingKey, stringToSign);
@@ -86,16 +106,22 @@ interface Claim {
 }
 
 function isPresigned(params: readonly QueryParam[]): boolean {
-  return params.some((param) => param.name === "X-Amz-Algorithm" || param.name === "X-Amz-Credential" || param.name === "X-Amz-Signature");
+  return params.some(
+    (param) =>
+      param.name === "X-Amz-Algorithm" || param.name === "X-Amz-Credential" || param.name === "X-Amz-Signature",
+  );
 }
 
 // "AWS4-HMAC-SHA256 Credential=<key>/<date>/<region>/sqs/aws4_request, SignedHeaders=a;b, Signature=<hex>"
 function headerClaim(authorization: string | string[], headers: SignedRequest["headers"]): Claim {
-  const value = typeof authorization === "string" ? authorization : authorization.length === 1 ? authorization[0]! : undefined;
+  const value =
+    typeof authorization === "string" ? authorization : authorization.length === 1 ? authorization[0]! : undefined;
   if (value === undefined) throw incomplete("A request may carry only one Authorization header.");
   const match = /^AWS4-HMAC-SHA256 +(.*)$/s.exec(value);
   if (match === null) {
-    throw incomplete("The Authorization header must be a Signature Version 4 one: AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…");
+    throw incomplete(
+      "The Authorization header must be a Signature Version 4 one: AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…",
+    );
   }
   const fields = new Map<string, string>();
   for (const part of match[1]!.split(",")) {
@@ -106,7 +132,9 @@ function headerClaim(authorization: string | string[], headers: SignedRequest["h
     if (name !== "Credential" && name !== "SignedHeaders" && name !== "Signature") {
       // Quoted only when it is a plain word: the header is the caller's, and could hold anything.
       throw incomplete(
-        /^[A-Za-z0-9-]{1,32}$/.test(name) ? `Unknown parameter '${name}' in Authorization header.` : "Unknown parameter in Authorization header.",
+        /^[A-Za-z0-9-]{1,32}$/.test(name)
+          ? `Unknown parameter '${name}' in Authorization header.`
+          : "Unknown parameter in Authorization header.",
       );
     }
     if (fields.has(name)) throw incomplete(`Authorization header has more than one '${name}' parameter.`);
@@ -116,7 +144,8 @@ function headerClaim(authorization: string | string[], headers: SignedRequest["h
     .filter((name) => !fields.get(name))
     .map((name) => `Authorization header requires '${name}' parameter.`);
   const requestTime = requestTimeOf(headers);
-  if (requestTime === undefined) missing.push("Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header.");
+  if (requestTime === undefined)
+    missing.push("Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header.");
   if (missing.length > 0) throw incomplete(missing.join(" "));
   return {
     credential: fields.get("Credential")!,
@@ -131,7 +160,8 @@ function headerClaim(authorization: string | string[], headers: SignedRequest["h
 function requestTimeOf(headers: SignedRequest["headers"]): string | undefined {
   const amzDate = oneHeader(headers, "x-amz-date");
   if (amzDate !== undefined) {
-    if (isoMs(amzDate) === undefined) throw incomplete("X-Amz-Date must be in ISO 8601 basic format, e.g. 20130524T000000Z.");
+    if (isoMs(amzDate) === undefined)
+      throw incomplete("X-Amz-Date must be in ISO 8601 basic format, e.g. 20130524T000000Z.");
     return amzDate;
   }
   const date = oneHeader(headers, "date");
@@ -155,7 +185,8 @@ function presignedClaim(params: readonly QueryParam[]): Claim {
   }
   if (values.get("X-Amz-Algorithm") !== algorithm) throw incomplete(`X-Amz-Algorithm only supports "${algorithm}".`);
   const requestTime = values.get("X-Amz-Date")!;
-  if (isoMs(requestTime) === undefined) throw incomplete("X-Amz-Date must be in ISO 8601 basic format, e.g. 20130524T000000Z.");
+  if (isoMs(requestTime) === undefined)
+    throw incomplete("X-Amz-Date must be in ISO 8601 basic format, e.g. 20130524T000000Z.");
   const expires = values.get("X-Amz-Expires")!;
   if (!/^[0-9]{1,6}$/.test(expires) || Number(expires) < 1 || Number(expires) > maxExpiresSeconds) {
     throw incomplete(`X-Amz-Expires must be a number of seconds from 1 to ${maxExpiresSeconds} (a week).`);
@@ -171,10 +202,12 @@ function presignedClaim(params: readonly QueryParam[]): Claim {
 
 function parseScope(credential: string): { accessKeyId: string; date: string; region: string } {
   const parts = credential.split("/");
-  if (parts.length !== 5) throw incomplete("Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term.");
+  if (parts.length !== 5)
+    throw incomplete("Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term.");
   const [accessKeyId, date, region, scopeService, scopeTerminator] = parts as [string, string, string, string, string];
   if (region === "") throw sqsErrors.signatureDoesNotMatch("Credential should be scoped to a valid region.");
-  if (scopeService !== service) throw sqsErrors.signatureDoesNotMatch(`Credential should be scoped to correct service: '${service}'.`);
+  if (scopeService !== service)
+    throw sqsErrors.signatureDoesNotMatch(`Credential should be scoped to correct service: '${service}'.`);
   if (scopeTerminator !== terminator) {
     throw sqsErrors.signatureDoesNotMatch(`Credential should be scoped with a valid terminator: '${terminator}'.`);
   }
@@ -189,13 +222,17 @@ function parseScope(credential: string): { accessKeyId: string; date: string; re
  */
 function parseSignedHeaders(list: string, headers: SignedRequest["headers"]): string[] {
   const names = list.split(";");
-  if (!names.every((name) => headerName.test(name))) throw incomplete("SignedHeaders must be lowercase header names separated by ';'.");
+  if (!names.every((name) => headerName.test(name)))
+    throw incomplete("SignedHeaders must be lowercase header names separated by ';'.");
   if (new Set(names).size !== names.length) throw incomplete("SignedHeaders lists a header more than once.");
-  if (!names.includes("host")) throw incomplete("'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.");
+  if (!names.includes("host"))
+    throw incomplete("'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.");
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || !name.toLowerCase().startsWith("x-amz-") || names.includes(name.toLowerCase())) continue;
     const rule = "every x-amz-* header must be among the SignedHeaders.";
-    throw incomplete(headerName.test(name) ? `Header '${name}' must be signed: ${rule}` : `A header must be signed: ${rule}`);
+    throw incomplete(
+      headerName.test(name) ? `Header '${name}' must be signed: ${rule}` : `A header must be signed: ${rule}`,
+    );
   }
   for (const name of names) {
     const value = headers[name];
@@ -223,15 +260,21 @@ function checkTime(claim: Claim, scopeDate: string, nowMs: number): void {
   // (with the response's Date header) as clock skew, corrects its clock and retries.
   if (requestMs - nowMs > maxSkewMs) {
     const limit = isoBasic(nowMs + maxSkewMs);
-    throw sqsErrors.signatureDoesNotMatch(`Signature not yet current: ${claim.requestTime} is still later than ${limit} (${now} + 15 min.)`);
+    throw sqsErrors.signatureDoesNotMatch(
+      `Signature not yet current: ${claim.requestTime} is still later than ${limit} (${now} + 15 min.)`,
+    );
   }
   if (claim.expiresSeconds === undefined) {
     if (nowMs - requestMs > maxSkewMs) {
       const limit = isoBasic(nowMs - maxSkewMs);
-      throw sqsErrors.signatureDoesNotMatch(`Signature expired: ${claim.requestTime} is now earlier than ${limit} (${now} - 15 min.)`);
+      throw sqsErrors.signatureDoesNotMatch(
+        `Signature expired: ${claim.requestTime} is now earlier than ${limit} (${now} - 15 min.)`,
+      );
     }
   } else if (nowMs > requestMs + claim.expiresSeconds * 1000) {
-    throw sqsErrors.requestExpired(`Request has expired: signed at ${claim.requestTime} for ${claim.expiresSeconds} seconds, and it is now ${now}.`);
+    throw sqsErrors.requestExpired(
+      `Request has expired: signed at ${claim.requestTime} for ${claim.expiresSeconds} seconds, and it is now ${now}.`,
+    );
   }
 }
 
@@ -246,10 +289,14 @@ function payloadHash(request: SignedRequest): string {
   const declared = oneHeader(request.headers, "x-amz-content-sha256");
   if (declared === undefined) return actual;
   if (!/^[0-9a-fA-F]{64}$/.test(declared)) {
-    throw incomplete("x-amz-content-sha256 must be the hex SHA-256 of the body: unsigned and streaming payloads are not accepted.");
+    throw incomplete(
+      "x-amz-content-sha256 must be the hex SHA-256 of the body: unsigned and streaming payloads are not accepted.",
+    );
   }
   if (declared.toLowerCase() !== actual) {
-    throw sqsErrors.signatureDoesNotMatch("The provided 'x-amz-content-sha256' header does not match what was computed.");
+    throw sqsErrors.signatureDoesNotMatch(
+      "The provided 'x-amz-content-sha256' header does not match what was computed.",
+    );
   }
   return declared;
 }
@@ -266,7 +313,14 @@ function oneHeader(headers: SignedRequest["headers"], name: string): string | un
 function isoMs(text: string): number | undefined {
   const match = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(text);
   if (match === null) return undefined;
-  const ms = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]), Number(match[4]), Number(match[5]), Number(match[6]));
+  const ms = Date.UTC(
+    Number(match[1]),
+    Number(match[2]) - 1,
+    Number(match[3]),
+    Number(match[4]),
+    Number(match[5]),
+    Number(match[6]),
+  );
   return isoBasic(ms) === text ? ms : undefined;
 }
 
@@ -278,11 +332,17 @@ const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "
 
 // RFC 9110's IMF-fixdate; botocore writes its Date header with "-0000" for the zone (email.utils.formatdate).
 function httpDateMs(text: string): number | undefined {
-  const match = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) ([A-Z][a-z]{2}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) (?:GMT|[-+]0000)$/.exec(text);
+  const match =
+    /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) ([A-Z][a-z]{2}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) (?:GMT|[-+]0000)$/.exec(
+      text,
+    );
   const month = match === null ? -1 : months.indexOf(match[2]!);
   if (match === null || month === -1) return undefined;
   const ms = Date.UTC(Number(match[3]), month, Number(match[1]), Number(match[4]), Number(match[5]), Number(match[6]));
-  return new Date(ms).getUTCDate() === Number(match[1]) && isoBasic(ms).slice(9, 15) === `${match[4]}${match[5]}${match[6]}` ? ms : undefined;
+  return new Date(ms).getUTCDate() === Number(match[1]) &&
+    isoBasic(ms).slice(9, 15) === `${match[4]}${match[5]}${match[6]}`
+    ? ms
+    : undefined;
 }
 
 function sha256Hex(text: string): string {

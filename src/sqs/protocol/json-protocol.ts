@@ -11,9 +11,13 @@ export function isJsonRequest(headers: IncomingHttpHeaders): boolean {
 }
 
 /** A JSON protocol request's action (X-Amz-Target: AmazonSQS.<Action>) and input (the body, a JSON object; empty means {}). */
-export function decodeJsonRequest(headers: IncomingHttpHeaders, body: Buffer): { action: string; input: Record<string, unknown> } {
+export function decodeJsonRequest(
+  headers: IncomingHttpHeaders,
+  body: Buffer,
+): { action: string; input: Record<string, unknown> } {
   const action = actionOfTarget(headers["x-amz-target"]);
-  if (action === "") throw sqsErrors.malformedRequest("The X-Amz-Target header must name an action: AmazonSQS.<Action>.");
+  if (action === "")
+    throw sqsErrors.malformedRequest("The X-Amz-Target header must name an action: AmazonSQS.<Action>.");
   if (body.length === 0) return { action, input: {} };
   let input: unknown;
   try {
@@ -21,7 +25,8 @@ export function decodeJsonRequest(headers: IncomingHttpHeaders, body: Buffer): {
   } catch {
     throw sqsErrors.malformedRequest("The request body is not valid UTF-8 JSON.");
   }
-  if (typeof input !== "object" || input === null || Array.isArray(input)) throw sqsErrors.malformedRequest("The request body must be a JSON object.");
+  if (typeof input !== "object" || input === null || Array.isArray(input))
+    throw sqsErrors.malformedRequest("The request body must be a JSON object.");
   return { action, input: input as Record<string, unknown> };
 }
 

@@ -4,7 +4,13 @@
  * that the actions handle one shape.
  */
 import { sqsErrors } from "../sqs-error.js";
-import { queryOperations, type MapShape, type QueryMember, type QueryShape, type StructureShape } from "./query-shapes.js";
+import {
+  queryOperations,
+  type MapShape,
+  type QueryMember,
+  type QueryShape,
+  type StructureShape,
+} from "./query-shapes.js";
 
 /** The action a request names, and its input with the JSON protocol's member names and types. */
 export interface QueryRequest {
@@ -142,7 +148,8 @@ function decodeMap(shape: MapShape, node: FieldNode, prefix: string): Record<str
     const keyNode = entry.children.get(shape.keyName);
     const valueNode = entry.children.get(shape.valueName);
     const key = keyNode?.value;
-    const value = valueNode === undefined ? undefined : decodeValue(shape.value, valueNode, `${prefix}${index}.${shape.valueName}`);
+    const value =
+      valueNode === undefined ? undefined : decodeValue(shape.value, valueNode, `${prefix}${index}.${shape.valueName}`);
     if (key === undefined && value === undefined) continue;
     if (key === undefined) throw missingParameter(`${prefix}${index}.${shape.keyName}`);
     if (value === undefined) throw missingParameter(`${prefix}${index}.${shape.valueName}`);
@@ -178,6 +185,7 @@ function decodeBoolean(text: string, name: string): boolean {
 }
 
 // SQS's wording for these two errors.
-const missingParameter = (name: string) => sqsErrors.missingParameter(`The request must contain the parameter ${name}.`);
+const missingParameter = (name: string) =>
+  sqsErrors.missingParameter(`The request must contain the parameter ${name}.`);
 const invalidValue = (text: string, name: string, reason: string) =>
   sqsErrors.invalidParameterValue(`Value ${text} for parameter ${name} is invalid. Reason: ${reason}`);

@@ -23,7 +23,10 @@ export function encodeQueryResponse(action: string, output: Record<string, unkno
   const operation = queryOperations.get(action);
   if (operation === undefined) throw new TypeError(`No query shape for the action ${JSON.stringify(action)}`);
   // botocore looks the Result element up by name for actions with output: it is written even when empty.
-  const result = operation.output === undefined ? "" : xmlElement(`${action}Result`, encodeStructure(operation.output, output, action));
+  const result =
+    operation.output === undefined
+      ? ""
+      : xmlElement(`${action}Result`, encodeStructure(operation.output, output, action));
   return `${declaration}<${action}Response xmlns="${queryNamespace}">${result}${responseMetadata(requestId)}</${action}Response>`;
 }
 
@@ -59,14 +62,17 @@ function encodeMember(member: QueryMember, value: unknown, path: string): string
   switch (shape.type) {
     case "list":
       if (!Array.isArray(value)) throw misfit(path, "an array");
-      return value.map((item, index) => xmlElement(wireName, encodeValue(shape.item, item, `${path}[${index}]`))).join("");
+      return value
+        .map((item, index) => xmlElement(wireName, encodeValue(shape.item, item, `${path}[${index}]`)))
+        .join("");
     case "map":
       if (typeof value !== "object" || Array.isArray(value)) throw misfit(path, "an object");
       return Object.entries(value)
         .map(([key, entry]) =>
           xmlElement(
             wireName,
-            xmlElement(shape.keyName, escapeXmlText(key)) + xmlElement(shape.valueName, encodeValue(shape.value, entry, `${path}.${key}`)),
+            xmlElement(shape.keyName, escapeXmlText(key)) +
+              xmlElement(shape.valueName, encodeValue(shape.value, entry, `${path}.${key}`)),
           ),
         )
         .join("");

@@ -71,7 +71,13 @@ const listMember = (name: string, itemName: string, item: QueryShape, emptyListN
   emptyListName,
   shape: { type: "list", item },
 });
-const mapMember = (name: string, wireName: string, keyName: string, valueName: string, value: QueryShape): QueryMember => ({
+const mapMember = (
+  name: string,
+  wireName: string,
+  keyName: string,
+  valueName: string,
+  value: QueryShape,
+): QueryMember => ({
   name,
   wireName,
   shape: { type: "map", keyName, valueName, value },
@@ -91,7 +97,13 @@ const attributeValue = structure(
 );
 const queueAttributes = mapMember("Attributes", "Attribute", "Name", "Value", string);
 const messageAttributes = mapMember("MessageAttributes", "MessageAttribute", "Name", "Value", attributeValue);
-const messageSystemAttributes = mapMember("MessageSystemAttributes", "MessageSystemAttribute", "Name", "Value", attributeValue);
+const messageSystemAttributes = mapMember(
+  "MessageSystemAttributes",
+  "MessageSystemAttribute",
+  "Name",
+  "Value",
+  attributeValue,
+);
 // TagQueue's Tags has no locationName of its own: the TagMap shape's ("Tag") applies.
 const tagMap = (name: string): QueryMember => mapMember(name, "Tag", "Key", "Value", string);
 
@@ -145,7 +157,10 @@ export const queryOperations: ReadonlyMap<string, QueryOperation> = new Map<stri
       ),
     },
   ],
-  ["ChangeMessageVisibility", { input: structure(queueUrl, member("ReceiptHandle", string), member("VisibilityTimeout", integer)) }],
+  [
+    "ChangeMessageVisibility",
+    { input: structure(queueUrl, member("ReceiptHandle", string), member("VisibilityTimeout", integer)) },
+  ],
   [
     "ChangeMessageVisibilityBatch",
     {
@@ -157,7 +172,10 @@ export const queryOperations: ReadonlyMap<string, QueryOperation> = new Map<stri
           structure(member("Id", string), member("ReceiptHandle", string), member("VisibilityTimeout", integer)),
         ),
       ),
-      output: structure(listMember("Successful", "ChangeMessageVisibilityBatchResultEntry", idOnly), batchResultErrorEntries),
+      output: structure(
+        listMember("Successful", "ChangeMessageVisibilityBatchResultEntry", idOnly),
+        batchResultErrorEntries,
+      ),
     },
   ],
   [
@@ -170,7 +188,11 @@ export const queryOperations: ReadonlyMap<string, QueryOperation> = new Map<stri
     {
       input: structure(
         queueUrl,
-        listMember("Entries", "DeleteMessageBatchRequestEntry", structure(member("Id", string), member("ReceiptHandle", string))),
+        listMember(
+          "Entries",
+          "DeleteMessageBatchRequestEntry",
+          structure(member("Id", string), member("ReceiptHandle", string)),
+        ),
       ),
       output: structure(listMember("Successful", "DeleteMessageBatchResultEntry", idOnly), batchResultErrorEntries),
     },
@@ -178,11 +200,17 @@ export const queryOperations: ReadonlyMap<string, QueryOperation> = new Map<stri
   ["DeleteQueue", { input: structure(queueUrl) }],
   [
     "GetQueueAttributes",
-    { input: structure(queueUrl, listMember("AttributeNames", "AttributeName", string)), output: structure(queueAttributes) },
+    {
+      input: structure(queueUrl, listMember("AttributeNames", "AttributeName", string)),
+      output: structure(queueAttributes),
+    },
   ],
   [
     "GetQueueUrl",
-    { input: structure(member("QueueName", string), member("QueueOwnerAWSAccountId", string)), output: structure(queueUrl) },
+    {
+      input: structure(member("QueueName", string), member("QueueOwnerAWSAccountId", string)),
+      output: structure(queueUrl),
+    },
   ],
   [
     "ListDeadLetterSourceQueues",
@@ -237,7 +265,10 @@ export const queryOperations: ReadonlyMap<string, QueryOperation> = new Map<stri
   [
     "SendMessageBatch",
     {
-      input: structure(queueUrl, listMember("Entries", "SendMessageBatchRequestEntry", structure(member("Id", string), ...sendEntryMembers))),
+      input: structure(
+        queueUrl,
+        listMember("Entries", "SendMessageBatchRequestEntry", structure(member("Id", string), ...sendEntryMembers)),
+      ),
       output: structure(
         listMember(
           "Successful",
@@ -262,13 +293,20 @@ export const queryOperations: ReadonlyMap<string, QueryOperation> = new Map<stri
   [
     "StartMessageMoveTask",
     {
-      input: structure(member("SourceArn", string), member("DestinationArn", string), member("MaxNumberOfMessagesPerSecond", integer)),
+      input: structure(
+        member("SourceArn", string),
+        member("DestinationArn", string),
+        member("MaxNumberOfMessagesPerSecond", integer),
+      ),
       output: structure(member("TaskHandle", string)),
     },
   ],
   [
     "CancelMessageMoveTask",
-    { input: structure(member("TaskHandle", string)), output: structure(member("ApproximateNumberOfMessagesMoved", long)) },
+    {
+      input: structure(member("TaskHandle", string)),
+      output: structure(member("ApproximateNumberOfMessagesMoved", long)),
+    },
   ],
   [
     "ListMessageMoveTasks",

@@ -8,7 +8,13 @@
 // match); then what XML 1.0 cannot carry at all: controls other than tab, LF
 // and CR, lone surrogates, U+FFFE and U+FFFF.
 const needsEscape = /[&<>"\r]|[^\t\n\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
-const escapes: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\r": "&#xD;" };
+const escapes: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "\r": "&#xD;",
+};
 
 /**
  * Text as XML element content that parses back to the same string. A

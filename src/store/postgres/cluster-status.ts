@@ -35,14 +35,24 @@ export async function readClusterStatus(client: pg.ClientBase): Promise<ClusterS
     `SELECT node_id, address, extract(epoch FROM now() - heartbeat_at) * 1000 AS age_ms
      FROM holdshelf_members ORDER BY node_id`,
   );
-  const shards = await client.query<{ shard: number; epoch: string; owner: string | null; left_ms: number | null; queues: string }>(
+  const shards = await client.query<{
+    shard: number;
+    epoch: string;
+    owner: string | null;
+    left_ms: number | null;
+    queues: string;
+  }>(
     `SELECT s.shard, s.epoch, s.owner, extract(epoch FROM s.expires_at - now()) * 1000 AS left_ms,
        (SELECT count(*) FROM holdshelf_queues q WHERE q.shard = s.shard) AS queues
      FROM holdshelf_shards s ORDER BY s.shard`,
   );
   return {
     shardCount: cluster.rows[0]!.shard_count,
-    members: members.rows.map((row) => ({ nodeId: row.node_id, address: row.address, heartbeatAgeMs: Number(row.age_ms) })),
+    members: members.rows.map((row) => ({
+      nodeId: row.node_id,
+      address: row.address,
+      heartbeatAgeMs: Number(row.age_ms),
+    })),
     shards: shards.rows.map((row) => ({
       shard: row.shard,
       epoch: Number(row.epoch),

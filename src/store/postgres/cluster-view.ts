@@ -18,7 +18,12 @@ export const memberLockSpace = 0x6d656d62; // "memb"
  * renewed within a lease (a broker frozen by SIGSTOP keeps its session but
  * stops renewing, and must not keep shards assigned to it).
  */
-export async function readClusterView(client: pg.ClientBase, selfId: string, leaseTtlMs: number, shardCount: number): Promise<ClusterView> {
+export async function readClusterView(
+  client: pg.ClientBase,
+  selfId: string,
+  leaseTtlMs: number,
+  shardCount: number,
+): Promise<ClusterView> {
   const members = await client.query<{ node_id: string; address: string }>(
     `SELECT node_id, address FROM holdshelf_members
      WHERE node_id = $1 OR (heartbeat_at > now() - $3 * interval '1 millisecond' AND NOT pg_try_advisory_xact_lock($2, hashtext(node_id)))`,

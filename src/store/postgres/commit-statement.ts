@@ -55,14 +55,19 @@ export interface Statement {
  * queue's row takes the shard `shardOfQueue` names; a queue put again keeps
  * the shard it has.
  */
-export function commitStatement(batch: FoldedBatch, fence: CommitFence, shardOfQueue: (name: string) => number): Statement {
+export function commitStatement(
+  batch: FoldedBatch,
+  fence: CommitFence,
+  shardOfQueue: (name: string) => number,
+): Statement {
   const values: unknown[] = [binaryArray("int4", fence.shards), binaryArray("int8", fence.epochs)];
   const param = (value: unknown): string => {
     values.push(value);
     return `$${values.length}`;
   };
   // Every array goes in binary (binary-array.ts), cast to its type so PostgreSQL knows how to read it.
-  const array = (type: ElementType, elements: readonly unknown[]): string => `${param(binaryArray(type, elements))}::${type}[]`;
+  const array = (type: ElementType, elements: readonly unknown[]): string =>
+    `${param(binaryArray(type, elements))}::${type}[]`;
   const ctes = [
     `fence AS (SELECT shard, epoch FROM holdshelf_shards WHERE shard = ANY($1::int4[]) ORDER BY shard FOR KEY SHARE)`,
     `ok AS (SELECT count(*) = cardinality($1::int4[]) AS ok
@@ -81,19 +86,40 @@ export function commitStatement(batch: FoldedBatch, fence: CommitFence, shardOfQ
     add(
       "Q",
       `queue_put AS (INSERT INTO holdshelf_queues (name, shard, data_id, record, dead_letter_queue)
-         SELECT name, shard, data_id, record, dead_letter_queue FROM unnest(${array("text", queues.put.map((key) => key.name))},
-           ${array("int4", queues.put.map((key) => shardOfQueue(key.name)))}, ${array("int8", queues.put.map((key) => key.dataId))},
-           ${array("bytea", queues.putValues)}, ${array("text", queues.put.map((key) => key.deadLetterQueue))})
+         SELECT name, shard, data_id, record, dead_letter_queue FROM unnest(${array(
+           "text",
+           queues.put.map((key) => key.name),
+         )},
+           ${array(
+             "int4",
+             queues.put.map((key) => shardOfQueue(key.name)),
+           )}, ${array(
+             "int8",
+             queues.put.map((key) => key.dataId),
+           )},
+           ${array("bytea", queues.putValues)}, ${array(
+             "text",
+             queues.put.map((key) => key.deadLetterQueue),
+           )})
            AS put(name, shard, data_id, record, dead_letter_queue)
          WHERE ${fenced}
          ON CONFLICT (name) DO UPDATE SET data_id = EXCLUDED.data_id, record = EXCLUDED.record, dead_letter_queue = EXCLUDED.dead_letter_queue)`,
     );
   }
   if (queues.deleted.length > 0) {
-    add("q", `queue_delete AS (DELETE FROM holdshelf_queues WHERE name = ANY(${array("text", queues.deleted.map((key) => key.name))}) AND ${fenced})`);
+    add(
+      "q",
+      `queue_delete AS (DELETE FROM holdshelf_queues WHERE name = ANY(${array(
+        "text",
+        queues.deleted.map((key) => key.name),
+      )}) AND ${fenced})`,
+    );
   }
   if (batch.sequence !== undefined) {
-    add("S", `sequence_put AS (UPDATE holdshelf_cluster SET next_sequence = ${param(batch.sequence)}::bigint WHERE ${fenced})`);
+    add(
+      "S",
+      `sequence_put AS (UPDATE holdshelf_cluster SET next_sequence = ${param(batch.sequence)}::bigint WHERE ${fenced})`,
+    );
   }
   if (batch.shardSequences.size > 0) {
     add(
@@ -108,14 +134,27 @@ export function commitStatement(batch: FoldedBatch, fence: CommitFence, shardOfQ
   const messageId: KeyColumn = ["id", "uuid", (key) => key.id];
   const dataSpaceTables: DataSpaceTable[] = [
     { tags: "Cc", table: "holdshelf_content", value: "content", rows: contents, keys: [messageId] },
-    { tags: "Rr", table: "holdshelf_schedule", value: "state", rows: schedule, keys: [["ready_at", "float8", (key) => key.readyAt], messageId] },
+    {
+      tags: "Rr",
+      table: "holdshelf_schedule",
+      value: "state",
+      rows: schedule,
+      keys: [["ready_at", "float8", (key) => key.readyAt], messageId],
+    },
     { tags: "Kk", table: "holdshelf_checkpoints", value: "checkpoint", rows: checkpoints, keys: [messageId] },
-    { tags: "Dd", table: "holdshelf_deduplication", value: "record", rows: deduplications, keys: [["key", "text", (key) => key.key]] },
+    {
+      tags: "Dd",
+      table: "holdshelf_deduplication",
+      value: "record",
+      rows: deduplications,
+      keys: [["key", "text", (key) => key.key]],
+    },
   ];
   for (const { tags, table, value, rows, keys } of dataSpaceTables) {
     const columns: KeyColumn[] = [["data_id", "int8", (key) => key.dataId], ...keys];
     const names = columns.map(([name]) => name).join(", ");
-    const arrays = (of: readonly DataKey[]): string => columns.map(([, type, pick]) => array(type, of.map(pick))).join(", ");
+    const arrays = (of: readonly DataKey[]): string =>
+      columns.map(([, type, pick]) => array(type, of.map(pick))).join(", ");
     if (rows.put.length > 0) {
       add(
         tags[0]!,
@@ -140,9 +179,24 @@ export function commitStatement(batch: FoldedBatch, fence: CommitFence, shardOfQ
     add(
       "I",
       `inbox_put AS (INSERT INTO holdshelf_inbox (shard, queue, id, ready_at, state, content)
-         SELECT * FROM unnest(${array("int4", shards)}, ${array("text", inbox.map((message) => message.queue))},
-           ${array("uuid", inbox.map((message) => message.id))}, ${array("float8", inbox.map((message) => message.readyAt))},
-           ${array("bytea", inbox.map((message) => message.state))}, ${array("bytea", inbox.map((message) => message.content))})
+         SELECT * FROM unnest(${array("int4", shards)}, ${array(
+           "text",
+           inbox.map((message) => message.queue),
+         )},
+           ${array(
+             "uuid",
+             inbox.map((message) => message.id),
+           )}, ${array(
+             "float8",
+             inbox.map((message) => message.readyAt),
+           )},
+           ${array(
+             "bytea",
+             inbox.map((message) => message.state),
+           )}, ${array(
+             "bytea",
+             inbox.map((message) => message.content),
+           )})
          WHERE ${fenced}
          ON CONFLICT (shard, queue, id) DO UPDATE SET ready_at = EXCLUDED.ready_at, state = EXCLUDED.state, content = EXCLUDED.content)`,
     );

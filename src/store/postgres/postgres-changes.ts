@@ -19,7 +19,14 @@ export type PostgresChange =
       readonly deadLetterQueue: string;
     }
   /** A message bound for a queue another broker serves, into that queue's inbox (puts only). */
-  | { readonly table: "inbox"; readonly queue: string; readonly id: string; readonly readyAt: number; readonly state: Buffer; readonly content: Buffer }
+  | {
+      readonly table: "inbox";
+      readonly queue: string;
+      readonly id: string;
+      readonly readyAt: number;
+      readonly state: Buffer;
+      readonly content: Buffer;
+    }
   | { readonly table: "sequence"; readonly next: number; readonly shard: number | undefined }
   | { readonly table: "content"; readonly dataId: number; readonly id: string; readonly value: Buffer | undefined }
   | {
@@ -30,7 +37,12 @@ export type PostgresChange =
       readonly value: Buffer | undefined;
     }
   | { readonly table: "checkpoint"; readonly dataId: number; readonly id: string; readonly value: Buffer | undefined }
-  | { readonly table: "deduplication"; readonly dataId: number; readonly key: string; readonly value: Buffer | undefined };
+  | {
+      readonly table: "deduplication";
+      readonly dataId: number;
+      readonly key: string;
+      readonly value: Buffer | undefined;
+    };
 
 const maxUint32 = 2 ** 32 - 1;
 
@@ -70,7 +82,13 @@ export function appendChanges(changes: PostgresChange[], op: StoreOp): void {
       if (op.fromReadyAt !== entry.readyAt) {
         changes.push({ table: "schedule", dataId, readyAt: op.fromReadyAt, id: entry.id, value: undefined });
       }
-      changes.push({ table: "schedule", dataId, readyAt: entry.readyAt, id: entry.id, value: encodeScheduleValue(entry) });
+      changes.push({
+        table: "schedule",
+        dataId,
+        readyAt: entry.readyAt,
+        id: entry.id,
+        value: encodeScheduleValue(entry),
+      });
       return;
     }
     case "putCheckpoint":
@@ -79,7 +97,12 @@ export function appendChanges(changes: PostgresChange[], op: StoreOp): void {
       return;
     case "putDeduplication":
       checkUint32(op.dataId, "data id");
-      changes.push({ table: "deduplication", dataId: op.dataId, key: op.record.key, value: encodeDeduplication(op.record) });
+      changes.push({
+        table: "deduplication",
+        dataId: op.dataId,
+        key: op.record.key,
+        value: encodeDeduplication(op.record),
+      });
       return;
     case "removeDeduplication":
       checkUint32(op.dataId, "data id");
@@ -190,14 +213,34 @@ export function foldChanges(changes: readonly PostgresChange[]): FoldedBatch {
     }
   }
   return {
-    queues: split(queues.values(), ({ name, dataId, deadLetterQueue }) => ({ name, dataId, deadLetterQueue }), (change) => change.record),
+    queues: split(
+      queues.values(),
+      ({ name, dataId, deadLetterQueue }) => ({ name, dataId, deadLetterQueue }),
+      (change) => change.record,
+    ),
     inbox: [...inbox.values()],
     sequence,
     shardSequences,
-    contents: split(contents.values(), ({ dataId, id }) => ({ dataId, id }), (change) => change.value),
-    schedule: split(schedule.values(), ({ dataId, readyAt, id }) => ({ dataId, readyAt, id }), (change) => change.value),
-    checkpoints: split(checkpoints.values(), ({ dataId, id }) => ({ dataId, id }), (change) => change.value),
-    deduplications: split(deduplications.values(), ({ dataId, key }) => ({ dataId, key }), (change) => change.value),
+    contents: split(
+      contents.values(),
+      ({ dataId, id }) => ({ dataId, id }),
+      (change) => change.value,
+    ),
+    schedule: split(
+      schedule.values(),
+      ({ dataId, readyAt, id }) => ({ dataId, readyAt, id }),
+      (change) => change.value,
+    ),
+    checkpoints: split(
+      checkpoints.values(),
+      ({ dataId, id }) => ({ dataId, id }),
+      (change) => change.value,
+    ),
+    deduplications: split(
+      deduplications.values(),
+      ({ dataId, key }) => ({ dataId, key }),
+      (change) => change.value,
+    ),
     dataIds,
     queueNames: new Set(queues.keys()),
   };

@@ -31,7 +31,10 @@ export class PostgresClusterQueues implements ClusterQueues {
   }
 
   async fifoElsewhere(name: string): Promise<boolean | undefined> {
-    const { rows } = await this.query<{ shard: number; record: Buffer }>("SELECT shard, record FROM holdshelf_queues WHERE name = $1", [name]);
+    const { rows } = await this.query<{ shard: number; record: Buffer }>(
+      "SELECT shard, record FROM holdshelf_queues WHERE name = $1",
+      [name],
+    );
     if (rows.length === 0 || this.serves(rows[0]!.shard)) return undefined;
     return decodeQueueRecord(rows[0]!.record).config.fifo !== undefined;
   }
@@ -79,7 +82,10 @@ export class PostgresClusterQueues implements ClusterQueues {
    * again by each background task that was reading (a dead-letter move
    * waiting for its inbox to be taken in).
    */
-  private async query<Row extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<Row>> {
+  private async query<Row extends pg.QueryResultRow>(
+    text: string,
+    values: unknown[] = [],
+  ): Promise<pg.QueryResult<Row>> {
     try {
       return await this.pool().query<Row>(text, values);
     } catch (error) {

@@ -17,8 +17,13 @@ export const inboxChannel = "holdshelf_inbox";
  * nowhere, as the queue's own messages did. Returns what arrived, and
  * whether the fence held.
  */
-export async function takeInbound(client: pg.Pool | pg.ClientBase, fence: CommitFence): Promise<{ fenceHeld: boolean; arrivals: Arrival[] }> {
-  const { rows } = await client.query<[boolean, string | null, string | null, string | null, number | null, Buffer | null]>({
+export async function takeInbound(
+  client: pg.Pool | pg.ClientBase,
+  fence: CommitFence,
+): Promise<{ fenceHeld: boolean; arrivals: Arrival[] }> {
+  const { rows } = await client.query<
+    [boolean, string | null, string | null, string | null, number | null, Buffer | null]
+  >({
     name: "holdshelf-take-inbound",
     text: `WITH fence AS (SELECT shard, epoch FROM holdshelf_shards WHERE shard = ANY($1::int4[]) ORDER BY shard FOR KEY SHARE),
       ok AS (SELECT count(*) = cardinality($1::int4[]) AS ok

@@ -42,7 +42,10 @@ export async function loadSchedule(pool: pg.Pool, dataId: number): Promise<Sched
  * statement for every queue of a load, in keyset pages, since only FIFO
  * queues have any.
  */
-export async function loadDeduplications(pool: pg.Pool, dataIds: readonly number[]): Promise<Map<number, StoredDeduplication[]>> {
+export async function loadDeduplications(
+  pool: pg.Pool,
+  dataIds: readonly number[],
+): Promise<Map<number, StoredDeduplication[]>> {
   const byDataId = new Map<number, StoredDeduplication[]>();
   let after: [string, string] | undefined;
   for (;;) {
@@ -51,7 +54,10 @@ export async function loadDeduplications(pool: pg.Pool, dataIds: readonly number
       text: `SELECT data_id::text, key, record FROM holdshelf_deduplication
              WHERE data_id = ANY($1::int8[]) ${after === undefined ? "" : "AND (data_id, key) > ($3::int8, $4)"}
              ORDER BY data_id, key LIMIT $2`,
-      values: after === undefined ? [binaryArray("int8", dataIds), loadPage] : [binaryArray("int8", dataIds), loadPage, ...after],
+      values:
+        after === undefined
+          ? [binaryArray("int8", dataIds), loadPage]
+          : [binaryArray("int8", dataIds), loadPage, ...after],
       rowMode: "array",
     });
     for (const [dataId, key, record] of rows) {
@@ -73,7 +79,12 @@ export async function loadDeduplications(pool: pg.Pool, dataIds: readonly number
  */
 export async function dropOrphanedData(pool: pg.Pool): Promise<void> {
   const { rows } = await pool.query<{ data_id: string }>(
-    `SELECT DISTINCT data_id FROM (${["holdshelf_schedule", "holdshelf_content", "holdshelf_checkpoints", "holdshelf_deduplication"]
+    `SELECT DISTINCT data_id FROM (${[
+      "holdshelf_schedule",
+      "holdshelf_content",
+      "holdshelf_checkpoints",
+      "holdshelf_deduplication",
+    ]
       .map(
         (table) => `(WITH RECURSIVE ids AS (
             SELECT min(data_id) AS data_id FROM ${table}

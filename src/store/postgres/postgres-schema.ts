@@ -139,7 +139,9 @@ export async function ensureCluster(client: pg.ClientBase, shardCount = defaultS
 
 /** Fills dead_letter_queue of records written before the column existed, from each record's policy. */
 async function backfillDeadLetterQueues(client: pg.ClientBase): Promise<void> {
-  const { rows } = await client.query<{ name: string; record: Buffer }>("SELECT name, record FROM holdshelf_queues WHERE dead_letter_queue IS NULL");
+  const { rows } = await client.query<{ name: string; record: Buffer }>(
+    "SELECT name, record FROM holdshelf_queues WHERE dead_letter_queue IS NULL",
+  );
   for (const row of rows) {
     const target = decodeQueueRecord(row.record).config.redrivePolicy?.deadLetterQueue ?? "";
     await client.query("UPDATE holdshelf_queues SET dead_letter_queue = $2 WHERE name = $1", [row.name, target]);

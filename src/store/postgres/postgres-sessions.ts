@@ -15,7 +15,11 @@ export interface PostgresSessions {
  * reconnect. Named in pg_stat_activity, so an operator sees which broker
  * holds which connection.
  */
-export async function connectSessions(urls: readonly string[], nodeId: string, leaseTtlMs: number): Promise<PostgresSessions> {
+export async function connectSessions(
+  urls: readonly string[],
+  nodeId: string,
+  leaseTtlMs: number,
+): Promise<PostgresSessions> {
   const url = await connectToPrimary(urls);
   // A statement unanswered for a lease's length (a partition, a synchronous
   // standby gone) fails, so the broker stops serving and recovers instead

@@ -97,21 +97,29 @@ export class PostgresStore implements RecoverableStore {
   /** Reads the queues of `shards` with their deadline indexes, and starts their id sequences (a load, or shards gained). */
   async loadShards(shards: readonly number[]): Promise<{ queues: StoredQueue[]; nextSequence: number }> {
     const { pool } = this.membership;
-    const { rows: clusterRows } = await pool.query<{ next_sequence: string }>("SELECT next_sequence FROM holdshelf_cluster");
+    const { rows: clusterRows } = await pool.query<{ next_sequence: string }>(
+      "SELECT next_sequence FROM holdshelf_cluster",
+    );
     const nextSequence = Number(clusterRows[0]!.next_sequence);
     const { rows: shardRows } = await pool.query<{ shard: number; next_id: string | null }>(
       "SELECT shard, next_id FROM holdshelf_shards WHERE shard = ANY($1::int[])",
       [shards],
     );
     for (const row of shardRows) {
-      this.ids.serve(row.shard, row.next_id === null ? firstK(nextSequence, this.options.shardCount) : Number(row.next_id));
+      this.ids.serve(
+        row.shard,
+        row.next_id === null ? firstK(nextSequence, this.options.shardCount) : Number(row.next_id),
+      );
     }
     const { rows } = await pool.query<{ shard: number; record: Buffer }>(
       "SELECT shard, record FROM holdshelf_queues WHERE shard = ANY($1::int[]) ORDER BY name",
       [shards],
     );
     const records = rows.map((row) => ({ shard: row.shard, record: decodeQueueRecord(row.record) }));
-    const deduplications = await loadDeduplications(pool, records.map(({ record }) => record.dataId));
+    const deduplications = await loadDeduplications(
+      pool,
+      records.map(({ record }) => record.dataId),
+    );
     const queues: StoredQueue[] = [];
     for (const { shard, record } of records) {
       this.queueShards.set(record.name, shard);
@@ -169,7 +177,11 @@ export class PostgresStore implements RecoverableStore {
       // A message bound for another broker's queue goes to that queue's inbox, whatever shard serves it.
       if (change.table === "inbox") continue;
       const shard =
-        change.table === "queue" ? this.shardOf(change.name) : change.table === "sequence" ? change.shard : this.dataShards.get(change.dataId);
+        change.table === "queue"
+          ? this.shardOf(change.name)
+          : change.table === "sequence"
+            ? change.shard
+            : this.dataShards.get(change.dataId);
       if (shard !== undefined && !this.membership.serves(shard) && this.membership.lost === undefined) {
         throw queueMoving(change.table === "queue" ? change.name : undefined);
       }
@@ -195,7 +207,10 @@ export class PostgresStore implements RecoverableStore {
     return messages.map(({ id, hasCheckpoint }) => {
       const row = found.get(id);
       if (row === undefined) return undefined;
-      return { ...decodeContent(row.content), checkpoint: hasCheckpoint && row.checkpoint !== null ? row.checkpoint : undefined };
+      return {
+        ...decodeContent(row.content),
+        checkpoint: hasCheckpoint && row.checkpoint !== null ? row.checkpoint : undefined,
+      };
     });
   }
 

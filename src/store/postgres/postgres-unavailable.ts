@@ -11,13 +11,21 @@ import { ShardsHeldError } from "./shard-ownership.js";
 export function postgresUnavailable(error: unknown, what: "write" | "read" = "write"): HoldshelfError {
   if (isStorageUnavailable(error)) return error;
   if (error instanceof ShardsHeldError) {
-    return new HoldshelfError("STORAGE_UNAVAILABLE", `standing by: ${error.message}; serving again once they are free`, {
-      cause: error,
-    });
+    return new HoldshelfError(
+      "STORAGE_UNAVAILABLE",
+      `standing by: ${error.message}; serving again once they are free`,
+      {
+        cause: error,
+      },
+    );
   }
   const code = (error as { code?: unknown }).code;
   const detail = typeof code === "string" ? `PostgreSQL ${code}` : "PostgreSQL unreachable";
-  return new HoldshelfError("STORAGE_UNAVAILABLE", `storage ${what} failed (${detail}); the broker is recovering, retry later`, {
-    cause: error,
-  });
+  return new HoldshelfError(
+    "STORAGE_UNAVAILABLE",
+    `storage ${what} failed (${detail}); the broker is recovering, retry later`,
+    {
+      cause: error,
+    },
+  );
 }

@@ -25,7 +25,6 @@ export class ShardsMovedError extends Error {
   override readonly name = "ShardsMovedError";
 }
 
-
 /**
  * This broker's membership and shard leases, all kept in PostgreSQL and
  * judged by its clock. The member session holds an advisory lock named by
@@ -97,7 +96,8 @@ export class ShardOwnership {
          WHERE shard = ANY($1::int[]) RETURNING shard, epoch`,
         [shards, this.nodeId, this.leaseTtlMs],
       );
-      if (claimed.rowCount !== shards.length) throw new Error(`the cluster has ${claimed.rowCount} of the ${shards.length} shards asked for`);
+      if (claimed.rowCount !== shards.length)
+        throw new Error(`the cluster has ${claimed.rowCount} of the ${shards.length} shards asked for`);
       await client.query("COMMIT");
       this.held.clear();
       for (const row of claimed.rows) this.held.set(row.shard, Number(row.epoch));
@@ -215,7 +215,9 @@ export class ShardOwnership {
       [shards, epochs, this.nodeId, this.leaseTtlMs, memberLockSpace],
     );
     if (rowCount !== shards.length) {
-      throw new ShardsMovedError(`${shards.length - (rowCount ?? 0)} of ${shards.length} shard(s) were claimed by another broker`);
+      throw new ShardsMovedError(
+        `${shards.length - (rowCount ?? 0)} of ${shards.length} shard(s) were claimed by another broker`,
+      );
     }
   }
 
@@ -249,7 +251,8 @@ export class ShardOwnership {
 
   /** The shards held, each with its epoch; `only` narrows it to those shards. */
   fence(only?: Iterable<number>): CommitFence {
-    const shards = only === undefined ? [...this.held.keys()] : [...new Set(only)].filter((shard) => this.held.has(shard));
+    const shards =
+      only === undefined ? [...this.held.keys()] : [...new Set(only)].filter((shard) => this.held.has(shard));
     shards.sort((a, b) => a - b);
     return { shards, epochs: shards.map((shard) => this.held.get(shard)!) };
   }

@@ -21,12 +21,27 @@ const client = new QueueClient(values.address);
 let active = 0;
 
 async function handle(message, context) {
-  const job = { steps: 0, stepMs: 0, checkpoint: true, failTimes: 0, failure: "raise", retrySeconds: 0, ...JSON.parse(Buffer.from(message.body).toString()) };
+  const job = {
+    steps: 0,
+    stepMs: 0,
+    checkpoint: true,
+    failTimes: 0,
+    failure: "raise",
+    retrySeconds: 0,
+    ...JSON.parse(Buffer.from(message.body).toString()),
+  };
   const id = message.messageId;
   const saved = message.checkpoint === undefined ? null : Buffer.from(message.checkpoint).toString();
   active++;
   try {
-    print({ event: "received", id, receiveCount: message.receiveCount, receiptHandle: message.receiptHandle, checkpoint: saved, active });
+    print({
+      event: "received",
+      id,
+      receiveCount: message.receiveCount,
+      receiptHandle: message.receiptHandle,
+      checkpoint: saved,
+      active,
+    });
     for (let step = saved === null ? 0 : Number(saved) + 1; step < job.steps; step++) {
       await pause(job.stepMs, context.signal);
       if (context.signal.aborted) {

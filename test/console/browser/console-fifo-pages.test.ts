@@ -35,27 +35,35 @@ describe.skipIf(skipWithoutChromium)("FIFO queues in the console, in Chromium", 
     // A ".fifo" name without FIFO ticked: the broker's refusal shows beside the checkbox.
     await create.getByLabel("Queue name").fill("orders.fifo");
     await create.getByRole("button", { name: "Create queue" }).click();
-    await expect.poll(() => create.getByLabel("FIFO queue").getAttribute("aria-invalid"), { timeout: uiTimeoutMs }).toBe("true");
+    await expect
+      .poll(() => create.getByLabel("FIFO queue").getAttribute("aria-invalid"), { timeout: uiTimeoutMs })
+      .toBe("true");
     expect(await describedText(page, create.getByLabel("FIFO queue"))).toContain(".fifo");
     await create.getByLabel("FIFO queue").check();
     await create.getByLabel("Message group", { exact: true }).check();
     await screenshot(page, "fifo-create");
     expect(await seriousViolations(page)).toEqual([]);
     await create.getByRole("button", { name: "Create queue" }).click();
-    await expect.poll(() => page.getByTestId("notice").textContent(), { timeout: uiTimeoutMs }).toContain("Created queue orders.fifo.");
+    await expect
+      .poll(() => page.getByTestId("notice").textContent(), { timeout: uiTimeoutMs })
+      .toContain("Created queue orders.fifo.");
     expect((await rpc.getQueue({ name: "orders.fifo" })).queue!.config).toMatchObject({
       fifo: true,
       contentBasedDeduplication: false,
       deduplicationScope: DeduplicationScope.MESSAGE_GROUP,
     });
     // The list says FIFO in words, with its settings.
-    await expect.poll(() => page.getByTestId("fifo-orders.fifo").textContent(), { timeout: uiTimeoutMs }).toBe("FIFO · dedup per group");
+    await expect
+      .poll(() => page.getByTestId("fifo-orders.fifo").textContent(), { timeout: uiTimeoutMs })
+      .toBe("FIFO · dedup per group");
     expect(await page.getByTestId("fifo-plain").count()).toBe(0);
     await screenshot(page, "fifo-queues");
     expect(await seriousViolations(page)).toEqual([]);
 
     await page.getByRole("link", { name: "orders.fifo", exact: true }).click();
-    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: uiTimeoutMs }).toBe("Queue orders.fifo");
+    await expect
+      .poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: uiTimeoutMs })
+      .toBe("Queue orders.fifo");
     expect(await page.getByTestId("queue-type").textContent()).toContain("FIFO");
     const send = page.getByRole("form", { name: "Send a test message" });
     // A FIFO queue's form asks for a group and a deduplication id, and offers no per-message delay.
@@ -85,7 +93,9 @@ describe.skipIf(skipWithoutChromium)("FIFO queues in the console, in Chromium", 
     expect(second > first).toBe(true);
     // The same send again is a duplicate: the first send's id and number, and the page says so.
     await send.getByRole("button", { name: "Send message" }).click();
-    await expect.poll(() => page.getByTestId("notice").textContent(), { timeout: uiTimeoutMs }).toContain("Deduplicated");
+    await expect
+      .poll(() => page.getByTestId("notice").textContent(), { timeout: uiTimeoutMs })
+      .toContain("Deduplicated");
     expect(await sequence.textContent()).toBe(second);
     await expect.poll(() => page.getByTestId("queue-visible").textContent(), { timeout: uiTimeoutMs }).toBe("2");
     await screenshot(page, "fifo-queue");
@@ -96,7 +106,9 @@ describe.skipIf(skipWithoutChromium)("FIFO queues in the console, in Chromium", 
     expect(await settings.getByTestId("settings-fifo-type").textContent()).toContain("FIFO");
     await settings.getByLabel("Content-based deduplication").check();
     await settings.getByRole("button", { name: "Save configuration" }).click();
-    await expect.poll(() => page.getByTestId("notice").textContent(), { timeout: uiTimeoutMs }).toContain("Saved the configuration of orders.fifo.");
+    await expect
+      .poll(() => page.getByTestId("notice").textContent(), { timeout: uiTimeoutMs })
+      .toContain("Saved the configuration of orders.fifo.");
     expect((await rpc.getQueue({ name: "orders.fifo" })).queue!.config).toMatchObject({
       fifo: true,
       contentBasedDeduplication: true,
@@ -106,7 +118,9 @@ describe.skipIf(skipWithoutChromium)("FIFO queues in the console, in Chromium", 
     await expect.poll(() => send.getByLabel("Deduplication id (optional)").count(), { timeout: uiTimeoutMs }).toBe(1);
 
     await page.getByRole("link", { name: "Browse messages" }).click();
-    await expect.poll(() => page.getByTestId("message-count").textContent(), { timeout: uiTimeoutMs }).toBe("2 messages on this page.");
+    await expect
+      .poll(() => page.getByTestId("message-count").textContent(), { timeout: uiTimeoutMs })
+      .toBe("2 messages on this page.");
     const cards = page.locator("article");
     expect(await cards.nth(0).textContent()).toContain('"order": 1');
     expect(await cards.nth(1).textContent()).toContain('"order": 2');
@@ -121,7 +135,10 @@ describe.skipIf(skipWithoutChromium)("FIFO queues in the console, in Chromium", 
   it("shows the broker's refusal of a FIFO dead-letter queue's redrive to a standard queue beside the destination", async () => {
     const rpc = h.rpc();
     await rpc.createQueue({ name: "work-dlq.fifo", config: { fifo: true } });
-    await rpc.createQueue({ name: "work.fifo", config: { fifo: true, redrivePolicy: { deadLetterQueue: "work-dlq.fifo", maxReceiveCount: 1 } } });
+    await rpc.createQueue({
+      name: "work.fifo",
+      config: { fifo: true, redrivePolicy: { deadLetterQueue: "work-dlq.fifo", maxReceiveCount: 1 } },
+    });
     await rpc.send({ queue: "work-dlq.fifo", body: text("dead"), messageGroupId: "g", deduplicationId: "d" });
     const page = await openPage(browser, `${h.consoleUrl}#/queues/work-dlq.fifo`);
     const redrive = page.getByRole("form", { name: "Start a redrive" });

@@ -30,7 +30,9 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", { timeout: testT
 
   it("loads the queue list with each queue's counts, filters and sorts it, and passes axe", async () => {
     const page = await openPage(browser, h.consoleUrl);
-    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: uiTimeoutMs }).toBe("Queues");
+    await expect
+      .poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: uiTimeoutMs })
+      .toBe("Queues");
     await expect.poll(() => page.getByTestId("visible-orders").textContent(), { timeout: uiTimeoutMs }).toBe("3");
     expect(await page.getByTestId("visible-billing").textContent()).toBe("0");
     expect(await rowNames(page)).toEqual(["billing", "emails", "orders"]);
@@ -43,7 +45,11 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", { timeout: testT
     // A number column sorts descending on its first click.
     await page.getByRole("button", { name: "Visible", exact: true }).click();
     await expect.poll(() => rowNames(page).then((names) => names[0]), { timeout: uiTimeoutMs }).toBe("orders");
-    expect(await page.locator("th", { has: page.getByRole("button", { name: "Visible", exact: true }) }).getAttribute("aria-sort")).toBe("descending");
+    expect(
+      await page
+        .locator("th", { has: page.getByRole("button", { name: "Visible", exact: true }) })
+        .getAttribute("aria-sort"),
+    ).toBe("descending");
     await page.context().close();
   });
 
@@ -53,11 +59,15 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", { timeout: testT
     await form.getByLabel("Queue name").fill("jobs");
     await form.getByLabel("Visibility timeout").fill("45s");
     await form.getByRole("button", { name: "Create queue" }).click();
-    await expect.poll(() => page.getByTestId("notice").textContent(), { timeout: uiTimeoutMs }).toContain("Created queue jobs.");
+    await expect
+      .poll(() => page.getByTestId("notice").textContent(), { timeout: uiTimeoutMs })
+      .toContain("Created queue jobs.");
     expect((await h.rpc().getQueue({ name: "jobs" })).queue!.config!.visibilityTimeout!.seconds).toBe(45n);
 
     await page.goto(`${h.consoleUrl}#/queues/jobs`);
-    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: uiTimeoutMs }).toBe("Queue jobs");
+    await expect
+      .poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: uiTimeoutMs })
+      .toBe("Queue jobs");
     // Once the broker has sampled the new queue, what follows counts as rates (its first sample only starts the count).
     await expect.poll(() => isSampled(h, "jobs"), { timeout: uiTimeoutMs }).toBe(true);
     const send = page.getByRole("form", { name: "Send a test message" });
@@ -66,7 +76,9 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", { timeout: testT
     await send.getByLabel("Attribute name 1").fill("kind");
     await send.getByLabel("Attribute value 1").fill("resize");
     await send.getByRole("button", { name: "Send message" }).click();
-    await expect.poll(() => page.getByTestId("notice").textContent(), { timeout: uiTimeoutMs }).toContain("Sent message");
+    await expect
+      .poll(() => page.getByTestId("notice").textContent(), { timeout: uiTimeoutMs })
+      .toContain("Sent message");
     await expect.poll(() => page.getByTestId("queue-visible").textContent(), { timeout: uiTimeoutMs }).toBe("1");
     // The broker's next sample counts the send as a rate, which the list's sparkline shows below.
     await expect.poll(() => anyRate(h, "jobs", "sent"), { timeout: uiTimeoutMs }).toBe(true);
@@ -92,7 +104,9 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", { timeout: testT
     await expect.poll(() => field.getAttribute("aria-invalid"), { timeout: uiTimeoutMs }).toBe("true");
     // The error is the field's description, so a screen reader reads it with the field.
     const describedBy = (await field.getAttribute("aria-describedby")) ?? "";
-    const errorText = (await Promise.all(describedBy.split(" ").map((id) => page.locator(`[id="${id}"]`).textContent()))).join(" ");
+    const errorText = (
+      await Promise.all(describedBy.split(" ").map((id) => page.locator(`[id="${id}"]`).textContent()))
+    ).join(" ");
     expect(errorText).toMatch(/visibility_timeout|12 hours|43200/);
     await screenshot(page, "settings-error");
     expect((await h.rpc().getQueue({ name: "billing" })).queue!.config!.visibilityTimeout!.seconds).toBe(30n);
@@ -100,7 +114,9 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", { timeout: testT
     await settings.getByLabel("Visibility timeout").fill("30s");
     await settings.getByLabel("Max in flight").fill("12o00");
     await settings.getByRole("button", { name: "Save configuration" }).click();
-    await expect.poll(() => settings.getByLabel("Max in flight").getAttribute("aria-invalid"), { timeout: uiTimeoutMs }).toBe("true");
+    await expect
+      .poll(() => settings.getByLabel("Max in flight").getAttribute("aria-invalid"), { timeout: uiTimeoutMs })
+      .toBe("true");
     expect((await h.rpc().getQueue({ name: "billing" })).queue!.config!.maxInFlight).toBe(120_000);
     await page.context().close();
   });
@@ -108,17 +124,27 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", { timeout: testT
   it("browses messages without leasing them: the receive count stays 0, and a receive is still the first delivery", async () => {
     const rpc = h.rpc();
     await rpc.createQueue({ name: "browse" });
-    const { messageId } = await rpc.send({ queue: "browse", body: text('{"customer": 7}'), attributes: { kind: "invoice" } });
+    const { messageId } = await rpc.send({
+      queue: "browse",
+      body: text('{"customer": 7}'),
+      attributes: { kind: "invoice" },
+    });
     const page = await openPage(browser, `${h.consoleUrl}#/queues/browse/messages`);
-    await expect.poll(() => page.getByTestId(`receive-count-${messageId}`).textContent(), { timeout: uiTimeoutMs }).toBe("0");
+    await expect
+      .poll(() => page.getByTestId(`receive-count-${messageId}`).textContent(), { timeout: uiTimeoutMs })
+      .toBe("0");
     expect(await page.getByTestId(`state-${messageId}`).textContent()).toBe("Visible");
-    await expect.poll(() => page.locator("article").first().textContent(), { timeout: uiTimeoutMs }).toContain('"customer": 7');
+    await expect
+      .poll(() => page.locator("article").first().textContent(), { timeout: uiTimeoutMs })
+      .toContain('"customer": 7');
     await page.getByRole("button", { name: "Hex" }).click();
     await expect.poll(() => page.locator("article").first().textContent(), { timeout: uiTimeoutMs }).toContain("7b");
     await screenshot(page, "messages");
     expect(await seriousViolations(page)).toEqual([]);
     await page.reload();
-    await expect.poll(() => page.getByTestId(`receive-count-${messageId}`).textContent(), { timeout: uiTimeoutMs }).toBe("0");
+    await expect
+      .poll(() => page.getByTestId(`receive-count-${messageId}`).textContent(), { timeout: uiTimeoutMs })
+      .toBe("0");
     const { messages } = await rpc.receive({ queue: "browse" });
     expect(messages.map((m) => [m.messageId, m.receiveCount])).toEqual([[messageId, 1]]);
     await page.context().close();
@@ -127,22 +153,36 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", { timeout: testT
   it("redrives dead letters as a rate-limited task, shows its progress to the end, and the messages arrive", async () => {
     const rpc = h.rpc();
     await rpc.createQueue({ name: "work-dlq" });
-    await rpc.createQueue({ name: "work", config: { redrivePolicy: { deadLetterQueue: "work-dlq", maxReceiveCount: 1 } } });
+    await rpc.createQueue({
+      name: "work",
+      config: { redrivePolicy: { deadLetterQueue: "work-dlq", maxReceiveCount: 1 } },
+    });
     const count = 12;
-    await rpc.sendBatch({ queue: "work", entries: Array.from({ length: count }, (_, i) => ({ id: `m${i}`, body: text(`job ${i}`) })) });
+    await rpc.sendBatch({
+      queue: "work",
+      entries: Array.from({ length: count }, (_, i) => ({ id: `m${i}`, body: text(`job ${i}`) })),
+    });
     // One delivery each, given back at once: the next receive finds them spent and dead-letters them.
     const first = await rpc.receive({ queue: "work", maxMessages: count });
     expect(first.messages).toHaveLength(count);
-    await rpc.changeVisibilityBatch({ queue: "work", receiptHandles: first.messages.map((m) => m.receiptHandle), visibilityTimeout: {} });
+    await rpc.changeVisibilityBatch({
+      queue: "work",
+      receiptHandles: first.messages.map((m) => m.receiptHandle),
+      visibilityTimeout: {},
+    });
     await rpc.receive({ queue: "work", maxMessages: count });
-    await expect.poll(async () => (await rpc.getQueue({ name: "work-dlq" })).queue!.stats!.visible, { timeout: uiTimeoutMs }).toBe(BigInt(count));
+    await expect
+      .poll(async () => (await rpc.getQueue({ name: "work-dlq" })).queue!.stats!.visible, { timeout: uiTimeoutMs })
+      .toBe(BigInt(count));
 
     const page = await openPage(browser, `${h.consoleUrl}#/queues/work-dlq`);
     const redrive = page.getByRole("form", { name: "Start a redrive" });
     await redrive.getByLabel("Rate limit, messages per second (optional)").fill("2");
     const startedAt = Date.now();
     await redrive.getByRole("button", { name: "Start redrive" }).click();
-    await expect.poll(() => page.getByTestId("move-task-total").first().textContent(), { timeout: uiTimeoutMs }).toBe(String(count));
+    await expect
+      .poll(() => page.getByTestId("move-task-total").first().textContent(), { timeout: uiTimeoutMs })
+      .toBe(String(count));
     // Shown live: a running task part of the way through (at 2 a second, 12 messages take about 5 s).
     await expect
       .poll(
@@ -155,7 +195,9 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", { timeout: testT
       )
       .toBe(true);
     await screenshot(page, "redrive-running");
-    await expect.poll(() => page.getByTestId("move-task-status").first().textContent(), { timeout: 30_000 }).toBe("COMPLETED");
+    await expect
+      .poll(() => page.getByTestId("move-task-status").first().textContent(), { timeout: 30_000 })
+      .toBe("COMPLETED");
     expect(await page.getByTestId("move-task-moved").first().textContent()).toBe(String(count));
     // Paced at 2 a second, 12 messages take five more seconds after the first two: the rate limit held (a lower bound holds on any machine).
     expect(Date.now() - startedAt).toBeGreaterThan(4_000);
@@ -190,7 +232,9 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", { timeout: testT
 
     await purge.click();
     await dialog.getByRole("button", { name: "Purge 4 messages" }).click();
-    await expect.poll(() => page.getByTestId("notice").textContent(), { timeout: uiTimeoutMs }).toContain("Purged 4 messages from purgeable.");
+    await expect
+      .poll(() => page.getByTestId("notice").textContent(), { timeout: uiTimeoutMs })
+      .toContain("Purged 4 messages from purgeable.");
     expect((await rpc.getQueue({ name: "purgeable" })).queue!.stats!.visible).toBe(0n);
     await page.context().close();
   });
@@ -210,66 +254,93 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", { timeout: testT
     await expect.poll(() => rowNames(page), { timeout: uiTimeoutMs }).toEqual(["billing"]);
     await page.getByRole("link", { name: "billing", exact: true }).focus();
     await page.keyboard.press("Enter");
-    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: uiTimeoutMs }).toBe("Queue billing");
+    await expect
+      .poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: uiTimeoutMs })
+      .toBe("Queue billing");
     // The new page's heading takes focus, so a screen reader announces where the user is.
     await expect.poll(() => focused(page, "tagName"), { timeout: uiTimeoutMs }).toBe("H1");
     await page.context().close();
   });
 });
 
-describe.skipIf(skipWithoutChromium)("the console in Chromium, on a broker with an auth file", { timeout: testTimeoutMs }, () => {
-  let browser: Browser;
-  let h: ConsoleHarness;
-  let sender: { token: string };
-  beforeAll(async () => {
-    const { makeToken } = await import("../../security/auth-harness.js");
-    const ops = makeToken("ops", { queues: "*", allow: ["admin", "send", "receive"] });
-    const orderSender = makeToken("sender", { queues: "orders", allow: ["send"] });
-    sender = orderSender;
-    browser = await launchChromium();
-    h = await startConsoleHarness({ tokens: [ops, orderSender] });
-    await h.rpc(ops.token).createQueue({ name: "orders" });
-    await h.rpc(ops.token).createQueue({ name: "payroll" });
-    await h.rpc(ops.token).send({ queue: "orders", body: text("order 1") });
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await h?.stop();
-  });
+describe.skipIf(skipWithoutChromium)(
+  "the console in Chromium, on a broker with an auth file",
+  { timeout: testTimeoutMs },
+  () => {
+    let browser: Browser;
+    let h: ConsoleHarness;
+    let sender: { token: string };
+    beforeAll(async () => {
+      const { makeToken } = await import("../../security/auth-harness.js");
+      const ops = makeToken("ops", { queues: "*", allow: ["admin", "send", "receive"] });
+      const orderSender = makeToken("sender", { queues: "orders", allow: ["send"] });
+      sender = orderSender;
+      browser = await launchChromium();
+      h = await startConsoleHarness({ tokens: [ops, orderSender] });
+      await h.rpc(ops.token).createQueue({ name: "orders" });
+      await h.rpc(ops.token).createQueue({ name: "payroll" });
+      await h.rpc(ops.token).send({ queue: "orders", body: text("order 1") });
+    }, 60_000);
+    afterAll(async () => {
+      await browser?.close();
+      await h?.stop();
+    });
 
-  it("asks for a token, shows a send-only token only its queue, and refuses it a purge", async () => {
-    const page = await openPage(browser, h.consoleUrl);
-    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: uiTimeoutMs }).toBe("Sign in");
-    await screenshot(page, "sign-in");
-    expect(await seriousViolations(page)).toEqual([]);
-    await page.getByLabel("Access token").fill("not-a-token");
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await expect.poll(() => page.getByRole("alert").first().textContent(), { timeout: uiTimeoutMs }).toContain("not valid");
+    it("asks for a token, shows a send-only token only its queue, and refuses it a purge", async () => {
+      const page = await openPage(browser, h.consoleUrl);
+      await expect
+        .poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: uiTimeoutMs })
+        .toBe("Sign in");
+      await screenshot(page, "sign-in");
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.getByLabel("Access token").fill("not-a-token");
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await expect
+        .poll(() => page.getByRole("alert").first().textContent(), { timeout: uiTimeoutMs })
+        .toContain("not valid");
 
-    await page.getByLabel("Access token").fill(sender.token);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: uiTimeoutMs }).toBe("Queues");
-    await expect.poll(() => rowNames(page), { timeout: uiTimeoutMs }).toEqual(["orders"]);
-    // The token is nowhere the page's script can reach.
-    // (Evaluated as text: this file is compiled without the DOM's types.)
-    const stored = await page.evaluate<string>("JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, cookie: document.cookie })");
-    expect(stored).not.toContain(sender.token);
+      await page.getByLabel("Access token").fill(sender.token);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await expect
+        .poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: uiTimeoutMs })
+        .toBe("Queues");
+      await expect.poll(() => rowNames(page), { timeout: uiTimeoutMs }).toEqual(["orders"]);
+      // The token is nowhere the page's script can reach.
+      // (Evaluated as text: this file is compiled without the DOM's types.)
+      const stored = await page.evaluate<string>(
+        "JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, cookie: document.cookie })",
+      );
+      expect(stored).not.toContain(sender.token);
 
-    await page.goto(`${h.consoleUrl}#/queues/orders`);
-    await page.getByRole("button", { name: "Purge…" }).click();
-    await page.getByRole("dialog").getByRole("button", { name: /^Purge 1 message$/ }).click();
-    await expect.poll(() => page.getByRole("alert").allTextContents().then((texts) => texts.join(" ")), { timeout: uiTimeoutMs }).toContain(
-      'token "sender" has no admin permission on queue "orders"',
-    );
-    await screenshot(page, "permission-denied");
-    expect((await h.rpc(sender.token).getQueue({ name: "orders" })).queue!.stats!.visible).toBe(1n);
-    await page.context().close();
-  });
-});
+      await page.goto(`${h.consoleUrl}#/queues/orders`);
+      await page.getByRole("button", { name: "Purge…" }).click();
+      await page
+        .getByRole("dialog")
+        .getByRole("button", { name: /^Purge 1 message$/ })
+        .click();
+      await expect
+        .poll(
+          () =>
+            page
+              .getByRole("alert")
+              .allTextContents()
+              .then((texts) => texts.join(" ")),
+          { timeout: uiTimeoutMs },
+        )
+        .toContain('token "sender" has no admin permission on queue "orders"');
+      await screenshot(page, "permission-denied");
+      expect((await h.rpc(sender.token).getQueue({ name: "orders" })).queue!.stats!.visible).toBe(1n);
+      await page.context().close();
+    });
+  },
+);
 
 /** The queue names of the queue table's rows, in their order. */
 function rowNames(page: Page): Promise<string[]> {
-  return page.locator("tbody th[scope=row]").allTextContents().then((names) => names.map((name) => name.trim()));
+  return page
+    .locator("tbody th[scope=row]")
+    .allTextContents()
+    .then((names) => names.map((name) => name.trim()));
 }
 
 /** A property of the focused element, read in the page (as text: this file is compiled without the DOM's types). */

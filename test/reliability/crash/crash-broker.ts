@@ -36,7 +36,8 @@ export class CrashBroker implements CrashTarget {
     const broker = await startBrokerProcess(this.dataDir, ["--sqs-listen", "127.0.0.1:0"]);
     this.expectedExit = false;
     broker.child.once("exit", (code, signal) => {
-      if (!this.expectedExit) this.problems.push(`broker exited by itself (${code ?? signal}): ${broker.logs().slice(-4000)}`);
+      if (!this.expectedExit)
+        this.problems.push(`broker exited by itself (${code ?? signal}): ${broker.logs().slice(-4000)}`);
     });
     this.current = broker;
     this.currentSqsUrl = sqsUrlOf(broker.logs());

@@ -94,7 +94,8 @@ export class CrashCluster implements CrashTarget {
 
   async kill(): Promise<void> {
     const life = ++this.lives;
-    if (life === Math.ceil(this.options.cycles / 2) && this.options.failOverDatabase !== undefined) return this.failOver();
+    if (life === Math.ceil(this.options.cycles / 2) && this.options.failOverDatabase !== undefined)
+      return this.failOver();
     const live = this.live();
     const victim = live[this.options.random.int(0, live.length - 1)]!;
     if (life % this.options.pauseEvery === 0 && live.length > 1) return this.pause(victim);
@@ -103,7 +104,8 @@ export class CrashCluster implements CrashTarget {
     const victims = [victim];
     const others = live.filter((slot) => slot !== victim);
     // Now and then two die at once: every shard falls to the last one.
-    if (others.length > 1 && this.options.random.chance(0.3)) victims.push(others[this.options.random.int(0, others.length - 1)]!);
+    if (others.length > 1 && this.options.random.chance(0.3))
+      victims.push(others[this.options.random.int(0, others.length - 1)]!);
     await Promise.all(victims.map((slot) => this.killSlot(slot)));
     await this.servedAgain("kill", at);
   }
@@ -185,13 +187,18 @@ export class CrashCluster implements CrashTarget {
    * on every one of them: no shard moves during the cycle that follows.
    */
   private async settled(): Promise<void> {
-    await this.waitFor("every broker listening", async () => this.live().length === this.slots.filter((slot) => slot.child !== undefined).length);
+    await this.waitFor(
+      "every broker listening",
+      async () => this.live().length === this.slots.filter((slot) => slot.child !== undefined).length,
+    );
     await this.waitFor("the shards spread over the live brokers", () => this.spreadAsAssigned());
     await this.waitFor("every queue served on every broker", () => this.everyQueueAnswers());
   }
 
   private async spreadAsAssigned(): Promise<boolean> {
-    const live = this.live().map((slot) => slot.nodeId).sort();
+    const live = this.live()
+      .map((slot) => slot.nodeId)
+      .sort();
     return this.admin(async (admin) => {
       const { rows } = await admin.query<{ shard: number; owner: string | null }>(
         "SELECT shard, CASE WHEN expires_at > now() THEN owner END AS owner FROM holdshelf_shards ORDER BY shard",
@@ -228,7 +235,8 @@ export class CrashCluster implements CrashTarget {
   private async waitFor(what: string, done: () => Promise<boolean>): Promise<void> {
     const giveUpAt = Date.now() + 60_000;
     while (!(await done().catch(() => false))) {
-      if (Date.now() > giveUpAt) throw new Error(`not ${what} within 60 s: ${this.slots.map((slot) => slot.log.slice(-1000)).join("\n")}`);
+      if (Date.now() > giveUpAt)
+        throw new Error(`not ${what} within 60 s: ${this.slots.map((slot) => slot.log.slice(-1000)).join("\n")}`);
       await sleep(probeIntervalMs);
     }
   }
@@ -251,13 +259,20 @@ export class CrashCluster implements CrashTarget {
   private spawn(slot: Slot): void {
     const args = [
       "serve",
-      "--postgres", this.options.postgresUrls.join(","),
-      "--node-id", slot.nodeId,
-      "--listen", "127.0.0.1:0",
-      "--metrics-listen", "off",
-      "--sqs-listen", "off",
-      "--console-listen", "off",
-      "--shard-lease-ttl", `${this.options.shardLeaseTtlMs}ms`,
+      "--postgres",
+      this.options.postgresUrls.join(","),
+      "--node-id",
+      slot.nodeId,
+      "--listen",
+      "127.0.0.1:0",
+      "--metrics-listen",
+      "off",
+      "--sqs-listen",
+      "off",
+      "--console-listen",
+      "off",
+      "--shard-lease-ttl",
+      `${this.options.shardLeaseTtlMs}ms`,
     ];
     const child = spawn(process.execPath, [holdshelfBin, ...args], { stdio: ["ignore", "ignore", "pipe"] });
     slot.child = child;

@@ -23,7 +23,13 @@ export async function createQueues(epoch: Epoch): Promise<void> {
   await epoch.rpc.createQueue({ name: DEAD_LETTERS, config: { visibilityTimeout } }, callOptions());
   await epoch.rpc.createQueue({ name: TASKS, config: { visibilityTimeout } }, callOptions());
   await epoch.rpc.createQueue(
-    { name: JOBS, config: { visibilityTimeout, redrivePolicy: { deadLetterQueue: DEAD_LETTERS, maxReceiveCount: MAX_RECEIVE_COUNT } } },
+    {
+      name: JOBS,
+      config: {
+        visibilityTimeout,
+        redrivePolicy: { deadLetterQueue: DEAD_LETTERS, maxReceiveCount: MAX_RECEIVE_COUNT },
+      },
+    },
     callOptions(),
   );
 }

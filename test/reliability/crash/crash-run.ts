@@ -43,9 +43,27 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashRep
   const workers = [
     new Producer(ledger, random.fork(2), `${options.seed.toString(36)}a`, grpcSendCalls),
     new Producer(ledger, random.fork(7), `${options.seed.toString(36)}b`, grpcSendCalls),
-    new LeaseConsumer(ledger, random.fork(3), JOBS, { deleteNow: 0.45, extend: 0.15, abandon: 0.1, release: 0.1, sparePoison: true }, grpcLeaseCalls),
-    new LeaseConsumer(ledger, random.fork(4), JOBS, { deleteNow: 0.6, extend: 0.1, abandon: 0.05, release: 0.05, sparePoison: true }, grpcLeaseCalls),
-    new LeaseConsumer(ledger, random.fork(5), DEAD_LETTERS, { deleteNow: 0.7, extend: 0.1, abandon: 0.05, release: 0.05, sparePoison: false }, grpcLeaseCalls),
+    new LeaseConsumer(
+      ledger,
+      random.fork(3),
+      JOBS,
+      { deleteNow: 0.45, extend: 0.15, abandon: 0.1, release: 0.1, sparePoison: true },
+      grpcLeaseCalls,
+    ),
+    new LeaseConsumer(
+      ledger,
+      random.fork(4),
+      JOBS,
+      { deleteNow: 0.6, extend: 0.1, abandon: 0.05, release: 0.05, sparePoison: true },
+      grpcLeaseCalls,
+    ),
+    new LeaseConsumer(
+      ledger,
+      random.fork(5),
+      DEAD_LETTERS,
+      { deleteNow: 0.7, extend: 0.1, abandon: 0.05, release: 0.05, sparePoison: false },
+      grpcLeaseCalls,
+    ),
     new HeartbeatConsumer(ledger, random.fork(6)),
   ];
   // Where the broker serves SQS, a third producer and a third JOBS consumer
@@ -54,7 +72,13 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashRep
   if (broker.sqsUrl !== undefined) {
     workers.push(
       new Producer(ledger, random.fork(8), `${options.seed.toString(36)}s`, sqsSendCalls),
-      new LeaseConsumer(ledger, random.fork(9), JOBS, { deleteNow: 0.5, extend: 0.15, abandon: 0.05, release: 0.1, sparePoison: true }, sqsLeaseCalls),
+      new LeaseConsumer(
+        ledger,
+        random.fork(9),
+        JOBS,
+        { deleteNow: 0.5, extend: 0.15, abandon: 0.05, release: 0.1, sparePoison: true },
+        sqsLeaseCalls,
+      ),
     );
   }
   const cycles = await runKillCycles({ ...options, kills }, ledger, {

@@ -15,7 +15,10 @@ export const ciCycles = 22;
  * HOLDSHELF_CRASH_MINUTES and HOLDSHELF_CRASH_REPORT; `defaults.cycles` is the
  * short form's length.
  */
-export function crashSettingsFromEnv(env: NodeJS.ProcessEnv, defaults: { cycles: number } = { cycles: ciCycles }): CrashSettings {
+export function crashSettingsFromEnv(
+  env: NodeJS.ProcessEnv,
+  defaults: { cycles: number } = { cycles: ciCycles },
+): CrashSettings {
   const number = (name: string): number | undefined => {
     const text = env[name];
     if (text === undefined || text === "") return undefined;

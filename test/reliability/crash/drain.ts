@@ -21,7 +21,13 @@ export async function drainQueues(epoch: Epoch, ledger: Ledger, leasesEndBy: num
     let found = 0;
     for (const queue of ALL_QUEUES) {
       for (;;) {
-        const leases = await receiveLeases(epoch, ledger, queue, { maxMessages: 100, visibilityMs: 60_000, waitMs: 0 }, true);
+        const leases = await receiveLeases(
+          epoch,
+          ledger,
+          queue,
+          { maxMessages: 100, visibilityMs: 60_000, waitMs: 0 },
+          true,
+        );
         if (leases.length === 0) break;
         found += leases.length;
         await deleteLeases(epoch, ledger, leases);

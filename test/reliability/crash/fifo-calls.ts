@@ -29,10 +29,16 @@ export async function sendFifo(
     ...(queue.deduplication === "id" ? { deduplicationId: fifoDeduplicationId(content) } : {}),
   });
   if (contents.length === 1) {
-    const { messageId, sequenceNumber } = await epoch.rpc.send({ queue: queue.name, ...fields(contents[0]!) }, callOptions());
+    const { messageId, sequenceNumber } = await epoch.rpc.send(
+      { queue: queue.name, ...fields(contents[0]!) },
+      callOptions(),
+    );
     return [{ messageId, sequenceNumber }];
   }
-  const { messageIds, sequenceNumbers } = await epoch.rpc.sendBatch({ queue: queue.name, entries: contents.map(fields) }, callOptions());
+  const { messageIds, sequenceNumbers } = await epoch.rpc.sendBatch(
+    { queue: queue.name, entries: contents.map(fields) },
+    callOptions(),
+  );
   return contents.map((_, i) => {
     const messageId = messageIds[i];
     const sequenceNumber = sequenceNumbers[i];

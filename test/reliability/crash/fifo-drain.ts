@@ -24,7 +24,13 @@ export async function drainFifoQueues(epoch: Epoch, ledger: FifoLedger, leasesEn
     let found = 0;
     for (const queue of FIFO_QUEUES) {
       for (;;) {
-        const leases = await receiveFifo(epoch, ledger, queue, { maxMessages: 100, visibilityMs: 60_000, waitMs }, true);
+        const leases = await receiveFifo(
+          epoch,
+          ledger,
+          queue,
+          { maxMessages: 100, visibilityMs: 60_000, waitMs },
+          true,
+        );
         if (leases.length === 0) break;
         found += leases.length;
         await deleteLeases(epoch, ledger, leases);

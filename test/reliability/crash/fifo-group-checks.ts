@@ -128,6 +128,8 @@ function story(uid: string, deliveriesByUid: ReadonlyMap<string, FifoDeliveryRec
 
 /** One delivery and the calls on its lease. */
 function deliveryStory(d: FifoDeliveryRecord, ledger: FifoLedger): string {
-  const ops = (ledger.leaseOps.get(d.handle) ?? []).map((op) => `${op.kind}(${op.visibilityMs}) ${op.start}..${op.end} ${op.outcome}`);
+  const ops = (ledger.leaseOps.get(d.handle) ?? []).map(
+    (op) => `${op.kind}(${op.visibilityMs}) ${op.start}..${op.end} ${op.outcome}`,
+  );
   return `delivered ${d.start}..${d.end} for ${d.visibilityMs} ms${ops.length > 0 ? `, then ${ops.join(", ")}` : ""}`;
 }

@@ -70,7 +70,16 @@ function receive(ledger: FifoLedger, start: number, counters: number[], o: Parti
 }
 
 function del(ledger: FifoLedger, handle: string, start: number, o: Partial<LeaseOpRecord> = {}): void {
-  ledger.leaseOp(handle, { kind: "delete", visibilityMs: 0, start, end: start + 10, outcome: "ok", reason: "", wire: "grpc", ...o });
+  ledger.leaseOp(handle, {
+    kind: "delete",
+    visibilityMs: 0,
+    start,
+    end: start + 10,
+    outcome: "ok",
+    reason: "",
+    wire: "grpc",
+    ...o,
+  });
 }
 
 const counters = (next: number) => new Map([[group, next]]);
@@ -104,7 +113,15 @@ describe("the FIFO crash harness's checks", () => {
     del(ledger, h0!, 1300, { outcome: "rejected", reason: "LEASE_SUPERSEDED" });
     del(ledger, h1!, 1300);
     del(ledger, h2!, 1300);
-    ledger.leaseOp(h0again!, { kind: "change", visibilityMs: 0, start: 1400, end: 1410, outcome: "ok", reason: "", wire: "grpc" });
+    ledger.leaseOp(h0again!, {
+      kind: "change",
+      visibilityMs: 0,
+      start: 1400,
+      end: 1410,
+      outcome: "ok",
+      reason: "",
+      wire: "grpc",
+    });
     const [h0third, h3] = receive(ledger, 1500, [0, 3]);
     del(ledger, h0third!, 1600);
     del(ledger, h3!, 1600);
@@ -133,7 +150,9 @@ describe("the FIFO crash harness's checks", () => {
     del(ledger, h0!, 200);
     del(ledger, h1!, 300);
     expect(checkFifoInvariants(ledger, counters(2)).violations).toEqual([
-      expect.stringMatching(/^g: message 1 .* 150..160 while message 0 was not gone: delivered 100..110 for 1000 ms, then delete\(0\) 200..210 ok$/),
+      expect.stringMatching(
+        /^g: message 1 .* 150..160 while message 0 was not gone: delivered 100..110 for 1000 ms, then delete\(0\) 200..210 ok$/,
+      ),
     ]);
   });
 
@@ -146,7 +165,9 @@ describe("the FIFO crash harness's checks", () => {
     del(ledger, h1!, 300);
     del(ledger, h0!, 300);
     expect(checkFifoInvariants(ledger, counters(2)).violations).toEqual([
-      expect.stringMatching(/^g: message 1 .* 100..110 while message 0 was not gone: delivered 200..210 for 1000 ms, then delete\(0\) 300..310 ok$/),
+      expect.stringMatching(
+        /^g: message 1 .* 100..110 while message 0 was not gone: delivered 200..210 for 1000 ms, then delete\(0\) 300..310 ok$/,
+      ),
       // And message 1, still leased, should have blocked its group.
       expect.stringMatching(/^g: message 0 .* 200..210 while message 1 was certainly leased \(110..300\)/),
     ]);
@@ -157,12 +178,22 @@ describe("the FIFO crash harness's checks", () => {
     send(ledger, 0);
     send(ledger, 1);
     const [h0, h1] = receive(ledger, 100, [0, 1]);
-    ledger.leaseOp(h0!, { kind: "change", visibilityMs: 0, start: 200, end: 210, outcome: "ok", reason: "", wire: "grpc" });
+    ledger.leaseOp(h0!, {
+      kind: "change",
+      visibilityMs: 0,
+      start: 200,
+      end: 210,
+      outcome: "ok",
+      reason: "",
+      wire: "grpc",
+    });
     const [h0again] = receive(ledger, 300, [0]);
     del(ledger, h0again!, 400);
     del(ledger, h1!, 500);
     expect(checkFifoInvariants(ledger, counters(2)).violations).toEqual([
-      expect.stringMatching(/^g: message 0 .* 300..310 while message 1 was certainly leased \(110..500\): delivered 100..110 .* delete\(0\) 500..510 ok$/),
+      expect.stringMatching(
+        /^g: message 0 .* 300..310 while message 1 was certainly leased \(110..500\): delivered 100..110 .* delete\(0\) 500..510 ok$/,
+      ),
     ]);
   });
 
@@ -191,7 +222,9 @@ describe("the FIFO crash harness's checks", () => {
     del(ledger, h0again!, 1400);
     const { violations } = checkFifoInvariants(ledger, counters(2));
     expect(violations).toEqual([
-      expect.stringMatching(/^g: message 1 .* while message 0 was not gone: .*delete\(0\) 200..210 unknown; delivered 1300/),
+      expect.stringMatching(
+        /^g: message 1 .* while message 0 was not gone: .*delete\(0\) 200..210 unknown; delivered 1300/,
+      ),
     ]);
   });
 
@@ -200,7 +233,13 @@ describe("the FIFO crash harness's checks", () => {
     send(ledger, 0);
     send(ledger, 0, { attempt: "retry", id: 5, at: 50 });
     send(ledger, 1);
-    ledger.sends.push({ ...ledger.sends.at(-1)!, attempt: "repeat", sequenceNumber: sequenceOf(9), start: 60, end: 65 });
+    ledger.sends.push({
+      ...ledger.sends.at(-1)!,
+      attempt: "repeat",
+      sequenceNumber: sequenceOf(9),
+      start: 60,
+      end: 65,
+    });
     const [h0, h1] = receive(ledger, 100, [0, 1]);
     const [h0twice] = receive(ledger, 100, [0], { messageId: idOf(5), sequenceNumber: sequenceOf(5) });
     for (const handle of [h0, h1, h0twice]) del(ledger, handle!, 200);
@@ -209,7 +248,9 @@ describe("the FIFO crash harness's checks", () => {
       expect.arrayContaining([
         expect.stringMatching(/^body g#0 stored as 2 messages/),
         expect.stringMatching(/^g#0 stored twice: its first send answered .* its retry send/),
-        expect.stringMatching(/^g#1 stored twice: its first send answered .* \(sequence 0+1001\) .* its repeat send .* \(sequence 0+1009\)/),
+        expect.stringMatching(
+          /^g#1 stored twice: its first send answered .* \(sequence 0+1001\) .* its repeat send .* \(sequence 0+1009\)/,
+        ),
       ]),
     );
   });
@@ -218,9 +259,17 @@ describe("the FIFO crash harness's checks", () => {
     const ledger = ledgerOf();
     send(ledger, 0, { id: 1 });
     send(ledger, 1, { id: 0 });
-    const [h0] = receive(ledger, 100, [0], { messageId: idOf(1), sequenceNumber: sequenceOf(1), messageGroupId: "other" });
+    const [h0] = receive(ledger, 100, [0], {
+      messageId: idOf(1),
+      sequenceNumber: sequenceOf(1),
+      messageGroupId: "other",
+    });
     del(ledger, h0!, 200);
-    const [h1] = receive(ledger, 300, [1], { messageId: idOf(0), sequenceNumber: sequenceOf(0), deduplicationId: "g.7" });
+    const [h1] = receive(ledger, 300, [1], {
+      messageId: idOf(0),
+      sequenceNumber: sequenceOf(0),
+      deduplicationId: "g.7",
+    });
     del(ledger, h1!, 400);
     expect(checkFifoInvariants(ledger, counters(2)).violations).toEqual([
       expect.stringMatching(/ \(g#0\) delivered with message_group_id "other"$/),
@@ -233,6 +282,8 @@ describe("the FIFO crash harness's checks", () => {
     const ledger = ledgerOf();
     send(ledger, 0);
     del(ledger, receive(ledger, 100, [0])[0]!, 200);
-    expect(checkFifoInvariants(ledger, counters(2)).violations).toEqual(["g#1 was never acknowledged, even after the last restart"]);
+    expect(checkFifoInvariants(ledger, counters(2)).violations).toEqual([
+      "g#1 was never acknowledged, even after the last restart",
+    ]);
   });
 });

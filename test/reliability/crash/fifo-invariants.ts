@@ -76,21 +76,28 @@ export function checkFifoInvariants(ledger: FifoLedger, counters: ReadonlyMap<st
   const deduplicationKind = new Map(FIFO_QUEUES.map((q) => [q.name, q.deduplication]));
   for (const d of ledger.deliveries) {
     const content = { group: d.group, counter: d.counter };
-    const expectedId = deduplicationKind.get(d.queue) === "id" ? fifoDeduplicationId(content) : contentDeduplicationId(content);
-    if (d.messageGroupId !== d.group) violations.push(`${d.messageId} (${d.uid}) delivered with message_group_id "${d.messageGroupId}"`);
+    const expectedId =
+      deduplicationKind.get(d.queue) === "id" ? fifoDeduplicationId(content) : contentDeduplicationId(content);
+    if (d.messageGroupId !== d.group)
+      violations.push(`${d.messageId} (${d.uid}) delivered with message_group_id "${d.messageGroupId}"`);
     if (d.deduplicationId !== expectedId) {
-      violations.push(`${d.messageId} (${d.uid}) delivered with deduplication_id "${d.deduplicationId}", not "${expectedId}"`);
+      violations.push(
+        `${d.messageId} (${d.uid}) delivered with deduplication_id "${d.deduplicationId}", not "${expectedId}"`,
+      );
     }
     const answered = answerOf.get(d.uid);
     if (answered !== undefined && answered.sequenceNumber !== d.sequenceNumber) {
-      violations.push(`${d.messageId} (${d.uid}) delivered with sequence number ${d.sequenceNumber}, sent with ${answered.sequenceNumber}`);
+      violations.push(
+        `${d.messageId} (${d.uid}) delivered with sequence number ${d.sequenceNumber}, sent with ${answered.sequenceNumber}`,
+      );
     }
   }
 
   // Sequence numbers (20 digits, so text order is numeric order): as acknowledged, or for a message never acknowledged, as delivered.
   const numbered = new Map<string, { queue: string; group: string; counter: number; sequence: string }>();
   for (const [uid, send] of answerOf) numbered.set(uid, { ...send, sequence: send.sequenceNumber! });
-  for (const [uid, list] of deliveriesByUid) if (!numbered.has(uid)) numbered.set(uid, { ...list[0]!, sequence: list[0]!.sequenceNumber });
+  for (const [uid, list] of deliveriesByUid)
+    if (!numbered.has(uid)) numbered.set(uid, { ...list[0]!, sequence: list[0]!.sequenceNumber });
   const owners = new Map<string, string>();
   for (const [uid, { queue, sequence }] of numbered) {
     if (!/^\d{20}$/.test(sequence)) violations.push(`${uid} has sequence number "${sequence}", not 20 digits`);
@@ -113,7 +120,8 @@ export function checkFifoInvariants(ledger: FifoLedger, counters: ReadonlyMap<st
   // Every message made was acknowledged in the end.
   for (const [group, next] of counters) {
     for (let counter = 0; counter < next; counter++) {
-      if (!answerOf.has(fifoUid({ group, counter }))) violations.push(`${group}#${counter} was never acknowledged, even after the last restart`);
+      if (!answerOf.has(fifoUid({ group, counter })))
+        violations.push(`${group}#${counter} was never acknowledged, even after the last restart`);
     }
   }
 
@@ -128,7 +136,8 @@ export function checkFifoInvariants(ledger: FifoLedger, counters: ReadonlyMap<st
   const retries = acknowledged.filter((s) => s.attempt === "retry");
   const repeats = acknowledged.filter((s) => s.attempt === "repeat");
   const firstLife = new Map<string, number>();
-  for (const send of acknowledged) if (send.attempt !== "repeat" && !firstLife.has(send.uid)) firstLife.set(send.uid, send.life);
+  for (const send of acknowledged)
+    if (send.attempt !== "repeat" && !firstLife.has(send.uid)) firstLife.set(send.uid, send.life);
   const listed = violations.slice(0, maxListed);
   if (violations.length > maxListed) listed.push(`... and ${violations.length - maxListed} more`);
   return {

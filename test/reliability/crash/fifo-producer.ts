@@ -67,7 +67,8 @@ export class FifoProducer {
    */
   async settle(epoch: Epoch): Promise<void> {
     for (let tries = 0; this.pending !== undefined && tries < 5; tries++) await this.sendOnce(epoch);
-    if (this.pending !== undefined) this.ledger.unexpected.push(`${this.queue.name}: a send could not be settled after the last restart`);
+    if (this.pending !== undefined)
+      this.ledger.unexpected.push(`${this.queue.name}: a send could not be settled after the last restart`);
   }
 
   /** The next counter of every group: counters below it were all sent and acknowledged once settle() returns. */
@@ -82,7 +83,11 @@ export class FifoProducer {
     const start = Date.now();
     let results: { outcome: Outcome; answer: FifoSendAnswer | undefined }[];
     try {
-      const answers = await sendFifo(epoch, this.queue, entries.map((entry) => entry.content));
+      const answers = await sendFifo(
+        epoch,
+        this.queue,
+        entries.map((entry) => entry.content),
+      );
       results = entries.map((_, i) => {
         const answer = answers[i];
         if (answer === undefined) this.ledger.unexpected.push(`${what}: no result for entry ${i}`);
@@ -117,7 +122,8 @@ export class FifoProducer {
     if (results.every((r) => r.outcome === "ok")) {
       this.pending = undefined;
       for (const { content, attempt } of entries) {
-        if (attempt !== "repeat") this.acknowledged.push({ content, firstStart: this.firstStarts.get(fifoUid(content))! });
+        if (attempt !== "repeat")
+          this.acknowledged.push({ content, firstStart: this.firstStarts.get(fifoUid(content))! });
       }
       if (this.acknowledged.length > 2 * repeatPool) this.acknowledged = this.acknowledged.slice(-repeatPool);
     } else {
@@ -128,7 +134,9 @@ export class FifoProducer {
   /** A new send: 1 to 5 messages of random groups (often several of one), maybe with repeats among them (a batch: 7 at most). */
   private newEntries(): FifoEntry[] {
     if (this.random.chance(0.08)) {
-      const repeats = Array.from({ length: this.random.int(1, 3) }, () => this.repeatable()).filter((entry) => entry !== undefined);
+      const repeats = Array.from({ length: this.random.int(1, 3) }, () => this.repeatable()).filter(
+        (entry) => entry !== undefined,
+      );
       if (repeats.length > 0) return repeats;
     }
     const count = this.random.chance(0.5) ? 1 : this.random.int(2, 5);

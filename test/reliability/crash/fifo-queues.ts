@@ -28,7 +28,12 @@ export async function createFifoQueues(epoch: Epoch): Promise<void> {
   await epoch.rpc.createQueue(
     {
       name: PAYMENTS.name,
-      config: { visibilityTimeout, fifo: true, contentBasedDeduplication: true, deduplicationScope: DeduplicationScope.MESSAGE_GROUP },
+      config: {
+        visibilityTimeout,
+        fifo: true,
+        contentBasedDeduplication: true,
+        deduplicationScope: DeduplicationScope.MESSAGE_GROUP,
+      },
     },
     callOptions(),
   );

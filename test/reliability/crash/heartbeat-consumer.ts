@@ -47,13 +47,21 @@ export class HeartbeatConsumer {
       ];
       const kept = await this.renew(epoch, renewer, renewals);
       this.work = going.filter((w) => kept.has(w));
-      await deleteLeases(epoch, this.ledger, toDelete.map((w) => w.lease));
+      await deleteLeases(
+        epoch,
+        this.ledger,
+        toDelete.map((w) => w.lease),
+      );
       await sleep(this.random.int(250, 400));
     }
   }
 
   /** Renews (or releases) on the stream, records each outcome, and returns the work whose lease is still held. */
-  private async renew(epoch: Epoch, renewer: HeartbeatRenewer, renewals: { work: Work; visibilityMs: number }[]): Promise<Set<Work>> {
+  private async renew(
+    epoch: Epoch,
+    renewer: HeartbeatRenewer,
+    renewals: { work: Work; visibilityMs: number }[],
+  ): Promise<Set<Work>> {
     const kept = new Set<Work>();
     if (renewals.length === 0) return kept;
     const start = Date.now();
@@ -75,7 +83,14 @@ export class HeartbeatConsumer {
     const end = Date.now();
     renewals.forEach((r, i) => {
       const result = results[i] ?? { outcome: "unknown", reason: "no state in the answer" };
-      this.ledger.leaseOp(r.work.lease.delivery.handle, { kind: "renew", visibilityMs: r.visibilityMs, start, end, ...result, wire: "grpc" });
+      this.ledger.leaseOp(r.work.lease.delivery.handle, {
+        kind: "renew",
+        visibilityMs: r.visibilityMs,
+        start,
+        end,
+        ...result,
+        wire: "grpc",
+      });
       // A renewal that broke with the stream may still hold: keep it, a later renewal will tell.
       if (r.visibilityMs > 0 && result.outcome !== "rejected") kept.add(r.work);
     });

@@ -10,8 +10,19 @@ function send(ledger: Ledger, uid: string, messageId: string, queue: string = TA
   ledger.sends.push({ uid, queue, start: 0, end: 10, outcome: "ok", messageId, wire: "grpc" });
 }
 
-function deliver(ledger: Ledger, d: Partial<DeliveryRecord> & Pick<DeliveryRecord, "messageId" | "uid" | "handle" | "start">): DeliveryRecord {
-  const delivery: DeliveryRecord = { queue: TASKS, end: d.start + 10, visibilityMs: 1000, receiveCount: 1, drain: false, wire: "grpc", ...d };
+function deliver(
+  ledger: Ledger,
+  d: Partial<DeliveryRecord> & Pick<DeliveryRecord, "messageId" | "uid" | "handle" | "start">,
+): DeliveryRecord {
+  const delivery: DeliveryRecord = {
+    queue: TASKS,
+    end: d.start + 10,
+    visibilityMs: 1000,
+    receiveCount: 1,
+    drain: false,
+    wire: "grpc",
+    ...d,
+  };
   ledger.deliveries.push(delivery);
   return delivery;
 }
@@ -36,7 +47,10 @@ describe("the crash harness's invariant checks", () => {
     send(ledger, "u2", "m2");
     deliver(ledger, { messageId: "m2", uid: "u2", handle: "h2", start: 100 });
     const { violations } = checkInvariants(ledger);
-    expect(violations).toEqual([expect.stringMatching(/^m1 .*never delivered/), expect.stringMatching(/^m2 .*drain did not find it/)]);
+    expect(violations).toEqual([
+      expect.stringMatching(/^m1 .*never delivered/),
+      expect.stringMatching(/^m2 .*drain did not find it/),
+    ]);
   });
 
   it("catch a message stored twice: in two queues, or found twice by the drain", () => {
@@ -55,7 +69,9 @@ describe("the crash harness's invariant checks", () => {
     deliver(ledger, { messageId: "m1", uid: "u1", handle: "h1", start: 100 });
     op(ledger, "h1", { kind: "delete", start: 300 });
     deliver(ledger, { messageId: "m1", uid: "u1", handle: "h2", start: 5000, drain: true });
-    expect(checkInvariants(ledger).violations).toEqual([expect.stringMatching(/after its Delete on tasks returned OK/)]);
+    expect(checkInvariants(ledger).violations).toEqual([
+      expect.stringMatching(/after its Delete on tasks returned OK/),
+    ]);
   });
 
   it("take an SQS Delete's OK as proof only while the lease was held: SQS answers a superseded handle OK", () => {
@@ -88,14 +104,26 @@ describe("the crash harness's invariant checks", () => {
 
   it("catch a delivery of a message whose only send was refused, and count what crossed between the APIs", () => {
     const ledger = new Ledger();
-    ledger.sends.push({ uid: "u1", queue: TASKS, start: 0, end: 10, outcome: "rejected", messageId: undefined, wire: "sqs" });
+    ledger.sends.push({
+      uid: "u1",
+      queue: TASKS,
+      start: 0,
+      end: 10,
+      outcome: "rejected",
+      messageId: undefined,
+      wire: "sqs",
+    });
     ledger.sends.push({ uid: "u2", queue: TASKS, start: 0, end: 10, outcome: "ok", messageId: "m2", wire: "sqs" });
     deliver(ledger, { messageId: "m1", uid: "u1", handle: "h1", start: 100, drain: true });
     deliver(ledger, { messageId: "m2", uid: "u2", handle: "h2", start: 100 });
     op(ledger, "h2", { kind: "delete", start: 300 });
     const result = checkInvariants(ledger);
     expect(result.violations).toEqual([expect.stringMatching(/^m1 \(u1\) delivered though its send was refused/)]);
-    expect(result).toMatchObject({ sqsSendsAcknowledged: 1, sentOverSqsReceivedOverGrpc: 1, sentOverGrpcReceivedOverSqs: 0 });
+    expect(result).toMatchObject({
+      sqsSendsAcknowledged: 1,
+      sentOverSqsReceivedOverGrpc: 1,
+      sentOverGrpcReceivedOverSqs: 0,
+    });
   });
 
   it("catch a redelivery before the lease's deadline, but not after a shortening change", () => {
@@ -128,7 +156,13 @@ describe("the crash harness's invariant checks", () => {
     const ledger = new Ledger();
     send(ledger, "u1", "m1");
     deliver(ledger, { messageId: "m1", uid: "u1", handle: "h1", start: 100, visibilityMs: 3000 });
-    op(ledger, "h1", { kind: "change", visibilityMs: 1000, start: 500, outcome: "rejected", reason: "LEASE_SUPERSEDED" });
+    op(ledger, "h1", {
+      kind: "change",
+      visibilityMs: 1000,
+      start: 500,
+      outcome: "rejected",
+      reason: "LEASE_SUPERSEDED",
+    });
     op(ledger, "h1", { kind: "delete", start: 700 });
     ledger.failure(new Error("socket closed"), "Send to tasks", false);
     const { violations } = checkInvariants(ledger);
@@ -140,14 +174,24 @@ describe("the crash harness's invariant checks", () => {
 
   it("judge SQS errors by the holdshelf reasons they stand for", () => {
     const sqsError = (Code: string, httpStatusCode: number, message = ""): Error =>
-      Object.assign(new Error(message), { name: Code, Code, $fault: httpStatusCode < 500 ? "client" : "server", $metadata: { httpStatusCode } });
+      Object.assign(new Error(message), {
+        name: Code,
+        Code,
+        $fault: httpStatusCode < 500 ? "client" : "server",
+        $metadata: { httpStatusCode },
+      });
     const ledger = new Ledger();
-    expect(ledger.failure(sqsError("AWS.SimpleQueueService.MessageNotInflight", 400), "ChangeMessageVisibility", false)).toEqual({
+    expect(
+      ledger.failure(sqsError("AWS.SimpleQueueService.MessageNotInflight", 400), "ChangeMessageVisibility", false),
+    ).toEqual({
       outcome: "rejected",
       reason: "LEASE_SUPERSEDED",
     });
-    const gone = "Value h for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change.";
-    expect(ledger.failure(sqsError("InvalidParameterValue", 400, gone), "ChangeMessageVisibility", false).reason).toBe("MESSAGE_NOT_FOUND");
+    const gone =
+      "Value h for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change.";
+    expect(ledger.failure(sqsError("InvalidParameterValue", 400, gone), "ChangeMessageVisibility", false).reason).toBe(
+      "MESSAGE_NOT_FOUND",
+    );
     expect(ledger.unexpected).toEqual([]);
     expect(ledger.failure(sqsError("ServiceUnavailable", 503), "SendMessage", true).outcome).toBe("unknown");
     expect(ledger.unexpected).toEqual([]);

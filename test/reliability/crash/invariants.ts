@@ -64,19 +64,28 @@ export function checkInvariants(ledger: Ledger): CheckResult {
   }
   for (const [messageId, list] of byMessage) {
     const drained = list.filter((d) => d.drain);
-    if (drained.length > 1) violations.push(`${messageId} found ${drained.length} times by the drain: ${drained.map((d) => d.queue).join(", ")}`);
+    if (drained.length > 1)
+      violations.push(
+        `${messageId} found ${drained.length} times by the drain: ${drained.map((d) => d.queue).join(", ")}`,
+      );
     for (const d of list) {
       const home = sentTo.get(d.uid);
       const expected = home === JOBS ? [JOBS, DEAD_LETTERS] : [home];
-      if (!expected.includes(d.queue)) violations.push(`${messageId} (${d.uid}, sent to ${home ?? "?"}) delivered from ${d.queue}`);
+      if (!expected.includes(d.queue))
+        violations.push(`${messageId} (${d.uid}, sent to ${home ?? "?"}) delivered from ${d.queue}`);
       if (d.queue === JOBS && d.receiveCount > MAX_RECEIVE_COUNT) {
-        violations.push(`${messageId} delivered from ${JOBS} with receive count ${d.receiveCount}, past max_receive_count`);
+        violations.push(
+          `${messageId} delivered from ${JOBS} with receive count ${d.receiveCount}, past max_receive_count`,
+        );
       }
     }
     const fromDlq = list.filter((d) => d.queue === DEAD_LETTERS);
     for (const dlq of fromDlq) {
       const back = list.find((d) => d.queue === JOBS && d.start >= dlq.end);
-      if (back) violations.push(`${messageId} delivered from ${JOBS} at ${back.start} after its delivery from ${DEAD_LETTERS} at ${dlq.end}`);
+      if (back)
+        violations.push(
+          `${messageId} delivered from ${JOBS} at ${back.start} after its delivery from ${DEAD_LETTERS} at ${dlq.end}`,
+        );
     }
   }
   let sendsAcknowledged = 0;
@@ -87,7 +96,8 @@ export function checkInvariants(ledger: Ledger): CheckResult {
   const acknowledgedOrUnknown = new Set(ledger.sends.filter((s) => s.outcome !== "rejected").map((s) => s.uid));
   for (const [messageId, list] of byMessage) {
     const uid = list[0]!.uid;
-    if (sentTo.has(uid) && !acknowledgedOrUnknown.has(uid)) violations.push(`${messageId} (${uid}) delivered though its send was refused`);
+    if (sentTo.has(uid) && !acknowledgedOrUnknown.has(uid))
+      violations.push(`${messageId} (${uid}) delivered though its send was refused`);
   }
   for (const send of ledger.sends) {
     if (send.outcome !== "ok") continue;
@@ -99,7 +109,8 @@ export function checkInvariants(ledger: Ledger): CheckResult {
     } else if (!list.some((d) => d.drain) && !list.some((d) => facts.get(d)!.maybeDeleted)) {
       violations.push(`${send.messageId} (${send.uid}) was never deleted and the drain did not find it: lost`);
     }
-    if (list.some((d) => d.uid !== send.uid)) violations.push(`${send.messageId} delivered with another body than ${send.uid}`);
+    if (list.some((d) => d.uid !== send.uid))
+      violations.push(`${send.messageId} delivered with another body than ${send.uid}`);
     if (list.some((d) => !d.drain && d.wire !== send.wire)) {
       if (send.wire === "sqs") sentOverSqsReceivedOverGrpc++;
       else sentOverGrpcReceivedOverSqs++;
@@ -142,7 +153,10 @@ export function checkInvariants(ledger: Ledger): CheckResult {
           );
         }
         const notice = noticesByHandle.get(d.handle)?.find((at) => at >= w.from && at + MARGIN_MS < w.until);
-        if (notice !== undefined) violations.push(`${messageId} lease ${short(d.handle)} reported LEASE_EXPIRED at ${notice}, before ${w.until}`);
+        if (notice !== undefined)
+          violations.push(
+            `${messageId} lease ${short(d.handle)} reported LEASE_EXPIRED at ${notice}, before ${w.until}`,
+          );
       }
     }
   }
@@ -188,8 +202,13 @@ export function checkInvariants(ledger: Ledger): CheckResult {
 
 /** A lease's delivery and changes, for a violation's message. */
 function history(d: DeliveryRecord, ops: readonly LeaseOpRecord[]): string {
-  const steps = ops.map((op) => `${op.kind}(${op.visibilityMs} ms) ${op.start}..${op.end} ${op.outcome} ${op.reason}`.trim());
-  return [`received from ${d.queue} ${d.start}..${d.end} for ${d.visibilityMs} ms (receive count ${d.receiveCount})`, ...steps].join(", then ");
+  const steps = ops.map((op) =>
+    `${op.kind}(${op.visibilityMs} ms) ${op.start}..${op.end} ${op.outcome} ${op.reason}`.trim(),
+  );
+  return [
+    `received from ${d.queue} ${d.start}..${d.end} for ${d.visibilityMs} ms (receive count ${d.receiveCount})`,
+    ...steps,
+  ].join(", then ");
 }
 
 /** The start of a receipt handle, enough to tell leases apart in a message. */

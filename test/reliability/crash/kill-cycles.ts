@@ -48,7 +48,11 @@ export interface KillCycleOptions {
  * workload's finish. Every life is recorded in the ledger, and so are the
  * target's problems. Returns the number of cycles run.
  */
-export async function runKillCycles(options: KillCycleOptions, ledger: Ledger, workload: CrashWorkload): Promise<number> {
+export async function runKillCycles(
+  options: KillCycleOptions,
+  ledger: Ledger,
+  workload: CrashWorkload,
+): Promise<number> {
   const started = Date.now();
   const broker = options.target;
   const endAt = options.minutes === undefined ? 0 : started + options.minutes * 60_000;
@@ -58,7 +62,11 @@ export async function runKillCycles(options: KillCycleOptions, ledger: Ledger, w
     for (; cycle < options.cycles || Date.now() < endAt; cycle++) {
       const address = await broker.start();
       const sqsUrl = broker.sqsUrl?.();
-      const epoch: Epoch = { rpc: createQueueServiceRpc(address), sqs: sqsUrl === undefined ? undefined : createSqsEndpoint(sqsUrl), killing: false };
+      const epoch: Epoch = {
+        rpc: createQueueServiceRpc(address),
+        sqs: sqsUrl === undefined ? undefined : createSqsEndpoint(sqsUrl),
+        killing: false,
+      };
       const life = { started: Date.now(), killed: undefined as number | undefined };
       ledger.lives.push(life);
       if (cycle === 0) await workload.setUp(epoch);
@@ -69,7 +77,9 @@ export async function runKillCycles(options: KillCycleOptions, ledger: Ledger, w
       );
       // Some kills land right after the start, while the broker is still
       // catching up on leases that ran out while it was down.
-      const runMs = options.kills.chance(0.15) ? options.kills.int(0, 50) : options.kills.int(options.runMs[0], options.runMs[1]);
+      const runMs = options.kills.chance(0.15)
+        ? options.kills.int(0, 50)
+        : options.kills.int(options.runMs[0], options.runMs[1]);
       await sleep(runMs);
       epoch.killing = true;
       life.killed = Date.now();

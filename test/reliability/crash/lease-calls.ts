@@ -78,29 +78,51 @@ export async function receiveLeases(
 
 /** Deletes leases (one Delete, or a DeleteBatch for several) and records each outcome. */
 export async function deleteLeases(epoch: Epoch, ledger: Ledger, leases: readonly Lease[]): Promise<void> {
-  await recordLeaseCall(epoch, ledger, leases, { kind: "delete", visibilityMs: 0, name: "Delete", wire: "grpc" }, {
-    one: (queue, receiptHandle) => epoch.rpc.delete({ queue, receiptHandle }, callOptions()),
-    batch: (queue, receiptHandles) => epoch.rpc.deleteBatch({ queue, receiptHandles }, callOptions()),
-  });
+  await recordLeaseCall(
+    epoch,
+    ledger,
+    leases,
+    { kind: "delete", visibilityMs: 0, name: "Delete", wire: "grpc" },
+    {
+      one: (queue, receiptHandle) => epoch.rpc.delete({ queue, receiptHandle }, callOptions()),
+      batch: (queue, receiptHandles) => epoch.rpc.deleteBatch({ queue, receiptHandles }, callOptions()),
+    },
+  );
 }
 
 /**
  * Sets leases to a visibility timeout (0 releases) with ChangeVisibility or
  * ChangeVisibilityBatch; returns the leases the broker confirmed.
  */
-export async function changeLeases(epoch: Epoch, ledger: Ledger, leases: readonly Lease[], visibilityMs: number): Promise<Lease[]> {
+export async function changeLeases(
+  epoch: Epoch,
+  ledger: Ledger,
+  leases: readonly Lease[],
+  visibilityMs: number,
+): Promise<Lease[]> {
   const visibilityTimeout = durationFromMs(visibilityMs);
-  const outcomes = await recordLeaseCall(epoch, ledger, leases, { kind: "change", visibilityMs, name: "ChangeVisibility", wire: "grpc" }, {
-    one: (queue, receiptHandle) => epoch.rpc.changeVisibility({ queue, receiptHandle, visibilityTimeout }, callOptions()),
-    batch: (queue, receiptHandles) => epoch.rpc.changeVisibilityBatch({ queue, receiptHandles, visibilityTimeout }, callOptions()),
-  });
+  const outcomes = await recordLeaseCall(
+    epoch,
+    ledger,
+    leases,
+    { kind: "change", visibilityMs, name: "ChangeVisibility", wire: "grpc" },
+    {
+      one: (queue, receiptHandle) =>
+        epoch.rpc.changeVisibility({ queue, receiptHandle, visibilityTimeout }, callOptions()),
+      batch: (queue, receiptHandles) =>
+        epoch.rpc.changeVisibilityBatch({ queue, receiptHandles, visibilityTimeout }, callOptions()),
+    },
+  );
   return leases.filter((_, i) => outcomes[i]!.outcome === "ok");
 }
 
 /** The single and batch forms of one lease call; the batch answers each handle's result in order (code 0 for success, undefined if left out). */
 export interface LeaseCall {
   one(queue: string, receiptHandle: string): Promise<unknown>;
-  batch(queue: string, receiptHandles: string[]): Promise<{ results: readonly ({ code: number; reason: string } | undefined)[] }>;
+  batch(
+    queue: string,
+    receiptHandles: string[],
+  ): Promise<{ results: readonly ({ code: number; reason: string } | undefined)[] }>;
 }
 
 /**
@@ -123,7 +145,10 @@ export async function recordLeaseCall(
       await call.one(queue, leases[0]!.delivery.handle);
       outcomes.push({ outcome: "ok", reason: "" });
     } else {
-      const { results } = await call.batch(queue, leases.map((l) => l.delivery.handle));
+      const { results } = await call.batch(
+        queue,
+        leases.map((l) => l.delivery.handle),
+      );
       leases.forEach((_, i) => {
         const result = results[i];
         // An answer without this entry's result says nothing of what happened to it.
@@ -146,7 +171,14 @@ export async function recordLeaseCall(
   }
   const end = Date.now();
   leases.forEach((lease, i) => {
-    ledger.leaseOp(lease.delivery.handle, { kind: op.kind, visibilityMs: op.visibilityMs, start, end, ...outcomes[i]!, wire: op.wire });
+    ledger.leaseOp(lease.delivery.handle, {
+      kind: op.kind,
+      visibilityMs: op.visibilityMs,
+      start,
+      end,
+      ...outcomes[i]!,
+      wire: op.wire,
+    });
   });
   return outcomes;
 }

@@ -78,7 +78,12 @@ export class LeaseConsumer {
     await this.releaseSomeBatched(epoch, toRelease);
     for (const lease of toExtend) {
       if (epoch.killing) break;
-      const [extended] = await this.calls.change(epoch, this.ledger, [lease], this.random.int(MIN_VISIBILITY_MS, MAX_VISIBILITY_MS));
+      const [extended] = await this.calls.change(
+        epoch,
+        this.ledger,
+        [lease],
+        this.random.int(MIN_VISIBILITY_MS, MAX_VISIBILITY_MS),
+      );
       if (extended) this.hold(extended, 1);
     }
   }
@@ -96,7 +101,12 @@ export class LeaseConsumer {
     const toDelete: Lease[] = [];
     for (const h of due) {
       if (h.extensions < 2 && this.random.chance(0.3)) {
-        const [extended] = await this.calls.change(epoch, this.ledger, [h.lease], this.random.int(MIN_VISIBILITY_MS, MAX_VISIBILITY_MS));
+        const [extended] = await this.calls.change(
+          epoch,
+          this.ledger,
+          [h.lease],
+          this.random.int(MIN_VISIBILITY_MS, MAX_VISIBILITY_MS),
+        );
         if (extended) this.hold(extended, h.extensions + 1);
       } else {
         toDelete.push(h.lease);

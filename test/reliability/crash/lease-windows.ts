@@ -33,7 +33,9 @@ export interface LeaseFacts {
  * certainly held counts as "may have applied" only.
  */
 export function leaseFacts(delivery: DeliveryRecord, ops: readonly LeaseOpRecord[], marginMs: number): LeaseFacts {
-  const windows: { from: number; until: number }[] = [{ from: delivery.end, until: delivery.start + delivery.visibilityMs }];
+  const windows: { from: number; until: number }[] = [
+    { from: delivery.end, until: delivery.start + delivery.visibilityMs },
+  ];
   const deletes: { end: number; strict: boolean; wire: Wire }[] = [];
   const refusedWhileHeld: string[] = [];
   let maybeDeleted = false;
@@ -42,13 +44,17 @@ export function leaseFacts(delivery: DeliveryRecord, ops: readonly LeaseOpRecord
     // Calls on one lease never overlap, so the windows here reflect only earlier calls.
     const held = !ended && windows.some((w) => w.from <= op.start && op.end + marginMs < w.until);
     if (op.outcome === "rejected") {
-      if (held) refusedWhileHeld.push(`${op.kind} ${op.start}..${op.end} refused with ${op.reason} while the lease was certainly held`);
+      if (held)
+        refusedWhileHeld.push(
+          `${op.kind} ${op.start}..${op.end} refused with ${op.reason} while the lease was certainly held`,
+        );
       continue;
     }
     if (op.kind === "delete" && !delivery.drain) maybeDeleted = true;
     // SQS's DeleteMessage answers a superseded handle OK and deletes nothing, as SQS does: its OK
     // proves a delete only while the lease was certainly held; otherwise it may or may not have applied.
-    if (op.kind === "delete" && op.outcome === "ok" && (held || op.wire === "grpc")) deletes.push({ end: op.end, strict: held, wire: op.wire });
+    if (op.kind === "delete" && op.outcome === "ok" && (held || op.wire === "grpc"))
+      deletes.push({ end: op.end, strict: held, wire: op.wire });
     if (ended) continue;
     const endsLease = op.kind === "delete" || op.visibilityMs === 0;
     const cap = op.start + (endsLease ? 0 : op.visibilityMs);

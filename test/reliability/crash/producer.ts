@@ -22,15 +22,23 @@ export interface SendCalls {
    * broker refused that entry alone, in entry order (undefined where the
    * answer does not tell); throws when the call fails as a whole.
    */
-  send(epoch: Epoch, queue: string, entries: readonly SendEntry[]): Promise<({ messageId: string } | { reason: string } | undefined)[]>;
+  send(
+    epoch: Epoch,
+    queue: string,
+    entries: readonly SendEntry[],
+  ): Promise<({ messageId: string } | { reason: string } | undefined)[]>;
 }
 
 /** Sends over gRPC: Send, or SendBatch (all or nothing). */
 export const grpcSendCalls: SendCalls = {
   wire: "grpc",
   async send(epoch, queue, entries) {
-    const fields = (entry: SendEntry) => ({ body: entry.body, ...(entry.delayMs === undefined ? {} : { delay: durationFromMs(entry.delayMs) }) });
-    if (entries.length === 1) return [{ messageId: (await epoch.rpc.send({ queue, ...fields(entries[0]!) }, callOptions())).messageId }];
+    const fields = (entry: SendEntry) => ({
+      body: entry.body,
+      ...(entry.delayMs === undefined ? {} : { delay: durationFromMs(entry.delayMs) }),
+    });
+    if (entries.length === 1)
+      return [{ messageId: (await epoch.rpc.send({ queue, ...fields(entries[0]!) }, callOptions())).messageId }];
     const { messageIds } = await epoch.rpc.sendBatch({ queue, entries: entries.map(fields) }, callOptions());
     return messageIds.map((messageId) => ({ messageId }));
   },

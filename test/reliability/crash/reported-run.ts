@@ -7,7 +7,11 @@ import type { CrashSettings } from "./crash-settings.js";
  * Runs the mixed workload's crash cycles a test's settings ask for against
  * `target`, reported as runReported does.
  */
-export function runReportedCrash(label: string, settings: CrashSettings, target: CrashTarget): Promise<{ report: CrashReport; replay: string }> {
+export function runReportedCrash(
+  label: string,
+  settings: CrashSettings,
+  target: CrashTarget,
+): Promise<{ report: CrashReport; replay: string }> {
   return runReported(label, settings, target, runCrashCycles);
 }
 

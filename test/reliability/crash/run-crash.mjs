@@ -9,16 +9,26 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const flags = { "--cycles": "HOLDSHELF_CRASH_CYCLES", "--minutes": "HOLDSHELF_CRASH_MINUTES", "--seed": "HOLDSHELF_CRASH_SEED", "--report": "HOLDSHELF_CRASH_REPORT" };
+const flags = {
+  "--cycles": "HOLDSHELF_CRASH_CYCLES",
+  "--minutes": "HOLDSHELF_CRASH_MINUTES",
+  "--seed": "HOLDSHELF_CRASH_SEED",
+  "--report": "HOLDSHELF_CRASH_REPORT",
+};
 const env = { ...process.env };
-const files = { "--cluster": "test/reliability/cluster-kill-takeover.test.ts", "--fifo": "test/reliability/fifo-kill-restart.test.ts" };
+const files = {
+  "--cluster": "test/reliability/cluster-kill-takeover.test.ts",
+  "--fifo": "test/reliability/fifo-kill-restart.test.ts",
+};
 const mode = files[process.argv[2]];
 const args = process.argv.slice(mode === undefined ? 2 : 3);
 for (let i = 0; i < args.length; i += 2) {
   const name = flags[args[i]];
   const value = args[i + 1];
   if (name === undefined || value === undefined) {
-    console.error(`usage: npm run crash -- [--cluster | --fifo] [--cycles N] [--minutes M] [--seed S] [--report FILE]; got "${args.join(" ")}"`);
+    console.error(
+      `usage: npm run crash -- [--cluster | --fifo] [--cycles N] [--minutes M] [--seed S] [--report FILE]; got "${args.join(" ")}"`,
+    );
     process.exit(2);
   }
   env[name] = value;
@@ -26,5 +36,9 @@ for (let i = 0; i < args.length; i += 2) {
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const vitest = fileURLToPath(new URL("../../../node_modules/vitest/vitest.mjs", import.meta.url));
 const file = mode ?? "test/reliability/kill-restart.test.ts";
-const child = spawn(process.execPath, [vitest, "run", "--project", "leveldb", file], { cwd: root, env, stdio: "inherit" });
+const child = spawn(process.execPath, [vitest, "run", "--project", "leveldb", file], {
+  cwd: root,
+  env,
+  stdio: "inherit",
+});
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -39,8 +39,15 @@ export const sqsLeaseCalls: LeaseCalls = {
       for (const message of Messages) {
         const { MessageId, ReceiptHandle, Body } = message;
         const receiveCount = Number(message.Attributes?.ApproximateReceiveCount);
-        if (MessageId === undefined || ReceiptHandle === undefined || Body === undefined || !Number.isInteger(receiveCount)) {
-          ledger.unexpected.push(`ReceiveMessage from ${queue} answered an incomplete message: ${JSON.stringify(message)}`);
+        if (
+          MessageId === undefined ||
+          ReceiptHandle === undefined ||
+          Body === undefined ||
+          !Number.isInteger(receiveCount)
+        ) {
+          ledger.unexpected.push(
+            `ReceiveMessage from ${queue} answered an incomplete message: ${JSON.stringify(message)}`,
+          );
           continue;
         }
         const { uid, poison } = parseBody(Buffer.from(Body, "utf8"));
@@ -69,15 +76,25 @@ export const sqsLeaseCalls: LeaseCalls = {
   async delete(epoch, ledger, leases) {
     const sqs = sqsOf(epoch);
     for (const some of batchesOf(leases)) {
-      await recordLeaseCall(epoch, ledger, some, { kind: "delete", visibilityMs: 0, name: "DeleteMessage", wire: "sqs" }, {
-        one: (queue, ReceiptHandle) => sqs.client.send(new DeleteMessageCommand({ QueueUrl: sqs.queueUrl(queue), ReceiptHandle })),
-        batch: async (queue, handles) => {
-          const answer = await sqs.client.send(
-            new DeleteMessageBatchCommand({ QueueUrl: sqs.queueUrl(queue), Entries: handles.map((ReceiptHandle, i) => ({ Id: `e${i}`, ReceiptHandle })) }),
-          );
-          return { results: resultsInOrder(handles.length, answer) };
+      await recordLeaseCall(
+        epoch,
+        ledger,
+        some,
+        { kind: "delete", visibilityMs: 0, name: "DeleteMessage", wire: "sqs" },
+        {
+          one: (queue, ReceiptHandle) =>
+            sqs.client.send(new DeleteMessageCommand({ QueueUrl: sqs.queueUrl(queue), ReceiptHandle })),
+          batch: async (queue, handles) => {
+            const answer = await sqs.client.send(
+              new DeleteMessageBatchCommand({
+                QueueUrl: sqs.queueUrl(queue),
+                Entries: handles.map((ReceiptHandle, i) => ({ Id: `e${i}`, ReceiptHandle })),
+              }),
+            );
+            return { results: resultsInOrder(handles.length, answer) };
+          },
         },
-      });
+      );
     }
   },
 
@@ -93,12 +110,22 @@ export const sqsLeaseCalls: LeaseCalls = {
         { kind: "change", visibilityMs: seconds * 1000, name: "ChangeMessageVisibility", wire: "sqs" },
         {
           one: (queue, ReceiptHandle) =>
-            sqs.client.send(new ChangeMessageVisibilityCommand({ QueueUrl: sqs.queueUrl(queue), ReceiptHandle, VisibilityTimeout: seconds })),
+            sqs.client.send(
+              new ChangeMessageVisibilityCommand({
+                QueueUrl: sqs.queueUrl(queue),
+                ReceiptHandle,
+                VisibilityTimeout: seconds,
+              }),
+            ),
           batch: async (queue, handles) => {
             const answer = await sqs.client.send(
               new ChangeMessageVisibilityBatchCommand({
                 QueueUrl: sqs.queueUrl(queue),
-                Entries: handles.map((ReceiptHandle, i) => ({ Id: `e${i}`, ReceiptHandle, VisibilityTimeout: seconds })),
+                Entries: handles.map((ReceiptHandle, i) => ({
+                  Id: `e${i}`,
+                  ReceiptHandle,
+                  VisibilityTimeout: seconds,
+                })),
               }),
             );
             return { results: resultsInOrder(handles.length, answer) };
@@ -128,7 +155,10 @@ function batchesOf(leases: readonly Lease[]): Lease[][] {
  */
 export function resultsInOrder(
   count: number,
-  answer: { Successful?: readonly { Id?: string | undefined }[] | undefined; Failed?: readonly BatchResultErrorEntry[] | undefined },
+  answer: {
+    Successful?: readonly { Id?: string | undefined }[] | undefined;
+    Failed?: readonly BatchResultErrorEntry[] | undefined;
+  },
 ): ({ code: number; reason: string } | undefined)[] {
   const succeeded = new Set((answer.Successful ?? []).map((entry) => entry.Id));
   const failed = new Map((answer.Failed ?? []).map((entry) => [entry.Id, entry]));
@@ -136,6 +166,8 @@ export function resultsInOrder(
     const id = `e${i}`;
     const failure = failed.get(id);
     if (succeeded.has(id) === (failure !== undefined)) return undefined;
-    return failure === undefined ? { code: 0, reason: "" } : { code: 1, reason: sqsEntryReason(failure.Code ?? "", failure.Message ?? "") };
+    return failure === undefined
+      ? { code: 0, reason: "" }
+      : { code: 1, reason: sqsEntryReason(failure.Code ?? "", failure.Message ?? "") };
   });
 }

@@ -7,7 +7,12 @@
  */
 export function sqsErrorReason(error: unknown): string | undefined {
   if (typeof error !== "object" || error === null) return undefined;
-  const { Code, name, message, $metadata } = error as { Code?: string; name: string; message: string; $metadata?: { httpStatusCode?: number } };
+  const { Code, name, message, $metadata } = error as {
+    Code?: string;
+    name: string;
+    message: string;
+    $metadata?: { httpStatusCode?: number };
+  };
   // Only an HTTP answer carries a status: a broken connection has none.
   if ($metadata?.httpStatusCode === undefined) return undefined;
   return sqsEntryReason(Code ?? name, message);
@@ -26,8 +31,10 @@ export function sqsEntryReason(code: string, message: string): string {
     case "InternalError":
       return "INTERNAL";
     case "InvalidParameterValue":
-      if (message.includes("Message does not exist or is not available for visibility timeout change")) return "MESSAGE_NOT_FOUND";
-      if (message.includes("Total VisibilityTimeout for the message is beyond the limit")) return "LEASE_LIMIT_EXCEEDED";
+      if (message.includes("Message does not exist or is not available for visibility timeout change"))
+        return "MESSAGE_NOT_FOUND";
+      if (message.includes("Total VisibilityTimeout for the message is beyond the limit"))
+        return "LEASE_LIMIT_EXCEEDED";
       return code;
     default:
       return code;

@@ -22,7 +22,10 @@ export const sqsSendCalls: SendCalls = {
       return [MessageId === undefined ? undefined : { messageId: MessageId }];
     }
     const answer = await sqs.client.send(
-      new SendMessageBatchCommand({ QueueUrl, Entries: entries.map((entry, i) => ({ Id: `e${i}`, ...fields(entry) })) }),
+      new SendMessageBatchCommand({
+        QueueUrl,
+        Entries: entries.map((entry, i) => ({ Id: `e${i}`, ...fields(entry) })),
+      }),
     );
     const sent = new Map((answer.Successful ?? []).map((entry) => [entry.Id, entry.MessageId]));
     const failed = new Map((answer.Failed ?? []).map((entry) => [entry.Id, entry]));
@@ -30,7 +33,8 @@ export const sqsSendCalls: SendCalls = {
       const messageId = sent.get(`e${i}`);
       const failure = failed.get(`e${i}`);
       if (messageId !== undefined && failure === undefined) return { messageId };
-      if (failure !== undefined && messageId === undefined) return { reason: sqsEntryReason(failure.Code ?? "", failure.Message ?? "") };
+      if (failure !== undefined && messageId === undefined)
+        return { reason: sqsEntryReason(failure.Code ?? "", failure.Message ?? "") };
       // In neither list, or in both: the answer does not tell.
       return undefined;
     });
