@@ -10,7 +10,7 @@ import { createCommitAndServe, type CommitAndServe } from "./commit-and-serve.js
 import { DeadLetters } from "./dead-letters.js";
 import { LeaseChanges } from "./lease-changes.js";
 import { LeaseEndings } from "./lease-endings.js";
-import { LeaseTracking } from "./lease-tracking.js";
+import { LeaseTracking, type TrackedLease } from "./lease-tracking.js";
 import { Maintenance } from "./maintenance.js";
 import { MoveTasks } from "./move-tasks.js";
 import { QueueRegistry } from "./queue-registry.js";
@@ -71,6 +71,8 @@ export interface BrokerMemory {
   revoke(error: HoldshelfError): void;
   /** The broker is shutting down: the timers stop, move tasks stop with `reason`, and waiting receives end empty-handed. */
   close(reason: HoldshelfError): void;
+  /** Makes each of a closed stream's leases visible at once (LeaseChanges.release), in one batch per queue. */
+  releaseLeases(held: readonly TrackedLease[]): Promise<void>;
 }
 
 /**
@@ -171,6 +173,10 @@ export function createBrokerMemory(options: BrokerMemoryOptions): BrokerMemory {
       maintenance.stop();
       moveTasks.stop(error);
       for (const queue of registry.all()) waiting.failAll(queue, error);
+    },
+    async releaseLeases(held) {
+      const writes = leaseChanges.release(held);
+      await Promise.all([...writes].map(([queue, ops]) => commitAndServe(queue, ops)));
     },
     close(reason) {
       maintenance.stop();

@@ -9,23 +9,22 @@ import { peekMessages } from "./message-peek.js";
 import { checkMoveTaskRate } from "./move-tasks.js";
 import type { QueueConfigInput } from "./queue-config.js";
 import type { QueueState } from "./queue-state.js";
-import {
-  checkBatchSize,
-  checkRedriveBounds,
-  requireVisibilityTimeout,
-  resolveReceiveOptions,
-} from "./request-limits.js";
+import { checkBatchSize, checkRedriveBounds, resolveReceiveOptions } from "./request-limits.js";
 import { renewalLingerMs } from "./renewal-linger.js";
 import { RevocableStore } from "./revocable-store.js";
 import type { Delivery, EntryOutcome, LeaseRenewal, LeaseState, MoveTaskInfo, OutgoingMessage } from "./types.js";
 import type { PeekPage, QueueInfo, QueuePage, ReceiveOptions, SendResult } from "./types.js";
+
+// Why a move task stops at close: it was stored as running, and resumes then.
+const shuttingDown = "the broker is shutting down; the task resumes when it starts again";
 
 /**
  * The broker: the SQS message lifecycle over a Store, as a thin facade. Each method validates, hands the
  * change to the rules in its memory (see BrokerMemory), commits what they changed, and answers once that is
  * durable: in one atomic batch, unless its doc says otherwise (closeLeaseStream, redriveMessages, message move
  * tasks). Rules run on an injected clock, and `runMaintenance` does on demand what the timers do. Callers
- * take the slice of it they use (broker-slices.ts).
+ * take the slice of it they use (broker-slices.ts). In order: queue admin, messages, move tasks, lease streams
+ * (Heartbeat), lifecycle, queues moving between brokers (cluster mode), storage failures.
  */
 export class Broker {
   private closed = false;
@@ -51,8 +50,6 @@ export class Broker {
     broker.memory.serve();
     return broker;
   }
-
-  // ---- Queue admin -------------------------------------------------------
 
   /** Creates a queue, or returns the existing one if its configuration is the same. */
   async createQueue(name: string, config?: QueueConfigInput): Promise<QueueInfo> {
@@ -109,8 +106,6 @@ export class Broker {
     return purged;
   }
 
-  // ---- Messages ----------------------------------------------------------
-
   /** Stores one message; returns its id (a FIFO queue's duplicate: the first send's) and a FIFO queue's sequence number. */
   async sendWithResult(queueName: string, message: OutgoingMessage): Promise<SendResult> {
     const [result] = await this.memory.sending.send(this.queue(queueName), [message], "");
@@ -138,18 +133,15 @@ export class Broker {
   }
 
   /** Deletes several messages; one outcome per handle, in order. */
-  async deleteBatch(queueName: string, receiptHandles: readonly string[]): Promise<EntryOutcome[]> {
-    return this.changeLeases(queueName, (queue, ops) =>
-      this.memory.leaseChanges.deleteEach(queue, receiptHandles, ops),
-    );
+  async deleteBatch(queueName: string, handles: readonly string[]): Promise<EntryOutcome[]> {
+    return this.changeLeases(queueName, (queue, ops) => this.memory.leaseChanges.deleteEach(queue, handles, ops));
   }
 
   /** Sets a lease's deadline to now + timeout (0 releases the message); returns the new deadline. */
   async changeVisibility(queueName: string, receiptHandle: string, timeoutMs: number | undefined): Promise<number> {
-    return this.changeLeases(queueName, (queue, ops) => {
-      const timeout = requireVisibilityTimeout(timeoutMs, queue.record.config);
-      return this.memory.leaseChanges.change(queue, receiptHandle, timeout, ops, "change_visibility").deadline;
-    });
+    return this.changeLeases(queueName, (queue, ops) =>
+      this.memory.leaseChanges.changeOne(queue, receiptHandle, timeoutMs, ops),
+    );
   }
 
   /** Changes several leases; one outcome per handle, in order. */
@@ -179,18 +171,12 @@ export class Broker {
     maxPerSecond: number,
     signal?: AbortSignal,
   ): Promise<number> {
-    const deadLetterQueue = this.queue(deadLetterQueueName, "dead_letter_queue");
-    const destination = await this.memory.deadLetters.destination(
-      destinationName,
-      deadLetterQueue,
-      "dead-letter queue",
-    );
+    const source = this.queue(deadLetterQueueName, "dead_letter_queue");
+    const destination = await this.memory.deadLetters.destination(destinationName, source, "dead-letter queue");
     checkRedriveBounds(maxMessages, maxPerSecond);
-    this.memory.maintenance.advance(deadLetterQueue);
-    return this.memory.deadLetters.redrive(deadLetterQueue, destination, maxMessages || Infinity, maxPerSecond, signal);
+    this.memory.maintenance.advance(source);
+    return this.memory.deadLetters.redrive(source, destination, maxMessages || Infinity, maxPerSecond, signal);
   }
-
-  // ---- Message move tasks (MoveTasks) -------------------------------------
 
   /** Starts a redrive in the background (0 to 500 messages a second; 0: no limit); answers once stored, with its handle. */
   async startMessageMoveTask(sourceName: string, destinationName: string, maxPerSecond: number): Promise<string> {
@@ -211,8 +197,6 @@ export class Broker {
     this.requireStorage();
     return this.memory.moveTasks.cancel(taskHandle);
   }
-
-  // ---- Lease streams (Heartbeat) ----------------------------------------
 
   /** Opens a stream of lease renewals; the listener hears of its leases that expire. */
   openLeaseStream(listener: LeaseStreamListener): LeaseStream {
@@ -265,14 +249,9 @@ export class Broker {
     this.openStreams.delete(stream);
     this.memory.leases.forgetStream(stream);
     // Without storage nothing can be released; the reload puts every lease back as the disk holds it.
-    if (release && this.unavailable === undefined) {
-      const writes = this.memory.leaseChanges.release(held);
-      await Promise.all([...writes].map(([queue, ops]) => this.memory.commitAndServe(queue, ops)));
-    }
+    if (release && this.unavailable === undefined) await this.memory.releaseLeases(held);
     return held.length;
   }
-
-  // ---- Lifecycle ---------------------------------------------------------
 
   /** Does now everything that is due: expired leases and delays become visible, retention runs. */
   async runMaintenance(): Promise<void> {
@@ -289,13 +268,9 @@ export class Broker {
   /** Stops the timers, ends waiting receives empty-handed and asks lease streams to end; its owner closes the store. */
   close(): void {
     this.closed = true;
-    this.memory.close(
-      new HoldshelfError("SHUTTING_DOWN", "the broker is shutting down; the task resumes when it starts again"),
-    );
+    this.memory.close(new HoldshelfError("SHUTTING_DOWN", shuttingDown));
     for (const stream of [...this.openStreams]) stream.listener.brokerClosing();
   }
-
-  // ---- Queues moving between brokers (cluster mode) ---------------------
 
   /** Serves queues loaded from shards this broker just gained. */
   adoptQueues(queues: readonly StoredQueue[]): void {
@@ -313,8 +288,6 @@ export class Broker {
   evictQueues(names: readonly string[], error: HoldshelfError): void {
     this.memory.registry.evict(names, error);
   }
-
-  // ---- Storage failures --------------------------------------------------
 
   /**
    * Storage failed: until `reload`, every call that needs it is refused with `error`, and lease streams end

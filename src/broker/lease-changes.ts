@@ -52,6 +52,12 @@ export class LeaseChanges {
     );
   }
 
+  /** Changes one lease as ChangeVisibility asks: a timeout is required (0 releases the message). Returns the new deadline. */
+  changeOne(queue: QueueState, receiptHandle: string, timeoutMs: number | undefined, ops: StoreOp[]): number {
+    const timeout = requireVisibilityTimeout(timeoutMs, queue.record.config);
+    return this.change(queue, receiptHandle, timeout, ops, "change_visibility").deadline;
+  }
+
   /** Changes the leases of a batch's handles, as `change` does: one outcome per handle, in order, with its new deadline. */
   changeEach(
     queue: QueueState,
