@@ -14,7 +14,10 @@ import { shardRouter } from "../cluster/shard-router.js";
 import type { RenewalLinger } from "../broker/renewal-linger.js";
 import { systemClock, type Clock } from "../time/clock.js";
 import { addHealthService, healthServiceDefinition, HealthStatus } from "../grpc/health-service.js";
+import { routeQueueCalls } from "../grpc/forwarding/forwarding-handlers.js";
+import { PeerClients } from "../grpc/forwarding/peer-clients.js";
 import { addQueueService } from "../grpc/queue-service.js";
+import { queueServiceHandlers } from "../service/queue-service-handlers.js";
 import { queueServiceDefinition } from "../protocol/queue-service-definition.js";
 import { addReflectionService } from "../grpc/reflection-service.js";
 import { requestFramingInterceptor } from "../grpc/request-framing.js";
@@ -248,12 +251,16 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       requestFramingInterceptor,
     ],
   });
-  const queueService = addQueueService(server, broker, logger, gate, router, {
+  // One handler map for every wire: the service's handlers, routed to each queue's
+  // owner in cluster mode over gRPC channels to the other brokers.
+  const peers = new PeerClients({
     maxRequestBytes: limits.maxRequestBytes,
-    peerCredentials: peerCredentials(options.tls, options.peerCa),
+    credentials: peerCredentials(options.tls, options.peerCa),
   });
+  const handlers = routeQueueCalls(queueServiceHandlers(broker), router, peers);
+  addQueueService(server, broker, handlers, logger, gate, { router, peers });
   opened.push(
-    () => queueService.close(),
+    () => peers.close(),
     () => server.forceShutdown(),
   );
   addHealthService(server, health);
@@ -263,14 +270,12 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   const sqs =
     options.sqs === undefined
       ? undefined
-      : await startSqs(options.sqs, options, queueService.handlers, keyring, limits, metrics, logger).catch(unwind);
+      : await startSqs(options.sqs, options, handlers, keyring, limits, metrics, logger).catch(unwind);
   if (sqs !== undefined) opened.push(() => sqs.close());
   const consoleListener =
     options.consoleListen === undefined || history === undefined
       ? undefined
-      : await startConsole(options.consoleListen, options, queueService.handlers, gate, history, limits, logger).catch(
-          unwind,
-        );
+      : await startConsole(options.consoleListen, options, handlers, gate, history, limits, logger).catch(unwind);
   const host = options.listen.slice(0, options.listen.lastIndexOf(":"));
   // Without --advertise, other brokers and `cluster status` see the listener's real port.
   if (cluster !== undefined && options.postgres?.advertisedAddress === undefined) {
@@ -306,7 +311,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       // Waiting receives answer empty now, so the graceful shutdown need not wait out their polls.
       broker.close();
       await Promise.all([gracefulShutdown(server), sqs?.close(), consoleListener?.close()]);
-      queueService.close();
+      peers.close();
       // A reopen under way must end, and none start, before the store closes.
       await recovery.stop();
       // A dead-letter move half done must finish before the store closes.
