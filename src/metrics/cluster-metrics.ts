@@ -2,8 +2,8 @@ import { Counter, Gauge, type Registry } from "prom-client";
 
 /** What cluster mode exports: how many shards this broker serves, and how often it lost them. */
 export interface ClusterMetrics {
-  /** Reads the shards owned from the store from now on (0 until then: a standby owns none). */
-  observe(store: { readonly ownedShardCount: number }): void;
+  /** Reads the shards owned from the cluster from now on (0 until then: a standby owns none). */
+  observe(cluster: { readonly ownedShardCount: number }): void;
   /** The broker's shards were claimed by another broker, or its leases lapsed. */
   ownershipLost(): void;
 }
@@ -14,13 +14,13 @@ export interface ClusterMetrics {
  * brokers gives its shard count while one of them serves.
  */
 export function createClusterMetrics(registry: Registry): ClusterMetrics {
-  let store: { readonly ownedShardCount: number } | undefined;
+  let cluster: { readonly ownedShardCount: number } | undefined;
   new Gauge({
     name: "holdshelf_cluster_shards_owned",
     help: "Shards this broker owns and serves now; 0 on a standby and on a broker whose shards another claimed.",
     registers: [registry],
     collect() {
-      this.set(store?.ownedShardCount ?? 0);
+      this.set(cluster?.ownedShardCount ?? 0);
     },
   });
   const losses = new Counter({
@@ -30,7 +30,7 @@ export function createClusterMetrics(registry: Registry): ClusterMetrics {
   });
   return {
     observe(observed) {
-      store = observed;
+      cluster = observed;
     },
     ownershipLost() {
       losses.inc();
