@@ -23,6 +23,7 @@ import { decodeQueryRequest, encodeQueryError, encodeQueryResponse } from "./pro
 import { QueueCalls, type QueueHandlers } from "../service/queue-calls.js";
 import { QueueUrls } from "./queue-urls.js";
 import { ReceiveAttempts } from "./actions/receive-attempts.js";
+import { QueueKinds } from "./actions/queue-kinds.js";
 import { type SqsError, sqsErrors } from "./sqs-error.js";
 
 /** Options of startSqsListener. */
@@ -101,6 +102,7 @@ export async function startSqsListener(options: SqsListenerOptions): Promise<Sqs
   let urls: QueueUrls | undefined;
   const purging = new Set<string>();
   const receiveAttempts = new ReceiveAttempts(options.clock);
+  const queueKinds = new QueueKinds();
   const bodies: BodyBudget = { buffered: 0, max: bodyBudgetRequests * options.maxRequestBytes };
   const logUnexpected = (error: unknown): void => options.logger.error("unexpected error in an SQS request", { error });
   const handle = (request: IncomingMessage, response: ServerResponse): void => {
@@ -172,6 +174,7 @@ export async function startSqsListener(options: SqsListenerOptions): Promise<Sqs
       urls: urls!,
       purging,
       receiveAttempts,
+      queueKinds,
       callerName: caller?.name ?? "",
       pathQueue: urls!.queueOfPath(path),
     });

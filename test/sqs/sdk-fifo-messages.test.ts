@@ -256,6 +256,20 @@ describe("FIFO queues' messages through @aws-sdk/client-sqs", () => {
     expect(fair!.messageGroupId).toBe("");
   });
 
+  it("sends a fair queue's group to a queue of that name made again as a FIFO queue, which the endpoint knew as standard", async () => {
+    const plain = (await h.sqs.send(new CreateQueueCommand({ QueueName: "plain" }))).QueueUrl!;
+    const fair = () => h.sqs.send(new SendMessageCommand({ QueueUrl: plain, MessageBody: "b", MessageGroupId: "g" }));
+    // Twice: the endpoint now knows "plain" as a standard queue, and drops the group before sending.
+    await fair();
+    expect((await fair()).SequenceNumber).toBeUndefined();
+    // Made again over gRPC as a FIFO queue without the suffix (only SQS needs it): the group must reach it.
+    await h.rpc.deleteQueue({ name: "plain" });
+    await h.rpc.createQueue({ name: "plain", config: { fifo: true, contentBasedDeduplication: true } });
+    expect((await fair()).SequenceNumber).toMatch(/^\d{20}$/);
+    const [message] = (await h.rpc.receive({ queue: "plain" })).messages;
+    expect(message!.messageGroupId).toBe("g");
+  });
+
   it("takes DelaySeconds=0 on a FIFO queue as SQS does: ignored, the queue's own delay applies", async () => {
     const delayed = (
       await h.sqs.send(

@@ -1,5 +1,6 @@
 import type { QueueCalls } from "../../service/queue-calls.js";
 import type { QueueUrls } from "../queue-urls.js";
+import type { QueueKinds } from "./queue-kinds.js";
 import type { ReceiveAttempts } from "./receive-attempts.js";
 import type { SqsInput } from "../sqs-input.js";
 
@@ -12,6 +13,8 @@ export interface SqsActionContext {
   readonly purging: Set<string>;
   /** FIFO receives kept under their ReceiveRequestAttemptId, endpoint-wide. */
   readonly receiveAttempts: ReceiveAttempts;
+  /** The standard queues met so far, endpoint-wide: a fair queue's send drops its group before it is sent. */
+  readonly queueKinds: QueueKinds;
   /** The name of the access key that signed the request; "" when the endpoint takes unsigned requests. */
   readonly callerName: string;
   /** The queue of the request's path (`/<account>/<queue>`), which old SDKs use instead of a QueueUrl parameter. */

@@ -6,10 +6,22 @@ import type { SqsActionContext } from "./action-context.js";
 /*
  * A FIFO queue takes no per-message delay. SQS ignores DelaySeconds=0 there
  * (the queue's delay applies) and refuses any other value; the broker
- * refuses both (INVALID_ARGUMENT on the delay). A send names its delay as
- * the client gave it, and only a delay the broker refused is looked at
- * again: sends to standard queues pay nothing for this rule.
+ * refuses both (INVALID_ARGUMENT on the delay). A 0 to a queue whose name
+ * ends in .fifo (only a FIFO queue's may) is left out before the send;
+ * otherwise a send names its delay as the client gave it, and only a delay
+ * the broker refused is looked at again: sends to standard queues pay
+ * nothing for this rule.
  */
+
+/** The message without a DelaySeconds=0 that SQS ignores, where its queue's name says it is FIFO. */
+export function withoutIgnoredDelay<T extends { readonly delaySeconds: number | undefined }>(
+  message: T,
+  queue: string,
+): T {
+  return message.delaySeconds === 0 && queue.endsWith(fifoNameSuffix)
+    ? { ...message, delaySeconds: undefined }
+    : message;
+}
 
 /**
  * Whether `error` is the broker refusing, at `field` ("delay",

@@ -80,7 +80,9 @@ export const setQueueAttributes: SqsAction = async (input, context) => {
 
 /** DeleteQueue. */
 export const deleteQueue: SqsAction = async (input, context) => {
-  await context.queues.call("deleteQueue", { name: queueOfRequest(input, context) });
+  const queue = queueOfRequest(input, context);
+  await context.queues.call("deleteQueue", { name: queue });
+  context.queueKinds.forget(queue);
   return {};
 };
 

@@ -6,10 +6,10 @@ import { md5OfBody } from "../message-digests.js";
 import { checkMessageText } from "../message-text.js";
 import { SqsError, sqsErrors } from "../sqs-error.js";
 import { optionalInteger, optionalString, structureMap, type SqsInput } from "../sqs-input.js";
-import type { SqsAction, SqsOutput } from "./action-context.js";
+import type { SqsAction, SqsActionContext, SqsOutput } from "./action-context.js";
 import { batchEntries, batchFailure, type BatchFailure } from "./batch-entries.js";
-import { isStandardQueueGroupRefusal } from "./fair-queue-groups.js";
-import { fifoDelayRefused, isFifoDelayRefusal } from "./fifo-delays.js";
+import { isGroupRequiredRefusal, isStandardQueueGroupRefusal } from "./fair-queue-groups.js";
+import { fifoDelayRefused, isFifoDelayRefusal, withoutIgnoredDelay } from "./fifo-delays.js";
 import { queueOfRequest } from "./queue-of-request.js";
 
 // SQS's bounds, in seconds and bytes.
@@ -35,21 +35,38 @@ interface Sent {
 /** SendMessage. */
 export const sendMessage: SqsAction = async (input, context) => {
   const queue = queueOfRequest(input, context);
-  let message = prepareMessage(input);
+  const given = prepareMessage(input);
+  if (given.messageGroupId !== undefined && context.queueKinds.isStandard(queue)) {
+    // A fair queue's send to a queue known as standard: the group goes before the send (queue-kinds.ts).
+    try {
+      return await sendOne(queue, { ...given, messageGroupId: undefined }, context);
+    } catch (error) {
+      if (!isGroupRequiredRefusal(error, "message_group_id")) throw error;
+      // The name is a FIFO queue now: forget what was known, and send as given.
+      context.queueKinds.forget(queue);
+    }
+  }
+  const message = withoutIgnoredDelay(given, queue);
   try {
-    return sentAnswer(await context.queues.call("send", { queue, ...sendFields(message) }), message);
+    return await sendOne(queue, message, context);
   } catch (error) {
     if (isStandardQueueGroupRefusal(error, "message_group_id")) {
       // A fair queue's send: the group is dropped (fair-queue-groups.ts); any other refusal stands.
-      message = { ...message, messageGroupId: undefined };
-      return sentAnswer(await context.queues.call("send", { queue, ...sendFields(message) }), message);
+      context.queueKinds.learnStandard(queue);
+      return sendOne(queue, { ...message, messageGroupId: undefined }, context);
     }
     if (!(await isFifoDelayRefusal(error, "delay", message.delaySeconds, queue, context))) throw error;
     if (message.delaySeconds !== 0) throw fifoDelayRefused(message.delaySeconds!);
-    const undelayed = { ...message, delaySeconds: undefined };
-    return sentAnswer(await context.queues.call("send", { queue, ...sendFields(undelayed) }), undelayed);
+    return sendOne(queue, { ...message, delaySeconds: undefined }, context);
   }
 };
+
+/** Sends one message and answers as SQS does; one stored without a sequence number shows its queue is standard. */
+async function sendOne(queue: string, message: PreparedMessage, context: SqsActionContext): Promise<SqsOutput> {
+  const sent = await context.queues.call("send", { queue, ...sendFields(message) });
+  if (sent.sequenceNumber === "") context.queueKinds.learnStandard(queue);
+  return sentAnswer(sent, message);
+}
 
 /**
  * SendMessageBatch. SQS answers entry by entry, where holdshelf's SendBatch
@@ -57,7 +74,9 @@ export const sendMessage: SqsAction = async (input, context) => {
  * rest are stored in one atomic batch, and an entry the broker refuses (too
  * large for the queue, a FIFO field) is reported failed and the batch sent
  * again without it. Once a refused delay shows the queue is FIFO, every
- * entry's delay gets SQS's FIFO rule at once (fifo-delays.ts).
+ * entry's delay gets SQS's FIFO rule at once (fifo-delays.ts). What is known
+ * of the queue's kind goes first: a standard queue's groups (queue-kinds.ts)
+ * and a .fifo queue's zero delays are dropped before the first send.
  */
 export const sendMessageBatch: SqsAction = async (input, context) => {
   const queue = queueOfRequest(input, context);
@@ -82,6 +101,13 @@ export const sendMessageBatch: SqsAction = async (input, context) => {
   }
   // With every entry refused, the queue is still looked up: a missing one is QueueDoesNotExist, as for any batch.
   if (pending.length === 0) await context.queues.call("getQueue", { name: queue });
+  const givenGroups = new Map(pending.map(({ id, message }) => [id, message.messageGroupId]));
+  let groupsDropped =
+    context.queueKinds.isStandard(queue) && pending.some(({ message }) => message.messageGroupId !== undefined);
+  pending = pending.map(({ id, message }) => ({
+    id,
+    message: withoutIgnoredDelay(groupsDropped ? { ...message, messageGroupId: undefined } : message, queue),
+  }));
   const successful: SqsOutput[] = [];
   while (pending.length > 0) {
     try {
@@ -89,6 +115,7 @@ export const sendMessageBatch: SqsAction = async (input, context) => {
         queue,
         entries: pending.map(({ message }) => sendFields(message)),
       });
+      if (sequenceNumbers.every((sequenceNumber) => sequenceNumber === "")) context.queueKinds.learnStandard(queue);
       pending.forEach(({ id, message }, index) => {
         const sent = { messageId: messageIds[index]!, sequenceNumber: sequenceNumbers[index] ?? "" };
         successful.push({ Id: id, ...sentAnswer(sent, message) });
@@ -97,8 +124,19 @@ export const sendMessageBatch: SqsAction = async (input, context) => {
     } catch (error) {
       const index = failedEntryIndex(error);
       if (index === undefined || index >= pending.length) throw error;
+      if (groupsDropped && isGroupRequiredRefusal(error, `entries[${index}].message_group_id`)) {
+        // The name is a FIFO queue now: forget what was known, and give each entry its group back.
+        context.queueKinds.forget(queue);
+        groupsDropped = false;
+        pending = pending.map(({ id, message }) => ({
+          id,
+          message: { ...message, messageGroupId: givenGroups.get(id) },
+        }));
+        continue;
+      }
       if (isStandardQueueGroupRefusal(error, `entries[${index}].message_group_id`)) {
         // A standard queue: every entry's group is dropped at once (fair-queue-groups.ts).
+        context.queueKinds.learnStandard(queue);
         pending = pending.map(({ id, message }) => ({ id, message: { ...message, messageGroupId: undefined } }));
         continue;
       }
