@@ -189,8 +189,7 @@ export class ShardMembership implements StoreMembership {
       try {
         await this.ownership.claim(this.sessions.member, shards);
         this.leaseValidUntil = started + ttl;
-        this.serving.clear();
-        for (const shard of shards) this.serving.add(shard);
+        this.serve(shards);
         break;
       } catch (error) {
         if (!(error instanceof ShardsHeldError) || performance.now() >= giveUpAt) throw error;

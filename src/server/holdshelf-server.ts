@@ -219,9 +219,8 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     nodeId: options.postgres?.nodeId ?? "",
     address: options.postgres === undefined ? "" : (options.postgres.advertisedAddress ?? options.listen),
   };
-  let router = options.router ?? localRouter(self);
+  const router = options.router ?? (cluster === undefined ? localRouter(self) : shardRouter(cluster, self));
   if (cluster !== undefined) {
-    router = options.router ?? shardRouter(cluster, self);
     await cluster.start({
       gained: (queues) => broker.adoptQueues(queues),
       releasing: (names, error) => broker.evictQueues(names, error),
