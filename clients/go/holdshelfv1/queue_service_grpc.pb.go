@@ -232,6 +232,70 @@ type QueueServiceClient interface {
 	// reading requests (and sending notices) while the client is not reading
 	// responses. Client keepalive pings are accepted at any rate.
 	Heartbeat(ctx context.Context, opts ...grpc.CallOption) (QueueService_HeartbeatClient, error)
+	// A consumer's stream: the broker pushes deliveries as messages become
+	// visible, up to the subscriber's credit, and takes acknowledgements,
+	// renewals, releases and failures on the same stream. It is the way to
+	// consume: one stream per consumer process and queue, no RPC per message.
+	// Use Receive for a one-off read or a client without streams, and
+	// Heartbeat to keep leases of Receive's deliveries alive.
+	//
+	// Opening: the first request names the queue (needs receive on it, with
+	// --auth-file), the lease of each delivery, release_on_disconnect and the
+	// flow control. Later requests carry acks, renewals and changes of flow
+	// control; they may not name another queue.
+	//
+	// Credit: the stream's outstanding leases are the leases it holds: those
+	// it delivered, and those renewed on it (held=true), until they are acked,
+	// released, failed, lost (LEASE_EXPIRED, or taken over by another stream or
+	// Receive) or gone (purged, deleted, removed by retention). The broker
+	// delivers while fewer than max_outstanding_messages are outstanding and
+	// their bytes (bodies and attributes, as max_message_bytes counts them)
+	// are under max_outstanding_bytes; a message larger than the byte limit
+	// still comes when nothing is outstanding. A client that reconnects
+	// renews the leases it still holds in its first request, so they count at
+	// once. Deliveries are pushed the moment a message becomes visible (no
+	// polling); as many as are ready and fit the credit, up to 100, come in
+	// one response. Subscribers of one queue take turns: a subscriber that
+	// took messages waits behind the others for the next ones. Every rule of
+	// Receive holds: FIFO groups (a group's messages go to one stream or
+	// Receive at a time, in order), max_in_flight, max_lease_duration,
+	// max_receive_count and dead-lettering. Unary Receive works beside it.
+	//
+	// Confirmations: each request with acks or renewals is answered, once its
+	// changes are durable, by one response holding an AckResult per ack and a
+	// LeaseState per renewal, each in request order; requests are answered in
+	// order. Acks and renewals of many streams share group commits.
+	// Deliveries and notices may come in the same responses or between them.
+	// A notice is a LeaseState with held=false and reason LEASE_EXPIRED: a
+	// lease the stream held ran out unrenewed, and the message may go to
+	// another consumer.
+	//
+	// Ending:
+	//   - Half-close: no further deliveries; the server answers every request
+	//     already sent, then ends the stream with OK. Leases are left as they
+	//     are and run to their deadlines.
+	//   - Break (cancel, lost connection, passed deadline): with
+	//     release_on_disconnect every lease the stream holds ends at once as
+	//     its queue's rules say (visible now, after the retry_policy backoff,
+	//     or dead-lettered); without it they run to their deadlines.
+	//   - The server ends the stream with an error, leaving leases as they
+	//     are: INVALID_ARGUMENT (a request that is not a valid message; a
+	//     first request without a valid queue name, with a bad
+	//     visibility_timeout or flow control; a later request naming another
+	//     queue, or with more than 1000 acks or renewals, or bad flow
+	//     control), QUEUE_NOT_FOUND (also when the queue is deleted),
+	//     TOO_MANY_SUBSCRIBERS (the queue already has --max-subscribers-per-queue
+	//     streams), SHUTTING_DOWN, STORAGE_UNAVAILABLE, PERMISSION_DENIED and
+	//     the token reasons (the token is looked up again at each request), and
+	//     in cluster mode QUEUE_MOVING when the queue moves to another broker
+	//     or its owner cannot be reached. A stream that reached a broker that
+	//     does not serve its queue is passed to the owner whole. After an
+	//     UNAVAILABLE end, open a new stream: receipt handles stay valid.
+	//
+	// Flow control of the wire: the server stops reading requests while the
+	// client is not reading responses, and delivers nothing more to a
+	// subscriber that stopped reading beyond what its credit allows.
+	Subscribe(ctx context.Context, opts ...grpc.CallOption) (QueueService_SubscribeClient, error)
 	// Moves visible messages out of a dead-letter queue, oldest first, back to
 	// each message's dead_letter_source_queue or all to destination_queue,
 	// and returns how many moved once done. Messages in flight or delayed,
@@ -425,6 +489,37 @@ func (x *queueServiceHeartbeatClient) Send(m *HeartbeatRequest) error {
 
 func (x *queueServiceHeartbeatClient) Recv() (*HeartbeatResponse, error) {
 	m := new(HeartbeatResponse)
+	if err := x.ClientStream.RecvMsg(m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (c *queueServiceClient) Subscribe(ctx context.Context, opts ...grpc.CallOption) (QueueService_SubscribeClient, error) {
+	stream, err := c.cc.NewStream(ctx, &_QueueService_serviceDesc.Streams[1], "/holdshelf.v1.QueueService/Subscribe", opts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &queueServiceSubscribeClient{stream}
+	return x, nil
+}
+
+type QueueService_SubscribeClient interface {
+	Send(*SubscribeRequest) error
+	Recv() (*SubscribeResponse, error)
+	grpc.ClientStream
+}
+
+type queueServiceSubscribeClient struct {
+	grpc.ClientStream
+}
+
+func (x *queueServiceSubscribeClient) Send(m *SubscribeRequest) error {
+	return x.ClientStream.SendMsg(m)
+}
+
+func (x *queueServiceSubscribeClient) Recv() (*SubscribeResponse, error) {
+	m := new(SubscribeResponse)
 	if err := x.ClientStream.RecvMsg(m); err != nil {
 		return nil, err
 	}
@@ -686,6 +781,70 @@ type QueueServiceServer interface {
 	// reading requests (and sending notices) while the client is not reading
 	// responses. Client keepalive pings are accepted at any rate.
 	Heartbeat(QueueService_HeartbeatServer) error
+	// A consumer's stream: the broker pushes deliveries as messages become
+	// visible, up to the subscriber's credit, and takes acknowledgements,
+	// renewals, releases and failures on the same stream. It is the way to
+	// consume: one stream per consumer process and queue, no RPC per message.
+	// Use Receive for a one-off read or a client without streams, and
+	// Heartbeat to keep leases of Receive's deliveries alive.
+	//
+	// Opening: the first request names the queue (needs receive on it, with
+	// --auth-file), the lease of each delivery, release_on_disconnect and the
+	// flow control. Later requests carry acks, renewals and changes of flow
+	// control; they may not name another queue.
+	//
+	// Credit: the stream's outstanding leases are the leases it holds: those
+	// it delivered, and those renewed on it (held=true), until they are acked,
+	// released, failed, lost (LEASE_EXPIRED, or taken over by another stream or
+	// Receive) or gone (purged, deleted, removed by retention). The broker
+	// delivers while fewer than max_outstanding_messages are outstanding and
+	// their bytes (bodies and attributes, as max_message_bytes counts them)
+	// are under max_outstanding_bytes; a message larger than the byte limit
+	// still comes when nothing is outstanding. A client that reconnects
+	// renews the leases it still holds in its first request, so they count at
+	// once. Deliveries are pushed the moment a message becomes visible (no
+	// polling); as many as are ready and fit the credit, up to 100, come in
+	// one response. Subscribers of one queue take turns: a subscriber that
+	// took messages waits behind the others for the next ones. Every rule of
+	// Receive holds: FIFO groups (a group's messages go to one stream or
+	// Receive at a time, in order), max_in_flight, max_lease_duration,
+	// max_receive_count and dead-lettering. Unary Receive works beside it.
+	//
+	// Confirmations: each request with acks or renewals is answered, once its
+	// changes are durable, by one response holding an AckResult per ack and a
+	// LeaseState per renewal, each in request order; requests are answered in
+	// order. Acks and renewals of many streams share group commits.
+	// Deliveries and notices may come in the same responses or between them.
+	// A notice is a LeaseState with held=false and reason LEASE_EXPIRED: a
+	// lease the stream held ran out unrenewed, and the message may go to
+	// another consumer.
+	//
+	// Ending:
+	//   - Half-close: no further deliveries; the server answers every request
+	//     already sent, then ends the stream with OK. Leases are left as they
+	//     are and run to their deadlines.
+	//   - Break (cancel, lost connection, passed deadline): with
+	//     release_on_disconnect every lease the stream holds ends at once as
+	//     its queue's rules say (visible now, after the retry_policy backoff,
+	//     or dead-lettered); without it they run to their deadlines.
+	//   - The server ends the stream with an error, leaving leases as they
+	//     are: INVALID_ARGUMENT (a request that is not a valid message; a
+	//     first request without a valid queue name, with a bad
+	//     visibility_timeout or flow control; a later request naming another
+	//     queue, or with more than 1000 acks or renewals, or bad flow
+	//     control), QUEUE_NOT_FOUND (also when the queue is deleted),
+	//     TOO_MANY_SUBSCRIBERS (the queue already has --max-subscribers-per-queue
+	//     streams), SHUTTING_DOWN, STORAGE_UNAVAILABLE, PERMISSION_DENIED and
+	//     the token reasons (the token is looked up again at each request), and
+	//     in cluster mode QUEUE_MOVING when the queue moves to another broker
+	//     or its owner cannot be reached. A stream that reached a broker that
+	//     does not serve its queue is passed to the owner whole. After an
+	//     UNAVAILABLE end, open a new stream: receipt handles stay valid.
+	//
+	// Flow control of the wire: the server stops reading requests while the
+	// client is not reading responses, and delivers nothing more to a
+	// subscriber that stopped reading beyond what its credit allows.
+	Subscribe(QueueService_SubscribeServer) error
 	// Moves visible messages out of a dead-letter queue, oldest first, back to
 	// each message's dead_letter_source_queue or all to destination_queue,
 	// and returns how many moved once done. Messages in flight or delayed,
@@ -769,6 +928,9 @@ func (UnimplementedQueueServiceServer) PeekMessages(context.Context, *PeekMessag
 }
 func (UnimplementedQueueServiceServer) Heartbeat(QueueService_HeartbeatServer) error {
 	return status.Errorf(codes.Unimplemented, "method Heartbeat not implemented")
+}
+func (UnimplementedQueueServiceServer) Subscribe(QueueService_SubscribeServer) error {
+	return status.Errorf(codes.Unimplemented, "method Subscribe not implemented")
 }
 func (UnimplementedQueueServiceServer) RedriveMessages(context.Context, *RedriveMessagesRequest) (*RedriveMessagesResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method RedriveMessages not implemented")
@@ -1073,6 +1235,32 @@ func (x *queueServiceHeartbeatServer) Recv() (*HeartbeatRequest, error) {
 	return m, nil
 }
 
+func _QueueService_Subscribe_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(QueueServiceServer).Subscribe(&queueServiceSubscribeServer{stream})
+}
+
+type QueueService_SubscribeServer interface {
+	Send(*SubscribeResponse) error
+	Recv() (*SubscribeRequest, error)
+	grpc.ServerStream
+}
+
+type queueServiceSubscribeServer struct {
+	grpc.ServerStream
+}
+
+func (x *queueServiceSubscribeServer) Send(m *SubscribeResponse) error {
+	return x.ServerStream.SendMsg(m)
+}
+
+func (x *queueServiceSubscribeServer) Recv() (*SubscribeRequest, error) {
+	m := new(SubscribeRequest)
+	if err := x.ServerStream.RecvMsg(m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 func _QueueService_RedriveMessages_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(RedriveMessagesRequest)
 	if err := dec(in); err != nil {
@@ -1226,6 +1414,12 @@ var _QueueService_serviceDesc = grpc.ServiceDesc{
 		{
 			StreamName:    "Heartbeat",
 			Handler:       _QueueService_Heartbeat_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
+		{
+			StreamName:    "Subscribe",
+			Handler:       _QueueService_Subscribe_Handler,
 			ServerStreams: true,
 			ClientStreams: true,
 		},

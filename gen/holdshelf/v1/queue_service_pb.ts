@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file holdshelf/v1/queue_service.proto.
  */
 export const file_holdshelf_v1_queue_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBob2xkc2hlbGYvdjEvcXVldWVfc2VydmljZS5wcm90bxIMaG9sZHNoZWxmLnYxIksKE1BlZWtNZXNzYWdlc1JlcXVlc3QSDQoFcXVldWUYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiXgoUUGVla01lc3NhZ2VzUmVzcG9uc2USLQoIbWVzc2FnZXMYASADKAsyGy5ob2xkc2hlbGYudjEuUGVla2VkTWVzc2FnZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiZgobU3RhcnRNZXNzYWdlTW92ZVRhc2tSZXF1ZXN0EhQKDHNvdXJjZV9xdWV1ZRgBIAEoCRIZChFkZXN0aW5hdGlvbl9xdWV1ZRgCIAEoCRIWCg5tYXhfcGVyX3NlY29uZBgDIAEoBSIzChxTdGFydE1lc3NhZ2VNb3ZlVGFza1Jlc3BvbnNlEhMKC3Rhc2tfaGFuZGxlGAEgASgJIkgKG0xpc3RNZXNzYWdlTW92ZVRhc2tzUmVxdWVzdBIUCgxzb3VyY2VfcXVldWUYASABKAkSEwoLbWF4X3Jlc3VsdHMYAiABKAUiTAocTGlzdE1lc3NhZ2VNb3ZlVGFza3NSZXNwb25zZRIsCgV0YXNrcxgBIAMoCzIdLmhvbGRzaGVsZi52MS5NZXNzYWdlTW92ZVRhc2siMwocQ2FuY2VsTWVzc2FnZU1vdmVUYXNrUmVxdWVzdBITCgt0YXNrX2hhbmRsZRgBIAEoCSI0Ch1DYW5jZWxNZXNzYWdlTW92ZVRhc2tSZXNwb25zZRITCgttb3ZlZF9jb3VudBgBIAEoAyKYAgoPTWVzc2FnZU1vdmVUYXNrEhMKC3Rhc2tfaGFuZGxlGAEgASgJEjMKBnN0YXR1cxgCIAEoDjIjLmhvbGRzaGVsZi52MS5NZXNzYWdlTW92ZVRhc2tTdGF0dXMSFAoMc291cmNlX3F1ZXVlGAMgASgJEhkKEWRlc3RpbmF0aW9uX3F1ZXVlGAQgASgJEhYKDm1heF9wZXJfc2Vjb25kGAUgASgFEhMKC21vdmVkX2NvdW50GAYgASgDEhUKDXRvX21vdmVfY291bnQYByABKAMSFgoOZmFpbHVyZV9yZWFzb24YCCABKAkSLgoKc3RhcnRfdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAifAoWUmVkcml2ZU1lc3NhZ2VzUmVxdWVzdBIZChFkZWFkX2xldHRlcl9xdWV1ZRgBIAEoCRIZChFkZXN0aW5hdGlvbl9xdWV1ZRgCIAEoCRIUCgxtYXhfbWVzc2FnZXMYAyABKAMSFgoObWF4X3Blcl9zZWNvbmQYBCABKAUiLgoXUmVkcml2ZU1lc3NhZ2VzUmVzcG9uc2USEwoLbW92ZWRfY291bnQYASABKAMiTQoSQ3JlYXRlUXVldWVSZXF1ZXN0EgwKBG5hbWUYASABKAkSKQoGY29uZmlnGAIgASgLMhkuaG9sZHNoZWxmLnYxLlF1ZXVlQ29uZmlnIjkKE0NyZWF0ZVF1ZXVlUmVzcG9uc2USIgoFcXVldWUYASABKAsyEy5ob2xkc2hlbGYudjEuUXVldWUiHwoPR2V0UXVldWVSZXF1ZXN0EgwKBG5hbWUYASABKAkiNgoQR2V0UXVldWVSZXNwb25zZRIiCgVxdWV1ZRgBIAEoCzITLmhvbGRzaGVsZi52MS5RdWV1ZSJKChFMaXN0UXVldWVzUmVxdWVzdBIOCgZwcmVmaXgYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiUgoSTGlzdFF1ZXVlc1Jlc3BvbnNlEiMKBnF1ZXVlcxgBIAMoCzITLmhvbGRzaGVsZi52MS5RdWV1ZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiTQoSVXBkYXRlUXVldWVSZXF1ZXN0EgwKBG5hbWUYASABKAkSKQoGY29uZmlnGAIgASgLMhkuaG9sZHNoZWxmLnYxLlF1ZXVlQ29uZmlnIjkKE1VwZGF0ZVF1ZXVlUmVzcG9uc2USIgoFcXVldWUYASABKAsyEy5ob2xkc2hlbGYudjEuUXVldWUiIgoSRGVsZXRlUXVldWVSZXF1ZXN0EgwKBG5hbWUYASABKAkiFQoTRGVsZXRlUXVldWVSZXNwb25zZSIhChFQdXJnZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJIioKElB1cmdlUXVldWVSZXNwb25zZRIUCgxwdXJnZWRfY291bnQYASABKAMinwMKC1NlbmRSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEgwKBGJvZHkYAiABKAwSPQoKYXR0cmlidXRlcxgDIAMoCzIpLmhvbGRzaGVsZi52MS5TZW5kUmVxdWVzdC5BdHRyaWJ1dGVzRW50cnkSKAoFZGVsYXkYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SSAoQdHlwZWRfYXR0cmlidXRlcxgFIAMoCzIuLmhvbGRzaGVsZi52MS5TZW5kUmVxdWVzdC5UeXBlZEF0dHJpYnV0ZXNFbnRyeRIYChBtZXNzYWdlX2dyb3VwX2lkGAYgASgJEhgKEGRlZHVwbGljYXRpb25faWQYByABKAkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWQoUVHlwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEjAKBXZhbHVlGAIgASgLMiEuaG9sZHNoZWxmLnYxLlR5cGVkQXR0cmlidXRlVmFsdWU6AjgBIjsKDFNlbmRSZXNwb25zZRISCgptZXNzYWdlX2lkGAEgASgJEhcKD3NlcXVlbmNlX251bWJlchgCIAEoCSJQChBTZW5kQmF0Y2hSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEi0KB2VudHJpZXMYAiADKAsyHC5ob2xkc2hlbGYudjEuU2VuZEJhdGNoRW50cnkiQgoRU2VuZEJhdGNoUmVzcG9uc2USEwoLbWVzc2FnZV9pZHMYASADKAkSGAoQc2VxdWVuY2VfbnVtYmVycxgCIAMoCSKaAQoOUmVjZWl2ZVJlcXVlc3QSDQoFcXVldWUYASABKAkSFAoMbWF4X21lc3NhZ2VzGAIgASgFEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCgl3YWl0X3RpbWUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iQgoPUmVjZWl2ZVJlc3BvbnNlEi8KCG1lc3NhZ2VzGAEgAygLMh0uaG9sZHNoZWxmLnYxLlJlY2VpdmVkTWVzc2FnZSI2Cg1EZWxldGVSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhYKDnJlY2VpcHRfaGFuZGxlGAIgASgJIhAKDkRlbGV0ZVJlc3BvbnNlIjwKEkRlbGV0ZUJhdGNoUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIXCg9yZWNlaXB0X2hhbmRsZXMYAiADKAkiQQoTRGVsZXRlQmF0Y2hSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkuaG9sZHNoZWxmLnYxLkVudHJ5UmVzdWx0IncKF0NoYW5nZVZpc2liaWxpdHlSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhYKDnJlY2VpcHRfaGFuZGxlGAIgASgJEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJOChhDaGFuZ2VWaXNpYmlsaXR5UmVzcG9uc2USMgoObGVhc2VfZGVhZGxpbmUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIn0KHENoYW5nZVZpc2liaWxpdHlCYXRjaFJlcXVlc3QSDQoFcXVldWUYASABKAkSFwoPcmVjZWlwdF9oYW5kbGVzGAIgAygJEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJLCh1DaGFuZ2VWaXNpYmlsaXR5QmF0Y2hSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkuaG9sZHNoZWxmLnYxLkVudHJ5UmVzdWx0ImwKEEhlYXJ0YmVhdFJlcXVlc3QSDQoFcXVldWUYASABKAkSKgoGbGVhc2VzGAIgAygLMhouaG9sZHNoZWxmLnYxLkxlYXNlUmVuZXdhbBIdChVyZWxlYXNlX29uX2Rpc2Nvbm5lY3QYAyABKAgilQEKDExlYXNlUmVuZXdhbBIWCg5yZWNlaXB0X2hhbmRsZRgBIAEoCRI1ChJ2aXNpYmlsaXR5X3RpbWVvdXQYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFwoKY2hlY2twb2ludBgDIAEoDEgAiAEBEg4KBmZhaWxlZBgEIAEoCEINCgtfY2hlY2twb2ludCI9ChFIZWFydGJlYXRSZXNwb25zZRIoCgZsZWFzZXMYASADKAsyGC5ob2xkc2hlbGYudjEuTGVhc2VTdGF0ZSJ2CgpMZWFzZVN0YXRlEhYKDnJlY2VpcHRfaGFuZGxlGAEgASgJEgwKBGhlbGQYAiABKAgSMgoObGVhc2VfZGVhZGxpbmUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBnJlYXNvbhgEIAEoCSqFAgoVTWVzc2FnZU1vdmVUYXNrU3RhdHVzEigKJE1FU1NBR0VfTU9WRV9UQVNLX1NUQVRVU19VTlNQRUNJRklFRBAAEiQKIE1FU1NBR0VfTU9WRV9UQVNLX1NUQVRVU19SVU5OSU5HEAESJgoiTUVTU0FHRV9NT1ZFX1RBU0tfU1RBVFVTX0NPTVBMRVRFRBACEicKI01FU1NBR0VfTU9WRV9UQVNLX1NUQVRVU19DQU5DRUxMSU5HEAMSJgoiTUVTU0FHRV9NT1ZFX1RBU0tfU1RBVFVTX0NBTkNFTExFRBAEEiMKH01FU1NBR0VfTU9WRV9UQVNLX1NUQVRVU19GQUlMRUQQBTKTDQoMUXVldWVTZXJ2aWNlElIKC0NyZWF0ZVF1ZXVlEiAuaG9sZHNoZWxmLnYxLkNyZWF0ZVF1ZXVlUmVxdWVzdBohLmhvbGRzaGVsZi52MS5DcmVhdGVRdWV1ZVJlc3BvbnNlEkkKCEdldFF1ZXVlEh0uaG9sZHNoZWxmLnYxLkdldFF1ZXVlUmVxdWVzdBoeLmhvbGRzaGVsZi52MS5HZXRRdWV1ZVJlc3BvbnNlEk8KCkxpc3RRdWV1ZXMSHy5ob2xkc2hlbGYudjEuTGlzdFF1ZXVlc1JlcXVlc3QaIC5ob2xkc2hlbGYudjEuTGlzdFF1ZXVlc1Jlc3BvbnNlElIKC1VwZGF0ZVF1ZXVlEiAuaG9sZHNoZWxmLnYxLlVwZGF0ZVF1ZXVlUmVxdWVzdBohLmhvbGRzaGVsZi52MS5VcGRhdGVRdWV1ZVJlc3BvbnNlElIKC0RlbGV0ZVF1ZXVlEiAuaG9sZHNoZWxmLnYxLkRlbGV0ZVF1ZXVlUmVxdWVzdBohLmhvbGRzaGVsZi52MS5EZWxldGVRdWV1ZVJlc3BvbnNlEk8KClB1cmdlUXVldWUSHy5ob2xkc2hlbGYudjEuUHVyZ2VRdWV1ZVJlcXVlc3QaIC5ob2xkc2hlbGYudjEuUHVyZ2VRdWV1ZVJlc3BvbnNlEj0KBFNlbmQSGS5ob2xkc2hlbGYudjEuU2VuZFJlcXVlc3QaGi5ob2xkc2hlbGYudjEuU2VuZFJlc3BvbnNlEkwKCVNlbmRCYXRjaBIeLmhvbGRzaGVsZi52MS5TZW5kQmF0Y2hSZXF1ZXN0Gh8uaG9sZHNoZWxmLnYxLlNlbmRCYXRjaFJlc3BvbnNlEkYKB1JlY2VpdmUSHC5ob2xkc2hlbGYudjEuUmVjZWl2ZVJlcXVlc3QaHS5ob2xkc2hlbGYudjEuUmVjZWl2ZVJlc3BvbnNlEkMKBkRlbGV0ZRIbLmhvbGRzaGVsZi52MS5EZWxldGVSZXF1ZXN0GhwuaG9sZHNoZWxmLnYxLkRlbGV0ZVJlc3BvbnNlElIKC0RlbGV0ZUJhdGNoEiAuaG9sZHNoZWxmLnYxLkRlbGV0ZUJhdGNoUmVxdWVzdBohLmhvbGRzaGVsZi52MS5EZWxldGVCYXRjaFJlc3BvbnNlEmEKEENoYW5nZVZpc2liaWxpdHkSJS5ob2xkc2hlbGYudjEuQ2hhbmdlVmlzaWJpbGl0eVJlcXVlc3QaJi5ob2xkc2hlbGYudjEuQ2hhbmdlVmlzaWJpbGl0eVJlc3BvbnNlEnAKFUNoYW5nZVZpc2liaWxpdHlCYXRjaBIqLmhvbGRzaGVsZi52MS5DaGFuZ2VWaXNpYmlsaXR5QmF0Y2hSZXF1ZXN0GisuaG9sZHNoZWxmLnYxLkNoYW5nZVZpc2liaWxpdHlCYXRjaFJlc3BvbnNlElUKDFBlZWtNZXNzYWdlcxIhLmhvbGRzaGVsZi52MS5QZWVrTWVzc2FnZXNSZXF1ZXN0GiIuaG9sZHNoZWxmLnYxLlBlZWtNZXNzYWdlc1Jlc3BvbnNlElAKCUhlYXJ0YmVhdBIeLmhvbGRzaGVsZi52MS5IZWFydGJlYXRSZXF1ZXN0Gh8uaG9sZHNoZWxmLnYxLkhlYXJ0YmVhdFJlc3BvbnNlKAEwARJeCg9SZWRyaXZlTWVzc2FnZXMSJC5ob2xkc2hlbGYudjEuUmVkcml2ZU1lc3NhZ2VzUmVxdWVzdBolLmhvbGRzaGVsZi52MS5SZWRyaXZlTWVzc2FnZXNSZXNwb25zZRJtChRTdGFydE1lc3NhZ2VNb3ZlVGFzaxIpLmhvbGRzaGVsZi52MS5TdGFydE1lc3NhZ2VNb3ZlVGFza1JlcXVlc3QaKi5ob2xkc2hlbGYudjEuU3RhcnRNZXNzYWdlTW92ZVRhc2tSZXNwb25zZRJtChRMaXN0TWVzc2FnZU1vdmVUYXNrcxIpLmhvbGRzaGVsZi52MS5MaXN0TWVzc2FnZU1vdmVUYXNrc1JlcXVlc3QaKi5ob2xkc2hlbGYudjEuTGlzdE1lc3NhZ2VNb3ZlVGFza3NSZXNwb25zZRJwChVDYW5jZWxNZXNzYWdlTW92ZVRhc2sSKi5ob2xkc2hlbGYudjEuQ2FuY2VsTWVzc2FnZU1vdmVUYXNrUmVxdWVzdBorLmhvbGRzaGVsZi52MS5DYW5jZWxNZXNzYWdlTW92ZVRhc2tSZXNwb25zZUIrWilob2xkc2hlbGYvZ2VuL2dvL2hvbGRzaGVsZi92MTtob2xkc2hlbGZ2MWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_holdshelf_v1_message, file_holdshelf_v1_queue]);
+  fileDesc("CiBob2xkc2hlbGYvdjEvcXVldWVfc2VydmljZS5wcm90bxIMaG9sZHNoZWxmLnYxIksKE1BlZWtNZXNzYWdlc1JlcXVlc3QSDQoFcXVldWUYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiXgoUUGVla01lc3NhZ2VzUmVzcG9uc2USLQoIbWVzc2FnZXMYASADKAsyGy5ob2xkc2hlbGYudjEuUGVla2VkTWVzc2FnZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiZgobU3RhcnRNZXNzYWdlTW92ZVRhc2tSZXF1ZXN0EhQKDHNvdXJjZV9xdWV1ZRgBIAEoCRIZChFkZXN0aW5hdGlvbl9xdWV1ZRgCIAEoCRIWCg5tYXhfcGVyX3NlY29uZBgDIAEoBSIzChxTdGFydE1lc3NhZ2VNb3ZlVGFza1Jlc3BvbnNlEhMKC3Rhc2tfaGFuZGxlGAEgASgJIkgKG0xpc3RNZXNzYWdlTW92ZVRhc2tzUmVxdWVzdBIUCgxzb3VyY2VfcXVldWUYASABKAkSEwoLbWF4X3Jlc3VsdHMYAiABKAUiTAocTGlzdE1lc3NhZ2VNb3ZlVGFza3NSZXNwb25zZRIsCgV0YXNrcxgBIAMoCzIdLmhvbGRzaGVsZi52MS5NZXNzYWdlTW92ZVRhc2siMwocQ2FuY2VsTWVzc2FnZU1vdmVUYXNrUmVxdWVzdBITCgt0YXNrX2hhbmRsZRgBIAEoCSI0Ch1DYW5jZWxNZXNzYWdlTW92ZVRhc2tSZXNwb25zZRITCgttb3ZlZF9jb3VudBgBIAEoAyKYAgoPTWVzc2FnZU1vdmVUYXNrEhMKC3Rhc2tfaGFuZGxlGAEgASgJEjMKBnN0YXR1cxgCIAEoDjIjLmhvbGRzaGVsZi52MS5NZXNzYWdlTW92ZVRhc2tTdGF0dXMSFAoMc291cmNlX3F1ZXVlGAMgASgJEhkKEWRlc3RpbmF0aW9uX3F1ZXVlGAQgASgJEhYKDm1heF9wZXJfc2Vjb25kGAUgASgFEhMKC21vdmVkX2NvdW50GAYgASgDEhUKDXRvX21vdmVfY291bnQYByABKAMSFgoOZmFpbHVyZV9yZWFzb24YCCABKAkSLgoKc3RhcnRfdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAifAoWUmVkcml2ZU1lc3NhZ2VzUmVxdWVzdBIZChFkZWFkX2xldHRlcl9xdWV1ZRgBIAEoCRIZChFkZXN0aW5hdGlvbl9xdWV1ZRgCIAEoCRIUCgxtYXhfbWVzc2FnZXMYAyABKAMSFgoObWF4X3Blcl9zZWNvbmQYBCABKAUiLgoXUmVkcml2ZU1lc3NhZ2VzUmVzcG9uc2USEwoLbW92ZWRfY291bnQYASABKAMiTQoSQ3JlYXRlUXVldWVSZXF1ZXN0EgwKBG5hbWUYASABKAkSKQoGY29uZmlnGAIgASgLMhkuaG9sZHNoZWxmLnYxLlF1ZXVlQ29uZmlnIjkKE0NyZWF0ZVF1ZXVlUmVzcG9uc2USIgoFcXVldWUYASABKAsyEy5ob2xkc2hlbGYudjEuUXVldWUiHwoPR2V0UXVldWVSZXF1ZXN0EgwKBG5hbWUYASABKAkiNgoQR2V0UXVldWVSZXNwb25zZRIiCgVxdWV1ZRgBIAEoCzITLmhvbGRzaGVsZi52MS5RdWV1ZSJKChFMaXN0UXVldWVzUmVxdWVzdBIOCgZwcmVmaXgYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiUgoSTGlzdFF1ZXVlc1Jlc3BvbnNlEiMKBnF1ZXVlcxgBIAMoCzITLmhvbGRzaGVsZi52MS5RdWV1ZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiTQoSVXBkYXRlUXVldWVSZXF1ZXN0EgwKBG5hbWUYASABKAkSKQoGY29uZmlnGAIgASgLMhkuaG9sZHNoZWxmLnYxLlF1ZXVlQ29uZmlnIjkKE1VwZGF0ZVF1ZXVlUmVzcG9uc2USIgoFcXVldWUYASABKAsyEy5ob2xkc2hlbGYudjEuUXVldWUiIgoSRGVsZXRlUXVldWVSZXF1ZXN0EgwKBG5hbWUYASABKAkiFQoTRGVsZXRlUXVldWVSZXNwb25zZSIhChFQdXJnZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJIioKElB1cmdlUXVldWVSZXNwb25zZRIUCgxwdXJnZWRfY291bnQYASABKAMinwMKC1NlbmRSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEgwKBGJvZHkYAiABKAwSPQoKYXR0cmlidXRlcxgDIAMoCzIpLmhvbGRzaGVsZi52MS5TZW5kUmVxdWVzdC5BdHRyaWJ1dGVzRW50cnkSKAoFZGVsYXkYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SSAoQdHlwZWRfYXR0cmlidXRlcxgFIAMoCzIuLmhvbGRzaGVsZi52MS5TZW5kUmVxdWVzdC5UeXBlZEF0dHJpYnV0ZXNFbnRyeRIYChBtZXNzYWdlX2dyb3VwX2lkGAYgASgJEhgKEGRlZHVwbGljYXRpb25faWQYByABKAkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWQoUVHlwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEjAKBXZhbHVlGAIgASgLMiEuaG9sZHNoZWxmLnYxLlR5cGVkQXR0cmlidXRlVmFsdWU6AjgBIjsKDFNlbmRSZXNwb25zZRISCgptZXNzYWdlX2lkGAEgASgJEhcKD3NlcXVlbmNlX251bWJlchgCIAEoCSJQChBTZW5kQmF0Y2hSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEi0KB2VudHJpZXMYAiADKAsyHC5ob2xkc2hlbGYudjEuU2VuZEJhdGNoRW50cnkiQgoRU2VuZEJhdGNoUmVzcG9uc2USEwoLbWVzc2FnZV9pZHMYASADKAkSGAoQc2VxdWVuY2VfbnVtYmVycxgCIAMoCSKaAQoOUmVjZWl2ZVJlcXVlc3QSDQoFcXVldWUYASABKAkSFAoMbWF4X21lc3NhZ2VzGAIgASgFEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCgl3YWl0X3RpbWUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iQgoPUmVjZWl2ZVJlc3BvbnNlEi8KCG1lc3NhZ2VzGAEgAygLMh0uaG9sZHNoZWxmLnYxLlJlY2VpdmVkTWVzc2FnZSI2Cg1EZWxldGVSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhYKDnJlY2VpcHRfaGFuZGxlGAIgASgJIhAKDkRlbGV0ZVJlc3BvbnNlIjwKEkRlbGV0ZUJhdGNoUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIXCg9yZWNlaXB0X2hhbmRsZXMYAiADKAkiQQoTRGVsZXRlQmF0Y2hSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkuaG9sZHNoZWxmLnYxLkVudHJ5UmVzdWx0IncKF0NoYW5nZVZpc2liaWxpdHlSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhYKDnJlY2VpcHRfaGFuZGxlGAIgASgJEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJOChhDaGFuZ2VWaXNpYmlsaXR5UmVzcG9uc2USMgoObGVhc2VfZGVhZGxpbmUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIn0KHENoYW5nZVZpc2liaWxpdHlCYXRjaFJlcXVlc3QSDQoFcXVldWUYASABKAkSFwoPcmVjZWlwdF9oYW5kbGVzGAIgAygJEjUKEnZpc2liaWxpdHlfdGltZW91dBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJLCh1DaGFuZ2VWaXNpYmlsaXR5QmF0Y2hSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkuaG9sZHNoZWxmLnYxLkVudHJ5UmVzdWx0ImwKEEhlYXJ0YmVhdFJlcXVlc3QSDQoFcXVldWUYASABKAkSKgoGbGVhc2VzGAIgAygLMhouaG9sZHNoZWxmLnYxLkxlYXNlUmVuZXdhbBIdChVyZWxlYXNlX29uX2Rpc2Nvbm5lY3QYAyABKAgilQEKDExlYXNlUmVuZXdhbBIWCg5yZWNlaXB0X2hhbmRsZRgBIAEoCRI1ChJ2aXNpYmlsaXR5X3RpbWVvdXQYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFwoKY2hlY2twb2ludBgDIAEoDEgAiAEBEg4KBmZhaWxlZBgEIAEoCEINCgtfY2hlY2twb2ludCI9ChFIZWFydGJlYXRSZXNwb25zZRIoCgZsZWFzZXMYASADKAsyGC5ob2xkc2hlbGYudjEuTGVhc2VTdGF0ZSJ2CgpMZWFzZVN0YXRlEhYKDnJlY2VpcHRfaGFuZGxlGAEgASgJEgwKBGhlbGQYAiABKAgSMgoObGVhc2VfZGVhZGxpbmUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBnJlYXNvbhgEIAEoCSLxAQoQU3Vic2NyaWJlUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRI1ChJ2aXNpYmlsaXR5X3RpbWVvdXQYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SHQoVcmVsZWFzZV9vbl9kaXNjb25uZWN0GAMgASgIEi8KDGZsb3dfY29udHJvbBgEIAEoCzIZLmhvbGRzaGVsZi52MS5GbG93Q29udHJvbBIbChNhY2tfcmVjZWlwdF9oYW5kbGVzGAUgAygJEioKBmxlYXNlcxgGIAMoCzIaLmhvbGRzaGVsZi52MS5MZWFzZVJlbmV3YWwiTgoLRmxvd0NvbnRyb2wSIAoYbWF4X291dHN0YW5kaW5nX21lc3NhZ2VzGAEgASgFEh0KFW1heF9vdXRzdGFuZGluZ19ieXRlcxgCIAEoAyKVAQoRU3Vic2NyaWJlUmVzcG9uc2USLwoIbWVzc2FnZXMYASADKAsyHS5ob2xkc2hlbGYudjEuUmVjZWl2ZWRNZXNzYWdlEiUKBGFja3MYAiADKAsyFy5ob2xkc2hlbGYudjEuQWNrUmVzdWx0EigKBmxlYXNlcxgDIAMoCzIYLmhvbGRzaGVsZi52MS5MZWFzZVN0YXRlIjMKCUFja1Jlc3VsdBIWCg5yZWNlaXB0X2hhbmRsZRgBIAEoCRIOCgZyZWFzb24YAiABKAkqhQIKFU1lc3NhZ2VNb3ZlVGFza1N0YXR1cxIoCiRNRVNTQUdFX01PVkVfVEFTS19TVEFUVVNfVU5TUEVDSUZJRUQQABIkCiBNRVNTQUdFX01PVkVfVEFTS19TVEFUVVNfUlVOTklORxABEiYKIk1FU1NBR0VfTU9WRV9UQVNLX1NUQVRVU19DT01QTEVURUQQAhInCiNNRVNTQUdFX01PVkVfVEFTS19TVEFUVVNfQ0FOQ0VMTElORxADEiYKIk1FU1NBR0VfTU9WRV9UQVNLX1NUQVRVU19DQU5DRUxMRUQQBBIjCh9NRVNTQUdFX01PVkVfVEFTS19TVEFUVVNfRkFJTEVEEAUy5Q0KDFF1ZXVlU2VydmljZRJSCgtDcmVhdGVRdWV1ZRIgLmhvbGRzaGVsZi52MS5DcmVhdGVRdWV1ZVJlcXVlc3QaIS5ob2xkc2hlbGYudjEuQ3JlYXRlUXVldWVSZXNwb25zZRJJCghHZXRRdWV1ZRIdLmhvbGRzaGVsZi52MS5HZXRRdWV1ZVJlcXVlc3QaHi5ob2xkc2hlbGYudjEuR2V0UXVldWVSZXNwb25zZRJPCgpMaXN0UXVldWVzEh8uaG9sZHNoZWxmLnYxLkxpc3RRdWV1ZXNSZXF1ZXN0GiAuaG9sZHNoZWxmLnYxLkxpc3RRdWV1ZXNSZXNwb25zZRJSCgtVcGRhdGVRdWV1ZRIgLmhvbGRzaGVsZi52MS5VcGRhdGVRdWV1ZVJlcXVlc3QaIS5ob2xkc2hlbGYudjEuVXBkYXRlUXVldWVSZXNwb25zZRJSCgtEZWxldGVRdWV1ZRIgLmhvbGRzaGVsZi52MS5EZWxldGVRdWV1ZVJlcXVlc3QaIS5ob2xkc2hlbGYudjEuRGVsZXRlUXVldWVSZXNwb25zZRJPCgpQdXJnZVF1ZXVlEh8uaG9sZHNoZWxmLnYxLlB1cmdlUXVldWVSZXF1ZXN0GiAuaG9sZHNoZWxmLnYxLlB1cmdlUXVldWVSZXNwb25zZRI9CgRTZW5kEhkuaG9sZHNoZWxmLnYxLlNlbmRSZXF1ZXN0GhouaG9sZHNoZWxmLnYxLlNlbmRSZXNwb25zZRJMCglTZW5kQmF0Y2gSHi5ob2xkc2hlbGYudjEuU2VuZEJhdGNoUmVxdWVzdBofLmhvbGRzaGVsZi52MS5TZW5kQmF0Y2hSZXNwb25zZRJGCgdSZWNlaXZlEhwuaG9sZHNoZWxmLnYxLlJlY2VpdmVSZXF1ZXN0Gh0uaG9sZHNoZWxmLnYxLlJlY2VpdmVSZXNwb25zZRJDCgZEZWxldGUSGy5ob2xkc2hlbGYudjEuRGVsZXRlUmVxdWVzdBocLmhvbGRzaGVsZi52MS5EZWxldGVSZXNwb25zZRJSCgtEZWxldGVCYXRjaBIgLmhvbGRzaGVsZi52MS5EZWxldGVCYXRjaFJlcXVlc3QaIS5ob2xkc2hlbGYudjEuRGVsZXRlQmF0Y2hSZXNwb25zZRJhChBDaGFuZ2VWaXNpYmlsaXR5EiUuaG9sZHNoZWxmLnYxLkNoYW5nZVZpc2liaWxpdHlSZXF1ZXN0GiYuaG9sZHNoZWxmLnYxLkNoYW5nZVZpc2liaWxpdHlSZXNwb25zZRJwChVDaGFuZ2VWaXNpYmlsaXR5QmF0Y2gSKi5ob2xkc2hlbGYudjEuQ2hhbmdlVmlzaWJpbGl0eUJhdGNoUmVxdWVzdBorLmhvbGRzaGVsZi52MS5DaGFuZ2VWaXNpYmlsaXR5QmF0Y2hSZXNwb25zZRJVCgxQZWVrTWVzc2FnZXMSIS5ob2xkc2hlbGYudjEuUGVla01lc3NhZ2VzUmVxdWVzdBoiLmhvbGRzaGVsZi52MS5QZWVrTWVzc2FnZXNSZXNwb25zZRJQCglIZWFydGJlYXQSHi5ob2xkc2hlbGYudjEuSGVhcnRiZWF0UmVxdWVzdBofLmhvbGRzaGVsZi52MS5IZWFydGJlYXRSZXNwb25zZSgBMAESUAoJU3Vic2NyaWJlEh4uaG9sZHNoZWxmLnYxLlN1YnNjcmliZVJlcXVlc3QaHy5ob2xkc2hlbGYudjEuU3Vic2NyaWJlUmVzcG9uc2UoATABEl4KD1JlZHJpdmVNZXNzYWdlcxIkLmhvbGRzaGVsZi52MS5SZWRyaXZlTWVzc2FnZXNSZXF1ZXN0GiUuaG9sZHNoZWxmLnYxLlJlZHJpdmVNZXNzYWdlc1Jlc3BvbnNlEm0KFFN0YXJ0TWVzc2FnZU1vdmVUYXNrEikuaG9sZHNoZWxmLnYxLlN0YXJ0TWVzc2FnZU1vdmVUYXNrUmVxdWVzdBoqLmhvbGRzaGVsZi52MS5TdGFydE1lc3NhZ2VNb3ZlVGFza1Jlc3BvbnNlEm0KFExpc3RNZXNzYWdlTW92ZVRhc2tzEikuaG9sZHNoZWxmLnYxLkxpc3RNZXNzYWdlTW92ZVRhc2tzUmVxdWVzdBoqLmhvbGRzaGVsZi52MS5MaXN0TWVzc2FnZU1vdmVUYXNrc1Jlc3BvbnNlEnAKFUNhbmNlbE1lc3NhZ2VNb3ZlVGFzaxIqLmhvbGRzaGVsZi52MS5DYW5jZWxNZXNzYWdlTW92ZVRhc2tSZXF1ZXN0GisuaG9sZHNoZWxmLnYxLkNhbmNlbE1lc3NhZ2VNb3ZlVGFza1Jlc3BvbnNlQitaKWhvbGRzaGVsZi9nZW4vZ28vaG9sZHNoZWxmL3YxO2hvbGRzaGVsZnYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_holdshelf_v1_message, file_holdshelf_v1_queue]);
 
 /**
  * PeekMessages' request.
@@ -1299,6 +1299,170 @@ export const LeaseStateSchema: GenMessage<LeaseState> = /*@__PURE__*/
   messageDesc(file_holdshelf_v1_queue_service, 40);
 
 /**
+ * One request of a Subscribe stream. The first opens the subscription;
+ * later ones carry acks, renewals and flow control changes.
+ *
+ * @generated from message holdshelf.v1.SubscribeRequest
+ */
+export type SubscribeRequest = Message<"holdshelf.v1.SubscribeRequest"> & {
+  /**
+   * The queue to consume. Required in the first request; a later request
+   * leaves it empty or names the same queue.
+   *
+   * @generated from field: string queue = 1;
+   */
+  queue: string;
+
+  /**
+   * First request only: the lease of each delivery. Unset means the queue's
+   * visibility_timeout; otherwise 1ms to the queue's max_lease_duration.
+   *
+   * @generated from field: google.protobuf.Duration visibility_timeout = 2;
+   */
+  visibilityTimeout?: Duration | undefined;
+
+  /**
+   * First request only: if true, a break of the stream (not a half-close,
+   * and not an end by the server) ends every lease it holds at once, as
+   * described at Subscribe.
+   *
+   * @generated from field: bool release_on_disconnect = 3;
+   */
+  releaseOnDisconnect: boolean;
+
+  /**
+   * How much the broker may deliver ahead of the consumer. In the first
+   * request, unset means 100 messages and no byte limit; in a later
+   * request, set replaces the stream's flow control, unset keeps it.
+   *
+   * @generated from field: holdshelf.v1.FlowControl flow_control = 4;
+   */
+  flowControl?: FlowControl | undefined;
+
+  /**
+   * Acknowledgements: delete the messages these receipt handles name, as
+   * Delete would. 0 to 1000; each is confirmed by an AckResult.
+   *
+   * @generated from field: repeated string ack_receipt_handles = 5;
+   */
+  ackReceiptHandles: string[];
+
+  /**
+   * Renewals, releases (visibility_timeout 0) and failures (failed), with
+   * checkpoints, exactly as a Heartbeat renewal. 0 to 1000; each is
+   * answered by a LeaseState. A lease renewed here with held=true is then
+   * held by this stream (see Subscribe: credit).
+   *
+   * @generated from field: repeated holdshelf.v1.LeaseRenewal leases = 6;
+   */
+  leases: LeaseRenewal[];
+};
+
+/**
+ * Describes the message holdshelf.v1.SubscribeRequest.
+ * Use `create(SubscribeRequestSchema)` to create a new message.
+ */
+export const SubscribeRequestSchema: GenMessage<SubscribeRequest> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue_service, 41);
+
+/**
+ * A subscriber's credit.
+ *
+ * @generated from message holdshelf.v1.FlowControl
+ */
+export type FlowControl = Message<"holdshelf.v1.FlowControl"> & {
+  /**
+   * The most leases the stream holds at once: 0 to 10000. 0 pauses
+   * deliveries (acks and renewals go on), e.g. while a consumer stops.
+   *
+   * @generated from field: int32 max_outstanding_messages = 1;
+   */
+  maxOutstandingMessages: number;
+
+  /**
+   * The most bytes of the leases the stream holds; 0 means no byte limit.
+   *
+   * @generated from field: int64 max_outstanding_bytes = 2;
+   */
+  maxOutstandingBytes: bigint;
+};
+
+/**
+ * Describes the message holdshelf.v1.FlowControl.
+ * Use `create(FlowControlSchema)` to create a new message.
+ */
+export const FlowControlSchema: GenMessage<FlowControl> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue_service, 42);
+
+/**
+ * One response of a Subscribe stream.
+ *
+ * @generated from message holdshelf.v1.SubscribeResponse
+ */
+export type SubscribeResponse = Message<"holdshelf.v1.SubscribeResponse"> & {
+  /**
+   * Deliveries, each leased for the stream's visibility_timeout and held by
+   * this stream; oldest ready first, as Receive takes them.
+   *
+   * @generated from field: repeated holdshelf.v1.ReceivedMessage messages = 1;
+   */
+  messages: ReceivedMessage[];
+
+  /**
+   * Confirmations of one request's acks, in its order, once durable.
+   *
+   * @generated from field: repeated holdshelf.v1.AckResult acks = 2;
+   */
+  acks: AckResult[];
+
+  /**
+   * Answers to one request's renewals, in its order, once durable (as
+   * Heartbeat's LeaseState); and notices of leases the stream held that ran
+   * out (held=false, reason LEASE_EXPIRED).
+   *
+   * @generated from field: repeated holdshelf.v1.LeaseState leases = 3;
+   */
+  leases: LeaseState[];
+};
+
+/**
+ * Describes the message holdshelf.v1.SubscribeResponse.
+ * Use `create(SubscribeResponseSchema)` to create a new message.
+ */
+export const SubscribeResponseSchema: GenMessage<SubscribeResponse> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue_service, 43);
+
+/**
+ * The outcome of one ack.
+ *
+ * @generated from message holdshelf.v1.AckResult
+ */
+export type AckResult = Message<"holdshelf.v1.AckResult"> & {
+  /**
+   * The receipt handle the ack named.
+   *
+   * @generated from field: string receipt_handle = 1;
+   */
+  receiptHandle: string;
+
+  /**
+   * Empty when the message is deleted, or was already gone (as Delete).
+   * Otherwise RECEIPT_HANDLE_INVALID or LEASE_SUPERSEDED (the message was
+   * received again since; nothing was deleted).
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message holdshelf.v1.AckResult.
+ * Use `create(AckResultSchema)` to create a new message.
+ */
+export const AckResultSchema: GenMessage<AckResult> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue_service, 44);
+
+/**
  * Where a message move task stands.
  *
  * @generated from enum holdshelf.v1.MessageMoveTaskStatus
@@ -1443,8 +1607,10 @@ export const MessageMoveTaskStatusSchema: GenEnum<MessageMoveTaskStatus> = /*@__
  *     source queue that already has a running message move task.
  *   MOVE_TASK_NOT_FOUND (NOT_FOUND): CancelMessageMoveTask of a task that
  *     is no longer running (completed, cancelled or failed) or unknown.
+ *   TOO_MANY_SUBSCRIBERS (RESOURCE_EXHAUSTED): a Subscribe stream on a queue
+ *     that already has --max-subscribers-per-queue streams (default 1000).
  *   SHUTTING_DOWN (UNAVAILABLE): the broker is stopping; open Heartbeat
- *     streams end with it.
+ *     and Subscribe streams end with it.
  *   STORAGE_UNAVAILABLE (UNAVAILABLE): a write to the data directory failed
  *     (a full disk, an I/O error); the broker refuses every RPC that needs
  *     storage, ends waiting Receives and Heartbeat streams with it, and
@@ -1815,6 +1981,78 @@ export const QueueService: GenService<{
     methodKind: "bidi_streaming";
     input: typeof HeartbeatRequestSchema;
     output: typeof HeartbeatResponseSchema;
+  },
+  /**
+   * A consumer's stream: the broker pushes deliveries as messages become
+   * visible, up to the subscriber's credit, and takes acknowledgements,
+   * renewals, releases and failures on the same stream. It is the way to
+   * consume: one stream per consumer process and queue, no RPC per message.
+   * Use Receive for a one-off read or a client without streams, and
+   * Heartbeat to keep leases of Receive's deliveries alive.
+   *
+   * Opening: the first request names the queue (needs receive on it, with
+   * --auth-file), the lease of each delivery, release_on_disconnect and the
+   * flow control. Later requests carry acks, renewals and changes of flow
+   * control; they may not name another queue.
+   *
+   * Credit: the stream's outstanding leases are the leases it holds: those
+   * it delivered, and those renewed on it (held=true), until they are acked,
+   * released, failed, lost (LEASE_EXPIRED, or taken over by another stream or
+   * Receive) or gone (purged, deleted, removed by retention). The broker
+   * delivers while fewer than max_outstanding_messages are outstanding and
+   * their bytes (bodies and attributes, as max_message_bytes counts them)
+   * are under max_outstanding_bytes; a message larger than the byte limit
+   * still comes when nothing is outstanding. A client that reconnects
+   * renews the leases it still holds in its first request, so they count at
+   * once. Deliveries are pushed the moment a message becomes visible (no
+   * polling); as many as are ready and fit the credit, up to 100, come in
+   * one response. Subscribers of one queue take turns: a subscriber that
+   * took messages waits behind the others for the next ones. Every rule of
+   * Receive holds: FIFO groups (a group's messages go to one stream or
+   * Receive at a time, in order), max_in_flight, max_lease_duration,
+   * max_receive_count and dead-lettering. Unary Receive works beside it.
+   *
+   * Confirmations: each request with acks or renewals is answered, once its
+   * changes are durable, by one response holding an AckResult per ack and a
+   * LeaseState per renewal, each in request order; requests are answered in
+   * order. Acks and renewals of many streams share group commits.
+   * Deliveries and notices may come in the same responses or between them.
+   * A notice is a LeaseState with held=false and reason LEASE_EXPIRED: a
+   * lease the stream held ran out unrenewed, and the message may go to
+   * another consumer.
+   *
+   * Ending:
+   *   - Half-close: no further deliveries; the server answers every request
+   *     already sent, then ends the stream with OK. Leases are left as they
+   *     are and run to their deadlines.
+   *   - Break (cancel, lost connection, passed deadline): with
+   *     release_on_disconnect every lease the stream holds ends at once as
+   *     its queue's rules say (visible now, after the retry_policy backoff,
+   *     or dead-lettered); without it they run to their deadlines.
+   *   - The server ends the stream with an error, leaving leases as they
+   *     are: INVALID_ARGUMENT (a request that is not a valid message; a
+   *     first request without a valid queue name, with a bad
+   *     visibility_timeout or flow control; a later request naming another
+   *     queue, or with more than 1000 acks or renewals, or bad flow
+   *     control), QUEUE_NOT_FOUND (also when the queue is deleted),
+   *     TOO_MANY_SUBSCRIBERS (the queue already has --max-subscribers-per-queue
+   *     streams), SHUTTING_DOWN, STORAGE_UNAVAILABLE, PERMISSION_DENIED and
+   *     the token reasons (the token is looked up again at each request), and
+   *     in cluster mode QUEUE_MOVING when the queue moves to another broker
+   *     or its owner cannot be reached. A stream that reached a broker that
+   *     does not serve its queue is passed to the owner whole. After an
+   *     UNAVAILABLE end, open a new stream: receipt handles stay valid.
+   *
+   * Flow control of the wire: the server stops reading requests while the
+   * client is not reading responses, and delivers nothing more to a
+   * subscriber that stopped reading beyond what its credit allows.
+   *
+   * @generated from rpc holdshelf.v1.QueueService.Subscribe
+   */
+  subscribe: {
+    methodKind: "bidi_streaming";
+    input: typeof SubscribeRequestSchema;
+    output: typeof SubscribeResponseSchema;
   },
   /**
    * Moves visible messages out of a dead-letter queue, oldest first, back to
