@@ -1,9 +1,12 @@
 import type { Scenario } from "../scenario.js";
+import { appShaped } from "./app-shaped.js";
 import { batchedPipeline } from "./batched-pipeline.js";
 import { churn } from "./churn.js";
 import { clusterBrokers } from "./cluster-brokers.js";
 import { consoleOverhead } from "./console-overhead.js";
+import { deliveryLatency } from "./delivery-latency.js";
 import { fifoQueues } from "./fifo-queues.js";
+import { idleSubscribers } from "./idle-subscribers.js";
 import { largeBodies } from "./large-bodies.js";
 import { shardedBrokers } from "./sharded-brokers.js";
 import { longPollLatency } from "./long-poll-latency.js";
@@ -22,7 +25,10 @@ import { sqsEndpoint } from "./sqs-endpoint.js";
  * one-broker baseline; 13 (the SQS endpoint against gRPC) its own gRPC
  * baseline, on brokers of its own; 14 (the admin console on against off)
  * its own console-off rows, on brokers of its own; 15 (FIFO queues against
- * a standard queue) its own standard rows, on brokers of its own.
+ * a standard queue) its own standard rows, on brokers of its own; 16
+ * (app-shaped) its RabbitMQ and JetStream rows, each server alone on the
+ * machine; 17 (delivery latency) and 18 (idle subscribers) brokers of their
+ * own.
  */
 export const scenarios: Scenario[] = [
   batchedPipeline,
@@ -40,4 +46,7 @@ export const scenarios: Scenario[] = [
   sqsEndpoint,
   consoleOverhead,
   fifoQueues,
+  appShaped,
+  deliveryLatency,
+  idleSubscribers,
 ];

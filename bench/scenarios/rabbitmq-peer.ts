@@ -15,8 +15,8 @@
  * after the row. Skipped, with one row saying why, where RabbitMQ is not
  * installed.
  */
-import { connect } from "amqplib";
 import { runAmqpPipeline } from "../amqp-pipeline.js";
+import { declareQuorumQueue, queuedMessages } from "../amqp-queue.js";
 import { holdshelfRate } from "../holdshelf-rate.js";
 import { measurePeer, peerRow } from "../peer-row.js";
 import { findRabbitMq, startRabbitMq } from "../rabbitmq-server-child.js";
@@ -45,7 +45,7 @@ export const rabbitMqPeer: Scenario = {
     context.log("rabbitmq: starting a node");
     const server = await startRabbitMq(install, await context.tempDir());
     try {
-      await declareQuorumQueue(server.url);
+      await declareQuorumQueue(server.url, queue);
       context.log(`rabbitmq: RabbitMQ ${server.version} (quorum queue): warm-up of ${warmupMessages} messages`);
       await runAmqpPipeline(server.url, { queue, messages: warmupMessages, ...batchedPipelineShape });
       context.log(
@@ -56,7 +56,7 @@ export const rabbitMqPeer: Scenario = {
         runAmqpPipeline(server.url, { queue, messages, ...batchedPipelineShape }),
       );
       const { outcome } = window;
-      const leftInQueue = await queuedMessages(server.url);
+      const leftInQueue = await queuedMessages(server.url, queue);
       if (outcome.redelivered > 0 || leftInQueue > 0) {
         context.log(`rabbitmq: ${outcome.redelivered} messages redelivered, ${leftInQueue} left in the queue`);
       }
@@ -85,24 +85,3 @@ export const rabbitMqPeer: Scenario = {
     }
   },
 };
-
-/** Declares the durable quorum queue the pipeline runs through. */
-async function declareQuorumQueue(url: string): Promise<void> {
-  const model = await connect(url);
-  try {
-    const channel = await model.createChannel();
-    await channel.assertQueue(queue, { durable: true, arguments: { "x-queue-type": "quorum" } });
-  } finally {
-    await model.close();
-  }
-}
-
-/** Messages ready in the queue: 0 once every message has been acked (unacked ones return to it when their channel closes). */
-async function queuedMessages(url: string): Promise<number> {
-  const model = await connect(url);
-  try {
-    return (await (await model.createChannel()).checkQueue(queue)).messageCount;
-  } finally {
-    await model.close();
-  }
-}
