@@ -15,9 +15,10 @@
  */
 import { appLoadShape } from "../app-load.js";
 import { jetStreamAppRow, rabbitMqAppRow } from "../app-peer-rows.js";
+import { measureBrokerCpuSplit } from "../broker-cpu-split.js";
 import { runHoldshelfAppLoad } from "../holdshelf-app-load.js";
 import { createQueue } from "../pipeline.js";
-import { measureWindow, percentiles, resultOf, type Scenario, type ScenarioResult } from "../scenario.js";
+import { percentiles, resultOf, type Scenario, type ScenarioResult } from "../scenario.js";
 
 const warmupMessages = 2_000;
 const queue = "bench";
@@ -39,11 +40,12 @@ export const appShaped: Scenario = {
       context.log(
         `app-shaped: holdshelf, ${messages} messages, ${appLoadShape.producers} producers, one Consumer of concurrency ${appLoadShape.concurrency}`,
       );
-      const { window, value } = await measureWindow(broker, () =>
+      const { window, value, split } = await measureBrokerCpuSplit(broker, messages, () =>
         runHoldshelfAppLoad(broker.address, { queue, messages, ...appLoadShape }),
       );
       const result = resultOf("16 app-shaped, holdshelf", messages, window, percentiles(value.latencies), {
         client: "QueueClient.send one at a time from each producer; one Consumer, concurrency 32, no-op handler",
+        ...split,
         ...(value.redelivered > 0 ? { redelivered: value.redelivered } : {}),
       });
       const met = (result.brokerCpuMicrosPerMessage ?? Infinity) <= targetBrokerMicros;

@@ -12,6 +12,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { appLoadShape } from "../app-load.js";
+import { requireValue, scrapeBroker } from "../broker-scrape.js";
 import { openIdleSubscribeStreams } from "../idle-subscribe-streams.js";
 import { createQueue } from "../pipeline.js";
 import { sampleProcess } from "../proc-stats.js";
@@ -39,6 +40,7 @@ export const idleSubscribers: Scenario = {
     const broker = await context.startBroker();
     for (const queue of queues) await createQueue(broker.address, queue);
     const beforeStreams = sampleProcess(broker.pid);
+    const heapBefore = await heapUsedMb(broker.metricsAddress);
     context.log(
       `idle-subscribers: opening ${streams} streams over ${connections} connections and ${queues.length} queues`,
     );
@@ -54,14 +56,21 @@ export const idleSubscribers: Scenario = {
       context.log(`idle-subscribers: holding them for ${windowSeconds} s`);
       const { window } = await measureWindow(broker, () => sleep(windowSeconds * 1000));
       const end = sampleProcess(broker.pid);
+      // The broker's own count: every stream is still subscribed at the window's end.
+      const samples = await scrapeBroker(broker.metricsAddress);
+      const subscribed = requireValue(samples, "holdshelf_subscribers");
       if (open.errors.length > 0) throw new Error(`${open.errors.length} streams ended: ${open.errors[0]}`);
       const rssMb = end.rssBytes / 2 ** 20;
       const result = resultOf("18 idle subscribers", 0, window, undefined, {
         streams,
+        subscribed,
         connections,
         queues: queues.length,
+        brokerCpuPercent: Number(window.brokerCpuPercent.toFixed(2)),
         brokerRssMb: Number(rssMb.toFixed(1)),
         rssBeforeStreamsMb: Number((beforeStreams.rssBytes / 2 ** 20).toFixed(1)),
+        heapUsedBeforeStreamsMb: heapBefore,
+        heapUsedMb: toMb(requireValue(samples, "nodejs_heap_size_used_bytes")),
         rssPerStreamKb: Number(((end.rssBytes - beforeStreams.rssBytes) / 1024 / streams).toFixed(2)),
       });
       const met = result.brokerCpuPercent! <= target.cpuPercent && rssMb <= target.rssMb;
@@ -77,3 +86,12 @@ export const idleSubscribers: Scenario = {
     }
   },
 };
+
+/** The broker's V8 heap in use, in MB: the rest of its RSS is native (nghttp2's sessions and streams, buffers, LevelDB). */
+async function heapUsedMb(metricsAddress: string): Promise<number> {
+  return toMb(requireValue(await scrapeBroker(metricsAddress), "nodejs_heap_size_used_bytes"));
+}
+
+function toMb(bytes: number): number {
+  return Number((bytes / 2 ** 20).toFixed(1));
+}
