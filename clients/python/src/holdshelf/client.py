@@ -17,6 +17,7 @@ from holdshelf.credentials import bearer_metadata, channel_credentials
 from holdshelf.durations import Seconds, from_timestamp, to_duration
 from holdshelf.errors import HoldshelfError
 from holdshelf.heartbeat_stream import HeartbeatStream
+from holdshelf.subscribe_stream import SubscribeStream
 from holdshelf.values import EntryResult, Queue, QueueConfig, QueuePage, ReceivedMessage, SendBatchEntry, SendResult
 # gRPC's reconnect backoff starts at 1 s and grows to 120 s, so a Consumer
 # whose broker restarted could wait minutes to reach it again while its
@@ -184,6 +185,10 @@ class Client:
     def heartbeat(self) -> HeartbeatStream:
         """Opens a raw Heartbeat stream (the Consumer manages one for you)."""
         return HeartbeatStream(self._stub.Heartbeat, self._metadata)
+
+    def subscribe(self) -> SubscribeStream:
+        """Opens a raw Subscribe stream; send its first request with open() (the Consumer manages one for you)."""
+        return SubscribeStream(self._stub.Subscribe, self._metadata)
 
     def redrive_messages(self, dead_letter_queue: str, *, destination_queue: str = "", max_messages: int = 0,
                          max_per_second: int = 0, timeout: float | None = None) -> int:
