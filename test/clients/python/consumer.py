@@ -16,7 +16,7 @@ A fixture of test/clients/python-client.test.ts:
                       Consumer gives its own visibility_timeout
     big_checkpoint    a checkpoint over 64 KiB raises ValueError and keeps the lease
     signals           stop_on_signals puts the previous handler back once a signal came
-    delete_retry      a delete no broker answers (UNAVAILABLE for longer than the
+    delete_retry      (Receive path) a delete no broker answers (UNAVAILABLE for longer than the
                       lease) is tried again, each attempt with a 30 s deadline,
                       until it succeeds, the lease kept meanwhile (the message is
                       never delivered again); one the broker refuses is not
@@ -262,8 +262,10 @@ def delete_retry(client: Client) -> None:
         handled: list[str] = []
         # Two slots: a message whose lease were dropped during the retries
         # would come back after 2 s and be handled again by the free one.
+        # subscribe=False: on a Subscribe stream a handled message is acked, not deleted.
         consumer = Consumer(flaky, "consumer-q", lambda m, c: handled.append(m.message_id),  # type: ignore[arg-type]
-                            concurrency=2, visibility_timeout=lease, wait_time=1, on_error=lambda e, m: heard.put(e))
+                            concurrency=2, visibility_timeout=lease, wait_time=1, on_error=lambda e, m: heard.put(e),
+                            subscribe=False)
         wait_until(lambda: flaky.attempts >= 1)
         # Its job over, the delete has no further attempt to make: the retries are in the job.
         finished = wait_until(lambda: flaky.deleted.is_set() if case == "unavailable" else consumer.active == 0)
