@@ -160,6 +160,8 @@ class Consumer:
         self._unimplemented = threading.Event()  # the broker has no Subscribe: fall back to Receive
         # Subscribe: the last job of each FIFO group not settled yet, which a later delivery of the group waits for.
         self._last_of_group: dict[str, Future[bool]] = {}
+        # One stream's reader at a time hands deliveries over, but a broken stream's may still be doing so.
+        self._deliveries_lock = threading.Lock()
         # A pool of daemon threads rather than a ThreadPoolExecutor, whose
         # exit hook would make the process wait for a handler that ignores
         # its cancellation after stop() gave its message back.
@@ -330,14 +332,15 @@ class Consumer:
             for message, lease in deliveries:
                 lease.release(0).add_done_callback(lambda done, m=message: self._report_failed(done, m))
             return
-        # Groups whose last job is settled: a later delivery of theirs waits for nothing.
-        for group in [g for g, outcome in self._last_of_group.items() if outcome.done()]:
-            del self._last_of_group[group]
-        for message, lease in deliveries:
-            group = message.message_group_id
-            outcome = self._start(message, lease.watch, self._last_of_group.get(group) if group else None)
-            if group:
-                self._last_of_group[group] = outcome
+        with self._deliveries_lock:
+            # Groups whose last job is settled: a later delivery of theirs waits for nothing.
+            for group in [g for g, outcome in self._last_of_group.items() if outcome.done()]:
+                del self._last_of_group[group]
+            for message, lease in deliveries:
+                group = message.message_group_id
+                outcome = self._start(message, lease.watch, self._last_of_group.get(group) if group else None)
+                if group:
+                    self._last_of_group[group] = outcome
 
     def _report_failed(self, done: Future, message: ReceivedMessage) -> None:
         if done.exception() is not None:

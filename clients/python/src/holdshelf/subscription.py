@@ -318,8 +318,11 @@ class Subscription:
             delivered.append((message, SubscribedLease(self, lease)))
         if delivered and self._closed:
             # Sent before the server saw the half-close: breaking the stream
-            # releases them (release_on_disconnect) instead of leaving them hidden.
-            self._break_stream(ConnectionError("deliveries after the Subscribe stream was half-closed"))
+            # releases them (release_on_disconnect) instead of leaving them
+            # hidden. Nothing is pending any more (close waited for it), so
+            # nothing is lost, and it is no failure to report.
+            self._stream = None
+            stream.cancel()
             return []
         self._pump()
         return delivered
