@@ -1,4 +1,4 @@
-"""Runs a handler on each message of a queue in a thread pool, its leases kept alive: on a Subscribe stream, or a receive loop."""
+"""Runs a handler on each message of a queue in a thread pool, its leases kept alive (Subscribe, or Receive)."""
 
 from __future__ import annotations
 

@@ -297,7 +297,8 @@ class Subscription:
         if unimplemented:
             self._on_unimplemented()
 
-    def _on_response(self, stream: SubscribeStream, response: SubscribeResponse) -> list[tuple[ReceivedMessage, SubscribedLease]]:
+    def _on_response(self, stream: SubscribeStream,
+                     response: SubscribeResponse) -> list[tuple[ReceivedMessage, SubscribedLease]]:
         """Applies one response; returns its deliveries, for the Consumer."""
         notices = [s for s in response.leases if s.reason == "LEASE_EXPIRED"]
         answers = [s for s in response.leases if s.reason != "LEASE_EXPIRED"]
