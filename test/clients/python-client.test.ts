@@ -176,7 +176,15 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       errors: ["QUEUE_NOT_FOUND"],
       reopened_with: [],
     });
-    expect(check.pause_close).toMatchObject({ paused: [0, [], []], half_closed: true, cancelled: true, delivered: 0 });
+    expect(check.pause_close).toMatchObject({
+      paused: [0, [], []],
+      released: [["on-its-way", 0]],
+      waited: true,
+      half_closed: true,
+      given_back: ["late"],
+      delivered: 0,
+      errors: 0,
+    });
     // The handler's own error (it raised ctx.lost) is reported, as on the Receive path.
     expect(check.consumer_notice).toMatchObject({ heard: ["True", "LEASE_EXPIRED"], errors: ["LeaseLostError"] });
     expect(check.consumer_fifo).toMatchObject({

@@ -19,8 +19,9 @@ give the Subscription a fake stream whose responses each check writes:
                       reopened and is not reported
     queue_not_found   a stream ended with QUEUE_NOT_FOUND loses every lease, is reported,
                       and reopened
-    pause_close       pause() sends credit 0 alone; close() half-closes, and a delivery that
-                      comes after the half-close breaks the stream (release_on_disconnect)
+    pause_close       pause() sends credit 0 alone; a delivery that comes after it is released
+                      on the stream, not handed over; close() half-closes, and a delivery that
+                      comes after the half-close is given back with a unary release
     consumer_notice   a Consumer's handler hears a LEASE_EXPIRED notice through ctx.cancelled
     consumer_fifo     a FIFO group's message delivered while the one before it is handled
                       waits for it, then runs
@@ -118,10 +119,11 @@ class Harness:
         self.delivered: queue.SimpleQueue[SubscribedLease] = queue.SimpleQueue()
         self.lost: queue.SimpleQueue[str] = queue.SimpleQueue()
         self.unimplemented = threading.Event()
+        self.given_back: list[str] = []
         self.subscription = Subscription(
             "q", self._open, visibility_timeout=30, lease_seconds=30, renew_fraction=1 / 3,
             flow_control=FlowControl(4), on_deliveries=self._deliveries, on_unimplemented=self.unimplemented.set,
-            on_error=self.errors.append)
+            give_back=self.given_back.extend, on_error=self.errors.append)
 
     def _open(self) -> FakeStream:
         stream = FakeStream()
@@ -258,14 +260,20 @@ def pause_close() -> None:
     stream, _ = h.stream()
     h.subscription.pause()
     paused = stream.next_request()
+    stream.respond(messages=[message("on-its-way")])
+    released = [(r.receipt_handle, r.visibility_timeout) for r in stream.next_request()["renewals"]]
     closing = threading.Thread(target=h.subscription.close, args=(WAIT,))
     closing.start()
+    time.sleep(0.1)
+    waited = not stream.half_closed.is_set()  # for the release's answer
+    stream.respond(leases=[LeaseState("on-its-way", False, None, "RELEASED")])
     half_closed = stream.half_closed.wait(WAIT)
     stream.respond(messages=[message("late")])
-    cancelled = stream.cancelled.wait(WAIT)
+    stream.end(None)
     closing.join(WAIT)
     emit("pause_close", paused=[paused["flow_control"].max_outstanding_messages, paused["acks"], paused["renewals"]],
-         half_closed=half_closed, cancelled=cancelled, delivered=h.delivered.qsize())
+         released=released, waited=waited, half_closed=half_closed, given_back=h.given_back,
+         delivered=h.delivered.qsize(), errors=len(h.errors))
 
 
 class FakeClient:

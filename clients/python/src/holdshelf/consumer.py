@@ -286,7 +286,7 @@ class Consumer:
             received_at = time.monotonic()
             if self._stopping.is_set():
                 # The answer beat the cancellation: these were never worked on.
-                self._give_back(messages)
+                self._give_back([m.receipt_handle for m in messages])
                 return
             # A FIFO group's messages come in order, and each waits for the one before it (see _take_turn).
             last_of_group: dict[str, Future[bool]] = {}
@@ -308,7 +308,7 @@ class Consumer:
             renew_fraction=self._renew_fraction,
             flow_control=FlowControl(self._concurrency, self._max_outstanding_bytes),
             on_deliveries=self._on_deliveries, on_unimplemented=self._on_unimplemented,
-            on_error=lambda error: self._report(error, None),
+            give_back=self._give_back, on_error=lambda error: self._report(error, None),
         )
         with self._cv:
             self._subscription = subscription
@@ -483,12 +483,14 @@ class Consumer:
             if released.done() and released.exception() is not None:  # refused, or never sent
                 self._report(released.exception(), job.message)
 
-    def _give_back(self, messages: list[ReceivedMessage]) -> None:
+    def _give_back(self, receipt_handles: list[str]) -> None:
         """Releases messages received after stop() began; never renewed, so no renewal races the release."""
-        if not messages:
+        if not receipt_handles:
             return
         try:
-            results = self._client.change_visibility_batch(self.queue, [m.receipt_handle for m in messages], 0)
+            results = [result for start in range(0, len(receipt_handles), MAX_RECEIVE_MESSAGES)
+                       for result in self._client.change_visibility_batch(
+                           self.queue, receipt_handles[start:start + MAX_RECEIVE_MESSAGES], 0)]
         except Exception as error:
             self._report(error, None)
             return

@@ -119,6 +119,11 @@ class Subscription:
     not reopened: on_unimplemented is called, for the Consumer to fall back
     to Receive.
 
+    Once paused (the Consumer stops), deliveries that were already on their
+    way are released on the stream at once, never handed over; those that
+    come after the half-close, when nothing more can be sent, are given to
+    give_back (a unary release) once the stream has ended.
+
     One thread owns the timing (renewals, expiries, the stall timeout,
     reopening) and one reader thread per stream applies the responses; both
     work under one condition variable.
@@ -127,7 +132,7 @@ class Subscription:
     def __init__(self, queue: str, open_stream: Callable[[], SubscribeStream], *,
                  visibility_timeout: float | None, lease_seconds: float, renew_fraction: float,
                  flow_control: FlowControl, on_deliveries: Deliveries, on_unimplemented: Callable[[], None],
-                 on_error: Callable[[Exception], None]) -> None:
+                 give_back: Callable[[list[str]], None], on_error: Callable[[Exception], None]) -> None:
         self._queue = queue
         self._open_stream = open_stream
         self._visibility_timeout = visibility_timeout  # None: the queue's, applied by the server
@@ -136,6 +141,8 @@ class Subscription:
         self._flow = flow_control
         self._on_deliveries = on_deliveries
         self._on_unimplemented = on_unimplemented
+        self._give_back = give_back
+        self._late: list[str] = []  # receipt handles delivered after the half-close
         self._on_error = on_error
         self._stall_seconds = max(MIN_STALL_SECONDS, lease_seconds)
         self._cv = threading.Condition()
@@ -188,8 +195,14 @@ class Subscription:
             for lease in list(self._leases.values()):
                 self._forget(lease, LeaseLostError(lease.handle, "RELEASED"),
                              RuntimeError("the Consumer stopped before this release was sent"))
+            late, self._late = self._late, []
             self._cv.notify_all()
         self._thread.join()
+        if late:
+            try:
+                self._give_back(late)
+            except Exception as error:
+                self._errors.append(error)
         self._flush_errors()
 
     # The timing thread: opens streams, marks renewals due, expires leases, breaks stuck streams.
@@ -270,7 +283,7 @@ class Subscription:
                 with self._cv:
                     if stream is not self._stream:
                         return
-                    delivered = self._on_response(stream, response)
+                    delivered = self._on_response(response)
                     self._cv.notify_all()
                 self._flush_errors()
                 if delivered:
@@ -297,8 +310,7 @@ class Subscription:
         if unimplemented:
             self._on_unimplemented()
 
-    def _on_response(self, stream: SubscribeStream,
-                     response: SubscribeResponse) -> list[tuple[ReceivedMessage, SubscribedLease]]:
+    def _on_response(self, response: SubscribeResponse) -> list[tuple[ReceivedMessage, SubscribedLease]]:
         """Applies one response; returns its deliveries, for the Consumer."""
         notices = [s for s in response.leases if s.reason == "LEASE_EXPIRED"]
         answers = [s for s in response.leases if s.reason != "LEASE_EXPIRED"]
@@ -310,21 +322,24 @@ class Subscription:
             # taken it back after the notice was sent.
             if lease is not None and not lease.in_flight:
                 self._lose(lease, state.reason)
+        if self._closed:
+            # Sent before the server read the half-close: nothing more can go
+            # on this stream, so close() releases them with a unary call.
+            self._late += [message.receipt_handle for message in response.messages]
+            return []
         delivered = []
         now = time.monotonic()
         for message in response.messages:
             lease = _Lease(message.receipt_handle)
             self._leases[lease.handle] = lease
             self._schedule(lease, now)
-            delivered.append((message, SubscribedLease(self, lease)))
-        if delivered and self._closed:
-            # Sent before the server saw the half-close: breaking the stream
-            # releases them (release_on_disconnect) instead of leaving them
-            # hidden. Nothing is pending any more (close waited for it), so
-            # nothing is lost, and it is no failure to report.
-            self._stream = None
-            stream.cancel()
-            return []
+            if self._paused:
+                # Pushed before the server read the pause: released here, under
+                # the lock, so that close() waits for the answer.
+                lease.state = "ending"
+                lease.release = _PendingRelease(0.0, False)
+            else:
+                delivered.append((message, SubscribedLease(self, lease)))
         self._pump()
         return delivered
 
