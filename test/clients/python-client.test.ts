@@ -552,11 +552,12 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
     const connect = (...args: string[]) =>
       run("connect.py", ["--address", auth.server.address, "--queue", "tasks", ...args], "call");
 
-    it("sends the token on unary calls and on the Heartbeat stream", async () => {
+    it("sends the token on unary calls and on the Heartbeat and Subscribe streams", async () => {
       const calls = await connect("--token", worker.token);
       // ListQueues shows only the queues the token holds a permission on.
       expect(calls.list_queues).toMatchObject({ ok: true, queues: ["tasks"] });
       expect(calls.heartbeat).toMatchObject({ ok: true, answer: [] });
+      expect(calls.subscribe).toMatchObject({ ok: true, answer: [["forged", "RECEIPT_HANDLE_INVALID"]] });
     });
 
     it("is refused without a token, and with a token the broker does not know", async () => {
@@ -567,6 +568,7 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
         const calls = await connect(...args);
         expect(calls.list_queues).toMatchObject({ ok: false, code: "UNAUTHENTICATED", reason });
         expect(calls.heartbeat).toMatchObject({ ok: false, code: "UNAUTHENTICATED", reason });
+        expect(calls.subscribe).toMatchObject({ ok: false, code: "UNAUTHENTICATED", reason });
       }
     });
   });
