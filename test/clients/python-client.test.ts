@@ -291,6 +291,10 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       expect(check.limits).toMatchObject({ early: 20, total: 25, batches: [10, 10, 5], stored: 25 });
       expect(check.flush).toMatchObject({ waiting_before: true, sent: 1, stored: ["flushed"] });
       expect(check.flush!.close_seconds).toBeLessThan(5);
+      // Sent after half its 0.5 s timeout, not after the 60 s delay.
+      expect(check.timeout).toMatchObject({ stored: ["in time"] });
+      expect(check.timeout!.seconds).toBeGreaterThanOrEqual(0.2);
+      expect(check.timeout!.seconds).toBeLessThan(5);
       expect(check.unbatched).toMatchObject({ plain: [5, 0], too_large: 1, stored: 6 });
     }, 60_000);
 

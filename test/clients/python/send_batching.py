@@ -10,6 +10,7 @@ A fixture of test/clients/python-client.test.ts:
                   numbers follow its sends
     limits        batch_max_messages cuts batches at once (10, 10), the rest waits for close()
     flush         close() sends what is gathered at once, long before the delay
+    timeout       a send's timeout shorter than the delay sends its batch when it runs out
     unbatched     batch_delay=0: unary Sends only; and a body over batch_max_bytes goes alone
 """
 
@@ -157,6 +158,14 @@ def flush(proxy: ForwardingProxy, direct: Client) -> None:
     emit("flush", waiting_before=waiting, close_seconds=took, sent=len(sent), stored=drain(direct, "batch-q"))
 
 
+def timeout(proxy: ForwardingProxy, direct: Client) -> None:
+    with Client(proxy.address, batch_delay=60) as client:
+        start = time.monotonic()
+        client.send("batch-q", "in time", timeout=0.5)
+        took = time.monotonic() - start
+    emit("timeout", seconds=took, stored=drain(direct, "batch-q"))
+
+
 def unbatched(proxy: ForwardingProxy, direct: Client) -> None:
     sends, batches = proxy.calls["Send"], proxy.calls["SendBatch"]
     with Client(proxy.address, batch_delay=0) as client:
@@ -182,6 +191,7 @@ def main() -> None:
             fifo_order(proxy, direct)
             limits(proxy, direct)
             flush(proxy, direct)
+            timeout(proxy, direct)
             unbatched(proxy, direct)
     finally:
         proxy.stop()

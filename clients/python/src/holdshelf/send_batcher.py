@@ -37,7 +37,7 @@ class _Send:
 @dataclass(eq=False)
 class _Batch:
     queue: str
-    due: float  # when the delay runs out
+    due: float  # when the delay runs out, or half the shortest timeout of its sends
     sends: list[_Send] = field(default_factory=list)
     size: int = 0
 
@@ -47,8 +47,9 @@ class SendBatcher:
 
     A send joins its queue's open batch, which goes out once it holds
     max_messages entries, once the next send would take it past max_bytes,
-    or `delay` seconds after its first send, whichever comes first; several
-    batches of a queue may be in flight at once. A batch is one atomic call
+    or `delay` seconds after its first send (sooner if half of a send's
+    timeout runs out first), whichever comes first; several batches of a
+    queue may be in flight at once. A batch is one atomic call
     that stores its entries in order, so the sends of one thread (each
     waiting for its answer before the next) keep their order, FIFO groups
     included. Each send gets its own result; an entry the broker refuses (its
@@ -89,6 +90,9 @@ class SendBatcher:
                 self._start_timer()
             batch.sends.append(send)
             batch.size += size
+            if timeout is not None:
+                # A timeout shorter than the delay does not wait it out: half of it is left for the call.
+                batch.due = min(batch.due, time.monotonic() + timeout / 2)
             if len(batch.sends) >= self._max_messages:
                 full.append(self._open.pop(queue))
             self._in_flight += len(full)
