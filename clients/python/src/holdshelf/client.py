@@ -218,7 +218,7 @@ class Client:
         return [entry_result_from_wire(r) for r in self._call(self._stub.ChangeVisibilityBatch, request, timeout).results]
 
     def heartbeat(self) -> HeartbeatStream:
-        """Opens a raw Heartbeat stream (the Consumer manages one for you)."""
+        """Opens a raw Heartbeat stream (the Consumer on its Receive path manages one for you)."""
         return HeartbeatStream(self._stub.Heartbeat, self._metadata)
 
     def subscribe(self) -> SubscribeStream:

@@ -139,7 +139,7 @@ def entry_result_from_wire(wire: message_pb2.EntryResult) -> EntryResult:
 
 
 def renewal_to_wire(renewal: LeaseRenewal) -> service_pb2.LeaseRenewal:
-    """One Heartbeat renewal; visibility_timeout and checkpoint None leave them unset."""
+    """One Heartbeat or Subscribe renewal; visibility_timeout and checkpoint None leave them unset."""
     wire = service_pb2.LeaseRenewal(receipt_handle=renewal.receipt_handle, failed=renewal.failed)
     if renewal.visibility_timeout is not None:
         wire.visibility_timeout.CopyFrom(to_duration(renewal.visibility_timeout))
@@ -149,7 +149,7 @@ def renewal_to_wire(renewal: LeaseRenewal) -> service_pb2.LeaseRenewal:
 
 
 def lease_state_from_wire(wire: service_pb2.LeaseState) -> LeaseState:
-    """One Heartbeat LeaseState."""
+    """One Heartbeat or Subscribe LeaseState."""
     deadline = from_timestamp(wire.lease_deadline) if wire.HasField("lease_deadline") else None
     return LeaseState(wire.receipt_handle, wire.held, deadline, wire.reason)
 

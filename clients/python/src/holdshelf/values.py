@@ -163,7 +163,7 @@ class EntryError:
 
 @dataclass(frozen=True)
 class LeaseRenewal:
-    """One renewal on a Heartbeat stream: visibility_timeout None means the queue's, 0 releases.
+    """One renewal on a Heartbeat or Subscribe stream: visibility_timeout None means the queue's, 0 releases.
 
     With failed=True it ends the lease as a failed delivery instead: the
     message comes back after visibility_timeout if set, else after the
