@@ -25,6 +25,8 @@ give the Subscription a fake stream whose responses each check writes:
     consumer_notice   a Consumer's handler hears a LEASE_EXPIRED notice through ctx.cancelled
     consumer_fifo     a FIFO group's message delivered while the one before it is handled
                       waits for it, then runs
+    consumer_fifo_again  a message of a group delivered again after its handler failed runs at
+                      once, not behind the later ones still held, which go back unhandled
 """
 
 from __future__ import annotations
@@ -92,10 +94,10 @@ class FakeStream:
             yield item
 
 
-def message(handle: str, group: str = "") -> ReceivedMessage:
+def message(handle: str, group: str = "", sequence: int = 0, receive_count: int = 1) -> ReceivedMessage:
     now = datetime.now(timezone.utc)
-    return ReceivedMessage(f"id-{handle}", handle, handle.encode(), {}, 1, now, now, now, None, "", "",
-                           message_group_id=group)
+    return ReceivedMessage(f"id-{handle}", handle, handle.encode(), {}, receive_count, now, now, now, None, "", "",
+                           message_group_id=group, sequence_number=f"{sequence:020d}" if group else "")
 
 
 def held(handle: str) -> LeaseState:
@@ -329,11 +331,11 @@ def consumer_fifo() -> None:
     consumer = Consumer(client, "q.fifo", handler, concurrency=2, visibility_timeout=30)  # type: ignore[arg-type]
     stream = client.streams.get(timeout=WAIT)
     stream.next_request()
-    stream.respond(messages=[message("a1", "g")])
+    stream.respond(messages=[message("a1", "g", 1)])
     deadline = time.monotonic() + WAIT
     while not order and time.monotonic() < deadline:
         time.sleep(0.01)
-    stream.respond(messages=[message("a2", "g")])
+    stream.respond(messages=[message("a2", "g", 2)])
     time.sleep(0.3)  # a2 would start meanwhile if it did not wait for a1
     before = list(order)
     first_may_end.set()
@@ -349,6 +351,53 @@ def consumer_fifo() -> None:
     emit("consumer_fifo", before=before, order=order, acks=[acks, second_acks])
 
 
+def answer_everything(stream: FakeStream, until: threading.Event) -> None:
+    """Answers each request as a broker would if nothing raced it: acks done, endings released, renewals held."""
+    while not until.is_set():
+        try:
+            request = stream.requests.get(timeout=0.05)
+        except queue.Empty:
+            continue
+        leases = [LeaseState(r.receipt_handle, False, None, "RELEASED") if r.failed or r.visibility_timeout == 0
+                  else held(r.receipt_handle) for r in request["renewals"]]
+        if request["acks"] or leases:
+            stream.respond(acks=[AckResult(handle, "") for handle in request["acks"]], leases=leases)
+
+
+def consumer_fifo_again() -> None:
+    client = FakeClient()
+    calls: list[str] = []
+    done = threading.Event()
+
+    def handler(message: ReceivedMessage, ctx: HandlerContext) -> None:
+        calls.append(f"{message.receipt_handle}#{message.receive_count}")
+        if message.receipt_handle == "a1":
+            raise ValueError("fails once")
+        if message.receipt_handle == "a1-again":
+            done.set()
+
+    consumer = Consumer(client, "q.fifo", handler, concurrency=4, visibility_timeout=30,  # type: ignore[arg-type]
+                        on_error=lambda e, m: None)
+    stream = client.streams.get(timeout=WAIT)
+    stream.next_request()
+    answering = threading.Event()
+    answerer = threading.Thread(target=answer_everything, args=(stream, answering))
+    answerer.start()
+    stream.respond(messages=[message("a1", "g", 1), message("a2", "g", 2), message("a3", "g", 3)])
+    deadline = time.monotonic() + WAIT
+    while "a1#1" not in calls and time.monotonic() < deadline:
+        time.sleep(0.01)
+    stream.respond(messages=[message("a1-again", "g", 1, receive_count=2)])
+    handled = done.wait(WAIT)
+    answering.set()
+    answerer.join()
+    stopping = threading.Thread(target=consumer.stop, args=(WAIT,))
+    stopping.start()
+    stream.end(None)
+    stopping.join(WAIT)
+    emit("consumer_fifo_again", handled=handled, calls=calls)
+
+
 if __name__ == "__main__":
     opening()
     coalesced_acks()
@@ -360,3 +409,4 @@ if __name__ == "__main__":
     pause_close()
     consumer_notice()
     consumer_fifo()
+    consumer_fifo_again()

@@ -158,8 +158,8 @@ class Consumer:
         self._keeper: LeaseKeeper | None = None
         self._subscription: Subscription | None = None
         self._unimplemented = threading.Event()  # the broker has no Subscribe: fall back to Receive
-        # Subscribe: the last job of each FIFO group not settled yet, which a later delivery of the group waits for.
-        self._last_of_group: dict[str, Future[bool]] = {}
+        # Subscribe: the jobs of each FIFO group not settled yet, by sequence number (see _on_deliveries).
+        self._group_jobs: dict[str, list[tuple[str, Future[bool]]]] = {}
         # One stream's reader at a time hands deliveries over, but a broken stream's may still be doing so.
         self._deliveries_lock = threading.Lock()
         # A pool of daemon threads rather than a ThreadPoolExecutor, whose
@@ -333,14 +333,21 @@ class Consumer:
                 lease.release(0).add_done_callback(lambda done, m=message: self._report_failed(done, m))
             return
         with self._deliveries_lock:
-            # Groups whose last job is settled: a later delivery of theirs waits for nothing.
-            for group in [g for g, outcome in self._last_of_group.items() if outcome.done()]:
-                del self._last_of_group[group]
             for message, lease in deliveries:
                 group = message.message_group_id
-                outcome = self._start(message, lease.watch, self._last_of_group.get(group) if group else None)
-                if group:
-                    self._last_of_group[group] = outcome
+                if not group:
+                    self._start(message, lease.watch, None)
+                    continue
+                jobs = [job for job in self._group_jobs.get(group, []) if not job[1].done()]
+                # It waits for the job just before it in the group, not for the last one delivered: a message
+                # delivered again (its handler failed) comes before those still held behind it, which are
+                # released unhandled once they see it was not deleted. Without a number: delivery order.
+                number = message.sequence_number
+                earlier = sorted((job for job in jobs if job[0] < number), key=lambda job: job[0]) if number else jobs
+                jobs.append((number, self._start(message, lease.watch, earlier[-1][1] if earlier else None)))
+                self._group_jobs[group] = jobs
+            for group in [g for g, jobs in self._group_jobs.items() if all(outcome.done() for _, outcome in jobs)]:
+                del self._group_jobs[group]
 
     def _report_failed(self, done: Future, message: ReceivedMessage) -> None:
         if done.exception() is not None:
