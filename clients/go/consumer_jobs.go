@@ -39,10 +39,18 @@ type job struct {
 // same receive and FIFO group, nil for the first of its group and on a
 // standard queue: the message waits for it (see takeTurn).
 func (c *Consumer) start(m *Message, keeper *leaseKeeper, receivedAt time.Time, previous <-chan bool) <-chan bool {
+	outcome := make(chan bool, 1)
+	c.startHeld(m, keeper.hold(m.ReceiptHandle, receivedAt, nil), previous, outcome)
+	return outcome
+}
+
+// startHeld is start with the lease already held, and the channel that
+// yields the outcome made by the caller.
+func (c *Consumer) startHeld(m *Message, lease *heldLease, previous <-chan bool, outcome chan bool) {
 	ctx, cancel := context.WithCancel(context.Background())
-	j := &job{delivery: &Delivery{Message: *m, last: m.Checkpoint}, ctx: ctx, cancel: cancel, deleted: make(chan struct{})}
+	j := &job{delivery: &Delivery{Message: *m, last: m.Checkpoint, lease: lease}, ctx: ctx, cancel: cancel, deleted: make(chan struct{})}
 	j.deleteCtx, j.stopDelete = context.WithCancel(context.Background())
-	j.delivery.lease = keeper.hold(m.ReceiptHandle, receivedAt, func(reason string) {
+	lease.watch(func(reason string) {
 		j.lost.Store(&LeaseLostError{ReceiptHandle: m.ReceiptHandle, Reason: reason})
 		cancel()
 	})
@@ -50,13 +58,15 @@ func (c *Consumer) start(m *Message, keeper *leaseKeeper, receivedAt time.Time, 
 	c.jobs[j] = struct{}{}
 	c.mu.Unlock()
 	c.work.Add(1)
-	outcome := make(chan bool, 1)
 	go func() {
 		defer c.work.Done()
 		defer c.giveSlots(1)
 		defer func() {
 			c.mu.Lock()
 			delete(c.jobs, j)
+			if group := m.MessageGroupID; group != "" && c.lastOfGroup[group] == outcome {
+				delete(c.lastOfGroup, group) // nothing of its group waits for it
+			}
 			c.mu.Unlock()
 			cancel()
 			j.stopDelete()
@@ -67,7 +77,6 @@ func (c *Consumer) start(m *Message, keeper *leaseKeeper, receivedAt time.Time, 
 		}
 		outcome <- deleted
 	}()
-	return outcome
 }
 
 // takeTurn waits until the message received before this one in its FIFO
@@ -160,6 +169,9 @@ const deleteTimeout = 30 * time.Second
 // delete succeeded.
 func (c *Consumer) deleteHandled(j *job) bool {
 	defer close(j.deleted)
+	if j.delivery.lease.keeper.options.wire.carriesAcks() {
+		return c.ack(j)
+	}
 	deleted := c.tryDeletes(j)
 	// Renewals stop only now, so that the lease is kept while a delete is
 	// tried again; a message stop gave back is ended by its release.
@@ -167,6 +179,22 @@ func (c *Consumer) deleteHandled(j *job) bool {
 		j.delivery.lease.drop()
 	}
 	return deleted
+}
+
+// ack deletes a handled message on the Subscribe stream, which sends the
+// ack again on a new stream after a break until the broker answers; true if
+// the message was deleted.
+func (c *Consumer) ack(j *job) bool {
+	err := <-j.delivery.lease.ack()
+	if err == nil {
+		return true
+	}
+	// Only a stop releases a message being deleted: not a failure.
+	var lost *LeaseLostError
+	if !errors.As(err, &lost) || lost.Reason != ReasonReleased {
+		c.report(err, j.delivery)
+	}
+	return false
 }
 
 // tryDeletes tries the delete until it is answered, the lease is lost, or

@@ -1,0 +1,107 @@
+package holdshelf
+
+// The Consumer's Subscribe path: one stream whose credit is the
+// Consumer's concurrency; the broker pushes deliveries, and each waits for
+// a free slot (briefly: the credit a finished handler frees may bring the
+// next message before its slot is free).
+
+import (
+	"context"
+
+	"holdshelf/clients/go/holdshelfv1"
+)
+
+// queuedDelivery is a delivery waiting for a slot. previous and outcome
+// order a FIFO group's messages as start's do.
+type queuedDelivery struct {
+	delivered
+	previous <-chan bool
+	outcome  chan bool
+}
+
+// subscribe consumes on a Subscribe stream until ctx ends, then stops as
+// Run says, and returns true; false at once if the broker has no
+// Subscribe, having held nothing.
+func (c *Consumer) subscribe(ctx context.Context, options leaseKeeperOptions) bool {
+	absent := make(chan struct{})
+	options.wire = subscribeWire{
+		queue:      c.queue,
+		visibility: options.visibility,
+		openRPC: func(ctx context.Context) (holdshelfv1.QueueService_SubscribeClient, error) {
+			return c.client.rpc.Subscribe(ctx)
+		},
+	}
+	options.flow = flowControl(c.options.Concurrency, c.options.MaxOutstandingBytes)
+	options.onDelivery = c.enqueue
+	options.onUnimplemented = func() { close(absent) }
+	keeper := newLeaseKeeper(options)
+	if !c.dispatch(ctx, absent) {
+		keeper.close(closeTimeout)
+		return false
+	}
+	// No delivery is handed over after the pause: the keeper gives back
+	// what still arrives, and the queued ones are given back here.
+	keeper.pause()
+	c.mu.Lock()
+	left := c.queued
+	c.queued = nil
+	c.mu.Unlock()
+	for _, q := range left {
+		// keeper.close waits for the answer.
+		q.lease.release(0)
+		q.outcome <- false
+	}
+	c.shutdown(keeper)
+	return true
+}
+
+// enqueue takes a response's deliveries, on the keeper's goroutine, in
+// order: a FIFO group's message waits for the one delivered before it.
+func (c *Consumer) enqueue(messages []delivered) {
+	c.mu.Lock()
+	for _, d := range messages {
+		q := queuedDelivery{delivered: d, outcome: make(chan bool, 1)}
+		if group := d.message.MessageGroupID; group != "" {
+			q.previous = c.lastOfGroup[group]
+			c.lastOfGroup[group] = q.outcome
+		}
+		c.queued = append(c.queued, q)
+	}
+	c.mu.Unlock()
+	select {
+	case c.ready <- struct{}{}:
+	default: // already signalled
+	}
+}
+
+// dispatch starts each queued delivery in a free slot until ctx ends
+// (true), or the broker turns out to have no Subscribe (false).
+func (c *Consumer) dispatch(ctx context.Context, absent <-chan struct{}) bool {
+	for {
+		select {
+		case <-ctx.Done():
+			return true
+		case <-absent:
+			return false
+		case <-c.ready:
+		}
+		for {
+			c.mu.Lock()
+			if len(c.queued) == 0 {
+				c.mu.Unlock()
+				break
+			}
+			q := c.queued[0]
+			c.mu.Unlock()
+			select {
+			case c.slots <- struct{}{}:
+			case <-ctx.Done():
+				return true // subscribe gives it back
+			}
+			c.mu.Lock()
+			c.queued = c.queued[1:]
+			c.mu.Unlock()
+			c.startHeld(q.message, q.lease, q.previous, q.outcome)
+		}
+	}
+}
