@@ -85,18 +85,18 @@ type Consumer struct {
 	// messages of handlers still running; a test's hook.
 	abandoning func()
 
-	mu      sync.Mutex
-	jobs    map[*job]struct{}
+	mu   sync.Mutex
+	jobs map[*job]struct{}
 	// lastOfGroup is, on the Subscribe path, the outcome of the latest
 	// delivery of each FIFO group still worked on; queued are deliveries
 	// waiting for a slot, and ready says some are.
 	lastOfGroup map[string]chan bool
 	queued      []queuedDelivery
 	ready       chan struct{}
-	running bool
-	stop    context.CancelFunc // cancels Run's receive loop
-	stopped chan struct{}      // closed when Run has returned
-	work    sync.WaitGroup
+	running     bool
+	stop        context.CancelFunc // cancels Run's receive loop
+	stopped     chan struct{}      // closed when Run has returned
+	work        sync.WaitGroup
 }
 
 // NewConsumer returns a Consumer of queue; Run starts it.

@@ -152,9 +152,9 @@ type leaseKeeper struct {
 	paused      bool // deliveries are given back as they arrive
 	responded   bool // some stream got a response: the RPC exists
 	absent      bool // the broker has no such RPC: never reopened
-	closing     bool      // close began: a clean end is expected
-	closed      bool      // nothing more is sent
-	finished    bool      // the loop exits
+	closing     bool // close began: a clean end is expected
+	closed      bool // nothing more is sent
+	finished    bool // the loop exits
 	idleWaiters []chan struct{}
 	endWaiter   chan struct{}
 }
