@@ -1,0 +1,243 @@
+package holdshelf
+
+// The Consumer against a fake broker served over real gRPC in the test: on
+// Subscribe, on its fallback to Receive, and with Subscribe turned off.
+
+import (
+	"context"
+	"io"
+	"net"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"holdshelf/clients/go/holdshelfv1"
+)
+
+// fakeBroker serves one queue "q" holding two messages of FIFO group "g",
+// m1 then m2: by Subscribe (unless noSubscribe), each in a response of its
+// own, or by Receive, both at once. It records what the consumer sent.
+type fakeBroker struct {
+	holdshelfv1.UnimplementedQueueServiceServer
+	noSubscribe bool
+
+	subscribes int32
+	mu         sync.Mutex
+	received   bool
+	requests   []*holdshelfv1.SubscribeRequest
+	acks       []string
+	deletes    []string
+	halfClosed bool
+}
+
+func message(handle string) *holdshelfv1.ReceivedMessage {
+	return &holdshelfv1.ReceivedMessage{MessageId: handle, ReceiptHandle: handle, Body: []byte(handle), MessageGroupId: "g", ReceiveCount: 1}
+}
+
+func (b *fakeBroker) GetQueue(context.Context, *holdshelfv1.GetQueueRequest) (*holdshelfv1.GetQueueResponse, error) {
+	return &holdshelfv1.GetQueueResponse{Queue: &holdshelfv1.Queue{Name: "q", Config: &holdshelfv1.QueueConfig{VisibilityTimeout: durationpb.New(30 * time.Second)}}}, nil
+}
+
+func (b *fakeBroker) Receive(ctx context.Context, _ *holdshelfv1.ReceiveRequest) (*holdshelfv1.ReceiveResponse, error) {
+	b.mu.Lock()
+	first := !b.received
+	b.received = true
+	b.mu.Unlock()
+	if first {
+		return &holdshelfv1.ReceiveResponse{Messages: []*holdshelfv1.ReceivedMessage{message("m1"), message("m2")}}, nil
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(50 * time.Millisecond):
+	}
+	return &holdshelfv1.ReceiveResponse{}, nil
+}
+
+func (b *fakeBroker) Delete(_ context.Context, r *holdshelfv1.DeleteRequest) (*holdshelfv1.DeleteResponse, error) {
+	b.mu.Lock()
+	b.deletes = append(b.deletes, r.ReceiptHandle)
+	b.mu.Unlock()
+	return &holdshelfv1.DeleteResponse{}, nil
+}
+
+func (b *fakeBroker) Heartbeat(stream holdshelfv1.QueueService_HeartbeatServer) error {
+	for {
+		request, err := stream.Recv()
+		if err != nil {
+			return nil
+		}
+		resp := &holdshelfv1.HeartbeatResponse{}
+		for _, renewal := range request.Leases {
+			resp.Leases = append(resp.Leases, stateOf(renewal))
+		}
+		if err := stream.Send(resp); err != nil {
+			return err
+		}
+	}
+}
+
+// stateOf answers a renewal: held, or RELEASED for an ending.
+func stateOf(renewal *holdshelfv1.LeaseRenewal) *holdshelfv1.LeaseState {
+	if renewal.Failed || (renewal.VisibilityTimeout != nil && renewal.VisibilityTimeout.AsDuration() == 0) {
+		return &holdshelfv1.LeaseState{ReceiptHandle: renewal.ReceiptHandle, Reason: ReasonReleased}
+	}
+	return &holdshelfv1.LeaseState{ReceiptHandle: renewal.ReceiptHandle, Held: true}
+}
+
+func (b *fakeBroker) Subscribe(stream holdshelfv1.QueueService_SubscribeServer) error {
+	atomic.AddInt32(&b.subscribes, 1)
+	if b.noSubscribe {
+		return status.Error(codes.Unimplemented, "method Subscribe not implemented")
+	}
+	for i := 0; ; i++ {
+		request, err := stream.Recv()
+		if err == io.EOF {
+			b.mu.Lock()
+			b.halfClosed = true
+			b.mu.Unlock()
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		b.mu.Lock()
+		b.requests = append(b.requests, request)
+		b.acks = append(b.acks, request.AckReceiptHandles...)
+		b.mu.Unlock()
+		resp := &holdshelfv1.SubscribeResponse{}
+		if i == 0 {
+			// m2 comes later than m1, in a response of its own.
+			if err := stream.Send(&holdshelfv1.SubscribeResponse{Messages: []*holdshelfv1.ReceivedMessage{message("m1")}}); err != nil {
+				return err
+			}
+			resp.Messages = []*holdshelfv1.ReceivedMessage{message("m2")}
+		}
+		for _, handle := range request.AckReceiptHandles {
+			resp.Acks = append(resp.Acks, &holdshelfv1.AckResult{ReceiptHandle: handle})
+		}
+		for _, renewal := range request.Leases {
+			resp.Leases = append(resp.Leases, stateOf(renewal))
+		}
+		if len(resp.Messages)+len(resp.Acks)+len(resp.Leases) > 0 {
+			if err := stream.Send(resp); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// serve serves b on a loopback port and returns a Client of it.
+func serve(t *testing.T, b *fakeBroker) *Client {
+	t.Helper()
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := grpc.NewServer()
+	holdshelfv1.RegisterQueueServiceServer(server, b)
+	go server.Serve(listener)
+	t.Cleanup(server.Stop)
+	client, err := Dial(context.Background(), listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	return client
+}
+
+// consumeBoth runs a Consumer of concurrency 2 until it handled m1 and m2,
+// then stops it, and returns the order of its handlers' starts and ends.
+func consumeBoth(t *testing.T, client *Client, options ConsumerOptions) []string {
+	t.Helper()
+	var mu sync.Mutex
+	var order []string
+	handled := make(chan struct{}, 2)
+	options.Concurrency = 2
+	options.OnError = func(err error, _ *Delivery) { t.Errorf("reported %v", err) }
+	consumer, err := NewConsumer(client, "q", func(ctx context.Context, d *Delivery) error {
+		mu.Lock()
+		order = append(order, "start "+d.Message.ID)
+		mu.Unlock()
+		// m2 would start meanwhile if it did not wait for m1.
+		time.Sleep(30 * time.Millisecond)
+		mu.Lock()
+		order = append(order, "end "+d.Message.ID)
+		mu.Unlock()
+		handled <- struct{}{}
+		return nil
+	}, options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- consumer.Run(context.Background()) }()
+	for i := 0; i < 2; i++ {
+		select {
+		case <-handled:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the messages were not handled")
+		}
+	}
+	consumer.Stop()
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return order
+}
+
+var inGroupOrder = []string{"start m1", "end m1", "start m2", "end m2"}
+
+func TestTheConsumerSubscribesAcksOnTheStreamKeepsGroupOrderAndPausesToStop(t *testing.T) {
+	b := &fakeBroker{}
+	order := consumeBoth(t, serve(t, b), ConsumerOptions{MaxOutstandingBytes: 4096})
+	if !reflect.DeepEqual(order, inGroupOrder) {
+		t.Errorf("order = %v", order)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.deletes) != 0 || b.received {
+		t.Errorf("used Receive (%v) or Delete (%v)", b.received, b.deletes)
+	}
+	if !reflect.DeepEqual(b.acks, []string{"m1", "m2"}) {
+		t.Errorf("acks = %v", b.acks)
+	}
+	if flow := b.requests[0].FlowControl; flow.GetMaxOutstandingMessages() != 2 || flow.GetMaxOutstandingBytes() != 4096 {
+		t.Errorf("flow control = %v", flow)
+	}
+	last := b.requests[len(b.requests)-1]
+	if last.FlowControl == nil || last.FlowControl.MaxOutstandingMessages != 0 || !b.halfClosed {
+		t.Errorf("the stop sent %v last and half-closed: %v", last, b.halfClosed)
+	}
+}
+
+func TestTheConsumerFallsBackToReceiveOnABrokerWithoutSubscribe(t *testing.T) {
+	b := &fakeBroker{noSubscribe: true}
+	order := consumeBoth(t, serve(t, b), ConsumerOptions{})
+	if !reflect.DeepEqual(order, inGroupOrder) {
+		t.Errorf("order = %v", order)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if atomic.LoadInt32(&b.subscribes) != 1 || !reflect.DeepEqual(b.deletes, []string{"m1", "m2"}) {
+		t.Errorf("subscribes = %d, deletes = %v", b.subscribes, b.deletes)
+	}
+}
+
+func TestTheConsumerWithSubscribeOffNeverSubscribes(t *testing.T) {
+	b := &fakeBroker{}
+	consumeBoth(t, serve(t, b), ConsumerOptions{Subscribe: Bool(false)})
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if atomic.LoadInt32(&b.subscribes) != 0 || !reflect.DeepEqual(b.deletes, []string{"m1", "m2"}) {
+		t.Errorf("subscribes = %d, deletes = %v", b.subscribes, b.deletes)
+	}
+}
