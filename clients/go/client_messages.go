@@ -138,3 +138,11 @@ func (c *Client) Heartbeat(ctx context.Context) (holdshelfv1.QueueService_Heartb
 	stream, err := c.rpc.Heartbeat(ctx)
 	return stream, FromGRPC(err)
 }
+
+// Subscribe opens a raw Subscribe stream, in the generated types: the
+// Consumer drives one for you, and its comments in holdshelf.v1 say how to
+// drive your own. FromGRPC converts the stream's errors.
+func (c *Client) Subscribe(ctx context.Context) (holdshelfv1.QueueService_SubscribeClient, error) {
+	stream, err := c.rpc.Subscribe(ctx)
+	return stream, FromGRPC(err)
+}

@@ -7,8 +7,6 @@ package holdshelf
 
 import (
 	"context"
-
-	"holdshelf/clients/go/holdshelfv1"
 )
 
 // queuedDelivery is a delivery waiting for a slot. previous and outcome
@@ -24,13 +22,7 @@ type queuedDelivery struct {
 // Subscribe, having held nothing.
 func (c *Consumer) subscribe(ctx context.Context, options leaseKeeperOptions) bool {
 	absent := make(chan struct{})
-	options.wire = subscribeWire{
-		queue:      c.queue,
-		visibility: options.visibility,
-		openRPC: func(ctx context.Context) (holdshelfv1.QueueService_SubscribeClient, error) {
-			return c.client.rpc.Subscribe(ctx)
-		},
-	}
+	options.wire = subscribeWire{queue: c.queue, visibility: options.visibility, openRPC: c.client.Subscribe}
 	options.flow = flowControl(c.options.Concurrency, c.options.MaxOutstandingBytes)
 	options.onDelivery = c.enqueue
 	options.onUnimplemented = func() { close(absent) }
