@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -27,6 +28,9 @@ type job struct {
 	deleteCtx  context.Context
 	stopDelete context.CancelFunc
 	deleted    chan struct{}
+	// freeSlot gives the job's slot back, once: when its goroutine ends, or
+	// as soon as its ack is on its way (see ack).
+	freeSlot func()
 	// lost is why the lease was lost, nil while held. Atomic rather than
 	// under Consumer.mu: the keeper's goroutine sets it, and a goroutine
 	// holding Consumer.mu while waiting for the keeper would deadlock.
@@ -50,6 +54,8 @@ func (c *Consumer) startHeld(m *Message, lease *heldLease, previous <-chan bool,
 	ctx, cancel := context.WithCancel(context.Background())
 	j := &job{delivery: &Delivery{Message: *m, last: m.Checkpoint, lease: lease}, ctx: ctx, cancel: cancel, deleted: make(chan struct{})}
 	j.deleteCtx, j.stopDelete = context.WithCancel(context.Background())
+	var freed sync.Once
+	j.freeSlot = func() { freed.Do(func() { c.giveSlots(1) }) }
 	lease.watch(func(reason string) {
 		j.lost.Store(&LeaseLostError{ReceiptHandle: m.ReceiptHandle, Reason: reason})
 		cancel()
@@ -60,7 +66,7 @@ func (c *Consumer) startHeld(m *Message, lease *heldLease, previous <-chan bool,
 	c.work.Add(1)
 	go func() {
 		defer c.work.Done()
-		defer c.giveSlots(1)
+		defer j.freeSlot()
 		defer func() {
 			c.mu.Lock()
 			delete(c.jobs, j)
@@ -185,7 +191,12 @@ func (c *Consumer) deleteHandled(j *job) bool {
 // ack again on a new stream after a break until the broker answers; true if
 // the message was deleted.
 func (c *Consumer) ack(j *job) bool {
-	err := <-j.delivery.lease.ack()
+	answer := j.delivery.lease.ack()
+	// The handler is done, and the broker counts the lease against the
+	// stream's credit until it reads the ack: the slot may take the next
+	// delivery while the ack becomes durable.
+	j.freeSlot()
+	err := <-answer
 	if err == nil {
 		return true
 	}

@@ -27,6 +27,10 @@ import (
 type fakeBroker struct {
 	holdshelfv1.UnimplementedQueueServiceServer
 	noSubscribe bool
+	// noGroup sends the messages without a group; ackGate, if set, holds
+	// the answer to each ack until it is closed.
+	noGroup bool
+	ackGate chan struct{}
 
 	subscribes int32
 	mu         sync.Mutex
@@ -37,8 +41,12 @@ type fakeBroker struct {
 	halfClosed bool
 }
 
-func message(handle string) *holdshelfv1.ReceivedMessage {
-	return &holdshelfv1.ReceivedMessage{MessageId: handle, ReceiptHandle: handle, Body: []byte(handle), MessageGroupId: "g", ReceiveCount: 1}
+func (b *fakeBroker) message(handle string) *holdshelfv1.ReceivedMessage {
+	m := &holdshelfv1.ReceivedMessage{MessageId: handle, ReceiptHandle: handle, Body: []byte(handle), MessageGroupId: "g", ReceiveCount: 1}
+	if b.noGroup {
+		m.MessageGroupId = ""
+	}
+	return m
 }
 
 func (b *fakeBroker) GetQueue(context.Context, *holdshelfv1.GetQueueRequest) (*holdshelfv1.GetQueueResponse, error) {
@@ -51,7 +59,7 @@ func (b *fakeBroker) Receive(ctx context.Context, _ *holdshelfv1.ReceiveRequest)
 	b.received = true
 	b.mu.Unlock()
 	if first {
-		return &holdshelfv1.ReceiveResponse{Messages: []*holdshelfv1.ReceivedMessage{message("m1"), message("m2")}}, nil
+		return &holdshelfv1.ReceiveResponse{Messages: []*holdshelfv1.ReceivedMessage{b.message("m1"), b.message("m2")}}, nil
 	}
 	select {
 	case <-ctx.Done():
@@ -114,10 +122,13 @@ func (b *fakeBroker) Subscribe(stream holdshelfv1.QueueService_SubscribeServer) 
 		resp := &holdshelfv1.SubscribeResponse{}
 		if i == 0 {
 			// m2 comes later than m1, in a response of its own.
-			if err := stream.Send(&holdshelfv1.SubscribeResponse{Messages: []*holdshelfv1.ReceivedMessage{message("m1")}}); err != nil {
+			if err := stream.Send(&holdshelfv1.SubscribeResponse{Messages: []*holdshelfv1.ReceivedMessage{b.message("m1")}}); err != nil {
 				return err
 			}
-			resp.Messages = []*holdshelfv1.ReceivedMessage{message("m2")}
+			resp.Messages = []*holdshelfv1.ReceivedMessage{b.message("m2")}
+		}
+		if b.ackGate != nil && len(request.AckReceiptHandles) > 0 {
+			<-b.ackGate
 		}
 		for _, handle := range request.AckReceiptHandles {
 			resp.Acks = append(resp.Acks, &holdshelfv1.AckResult{ReceiptHandle: handle})
@@ -213,9 +224,12 @@ func TestTheConsumerSubscribesAcksOnTheStreamKeepsGroupOrderAndPausesToStop(t *t
 	if flow := b.requests[0].FlowControl; flow.GetMaxOutstandingMessages() != 2 || flow.GetMaxOutstandingBytes() != 4096 {
 		t.Errorf("flow control = %v", flow)
 	}
-	last := b.requests[len(b.requests)-1]
-	if last.FlowControl == nil || last.FlowControl.MaxOutstandingMessages != 0 || !b.halfClosed {
-		t.Errorf("the stop sent %v last and half-closed: %v", last, b.halfClosed)
+	paused := false
+	for _, request := range b.requests[1:] {
+		paused = paused || (request.FlowControl != nil && request.FlowControl.MaxOutstandingMessages == 0)
+	}
+	if !paused || !b.halfClosed {
+		t.Errorf("the stop paused deliveries: %v; half-closed: %v", paused, b.halfClosed)
 	}
 }
 
@@ -239,5 +253,39 @@ func TestTheConsumerWithSubscribeOffNeverSubscribes(t *testing.T) {
 	defer b.mu.Unlock()
 	if atomic.LoadInt32(&b.subscribes) != 0 || !reflect.DeepEqual(b.deletes, []string{"m1", "m2"}) {
 		t.Errorf("subscribes = %d, deletes = %v", b.subscribes, b.deletes)
+	}
+}
+
+func TestASlotTakesTheNextDeliveryWhileTheAckOfItsLastBecomesDurable(t *testing.T) {
+	b := &fakeBroker{noGroup: true, ackGate: make(chan struct{})}
+	started := make(chan string, 2)
+	consumer, err := NewConsumer(serve(t, b), "q", func(_ context.Context, d *Delivery) error {
+		started <- d.Message.ID
+		return nil
+	}, ConsumerOptions{Concurrency: 1, OnError: func(err error, _ *Delivery) { t.Errorf("reported %v", err) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- consumer.Run(context.Background()) }()
+	for _, want := range []string{"m1", "m2"} {
+		select {
+		case id := <-started:
+			if id != want {
+				t.Fatalf("started %s, want %s", id, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s did not start while the ack of m1 was unanswered", want)
+		}
+	}
+	close(b.ackGate)
+	consumer.Stop()
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !reflect.DeepEqual(b.acks, []string{"m1", "m2"}) {
+		t.Errorf("acks = %v", b.acks)
 	}
 }
