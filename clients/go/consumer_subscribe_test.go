@@ -289,3 +289,49 @@ func TestASlotTakesTheNextDeliveryWhileTheAckOfItsLastBecomesDurable(t *testing.
 		t.Errorf("acks = %v", b.acks)
 	}
 }
+
+func TestAStopGivesBackTheRunningMessageAndThoseWaitingForASlot(t *testing.T) {
+	b := &fakeBroker{noGroup: true}
+	started := make(chan string, 2)
+	consumer, err := NewConsumer(serve(t, b), "q", func(ctx context.Context, d *Delivery) error {
+		started <- d.Message.ID
+		<-ctx.Done() // until the stop gives the message back
+		return ctx.Err()
+	}, ConsumerOptions{Concurrency: 1, StopGrace: Duration(0), OnError: func(err error, _ *Delivery) { t.Errorf("reported %v", err) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- consumer.Run(context.Background()) }()
+	if id := <-started; id != "m1" {
+		t.Fatalf("started %s", id)
+	}
+	// m2 came too, and waits for m1's slot.
+	waitFor(t, func() bool {
+		consumer.mu.Lock()
+		defer consumer.mu.Unlock()
+		return len(consumer.queued) == 1
+	})
+	consumer.Stop()
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case id := <-started:
+		t.Fatalf("%s started during the stop", id)
+	default:
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	released := map[string]bool{}
+	for _, request := range b.requests {
+		for _, renewal := range request.Leases {
+			if renewal.VisibilityTimeout != nil && renewal.VisibilityTimeout.AsDuration() == 0 && !renewal.Failed {
+				released[renewal.ReceiptHandle] = true
+			}
+		}
+	}
+	if !released["m1"] || !released["m2"] || len(b.acks) != 0 || !b.halfClosed {
+		t.Errorf("released %v, acked %v, half-closed %v", released, b.acks, b.halfClosed)
+	}
+}
