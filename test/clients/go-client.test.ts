@@ -415,7 +415,7 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
     it("consumes, acks, fails and renews on one Subscribe stream, with no Receive, Delete or Heartbeat", async () => {
       expect(results.consume).toMatchObject({
         deliveries: { "ok-0": [1], "ok-1": [1], "ok-2": [1], "ok-3": [1], fail: [1, 2], later: [1, 2], slow: [1] },
-        // Its handler outlasted its 1 s lease 2.5 times over: renewed on the stream, never lost.
+        // Its handler outlasted its 2 s lease 2.25 times over: renewed on the stream, never lost.
         slowCancelled: false,
         reported: ["fail: fails once", "later: holdshelf: retry in 300ms"],
       });

@@ -37,14 +37,14 @@ func main() {
 	reconnect(ctx, *address, *prefix+"-reconnect")
 }
 
-// consume runs a Consumer of concurrency 4 with 1 s leases on jobs named by
+// consume runs a Consumer of concurrency 4 with 2 s leases on jobs named by
 // their bodies: "ok-N" succeed, "fail" fails its first delivery, "later"
-// asks to come back 300 ms later, "slow" works 2.5 s.
+// asks to come back 300 ms later, "slow" works 4.5 s.
 func consume(ctx context.Context, address, queue string) {
 	counted := newCalls()
 	client := dial(ctx, address, counted.option())
 	defer client.Close()
-	_, err := client.CreateQueue(ctx, queue, &holdshelf.QueueConfig{VisibilityTimeout: holdshelf.Duration(time.Second)})
+	_, err := client.CreateQueue(ctx, queue, &holdshelf.QueueConfig{VisibilityTimeout: holdshelf.Duration(2 * time.Second)})
 	must(err)
 	bodies := []string{"ok-0", "ok-1", "ok-2", "ok-3", "fail", "later", "slow"}
 	for _, body := range bodies {
@@ -88,7 +88,7 @@ func consume(ctx context.Context, address, queue string) {
 			mu.Unlock()
 		case body == "slow":
 			select {
-			case <-time.After(2500 * time.Millisecond):
+			case <-time.After(4500 * time.Millisecond):
 			case <-ctx.Done():
 				mu.Lock()
 				slowCancelled = true
