@@ -321,3 +321,26 @@ func TestAPauseAsksForNothingMoreAndGivesBackWhatStillArrives(t *testing.T) {
 	default:
 	}
 }
+
+func TestARefusedStreamIsReportedAndOpenedAgainAndAGoneQueueLosesItsLeases(t *testing.T) {
+	st := startSubscribeKeeper(t)
+	f := st.opened()
+	handed := st.deliver(f, "h1")
+	lost := make(chan string, 1)
+	handed[0].lease.watch(func(reason string) { lost <- reason })
+	f.end <- refusal(codes.ResourceExhausted, ReasonTooManySubscribers)
+	if err := <-st.errors; !IsReason(err, ReasonTooManySubscribers) {
+		t.Fatalf("reported %v", err)
+	}
+	// Opened again, with the lease still held: renewed in its first request.
+	again := st.nextStream()
+	if first := st.nextRequest(again); len(first.Leases) != 1 || first.Leases[0].ReceiptHandle != "h1" {
+		t.Fatalf("first request = %v", first)
+	}
+	again.end <- refusal(codes.NotFound, ReasonQueueNotFound)
+	if err := <-st.errors; !IsReason(err, ReasonQueueNotFound) {
+		t.Fatalf("reported %v", err)
+	}
+	expectLost(t, lost, ReasonQueueNotFound)
+	st.nextStream()
+}
