@@ -2,12 +2,10 @@ package holdshelf
 
 // The Consumer's Subscribe path: one stream whose credit is the
 // Consumer's concurrency; the broker pushes deliveries, and each waits for
-// a free slot (briefly: the credit a finished handler frees may bring the
-// next message before its slot is free).
+// a free slot (briefly: the broker frees a failed delivery's credit as it
+// reads the failure, and the handler's slot is free once it is answered).
 
-import (
-	"context"
-)
+import "context"
 
 // queuedDelivery is a delivery waiting for a slot. previous and outcome
 // order a FIFO group's messages as start's do.
