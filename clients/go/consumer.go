@@ -87,10 +87,10 @@ type Consumer struct {
 
 	mu   sync.Mutex
 	jobs map[*job]struct{}
-	// lastOfGroup is, on the Subscribe path, the outcome of the latest
-	// delivery of each FIFO group still worked on; queued are deliveries
-	// waiting for a slot, and ready says some are.
-	lastOfGroup map[string]chan bool
+	// lastOfGroup is, on the Subscribe path, the latest delivery of each
+	// FIFO group still worked on; queued are deliveries waiting for a slot,
+	// and ready says some are.
+	lastOfGroup map[string]groupTail
 	queued      []queuedDelivery
 	ready       chan struct{}
 	running     bool
@@ -143,7 +143,7 @@ func NewConsumer(client *Client, queue string, handler Handler, options Consumer
 		grace:         grace,
 		slots:         make(chan struct{}, options.Concurrency),
 		jobs:          make(map[*job]struct{}),
-		lastOfGroup:   make(map[string]chan bool),
+		lastOfGroup:   make(map[string]groupTail),
 		ready:         make(chan struct{}, 1),
 		stopped:       make(chan struct{}),
 	}, nil

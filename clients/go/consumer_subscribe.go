@@ -15,6 +15,13 @@ type queuedDelivery struct {
 	outcome  chan bool
 }
 
+// groupTail is the latest delivery of a FIFO group: its outcome, and its
+// sequence number.
+type groupTail struct {
+	outcome  chan bool
+	sequence string
+}
+
 // subscribe consumes on a Subscribe stream until ctx ends, then stops as
 // Run says, and returns true; false at once if the broker has no
 // Subscribe, having held nothing.
@@ -46,14 +53,20 @@ func (c *Consumer) subscribe(ctx context.Context, options leaseKeeperOptions) bo
 }
 
 // enqueue takes a response's deliveries, on the keeper's goroutine, in
-// order: a FIFO group's message waits for the one delivered before it.
+// order: a FIFO group's message waits for the one delivered before it,
+// unless it comes earlier in the group (its sequence number is lower). That
+// one is a redelivery of a message that failed while the stream still held
+// those behind it, which are being given back: it goes first.
 func (c *Consumer) enqueue(messages []delivered) {
 	c.mu.Lock()
 	for _, d := range messages {
 		q := queuedDelivery{delivered: d, outcome: make(chan bool, 1)}
 		if group := d.message.MessageGroupID; group != "" {
-			q.previous = c.lastOfGroup[group]
-			c.lastOfGroup[group] = q.outcome
+			sequence := d.message.SequenceNumber
+			if last, ok := c.lastOfGroup[group]; ok && sequence > last.sequence {
+				q.previous = last.outcome
+			}
+			c.lastOfGroup[group] = groupTail{outcome: q.outcome, sequence: sequence}
 		}
 		c.queued = append(c.queued, q)
 	}

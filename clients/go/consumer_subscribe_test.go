@@ -5,6 +5,8 @@ package holdshelf
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"reflect"
@@ -42,9 +44,12 @@ type fakeBroker struct {
 }
 
 func (b *fakeBroker) message(handle string) *holdshelfv1.ReceivedMessage {
-	m := &holdshelfv1.ReceivedMessage{MessageId: handle, ReceiptHandle: handle, Body: []byte(handle), MessageGroupId: "g", ReceiveCount: 1}
+	m := &holdshelfv1.ReceivedMessage{
+		MessageId: handle, ReceiptHandle: handle, Body: []byte(handle), ReceiveCount: 1,
+		MessageGroupId: "g", SequenceNumber: "0000000000000000000" + handle[1:],
+	}
 	if b.noGroup {
-		m.MessageGroupId = ""
+		m.MessageGroupId, m.SequenceNumber = "", ""
 	}
 	return m
 }
@@ -145,7 +150,7 @@ func (b *fakeBroker) Subscribe(stream holdshelfv1.QueueService_SubscribeServer) 
 }
 
 // serve serves b on a loopback port and returns a Client of it.
-func serve(t *testing.T, b *fakeBroker) *Client {
+func serve(t *testing.T, b holdshelfv1.QueueServiceServer) *Client {
 	t.Helper()
 	listener, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -333,5 +338,103 @@ func TestAStopGivesBackTheRunningMessageAndThoseWaitingForASlot(t *testing.T) {
 	}
 	if !released["m1"] || !released["m2"] || len(b.acks) != 0 || !b.halfClosed {
 		t.Errorf("released %v, acked %v, half-closed %v", released, b.acks, b.halfClosed)
+	}
+}
+
+// redeliveringBroker delivers m1 and m2 of group g at once, and delivers
+// again at once each message whose lease the consumer ends: as a broker
+// does when a stream that still holds m2 fails m1 (no retry policy).
+type redeliveringBroker struct {
+	fakeBroker
+}
+
+func (b *redeliveringBroker) Subscribe(stream holdshelfv1.QueueService_SubscribeServer) error {
+	if _, err := stream.Recv(); err != nil {
+		return err
+	}
+	counts := map[string]int32{"m1": 1, "m2": 1}
+	delivery := func(id string) *holdshelfv1.ReceivedMessage {
+		m := b.message(id)
+		m.ReceiveCount = counts[id]
+		m.ReceiptHandle = fmt.Sprintf("%s#%d", id, counts[id])
+		return m
+	}
+	if err := stream.Send(&holdshelfv1.SubscribeResponse{Messages: []*holdshelfv1.ReceivedMessage{delivery("m1"), delivery("m2")}}); err != nil {
+		return err
+	}
+	for {
+		request, err := stream.Recv()
+		if err != nil {
+			return nil
+		}
+		resp := &holdshelfv1.SubscribeResponse{}
+		var again []*holdshelfv1.ReceivedMessage
+		for _, handle := range request.AckReceiptHandles {
+			resp.Acks = append(resp.Acks, &holdshelfv1.AckResult{ReceiptHandle: handle})
+			b.mu.Lock()
+			b.acks = append(b.acks, handle)
+			b.mu.Unlock()
+		}
+		for _, renewal := range request.Leases {
+			state := stateOf(renewal)
+			resp.Leases = append(resp.Leases, state)
+			if !state.Held {
+				id := renewal.ReceiptHandle[:2]
+				counts[id]++
+				again = append(again, delivery(id))
+			}
+		}
+		if len(resp.Acks)+len(resp.Leases) > 0 {
+			if err := stream.Send(resp); err != nil {
+				return err
+			}
+		}
+		if len(again) > 0 {
+			if err := stream.Send(&holdshelfv1.SubscribeResponse{Messages: again}); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func TestAFailedMessageDeliveredAgainBeforeThoseBehindItAreGivenBackGoesFirst(t *testing.T) {
+	b := &redeliveringBroker{}
+	client := serve(t, b)
+	var mu sync.Mutex
+	var calls []string
+	done := make(chan struct{})
+	consumer, err := NewConsumer(client, "q", func(_ context.Context, d *Delivery) error {
+		mu.Lock()
+		defer mu.Unlock()
+		calls = append(calls, d.Message.ReceiptHandle)
+		if d.Message.ReceiptHandle == "m1#1" {
+			return errors.New("fails once")
+		}
+		if d.Message.ReceiptHandle == "m2#2" {
+			close(done)
+		}
+		return nil
+	}, ConsumerOptions{Concurrency: 2, OnError: func(error, *Delivery) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- consumer.Run(context.Background()) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		mu.Lock()
+		t.Fatalf("handled %v", calls)
+	}
+	consumer.Stop()
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	// m2#1 went back unhandled behind the failed m1#1; m1#2 was not held
+	// back behind it.
+	if !reflect.DeepEqual(calls, []string{"m1#1", "m1#2", "m2#2"}) {
+		t.Errorf("handled %v", calls)
 	}
 }
