@@ -87,16 +87,16 @@ type Consumer struct {
 
 	mu   sync.Mutex
 	jobs map[*job]struct{}
-	// lastOfGroup is, on the Subscribe path, the latest delivery of each
-	// FIFO group still worked on; queued are deliveries waiting for a slot,
-	// and ready says some are.
-	lastOfGroup map[string]groupTail
-	queued      []queuedDelivery
-	ready       chan struct{}
-	running     bool
-	stop        context.CancelFunc // cancels Run's receive loop
-	stopped     chan struct{}      // closed when Run has returned
-	work        sync.WaitGroup
+	// groups are, on the Subscribe path, each FIFO group's deliveries still
+	// worked on, in the order they came; queued are deliveries waiting for
+	// a slot, and ready says some are.
+	groups  map[string][]groupTail
+	queued  []queuedDelivery
+	ready   chan struct{}
+	running bool
+	stop    context.CancelFunc // cancels Run's receive loop
+	stopped chan struct{}      // closed when Run has returned
+	work    sync.WaitGroup
 }
 
 // NewConsumer returns a Consumer of queue; Run starts it.
@@ -143,7 +143,7 @@ func NewConsumer(client *Client, queue string, handler Handler, options Consumer
 		grace:         grace,
 		slots:         make(chan struct{}, options.Concurrency),
 		jobs:          make(map[*job]struct{}),
-		lastOfGroup:   make(map[string]groupTail),
+		groups:        make(map[string][]groupTail),
 		ready:         make(chan struct{}, 1),
 		stopped:       make(chan struct{}),
 	}, nil

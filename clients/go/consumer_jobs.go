@@ -70,8 +70,8 @@ func (c *Consumer) startHeld(m *Message, lease *heldLease, previous <-chan bool,
 		defer func() {
 			c.mu.Lock()
 			delete(c.jobs, j)
-			if group := m.MessageGroupID; group != "" && c.lastOfGroup[group].outcome == outcome {
-				delete(c.lastOfGroup, group) // nothing of its group waits for it
+			if m.MessageGroupID != "" {
+				c.settled(m.MessageGroupID, outcome)
 			}
 			c.mu.Unlock()
 			cancel()

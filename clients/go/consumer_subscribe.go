@@ -15,8 +15,8 @@ type queuedDelivery struct {
 	outcome  chan bool
 }
 
-// groupTail is the latest delivery of a FIFO group: its outcome, and its
-// sequence number.
+// groupTail is a FIFO group's delivery still worked on: its outcome, and
+// its sequence number.
 type groupTail struct {
 	outcome  chan bool
 	sequence string
@@ -53,20 +53,19 @@ func (c *Consumer) subscribe(ctx context.Context, options leaseKeeperOptions) bo
 }
 
 // enqueue takes a response's deliveries, on the keeper's goroutine, in
-// order: a FIFO group's message waits for the one delivered before it,
-// unless it comes earlier in the group (its sequence number is lower). That
-// one is a redelivery of a message that failed while the stream still held
-// those behind it, which are being given back: it goes first.
+// order: a FIFO group's message waits for the one before it in the group
+// (the highest lower sequence number) among those still worked on. Not
+// simply for the one delivered before it: a message that failed while the
+// stream still held those behind it comes again before they are given
+// back, and goes first, while a later one must still wait behind them.
 func (c *Consumer) enqueue(messages []delivered) {
 	c.mu.Lock()
 	for _, d := range messages {
 		q := queuedDelivery{delivered: d, outcome: make(chan bool, 1)}
 		if group := d.message.MessageGroupID; group != "" {
-			sequence := d.message.SequenceNumber
-			if last, ok := c.lastOfGroup[group]; ok && sequence > last.sequence {
-				q.previous = last.outcome
-			}
-			c.lastOfGroup[group] = groupTail{outcome: q.outcome, sequence: sequence}
+			tail := groupTail{outcome: q.outcome, sequence: d.message.SequenceNumber}
+			q.previous = before(c.groups[group], tail.sequence)
+			c.groups[group] = append(c.groups[group], tail)
 		}
 		c.queued = append(c.queued, q)
 	}
@@ -106,5 +105,38 @@ func (c *Consumer) dispatch(ctx context.Context, absent <-chan struct{}) bool {
 			c.mu.Unlock()
 			c.startHeld(q.message, q.lease, q.previous, q.outcome)
 		}
+	}
+}
+
+// before is the outcome of the delivery in tails just before sequence in
+// its group, nil if none.
+func before(tails []groupTail, sequence string) <-chan bool {
+	var previous *groupTail
+	for i := range tails {
+		t := &tails[i]
+		if t.sequence < sequence && (previous == nil || t.sequence > previous.sequence) {
+			previous = t
+		}
+	}
+	if previous == nil {
+		return nil
+	}
+	return previous.outcome
+}
+
+// settled forgets a FIFO group's delivery once it is settled; called with
+// c.mu held.
+func (c *Consumer) settled(group string, outcome chan bool) {
+	tails := c.groups[group]
+	for i, t := range tails {
+		if t.outcome == outcome {
+			tails = append(tails[:i:i], tails[i+1:]...)
+			break
+		}
+	}
+	if len(tails) == 0 {
+		delete(c.groups, group)
+	} else {
+		c.groups[group] = tails
 	}
 }

@@ -343,16 +343,20 @@ func TestAStopGivesBackTheRunningMessageAndThoseWaitingForASlot(t *testing.T) {
 
 // redeliveringBroker delivers m1 and m2 of group g at once, and delivers
 // again at once each message whose lease the consumer ends: as a broker
-// does when a stream that still holds m2 fails m1 (no retry policy).
+// does when a stream that still holds m2 fails m1 (no retry policy). With
+// m3, it delivers m3 too with the first delivery again (the stream holds m2
+// still, so the group's next may come).
 type redeliveringBroker struct {
 	fakeBroker
+	m3 bool
 }
 
 func (b *redeliveringBroker) Subscribe(stream holdshelfv1.QueueService_SubscribeServer) error {
 	if _, err := stream.Recv(); err != nil {
 		return err
 	}
-	counts := map[string]int32{"m1": 1, "m2": 1}
+	counts := map[string]int32{"m1": 1, "m2": 1, "m3": 1}
+	m3 := b.m3
 	delivery := func(id string) *holdshelfv1.ReceivedMessage {
 		m := b.message(id)
 		m.ReceiveCount = counts[id]
@@ -382,6 +386,10 @@ func (b *redeliveringBroker) Subscribe(stream holdshelfv1.QueueService_Subscribe
 				id := renewal.ReceiptHandle[:2]
 				counts[id]++
 				again = append(again, delivery(id))
+				if m3 {
+					again = append(again, delivery("m3"))
+					m3 = false
+				}
 			}
 		}
 		if len(resp.Acks)+len(resp.Leases) > 0 {
@@ -397,24 +405,26 @@ func (b *redeliveringBroker) Subscribe(stream holdshelfv1.QueueService_Subscribe
 	}
 }
 
-func TestAFailedMessageDeliveredAgainBeforeThoseBehindItAreGivenBackGoesFirst(t *testing.T) {
-	b := &redeliveringBroker{}
-	client := serve(t, b)
+// handleRedeliveries runs a Consumer of concurrency 3 on b until the
+// handler took last, and returns the receipt handles it handled, in order;
+// m1's first delivery fails.
+func handleRedeliveries(t *testing.T, b *redeliveringBroker, last string) []string {
+	t.Helper()
 	var mu sync.Mutex
 	var calls []string
 	done := make(chan struct{})
-	consumer, err := NewConsumer(client, "q", func(_ context.Context, d *Delivery) error {
+	consumer, err := NewConsumer(serve(t, b), "q", func(_ context.Context, d *Delivery) error {
 		mu.Lock()
 		defer mu.Unlock()
 		calls = append(calls, d.Message.ReceiptHandle)
 		if d.Message.ReceiptHandle == "m1#1" {
 			return errors.New("fails once")
 		}
-		if d.Message.ReceiptHandle == "m2#2" {
+		if d.Message.ReceiptHandle == last {
 			close(done)
 		}
 		return nil
-	}, ConsumerOptions{Concurrency: 2, OnError: func(error, *Delivery) {}})
+	}, ConsumerOptions{Concurrency: 3, OnError: func(error, *Delivery) {}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,7 +434,8 @@ func TestAFailedMessageDeliveredAgainBeforeThoseBehindItAreGivenBackGoesFirst(t 
 	case <-done:
 	case <-time.After(5 * time.Second):
 		mu.Lock()
-		t.Fatalf("handled %v", calls)
+		t.Errorf("handled %v, never %s", calls, last)
+		mu.Unlock()
 	}
 	consumer.Stop()
 	if err := <-ran; err != nil {
@@ -432,9 +443,21 @@ func TestAFailedMessageDeliveredAgainBeforeThoseBehindItAreGivenBackGoesFirst(t 
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	// m2#1 went back unhandled behind the failed m1#1; m1#2 was not held
+	return calls
+}
+
+func TestAFailedMessageDeliveredAgainBeforeThoseBehindItAreGivenBackGoesFirst(t *testing.T) {
+	// m2#1 goes back unhandled behind the failed m1#1; m1#2 is not held
 	// back behind it.
-	if !reflect.DeepEqual(calls, []string{"m1#1", "m1#2", "m2#2"}) {
+	if calls := handleRedeliveries(t, &redeliveringBroker{}, "m2#2"); !reflect.DeepEqual(calls, []string{"m1#1", "m1#2", "m2#2"}) {
+		t.Errorf("handled %v", calls)
+	}
+}
+
+func TestAGroupsNextMessageWaitsBehindOneBeingGivenBack(t *testing.T) {
+	// m3#1 came after m1#2 while m2#1 was being given back: it waits for
+	// m2#1, so goes back too instead of overtaking it.
+	if calls := handleRedeliveries(t, &redeliveringBroker{m3: true}, "m3#2"); !reflect.DeepEqual(calls, []string{"m1#1", "m1#2", "m2#2", "m3#2"}) {
 		t.Errorf("handled %v", calls)
 	}
 }
