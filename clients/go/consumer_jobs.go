@@ -303,23 +303,36 @@ func (c *Consumer) shutdown(keeper *leaseKeeper) {
 // giveBack releases messages received after the stop began; never held by
 // the keeper, so no renewal can race the release.
 func (c *Consumer) giveBack(messages []*Message) {
-	if len(messages) == 0 {
-		return
-	}
 	handles := make([]string, len(messages))
 	for i, m := range messages {
 		handles[i] = m.ReceiptHandle
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
-	defer cancel()
-	results, err := c.client.ChangeVisibilityBatch(ctx, c.queue, handles, 0)
-	if err != nil {
-		c.report(err, nil)
+	c.giveBackHandles(handles)
+}
+
+// giveBackHandles releases these receipt handles' messages with unary
+// calls, 100 at a time (ChangeVisibilityBatch's limit).
+func (c *Consumer) giveBackHandles(handles []string) {
+	if len(handles) == 0 {
 		return
 	}
-	for _, result := range results {
-		if result.Err != nil {
-			c.report(result.Err, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	for len(handles) > 0 {
+		n := len(handles)
+		if n > maxReceiveMessages {
+			n = maxReceiveMessages
+		}
+		results, err := c.client.ChangeVisibilityBatch(ctx, c.queue, handles[:n], 0)
+		handles = handles[n:]
+		if err != nil {
+			c.report(err, nil)
+			continue
+		}
+		for _, result := range results {
+			if result.Err != nil {
+				c.report(result.Err, nil)
+			}
 		}
 	}
 }

@@ -49,6 +49,7 @@ func (c *Consumer) subscribe(ctx context.Context, options leaseKeeperOptions) bo
 		q.outcome <- false
 	}
 	c.shutdown(keeper)
+	c.giveBackHandles(keeper.lateDeliveries())
 	return true
 }
 

@@ -33,6 +33,8 @@ type fakeBroker struct {
 	// the answer to each ack until it is closed.
 	noGroup bool
 	ackGate chan struct{}
+	// pushAtHalfClose pushes m9 as the consumer half-closes.
+	pushAtHalfClose bool
 
 	subscribes int32
 	mu         sync.Mutex
@@ -40,7 +42,19 @@ type fakeBroker struct {
 	requests   []*holdshelfv1.SubscribeRequest
 	acks       []string
 	deletes    []string
+	changed    []string // handles ChangeVisibilityBatch released
 	halfClosed bool
+}
+
+func (b *fakeBroker) ChangeVisibilityBatch(_ context.Context, r *holdshelfv1.ChangeVisibilityBatchRequest) (*holdshelfv1.ChangeVisibilityBatchResponse, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	resp := &holdshelfv1.ChangeVisibilityBatchResponse{}
+	for _, handle := range r.ReceiptHandles {
+		b.changed = append(b.changed, handle)
+		resp.Results = append(resp.Results, &holdshelfv1.EntryResult{ReceiptHandle: handle})
+	}
+	return resp, nil
 }
 
 func (b *fakeBroker) message(handle string) *holdshelfv1.ReceivedMessage {
@@ -115,6 +129,9 @@ func (b *fakeBroker) Subscribe(stream holdshelfv1.QueueService_SubscribeServer) 
 			b.mu.Lock()
 			b.halfClosed = true
 			b.mu.Unlock()
+			if b.pushAtHalfClose {
+				return stream.Send(&holdshelfv1.SubscribeResponse{Messages: []*holdshelfv1.ReceivedMessage{b.message("m9")}})
+			}
 			return nil
 		}
 		if err != nil {
@@ -459,5 +476,15 @@ func TestAGroupsNextMessageWaitsBehindOneBeingGivenBack(t *testing.T) {
 	// m2#1, so goes back too instead of overtaking it.
 	if calls := handleRedeliveries(t, &redeliveringBroker{m3: true}, "m3#2"); !reflect.DeepEqual(calls, []string{"m1#1", "m1#2", "m2#2", "m3#2"}) {
 		t.Errorf("handled %v", calls)
+	}
+}
+
+func TestAMessagePushedAsTheStreamHalfClosesIsGivenBackWithAUnaryCall(t *testing.T) {
+	b := &fakeBroker{noGroup: true, pushAtHalfClose: true}
+	consumeBoth(t, serve(t, b), ConsumerOptions{})
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !reflect.DeepEqual(b.changed, []string{"m9"}) {
+		t.Errorf("released with ChangeVisibilityBatch: %v", b.changed)
 	}
 }

@@ -143,6 +143,7 @@ type leaseKeeper struct {
 	// Owned by the loop goroutine.
 	leases      map[string]*lease
 	acks        []*pendingAck // not sent yet, in the order asked
+	late        []string      // delivered after the half-close: see lateDeliveries
 	conn        *keeperConn
 	inFlight    *inFlightRequest
 	attempt     int
@@ -347,10 +348,14 @@ func (k *leaseKeeper) close(timeout time.Duration) {
 		}
 		k.acks = nil
 		for _, l := range k.leases {
-			if l.release != nil {
+			if l.release != nil && len(l.release.waiters) == 0 {
+				// A delivery the keeper gave back itself after a pause: the
+				// caller releases it otherwise (see lateDeliveries).
+				k.late = append(k.late, l.handle)
+			} else if l.release != nil {
 				settle(l.release.waiters, fmt.Errorf("holdshelf: the lease keeper closed before the release of %s was sent", l.handle))
-				l.release = nil
 			}
+			l.release = nil
 			k.forget(l, released(l.handle))
 		}
 		k.finished = true

@@ -61,6 +61,12 @@ func (k *leaseKeeper) pause() {
 func (k *leaseKeeper) deliver(messages []*holdshelfv1.ReceivedMessage, at time.Time) {
 	var handed []delivered
 	for _, wire := range messages {
+		if k.closed {
+			// Pushed before the broker read the half-close: the stream can no
+			// longer carry its release.
+			k.late = append(k.late, wire.ReceiptHandle)
+			continue
+		}
 		l := &lease{handle: wire.ReceiptHandle}
 		k.leases[l.handle] = l
 		k.schedule(l, at)
@@ -75,6 +81,15 @@ func (k *leaseKeeper) deliver(messages []*holdshelfv1.ReceivedMessage, at time.T
 	if len(handed) > 0 && k.options.onDelivery != nil {
 		k.options.onDelivery(handed)
 	}
+}
+
+// lateDeliveries are the receipt handles of the deliveries that came after
+// a pause and whose release the stream never carried (they came after close
+// half-closed it, or just before), for the caller to release otherwise;
+// read once close has returned.
+func (k *leaseKeeper) lateDeliveries() []string {
+	<-k.done
+	return k.late
 }
 
 // takeAcks takes up to maxAcks pending acks for a request.

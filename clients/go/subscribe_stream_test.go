@@ -6,6 +6,7 @@ package holdshelf
 import (
 	"context"
 	"errors"
+	"io"
 	"reflect"
 	"testing"
 	"time"
@@ -343,4 +344,29 @@ func TestARefusedStreamIsReportedAndOpenedAgainAndAGoneQueueLosesItsLeases(t *te
 	}
 	expectLost(t, lost, ReasonQueueNotFound)
 	st.nextStream()
+}
+
+func TestDeliveriesTheStreamCouldNotGiveBackAreLeftToTheCaller(t *testing.T) {
+	st := startSubscribeKeeper(t)
+	f := st.opened()
+	st.keeper.pause()
+	st.nextRequest(f)
+	closed := make(chan struct{})
+	go func() {
+		st.keeper.close(5 * time.Second)
+		close(closed)
+	}()
+	<-f.halfClosed
+	// Pushed before the broker read the half-close.
+	f.responses <- &holdshelfv1.SubscribeResponse{Messages: []*holdshelfv1.ReceivedMessage{{ReceiptHandle: "late"}}}
+	f.end <- io.EOF
+	<-closed
+	if late := st.keeper.lateDeliveries(); !reflect.DeepEqual(late, []string{"late"}) {
+		t.Fatalf("late deliveries = %v", late)
+	}
+	select {
+	case request := <-f.sent:
+		t.Fatalf("sent %v after the half-close", request)
+	default:
+	}
 }
