@@ -12,6 +12,7 @@ import { Consumer, type ConsumerOptions, type MessageHandler } from "./consumer.
 import { sendResult } from "./fifo-convert.js";
 import { HeartbeatStream } from "./heartbeat-stream.js";
 import { createQueueServiceRpc, type QueueServiceRpc, type QueueServiceRpcOptions } from "./rpc-client.js";
+import { SubscribeStream } from "./subscribe-stream.js";
 import type {
   CallLimits,
   EntryResult,
@@ -227,7 +228,16 @@ export class QueueClient {
     return new HeartbeatStream(this.rpc.heartbeat());
   }
 
-  /** Starts a Consumer: a receive loop that runs handler on each message, holding its lease until it settles. */
+  /**
+   * Opens a Subscribe stream: its first request names the queue and flow
+   * control, then the broker pushes deliveries and answers acks and renewals.
+   * A Consumer does all this for you.
+   */
+  subscribe(): SubscribeStream {
+    return new SubscribeStream(this.rpc.subscribe());
+  }
+
+  /** Starts a Consumer: a loop that runs handler on each message, holding its lease until it settles. */
   consume(queue: string, handler: MessageHandler, options: ConsumerOptions = {}): Consumer {
     return new Consumer(this, queue, handler, options);
   }
