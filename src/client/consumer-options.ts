@@ -1,6 +1,7 @@
 import type { Clock } from "../time/clock.js";
-import type { QueueClient } from "./queue-client.js";
-import type { ReceivedMessage } from "./types.js";
+import type { HeartbeatStream } from "./heartbeat-stream.js";
+import type { SubscribeChannel } from "./subscribe-lease-channel.js";
+import type { CallLimits, EntryResult, Queue, ReceivedMessage, ReceiveOptions } from "./types.js";
 
 /** What a handler gets besides its message. */
 export interface HandlerContext {
@@ -67,12 +68,23 @@ export interface ConsumerOptions {
   readonly clock?: Clock | undefined;
 }
 
-/** The slice of QueueClient a Consumer uses; one without subscribe() takes the Receive path. */
-export type ConsumerClient = Pick<
-  QueueClient,
-  "getQueue" | "receive" | "delete" | "changeVisibilityBatch" | "heartbeat"
-> &
-  Partial<Pick<QueueClient, "subscribe">>;
+/**
+ * The slice of QueueClient a Consumer uses (grpc-node's Pick<> habit,
+ * spelled out so that this file needs no QueueClient); one without
+ * subscribe() takes the Receive path.
+ */
+export interface ConsumerClient {
+  getQueue(name: string): Promise<Queue>;
+  receive(queue: string, options?: ReceiveOptions): Promise<ReceivedMessage[]>;
+  delete(queue: string, receiptHandle: string, options?: CallLimits): Promise<void>;
+  changeVisibilityBatch(
+    queue: string,
+    receiptHandles: readonly string[],
+    visibilityTimeoutMs: number,
+  ): Promise<EntryResult[]>;
+  heartbeat(): HeartbeatStream;
+  subscribe?(): SubscribeChannel;
+}
 
 /** What both of a Consumer's paths (Subscribe, and Receive with Heartbeat) work with. */
 export interface ConsumerPathSettings {
