@@ -3,15 +3,22 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { LeaseLostError } from "../../src/client/lease-lost-error.js";
 import { RpcError } from "../../src/client/rpc-error.js";
 import type { ReceivedMessage } from "../../src/client/types.js";
-import { aborted, deferred, sleep, startConsumerHarness, type ConsumerHarness } from "./consumer-harness.js";
+import {
+  aborted,
+  deferred,
+  sleep,
+  startConsumerHarness,
+  type ConsumerHarness,
+  consumerModes,
+} from "./consumer-harness.js";
 
 // Real time: leases of 1000 ms, renewed every ~300 ms, so each test holds a
 // lease several times longer than its timeout. Margins are wide enough for a
 // loaded two-core machine: a renewal has ~700 ms to be answered.
-describe("Consumer leases", () => {
+describe.each(consumerModes)("Consumer leases ($mode)", ({ mode }) => {
   let c: ConsumerHarness;
   beforeEach(async () => {
-    c = await startConsumerHarness();
+    c = await startConsumerHarness(mode);
     await c.admin.createQueue("jobs", { visibilityTimeoutMs: 1000 });
   });
   afterEach(async () => {
