@@ -105,7 +105,12 @@ export async function startQueueServiceProxy(
 
 /** Passes one stream through both ways; returns what ends it with UNAVAILABLE (the broker's side half-closed). */
 function forwardStream(upstream: Client, path: string, call: ServerDuplexStream<Buffer, Buffer>): () => void {
-  const up: ClientDuplexStream<Buffer, Buffer> = upstream.makeBidiStreamRequest(path, identity, identity, call.metadata);
+  const up: ClientDuplexStream<Buffer, Buffer> = upstream.makeBidiStreamRequest(
+    path,
+    identity,
+    identity,
+    call.metadata,
+  );
   let cut = false;
   call.on("data", (request: Buffer) => up.write(request));
   call.on("end", () => up.end());
