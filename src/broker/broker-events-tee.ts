@@ -39,5 +39,14 @@ export function teeEvents(...listeners: BrokerEvents[]): BrokerEvents {
     leaseReleased(queue, reason) {
       for (const listener of listeners) listener.leaseReleased(queue, reason);
     },
+    pushed(queue, count) {
+      for (const listener of listeners) listener.pushed(queue, count);
+    },
+    streamAcked(queue, count) {
+      for (const listener of listeners) listener.streamAcked(queue, count);
+    },
+    creditFilled(queue) {
+      for (const listener of listeners) listener.creditFilled(queue);
+    },
   };
 }

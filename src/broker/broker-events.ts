@@ -34,6 +34,12 @@ export interface BrokerEvents {
   leaseExtended(queue: string, via: ExtendedVia): void;
   /** A lease was ended before its deadline without a delete. */
   leaseReleased(queue: string, reason: ReleaseReason): void;
+  /** Messages were pushed to a Subscribe stream (each also counts as delivered). */
+  pushed(queue: string, count: number): void;
+  /** A Subscribe stream acked messages (each delete that happens also counts as deleted). */
+  streamAcked(queue: string, count: number): void;
+  /** A Subscribe stream's credit ran out: it gets nothing more until it settles what it holds. */
+  creditFilled(queue: string): void;
 }
 
 const ignore = (): void => undefined;
@@ -50,4 +56,7 @@ export const ignoredBrokerEvents: BrokerEvents = {
   leaseExpired: ignore,
   leaseExtended: ignore,
   leaseReleased: ignore,
+  pushed: ignore,
+  streamAcked: ignore,
+  creditFilled: ignore,
 };

@@ -11,6 +11,8 @@ export interface BrokerLimits {
   readonly maxQueues: number;
   /** Long-poll Receives that may wait at once (past it: TOO_MANY_WAITING_RECEIVES). */
   readonly maxWaitingReceives: number;
+  /** Subscribe streams one queue may have at once (past it: TOO_MANY_SUBSCRIBERS). */
+  readonly maxSubscribersPerQueue: number;
   /** Messages stored in all queues together (Send past it: BROKER_FULL). */
   readonly maxStoredMessages: number;
   /**
@@ -29,11 +31,14 @@ export interface BrokerLimits {
  * costs about 200 B of V8 heap (the fifo scenario): 5 million, about 1 GB,
  * are over 16,000 new FIFO sends a second held for the five minutes, more
  * than one broker takes. A waiting Receive holds a call, a timer and a
- * closure (a few KB); a queue its index and metrics series.
+ * closure (a few KB); a queue its index and metrics series. An idle
+ * Subscribe stream holds a call and a waiter, and one queue's subscribers
+ * take turns in a list: a thousand per queue keeps a turn cheap.
  */
 export const defaultBrokerLimits: BrokerLimits = {
   maxQueues: 10_000,
   maxWaitingReceives: 10_000,
+  maxSubscribersPerQueue: 1000,
   maxStoredMessages: 5_000_000,
   maxDeduplicationIds: 5_000_000,
 };
@@ -51,6 +56,14 @@ export function tooManyWaitingReceives(max: number): HoldshelfError {
   return new HoldshelfError(
     "TOO_MANY_WAITING_RECEIVES",
     `${max} long-poll Receives are waiting, the broker's limit (--max-waiting-receives ${max}); retry later`,
+  );
+}
+
+/** TOO_MANY_SUBSCRIBERS: a Subscribe stream on a queue that already has `max`. */
+export function tooManySubscribers(queue: string, max: number): HoldshelfError {
+  return new HoldshelfError(
+    "TOO_MANY_SUBSCRIBERS",
+    `queue "${queue}" has ${max} Subscribe streams, the broker's limit (--max-subscribers-per-queue ${max}); use fewer streams or raise the limit`,
   );
 }
 

@@ -4,15 +4,14 @@ import { createBrokerMemory, type BrokerMemory } from "./broker-memory.js";
 import { brokerSettings, type BrokerOptions, type BrokerSettings } from "./broker-options.js";
 import type { Arrival } from "../store/cluster-queues.js";
 import { describeQueue } from "./describe-queue.js";
-import { LeaseStream, type LeaseStreamListener } from "./lease-tracking.js";
+import { LeaseStreams } from "./lease-streams.js";
 import { peekMessages } from "./message-peek.js";
 import { checkMoveTaskRate } from "./move-tasks.js";
 import type { QueueConfigInput } from "./queue-config.js";
 import type { QueueState } from "./queue-state.js";
 import { checkBatchSize, checkRedriveBounds, resolveReceiveOptions } from "./request-limits.js";
-import { renewalLingerMs } from "./renewal-linger.js";
 import { RevocableStore } from "./revocable-store.js";
-import type { Delivery, EntryOutcome, LeaseRenewal, LeaseState, MoveTaskInfo, OutgoingMessage } from "./types.js";
+import type { Delivery, EntryOutcome, MoveTaskInfo, OutgoingMessage } from "./types.js";
 import type { PeekPage, QueueInfo, QueuePage, ReceiveOptions, SendResult } from "./types.js";
 
 // Why a move task stops at close: it was stored as running, and resumes then.
@@ -23,21 +22,30 @@ const shuttingDown = "the broker is shutting down; the task resumes when it star
  * change to the rules in its memory (see BrokerMemory), commits what they changed, and answers once that is
  * durable: in one atomic batch, unless its doc says otherwise (closeLeaseStream, redriveMessages, message move
  * tasks). Rules run on an injected clock, and `runMaintenance` does on demand what the timers do. Callers
- * take the slice of it they use (broker-slices.ts). In order: queue admin, messages, move tasks, lease streams
- * (Heartbeat), lifecycle, queues moving between brokers (cluster mode), storage failures.
+ * take the slice of it they use (broker-slices.ts). In order: queue admin, messages, move tasks, lifecycle,
+ * queues moving between brokers (cluster mode), storage failures; the streams that hold leases (Heartbeat,
+ * Subscribe) are `streams`.
  */
 export class Broker {
   private closed = false;
   /** Set while storage fails: every call that needs it is refused with this, until `reload`. */
   private unavailable: HoldshelfError | undefined;
-  // Connections, not state loaded from the store: they outlive a reload (and are told of the outage).
-  private readonly openStreams = new Set<LeaseStream>();
+  /** The Heartbeat and Subscribe streams, which hold leases: see LeaseStreams. */
+  readonly streams: LeaseStreams;
 
   private constructor(
     // Replaced whole by `reload`.
     private memory: BrokerMemory,
     private readonly settings: BrokerSettings,
-  ) {}
+  ) {
+    this.streams = new LeaseStreams({
+      settings,
+      memory: () => this.memory,
+      queue: (name) => this.queue(name),
+      mayWait: () => !this.closed,
+      storageWorks: () => this.unavailable === undefined,
+    });
+  }
 
   /** Loads the store's state into memory and starts the timers. */
   static async open(options: BrokerOptions): Promise<Broker> {
@@ -95,6 +103,7 @@ export class Broker {
   async deleteQueue(name: string): Promise<void> {
     this.requireStorage();
     await this.memory.registry.delete(name);
+    this.streams.queuesGone([name], new HoldshelfError("QUEUE_NOT_FOUND", `queue "${name}" was deleted`));
   }
 
   /** Removes every message of a queue; returns how many. */
@@ -198,59 +207,9 @@ export class Broker {
     return this.memory.moveTasks.cancel(taskHandle);
   }
 
-  /** Opens a stream of lease renewals; the listener hears of its leases that expire. */
-  openLeaseStream(listener: LeaseStreamListener): LeaseStream {
-    const stream = new LeaseStream(listener);
-    this.openStreams.add(stream);
-    return stream;
-  }
-
-  /** How many lease streams are open. */
-  get leaseStreamCount(): number {
-    return this.openStreams.size;
-  }
-
   /** How many long-poll Receives are waiting, over all queues. */
   get waitingReceiveCount(): number {
     return this.memory.waiting.size;
-  }
-
-  /**
-   * Renews leases on a stream (LeaseChanges.renew) in one durable write, which may linger to share an fsync
-   * (renewal-linger.ts). A stream answers in order: `moreQueued` says requests wait behind this one (no
-   * linger), and a stream whose next request arrives meanwhile calls hurryRenewals.
-   */
-  async renewLeases(
-    stream: LeaseStream,
-    queueName: string,
-    renewals: readonly LeaseRenewal[],
-    moreQueued = false,
-  ): Promise<LeaseState[]> {
-    const lingerMs = renewalLingerMs(this.settings.renewalLinger, this.openStreams.size, moreQueued);
-    return this.changeLeases(
-      queueName,
-      (queue, ops) => this.memory.leaseChanges.renewEach(stream, queue, renewals, ops),
-      lingerMs,
-    );
-  }
-
-  /** Starts lingering renewal writes at once: a barrier never lingers, and takes them along. */
-  hurryRenewals(): void {
-    // The renewals' own commits report any failure.
-    this.memory.store.commit([]).catch(() => undefined);
-  }
-
-  /**
-   * Ends a stream; returns how many leases it held. With `release` each becomes visible at once (the client
-   * went away mid-work), in one batch per queue; otherwise leases run their course.
-   */
-  async closeLeaseStream(stream: LeaseStream, release: boolean): Promise<number> {
-    const held = [...stream.tracked.values()];
-    this.openStreams.delete(stream);
-    this.memory.leases.forgetStream(stream);
-    // Without storage nothing can be released; the reload puts every lease back as the disk holds it.
-    if (release && this.unavailable === undefined) await this.memory.releaseLeases(held);
-    return held.length;
   }
 
   /** Does now everything that is due: expired leases and delays become visible, retention runs. */
@@ -269,7 +228,7 @@ export class Broker {
   close(): void {
     this.closed = true;
     this.memory.close(new HoldshelfError("SHUTTING_DOWN", shuttingDown));
-    for (const stream of [...this.openStreams]) stream.listener.brokerClosing();
+    this.streams.closing();
   }
 
   /** Serves queues loaded from shards this broker just gained. */
@@ -287,6 +246,7 @@ export class Broker {
   /** Stops serving queues whose shards go to another broker: calls on them fail with `error` (QueueRegistryEvents.onEvicted). */
   evictQueues(names: readonly string[], error: HoldshelfError): void {
     this.memory.registry.evict(names, error);
+    this.streams.queuesGone(names, error);
   }
 
   /**
@@ -298,7 +258,7 @@ export class Broker {
     if (this.unavailable !== undefined) return;
     this.unavailable = error;
     this.memory.revoke(error);
-    for (const stream of [...this.openStreams]) stream.listener.storageUnavailable?.(error);
+    this.streams.storageFailed(error);
   }
 
   /** Whether storage failed and the broker waits for `reload`. */

@@ -10,6 +10,7 @@ import type { LiveMessage, QueueState } from "./queue-state.js";
 import type { ReceiptHandles } from "./receipt-handles.js";
 import { isSpent } from "./queue-config.js";
 import {
+  checkAckCount,
   checkBatchSize,
   checkCheckpoint,
   checkRenewalCount,
@@ -47,6 +48,14 @@ export class LeaseChanges {
   /** Deletes the messages of a batch's handles, as `delete` does: one outcome per handle, in order. */
   deleteEach(queue: QueueState, receiptHandles: readonly string[], ops: StoreOp[]): EntryOutcome[] {
     checkBatchSize(receiptHandles.length, "receipt_handles");
+    return receiptHandles.map((receiptHandle) =>
+      outcomeOf(receiptHandle, () => this.delete(queue, receiptHandle, ops)),
+    );
+  }
+
+  /** Deletes the messages of a Subscribe request's acks, as `delete` does: one outcome per handle, in order. */
+  ackEach(queue: QueueState, receiptHandles: readonly string[], ops: StoreOp[]): EntryOutcome[] {
+    checkAckCount(receiptHandles.length);
     return receiptHandles.map((receiptHandle) =>
       outcomeOf(receiptHandle, () => this.delete(queue, receiptHandle, ops)),
     );
@@ -129,7 +138,14 @@ export class LeaseChanges {
       const { message, deadline } = this.change(queue, receiptHandle, timeout, ops, "heartbeat");
       this.storeCheckpoint(queue, message, checkpoint, ops);
       if (timeout === 0) return { receiptHandle, held: false, leaseDeadline: deadline, reason: LeaseEnding.RELEASED };
-      this.tracking.track({ stream, queue, messageId: message.id, epoch: message.epoch, receiptHandle });
+      this.tracking.track({
+        stream,
+        queue,
+        messageId: message.id,
+        epoch: message.epoch,
+        receiptHandle,
+        bytes: message.size,
+      });
       return { receiptHandle, held: true, leaseDeadline: deadline };
     } catch (error) {
       if (!(error instanceof HoldshelfError)) throw error;

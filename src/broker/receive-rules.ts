@@ -6,7 +6,7 @@ import type { BackgroundWork } from "./background-work.js";
 import type { BrokerEvents } from "./broker-events.js";
 import type { CommitAndServe } from "./commit-and-serve.js";
 import type { DeadLetters } from "./dead-letters.js";
-import type { LeaseTracking } from "./lease-tracking.js";
+import type { LeaseStream, LeaseTracking } from "./lease-tracking.js";
 import { messageView } from "./message-view.js";
 import { isSpent } from "./queue-config.js";
 import type { LiveMessage, QueueState } from "./queue-state.js";
@@ -37,6 +37,8 @@ export interface ReceiveRequest {
   readonly waitTimeMs: number;
   /** False once the broker is closing: a receive that finds nothing answers at once. */
   readonly mayWait: boolean;
+  /** A Subscribe stream's take: the stream then holds the leases, within this many bytes (at least one message). */
+  readonly holder?: { readonly stream: LeaseStream; readonly maxBytes: number } | undefined;
 }
 
 /** The rules of a Receive, from the take to the deliveries. */
@@ -89,9 +91,14 @@ export function createReceiveRules(options: ReceiveRulesOptions): ReceiveRules {
   };
 
   /** Leases visible messages for a receive and starts the write that makes the leases durable. */
-  const take = (queue: QueueState, maxMessages: number, visibilityTimeoutMs: number): Taken | undefined => {
+  const take = (
+    queue: QueueState,
+    maxMessages: number,
+    visibilityTimeoutMs: number,
+    maxBytes: number,
+  ): Taken | undefined => {
     const now = clock.now();
-    const found = takeVisible(queue, maxMessages, visibilityTimeoutMs);
+    const found = takeVisible(queue, maxMessages, visibilityTimeoutMs, maxBytes);
     if (found === undefined) return undefined;
     // Visible yet spent: a crash or a policy change came between their last
     // lease and their move. Never delivered again, they leave now.
@@ -120,7 +127,12 @@ export function createReceiveRules(options: ReceiveRulesOptions): ReceiveRules {
   };
 
   /** Makes a take durable, reads the bodies, and builds the deliveries. */
-  const deliver = async (queue: QueueState, taken: Taken, signal: AbortSignal | undefined): Promise<Delivery[]> => {
+  const deliver = async (
+    queue: QueueState,
+    taken: Taken,
+    signal: AbortSignal | undefined,
+    holder: LeaseStream | undefined,
+  ): Promise<Delivery[]> => {
     const { dataId, queueId } = queue.record;
     // Read only once the lease is written: batches land in call order, so a
     // checkpoint saved with the release that freed a message is on disk by then.
@@ -138,9 +150,14 @@ export function createReceiveRules(options: ReceiveRulesOptions): ReceiveRules {
       const epoch = taken.epochs[index]!;
       const queueWaitMs = message.receiveCount === 1 ? taken.takenAt - taken.readyTimes[index]! : undefined;
       events.delivered(queue.record.name, message.receiveCount, queueWaitMs);
+      const receiptHandle = handles.issue(queueId, message.id, epoch);
+      // Held before the answer leaves: an expiry or a release on disconnect can never miss it.
+      if (holder !== undefined) {
+        tracking.track({ stream: holder, queue, messageId: message.id, epoch, receiptHandle, bytes: message.size });
+      }
       deliveries.push({
         ...messageView(message, content),
-        receiptHandle: handles.issue(queueId, message.id, epoch),
+        receiptHandle,
         leaseDeadline: taken.leaseDeadline,
         checkpoint: content.checkpoint,
       });
@@ -165,11 +182,12 @@ export function createReceiveRules(options: ReceiveRulesOptions): ReceiveRules {
   };
 
   return {
-    async receive(queue, { maxMessages, visibilityTimeoutMs, waitTimeMs, mayWait }, signal) {
+    async receive(queue, { maxMessages, visibilityTimeoutMs, waitTimeMs, mayWait, holder }, signal) {
       const name = queue.record.name;
       // Leases that ran out are visible before anything is taken; see Maintenance.advance.
       advance(queue);
-      const attempt = (): Taken | undefined => take(queue, maxMessages, visibilityTimeoutMs);
+      const maxBytes = Math.min(holder?.maxBytes ?? Infinity, receiveResponseBudgetBytes);
+      const attempt = (): Taken | undefined => take(queue, maxMessages, visibilityTimeoutMs, maxBytes);
       let taken = attempt();
       const atInFlightLimit = visibilityTimeoutMs > 0 && queue.inFlight >= queue.record.config.maxInFlight;
       if (taken === undefined && waitTimeMs === 0 && atInFlightLimit) {
@@ -181,18 +199,19 @@ export function createReceiveRules(options: ReceiveRulesOptions): ReceiveRules {
       if (taken === undefined && waitTimeMs > 0 && mayWait)
         taken = await waiting.wait(queue, attempt, waitTimeMs, signal);
       if (taken === undefined) {
-        if (!signal?.aborted) events.emptyReceive(name);
+        // A stream's wait ends empty only as it closes: that is no receive.
+        if (!signal?.aborted && holder === undefined) events.emptyReceive(name);
         return [];
       }
-      return deliver(queue, taken, signal);
+      return deliver(queue, taken, signal, holder?.stream);
     },
   };
 }
 
 /**
  * Takes visible messages out of a queue's heaps, oldest ready first (a FIFO
- * queue's: group by group, see QueueState.nextVisible), within
- * the in-flight limit and the response size budget; undefined when none can
+ * queue's: group by group, see QueueState.nextVisible), within the in-flight
+ * limit and `maxBytes` (at least one message); undefined when none can
  * be taken. Spent messages met on the way are taken too, apart, never to be
  * delivered. Synchronous, so concurrent receives can never take one message;
  * the caller must reschedule every message taken.
@@ -201,6 +220,7 @@ function takeVisible(
   queue: QueueState,
   maxMessages: number,
   visibilityTimeoutMs: number,
+  maxBytes: number,
 ): { messages: LiveMessage[]; spent: LiveMessage[] } | undefined {
   if (queue.deleted || queue.visibleCount === 0) return undefined;
   let limit = maxMessages;
@@ -222,7 +242,7 @@ function takeVisible(
     }
     // A checkpoint rides along with the body; its size is not kept, so count the most it can be.
     bytes += next.size + perMessageOverheadBytes + (next.hasCheckpoint ? maxCheckpointBytes : 0);
-    if (messages.length > 0 && bytes > receiveResponseBudgetBytes) break;
+    if (messages.length > 0 && bytes > maxBytes) break;
     queue.take(next);
     messages.push((taken = next));
   }

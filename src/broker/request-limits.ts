@@ -1,5 +1,6 @@
 import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
 import {
+  maxAcks,
   maxAttributeKeyBytes,
   maxBatchEntries,
   maxCheckpointBytes,
@@ -76,6 +77,11 @@ export function checkBatchSize(count: number, field: string): void {
 /** Checks a Heartbeat request's renewal count; too many ends the stream. */
 export function checkRenewalCount(count: number): void {
   if (count > maxRenewals) throw invalidArgument("leases", `must have at most ${maxRenewals} renewals`);
+}
+
+/** Checks the number of acks in one Subscribe request. */
+export function checkAckCount(count: number): void {
+  if (count > maxAcks) throw invalidArgument("ack_receipt_handles", `must have at most ${maxAcks} acks`);
 }
 
 /** Checks a checkpoint's size. */

@@ -7,6 +7,8 @@ export type TakeAttempt<T> = () => T | undefined;
 
 interface Waiter<T> {
   readonly take: TakeAttempt<T>;
+  /** A long poll, counted against the limit; a Subscribe stream's wait is not. */
+  readonly counted: boolean;
   readonly settle: (taken: T | undefined, error?: unknown) => void;
 }
 
@@ -16,6 +18,8 @@ interface Waiter<T> {
  * never take the same message. A waiter whose caller gave up is removed
  * before it can take anything. At most `max` wait at once, broker-wide: each
  * holds a call, a timer and a closure, and clients could open them without end.
+ * A Subscribe stream waits too, without end and outside that count: it is
+ * bounded by the subscribers a queue may have, and its turn comes like any.
  */
 export class WaitingReceives {
   private readonly waiters = new Map<QueueState, Waiter<unknown>[]>();
@@ -32,8 +36,8 @@ export class WaitingReceives {
   }
 
   /**
-   * Waits up to `waitMs` for `take` to succeed; resolves undefined on timeout
-   * or abort. Rejects with TOO_MANY_WAITING_RECEIVES when `max` already wait.
+   * Waits up to `waitMs` (Infinity: until taken or aborted) for `take` to succeed; resolves undefined on
+   * timeout or abort. Rejects with TOO_MANY_WAITING_RECEIVES when `max` long polls already wait.
    */
   wait<T>(
     queue: QueueState,
@@ -41,12 +45,16 @@ export class WaitingReceives {
     waitMs: number,
     signal: AbortSignal | undefined,
   ): Promise<T | undefined> {
-    if (this.waiting >= this.max && !signal?.aborted) return Promise.reject(tooManyWaitingReceives(this.max));
+    const counted = waitMs !== Infinity;
+    if (counted && this.waiting >= this.max && !signal?.aborted) {
+      return Promise.reject(tooManyWaitingReceives(this.max));
+    }
     return new Promise<T | undefined>((resolve, reject) => {
       let timer: Timer | undefined;
       const onAbort = (): void => waiter.settle(undefined);
       const waiter: Waiter<T> = {
         take,
+        counted,
         settle: (taken, error) => {
           this.forget(queue, waiter as Waiter<unknown>);
           timer?.cancel();
@@ -59,8 +67,10 @@ export class WaitingReceives {
       const list = this.waiters.get(queue) ?? [];
       list.push(waiter as Waiter<unknown>);
       this.waiters.set(queue, list);
-      this.waiting++;
-      timer = this.clock.setTimer(waitMs, () => waiter.settle(undefined));
+      if (counted) {
+        this.waiting++;
+        timer = this.clock.setTimer(waitMs, () => waiter.settle(undefined));
+      }
       signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
@@ -94,7 +104,7 @@ export class WaitingReceives {
     const index = list.indexOf(waiter);
     if (index >= 0) {
       list.splice(index, 1);
-      this.waiting--;
+      if (waiter.counted) this.waiting--;
     }
     if (list.length === 0) this.waiters.delete(queue);
   }

@@ -26,6 +26,12 @@ const limitFlags: { readonly [K in keyof HoldshelfLimits]: LimitFlag } = {
     max: 1_000_000,
   },
   maxWaitingReceives: { flag: "max-waiting-receives", env: "HOLDSHELF_MAX_WAITING_RECEIVES", min: 1, max: 10_000_000 },
+  maxSubscribersPerQueue: {
+    flag: "max-subscribers-per-queue",
+    env: "HOLDSHELF_MAX_SUBSCRIBERS_PER_QUEUE",
+    min: 1,
+    max: 1_000_000,
+  },
   maxQueues: { flag: "max-queues", env: "HOLDSHELF_MAX_QUEUES", min: 1, max: 10_000_000 },
   maxStoredMessages: { flag: "max-stored-messages", env: "HOLDSHELF_MAX_STORED_MESSAGES", min: 1, max: 1_000_000_000 },
   maxDeduplicationIds: {

@@ -222,6 +222,9 @@ export class QueueHistory implements BrokerEvents {
   readonly leaseExpired = ignoredBrokerEvents.leaseExpired;
   readonly leaseExtended = ignoredBrokerEvents.leaseExtended;
   readonly leaseReleased = ignoredBrokerEvents.leaseReleased;
+  readonly pushed = ignoredBrokerEvents.pushed;
+  readonly streamAcked = ignoredBrokerEvents.streamAcked;
+  readonly creditFilled = ignoredBrokerEvents.creditFilled;
 
   /** Takes one sample of every queue at `now`; queues gone since are forgotten. */
   sample(now: number): void {

@@ -1,17 +1,15 @@
 import { create } from "@bufbuild/protobuf";
-import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { ServerDuplexStream } from "@grpc/grpc-js";
 import {
   HeartbeatResponseSchema,
-  LeaseStateSchema,
   type HeartbeatRequest,
   type HeartbeatResponse,
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { LeaseStreamOperations } from "../broker/broker-slices.js";
 import type { LeaseStream } from "../broker/lease-tracking.js";
-import type { LeaseRenewal, LeaseState } from "../broker/types.js";
 import type { ClusterPeer, QueueRouter } from "../cluster/queue-router.js";
 import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
+import { leaseStateToWire, renewFromWire } from "../service/lease-renewals-wire.js";
 import type { Logger } from "../logging/logger.js";
 import { LeaseEnding } from "../protocol/lease-state-reason.js";
 import { deadlinePassed } from "../protocol/deadline-passed.js";
@@ -21,7 +19,6 @@ import type { PeerClients } from "./forwarding/peer-clients.js";
 import { isForwarded } from "./forwarding/peer-metadata.js";
 import { notServedHere } from "./forwarding/queue-moving.js";
 import { MalformedRequest } from "./service-definition.js";
-import { durationToMs } from "../service/wire-convert.js";
 
 /** A Heartbeat call as grpc-js hands it to the server. */
 export type HeartbeatCall = ServerDuplexStream<HeartbeatRequest | MalformedRequest, HeartbeatResponse>;
@@ -79,7 +76,7 @@ export class HeartbeatSession {
 
   constructor(
     private readonly call: HeartbeatCall,
-    private readonly broker: LeaseStreamOperations,
+    private readonly streams: LeaseStreamOperations,
     private readonly logger: Logger,
     private readonly logUnexpected: (error: unknown) => void,
     private readonly routing: HeartbeatRouting,
@@ -87,7 +84,7 @@ export class HeartbeatSession {
     private readonly authorizeQueue: (queue: string) => void = () => undefined,
   ) {
     this.forwarded = isForwarded(call.metadata);
-    this.stream = broker.openLeaseStream({
+    this.stream = streams.open({
       leasesExpired: (handles) => this.pushExpired(handles),
       // A client that half-closed and got every answer is done: its stream ends cleanly, not with an error it no longer reads.
       brokerClosing: () =>
@@ -99,7 +96,7 @@ export class HeartbeatSession {
     call.on("data", (request: HeartbeatRequest | MalformedRequest) => {
       if (this.ended) return;
       // A request behind one being answered: that one's write must not linger.
-      if (this.answering) broker.hurryRenewals();
+      if (this.answering) streams.hurry();
       this.requests.push(this.read(request));
       if (this.requests.length >= maxQueuedRequests) call.pause();
       void this.answer();
@@ -185,27 +182,11 @@ export class HeartbeatSession {
 
   /** Renews leases of a queue this broker serves. */
   private async renew(request: HeartbeatRequest): Promise<HeartbeatResponse> {
-    // A renewal whose duration cannot be read fails alone; the rest go to the broker.
-    const states: (LeaseState | undefined)[] = [];
-    const renewals: LeaseRenewal[] = [];
-    request.leases.forEach((lease, index) => {
-      try {
-        renewals.push({
-          receiptHandle: lease.receiptHandle,
-          visibilityTimeoutMs: durationToMs(lease.visibilityTimeout, `leases[${index}].visibility_timeout`),
-          checkpoint: lease.checkpoint,
-          failed: lease.failed,
-        });
-        states.push(undefined);
-      } catch (error) {
-        if (!(error instanceof HoldshelfError)) throw error;
-        states.push({ receiptHandle: lease.receiptHandle, held: false, reason: error.reason });
-      }
-    });
-    const renewed = await this.broker.renewLeases(this.stream, request.queue, renewals, this.requests.length > 0);
-    let next = 0;
-    const merged = states.map((state) => state ?? renewed[next++]!);
-    return create(HeartbeatResponseSchema, { leases: merged.map(leaseStateToWire) });
+    const moreQueued = this.requests.length > 0;
+    const leases = await renewFromWire(request.leases, (renewals) =>
+      this.streams.renew(this.stream, request.queue, renewals, moreQueued),
+    );
+    return create(HeartbeatResponseSchema, { leases });
   }
 
   /** Renews the leases of a queue another broker serves, on this session's stream to that owner. */
@@ -269,8 +250,8 @@ export class HeartbeatSession {
     // The owners' streams end as the client's did, so each owner does with its leases what this broker does with its own.
     if (broken) this.owners?.cancel();
     else this.owners?.end();
-    this.broker
-      .closeLeaseStream(this.stream, release)
+    this.streams
+      .close(this.stream, release)
       .then((leases) => {
         // One line per stream, never per lease: a worker fleet restarting is a handful of lines.
         if (broken && leases > 0) {
@@ -279,13 +260,4 @@ export class HeartbeatSession {
       })
       .catch(this.logUnexpected);
   }
-}
-
-function leaseStateToWire(state: LeaseState) {
-  return create(LeaseStateSchema, {
-    receiptHandle: state.receiptHandle,
-    held: state.held,
-    reason: state.reason ?? "",
-    ...(state.leaseDeadline === undefined ? {} : { leaseDeadline: timestampFromMs(state.leaseDeadline) }),
-  });
 }

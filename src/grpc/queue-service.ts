@@ -8,6 +8,7 @@ import type { UnaryHandlers } from "../service/unary-handlers.js";
 import { toErrorStatus } from "./error-status.js";
 import { HeartbeatSession, type HeartbeatCall, type HeartbeatRouting } from "./heartbeat-session.js";
 import { createServerServiceDefinition } from "./service-definition.js";
+import { serveSubscribe, type SubscribeCall } from "./subscribe-call.js";
 import { bridgeUnaryHandlers } from "./unary-bridge.js";
 
 // The protocol's definition (src/protocol/queue-service-definition.ts) with
@@ -36,7 +37,7 @@ export function addQueueService(
       logUnexpected,
     ),
     heartbeat: (call: HeartbeatCall) => {
-      if (gate === undefined) return new HeartbeatSession(call, broker, logger, logUnexpected, routing);
+      if (gate === undefined) return new HeartbeatSession(call, broker.streams, logger, logUnexpected, routing);
       let authorizeQueue: (queue: string) => void;
       try {
         authorizeQueue = authorizeHeartbeat(gate, call.metadata);
@@ -44,7 +45,18 @@ export function addQueueService(
         call.emit("error", toErrorStatus(error, logUnexpected));
         return;
       }
-      return new HeartbeatSession(call, broker, logger, logUnexpected, routing, authorizeQueue);
+      return new HeartbeatSession(call, broker.streams, logger, logUnexpected, routing, authorizeQueue);
+    },
+    subscribe: (call: SubscribeCall) => {
+      let authorizeQueue: ((queue: string) => void) | undefined;
+      try {
+        // The same check as Heartbeat's: receive on the stream's queue, by the auth file current at each request.
+        if (gate !== undefined) authorizeQueue = authorizeHeartbeat(gate, call.metadata);
+      } catch (error) {
+        call.emit("error", toErrorStatus(error, logUnexpected));
+        return;
+      }
+      serveSubscribe(call, { streams: broker.streams, logger, logUnexpected, routing, authorizeQueue });
     },
   });
 }

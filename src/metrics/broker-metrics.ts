@@ -5,7 +5,7 @@ import type { QueueInfo } from "../broker/types.js";
 /** What the scrape-time gauges read: the broker, or anything that answers the same. */
 export interface BrokerGaugeSource {
   allQueues(): QueueInfo[];
-  readonly leaseStreamCount: number;
+  readonly streams: { readonly count: number; readonly subscriberCount: number };
 }
 
 const extendedVias: readonly ExtendedVia[] = ["change_visibility", "heartbeat"];
@@ -37,6 +37,15 @@ const queueCounterSpecs = {
   ],
   emptyReceives: ["holdshelf_empty_receives_total", "Receives that returned no message, after any long-poll wait."],
   movedByTasks: ["holdshelf_messages_moved_by_tasks_total", "Messages moved out of the queue by message move tasks."],
+  pushed: [
+    "holdshelf_messages_pushed_total",
+    "Deliveries pushed to Subscribe streams (also counted in holdshelf_messages_received_total).",
+  ],
+  streamAcks: ["holdshelf_stream_acks_total", "Acks received on Subscribe streams."],
+  creditWaits: [
+    "holdshelf_subscriber_credit_waits_total",
+    "Times a Subscribe stream's credit ran out, so that it got nothing more until it settled what it held.",
+  ],
 } as const;
 type QueueCounter = keyof typeof queueCounterSpecs;
 const queueCounterNames = Object.keys(queueCounterSpecs) as QueueCounter[];
@@ -161,7 +170,16 @@ export class BrokerMetrics implements BrokerEvents {
       help: "Heartbeat streams open now.",
       registers,
       collect() {
-        this.set(metrics.source?.leaseStreamCount ?? 0);
+        const streams = metrics.source?.streams;
+        this.set(streams === undefined ? 0 : streams.count - streams.subscriberCount);
+      },
+    });
+    new Gauge({
+      name: "holdshelf_subscribers",
+      help: "Subscribe streams open now.",
+      registers,
+      collect() {
+        this.set(metrics.source?.streams.subscriberCount ?? 0);
       },
     });
   }
@@ -209,6 +227,18 @@ export class BrokerMetrics implements BrokerEvents {
   leaseExpired(queue: string, latenessMs: number): void {
     this.series(queue).counts.leasesExpired.inc();
     this.latenessSeconds.observe(latenessMs / 1000);
+  }
+
+  pushed(queue: string, count: number): void {
+    this.series(queue).counts.pushed.inc(count);
+  }
+
+  streamAcked(queue: string, count: number): void {
+    this.series(queue).counts.streamAcks.inc(count);
+  }
+
+  creditFilled(queue: string): void {
+    this.series(queue).counts.creditWaits.inc();
   }
 
   leaseExtended(queue: string, via: ExtendedVia): void {

@@ -11,8 +11,12 @@ export const maxSendBatchBytes = 4 * 1024 * 1024;
 export const maxReceiveWaitMs = 20_000;
 /** Messages of one Receive. */
 export const maxReceiveMessages = 100;
-/** Renewals in one Heartbeat request. */
+/** Renewals in one Heartbeat or Subscribe request. */
 export const maxRenewals = 1000;
+/** Acks in one Subscribe request. */
+export const maxAcks = 1000;
+/** The largest credit a Subscribe stream may ask for (FlowControl.max_outstanding_messages). */
+export const maxOutstandingMessages = 10_000;
 /** Largest checkpoint a consumer may store with a message, in bytes. */
 export const maxCheckpointBytes = 64 * 1024;
 /** Longest attribute key, in UTF-8 bytes. */

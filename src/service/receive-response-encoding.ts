@@ -1,4 +1,4 @@
-import type { ReceiveResponse } from "../../gen/holdshelf/v1/queue_service_pb.js";
+import type { ReceiveResponse, SubscribeResponse } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { Delivery } from "../broker/types.js";
 import { PreEncoded } from "./pre-encoded.js";
 import { delimitedSize, int32Size, timestampSize, WireType, WireWriter } from "./wire-writer.js";
@@ -46,6 +46,14 @@ export function encodeReceiveResponse(deliveries: readonly Delivery[]): PreEncod
     writeReceivedMessage(writer, delivery, message);
   });
   return new PreEncoded(writer.finish());
+}
+
+/**
+ * A SubscribeResponse carrying deliveries alone. Its `messages` has the same
+ * field number and type as ReceiveResponse's, so the bytes are the same.
+ */
+export function encodeSubscribeDeliveries(deliveries: readonly Delivery[]): PreEncoded<SubscribeResponse> {
+  return new PreEncoded(encodeReceiveResponse(deliveries).bytes);
 }
 
 /** The byte lengths of a delivery's strings, found once and used to size and to write. */

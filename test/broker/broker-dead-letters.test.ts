@@ -174,9 +174,9 @@ describe("dead-letter queues", () => {
       });
       await sendText(h, "backoff", "x");
       const message = await receiveOne(h, "backoff");
-      const stream = h.broker.openLeaseStream({ leasesExpired: () => undefined, brokerClosing: () => undefined });
-      await h.broker.renewLeases(stream, "backoff", [{ receiptHandle: message.receiptHandle }]);
-      await h.broker.closeLeaseStream(stream, true);
+      const stream = h.broker.streams.open({ leasesExpired: () => undefined, brokerClosing: () => undefined });
+      await h.broker.streams.renew(stream, "backoff", [{ receiptHandle: message.receiptHandle }]);
+      await h.broker.streams.close(stream, true);
       expect(counts(h, "backoff")).toMatchObject({ delayed: 1, inFlight: 0 });
       h.clock.advance(2999);
       expect(await h.broker.receive("backoff")).toEqual([]);

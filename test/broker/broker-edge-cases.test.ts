@@ -25,14 +25,14 @@ describe("edge cases", () => {
   });
 
   const openStream = () =>
-    h.broker.openLeaseStream({ leasesExpired: (handles) => expired.push(...handles), brokerClosing: () => undefined });
+    h.broker.streams.open({ leasesExpired: (handles) => expired.push(...handles), brokerClosing: () => undefined });
 
   it("a waiting receive gets the checkpoint saved by the release that freed the message", async () => {
     await sendText(h, "q", "job");
     const first = await receiveOne(h, "q");
     const poll = h.broker.receive("q", { waitTimeMs: 5000 });
     const stream = openStream();
-    await h.broker.renewLeases(stream, "q", [
+    await h.broker.streams.renew(stream, "q", [
       { receiptHandle: first.receiptHandle, visibilityTimeoutMs: 0, checkpoint: Buffer.from("chunk 7") },
     ]);
     const [again] = await poll;
@@ -43,8 +43,8 @@ describe("edge cases", () => {
     await sendText(h, "q", "job");
     const message = await receiveOne(h, "q");
     const stream = openStream();
-    await h.broker.renewLeases(stream, "q", [{ receiptHandle: message.receiptHandle }]);
-    const [refused] = await h.broker.renewLeases(stream, "q", [
+    await h.broker.streams.renew(stream, "q", [{ receiptHandle: message.receiptHandle }]);
+    const [refused] = await h.broker.streams.renew(stream, "q", [
       { receiptHandle: message.receiptHandle, checkpoint: new Uint8Array(maxCheckpointBytes + 1) },
     ]);
     expect(refused).toMatchObject({ held: false, reason: "INVALID_ARGUMENT" });
@@ -64,7 +64,7 @@ describe("edge cases", () => {
     const stream = openStream();
     for (let i = 0; i < 60; i++) await send(h.broker, "q", { body: new Uint8Array(40_000) });
     const leased = await h.broker.receive("q", { maxMessages: 60 });
-    await h.broker.renewLeases(
+    await h.broker.streams.renew(
       stream,
       "q",
       leased.map((message) => ({

@@ -18,6 +18,9 @@ const arity: Record<EventName, number> = {
   leaseExpired: 2,
   leaseExtended: 2,
   leaseReleased: 2,
+  pushed: 2,
+  streamAcked: 2,
+  creditFilled: 1,
 };
 
 /** A listener that records each call through `this`, as a class's methods (BrokerMetrics') need. */

@@ -24,7 +24,7 @@ describe("a lease ended as a failed delivery", () => {
       retryPolicy: { minBackoffMs: 1000, maxBackoffMs: 3000 },
       redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 4 },
     });
-    stream = h.broker.openLeaseStream({ leasesExpired: () => undefined, brokerClosing: () => undefined });
+    stream = h.broker.streams.open({ leasesExpired: () => undefined, brokerClosing: () => undefined });
   });
   afterEach(async () => {
     await h.dispose();
@@ -36,7 +36,7 @@ describe("a lease ended as a failed delivery", () => {
     for (let receiveCount = 1; receiveCount <= 3; receiveCount++) {
       const delivery = await receiveOne(h, "jobs");
       expect(delivery.receiveCount).toBe(receiveCount);
-      const [state] = await h.broker.renewLeases(stream, "jobs", [
+      const [state] = await h.broker.streams.renew(stream, "jobs", [
         { receiptHandle: delivery.receiptHandle, failed: true },
       ]);
       expect(state).toEqual({
@@ -61,7 +61,7 @@ describe("a lease ended as a failed delivery", () => {
   it("comes back after the delay it names instead (a retry later), storing its checkpoint", async () => {
     await sendText(h, "jobs", "later");
     const delivery = await receiveOne(h, "jobs");
-    await h.broker.renewLeases(stream, "jobs", [
+    await h.broker.streams.renew(stream, "jobs", [
       {
         receiptHandle: delivery.receiptHandle,
         failed: true,
@@ -81,13 +81,13 @@ describe("a lease ended as a failed delivery", () => {
     await sendText(h, "jobs", "poison");
     for (let receiveCount = 1; receiveCount < 4; receiveCount++) {
       const delivery = await receiveOne(h, "jobs");
-      await h.broker.renewLeases(stream, "jobs", [
+      await h.broker.streams.renew(stream, "jobs", [
         { receiptHandle: delivery.receiptHandle, failed: true, visibilityTimeoutMs: 0 },
       ]);
     }
     const last = await receiveOne(h, "jobs");
     expect(last.receiveCount).toBe(4);
-    await h.broker.renewLeases(stream, "jobs", [
+    await h.broker.streams.renew(stream, "jobs", [
       { receiptHandle: last.receiptHandle, failed: true, visibilityTimeoutMs: 60_000 },
     ]);
     await h.broker.settled();
@@ -98,7 +98,7 @@ describe("a lease ended as a failed delivery", () => {
   it("refuses a delay over 12 h or a handle it no longer holds, changing nothing", async () => {
     await sendText(h, "jobs", "kept");
     const first = await receiveOne(h, "jobs");
-    const states = await h.broker.renewLeases(stream, "jobs", [
+    const states = await h.broker.streams.renew(stream, "jobs", [
       { receiptHandle: first.receiptHandle, failed: true, visibilityTimeoutMs: 12 * 3600_000 + 1 },
       { receiptHandle: "forged", failed: true },
     ]);
@@ -110,7 +110,9 @@ describe("a lease ended as a failed delivery", () => {
     // Its lease runs out, and the retry policy's first backoff passes.
     h.clock.advance(vt + 1000);
     const second = await receiveOne(h, "jobs");
-    const [stale] = await h.broker.renewLeases(stream, "jobs", [{ receiptHandle: first.receiptHandle, failed: true }]);
+    const [stale] = await h.broker.streams.renew(stream, "jobs", [
+      { receiptHandle: first.receiptHandle, failed: true },
+    ]);
     expect(stale).toMatchObject({ held: false, reason: "LEASE_SUPERSEDED" });
     expect(counts(h, "jobs")).toMatchObject({ inFlight: 1 });
     await h.broker.delete("jobs", second.receiptHandle);

@@ -22,7 +22,7 @@ describe("lease streams (Heartbeat rules)", () => {
     await createQueue(h, "jobs", { visibilityTimeoutMs: vt, maxLeaseDurationMs: 60_000 });
     expired = [];
     closing = 0;
-    stream = h.broker.openLeaseStream({
+    stream = h.broker.streams.open({
       leasesExpired: (handles) => expired.push(handles),
       brokerClosing: () => closing++,
     });
@@ -40,7 +40,7 @@ describe("lease streams (Heartbeat rules)", () => {
     const a = await leased("a");
     const b = await leased("b");
     const batchesBefore = h.store.commitStats.batches;
-    const states = await h.broker.renewLeases(stream, "jobs", [
+    const states = await h.broker.streams.renew(stream, "jobs", [
       { receiptHandle: a.receiptHandle, visibilityTimeoutMs: 5000 },
       { receiptHandle: b.receiptHandle },
     ]);
@@ -58,7 +58,7 @@ describe("lease streams (Heartbeat rules)", () => {
     const gone = await leased("gone");
     await h.broker.delete("jobs", gone.receiptHandle);
     h.clock.advance(59_500);
-    const states = await h.broker.renewLeases(stream, "jobs", [
+    const states = await h.broker.streams.renew(stream, "jobs", [
       { receiptHandle: first.receiptHandle },
       { receiptHandle: gone.receiptHandle },
       { receiptHandle: "forged" },
@@ -77,14 +77,14 @@ describe("lease streams (Heartbeat rules)", () => {
   });
 
   it("ends the stream for an unknown queue or too many renewals", async () => {
-    await expectFailure(() => h.broker.renewLeases(stream, "nope", []), "QUEUE_NOT_FOUND");
+    await expectFailure(() => h.broker.streams.renew(stream, "nope", []), "QUEUE_NOT_FOUND");
     const renewals = Array.from({ length: 1001 }, () => ({ receiptHandle: "x" }));
-    await expectFailure(() => h.broker.renewLeases(stream, "jobs", renewals), "INVALID_ARGUMENT", "leases");
+    await expectFailure(() => h.broker.streams.renew(stream, "jobs", renewals), "INVALID_ARGUMENT", "leases");
   });
 
   it("tells the stream, once, when a tracked lease expires unrenewed", async () => {
     const message = await leased();
-    await h.broker.renewLeases(stream, "jobs", [{ receiptHandle: message.receiptHandle }]);
+    await h.broker.streams.renew(stream, "jobs", [{ receiptHandle: message.receiptHandle }]);
     h.clock.advance(vt - 1);
     expect(expired).toEqual([]);
     h.clock.advance(1);
@@ -98,14 +98,14 @@ describe("lease streams (Heartbeat rules)", () => {
     const deleted = await leased("deleted");
     const released = await leased("released");
     const superseded = await leased("superseded");
-    await h.broker.renewLeases(stream, "jobs", [
+    await h.broker.streams.renew(stream, "jobs", [
       { receiptHandle: deleted.receiptHandle },
       { receiptHandle: released.receiptHandle },
       { receiptHandle: superseded.receiptHandle },
     ]);
     await h.broker.delete("jobs", deleted.receiptHandle);
     await h.broker.changeVisibility("jobs", released.receiptHandle, 0);
-    const states = await h.broker.renewLeases(stream, "jobs", [
+    const states = await h.broker.streams.renew(stream, "jobs", [
       { receiptHandle: superseded.receiptHandle, visibilityTimeoutMs: 0 },
     ]);
     expect(states[0]).toMatchObject({ held: false, reason: "RELEASED" });
@@ -116,42 +116,46 @@ describe("lease streams (Heartbeat rules)", () => {
 
   it("a broken release_on_disconnect stream makes its held leases visible at once", async () => {
     const message = await leased();
-    await h.broker.renewLeases(stream, "jobs", [{ receiptHandle: message.receiptHandle, visibilityTimeoutMs: 30_000 }]);
+    await h.broker.streams.renew(stream, "jobs", [
+      { receiptHandle: message.receiptHandle, visibilityTimeoutMs: 30_000 },
+    ]);
     const poll = h.broker.receive("jobs", { waitTimeMs: 5000 });
-    await h.broker.closeLeaseStream(stream, true);
+    await h.broker.streams.close(stream, true);
     const [again] = await poll;
     expect(again!.messageId).toBe(message.messageId);
     expect(again!.receiveCount).toBe(2);
-    expect(h.broker.leaseStreamCount).toBe(0);
+    expect(h.broker.streams.count).toBe(0);
   });
 
   it("a stream that ends without release leaves its leases running", async () => {
     const message = await leased();
-    await h.broker.renewLeases(stream, "jobs", [{ receiptHandle: message.receiptHandle, visibilityTimeoutMs: 30_000 }]);
-    await h.broker.closeLeaseStream(stream, false);
+    await h.broker.streams.renew(stream, "jobs", [
+      { receiptHandle: message.receiptHandle, visibilityTimeoutMs: 30_000 },
+    ]);
+    await h.broker.streams.close(stream, false);
     expect(counts(h, "jobs")).toMatchObject({ inFlight: 1, visible: 0 });
   });
 
   it("never releases another consumer's later delivery of a message it once held", async () => {
     const message = await leased();
-    await h.broker.renewLeases(stream, "jobs", [{ receiptHandle: message.receiptHandle }]);
+    await h.broker.streams.renew(stream, "jobs", [{ receiptHandle: message.receiptHandle }]);
     h.clock.advance(vt);
     const taken = await receiveOne(h, "jobs", { visibilityTimeoutMs: 30_000 });
     expect(taken.receiveCount).toBe(2);
-    await h.broker.closeLeaseStream(stream, true);
+    await h.broker.streams.close(stream, true);
     expect(counts(h, "jobs")).toMatchObject({ inFlight: 1, visible: 0 });
   });
 
   it("stores checkpoints: kept by renewals without one, replaced by later ones, delivered on redelivery", async () => {
     const message = await leased();
-    await h.broker.renewLeases(stream, "jobs", [
+    await h.broker.streams.renew(stream, "jobs", [
       { receiptHandle: message.receiptHandle, checkpoint: Buffer.from("one") },
     ]);
-    await h.broker.renewLeases(stream, "jobs", [{ receiptHandle: message.receiptHandle }]);
+    await h.broker.streams.renew(stream, "jobs", [{ receiptHandle: message.receiptHandle }]);
     h.clock.advance(vt);
     const second = await receiveOne(h, "jobs");
     expect(Buffer.from(second.checkpoint!).toString()).toBe("one");
-    await h.broker.renewLeases(stream, "jobs", [
+    await h.broker.streams.renew(stream, "jobs", [
       { receiptHandle: second.receiptHandle, checkpoint: Buffer.from("two") },
     ]);
     await h.restart();
@@ -161,7 +165,7 @@ describe("lease streams (Heartbeat rules)", () => {
   });
 
   it("asks open streams to end when the broker closes", async () => {
-    expect(h.broker.leaseStreamCount).toBe(1);
+    expect(h.broker.streams.count).toBe(1);
     h.broker.close();
     expect(closing).toBe(1);
   });

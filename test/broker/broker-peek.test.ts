@@ -191,26 +191,26 @@ describe("peekMessages", () => {
   });
 
   it("shows a message hidden by a failed delivery's backoff as delayed until it is receivable", async () => {
-    const stream = h.broker.openLeaseStream({ leasesExpired: () => undefined, brokerClosing: () => undefined });
+    const stream = h.broker.streams.open({ leasesExpired: () => undefined, brokerClosing: () => undefined });
     await sendText(h, "jobs", "m");
     const delivery = await receiveOne(h, "jobs");
     const now = h.clock.now();
-    await h.broker.renewLeases(stream, "jobs", [
+    await h.broker.streams.renew(stream, "jobs", [
       { receiptHandle: delivery.receiptHandle, failed: true, visibilityTimeoutMs: 250 },
     ]);
     expect((await h.broker.peekMessages("jobs")).messages[0]).toMatchObject({
       state: "DELAYED",
       visibleTime: now + 250,
     });
-    await h.broker.closeLeaseStream(stream, false);
+    await h.broker.streams.close(stream, false);
   });
 
   it("gives the size of a stored checkpoint, never its bytes", async () => {
-    const stream = h.broker.openLeaseStream({ leasesExpired: () => undefined, brokerClosing: () => undefined });
+    const stream = h.broker.streams.open({ leasesExpired: () => undefined, brokerClosing: () => undefined });
     await sendText(h, "jobs", "with");
     await sendText(h, "jobs", "without");
     const delivery = await receiveOne(h, "jobs");
-    await h.broker.renewLeases(stream, "jobs", [
+    await h.broker.streams.renew(stream, "jobs", [
       { receiptHandle: delivery.receiptHandle, checkpoint: Buffer.from("step 12345") },
     ]);
     const { messages } = await h.broker.peekMessages("jobs");
@@ -219,7 +219,7 @@ describe("peekMessages", () => {
       ["without", 0],
     ]);
     expect(messages[0]).not.toHaveProperty("checkpoint");
-    await h.broker.closeLeaseStream(stream, false);
+    await h.broker.streams.close(stream, false);
   });
 
   it("shows a dead-lettered message's source queue and reason", async () => {
@@ -245,11 +245,11 @@ describe("peekMessages", () => {
   });
 
   it("changes nothing: no write, no count, no lease, no metric; the next Receive gets what it would have got", async () => {
-    const stream = h.broker.openLeaseStream({ leasesExpired: () => undefined, brokerClosing: () => undefined });
+    const stream = h.broker.streams.open({ leasesExpired: () => undefined, brokerClosing: () => undefined });
     const ids = await sendMany(3);
     await sendText(h, "jobs", "delayed", { delayMs: 5_000 });
     const leased = await receiveOne(h, "jobs");
-    await h.broker.renewLeases(stream, "jobs", [
+    await h.broker.streams.renew(stream, "jobs", [
       { receiptHandle: leased.receiptHandle, checkpoint: Buffer.from("cp") },
     ]);
     await h.broker.settled();
@@ -272,7 +272,7 @@ describe("peekMessages", () => {
     const next = await receiveOne(h, "jobs");
     expect([next.messageId, next.receiveCount, next.firstReceiveTime]).toEqual([ids[1], 1, h.clock.now()]);
     expect(next.checkpoint).toBeUndefined();
-    await h.broker.closeLeaseStream(stream, false);
+    await h.broker.streams.close(stream, false);
   });
 });
 

@@ -52,7 +52,7 @@ describeForwarding("Heartbeat through a broker that does not own the queue", () 
     expect(leases).toEqual([expect.objectContaining({ receiptHandle: handle, held: true, reason: "" })]);
     expect(timestampMs(leases[0]!.leaseDeadline!)).toBeGreaterThanOrEqual(before + 120_000);
     // The owner holds the renewal on a stream of its own (A's), and A tracks nothing itself.
-    expect(b.server.broker.leaseStreamCount).toBe(1);
+    expect(b.server.broker.streams.count).toBe(1);
     // The lease now outlasts a 30 s one: a change of 0 s would release it, a renewal past 12 h is refused.
     stream.send({ queue: "remote", leases: [{ receiptHandle: "AAAA" }] });
     expect((await stream.next()).leases).toEqual([
@@ -162,11 +162,11 @@ describeForwarding("Heartbeat through a broker that does not own the queue", () 
       leases: [{ receiptHandle: handle, visibilityTimeout: durationFromMs(60_000) }],
     });
     await stream.next();
-    expect(b.server.broker.leaseStreamCount).toBe(1);
+    expect(b.server.broker.streams.count).toBe(1);
     stream.end();
     expect(await stream.closed).toBeUndefined();
     // A's stream to B was half-closed too: B closed it, and kept the lease.
-    await vi.waitFor(() => expect(b.server.broker.leaseStreamCount).toBe(0));
+    await vi.waitFor(() => expect(b.server.broker.streams.count).toBe(0));
     expect((await b.rpc.getQueue({ name: "remote" })).queue!.stats).toMatchObject({ visible: 0n, inFlight: 1n });
   });
 
@@ -176,7 +176,7 @@ describeForwarding("Heartbeat through a broker that does not own the queue", () 
     stream.send({ queue: "remote", leases: [{ receiptHandle: handle, visibilityTimeout: durationFromMs(60_000) }] });
     await stream.next();
     stream.cancel();
-    await vi.waitFor(() => expect(b.server.broker.leaseStreamCount).toBe(0));
+    await vi.waitFor(() => expect(b.server.broker.streams.count).toBe(0));
     expect((await b.rpc.getQueue({ name: "remote" })).queue!.stats).toMatchObject({ visible: 0n, inFlight: 1n });
   });
 
@@ -209,7 +209,7 @@ describeForwarding("Heartbeat through a broker that does not own the queue", () 
     expect((await stream.next()).leases[0]).toMatchObject({ held: true });
     stream.send({ queue: "remote", leases: [] });
     expect(await stream.closed).toMatchObject({ code: status.UNAVAILABLE, reason: "QUEUE_MOVING" });
-    expect(b.server.broker.leaseStreamCount).toBe(0);
+    expect(b.server.broker.streams.count).toBe(0);
   });
 
   it("runs a Consumer through a broker that does not own its queue, its leases renewed past their timeout", async () => {

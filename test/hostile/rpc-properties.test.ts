@@ -153,6 +153,6 @@ describe("Heartbeat, with random and boundary requests", () => {
     );
     await expectServerAlive();
     // The streams the property opened are all gone.
-    await expect.poll(() => harness.server.broker.leaseStreamCount).toBe(0);
+    await expect.poll(() => harness.server.broker.streams.count).toBe(0);
   }, 60_000);
 });

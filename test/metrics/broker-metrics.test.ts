@@ -102,14 +102,14 @@ describe("broker metrics", () => {
     await h.broker.changeVisibility("jobs", extended.receiptHandle, 20_000);
     const released = await sendAndReceive(h, "jobs", "released");
     await h.broker.changeVisibilityBatch("jobs", [released.receiptHandle], 0);
-    const stream = h.broker.openLeaseStream({ leasesExpired: () => undefined, brokerClosing: () => undefined });
+    const stream = h.broker.streams.open({ leasesExpired: () => undefined, brokerClosing: () => undefined });
     const renewed = await sendAndReceive(h, "jobs", "renewed");
     const dropped = await sendAndReceive(h, "jobs", "dropped");
-    await h.broker.renewLeases(stream, "jobs", [
+    await h.broker.streams.renew(stream, "jobs", [
       { receiptHandle: renewed.receiptHandle },
       { receiptHandle: dropped.receiptHandle, visibilityTimeoutMs: 0 },
     ]);
-    const held = await h.broker.closeLeaseStream(stream, true);
+    const held = await h.broker.streams.close(stream, true);
     expect(held).toBe(1);
 
     const samples = await scrape();
@@ -181,7 +181,7 @@ describe("broker metrics", () => {
     h.clock.advance(3000);
     await sendText(h, "jobs", "delayed", { delayMs: 60_000 });
     await sendAndReceive(h, "jobs", "in flight");
-    h.broker.openLeaseStream({ leasesExpired: () => undefined, brokerClosing: () => undefined });
+    h.broker.streams.open({ leasesExpired: () => undefined, brokerClosing: () => undefined });
 
     const samples = await scrape();
     const state = (name: string) => sampleValue(samples, "holdshelf_messages", { queue: "jobs", state: name });

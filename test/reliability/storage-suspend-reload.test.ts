@@ -124,12 +124,12 @@ describe("Broker suspended for a storage failure", () => {
     await sendText(h, "jobs", "held");
     const delivery = await receiveOne(h, "jobs");
     const told: unknown[] = [];
-    const stream: LeaseStream = h.broker.openLeaseStream({
+    const stream: LeaseStream = h.broker.streams.open({
       leasesExpired: () => undefined,
       brokerClosing: () => undefined,
       storageUnavailable: (reason) => void told.push(reason),
     });
-    await h.broker.renewLeases(stream, "jobs", [
+    await h.broker.streams.renew(stream, "jobs", [
       { receiptHandle: delivery.receiptHandle, visibilityTimeoutMs: 30_000 },
     ]);
     await createQueue(h, "idle");
@@ -140,7 +140,7 @@ describe("Broker suspended for a storage failure", () => {
     expect(told).toEqual([error]);
     expect(await waiting).toBe(error);
     // release_on_disconnect cannot write now; the reload puts the lease back as stored.
-    expect(await h.broker.closeLeaseStream(stream, true)).toBe(1);
+    expect(await h.broker.streams.close(stream, true)).toBe(1);
     h.broker.reload(await h.store.load());
     expect(counts(h, "jobs")).toEqual({ visible: 0, inFlight: 1, delayed: 0 });
   });
