@@ -35,6 +35,7 @@ export class Consumer {
   private readonly jobs: ConsumerJobs;
   private readonly loop: Promise<void>;
   private keeper: LeaseKeeper | undefined;
+  private subscription: SubscribeLoop | undefined;
   private stopping: Promise<void> | undefined;
 
   constructor(
@@ -99,6 +100,7 @@ export class Consumer {
     if (this.subscribe && subscribe !== undefined) {
       const subscription = new SubscribeLoop(settings, this.jobs, this.maxOutstandingBytes, subscribe);
       this.keeper = subscription.keeper;
+      this.subscription = subscription;
       if ((await subscription.run()) === "stopped") return;
     }
     const receiving = new ReceiveLoop(settings, this.jobs, this.waitTimeMs);
@@ -129,6 +131,7 @@ export class Consumer {
     await within(this.clock, this.jobs.allDone(), this.stopGraceMs);
     this.jobs.abandonAll();
     await keeper.close(closeTimeoutMs);
+    await this.subscription?.givenBack();
   }
 
   private report(error: unknown, message?: ReceivedMessage): void {

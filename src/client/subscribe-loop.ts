@@ -23,6 +23,8 @@ export class SubscribeLoop {
   private flowControl: FlowControl;
   /** The job of each FIFO group's last message held: the next of the group waits for it. */
   private readonly lastOfGroup = new Map<string, Promise<boolean>>();
+  /** Releases of messages pushed after stop() began. */
+  private readonly givingBack = new Set<Promise<void>>();
   private readonly outcome: Promise<SubscribeOutcome>;
   private endWith!: (outcome: SubscribeOutcome) => void;
 
@@ -61,16 +63,20 @@ export class SubscribeLoop {
     return this.outcome;
   }
 
+  /** Resolves once the messages pushed after stop() began are given back. */
+  async givenBack(): Promise<void> {
+    await Promise.all(this.givingBack);
+  }
+
   private deliver(messages: readonly ReceivedMessage[]): void {
+    if (this.settings.stopping.aborted) {
+      this.giveBack(messages);
+      return;
+    }
     const receivedAt = this.settings.clock.now();
     for (const message of messages) {
       const controller = new AbortController();
       const lease = this.keeper.hold(message.receiptHandle, receivedAt, (error) => controller.abort(error), true);
-      if (this.settings.stopping.aborted) {
-        // Sent before the broker read stop()'s pause: never worked on.
-        lease.release(0).catch((error: unknown) => this.settings.report(error, message));
-        continue;
-      }
       const group = message.messageGroupId;
       const previous = group === undefined ? undefined : this.lastOfGroup.get(group);
       const done = this.jobs.start(message, controller, lease, previous, (job) => job.lease.ack());
@@ -80,6 +86,30 @@ export class SubscribeLoop {
         if (this.lastOfGroup.get(group) === done) this.lastOfGroup.delete(group);
       });
     }
+  }
+
+  /**
+   * Releases messages pushed before the broker read stop()'s pause, never
+   * worked on. Unary, since the stream may be half-closed by the time they
+   * come (stop() ends it once its handlers are settled), and a half-closed
+   * stream leaves its leases to run out.
+   */
+  private giveBack(messages: readonly ReceivedMessage[]): void {
+    const { client, queue, report } = this.settings;
+    const release = client
+      .changeVisibilityBatch(
+        queue,
+        messages.map((message) => message.receiptHandle),
+        0,
+      )
+      .then(
+        (results) => {
+          for (const result of results) if (result.error !== undefined) report(result.error);
+        },
+        (error: unknown) => report(error),
+      )
+      .finally(() => this.givingBack.delete(release));
+    this.givingBack.add(release);
   }
 
   private onStreamError(error: unknown): void {

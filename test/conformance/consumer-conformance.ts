@@ -152,10 +152,12 @@ export function describeConsumerConformance(language: ConsumerLanguage): void {
         const id = await sendJob(queue, { steps: 100, stepMs: 100 });
         const first = startWorker(queue);
         await first.waitFor((e) => e.event === "checkpoint" && (e.step as number) >= 2, 15_000);
+        // The second worker waits for messages (its Subscribe stream open, or its Receive
+        // long-polling) before the kill, so the timing measures the hand-over.
+        const listeningBefore = broker.listening();
         const second = startWorker(queue);
         await second.waitFor((e) => e.event === "started");
-        // The second worker is long-polling before the kill, so the timing measures the hand-over.
-        await vi.waitFor(() => expect(broker.waitingReceives()).toBeGreaterThanOrEqual(1), {
+        await vi.waitFor(() => expect(broker.listening()).toBeGreaterThan(listeningBefore), {
           timeout: 10_000,
           interval: 10,
         });
