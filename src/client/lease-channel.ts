@@ -6,7 +6,7 @@ export interface LeaseRequest {
   readonly acks: readonly string[];
 }
 
-/** One response of a lease channel, deliveries left out: answers and notices. */
+/** One response of a lease channel, deliveries left out: answers and notices, or nothing (a response of deliveries). */
 export interface LeaseResponse {
   readonly acks: readonly AckResult[];
   readonly leases: readonly LeaseState[];

@@ -324,11 +324,12 @@ export class LeaseKeeper {
 
   private onResponse(stream: LeaseChannel, response: LeaseResponse): void {
     const request = this.inFlight;
+    // Any response proves the stream works: the next break starts the backoff over.
+    this.attempt = 0;
     const { answer, notices } = stream.split(request?.request, response);
     if (request !== undefined && answer !== undefined) {
       request.stall.cancel();
       this.inFlight = undefined;
-      this.attempt = 0;
       request.acks.forEach((ack, index) => {
         settleAck(ack.waiters, answer.acks[index]!);
       });

@@ -60,7 +60,8 @@ export function subscribeLeaseChannel(stream: SubscribeChannel, opening: Subscri
     async *[Symbol.asyncIterator](): AsyncGenerator<LeaseResponse, void, undefined> {
       for await (const response of stream) {
         if (response.messages.length > 0) opening.onDeliveries(response.messages);
-        if (response.acks.length > 0 || response.leases.length > 0) yield response;
+        // Deliveries alone too: the keeper learns that the stream works.
+        yield response;
       }
     },
   };

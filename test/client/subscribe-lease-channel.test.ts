@@ -196,6 +196,27 @@ describe("LeaseKeeper on a Subscribe stream", () => {
     await settled;
   });
 
+  it("starts its reconnect backoff over once a stream works, a response of deliveries alone included", async () => {
+    const unavailable = () => new RpcError(status.UNAVAILABLE, "SHUTTING_DOWN", "the broker is shutting down");
+    streams[0]!.fail(unavailable());
+    await settle();
+    // Backoffs at their floor: 50 ms, then 100 ms for a second failure in a row.
+    clock.advance(50);
+    expect(streams).toHaveLength(2);
+    streams[1]!.fail(unavailable());
+    await settle();
+    clock.advance(99);
+    expect(streams).toHaveLength(2);
+    clock.advance(1);
+    expect(streams).toHaveLength(3);
+    streams[2]!.push({ messages: [delivery("a")] });
+    await settle();
+    streams[2]!.fail(unavailable());
+    await settle();
+    clock.advance(50);
+    expect(streams).toHaveLength(4);
+  });
+
   it("changes the flow control in a request of its own once the stream is open", () => {
     channels[0]!.setFlowControl({ maxOutstandingMessages: 0 });
     expect(streams[0]!.sent.at(-1)).toEqual({ flowControl: { maxOutstandingMessages: 0 } });
