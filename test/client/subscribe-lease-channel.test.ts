@@ -150,15 +150,11 @@ describe("LeaseKeeper on a Subscribe stream", () => {
 
   it("splits answers from notices by reason, and matches answers to the request in flight", () => {
     const sent = { acks: ["x"], leases: [{ receiptHandle: "b" }] };
+    const renewed = held("b");
+    const expired = lost("a", "LEASE_EXPIRED");
     expect(
-      splitSubscribeResponse(sent, {
-        acks: [{ receiptHandle: "x", reason: "" }],
-        leases: [held("b"), lost("a", "LEASE_EXPIRED")],
-      }),
-    ).toEqual({
-      answer: { acks: [{ receiptHandle: "x", reason: "" }], leases: [held("b")] },
-      notices: [lost("a", "LEASE_EXPIRED")],
-    });
+      splitSubscribeResponse(sent, { acks: [{ receiptHandle: "x", reason: "" }], leases: [renewed, expired] }),
+    ).toEqual({ answer: { acks: [{ receiptHandle: "x", reason: "" }], leases: [renewed] }, notices: [expired] });
     // Notices alone answer nothing; nor does a response that names other handles.
     expect(splitSubscribeResponse(sent, { acks: [], leases: [lost("b", "LEASE_EXPIRED")] }).answer).toBeUndefined();
     expect(
