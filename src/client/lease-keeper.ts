@@ -1,12 +1,13 @@
 import { maxRenewals } from "../protocol/limits.js";
 import { LeaseEnding, leaseRefusalReasons } from "../protocol/lease-state-reason.js";
 import { monotonicClock, type Clock, type Timer } from "../time/clock.js";
-import { ackError } from "./ack-error.js";
 import { backoffDelayMs } from "./backoff.js";
 import type { LeaseChannel, LeaseRequest, LeaseResponse } from "./lease-channel.js";
 import { LeaseLostError } from "./lease-lost-error.js";
+import { PendingAcks, settleAck, type AckEntry } from "./pending-acks.js";
 import { RpcError } from "./rpc-error.js";
-import type { AckResult, LeaseReason, LeaseRenewal, LeaseState } from "./types.js";
+import type { LeaseReason, LeaseRenewal, LeaseState } from "./types.js";
+import { settle, type Waiter } from "./waiters.js";
 
 /** How a LeaseKeeper reaches the server and paces its renewals. */
 export interface LeaseKeeperOptions {
@@ -58,11 +59,6 @@ const renewJitter = 0.2;
 // lease's length, if longer): the stream is then broken and reopened.
 const minStallMs = 5_000;
 
-interface Waiter {
-  resolve(): void;
-  reject(error: unknown): void;
-}
-
 interface PendingCheckpoint {
   readonly bytes: Uint8Array;
   readonly waiters: Waiter[];
@@ -109,11 +105,6 @@ interface Entry {
   readonly release: PendingRelease | undefined;
 }
 
-interface AckEntry {
-  readonly handle: string;
-  readonly waiters: Waiter[];
-}
-
 interface InFlight {
   readonly request: LeaseRequest;
   readonly entries: Entry[];
@@ -133,8 +124,7 @@ interface InFlight {
  */
 export class LeaseKeeper {
   private readonly leases = new Map<string, Lease>();
-  /** Acks not sent yet, by receipt handle. */
-  private readonly acks = new Map<string, Waiter[]>();
+  private readonly acks = new PendingAcks();
   private stream: LeaseChannel | undefined;
   private inFlight: InFlight | undefined;
   private reopenTimer: Timer | undefined;
@@ -276,12 +266,7 @@ export class LeaseKeeper {
   private pump(evenIfEmpty = false): void {
     const stream = this.stream;
     if (stream === undefined || this.inFlight !== undefined) return;
-    const acks: AckEntry[] = [];
-    for (const [handle, waiters] of this.acks) {
-      if (acks.length === maxRenewals) break;
-      acks.push({ handle, waiters });
-      this.acks.delete(handle);
-    }
+    const acks = this.acks.take(maxRenewals);
     const entries: Entry[] = [];
     for (const lease of this.leases.values()) {
       // The protocol's limit per request; the rest wait for the next.
@@ -331,7 +316,7 @@ export class LeaseKeeper {
       request.stall.cancel();
       this.inFlight = undefined;
       request.acks.forEach((ack, index) => {
-        settleAck(ack.waiters, answer.acks[index]!);
+        settleAck(ack, answer.acks[index]!);
       });
       request.entries.forEach((entry, index) => {
         this.applyAnswer(entry, answer.leases[index]!, request.sentAt);
@@ -414,12 +399,9 @@ export class LeaseKeeper {
     // since, the finished work is not done again.
     this.forget(lease, new Error("the message was settled before this checkpoint was sent"));
     if (this.closed) return Promise.reject(new Error("the consumer stopped before this ack was sent"));
-    return new Promise((resolve, reject) => {
-      const waiters = this.acks.get(lease.handle) ?? [];
-      waiters.push({ resolve, reject });
-      this.acks.set(lease.handle, waiters);
-      this.schedulePump();
-    });
+    const confirmed = this.acks.add(lease.handle);
+    this.schedulePump();
+    return confirmed;
   }
 
   private release(lease: Lease, ending: ReleaseEnding): Promise<void> {
@@ -519,10 +501,7 @@ export class LeaseKeeper {
 
   /** Puts back what an unanswered request carried: it goes again on the next stream. */
   private requeueInFlight(): void {
-    const request = this.inFlight;
-    for (const { handle, waiters } of request?.acks ?? []) {
-      this.acks.set(handle, [...waiters, ...(this.acks.get(handle) ?? [])]);
-    }
+    this.acks.putBack(this.inFlight?.acks ?? []);
     for (const { lease, checkpoint, release } of this.takeInFlight()) {
       if (lease.state === "gone") {
         if (checkpoint !== undefined) settle(checkpoint.waiters, lease.endError ?? new Error("the lease ended"));
@@ -545,8 +524,7 @@ export class LeaseKeeper {
   private dropInFlight(): void {
     const unconfirmed = new Error("the consumer stopped before the broker confirmed this ack");
     for (const { waiters } of this.inFlight?.acks ?? []) settle(waiters, unconfirmed);
-    for (const waiters of this.acks.values()) settle(waiters, unconfirmed);
-    this.acks.clear();
+    this.acks.failAll(unconfirmed);
     for (const { checkpoint, release } of this.takeInFlight()) {
       if (checkpoint !== undefined) settle(checkpoint.waiters, new Error("the consumer stopped"));
       if (release !== undefined)
@@ -581,17 +559,5 @@ export class LeaseKeeper {
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const resolve of waiters) resolve();
-  }
-}
-
-/** Settles an ack's waiters by its result: deleted, or refused with the result's reason. */
-function settleAck(waiters: readonly Waiter[], result: AckResult): void {
-  settle(waiters, result.reason === "" ? undefined : ackError(result));
-}
-
-function settle(waiters: readonly Waiter[], error?: unknown): void {
-  for (const waiter of waiters) {
-    if (error === undefined) waiter.resolve();
-    else waiter.reject(error);
   }
 }
