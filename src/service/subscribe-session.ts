@@ -20,8 +20,11 @@ import { durationToMs } from "./wire-convert.js";
 
 /** The wire side of a Subscribe stream, as its session drives it (grpc/subscribe-call.ts adapts grpc-js's call). */
 export interface SubscribeChannel {
-  /** Sends a response; false when the client is not reading, until `SubscribeSession.drained`. */
-  write(response: SubscribeResponse | PreEncoded<SubscribeResponse>): boolean;
+  /**
+   * Sends a response; false when the client is not reading, until `SubscribeSession.drained`. `sent` is
+   * called once the response has left for the connection (HTTP/2 flow control may hold it back).
+   */
+  write(response: SubscribeResponse | PreEncoded<SubscribeResponse>, sent?: () => void): boolean;
   /** Stops reading requests: HTTP/2 flow control then slows the client. */
   pause(): void;
   resume(): void;
@@ -50,6 +53,10 @@ export interface SubscribeSessionOptions {
 // that writes faster than its acks commit is slowed by HTTP/2 flow control
 // instead of filling the broker's memory.
 const maxUnanswered = 16;
+// Deliveries written and not yet sent on the connection before the stream
+// stops taking messages: a client that stops reading then makes the broker
+// take no more than two responses' worth, whatever its credit.
+const maxUnsentPushes = 2;
 
 /**
  * One Subscribe stream, wire-neutral: opens its Subscription at the first
@@ -70,6 +77,7 @@ export class SubscribeSession {
   /** The wait for deliveries in flight; aborted when the stream stops taking messages. */
   private pulling: AbortController | undefined;
   private pullScheduled = false;
+  private unsentPushes = 0;
   private blocked = false;
   private halfClosed = false;
   private ended = false;
@@ -199,6 +207,7 @@ export class SubscribeSession {
     const subscription = this.subscription;
     if (subscription === undefined || this.pulling !== undefined || this.blocked || this.halfClosed || this.ended)
       return;
+    if (this.unsentPushes >= maxUnsentPushes) return;
     if (subscription.credit() === undefined) return;
     const pulling = new AbortController();
     this.pulling = pulling;
@@ -212,7 +221,11 @@ export class SubscribeSession {
           return;
         }
         if (deliveries.length > 0) {
-          this.write(encodeSubscribeDeliveries(deliveries));
+          this.unsentPushes++;
+          this.write(encodeSubscribeDeliveries(deliveries), () => {
+            this.unsentPushes--;
+            this.pull();
+          });
           this.pull();
         } else {
           // Empty without an abort: the take's messages were purged meanwhile, or the broker is closing
@@ -248,10 +261,10 @@ export class SubscribeSession {
     this.schedulePull();
   }
 
-  private write(response: SubscribeResponse | PreEncoded<SubscribeResponse>): void {
+  private write(response: SubscribeResponse | PreEncoded<SubscribeResponse>, sent?: () => void): void {
     if (this.ended) return;
     // false: the client is not reading. Push nothing more, and read nothing more, until it drains.
-    if (!this.channel.write(response)) {
+    if (!this.channel.write(response, sent)) {
       this.blocked = true;
       this.channel.pause();
     }
