@@ -37,12 +37,17 @@ export type DeleteHandled = (job: Job) => Promise<void>;
 export class ConsumerJobs {
   private readonly jobs = new Set<Job>();
   private slotFreed: (() => void) | undefined;
+  /** Handlers running now. */
+  private running = 0;
+  private turnWaiters: (() => void)[] = [];
 
   constructor(
     private readonly handler: MessageHandler,
     private readonly report: (error: unknown, message?: ReceivedMessage) => void,
-    /** Aborted once stop() began: a FIFO message waiting its turn is then given back, not handled. */
+    /** Aborted once stop() began: a message waiting its turn is then given back, not handled. */
     private readonly stopping: AbortSignal,
+    /** The most handlers that run at once. */
+    private readonly concurrency: number,
   ) {}
 
   /** How many messages are being worked on or settled now. */
@@ -95,11 +100,18 @@ export class ConsumerJobs {
     return new Promise((resolve) => (this.slotFreed = resolve));
   }
 
-  /** Wakes a wait for a free slot (stop() began). */
+  /** Wakes the waits for a free slot or a handler's turn, which look again (a job ended, or stop() began). */
   wake(): void {
     const resolve = this.slotFreed;
     this.slotFreed = undefined;
     resolve?.();
+    this.wakeTurns();
+  }
+
+  private wakeTurns(): void {
+    const waiters = this.turnWaiters;
+    this.turnWaiters = [];
+    for (const waiter of waiters) waiter();
   }
 
   /** Resolves once every job running now is settled. */
@@ -135,11 +147,28 @@ export class ConsumerJobs {
         return false;
       }
     }
+    if (this.running >= this.concurrency) {
+      // A lost lease frees its credit on Subscribe while its handler may
+      // still run: the broker's next message waits here, leased, for a
+      // handler to end, so that no more than `concurrency` run at once.
+      while (this.running >= this.concurrency && !this.stopping.aborted) {
+        await new Promise<void>((resolve) => this.turnWaiters.push(resolve));
+      }
+      if (job.abandoned || job.controller.signal.aborted) return false;
+      if (this.stopping.aborted) {
+        await lease.release(0).catch((error: unknown) => this.report(error, message));
+        return false;
+      }
+    }
     let failure: { error: unknown } | undefined;
+    this.running++;
     try {
       await this.handler(message, context);
     } catch (error) {
       failure = { error };
+    } finally {
+      this.running--;
+      this.wakeTurns();
     }
     if (job.abandoned) return false;
     try {

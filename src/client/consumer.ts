@@ -62,7 +62,12 @@ export class Consumer {
     this.onError =
       options.onError ?? ((error, message) => console.error("holdshelf consumer:", error, message?.messageId ?? ""));
     this.clock = options.clock ?? monotonicClock;
-    this.jobs = new ConsumerJobs(handler, (error, message) => this.report(error, message), this.stopController.signal);
+    this.jobs = new ConsumerJobs(
+      handler,
+      (error, message) => this.report(error, message),
+      this.stopController.signal,
+      this.concurrency,
+    );
     this.loop = this.run();
   }
 

@@ -95,6 +95,34 @@ describe.each(consumerModes)("Consumer leases ($mode)", ({ mode }) => {
     expect((c.errors[0] as RpcError).code).toBe(status.CANCELLED);
   });
 
+  it("keeps a slot for a handler that runs on after its lease was lost: the next message waits for it", async () => {
+    await c.admin.send("jobs", "first");
+    const order: string[] = [];
+    let running = 0;
+    let maxRunning = 0;
+    const lost = deferred();
+    c.consume("jobs", async (message, ctx) => {
+      const body = Buffer.from(message.body).toString();
+      maxRunning = Math.max(maxRunning, ++running);
+      order.push(`start ${body}`);
+      if (body === "first") {
+        // Someone else deletes it: its lease is lost, and on Subscribe its credit is free at once.
+        await c.admin.send("jobs", "second");
+        await c.admin.delete("jobs", message.receiptHandle);
+        await aborted(ctx.signal);
+        lost.resolve();
+        // The handler ignores the loss a while longer.
+        await sleep(800);
+      }
+      order.push(`end ${body}`);
+      running--;
+    });
+    await lost.promise;
+    await vi.waitFor(() => expect(order).toContain("end second"), { timeout: 10_000 });
+    expect(order).toEqual(["start first", "end first", "start second", "end second"]);
+    expect(maxRunning).toBe(1);
+  });
+
   it("never works on more than `concurrency` messages, nor holds more leases", async () => {
     await c.admin.sendBatch(
       "jobs",
