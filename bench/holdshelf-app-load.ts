@@ -8,6 +8,14 @@ import { QueueClient } from "../src/client/queue-client.js";
 import { countArrivals, runProducers, type AppLoadOptions, type AppLoadOutcome } from "./app-load.js";
 import { ageOf, timedBody } from "./message-bodies.js";
 
+/**
+ * Which of the client's paths a run takes: its defaults (sends gathered
+ * into SendBatch calls, the Consumer on a Subscribe stream), or the unary
+ * path they replaced (each send a Send; the Consumer on Receive, Heartbeat
+ * and Delete).
+ */
+export type HoldshelfClientPath = "default" | "unary";
+
 // Long enough that no lease is renewed or runs out during a run.
 const visibilityTimeoutMs = 60_000;
 
@@ -17,24 +25,33 @@ const visibilityTimeoutMs = 60_000;
  * Resolves once the Consumer has stopped, so every ack is settled inside
  * the run. Consumer errors reject it.
  */
-export async function runHoldshelfAppLoad(address: string, options: AppLoadOptions): Promise<AppLoadOutcome> {
-  const publisher = new QueueClient(address);
+export async function runHoldshelfAppLoad(
+  address: string,
+  options: AppLoadOptions,
+  path: HoldshelfClientPath,
+): Promise<AppLoadOutcome> {
+  const unary = path === "unary";
+  const publisher = new QueueClient(address, unary ? { batching: { delayMs: 0 } } : {});
   const subscriber = new QueueClient(address);
   const arrivals = countArrivals(options.messages);
   const errors: unknown[] = [];
   const consumer = subscriber.consume(
     options.queue,
     (message) => arrivals.arrived(ageOf(message.body), message.receiveCount > 1),
-    { concurrency: options.concurrency, visibilityTimeoutMs, onError: (error) => errors.push(error) },
+    {
+      concurrency: options.concurrency,
+      visibilityTimeoutMs,
+      subscribe: !unary,
+      onError: (error) => errors.push(error),
+    },
   );
   try {
     await runProducers(options, () => publisher.send(options.queue, timedBody()));
     await arrivals.all;
   } finally {
     await consumer.stop();
-    // close() flushes what a batching client still holds; nothing should be left by now.
-    await Promise.resolve(publisher.close());
-    subscriber.close();
+    await publisher.close();
+    await subscriber.close();
   }
   if (errors.length > 0) throw new Error(`the holdshelf consumer reported ${errors.length} errors: ${errors[0]}`);
   return arrivals.outcome();

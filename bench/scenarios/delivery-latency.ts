@@ -1,8 +1,9 @@
 /**
  * Scenario 17, delivery latency: a producer calls the TypeScript client's
- * `QueueClient.send` at a steady 500 messages a second (open loop: on
- * schedule, not after the previous send returns) while one Consumer, on a
- * QueueClient of its own, waits with concurrency 32 and a no-op handler.
+ * `QueueClient.send` (its defaults: sends gathered into SendBatch calls) at
+ * a steady 500 messages a second (open loop: on schedule, not after the
+ * previous send returns) while one Consumer, on a QueueClient of its own,
+ * waits on its Subscribe stream with concurrency 32 and a no-op handler.
  * The latency is from the send's return to the start of the handler that
  * got the message; one that starts before its send has returned is
  * negative, and kept.
@@ -90,8 +91,8 @@ function openRig(address: string): Rig {
     },
     async close() {
       await consumer.stop();
-      await Promise.resolve(publisher.close());
-      subscriber.close();
+      await publisher.close();
+      await subscriber.close();
     },
   };
 }
