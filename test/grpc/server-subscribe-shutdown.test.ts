@@ -10,11 +10,11 @@ import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
 import { inCluster } from "../support/test-storage.js";
 import { openSubscribeStream, probeSubscribeStream, type SubscribeStream } from "../support/subscribe-stream.js";
 
-// Known bug in the cluster run: the entry broker half-closes its stream to the
-// owner as it stops (owner-subscribe-stream.ts, brokerClosing), then closes
-// its peer channels (holdshelf-server.ts, shutdown: peers.close()) before the
-// owner's 50 ms half-close grace has passed, so the owner takes the half-close
-// for a cancel and releases a release_on_disconnect stream's leases.
+// Known bug in the cluster run: as the entry broker stops, OwnerSubscribeStream's
+// brokerClosing half-closes its stream to the owner and fails the client's call;
+// grpc-js then emits "cancelled" on that call, and subscribe-call.ts passes it on
+// (target.broken()) although the call already ended, so the owner's stream is
+// cancelled and the owner releases a release_on_disconnect stream's leases.
 const itUnlessForwarded = inCluster ? it.fails : it;
 
 describe("a broker shutdown under Subscribe streams", () => {
