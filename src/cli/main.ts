@@ -14,7 +14,8 @@ const usage = `usage: holdshelf <command> [flags]
         [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE] [--metrics-tls] [--peer-tls-ca FILE]]
         [--allow-unauthenticated-network]
         [--max-request-bytes 8MiB] [--max-streams-per-connection 1000] [--max-waiting-receives 10000]
-        [--max-queues 10000] [--max-stored-messages 5000000] [--max-deduplication-ids 5000000]
+        [--max-subscribers-per-queue 1000] [--max-queues 10000] [--max-stored-messages 5000000]
+        [--max-deduplication-ids 5000000]
         (docs/operations.md "Limits"; HOLDSHELF_MAX_* too)
         [--postgres URL[,URL...] [--node-id ID] [--advertise HOST:PORT] [--shard-lease-ttl 4s] [--route-only]]   (cluster mode: docs/cluster.md)
   cluster init --postgres URL[,URL...] [--shards 128]

@@ -119,7 +119,7 @@ function grpcChannel(
   ended: () => void,
 ): SubscribeChannel {
   return {
-    write: (response) => call.write(response),
+    write: (response, sent) => call.write(response, sent === undefined ? undefined : () => sent()),
     pause: () => call.pause(),
     resume: () => call.resume(),
     halfCloseWasClean: () =>

@@ -20,8 +20,11 @@ import { durationToMs } from "./wire-convert.js";
 
 /** The wire side of a Subscribe stream, as its session drives it (grpc/subscribe-call.ts adapts grpc-js's call). */
 export interface SubscribeChannel {
-  /** Sends a response; false when the client is not reading, until `SubscribeSession.drained`. */
-  write(response: SubscribeResponse | PreEncoded<SubscribeResponse>): boolean;
+  /**
+   * Sends a response; false when the client is not reading, until `SubscribeSession.drained`. `sent` is
+   * called once the response has left for the connection (HTTP/2 flow control may hold it back).
+   */
+  write(response: SubscribeResponse | PreEncoded<SubscribeResponse>, sent?: () => void): boolean;
   /** Stops reading requests: HTTP/2 flow control then slows the client. */
   pause(): void;
   resume(): void;
@@ -50,6 +53,10 @@ export interface SubscribeSessionOptions {
 // that writes faster than its acks commit is slowed by HTTP/2 flow control
 // instead of filling the broker's memory.
 const maxUnanswered = 16;
+// Deliveries written and not yet sent on the connection before the stream
+// stops taking messages: a client that stops reading then makes the broker
+// take no more than two responses' worth, whatever its credit.
+const maxUnsentPushes = 2;
 
 /**
  * One Subscribe stream, wire-neutral: opens its Subscription at the first
@@ -70,8 +77,11 @@ export class SubscribeSession {
   /** The wait for deliveries in flight; aborted when the stream stops taking messages. */
   private pulling: AbortController | undefined;
   private pullScheduled = false;
+  private unsentPushes = 0;
   private blocked = false;
   private halfClosed = false;
+  /** A request was refused: the stream ends with its error once the requests before it are answered. */
+  private refused = false;
   private ended = false;
 
   constructor(
@@ -81,12 +91,12 @@ export class SubscribeSession {
 
   /** A request read from the client. */
   request(request: SubscribeRequest): void {
-    if (this.ended || this.halfClosed) return;
+    if (this.ended || this.halfClosed || this.refused) return;
     try {
       if (this.subscription === undefined) this.open(request);
       else this.change(request);
     } catch (error) {
-      return this.fail(error);
+      return this.refuse(error);
     }
     if (request.ackReceiptHandles.length > 0 || request.leases.length > 0) this.settle(request);
     this.pull();
@@ -94,7 +104,8 @@ export class SubscribeSession {
 
   /** Bytes that were not a SubscribeRequest: the stream ends with INVALID_ARGUMENT. */
   malformed(description: string): void {
-    this.fail(invalidArgument("request", description));
+    if (this.ended || this.halfClosed || this.refused) return;
+    this.refuse(invalidArgument("request", description));
   }
 
   /** The client half-closed: nothing more is delivered; once every request is answered, the stream ends OK. */
@@ -193,8 +204,9 @@ export class SubscribeSession {
   /** Waits for deliveries while the stream has credit and the client reads; one wait at a time. */
   private pull(): void {
     const subscription = this.subscription;
-    if (subscription === undefined || this.pulling !== undefined || this.blocked || this.halfClosed || this.ended)
-      return;
+    if (subscription === undefined || this.pulling !== undefined || this.blocked || this.halfClosed) return;
+    if (this.refused || this.ended) return;
+    if (this.unsentPushes >= maxUnsentPushes) return;
     if (subscription.credit() === undefined) return;
     const pulling = new AbortController();
     this.pulling = pulling;
@@ -203,7 +215,11 @@ export class SubscribeSession {
         this.pulling = undefined;
         if (this.ended || pulling.signal.aborted) return;
         if (deliveries.length > 0) {
-          this.write(encodeSubscribeDeliveries(deliveries));
+          this.unsentPushes++;
+          this.write(encodeSubscribeDeliveries(deliveries), () => {
+            this.unsentPushes--;
+            this.pull();
+          });
           this.pull();
         } else {
           // Empty without an abort: the take's messages were purged meanwhile, or the broker is closing
@@ -239,13 +255,20 @@ export class SubscribeSession {
     this.schedulePull();
   }
 
-  private write(response: SubscribeResponse | PreEncoded<SubscribeResponse>): void {
+  private write(response: SubscribeResponse | PreEncoded<SubscribeResponse>, sent?: () => void): void {
     if (this.ended) return;
     // false: the client is not reading. Push nothing more, and read nothing more, until it drains.
-    if (!this.channel.write(response)) {
+    if (!this.channel.write(response, sent)) {
       this.blocked = true;
       this.channel.pause();
     }
+  }
+
+  /** Ends the stream with `error` once the requests before the refused one are answered; nothing more is pushed. */
+  private refuse(error: unknown): void {
+    this.refused = true;
+    this.pulling?.abort();
+    this.answers = this.answers.then(() => this.fail(error));
   }
 
   /** Ends the stream with an error status; its leases are left as they are. */

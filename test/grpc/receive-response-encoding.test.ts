@@ -7,10 +7,10 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ReceivedMessageSchema, type ReceivedMessage } from "../../gen/holdshelf/v1/message_pb.js";
-import { ReceiveResponseSchema } from "../../gen/holdshelf/v1/queue_service_pb.js";
+import { ReceiveResponseSchema, SubscribeResponseSchema } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { Delivery } from "../../src/broker/types.js";
 import { ReceivedDeliveries } from "../../src/service/received-deliveries.js";
-import { encodeReceiveResponse } from "../../src/service/receive-response-encoding.js";
+import { encodeReceiveResponse, encodeSubscribeDeliveries } from "../../src/service/receive-response-encoding.js";
 import { WireWriter } from "../../src/service/wire-writer.js";
 
 const seed = Number(process.env["HOLDSHELF_FC_SEED"] ?? 20261203);
@@ -129,6 +129,20 @@ describe("encodeReceiveResponse", () => {
         expect(Buffer.from(encoded).equals(Buffer.from(referenceEncoding(deliveries)))).toBe(true);
       }),
       { numRuns: 300, seed },
+    );
+  });
+
+  it("writes a Subscribe stream's deliveries as the bytes protobuf-es writes for a SubscribeResponse of them", () => {
+    fc.assert(
+      fc.property(fc.array(delivery, { minLength: 1, maxLength: 5 }), (deliveries) => {
+        const encoded = encodeSubscribeDeliveries(deliveries).bytes;
+        const reference = toBinary(
+          SubscribeResponseSchema,
+          create(SubscribeResponseSchema, { messages: deliveries.map(referenceMessage) }),
+        );
+        expect(Buffer.from(encoded).equals(Buffer.from(reference))).toBe(true);
+      }),
+      { numRuns: 100, seed },
     );
   });
 

@@ -1,8 +1,12 @@
+import { create, toBinary } from "@bufbuild/protobuf";
 import { durationFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
+import { SubscribeRequestSchema } from "../../gen/holdshelf/v1/queue_service_pb.js";
+import { connect, grpcFrame, openCall } from "../hostile/raw-wire.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { FakeClock } from "../support/fake-clock.js";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
 import { openSubscribeStream, type SubscribeStream } from "../support/subscribe-stream.js";
+import { inCluster } from "../support/test-storage.js";
 
 // Runs on every store and through the three-broker cluster (where the entry
 // broker serves no queue, so every stream is passed to its owner whole).
@@ -269,6 +273,43 @@ describe("the Subscribe stream", () => {
     await waitFor(async () => (await stats()).inFlight === 5n);
     expect(await stats()).toMatchObject({ inFlight: 5n, visible: 45n });
   });
+
+  // Not through a forwarding broker: its grpc-js client reads up to 16 responses ahead from the owner, so
+  // there the bound is the credit (the test above), not two responses.
+  it.skipIf(inCluster)(
+    "a client that stops reading stops the pushes: the broker takes two responses' messages, not its whole credit",
+    async () => {
+      await start({ fakeClock: false });
+      const body = Buffer.alloc(200 * 1024, 7);
+      for (let batch = 0; batch < 8; batch++) {
+        await h.rpc.sendBatch({ queue: "jobs", entries: Array.from({ length: 20 }, () => ({ body })) });
+      }
+      // A raw HTTP/2 stream that is never read: its flow-control window (64 KiB) fills, and the pushes wait.
+      const session = await connect(h.server.address);
+      try {
+        const call = openCall(session, "Subscribe");
+        const first = create(SubscribeRequestSchema, {
+          queue: "jobs",
+          visibilityTimeout: durationFromMs(60_000),
+          flowControl: { maxOutstandingMessages: 1000 },
+        });
+        call.write(grpcFrame(toBinary(SubscribeRequestSchema, first)));
+        call.pause();
+        let held = -1n;
+        await waitFor(async () => {
+          const now = (await stats()).inFlight;
+          const steady = now > 0n && now === held;
+          held = now;
+          if (!steady) await new Promise((resolve) => setTimeout(resolve, 300));
+          return steady;
+        });
+        // Each response holds up to 4 MiB (20 of these); the credit would allow all 160.
+        expect(held).toBeLessThanOrEqual(60n);
+      } finally {
+        session.destroy();
+      }
+    },
+  );
 
   it("ends with QUEUE_NOT_FOUND when its queue is deleted", async () => {
     await start({ fakeClock: false });

@@ -227,26 +227,12 @@ describe("Subscribe, with random and boundary streams", () => {
         const deleted = new Set<string>();
         const problem = outcomeProblem(fixture, outcome, deleted);
         if (problem) throw new Error(problem);
-        // An ack whose answer never came (the stream ended first) may or may not have deleted its message.
-        const answered = outcome.responses.filter((r) => r.acks.length > 0 || r.leases.length > 0).length;
-        const unsure = new Set(
-          outcome.expected
-            .slice(answered)
-            .flatMap((answer) => answer.acks)
-            .map((handle) => fixture.idOfHandle.get(handle))
-            .filter((id): id is string => id !== undefined && !deleted.has(id)),
-        );
-        const left = [...fixture.messageIds].filter((id) => !deleted.has(id));
-        const surely = left.filter((id) => !unsure.has(id));
-        const stored = Number(await storedCount(fixture));
-        if (stored < surely.length || stored > left.length)
-          throw new Error(`${stored} messages stored; ${surely.length} to ${left.length} should be`);
+        // A refused request ends the stream after the answers of those before it, and is itself not applied:
+        // what is left is exactly what no confirmed ack deleted.
+        const left = [...fixture.messageIds].filter((id) => !deleted.has(id)).sort();
+        expect(await storedCount(fixture), "messages stored after the stream").toBe(BigInt(left.length));
         clock.advance(pastEveryLeaseMs);
-        const drained = await drain(fixture);
-        expect(new Set(drained).size, "a message received twice").toBe(drained.length);
-        expect(drained.length, "messages received after the stream").toBe(stored);
-        for (const id of drained) expect(left, "a message an ack confirmed deleted came back").toContain(id);
-        for (const id of surely) expect(drained, "a message no ack named was lost").toContain(id);
+        expect((await drain(fixture)).sort(), "messages received once each after the stream").toEqual(left);
       }),
       { numRuns, seed },
     );
@@ -256,12 +242,8 @@ describe("Subscribe, with random and boundary streams", () => {
   }, 90_000);
 });
 
-describe("a refused request behind one with acks", () => {
-  // Known bug, the one the property above tolerates ("an ack whose answer never came"): SubscribeSession.request
-  // (src/service/subscribe-session.ts) fails the stream at once on a refused request, and the answers of the
-  // requests before it, still waiting for their durable write, are never sent though their acks were applied.
-  // Heartbeat answers the requests before a refused one first. Drop `.fails` once the session waits its turn.
-  it.fails("answers the acks before it, then ends with INVALID_ARGUMENT naming the field", async () => {
+describe("refused requests", () => {
+  it("a refused request behind one with acks: those acks are answered first, then the stream ends with INVALID_ARGUMENT naming the field", async () => {
     const fixture = await makeFixture("s-refused");
     const stream = openSubscribeStream(harness.server.address, undefined, { deadlineMs: streamDeadlineMs });
     try {
@@ -271,6 +253,30 @@ describe("a refused request behind one with acks", () => {
       const error = await stream.closed;
       expect(error?.violations.map((v) => v.field)).toEqual(["flow_control.max_outstanding_messages"]);
       expect(stream.buffered.map((response) => response.acks.map((ack) => ack.reason))).toEqual([[""]]);
+      // The answered ack deleted its message; the refused request changed nothing.
+      expect(await storedCount(fixture)).toBe(BigInt(fixture.messageIds.size - 1));
+    } finally {
+      stream.close();
+    }
+  });
+
+  // Known bug (found by the property above, seed 7): LeaseStreams.settle (src/broker/lease-streams.ts) applies
+  // the acks (LeaseChanges.ackEach) before renewEach checks the renewal count, so a request refused for more
+  // than 1000 renewals has already deleted its acks' messages in memory, with no durable write and no answer:
+  // gone until the next restart brings them back. Drop `.fails` once the whole request is checked first.
+  it.fails("a request with acks and more than 1000 renewals is refused whole: its acks delete nothing", async () => {
+    const fixture = await makeFixture("s-too-many");
+    const stream = openSubscribeStream(harness.server.address, undefined, { deadlineMs: streamDeadlineMs });
+    try {
+      stream.send({ queue: fixture.queues[0]!, flowControl: { maxOutstandingMessages: 0 } });
+      stream.send({
+        ackReceiptHandles: [fixture.handles[0]!],
+        leases: Array.from({ length: 1_001 }, () => ({ receiptHandle: "x" })),
+      });
+      const error = await stream.closed;
+      expect(error?.violations.map((v) => v.field)).toEqual(["leases"]);
+      expect(stream.buffered.flatMap((response) => response.acks)).toEqual([]);
+      expect(await storedCount(fixture)).toBe(BigInt(fixture.messageIds.size));
     } finally {
       stream.close();
     }
