@@ -14,8 +14,9 @@ const (
 	// Renewals come early by up to this fraction of the interval, so that
 	// many consumers do not beat in step.
 	renewJitter = 0.2
-	// An unanswered Heartbeat request means a stuck connection after this
-	// long (or a lease's length, if longer): the stream is then reopened.
+	// An unanswered Heartbeat or Subscribe request means a stuck connection
+	// after this long (or a lease's length, if longer): the stream is then
+	// reopened.
 	minStall = 5 * time.Second
 )
 
@@ -40,7 +41,8 @@ func renewalDelay(lease time.Duration, random float64) time.Duration {
 	return third - time.Duration(random*renewJitter*float64(third))
 }
 
-// stallTimeout is how long a Heartbeat request may go unanswered.
+// stallTimeout is how long a Heartbeat or Subscribe request may go
+// unanswered.
 func stallTimeout(lease time.Duration) time.Duration {
 	if lease > minStall {
 		return lease

@@ -14,8 +14,9 @@ import (
 // Client calls one broker (or any broker of a cluster: each forwards a call
 // to the queue's owner). It is safe for concurrent use; Close it when done.
 type Client struct {
-	conn *grpc.ClientConn
-	rpc  holdshelfv1.QueueServiceClient
+	conn    *grpc.ClientConn
+	rpc     holdshelfv1.QueueServiceClient
+	batcher *sendBatcher
 }
 
 // Dial returns a Client of the broker at address ("host:port"), over
@@ -49,16 +50,22 @@ func Dial(ctx context.Context, address string, options ...Option) (*Client, erro
 	if err != nil {
 		return nil, fmt.Errorf("holdshelf: dial %s: %w", address, err)
 	}
-	return &Client{conn: conn, rpc: holdshelfv1.NewQueueServiceClient(conn)}, nil
+	rpc := holdshelfv1.NewQueueServiceClient(conn)
+	return &Client{conn: conn, rpc: rpc, batcher: newSendBatcher(rpc, settings.batching)}, nil
 }
 
-// NewClient wraps a connection the caller made and still owns.
+// NewClient wraps a connection the caller made and still owns; its sends
+// are batched with SendBatching's defaults.
 func NewClient(conn grpc.ClientConnInterface) *Client {
-	return &Client{rpc: holdshelfv1.NewQueueServiceClient(conn)}
+	rpc := holdshelfv1.NewQueueServiceClient(conn)
+	return &Client{rpc: rpc, batcher: newSendBatcher(rpc, SendBatching{})}
 }
 
-// Close closes the connection Dial made; calls in progress fail.
+// Close sends the sends still gathered into a batch and waits for their
+// answers, then closes the connection Dial made; other calls in progress
+// fail. Sends after Close began go unary (and fail once it has closed).
 func (c *Client) Close() error {
+	c.batcher.close()
 	if c.conn == nil {
 		return nil
 	}

@@ -23,7 +23,10 @@ func (c *Client) Send(ctx context.Context, queue string, body []byte, options *S
 // SendWithResult stores one message and returns its id and, on a FIFO
 // queue, its sequence number; a send that repeats a deduplication id within
 // five minutes stores nothing and returns the first send's. options may be
-// nil.
+// nil. Sends to one queue are gathered into SendBatch calls (see
+// SendBatching), each still with its own result or error; ctx bounds the
+// wait, and a batch the latest deadline of its sends (none if one has
+// none), while other values of ctx (outgoing metadata) are not sent.
 func (c *Client) SendWithResult(ctx context.Context, queue string, body []byte, options *SendOptions) (*SendResult, error) {
 	request := &holdshelfv1.SendRequest{Queue: queue, Body: body}
 	if options != nil {
@@ -32,11 +35,7 @@ func (c *Client) SendWithResult(ctx context.Context, queue string, body []byte, 
 		request.MessageGroupId = options.MessageGroupID
 		request.DeduplicationId = options.DeduplicationID
 	}
-	resp, err := c.rpc.Send(ctx, request)
-	if err != nil {
-		return nil, FromGRPC(err)
-	}
-	return &SendResult{MessageID: resp.MessageId, SequenceNumber: resp.SequenceNumber}, nil
+	return c.batcher.send(ctx, request)
 }
 
 // SendBatch stores 1 to 100 messages atomically and returns their ids in
@@ -137,5 +136,13 @@ func (c *Client) ChangeVisibilityBatch(ctx context.Context, queue string, receip
 // drive your own. FromGRPC converts the stream's errors.
 func (c *Client) Heartbeat(ctx context.Context) (holdshelfv1.QueueService_HeartbeatClient, error) {
 	stream, err := c.rpc.Heartbeat(ctx)
+	return stream, FromGRPC(err)
+}
+
+// Subscribe opens a raw Subscribe stream, in the generated types: the
+// Consumer drives one for you, and its comments in holdshelf.v1 say how to
+// drive your own. FromGRPC converts the stream's errors.
+func (c *Client) Subscribe(ctx context.Context) (holdshelfv1.QueueService_SubscribeClient, error) {
+	stream, err := c.rpc.Subscribe(ctx)
 	return stream, FromGRPC(err)
 }

@@ -32,8 +32,20 @@ type ConsumerOptions struct {
 	// queue's, read when Run starts.
 	VisibilityTimeout time.Duration
 	// WaitTime is each receive's long poll, up to 20 s; 0 means the default,
-	// 20 s.
+	// 20 s. Only the Receive path (Subscribe off, or a broker without it)
+	// polls.
 	WaitTime time.Duration
+	// Subscribe: nil or true consumes on one Subscribe stream, where the
+	// broker pushes messages as they become visible and acks, renewals and
+	// failures go up the same stream; Bool(false) polls with Receive, keeps
+	// leases on a Heartbeat stream and deletes with Delete instead. A broker
+	// without Subscribe (UNIMPLEMENTED) is consumed the Receive way anyway.
+	Subscribe *bool
+	// MaxOutstandingBytes caps the bytes (bodies and attributes) of the
+	// messages the Subscribe stream holds at once, beside Concurrency, which
+	// caps their number; 0 means no byte limit. A message larger than the
+	// limit still comes when nothing else is held.
+	MaxOutstandingBytes int64
 	// StopGrace is how long a stop waits for running handlers before it
 	// releases their messages; nil means 10 s, Duration(0) none.
 	StopGrace *time.Duration
@@ -55,7 +67,10 @@ const maxReceiveMessages = 100
 
 // Consumer receives messages from one queue and runs a Handler on each, at
 // most Concurrency at once, leasing no more messages than it has free slots.
-// One Heartbeat stream keeps every lease alive until its message is settled.
+// By default it consumes on one Subscribe stream, whose credit is its
+// Concurrency, and which also carries renewals, checkpoints, acks and
+// failures; on the Receive path (see ConsumerOptions.Subscribe) one
+// Heartbeat stream keeps every lease alive until its message is settled.
 type Consumer struct {
 	client  *Client
 	queue   string
@@ -70,8 +85,14 @@ type Consumer struct {
 	// messages of handlers still running; a test's hook.
 	abandoning func()
 
-	mu      sync.Mutex
-	jobs    map[*job]struct{}
+	mu   sync.Mutex
+	jobs map[*job]struct{}
+	// groups are, on the Subscribe path, each FIFO group's deliveries still
+	// worked on, in the order they came; queued are deliveries waiting for
+	// a slot, and ready says some are.
+	groups  map[string][]groupTail
+	queued  []queuedDelivery
+	ready   chan struct{}
 	running bool
 	stop    context.CancelFunc // cancels Run's receive loop
 	stopped chan struct{}      // closed when Run has returned
@@ -99,6 +120,8 @@ func NewConsumer(client *Client, queue string, handler Handler, options Consumer
 		return nil, fmt.Errorf("holdshelf: ConsumerOptions.VisibilityTimeout must not be negative, not %v", options.VisibilityTimeout)
 	case options.WaitTime < 0 || options.WaitTime > 20*time.Second:
 		return nil, fmt.Errorf("holdshelf: ConsumerOptions.WaitTime must be 0 to 20s, not %v", options.WaitTime)
+	case options.MaxOutstandingBytes < 0:
+		return nil, fmt.Errorf("holdshelf: ConsumerOptions.MaxOutstandingBytes must not be negative, not %d", options.MaxOutstandingBytes)
 	case grace < 0:
 		return nil, fmt.Errorf("holdshelf: ConsumerOptions.StopGrace must not be negative, not %v", grace)
 	}
@@ -120,14 +143,17 @@ func NewConsumer(client *Client, queue string, handler Handler, options Consumer
 		grace:         grace,
 		slots:         make(chan struct{}, options.Concurrency),
 		jobs:          make(map[*job]struct{}),
+		groups:        make(map[string][]groupTail),
+		ready:         make(chan struct{}, 1),
 		stopped:       make(chan struct{}),
 	}, nil
 }
 
 // Run consumes until ctx is cancelled or Stop is called, then stops
-// gracefully: it stops receiving, waits up to StopGrace for running
-// handlers, releases the messages of those still running (cancelling their
-// contexts) and half-closes the Heartbeat stream. It returns nil once
+// gracefully: it stops receiving (on Subscribe: asks for no more
+// deliveries), waits up to StopGrace for running handlers, releases the
+// messages of those still running (cancelling their contexts) and of those
+// delivered but not started, and half-closes the stream. It returns nil once
 // stopped, or an error at once if it cannot run (a queue whose visibility
 // timeout is 0 and no VisibilityTimeout option, a second Run).
 func (c *Consumer) Run(ctx context.Context) error {
@@ -158,14 +184,21 @@ func (c *Consumer) Run(ctx context.Context) error {
 		// A receive would hide nothing, and renewals would come in a hot loop.
 		return fmt.Errorf("holdshelf: queue %s has a visibility timeout of 0: set ConsumerOptions.VisibilityTimeout", c.queue)
 	}
-	keeper := newLeaseKeeper(leaseKeeperOptions{
+	options := leaseKeeperOptions{
 		queue:       c.queue,
-		open:        c.client.Heartbeat,
 		visibility:  visibility,
 		leaseLength: lease,
 		stall:       stallTimeout(lease),
 		onError:     func(err error) { c.report(err, nil) },
-	})
+	}
+	if c.options.Subscribe == nil || *c.options.Subscribe {
+		if c.subscribe(receiving, options) {
+			return nil
+		}
+		// The broker has no Subscribe: consume the Receive way.
+	}
+	options.wire = heartbeatWire{queue: c.queue, openRPC: c.client.Heartbeat}
+	keeper := newLeaseKeeper(options)
 	c.receive(receiving, keeper, visibility)
 	c.shutdown(keeper)
 	return nil

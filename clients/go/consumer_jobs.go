@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -27,6 +28,9 @@ type job struct {
 	deleteCtx  context.Context
 	stopDelete context.CancelFunc
 	deleted    chan struct{}
+	// freeSlot gives the job's slot back, once: when its goroutine ends, or
+	// as soon as its ack is on its way (see ack).
+	freeSlot func()
 	// lost is why the lease was lost, nil while held. Atomic rather than
 	// under Consumer.mu: the keeper's goroutine sets it, and a goroutine
 	// holding Consumer.mu while waiting for the keeper would deadlock.
@@ -39,10 +43,20 @@ type job struct {
 // same receive and FIFO group, nil for the first of its group and on a
 // standard queue: the message waits for it (see takeTurn).
 func (c *Consumer) start(m *Message, keeper *leaseKeeper, receivedAt time.Time, previous <-chan bool) <-chan bool {
+	outcome := make(chan bool, 1)
+	c.startHeld(m, keeper.hold(m.ReceiptHandle, receivedAt, nil), previous, outcome)
+	return outcome
+}
+
+// startHeld is start with the lease already held, and the channel that
+// yields the outcome made by the caller.
+func (c *Consumer) startHeld(m *Message, lease *heldLease, previous <-chan bool, outcome chan bool) {
 	ctx, cancel := context.WithCancel(context.Background())
-	j := &job{delivery: &Delivery{Message: *m, last: m.Checkpoint}, ctx: ctx, cancel: cancel, deleted: make(chan struct{})}
+	j := &job{delivery: &Delivery{Message: *m, last: m.Checkpoint, lease: lease}, ctx: ctx, cancel: cancel, deleted: make(chan struct{})}
 	j.deleteCtx, j.stopDelete = context.WithCancel(context.Background())
-	j.delivery.lease = keeper.hold(m.ReceiptHandle, receivedAt, func(reason string) {
+	var freed sync.Once
+	j.freeSlot = func() { freed.Do(func() { c.giveSlots(1) }) }
+	lease.watch(func(reason string) {
 		j.lost.Store(&LeaseLostError{ReceiptHandle: m.ReceiptHandle, Reason: reason})
 		cancel()
 	})
@@ -50,13 +64,15 @@ func (c *Consumer) start(m *Message, keeper *leaseKeeper, receivedAt time.Time, 
 	c.jobs[j] = struct{}{}
 	c.mu.Unlock()
 	c.work.Add(1)
-	outcome := make(chan bool, 1)
 	go func() {
 		defer c.work.Done()
-		defer c.giveSlots(1)
+		defer j.freeSlot()
 		defer func() {
 			c.mu.Lock()
 			delete(c.jobs, j)
+			if m.MessageGroupID != "" {
+				c.settled(m.MessageGroupID, outcome)
+			}
 			c.mu.Unlock()
 			cancel()
 			j.stopDelete()
@@ -67,7 +83,6 @@ func (c *Consumer) start(m *Message, keeper *leaseKeeper, receivedAt time.Time, 
 		}
 		outcome <- deleted
 	}()
-	return outcome
 }
 
 // takeTurn waits until the message received before this one in its FIFO
@@ -160,6 +175,9 @@ const deleteTimeout = 30 * time.Second
 // delete succeeded.
 func (c *Consumer) deleteHandled(j *job) bool {
 	defer close(j.deleted)
+	if j.delivery.lease.keeper.options.wire.carriesAcks() {
+		return c.ack(j)
+	}
 	deleted := c.tryDeletes(j)
 	// Renewals stop only now, so that the lease is kept while a delete is
 	// tried again; a message stop gave back is ended by its release.
@@ -167,6 +185,27 @@ func (c *Consumer) deleteHandled(j *job) bool {
 		j.delivery.lease.drop()
 	}
 	return deleted
+}
+
+// ack deletes a handled message on the Subscribe stream, which sends the
+// ack again on a new stream after a break until the broker answers; true if
+// the message was deleted.
+func (c *Consumer) ack(j *job) bool {
+	answer := j.delivery.lease.ack()
+	// The handler is done, and the broker counts the lease against the
+	// stream's credit until it reads the ack: the slot may take the next
+	// delivery while the ack becomes durable.
+	j.freeSlot()
+	err := <-answer
+	if err == nil {
+		return true
+	}
+	// Only a stop releases a message being deleted: not a failure.
+	var lost *LeaseLostError
+	if !errors.As(err, &lost) || lost.Reason != ReasonReleased {
+		c.report(err, j.delivery)
+	}
+	return false
 }
 
 // tryDeletes tries the delete until it is answered, the lease is lost, or
@@ -264,23 +303,36 @@ func (c *Consumer) shutdown(keeper *leaseKeeper) {
 // giveBack releases messages received after the stop began; never held by
 // the keeper, so no renewal can race the release.
 func (c *Consumer) giveBack(messages []*Message) {
-	if len(messages) == 0 {
-		return
-	}
 	handles := make([]string, len(messages))
 	for i, m := range messages {
 		handles[i] = m.ReceiptHandle
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
-	defer cancel()
-	results, err := c.client.ChangeVisibilityBatch(ctx, c.queue, handles, 0)
-	if err != nil {
-		c.report(err, nil)
+	c.giveBackHandles(handles)
+}
+
+// giveBackHandles releases these receipt handles' messages with unary
+// calls, 100 at a time (ChangeVisibilityBatch's limit).
+func (c *Consumer) giveBackHandles(handles []string) {
+	if len(handles) == 0 {
 		return
 	}
-	for _, result := range results {
-		if result.Err != nil {
-			c.report(result.Err, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	for len(handles) > 0 {
+		n := len(handles)
+		if n > maxReceiveMessages {
+			n = maxReceiveMessages
+		}
+		results, err := c.client.ChangeVisibilityBatch(ctx, c.queue, handles[:n], 0)
+		handles = handles[n:]
+		if err != nil {
+			c.report(err, nil)
+			continue
+		}
+		for _, result := range results {
+			if result.Err != nil {
+				c.report(result.Err, nil)
+			}
 		}
 	}
 }

@@ -19,6 +19,7 @@ type dialSettings struct {
 	transport credentials.TransportCredentials // nil: plaintext
 	token     string
 	extra     []grpc.DialOption
+	batching  SendBatching
 }
 
 // TLSFiles are a client's TLS files, each a PEM file path.

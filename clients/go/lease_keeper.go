@@ -8,8 +8,8 @@ import (
 	"holdshelf/clients/go/holdshelfv1"
 )
 
-// The protocol's limit of renewals per Heartbeat request; the rest wait for
-// the next request.
+// The protocol's limit of renewals per Heartbeat or Subscribe request; the
+// rest wait for the next request.
 const maxRenewals = 1000
 
 type leaseState int
@@ -61,33 +61,57 @@ type entry struct {
 	release    *pendingRelease
 }
 
+// pendingAck is an ack (a delete on the stream) waiting to be sent or
+// answered.
+type pendingAck struct {
+	handle  string
+	waiters []chan error
+}
+
 type inFlightRequest struct {
 	entries []entry
+	acks    []*pendingAck
 	sentAt  time.Time
 	stallAt time.Time
 }
 
-// heartbeatConn is one open Heartbeat stream with its reader and writer
-// goroutines.
-type heartbeatConn struct {
+// keeperConn is one open stream with its reader and writer goroutines.
+type keeperConn struct {
 	cancel context.CancelFunc
 	// writes carries requests, and nil for the half-close, to the writer:
 	// gRPC forbids concurrent sends, and a send must never block the loop.
-	writes chan *holdshelfv1.HeartbeatRequest
+	writes chan *keeperRequest
 }
 
 type streamEvent struct {
-	conn *heartbeatConn
-	resp *holdshelfv1.HeartbeatResponse
+	conn *keeperConn
+	resp *keeperResponse
 	err  error // io.EOF: the server ended the stream with OK
+}
+
+// delivered is a message a Subscribe stream delivered, with its lease,
+// which the keeper holds from then on.
+type delivered struct {
+	message *Message
+	lease   *heldLease
 }
 
 // leaseKeeperOptions say how a leaseKeeper reaches the broker and paces
 // its renewals.
 type leaseKeeperOptions struct {
 	queue string
-	// open opens a fresh Heartbeat stream; called again after each break.
-	open func(ctx context.Context) (holdshelfv1.QueueService_HeartbeatClient, error)
+	// wire is the stream: Heartbeat or Subscribe.
+	wire keeperWire
+	// flow is a Subscribe stream's credit, sent in each stream's first
+	// request; nil on Heartbeat.
+	flow *holdshelfv1.FlowControl
+	// onDelivery is given a Subscribe stream's deliveries, on the keeper's
+	// goroutine: it must neither block nor call the keeper.
+	onDelivery func(messages []delivered)
+	// onUnimplemented, if set, is called (on the keeper's goroutine) when
+	// the broker has no such RPC: the stream ended UNIMPLEMENTED before any
+	// response. The keeper then stops reopening it.
+	onUnimplemented func()
 	// visibility is sent with each renewal; nil lets the broker apply the
 	// queue's visibility timeout.
 	visibility *time.Duration
@@ -100,13 +124,16 @@ type leaseKeeperOptions struct {
 	onError func(error)
 }
 
-// leaseKeeper holds many leases on ONE Heartbeat stream opened with
-// release_on_disconnect: it renews each before it runs out, carries
-// checkpoints and releases, tells a lease's holder when it is lost, and
-// reopens a broken stream with backoff, renewing there every lease still
-// held. At most one request is in flight, which is what tells answers from
-// unsolicited LEASE_EXPIRED notices (see answersRequest). All state belongs
-// to one loop goroutine; other goroutines send it closures on cmds.
+// leaseKeeper holds many leases on ONE Heartbeat or Subscribe stream opened
+// with release_on_disconnect: it renews each before it runs out, carries
+// checkpoints, releases and (on Subscribe) acks, tells a lease's holder when
+// it is lost, and reopens a broken stream with backoff, renewing there, in
+// the first request, every lease still held. On Subscribe it also holds
+// each delivery's lease from the moment it arrives. At most one request
+// that the broker answers is in flight, which is what tells answers from
+// unsolicited LEASE_EXPIRED notices (see answersRequest); what is pending
+// meanwhile goes together in the next one. All state belongs to one loop
+// goroutine; other goroutines send it closures on cmds.
 type leaseKeeper struct {
 	options leaseKeeperOptions
 	cmds    chan func()
@@ -115,13 +142,20 @@ type leaseKeeper struct {
 
 	// Owned by the loop goroutine.
 	leases      map[string]*lease
-	conn        *heartbeatConn
+	acks        []*pendingAck // not sent yet, in the order asked
+	late        []string      // delivered after the half-close: see lateDeliveries
+	conn        *keeperConn
 	inFlight    *inFlightRequest
 	attempt     int
 	reopenAt    time.Time // zero: no reopen scheduled
-	closing     bool      // close began: a clean end is expected
-	closed      bool      // nothing more is sent
-	finished    bool      // the loop exits
+	flow        *holdshelfv1.FlowControl
+	flowChanged bool // flow goes in the next request
+	paused      bool // deliveries are given back as they arrive
+	responded   bool // some stream got a response: the RPC exists
+	absent      bool // the broker has no such RPC: never reopened
+	closing     bool // close began: a clean end is expected
+	closed      bool // nothing more is sent
+	finished    bool // the loop exits
 	idleWaiters []chan struct{}
 	endWaiter   chan struct{}
 }
@@ -133,6 +167,7 @@ func newLeaseKeeper(options leaseKeeperOptions) *leaseKeeper {
 		events:  make(chan streamEvent),
 		done:    make(chan struct{}),
 		leases:  make(map[string]*lease),
+		flow:    options.flow,
 	}
 	go k.loop()
 	k.do(k.open)
@@ -146,10 +181,10 @@ type heldLease struct {
 	lease  *lease
 }
 
-// hold starts keeping a lease received at since; onLost is called (on the
-// keeper's goroutine: it must neither block nor wait for a lock held around
-// a keeper call) if the lease is lost, or a renewal refused, before it is
-// settled.
+// hold starts keeping a lease received at since; onLost (nil: set later by
+// watch) is called (on the keeper's goroutine: it must neither block nor
+// wait for a lock held around a keeper call) if the lease is lost, or a
+// renewal refused, before it is settled.
 func (k *leaseKeeper) hold(handle string, since time.Time, onLost func(reason string)) *heldLease {
 	l := &lease{handle: handle, onLost: onLost}
 	k.do(func() {
@@ -161,6 +196,21 @@ func (k *leaseKeeper) hold(handle string, since time.Time, onLost func(reason st
 		l.due = true
 	})
 	return &heldLease{keeper: k, lease: l}
+}
+
+// watch has onLost called (as hold's) when the lease is lost or a renewal
+// refused; at once if that happened already.
+func (h *heldLease) watch(onLost func(reason string)) {
+	l := h.lease
+	h.keeper.do(func() {
+		if l.state == leaseHeld {
+			l.onLost = onLost
+			return
+		}
+		if lost, ok := l.endErr.(*LeaseLostError); ok {
+			onLost(lost.Reason)
+		}
+	})
 }
 
 // checkpoint sends bytes with the next request; the channel yields nil once
@@ -289,14 +339,23 @@ func (k *leaseKeeper) close(timeout time.Duration) {
 			k.conn = nil
 		}
 		// The Consumer stops only after giving back every message still worked on.
-		for _, e := range k.takeInFlight() {
+		entries, acks := k.takeInFlight()
+		for _, e := range entries {
 			settleAll(e.checkpoint, e.release, released(e.lease.handle))
 		}
+		for _, a := range append(acks, k.acks...) {
+			settle(a.waiters, fmt.Errorf("holdshelf: the lease keeper closed before the ack of %s was answered", a.handle))
+		}
+		k.acks = nil
 		for _, l := range k.leases {
-			if l.release != nil {
+			if l.release != nil && len(l.release.waiters) == 0 {
+				// A delivery the keeper gave back itself after a pause: the
+				// caller releases it otherwise (see lateDeliveries).
+				k.late = append(k.late, l.handle)
+			} else if l.release != nil {
 				settle(l.release.waiters, fmt.Errorf("holdshelf: the lease keeper closed before the release of %s was sent", l.handle))
-				l.release = nil
 			}
+			l.release = nil
 			k.forget(l, released(l.handle))
 		}
 		k.finished = true
@@ -330,6 +389,7 @@ func (k *leaseKeeper) loop() {
 		select {
 		case f := <-k.cmds:
 			f()
+			k.drainCommands()
 		case event := <-k.events:
 			if event.conn != k.conn {
 				continue // from a stream already given up
@@ -337,10 +397,27 @@ func (k *leaseKeeper) loop() {
 			if event.err != nil {
 				k.onStreamEnd(event.err)
 			} else {
-				k.onResponse(event.resp.Leases)
+				k.onResponse(event.resp)
 			}
 		case <-timer.C:
 			k.onTimer(time.Now())
+		}
+	}
+}
+
+// maxDrained bounds how many queued commands run before the next request
+// goes out.
+const maxDrained = 1000
+
+// drainCommands runs the commands already waiting, so that what handlers
+// finishing at the same moment ask for goes out in one request.
+func (k *leaseKeeper) drainCommands() {
+	for i := 0; i < maxDrained && !k.finished; i++ {
+		select {
+		case f := <-k.cmds:
+			f()
+		default:
+			return
 		}
 	}
 }
@@ -371,7 +448,7 @@ func (k *leaseKeeper) nextWake() time.Time {
 
 func (k *leaseKeeper) onTimer(now time.Time) {
 	if k.inFlight != nil && !now.Before(k.inFlight.stallAt) {
-		k.breakStream(fmt.Errorf("holdshelf: no Heartbeat answer within %v", k.options.stall))
+		k.breakStream(fmt.Errorf("holdshelf: no %s answer within %v", k.options.wire.name(), k.options.stall))
 	}
 	for _, l := range k.leases {
 		if l.inFlight {

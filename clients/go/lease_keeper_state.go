@@ -35,7 +35,9 @@ func (k *leaseKeeper) refuse(l *lease, reason string) {
 	l.endErr = &LeaseLostError{ReceiptHandle: l.handle, Reason: reason}
 	l.due = false
 	k.settleCheckpoint(l)
-	l.onLost(reason)
+	if l.onLost != nil {
+		l.onLost(reason)
+	}
 }
 
 func (k *leaseKeeper) lose(l *lease, reason string) {
@@ -45,7 +47,7 @@ func (k *leaseKeeper) lose(l *lease, reason string) {
 	wasHeld := l.state == leaseHeld
 	l.endErr = &LeaseLostError{ReceiptHandle: l.handle, Reason: reason}
 	k.settleCheckpoint(l)
-	if wasHeld {
+	if wasHeld && l.onLost != nil {
 		l.onLost(reason)
 	}
 	k.forget(l, l.endErr)
@@ -76,7 +78,7 @@ func (k *leaseKeeper) forget(l *lease, err error) {
 }
 
 func (k *leaseKeeper) hasPending() bool {
-	if k.inFlight != nil {
+	if k.inFlight != nil || len(k.acks) > 0 {
 		return true
 	}
 	for _, l := range k.leases {

@@ -63,14 +63,14 @@ func startKeeperWith(t *testing.T, stall, leaseLength time.Duration) *keeperTest
 	kt := &keeperTest{t: t, streams: make(chan *fakeStream, 10), errors: make(chan error, 10)}
 	kt.keeper = newLeaseKeeper(leaseKeeperOptions{
 		queue: "q",
-		open: func(ctx context.Context) (holdshelfv1.QueueService_HeartbeatClient, error) {
+		wire: heartbeatWire{queue: "q", openRPC: func(ctx context.Context) (holdshelfv1.QueueService_HeartbeatClient, error) {
 			f := &fakeStream{
 				ctx: ctx, sent: make(chan *holdshelfv1.HeartbeatRequest, 10), responses: make(chan *holdshelfv1.HeartbeatResponse),
 				end: make(chan error, 1), halfClosed: make(chan struct{}),
 			}
 			kt.streams <- f
 			return f, nil
-		},
+		}},
 		visibility:  Duration(leaseLength),
 		leaseLength: leaseLength,
 		stall:       stall,

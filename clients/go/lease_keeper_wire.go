@@ -1,66 +1,75 @@
 package holdshelf
 
-// The leaseKeeper's side of the Heartbeat stream: opening and reopening it,
-// its reader and writer goroutines, the requests it sends and how their
-// answers are told from notices. Everything here runs on the keeper's loop
+// The leaseKeeper's side of its stream: opening and reopening it, its
+// reader and writer goroutines, the requests it sends and how their answers
+// are told from notices. Everything here runs on the keeper's loop
 // goroutine, except write and read.
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"holdshelf/clients/go/holdshelfv1"
 )
 
 func (k *leaseKeeper) open() {
 	k.reopenAt = time.Time{}
-	if k.closed {
+	if k.closed || k.absent {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	stream, err := k.options.open(ctx)
+	stream, err := k.options.wire.open(ctx)
 	if err != nil {
 		cancel()
 		k.options.onError(FromGRPC(err))
 		k.scheduleReopen()
 		return
 	}
-	conn := &heartbeatConn{cancel: cancel, writes: make(chan *holdshelfv1.HeartbeatRequest, 2)}
+	// Room for the request in flight, a change of flow control and the
+	// half-close: the loop never waits for the writer.
+	conn := &keeperConn{cancel: cancel, writes: make(chan *keeperRequest, 4)}
 	k.conn = conn
 	go k.write(conn, stream)
 	go k.read(conn, stream)
-	// A broken stream made the broker release every lease it tracked (or,
+	// A broken stream made the broker release every lease it held (or,
 	// after SHUTTING_DOWN, left them); a renewal on the new stream takes each
 	// back, unless another consumer received the message meanwhile (then the
-	// answer says LEASE_SUPERSEDED).
+	// answer says LEASE_SUPERSEDED). On Subscribe the renewals go in the
+	// first request, so that they count against the new stream's credit
+	// before it delivers anything.
 	for _, l := range k.leases {
 		if l.state == leaseHeld {
 			l.due = true
 		}
 	}
-	// Sent even when empty: the first request carries release_on_disconnect,
-	// and its answer proves the stream works (QUEUE_NOT_FOUND otherwise).
+	// Sent even when empty: the first request opens a subscription, or on
+	// Heartbeat carries release_on_disconnect and its answer proves the
+	// stream works (QUEUE_NOT_FOUND otherwise).
 	k.pump(true)
 }
 
-func (k *leaseKeeper) write(conn *heartbeatConn, stream holdshelfv1.QueueService_HeartbeatClient) {
+func (k *leaseKeeper) write(conn *keeperConn, stream keeperStream) {
 	for request := range conn.writes {
 		if request == nil {
-			_ = stream.CloseSend()
+			_ = stream.closeSend()
 			return
 		}
 		// A failed send means the stream is over: the reader learns why.
-		if stream.Send(request) != nil {
+		if stream.send(request) != nil {
 			return
 		}
 	}
 }
 
-func (k *leaseKeeper) read(conn *heartbeatConn, stream holdshelfv1.QueueService_HeartbeatClient) {
+func (k *leaseKeeper) read(conn *keeperConn, stream keeperStream) {
 	for {
-		resp, err := stream.Recv()
+		resp, err := stream.recv()
 		select {
 		case k.events <- streamEvent{conn: conn, resp: resp, err: err}:
 		case <-k.done:
@@ -72,12 +81,42 @@ func (k *leaseKeeper) read(conn *heartbeatConn, stream holdshelfv1.QueueService_
 	}
 }
 
-// pump sends one request with every renewal, checkpoint and release due,
-// unless one is in flight.
-func (k *leaseKeeper) pump(evenIfEmpty bool) {
-	if k.conn == nil || k.inFlight != nil || k.closed {
+// pump sends one request with every renewal, checkpoint, release and ack
+// due, unless a request the broker answers is in flight; a change of flow
+// control goes at once all the same (it is never answered).
+func (k *leaseKeeper) pump(first bool) {
+	if k.conn == nil || k.closed {
 		return
 	}
+	request := &keeperRequest{first: first}
+	if first || k.flowChanged {
+		request.flow = k.flow
+		k.flowChanged = false
+	}
+	if k.inFlight == nil {
+		entries := k.takeDue()
+		acks := k.takeAcks()
+		if len(entries) > 0 || len(acks) > 0 || (first && k.options.wire.answersEveryRequest()) {
+			now := time.Now()
+			k.inFlight = &inFlightRequest{entries: entries, acks: acks, sentAt: now, stallAt: now.Add(k.options.stall)}
+		}
+		for _, e := range entries {
+			request.renewals = append(request.renewals, k.renewal(e))
+		}
+		for _, a := range acks {
+			request.acks = append(request.acks, a.handle)
+		}
+	}
+	if !first && request.flow == nil && len(request.renewals) == 0 && len(request.acks) == 0 {
+		k.checkIdle()
+		return
+	}
+	k.conn.writes <- request
+}
+
+// takeDue takes every renewal, checkpoint and release due, up to the
+// protocol's limit, into flight.
+func (k *leaseKeeper) takeDue() []entry {
 	var entries []entry
 	for _, l := range k.leases {
 		if len(entries) == maxRenewals {
@@ -89,38 +128,40 @@ func (k *leaseKeeper) pump(evenIfEmpty bool) {
 		entries = append(entries, entry{lease: l, checkpoint: l.checkpoint, release: l.release})
 		l.due, l.checkpoint, l.release, l.inFlight = false, nil, nil, true
 	}
-	if len(entries) == 0 && !evenIfEmpty {
+	return entries
+}
+
+// renewal is what an entry asks of the broker.
+func (k *leaseKeeper) renewal(e entry) *holdshelfv1.LeaseRenewal {
+	renewal := &holdshelfv1.LeaseRenewal{ReceiptHandle: e.lease.handle, VisibilityTimeout: durationToWire(k.options.visibility)}
+	if e.release != nil {
+		renewal.VisibilityTimeout = durationToWire(e.release.delay)
+		renewal.Failed = e.release.failed
+	}
+	if e.checkpoint != nil {
+		renewal.Checkpoint = e.checkpoint.bytes
+	}
+	return renewal
+}
+
+func (k *leaseKeeper) onResponse(resp *keeperResponse) {
+	// A stream that answers works: the next break is retried soon.
+	k.responded = true
+	k.attempt = 0
+	if len(resp.messages) > 0 {
+		k.deliver(resp.messages, resp.receivedAt)
+	}
+	request := k.inFlight
+	if request != nil && answersRequest(request, resp) {
+		k.inFlight = nil
+		applyAcks(request.acks, resp.acks)
+		for i, e := range request.entries {
+			k.applyAnswer(e, resp.leases[i], request.sentAt)
+		}
 		k.checkIdle()
 		return
 	}
-	now := time.Now()
-	k.inFlight = &inFlightRequest{entries: entries, sentAt: now, stallAt: now.Add(k.options.stall)}
-	request := &holdshelfv1.HeartbeatRequest{Queue: k.options.queue, ReleaseOnDisconnect: true}
-	for _, e := range entries {
-		renewal := &holdshelfv1.LeaseRenewal{ReceiptHandle: e.lease.handle, VisibilityTimeout: durationToWire(k.options.visibility)}
-		if e.release != nil {
-			renewal.VisibilityTimeout = durationToWire(e.release.delay)
-			renewal.Failed = e.release.failed
-		}
-		if e.checkpoint != nil {
-			renewal.Checkpoint = e.checkpoint.bytes
-		}
-		request.Leases = append(request.Leases, renewal)
-	}
-	k.conn.writes <- request
-}
-
-func (k *leaseKeeper) onResponse(states []*holdshelfv1.LeaseState) {
-	request := k.inFlight
-	if request != nil && answersRequest(request.entries, states) {
-		k.inFlight = nil
-		k.attempt = 0
-		for i, e := range request.entries {
-			k.applyAnswer(e, states[i], request.sentAt)
-		}
-		return
-	}
-	for _, state := range states {
+	for _, state := range resp.leases {
 		l := k.leases[state.ReceiptHandle]
 		// A lease in flight is decided by its answer: the renewal may have
 		// taken it back after the notice was sent.
@@ -131,17 +172,26 @@ func (k *leaseKeeper) onResponse(states []*holdshelfv1.LeaseState) {
 }
 
 // answersRequest tells the answer to the request in flight from an
-// unsolicited notice: the broker answers in request order, one state per
-// renewal in the renewal's order, and an empty request gets an empty answer,
-// which no notice ever is. (When every lease of the request expired just
-// before the broker read it, the notice naming exactly them may be taken
-// for the answer: it is right about the leases all the same.)
-func answersRequest(entries []entry, states []*holdshelfv1.LeaseState) bool {
-	if len(entries) != len(states) {
+// unsolicited notice or a response of deliveries alone: the broker answers
+// in request order, one AckResult per ack and one state per renewal in the
+// request's order, and an empty Heartbeat request gets an empty answer,
+// which no notice ever is. (When every lease of a request of renewals alone
+// expired just before the broker read it, the notice naming exactly them
+// may be taken for the answer: it is right about the leases all the same.)
+func answersRequest(request *inFlightRequest, resp *keeperResponse) bool {
+	if len(request.entries) != len(resp.leases) || len(request.acks) != len(resp.acks) {
 		return false
 	}
-	for i, e := range entries {
-		if states[i].ReceiptHandle != e.lease.handle {
+	if len(request.entries) == 0 && len(request.acks) == 0 && len(resp.messages) > 0 {
+		return false
+	}
+	for i, e := range request.entries {
+		if resp.leases[i].ReceiptHandle != e.lease.handle {
+			return false
+		}
+	}
+	for i, a := range request.acks {
+		if resp.acks[i].ReceiptHandle != a.handle {
 			return false
 		}
 	}
@@ -203,6 +253,12 @@ func (k *leaseKeeper) onStreamEnd(err error) {
 	close(conn.writes)
 	k.requeueInFlight()
 	clean := errors.Is(err, io.EOF)
+	if !clean && !k.responded && k.options.onUnimplemented != nil && status.Code(err) == codes.Unimplemented {
+		// Nothing was ever held on such a stream: there is nothing to give back.
+		k.absent = true
+		k.options.onUnimplemented()
+		return
+	}
 	if !clean && IsReason(FromGRPC(err), ReasonQueueNotFound) {
 		for _, l := range k.leases {
 			k.lose(l, ReasonQueueNotFound)
@@ -222,7 +278,7 @@ func (k *leaseKeeper) onStreamEnd(err error) {
 		if k.closing {
 			return
 		}
-		err = errors.New("holdshelf: the broker ended the Heartbeat stream")
+		err = fmt.Errorf("holdshelf: the broker ended the %s stream", k.options.wire.name())
 	}
 	k.options.onError(FromGRPC(err))
 	if !k.closing || k.hasPending() {
@@ -248,7 +304,10 @@ func (k *leaseKeeper) breakStream(err error) {
 // requeueInFlight puts back what an unanswered request carried: it goes
 // again on the next stream.
 func (k *leaseKeeper) requeueInFlight() {
-	for _, e := range k.takeInFlight() {
+	entries, acks := k.takeInFlight()
+	// Before the acks asked for since, in the order asked.
+	k.acks = append(acks, k.acks...)
+	for _, e := range entries {
 		l := e.lease
 		if l.state == leaseGone {
 			settleAll(e.checkpoint, e.release, l.endErr)
@@ -277,15 +336,15 @@ func (k *leaseKeeper) requeueInFlight() {
 }
 
 // takeInFlight takes the unanswered request out of flight (its answer will
-// not come) and returns its entries.
-func (k *leaseKeeper) takeInFlight() []entry {
+// not come) and returns its entries and acks.
+func (k *leaseKeeper) takeInFlight() ([]entry, []*pendingAck) {
 	request := k.inFlight
 	if request == nil {
-		return nil
+		return nil, nil
 	}
 	k.inFlight = nil
 	for _, e := range request.entries {
 		e.lease.inFlight = false
 	}
-	return request.entries
+	return request.entries, request.acks
 }

@@ -25,4 +25,8 @@ const (
 	// ReasonNotAFIFOQueue: a send to a standard queue names a MessageGroupID
 	// or a DeduplicationID (INVALID_ARGUMENT).
 	ReasonNotAFIFOQueue = "NOT_A_FIFO_QUEUE"
+	// ReasonTooManySubscribers: a Subscribe stream on a queue that already
+	// has the broker's --max-subscribers-per-queue (RESOURCE_EXHAUSTED); the
+	// Consumer reports it and tries again with backoff.
+	ReasonTooManySubscribers = "TOO_MANY_SUBSCRIBERS"
 )

@@ -11,6 +11,10 @@ import (
 // nil means "the default" and a pointer to 0 means zero.
 func Duration(d time.Duration) *time.Duration { return &d }
 
+// Bool returns a pointer to b, for the optional switches whose nil means
+// their default (ConsumerOptions.Subscribe).
+func Bool(b bool) *bool { return &b }
+
 // Queue is a queue with its configuration and its message counts.
 type Queue struct {
 	Name string

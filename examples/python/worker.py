@@ -1,6 +1,7 @@
 """A holdshelf worker: a handler function and the library's Consumer.
 
-The Consumer receives, keeps every lease alive on one Heartbeat stream,
+The Consumer takes messages from one Subscribe stream (or, on a broker
+without Subscribe, receives them), keeps every lease alive on that stream,
 deletes a message when the handler returns and brings it back after the
 queue's retry backoff when it raises. SIGTERM or SIGINT stops it: running
 handlers get their grace period, then it exits 0.

@@ -6,7 +6,7 @@ import { tooManySubscribers } from "./broker-limits.js";
 import { LeaseStream, type LeaseStreamListener } from "./lease-tracking.js";
 import type { QueueState } from "./queue-state.js";
 import { renewalLingerMs } from "./renewal-linger.js";
-import { checkVisibilityTimeout } from "./request-limits.js";
+import { checkAckCount, checkRenewalCount, checkVisibilityTimeout } from "./request-limits.js";
 import { Subscription, type FlowControl, type SubscriptionListener } from "./subscription.js";
 import type { Delivery, EntryOutcome, LeaseRenewal, LeaseState } from "./types.js";
 
@@ -129,6 +129,9 @@ export class LeaseStreams {
     renewals: readonly LeaseRenewal[],
     moreQueued: boolean,
   ): Promise<StreamSettlement> {
+    // Both counts before anything changes: a refused request must change nothing, its acks included.
+    checkAckCount(acks.length);
+    checkRenewalCount(renewals.length);
     const queue = this.host.queue(queueName);
     const memory = this.host.memory();
     const ops: StoreOp[] = [];

@@ -7,6 +7,8 @@ export {
   type MessageHandler,
 } from "./consumer.js";
 export { HeartbeatStream } from "./heartbeat-stream.js";
+export { SubscribeStream } from "./subscribe-stream.js";
+export type { BatchingOptions } from "./publish-batcher.js";
 export { LeaseLostError } from "./lease-lost-error.js";
 export { RetryLater } from "./retry-later.js";
 export { stopOnSignals, type Stoppable } from "./stop-on-signals.js";

@@ -1,21 +1,19 @@
 import { maxRenewals } from "../protocol/limits.js";
-import { answersRequest } from "../protocol/heartbeat-matching.js";
 import { LeaseEnding, leaseRefusalReasons } from "../protocol/lease-state-reason.js";
 import { monotonicClock, type Clock, type Timer } from "../time/clock.js";
 import { backoffDelayMs } from "./backoff.js";
-import type { HeartbeatStream } from "./heartbeat-stream.js";
+import type { LeaseChannel, LeaseRequest, LeaseResponse } from "./lease-channel.js";
 import { LeaseLostError } from "./lease-lost-error.js";
+import { PendingAcks, settleAck, type AckEntry } from "./pending-acks.js";
 import { RpcError } from "./rpc-error.js";
 import type { LeaseReason, LeaseRenewal, LeaseState } from "./types.js";
-
-/** The part of a HeartbeatStream a LeaseKeeper uses. */
-export type HeartbeatChannel = Pick<HeartbeatStream, "send" | "end" | "cancel" | typeof Symbol.asyncIterator>;
+import { settle, type Waiter } from "./waiters.js";
 
 /** How a LeaseKeeper reaches the server and paces its renewals. */
 export interface LeaseKeeperOptions {
   readonly queue: string;
-  /** Opens a fresh Heartbeat stream; called again after each break. */
-  readonly openStream: () => HeartbeatChannel;
+  /** Opens a fresh stream (Heartbeat or Subscribe); called again after each break. */
+  readonly openStream: () => LeaseChannel;
   /** Sent with each renewal; undefined lets the server apply the queue's visibility timeout. */
   readonly visibilityTimeoutMs: number | undefined;
   /** How long a lease lasts after a receive or a renewal: the timeout above, or the queue's. */
@@ -38,6 +36,12 @@ export interface HeldLease {
   checkpoint(bytes: Uint8Array): Promise<void>;
   /** Stops renewing at once: the holder is deleting the message. */
   drop(): void;
+  /**
+   * Stops renewing at once and deletes the message on the stream (Subscribe
+   * only); resolves once the broker confirms, rejects with an RpcError if it
+   * refuses (the message was received again since).
+   */
+  ack(): Promise<void>;
   /** Stops renewing at once and makes the message visible after delayMs; resolves once answered. */
   release(delayMs: number): Promise<void>;
   /**
@@ -54,11 +58,6 @@ const renewJitter = 0.2;
 // An unanswered request means a stuck connection after this long (or a
 // lease's length, if longer): the stream is then broken and reopened.
 const minStallMs = 5_000;
-
-interface Waiter {
-  resolve(): void;
-  reject(error: unknown): void;
-}
 
 interface PendingCheckpoint {
   readonly bytes: Uint8Array;
@@ -107,21 +106,26 @@ interface Entry {
 }
 
 interface InFlight {
+  readonly request: LeaseRequest;
   readonly entries: Entry[];
+  readonly acks: AckEntry[];
   readonly sentAt: number;
   readonly stall: Timer;
 }
 
 /**
- * Holds many leases on ONE Heartbeat stream (release_on_disconnect): renews
- * each before it runs out, carries checkpoints and releases, tells a lease's
- * holder when it is lost, and reopens a broken stream with backoff, renewing
- * there every lease still held. At most one request is in flight, which is
- * what lets answers be told from unsolicited notices (see answersRequest).
+ * Holds many leases on ONE stream (release_on_disconnect), Heartbeat or
+ * Subscribe: renews each before it runs out, carries checkpoints, releases
+ * and (on Subscribe) acks, tells a lease's holder when it is lost, and
+ * reopens a broken stream with backoff, renewing there every lease still
+ * held. At most one request is in flight, which is what lets answers be told
+ * from unsolicited notices (see LeaseChannel.split); what is asked for
+ * meanwhile goes in the next request together.
  */
 export class LeaseKeeper {
   private readonly leases = new Map<string, Lease>();
-  private stream: HeartbeatChannel | undefined;
+  private readonly acks = new PendingAcks();
+  private stream: LeaseChannel | undefined;
   private inFlight: InFlight | undefined;
   private reopenTimer: Timer | undefined;
   private attempt = 0;
@@ -129,6 +133,7 @@ export class LeaseKeeper {
   private closed = false;
   private idleWaiters: (() => void)[] = [];
   private endWaiter: (() => void) | undefined;
+  private pumpScheduled = false;
 
   private readonly clock: Clock;
 
@@ -137,8 +142,12 @@ export class LeaseKeeper {
     this.open();
   }
 
-  /** Starts renewing a lease received at `since` (by the keeper's clock); onLost fires if it is lost before it settles. */
-  hold(receiptHandle: string, since: number, onLost: (error: LeaseLostError) => void): HeldLease {
+  /**
+   * Starts renewing a lease received at `since` (by the keeper's clock);
+   * onLost fires if it is lost before it settles. `delivered`: the stream
+   * delivered it and already holds it, so it is not named at once.
+   */
+  hold(receiptHandle: string, since: number, onLost: (error: LeaseLostError) => void, delivered = false): HeldLease {
     const lease: Lease = {
       handle: receiptHandle,
       onLost,
@@ -154,14 +163,17 @@ export class LeaseKeeper {
     };
     this.leases.set(receiptHandle, lease);
     this.schedule(lease, since);
-    // Named on the stream at once, not first at its renewal time: until the
-    // server tracks a lease, a crash of this process leaves it hidden until
-    // its timeout instead of releasing it in milliseconds.
-    lease.due = true;
-    this.pump();
+    if (!delivered) {
+      // Named on the stream at once, not first at its renewal time: until the
+      // server tracks a lease, a crash of this process leaves it hidden until
+      // its timeout instead of releasing it in milliseconds.
+      lease.due = true;
+      this.pump();
+    }
     return {
       checkpoint: (bytes) => this.saveCheckpoint(lease, bytes),
       drop: () => this.forget(lease, new Error("the message was settled before this checkpoint was sent")),
+      ack: () => this.ack(lease),
       release: (delayMs) => this.release(lease, { delayMs, failed: false }),
       fail: (retryDelayMs) => this.release(lease, { delayMs: retryDelayMs, failed: true }),
     };
@@ -205,7 +217,7 @@ export class LeaseKeeper {
 
   private open(): void {
     this.reopenTimer = undefined;
-    let stream: HeartbeatChannel;
+    let stream: LeaseChannel;
     try {
       stream = this.options.openStream();
     } catch (error) {
@@ -220,29 +232,41 @@ export class LeaseKeeper {
     // received the message meanwhile (then the answer says LEASE_SUPERSEDED).
     for (const lease of this.leases.values()) if (lease.state === "held") lease.due = true;
     void this.read(stream);
-    // Sent even when empty: the first request carries release_on_disconnect,
-    // and its answer proves the stream works (QUEUE_NOT_FOUND otherwise).
+    // Sent even when empty: the first request carries release_on_disconnect
+    // (and opens a subscription), and on Heartbeat its answer proves the
+    // stream works (QUEUE_NOT_FOUND otherwise).
     this.pump(true);
   }
 
-  private async read(stream: HeartbeatChannel): Promise<void> {
+  private async read(stream: LeaseChannel): Promise<void> {
     let failure: unknown;
     try {
-      for await (const states of stream) {
+      for await (const response of stream) {
         if (stream !== this.stream) return;
-        this.onResponse(states);
+        this.onResponse(stream, response);
       }
-      if (!this.closing) failure = new Error("the server ended the Heartbeat stream");
+      if (!this.closing) failure = new Error(`the server ended the ${stream.rpc} stream`);
     } catch (error) {
       failure = error;
     }
     if (stream === this.stream) this.onStreamEnd(failure);
   }
 
-  /** Sends one request with every renewal, checkpoint and release due, unless one is in flight. */
+  /** Pumps once what this turn of the event loop asks for: acks of handlers finishing together go in one request. */
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
+  }
+
+  /** Sends one request with every ack, renewal, checkpoint and release due, unless one is in flight. */
   private pump(evenIfEmpty = false): void {
     const stream = this.stream;
     if (stream === undefined || this.inFlight !== undefined) return;
+    const acks = this.acks.take(maxRenewals);
     const entries: Entry[] = [];
     for (const lease of this.leases.values()) {
       // The protocol's limit per request; the rest wait for the next.
@@ -254,20 +278,24 @@ export class LeaseKeeper {
       lease.release = undefined;
       lease.inFlight = true;
     }
-    if (entries.length === 0 && !evenIfEmpty) {
-      this.checkIdle();
-      return;
+    const request: LeaseRequest = {
+      leases: entries.map((entry) => this.renewal(entry)),
+      acks: acks.map((ack) => ack.handle),
+    };
+    if (entries.length === 0 && acks.length === 0) {
+      // An opening request that no answer will follow (Subscribe's) is sent but not awaited.
+      if (evenIfEmpty && !stream.answersEmptyRequests) stream.send(request);
+      if (!evenIfEmpty || !stream.answersEmptyRequests) {
+        this.checkIdle();
+        return;
+      }
     }
     const stallMs = Math.max(minStallMs, this.options.leaseMs);
     const stall = this.clock.setTimer(stallMs, () =>
-      this.breakStream(new Error(`no Heartbeat answer within ${stallMs} ms`)),
+      this.breakStream(new Error(`no ${stream.rpc} answer within ${stallMs} ms`)),
     );
-    this.inFlight = { entries, sentAt: this.clock.now(), stall };
-    stream.send({
-      queue: this.options.queue,
-      releaseOnDisconnect: true,
-      leases: entries.map((entry) => this.renewal(entry)),
-    });
+    this.inFlight = { request, entries, acks, sentAt: this.clock.now(), stall };
+    stream.send(request);
   }
 
   private renewal({ lease, checkpoint, release }: Entry): LeaseRenewal {
@@ -279,28 +307,26 @@ export class LeaseKeeper {
     };
   }
 
-  private onResponse(states: LeaseState[]): void {
+  private onResponse(stream: LeaseChannel, response: LeaseResponse): void {
     const request = this.inFlight;
-    if (
-      request !== undefined &&
-      answersRequest(
-        request.entries.map((entry) => entry.lease.handle),
-        states,
-      )
-    ) {
+    // Any response proves the stream works: the next break starts the backoff over.
+    this.attempt = 0;
+    const { answer, notices } = stream.split(request?.request, response);
+    if (request !== undefined && answer !== undefined) {
       request.stall.cancel();
       this.inFlight = undefined;
-      this.attempt = 0;
-      request.entries.forEach((entry, index) => {
-        this.applyAnswer(entry, states[index]!, request.sentAt);
+      request.acks.forEach((ack, index) => {
+        settleAck(ack, answer.acks[index]!);
       });
-    } else {
-      for (const state of states) {
-        const lease = this.leases.get(state.receiptHandle);
-        // A lease in flight is decided by its answer: the renewal may have
-        // taken it back after the notice was sent.
-        if (!state.held && lease !== undefined && !lease.inFlight) this.lose(lease, state.reason);
-      }
+      request.entries.forEach((entry, index) => {
+        this.applyAnswer(entry, answer.leases[index]!, request.sentAt);
+      });
+    }
+    for (const state of notices) {
+      const lease = this.leases.get(state.receiptHandle);
+      // A lease in flight is decided by its answer: the renewal may have
+      // taken it back after the notice was sent.
+      if (!state.held && lease !== undefined && !lease.inFlight) this.lose(lease, state.reason);
     }
     this.pump();
   }
@@ -366,6 +392,16 @@ export class LeaseKeeper {
       lease.checkpoint = { bytes, waiters: [...(lease.checkpoint?.waiters ?? []), { resolve, reject }] };
       this.pump();
     });
+  }
+
+  private ack(lease: Lease): Promise<void> {
+    // Acked even after the lease was lost: if nobody received the message
+    // since, the finished work is not done again.
+    this.forget(lease, new Error("the message was settled before this checkpoint was sent"));
+    if (this.closed) return Promise.reject(new Error("the consumer stopped before this ack was sent"));
+    const confirmed = this.acks.add(lease.handle);
+    this.schedulePump();
+    return confirmed;
   }
 
   private release(lease: Lease, ending: ReleaseEnding): Promise<void> {
@@ -465,6 +501,7 @@ export class LeaseKeeper {
 
   /** Puts back what an unanswered request carried: it goes again on the next stream. */
   private requeueInFlight(): void {
+    this.acks.putBack(this.inFlight?.acks ?? []);
     for (const { lease, checkpoint, release } of this.takeInFlight()) {
       if (lease.state === "gone") {
         if (checkpoint !== undefined) settle(checkpoint.waiters, lease.endError ?? new Error("the lease ended"));
@@ -485,6 +522,9 @@ export class LeaseKeeper {
   }
 
   private dropInFlight(): void {
+    const unconfirmed = new Error("the consumer stopped before the broker confirmed this ack");
+    for (const { waiters } of this.inFlight?.acks ?? []) settle(waiters, unconfirmed);
+    this.acks.failAll(unconfirmed);
     for (const { checkpoint, release } of this.takeInFlight()) {
       if (checkpoint !== undefined) settle(checkpoint.waiters, new Error("the consumer stopped"));
       if (release !== undefined)
@@ -503,7 +543,7 @@ export class LeaseKeeper {
   }
 
   private hasPending(): boolean {
-    if (this.inFlight !== undefined) return true;
+    if (this.inFlight !== undefined || this.acks.size > 0) return true;
     for (const lease of this.leases.values())
       if (lease.checkpoint !== undefined || lease.release !== undefined) return true;
     return false;
@@ -519,12 +559,5 @@ export class LeaseKeeper {
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const resolve of waiters) resolve();
-  }
-}
-
-function settle(waiters: readonly Waiter[], error?: unknown): void {
-  for (const waiter of waiters) {
-    if (error === undefined) waiter.resolve();
-    else waiter.reject(error);
   }
 }

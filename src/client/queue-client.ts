@@ -11,7 +11,9 @@ import {
 import { Consumer, type ConsumerOptions, type MessageHandler } from "./consumer.js";
 import { sendResult } from "./fifo-convert.js";
 import { HeartbeatStream } from "./heartbeat-stream.js";
+import { PublishBatcher, type BatchingOptions } from "./publish-batcher.js";
 import { createQueueServiceRpc, type QueueServiceRpc, type QueueServiceRpcOptions } from "./rpc-client.js";
+import { SubscribeStream } from "./subscribe-stream.js";
 import type {
   CallLimits,
   EntryResult,
@@ -32,8 +34,15 @@ import type {
   SendResult,
 } from "./types.js";
 
-/** Options of a QueueClient: how to reach the server. */
-export type QueueClientOptions = QueueServiceRpcOptions;
+/** Options of a QueueClient: how to reach the server, and how send() batches. */
+export type QueueClientOptions = QueueServiceRpcOptions & {
+  /**
+   * How send() and sendWithResult() gather concurrent sends into SendBatch
+   * calls, per queue. Default: up to 100 sends or 1 MiB, after 5 ms;
+   * delayMs 0 sends each alone. sendBatch() is never batched further.
+   */
+  readonly batching?: BatchingOptions | undefined;
+};
 
 /**
  * A client of a holdshelf broker: one promise-returning method per RPC, with
@@ -42,9 +51,17 @@ export type QueueClientOptions = QueueServiceRpcOptions;
  */
 export class QueueClient {
   private readonly rpc: QueueServiceRpc & { close(): void };
+  private readonly batcher: PublishBatcher;
 
   constructor(address: string, options: QueueClientOptions = {}) {
     this.rpc = createQueueServiceRpc(address, options);
+    this.batcher = new PublishBatcher(
+      {
+        send: (queue, entry) => this.sendAlone(queue, entry),
+        sendBatch: (queue, entries) => this.sendBatchWithResults(queue, entries),
+      },
+      options.batching,
+    );
   }
 
   /** Creates a queue; creating an existing one with the same configuration returns it. */
@@ -87,9 +104,18 @@ export class QueueClient {
     return (await this.sendWithResult(queue, body, options)).messageId;
   }
 
-  /** Stores one message; returns its id and, on a FIFO queue, its sequence number (a duplicate's: the first send's). */
-  async sendWithResult(queue: string, body: MessageBody, options: SendOptions = {}): Promise<SendResult> {
-    const response = await this.rpc.send({ queue, ...sendEntryToWire({ ...options, body }) });
+  /**
+   * Stores one message; returns its id and, on a FIFO queue, its sequence
+   * number (a duplicate's: the first send's). Concurrent sends to a queue go
+   * together in one SendBatch (see QueueClientOptions.batching), each with
+   * its own result or error, in send order.
+   */
+  sendWithResult(queue: string, body: MessageBody, options: SendOptions = {}): Promise<SendResult> {
+    return this.batcher.publish(queue, { ...options, body });
+  }
+
+  private async sendAlone(queue: string, entry: SendBatchEntry): Promise<SendResult> {
+    const response = await this.rpc.send({ queue, ...sendEntryToWire(entry) });
     return sendResult(response.messageId, response.sequenceNumber);
   }
 
@@ -227,13 +253,26 @@ export class QueueClient {
     return new HeartbeatStream(this.rpc.heartbeat());
   }
 
-  /** Starts a Consumer: a receive loop that runs handler on each message, holding its lease until it settles. */
+  /**
+   * Opens a Subscribe stream: its first request names the queue and flow
+   * control, then the broker pushes deliveries and answers acks and renewals.
+   * A Consumer does all this for you.
+   */
+  subscribe(): SubscribeStream {
+    return new SubscribeStream(this.rpc.subscribe());
+  }
+
+  /** Starts a Consumer: a loop that runs handler on each message, holding its lease until it settles. */
   consume(queue: string, handler: MessageHandler, options: ConsumerOptions = {}): Consumer {
     return new Consumer(this, queue, handler, options);
   }
 
-  /** Closes the channel; calls still running fail. Stop consumers first. */
-  close(): void {
-    this.rpc.close();
+  /** Sends what send() still gathers, then closes the channel; calls still running fail. Stop consumers first. */
+  close(): Promise<void> {
+    if (!this.batcher.busy) {
+      this.rpc.close();
+      return Promise.resolve();
+    }
+    return this.batcher.flush().finally(() => this.rpc.close());
   }
 }

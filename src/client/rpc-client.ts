@@ -15,6 +15,8 @@ import {
   QueueService,
   type HeartbeatRequest,
   type HeartbeatResponse,
+  type SubscribeRequest,
+  type SubscribeResponse,
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { isLoopbackAddress } from "../net/loopback-address.js";
 import { queueServiceDefinition } from "../protocol/queue-service-definition.js";
@@ -38,6 +40,8 @@ export type QueueServiceRpc = {
 } & {
   /** Opens a Heartbeat stream: the raw grpc-js duplex of generated messages. */
   heartbeat(options?: CallOptions): ClientDuplexStream<HeartbeatRequest, HeartbeatResponse>;
+  /** Opens a Subscribe stream: the raw grpc-js duplex of generated messages. */
+  subscribe(options?: CallOptions): ClientDuplexStream<SubscribeRequest, SubscribeResponse>;
 };
 
 /** Options of createQueueServiceRpc. */
@@ -55,8 +59,8 @@ export interface QueueServiceRpcOptions {
   /**
    * Sends a queue's calls straight to the broker that served its last call
    * (cluster mode's `holdshelf-owner` hint), saving a forwarding hop. On by
-   * default; the embedded mode sends no hints. Heartbeat streams stay on
-   * the given address.
+   * default; the embedded mode sends no hints. Heartbeat and Subscribe
+   * streams stay on the given address, which passes them to the owner.
    */
   readonly followOwnerHints?: boolean;
 }
@@ -99,6 +103,7 @@ export function createQueueServiceRpc(
   );
   const follow = options.followOwnerHints !== false;
   const heartbeat = queueServiceDefinition["heartbeat"]!;
+  const subscribe = queueServiceDefinition["subscribe"]!;
   const rpc: Record<string, unknown> = {
     close: () => {
       owners.close();
@@ -109,6 +114,14 @@ export function createQueueServiceRpc(
         heartbeat.path,
         heartbeat.requestSerialize,
         heartbeat.responseDeserialize,
+        new Metadata(),
+        callOptions,
+      ),
+    subscribe: (callOptions: CallOptions = {}) =>
+      client.makeBidiStreamRequest(
+        subscribe.path,
+        subscribe.requestSerialize,
+        subscribe.responseDeserialize,
         new Metadata(),
         callOptions,
       ),

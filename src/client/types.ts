@@ -349,3 +349,44 @@ export interface LeaseState {
  * rejected or rewritten. (`string & {}` keeps the known names in completions.)
  */
 export type LeaseReason = LeaseStateReason | (string & {});
+
+/** How much a Subscribe stream may deliver ahead of its consumer: its credit. */
+export interface FlowControl {
+  /** The most leases the stream holds at once, 0 to 10000; 0 pauses deliveries. */
+  readonly maxOutstandingMessages: number;
+  /** The most bytes (bodies and attributes) of the leases it holds; 0 or unset: no byte limit. */
+  readonly maxOutstandingBytes?: number | undefined;
+}
+
+/** One request of a Subscribe stream: the first opens it, later ones carry acks, renewals and flow control. */
+export interface SubscribeRequest {
+  /** Required in the first request; later ones may leave it out. */
+  readonly queue?: string | undefined;
+  /** First request only: the lease of each delivery; unset means the queue's visibility timeout. */
+  readonly visibilityTimeoutMs?: number | undefined;
+  /** First request only: a break of the stream ends every lease it holds at once. */
+  readonly releaseOnDisconnect?: boolean | undefined;
+  /** First request: unset means 100 messages and no byte limit; later: set replaces it, unset keeps it. */
+  readonly flowControl?: FlowControl | undefined;
+  /** Receipt handles to delete, 0 to 1000; each is confirmed by an AckResult. */
+  readonly acks?: readonly string[] | undefined;
+  /** Renewals, releases and failures, 0 to 1000, as on a Heartbeat stream; each is answered by a LeaseState. */
+  readonly leases?: readonly LeaseRenewal[] | undefined;
+}
+
+/** The outcome of one ack on a Subscribe stream. */
+export interface AckResult {
+  readonly receiptHandle: string;
+  /** Empty when the message is deleted (or was already gone); else RECEIPT_HANDLE_INVALID or LEASE_SUPERSEDED. */
+  readonly reason: string;
+}
+
+/** One response of a Subscribe stream: deliveries, the answer to a request, notices, or several of these. */
+export interface SubscribeResponse {
+  /** Deliveries, each leased and held by the stream. */
+  readonly messages: ReceivedMessage[];
+  /** One per ack of the request answered, in its order. */
+  readonly acks: AckResult[];
+  /** One per renewal of the request answered, in its order, and notices (held=false, reason LEASE_EXPIRED). */
+  readonly leases: LeaseState[];
+}

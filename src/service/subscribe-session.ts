@@ -164,7 +164,11 @@ export class SubscribeSession {
     }
     // The token is looked up again: one revoked since the stream opened ends it.
     this.options.authorizeQueue?.(this.queue);
-    if (request.flowControl !== undefined) this.subscription!.flow = flowFromWire(request.flowControl);
+    if (request.flowControl === undefined) return;
+    this.subscription!.flow = flowFromWire(request.flowControl);
+    // A wait started under the old credit would take what the new one may
+    // not allow (a pause to 0 while stopping, say): it starts again.
+    this.pulling?.abort();
   }
 
   /** Settles a request's acks and renewals at once, and answers it in its turn. */
@@ -213,7 +217,12 @@ export class SubscribeSession {
     this.options.streams.deliver(subscription, pulling.signal).then(
       (deliveries) => {
         this.pulling = undefined;
-        if (this.ended || pulling.signal.aborted) return;
+        if (this.ended) return;
+        if (pulling.signal.aborted) {
+          // Stopped by a change of flow control (pull() declines after a half-close).
+          this.schedulePull();
+          return;
+        }
         if (deliveries.length > 0) {
           this.unsentPushes++;
           this.write(encodeSubscribeDeliveries(deliveries), () => {

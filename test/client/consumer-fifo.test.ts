@@ -7,14 +7,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ReceivedMessage } from "../../src/client/types.js";
 import { settle } from "../support/wait.js";
-import { deferred, startConsumerHarness, type ConsumerHarness } from "./consumer-harness.js";
+import { deferred, startConsumerHarness, type ConsumerHarness, consumerModes } from "./consumer-harness.js";
 
 const queue = "orders.fifo";
 
-describe("Consumer on a FIFO queue", () => {
+describe.each(consumerModes)("Consumer on a FIFO queue ($mode)", ({ mode }) => {
   let c: ConsumerHarness;
   beforeEach(async () => {
-    c = await startConsumerHarness();
+    c = await startConsumerHarness(mode);
     await c.admin.createQueue(queue, { fifo: true, visibilityTimeoutMs: 30_000 });
   });
   afterEach(async () => {

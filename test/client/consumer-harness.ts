@@ -1,16 +1,26 @@
 import { Consumer, type ConsumerClient, type ConsumerOptions, type MessageHandler } from "../../src/client/consumer.js";
-import type { HeartbeatStream } from "../../src/client/heartbeat-stream.js";
 import { QueueClient } from "../../src/client/queue-client.js";
 import type { QueueStats } from "../../src/client/types.js";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
 
-/** A real broker, a consumer-side client whose Heartbeat streams the test can see, and an admin client. */
+/** The Consumer's two paths: Subscribe (the default), and Receive with Heartbeat (the fallback). */
+export type ConsumerMode = "subscribe" | "receive";
+
+/** Both paths, for describe.each: the suites of a Consumer's behaviour run on each. */
+export const consumerModes: readonly { readonly mode: ConsumerMode }[] = [{ mode: "subscribe" }, { mode: "receive" }];
+
+/** A stream the consumers opened: a Subscribe stream, or on the Receive path a Heartbeat stream. */
+export interface ConsumerStream {
+  cancel(): void;
+}
+
+/** A real broker, a consumer-side client whose streams the test can see, and an admin client. */
 export interface ConsumerHarness {
   readonly h: GrpcHarness;
   /** A second client, playing the operator or another consumer. */
   readonly admin: QueueClient;
-  /** Every Heartbeat stream the consumers opened, in order. */
-  readonly streams: HeartbeatStream[];
+  /** Every stream the consumers opened, in order: Subscribe streams, or Heartbeat streams on the Receive path. */
+  readonly streams: ConsumerStream[];
   /** Everything the consumers reported to onError. */
   readonly errors: unknown[];
   /** Starts a consumer on `queue`, stopped after the test; onError collects into `errors`. */
@@ -19,12 +29,12 @@ export interface ConsumerHarness {
   stop(): Promise<void>;
 }
 
-/** Starts a ConsumerHarness on the real clock: consumers are about real time passing. */
-export async function startConsumerHarness(): Promise<ConsumerHarness> {
+/** Starts a ConsumerHarness on the real clock (consumers are about real time passing), its consumers on `mode`'s path. */
+export async function startConsumerHarness(mode: ConsumerMode = "receive"): Promise<ConsumerHarness> {
   const h = await startGrpcHarness();
   const client = new QueueClient(h.server.address);
   const admin = new QueueClient(h.server.address);
-  const streams: HeartbeatStream[] = [];
+  const streams: ConsumerStream[] = [];
   const errors: unknown[] = [];
   const consumers: Consumer[] = [];
   const tapped: ConsumerClient = {
@@ -37,6 +47,11 @@ export async function startConsumerHarness(): Promise<ConsumerHarness> {
       streams.push(stream);
       return stream;
     },
+    subscribe: () => {
+      const stream = client.subscribe();
+      streams.push(stream);
+      return stream;
+    },
   };
   return {
     h,
@@ -44,7 +59,11 @@ export async function startConsumerHarness(): Promise<ConsumerHarness> {
     streams,
     errors,
     consume(queue, handler, options = {}) {
-      const consumer = new Consumer(tapped, queue, handler, { onError: (error) => errors.push(error), ...options });
+      const consumer = new Consumer(tapped, queue, handler, {
+        onError: (error) => errors.push(error),
+        subscribe: mode === "subscribe",
+        ...options,
+      });
       consumers.push(consumer);
       return consumer;
     },

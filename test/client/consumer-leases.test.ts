@@ -3,15 +3,22 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { LeaseLostError } from "../../src/client/lease-lost-error.js";
 import { RpcError } from "../../src/client/rpc-error.js";
 import type { ReceivedMessage } from "../../src/client/types.js";
-import { aborted, deferred, sleep, startConsumerHarness, type ConsumerHarness } from "./consumer-harness.js";
+import {
+  aborted,
+  deferred,
+  sleep,
+  startConsumerHarness,
+  type ConsumerHarness,
+  consumerModes,
+} from "./consumer-harness.js";
 
 // Real time: leases of 1000 ms, renewed every ~300 ms, so each test holds a
 // lease several times longer than its timeout. Margins are wide enough for a
 // loaded two-core machine: a renewal has ~700 ms to be answered.
-describe("Consumer leases", () => {
+describe.each(consumerModes)("Consumer leases ($mode)", ({ mode }) => {
   let c: ConsumerHarness;
   beforeEach(async () => {
-    c = await startConsumerHarness();
+    c = await startConsumerHarness(mode);
     await c.admin.createQueue("jobs", { visibilityTimeoutMs: 1000 });
   });
   afterEach(async () => {
@@ -86,6 +93,34 @@ describe("Consumer leases", () => {
     expect(c.errors).toHaveLength(1);
     expect(c.errors[0]).toBeInstanceOf(RpcError);
     expect((c.errors[0] as RpcError).code).toBe(status.CANCELLED);
+  });
+
+  it("keeps a slot for a handler that runs on after its lease was lost: the next message waits for it", async () => {
+    await c.admin.send("jobs", "first");
+    const order: string[] = [];
+    let running = 0;
+    let maxRunning = 0;
+    const lost = deferred();
+    c.consume("jobs", async (message, ctx) => {
+      const body = Buffer.from(message.body).toString();
+      maxRunning = Math.max(maxRunning, ++running);
+      order.push(`start ${body}`);
+      if (body === "first") {
+        // Someone else deletes it: its lease is lost, and on Subscribe its credit is free at once.
+        await c.admin.send("jobs", "second");
+        await c.admin.delete("jobs", message.receiptHandle);
+        await aborted(ctx.signal);
+        lost.resolve();
+        // The handler ignores the loss a while longer.
+        await sleep(800);
+      }
+      order.push(`end ${body}`);
+      running--;
+    });
+    await lost.promise;
+    await vi.waitFor(() => expect(order).toContain("end second"), { timeout: 10_000 });
+    expect(order).toEqual(["start first", "end first", "start second", "end second"]);
+    expect(maxRunning).toBe(1);
   });
 
   it("never works on more than `concurrency` messages, nor holds more leases", async () => {

@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { RetryLater } from "../../src/client/retry-later.js";
-import { deferred, startConsumerHarness, type ConsumerHarness } from "./consumer-harness.js";
+import { deferred, startConsumerHarness, type ConsumerHarness, consumerModes } from "./consumer-harness.js";
 import { text } from "../support/text.js";
 
-describe("Consumer retries", () => {
+describe.each(consumerModes)("Consumer retries ($mode)", ({ mode }) => {
   let c: ConsumerHarness;
   beforeEach(async () => {
-    c = await startConsumerHarness();
+    c = await startConsumerHarness(mode);
     await c.admin.createQueue("jobs", { visibilityTimeoutMs: 1000 });
   });
   afterEach(async () => {

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { LeaseLostError } from "../../src/client/lease-lost-error.js";
-import { aborted, sleep, startConsumerHarness, type ConsumerHarness } from "./consumer-harness.js";
+import { aborted, sleep, startConsumerHarness, type ConsumerHarness, consumerModes } from "./consumer-harness.js";
 
-describe("Consumer.stop()", () => {
+describe.each(consumerModes)("Consumer.stop() ($mode)", ({ mode }) => {
   let c: ConsumerHarness;
   beforeEach(async () => {
-    c = await startConsumerHarness();
+    c = await startConsumerHarness(mode);
     // The queue's own timeout is long: a message left hidden by mistake would stay hidden.
     await c.admin.createQueue("jobs", { visibilityTimeoutMs: 30_000 });
     await c.admin.sendBatch(

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { heartbeatLeaseChannel } from "../../src/client/heartbeat-lease-channel.js";
 import { LeaseKeeper } from "../../src/client/lease-keeper.js";
 import { LeaseLostError } from "../../src/client/lease-lost-error.js";
 import { RpcError } from "../../src/client/rpc-error.js";
@@ -20,7 +21,7 @@ describe("LeaseKeeper's matching of Heartbeat responses", () => {
       openStream: () => {
         const stream = new ScriptedStream();
         streams.push(stream);
-        return stream;
+        return heartbeatLeaseChannel(stream, "jobs");
       },
       visibilityTimeoutMs: undefined,
       leaseMs,

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { heartbeatLeaseChannel } from "../../src/client/heartbeat-lease-channel.js";
 import { LeaseKeeper } from "../../src/client/lease-keeper.js";
 import type { LeaseLostError } from "../../src/client/lease-lost-error.js";
 import { RpcError } from "../../src/client/rpc-error.js";
@@ -40,7 +41,7 @@ describe("LeaseKeeper's timers", () => {
         if (openFails) throw new Error("the channel is closed");
         const stream = new ScriptedStream();
         streams.push(stream);
-        return stream;
+        return heartbeatLeaseChannel(stream, "jobs");
       },
       visibilityTimeoutMs: undefined,
       leaseMs,

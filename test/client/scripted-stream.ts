@@ -1,4 +1,4 @@
-import type { HeartbeatChannel } from "../../src/client/lease-keeper.js";
+import type { HeartbeatChannel } from "../../src/client/heartbeat-lease-channel.js";
 import type { HeartbeatRequest, LeaseState } from "../../src/client/types.js";
 
 /** A Heartbeat stream the test plays the server of: it sees each request and pushes each response. */

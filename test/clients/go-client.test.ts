@@ -3,7 +3,8 @@
  * tests, gofmt and go vet, the freshness of its committed generated code, each
  * RPC's conversion and each kind of error through small Go programs
  * (test/clients/go/*), FIFO queues (fields, reasons, order per group, the
- * Consumer on one), bearer tokens and TLS, and the examples' contract.
+ * Consumer on one), the Consumer on Subscribe (its fallback to Receive, its
+ * reconnect), batching sends, bearer tokens and TLS, and the examples' contract.
  * The Consumer's behaviour is the conformance suite's (test/conformance).
  */
 import { execFile, spawn } from "node:child_process";
@@ -403,6 +404,83 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
       .poll(() => broker.server.broker.getQueue("go-consumer").counts)
       .toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
   }, 60_000);
+
+  describe("its Consumer on Subscribe", () => {
+    let results: Record<string, Record<string, unknown>>;
+    const counts = (queue: string) => broker.server.broker.getQueue(queue).counts;
+    beforeAll(async () => {
+      results = await checks("go-client-subscribe", ["--address", broker.server.address, "--queue-prefix", "go-sub"]);
+    }, 90_000);
+
+    it("consumes, acks, fails and renews on one Subscribe stream, with no Receive, Delete or Heartbeat", async () => {
+      expect(results.consume).toMatchObject({
+        deliveries: { "ok-0": [1], "ok-1": [1], "ok-2": [1], "ok-3": [1], fail: [1, 2], later: [1, 2], slow: [1] },
+        // Its handler outlasted its 2 s lease 2.25 times over: renewed on the stream, never lost.
+        slowCancelled: false,
+        reported: ["fail: fails once", "later: holdshelf: retry in 300ms"],
+      });
+      expect(results.consume!.laterGapMs as number).toBeGreaterThanOrEqual(290);
+      const calls = results.consume!.calls as Record<string, number>;
+      expect(calls.Subscribe).toBe(1);
+      expect(Object.keys(calls).sort()).toEqual(["CreateQueue", "GetQueue", "Send", "Subscribe"]);
+      await expect.poll(() => counts("go-sub-consume")).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
+    });
+
+    it("falls back to Receive, Heartbeat and Delete on a broker that answers Subscribe UNIMPLEMENTED, reporting nothing", async () => {
+      expect(results.fallback).toMatchObject({ handled: ["old-0", "old-1", "old-2"], reported: [] });
+      const calls = results.fallback!.calls as Record<string, number>;
+      expect(calls).toMatchObject({ Subscribe: 1, Heartbeat: 1, Delete: 3 });
+      expect(calls.Receive).toBeGreaterThanOrEqual(1);
+      await expect.poll(() => counts("go-sub-fallback")).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
+    });
+
+    it("keeps a held message's receipt handle across a cut connection: the new stream renews it, then checkpoints and acks it", async () => {
+      expect(results.reconnect).toMatchObject({ receiveCounts: [1], checkpointError: "", left: 0 });
+      expect(results.reconnect!.reported).toContain("UNAVAILABLE");
+      const calls = results.reconnect!.calls as Record<string, number>;
+      expect(calls.Subscribe).toBeGreaterThanOrEqual(2);
+      expect(calls).not.toHaveProperty("Receive");
+      expect(calls).not.toHaveProperty("Delete");
+      await expect.poll(() => counts("go-sub-reconnect")).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
+    });
+  });
+
+  describe("its batching Send", () => {
+    type Outcome = { body: string; id?: string; sequenceNumber?: string; reason?: string; fields?: string[] };
+    let results: Record<string, Record<string, unknown>>;
+    const visible = (queue: string) => broker.server.broker.getQueue(queue).counts.visible;
+    beforeAll(async () => {
+      results = await checks("go-client-batching", ["--address", broker.server.address, "--queue-prefix", "go-batch"]);
+    }, 90_000);
+
+    it("gathers concurrent sends into few SendBatch calls, each send with its own message id", () => {
+      const outcomes = results.batched!.outcomes as Outcome[];
+      const ids = outcomes.map((o) => o.id);
+      expect(new Set(ids).size).toBe(40);
+      const calls = results.batched!.calls as Record<string, number>;
+      expect(calls.SendBatch).toBeGreaterThanOrEqual(1);
+      expect((calls.SendBatch ?? 0) + (calls.Send ?? 0)).toBeLessThanOrEqual(10);
+      expect(visible("go-batch-batched")).toBe(40);
+    });
+
+    it("fails only the send the broker refused, with its reason and field, and stores the rest of its batch", () => {
+      const outcomes = results.entryError!.outcomes as Outcome[];
+      expect(outcomes[2]).toEqual({ body: "g-2", reason: "MESSAGE_GROUP_ID_REQUIRED", fields: ["message_group_id"] });
+      for (const o of [outcomes[0], outcomes[1], outcomes[3], outcomes[4]])
+        expect(o!.sequenceNumber).toMatch(/^\d{20}$/);
+      // The batch the refusal failed, then the four others again.
+      expect(results.entryError!.calls).toEqual({ SendBatch: 2 });
+      expect(visible("go-batch-groups.fifo")).toBe(4);
+    });
+
+    it("sends what waits when the client closes, and every send alone with a delay of 0", () => {
+      expect(results.flush).toMatchObject({ callsBeforeClose: {}, calls: { SendBatch: 1 } });
+      expect((results.flush!.outcomes as Outcome[]).every((o) => o.id !== undefined)).toBe(true);
+      expect(visible("go-batch-flush")).toBe(3);
+      expect(results.unbatched!.calls).toEqual({ Send: 5 });
+      expect(visible("go-batch-unbatched")).toBe(5);
+    });
+  });
 
   it("refuses to run a Consumer on a queue whose visibility timeout is 0 without its own", async () => {
     const client = new QueueClient(broker.server.address);

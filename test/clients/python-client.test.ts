@@ -2,8 +2,10 @@
  * The Python package (clients/python) as a user gets it: installed offline
  * into a fresh venv, then driven by the small scripts in test/clients/python/
  * against real brokers: every RPC's conversions, the errors it raises, FIFO
- * queues, the Consumer's error paths, bearer tokens and TLS; and its LeaseKeeper against
- * scripted streams, for what a real broker cannot be made to do on cue.
+ * queues, the Consumer's error paths, its Subscribe stream and its fallback to
+ * Receive, batched sends, bearer tokens and TLS; and its LeaseKeeper and
+ * Subscription against scripted streams, for what a real broker cannot be made
+ * to do on cue.
  */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
@@ -141,6 +143,59 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
     });
   }, 60_000);
 
+  it("keeps a Subscription right on scripted streams: coalesced acks matched by handle, notices, reconnects, fallback", async () => {
+    const check = await run("subscription.py", [], "check");
+    expect(check.opening).toMatchObject({
+      queue: "q",
+      visibility_timeout: 30,
+      release_on_disconnect: true,
+      flow: [4, 0],
+      acks: [],
+      renewals: [],
+    });
+    // Answered out of order, each result still reaches its own ack.
+    expect(check.coalesced_acks).toMatchObject({
+      alone: ["h1"],
+      together: ["h2", "h3"],
+      results: ["ok", "HoldshelfError FAILED_PRECONDITION LEASE_SUPERSEDED", "ok"],
+      errors: 0,
+    });
+    expect(check.notice).toMatchObject({ lost: "LEASE_EXPIRED", checkpoint: "LeaseLostError LEASE_EXPIRED" });
+    expect(check.notice_in_flight).toMatchObject({ sent: [["h1", "7"]], checkpoint: "ok", lost: 0 });
+    expect(check.reconnect).toMatchObject({
+      before: ["h2"],
+      first_request: ["q", ["h1"], []],
+      again: ["h2"],
+      ack: "ok",
+      errors: ["SHUTTING_DOWN"],
+      lost: 0,
+    });
+    expect(check.unimplemented).toMatchObject({ called: true, reopened: false, errors: 0 });
+    expect(check.queue_not_found).toMatchObject({
+      lost: ["QUEUE_NOT_FOUND", "QUEUE_NOT_FOUND"],
+      errors: ["QUEUE_NOT_FOUND"],
+      reopened_with: [],
+    });
+    expect(check.pause_close).toMatchObject({
+      paused: [0, [], []],
+      released: [["on-its-way", 0]],
+      waited: true,
+      half_closed: true,
+      given_back: ["late"],
+      delivered: 0,
+      errors: 0,
+    });
+    // The handler's own error (it raised ctx.lost) is reported, as on the Receive path.
+    expect(check.consumer_notice).toMatchObject({ heard: ["True", "LEASE_EXPIRED"], errors: ["LeaseLostError"] });
+    expect(check.consumer_fifo).toMatchObject({
+      before: ["start a1"],
+      order: ["start a1", "end a1", "start a2", "end a2"],
+      acks: [["a1"], ["a2"]],
+    });
+    // Once, it waited behind a3, which went back unhandled, and so went back too: a receive spent for nothing.
+    expect(check.consumer_fifo_again).toMatchObject({ handled: true, calls: ["a1#1", "a1-again#2"] });
+  }, 60_000);
+
   describe("against a broker", () => {
     let broker: GrpcHarness;
     beforeAll(async () => {
@@ -210,6 +265,123 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       expect(rpc.redrive_messages!.moved).toBe(1);
       expect(rpc.delete_queue).toMatchObject({ result: null, remaining: ["py-dlq"] });
     }, 60_000);
+
+    it("batches single sends per queue into SendBatch calls, each send with its own result or error; close() flushes", async () => {
+      const check = await run("send_batching.py", ["--address", broker.server.address], "check");
+      expect(check.bad_options!.refused).toEqual([
+        "ValueError",
+        "ValueError",
+        "ValueError",
+        "ValueError",
+        "ValueError",
+      ]);
+      expect(check.batched).toMatchObject({ ids: 40, all_ids: true, sends: 0, entries: 40, stored: true });
+      // 40 sends released together share a few calls (one, unless the machine is very slow).
+      expect(check.batched!.batches).toBeLessThanOrEqual(10);
+      expect(check.entry_error).toMatchObject({
+        refused: { type: "HoldshelfError", reason: "MESSAGE_GROUP_ID_REQUIRED", fields: ["message_group_id"] },
+        others: ["SendResult", "SendResult", "SendResult", "SendResult"],
+        stored: ["o0", "o1", "o3", "o4"],
+      });
+      expect(check.batch_error!.errors).toEqual([
+        ["HoldshelfError", "QUEUE_NOT_FOUND"],
+        ["HoldshelfError", "QUEUE_NOT_FOUND"],
+        ["HoldshelfError", "QUEUE_NOT_FOUND"],
+      ]);
+      expect(check.fifo_order).toMatchObject({ in_order: true, increasing: true, count: 100 });
+      // Two full batches went at once, 30 s before their delay; the 5 left went at close().
+      expect(check.limits).toMatchObject({ early: 20, total: 25, batches: [10, 10, 5], stored: 25 });
+      expect(check.flush).toMatchObject({ waiting_before: true, sent: 1, stored: ["flushed"] });
+      expect(check.flush!.close_seconds).toBeLessThan(5);
+      // Sent after half its 0.5 s timeout, not after the 60 s delay.
+      expect(check.timeout).toMatchObject({ stored: ["in time"] });
+      expect(check.timeout!.seconds).toBeGreaterThanOrEqual(0.2);
+      expect(check.timeout!.seconds).toBeLessThan(5);
+      expect(check.unbatched).toMatchObject({ plain: [5, 0], too_large: 1, stored: 6 });
+    }, 60_000);
+
+    it("consumes on one Subscribe stream (acks, renewals, failures, reconnects, stop) and falls back to Receive", async () => {
+      const check = await run("subscribe.py", ["--address", broker.server.address], "check");
+      const receivePath = { Subscribe: 1, Heartbeat: 1, Delete: 10, DeleteBatch: 0 };
+      expect(check.fallback).toMatchObject({ finished: true, calls: receivePath, errors: [], left: 0 });
+      expect(check.fallback!.handled).toHaveLength(10);
+      expect(check.forced).toMatchObject({
+        finished: true,
+        calls: { Subscribe: 0, Heartbeat: 1, Delete: 1 },
+        errors: [],
+        left: 0,
+      });
+      const handled = Array.from({ length: 30 }, (_, i) => `s${i}`).sort();
+      expect(check.subscribed).toMatchObject({
+        finished: true,
+        handled,
+        receive_counts: [1],
+        calls: { Subscribe: 1, Receive: 0, Heartbeat: 0, Delete: 0, DeleteBatch: 0 },
+        opening: {
+          queue: "sub-main",
+          visibility_timeout: 30,
+          release_on_disconnect: true,
+          max_outstanding_messages: 4,
+          max_outstanding_bytes: 0,
+        },
+        acks: 30,
+        errors: [],
+        left: 0,
+      });
+      expect(check.subscribed!.most_active).toBeLessThanOrEqual(4);
+      expect(check.subscribed!.ack_requests).toBeLessThan(30);
+      expect(check.renew).toMatchObject({
+        finished: true,
+        handled: [["long", 1]],
+        cancelled: [false],
+        errors: [],
+        left: 0,
+      });
+      expect(check.renew!.renewals).toBeGreaterThanOrEqual(2);
+      expect(check.fail).toMatchObject({
+        finished: true,
+        seen: [
+          ["later", 1, null],
+          ["later", 2, "later-half"],
+          ["raise", 1, null],
+          ["raise", 2, "raise-half"],
+        ],
+        failed: [
+          [true, 1000],
+          [true, null],
+        ],
+        errors: ["RetryLater", "ValueError"],
+        left: 0,
+      });
+      expect(check.fail!.later_after).toBeGreaterThanOrEqual(0.9);
+      expect(check.reconnect).toMatchObject({
+        started: true,
+        cut: 1,
+        reopened: true,
+        finished: true,
+        handled: [["held", 1]],
+        renewed_in_first_request: true,
+        cancelled: [false],
+        errors: ["HoldshelfError"],
+        left: 0,
+      });
+      expect(check.stop).toMatchObject({
+        cancelled: [true],
+        paused: [0],
+        released: [[true, 0, false]],
+        errors: ["LeaseLostError RELEASED"],
+        visible: 1,
+        in_flight: 0,
+      });
+      expect(check.raw_stream).toMatchObject({
+        delivered: ["ack me"],
+        ack: [[true, ""]],
+        renewal: [["forged", false, "RECEIPT_HANDLE_INVALID"]],
+        second: ["let expire"],
+        notice: [[true, false]],
+        ended: ["ok"],
+      });
+    }, 90_000);
 
     it("raises one HoldshelfError carrying the gRPC code, the stable reason, the message and the field violations", async () => {
       const unreachable = `127.0.0.1:${await freePort()}`;
@@ -386,11 +558,12 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
     const connect = (...args: string[]) =>
       run("connect.py", ["--address", auth.server.address, "--queue", "tasks", ...args], "call");
 
-    it("sends the token on unary calls and on the Heartbeat stream", async () => {
+    it("sends the token on unary calls and on the Heartbeat and Subscribe streams", async () => {
       const calls = await connect("--token", worker.token);
       // ListQueues shows only the queues the token holds a permission on.
       expect(calls.list_queues).toMatchObject({ ok: true, queues: ["tasks"] });
       expect(calls.heartbeat).toMatchObject({ ok: true, answer: [] });
+      expect(calls.subscribe).toMatchObject({ ok: true, answer: [["forged", "RECEIPT_HANDLE_INVALID"]] });
     });
 
     it("is refused without a token, and with a token the broker does not know", async () => {
@@ -401,6 +574,7 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
         const calls = await connect(...args);
         expect(calls.list_queues).toMatchObject({ ok: false, code: "UNAUTHENTICATED", reason });
         expect(calls.heartbeat).toMatchObject({ ok: false, code: "UNAUTHENTICATED", reason });
+        expect(calls.subscribe).toMatchObject({ ok: false, code: "UNAUTHENTICATED", reason });
       }
     });
   });

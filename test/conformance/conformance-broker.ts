@@ -23,8 +23,8 @@ export interface ConformanceBroker {
   createQueue(name: string, config: QueueConfigInput): Promise<void>;
   /** A queue's counts, read from the memory of the broker that serves it: exact at the moment of the call. */
   counts(queue: string): Pick<QueueCounts, "visible" | "inFlight" | "delayed">;
-  /** How many long-poll Receives are waiting for messages. */
-  waitingReceives(): number;
+  /** How many consumers wait for messages: long-poll Receives waiting, and Subscribe streams open (of any queue). */
+  listening(): number;
   /**
    * Shuts down the broker that serves `queue` (ending its streams with
    * SHUTTING_DOWN, or, in the cluster, handing its shards to the other
@@ -52,7 +52,7 @@ async function startSingleBroker(): Promise<ConformanceBroker> {
       await client.createQueue(name, config);
     },
     counts: (queue) => countsOf(server, queue),
-    waitingReceives: () => server.broker.waitingReceiveCount,
+    listening: () => listeningOn(server),
     async restart() {
       await server.shutdown();
       server = await start();
@@ -84,7 +84,7 @@ async function startConformanceCluster(): Promise<ConformanceBroker> {
       await client.createQueue(name, config);
     },
     counts: (queue) => countsOf(ownerOf(queue), queue),
-    waitingReceives: () => owners.reduce((sum, owner) => sum + owner.broker.waitingReceiveCount, 0),
+    listening: () => owners.reduce((sum, owner) => sum + listeningOn(owner), 0),
     async restart(queue) {
       const owner = ownerOf(queue);
       const nodeId = owner === owners[0] ? "owner-1" : "owner-2";
@@ -98,6 +98,10 @@ async function startConformanceCluster(): Promise<ConformanceBroker> {
       await Promise.all(owners.map((owner) => owner.shutdown()));
     },
   };
+}
+
+function listeningOn(server: HoldshelfServer): number {
+  return server.broker.waitingReceiveCount + server.broker.streams.subscriberCount;
 }
 
 function countsOf(server: HoldshelfServer, queue: string): Pick<QueueCounts, "visible" | "inFlight" | "delayed"> {

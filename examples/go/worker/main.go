@@ -1,7 +1,8 @@
 // Command worker consumes a holdshelf queue with the Go client's Consumer,
 // printing "processed <message_id> <body>" for each message. The Consumer
-// keeps every lease alive on one Heartbeat stream, deletes a message when the
-// handler returns nil and releases it when the handler fails. SIGTERM or
+// takes messages from one Subscribe stream, which keeps every lease alive,
+// deletes a message when the handler returns nil and releases it when the
+// handler fails. SIGTERM or
 // Ctrl-C stops it gracefully. See docs/clients/go.md.
 //
 //	.build/bin/go-worker --address 127.0.0.1:50051 --queue jobs

@@ -1,8 +1,10 @@
 """Connects with the given TLS and token options and makes a unary call and a stream.
 
-A fixture of test/clients/python-client.test.ts. Prints two JSON lines:
-{"call": "list_queues", "ok": true, "queues": [...]} and
-{"call": "heartbeat", "ok": true} (an empty request on --queue, answered),
+A fixture of test/clients/python-client.test.ts. Prints three JSON lines:
+{"call": "list_queues", "ok": true, "queues": [...]},
+{"call": "heartbeat", "ok": true} (an empty request on --queue, answered) and
+{"call": "subscribe", "ok": true, "answer": [...]} (a Subscribe stream on
+--queue whose first request renews a forged handle, answered not held),
 or "ok": false with the HoldshelfError's code and reason.
 """
 
@@ -12,7 +14,7 @@ import argparse
 import json
 from collections.abc import Callable
 
-from holdshelf import Client, HoldshelfError
+from holdshelf import Client, FlowControl, HoldshelfError, LeaseRenewal
 
 
 def attempt(call: str, run: Callable[[], dict[str, object]]) -> None:
@@ -31,6 +33,14 @@ def heartbeat(client: Client, queue: str) -> dict[str, object]:
     return {"answer": [state.receipt_handle for state in answer]}
 
 
+def subscribe(client: Client, queue: str) -> dict[str, object]:
+    stream = client.subscribe()
+    stream.open(queue, flow_control=FlowControl(0), renewals=[LeaseRenewal("forged")])
+    answer = next(iter(stream))
+    stream.cancel()
+    return {"answer": [[state.receipt_handle, state.reason] for state in answer.leases]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--address", required=True)
@@ -44,6 +54,7 @@ def main() -> None:
                 key_file=args.key_file) as client:
         attempt("list_queues", lambda: {"queues": [q.name for q in client.list_queues(timeout=15).queues]})
         attempt("heartbeat", lambda: heartbeat(client, args.queue))
+        attempt("subscribe", lambda: subscribe(client, args.queue))
 
 
 if __name__ == "__main__":

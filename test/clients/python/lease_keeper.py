@@ -413,7 +413,9 @@ def stop_refused() -> None:
         ctx.cancelled.wait(WAIT)
         raise ValueError("stopped unfinished")
 
-    consumer = Consumer(client, "q", handler, visibility_timeout=30, on_error=lambda e, m: heard.put(e))  # type: ignore[arg-type]
+    # subscribe=False: the receive loop's LeaseKeeper is the one scripted here.
+    consumer = Consumer(client, "q", handler, visibility_timeout=30, on_error=lambda e, m: heard.put(e),  # type: ignore[arg-type]
+                        subscribe=False)
     stream = client.streams.get(timeout=WAIT)
     assert stream.requests.get(timeout=WAIT) == ([], True)
     stream.answer()

@@ -75,12 +75,14 @@ def main() -> int:
     parser.add_argument("--visibility-timeout", type=float, default=None)
     parser.add_argument("--stop-grace", type=float, default=10)
     parser.add_argument("--wait-time", type=float, default=1)
+    # receive forces the Consumer's fallback path (Receive and Heartbeat) on a broker with Subscribe.
+    parser.add_argument("--mode", choices=("subscribe", "receive"), default="subscribe")
     args = parser.parse_args()
 
     with Client(args.address) as client:
         consumer = Consumer(client, args.queue, Worker().handle, concurrency=args.concurrency,
                             visibility_timeout=args.visibility_timeout, wait_time=args.wait_time,
-                            stop_grace=args.stop_grace)
+                            stop_grace=args.stop_grace, subscribe=args.mode == "subscribe")
         consumer.stop_on_signals()
         emit(event="started")
         consumer.wait()

@@ -12,8 +12,13 @@ const { values } = parseArgs({
     "visibility-timeout": { type: "string" },
     "stop-grace": { type: "string", default: "10" },
     "wait-time": { type: "string", default: "1" },
+    mode: { type: "string", default: "subscribe" },
   },
 });
+if (values.mode !== "subscribe" && values.mode !== "receive") {
+  process.stderr.write(`--mode must be subscribe or receive, not ${values.mode}\n`);
+  process.exit(2);
+}
 const seconds = (text) => Math.round(Number(text) * 1000);
 const print = (event) => process.stdout.write(`${JSON.stringify(event)}\n`);
 
@@ -82,6 +87,8 @@ function pause(ms, signal) {
 
 const consumer = new Consumer(client, values.queue, handle, {
   concurrency: Number(values.concurrency),
+  // receive: the fallback path a broker without Subscribe gets.
+  subscribe: values.mode === "subscribe",
   visibilityTimeoutMs: values["visibility-timeout"] === undefined ? undefined : seconds(values["visibility-timeout"]),
   stopGraceMs: seconds(values["stop-grace"]),
   waitTimeMs: seconds(values["wait-time"]),

@@ -11,14 +11,16 @@ from holdshelf.errors import FieldViolation, HoldshelfError, LeaseLostError
 from holdshelf.handler_context import HandlerContext
 from holdshelf.heartbeat_stream import HeartbeatStream
 from holdshelf.retry_later import RetryLater
+from holdshelf.subscribe_stream import SubscribeStream
 from holdshelf.values import (
-    DeduplicationScope, EntryError, EntryResult, LeaseRenewal, LeaseState, Queue, QueueConfig, QueuePage, QueueStats,
-    ReceivedMessage, RedrivePolicy, RetryPolicy, SendBatchEntry, SendResult,
+    AckResult, DeduplicationScope, EntryError, EntryResult, FlowControl, LeaseRenewal, LeaseState, Queue, QueueConfig,
+    QueuePage, QueueStats, ReceivedMessage, RedrivePolicy, RetryPolicy, SendBatchEntry, SendResult, SubscribeResponse,
 )
 
 __all__ = [
-    "Client", "PendingReceive", "Consumer", "Handler", "HandlerContext", "HeartbeatStream", "RetryLater",
-    "HoldshelfError", "LeaseLostError", "FieldViolation",
-    "DeduplicationScope", "EntryError", "EntryResult", "LeaseRenewal", "LeaseState", "Queue", "QueueConfig",
-    "QueuePage", "QueueStats", "ReceivedMessage", "RedrivePolicy", "RetryPolicy", "SendBatchEntry", "SendResult",
+    "Client", "PendingReceive", "Consumer", "Handler", "HandlerContext", "HeartbeatStream", "SubscribeStream",
+    "RetryLater", "HoldshelfError", "LeaseLostError", "FieldViolation",
+    "AckResult", "DeduplicationScope", "EntryError", "EntryResult", "FlowControl", "LeaseRenewal", "LeaseState",
+    "Queue", "QueueConfig", "QueuePage", "QueueStats", "ReceivedMessage", "RedrivePolicy", "RetryPolicy",
+    "SendBatchEntry", "SendResult", "SubscribeResponse",
 ]

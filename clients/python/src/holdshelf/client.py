@@ -14,9 +14,11 @@ from holdshelf.convert import (
     send_results,
 )
 from holdshelf.credentials import bearer_metadata, channel_credentials
-from holdshelf.durations import Seconds, from_timestamp, to_duration
+from holdshelf.durations import Seconds, from_timestamp, seconds_of, to_duration
 from holdshelf.errors import HoldshelfError
 from holdshelf.heartbeat_stream import HeartbeatStream
+from holdshelf.send_batcher import MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, SendBatcher
+from holdshelf.subscribe_stream import SubscribeStream
 from holdshelf.values import EntryResult, Queue, QueueConfig, QueuePage, ReceivedMessage, SendBatchEntry, SendResult
 # gRPC's reconnect backoff starts at 1 s and grows to 120 s, so a Consumer
 # whose broker restarted could wait minutes to reach it again while its
@@ -26,6 +28,10 @@ _CHANNEL_DEFAULTS = (
     ("grpc.min_reconnect_backoff_ms", 100),
     ("grpc.max_reconnect_backoff_ms", 5000),
 )
+# send's batching defaults: Pub/Sub's publisher batches by 10 ms and 1 MB;
+# 5 ms costs a lone sender little and lets concurrent senders share a call.
+DEFAULT_BATCH_DELAY = 0.005
+DEFAULT_BATCH_MAX_BYTES = 1024 * 1024
 
 
 class Client:
@@ -39,11 +45,25 @@ class Client:
     `token` is sent as "authorization: Bearer <token>" on every call.
     `options` are grpcio channel options, ahead of the package's own
     reconnect backoff (see _CHANNEL_DEFAULTS), which they may override.
+
+    send and send_with_result are batched: the sends of all threads to one
+    queue are gathered into SendBatch calls of at most `batch_max_messages`
+    entries (1 to 100) and `batch_max_bytes` bytes (up to 4 MiB), each sent
+    at the latest `batch_delay` seconds after its first send (see
+    SendBatcher). Each send still returns its own result or raises its own
+    error. `batch_delay=0` turns batching off: every send is a unary Send.
+    close() sends what is gathered and waits for the answers first.
     """
 
     def __init__(self, address: str, *, tls: bool = False, ca_file: str | None = None,
                  cert_file: str | None = None, key_file: str | None = None, token: str | None = None,
-                 options: Sequence[tuple[str, Any]] = ()) -> None:
+                 options: Sequence[tuple[str, Any]] = (), batch_delay: Seconds = DEFAULT_BATCH_DELAY,
+                 batch_max_messages: int = MAX_BATCH_MESSAGES, batch_max_bytes: int = DEFAULT_BATCH_MAX_BYTES) -> None:
+        delay = seconds_of(batch_delay)
+        if not isinstance(batch_max_messages, int) or not 1 <= batch_max_messages <= MAX_BATCH_MESSAGES:
+            raise ValueError(f"batch_max_messages must be 1 to {MAX_BATCH_MESSAGES}, not {batch_max_messages!r}")
+        if not isinstance(batch_max_bytes, int) or not 1 <= batch_max_bytes <= MAX_BATCH_BYTES:
+            raise ValueError(f"batch_max_bytes must be 1 to {MAX_BATCH_BYTES}, not {batch_max_bytes!r}")
         self._metadata = bearer_metadata(token)
         credentials = channel_credentials(tls, ca_file, cert_file, key_file)
         given = {key for key, _ in options}
@@ -51,9 +71,14 @@ class Client:
         self._channel = (grpc.insecure_channel(address, options=options) if credentials is None
                          else grpc.secure_channel(address, credentials, options=options))
         self._stub = QueueServiceStub(self._channel)
+        self._batcher = None if delay == 0 else SendBatcher(
+            self._start_send_batch, delay=delay, max_messages=batch_max_messages, max_bytes=batch_max_bytes)
 
     def close(self) -> None:
-        """Closes the connection; calls still running fail with CANCELLED."""
+        """Sends the batches gathered and waits for their answers, then closes the connection;
+        calls still running fail with CANCELLED."""
+        if self._batcher is not None:
+            self._batcher.close()
         self._channel.close()
 
     def __enter__(self) -> Client:
@@ -116,6 +141,14 @@ class Client:
                          delay: Seconds | None = None, message_group_id: str | None = None,
                          deduplication_id: str | None = None, timeout: float | None = None) -> SendResult:
         """As send, returning the id and, on a FIFO queue, the sequence number (a duplicate's: the first send's)."""
+        if self._batcher is not None:
+            entry = batch_entry_to_wire(SendBatchEntry(body, attributes or {}, delay, message_group_id,
+                                                       deduplication_id))
+            size = entry.ByteSize()
+            # One too large for a batch goes alone, as does one sent after close() (which then fails).
+            batched = self._batcher.send(queue, entry, size, timeout) if self._batcher.fits(size) else None
+            if batched is not None:
+                return batched.result()
         request = service_pb2.SendRequest(queue=queue, body=body_bytes(body), attributes=attributes or {},
                                           message_group_id=message_group_id or "",
                                           deduplication_id=deduplication_id or "")
@@ -140,6 +173,9 @@ class Client:
         request = service_pb2.SendBatchRequest(queue=queue, entries=wire)
         response = self._call(self._stub.SendBatch, request, timeout)
         return send_results(response.message_ids, response.sequence_numbers)
+
+    def _start_send_batch(self, request: service_pb2.SendBatchRequest, timeout: float | None) -> grpc.Future:
+        return self._stub.SendBatch.future(request, timeout=timeout, metadata=self._metadata)
 
     def receive(self, queue: str, *, max_messages: int = 0, visibility_timeout: Seconds | None = None,
                 wait_time: Seconds | None = None, timeout: float | None = None) -> list[ReceivedMessage]:
@@ -182,8 +218,12 @@ class Client:
         return [entry_result_from_wire(r) for r in self._call(self._stub.ChangeVisibilityBatch, request, timeout).results]
 
     def heartbeat(self) -> HeartbeatStream:
-        """Opens a raw Heartbeat stream (the Consumer manages one for you)."""
+        """Opens a raw Heartbeat stream (the Consumer on its Receive path manages one for you)."""
         return HeartbeatStream(self._stub.Heartbeat, self._metadata)
+
+    def subscribe(self) -> SubscribeStream:
+        """Opens a raw Subscribe stream; send its first request with open() (the Consumer manages one for you)."""
+        return SubscribeStream(self._stub.Subscribe, self._metadata)
 
     def redrive_messages(self, dead_letter_queue: str, *, destination_queue: str = "", max_messages: int = 0,
                          max_per_second: int = 0, timeout: float | None = None) -> int:

@@ -1,4 +1,4 @@
-"""A receive loop that runs a handler on each message in a thread pool, its leases kept alive."""
+"""Runs a handler on each message of a queue in a thread pool, its leases kept alive (Subscribe, or Receive)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ from holdshelf.errors import HoldshelfError, LeaseLostError
 from holdshelf.handler_context import HandlerContext
 from holdshelf.lease_keeper import HeldLease, LeaseKeeper
 from holdshelf.retry_later import RetryLater
-from holdshelf.values import ReceivedMessage
+from holdshelf.subscription import SubscribedLease, Subscription
+from holdshelf.values import FlowControl, ReceivedMessage
 
 # Codes of a call no broker answered (or one that timed out): a delete is worth trying again.
 _TRANSIENT_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
@@ -50,9 +51,13 @@ def _log_error(error: BaseException, message: ReceivedMessage | None) -> None:
     _log.error("holdshelf consumer: %s%s", error, where, exc_info=None if expected else error)
 
 
+Lease = HeldLease | SubscribedLease
+# Starts holding a job's lease, given what to call if it is lost.
+Hold = Callable[[Callable[[LeaseLostError], None]], Lease]
+
+
 class _Job:
-    def __init__(self, message: ReceivedMessage, keeper: LeaseKeeper, received_at: float,
-                 previous: Future[bool] | None) -> None:
+    def __init__(self, message: ReceivedMessage, hold: Hold, previous: Future[bool] | None) -> None:
         self.message = message
         self.context = HandlerContext(message)
         self.abandoned = False  # stop() gave the message back: the handler's outcome is ignored
@@ -67,7 +72,7 @@ class _Job:
         self.turn = threading.Event()
         if previous is not None:
             previous.add_done_callback(lambda _: self.turn.set())
-        self.lease: HeldLease = keeper.hold(message.receipt_handle, received_at, self.cancel)
+        self.lease: Lease = hold(self.cancel)
         self.context._lease = self.lease
 
     def cancel(self, why: LeaseLostError) -> None:
@@ -77,8 +82,14 @@ class _Job:
 
 
 class Consumer:
-    """Receives from a queue and runs `handler(message, ctx)` on each message.
+    """Consumes a queue and runs `handler(message, ctx)` on each message.
 
+    - By default it consumes on one Subscribe stream (see Subscription):
+      the broker pushes deliveries up to the stream's credit,
+      max_outstanding_messages = `concurrency` (and max_outstanding_bytes,
+      0 for no limit), and acks, renewals, checkpoints and failures go up the
+      same stream. A broker without Subscribe (UNIMPLEMENTED) makes it fall
+      back to the receive loop below, as does `subscribe=False`.
     - At most `concurrency` handlers run at once, each on a thread of the
       Consumer's pool, and at most that many messages are leased: a receive
       asks only for free slots. On a FIFO queue they serve different message
@@ -86,12 +97,14 @@ class Consumer:
       even when one receive leases several of them (they wait their turn,
       leased, in a slot); one that follows a message not deleted (its handler
       failed, its lease was lost) is released instead, to come back behind it.
-    - Every lease rides one Heartbeat stream opened with
-      release_on_disconnect: named on it as soon as it is received, renewed
-      every third of the lease (less up to 20% jitter). If this process
-      dies, the broker releases the leases at once.
-    - Returning deletes the message. Raising ends its lease as a failed
-      delivery (a Heartbeat renewal with failed): the broker brings it back
+    - Every lease rides one stream opened with release_on_disconnect (the
+      Subscribe stream, or on the receive loop a Heartbeat stream, named on
+      it as soon as it is received), renewed every third of the lease (less
+      up to 20% jitter). If this process dies, the broker releases the
+      leases at once.
+    - Returning deletes the message (an ack on the Subscribe stream, else a
+      Delete). Raising ends its lease as a failed delivery (a renewal with
+      failed): the broker brings it back
       after the queue's retry_policy backoff, min(max_backoff, min_backoff *
       2^(receive_count-1)), at once without one, or moves it to the
       dead-letter queue once its receives are spent; RetryLater(seconds)
@@ -101,10 +114,10 @@ class Consumer:
 
     It starts at once, on a background thread: it reads the queue's
     visibility timeout (GetQueue) to pace renewals, unless
-    visibility_timeout is given, then receives. A queue whose visibility
-    timeout is 0 needs the option: without it, on_error hears a ValueError
-    and the Consumer stops without receiving.
-    `visibility_timeout` (seconds) is the lease of receives and renewals
+    visibility_timeout is given, then subscribes or receives. A queue whose
+    visibility timeout is 0 needs the option: without it, on_error hears a
+    ValueError and the Consumer stops without receiving.
+    `visibility_timeout` (seconds) is the lease of deliveries and renewals
     (default: the queue's); `wait_time` the long poll of each receive;
     `stop_grace` the default grace period of stop(); `on_error` is told of
     every failure (a handler's, with its message, even once its lease was
@@ -116,11 +129,14 @@ class Consumer:
 
     def __init__(self, client: Client, queue: str, handler: Handler, *, concurrency: int = 1,
                  visibility_timeout: Seconds | None = None, wait_time: Seconds = 20, stop_grace: Seconds = 10,
-                 renew_fraction: float = 1 / 3, on_error: ErrorCallback | None = None) -> None:
+                 renew_fraction: float = 1 / 3, on_error: ErrorCallback | None = None, subscribe: bool = True,
+                 max_outstanding_bytes: int = 0) -> None:
         if not isinstance(concurrency, int) or concurrency < 1:
             raise ValueError(f"concurrency must be an integer of at least 1, not {concurrency!r}")
         if not 0 < renew_fraction < 1:
             raise ValueError(f"renew_fraction must be between 0 and 1, not {renew_fraction!r}")
+        if not isinstance(max_outstanding_bytes, int) or max_outstanding_bytes < 0:
+            raise ValueError(f"max_outstanding_bytes must be an integer of at least 0, not {max_outstanding_bytes!r}")
         self.queue = queue
         self._client = client
         self._handler = handler
@@ -132,12 +148,20 @@ class Consumer:
         self._stop_grace = seconds_of(stop_grace)
         self._renew_fraction = renew_fraction
         self._on_error = on_error or _log_error
+        self._subscribe = subscribe
+        self._max_outstanding_bytes = max_outstanding_bytes
         self._cv = threading.Condition()
         self._jobs: set[_Job] = set()
         self._stopping = threading.Event()
         self._stopped = threading.Event()
         self._pending_receive: PendingReceive | None = None
         self._keeper: LeaseKeeper | None = None
+        self._subscription: Subscription | None = None
+        self._unimplemented = threading.Event()  # the broker has no Subscribe: fall back to Receive
+        # Subscribe: the jobs of each FIFO group not settled yet, by sequence number (see _on_deliveries).
+        self._group_jobs: dict[str, list[tuple[str, Future[bool]]]] = {}
+        # One stream's reader at a time hands deliveries over, but a broken stream's may still be doing so.
+        self._deliveries_lock = threading.Lock()
         # A pool of daemon threads rather than a ThreadPoolExecutor, whose
         # exit hook would make the process wait for a handler that ignores
         # its cancellation after stop() gave its message back.
@@ -156,10 +180,10 @@ class Consumer:
             return len(self._jobs)
 
     def stop(self, grace: Seconds | None = None) -> None:
-        """Stops receiving, waits up to `grace` seconds (default stop_grace) for running
-        handlers, then releases the messages of those still running (setting their
-        ctx.cancelled) and half-closes the Heartbeat stream. Messages received after
-        stop began are released at once. A second call waits for the first."""
+        """Stops receiving (a Subscribe stream's credit goes to 0), waits up to `grace` seconds
+        (default stop_grace) for running handlers, then releases the messages of those still
+        running (setting their ctx.cancelled) and half-closes the stream. Messages received
+        after stop began are released at once. A second call waits for the first."""
         with self._cv:
             first = not self._stopping.is_set()
             self._stopping.set()
@@ -224,6 +248,8 @@ class Consumer:
             # On a thread of its own: stop() joins this one.
             threading.Thread(target=self.stop, args=(0,), name="holdshelf-stop", daemon=True).start()
             return
+        if self._subscribe and self._consume_subscribed(lease_seconds):
+            return
         keeper = LeaseKeeper(
             self.queue, self._client.heartbeat,
             visibility_timeout=self._visibility_timeout, lease_seconds=lease_seconds,
@@ -260,15 +286,72 @@ class Consumer:
             received_at = time.monotonic()
             if self._stopping.is_set():
                 # The answer beat the cancellation: these were never worked on.
-                self._give_back(messages)
+                self._give_back([m.receipt_handle for m in messages])
                 return
             # A FIFO group's messages come in order, and each waits for the one before it (see _take_turn).
             last_of_group: dict[str, Future[bool]] = {}
             for message in messages:
                 group = message.message_group_id
-                outcome = self._start(message, keeper, received_at, last_of_group.get(group) if group else None)
+
+                def hold(on_lost: Callable[[LeaseLostError], None], handle: str = message.receipt_handle) -> Lease:
+                    return keeper.hold(handle, received_at, on_lost)
+
+                outcome = self._start(message, hold, last_of_group.get(group) if group else None)
                 if group:
                     last_of_group[group] = outcome
+
+    def _consume_subscribed(self, lease_seconds: float) -> bool:
+        """Consumes on a Subscribe stream until stop(); False if the broker has no Subscribe (fall back to Receive)."""
+        subscription = Subscription(
+            self.queue, self._client.subscribe,
+            visibility_timeout=self._visibility_timeout, lease_seconds=lease_seconds,
+            renew_fraction=self._renew_fraction,
+            flow_control=FlowControl(self._concurrency, self._max_outstanding_bytes),
+            on_deliveries=self._on_deliveries, on_unimplemented=self._on_unimplemented,
+            give_back=self._give_back, on_error=lambda error: self._report(error, None),
+        )
+        with self._cv:
+            self._subscription = subscription
+            self._cv.wait_for(lambda: self._stopping.is_set() or self._unimplemented.is_set())
+            if self._stopping.is_set():
+                return True  # stop() settles and closes the subscription
+            self._subscription = None
+        _log.info("holdshelf consumer: the broker has no Subscribe; receiving from %s with Receive", self.queue)
+        subscription.close(0)
+        return False
+
+    def _on_unimplemented(self) -> None:
+        with self._cv:
+            self._unimplemented.set()
+            self._cv.notify_all()
+
+    def _on_deliveries(self, deliveries: list[tuple[ReceivedMessage, SubscribedLease]]) -> None:
+        """Starts a job per delivery of the Subscribe stream, each after the previous one of its FIFO group."""
+        if self._stopping.is_set():
+            # Pushed before the stream's credit went to 0: never worked on.
+            for message, lease in deliveries:
+                lease.release(0).add_done_callback(lambda done, m=message: self._report_failed(done, m))
+            return
+        with self._deliveries_lock:
+            for message, lease in deliveries:
+                group = message.message_group_id
+                if not group:
+                    self._start(message, lease.watch, None)
+                    continue
+                jobs = [job for job in self._group_jobs.get(group, []) if not job[1].done()]
+                # It waits for the job just before it in the group, not for the last one delivered: a message
+                # delivered again (its handler failed) comes before those still held behind it, which are
+                # released unhandled once they see it was not deleted. Without a number: delivery order.
+                number = message.sequence_number
+                earlier = sorted((job for job in jobs if job[0] < number), key=lambda job: job[0]) if number else jobs
+                jobs.append((number, self._start(message, lease.watch, earlier[-1][1] if earlier else None)))
+                self._group_jobs[group] = jobs
+            for group in [g for g, jobs in self._group_jobs.items() if all(outcome.done() for _, outcome in jobs)]:
+                del self._group_jobs[group]
+
+    def _report_failed(self, done: Future, message: ReceivedMessage) -> None:
+        if done.exception() is not None:
+            self._report(done.exception(), message)
 
     def _lease_seconds(self) -> float | None:
         """The lease length renewals are paced by: the option, or the queue's (maybe 0); None if stopped first."""
@@ -286,10 +369,9 @@ class Consumer:
             return seconds_of(found.config.visibility_timeout or 0)
         return None
 
-    def _start(self, message: ReceivedMessage, keeper: LeaseKeeper, received_at: float,
-               previous: Future[bool] | None) -> Future[bool]:
+    def _start(self, message: ReceivedMessage, hold: Hold, previous: Future[bool] | None) -> Future[bool]:
         """Queues a message's job, after `previous` in its FIFO group; returns its outcome."""
-        job = _Job(message, keeper, received_at, previous)
+        job = _Job(message, hold, previous)
         with self._cv:
             self._jobs.add(job)
         self._work_queue.put(job)
@@ -344,7 +426,10 @@ class Consumer:
             if job.abandoned:
                 return  # stop's release settles the message
         try:
-            if failure is None:
+            if failure is None and isinstance(job.lease, SubscribedLease):
+                job.lease.ack().result()  # sent again on a new stream if this one breaks first
+                job.deleted = True
+            elif failure is None:
                 self._delete_handled(job)
             else:
                 job.lease.fail(failure.seconds if isinstance(failure, RetryLater) else None).result()
@@ -384,7 +469,10 @@ class Consumer:
 
     def _shutdown(self, grace: float) -> None:
         with self._cv:
-            keeper = self._keeper
+            keeper: LeaseKeeper | Subscription | None = self._keeper or self._subscription
+        if isinstance(keeper, Subscription):
+            keeper.pause()
+        with self._cv:
             self._cv.wait_for(lambda: not self._jobs, grace)
             unfinished = list(self._jobs)
             for job in unfinished:
@@ -402,12 +490,14 @@ class Consumer:
             if released.done() and released.exception() is not None:  # refused, or never sent
                 self._report(released.exception(), job.message)
 
-    def _give_back(self, messages: list[ReceivedMessage]) -> None:
+    def _give_back(self, receipt_handles: list[str]) -> None:
         """Releases messages received after stop() began; never renewed, so no renewal races the release."""
-        if not messages:
+        if not receipt_handles:
             return
         try:
-            results = self._client.change_visibility_batch(self.queue, [m.receipt_handle for m in messages], 0)
+            results = [result for start in range(0, len(receipt_handles), MAX_RECEIVE_MESSAGES)
+                       for result in self._client.change_visibility_batch(
+                           self.queue, receipt_handles[start:start + MAX_RECEIVE_MESSAGES], 0)]
         except Exception as error:
             self._report(error, None)
             return

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from holdshelf._wire import message_pb2, queue_pb2, service_pb2
 from holdshelf.durations import Seconds, from_duration, from_timestamp, to_duration
 from holdshelf.values import (
-    DeduplicationScope, EntryError, EntryResult, LeaseRenewal, LeaseState, Queue, QueueConfig, QueueStats,
-    ReceivedMessage, RedrivePolicy, RetryPolicy, SendBatchEntry, SendResult,
+    AckResult, DeduplicationScope, EntryError, EntryResult, FlowControl, LeaseRenewal, LeaseState, Queue, QueueConfig,
+    QueueStats, ReceivedMessage, RedrivePolicy, RetryPolicy, SendBatchEntry, SendResult, SubscribeResponse,
 )
 
 _CONFIG_DURATIONS = ("visibility_timeout", "delay", "retention", "receive_wait_time", "max_lease_duration")
@@ -139,7 +139,7 @@ def entry_result_from_wire(wire: message_pb2.EntryResult) -> EntryResult:
 
 
 def renewal_to_wire(renewal: LeaseRenewal) -> service_pb2.LeaseRenewal:
-    """One Heartbeat renewal; visibility_timeout and checkpoint None leave them unset."""
+    """One Heartbeat or Subscribe renewal; visibility_timeout and checkpoint None leave them unset."""
     wire = service_pb2.LeaseRenewal(receipt_handle=renewal.receipt_handle, failed=renewal.failed)
     if renewal.visibility_timeout is not None:
         wire.visibility_timeout.CopyFrom(to_duration(renewal.visibility_timeout))
@@ -149,6 +149,21 @@ def renewal_to_wire(renewal: LeaseRenewal) -> service_pb2.LeaseRenewal:
 
 
 def lease_state_from_wire(wire: service_pb2.LeaseState) -> LeaseState:
-    """One Heartbeat LeaseState."""
+    """One Heartbeat or Subscribe LeaseState."""
     deadline = from_timestamp(wire.lease_deadline) if wire.HasField("lease_deadline") else None
     return LeaseState(wire.receipt_handle, wire.held, deadline, wire.reason)
+
+
+def flow_control_to_wire(flow: FlowControl) -> service_pb2.FlowControl:
+    """A Subscribe stream's credit."""
+    return service_pb2.FlowControl(max_outstanding_messages=flow.max_outstanding_messages,
+                                   max_outstanding_bytes=flow.max_outstanding_bytes)
+
+
+def subscribe_response_from_wire(wire: service_pb2.SubscribeResponse) -> SubscribeResponse:
+    """One Subscribe response: its deliveries, ack results and lease states, in order."""
+    return SubscribeResponse(
+        messages=tuple(message_from_wire(m) for m in wire.messages),
+        acks=tuple(AckResult(a.receipt_handle, a.reason) for a in wire.acks),
+        leases=tuple(lease_state_from_wire(state) for state in wire.leases),
+    )

@@ -6,6 +6,7 @@ import threading
 
 from holdshelf.errors import LeaseLostError
 from holdshelf.lease_keeper import HeldLease
+from holdshelf.subscription import SubscribedLease
 from holdshelf.values import ReceivedMessage
 
 # LeaseRenewal.checkpoint's bound (proto/holdshelf/v1/queue_service.proto).
@@ -26,7 +27,7 @@ class HandlerContext:
         self.message = message
         self.cancelled = threading.Event()
         self.lost: LeaseLostError | None = None
-        self._lease: HeldLease | None = None  # set by the Consumer right after the lease is held
+        self._lease: HeldLease | SubscribedLease | None = None  # set by the Consumer right after the lease is held
         self._last_checkpoint = message.checkpoint
 
     @property

@@ -163,7 +163,7 @@ class EntryError:
 
 @dataclass(frozen=True)
 class LeaseRenewal:
-    """One renewal on a Heartbeat stream: visibility_timeout None means the queue's, 0 releases.
+    """One renewal on a Heartbeat or Subscribe stream: visibility_timeout None means the queue's, 0 releases.
 
     With failed=True it ends the lease as a failed delivery instead: the
     message comes back after visibility_timeout if set, else after the
@@ -178,9 +178,37 @@ class LeaseRenewal:
 
 @dataclass(frozen=True)
 class LeaseState:
-    """Whether a lease is held, as a Heartbeat answer or expiry notice says; reason is "" when held."""
+    """Whether a lease is held, as a Heartbeat or Subscribe answer or expiry notice says; reason is "" when held."""
 
     receipt_handle: str
     held: bool
     lease_deadline: datetime | None
     reason: str
+
+
+@dataclass(frozen=True)
+class FlowControl:
+    """A Subscribe stream's credit: the most leases it holds at once (0 pauses deliveries)
+    and the most bytes of them (0: no byte limit)."""
+
+    max_outstanding_messages: int
+    max_outstanding_bytes: int = 0
+
+
+@dataclass(frozen=True)
+class AckResult:
+    """The outcome of one ack on a Subscribe stream: reason "" when the message is deleted
+    (or was gone already), else RECEIPT_HANDLE_INVALID or LEASE_SUPERSEDED."""
+
+    receipt_handle: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class SubscribeResponse:
+    """One response of a Subscribe stream: deliveries, ack results and lease states
+    (answers to renewals, and LEASE_EXPIRED notices), any of them possibly empty."""
+
+    messages: tuple[ReceivedMessage, ...]
+    acks: tuple[AckResult, ...]
+    leases: tuple[LeaseState, ...]

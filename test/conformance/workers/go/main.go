@@ -36,9 +36,14 @@ func main() {
 	visibility := flag.Float64("visibility-timeout", 0, "lease length in seconds (default: the queue's)")
 	stopGrace := flag.Float64("stop-grace", 10, "grace period of the stop SIGTERM starts, in seconds")
 	waitTime := flag.Float64("wait-time", 1, "long-poll wait of each receive, in seconds")
+	mode := flag.String("mode", "subscribe", "subscribe (the Consumer's default) or receive (its Receive path)")
 	flag.Parse()
 	if *address == "" || *queue == "" {
 		fmt.Fprintln(os.Stderr, "go-conformance-worker: --address and --queue are required")
+		os.Exit(2)
+	}
+	if *mode != "subscribe" && *mode != "receive" {
+		fmt.Fprintln(os.Stderr, "go-conformance-worker: --mode must be subscribe or receive")
 		os.Exit(2)
 	}
 
@@ -62,6 +67,7 @@ func main() {
 		VisibilityTimeout: seconds(*visibility),
 		WaitTime:          seconds(*waitTime),
 		StopGrace:         holdshelf.Duration(seconds(*stopGrace)),
+		Subscribe:         holdshelf.Bool(*mode == "subscribe"),
 		OnError: func(err error, d *holdshelf.Delivery) {
 			fmt.Fprintln(os.Stderr, "consumer:", err)
 		},
