@@ -80,6 +80,8 @@ export class SubscribeSession {
   private unsentPushes = 0;
   private blocked = false;
   private halfClosed = false;
+  /** A request was refused: the stream ends with its error once the requests before it are answered. */
+  private refused = false;
   private ended = false;
 
   constructor(
@@ -89,12 +91,12 @@ export class SubscribeSession {
 
   /** A request read from the client. */
   request(request: SubscribeRequest): void {
-    if (this.ended || this.halfClosed) return;
+    if (this.ended || this.halfClosed || this.refused) return;
     try {
       if (this.subscription === undefined) this.open(request);
       else this.change(request);
     } catch (error) {
-      return this.fail(error);
+      return this.refuse(error);
     }
     if (request.ackReceiptHandles.length > 0 || request.leases.length > 0) this.settle(request);
     this.pull();
@@ -102,7 +104,8 @@ export class SubscribeSession {
 
   /** Bytes that were not a SubscribeRequest: the stream ends with INVALID_ARGUMENT. */
   malformed(description: string): void {
-    this.fail(invalidArgument("request", description));
+    if (this.ended || this.halfClosed || this.refused) return;
+    this.refuse(invalidArgument("request", description));
   }
 
   /** The client half-closed: nothing more is delivered; once every request is answered, the stream ends OK. */
@@ -201,8 +204,8 @@ export class SubscribeSession {
   /** Waits for deliveries while the stream has credit and the client reads; one wait at a time. */
   private pull(): void {
     const subscription = this.subscription;
-    if (subscription === undefined || this.pulling !== undefined || this.blocked || this.halfClosed || this.ended)
-      return;
+    if (subscription === undefined || this.pulling !== undefined || this.blocked || this.halfClosed) return;
+    if (this.refused || this.ended) return;
     if (this.unsentPushes >= maxUnsentPushes) return;
     if (subscription.credit() === undefined) return;
     const pulling = new AbortController();
@@ -259,6 +262,13 @@ export class SubscribeSession {
       this.blocked = true;
       this.channel.pause();
     }
+  }
+
+  /** Ends the stream with `error` once the requests before the refused one are answered; nothing more is pushed. */
+  private refuse(error: unknown): void {
+    this.refused = true;
+    this.pulling?.abort();
+    this.answers = this.answers.then(() => this.fail(error));
   }
 
   /** Ends the stream with an error status; its leases are left as they are. */

@@ -39,6 +39,8 @@ const asBytes = (bytes: Buffer): Buffer => bytes;
 export class OwnerSubscribeStream implements SubscribeStreamTarget {
   private readonly owner: ClientDuplexStream<Buffer, Buffer>;
   private ownerEndedOk = false;
+  /** This broker is shutting down: the owner's stream is half-closed, and the client's ends when it ends. */
+  private closing = false;
   private readonly fail: (error: unknown) => void;
   private readonly local: LeaseStream;
 
@@ -49,13 +51,14 @@ export class OwnerSubscribeStream implements SubscribeStreamTarget {
     private readonly options: OwnerSubscribeOptions,
   ) {
     const { streams } = options;
-    // It holds no leases here; it only hears the shutdown, and hands the stream back cleanly then: the owner
-    // leaves the leases as they are, and the client reopens with its handles on another broker.
+    // It holds no leases here; it only hears the shutdown, and then half-closes the owner's stream, so that
+    // the owner leaves the leases as they are, and ends the client's with SHUTTING_DOWN once the owner's ended
+    // (the server's drain waits for it): the client reopens with its handles on another broker.
     this.local = streams.open({
       leasesExpired: () => undefined,
       brokerClosing: () => {
+        this.closing = true;
         this.owner.end();
-        this.fail(new HoldshelfError("SHUTTING_DOWN", "the broker is shutting down"));
       },
     });
     this.fail = (error) => {
@@ -78,6 +81,7 @@ export class OwnerSubscribeStream implements SubscribeStreamTarget {
     // After the last response the owner sent has been written to the client.
     this.owner.on("end", () => {
       if (!this.ownerEndedOk) return;
+      if (this.closing) return this.fail(new HoldshelfError("SHUTTING_DOWN", "the broker is shutting down"));
       void streams.close(this.local, false);
       call.end();
     });
@@ -85,6 +89,8 @@ export class OwnerSubscribeStream implements SubscribeStreamTarget {
   }
 
   request(request: SubscribeRequest): void {
+    // Unanswered, as requests to a broker that stopped: the client sends them again on its next stream.
+    if (this.closing) return;
     if (!this.owner.write(Buffer.from(toBinary(SubscribeRequestSchema, request)))) this.call.pause();
   }
 
@@ -94,7 +100,7 @@ export class OwnerSubscribeStream implements SubscribeStreamTarget {
   }
 
   halfClose(): void {
-    this.owner.end();
+    if (!this.closing) this.owner.end();
   }
 
   drained(): void {
