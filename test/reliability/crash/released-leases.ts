@@ -55,19 +55,19 @@ export async function waitUntilReleased(
 async function stillLeased(epoch: Epoch, queue: string, leases: readonly Lease[]): Promise<Lease[]> {
   const byId = new Map(leases.map((lease) => [lease.delivery.messageId, lease]));
   const held: Lease[] = [];
+  let unseen = byId.size;
   let pageToken = "";
+  // Pages until every message was seen (or the queue's end: the rest are gone); a backlog makes the queue long.
   do {
     const page = await epoch.rpc.peekMessages({ queue, pageSize: 100, pageToken }, callOptions());
     for (const message of page.messages) {
       const lease = byId.get(message.messageId);
-      if (
-        lease !== undefined &&
-        message.state === MessageState.IN_FLIGHT &&
-        message.receiveCount === lease.delivery.receiveCount
-      )
+      if (lease === undefined) continue;
+      unseen--;
+      if (message.state === MessageState.IN_FLIGHT && message.receiveCount === lease.delivery.receiveCount)
         held.push(lease);
     }
     pageToken = page.nextPageToken;
-  } while (pageToken !== "");
+  } while (pageToken !== "" && unseen > 0);
   return held;
 }

@@ -152,7 +152,7 @@ export class SubscribeConsumer {
     const killable = this.options.dialer.kill !== undefined;
     while (!epoch.killing) {
       const killAt =
-        killable && this.random.chance(this.options.killChance) ? Date.now() + this.random.int(50, 1500) : 0;
+        killable && this.random.chance(this.options.killChance) ? Date.now() + this.random.int(50, 600) : 0;
       const clean = await this.session(epoch, killAt);
       if (!clean) await sleep(50);
     }
@@ -397,7 +397,7 @@ export class SubscribeConsumer {
     else if (releasing) this.counts.releases++;
     else {
       this.counts.renewalsHeld++;
-      this.keep(renewal.held.lease, now + this.random.int(100, 2000), renewal.held.renewals + 1);
+      this.keep(renewal.held.lease, now + this.random.int(100, 1000), renewal.held.renewals + 1);
     }
   }
 
@@ -425,7 +425,7 @@ export class SubscribeConsumer {
     };
     this.ledger.deliveries.push(delivery);
     this.counts.deliveries++;
-    this.keep({ delivery, poison }, this.random.chance(0.4) ? now : now + this.random.int(100, 2500), 0);
+    this.keep({ delivery, poison }, this.random.chance(0.5) ? now : now + this.random.int(50, 1200), 0);
   }
 
   private keep(lease: Lease, due: number, renewals: number): void {

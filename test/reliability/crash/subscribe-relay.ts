@@ -87,6 +87,8 @@ export class SubscribeRelay implements SubscribeDialer {
     if (this.child !== undefined) return this.child;
     const child = spawn(process.execPath, [relayScript], { stdio: ["pipe", "pipe", "inherit"] });
     this.child = child;
+    // A write racing the process's death fails with EPIPE: its exit tells the rest.
+    child.stdin!.on("error", () => undefined);
     createInterface({ input: child.stdout! }).on("line", (text) => {
       if (this.child !== child) return;
       const line = JSON.parse(text) as RelayLine;
