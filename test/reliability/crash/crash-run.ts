@@ -1,4 +1,12 @@
-import { createQueues, DEAD_LETTERS, JOBS, MAX_DELAY_MS, MAX_VISIBILITY_MS, TASKS } from "./crash-queues.js";
+import {
+  createQueues,
+  DEAD_LETTERS,
+  JOBS,
+  MAX_DELAY_MS,
+  MAX_VISIBILITY_MS,
+  MIN_VISIBILITY_MS,
+  TASKS,
+} from "./crash-queues.js";
 import { drainQueues } from "./drain.js";
 import { HeartbeatConsumer } from "./heartbeat-consumer.js";
 import { checkInvariants, type CheckResult } from "./invariants.js";
@@ -82,12 +90,16 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashRep
     new HeartbeatConsumer(ledger, random.fork(6)),
   ];
   // Subscribe consumers on both queues, one of them in a child process that
-  // is SIGKILLed in half the broker's lives: its leases must come back.
+  // is SIGKILLed in half the broker's lives: its leases must come back. Its
+  // leases last 4 to 8 s, so that a broker that let them run to their
+  // deadlines instead of releasing them is caught within a life (at most 2 s);
+  // the drain waits for them.
   const killBreaksStreams = broker.passesStreams === true;
   const subscribers = [
     new SubscribeConsumer(ledger, random.fork(12), {
       queue: JOBS,
       habits: subscribeHabits,
+      leaseMs: [MIN_VISIBILITY_MS, MAX_VISIBILITY_MS],
       dialer: inProcessDialer,
       killChance: 0,
       killBreaksStreams,
@@ -95,6 +107,7 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashRep
     new SubscribeConsumer(ledger, random.fork(13), {
       queue: TASKS,
       habits: subscribeHabits,
+      leaseMs: [MIN_VISIBILITY_MS, MAX_VISIBILITY_MS],
       dialer: inProcessDialer,
       killChance: 0,
       killBreaksStreams,
@@ -102,6 +115,7 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashRep
     new SubscribeConsumer(ledger, random.fork(14), {
       queue: TASKS,
       habits: subscribeHabits,
+      leaseMs: [4000, 8000],
       dialer: new SubscribeRelay(),
       killChance: 0.5,
       killBreaksStreams,

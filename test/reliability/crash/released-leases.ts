@@ -7,10 +7,11 @@ import type { Ledger } from "./ledger.js";
 /**
  * How long a release_on_disconnect consumer's leases may outlive its
  * SIGKILL: generous for a loaded 2-core machine (the release takes tens of
- * ms), yet shorter than most leases (1 to 3 s), so that a broker that let
- * them run to their deadlines would be caught.
+ * ms, under 1 s in every run so far), yet well within a broker's life (at
+ * most 2 s) and the killed consumer's 4 to 8 s leases, so that a broker that
+ * let them run to their deadlines is caught.
  */
-const releaseLimitMs = 2000;
+const releaseLimitMs = 1200;
 
 /**
  * After a release_on_disconnect consumer's process was SIGKILLed at `at`:

@@ -8,7 +8,7 @@ import {
   type SubscribeResponse,
 } from "../../../gen/holdshelf/v1/queue_service_pb.js";
 import type { Epoch } from "./crash-epoch.js";
-import { MAX_DELAY_MS, MAX_VISIBILITY_MS, MIN_VISIBILITY_MS } from "./crash-queues.js";
+import { MAX_DELAY_MS } from "./crash-queues.js";
 import type { Lease } from "./lease-calls.js";
 import type { Ledger, LeaseOpRecord, Outcome } from "./ledger.js";
 import { parseBody } from "./message-bodies.js";
@@ -36,6 +36,8 @@ export interface SubscribeHabits {
 export interface SubscribeConsumerOptions {
   readonly queue: string;
   readonly habits: SubscribeHabits;
+  /** The range of its leases' lengths, in ms, for deliveries and renewals alike. */
+  readonly leaseMs: readonly [number, number];
   /** Where its calls live: this process, or a child process it SIGKILLs now and then (SubscribeRelay). */
   readonly dialer: SubscribeDialer;
   /** The chance, each broker life, that the consumer's process is SIGKILLed at a random moment (a dialer with kill). */
@@ -152,7 +154,7 @@ export class SubscribeConsumer {
     const killable = this.options.dialer.kill !== undefined;
     while (!epoch.killing) {
       const killAt =
-        killable && this.random.chance(this.options.killChance) ? Date.now() + this.random.int(50, 600) : 0;
+        killable && this.random.chance(this.options.killChance) ? Date.now() + this.random.int(50, 400) : 0;
       const clean = await this.session(epoch, killAt);
       if (!clean) await sleep(50);
     }
@@ -167,11 +169,11 @@ export class SubscribeConsumer {
   private async session(epoch: Epoch, killAt: number): Promise<boolean> {
     const renewals = [...this.held.values()].map((held) => ({
       held,
-      visibilityMs: this.random.int(MIN_VISIBILITY_MS, MAX_VISIBILITY_MS),
+      visibilityMs: this.leaseMs(),
       failed: false,
     }));
     this.held.clear();
-    const visibilityMs = this.random.int(MIN_VISIBILITY_MS, MAX_VISIBILITY_MS);
+    const visibilityMs = this.leaseMs();
     const releaseOnDisconnect = this.random.chance(0.5);
     let credit = this.random.int(1, 8);
     const openedAt = Date.now();
@@ -294,8 +296,7 @@ export class SubscribeConsumer {
       this.held.delete(held.lease.delivery.handle);
       const fate = this.fate(held);
       if (fate === "ack") acks.push(held);
-      else if (fate === "extend")
-        renewals.push({ held, visibilityMs: this.random.int(MIN_VISIBILITY_MS, MAX_VISIBILITY_MS), failed: false });
+      else if (fate === "extend") renewals.push({ held, visibilityMs: this.leaseMs(), failed: false });
       else if (fate === "release") renewals.push({ held, visibilityMs: 0, failed: false });
       else if (fate === "fail") renewals.push({ held, visibilityMs: this.retryDelay(), failed: true });
     }
@@ -312,6 +313,11 @@ export class SubscribeConsumer {
     if (draw < ack + extend + release) return "release";
     if (draw < ack + extend + release + fail) return "fail";
     return "abandon";
+  }
+
+  /** A lease's length, for a stream's deliveries or a renewal. */
+  private leaseMs(): number {
+    return this.random.int(this.options.leaseMs[0], this.options.leaseMs[1]);
   }
 
   /** A failure's retry delay: the queue's rules (undefined) or up to MAX_DELAY_MS. */
