@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -46,12 +47,12 @@ class CancellableStream(Protocol):
 class RequestInFlight:
     """The one request sent and not answered yet."""
 
-    # By receipt handle: a lease is named once per request, and its answer is matched by handle.
+    # By receipt handle, in the order sent: a lease is named at most once per request.
     entries: dict[str, LeaseEntry]
     sent_at: float = field(default_factory=time.monotonic)
 
 
-class LeaseStreamKeeper(Generic[Stream]):
+class LeaseStreamKeeper(ABC, Generic[Stream]):
     """Holds many leases on ONE stream (release_on_disconnect), which a subclass opens and speaks.
 
     It renews each lease before it runs out, carries checkpoints and
@@ -116,13 +117,13 @@ class LeaseStreamKeeper(Generic[Stream]):
         self._thread.join()
         self._flush_errors()
 
+    @abstractmethod
     def _start(self, stream: Stream) -> None:
         """Sends the first request on a new stream (every lease still held is due) and starts its reader."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _pump(self) -> None:
         """Sends one request with what is pending, unless one is in flight."""
-        raise NotImplementedError
 
     # The timing thread: opens streams, marks renewals due, expires leases, breaks stuck streams.
     def _run(self) -> None:
