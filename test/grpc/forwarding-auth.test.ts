@@ -10,6 +10,7 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { bearerTokenInterceptor } from "../../src/client/bearer-token.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
 import { openHeartbeatStream, type HeartbeatStream } from "../support/heartbeat-stream.js";
+import { openSubscribeStream, type SubscribeStream } from "../support/subscribe-stream.js";
 import { makeTempDir } from "../support/temp-dir.js";
 import { authFileText, makeToken, type TestToken } from "../security/auth-harness.js";
 import {
@@ -37,7 +38,7 @@ describeForwarding("forwarding under bearer tokens", () => {
   let b: TestBroker;
   let remove: () => Promise<void>;
   const clients: HintingRpc[] = [];
-  const streams: HeartbeatStream[] = [];
+  const streams: (HeartbeatStream | SubscribeStream)[] = [];
   const client = (broker: TestBroker, token?: TestToken): HintingRpc => {
     const made = hintingRpc(broker.peer.address, token === undefined ? {} : { token: token.token });
     clients.push(made);
@@ -124,5 +125,49 @@ describeForwarding("forwarding under bearer tokens", () => {
     streams.push(worker);
     worker.send({ queue: "orders-b", leases: [] });
     expect(await worker.closed).toMatchObject({ code: status.PERMISSION_DENIED, reason: "PERMISSION_DENIED" });
+  });
+
+  it("subscribes over the owner's stream with the caller's token, and ends with the owner's refusal", async () => {
+    await client(b, root).rpc.send({ queue: "payments-b", body: Buffer.from("x") });
+    const subscribe = (queue: string, token?: TestToken): SubscribeStream => {
+      const stream = openSubscribeStream(a.peer.address, token?.token, { deadlineMs: 15_000 });
+      streams.push(stream);
+      stream.send({ queue });
+      return stream;
+    };
+    const rooted = subscribe("payments-b", root);
+    const [message] = await rooted.deliveries(1);
+    rooted.send({ ackReceiptHandles: [message!.receiptHandle] });
+    let { acks } = await rooted.next();
+    while (acks.length === 0) ({ acks } = await rooted.next());
+    expect(acks.map((ack) => ack.reason)).toEqual([""]);
+
+    // A lets the worker receive from orders-b; B, whose queue it is, does not.
+    expect(await subscribe("orders-b", workerAtA).closed).toMatchObject({
+      code: status.PERMISSION_DENIED,
+      reason: "PERMISSION_DENIED",
+    });
+    // A token B does not know.
+    expect(await subscribe("payments-b", stranger).closed).toMatchObject({
+      code: status.UNAUTHENTICATED,
+      reason: "TOKEN_INVALID",
+    });
+  });
+
+  it("refuses a Subscribe stream at the entry broker before looking up where its queue lives", async () => {
+    // Were the stream passed on, the dead owner would make it QUEUE_MOVING.
+    a.router.send(await deadPeer("broker-gone"), "payments-gone");
+    const subscribe = (token?: TestToken): SubscribeStream => {
+      const stream = openSubscribeStream(a.peer.address, token?.token, { deadlineMs: 15_000 });
+      streams.push(stream);
+      stream.send({ queue: "payments-gone" });
+      return stream;
+    };
+    const denied = await subscribe(workerAtA).closed;
+    expect(denied).toMatchObject({ code: status.PERMISSION_DENIED, reason: "PERMISSION_DENIED" });
+    expect(denied!.message).not.toContain("broker-gone");
+    expect(await subscribe().closed).toMatchObject({ code: status.UNAUTHENTICATED, reason: "TOKEN_MISSING" });
+    // A token that may receive there is passed on, and meets the dead owner.
+    expect(await subscribe(root).closed).toMatchObject({ code: status.UNAVAILABLE, reason: "QUEUE_MOVING" });
   });
 });

@@ -7,6 +7,7 @@
 import type http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
+import { openSubscribeStream } from "../support/subscribe-stream.js";
 import { brokerSnapshot } from "./broker-snapshot.js";
 import { createRawRpc, type RawRpc } from "./raw-rpc.js";
 import { connect, grpcFrame, rawCall } from "./raw-wire.js";
@@ -103,6 +104,54 @@ describe("a string field that is not UTF-8 (proto3 requires valid UTF-8)", () =>
     });
     expect(error?.message).toContain("not valid UTF-8");
   });
+
+  it("Subscribe with a non-UTF-8 queue in its first request: INVALID_ARGUMENT, request, and nothing leased", async () => {
+    const before = await brokerSnapshot(harness.server);
+    const stream = openSubscribeStream(harness.server.address, undefined, { deadlineMs: 10_000 });
+    try {
+      stream.sendBytes(wire.stringField(1, notUtf8));
+      const error = await stream.closed;
+      expect({ code: error?.code, reason: error?.reason, fields: error?.violations.map((v) => v.field) }).toEqual({
+        code: 3,
+        reason: "INVALID_ARGUMENT",
+        fields: ["request"],
+      });
+      expect(error?.message).toContain("not valid UTF-8");
+    } finally {
+      stream.close();
+    }
+    expect(await brokerSnapshot(harness.server)).toBe(before);
+  });
+
+  it.each([
+    ["an ack", "a", wire.stringField(5, notUtf8)],
+    ["a renewal", "r", wire.messageField(6, wire.stringField(1, notUtf8))],
+  ])(
+    "Subscribe with a non-UTF-8 receipt handle in %s ends the stream with INVALID_ARGUMENT, request, after answering the requests before it",
+    async (_label, tag, bad) => {
+      // A queue of its own, whose message the answered request acks: an answer that waits for a durable write.
+      const queue = `${q}-subscribe-${tag}`;
+      await harness.rpc.createQueue({ name: queue });
+      await harness.rpc.send({ queue, body: Buffer.from("acked") });
+      const [leased] = (await harness.rpc.receive({ queue })).messages;
+      const stream = openSubscribeStream(harness.server.address, undefined, { deadlineMs: 10_000 });
+      try {
+        // Credit 0: the stream leases nothing, so only its answers come.
+        stream.sendBytes(wire.concat(wire.stringField(1, queue), wire.messageField(4, wire.varintField(1, 0))));
+        stream.sendBytes(wire.stringField(5, leased!.receiptHandle));
+        stream.sendBytes(bad);
+        const error = await stream.closed;
+        expect({ code: error?.code, reason: error?.reason, fields: error?.violations.map((v) => v.field) }).toEqual({
+          code: 3,
+          reason: "INVALID_ARGUMENT",
+          fields: ["request"],
+        });
+        expect(stream.buffered.map((response) => response.acks.map((ack) => ack.reason))).toEqual([[""]]);
+      } finally {
+        stream.close();
+      }
+    },
+  );
 });
 
 describe("bytes that are not a protobuf encoding", () => {

@@ -1,10 +1,12 @@
 // A client that opens thousands of calls over a few HTTP/2 connections and
-// never reads an answer: 4,250 Receive long polls and 500 Heartbeat streams
+// never reads an answer: 4,250 Receive long polls, 500 Heartbeat streams
 // (50 holding leases with release_on_disconnect, 25 sending renewals whose
-// answers overflow their flow-control window), against a real broker
-// process. Other clients are served normally meanwhile; when the hostile
-// client goes, every call it held ends, its leases are released, and the
-// broker's memory comes back: three rounds must not grow it.
+// answers overflow their flow-control window) and 200 Subscribe streams with
+// release_on_disconnect (pushed deliveries they never read, or waiting for
+// more), against a real broker process. Other clients are served normally
+// meanwhile; when the hostile client goes, every call it held ends, its
+// leases are released, and the broker's memory comes back: three rounds must
+// not grow it.
 import type http2 from "node:http2";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -20,7 +22,10 @@ const sessions = 5;
 // Below the broker's default limit of 1,000 calls per connection.
 const receivesPerSession = 850;
 const heartbeatsPerSession = 100;
+const subscribesPerSession = 40;
 const leasedMessages = 50;
+// Fewer than the subscribers' credit of 2 each: every message is pushed, and some streams wait with credit left.
+const subscribedMessages = 300;
 // Heartbeat streams per connection that send renewals whose answers overflow the flow-control window.
 const fatStreamsPerSession = 5;
 // More rounds (HOLDSHELF_FLOOD_ROUNDS) show the trend for longer; 2 are enough to catch a leak per call.
@@ -49,6 +54,13 @@ beforeAll(async () => {
   await rpc.createQueue({ name: "flood" });
   await rpc.createQueue({ name: "held" });
   await rpc.createQueue({ name: "bystander" });
+  await rpc.createQueue({ name: "subscribed" });
+  for (let i = 0; i < subscribedMessages; i += 100) {
+    await rpc.sendBatch({
+      queue: "subscribed",
+      entries: Array.from({ length: 100 }, (_, n) => ({ body: Buffer.from(`subscribed ${i + n}`) })),
+    });
+  }
   await rpc.sendBatch({
     queue: "held",
     entries: Array.from({ length: leasedMessages }, (_, i) => ({ body: Buffer.from(`held ${i}`) })),
@@ -82,6 +94,14 @@ async function openCalls(method: string): Promise<number> {
 
 async function heartbeatStreams(): Promise<number> {
   return sampleValue(await metrics(), "holdshelf_heartbeat_streams") ?? Number.NaN;
+}
+
+async function subscribers(): Promise<number> {
+  return sampleValue(await metrics(), "holdshelf_subscribers") ?? Number.NaN;
+}
+
+async function subscribedStats() {
+  return (await rpc.getQueue({ name: "subscribed" })).queue!.stats!;
 }
 
 async function brokerRssBytes(): Promise<number> {
@@ -120,6 +140,14 @@ const fatHeartbeat = grpcFrame(
   wire.concat(
     wire.stringField(1, "held"),
     ...Array.from({ length: 1_000 }, (_, i) => wire.messageField(2, wire.stringField(1, `${i}`.padEnd(200, "x")))),
+  ),
+);
+
+const subscribe = grpcFrame(
+  wire.concat(
+    wire.stringField(1, "subscribed"),
+    wire.varintField(3, true),
+    wire.messageField(4, wire.varintField(1, 2)),
   ),
 );
 
@@ -163,10 +191,21 @@ async function flood(handles: string[]): Promise<http2.ClientHttp2Session[]> {
         call.write(grpcFrame(wire.stringField(1, "held")));
       }
     }
+    for (let i = 0; i < subscribesPerSession; i++) {
+      const call = openCall(session, "Subscribe");
+      call.on("error", () => undefined);
+      call.pause();
+      call.write(subscribe);
+    }
   }
   await Promise.all(leaseAnswers);
   await expect.poll(() => openCalls("Receive"), { timeout: 30_000, interval: 250 }).toBe(sessions * receivesPerSession);
   await expect.poll(heartbeatStreams, { timeout: 30_000, interval: 250 }).toBe(sessions * heartbeatsPerSession);
+  await expect.poll(subscribers, { timeout: 30_000, interval: 250 }).toBe(sessions * subscribesPerSession);
+  // Pushed to streams that never read them.
+  await expect
+    .poll(async () => (await subscribedStats()).inFlight, { timeout: 30_000, interval: 250 })
+    .toBe(BigInt(subscribedMessages));
   return opened;
 }
 
@@ -197,6 +236,12 @@ it("thousands of calls that are never read: others are served, and everything is
     for (const session of opened) session.destroy();
     await expect.poll(() => openCalls("Receive"), { timeout: 30_000, interval: 250 }).toBe(0);
     await expect.poll(heartbeatStreams, { timeout: 30_000, interval: 250 }).toBe(0);
+    await expect.poll(subscribers, { timeout: 30_000, interval: 250 }).toBe(0);
+    await expect.poll(() => openCalls("Subscribe"), { timeout: 30_000, interval: 250 }).toBe(0);
+    // release_on_disconnect, on Subscribe streams too: every pushed message is visible again at once.
+    await expect
+      .poll(async () => (await subscribedStats()).visible, { timeout: 10_000, interval: 100 })
+      .toBe(BigInt(subscribedMessages));
     // release_on_disconnect: the leases came back at once, not after their hour.
     await expect
       .poll(async () => (await rpc.getQueue({ name: "held" })).queue?.stats?.visible, {
@@ -212,7 +257,7 @@ it("thousands of calls that are never read: others are served, and everything is
   const median = latencies[latencies.length >> 1]!;
   const max = latencies[latencies.length - 1]!;
   console.log(
-    `stream flood: ${sessions * (receivesPerSession + heartbeatsPerSession)} calls per round; broker RSS during / after each round ` +
+    `stream flood: ${sessions * (receivesPerSession + heartbeatsPerSession + subscribesPerSession)} calls per round; broker RSS during / after each round ` +
       `${rssDuringFlood.map(mib).join(", ")} / ${rssAfterRound.map(mib).join(", ")} MiB, live heap after each round ` +
       `${heapAfterRound.map(mib).join(", ")} MiB; ` +
       `bystander round trip median ${Math.round(median)} ms, max ${Math.round(max)} ms`,

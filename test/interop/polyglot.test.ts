@@ -141,8 +141,8 @@ describe.skipIf(skipWithout(missingTools))("Go, Python and TypeScript clients ag
     await goWorker.waitFor((event) => event.event === "checkpoint" && (event.step as number) >= 3);
     const pythonWorker = conformanceWorker(venv.python, ["-u", `${repoRoot}test/conformance/workers/python_worker.py`]);
     await pythonWorker.waitFor((event) => event.event === "started");
-    // The Python worker is long-polling before the kill, so the timing measures the broker.
-    await vi.waitFor(() => expect(broker.server.broker.waitingReceiveCount).toBeGreaterThanOrEqual(1), {
+    // The Python worker's Subscribe stream is open beside the Go worker's before the kill, so the timing measures the broker.
+    await vi.waitFor(() => expect(broker.server.broker.streams.subscriberCount).toBeGreaterThanOrEqual(2), {
       timeout: 10_000,
       interval: 10,
     });

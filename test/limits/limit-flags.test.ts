@@ -9,6 +9,7 @@ import { startHoldshelfServer } from "../../src/server/holdshelf-server.js";
 import { defaultLimits } from "../../src/server/server-limits.js";
 import { runHoldshelf, startBrokerProcess, type BrokerProcess } from "../support/broker-process.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
+import { openSubscribeStream, probeSubscribeStream } from "../support/subscribe-stream.js";
 import { makeTempDir } from "../support/temp-dir.js";
 
 describe("limit flags", () => {
@@ -37,8 +38,13 @@ describe("limit flags", () => {
   });
 
   it("default to their HOLDSHELF_* environment variables", () => {
-    const options = limitFlagOptions({ HOLDSHELF_MAX_QUEUES: "12", HOLDSHELF_MAX_STORED_MESSAGES: "99" });
+    const options = limitFlagOptions({
+      HOLDSHELF_MAX_QUEUES: "12",
+      HOLDSHELF_MAX_STORED_MESSAGES: "99",
+      HOLDSHELF_MAX_SUBSCRIBERS_PER_QUEUE: "4",
+    });
     expect(options["max-queues"]).toEqual({ type: "string", default: "12" });
+    expect(options["max-subscribers-per-queue"]).toEqual({ type: "string", default: "4" });
     expect(options["max-stored-messages"]).toEqual({ type: "string", default: "99" });
     expect(options["max-waiting-receives"]).toEqual({ type: "string" });
   });
@@ -53,6 +59,9 @@ describe("limit flags", () => {
     ["max-streams-per-connection", "1000001"],
     ["max-stored-messages", "1e6"],
     ["max-deduplication-ids", "0"],
+    ["max-subscribers-per-queue", "0"],
+    ["max-subscribers-per-queue", "1000001"],
+    ["max-subscribers-per-queue", "2KiB"],
     ["max-request-bytes", "1000"],
     ["max-request-bytes", "1GiB"],
     ["max-request-bytes", "300MiB"],
@@ -66,7 +75,12 @@ describe("limit flags", () => {
   it("are checked by the server too: a limit that is not a positive integer is refused before anything opens", async () => {
     const dir = await makeTempDir();
     try {
-      for (const limits of [{ maxQueues: 0 }, { maxStoredMessages: 1.5 }, { maxRequestBytes: Number.NaN }]) {
+      for (const limits of [
+        { maxQueues: 0 },
+        { maxStoredMessages: 1.5 },
+        { maxRequestBytes: Number.NaN },
+        { maxSubscribersPerQueue: -1 },
+      ]) {
         await expect(startHoldshelfServer({ dataDir: dir.path, listen: "127.0.0.1:0", limits })).rejects.toThrow(
           /^limits\.max\w+ must be a positive integer/,
         );
@@ -110,6 +124,30 @@ describe("limit flags", () => {
         await rpc.createQueue({ name: "b" });
         await expectRpcError(rpc.createQueue({ name: "c" }), status.RESOURCE_EXHAUSTED, "TOO_MANY_QUEUES");
       } finally {
+        rpc.close();
+      }
+    });
+
+    it("applies --max-subscribers-per-queue, and HOLDSHELF_MAX_SUBSCRIBERS_PER_QUEUE when the flag is unset", async () => {
+      dir = await makeTempDir();
+      const bad = await runHoldshelf(["serve", "--data-dir", join(dir.path, "data")], {
+        HOLDSHELF_MAX_SUBSCRIBERS_PER_QUEUE: "0",
+      });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain("--max-subscribers-per-queue (HOLDSHELF_MAX_SUBSCRIBERS_PER_QUEUE)");
+
+      broker = await startBrokerProcess(join(dir.path, "data"), ["--max-subscribers-per-queue", "1"]);
+      expect(broker.logs()).toContain('"maxSubscribersPerQueue":1');
+      const rpc = createQueueServiceRpc(broker.address);
+      const streams = [openSubscribeStream(broker.address), openSubscribeStream(broker.address)];
+      try {
+        await rpc.createQueue({ name: "a" });
+        streams[0]!.send({ queue: "a" });
+        await probeSubscribeStream(streams[0]!);
+        streams[1]!.send({ queue: "a" });
+        expect((await streams[1]!.closed)?.reason).toBe("TOO_MANY_SUBSCRIBERS");
+      } finally {
+        for (const stream of streams) stream.close();
         rpc.close();
       }
     });

@@ -1,16 +1,19 @@
 import { once } from "node:events";
 import { connect } from "node:http2";
-import type { ClientDuplexStream, ServiceError } from "@grpc/grpc-js";
+import { Client, credentials, type ClientDuplexStream, type ServiceError } from "@grpc/grpc-js";
 import { status } from "@grpc/grpc-js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import {
+  GetQueueRequestSchema,
   HeartbeatRequestSchema,
   type HeartbeatRequest,
   type HeartbeatResponse,
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { RpcError } from "../../src/client/rpc-error.js";
+import { queueServiceDefinition } from "../../src/protocol/queue-service-definition.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
+import { openSubscribeStream, probeSubscribeStream, type SubscribeStream } from "../support/subscribe-stream.js";
 import { startLimitsHarness, type LimitsClient, type LimitsHarness } from "./limits-harness.js";
 
 type Heartbeat = ClientDuplexStream<HeartbeatRequest, HeartbeatResponse>;
@@ -96,6 +99,49 @@ describe("concurrent calls per connection", () => {
       busy.getQueue({ name: "q" }),
     ]);
     expect(again).toHaveLength(3);
+  });
+
+  it("counts Subscribe streams as calls of their connection", async () => {
+    await h.connect().createQueue({ name: "q" });
+    // One connection of its own, shared by the streams and the unary call below.
+    const client = new Client(h.server.address, credentials.createInsecure(), { "grpc.use_local_subchannel_pool": 1 });
+    const getQueue = (): Promise<unknown> => {
+      const method = queueServiceDefinition["getQueue"]!;
+      return new Promise((resolve, reject) =>
+        client.makeUnaryRequest(
+          method.path,
+          method.requestSerialize,
+          method.responseDeserialize,
+          create(GetQueueRequestSchema, { name: "q" }),
+          (error: ServiceError | null, response?: unknown) =>
+            error ? reject(RpcError.fromServiceError(error)) : resolve(response),
+        ),
+      );
+    };
+    const subscribe = (): SubscribeStream => {
+      const stream = openSubscribeStream(h.server.address, undefined, { client, deadlineMs: 15_000 });
+      stream.send({ queue: "q" });
+      return stream;
+    };
+    try {
+      const streams = [subscribe(), subscribe(), subscribe()];
+      for (const stream of streams) await probeSubscribeStream(stream);
+      await expectRpcError(getQueue(), status.RESOURCE_EXHAUSTED, "TOO_MANY_STREAMS");
+      const fourth = await subscribe().closed;
+      expect({ code: fourth?.code, reason: fourth?.reason }).toEqual({
+        code: status.RESOURCE_EXHAUSTED,
+        reason: "TOO_MANY_STREAMS",
+      });
+      // The refused stream opened no subscription.
+      expect(h.server.broker.streams.subscriberCount).toBe(3);
+
+      // A half-closed Subscribe stream gives its room back.
+      streams[0]!.end();
+      expect(await streams[0]!.closed).toBeUndefined();
+      await getQueue();
+    } finally {
+      client.close();
+    }
   });
 
   it("sets HTTP/2 MAX_CONCURRENT_STREAMS to twice the limit, as the backstop behind it", async () => {

@@ -2,7 +2,9 @@
 // the shards of one PostgreSQL; A is killed with SIGKILL while it serves a
 // queue, and B must take A's shards over within seconds (A's member lock
 // goes with its session, so B need not wait out A's shard leases) and serve
-// everything A acknowledged, leases and receipt handles included.
+// everything A acknowledged, leases and receipt handles included, those A
+// pushed to a Subscribe stream too (which the consumer renews and acks on a
+// new stream at B).
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { performance } from "node:perf_hooks";
@@ -14,6 +16,7 @@ import { holdshelfBin } from "../support/broker-process.js";
 import { queueOn } from "../support/cluster-brokers.js";
 import { defaultShardCount } from "../../src/store/postgres/postgres-schema.js";
 import { startPostgres, type PostgresServer, skipWithoutPostgres } from "../support/postgres-server.js";
+import { openSubscribeStream, type SubscribeStream } from "../support/subscribe-stream.js";
 import { text } from "../support/text.js";
 
 // Well under 1 s here: B reads the members every 200 ms, then claims and
@@ -27,11 +30,13 @@ describe.skipIf(skipWithoutPostgres)("a broker of a cluster when another is kill
   let postgres: PostgresServer;
   const brokers: ClusterBroker[] = [];
   const clients: QueueClient[] = [];
+  const streams: SubscribeStream[] = [];
   beforeAll(async () => {
     postgres = await startPostgres();
   }, 60_000);
   afterEach(async () => {
     for (const client of clients.splice(0)) client.close();
+    for (const stream of streams.splice(0)) stream.close();
     await Promise.all(brokers.splice(0).map((broker) => broker.stop()));
   });
   afterAll(async () => {
@@ -114,6 +119,74 @@ describe.skipIf(skipWithoutPostgres)("a broker of a cluster when another is kill
     } finally {
       await admin.end();
     }
+  }, 60_000);
+
+  it("hands a killed broker's Subscribe leases to the survivor: the handles renew and ack on a stream there", async () => {
+    const url = await postgres.createDatabase();
+    const a = startClusterBroker(url, "a");
+    brokers.push(a);
+    const clientA = new QueueClient(await a.listening);
+    clients.push(clientA);
+    await clientA.createQueue(jobs, { visibilityTimeoutMs: 60_000 });
+    const sent = new Map<string, string>();
+    for (let i = 0; i < 10; i++) sent.set(await clientA.send(jobs, `message ${i}`), `message ${i}`);
+    const subscribe = (address: string, first: Parameters<SubscribeStream["send"]>[0]): SubscribeStream => {
+      const stream = openSubscribeStream(address, undefined, { deadlineMs: 30_000 });
+      streams.push(stream);
+      stream.send(first);
+      return stream;
+    };
+    /** The next response of a stream that answers its acks. */
+    const acked = async (stream: SubscribeStream): Promise<string[]> => {
+      let { acks } = await stream.next();
+      while (acks.length === 0) ({ acks } = await stream.next());
+      return acks.map((ack) => ack.reason);
+    };
+    // On A, the owner: release_on_disconnect, which a dead broker cannot honour; the leases must survive it.
+    const atA = subscribe(await a.listening, {
+      queue: jobs,
+      releaseOnDisconnect: true,
+      flowControl: { maxOutstandingMessages: 4 },
+    });
+    const [done, ...held] = await atA.deliveries(4);
+    // Credit 0 with the ack: nothing more is pushed, so the stream holds exactly `held`.
+    atA.send({ ackReceiptHandles: [done!.receiptHandle], flowControl: { maxOutstandingMessages: 0 } });
+    expect(await acked(atA)).toEqual([""]);
+
+    const b = startClusterBroker(url, "b");
+    brokers.push(b);
+    await b.listening;
+    await vi.waitFor(async () => expect(await shardsOwnedBy(url)).toEqual({ a: 64, b: 64 }), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    const clientB = new QueueClient(await b.listening);
+    clients.push(clientB);
+    a.child.kill("SIGKILL");
+    expect((await atA.closed)?.code).toBe(14);
+    const queue = await vi.waitFor(() => clientB.getQueue(jobs), { timeout: 20_000, interval: 20 });
+    expect(queue.stats).toMatchObject({ visible: 10 - 1 - held.length, inFlight: held.length });
+
+    // The consumer reconnects to B and names the leases it holds first, then acks them.
+    const handles = held.map((message) => message.receiptHandle);
+    const atB = subscribe(await b.listening, {
+      queue: jobs,
+      flowControl: { maxOutstandingMessages: held.length },
+      leases: handles.map((receiptHandle) => ({ receiptHandle, visibilityTimeout: { seconds: 30n } })),
+    });
+    const renewed = await atB.next();
+    expect(renewed.leases.map((lease) => [lease.held, lease.reason])).toEqual(handles.map(() => [true, ""]));
+    atB.send({ ackReceiptHandles: handles, flowControl: { maxOutstandingMessages: 0 } });
+    expect(await acked(atB)).toEqual(handles.map(() => ""));
+    atB.end();
+    expect(await atB.closed).toBeUndefined();
+
+    // What is left is exactly what no ack deleted, each message once.
+    const ackedIds = new Set([done!, ...held].map((message) => message.messageId));
+    const left = await drain(clientB, jobs, sent.size - ackedIds.size);
+    expect(new Map(left.map((message) => [message.messageId, text(message)]))).toEqual(
+      new Map([...sent].filter(([id]) => !ackedIds.has(id))),
+    );
   }, 60_000);
 });
 

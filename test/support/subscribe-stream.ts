@@ -30,9 +30,21 @@ export interface SubscribeStream {
   close(): void;
 }
 
+/** How a test's Subscribe stream is opened besides its address. */
+export interface SubscribeStreamOptions {
+  /** Ends the call with DEADLINE_EXCEEDED this long after it opens, so that a hang fails the test. */
+  readonly deadlineMs?: number;
+  /** Opens the stream on this client's connection (which `close` then leaves open) instead of its own. */
+  readonly client?: Client;
+}
+
 /** Opens a Subscribe stream to a broker; `token` rides as its bearer token. */
-export function openSubscribeStream(address: string, token?: string): SubscribeStream {
-  const client = new Client(address, credentials.createInsecure());
+export function openSubscribeStream(
+  address: string,
+  token?: string,
+  options: SubscribeStreamOptions = {},
+): SubscribeStream {
+  const client = options.client ?? new Client(address, credentials.createInsecure());
   const method = queueServiceDefinition.subscribe!;
   const metadata = new Metadata();
   if (token !== undefined) metadata.set("authorization", `Bearer ${token}`);
@@ -42,6 +54,7 @@ export function openSubscribeStream(address: string, token?: string): SubscribeS
       Buffer.isBuffer(value) ? value : (method.requestSerialize as (value: SubscribeRequest) => Buffer)(value),
     method.responseDeserialize as (bytes: Buffer) => SubscribeResponse,
     metadata,
+    options.deadlineMs === undefined ? {} : { deadline: Date.now() + options.deadlineMs },
   );
   const responses: SubscribeResponse[] = [];
   const readers: ((response: SubscribeResponse) => void)[] = [];
@@ -76,6 +89,27 @@ export function openSubscribeStream(address: string, token?: string): SubscribeS
     end: () => call.end(),
     cancel: () => call.cancel(),
     closed,
-    close: () => client.close(),
+    close: () => {
+      if (options.client === undefined) client.close();
+      else call.cancel();
+    },
   };
+}
+
+/**
+ * Sends a renewal of a handle that names nothing and waits for its answer, which proves every request before
+ * it served (the first one's subscription open); returns the deliveries that came meanwhile. Throws the
+ * stream's error if it ends first.
+ */
+export async function probeSubscribeStream(stream: SubscribeStream): Promise<SubscribeResponse["messages"]> {
+  stream.send({ leases: [{ receiptHandle: "probe" }] });
+  const ended = stream.closed.then((error) => {
+    throw error ?? new Error("the stream ended OK before its probe was answered");
+  });
+  const delivered: SubscribeResponse["messages"] = [];
+  for (;;) {
+    const response = await Promise.race([stream.next(), ended]);
+    delivered.push(...response.messages);
+    if (response.leases.some((lease) => lease.receiptHandle === "probe")) return delivered;
+  }
 }

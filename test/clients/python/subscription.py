@@ -312,6 +312,8 @@ def consumer_notice() -> None:
     stopping = threading.Thread(target=consumer.stop, args=(WAIT,))
     stopping.start()
     stream.next_request()  # credit 0
+    # Ended only after stop's half-close, as a server does: an end before it reads as a broken stream.
+    stream.half_closed.wait(WAIT)
     stream.end(None)
     stopping.join(WAIT)
     emit("consumer_notice", heard=heard, errors=errors)

@@ -17,6 +17,11 @@ export interface CrashTarget {
   stop(): Promise<void>;
   /** Exits nobody asked for, and error lines the brokers logged: each one is a failure. */
   readonly problems: string[];
+  /**
+   * Whether a kill may end a broker that only passes a client's stream on to
+   * a live one (a cluster's forwarding): the owner then sees the stream break.
+   */
+  readonly passesStreams?: boolean;
   /** Figures of its own for the report (takeover times, say). */
   figures?(): Record<string, unknown>;
 }

@@ -62,6 +62,7 @@ const probeIntervalMs = 20;
  */
 export class CrashCluster implements CrashTarget {
   readonly problems: string[] = [];
+  readonly passesStreams = true;
   private readonly slots: Slot[];
   private readonly takeovers: { kill: number[]; pause: number[]; cut: number[]; database: number[] } = {
     kill: [],

@@ -3,6 +3,8 @@ import type { SqsEndpoint } from "./sqs-endpoint.js";
 
 /** One life of the broker process, from its start to its SIGKILL: the clients' view of it. */
 export interface Epoch {
+  /** The gRPC address of the broker this life serves on, for clients that open their own channels. */
+  readonly address: string;
   readonly rpc: QueueServiceRpc & { close(): void };
   /** The broker's SQS endpoint, where the target serves one (not the cluster). */
   readonly sqs: SqsEndpoint | undefined;

@@ -11,7 +11,11 @@ export const TASKS = "tasks";
 export const ALL_QUEUES = [JOBS, TASKS, DEAD_LETTERS] as const;
 /** Deliveries of a JOBS message before it is dead-lettered. */
 export const MAX_RECEIVE_COUNT = 2;
-/** Every lease the workload takes or renews lasts 1 to 3 s, so the drain waits little. */
+/**
+ * Every lease the workload takes or renews lasts 1 to 3 s, so the drain waits
+ * little; but the Subscribe consumer in a child process, whose 4 to 8 s
+ * leases the drain polls out (crash-run.ts).
+ */
 export const MIN_VISIBILITY_MS = 1000;
 export const MAX_VISIBILITY_MS = 3000;
 /** The longest delay a Send asks for: 1 s, as SQS counts delays in whole seconds (sqs-send-calls.ts). */

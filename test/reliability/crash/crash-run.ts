@@ -1,8 +1,16 @@
-import { createQueues, DEAD_LETTERS, JOBS, MAX_DELAY_MS, MAX_VISIBILITY_MS } from "./crash-queues.js";
+import {
+  createQueues,
+  DEAD_LETTERS,
+  JOBS,
+  MAX_DELAY_MS,
+  MAX_VISIBILITY_MS,
+  MIN_VISIBILITY_MS,
+  TASKS,
+} from "./crash-queues.js";
 import { drainQueues } from "./drain.js";
 import { HeartbeatConsumer } from "./heartbeat-consumer.js";
 import { checkInvariants, type CheckResult } from "./invariants.js";
-import { runKillCycles, type KillCycleOptions } from "./kill-cycles.js";
+import { runKillCycles, type CrashWorker, type KillCycleOptions } from "./kill-cycles.js";
 import { grpcLeaseCalls } from "./lease-calls.js";
 import { LeaseConsumer } from "./lease-consumer.js";
 import { Ledger } from "./ledger.js";
@@ -10,6 +18,10 @@ import { grpcSendCalls, Producer } from "./producer.js";
 import { SeededRandom } from "./seeded-random.js";
 import { sqsLeaseCalls } from "./sqs-lease-calls.js";
 import { sqsSendCalls } from "./sqs-send-calls.js";
+import { SubscribeConsumer, type SubscribeHabits } from "./subscribe-consumer.js";
+import { subscribeFigures, type SubscribeFigures } from "./subscribe-figures.js";
+import { inProcessDialer } from "./subscribe-link.js";
+import { SubscribeRelay } from "./subscribe-relay.js";
 
 /** What a crash run does: how long it goes on and how its kills are timed (drawn from the seed). */
 export interface CrashRunOptions extends Omit<KillCycleOptions, "kills"> {
@@ -23,7 +35,18 @@ export interface CrashReport extends CheckResult {
   readonly wallSeconds: number;
   /** The target's own figures (a cluster's takeover times). */
   readonly target: Record<string, unknown>;
+  readonly subscribe: SubscribeFigures;
 }
+
+/** How the Subscribe consumers treat what is pushed to them. */
+const subscribeHabits: SubscribeHabits = {
+  ack: 0.55,
+  extend: 0.15,
+  release: 0.1,
+  fail: 0.12,
+  abandon: 0.08,
+  sparePoison: true,
+};
 
 /**
  * Runs the mixed workload against a broker process, SIGKILLs it at seeded
@@ -40,7 +63,7 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashRep
   const broker = options.target;
   // Two producers: with sends overlapping, an answer given before its write
   // would have reached the log is caught within a short run (one is not enough).
-  const workers = [
+  const workers: CrashWorker[] = [
     new Producer(ledger, random.fork(2), `${options.seed.toString(36)}a`, grpcSendCalls),
     new Producer(ledger, random.fork(7), `${options.seed.toString(36)}b`, grpcSendCalls),
     new LeaseConsumer(
@@ -66,6 +89,39 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashRep
     ),
     new HeartbeatConsumer(ledger, random.fork(6)),
   ];
+  // Subscribe consumers on both queues, one of them in a child process that
+  // is SIGKILLed in half the broker's lives: its leases must come back. Its
+  // leases last 4 to 8 s, so that a broker that let them run to their
+  // deadlines instead of releasing them is caught within a life (at most 2 s);
+  // the drain waits for them.
+  const killBreaksStreams = broker.passesStreams === true;
+  const subscribers = [
+    new SubscribeConsumer(ledger, random.fork(12), {
+      queue: JOBS,
+      habits: subscribeHabits,
+      leaseMs: [MIN_VISIBILITY_MS, MAX_VISIBILITY_MS],
+      dialer: inProcessDialer,
+      killChance: 0,
+      killBreaksStreams,
+    }),
+    new SubscribeConsumer(ledger, random.fork(13), {
+      queue: TASKS,
+      habits: subscribeHabits,
+      leaseMs: [MIN_VISIBILITY_MS, MAX_VISIBILITY_MS],
+      dialer: inProcessDialer,
+      killChance: 0,
+      killBreaksStreams,
+    }),
+    new SubscribeConsumer(ledger, random.fork(14), {
+      queue: TASKS,
+      habits: subscribeHabits,
+      leaseMs: [4000, 8000],
+      dialer: new SubscribeRelay(),
+      killChance: 0.5,
+      killBreaksStreams,
+    }),
+  ];
+  workers.push(...subscribers);
   // Where the broker serves SQS, a third producer and a third JOBS consumer
   // go through it; both share the queues with the gRPC workers, so messages
   // cross from one API to the other both ways.
@@ -94,5 +150,6 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashRep
     cycles,
     wallSeconds: Math.round((Date.now() - started) / 1000),
     target: broker.figures?.() ?? {},
+    subscribe: subscribeFigures(subscribers, ledger),
   };
 }

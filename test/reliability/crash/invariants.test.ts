@@ -152,6 +152,33 @@ describe("the crash harness's invariant checks", () => {
     expect(checkInvariants(ledger).violations).toEqual([expect.stringMatching(/certainly held it/)]);
   });
 
+  it("catch a redelivery from the queue before a Subscribe failure's retry delay ended, but not from the DLQ", () => {
+    const failed = (redelivered: Partial<DeliveryRecord>): string[] => {
+      const ledger = new Ledger();
+      send(ledger, "u1", "m1", JOBS);
+      deliver(ledger, { messageId: "m1", uid: "u1", handle: "h1", queue: JOBS, start: 100 });
+      // Failed at ~300 with a 1 s retry delay: hidden in jobs until at least 1300.
+      op(ledger, "h1", { kind: "fail", visibilityMs: 1000, start: 300 });
+      deliver(ledger, {
+        messageId: "m1",
+        uid: "u1",
+        handle: "h2",
+        queue: JOBS,
+        start: 800,
+        receiveCount: 2,
+        drain: true,
+        ...redelivered,
+      });
+      const result = checkInvariants(ledger);
+      expect(result.failuresAcknowledged).toBe(1);
+      return result.violations;
+    };
+    expect(failed({})).toEqual([expect.stringMatching(/^m1 delivered again from jobs .*before the retry delay/)]);
+    // At max_receive_count the failure dead-letters it at once instead.
+    expect(failed({ queue: DEAD_LETTERS })).toEqual([]);
+    expect(failed({ start: 1400 })).toEqual([]);
+  });
+
   it("catch a refusal while the lease was held, and a call that broke while the broker was up", () => {
     const ledger = new Ledger();
     send(ledger, "u1", "m1");

@@ -11,10 +11,13 @@ export interface CheckResult {
   readonly deletesAcknowledged: number;
   readonly strictDeletes: number;
   readonly deadLettered: number;
-  /** Acknowledged ChangeVisibility extensions, Heartbeat renewals and releases (either way). */
+  /** Acknowledged ChangeVisibility extensions, Heartbeat and Subscribe renewals, releases (either way) and Subscribe failures. */
   readonly extensionsAcknowledged: number;
   readonly renewalsAcknowledged: number;
   readonly releasesAcknowledged: number;
+  readonly failuresAcknowledged: number;
+  /** Acknowledged failures with a retry delay, each compared with every later delivery from its queue. */
+  readonly retryHoldsChecked: number;
   readonly leasesChecked: number;
   readonly leaseWindows: number;
   /** The SQS endpoint's share: acknowledged sends, deliveries (not the drain's), certain deletes, acknowledged visibility changes. */
@@ -36,7 +39,7 @@ const maxListed = 40;
 /**
  * Checks a finished run (after the final drain) against the three promises:
  * nothing acknowledged is lost or stored twice, nothing acknowledged as
- * deleted comes back, and no lease ends early.
+ * deleted comes back, and no lease ends early (nor a failure's retry delay).
  */
 export function checkInvariants(ledger: Ledger): CheckResult {
   const violations: string[] = [];
@@ -123,6 +126,7 @@ export function checkInvariants(ledger: Ledger): CheckResult {
   let sqsStrictDeletes = 0;
   let leasesChecked = 0;
   let leaseWindows = 0;
+  let retryHoldsChecked = 0;
   for (const [messageId, list] of byMessage) {
     for (const d of list) {
       const f = facts.get(d)!;
@@ -158,17 +162,29 @@ export function checkInvariants(ledger: Ledger): CheckResult {
             `${messageId} lease ${short(d.handle)} reported LEASE_EXPIRED at ${notice}, before ${w.until}`,
           );
       }
+      for (const h of f.retryHolds) {
+        retryHoldsChecked++;
+        // A failure at max_receive_count moves the message to the dead-letter queue at once: only its own queue waits.
+        const early = list.find((o) => o.queue === d.queue && o.start >= h.from && o.end + MARGIN_MS < h.until);
+        if (early)
+          violations.push(
+            `${messageId} delivered again from ${d.queue} (${early.start}..${early.end}) before the retry delay of its ` +
+              `failure ended (${h.from}..${h.until}); ${history(d, ledger.leaseOps.get(d.handle) ?? [])}`,
+          );
+      }
     }
   }
   let extensionsAcknowledged = 0;
   let renewalsAcknowledged = 0;
   let releasesAcknowledged = 0;
+  let failuresAcknowledged = 0;
   let sqsChangesAcknowledged = 0;
   for (const ops of ledger.leaseOps.values()) {
     for (const o of ops) {
       if (o.outcome !== "ok" || o.kind === "delete") continue;
       if (o.wire === "sqs") sqsChangesAcknowledged++;
-      if (o.visibilityMs === 0) releasesAcknowledged++;
+      if (o.kind === "fail") failuresAcknowledged++;
+      else if (o.visibilityMs === 0) releasesAcknowledged++;
       else if (o.kind === "renew") renewalsAcknowledged++;
       else extensionsAcknowledged++;
     }
@@ -187,6 +203,8 @@ export function checkInvariants(ledger: Ledger): CheckResult {
     extensionsAcknowledged,
     renewalsAcknowledged,
     releasesAcknowledged,
+    failuresAcknowledged,
+    retryHoldsChecked,
     deadLettered: new Set(ledger.deliveries.filter((d) => d.queue === DEAD_LETTERS).map((d) => d.messageId)).size,
     leasesChecked,
     leaseWindows,

@@ -9,6 +9,8 @@ import { createSqsEndpoint } from "./sqs-endpoint.js";
 /** A client of the broker that works until the epoch's kill begins. */
 export interface CrashWorker {
   run(epoch: Epoch): Promise<void>;
+  /** Ends what outlives a life (a consumer's child process), at the end of the run. */
+  close?(): Promise<void>;
 }
 
 /** What a crash run puts on the broker: the mixed workload (crash-run.ts) or the FIFO one (fifo-crash-run.ts). */
@@ -63,6 +65,7 @@ export async function runKillCycles(
       const address = await broker.start();
       const sqsUrl = broker.sqsUrl?.();
       const epoch: Epoch = {
+        address,
         rpc: createQueueServiceRpc(address),
         sqs: sqsUrl === undefined ? undefined : createSqsEndpoint(sqsUrl),
         killing: false,
@@ -94,13 +97,15 @@ export async function runKillCycles(
       );
     }
     // The finish works over gRPC.
-    const epoch: Epoch = { rpc: createQueueServiceRpc(await broker.start()), sqs: undefined, killing: false };
+    const address = await broker.start();
+    const epoch: Epoch = { address, rpc: createQueueServiceRpc(address), sqs: undefined, killing: false };
     ledger.lives.push({ started: Date.now(), killed: undefined });
     ledger.unexpected.push(...(await workload.finish(epoch, lastKill)));
     epoch.killing = true;
     epoch.rpc.close();
   } finally {
-    // Also when something above threw: never leave a broker process behind.
+    // Also when something above threw: never leave a broker process (or a consumer's) behind.
+    await Promise.all(workload.workers.map((worker) => worker.close?.()));
     await broker.stop();
   }
   ledger.unexpected.push(...broker.problems);

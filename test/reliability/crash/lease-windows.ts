@@ -18,6 +18,12 @@ export interface LeaseFacts {
   readonly maybeDeleted: boolean;
   /** Refusals (e.g. LEASE_SUPERSEDED) of calls made while the lease was certainly held: the broker lost it. */
   readonly refusedWhileHeld: string[];
+  /**
+   * Stretches after an acknowledged failure with a retry delay during which
+   * the message certainly stayed hidden in its queue (it may have gone to the
+   * dead-letter queue at once instead).
+   */
+  readonly retryHolds: LeaseWindow[];
 }
 
 /**
@@ -28,8 +34,9 @@ export interface LeaseFacts {
  * extension adds [answer, start + v] too. Every call that may have applied
  * (acknowledged, or broken at a kill) caps what came before at its
  * start + v, for it may have shortened the lease from then on; a release or
- * a delete caps at its start. `marginMs` absorbs millisecond rounding and
- * timer slack. An OK over SQS from a Delete made while the lease was not
+ * a delete caps at its start, and so does a failure, whose acknowledged
+ * retry delay v adds a retry hold [answer, start + v]. `marginMs` absorbs
+ * millisecond rounding and timer slack. An OK over SQS from a Delete made while the lease was not
  * certainly held counts as "may have applied" only.
  */
 export function leaseFacts(delivery: DeliveryRecord, ops: readonly LeaseOpRecord[], marginMs: number): LeaseFacts {
@@ -38,6 +45,7 @@ export function leaseFacts(delivery: DeliveryRecord, ops: readonly LeaseOpRecord
   ];
   const deletes: { end: number; strict: boolean; wire: Wire }[] = [];
   const refusedWhileHeld: string[] = [];
+  const retryHolds: LeaseWindow[] = [];
   let maybeDeleted = false;
   let ended = false;
   for (const op of ops) {
@@ -56,11 +64,19 @@ export function leaseFacts(delivery: DeliveryRecord, ops: readonly LeaseOpRecord
     if (op.kind === "delete" && op.outcome === "ok" && (held || op.wire === "grpc"))
       deletes.push({ end: op.end, strict: held, wire: op.wire });
     if (ended) continue;
-    const endsLease = op.kind === "delete" || op.visibilityMs === 0;
+    if (op.kind === "fail" && op.outcome === "ok" && op.visibilityMs > 0)
+      retryHolds.push({ from: op.end, until: op.start + op.visibilityMs });
+    const endsLease = op.kind === "delete" || op.kind === "fail" || op.visibilityMs === 0;
     const cap = op.start + (endsLease ? 0 : op.visibilityMs);
     for (const w of windows) if (w.until > op.start) w.until = Math.min(w.until, cap);
     if (endsLease) ended = true;
     else if (op.outcome === "ok") windows.push({ from: op.end, until: op.start + op.visibilityMs });
   }
-  return { windows: windows.filter((w) => w.until > w.from), deletes, maybeDeleted, refusedWhileHeld };
+  return {
+    windows: windows.filter((w) => w.until > w.from),
+    deletes,
+    maybeDeleted,
+    refusedWhileHeld,
+    retryHolds: retryHolds.filter((h) => h.until > h.from),
+  };
 }

@@ -41,9 +41,14 @@ export interface DeliveryRecord {
   readonly wire: Wire;
 }
 
-/** A change to one lease: ChangeVisibility(Batch), a Heartbeat renewal, or a Delete(Batch); visibility 0 releases. */
+/**
+ * A change to one lease: ChangeVisibility(Batch), a Heartbeat or Subscribe
+ * renewal, a Delete(Batch) or Subscribe ack ("delete"), or a Subscribe
+ * failure ("fail": the lease ends, and the message stays hidden in its queue
+ * for visibilityMs, its retry delay); visibility 0 releases.
+ */
 export interface LeaseOpRecord {
-  readonly kind: "change" | "renew" | "delete";
+  readonly kind: "change" | "renew" | "delete" | "fail";
   readonly visibilityMs: number;
   readonly start: number;
   readonly end: number;
@@ -62,7 +67,7 @@ export class Ledger {
   readonly deliveries: DeliveryRecord[] = [];
   /** Lease operations by receipt handle, in call order (one lease is only ever changed by one call at a time). */
   readonly leaseOps = new Map<string, LeaseOpRecord[]>();
-  /** LEASE_EXPIRED notices of Heartbeat streams, with the time each arrived. */
+  /** LEASE_EXPIRED notices of Heartbeat and Subscribe streams, with the time each arrived. */
   readonly notices: { handle: string; at: number }[] = [];
   /** When each broker process started serving and when it was killed (Date.now()). */
   readonly lives: { started: number; killed: number | undefined }[] = [];
