@@ -22,7 +22,7 @@ export const appLoadShape = { producers: 32, concurrency: 32 } as const;
 /** A count of handled messages that resolves `all` once `messages` have been handled. */
 export interface Arrivals {
   readonly latencies: number[];
-  /** Records a message's latency (from its timed body); counts it as a redelivery if `redelivered`. */
+  /** Records a message's latency (from its timed body), and counts it as a redelivery if it is one. */
   arrived(latencyMs: number, redelivered: boolean): void;
   readonly all: Promise<void>;
   outcome(): AppLoadOutcome;
@@ -38,9 +38,9 @@ export function countArrivals(messages: number): Arrivals {
   return {
     latencies,
     all,
-    arrived(latencyMs, again) {
+    arrived(latencyMs, isRedelivery) {
       latencies.push(latencyMs);
-      if (again) redelivered++;
+      if (isRedelivery) redelivered++;
       if (latencies.length === messages) resolve();
     },
     outcome: () => ({ latencies, redelivered }),
@@ -48,8 +48,9 @@ export function countArrivals(messages: number): Arrivals {
 }
 
 /**
- * Runs `produce` once per producer, each sending until `messages` have been
- * claimed among them all, one at a time.
+ * Runs `options.producers` producers, each calling `send` with its number
+ * one message at a time, awaiting each, until `options.messages` have been
+ * claimed among them all.
  */
 export async function runProducers(
   options: AppLoadOptions,
