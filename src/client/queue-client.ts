@@ -38,7 +38,7 @@ import type {
 export type QueueClientOptions = QueueServiceRpcOptions & {
   /**
    * How send() and sendWithResult() gather concurrent sends into SendBatch
-   * calls, per queue. Default: up to 100 sends or 1 MiB, after 5 ms;
+   * calls, per queue. Default: up to 100 sends or 1 MiB, after 1 ms;
    * delayMs 0 sends each alone. sendBatch() is never batched further.
    */
   readonly batching?: BatchingOptions | undefined;

@@ -74,7 +74,7 @@ def bad_options(address: str) -> None:
 
 def batched(proxy: ForwardingProxy, direct: Client) -> None:
     direct.create_queue("batch-q")
-    # A 50 ms delay, not the default 5 ms: 40 threads released together may take longer than 5 ms to start on a
+    # A 50 ms delay, not the default 1 ms: 40 threads released together may take longer than 1 ms to start on a
     # loaded 2-core machine, and the check is that sends share calls, not how fast threads start.
     with Client(proxy.address, batch_delay=0.05) as client:
         ids = at_once(40, lambda i: client.send("batch-q", f"m{i}"))

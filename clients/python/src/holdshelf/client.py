@@ -29,8 +29,10 @@ _CHANNEL_DEFAULTS = (
     ("grpc.max_reconnect_backoff_ms", 5000),
 )
 # send's batching defaults: Pub/Sub's publisher batches by 10 ms and 1 MB;
-# 5 ms costs a lone sender little and lets concurrent senders share a call.
-DEFAULT_BATCH_DELAY = 0.005
+# 1 ms costs a lone sender little and lets concurrent senders share a call: a
+# thread that waits for each send sends at most once per delay and round trip
+# (docs/performance.md, scenario 16).
+DEFAULT_BATCH_DELAY = 0.001
 DEFAULT_BATCH_MAX_BYTES = 1024 * 1024
 
 
