@@ -144,7 +144,7 @@ export class LeaseStreams {
   }
 
   /**
-   * Renews leases on a Heartbeat stream (LeaseChanges.renewEach) in one durable write, which may linger to
+   * Renews leases on a Heartbeat stream: a settle without acks, in one durable write, which may linger to
    * share an fsync (renewal-linger.ts). A stream answers in order: `moreQueued` says requests wait behind
    * this one (no linger), and a stream whose next request arrives meanwhile calls `hurry`.
    */
@@ -154,12 +154,7 @@ export class LeaseStreams {
     renewals: readonly LeaseRenewal[],
     moreQueued = false,
   ): Promise<LeaseState[]> {
-    const queue = this.host.queue(queueName);
-    const memory = this.host.memory();
-    const ops: StoreOp[] = [];
-    const states = memory.leaseChanges.renewEach(stream, queue, renewals, ops);
-    await memory.commitAndServe(queue, ops, this.lingerMs(moreQueued));
-    return states;
+    return (await this.settle(stream, queueName, [], renewals, moreQueued)).leases;
   }
 
   /** Starts lingering renewal writes at once: a barrier never lingers, and takes them along. */

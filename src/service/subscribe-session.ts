@@ -1,7 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import {
   AckResultSchema,
-  LeaseStateSchema,
   SubscribeResponseSchema,
   type FlowControl as WireFlowControl,
   type SubscribeRequest,
@@ -13,7 +12,7 @@ import type { EntryOutcome } from "../broker/types.js";
 import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
 import type { Logger } from "../logging/logger.js";
 import { LeaseEnding } from "../protocol/lease-state-reason.js";
-import { renewFromWire } from "./lease-renewals-wire.js";
+import { leaseStateToWire, renewFromWire } from "./lease-renewals-wire.js";
 import type { PreEncoded } from "./pre-encoded.js";
 import { encodeSubscribeDeliveries } from "./receive-response-encoding.js";
 import { durationToMs } from "./wire-convert.js";
@@ -69,7 +68,6 @@ const maxUnsentPushes = 2;
  */
 export class SubscribeSession {
   private subscription: Subscription | undefined;
-  private queue = "";
   private releaseOnDisconnect = false;
   /** The answers of requests read, in request order: each waits for those before it. */
   private answers: Promise<void> = Promise.resolve();
@@ -154,18 +152,19 @@ export class SubscribeSession {
       },
       { visibilityTimeoutMs, flow },
     );
-    this.queue = request.queue;
     this.releaseOnDisconnect = request.releaseOnDisconnect;
   }
 
   private change(request: SubscribeRequest): void {
-    if (request.queue !== "" && request.queue !== this.queue) {
-      throw invalidArgument("queue", `must be empty or "${this.queue}", the stream's queue`);
+    const subscription = this.subscription!;
+    const queue = subscription.queueName;
+    if (request.queue !== "" && request.queue !== queue) {
+      throw invalidArgument("queue", `must be empty or "${queue}", the stream's queue`);
     }
     // The token is looked up again: one revoked since the stream opened ends it.
-    this.options.authorizeQueue?.(this.queue);
+    this.options.authorizeQueue?.(queue);
     if (request.flowControl === undefined) return;
-    this.subscription!.flow = flowFromWire(request.flowControl);
+    subscription.flow = flowFromWire(request.flowControl);
     // A wait started under the old credit would take what the new one may
     // not allow (a pause to 0 while stopping, say): it starts again.
     this.pulling?.abort();
@@ -184,7 +183,7 @@ export class SubscribeSession {
       const leases = await renewFromWire(request.leases, async (renewals) => {
         const settlement = await streams.settle(
           subscription,
-          this.queue,
+          subscription.queueName,
           request.ackReceiptHandles,
           renewals,
           moreQueued,
@@ -257,7 +256,7 @@ export class SubscribeSession {
     this.write(
       create(SubscribeResponseSchema, {
         leases: handles.map((receiptHandle) =>
-          create(LeaseStateSchema, { receiptHandle, held: false, reason: LeaseEnding.LEASE_EXPIRED }),
+          leaseStateToWire({ receiptHandle, held: false, reason: LeaseEnding.LEASE_EXPIRED }),
         ),
       }),
     );
@@ -301,7 +300,7 @@ export class SubscribeSession {
         if (broken && leases > 0) {
           this.options.logger.info("subscribe stream broken", {
             peer: this.channel.peer,
-            queue: this.queue,
+            queue: subscription.queueName,
             leases,
             released: release,
           });
