@@ -15,8 +15,10 @@ mkdir -p .build
 exec 9>.build/build.lock
 flock 9
 
-mkdir -p .build/go-lib/src/holdshelf/clients
+mkdir -p .build/go-lib/src/holdshelf/clients .build/go-lib/src/holdshelf/test/clients
 ln -sfn "$PWD/clients/go" .build/go-lib/src/holdshelf/clients/go
+# The test programs' shared packages (test/clients/go/callcount), as "holdshelf/test/clients/go/...".
+ln -sfn "$PWD/test/clients/go" .build/go-lib/src/holdshelf/test/clients/go
 export GOPATH="$PWD/.build/go-lib:/usr/share/gocode" GO111MODULE=off GOCACHE="$PWD/.build/go-cache"
 go build -o .build/bin/go-producer ./examples/go/producer
 go build -o .build/bin/go-worker ./examples/go/worker
@@ -24,5 +26,7 @@ go build -o .build/bin/go-fifo-orders ./examples/go/fifo-orders
 go build -o .build/bin/go-probe ./test/interop/go/probe
 go build -o .build/bin/go-conformance-worker ./test/conformance/workers/go
 for program in test/clients/go/*/; do
+  # A shared package, not a program.
+  [[ "$(basename "$program")" == callcount ]] && continue
   go build -o ".build/bin/go-client-$(basename "$program")" "./$program"
 done

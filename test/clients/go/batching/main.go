@@ -19,6 +19,7 @@ import (
 	"time"
 
 	holdshelf "holdshelf/clients/go"
+	"holdshelf/test/clients/go/callcount"
 )
 
 func main() {
@@ -88,17 +89,17 @@ func bodies(prefix string, n int) []string {
 func none(string) *holdshelf.SendOptions { return nil }
 
 func batched(ctx context.Context, address, queue string) {
-	counted := newCalls()
-	client := dial(ctx, address, counted.option())
+	counted := callcount.New()
+	client := dial(ctx, address, counted.Option())
 	outcomes := sendAll(ctx, client, queue, bodies("b", 40), none)
 	must(client.Close())
-	emit(map[string]any{"check": "batched", "outcomes": outcomes, "calls": counted.snapshot()})
+	emit(map[string]any{"check": "batched", "outcomes": outcomes, "calls": counted.Snapshot()})
 }
 
 func entryError(ctx context.Context, address, queue string) {
-	counted := newCalls()
+	counted := callcount.New()
 	// A delay long enough for the five to meet in one batch.
-	client := dial(ctx, address, counted.option(), holdshelf.WithSendBatching(holdshelf.SendBatching{Delay: holdshelf.Duration(300 * time.Millisecond)}))
+	client := dial(ctx, address, counted.Option(), holdshelf.WithSendBatching(holdshelf.SendBatching{Delay: holdshelf.Duration(300 * time.Millisecond)}))
 	outcomes := sendAll(ctx, client, queue, bodies("g", 5), func(body string) *holdshelf.SendOptions {
 		if body == "g-2" {
 			return nil // no group: refused
@@ -106,28 +107,28 @@ func entryError(ctx context.Context, address, queue string) {
 		return &holdshelf.SendOptions{MessageGroupID: "group"}
 	})
 	must(client.Close())
-	emit(map[string]any{"check": "entryError", "outcomes": outcomes, "calls": counted.snapshot()})
+	emit(map[string]any{"check": "entryError", "outcomes": outcomes, "calls": counted.Snapshot()})
 }
 
 func flush(ctx context.Context, address, queue string) {
-	counted := newCalls()
-	client := dial(ctx, address, counted.option(), holdshelf.WithSendBatching(holdshelf.SendBatching{Delay: holdshelf.Duration(time.Hour)}))
+	counted := callcount.New()
+	client := dial(ctx, address, counted.Option(), holdshelf.WithSendBatching(holdshelf.SendBatching{Delay: holdshelf.Duration(time.Hour)}))
 	sent := make(chan []outcome, 1)
 	go func() { sent <- sendAll(ctx, client, queue, bodies("f", 3), none) }()
 	// Real time: the sends must be waiting in the batch (nothing can send
 	// them but Close) before Close begins.
 	time.Sleep(300 * time.Millisecond)
-	before := counted.snapshot()
+	before := counted.Snapshot()
 	must(client.Close())
-	emit(map[string]any{"check": "flush", "outcomes": <-sent, "callsBeforeClose": before, "calls": counted.snapshot()})
+	emit(map[string]any{"check": "flush", "outcomes": <-sent, "callsBeforeClose": before, "calls": counted.Snapshot()})
 }
 
 func unbatched(ctx context.Context, address, queue string) {
-	counted := newCalls()
-	client := dial(ctx, address, counted.option(), holdshelf.WithSendBatching(holdshelf.SendBatching{Delay: holdshelf.Duration(0)}))
+	counted := callcount.New()
+	client := dial(ctx, address, counted.Option(), holdshelf.WithSendBatching(holdshelf.SendBatching{Delay: holdshelf.Duration(0)}))
 	outcomes := sendAll(ctx, client, queue, bodies("u", 5), none)
 	must(client.Close())
-	emit(map[string]any{"check": "unbatched", "outcomes": outcomes, "calls": counted.snapshot()})
+	emit(map[string]any{"check": "unbatched", "outcomes": outcomes, "calls": counted.Snapshot()})
 }
 
 func dial(ctx context.Context, address string, options ...holdshelf.Option) *holdshelf.Client {

@@ -24,6 +24,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	holdshelf "holdshelf/clients/go"
+	"holdshelf/test/clients/go/callcount"
 )
 
 func main() {
@@ -41,8 +42,8 @@ func main() {
 // their bodies: "ok-N" succeed, "fail" fails its first delivery, "later"
 // asks to come back 300 ms later, "slow" works 4.5 s.
 func consume(ctx context.Context, address, queue string) {
-	counted := newCalls()
-	client := dial(ctx, address, counted.option())
+	counted := callcount.New()
+	client := dial(ctx, address, counted.Option())
 	defer client.Close()
 	_, err := client.CreateQueue(ctx, queue, &holdshelf.QueueConfig{VisibilityTimeout: holdshelf.Duration(2 * time.Second)})
 	must(err)
@@ -118,7 +119,7 @@ func consume(ctx context.Context, address, queue string) {
 	sort.Strings(reported)
 	emit(map[string]any{
 		"check": "consume", "deliveries": deliveries, "laterGapMs": laterGap.Milliseconds(),
-		"slowCancelled": slowCancelled, "reported": reported, "calls": counted.snapshot(),
+		"slowCancelled": slowCancelled, "reported": reported, "calls": counted.Snapshot(),
 	})
 }
 
@@ -135,8 +136,8 @@ func fallback(ctx context.Context, address, queue string) {
 	old, stop, err := startOldBroker(real)
 	must(err)
 	defer stop()
-	counted := newCalls()
-	client := dial(ctx, old, counted.option())
+	counted := callcount.New()
+	client := dial(ctx, old, counted.Option())
 	defer client.Close()
 
 	var mu sync.Mutex
@@ -161,7 +162,7 @@ func fallback(ctx context.Context, address, queue string) {
 	mu.Lock()
 	defer mu.Unlock()
 	sort.Strings(handled)
-	emit(map[string]any{"check": "fallback", "handled": handled, "reported": reported, "calls": counted.snapshot()})
+	emit(map[string]any{"check": "fallback", "handled": handled, "reported": reported, "calls": counted.Snapshot()})
 }
 
 // reconnect cuts every connection while a handler holds its message.
@@ -175,8 +176,8 @@ func reconnect(ctx context.Context, address, queue string) {
 	link, err := startCutter(address)
 	must(err)
 	defer link.close()
-	counted := newCalls()
-	client := dial(ctx, link.address(), counted.option())
+	counted := callcount.New()
+	client := dial(ctx, link.address(), counted.Option())
 	defer client.Close()
 
 	var mu sync.Mutex
@@ -226,7 +227,7 @@ func reconnect(ctx context.Context, address, queue string) {
 	}
 	emit(map[string]any{
 		"check": "reconnect", "receiveCounts": receiveCounts, "checkpointError": checkpointErr,
-		"left": len(left), "reported": reported, "calls": counted.snapshot(),
+		"left": len(left), "reported": reported, "calls": counted.Snapshot(),
 	})
 }
 

@@ -1,4 +1,7 @@
-package main
+// Package callcount counts the RPCs a test program's client makes, so a
+// program can say which calls a library made (a Consumer on Subscribe makes
+// no Receive; batched sends make few SendBatch calls).
+package callcount
 
 import (
 	"context"
@@ -10,22 +13,23 @@ import (
 	holdshelf "holdshelf/clients/go"
 )
 
-// calls counts the RPCs a client makes, by method name ("Subscribe").
-type calls struct {
+// Calls counts the RPCs a client makes, by method name ("Subscribe").
+type Calls struct {
 	mu     sync.Mutex
 	counts map[string]int
 }
 
-func newCalls() *calls { return &calls{counts: make(map[string]int)} }
+// New returns an empty count.
+func New() *Calls { return &Calls{counts: make(map[string]int)} }
 
-func (c *calls) add(method string) {
+func (c *Calls) add(method string) {
 	c.mu.Lock()
 	c.counts[path.Base(method)]++
 	c.mu.Unlock()
 }
 
-// snapshot returns the counts so far.
-func (c *calls) snapshot() map[string]int {
+// Snapshot returns the counts so far.
+func (c *Calls) Snapshot() map[string]int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := make(map[string]int, len(c.counts))
@@ -35,8 +39,8 @@ func (c *calls) snapshot() map[string]int {
 	return out
 }
 
-// option has a client count its calls here.
-func (c *calls) option() holdshelf.Option {
+// Option has a client count its calls here.
+func (c *Calls) Option() holdshelf.Option {
 	return holdshelf.WithDialOptions(
 		grpc.WithUnaryInterceptor(func(ctx context.Context, method string, req, reply interface{}, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 			c.add(method)
