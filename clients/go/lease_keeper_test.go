@@ -14,37 +14,42 @@ import (
 	"holdshelf/clients/go/holdshelfv1"
 )
 
-// fakeStream is a Heartbeat stream the test plays the broker of: it reads
-// what the keeper sent and feeds it responses.
-type fakeStream struct {
+// fakeCall is a stream the test plays the broker of: it reads what the
+// keeper sent and feeds it responses. fakeStream (Heartbeat) and
+// fakeSubscribe are it, with their own messages.
+type fakeCall[Request, Response any] struct {
 	grpc.ClientStream // unused methods
 	ctx               context.Context
-	sent              chan *holdshelfv1.HeartbeatRequest
-	responses         chan *holdshelfv1.HeartbeatResponse
+	sent              chan Request
+	responses         chan Response
 	end               chan error
 	halfClosed        chan struct{}
 }
 
-func (f *fakeStream) Send(request *holdshelfv1.HeartbeatRequest) error {
+func (f *fakeCall[Request, Response]) Send(request Request) error {
 	f.sent <- request
 	return nil
 }
 
-func (f *fakeStream) Recv() (*holdshelfv1.HeartbeatResponse, error) {
+func (f *fakeCall[Request, Response]) Recv() (Response, error) {
+	var none Response
 	select {
 	case resp := <-f.responses:
 		return resp, nil
 	case err := <-f.end:
-		return nil, err
+		return none, err
 	case <-f.ctx.Done():
-		return nil, status.Error(codes.Canceled, "cancelled")
+		return none, status.Error(codes.Canceled, "cancelled")
 	}
 }
 
-func (f *fakeStream) CloseSend() error {
+func (f *fakeCall[Request, Response]) CloseSend() error {
 	close(f.halfClosed)
 	return nil
 }
+
+// fakeStream is a Heartbeat stream the test plays the broker of.
+type fakeStream = fakeCall[*holdshelfv1.HeartbeatRequest, *holdshelfv1.HeartbeatResponse]
 
 // keeperTest is a leaseKeeper on fake streams.
 type keeperTest struct {

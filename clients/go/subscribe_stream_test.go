@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -19,35 +18,7 @@ import (
 )
 
 // fakeSubscribe is a Subscribe stream the test plays the broker of.
-type fakeSubscribe struct {
-	grpc.ClientStream // unused methods
-	ctx               context.Context
-	sent              chan *holdshelfv1.SubscribeRequest
-	responses         chan *holdshelfv1.SubscribeResponse
-	end               chan error
-	halfClosed        chan struct{}
-}
-
-func (f *fakeSubscribe) Send(request *holdshelfv1.SubscribeRequest) error {
-	f.sent <- request
-	return nil
-}
-
-func (f *fakeSubscribe) Recv() (*holdshelfv1.SubscribeResponse, error) {
-	select {
-	case resp := <-f.responses:
-		return resp, nil
-	case err := <-f.end:
-		return nil, err
-	case <-f.ctx.Done():
-		return nil, status.Error(codes.Canceled, "cancelled")
-	}
-}
-
-func (f *fakeSubscribe) CloseSend() error {
-	close(f.halfClosed)
-	return nil
-}
+type fakeSubscribe = fakeCall[*holdshelfv1.SubscribeRequest, *holdshelfv1.SubscribeResponse]
 
 // subscribeTest is a leaseKeeper on fake Subscribe streams.
 type subscribeTest struct {
