@@ -12,8 +12,8 @@ import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
 import { leaseStateToWire, renewFromWire } from "../service/lease-renewals-wire.js";
 import type { Logger } from "../logging/logger.js";
 import { LeaseEnding } from "../protocol/lease-state-reason.js";
-import { deadlinePassed } from "../protocol/deadline-passed.js";
 import { toErrorStatus } from "./error-status.js";
+import { afterResetGrace, endedCleanly } from "./half-close-grace.js";
 import { OwnerHeartbeatStreams } from "./forwarding/owner-heartbeat-streams.js";
 import type { PeerClients } from "./forwarding/peer-clients.js";
 import { isForwarded } from "./forwarding/peer-metadata.js";
@@ -33,8 +33,6 @@ export interface HeartbeatRouting {
 // client that writes faster than its renewals commit is slowed by HTTP/2
 // flow control instead of filling our memory.
 const maxQueuedRequests = 8;
-// How long a half-closed stream waits for a reset that would make it a cancel (see answer()).
-const resetGraceMs = 50;
 
 /** A request read from the client, and how it is to be answered in its turn. */
 type Pending =
@@ -127,15 +125,8 @@ export class HeartbeatSession {
       }
       if (this.halfClosed && this.requests.length === 0 && !this.ended && !this.ending) {
         this.ending = true;
-        // A client that cancels (grpc-js, over Node's http2) half-closes and
-        // then resets the stream, and the reset can come more than a turn of
-        // the event loop after the half-close (0.1 to 1 ms on loopback): a
-        // single turn read such cancels as clean ends, and their leases were
-        // not released. So wait, then let pending socket reads run, before
-        // taking the half-close as clean (a poll waiting when a consumer
-        // cancels: test/grpc/forwarding-heartbeat.test.ts). A deadline that
-        // passed is reported by grpc-js itself, not cancelled.
-        setTimeout(() => setImmediate(() => this.endHalfClosed()), resetGraceMs);
+        // The half-close may yet turn out a cancel (half-close-grace.ts).
+        afterResetGrace(() => this.endHalfClosed());
       }
     } catch (error) {
       this.fail(error);
@@ -147,8 +138,7 @@ export class HeartbeatSession {
   /** Ends a stream the client half-closed, once every request is answered. */
   private endHalfClosed(): void {
     if (this.ended) return;
-    if (this.call.cancelled || deadlinePassed(this.call.getDeadline()))
-      return this.finish(this.releaseOnDisconnect === true, true);
+    if (!endedCleanly(this.call)) return this.finish(this.releaseOnDisconnect === true, true);
     // A clean half-close: the client is done; its leases run their course.
     this.finish(false);
     this.call.end();

@@ -3,10 +3,10 @@ import type { SubscribeRequest, SubscribeResponse } from "../../gen/holdshelf/v1
 import type { LeaseStreamOperations, SubscribeOperations } from "../broker/broker-slices.js";
 import { invalidArgument } from "../errors/holdshelf-error.js";
 import type { Logger } from "../logging/logger.js";
-import { deadlinePassed } from "../protocol/deadline-passed.js";
 import type { PreEncoded } from "../service/pre-encoded.js";
 import { SubscribeSession, type SubscribeChannel } from "../service/subscribe-session.js";
 import { toErrorStatus } from "./error-status.js";
+import { afterResetGrace, endedCleanly } from "./half-close-grace.js";
 import { OwnerSubscribeStream } from "./forwarding/owner-subscribe-stream.js";
 import { isForwarded } from "./forwarding/peer-metadata.js";
 import { notServedHere } from "./forwarding/queue-moving.js";
@@ -29,11 +29,6 @@ export interface SubscribeCallOptions {
   /** Throws PERMISSION_DENIED (or a token reason) when the caller may not receive from the queue. */
   readonly authorizeQueue?: ((queue: string) => void) | undefined;
 }
-
-// How long a half-closed stream waits for a reset that would make it a
-// cancel: grpc-js half-closes a stream it cancels before it resets it (see
-// HeartbeatSession.answer).
-const resetGraceMs = 50;
 
 /**
  * Serves one Subscribe call: its first request names the queue, and the
@@ -122,13 +117,7 @@ function grpcChannel(
     write: (response, sent) => call.write(response, sent === undefined ? undefined : () => sent()),
     pause: () => call.pause(),
     resume: () => call.resume(),
-    halfCloseWasClean: () =>
-      new Promise((resolve) => {
-        setTimeout(
-          () => setImmediate(() => resolve(!call.cancelled && !deadlinePassed(call.getDeadline()))),
-          resetGraceMs,
-        );
-      }),
+    halfCloseWasClean: () => new Promise((resolve) => afterResetGrace(() => resolve(endedCleanly(call)))),
     end: () => {
       ended();
       call.end();
