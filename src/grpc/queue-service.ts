@@ -3,7 +3,7 @@ import { QueueService } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { AuthGate } from "../auth/auth-gate.js";
 import type { QueueServiceBroker } from "../broker/broker-slices.js";
 import type { Logger } from "../logging/logger.js";
-import { authorizeHeartbeat, authorizeQueueService, tokenCaller } from "../service/queue-service-auth.js";
+import { authorizeStream, authorizeQueueService, tokenCaller } from "../service/queue-service-auth.js";
 import type { UnaryHandlers } from "../service/unary-handlers.js";
 import { toErrorStatus } from "./error-status.js";
 import { HeartbeatSession, type HeartbeatCall, type HeartbeatRouting } from "./heartbeat-session.js";
@@ -30,33 +30,34 @@ export function addQueueService(
   routing: HeartbeatRouting,
 ): void {
   const logUnexpected = (error: unknown): void => logger.error("unexpected error in a call", { error });
+  // A stream's caller is authenticated as it opens (a refusal ends it at once); its requests are then
+  // checked for receive on their queue, by the auth file current at each request.
+  const openStream = (
+    call: HeartbeatCall | SubscribeCall,
+    start: (authorizeQueue: ((queue: string) => void) | undefined) => void,
+  ): void => {
+    let authorizeQueue: ((queue: string) => void) | undefined;
+    try {
+      if (gate !== undefined) authorizeQueue = authorizeStream(gate, call.metadata);
+    } catch (error) {
+      call.emit("error", toErrorStatus(error, logUnexpected));
+      return;
+    }
+    start(authorizeQueue);
+  };
   server.addService(servedDefinition, {
     // Routing inside authorization: a caller is refused before it could learn which broker serves a queue.
     ...bridgeUnaryHandlers(
       gate === undefined ? handlers : authorizeQueueService(handlers, tokenCaller(gate)),
       logUnexpected,
     ),
-    heartbeat: (call: HeartbeatCall) => {
-      if (gate === undefined) return new HeartbeatSession(call, broker.streams, logger, logUnexpected, routing);
-      let authorizeQueue: (queue: string) => void;
-      try {
-        authorizeQueue = authorizeHeartbeat(gate, call.metadata);
-      } catch (error) {
-        call.emit("error", toErrorStatus(error, logUnexpected));
-        return;
-      }
-      return new HeartbeatSession(call, broker.streams, logger, logUnexpected, routing, authorizeQueue);
-    },
-    subscribe: (call: SubscribeCall) => {
-      let authorizeQueue: ((queue: string) => void) | undefined;
-      try {
-        // The same check as Heartbeat's: receive on the stream's queue, by the auth file current at each request.
-        if (gate !== undefined) authorizeQueue = authorizeHeartbeat(gate, call.metadata);
-      } catch (error) {
-        call.emit("error", toErrorStatus(error, logUnexpected));
-        return;
-      }
-      serveSubscribe(call, { streams: broker.streams, logger, logUnexpected, routing, authorizeQueue });
-    },
+    heartbeat: (call: HeartbeatCall) =>
+      openStream(call, (authorizeQueue) => {
+        new HeartbeatSession(call, broker.streams, logger, logUnexpected, routing, authorizeQueue);
+      }),
+    subscribe: (call: SubscribeCall) =>
+      openStream(call, (authorizeQueue) =>
+        serveSubscribe(call, { streams: broker.streams, logger, logUnexpected, routing, authorizeQueue }),
+      ),
   });
 }

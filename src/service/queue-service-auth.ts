@@ -88,13 +88,13 @@ export function tokenCaller(gate: AuthGate): (context: CallContext) => Principal
 }
 
 /**
- * Authenticates a Heartbeat stream as it opens (throws UNAUTHENTICATED) and
- * returns the check for each of its requests: receive on the request's queue,
+ * Authenticates a Heartbeat or Subscribe stream as it opens (throws
+ * UNAUTHENTICATED) and returns the check for each of its requests: receive on the request's queue,
  * by the auth file current at that request, so a token revoked by a reload
  * stops renewing leases on the streams it opened. The receipt handles are
  * bound to that queue already (a handle of another queue is refused).
  */
-export function authorizeHeartbeat(gate: AuthGate, metadata: Metadata): (queue: string) => void {
+export function authorizeStream(gate: AuthGate, metadata: Metadata): (queue: string) => void {
   const { digest } = gate.authenticate(metadata);
   return (queue) => requirePermission(gate.identify(digest).principal, "receive", queue, "queue");
 }
