@@ -5,7 +5,7 @@ import { Producer } from "sqs-producer";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { startSqsHarness, type SqsHarness } from "./sqs-harness.js";
 
-// Real sqs-consumer 14 and sqs-producer 8, unchanged, against the SQS
+// Real sqs-consumer 15 and sqs-producer 8, unchanged, against the SQS
 // endpoint on real time: they poll and heartbeat with their own timers.
 
 /** One SQS call a library made: its command, its input and its output. */
@@ -114,7 +114,7 @@ describe("sqs-consumer and sqs-producer against the SQS endpoint (real time)", (
       bodies.set(message.MessageId!, message.Body!);
     };
     const common = { queueUrl: url, batchSize: 10, waitTimeSeconds: 1 };
-    // sqs-consumer 14 has no concurrency setting: an app scales by running
+    // sqs-consumer 15 has no concurrency setting: an app scales by running
     // consumers side by side, each handling its batch of up to 10 at once.
     // One uses handleMessageBatch, so DeleteMessageBatch is on the path too.
     const consumers = [
