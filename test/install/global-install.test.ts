@@ -75,7 +75,7 @@ describe("the package installed globally from its tarball", () => {
     await dir?.remove();
   });
 
-  it("carries the built command, library, console and proto, and none of the clone's sources, tests or source maps", () => {
+  it("carries the built command, library, console, proto and deploy/, and none of the clone's sources, tests or source maps", () => {
     const paths = install.files.map((file) => file.path);
     for (const needed of [
       "package.json",
@@ -86,13 +86,15 @@ describe("the package installed globally from its tarball", () => {
       "dist/src/index.d.ts",
       "dist/console/index.html",
       "proto/holdshelf/v1/queue_service.proto",
+      "deploy/holdshelf.service",
+      "deploy/Containerfile",
     ])
       expect(paths).toContain(needed);
     expect(paths.some((path) => /^dist\/console\/assets\/.+\.js$/.test(path))).toBe(true);
     const outside = paths.filter(
       (path) =>
         !["package.json", "README.md"].includes(path) &&
-        !/^(bin|proto)\//.test(path) &&
+        !/^(bin|proto|deploy)\//.test(path) &&
         !/^dist\/(src|gen|console)\//.test(path),
     );
     expect(outside).toEqual([]);

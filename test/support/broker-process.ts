@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 
-/** The package's command, as `npx holdshelf` runs it (compiled by `npm run build`). */
+/** The package's command, as `holdshelf` runs it once installed (compiled by `npm run build`). */
 export const holdshelfBin = fileURLToPath(new URL("../../bin/holdshelf.js", import.meta.url));
 
 /** A `holdshelf serve` child process. */
