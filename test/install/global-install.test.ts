@@ -80,6 +80,7 @@ describe("the package installed globally from its tarball", () => {
     for (const needed of [
       "package.json",
       "README.md",
+      "LICENSE",
       "bin/holdshelf.js",
       "dist/src/cli/main.js",
       "dist/src/index.js",
@@ -93,7 +94,7 @@ describe("the package installed globally from its tarball", () => {
     expect(paths.some((path) => /^dist\/console\/assets\/.+\.js$/.test(path))).toBe(true);
     const outside = paths.filter(
       (path) =>
-        !["package.json", "README.md"].includes(path) &&
+        !["package.json", "README.md", "LICENSE"].includes(path) &&
         !/^(bin|proto|deploy)\//.test(path) &&
         !/^dist\/(src|gen|console)\//.test(path),
     );
