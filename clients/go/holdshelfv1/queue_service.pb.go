@@ -1144,9 +1144,10 @@ type UpdateQueueRequest struct {
 	// "content_based_deduplication", "deduplication_scope". A named message
 	// or map field is replaced whole ("redrive_policy" left unset in config
 	// removes the policy; "tags" replaces every tag). A named field unset in
-	// config takes its default. "*" alone names every field: the same as no
-	// mask. An unknown or repeated path fails with INVALID_ARGUMENT on
-	// "update_mask". Added in 0.2.0: a broker before it ignores the mask and
+	// config takes its default; a field the mask leaves out is not read. "*"
+	// alone names every field: the same as no mask (and as an empty one). An
+	// unknown or repeated path, or "*" beside others, fails with
+	// INVALID_ARGUMENT on "update_mask". Added in 0.2.0: a broker before it ignores the mask and
 	// replaces the whole configuration, so a client that must not depend on
 	// that reads the queue first (GetQueue) and sends the whole configuration.
 	UpdateMask *fieldmaskpb.FieldMask `protobuf:"bytes,3,opt,name=update_mask,json=updateMask,proto3" json:"update_mask,omitempty"`

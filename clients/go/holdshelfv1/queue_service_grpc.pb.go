@@ -50,7 +50,8 @@ type QueueServiceClient interface {
 	// update_time to now, even when nothing changed.
 	// Errors: INVALID_ARGUMENT (a malformed name, a config field out of
 	// bounds, tags as in CreateQueue, a redrive_policy naming this queue, an
-	// update_mask path that names no field of QueueConfig), QUEUE_NOT_FOUND,
+	// update_mask path that names no field of QueueConfig, is repeated, or is
+	// "*" beside others (field "update_mask")), QUEUE_NOT_FOUND,
 	// DEAD_LETTER_QUEUE_NOT_FOUND.
 	UpdateQueue(ctx context.Context, in *UpdateQueueRequest, opts ...grpc.CallOption) (*UpdateQueueResponse, error)
 	// Deletes a queue and all its messages. Receives waiting on it fail with
@@ -605,7 +606,8 @@ type QueueServiceServer interface {
 	// update_time to now, even when nothing changed.
 	// Errors: INVALID_ARGUMENT (a malformed name, a config field out of
 	// bounds, tags as in CreateQueue, a redrive_policy naming this queue, an
-	// update_mask path that names no field of QueueConfig), QUEUE_NOT_FOUND,
+	// update_mask path that names no field of QueueConfig, is repeated, or is
+	// "*" beside others (field "update_mask")), QUEUE_NOT_FOUND,
 	// DEAD_LETTER_QUEUE_NOT_FOUND.
 	UpdateQueue(context.Context, *UpdateQueueRequest) (*UpdateQueueResponse, error)
 	// Deletes a queue and all its messages. Receives waiting on it fail with
