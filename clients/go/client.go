@@ -107,10 +107,16 @@ func (c *Client) ListQueues(ctx context.Context, options ListQueuesOptions) (*Qu
 	return page, nil
 }
 
-// UpdateQueue replaces a queue's whole configuration: nil fields take their
-// defaults, not their current values.
-func (c *Client) UpdateQueue(ctx context.Context, name string, config *QueueConfig) (*Queue, error) {
-	resp, err := c.rpc.UpdateQueue(ctx, &holdshelfv1.UpdateQueueRequest{Name: name, Config: queueConfigToWire(config)})
+// UpdateQueue changes a queue's configuration. Without options it replaces
+// the whole configuration: nil fields take their defaults, not their
+// current values, and the queue's tags are removed. With Fields, only the
+// named fields change.
+func (c *Client) UpdateQueue(ctx context.Context, name string, config *QueueConfig, options ...UpdateOption) (*Queue, error) {
+	request, err := updateQueueRequest(name, config, options)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.rpc.UpdateQueue(ctx, request)
 	if err != nil {
 		return nil, FromGRPC(err)
 	}

@@ -43,8 +43,8 @@ type QueueConfig struct {
 	RetryPolicy       *RetryPolicy
 	// FIFO makes a FIFO queue: every send names a MessageGroupID, and each
 	// group's messages are delivered one lease at a time, in send order
-	// (docs/fifo.md). Set at creation only: UpdateQueue must repeat it, as
-	// changing it fails with INVALID_ARGUMENT on config.fifo.
+	// (docs/fifo.md). Set at creation only: UpdateQueue without Fields must
+	// repeat it, as changing it fails with INVALID_ARGUMENT on config.fifo.
 	FIFO bool
 	// ContentBasedDeduplication (FIFO queues only): a send without a
 	// DeduplicationID is deduplicated by the SHA-256 of its body.

@@ -117,9 +117,9 @@ export const createQueue = (name: string, config: QueueConfigJson) =>
 /** One queue with its history and processing times. */
 export const getQueue = (name: string) => send<QueueDetail>("GET", queuePath(name));
 
-/** Replaces a queue's whole configuration. */
-export const updateQueue = (name: string, config: QueueConfigJson) =>
-  send<{ queue: QueueView }>("PUT", queuePath(name), { config });
+/** Changes the named settings of a queue (QueueConfig's field names), keeping every other as it is then. */
+export const updateQueue = (name: string, config: QueueConfigJson, fields: readonly string[]) =>
+  send<{ queue: QueueView }>("PUT", queuePath(name), { config, fields });
 
 /** Deletes a queue and its messages. */
 export const deleteQueue = (name: string) => send<object>("DELETE", queuePath(name));

@@ -262,3 +262,24 @@ export function configOf(draft: ConfigDraft): QueueConfigJson {
   }
   return config;
 }
+
+/**
+ * The settings a draft changes from `base` (the configuration it was made
+ * from), by QueueConfig's field names: what a save sends as its update
+ * mask. A policy is one setting: either of its fields changes it whole.
+ */
+export function changedFields(base: ConfigDraft, draft: ConfigDraft): string[] {
+  const changed = new Set<string>();
+  for (const group of configGroups) {
+    for (const field of group.fields) {
+      // "config.redrive_policy.dead_letter_queue" is the field "redrive_policy".
+      if (draft[field.key].trim() !== base[field.key].trim()) changed.add(field.path.split(".")[1]!);
+    }
+  }
+  const tagsOf = (of: ConfigDraft) =>
+    JSON.stringify(of.tags.filter((tag) => tag.key !== "" || tag.value !== "").map((tag) => [tag.key, tag.value]));
+  if (tagsOf(draft) !== tagsOf(base)) changed.add("tags");
+  if (draft.contentBasedDeduplication !== base.contentBasedDeduplication) changed.add("content_based_deduplication");
+  if (draft.deduplicationScope !== base.deduplicationScope) changed.add("deduplication_scope");
+  return [...changed];
+}

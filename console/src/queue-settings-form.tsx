@@ -1,9 +1,10 @@
-// The queue page's configuration form. Saving replaces the whole
-// configuration, so the form always sends every field it shows.
+// The queue page's configuration form. Saving sends only the settings the
+// operator changed, as an update mask: a setting another operator changed
+// meanwhile (the CLI, another console) stays as they left it.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { updateQueue } from "./api.js";
 import type { QueueView } from "./api-types.js";
-import { configOf, draftOf, isConfigPath } from "./config-fields.js";
+import { changedFields, configOf, draftOf, isConfigPath } from "./config-fields.js";
 import { focusFirstInvalid, formErrorOf, type FormError } from "./form-errors.js";
 import { formatTime } from "./format.js";
 import { ErrorMessage, useNotify } from "./notices.js";
@@ -13,24 +14,37 @@ import { QueueConfigFields } from "./queue-config-fields.js";
 export function QueueSettingsForm({ queue, onSaved }: { queue: QueueView; onSaved: (queue: QueueView) => void }) {
   const notify = useNotify();
   const form = useRef<HTMLFormElement>(null);
-  const [draft, setDraft] = useState(() => draftOf(queue.config));
+  // What the draft was made from: a save sends the settings that differ from it.
+  const [base, setBase] = useState(() => draftOf(queue.config));
+  const [draft, setDraft] = useState(base);
+  const showQueue = (config: QueueView["config"]) => {
+    const shown = draftOf(config);
+    setBase(shown);
+    setDraft(shown);
+  };
   const [dirty, setDirty] = useState(false);
   const [error, setError] = useState<FormError | null>(null);
   const [busy, setBusy] = useState(false);
 
   // The page refreshes every few seconds; a change made elsewhere shows unless the user is mid-edit.
   useEffect(() => {
-    if (!dirty) setDraft(draftOf(queue.config));
+    if (!dirty) showQueue(queue.config);
   }, [queue.updateTime]);
 
   const submit = async (event: Event) => {
     event.preventDefault();
+    const fields = changedFields(base, draft);
+    if (fields.length === 0) {
+      reset();
+      notify(`Nothing to save: no setting of ${queue.name} changed.`);
+      return;
+    }
     setBusy(true);
     try {
-      const saved = (await updateQueue(queue.name, configOf(draft))).queue;
+      const saved = (await updateQueue(queue.name, configOf(draft), fields)).queue;
       setError(null);
       setDirty(false);
-      setDraft(draftOf(saved.config));
+      showQueue(saved.config);
       notify(`Saved the configuration of ${queue.name}.`);
       onSaved(saved);
     } catch (caught) {
@@ -42,7 +56,7 @@ export function QueueSettingsForm({ queue, onSaved }: { queue: QueueView; onSave
   };
 
   const reset = () => {
-    setDraft(draftOf(queue.config));
+    showQueue(queue.config);
     setDirty(false);
     setError(null);
   };
@@ -51,7 +65,8 @@ export function QueueSettingsForm({ queue, onSaved }: { queue: QueueView; onSave
     <form ref={form} class="settings" onSubmit={submit} aria-labelledby="settings-heading" noValidate>
       <h2 id="settings-heading">Configuration</h2>
       <p class="muted">
-        Last changed {formatTime(queue.updateTime)}. Saving replaces the whole configuration with what this form shows.
+        Last changed {formatTime(queue.updateTime)}. Saving changes only the settings you edited; the others keep the
+        values they have then.
       </p>
       <QueueConfigFields
         idPrefix="settings"

@@ -8,6 +8,7 @@ import { LeaseStreams } from "./lease-streams.js";
 import { peekMessages } from "./message-peek.js";
 import { checkMoveTaskRate } from "./move-tasks.js";
 import type { QueueConfigInput } from "./queue-config.js";
+import type { QueueConfigField } from "./queue-config-update.js";
 import type { QueueState } from "./queue-state.js";
 import { checkBatchSize, checkRedriveBounds, resolveReceiveOptions } from "./request-limits.js";
 import { RevocableStore } from "./revocable-store.js";
@@ -90,10 +91,10 @@ export class Broker {
     return [...this.memory.registry.all()].map((queue) => this.describe(queue, sources));
   }
 
-  /** Replaces a queue's whole configuration; unset fields take their defaults. */
-  async updateQueue(name: string, config?: QueueConfigInput): Promise<QueueInfo> {
+  /** Replaces a queue's whole configuration (unset fields take their defaults), or with `fields` only those. */
+  async updateQueue(name: string, config?: QueueConfigInput, fields?: readonly QueueConfigField[]): Promise<QueueInfo> {
     this.requireStorage();
-    const queue = await this.memory.registry.update(name, config);
+    const queue = await this.memory.registry.update(name, config, fields);
     // A larger max_in_flight may make room for waiting receives.
     this.memory.maintenance.advance(queue);
     return this.describe(queue);

@@ -11,6 +11,7 @@ import {
   type QueueConfig,
   type QueueConfigInput,
 } from "./queue-config.js";
+import { mergeQueueConfig, type QueueConfigField } from "./queue-config-update.js";
 import { fifoNameSuffix } from "../protocol/fifo-name-suffix.js";
 import { QueueState } from "./queue-state.js";
 
@@ -129,15 +130,32 @@ export class QueueRegistry {
     });
   }
 
-  /** Replaces a queue's whole configuration, and marks it changed now (even if it is the same). */
-  async update(name: string, input: QueueConfigInput | undefined): Promise<QueueState> {
-    const config = resolveQueueConfig(input);
-    if ((this.get(name, "name").record.config.fifo === undefined) !== (config.fifo === undefined)) {
-      throw invalidArgument("config.fifo", "is set when a queue is created and cannot change");
-    }
-    await this.checkRedrive(name, config);
+  /**
+   * Changes a queue's configuration and marks it changed now (even if it is
+   * the same). Without `fields`, `input` replaces the whole configuration;
+   * with them, only the named fields change, merged into the configuration as
+   * it stands when this change is taken, in the queue's chain of admin
+   * operations: two updates of different fields never undo each other.
+   */
+  async update(
+    name: string,
+    input: QueueConfigInput | undefined,
+    fields?: readonly QueueConfigField[],
+  ): Promise<QueueState> {
+    // A whole configuration is checked before the queue is looked up, as it always was.
+    const replacement = fields === undefined ? resolveQueueConfig(input) : undefined;
+    this.get(name, "name");
     return this.exclusive(name, async () => {
       const queue = this.get(name, "name");
+      const current = queue.record.config;
+      const requested = mergeQueueConfig(current, input, fields);
+      // Before the rest is checked: a FIFO queue's own settings are refused on a standard queue.
+      if ((requested.fifo ?? false) !== (current.fifo !== undefined)) {
+        throw invalidArgument("config.fifo", "is set when a queue is created and cannot change");
+      }
+      const config = replacement ?? resolveQueueConfig(requested);
+      // A policy kept as it was was checked when it was set (and its dead-letter queue cannot be deleted since).
+      if (fields === undefined || fields.includes("redrivePolicy")) await this.checkRedrive(name, config);
       const record = { ...queue.record, config, updateTime: this.clock.now() };
       await this.store.commit([{ kind: "putQueue", queue: record }]);
       queue.record = record;

@@ -26,6 +26,7 @@ import type {
   MoveTaskStatus,
   PeekedMessage,
   Queue,
+  QueueConfigField,
   QueueConfigInput,
   ReceivedMessage,
   SendBatchEntry,
@@ -69,6 +70,36 @@ export function queueConfigToWire(config: QueueConfigInput = {}): MessageInitSha
             maxBackoff: durationFromMs(config.retryPolicy.maxBackoffMs),
           },
         }),
+  };
+}
+
+/** QueueConfig's proto field name (an update_mask path) for each field of QueueConfigInput. */
+const updateMaskPathOf: { readonly [K in QueueConfigField]-?: string } = {
+  visibilityTimeoutMs: "visibility_timeout",
+  delayMs: "delay",
+  retentionMs: "retention",
+  maxMessageBytes: "max_message_bytes",
+  receiveWaitTimeMs: "receive_wait_time",
+  maxInFlight: "max_in_flight",
+  maxLeaseDurationMs: "max_lease_duration",
+  redrivePolicy: "redrive_policy",
+  retryPolicy: "retry_policy",
+  tags: "tags",
+  fifo: "fifo",
+  contentBasedDeduplication: "content_based_deduplication",
+  deduplicationScope: "deduplication_scope",
+};
+
+/** UpdateQueueOptions.fields as the wire's update_mask; none without fields, and an empty list refused (it would mean every field). */
+export function updateMaskToWire(fields: readonly QueueConfigField[] | undefined): { paths: string[] } | undefined {
+  if (fields === undefined) return undefined;
+  if (fields.length === 0) throw new RangeError("UpdateQueueOptions.fields must name at least one field");
+  return {
+    paths: fields.map((field) => {
+      if (!Object.hasOwn(updateMaskPathOf, field))
+        throw new RangeError(`${JSON.stringify(field)} is not a QueueConfigInput field`);
+      return updateMaskPathOf[field];
+    }),
   };
 }
 

@@ -7,6 +7,7 @@ import {
   queueConfigToWire,
   queueFromWire,
   sendEntryToWire,
+  updateMaskToWire,
 } from "./client-convert.js";
 import { Consumer, type ConsumerOptions, type MessageHandler } from "./consumer.js";
 import { sendResult } from "./fifo-convert.js";
@@ -32,6 +33,7 @@ import type {
   SendBatchEntry,
   SendOptions,
   SendResult,
+  UpdateQueueOptions,
 } from "./types.js";
 
 /** Options of a QueueClient: how to reach the server, and how send() batches. */
@@ -84,9 +86,15 @@ export class QueueClient {
     return { queues: page.queues.map(queueFromWire), nextPageToken: page.nextPageToken };
   }
 
-  /** Replaces a queue's whole configuration: unset fields take their defaults. */
-  async updateQueue(name: string, config?: QueueConfigInput): Promise<Queue> {
-    return queueFromWire((await this.rpc.updateQueue({ name, config: queueConfigToWire(config) })).queue);
+  /**
+   * Changes a queue's configuration: with `fields`, only those (the rest keep
+   * their current values); without, the config replaces the whole
+   * configuration and unset fields take their defaults.
+   */
+  async updateQueue(name: string, config?: QueueConfigInput, options: UpdateQueueOptions = {}): Promise<Queue> {
+    const updateMask = updateMaskToWire(options.fields);
+    const request = { name, config: queueConfigToWire(config), ...(updateMask === undefined ? {} : { updateMask }) };
+    return queueFromWire((await this.rpc.updateQueue(request)).queue);
   }
 
   /** Deletes a queue and all its messages. */

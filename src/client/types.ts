@@ -64,15 +64,32 @@ export type QueueConfigInput = {
 } & {
   readonly redrivePolicy?: RedrivePolicy | undefined;
   readonly retryPolicy?: RetryPolicy | undefined;
-  /** Unset means none: updateQueue replaces the tags with the rest of the configuration. */
+  /** Unset means none: updateQueue replaces the tags with the rest of the configuration (or, with fields, when "tags" is named). */
   readonly tags?: Readonly<Record<string, string>> | undefined;
-  /** Creates a FIFO queue. updateQueue must repeat it: changing it fails with INVALID_ARGUMENT on config.fifo. */
+  /** Creates a FIFO queue. updateQueue without fields must repeat it: changing it fails with INVALID_ARGUMENT on config.fifo. */
   readonly fifo?: boolean | undefined;
   /** FIFO queues only. */
   readonly contentBasedDeduplication?: boolean | undefined;
   /** FIFO queues only; unset means "queue". */
   readonly deduplicationScope?: DeduplicationScope | undefined;
 };
+
+/** A field of QueueConfigInput, as UpdateQueueOptions.fields names it. */
+export type QueueConfigField = keyof QueueConfigInput;
+
+/** How updateQueue changes a queue's configuration. */
+export interface UpdateQueueOptions {
+  /**
+   * Only these fields change, each to its value in the config (AIP-134's
+   * update mask); every other field keeps its current value, even one
+   * another caller changes meanwhile. A field named but unset in the config
+   * takes its default: ["redrivePolicy"] without a policy removes it, and
+   * ["tags"] replaces every tag. Unset: the config replaces the whole
+   * configuration. An empty list is a RangeError (it would mean the whole
+   * configuration). Needs a 0.2.0 broker: an older one replaces everything.
+   */
+  readonly fields?: readonly QueueConfigField[] | undefined;
+}
 
 /** The settings of QueueConfig that only FIFO queues take. */
 type FifoSetting = "fifo" | "contentBasedDeduplication" | "deduplicationScope";

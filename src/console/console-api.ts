@@ -2,7 +2,14 @@ import type { Queue } from "../../gen/holdshelf/v1/queue_pb.js";
 import { maxPageSize } from "../protocol/queue-pages.js";
 import type { QueueCalls } from "../service/queue-calls.js";
 import { consoleErrors } from "./console-error.js";
-import { objectBody, optionalInteger, optionalString, stringField, stringMap } from "./console-input.js";
+import {
+  objectBody,
+  optionalInteger,
+  optionalString,
+  optionalStringList,
+  stringField,
+  stringMap,
+} from "./console-input.js";
 import { moveTaskView, queueConfigOf, queueView } from "./console-views.js";
 import { peekedMessageView } from "./peeked-message-view.js";
 import type { QueueHistory } from "./queue-history.js";
@@ -46,9 +53,17 @@ const queueRoutes: Record<string, Record<string, Route>> = {
         sampleIntervalMs: history.shape.sampleIntervalMs,
       };
     },
+    // With `fields` (QueueConfig's field names), only those change: the settings form sends what the
+    // operator edited, so a change another operator made meanwhile to another setting stays.
     PUT: async (request, { calls }, name) => {
-      const config = queueConfigOf(objectBody(request.body).config);
-      const { queue } = await calls.call("updateQueue", { name, config });
+      const body = objectBody(request.body);
+      const config = queueConfigOf(body.config);
+      const fields = optionalStringList(body, "fields");
+      const { queue } = await calls.call("updateQueue", {
+        name,
+        config,
+        ...(fields === undefined ? {} : { updateMask: { paths: fields } }),
+      });
       return { queue: queueView(queue!) };
     },
     DELETE: async (_request, { calls }, name) => {

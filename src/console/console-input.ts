@@ -40,6 +40,15 @@ export function optionalInteger(
   return value;
 }
 
+/** An array of 1 or more strings, or undefined when missing or null. */
+export function optionalStringList(body: Record<string, unknown>, field: string): string[] | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value) || value.length === 0 || !value.every((item) => typeof item === "string"))
+    throw consoleErrors.invalid(field, "must be a list of one or more strings");
+  return value as string[];
+}
+
 /** An object of string values, or {} when missing or null. */
 export function stringMap(body: Record<string, unknown>, field: string): Record<string, string> {
   const value = body[field];

@@ -1,6 +1,6 @@
 import type { Metadata } from "@grpc/grpc-js";
 import type { Queue } from "../../gen/holdshelf/v1/queue_pb.js";
-import type { QueueService } from "../../gen/holdshelf/v1/queue_service_pb.js";
+import type { QueueService, UpdateQueueRequest } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { requirePermission, type AuthGate } from "../auth/auth-gate.js";
 import type { Action, Principal } from "../auth/permissions.js";
 import { parseMoveTaskHandle } from "../protocol/move-task-handle.js";
@@ -24,7 +24,8 @@ interface Need {
  */
 const needs: { [K in keyof Handlers]: (request: Parameters<Handlers[K]>[0]) => Need[] } = {
   createQueue: (r) => [admin(r.name, "name"), ...deadLetterQueueOf(r.config)],
-  updateQueue: (r) => [admin(r.name, "name"), ...deadLetterQueueOf(r.config)],
+  // A mask that leaves redrive_policy out keeps the policy there is: no dead-letter queue is chosen.
+  updateQueue: (r) => [admin(r.name, "name"), ...(changesRedrivePolicy(r) ? deadLetterQueueOf(r.config) : [])],
   deleteQueue: (r) => [admin(r.name, "name")],
   purgeQueue: (r) => [admin(r.name, "name")],
   // Without a destination, messages go back to the queues that dead-lettered
@@ -110,6 +111,12 @@ function receive(queue: string): Need {
 function deadLetterQueueOf(config: { redrivePolicy?: { deadLetterQueue: string } | undefined } | undefined): Need[] {
   const target = config?.redrivePolicy?.deadLetterQueue;
   return target === undefined || target === "" ? [] : [admin(target, "config.redrive_policy.dead_letter_queue")];
+}
+
+/** Whether an UpdateQueue sets the redrive policy: without a mask (or with "*") it sets every field. */
+function changesRedrivePolicy(request: UpdateQueueRequest): boolean {
+  const paths = request.updateMask?.paths ?? [];
+  return paths.length === 0 || paths.includes("*") || paths.includes("redrive_policy");
 }
 
 /** Drops from a response's queues the names of dead-letter sources the caller may not see. */

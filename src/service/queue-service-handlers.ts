@@ -21,6 +21,7 @@ import {
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { QueueOperations } from "../broker/broker-slices.js";
 import { peekPageToWire } from "./peek-wire.js";
+import { queueUpdateFromWire } from "./queue-update-wire.js";
 import { ReceivedDeliveries } from "./received-deliveries.js";
 import {
   durationToMs,
@@ -56,7 +57,8 @@ export function queueServiceHandlers(broker: QueueOperations): UnaryHandlers<typ
       });
     },
     async updateQueue(request) {
-      const queue = await broker.updateQueue(request.name, queueConfigFromWire(request.config));
+      const { config, fields } = queueUpdateFromWire(request);
+      const queue = await broker.updateQueue(request.name, config, fields);
       return create(UpdateQueueResponseSchema, { queue: queueToWire(queue) });
     },
     async deleteQueue(request) {

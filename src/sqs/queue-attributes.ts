@@ -93,6 +93,28 @@ export function applyQueueAttributes(
   return next;
 }
 
+/** The QueueConfig field (an update_mask path) each settable attribute sets; FifoThroughputLimit is not stored. */
+const configFieldOf: Readonly<Record<string, string>> = {
+  VisibilityTimeout: "visibility_timeout",
+  DelaySeconds: "delay",
+  MessageRetentionPeriod: "retention",
+  MaximumMessageSize: "max_message_bytes",
+  ReceiveMessageWaitTimeSeconds: "receive_wait_time",
+  RedrivePolicy: "redrive_policy",
+  FifoQueue: "fifo",
+  ContentBasedDeduplication: "content_based_deduplication",
+  DeduplicationScope: "deduplication_scope",
+};
+
+/**
+ * The update_mask paths of the attributes a SetQueueAttributes names, for
+ * attributes `applyQueueAttributes` accepted: an UpdateQueue with them
+ * changes only those fields, whatever another call changes meanwhile.
+ */
+export function attributeFields(attributes: ReadonlyMap<string, string>): string[] {
+  return [...attributes.keys()].flatMap((name) => (Object.hasOwn(configFieldOf, name) ? [configFieldOf[name]!] : []));
+}
+
 /**
  * Whether an existing queue already has the attributes a CreateQueue names
  * (SQS's rule: a CreateQueue of an existing queue succeeds unless an

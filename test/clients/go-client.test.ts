@@ -127,6 +127,14 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
       });
     });
 
+    it("changes only the fields named with holdshelf.Fields, keeping the rest", () => {
+      expect(results.updateQueueFields).toMatchObject({
+        maxInFlight: 42,
+        visibilityTimeoutMs: 7000,
+        retryPolicy: { minBackoffMs: 100, maxBackoffMs: 1000 },
+      });
+    });
+
     it("sends and receives messages with their attributes and times", () => {
       const { id, batchIds } = results.send as { id: string; batchIds: string[] };
       expect(batchIds).toHaveLength(2);

@@ -231,6 +231,15 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       expect(rpc.update_queue!.queue).toMatchObject({
         config: { redrive_policy: null, retry_policy: null, max_in_flight: 50 },
       });
+      // With fields, only max_in_flight changes; every refused list is a ValueError before any call.
+      expect(rpc.update_queue_fields!.queue).toMatchObject({
+        config: { max_in_flight: 60, visibility_timeout: 20, retention: 3600.5 },
+      });
+      expect(rpc.update_queue_fields!.refusals).toEqual([
+        expect.stringContaining("at least one field"),
+        expect.stringContaining("'visibilityTimeout' is not a QueueConfig field"),
+        expect.stringContaining("not one string"),
+      ]);
 
       const sent = [rpc.send!.message_id, ...(rpc.send_batch!.message_ids as string[])];
       const messages = rpc.receive!.messages as Line[];

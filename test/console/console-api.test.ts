@@ -207,6 +207,41 @@ describe("the console's API without an auth file", () => {
     expect(missingDlq.body.error.reason).toBe("DEAD_LETTER_QUEUE_NOT_FOUND");
   });
 
+  it("changes only the settings a save names in fields, so another operator's change stays", async () => {
+    await browser.api("POST", "/api/queues", { name: "jobs-dlq" });
+    await browser.api("POST", "/api/queues", {
+      name: "jobs",
+      config: { redrivePolicy: { deadLetterQueue: "jobs-dlq", maxReceiveCount: 3 }, tags: { team: "ops" } },
+    });
+    // The form was loaded before this change made elsewhere (the CLI), and sends its whole draft.
+    await h.rpc().updateQueue({ name: "jobs", config: { maxInFlight: 500 }, updateMask: { paths: ["max_in_flight"] } });
+    const saved = await browser.api("PUT", "/api/queues/jobs", {
+      config: { visibilityTimeout: "60s", maxInFlight: 120000, tags: { team: "ops" } },
+      fields: ["visibility_timeout"],
+    });
+    expect(saved.status).toBe(200);
+    expect(saved.body.queue.config).toMatchObject({
+      visibilityTimeout: "60s",
+      maxInFlight: 500,
+      redrivePolicy: { deadLetterQueue: "jobs-dlq", maxReceiveCount: 3 },
+      tags: { team: "ops" },
+    });
+    // A named setting left out takes its default.
+    const cleared = await browser.api("PUT", "/api/queues/jobs", { config: {}, fields: ["redrive_policy"] });
+    expect(cleared.body.queue.config.redrivePolicy).toBeUndefined();
+    expect(cleared.body.queue.config.maxInFlight).toBe(500);
+    for (const [fields, field] of [
+      [[], "fields"],
+      ["visibility_timeout", "fields"],
+      [["visibilityTimeout"], "update_mask"],
+    ] as const) {
+      const refused = await browser.api("PUT", "/api/queues/jobs", { config: {}, fields });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.fields[0].field).toBe(field);
+    }
+    expect((await browser.api("GET", "/api/queues/jobs")).body.queue.config.visibilityTimeout).toBe("60s");
+  });
+
   it("purges with the count, deletes, and answers 404 for a queue that is gone", async () => {
     await browser.api("POST", "/api/queues", { name: "jobs" });
     for (let i = 0; i < 3; i++) await browser.api("POST", "/api/queues/jobs/messages", { body: `m${i}` });

@@ -273,6 +273,28 @@ describe("bearer-token authorization", () => {
       });
     });
 
+    it("needs admin on a dead-letter queue only when an update_mask names the redrive policy", async () => {
+      const config = {
+        visibilityTimeout: durationFromMs(7_000),
+        redrivePolicy: { deadLetterQueue: "shared-dlq", maxReceiveCount: 9 },
+      };
+      // orders-1 keeps the policy root gave it: changing another field chooses no dead-letter queue.
+      const updated = await as.ordersAdmin.updateQueue({
+        name: "orders-1",
+        config,
+        updateMask: { paths: ["visibility_timeout"] },
+      });
+      expect(updated.queue?.config?.redrivePolicy).toMatchObject({ deadLetterQueue: "shared-dlq", maxReceiveCount: 1 });
+      for (const paths of [["redrive_policy"], ["*"], []]) {
+        const error = await expectRpcError(
+          as.ordersAdmin.updateQueue({ name: "orders-1", config, updateMask: { paths } }),
+          denied,
+          "PERMISSION_DENIED",
+        );
+        expect(error.message).toContain('queue "shared-dlq" (config.redrive_policy.dead_letter_queue)');
+      }
+    });
+
     it("needs admin on the dead-letter queue and on a named destination to redrive", async () => {
       await as.ordersAdmin.createQueue({ name: "orders-redrive-dlq" });
       await as.root.send({ queue: "orders-redrive-dlq", body });

@@ -1,8 +1,12 @@
 import {
   CreateQueueCommand,
+  GetQueueAttributesCommand,
   ListQueuesCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
+  SetQueueAttributesCommand,
+  TagQueueCommand,
+  UntagQueueCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import { writeFile } from "node:fs/promises";
@@ -15,6 +19,7 @@ import { startSqsHarness, type SqsHarness } from "./sqs-harness.js";
 const admin = { accessKeyId: "AKIAADMIN0000000000A", secretAccessKey: "admin-secret-0123456789" };
 const ordersSender = { accessKeyId: "AKIAORDERS000000000B", secretAccessKey: "orders-secret-0123456789" };
 const reader = { accessKeyId: "AKIAREADER0000000000D", secretAccessKey: "reader-secret-0123456789" };
+const ordersAdmin = { accessKeyId: "AKIAORDERSADMIN0000E", secretAccessKey: "orders-admin-secret-0123456789" };
 const newcomer = { accessKeyId: "AKIANEWCOMER0000000C", secretAccessKey: "newcomer-secret-0123456789" };
 
 function keysFile(
@@ -45,6 +50,7 @@ describe("the SQS endpoint with access keys (--sqs-credentials)", () => {
         { name: "ops", key: admin, permissions: [{ queues: "*", allow: ["admin", "send", "receive"] }] },
         { name: "orders-service", key: ordersSender, permissions: [{ queues: "orders-*", allow: ["send"] }] },
         { name: "reader", key: reader, permissions: [{ queues: "*", allow: ["receive"] }] },
+        { name: "orders-admin", key: ordersAdmin, permissions: [{ queues: "orders-*", allow: ["admin"] }] },
       ]),
     );
     // The real clock: signatures carry real dates.
@@ -106,6 +112,33 @@ describe("the SQS endpoint with access keys (--sqs-credentials)", () => {
       403,
     );
     expect((await h.rpc.getQueue({ name: "billing" })).queue!.stats!.visible).toBe(0n);
+  });
+
+  it("asks for admin on the dead-letter queue only of a change that sets RedrivePolicy", async () => {
+    const billingArn = "arn:aws:sqs:us-east-1:000000000000:billing";
+    const redrivePolicy = JSON.stringify({ deadLetterTargetArn: billingArn, maxReceiveCount: 3 });
+    await adminSqs.send(
+      new SetQueueAttributesCommand({ QueueUrl: h.urlOf("orders-1"), Attributes: { RedrivePolicy: redrivePolicy } }),
+    );
+    // orders-admin may not choose billing as a dead-letter queue, but may change the rest of orders-1.
+    const ordersAdminSqs = h.client(ordersAdmin);
+    const url = h.urlOf("orders-1");
+    await ordersAdminSqs.send(
+      new SetQueueAttributesCommand({ QueueUrl: url, Attributes: { VisibilityTimeout: "45" } }),
+    );
+    await ordersAdminSqs.send(new TagQueueCommand({ QueueUrl: url, Tags: { team: "orders" } }));
+    await ordersAdminSqs.send(new UntagQueueCommand({ QueueUrl: url, TagKeys: ["team"] }));
+    await expectSqsError(
+      ordersAdminSqs.send(
+        new SetQueueAttributesCommand({ QueueUrl: url, Attributes: { RedrivePolicy: redrivePolicy } }),
+      ),
+      "AccessDenied",
+      403,
+    );
+    const { Attributes } = await adminSqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["VisibilityTimeout", "RedrivePolicy"] }),
+    );
+    expect(Attributes).toEqual({ VisibilityTimeout: "45", RedrivePolicy: redrivePolicy });
   });
 
   it("refuses unsigned requests, unknown keys and wrong secrets as AWS does", async () => {

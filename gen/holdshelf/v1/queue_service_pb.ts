@@ -566,9 +566,10 @@ export type UpdateQueueRequest = Message<"holdshelf.v1.UpdateQueueRequest"> & {
    * "content_based_deduplication", "deduplication_scope". A named message
    * or map field is replaced whole ("redrive_policy" left unset in config
    * removes the policy; "tags" replaces every tag). A named field unset in
-   * config takes its default. "*" alone names every field: the same as no
-   * mask. An unknown or repeated path fails with INVALID_ARGUMENT on
-   * "update_mask". Added in 0.2.0: a broker before it ignores the mask and
+   * config takes its default; a field the mask leaves out is not read. "*"
+   * alone names every field: the same as no mask (and as an empty one). An
+   * unknown or repeated path, or "*" beside others, fails with
+   * INVALID_ARGUMENT on "update_mask". Added in 0.2.0: a broker before it ignores the mask and
    * replaces the whole configuration, so a client that must not depend on
    * that reads the queue first (GetQueue) and sends the whole configuration.
    *
@@ -1724,7 +1725,8 @@ export const QueueService: GenService<{
    * update_time to now, even when nothing changed.
    * Errors: INVALID_ARGUMENT (a malformed name, a config field out of
    * bounds, tags as in CreateQueue, a redrive_policy naming this queue, an
-   * update_mask path that names no field of QueueConfig), QUEUE_NOT_FOUND,
+   * update_mask path that names no field of QueueConfig, is repeated, or is
+   * "*" beside others (field "update_mask")), QUEUE_NOT_FOUND,
    * DEAD_LETTER_QUEUE_NOT_FOUND.
    *
    * @generated from rpc holdshelf.v1.QueueService.UpdateQueue

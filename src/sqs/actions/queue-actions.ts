@@ -1,10 +1,10 @@
 import { create } from "@bufbuild/protobuf";
-import { QueueConfigSchema, type Queue, type QueueConfig } from "../../../gen/holdshelf/v1/queue_pb.js";
+import { QueueConfigSchema, type Queue } from "../../../gen/holdshelf/v1/queue_pb.js";
 import { fifoNameSuffix } from "../../protocol/fifo-name-suffix.js";
 import { queueNamePattern } from "../../protocol/queue-name-pattern.js";
 import { brokerFailure } from "../../service/broker-failure.js";
 import { requestedFifo } from "../fifo-attributes.js";
-import { applyQueueAttributes, conflictingAttribute, queueAttributes } from "../queue-attributes.js";
+import { applyQueueAttributes, attributeFields, conflictingAttribute, queueAttributes } from "../queue-attributes.js";
 import { sqsErrors } from "../sqs-error.js";
 import { optionalInteger, optionalString, requiredString, stringList, stringMap } from "../sqs-input.js";
 import type { SqsAction, SqsActionContext } from "./action-context.js";
@@ -74,7 +74,16 @@ export const getQueueAttributes: SqsAction = async (input, context) => {
 export const setQueueAttributes: SqsAction = async (input, context) => {
   const name = queueOfRequest(input, context);
   const attributes = stringMap(input, "Attributes");
-  await updateConfig(name, context, (config) => applyQueueAttributes(config, attributes, context.urls));
+  // The queue as it is tells its kind, which the FIFO attributes are checked against; it never changes.
+  const { config = create(QueueConfigSchema) } = await getQueue(name, context);
+  const fields = attributeFields(attributes);
+  await context.queues.call("updateQueue", {
+    name,
+    config: applyQueueAttributes(config, attributes, context.urls),
+    // Only FifoThroughputLimit, or nothing, named: "fifo" (which cannot change) keeps every field
+    // and still moves LastModifiedTimestamp, where an empty mask would replace the whole configuration.
+    updateMask: { paths: fields.length === 0 ? ["fifo"] : fields },
+  });
   return {};
 };
 
@@ -123,11 +132,7 @@ export const tagQueue: SqsAction = async (input, context) => {
   const name = queueOfRequest(input, context);
   const tags = stringMap(input, "Tags");
   if (tags.size === 0) throw sqsErrors.invalidParameterValue("The request must contain at least one tag.");
-  await updateConfig(name, context, (config) => {
-    const next = create(QueueConfigSchema, config);
-    next.tags = { ...config.tags, ...Object.fromEntries(tags) };
-    return next;
-  });
+  await updateTags(name, context, (current) => ({ ...current, ...Object.fromEntries(tags) }));
   return {};
 };
 
@@ -136,11 +141,9 @@ export const untagQueue: SqsAction = async (input, context) => {
   const name = queueOfRequest(input, context);
   const keys = stringList(input, "TagKeys");
   if (keys.length === 0) throw sqsErrors.invalidParameterValue("The request must contain at least one tag key.");
-  await updateConfig(name, context, (config) => {
-    const next = create(QueueConfigSchema, config);
-    next.tags = Object.fromEntries(Object.entries(config.tags).filter(([key]) => !keys.includes(key)));
-    return next;
-  });
+  await updateTags(name, context, (current) =>
+    Object.fromEntries(Object.entries(current).filter(([key]) => !keys.includes(key))),
+  );
   return {};
 };
 
@@ -173,15 +176,20 @@ async function getQueue(name: string, context: SqsActionContext): Promise<Queue>
 }
 
 /**
- * Reads a queue's configuration, changes it and writes it whole
- * (UpdateQueue replaces the configuration). Two changes racing may lose
- * one, as SQS's own eventually consistent attributes may.
+ * Reads a queue's tags, changes them and writes them back, naming only
+ * "tags" in the update_mask: a change of any other setting made meanwhile
+ * stays. The tags are written whole, so two tag changes racing may still
+ * lose one, as SQS's own eventually consistent tags may.
  */
-async function updateConfig(
+async function updateTags(
   name: string,
   context: SqsActionContext,
-  change: (config: QueueConfig) => QueueConfig,
+  change: (tags: Readonly<Record<string, string>>) => Record<string, string>,
 ): Promise<void> {
   const queue = await getQueue(name, context);
-  await context.queues.call("updateQueue", { name, config: change(queue.config ?? create(QueueConfigSchema)) });
+  await context.queues.call("updateQueue", {
+    name,
+    config: create(QueueConfigSchema, { tags: change(queue.config?.tags ?? {}) }),
+    updateMask: { paths: ["tags"] },
+  });
 }

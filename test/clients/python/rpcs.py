@@ -54,6 +54,15 @@ def main() -> None:
              last_token=second.next_page_token)
         updated = client.update_queue("py-main", dataclasses.replace(config, redrive_policy=None, retry_policy=None))
         emit("update_queue", queue=updated)
+        partial = client.update_queue("py-main", QueueConfig(visibility_timeout=99, max_in_flight=60),
+                                      fields=["max_in_flight"])
+        refusals = []
+        for fields in ([], ["visibilityTimeout"], "max_in_flight"):
+            try:
+                client.update_queue("py-main", QueueConfig(), fields=fields)
+            except ValueError as error:
+                refusals.append(str(error))
+        emit("update_queue_fields", queue=partial, refusals=refusals)
 
         message_id = client.send("py-main", "one", attributes={"kind": "text"}, delay=0)
         emit("send", message_id=message_id)

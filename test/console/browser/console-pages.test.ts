@@ -121,6 +121,28 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", { timeout: testT
     await page.context().close();
   });
 
+  it("saves only the settings the operator edited: a change made elsewhere meanwhile stays", async () => {
+    const rpc = h.rpc();
+    await rpc.createQueue({ name: "shared", config: { tags: { team: "ops" } } });
+    const page = await openPage(browser, `${h.consoleUrl}#/queues/shared`);
+    const settings = page.getByRole("form", { name: "Configuration" });
+    await expect.poll(() => settings.getByLabel("Max in flight").inputValue(), { timeout: uiTimeoutMs }).toBe("120000");
+    await settings.getByLabel("Visibility timeout").fill("75s");
+    // The CLI changes another setting while the form is open with the old value in it.
+    await rpc.updateQueue({ name: "shared", config: { maxInFlight: 500 }, updateMask: { paths: ["max_in_flight"] } });
+    await settings.getByRole("button", { name: "Save configuration" }).click();
+    await expect
+      .poll(async () => (await rpc.getQueue({ name: "shared" })).queue!.config!.visibilityTimeout?.seconds, {
+        timeout: uiTimeoutMs,
+      })
+      .toBe(75n);
+    expect((await rpc.getQueue({ name: "shared" })).queue!.config).toMatchObject({
+      maxInFlight: 500,
+      tags: { team: "ops" },
+    });
+    await page.context().close();
+  });
+
   it("browses messages without leasing them: the receive count stays 0, and a receive is still the first delivery", async () => {
     const rpc = h.rpc();
     await rpc.createQueue({ name: "browse" });

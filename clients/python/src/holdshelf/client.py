@@ -11,7 +11,7 @@ import grpc
 from holdshelf._wire import QueueServiceStub, service_pb2
 from holdshelf.convert import (
     batch_entry_to_wire, body_bytes, config_to_wire, entry_result_from_wire, message_from_wire, queue_from_wire,
-    send_results,
+    send_results, update_mask_paths,
 )
 from holdshelf.credentials import bearer_metadata, channel_credentials
 from holdshelf.durations import Seconds, from_timestamp, seconds_of, to_duration
@@ -111,9 +111,24 @@ class Client:
         page = self._call(self._stub.ListQueues, request, timeout)
         return QueuePage(tuple(queue_from_wire(q) for q in page.queues), page.next_page_token)
 
-    def update_queue(self, name: str, config: QueueConfig | None = None, *, timeout: float | None = None) -> Queue:
-        """Replaces a queue's whole configuration: unset fields take their defaults, not their current values."""
+    def update_queue(self, name: str, config: QueueConfig | None = None, *, fields: Sequence[str] | None = None,
+                     timeout: float | None = None) -> Queue:
+        """Changes a queue's configuration.
+
+        Without fields, config replaces the whole configuration: unset fields
+        take their defaults, not their current values, and the queue's tags
+        (which QueueConfig does not carry) are removed. With fields (names of
+        QueueConfig's fields, e.g. ["visibility_timeout"]), only those change,
+        as an update_mask: every other field keeps the value it has when the
+        broker takes the change, even one another caller changes meanwhile,
+        and a named field left None takes its default (["redrive_policy"]
+        with no policy removes it). An empty or unknown name is a ValueError
+        before any call. A broker before 0.2.0 ignores fields and replaces
+        everything.
+        """
         request = service_pb2.UpdateQueueRequest(name=name, config=config_to_wire(config))
+        if fields is not None:
+            request.update_mask.paths.extend(update_mask_paths(fields))
         return queue_from_wire(self._call(self._stub.UpdateQueue, request, timeout).queue)
 
     def delete_queue(self, name: str, *, timeout: float | None = None) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from holdshelf._wire import message_pb2, queue_pb2, service_pb2
@@ -45,6 +46,19 @@ def config_to_wire(config: QueueConfig | None) -> queue_pb2.QueueConfig | None:
         wire.retry_policy.min_backoff.CopyFrom(to_duration(config.retry_policy.min_backoff))
         wire.retry_policy.max_backoff.CopyFrom(to_duration(config.retry_policy.max_backoff))
     return wire
+
+
+def update_mask_paths(fields: Sequence[str]) -> list[str]:
+    """update_queue's fields as update_mask paths: QueueConfig's field names are the proto's."""
+    if isinstance(fields, str):
+        raise ValueError("fields must be a list of QueueConfig field names, not one string")
+    names = [field.name for field in dataclasses.fields(QueueConfig)]
+    if not fields:
+        raise ValueError("fields must name at least one field: an empty update_mask replaces the whole configuration")
+    for field in fields:
+        if field not in names:
+            raise ValueError(f"{field!r} is not a QueueConfig field; one of {', '.join(names)}")
+    return list(fields)
 
 
 def config_from_wire(wire: queue_pb2.QueueConfig) -> QueueConfig:

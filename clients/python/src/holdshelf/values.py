@@ -41,9 +41,10 @@ class QueueConfig:
 
     fifo makes a FIFO queue (docs/fifo.md): every send names a
     message_group_id, and each group's messages are delivered one lease at a
-    time, in send order. It is set at creation only: update_queue must repeat
-    it. content_based_deduplication and deduplication_scope (None: "queue")
-    are for FIFO queues only; a standard queue read back has scope None.
+    time, in send order. It is set at creation only: update_queue without
+    fields must repeat it. content_based_deduplication and
+    deduplication_scope (None: "queue") are for FIFO queues only; a standard
+    queue read back has scope None.
     """
 
     visibility_timeout: Seconds | None = None

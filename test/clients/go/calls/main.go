@@ -57,6 +57,12 @@ func main() {
 	})
 	must(err)
 	emit("updateQueue", queueJSON(updated))
+	partial, err := client.UpdateQueue(ctx, q, &holdshelf.QueueConfig{
+		VisibilityTimeout: holdshelf.Duration(time.Minute),
+		MaxInFlight:       42,
+	}, holdshelf.Fields(holdshelf.FieldMaxInFlight))
+	must(err)
+	emit("updateQueueFields", queueJSON(partial))
 
 	id, err := client.Send(ctx, q, []byte("one"), &holdshelf.SendOptions{Attributes: map[string]string{"kind": "single"}, Delay: holdshelf.Duration(0)})
 	must(err)
