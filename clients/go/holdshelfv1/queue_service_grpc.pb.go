@@ -37,15 +37,21 @@ type QueueServiceClient interface {
 	// Errors: INVALID_ARGUMENT (page_size out of bounds, a page_token this
 	// service did not return).
 	ListQueues(ctx context.Context, in *ListQueuesRequest, opts ...grpc.CallOption) (*ListQueuesResponse, error)
-	// Replaces a queue's whole configuration: unset fields take their
-	// defaults, not their current values (so leaving redrive_policy out
-	// removes it). Leases already issued keep their deadlines and delayed
-	// messages their ready times; a new retention applies to stored messages
-	// too, and a larger max_in_flight serves waiting Receives at once. Sets
-	// the queue's update_time to now, even when nothing changed.
+	// Changes a queue's configuration. With an update_mask, only the fields
+	// it names change and every other field keeps its current value (AIP-134),
+	// so two callers changing different fields at once do not undo each
+	// other: each change is applied to the configuration as it stands when
+	// the broker takes it. Without one (every client before 0.2.0), the call
+	// replaces the whole configuration: unset fields take their defaults, not
+	// their current values (so leaving redrive_policy out removes it).
+	// Leases already issued keep their deadlines and delayed messages their
+	// ready times; a new retention applies to stored messages too, and a
+	// larger max_in_flight serves waiting Receives at once. Sets the queue's
+	// update_time to now, even when nothing changed.
 	// Errors: INVALID_ARGUMENT (a malformed name, a config field out of
-	// bounds, tags as in CreateQueue, a redrive_policy naming this queue),
-	// QUEUE_NOT_FOUND, DEAD_LETTER_QUEUE_NOT_FOUND.
+	// bounds, tags as in CreateQueue, a redrive_policy naming this queue, an
+	// update_mask path that names no field of QueueConfig), QUEUE_NOT_FOUND,
+	// DEAD_LETTER_QUEUE_NOT_FOUND.
 	UpdateQueue(ctx context.Context, in *UpdateQueueRequest, opts ...grpc.CallOption) (*UpdateQueueResponse, error)
 	// Deletes a queue and all its messages. Receives waiting on it fail with
 	// QUEUE_NOT_FOUND, and Heartbeat streams stop tracking its leases without
@@ -586,15 +592,21 @@ type QueueServiceServer interface {
 	// Errors: INVALID_ARGUMENT (page_size out of bounds, a page_token this
 	// service did not return).
 	ListQueues(context.Context, *ListQueuesRequest) (*ListQueuesResponse, error)
-	// Replaces a queue's whole configuration: unset fields take their
-	// defaults, not their current values (so leaving redrive_policy out
-	// removes it). Leases already issued keep their deadlines and delayed
-	// messages their ready times; a new retention applies to stored messages
-	// too, and a larger max_in_flight serves waiting Receives at once. Sets
-	// the queue's update_time to now, even when nothing changed.
+	// Changes a queue's configuration. With an update_mask, only the fields
+	// it names change and every other field keeps its current value (AIP-134),
+	// so two callers changing different fields at once do not undo each
+	// other: each change is applied to the configuration as it stands when
+	// the broker takes it. Without one (every client before 0.2.0), the call
+	// replaces the whole configuration: unset fields take their defaults, not
+	// their current values (so leaving redrive_policy out removes it).
+	// Leases already issued keep their deadlines and delayed messages their
+	// ready times; a new retention applies to stored messages too, and a
+	// larger max_in_flight serves waiting Receives at once. Sets the queue's
+	// update_time to now, even when nothing changed.
 	// Errors: INVALID_ARGUMENT (a malformed name, a config field out of
-	// bounds, tags as in CreateQueue, a redrive_policy naming this queue),
-	// QUEUE_NOT_FOUND, DEAD_LETTER_QUEUE_NOT_FOUND.
+	// bounds, tags as in CreateQueue, a redrive_policy naming this queue, an
+	// update_mask path that names no field of QueueConfig), QUEUE_NOT_FOUND,
+	// DEAD_LETTER_QUEUE_NOT_FOUND.
 	UpdateQueue(context.Context, *UpdateQueueRequest) (*UpdateQueueResponse, error)
 	// Deletes a queue and all its messages. Receives waiting on it fail with
 	// QUEUE_NOT_FOUND, and Heartbeat streams stop tracking its leases without
