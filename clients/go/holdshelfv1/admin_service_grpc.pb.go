@@ -30,8 +30,8 @@ type AdminServiceClient interface {
 	// BACKUP_NOT_SUPPORTED (FAILED_PRECONDITION: cluster mode, whose data is
 	// in PostgreSQL and backed up with its tools, see
 	// docs/operations.md#backup), STORAGE_UNAVAILABLE (UNAVAILABLE: the data
-	// directory cannot be read), SHUTTING_DOWN (UNAVAILABLE: the broker
-	// stopped before the copy ended).
+	// directory cannot be read). A broker that stops while a copy is under
+	// way cuts its stream off once its shutdown grace ends.
 	Backup(ctx context.Context, in *BackupRequest, opts ...grpc.CallOption) (AdminService_BackupClient, error)
 }
 
@@ -92,8 +92,8 @@ type AdminServiceServer interface {
 	// BACKUP_NOT_SUPPORTED (FAILED_PRECONDITION: cluster mode, whose data is
 	// in PostgreSQL and backed up with its tools, see
 	// docs/operations.md#backup), STORAGE_UNAVAILABLE (UNAVAILABLE: the data
-	// directory cannot be read), SHUTTING_DOWN (UNAVAILABLE: the broker
-	// stopped before the copy ended).
+	// directory cannot be read). A broker that stops while a copy is under
+	// way cuts its stream off once its shutdown grace ends.
 	Backup(*BackupRequest, AdminService_BackupServer) error
 	mustEmbedUnimplementedAdminServiceServer()
 }

@@ -71,8 +71,8 @@ export const AdminService: GenService<{
    * BACKUP_NOT_SUPPORTED (FAILED_PRECONDITION: cluster mode, whose data is
    * in PostgreSQL and backed up with its tools, see
    * docs/operations.md#backup), STORAGE_UNAVAILABLE (UNAVAILABLE: the data
-   * directory cannot be read), SHUTTING_DOWN (UNAVAILABLE: the broker
-   * stopped before the copy ended).
+   * directory cannot be read). A broker that stops while a copy is under
+   * way cuts its stream off once its shutdown grace ends.
    *
    * @generated from rpc holdshelf.v1.AdminService.Backup
    */
