@@ -62,7 +62,8 @@ export async function backupCommand(
     ...(token === undefined ? {} : { interceptors: [bearerTokenInterceptor(token)] }),
   });
   const scratch = join(dirname(dest), `.${basename(dest)}.partial-${randomBytes(6).toString("hex")}`);
-  const file = await open(scratch, "wx");
+  // Owner-only: the file holds every message and the key that signs receipt handles.
+  const file = await open(scratch, "wx", 0o600);
   try {
     const call = client.makeServerStreamRequest(
       backup.path,
