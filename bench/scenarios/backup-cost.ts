@@ -1,30 +1,31 @@
 /**
  * Scenario 19: what an online backup (`holdshelf backup`) costs the hot
- * path. A store holding `size` messages of 1 KiB, and scenario 2's load
- * (32 producers, 32 consumers, one message a call) on another queue of the
- * same broker, measured without a backup and with backups running back to
- * back for the whole window, each a `holdshelf backup` process writing and
- * fsyncing its file beside the broker, as an operator's job would.
+ * path. A store holding `size` messages of 1 KiB in one queue, and a steady
+ * load on another queue of the same broker (Send of one message at a fixed
+ * rate, four consumers each Receive up to 10 and DeleteBatch), measured for
+ * a fixed window without a backup and with backups running back to back for
+ * the whole window, each a `holdshelf backup` process writing and fsyncing
+ * its file beside the broker, as an operator's job would.
  *
  * Four rows on one broker, in the order off, on, on, off: two pairs whose
- * drifts from the machine's load run opposite ways. The on rows give the
- * backups' own rate (MB/s of backup file) too.
+ * drifts from the machine's load run opposite ways. Each row gives Send's,
+ * Receive's and DeleteBatch's p50 and p99, and the on rows the backups' own
+ * rate (MB of backup file a second).
  */
 import { oneMinuteLoad } from "../machine-load.js";
 import { startBackupLoop, type BackupRun } from "../backup-loop.js";
 import { progressLog, sendMessages } from "../bulk-load.js";
-import { createQueue, runPipeline } from "../pipeline.js";
+import { createQueue } from "../pipeline.js";
 import { measureWindow, percentiles, resultOf, type Scenario, type ScenarioResult } from "../scenario.js";
+import { runSteadyLoad } from "../steady-load.js";
 
-const shape = { producers: 32, consumers: 32, batch: 1 } as const;
-const warmupMessages = 2_000;
-const rowMessages = 20_000;
+const load = { queue: "bench", rate: 300, seconds: 30, consumers: 4 } as const;
 const order = [false, true, true, false] as const;
 
 export const backupCost: Scenario = {
   name: "backup",
   sizeMeaning: "messages of 1 KiB stored while the load runs (what each backup copies)",
-  defaultSize: 200_000,
+  defaultSize: 100_000,
   async run(context) {
     const stored = context.size ?? this.defaultSize;
     const broker = await context.startBroker();
@@ -32,24 +33,33 @@ export const backupCost: Scenario = {
     try {
       await createQueue(broker.address, "stored");
       await sendMessages(broker.address, "stored", stored, 4, progressLog(context.log, "backup: storing", stored));
-      await createQueue(broker.address, "bench");
-      await runPipeline(broker.address, { queue: "bench", messages: warmupMessages, ...shape });
+      await createQueue(broker.address, load.queue);
+      await runSteadyLoad(broker.address, { ...load, seconds: 3 });
       const rows: ScenarioResult[] = [];
       for (const [index, backups] of order.entries()) {
         const label = backups ? "backups running" : "no backup";
-        context.log(`backup: row ${index + 1}, ${label}: ${rowMessages} messages (load ${oneMinuteLoad().toFixed(2)})`);
-        const loop = backups ? startBackupLoop(broker.address, backupDir) : undefined;
-        const { window, value: latencies } = await measureWindow(broker, () =>
-          runPipeline(broker.address, { queue: "bench", messages: rowMessages, ...shape }),
+        context.log(
+          `backup: row ${index + 1}, ${label}, ${load.rate} msg/s for ${load.seconds} s (load ${oneMinuteLoad().toFixed(2)})`,
         );
+        const loop = backups ? startBackupLoop(broker.address, backupDir) : undefined;
+        const { window, value } = await measureWindow(broker, () => runSteadyLoad(broker.address, load));
         const runs = (await loop?.stop()) ?? [];
+        const p = (values: number[]): string => {
+          const { p50, p99 } = percentiles(values);
+          return `${p50.toFixed(1)} / ${p99.toFixed(1)}`;
+        };
         rows.push(
           resultOf(
-            `19 ${label} (row ${index + 1}), ${stored} stored: scenario 2's load`,
-            rowMessages,
+            `19 ${label} (row ${index + 1}), ${stored} stored: ${load.rate} msg/s steady`,
+            value.messages,
             window,
-            percentiles(latencies),
-            backups ? backupFigures(runs) : {},
+            percentiles([...value.sendMs]),
+            {
+              sendP50P99Ms: p(value.sendMs),
+              receiveP50P99Ms: p(value.receiveMs),
+              deleteBatchP50P99Ms: p(value.deleteMs),
+              ...(backups ? backupFigures(runs) : {}),
+            },
           ),
         );
       }
@@ -60,7 +70,7 @@ export const backupCost: Scenario = {
   },
 };
 
-/** The backups' count, mean time and rate, in MB (10^6 bytes) of backup file a second. */
+/** The backups' count, mean size and time, and rate in MB (10^6 bytes) of backup file a second. */
 function backupFigures(runs: readonly BackupRun[]): Record<string, number> {
   if (runs.length === 0) return { backups: 0 };
   const seconds = runs.reduce((sum, run) => sum + run.seconds, 0);

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { open, readdir, rename, rm, rmdir, stat } from "node:fs/promises";
+import { mkdir, open, readdir, rename, rm, rmdir, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { readBackup, verifyBackup, type BackupEntry } from "./backup-format.js";
 import { createLevelDatabase, type LevelDatabase } from "./level-batch.js";
@@ -32,6 +32,7 @@ export async function restoreBackup(
   const existed = await checkEmptyTarget(target);
   const { records, snapshotTime } = await verifyBackup(readFile());
   const scratch = join(dirname(target), `.${basename(target)}.restoring-${randomBytes(6).toString("hex")}`);
+  await mkdir(dirname(target), { recursive: true });
   try {
     await writeDatabase(scratch, readFile());
     // Checked again: a broker started on the directory meanwhile must not see it swapped away.

@@ -272,6 +272,14 @@ describe("holdshelf backup and restore", () => {
       expect(run.stderr).toMatch(/is not empty/);
     });
 
+    it("restores into a directory whose parents do not exist yet", async () => {
+      const nested = join(dir.path, "new", "parent", "data");
+      expect((await holdshelf({}, "restore", backupFile, "--data-dir", nested)).code).toBe(0);
+      const { rpc: r } = await start(nested);
+      expect((await peekAll(r, "work")).size).toBe(50);
+      expect(await readdir(join(dir.path, "new", "parent"))).toEqual(["data"]);
+    });
+
     it("restores into an empty directory", async () => {
       const empty = join(dir.path, "empty");
       await mkdir(empty);
