@@ -16,20 +16,20 @@ export interface BackupRun {
 
 /** Backups taken one after another until stopped. */
 export interface BackupLoop {
-  /** Stops after the backup under way (never cutting one off) and returns every one that finished. */
+  /** Stops after the backup under way (never cutting one off) and returns every one that finished; again, the same. */
   stop(): Promise<BackupRun[]>;
 }
 
 /**
- * Runs `holdshelf backup` against `address` again and again, each into a new
+ * Runs `holdshelf backup` against `address` again and again (`count` times at most), each into a new
  * file in `dir` that is removed once it is written, as an operator's backup
  * job would run it (a process of its own, writing and fsyncing its file).
  */
-export function startBackupLoop(address: string, dir: string): BackupLoop {
+export function startBackupLoop(address: string, dir: string, count = Number.POSITIVE_INFINITY): BackupLoop {
   const runs: BackupRun[] = [];
   let stopping = false;
   const loop = (async () => {
-    for (let n = 0; !stopping; n++) {
+    for (let n = 0; !stopping && n < count; n++) {
       const file = join(dir, `backup-${n}.hsb`);
       const startedMs = monotonicMs();
       const child = spawn(process.execPath, [holdshelfBin, "backup", file, "--address", address], {

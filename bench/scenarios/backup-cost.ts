@@ -10,7 +10,8 @@
  * Four rows on one broker, in the order off, on, on, off: two pairs whose
  * drifts from the machine's load run opposite ways. Each row gives Send's,
  * Receive's and DeleteBatch's p50 and p99, and the on rows the backups' own
- * rate (MB of backup file a second).
+ * rate (MB of backup file a second). A fifth row is one backup with no
+ * load: its rate, and the broker's CPU per MB it copies.
  */
 import { oneMinuteLoad } from "../machine-load.js";
 import { startBackupLoop, type BackupRun } from "../backup-loop.js";
@@ -63,6 +64,18 @@ export const backupCost: Scenario = {
           ),
         );
       }
+      // Last, a backup with no load: its rate, and the broker's CPU per MB it copies.
+      context.log(`backup: row 5, a backup alone (load ${oneMinuteLoad().toFixed(2)})`);
+      const alone = startBackupLoop(broker.address, backupDir, 1);
+      const { window } = await measureWindow(broker, () => alone.stop());
+      const [run] = await alone.stop();
+      rows.push(
+        resultOf(`19 a backup alone, ${stored} stored`, 0, window, undefined, {
+          ...backupFigures(run === undefined ? [] : [run]),
+          brokerCpuMsPerMb:
+            run === undefined ? NaN : Number(((1e3 * window.brokerCpuSeconds) / (run.bytes / 1e6)).toFixed(1)),
+        }),
+      );
       return rows;
     } finally {
       await broker.stop();
