@@ -266,6 +266,19 @@ describe("holdshelf backup and restore", () => {
       expect((await readdir(dir.path)).sort()).toEqual(["backup.hsb", "corrupt.hsb", "data"]);
     });
 
+    it("refuses a backup that does not exist, making no directory", async () => {
+      const run = await holdshelf(
+        {},
+        "restore",
+        join(dir.path, "missing.hsb"),
+        "--data-dir",
+        join(dir.path, "restored"),
+      );
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/cannot read the backup/);
+      expect((await readdir(dir.path)).sort()).toEqual(["backup.hsb", "data"]);
+    });
+
     it("refuses a data directory that is not empty", async () => {
       const run = await holdshelf({}, "restore", backupFile, "--data-dir", join(dir.path, "data"));
       expect(run.code).toBe(1);
