@@ -4,6 +4,7 @@
 import { create } from "@bufbuild/protobuf";
 import { Client, credentials, Metadata, status, type ClientReadableStream } from "@grpc/grpc-js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import * as reflection from "../../gen/grpc/reflection/v1/reflection_pb.js";
 import { AdminService, BackupRequestSchema, type BackupResponse } from "../../gen/holdshelf/v1/admin_service_pb.js";
 import { RpcError } from "../../src/client/rpc-error.js";
 import { createServiceDefinition } from "../../src/protocol/service-definition.js";
@@ -60,6 +61,29 @@ describe("AdminService.Backup", () => {
     stream.cancel();
     await h.restart();
     expect((await h.rpc.getQueue({ name: "work" })).queue?.name).toBe("work");
+  });
+
+  it("is listed by server reflection", async () => {
+    const info = createServiceDefinition(reflection.ServerReflection)["serverReflectionInfo"]!;
+    const stream = client.makeBidiStreamRequest(
+      info.path,
+      info.requestSerialize,
+      info.responseDeserialize,
+      new Metadata(),
+      {},
+    );
+    stream.write(
+      create(reflection.ServerReflectionRequestSchema, { messageRequest: { case: "listServices", value: "*" } }),
+    );
+    const [answer] = (await new Promise((resolve) => stream.once("data", (data) => resolve([data])))) as [
+      reflection.ServerReflectionResponse,
+    ];
+    stream.end();
+    const names =
+      answer.messageResponse.case === "listServicesResponse"
+        ? answer.messageResponse.value.service.map((service) => service.name)
+        : [];
+    expect(names).toContain("holdshelf.v1.AdminService");
   });
 
   it.runIf(onPostgres)("is refused in cluster mode with BACKUP_NOT_SUPPORTED", async () => {
