@@ -1,5 +1,6 @@
 import type { Scenario } from "../scenario.js";
 import { appShaped } from "./app-shaped.js";
+import { backupCost } from "./backup-cost.js";
 import { batchedPipeline } from "./batched-pipeline.js";
 import { churn } from "./churn.js";
 import { clusterBrokers } from "./cluster-brokers.js";
@@ -28,7 +29,8 @@ import { sqsEndpoint } from "./sqs-endpoint.js";
  * a standard queue) its own standard rows, on brokers of its own; 16
  * (app-shaped) its RabbitMQ and JetStream rows, each server alone on the
  * machine; 17 (delivery latency) and 18 (idle subscribers) brokers of their
- * own.
+ * own; 19 (an online backup's cost) its own no-backup rows, on a broker of
+ * its own.
  */
 export const scenarios: Scenario[] = [
   batchedPipeline,
@@ -49,4 +51,5 @@ export const scenarios: Scenario[] = [
   appShaped,
   deliveryLatency,
   idleSubscribers,
+  backupCost,
 ];

@@ -24,6 +24,11 @@ export class Principal {
     return this.grants.some((grant) => grant.allow.has(action) && grant.queues.matches(queue));
   }
 
+  /** Whether one grant allows `action` on every queue, present and future (a pattern of "*"). */
+  mayOnEveryQueue(action: Action): boolean {
+    return this.grants.some((grant) => grant.allow.has(action) && grant.queues.matchesEveryName);
+  }
+
   /** Whether the caller holds any permission on `queue`: only then may it learn the queue exists. */
   canSee(queue: string): boolean {
     return this.grants.some((grant) => grant.queues.matches(queue));

@@ -20,6 +20,11 @@ export class QueuePattern {
     return new QueuePattern(source);
   }
 
+  /** Whether it matches every queue name, those not yet created too: it is only stars ("*"). */
+  get matchesEveryName(): boolean {
+    return this.parts.every((part) => part === "");
+  }
+
   /**
    * Whether the whole queue name matches. Linear in the name for each
    * literal run (no regular expression, so no backtracking on "*a*a*a…").

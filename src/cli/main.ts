@@ -1,8 +1,13 @@
 import { RpcError } from "../client/rpc-error.js";
+import { BackupFormatError } from "../store/backup-format.js";
+import { RestoreError } from "../store/restore-backup.js";
+import { backupCommand } from "./backup-command.js";
 import { clientCommand } from "./client-commands.js";
+import { CommandError } from "./command-error.js";
 import { clusterCommand } from "./cluster-command.js";
 import { TlsConfigError } from "../net/tls-file-checks.js";
 import { UsageError } from "./usage-error.js";
+import { restoreCommand } from "./restore-command.js";
 import { serveCommand } from "./serve-command.js";
 import { tokenCommand } from "./token-command.js";
 
@@ -20,6 +25,8 @@ const usage = `usage: holdshelf <command> [flags]
         [--postgres URL[,URL...] [--node-id ID] [--advertise HOST:PORT] [--shard-lease-ttl 4s] [--route-only]]   (cluster mode: docs/cluster.md)
   cluster init --postgres URL[,URL...] [--shards 128]
   cluster status --postgres URL[,URL...]
+  backup DEST   (a running embedded broker's whole store, online, to the new file DEST; needs admin on "*")
+  restore SRC [--data-dir ./data]   (a backup into an empty or absent data directory, broker stopped)
   token --name NAME --queues PATTERN --allow admin,send,receive
   queue create|update NAME [--visibility-timeout 30s] [--delay 0s] [--retention 4d]
         [--max-message-bytes N] [--receive-wait-time 0s] [--max-in-flight N] [--max-lease-duration 12h]
@@ -67,13 +74,20 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         (line) => console.log(line),
         (line) => console.error(line),
       );
+    if (command === "backup") return await backupCommand(args, env, (line) => console.log(line));
+    if (command === "restore") return await restoreCommand(args, env, (line) => console.log(line));
     return await clientCommand(command, args, env, (line) => console.log(line));
   } catch (error) {
     if (error instanceof RpcError) {
       console.error(`holdshelf: ${error.reason || "error"}: ${error.message}`);
       return 1;
     }
-    if (error instanceof TlsConfigError) {
+    if (
+      error instanceof TlsConfigError ||
+      error instanceof CommandError ||
+      error instanceof BackupFormatError ||
+      error instanceof RestoreError
+    ) {
       console.error(`holdshelf: ${error.message}`);
       return 1;
     }

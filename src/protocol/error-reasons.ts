@@ -51,6 +51,8 @@ export const reasonCodes = {
   NOT_A_FIFO_QUEUE: Code.INVALID_ARGUMENT,
   MOVE_TASK_RUNNING: Code.FAILED_PRECONDITION,
   MOVE_TASK_NOT_FOUND: Code.NOT_FOUND,
+  // AdminService.Backup on a broker whose store it cannot copy (cluster mode: PostgreSQL's own tools back it up).
+  BACKUP_NOT_SUPPORTED: Code.FAILED_PRECONDITION,
   SHUTTING_DOWN: Code.UNAVAILABLE,
   // Writes to the data directory fail (disk full, I/O error); the broker
   // recovers by itself once they succeed again, so clients retry later.

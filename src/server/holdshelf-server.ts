@@ -1,5 +1,6 @@
 import { Server } from "@grpc/grpc-js";
 import type { Registry } from "prom-client";
+import { file_holdshelf_v1_admin_service } from "../../gen/holdshelf/v1/admin_service_pb.js";
 import { file_holdshelf_v1_queue_service } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { AuthGate } from "../auth/auth-gate.js";
 import { reloadAuthFile, reloadSqsCredentials } from "../auth/auth-reload.js";
@@ -16,7 +17,10 @@ import { systemClock, type Clock } from "../time/clock.js";
 import { addHealthService, healthServiceDefinition, HealthStatus } from "../grpc/health-service.js";
 import { routeQueueCalls } from "../grpc/forwarding/forwarding-handlers.js";
 import { PeerClients } from "../grpc/forwarding/peer-clients.js";
+import { addAdminService, adminServiceDefinition } from "../grpc/admin-service.js";
 import { addQueueService } from "../grpc/queue-service.js";
+import { adminServiceHandlers } from "../service/admin-service-handlers.js";
+import { ClassicLevelStore } from "../store/classic-level-store.js";
 import { queueServiceHandlers } from "../service/queue-service-handlers.js";
 import { queueServiceDefinition } from "../protocol/queue-service-definition.js";
 import { addReflectionService } from "../grpc/reflection-service.js";
@@ -262,9 +266,12 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     () => peers.close(),
     () => server.forceShutdown(),
   );
+  // Only the embedded store can copy itself; cluster mode's data is PostgreSQL's to back up.
+  const backup = store instanceof ClassicLevelStore ? (time: number) => store.backup(time) : undefined;
+  addAdminService(server, adminServiceHandlers(backup, clock), logger, gate);
   addHealthService(server, health);
-  addReflectionService(server, [file_holdshelf_v1_queue_service]);
-  metrics.grpc.preRegister([queueServiceDefinition, healthServiceDefinition]);
+  addReflectionService(server, [file_holdshelf_v1_queue_service, file_holdshelf_v1_admin_service]);
+  metrics.grpc.preRegister([queueServiceDefinition, adminServiceDefinition, healthServiceDefinition]);
   const port = await bind(server, options.listen, options.tls).catch(unwind);
   const sqs =
     options.sqs === undefined

@@ -5,7 +5,9 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { readBackup, type BackupEntry } from "../../src/store/backup-format.js";
 import { ClassicLevelStore } from "../../src/store/classic-level-store.js";
+import { contentKey } from "../../src/store/key-layout.js";
 import { createLevelDatabase } from "../../src/store/level-batch.js";
 import type { ScheduleEntry, StoredQueue } from "../../src/store/store.js";
 import { StoreOpenError } from "../../src/store/store-open-error.js";
@@ -42,6 +44,35 @@ describe("ClassicLevelStore", () => {
     const { queues } = await (await fx.reopen()).load();
     return loadedQueue(queues, name).schedule.entries();
   }
+
+  describe("backup", () => {
+    it("copies every key from the snapshot its first bytes were read at, while commits go on", async () => {
+      const dataId = await createQueue();
+      // More keys than one read takes: the copy spans several reads, with commits between them.
+      const stored = Array.from({ length: 2500 }, (_, i) => scheduleEntry(t0 + i));
+      await fx.store.commit(stored.map((entry) => putMessage(dataId, entry)));
+      const backup = fx.store.backup(t0);
+      const chunks: Uint8Array[] = [(await backup.next()).value!];
+      // Written after the snapshot: a new message, and the deletion of one the snapshot holds.
+      const late = scheduleEntry(t0 + 5000);
+      const first = stored[0];
+      await fx.store.commit([
+        putMessage(dataId, late),
+        { kind: "removeMessage", dataId, id: first!.id, readyAt: first!.readyAt, hasCheckpoint: false },
+      ]);
+      for await (const chunk of backup) chunks.push(chunk);
+      async function* replay(): AsyncGenerator<Uint8Array> {
+        yield* chunks;
+      }
+      const keys: BackupEntry[] = [];
+      for await (const batch of readBackup(replay())) keys.push(...batch);
+      const has = (key: Buffer): boolean => keys.some(([k]) => key.equals(k));
+      expect(has(contentKey(dataId, first!.id))).toBe(true);
+      expect(has(contentKey(dataId, late.id))).toBe(false);
+      // Two keys a message, the queue record and the sequence.
+      expect(keys.length).toBe(2 * 2500 + 2);
+    });
+  });
 
   describe("open", () => {
     it("rejects a second open of a directory in use, saying it is in use", async () => {

@@ -1,0 +1,43 @@
+import { createReadStream } from "node:fs";
+import { access } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import { restoreBackup } from "../store/restore-backup.js";
+import { CommandError } from "./command-error.js";
+import { serveDefaults } from "./serve-command.js";
+import { UsageError } from "./usage-error.js";
+
+/**
+ * `holdshelf restore SRC [--data-dir DIR]`: brings the backup file SRC back
+ * into DIR, absent or empty, for a broker that is not running yet
+ * (src/store/restore-backup.ts: checked whole first, then written beside DIR
+ * and renamed into place).
+ */
+export async function restoreCommand(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  print: (line: string) => void,
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      "data-dir": { type: "string", default: env.HOLDSHELF_DATA_DIR ?? serveDefaults.dataDir },
+    },
+  });
+  const [source, ...extra] = positionals;
+  if (source === undefined) throw new UsageError("missing SRC, the backup file to restore");
+  if (extra.length > 0) throw new UsageError(`restore takes one SRC, not ${positionals.length}`);
+  await access(source).catch(() => {
+    throw new CommandError(`cannot read the backup ${source}`);
+  });
+  const dataDir = values["data-dir"];
+  const restored = await restoreBackup(() => createReadStream(source), dataDir);
+  print(
+    JSON.stringify({
+      restored: dataDir,
+      records: restored.records,
+      snapshotTime: new Date(restored.snapshotTime).toISOString(),
+    }),
+  );
+  return 0;
+}
