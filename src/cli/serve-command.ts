@@ -5,6 +5,7 @@ import { tlsMode } from "../security/tls-credentials.js";
 import { loadTransportSecurity, transportFlagOptions, type TransportSecurity } from "./tls-serve-flags.js";
 import type { Durability } from "../store/classic-level-store.js";
 import { FormatTooNewError } from "../store/store-open-error.js";
+import { formatTooNewExitStatus } from "./exit-status.js";
 import { UsageError } from "./usage-error.js";
 import { limitFlagOptions, parseLimitFlags } from "./limit-flags.js";
 import { clusterFlagOptions, parseClusterFlags } from "./cluster-flags.js";
@@ -19,13 +20,6 @@ export const serveDefaults = {
   durability: "fsync",
   logLevel: "info",
 } as const;
-
-/**
- * The exit status of a start refused because the data is newer than this
- * release reads (docs/upgrading.md): apart from 1, so that a supervisor can
- * stop restarting into it (systemd's RestartPreventExitStatus=).
- */
-export const formatTooNewExitStatus = 3;
 
 /** The --metrics-listen value that turns the metrics listener off. */
 const metricsOff = "off";

@@ -15,27 +15,10 @@ import { postgresLayoutVersion, type PostgresLayout } from "../../src/store/post
 import { FormatTooNewError } from "../../src/store/store-open-error.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { postgresForFile, skipWithoutPostgres } from "../support/postgres-server.js";
+import { postgresSnapshot } from "../support/postgres-snapshot.js";
 import { expectReleaseData, readFixture, restoreDump } from "../support/release-0.1.0.js";
 
 const postgres = postgresForFile();
-
-/** Every holdshelf table's columns, indexes and rows, sorted: what "nothing changed" compares. */
-async function snapshot(client: pg.ClientBase): Promise<unknown> {
-  const { rows: tables } = await client.query<{ name: string }>(
-    "SELECT tablename AS name FROM pg_tables WHERE tablename LIKE 'holdshelf_%' ORDER BY tablename",
-  );
-  const columns = await client.query(
-    `SELECT table_name, column_name, data_type, is_nullable, collation_name FROM information_schema.columns
-     WHERE table_name LIKE 'holdshelf_%' ORDER BY table_name, column_name`,
-  );
-  const indexes = await client.query("SELECT indexdef FROM pg_indexes WHERE tablename LIKE 'holdshelf_%' ORDER BY 1");
-  const rows: Record<string, string[]> = {};
-  for (const { name } of tables) {
-    const table = await client.query<{ row: string }>(`SELECT to_jsonb(t)::text AS row FROM ${name} t`);
-    rows[name] = table.rows.map((row) => row.row).sort();
-  }
-  return { columns: columns.rows, indexes: indexes.rows, rows };
-}
 
 describe.skipIf(skipWithoutPostgres)("a cluster database of release 0.1.0", () => {
   let url: string;
@@ -72,7 +55,7 @@ describe.skipIf(skipWithoutPostgres)("a cluster database of release 0.1.0", () =
 
   it("is refused at start, with every table and row as it was, once at a layout newer than this holdshelf reads", async () => {
     await admin.query("UPDATE holdshelf_cluster SET layout_version = $1", [postgresLayoutVersion + 1]);
-    const before = await snapshot(admin);
+    const before = await postgresSnapshot(admin);
     const refused = await ShardCluster.open({ urls: [url], nodeId: "old", advertisedAddress: "old:1" }).catch(
       (error: unknown) => error,
     );
@@ -82,7 +65,7 @@ describe.skipIf(skipWithoutPostgres)("a cluster database of release 0.1.0", () =
       "the cluster's database is in holdshelf data format 2, newer than format 1, the newest this holdshelf reads: " +
         "run a holdshelf release that reads format 2 (docs/upgrading.md). Nothing was changed",
     );
-    expect(await snapshot(admin)).toEqual(before);
+    expect(await postgresSnapshot(admin)).toEqual(before);
   });
 
   it("stops a running broker whose layout a newer release raised (fencing it), and keeps it out when it reconnects", async () => {
@@ -94,14 +77,14 @@ describe.skipIf(skipWithoutPostgres)("a cluster database of release 0.1.0", () =
       await admin.query("UPDATE holdshelf_cluster SET layout_version = $1", [postgresLayoutVersion + 1]);
       await admin.query("UPDATE holdshelf_shards SET epoch = epoch + 1, owner = NULL, expires_at = NULL");
       await admin.query("COMMIT");
-      const before = await snapshot(admin);
+      const before = await postgresSnapshot(admin);
       await expect(store.probeWrite()).rejects.toMatchObject({ reason: "STORAGE_UNAVAILABLE" });
       const reconnect = await (store as PostgresStore).reopen().catch((error: unknown) => error);
       expect(reconnect).toMatchObject({
         reason: "STORAGE_UNAVAILABLE",
         message: expect.stringContaining("is in holdshelf data format 2, newer than format 1"),
       });
-      expect(await snapshot(admin)).toEqual(before);
+      expect(await postgresSnapshot(admin)).toEqual(before);
     } finally {
       await store.close().catch(() => undefined);
     }
@@ -115,9 +98,9 @@ describe.skipIf(skipWithoutPostgres)("a cluster database of release 0.1.0", () =
         { to: 3, run: () => Promise.reject(new Error("step 3 failed")) },
       ],
     };
-    const before = await snapshot(admin);
+    const before = await postgresSnapshot(admin);
     await expect(ensureCluster(admin, 8, failing)).rejects.toThrow("step 3 failed");
-    expect(await snapshot(admin)).toEqual(before);
+    expect(await postgresSnapshot(admin)).toEqual(before);
     const seen: number[] = [];
     const upgrades = [2, 3].map((to) => ({
       to,
