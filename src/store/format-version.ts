@@ -58,7 +58,8 @@ export async function checkLevelFormat(
 ): Promise<number> {
   const stored = await db.get(formatVersionKey);
   const found = stored === undefined ? await unstampedFormat(db, format.version) : readVersion(stored, dataDir);
-  if (found > format.version) throw new FormatTooNewError(`data directory ${dataDir}`, found, format.version);
+  if (found > format.version)
+    throw new FormatTooNewError(`data directory ${dataDir}`, "data format", found, format.version);
   const steps = format.upgrades.filter((step) => step.to > found);
   for (const step of steps) {
     await step.run(db);

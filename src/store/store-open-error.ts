@@ -28,14 +28,16 @@ export class FormatTooNewError extends StoreOpenError {
   constructor(
     /** What holds it, as the message names it: `data directory ./data` or `the cluster's database`. */
     where: string,
+    /** What the version numbers: a data directory's `data format`, a cluster database's `layout`. */
+    kind: "data format" | "layout",
     /** The format found. */
     readonly found: number,
     /** The newest format this holdshelf reads. */
     readonly known: number,
   ) {
     super(
-      `${where} is in holdshelf data format ${found}, newer than format ${known}, the newest this holdshelf reads: ` +
-        `run a holdshelf release that reads format ${found} (docs/upgrading.md). Nothing was changed`,
+      `${where} is in holdshelf ${kind} ${found}, newer than ${kind} ${known}, the newest this holdshelf reads: ` +
+        `run a holdshelf release that reads ${kind} ${found} (docs/upgrading.md). Nothing was changed`,
     );
   }
 }

@@ -65,7 +65,9 @@ describe("a data directory newer than this holdshelf", () => {
     expect(cannotStart(stderr)).toMatchObject({
       level: "error",
       code: "DATA_FORMAT_TOO_NEW",
-      reason: expect.stringContaining(`data directory ${dataDir} is in holdshelf data format 2, newer than format 1`),
+      reason: expect.stringContaining(
+        `data directory ${dataDir} is in holdshelf data format 2, newer than data format 1`,
+      ),
     });
     expect(await levelContents(dataDir)).toEqual(before);
   });
@@ -92,13 +94,11 @@ describe.skipIf(skipWithoutPostgres)("a cluster database newer than this holdshe
     expect(serve.code).toBe(formatTooNewExitStatus);
     expect(cannotStart(serve.stderr)).toMatchObject({
       code: "DATA_FORMAT_TOO_NEW",
-      reason: expect.stringContaining("the cluster's database is in holdshelf data format 2, newer than format 1"),
+      reason: expect.stringContaining("the cluster's database is in holdshelf layout 2, newer than layout 1"),
     });
     const init = await runHoldshelf(["cluster", "init", "--postgres", url]);
     expect(init.code).toBe(formatTooNewExitStatus);
-    expect(init.stderr).toMatch(
-      /^holdshelf: the cluster's database is in holdshelf data format 2, newer than format 1/,
-    );
+    expect(init.stderr).toMatch(/^holdshelf: the cluster's database is in holdshelf layout 2, newer than layout 1/);
     expect(await postgresSnapshot(admin)).toEqual(before);
   });
 

@@ -62,8 +62,8 @@ describe.skipIf(skipWithoutPostgres)("a cluster database of release 0.1.0", () =
     expect(refused).toBeInstanceOf(FormatTooNewError);
     expect(refused).toMatchObject({ code: "DATA_FORMAT_TOO_NEW", found: 2, known: 1 });
     expect((refused as Error).message).toBe(
-      "the cluster's database is in holdshelf data format 2, newer than format 1, the newest this holdshelf reads: " +
-        "run a holdshelf release that reads format 2 (docs/upgrading.md). Nothing was changed",
+      "the cluster's database is in holdshelf layout 2, newer than layout 1, the newest this holdshelf reads: " +
+        "run a holdshelf release that reads layout 2 (docs/upgrading.md). Nothing was changed",
     );
     expect(await postgresSnapshot(admin)).toEqual(before);
   });
@@ -82,7 +82,7 @@ describe.skipIf(skipWithoutPostgres)("a cluster database of release 0.1.0", () =
       const reconnect = await (store as PostgresStore).reopen().catch((error: unknown) => error);
       expect(reconnect).toMatchObject({
         reason: "STORAGE_UNAVAILABLE",
-        message: expect.stringContaining("is in holdshelf data format 2, newer than format 1"),
+        message: expect.stringContaining("is in holdshelf layout 2, newer than layout 1"),
       });
       expect(await postgresSnapshot(admin)).toEqual(before);
     } finally {

@@ -50,8 +50,8 @@ describe("a data directory of release 0.1.0", () => {
     expect(refused).toBeInstanceOf(FormatTooNewError);
     expect(refused).toMatchObject({ code: "DATA_FORMAT_TOO_NEW", found: 2, known: 1 });
     expect((refused as Error).message).toBe(
-      `data directory ${dataDir} is in holdshelf data format 2, newer than format 1, the newest this holdshelf reads: ` +
-        "run a holdshelf release that reads format 2 (docs/upgrading.md). Nothing was changed",
+      `data directory ${dataDir} is in holdshelf data format 2, newer than data format 1, the newest this holdshelf reads: ` +
+        "run a holdshelf release that reads data format 2 (docs/upgrading.md). Nothing was changed",
     );
     // The same keys and values, and the directory free again (levelContents opens it).
     expect(await levelContents(dataDir)).toEqual(before);

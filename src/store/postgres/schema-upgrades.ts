@@ -57,7 +57,7 @@ export async function checkLayout(client: pg.ClientBase, layout: PostgresLayout)
   const { rows } = await client.query<{ layout_version: number }>("SELECT layout_version FROM holdshelf_cluster");
   const found = rows[0]?.layout_version;
   if (found !== undefined && found > layout.version) {
-    throw new FormatTooNewError("the cluster's database", found, layout.version);
+    throw new FormatTooNewError("the cluster's database", "layout", found, layout.version);
   }
   return found;
 }
