@@ -15,7 +15,8 @@
  *   layout (0.1.0 and 0.2.0: layout 1). A step must therefore also fence
  *   the brokers of the layout before: bump every shard's epoch in the same
  *   transaction, so their commits fail, and they stop at the layout check
- *   when they try to claim again. Stop the older brokers first all the same.
+ *   when they reconnect to claim again (ShardMembership.reconnect). Stop the
+ *   older brokers first all the same.
  *
  * Additions a broker of the layout before handles (a table or column it
  * never reads, made with IF NOT EXISTS in postgres-schema.ts, as the
