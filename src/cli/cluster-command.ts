@@ -1,9 +1,11 @@
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { readClusterStatus, type ClusterStatus } from "../store/postgres/cluster-status.js";
-import { ensureCluster } from "../store/postgres/postgres-schema.js";
+import { ensureCluster, type ClusterInfo } from "../store/postgres/postgres-schema.js";
 import { connectToPrimary } from "../store/postgres/primary-connection.js";
 import { parseClusterFlags } from "./cluster-flags.js";
+import { FormatTooNewError, StoreOpenError } from "../store/store-open-error.js";
+import { formatTooNewExitStatus } from "./exit-status.js";
 import { UsageError } from "./usage-error.js";
 
 /** `holdshelf cluster init|status`: creates a cluster's tables, or shows its shards, owners, epochs and members. */
@@ -37,7 +39,15 @@ export async function clusterCommand(
   }
   try {
     if (action === "init") {
-      const cluster = await ensureCluster(client, asked);
+      let cluster: ClusterInfo;
+      try {
+        cluster = await ensureCluster(client, asked);
+      } catch (error) {
+        // A database this release must not touch (a newer layout): say so without a stack.
+        if (!(error instanceof StoreOpenError)) throw error;
+        note(`holdshelf: ${error.message}`);
+        return error instanceof FormatTooNewError ? formatTooNewExitStatus : 1;
+      }
       if (asked !== undefined && cluster.shardCount !== asked) {
         note(
           `holdshelf: the cluster already exists with ${cluster.shardCount} shards; its shard count is fixed when it is created`,

@@ -4,6 +4,8 @@ import { startHoldshelfServer } from "../server/holdshelf-server.js";
 import { tlsMode } from "../security/tls-credentials.js";
 import { loadTransportSecurity, transportFlagOptions, type TransportSecurity } from "./tls-serve-flags.js";
 import type { Durability } from "../store/classic-level-store.js";
+import { FormatTooNewError } from "../store/store-open-error.js";
+import { formatTooNewExitStatus } from "./exit-status.js";
 import { UsageError } from "./usage-error.js";
 import { limitFlagOptions, parseLimitFlags } from "./limit-flags.js";
 import { clusterFlagOptions, parseClusterFlags } from "./cluster-flags.js";
@@ -105,8 +107,12 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       logger.info("stopped before serving", { signal: await stopRequested });
       return 0;
     }
-    logger.error("cannot start", { reason: error instanceof Error ? error.message : String(error) });
-    return 1;
+    const tooNew = error instanceof FormatTooNewError;
+    logger.error("cannot start", {
+      reason: error instanceof Error ? error.message : String(error),
+      ...(tooNew ? { code: error.code } : {}),
+    });
+    return tooNew ? formatTooNewExitStatus : 1;
   }
   logger.info("holdshelf listening", {
     address: server.address,

@@ -5,6 +5,7 @@ import { postgresUnavailable } from "../store/postgres/postgres-unavailable.js";
 import { connectSessions, endSessions, type PostgresSessions } from "../store/postgres/postgres-sessions.js";
 import { inboxChannel } from "../store/postgres/postgres-inbox.js";
 import { planShardMoves } from "./shard-assignment.js";
+import { checkLayout, currentLayout } from "../store/postgres/schema-upgrades.js";
 import { ownershipLost, ShardOwnership, ShardsHeldError, ShardsMovedError } from "../store/postgres/shard-ownership.js";
 import type { StoreMembership } from "../store/postgres/store-membership.js";
 import type { Clock, Timer } from "../time/clock.js";
@@ -333,6 +334,8 @@ export class ShardMembership implements StoreMembership {
       const { address } = this.ownership;
       this.sessions = await connectSessions(this.options.urls, this.nodeId, this.options.leaseTtlMs);
       this.watchMember();
+      // A newer release may have upgraded the layout meanwhile (fencing this broker out): stay down, claim nothing.
+      await checkLayout(this.sessions.member, currentLayout);
       this.ownership = new ShardOwnership(this.sessions.member, this.nodeId, this.options.leaseTtlMs);
       this.ownership.address = address;
       if (this.mode !== "none") await this.ownership.join(address);

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { BackupEncoder } from "./backup-format.js";
+import { checkLevelFormat } from "./format-version.js";
 import { GroupCommit, type CommitObserver, type GroupCommitStats } from "./group-commit.js";
 import {
   checkpointKey,
@@ -82,7 +83,11 @@ export class ClassicLevelStore implements RecoverableStore {
     this.groupCommit = new GroupCommit((ops) => this.writeBatch(ops), commitObserver);
   }
 
-  /** Opens (creating if needed) the store in a data directory. Throws a clear error if it is unusable or in use. */
+  /**
+   * Opens (creating if needed) the store in a data directory, upgrading an
+   * older format (format-version.ts). Throws a clear error if it is
+   * unusable, in use or in a newer format.
+   */
   static async open(options: ClassicLevelStoreOptions): Promise<ClassicLevelStore> {
     const createDatabase = options.createDatabase ?? createLevelDatabase;
     const db = await openLevel(options.dataDir, createDatabase);
@@ -295,6 +300,13 @@ async function openLevel(dataDir: string, createDatabase: (dataDir: string) => L
     await db.open();
   } catch (error) {
     throw translateOpenError(dataDir, error);
+  }
+  try {
+    // Before anything else reads or writes it: the handle key's creation, a recovery's probe.
+    await checkLevelFormat(db, dataDir);
+  } catch (error) {
+    await db.close().catch(() => undefined);
+    throw error;
   }
   return db;
 }

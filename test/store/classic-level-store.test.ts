@@ -161,6 +161,7 @@ describe("ClassicLevelStore", () => {
         const stored = new Map((await db.iterator().all()).map(([key, value]) => [key.toString("hex"), value]));
         const hex = (text: string) => Buffer.from(text, "latin1").toString("hex");
         expect([...stored.keys()]).toEqual([
+          `00${hex("format-version")}`,
           `00${hex("handle-key")}`,
           `00${hex("sequence")}`,
           `01${hex("q")}`,
@@ -170,6 +171,8 @@ describe("ClassicLevelStore", () => {
           `0500000007${Buffer.from("g/dé", "utf8").toString("hex")}`,
         ]);
         expect(stored.get(`00${hex("sequence")}`)!.toString("hex")).toBe("00000008");
+        // The data format (format-version.ts): a u32, 1 since 0.1.0.
+        expect(stored.get(`00${hex("format-version")}`)!.toString("hex")).toBe("00000001");
         expect(JSON.parse(stored.get(`01${hex("q")}`)!.toString("utf8"))).toEqual(
           JSON.parse(JSON.stringify(queueRecord("q", 1, 7))),
         );

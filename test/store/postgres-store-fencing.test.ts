@@ -324,7 +324,7 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore ownership", () => {
     expect((refused as Error).message).not.toContain("secret");
   });
 
-  it("refuses a database written in another layout instead of misreading it", async () => {
+  it("refuses a database written in a newer layout instead of misreading it", async () => {
     const a = await open("a");
     await a.close();
     opened.length = 0;

@@ -23,11 +23,12 @@ export interface BrokerProcess {
  * --sqs-listen wins), or `sqsDefault` leaves its flag out altogether. The
  * admin console is off for the same reason, unless extraArgs turn it on or
  * `consoleDefault` leaves it at its default (flag and environment unset).
+ * `bin` runs another release's command (test/support/release-0.1.0.ts).
  */
 export async function startBrokerProcess(
   dataDir: string,
   extraArgs: string[] = [],
-  options: { sqsDefault?: boolean; consoleDefault?: boolean } = {},
+  options: { sqsDefault?: boolean; consoleDefault?: boolean; bin?: string } = {},
 ): Promise<BrokerProcess> {
   const sqsOff = options.sqsDefault === true ? [] : ["--sqs-listen", "off"];
   const consoleOff = options.consoleDefault === true ? [] : ["--console-listen", "off"];
@@ -45,7 +46,10 @@ export async function startBrokerProcess(
   ];
   const { HOLDSHELF_CONSOLE_LISTEN: _testsTurnItOff, ...defaultEnv } = process.env;
   const env = options.consoleDefault === true ? defaultEnv : process.env;
-  const child = spawn(process.execPath, [holdshelfBin, ...args], { stdio: ["ignore", "pipe", "pipe"], env });
+  const child = spawn(process.execPath, [options.bin ?? holdshelfBin, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env,
+  });
   let stderr = "";
   const [address, metricsAddress] = await new Promise<[string, string]>((resolve, reject) => {
     child.stderr!.on("data", (chunk: Buffer) => {

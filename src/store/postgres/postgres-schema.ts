@@ -2,9 +2,7 @@ import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import { StoreOpenError } from "../store-open-error.js";
 import { decodeQueueRecord } from "../value-codecs.js";
-
-/** The layout this code writes; a database with another one is refused, not misread. */
-export const postgresLayoutVersion = 1;
+import { checkLayout, currentLayout, upgradeLayout, type PostgresLayout } from "./schema-upgrades.js";
 
 /** Shards of a cluster created without saying how many. */
 export const defaultShardCount = 128;
@@ -99,31 +97,36 @@ const schemaLockKey = 0x686f6c64; // "hold"
 
 /**
  * Creates the tables and the cluster row if they are missing (the first
- * broker or `holdshelf cluster init` does it), and returns the cluster's
- * shard count and handle key. `shardCount` applies only to a new cluster.
+ * broker or `holdshelf cluster init` does it), upgrades an older layout
+ * (schema-upgrades.ts), and returns the cluster's shard count and handle
+ * key. `shardCount` applies only to a new cluster. A newer layout is refused
+ * with nothing written.
  */
-export async function ensureCluster(client: pg.ClientBase, shardCount = defaultShardCount): Promise<ClusterInfo> {
+export async function ensureCluster(
+  client: pg.ClientBase,
+  shardCount = defaultShardCount,
+  layout: PostgresLayout = currentLayout,
+): Promise<ClusterInfo> {
   if (!Number.isInteger(shardCount) || shardCount < 1 || shardCount > 65_536) {
     throw new StoreOpenError(`shard count ${shardCount} is not between 1 and 65536`);
   }
   await client.query("BEGIN");
   try {
     await client.query("SELECT pg_advisory_xact_lock($1)", [schemaLockKey]);
+    // Before any table is created or changed: a newer layout is refused with nothing written.
+    const found = await checkLayout(client, layout);
+    // The steps work on the tables as the older layout left them; what they lack is created next.
+    if (found !== undefined) await upgradeLayout(client, found, layout);
     await client.query(tables);
     await client.query(
       `INSERT INTO holdshelf_cluster (layout_version, shard_count, handle_key, next_sequence)
        VALUES ($1, $2, $3, 1) ON CONFLICT (singleton) DO NOTHING`,
-      [postgresLayoutVersion, shardCount, randomBytes(32)],
+      [layout.version, shardCount, randomBytes(32)],
     );
-    const { rows } = await client.query<{ layout_version: number; shard_count: number; handle_key: Buffer }>(
-      "SELECT layout_version, shard_count, handle_key FROM holdshelf_cluster",
+    const { rows } = await client.query<{ shard_count: number; handle_key: Buffer }>(
+      "SELECT shard_count, handle_key FROM holdshelf_cluster",
     );
     const cluster = rows[0]!;
-    if (cluster.layout_version !== postgresLayoutVersion) {
-      throw new StoreOpenError(
-        `the database holds holdshelf layout ${cluster.layout_version}; this holdshelf reads layout ${postgresLayoutVersion}`,
-      );
-    }
     await client.query(
       "INSERT INTO holdshelf_shards (shard) SELECT generate_series(0, $1::int - 1) ON CONFLICT (shard) DO NOTHING",
       [cluster.shard_count],

@@ -1,5 +1,6 @@
 import { HoldshelfError } from "../../errors/holdshelf-error.js";
 import { isStorageUnavailable } from "../storage-unavailable.js";
+import { FormatTooNewError } from "../store-open-error.js";
 import { ShardsHeldError } from "./shard-ownership.js";
 
 /**
@@ -10,6 +11,9 @@ import { ShardsHeldError } from "./shard-ownership.js";
  */
 export function postgresUnavailable(error: unknown, what: "write" | "read" = "write"): HoldshelfError {
   if (isStorageUnavailable(error)) return error;
+  // Names no host: what the operator must do, as the broker's start says it.
+  if (error instanceof FormatTooNewError)
+    return new HoldshelfError("STORAGE_UNAVAILABLE", error.message, { cause: error });
   if (error instanceof ShardsHeldError) {
     return new HoldshelfError(
       "STORAGE_UNAVAILABLE",

@@ -1,0 +1,6 @@
+/**
+ * The exit status of `serve` or `cluster init` refused because the data is
+ * newer than this release reads (docs/upgrading.md): apart from 1, so that a
+ * supervisor can stop restarting into it (systemd's RestartPreventExitStatus=).
+ */
+export const formatTooNewExitStatus = 3;

@@ -1,0 +1,118 @@
+// The one mixed-version cluster docs/upgrading.md supports: a rolling
+// upgrade from 0.1.0 to this release, one broker at a time, on one
+// PostgreSQL database whose layout both read (layout 1). Release 0.1.0's
+// brokers run from its package (test/fixtures/release-0.1.0), so the test
+// needs no git tag. Calls and receipt handles cross between the two
+// releases' brokers in both directions, and the layout stays 1.
+import { execFile } from "node:child_process";
+import { once } from "node:events";
+import { promisify } from "node:util";
+import pg from "pg";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { QueueClient } from "../../src/client/queue-client.js";
+import { RpcError } from "../../src/client/rpc-error.js";
+import { status } from "@grpc/grpc-js";
+import { postgresLayoutVersion } from "../../src/store/postgres/schema-upgrades.js";
+import { startBrokerProcess, type BrokerProcess } from "../support/broker-process.js";
+import { queueOn } from "../support/cluster-brokers.js";
+import { freePort } from "../support/free-port.js";
+import { postgresForFile, skipWithoutPostgres } from "../support/postgres-server.js";
+import { unpackRelease } from "../support/release-0.1.0.js";
+import { makeTempDir } from "../support/temp-dir.js";
+import { sleep } from "../support/wait.js";
+
+const run = promisify(execFile);
+const postgres = postgresForFile();
+
+/**
+ * Runs `call` again while the queue's shard is between brokers or its owner
+ * restarts (a broker stopping or joining), for up to 20 s, as a client with
+ * retries would.
+ */
+async function retrying<T>(call: () => Promise<T>): Promise<T> {
+  const giveUpAt = Date.now() + 20_000;
+  for (;;) {
+    try {
+      return await call();
+    } catch (error) {
+      const passing = error instanceof RpcError && error.code === status.UNAVAILABLE;
+      if (!passing || Date.now() > giveUpAt) throw error;
+      await sleep(100);
+    }
+  }
+}
+
+async function stop(broker: BrokerProcess): Promise<void> {
+  broker.child.kill("SIGTERM");
+  const [code] = await once(broker.child, "exit");
+  expect(code).toBe(0);
+}
+
+describe.skipIf(skipWithoutPostgres)("a rolling upgrade from 0.1.0", () => {
+  let dir: Awaited<ReturnType<typeof makeTempDir>>;
+  const brokers: BrokerProcess[] = [];
+  const clients: QueueClient[] = [];
+  beforeEach(async () => {
+    dir = await makeTempDir();
+  });
+  afterEach(async () => {
+    for (const client of clients.splice(0)) client.close();
+    for (const broker of brokers.splice(0)) if (broker.child.exitCode === null) await stop(broker);
+    await dir.remove();
+  });
+
+  it("serves one cluster with 0.1.0 and 0.2.0 brokers together, then with 0.2.0 alone, losing nothing", async () => {
+    const release010 = await unpackRelease(dir.path);
+    const url = await postgres().createDatabase();
+    await run(process.execPath, [release010, "cluster", "init", "--postgres", url, "--shards", "8"]);
+    // Each broker keeps its address across its upgrade, as a deployed one does.
+    const ports = { a: await freePort(), b: await freePort() };
+    const start = async (nodeId: "a" | "b", bin?: string): Promise<QueueClient> => {
+      const listen = `127.0.0.1:${ports[nodeId]}`;
+      const args = ["--listen", listen, "--postgres", url, "--node-id", nodeId, "--shard-lease-ttl", "2s"];
+      const broker = await startBrokerProcess(dir.path, args, bin === undefined ? {} : { bin });
+      brokers.push(broker);
+      const client = new QueueClient(broker.address, { batching: { delayMs: 0 } });
+      clients.push(client);
+      return client;
+    };
+    const onA = queueOn("a", ["a", "b"], "work");
+    const onB = queueOn("b", ["a", "b"], "work");
+    const oldA = await start("a", release010);
+    await start("b", release010);
+    for (const queue of [onA, onB]) {
+      await retrying(() => oldA.createQueue(queue, { visibilityTimeoutMs: 60_000 }));
+      for (const n of [1, 2, 3]) await retrying(() => oldA.send(queue, `${queue} ${n}`));
+    }
+    const [leaseA] = await retrying(() => oldA.receive(onA));
+    const [leaseB] = await retrying(() => oldA.receive(onB));
+
+    // b first: 0.2.0 beside 0.1.0, each forwarding to the other, each honouring the other's handles.
+    await stop(brokers[1]!);
+    const newB = await start("b");
+    await retrying(() => newB.send(onA, `${onA} through 0.2.0`));
+    await retrying(() => oldA.send(onB, `${onB} through 0.1.0`));
+    await retrying(() => newB.delete(onB, leaseB!.receiptHandle));
+    await retrying(() => newB.changeVisibility(onA, leaseA!.receiptHandle, 30_000));
+
+    // Then a: 0.2.0 alone.
+    await stop(brokers[0]!);
+    const newA = await start("a");
+    await retrying(() => newA.delete(onA, leaseA!.receiptHandle));
+    const bodies = async (queue: string) =>
+      (await retrying(() => newA.peekMessages(queue, { pageSize: 100 }))).messages.map((message) =>
+        Buffer.from(message.body).toString(),
+      );
+    expect(await bodies(onA)).toEqual([`${onA} 2`, `${onA} 3`, `${onA} through 0.2.0`]);
+    expect(await bodies(onB)).toEqual([`${onB} 2`, `${onB} 3`, `${onB} through 0.1.0`]);
+
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query("SELECT layout_version FROM holdshelf_cluster");
+      expect(rows).toEqual([{ layout_version: postgresLayoutVersion }]);
+    } finally {
+      await admin.end();
+    }
+  }, 90_000);
+});
