@@ -1,5 +1,5 @@
 /**
- * The exit status of `serve` or `cluster init` refused because the data is
+ * The exit status of `serve`, `cluster init` or `restore` refused because the data is
  * newer than this release reads (docs/upgrading.md): apart from 1, so that a
  * supervisor can stop restarting into it (systemd's RestartPreventExitStatus=).
  */

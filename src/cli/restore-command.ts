@@ -2,7 +2,9 @@ import { createReadStream } from "node:fs";
 import { access } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { restoreBackup } from "../store/restore-backup.js";
+import { FormatTooNewError } from "../store/store-open-error.js";
 import { CommandError } from "./command-error.js";
+import { formatTooNewExitStatus } from "./exit-status.js";
 import { serveDefaults } from "./serve-command.js";
 import { UsageError } from "./usage-error.js";
 
@@ -31,7 +33,15 @@ export async function restoreCommand(
     throw new CommandError(`cannot read the backup ${source}`);
   });
   const dataDir = values["data-dir"];
-  const restored = await restoreBackup(() => createReadStream(source), dataDir);
+  let restored: Awaited<ReturnType<typeof restoreBackup>>;
+  try {
+    restored = await restoreBackup(() => createReadStream(source), dataDir);
+  } catch (error) {
+    // The same status as serve's refusal of such a directory: nothing was written.
+    if (!(error instanceof FormatTooNewError)) throw error;
+    console.error(`holdshelf: ${error.message}`);
+    return formatTooNewExitStatus;
+  }
   print(
     JSON.stringify({
       restored: dataDir,

@@ -75,6 +75,19 @@ async function unstampedFormat(db: LevelDatabase, current: number): Promise<numb
   return anyKey === undefined ? current : formatOfRelease010;
 }
 
+/**
+ * Refuses a backup whose data directory was in a format newer than this
+ * holdshelf reads, before a restore writes anything: restored, it would only
+ * be refused at the broker's start. `value` is the backup's format-version
+ * entry, undefined for a backup without one (an older format, upgraded at
+ * the broker's start).
+ */
+export function checkRestoredFormat(value: Uint8Array | undefined, source: string): void {
+  if (value === undefined) return;
+  const found = readVersion(Buffer.from(value), source);
+  if (found > levelFormatVersion) throw new FormatTooNewError(source, "data format", found, levelFormatVersion);
+}
+
 function readVersion(value: Buffer, dataDir: string): number {
   if (value.length !== 4) {
     throw new StoreOpenError(`data directory ${dataDir} has an unreadable format version (${value.length} bytes)`);

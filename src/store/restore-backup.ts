@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readdir, rename, rm, rmdir, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { readBackup, verifyBackup, type BackupEntry } from "./backup-format.js";
+import { readBackup, type BackupEntry, type BackupHeader } from "./backup-format.js";
+import { checkRestoredFormat, formatVersionKey } from "./format-version.js";
 import { createLevelDatabase, type LevelDatabase } from "./level-batch.js";
 
 /** Why a restore was refused: nothing was written. */
@@ -30,7 +31,8 @@ export async function restoreBackup(
 ): Promise<RestoredBackup> {
   const target = resolve(dataDir);
   const existed = await checkEmptyTarget(target);
-  const { records, snapshotTime } = await verifyBackup(readFile());
+  const { records, snapshotTime, dataFormat } = await readWholeBackup(readFile());
+  checkRestoredFormat(dataFormat, "the backup's data directory");
   const scratch = join(dirname(target), `.${basename(target)}.restoring-${randomBytes(6).toString("hex")}`);
   await mkdir(dirname(target), { recursive: true });
   try {
@@ -47,6 +49,23 @@ export async function restoreBackup(
     throw error;
   }
   return { records, snapshotTime };
+}
+
+/** Reads a backup whole, checking its framing and checksum; keeps its data directory's format-version entry. */
+async function readWholeBackup(
+  chunks: AsyncIterable<Uint8Array>,
+): Promise<BackupHeader & { readonly records: number; readonly dataFormat: Uint8Array | undefined }> {
+  let header: BackupHeader | undefined;
+  let records = 0;
+  let dataFormat: Uint8Array | undefined;
+  for await (const entries of readBackup(chunks, (read) => {
+    header = read;
+  })) {
+    records += entries.length;
+    for (const [key, value] of entries) if (formatVersionKey.equals(key)) dataFormat = value;
+  }
+  // readBackup has thrown unless it read a header.
+  return { ...header!, records, dataFormat };
 }
 
 /** Whether `target` exists (an empty directory); throws RestoreError if it is anything else. */

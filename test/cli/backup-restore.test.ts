@@ -4,6 +4,7 @@
 // survive. The command runs in this process (main, as bin/holdshelf.js calls
 // it) against a real broker on a free port, so the load keeps going in the
 // same process while the backup streams.
+import { createReadStream } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
@@ -11,6 +12,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
+import { BackupEncoder, readBackup, type BackupEntry } from "../../src/store/backup-format.js";
+import { formatVersionKey, levelFormatVersion } from "../../src/store/format-version.js";
 import { freePort } from "../support/free-port.js";
 import { makeTempDir } from "../support/temp-dir.js";
 
@@ -264,6 +267,29 @@ describe("holdshelf backup and restore", () => {
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(/corrupt/);
       expect((await readdir(dir.path)).sort()).toEqual(["backup.hsb", "corrupt.hsb", "data"]);
+    });
+
+    it("refuses a backup of a data directory in a newer format with exit status 3, writing nothing", async () => {
+      // The same backup, its data directory's format raised to one this release does not read.
+      const encoder = new BackupEncoder();
+      const parts = [encoder.header(Date.now())];
+      let stamped = false;
+      for await (const entries of readBackup(createReadStream(backupFile))) {
+        const raised = entries.map(([key, value]): BackupEntry => {
+          if (!formatVersionKey.equals(key)) return [key, value];
+          stamped = true;
+          return [key, Buffer.of(0, 0, 0, levelFormatVersion + 1)];
+        });
+        parts.push(encoder.records(raised));
+      }
+      parts.push(encoder.end());
+      expect(stamped).toBe(true);
+      const newer = join(dir.path, "newer.hsb");
+      await writeFile(newer, Buffer.concat(parts));
+      const run = await holdshelf({}, "restore", newer, "--data-dir", join(dir.path, "restored"));
+      expect(run.code).toBe(3);
+      expect(run.stderr).toMatch(`data format ${levelFormatVersion + 1}, newer than data format ${levelFormatVersion}`);
+      expect((await readdir(dir.path)).sort()).toEqual(["backup.hsb", "data", "newer.hsb"]);
     });
 
     it("refuses a backup that does not exist, making no directory", async () => {

@@ -198,6 +198,7 @@ describe("the package installed globally from its tarball", () => {
         ["SystemCallFilter", "@system-service"],
         ["KillSignal", "SIGTERM"],
         ["Restart", "on-failure"],
+        ["RestartPreventExitStatus", "3"],
         ["ExecReload", "/bin/kill -HUP $MAINPID"],
       ])
         expect([key, one(key!)]).toEqual([key, value]);
