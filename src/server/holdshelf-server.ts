@@ -37,6 +37,9 @@ import { openStorage, type StorageOptions } from "./open-storage.js";
 import { superviseStorage } from "./storage-recovery.js";
 import { resolveLimits, type HoldshelfLimits } from "./server-limits.js";
 import { raiseReceiveWindows } from "../grpc/http2-windows.js";
+import { applyQueues } from "./apply-queues.js";
+import { localQueueAdmin } from "./local-queue-admin.js";
+import { QueueDefinitionsError, type QueueDefinition } from "./queue-definitions.js";
 import { sqsActions } from "../sqs/actions/sqs-actions.js";
 
 import { readSqsCredentials, type SqsKeyring } from "../sqs/auth/sqs-credentials.js";
@@ -89,6 +92,14 @@ export interface HoldshelfServerOptions extends StorageOptions {
   readonly consoleListen?: string;
   /** The console's history sampling; its default if unset. Tests sample faster. */
   readonly consoleHistory?: HistoryShape;
+  /** Queues to create and update before serving (`serve --queues`, src/server/apply-queues.ts); none if unset. */
+  readonly queues?: QueueDefinitionsFile;
+}
+
+/** A parsed queue definitions file, and where it came from (for the log). */
+export interface QueueDefinitionsFile {
+  readonly source: string;
+  readonly definitions: readonly QueueDefinition[];
 }
 
 /** A running broker: its store, rules and gRPC server. */
@@ -128,6 +139,9 @@ const keepaliveTimeoutMs = 10_000;
 const maxSqsRequestBytes = 4 * 1024 * 1024;
 // The console's largest request body: a test message and its attributes as JSON text.
 const maxConsoleRequestBytes = 4 * 1024 * 1024;
+// A cluster broker tries its queue file this often, this far apart, while the other brokers start.
+const clusterApplyAttempts = 20;
+const clusterApplyRetryMs = 500;
 // Calls still running this long after a shutdown began are cut off.
 const shutdownGraceMs = 10_000;
 
@@ -265,6 +279,11 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   addHealthService(server, health);
   addReflectionService(server, [file_holdshelf_v1_queue_service]);
   metrics.grpc.preRegister([queueServiceDefinition, healthServiceDefinition]);
+  // The embedded broker applies its queues before it listens, so no client sees it without them. In
+  // cluster mode, queues may be other brokers' to create, and they may be starting too: each
+  // broker applies once it serves (below), and their applies converge (applyQueues).
+  if (options.queues !== undefined && cluster === undefined)
+    await applyQueueFile(options.queues, handlers, logger, 1).catch(unwind);
   const port = await bind(server, options.listen, options.tls).catch(unwind);
   const sqs =
     options.sqs === undefined
@@ -283,6 +302,8 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       .advertise(self.address)
       .catch((error: unknown) => logger.warn("cannot record the advertised address", { error }));
   }
+  if (options.queues !== undefined && cluster !== undefined)
+    await applyQueueFile(options.queues, handlers, logger, clusterApplyAttempts).catch(unwind);
   return {
     address: `${host}:${port}`,
     port,
@@ -319,6 +340,43 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       await metricsServer?.close();
     },
   };
+}
+
+/**
+ * Applies a queue definitions file through the handlers and logs what it
+ * changed. A file that cannot be applied is refused before any change
+ * (QueueDefinitionsError); any other failure (a queue's owner not yet
+ * reachable while the cluster starts) is tried again, the apply being
+ * idempotent, up to `attempts` times.
+ */
+async function applyQueueFile(
+  file: QueueDefinitionsFile,
+  handlers: QueueHandlers,
+  logger: Logger,
+  attempts: number,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { changes, unchanged } = await applyQueues(localQueueAdmin(handlers), file.definitions, {
+        dryRun: false,
+        deleteMissing: false,
+        prefix: "",
+      });
+      const named = (action: string) => changes.filter((change) => change.action === action).map((c) => c.queue);
+      logger.info("queues applied", {
+        source: file.source,
+        created: named("create"),
+        updated: named("update"),
+        unchanged: unchanged.length,
+      });
+      return;
+    } catch (error) {
+      if (error instanceof QueueDefinitionsError || attempt >= attempts)
+        throw new Error(`${file.source}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      logger.warn("cannot apply the queues yet; trying again", { source: file.source, attempt, error });
+      await new Promise((resolve) => setTimeout(resolve, clusterApplyRetryMs));
+    }
+  }
 }
 
 /** Starts the SQS endpoint on the broker's QueueService handlers, with the gRPC listener's TLS. */
