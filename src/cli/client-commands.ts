@@ -9,7 +9,7 @@ import { createQueueServiceRpc, type QueueServiceRpc } from "../client/rpc-clien
 import { loadClientCredentials } from "../client/load-client-credentials.js";
 import { parseDurationFlag } from "./duration-flag.js";
 import { applyQueues } from "../server/apply-queues.js";
-import { formatQueueDefinitions, parseQueueDefinitions } from "../server/queue-definitions.js";
+import { formatQueueDefinitions, parseQueueDefinitions, QueueDefinitionsError } from "../server/queue-definitions.js";
 import type { QueueChange } from "../server/queue-plan.js";
 import { clientCommandOptionTable, connectionOptionTable, queueConfigOptionTable } from "./client-options.js";
 import { fifoSendFromFlags } from "./fifo-flags.js";
@@ -264,7 +264,11 @@ function changeLine(change: QueueChange): object {
 
 /** A file's text, or standard input's for "-". */
 async function readInput(path: string): Promise<string> {
-  if (path !== "-") return readFile(path, "utf8");
+  if (path !== "-") {
+    return readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => {
+      throw new QueueDefinitionsError(`cannot read ${path}: ${error.code ?? error.message}`);
+    });
+  }
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8");
