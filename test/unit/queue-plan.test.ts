@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { QueueConfigSchema, QueueSchema, type Queue } from "../../gen/holdshelf/v1/queue_pb.js";
+import { QueueSchema, type Queue } from "../../gen/holdshelf/v1/queue_pb.js";
 import { parseQueueDefinitions, QueueDefinitionsError } from "../../src/server/queue-definitions.js";
 import { planQueueChanges } from "../../src/server/queue-plan.js";
 
@@ -13,7 +13,10 @@ function file(queues: Record<string, object>): ReturnType<typeof parseQueueDefin
 }
 
 /** A broker's queue as GetQueue shows it, planned from a definition (with its dead-letter queue, if any). */
-function onBroker(name: string, config: { redrivePolicy?: { deadLetterQueue: string } }): Queue {
+function onBroker(
+  name: string,
+  config: { redrivePolicy?: { deadLetterQueue: string; maxReceiveCount: number }; tags?: object },
+): Queue {
   const dlq = config.redrivePolicy?.deadLetterQueue;
   const { changes } = planQueueChanges(file({ [name]: config, ...(dlq === undefined ? {} : { [dlq]: {} }) }), [], keep);
   const change = changes.find((planned) => planned.queue === name);
@@ -49,7 +52,7 @@ describe("planQueueChanges", () => {
       "create a",
     ]);
     const applied = plan.changes.map((change) =>
-      create(QueueSchema, { name: change.queue, config: (change as { config: never }).config }),
+      create(QueueSchema, { name: change.queue, config: change.action === "create" ? change.config : undefined }),
     );
     expect(planQueueChanges(definitions, applied, keep)).toEqual({ changes: [], unchanged: ["a", "m", "z"] });
   });
