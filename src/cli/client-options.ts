@@ -71,7 +71,7 @@ export const queueConfigOptionTable = {
   },
   "max-backoff": { type: "string", value: "DURATION", description: "retry policy: longest wait (with --min-backoff)" },
   "no-retry-policy": { type: "boolean", description: "update: remove the retry policy" },
-  fifo: { type: "boolean", description: "a FIFO queue (create only: fixed for the queue's life)" },
+  fifo: { type: "boolean", description: "a FIFO queue (fixed when the queue is created)" },
   "content-based-deduplication": {
     type: "boolean",
     description: "FIFO: deduplicate sends without an id by their body's SHA-256",

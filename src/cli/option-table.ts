@@ -63,7 +63,8 @@ export function optionHelp(table: OptionTable): string[] {
     const left = `--${flag}${spec.type === "string" ? ` ${spec.value ?? "VALUE"}` : ""}`;
     const shown = spec.shownDefault ?? spec.default;
     const notes = [
-      ...(shown === undefined ? [] : [`default ${shown}`]),
+      // An empty default is "not given", which the description says in its own words.
+      ...(shown === undefined || shown === "" ? [] : [`default ${shown}`]),
       ...(spec.env === undefined ? [] : [`env ${spec.env}`]),
       ...(spec.multiple === true ? ["repeatable"] : []),
     ];
