@@ -39,7 +39,9 @@ import { resolveLimits, type HoldshelfLimits } from "./server-limits.js";
 import { raiseReceiveWindows } from "../grpc/http2-windows.js";
 import { applyQueues } from "./apply-queues.js";
 import { localQueueAdmin } from "./local-queue-admin.js";
-import { QueueDefinitionsError, type QueueDefinition } from "./queue-definitions.js";
+import type { QueueDefinition } from "./queue-definitions.js";
+import { brokerFailure } from "../service/broker-failure.js";
+import { Code, reasonCodes, type Reason } from "../protocol/error-reasons.js";
 import { sqsActions } from "../sqs/actions/sqs-actions.js";
 
 import { readSqsCredentials, type SqsKeyring } from "../sqs/auth/sqs-credentials.js";
@@ -283,7 +285,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   // cluster mode, queues may be other brokers' to create, and they may be starting too: each
   // broker applies once it serves (below), and their applies converge (applyQueues).
   if (options.queues !== undefined && cluster === undefined)
-    await applyQueueFile(options.queues, handlers, logger, 1).catch(unwind);
+    await applyQueueFile(options.queues, handlers, logger, 1, options.signal).catch(unwind);
   const port = await bind(server, options.listen, options.tls).catch(unwind);
   const sqs =
     options.sqs === undefined
@@ -303,7 +305,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       .catch((error: unknown) => logger.warn("cannot record the advertised address", { error }));
   }
   if (options.queues !== undefined && cluster !== undefined)
-    await applyQueueFile(options.queues, handlers, logger, clusterApplyAttempts).catch(unwind);
+    await applyQueueFile(options.queues, handlers, logger, clusterApplyAttempts, options.signal).catch(unwind);
   return {
     address: `${host}:${port}`,
     port,
@@ -347,13 +349,14 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
  * changed. A file that cannot be applied is refused before any change
  * (QueueDefinitionsError); any other failure (a queue's owner not yet
  * reachable while the cluster starts) is tried again, the apply being
- * idempotent, up to `attempts` times.
+ * idempotent, up to `attempts` times, unless `signal` aborts.
  */
 async function applyQueueFile(
   file: QueueDefinitionsFile,
   handlers: QueueHandlers,
   logger: Logger,
   attempts: number,
+  signal: AbortSignal | undefined,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -371,12 +374,20 @@ async function applyQueueFile(
       });
       return;
     } catch (error) {
-      if (error instanceof QueueDefinitionsError || attempt >= attempts)
+      // Only a broker that is unavailable for now (a queue's owner still starting) is worth another try;
+      // a stop asked for during the start (SIGTERM) ends the tries too.
+      if (!isUnavailable(error) || attempt >= attempts || signal?.aborted === true)
         throw new Error(`${file.source}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       logger.warn("cannot apply the queues yet; trying again", { source: file.source, attempt, error });
       await new Promise((resolve) => setTimeout(resolve, clusterApplyRetryMs));
     }
   }
+}
+
+/** Whether a call failed because its broker is unavailable for now (QUEUE_MOVING, STORAGE_UNAVAILABLE, SHUTTING_DOWN). */
+function isUnavailable(error: unknown): boolean {
+  const reason = brokerFailure(error)?.reason;
+  return reason !== undefined && reason in reasonCodes && reasonCodes[reason as Reason] === Code.UNAVAILABLE;
 }
 
 /** Starts the SQS endpoint on the broker's QueueService handlers, with the gRPC listener's TLS. */
