@@ -1,7 +1,7 @@
 // Brokers of one cluster starting at once with the same queue definitions
 // (`serve --queues`): their applies race, creates meet QUEUE_ALREADY_EXISTS
 // or queues owned by brokers still starting, and they converge on the file.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createQueueServiceRpc } from "../../src/client/rpc-client.js";
 import type { HoldshelfServer } from "../../src/server/holdshelf-server.js";
 import { parseQueueDefinitions } from "../../src/server/queue-definitions.js";
@@ -57,19 +57,25 @@ describe.skipIf(skipWithoutPostgres)("serve --queues in cluster mode", () => {
     );
     servers.push(...started);
     expect(logs.filter((line) => line.includes('"msg":"queues applied"'))).toHaveLength(3);
-    const seen = await Promise.all(started.map(configs));
-    expect(Object.keys(seen[0]!).sort()).toHaveLength(12);
-    for (const view of seen) expect(view).toEqual(seen[0]);
-    expect(seen[0]!["work-3"]).toMatchObject({
-      visibilityTimeout: { seconds: 45n },
-      redrivePolicy: { deadLetterQueue: "dlq-3", maxReceiveCount: 2 },
-    });
+    // Shards move as the brokers join: a listing during a move may miss a queue, so the views are read until they settle.
+    const settled = { timeout: 15_000, interval: 200 };
+    await vi.waitFor(async () => {
+      const seen = await Promise.all(started.map(configs));
+      expect(Object.keys(seen[0]!)).toHaveLength(12);
+      for (const view of seen) expect(view).toEqual(seen[0]);
+      expect(seen[0]!["work-3"]).toMatchObject({
+        visibilityTimeout: { seconds: 45n },
+        redrivePolicy: { deadLetterQueue: "dlq-3", maxReceiveCount: 2 },
+      });
+    }, settled);
 
     // A broker joining with a changed file updates the queues, wherever they are served.
     servers.push(
       await startClusterBroker(url, "d", { queues: { source: "queues.json", definitions: definitions(6, 50) } }),
     );
-    const after = await configs(started[0]!);
-    for (let i = 0; i < 6; i++) expect(after[`work-${i}`]).toMatchObject({ visibilityTimeout: { seconds: 50n } });
+    await vi.waitFor(async () => {
+      const after = await configs(started[0]!);
+      for (let i = 0; i < 6; i++) expect(after[`work-${i}`]).toMatchObject({ visibilityTimeout: { seconds: 50n } });
+    }, settled);
   });
 });
