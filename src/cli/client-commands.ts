@@ -14,7 +14,7 @@ import type { QueueChange } from "../server/queue-plan.js";
 import { clientCommandOptionTable, connectionOptionTable, queueConfigOptionTable } from "./client-options.js";
 import { fifoSendFromFlags } from "./fifo-flags.js";
 import { parserOptions, type OptionTable } from "./option-table.js";
-import { queueConfigFromFlags, type QueueConfigFlagValues } from "./queue-config-flags.js";
+import { keyValue, queueConfigFromFlags, type QueueConfigFlagValues } from "./queue-config-flags.js";
 import { rpcQueueAdmin } from "./rpc-queue-admin.js";
 import { UsageError } from "./usage-error.js";
 
@@ -156,13 +156,7 @@ async function run(
   }
   switch (command) {
     case "send": {
-      const attributes = Object.fromEntries(
-        values.attribute.map((pair) => {
-          const at = pair.indexOf("=");
-          if (at <= 0) throw new UsageError(`--attribute takes key=value, not "${pair}"`);
-          return [pair.slice(0, at), pair.slice(at + 1)];
-        }),
-      );
+      const attributes = Object.fromEntries(values.attribute.map((pair) => keyValue(pair, "attribute")));
       const delay = duration("delay");
       const body = Buffer.from(arg(1, "message body"), "utf8");
       // Prints the message id, and on a FIFO queue its sequence number.

@@ -71,6 +71,13 @@ export const queueConfigOptionTable = {
   },
   "max-backoff": { type: "string", value: "DURATION", description: "retry policy: longest wait (with --min-backoff)" },
   "no-retry-policy": { type: "boolean", description: "update: remove the retry policy" },
+  tag: {
+    type: "string",
+    value: "KEY=VALUE",
+    multiple: true,
+    description: "a tag (update: the tags given replace every tag)",
+  },
+  "no-tags": { type: "boolean", description: "update: remove every tag" },
   fifo: { type: "boolean", description: "a FIFO queue (fixed when the queue is created)" },
   "content-based-deduplication": {
     type: "boolean",

@@ -20,6 +20,8 @@ export interface QueueConfigFlagValues {
   readonly "min-backoff"?: string | undefined;
   readonly "max-backoff"?: string | undefined;
   readonly "no-retry-policy"?: boolean | undefined;
+  readonly tag?: readonly string[] | undefined;
+  readonly "no-tags"?: boolean | undefined;
   readonly fifo?: boolean | undefined;
   readonly "content-based-deduplication"?: boolean | undefined;
   readonly "no-content-based-deduplication"?: boolean | undefined;
@@ -101,6 +103,15 @@ export function queueConfigFromFlags(values: QueueConfigFlagValues, action: "cre
       maxBackoff: durationFromMs(parseDurationFlag(max, "max-backoff")),
     }),
   );
+  const tags = values.tag ?? [];
+  if (values["no-tags"] === true) {
+    if (action === "create") throw new UsageError("--no-tags is for queue update");
+    if (tags.length > 0) throw new UsageError("--no-tags cannot go with --tag");
+    paths.push("tags");
+  } else if (tags.length > 0) {
+    config.tags = Object.fromEntries(tags.map((pair) => keyValue(pair, "tag")));
+    paths.push("tags");
+  }
   const contentOff = values["no-content-based-deduplication"] === true;
   if (contentOff && action === "create") throw new UsageError("--no-content-based-deduplication is for queue update");
   if (contentOff && values["content-based-deduplication"] === true)
@@ -126,6 +137,13 @@ export function queueConfigFromFlags(values: QueueConfigFlagValues, action: "cre
   if (paths.length === 0)
     throw new UsageError("queue update needs at least one setting to change: it changes only the settings given");
   return { config, paths };
+}
+
+/** A key=value flag's pair; the value may be empty, the key may not. */
+export function keyValue(pair: string, flag: string): [string, string] {
+  const at = pair.indexOf("=");
+  if (at <= 0) throw new UsageError(`--${flag} takes key=value, not "${pair}"`);
+  return [pair.slice(0, at), pair.slice(at + 1)];
 }
 
 function wholeNumber(text: string, flag: string): number {

@@ -22,6 +22,7 @@ describe("queue update's update_mask", () => {
         "max-receive-count": "3",
         "min-backoff": "1s",
         "max-backoff": "1m",
+        tag: ["team=core"],
         fifo: true,
         "content-based-deduplication": true,
         "deduplication-scope": "message-group",
@@ -37,6 +38,7 @@ describe("queue update's update_mask", () => {
       "max_lease_duration",
       "redrive_policy",
       "retry_policy",
+      "tags",
       "fifo",
       "content_based_deduplication",
       "deduplication_scope",
@@ -48,6 +50,8 @@ describe("queue update's update_mask", () => {
       config: {},
       paths: ["redrive_policy", "retry_policy"],
     });
+    expect(queueConfigFromFlags({ "no-tags": true }, "update")).toEqual({ config: {}, paths: ["tags"] });
+    expect(queueConfigFromFlags({ tag: ["a=1", "b="] }, "update").config).toEqual({ tags: { a: "1", b: "" } });
     expect(queueConfigFromFlags({ "no-content-based-deduplication": true }, "update")).toEqual({
       config: { contentBasedDeduplication: false },
       paths: ["content_based_deduplication"],
@@ -63,6 +67,8 @@ describe("queue update's update_mask", () => {
     [{ "no-retry-policy": true, "max-backoff": "1s" }, "cannot go with"],
     [{ "content-based-deduplication": true, "no-content-based-deduplication": true }, "cannot go with"],
     [{ "max-in-flight": "many" }, "--max-in-flight takes a whole number"],
+    [{ tag: ["=x"] }, '--tag takes key=value, not "=x"'],
+    [{ tag: ["a=1"], "no-tags": true }, "--no-tags cannot go with --tag"],
   ])("refuses %o as a usage error", (values, message) => {
     expect(() => queueConfigFromFlags(values, "update")).toThrow(UsageError);
     expect(() => queueConfigFromFlags(values, "update")).toThrow(message);

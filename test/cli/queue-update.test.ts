@@ -102,6 +102,14 @@ describe("holdshelf queue update", () => {
     expect({ redrivePolicy, retryPolicy }).toEqual({ redrivePolicy: undefined, retryPolicy: undefined });
   });
 
+  it("sets tags at create with --tag, and removes them with --no-tags", async () => {
+    expect((await holdshelf("queue", "create", "tagged", "--tag", "team=core", "--tag", "tier=1")).code).toBe(0);
+    const tags = async () => (await h.rpc.getQueue({ name: "tagged" })).queue!.config!.tags;
+    expect(await tags()).toEqual({ team: "core", tier: "1" });
+    expect((await holdshelf("queue", "update", "tagged", "--no-tags")).code).toBe(0);
+    expect(await tags()).toEqual({});
+  });
+
   it("refuses an update without settings, or with half a policy, as a usage error, changing nothing", async () => {
     const before = await config();
     for (const args of [[], ["--dead-letter-queue", "dlq"], ["--max-backoff", "5m"]]) {
