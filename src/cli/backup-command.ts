@@ -11,8 +11,9 @@ import { RpcError } from "../client/rpc-error.js";
 import { isLoopbackAddress } from "../net/loopback-address.js";
 import { createServiceDefinition } from "../protocol/service-definition.js";
 import { verifyBackup } from "../store/backup-format.js";
-import { defaultAddress } from "./client-commands.js";
+import { connectionOptionTable } from "./client-options.js";
 import { CommandError } from "./command-error.js";
+import { parserOptions } from "./option-table.js";
 import { UsageError } from "./usage-error.js";
 
 const backup = createServiceDefinition(AdminService)["backup"]!;
@@ -33,13 +34,7 @@ export async function backupCommand(
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: {
-      address: { type: "string", default: env.HOLDSHELF_ADDRESS ?? defaultAddress },
-      "tls-ca": { type: "string", default: env.HOLDSHELF_TLS_CA },
-      "tls-cert": { type: "string", default: env.HOLDSHELF_CLIENT_TLS_CERT },
-      "tls-key": { type: "string", default: env.HOLDSHELF_CLIENT_TLS_KEY },
-      token: { type: "string", default: env.HOLDSHELF_TOKEN },
-    },
+    options: parserOptions(connectionOptionTable, env),
   });
   const [destination, ...extra] = positionals;
   if (destination === undefined) throw new UsageError("missing DEST, the backup file to write");

@@ -1,30 +1,29 @@
+import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
+import { toJson } from "@bufbuild/protobuf";
 import { durationFromMs, timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { MessageState } from "../../gen/holdshelf/v1/message_pb.js";
-import { DeduplicationScope, type QueueConfig } from "../../gen/holdshelf/v1/queue_pb.js";
+import { DeduplicationScope, QueueConfigSchema, type QueueConfig } from "../../gen/holdshelf/v1/queue_pb.js";
 import { MessageMoveTaskStatus } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { createQueueServiceRpc, type QueueServiceRpc } from "../client/rpc-client.js";
 import { loadClientCredentials } from "../client/load-client-credentials.js";
 import { parseDurationFlag } from "./duration-flag.js";
-import { fifoConfigFlags, fifoConfigFromFlags, fifoSendFlags, fifoSendFromFlags } from "./fifo-flags.js";
+import { applyQueues } from "../server/apply-queues.js";
+import { formatQueueDefinitions, parseQueueDefinitions, QueueDefinitionsError } from "../server/queue-definitions.js";
+import type { QueueChange } from "../server/queue-plan.js";
+import { clientCommandOptionTable, connectionOptionTable, queueConfigOptionTable } from "./client-options.js";
+import { fifoSendFromFlags } from "./fifo-flags.js";
+import { parserOptions, type OptionTable } from "./option-table.js";
+import { keyValue, queueConfigFromFlags, type QueueConfigFlagValues } from "./queue-config-flags.js";
+import { rpcQueueAdmin } from "./rpc-queue-admin.js";
 import { UsageError } from "./usage-error.js";
 
-/** The address client commands call, unless --address or HOLDSHELF_ADDRESS says otherwise. */
-export const defaultAddress = "127.0.0.1:50051";
-
-const configFlags = {
-  "visibility-timeout": { type: "string" },
-  delay: { type: "string" },
-  retention: { type: "string" },
-  "max-message-bytes": { type: "string" },
-  "receive-wait-time": { type: "string" },
-  "max-in-flight": { type: "string" },
-  "max-lease-duration": { type: "string" },
-  "dead-letter-queue": { type: "string" },
-  "max-receive-count": { type: "string" },
-  "min-backoff": { type: "string" },
-  "max-backoff": { type: "string" },
-} as const;
+/** Every option of the client commands, by concern, as their help shows them. */
+export const clientOptionGroups: readonly { readonly title: string; readonly table: OptionTable }[] = [
+  { title: "connection", table: connectionOptionTable },
+  { title: "queue create and queue update settings", table: queueConfigOptionTable },
+  { title: "other commands", table: clientCommandOptionTable },
+];
 
 /** Runs a client subcommand (queue, send, receive, peek, delete, redrive, move-tasks, change-visibility) and prints JSON lines. */
 export async function clientCommand(
@@ -32,30 +31,15 @@ export async function clientCommand(
   args: string[],
   env: NodeJS.ProcessEnv,
   print: (line: string) => void,
+  note: (line: string) => void,
 ): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
     options: {
-      address: { type: "string", default: env.HOLDSHELF_ADDRESS ?? defaultAddress },
-      ...configFlags,
-      ...fifoConfigFlags,
-      ...fifoSendFlags,
-      attribute: { type: "string", multiple: true, default: [] },
-      max: { type: "string" },
-      wait: { type: "string" },
-      prefix: { type: "string", default: "" },
-      to: { type: "string", default: "" },
-      rate: { type: "string", default: "0" },
-      async: { type: "boolean", default: false },
-      "page-size": { type: "string" },
-      "page-token": { type: "string", default: "" },
-      all: { type: "boolean", default: false },
-      "tls-ca": { type: "string", default: env.HOLDSHELF_TLS_CA },
-      "tls-cert": { type: "string", default: env.HOLDSHELF_CLIENT_TLS_CERT },
-      "tls-key": { type: "string", default: env.HOLDSHELF_CLIENT_TLS_KEY },
-      // Prefer HOLDSHELF_TOKEN: a --token value is visible to others in the process list.
-      token: { type: "string", default: env.HOLDSHELF_TOKEN },
+      ...parserOptions(connectionOptionTable, env),
+      ...parserOptions(queueConfigOptionTable, env),
+      ...parserOptions(clientCommandOptionTable, env),
     },
   });
   const tlsCredentials = await loadClientCredentials({
@@ -72,41 +56,18 @@ export async function clientCommand(
     if (value === undefined) throw new UsageError(`missing ${name}`);
     return value;
   };
-  const duration = (flag: keyof typeof configFlags | "wait") => {
+  const duration = (flag: "visibility-timeout" | "delay" | "wait") => {
     const text = values[flag];
     return text === undefined ? undefined : durationFromMs(parseDurationFlag(text, flag));
   };
-  const integer = (
-    flag: "max-message-bytes" | "max-in-flight" | "max-receive-count" | "max" | "rate" | "page-size",
-  ): number => {
+  const integer = (flag: "max" | "rate" | "page-size"): number => {
     const text = values[flag];
     if (text === undefined) return 0;
     if (!/^\d+$/.test(text)) throw new UsageError(`--${flag} takes a whole number`);
     return Number(text);
   };
-  const config = () => ({
-    visibilityTimeout: duration("visibility-timeout"),
-    delay: duration("delay"),
-    retention: duration("retention"),
-    maxMessageBytes: integer("max-message-bytes"),
-    receiveWaitTime: duration("receive-wait-time"),
-    maxInFlight: integer("max-in-flight"),
-    maxLeaseDuration: duration("max-lease-duration"),
-    ...(values["dead-letter-queue"] === undefined
-      ? {}
-      : {
-          redrivePolicy: {
-            deadLetterQueue: values["dead-letter-queue"],
-            maxReceiveCount: integer("max-receive-count"),
-          },
-        }),
-    ...(values["min-backoff"] === undefined && values["max-backoff"] === undefined
-      ? {}
-      : { retryPolicy: { minBackoff: duration("min-backoff"), maxBackoff: duration("max-backoff") } }),
-    ...fifoConfigFromFlags(values),
-  });
   try {
-    await run(rpc, command, arg, positionals.length, values, config, duration, integer, print);
+    await run(rpc, command, arg, positionals.length, values, duration, integer, print, note);
     return 0;
   } finally {
     rpc.close();
@@ -118,7 +79,7 @@ async function run(
   command: string,
   arg: (index: number, name: string) => string,
   argCount: number,
-  values: {
+  values: QueueConfigFlagValues & {
     attribute: string[];
     group: string;
     "dedup-id": string;
@@ -128,20 +89,51 @@ async function run(
     async: boolean;
     "page-token": string;
     all: boolean;
+    "dry-run": boolean;
+    "delete-missing": boolean;
   },
-  config: () => object,
   duration: (flag: "visibility-timeout" | "delay" | "wait") => ReturnType<typeof durationFromMs> | undefined,
   integer: (flag: "max" | "rate" | "page-size") => number,
   print: (line: string) => void,
+  note: (line: string) => void,
 ): Promise<void> {
   const json = (value: unknown): void => print(JSON.stringify(value, plainJson));
   if (command === "queue") {
-    const action = arg(0, "queue action (create, get, list, update, delete, purge)");
+    const action = arg(0, "queue action (create, get, list, update, delete, purge, export, apply)");
     switch (action) {
-      case "create":
-        return json((await rpc.createQueue({ name: arg(1, "queue name"), config: config() })).queue);
-      case "update":
-        return json((await rpc.updateQueue({ name: arg(1, "queue name"), config: config() })).queue);
+      case "create": {
+        const { config } = queueConfigFromFlags(values, "create");
+        return json((await rpc.createQueue({ name: arg(1, "queue name"), config })).queue);
+      }
+      case "update": {
+        // Only the settings given change (update_mask); a broker before 0.2.0 ignores the mask.
+        const { config, paths } = queueConfigFromFlags(values, "update");
+        const request = { name: arg(1, "queue name"), config, updateMask: { paths: [...paths] } };
+        return json((await rpc.updateQueue(request)).queue);
+      }
+      case "export": {
+        const queues = await rpcQueueAdmin(rpc).listQueues();
+        const chosen = queues.filter((queue) => queue.name.startsWith(values.prefix));
+        return print(formatQueueDefinitions(chosen.map(({ name, config }) => ({ name, config: config! }))));
+      }
+      case "apply": {
+        const path = arg(1, "queue definitions file (or - for standard input)");
+        const definitions = parseQueueDefinitions(await readInput(path), path === "-" ? "standard input" : path);
+        const options = { dryRun: values["dry-run"], deleteMissing: values["delete-missing"], prefix: values.prefix };
+        const { changes, unchanged } = await applyQueues(rpcQueueAdmin(rpc), definitions, options);
+        for (const change of changes) json(changeLine(change));
+        const count = (action: string) => changes.filter((change) => change.action === action).length;
+        json({
+          created: count("create"),
+          updated: count("update"),
+          deleted: count("delete"),
+          unchanged: unchanged.length,
+          dryRun: options.dryRun,
+        });
+        if (changes.length === 0) note("holdshelf: nothing to change: the broker's queues match the file");
+        else if (options.dryRun) note("holdshelf: dry run: nothing was changed");
+        return;
+      }
       case "get":
         return json((await rpc.getQueue({ name: arg(1, "queue name") })).queue);
       case "list": {
@@ -164,13 +156,7 @@ async function run(
   }
   switch (command) {
     case "send": {
-      const attributes = Object.fromEntries(
-        values.attribute.map((pair) => {
-          const at = pair.indexOf("=");
-          if (at <= 0) throw new UsageError(`--attribute takes key=value, not "${pair}"`);
-          return [pair.slice(0, at), pair.slice(at + 1)];
-        }),
-      );
+      const attributes = Object.fromEntries(values.attribute.map((pair) => keyValue(pair, "attribute")));
       const delay = duration("delay");
       const body = Buffer.from(arg(1, "message body"), "utf8");
       // Prints the message id, and on a FIFO queue its sequence number.
@@ -256,6 +242,30 @@ async function run(
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
+}
+
+/** A change as `queue apply` prints it: a created queue's whole configuration, an updated one's differing fields. */
+function changeLine(change: QueueChange): object {
+  switch (change.action) {
+    case "create":
+      return { action: "create", queue: change.queue, config: toJson(QueueConfigSchema, change.config) };
+    case "update":
+      return { action: "update", queue: change.queue, fields: change.fields };
+    case "delete":
+      return change;
+  }
+}
+
+/** A file's text, or standard input's for "-". */
+async function readInput(path: string): Promise<string> {
+  if (path !== "-") {
+    return readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => {
+      throw new QueueDefinitionsError(`cannot read ${path}: ${error.code ?? error.message}`);
+    });
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 // Prints protobuf values readably: Timestamps as ISO dates, Durations as

@@ -1,12 +1,29 @@
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { readClusterStatus, type ClusterStatus } from "../store/postgres/cluster-status.js";
-import { ensureCluster, type ClusterInfo } from "../store/postgres/postgres-schema.js";
+import { defaultShardCount, ensureCluster, type ClusterInfo } from "../store/postgres/postgres-schema.js";
 import { connectToPrimary } from "../store/postgres/primary-connection.js";
-import { parseClusterFlags } from "./cluster-flags.js";
 import { FormatTooNewError, StoreOpenError } from "../store/store-open-error.js";
+import { parseClusterFlags } from "./cluster-flags.js";
 import { formatTooNewExitStatus } from "./exit-status.js";
+import { parserOptions, type OptionTable } from "./option-table.js";
 import { UsageError } from "./usage-error.js";
+
+/** The options of `holdshelf cluster`. */
+export const clusterCommandOptionTable = {
+  postgres: {
+    type: "string",
+    value: "URL[,URL...]",
+    env: "HOLDSHELF_POSTGRES",
+    description: "the cluster's PostgreSQL",
+  },
+  shards: {
+    type: "string",
+    value: "N",
+    shownDefault: String(defaultShardCount),
+    description: "init: the shard count, fixed for the cluster's life",
+  },
+} as const satisfies OptionTable;
 
 /** `holdshelf cluster init|status`: creates a cluster's tables, or shows its shards, owners, epochs and members. */
 export async function clusterCommand(
@@ -18,10 +35,7 @@ export async function clusterCommand(
   const [action, ...rest] = args;
   const { values } = parseArgs({
     args: rest,
-    options: {
-      postgres: { type: "string", default: env.HOLDSHELF_POSTGRES },
-      shards: { type: "string" },
-    },
+    options: parserOptions(clusterCommandOptionTable, env),
   });
   if (values.postgres === undefined)
     throw new UsageError("cluster commands need --postgres URL (or HOLDSHELF_POSTGRES)");

@@ -1,17 +1,47 @@
 import { hostname } from "node:os";
 import type { ClusterStorage } from "../server/open-storage.js";
 import { parseDurationFlag } from "./duration-flag.js";
+import { parserOptions, type OptionTable } from "./option-table.js";
 import { UsageError } from "./usage-error.js";
+
+/** The options of cluster mode (docs/cluster.md). */
+export const clusterOptionTable = {
+  postgres: {
+    type: "string",
+    value: "URL[,URL...]",
+    env: "HOLDSHELF_POSTGRES",
+    description: "cluster mode: keep the queues in PostgreSQL, shared with other brokers",
+  },
+  "node-id": {
+    type: "string",
+    value: "ID",
+    env: "HOLDSHELF_NODE_ID",
+    shownDefault: "host name/listen address",
+    description: "this broker's name in the cluster",
+  },
+  advertise: {
+    type: "string",
+    value: "HOST:PORT",
+    env: "HOLDSHELF_ADVERTISE",
+    description: "where the other brokers reach this one, if not at its listen address",
+  },
+  "shard-lease-ttl": {
+    type: "string",
+    value: "DURATION",
+    env: "HOLDSHELF_SHARD_LEASE_TTL",
+    shownDefault: "4s",
+    description: "how long a silent broker keeps its shards (1s to 10m)",
+  },
+  "route-only": {
+    type: "boolean",
+    env: "HOLDSHELF_ROUTE_ONLY",
+    description: "own no shards: pass every call to the broker that owns its queue",
+  },
+} as const satisfies OptionTable;
 
 /** The flags of cluster mode, for parseArgs; each has an environment variable. */
 export function clusterFlagOptions(env: NodeJS.ProcessEnv) {
-  return {
-    postgres: { type: "string", default: env.HOLDSHELF_POSTGRES },
-    "node-id": { type: "string", default: env.HOLDSHELF_NODE_ID },
-    advertise: { type: "string", default: env.HOLDSHELF_ADVERTISE },
-    "shard-lease-ttl": { type: "string", default: env.HOLDSHELF_SHARD_LEASE_TTL },
-    "route-only": { type: "boolean", default: env.HOLDSHELF_ROUTE_ONLY === "true" },
-  } as const;
+  return parserOptions(clusterOptionTable, env);
 }
 
 /**

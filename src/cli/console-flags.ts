@@ -1,3 +1,4 @@
+import { parserOptions, type OptionTable } from "./option-table.js";
 import { UsageError } from "./usage-error.js";
 
 /** Where the admin console listens unless told otherwise: loopback, beside the metrics port. */
@@ -6,11 +7,20 @@ export const consoleDefaultListen = "127.0.0.1:9465";
 /** The --console-listen value that turns the console off. */
 export const consoleOff = "off";
 
+/** The console's option. */
+export const consoleOptionTable = {
+  "console-listen": {
+    type: "string",
+    value: "HOST:PORT|off",
+    env: "HOLDSHELF_CONSOLE_LISTEN",
+    default: consoleDefaultListen,
+    description: "where the admin console listens (docs/console.md), or off",
+  },
+} as const satisfies OptionTable;
+
 /** The console's flag for parseArgs, with its environment variable. */
 export function consoleFlagOptions(env: NodeJS.ProcessEnv) {
-  return {
-    "console-listen": { type: "string", default: env.HOLDSHELF_CONSOLE_LISTEN ?? consoleDefaultListen },
-  } as const;
+  return parserOptions(consoleOptionTable, env);
 }
 
 /** The console's address, or undefined when it is off. */

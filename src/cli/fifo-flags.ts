@@ -1,19 +1,6 @@
 import { DeduplicationScope } from "../../gen/holdshelf/v1/queue_pb.js";
 import { UsageError } from "./usage-error.js";
 
-/** The FIFO flags of `queue create` and `queue update`, for parseArgs. */
-export const fifoConfigFlags = {
-  fifo: { type: "boolean", default: false },
-  "content-based-deduplication": { type: "boolean", default: false },
-  "deduplication-scope": { type: "string" },
-} as const;
-
-/** The FIFO flags of `send`, for parseArgs. */
-export const fifoSendFlags = {
-  group: { type: "string", default: "" },
-  "dedup-id": { type: "string", default: "" },
-} as const;
-
 // Spelled as flags are; SQS's own spelling, "messageGroup", is taken too.
 const scopes = new Map<string, DeduplicationScope>([
   ["queue", DeduplicationScope.QUEUE],

@@ -1,4 +1,5 @@
 import { defaultLimits, type HoldshelfLimits } from "../server/server-limits.js";
+import { parserOptions, type OptionTable } from "./option-table.js";
 import { UsageError } from "./usage-error.js";
 
 interface LimitFlag {
@@ -6,6 +7,7 @@ interface LimitFlag {
   readonly env: string;
   readonly min: number;
   readonly max: number;
+  readonly description: string;
 }
 
 const mebibyte = 1024 * 1024;
@@ -18,41 +20,66 @@ const limitFlags: { readonly [K in keyof HoldshelfLimits]: LimitFlag } = {
     env: "HOLDSHELF_MAX_REQUEST_BYTES",
     min: mebibyte,
     max: 256 * mebibyte,
+    description: "largest request, in bytes (or NKiB, NMiB)",
   },
   maxStreamsPerConnection: {
     flag: "max-streams-per-connection",
     env: "HOLDSHELF_MAX_STREAMS_PER_CONNECTION",
     min: 1,
     max: 1_000_000,
+    description: "calls open at once on one connection",
   },
-  maxWaitingReceives: { flag: "max-waiting-receives", env: "HOLDSHELF_MAX_WAITING_RECEIVES", min: 1, max: 10_000_000 },
+  maxWaitingReceives: {
+    flag: "max-waiting-receives",
+    env: "HOLDSHELF_MAX_WAITING_RECEIVES",
+    min: 1,
+    max: 10_000_000,
+    description: "Receive calls waiting for messages at once",
+  },
   maxSubscribersPerQueue: {
     flag: "max-subscribers-per-queue",
     env: "HOLDSHELF_MAX_SUBSCRIBERS_PER_QUEUE",
     min: 1,
     max: 1_000_000,
+    description: "Subscribe streams on one queue",
   },
-  maxQueues: { flag: "max-queues", env: "HOLDSHELF_MAX_QUEUES", min: 1, max: 10_000_000 },
-  maxStoredMessages: { flag: "max-stored-messages", env: "HOLDSHELF_MAX_STORED_MESSAGES", min: 1, max: 1_000_000_000 },
+  maxQueues: {
+    flag: "max-queues",
+    env: "HOLDSHELF_MAX_QUEUES",
+    min: 1,
+    max: 10_000_000,
+    description: "queues on the broker",
+  },
+  maxStoredMessages: {
+    flag: "max-stored-messages",
+    env: "HOLDSHELF_MAX_STORED_MESSAGES",
+    min: 1,
+    max: 1_000_000_000,
+    description: "messages stored over all queues",
+  },
   maxDeduplicationIds: {
     flag: "max-deduplication-ids",
     env: "HOLDSHELF_MAX_DEDUPLICATION_IDS",
     min: 1,
     max: 1_000_000_000,
+    description: "FIFO deduplication ids remembered over all queues",
   },
 };
 
 const limitKeys = Object.keys(limitFlags) as (keyof HoldshelfLimits)[];
 
+/** The limit options (docs/operations.md "Limits"); unset ones take their defaults. */
+export const limitOptionTable: OptionTable = Object.fromEntries(
+  limitKeys.map((key) => {
+    const { flag, env, description } = limitFlags[key];
+    const value = key === "maxRequestBytes" ? "BYTES" : "N";
+    return [flag, { type: "string", value, env, shownDefault: String(defaultLimits[key]), description }];
+  }),
+);
+
 /** The parseArgs options of the limit flags, defaulting to their environment variables. */
 export function limitFlagOptions(env: NodeJS.ProcessEnv): Record<string, { type: "string"; default?: string }> {
-  const options: Record<string, { type: "string"; default?: string }> = {};
-  for (const key of limitKeys) {
-    const { flag, env: name } = limitFlags[key];
-    const fromEnv = env[name];
-    options[flag] = fromEnv === undefined ? { type: "string" } : { type: "string", default: fromEnv };
-  }
-  return options;
+  return parserOptions(limitOptionTable, env) as Record<string, { type: "string"; default?: string }>;
 }
 
 /**

@@ -5,8 +5,14 @@ import { restoreBackup } from "../store/restore-backup.js";
 import { FormatTooNewError } from "../store/store-open-error.js";
 import { CommandError } from "./command-error.js";
 import { formatTooNewExitStatus } from "./exit-status.js";
-import { serveDefaults } from "./serve-command.js";
+import { parserOptions, type OptionTable } from "./option-table.js";
+import { serveOptionTable } from "./serve-options.js";
 import { UsageError } from "./usage-error.js";
+
+/** The options of `holdshelf restore`: the data directory, as serve names it. */
+export const restoreOptionTable = {
+  "data-dir": { ...serveOptionTable["data-dir"], description: "the empty or absent data directory to restore into" },
+} as const satisfies OptionTable;
 
 /**
  * `holdshelf restore SRC [--data-dir DIR]`: brings the backup file SRC back
@@ -22,9 +28,7 @@ export async function restoreCommand(
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: {
-      "data-dir": { type: "string", default: env.HOLDSHELF_DATA_DIR ?? serveDefaults.dataDir },
-    },
+    options: parserOptions(restoreOptionTable, env),
   });
   const [source, ...extra] = positionals;
   if (source === undefined) throw new UsageError("missing SRC, the backup file to restore");

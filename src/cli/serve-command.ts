@@ -1,4 +1,6 @@
+import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
+import { parseQueueDefinitions } from "../server/queue-definitions.js";
 import { createLogger, logLevels, type LogLevel } from "../logging/logger.js";
 import { startHoldshelfServer } from "../server/holdshelf-server.js";
 import { tlsMode } from "../security/tls-credentials.js";
@@ -11,30 +13,15 @@ import { limitFlagOptions, parseLimitFlags } from "./limit-flags.js";
 import { clusterFlagOptions, parseClusterFlags } from "./cluster-flags.js";
 import { parseSqsFlags, sqsFlagOptions, sqsOff } from "./sqs-flags.js";
 import { consoleFlagOptions, consoleOff, parseConsoleFlags } from "./console-flags.js";
-
-/** Defaults of `holdshelf serve`, each overridable by flag or environment variable. */
-export const serveDefaults = {
-  dataDir: "./data",
-  listen: "127.0.0.1:50051",
-  metricsListen: "127.0.0.1:9464",
-  durability: "fsync",
-  logLevel: "info",
-} as const;
-
-/** The --metrics-listen value that turns the metrics listener off. */
-const metricsOff = "off";
+import { parserOptions } from "./option-table.js";
+import { metricsOff, serveOptionTable } from "./serve-options.js";
 
 /** `holdshelf serve`: runs the broker until SIGINT or SIGTERM. */
 export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
-      "data-dir": { type: "string", default: env.HOLDSHELF_DATA_DIR ?? serveDefaults.dataDir },
-      listen: { type: "string", default: env.HOLDSHELF_LISTEN ?? serveDefaults.listen },
-      "metrics-listen": { type: "string", default: env.HOLDSHELF_METRICS_LISTEN ?? serveDefaults.metricsListen },
-      durability: { type: "string", default: env.HOLDSHELF_DURABILITY ?? serveDefaults.durability },
-      "log-level": { type: "string", default: env.HOLDSHELF_LOG_LEVEL ?? serveDefaults.logLevel },
-      "auth-file": { type: "string", default: env.HOLDSHELF_AUTH_FILE },
+      ...parserOptions(serveOptionTable, env),
       ...transportFlagOptions(env),
       ...limitFlagOptions(env),
       ...clusterFlagOptions(env),
@@ -48,6 +35,9 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
   // An empty value (say, a secret missing from a template) must not quietly turn tokens off.
   if (authFile === "")
     throw new UsageError("--auth-file (HOLDSHELF_AUTH_FILE) is empty: name the auth file, or unset it");
+  const queuesFile = values.queues;
+  if (queuesFile === "")
+    throw new UsageError("--queues (HOLDSHELF_QUEUES) is empty: name the queue definitions file, or unset it");
   const sqs = parseSqsFlags(values, { authFile, cluster: postgres !== undefined });
   const consoleListen = parseConsoleFlags(values);
   const durability = values.durability;
@@ -85,6 +75,11 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       },
       logger,
     );
+    // Read before the store opens: a bad file is refused with nothing changed.
+    const queues =
+      queuesFile === undefined
+        ? undefined
+        : { source: queuesFile, definitions: parseQueueDefinitions(await readFile(queuesFile, "utf8"), queuesFile) };
     if (transport.peerCa !== undefined && postgres === undefined)
       throw new UsageError("--peer-tls-ca is for cluster mode: add --postgres URL");
     server = await startHoldshelfServer({
@@ -99,6 +94,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       ...(postgres === undefined ? {} : { postgres }),
       ...(sqs.endpoint === undefined ? {} : { sqs: sqs.endpoint }),
       ...(consoleListen === undefined ? {} : { consoleListen }),
+      ...(queues === undefined ? {} : { queues }),
       signal: startAborted.signal,
     });
   } catch (error) {

@@ -1,3 +1,4 @@
+import { parserOptions, type OptionTable } from "./option-table.js";
 import type { SqsEndpoint } from "../server/holdshelf-server.js";
 import { UsageError } from "./usage-error.js";
 
@@ -11,15 +12,46 @@ export const sqsDefaults = {
 /** The --sqs-listen value that turns the endpoint off. */
 export const sqsOff = "off";
 
-/** The SQS endpoint's flags for parseArgs; each has an environment variable. No defaults here: parseSqsFlags must see what was given. */
+/** The SQS endpoint's options. No parser defaults here: parseSqsFlags must see what was given. */
+export const sqsOptionTable = {
+  "sqs-listen": {
+    type: "string",
+    value: "HOST:PORT|off",
+    env: "HOLDSHELF_SQS_LISTEN",
+    shownDefault: sqsDefaults.listen,
+    description: "where the SQS-compatible endpoint listens (docs/sqs.md), or off",
+  },
+  "sqs-credentials": {
+    type: "string",
+    value: "FILE",
+    env: "HOLDSHELF_SQS_CREDENTIALS",
+    description: "access keys SQS requests must be signed with (SigV4); unsigned requests are taken without it",
+  },
+  "sqs-account-id": {
+    type: "string",
+    value: "DIGITS",
+    env: "HOLDSHELF_SQS_ACCOUNT_ID",
+    shownDefault: sqsDefaults.accountId,
+    description: "the account id in queue URLs and ARNs",
+  },
+  "sqs-region": {
+    type: "string",
+    value: "REGION",
+    env: "HOLDSHELF_SQS_REGION",
+    shownDefault: sqsDefaults.region,
+    description: "the region in ARNs",
+  },
+  "sqs-advertised-url": {
+    type: "string",
+    value: "URL",
+    env: "HOLDSHELF_SQS_ADVERTISED_URL",
+    description: "where clients reach the endpoint, if not at its listen address",
+  },
+} as const satisfies OptionTable;
+
+/** The SQS endpoint's flags for parseArgs; each has an environment variable. */
 export function sqsFlagOptions(env: NodeJS.ProcessEnv) {
-  return {
-    "sqs-listen": { type: "string", default: env.HOLDSHELF_SQS_LISTEN },
-    "sqs-credentials": { type: "string", default: env.HOLDSHELF_SQS_CREDENTIALS },
-    "sqs-account-id": { type: "string", default: env.HOLDSHELF_SQS_ACCOUNT_ID },
-    "sqs-region": { type: "string", default: env.HOLDSHELF_SQS_REGION },
-    "sqs-advertised-url": { type: "string", default: env.HOLDSHELF_SQS_ADVERTISED_URL },
-  } as const;
+  return parserOptions(sqsOptionTable, env);
 }
 
 /** What parseSqsFlags decided: the endpoint to serve, or why there is none. */

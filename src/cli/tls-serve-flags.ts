@@ -4,21 +4,44 @@ import { allowOpenFlag, checkListenPolicy } from "../security/listen-policy.js";
 import { parseCertificate, readTlsFile, TlsConfigError } from "../net/tls-file-checks.js";
 import type { ServerTls } from "../net/server-tls.js";
 import { loadServerTls } from "../security/tls-files.js";
-import { UsageError } from "./usage-error.js";
+import { parserOptions, type OptionTable } from "./option-table.js";
 
-/** The transport-security flags of `holdshelf serve` for parseArgs, with their environment variables as defaults. */
+/** The transport-security options of `holdshelf serve`. */
+export const transportOptionTable = {
+  "tls-cert": {
+    type: "string",
+    value: "FILE",
+    env: "HOLDSHELF_TLS_CERT",
+    description: "PEM certificate chain: serve gRPC, SQS and the console over TLS (with --tls-key)",
+  },
+  "tls-key": { type: "string", value: "FILE", env: "HOLDSHELF_TLS_KEY", description: "PEM private key of --tls-cert" },
+  "tls-client-ca": {
+    type: "string",
+    value: "FILE",
+    env: "HOLDSHELF_TLS_CLIENT_CA",
+    description: "require client certificates issued by this CA (mutual TLS)",
+  },
+  "peer-tls-ca": {
+    type: "string",
+    value: "FILE",
+    env: "HOLDSHELF_PEER_TLS_CA",
+    description: "cluster mode: the CA of the other brokers' certificates, for forwarded calls",
+  },
+  "metrics-tls": {
+    type: "boolean",
+    env: "HOLDSHELF_METRICS_TLS",
+    description: "serve /metrics over HTTPS with the same certificate",
+  },
+  "allow-unauthenticated-network": {
+    type: "boolean",
+    env: "HOLDSHELF_ALLOW_UNAUTHENTICATED_NETWORK",
+    description: "listen beyond loopback without tokens or client certificates",
+  },
+} as const satisfies OptionTable;
+
+/** The transport-security flags for parseArgs, with their environment variables as defaults. */
 export function transportFlagOptions(env: NodeJS.ProcessEnv) {
-  return {
-    "tls-cert": { type: "string", default: env.HOLDSHELF_TLS_CERT },
-    "tls-key": { type: "string", default: env.HOLDSHELF_TLS_KEY },
-    "tls-client-ca": { type: "string", default: env.HOLDSHELF_TLS_CLIENT_CA },
-    "peer-tls-ca": { type: "string", default: env.HOLDSHELF_PEER_TLS_CA },
-    "metrics-tls": { type: "boolean", default: envSwitch(env, "HOLDSHELF_METRICS_TLS") },
-    "allow-unauthenticated-network": {
-      type: "boolean",
-      default: envSwitch(env, "HOLDSHELF_ALLOW_UNAUTHENTICATED_NETWORK"),
-    },
-  } as const;
+  return parserOptions(transportOptionTable, env);
 }
 
 /** The values parseArgs gives for transportFlagOptions. */
@@ -102,12 +125,4 @@ export async function loadTransportSecurity(
     ...(metricsTls === undefined ? {} : { metricsTls }),
     ...(peerCa === undefined ? {} : { peerCa }),
   };
-}
-
-/** A boolean environment variable: unset, "", "false" or "0" is off; "true" or "1" is on; anything else is refused. */
-function envSwitch(env: NodeJS.ProcessEnv, name: string): boolean {
-  const value = env[name];
-  if (value === undefined || value === "" || value === "false" || value === "0") return false;
-  if (value === "true" || value === "1") return true;
-  throw new UsageError(`${name} is true or false, not "${value}"`);
 }

@@ -1,7 +1,23 @@
 import { parseArgs } from "node:util";
 import { AuthFileError, parseAuthFile } from "../auth/auth-file.js";
 import { generateToken, tokenDigest } from "../auth/bearer-token.js";
+import { parserOptions, type OptionTable } from "./option-table.js";
 import { UsageError } from "./usage-error.js";
+
+/** The options of `holdshelf token`. */
+export const tokenOptionTable = {
+  name: { type: "string", value: "NAME", description: "who the token is for, as the auth file names it" },
+  queues: {
+    type: "string",
+    value: "PATTERN",
+    description: "the queues it may use: a name, or a pattern where * matches any run of characters",
+  },
+  allow: {
+    type: "string",
+    value: "ACTIONS",
+    description: "what it may do there: admin, send, receive, comma-separated",
+  },
+} as const satisfies OptionTable;
 
 /**
  * `holdshelf token`: makes a random bearer token and prints, as one JSON
@@ -11,11 +27,7 @@ import { UsageError } from "./usage-error.js";
 export function tokenCommand(args: string[], print: (line: string) => void, note: (line: string) => void): number {
   const { values } = parseArgs({
     args,
-    options: {
-      name: { type: "string" },
-      queues: { type: "string" },
-      allow: { type: "string" },
-    },
+    options: parserOptions(tokenOptionTable, {}),
   });
   if (values.name === undefined || values.queues === undefined || values.allow === undefined) {
     throw new UsageError("token needs --name NAME --queues PATTERN --allow admin,send,receive");

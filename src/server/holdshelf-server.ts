@@ -41,6 +41,11 @@ import { openStorage, type StorageOptions } from "./open-storage.js";
 import { superviseStorage } from "./storage-recovery.js";
 import { resolveLimits, type HoldshelfLimits } from "./server-limits.js";
 import { raiseReceiveWindows } from "../grpc/http2-windows.js";
+import { applyQueues } from "./apply-queues.js";
+import { localQueueAdmin } from "./local-queue-admin.js";
+import type { QueueDefinition } from "./queue-definitions.js";
+import { brokerFailure } from "../service/broker-failure.js";
+import { Code, reasonCodes, type Reason } from "../protocol/error-reasons.js";
 import { sqsActions } from "../sqs/actions/sqs-actions.js";
 
 import { readSqsCredentials, type SqsKeyring } from "../sqs/auth/sqs-credentials.js";
@@ -93,6 +98,14 @@ export interface HoldshelfServerOptions extends StorageOptions {
   readonly consoleListen?: string;
   /** The console's history sampling; its default if unset. Tests sample faster. */
   readonly consoleHistory?: HistoryShape;
+  /** Queues to create and update before serving (`serve --queues`, src/server/apply-queues.ts); none if unset. */
+  readonly queues?: QueueDefinitionsFile;
+}
+
+/** A parsed queue definitions file, and where it came from (for the log). */
+export interface QueueDefinitionsFile {
+  readonly source: string;
+  readonly definitions: readonly QueueDefinition[];
 }
 
 /** A running broker: its store, rules and gRPC server. */
@@ -132,6 +145,9 @@ const keepaliveTimeoutMs = 10_000;
 const maxSqsRequestBytes = 4 * 1024 * 1024;
 // The console's largest request body: a test message and its attributes as JSON text.
 const maxConsoleRequestBytes = 4 * 1024 * 1024;
+// A cluster broker tries its queue file this often, this far apart, while the other brokers start.
+const clusterApplyAttempts = 20;
+const clusterApplyRetryMs = 500;
 // Calls still running this long after a shutdown began are cut off.
 const shutdownGraceMs = 10_000;
 
@@ -272,6 +288,11 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   addHealthService(server, health);
   addReflectionService(server, [file_holdshelf_v1_queue_service, file_holdshelf_v1_admin_service]);
   metrics.grpc.preRegister([queueServiceDefinition, adminServiceDefinition, healthServiceDefinition]);
+  // The embedded broker applies its queues before it listens, so no client sees it without them. In
+  // cluster mode, queues may be other brokers' to create, and they may be starting too: each
+  // broker applies once it serves (below), and their applies converge (applyQueues).
+  if (options.queues !== undefined && cluster === undefined)
+    await applyQueueFile(options.queues, handlers, logger, 1, options.signal).catch(unwind);
   const port = await bind(server, options.listen, options.tls).catch(unwind);
   const sqs =
     options.sqs === undefined
@@ -290,6 +311,8 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       .advertise(self.address)
       .catch((error: unknown) => logger.warn("cannot record the advertised address", { error }));
   }
+  if (options.queues !== undefined && cluster !== undefined)
+    await applyQueueFile(options.queues, handlers, logger, clusterApplyAttempts, options.signal).catch(unwind);
   return {
     address: `${host}:${port}`,
     port,
@@ -326,6 +349,52 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       await metricsServer?.close();
     },
   };
+}
+
+/**
+ * Applies a queue definitions file through the handlers and logs what it
+ * changed. A file that cannot be applied is refused before any change
+ * (QueueDefinitionsError); any other failure (a queue's owner not yet
+ * reachable while the cluster starts) is tried again, the apply being
+ * idempotent, up to `attempts` times, unless `signal` aborts.
+ */
+async function applyQueueFile(
+  file: QueueDefinitionsFile,
+  handlers: QueueHandlers,
+  logger: Logger,
+  attempts: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { changes, unchanged } = await applyQueues(localQueueAdmin(handlers), file.definitions, {
+        dryRun: false,
+        deleteMissing: false,
+        prefix: "",
+      });
+      const named = (action: string) => changes.filter((change) => change.action === action).map((c) => c.queue);
+      logger.info("queues applied", {
+        source: file.source,
+        created: named("create"),
+        updated: named("update"),
+        unchanged: unchanged.length,
+      });
+      return;
+    } catch (error) {
+      // Only a broker that is unavailable for now (a queue's owner still starting) is worth another try;
+      // a stop asked for during the start (SIGTERM) ends the tries too.
+      if (!isUnavailable(error) || attempt >= attempts || signal?.aborted === true)
+        throw new Error(`${file.source}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      logger.warn("cannot apply the queues yet; trying again", { source: file.source, attempt, error });
+      await new Promise((resolve) => setTimeout(resolve, clusterApplyRetryMs));
+    }
+  }
+}
+
+/** Whether a call failed because its broker is unavailable for now (QUEUE_MOVING, STORAGE_UNAVAILABLE, SHUTTING_DOWN). */
+function isUnavailable(error: unknown): boolean {
+  const reason = brokerFailure(error)?.reason;
+  return reason !== undefined && reason in reasonCodes && reasonCodes[reason as Reason] === Code.UNAVAILABLE;
 }
 
 /** Starts the SQS endpoint on the broker's QueueService handlers, with the gRPC listener's TLS. */

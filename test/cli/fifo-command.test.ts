@@ -59,7 +59,7 @@ describe("the holdshelf command on FIFO queues", () => {
     expect((await holdshelf("queue", "create", "plain.fifo", "--fifo")).lines[0]).toMatchObject({
       config: { fifo: true, contentBasedDeduplication: false, deduplicationScope: "QUEUE" },
     });
-    // update must repeat --fifo, and then keeps the queue FIFO.
+    // update may repeat --fifo: the same FIFO-ness is no change.
     const updated = await holdshelf("queue", "update", "plain.fifo", "--fifo", "--max-in-flight", "5");
     expect(updated.lines[0]).toMatchObject({ config: { fifo: true, maxInFlight: 5 } });
     expect((await holdshelf("queue", "create", "standard")).lines[0]).toMatchObject({
@@ -111,7 +111,7 @@ describe("the holdshelf command on FIFO queues", () => {
       [["send", "f", "x", "--dedup-id", "d"], "holdshelf: MESSAGE_GROUP_ID_REQUIRED"],
       [["send", "f", "x", "--group", "g"], "holdshelf: DEDUPLICATION_ID_REQUIRED"],
       [["send", "s", "x", "--group", "g"], "holdshelf: NOT_A_FIFO_QUEUE"],
-      [["queue", "update", "f"], "config.fifo"],
+      [["queue", "update", "s", "--fifo"], "config.fifo"],
       [["queue", "create", "t", "--content-based-deduplication"], "config.content_based_deduplication"],
     ] as const;
     for (const [args, printed] of refusals) {
