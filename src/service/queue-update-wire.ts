@@ -101,9 +101,9 @@ function namedFieldsOf(config: WireQueueConfig | undefined, paths: readonly Mask
   for (const field of QueueConfigSchema.fields) {
     if (whole.includes(field.name) && source.isSet(field)) target.set(field, source.get(field));
   }
-  const keys = paths.flatMap(({ key }) => (key === undefined ? [] : [key]));
+  // A set: a mask of many tags against a config of many tags stays linear.
+  const keys = new Set(paths.flatMap(({ key }) => (key === undefined ? [] : [key])));
   // fromEntries defines own properties: a tag named "__proto__" stays a tag.
-  if (keys.length > 0)
-    named.tags = Object.fromEntries(Object.entries(config.tags).filter(([key]) => keys.includes(key)));
+  if (keys.size > 0) named.tags = Object.fromEntries(Object.entries(config.tags).filter(([key]) => keys.has(key)));
   return named;
 }
