@@ -8,7 +8,7 @@ import { LeaseStreams } from "./lease-streams.js";
 import { peekMessages } from "./message-peek.js";
 import { checkMoveTaskRate } from "./move-tasks.js";
 import type { QueueConfigInput } from "./queue-config.js";
-import type { QueueConfigField } from "./queue-config-update.js";
+import type { QueueConfigPath } from "./queue-config-update.js";
 import type { QueueState } from "./queue-state.js";
 import { checkBatchSize, checkRedriveBounds, resolveReceiveOptions } from "./request-limits.js";
 import { RevocableStore } from "./revocable-store.js";
@@ -91,8 +91,8 @@ export class Broker {
     return [...this.memory.registry.all()].map((queue) => this.describe(queue, sources));
   }
 
-  /** Replaces a queue's whole configuration (unset fields take their defaults), or with `fields` only those. */
-  async updateQueue(name: string, config?: QueueConfigInput, fields?: readonly QueueConfigField[]): Promise<QueueInfo> {
+  /** Replaces a queue's whole configuration (unset fields take their defaults), or with `fields` only those (and single tags). */
+  async updateQueue(name: string, config?: QueueConfigInput, fields?: readonly QueueConfigPath[]): Promise<QueueInfo> {
     this.requireStorage();
     const queue = await this.memory.registry.update(name, config, fields);
     // A larger max_in_flight may make room for waiting receives.

@@ -11,7 +11,7 @@ import {
   type QueueConfig,
   type QueueConfigInput,
 } from "./queue-config.js";
-import { mergeQueueConfig, type QueueConfigField } from "./queue-config-update.js";
+import { mergeQueueConfig, type QueueConfigPath } from "./queue-config-update.js";
 import { fifoNameSuffix } from "../protocol/fifo-name-suffix.js";
 import { QueueState } from "./queue-state.js";
 
@@ -133,14 +133,15 @@ export class QueueRegistry {
   /**
    * Changes a queue's configuration and marks it changed now (even if it is
    * the same). Without `fields`, `input` replaces the whole configuration;
-   * with them, only the named fields change, merged into the configuration as
-   * it stands when this change is taken, in the queue's chain of admin
-   * operations: two updates of different fields never undo each other.
+   * with them, only the named fields (or single tags) change, merged into the
+   * configuration as it stands when this change is taken, in the queue's
+   * chain of admin operations: two updates of different fields or different
+   * tags never undo each other.
    */
   async update(
     name: string,
     input: QueueConfigInput | undefined,
-    fields?: readonly QueueConfigField[],
+    fields?: readonly QueueConfigPath[],
   ): Promise<QueueState> {
     // A whole configuration is checked before the queue is looked up, as it always was.
     const replacement = fields === undefined ? resolveQueueConfig(input) : undefined;

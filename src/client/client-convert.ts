@@ -15,6 +15,7 @@ import {
   type LeaseState as WireLeaseState,
   type MessageMoveTask as WireMessageMoveTask,
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
+import { mapKeyPath } from "../protocol/update-mask-path.js";
 import { fifoConfigFromWire, fifoConfigToWire, fifoFieldsFromWire, fifoSendToWire } from "./fifo-convert.js";
 import { RpcError } from "./rpc-error.js";
 import type {
@@ -31,6 +32,7 @@ import type {
   ReceivedMessage,
   SendBatchEntry,
   TypedAttribute,
+  UpdateQueueOptions,
 } from "./types.js";
 
 const utf8 = new TextEncoder();
@@ -90,17 +92,24 @@ const updateMaskPathOf: { readonly [K in QueueConfigField]-?: string } = {
   deduplicationScope: "deduplication_scope",
 };
 
-/** UpdateQueueOptions.fields as the wire's update_mask; none without fields, and an empty list refused (it would mean every field). */
-export function updateMaskToWire(fields: readonly QueueConfigField[] | undefined): { paths: string[] } | undefined {
-  if (fields === undefined) return undefined;
-  if (fields.length === 0) throw new RangeError("UpdateQueueOptions.fields must name at least one field");
-  return {
-    paths: fields.map((field) => {
-      if (!Object.hasOwn(updateMaskPathOf, field))
-        throw new RangeError(`${JSON.stringify(field)} is not a QueueConfigInput field`);
-      return updateMaskPathOf[field];
-    }),
-  };
+/**
+ * UpdateQueueOptions' fields and tagKeys as the wire's update_mask: none
+ * without either, and an empty list refused (it would mean every field), as
+ * is "tags" beside tag keys (the broker refuses the overlap too).
+ */
+export function updateMaskToWire({ fields, tagKeys }: UpdateQueueOptions): { paths: string[] } | undefined {
+  if (fields === undefined && tagKeys === undefined) return undefined;
+  if (fields?.length === 0) throw new RangeError("UpdateQueueOptions.fields must name at least one field");
+  if (tagKeys?.length === 0) throw new RangeError("UpdateQueueOptions.tagKeys must name at least one tag");
+  if (tagKeys !== undefined && fields?.includes("tags")) {
+    throw new RangeError('UpdateQueueOptions.fields may not name "tags" beside tagKeys');
+  }
+  const fieldPaths = (fields ?? []).map((field) => {
+    if (!Object.hasOwn(updateMaskPathOf, field))
+      throw new RangeError(`${JSON.stringify(field)} is not a QueueConfigInput field`);
+    return updateMaskPathOf[field];
+  });
+  return { paths: [...fieldPaths, ...(tagKeys ?? []).map((key) => mapKeyPath("tags", key))] };
 }
 
 /** A wire Queue as a plain object with milliseconds and Dates. */

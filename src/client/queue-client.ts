@@ -87,12 +87,13 @@ export class QueueClient {
   }
 
   /**
-   * Changes a queue's configuration: with `fields`, only those (the rest keep
-   * their current values); without, the config replaces the whole
-   * configuration and unset fields take their defaults.
+   * Changes a queue's configuration: with `fields`, only those, and with
+   * `tagKeys` only those tags (the rest keep their current values); without
+   * either, the config replaces the whole configuration and unset fields
+   * take their defaults.
    */
   async updateQueue(name: string, config?: QueueConfigInput, options: UpdateQueueOptions = {}): Promise<Queue> {
-    const updateMask = updateMaskToWire(options.fields);
+    const updateMask = updateMaskToWire(options);
     const request = { name, config: queueConfigToWire(config), ...(updateMask === undefined ? {} : { updateMask }) };
     return queueFromWire((await this.rpc.updateQueue(request)).queue);
   }

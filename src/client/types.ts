@@ -89,6 +89,15 @@ export interface UpdateQueueOptions {
    * configuration). Needs a 0.2.0 broker: an older one replaces everything.
    */
   readonly fields?: readonly QueueConfigField[] | undefined;
+  /**
+   * Tags to change one by one (the update_mask path tags.<key>, AIP-161):
+   * each is set to its value in config.tags, or removed when config.tags
+   * lacks it, and every other tag keeps its value, even one another caller
+   * changes meanwhile. Goes alone or beside `fields`, which then may not name
+   * "tags"; either is a RangeError then, and so is an empty list. The tag
+   * limits apply to the tags that result. Needs a 0.2.0 broker.
+   */
+  readonly tagKeys?: readonly string[] | undefined;
 }
 
 /** The settings of QueueConfig that only FIFO queues take. */

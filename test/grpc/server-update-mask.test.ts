@@ -1,7 +1,9 @@
 // UpdateQueue's update_mask over gRPC, on every store (and, in the cluster
 // run, forwarded to the queue's owner): only the named fields change, "*"
-// alone and no mask replace everything, bad masks are INVALID_ARGUMENT on
-// update_mask, and two operators changing different fields at once (one
+// alone and no mask replace everything, paths of one tag (tags.<key>, the
+// key bare or in backticks) set or remove that tag alone, bad masks are
+// INVALID_ARGUMENT on update_mask, tag limits apply to the merged tags, and
+// two operators changing different fields at once (one
 // through the forwarding broker, one at the owner) never undo each other.
 import { durationFromMs, durationMs } from "@bufbuild/protobuf/wkt";
 import { status } from "@grpc/grpc-js";
@@ -86,6 +88,61 @@ describe("UpdateQueue's update_mask", () => {
       );
     }
     expect((await h.rpc.getQueue({ name: "work" })).queue!.config!.redrivePolicy).toMatchObject(redrivePolicy);
+  });
+
+  it("sets or removes single tags by tags.<key>, keys bare or in backticks, and keeps the rest", async () => {
+    const { queue } = await h.rpc.updateQueue({
+      name: "work",
+      config: { tags: { env: "prod", "team-a": "x", "a`b": "y", unnamed: "z" }, maxInFlight: 99 },
+      updateMask: { paths: ["tags.env", "tags.`team-a`", "tags.`a``b`", "tags.team"] },
+    });
+    const expected = { env: "prod", "team-a": "x", "a`b": "y" };
+    expect(queue!.config!.tags).toEqual(expected);
+    expect(queue!.config!.maxInFlight).toBe(10);
+    await h.restart();
+    expect((await h.rpc.getQueue({ name: "work" })).queue!.config!.tags).toEqual(expected);
+  });
+
+  it("refuses malformed, overlapping and repeated tag paths on update_mask, and tags past the limits on config.tags", async () => {
+    const bad = [
+      ["tags.team-a"],
+      ["tags.`a"],
+      ["tags.`a`b`"],
+      ["tags."],
+      ["retry_policy.`x`"],
+      ["tags", "tags.team"],
+      ["tags.team", "tags.`team`"],
+    ];
+    for (const paths of bad) {
+      await expectRpcError(
+        h.rpc.updateQueue({ name: "work", config: { tags: { team: "b" } }, updateMask: { paths } }),
+        status.INVALID_ARGUMENT,
+        "INVALID_ARGUMENT",
+        "update_mask",
+      );
+    }
+    const fifty = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, "v"]));
+    await expectRpcError(
+      h.rpc.updateQueue({
+        name: "work",
+        config: { tags: fifty },
+        updateMask: { paths: Object.keys(fifty).map((key) => `tags.${key}`) },
+      }),
+      status.INVALID_ARGUMENT,
+      "INVALID_ARGUMENT",
+      "config.tags",
+    );
+    await expectRpcError(
+      h.rpc.updateQueue({
+        name: "work",
+        config: { tags: { ["k".repeat(129)]: "v" } },
+        updateMask: { paths: [`tags.${"k".repeat(129)}`] },
+      }),
+      status.INVALID_ARGUMENT,
+      "INVALID_ARGUMENT",
+      `config.tags["${"k".repeat(129)}"]`,
+    );
+    expect((await h.rpc.getQueue({ name: "work" })).queue!.config!.tags).toEqual({ team: "a" });
   });
 
   it("refuses a change of kind through fifo, and a named policy whose dead-letter queue is missing", async () => {

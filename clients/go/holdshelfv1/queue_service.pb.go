@@ -1145,9 +1145,19 @@ type UpdateQueueRequest struct {
 	// or map field is replaced whole ("redrive_policy" left unset in config
 	// removes the policy; "tags" replaces every tag). A named field unset in
 	// config takes its default; a field the mask leaves out is not read. "*"
-	// alone names every field: the same as no mask (and as an empty one). An
-	// unknown or repeated path, or "*" beside others, fails with
-	// INVALID_ARGUMENT on "update_mask". Added in 0.2.0: a broker before it ignores the mask and
+	// alone names every field: the same as no mask (and as an empty one).
+	// One tag is named by "tags.<key>" (AIP-161's map-key path): that tag is
+	// set to config.tags[<key>], or removed when config.tags has no such key,
+	// and every other tag keeps its value, so callers changing different tags
+	// at once never undo each other. A key of letters, digits and "_" not
+	// starting with a digit is written bare ("tags.team"); any other key goes
+	// in backticks, with a backtick in it written twice ("tags.`team-a`",
+	// "tags.`a“b`" for the key a`b). Removing a key that is not there is no
+	// error; the tag limits (as in CreateQueue) apply to the tags that result.
+	// An unknown, malformed or repeated path (a key twice, bare or in
+	// backticks), "*" beside others, "tags" beside a "tags.<key>", or a key
+	// on a field other than tags, fails with INVALID_ARGUMENT on
+	// "update_mask". Added in 0.2.0: a broker before it ignores the mask and
 	// replaces the whole configuration, so a client that must not depend on
 	// that reads the queue first (GetQueue) and sends the whole configuration.
 	UpdateMask *fieldmaskpb.FieldMask `protobuf:"bytes,3,opt,name=update_mask,json=updateMask,proto3" json:"update_mask,omitempty"`

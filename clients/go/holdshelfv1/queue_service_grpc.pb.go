@@ -39,9 +39,9 @@ type QueueServiceClient interface {
 	ListQueues(ctx context.Context, in *ListQueuesRequest, opts ...grpc.CallOption) (*ListQueuesResponse, error)
 	// Changes a queue's configuration. With an update_mask, only the fields
 	// it names change and every other field keeps its current value (AIP-134),
-	// so two callers changing different fields at once do not undo each
-	// other: each change is applied to the configuration as it stands when
-	// the broker takes it. Without one (every client before 0.2.0), the call
+	// so two callers changing different fields (or different tags, by
+	// "tags.<key>") at once do not undo each other: each change is applied
+	// to the configuration as it stands when the broker takes it. Without one (every client before 0.2.0), the call
 	// replaces the whole configuration: unset fields take their defaults, not
 	// their current values (so leaving redrive_policy out removes it).
 	// Leases already issued keep their deadlines and delayed messages their
@@ -49,10 +49,11 @@ type QueueServiceClient interface {
 	// larger max_in_flight serves waiting Receives at once. Sets the queue's
 	// update_time to now, even when nothing changed.
 	// Errors: INVALID_ARGUMENT (a malformed name, a config field out of
-	// bounds, tags as in CreateQueue, a redrive_policy naming this queue, an
-	// update_mask path that names no field of QueueConfig, is repeated, or is
-	// "*" beside others (field "update_mask")), QUEUE_NOT_FOUND,
-	// DEAD_LETTER_QUEUE_NOT_FOUND.
+	// bounds, tags as in CreateQueue (checked on the tags that result), a
+	// redrive_policy naming this queue, an update_mask path that names no
+	// field of QueueConfig or tag, is repeated, overlaps another ("tags" and
+	// "tags.<key>"), or is "*" beside others (field "update_mask")),
+	// QUEUE_NOT_FOUND, DEAD_LETTER_QUEUE_NOT_FOUND.
 	UpdateQueue(ctx context.Context, in *UpdateQueueRequest, opts ...grpc.CallOption) (*UpdateQueueResponse, error)
 	// Deletes a queue and all its messages. Receives waiting on it fail with
 	// QUEUE_NOT_FOUND, and Heartbeat streams stop tracking its leases without
@@ -595,9 +596,9 @@ type QueueServiceServer interface {
 	ListQueues(context.Context, *ListQueuesRequest) (*ListQueuesResponse, error)
 	// Changes a queue's configuration. With an update_mask, only the fields
 	// it names change and every other field keeps its current value (AIP-134),
-	// so two callers changing different fields at once do not undo each
-	// other: each change is applied to the configuration as it stands when
-	// the broker takes it. Without one (every client before 0.2.0), the call
+	// so two callers changing different fields (or different tags, by
+	// "tags.<key>") at once do not undo each other: each change is applied
+	// to the configuration as it stands when the broker takes it. Without one (every client before 0.2.0), the call
 	// replaces the whole configuration: unset fields take their defaults, not
 	// their current values (so leaving redrive_policy out removes it).
 	// Leases already issued keep their deadlines and delayed messages their
@@ -605,10 +606,11 @@ type QueueServiceServer interface {
 	// larger max_in_flight serves waiting Receives at once. Sets the queue's
 	// update_time to now, even when nothing changed.
 	// Errors: INVALID_ARGUMENT (a malformed name, a config field out of
-	// bounds, tags as in CreateQueue, a redrive_policy naming this queue, an
-	// update_mask path that names no field of QueueConfig, is repeated, or is
-	// "*" beside others (field "update_mask")), QUEUE_NOT_FOUND,
-	// DEAD_LETTER_QUEUE_NOT_FOUND.
+	// bounds, tags as in CreateQueue (checked on the tags that result), a
+	// redrive_policy naming this queue, an update_mask path that names no
+	// field of QueueConfig or tag, is repeated, overlaps another ("tags" and
+	// "tags.<key>"), or is "*" beside others (field "update_mask")),
+	// QUEUE_NOT_FOUND, DEAD_LETTER_QUEUE_NOT_FOUND.
 	UpdateQueue(context.Context, *UpdateQueueRequest) (*UpdateQueueResponse, error)
 	// Deletes a queue and all its messages. Receives waiting on it fail with
 	// QUEUE_NOT_FOUND, and Heartbeat streams stop tracking its leases without

@@ -567,9 +567,19 @@ export type UpdateQueueRequest = Message<"holdshelf.v1.UpdateQueueRequest"> & {
    * or map field is replaced whole ("redrive_policy" left unset in config
    * removes the policy; "tags" replaces every tag). A named field unset in
    * config takes its default; a field the mask leaves out is not read. "*"
-   * alone names every field: the same as no mask (and as an empty one). An
-   * unknown or repeated path, or "*" beside others, fails with
-   * INVALID_ARGUMENT on "update_mask". Added in 0.2.0: a broker before it ignores the mask and
+   * alone names every field: the same as no mask (and as an empty one).
+   * One tag is named by "tags.<key>" (AIP-161's map-key path): that tag is
+   * set to config.tags[<key>], or removed when config.tags has no such key,
+   * and every other tag keeps its value, so callers changing different tags
+   * at once never undo each other. A key of letters, digits and "_" not
+   * starting with a digit is written bare ("tags.team"); any other key goes
+   * in backticks, with a backtick in it written twice ("tags.`team-a`",
+   * "tags.`a``b`" for the key a`b). Removing a key that is not there is no
+   * error; the tag limits (as in CreateQueue) apply to the tags that result.
+   * An unknown, malformed or repeated path (a key twice, bare or in
+   * backticks), "*" beside others, "tags" beside a "tags.<key>", or a key
+   * on a field other than tags, fails with INVALID_ARGUMENT on
+   * "update_mask". Added in 0.2.0: a broker before it ignores the mask and
    * replaces the whole configuration, so a client that must not depend on
    * that reads the queue first (GetQueue) and sends the whole configuration.
    *
@@ -1714,9 +1724,9 @@ export const QueueService: GenService<{
   /**
    * Changes a queue's configuration. With an update_mask, only the fields
    * it names change and every other field keeps its current value (AIP-134),
-   * so two callers changing different fields at once do not undo each
-   * other: each change is applied to the configuration as it stands when
-   * the broker takes it. Without one (every client before 0.2.0), the call
+   * so two callers changing different fields (or different tags, by
+   * "tags.<key>") at once do not undo each other: each change is applied
+   * to the configuration as it stands when the broker takes it. Without one (every client before 0.2.0), the call
    * replaces the whole configuration: unset fields take their defaults, not
    * their current values (so leaving redrive_policy out removes it).
    * Leases already issued keep their deadlines and delayed messages their
@@ -1724,10 +1734,11 @@ export const QueueService: GenService<{
    * larger max_in_flight serves waiting Receives at once. Sets the queue's
    * update_time to now, even when nothing changed.
    * Errors: INVALID_ARGUMENT (a malformed name, a config field out of
-   * bounds, tags as in CreateQueue, a redrive_policy naming this queue, an
-   * update_mask path that names no field of QueueConfig, is repeated, or is
-   * "*" beside others (field "update_mask")), QUEUE_NOT_FOUND,
-   * DEAD_LETTER_QUEUE_NOT_FOUND.
+   * bounds, tags as in CreateQueue (checked on the tags that result), a
+   * redrive_policy naming this queue, an update_mask path that names no
+   * field of QueueConfig or tag, is repeated, overlaps another ("tags" and
+   * "tags.<key>"), or is "*" beside others (field "update_mask")),
+   * QUEUE_NOT_FOUND, DEAD_LETTER_QUEUE_NOT_FOUND.
    *
    * @generated from rpc holdshelf.v1.QueueService.UpdateQueue
    */

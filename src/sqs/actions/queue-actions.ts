@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { QueueConfigSchema, type Queue } from "../../../gen/holdshelf/v1/queue_pb.js";
 import { fifoNameSuffix } from "../../protocol/fifo-name-suffix.js";
+import { mapKeyPath } from "../../protocol/update-mask-path.js";
 import { queueNamePattern } from "../../protocol/queue-name-pattern.js";
 import { brokerFailure } from "../../service/broker-failure.js";
 import { requestedFifo } from "../fifo-attributes.js";
@@ -132,7 +133,7 @@ export const tagQueue: SqsAction = async (input, context) => {
   const name = queueOfRequest(input, context);
   const tags = stringMap(input, "Tags");
   if (tags.size === 0) throw sqsErrors.invalidParameterValue("The request must contain at least one tag.");
-  await updateTags(name, context, (current) => ({ ...current, ...Object.fromEntries(tags) }));
+  await updateTags(name, context, Object.fromEntries(tags), [...tags.keys()]);
   return {};
 };
 
@@ -141,9 +142,8 @@ export const untagQueue: SqsAction = async (input, context) => {
   const name = queueOfRequest(input, context);
   const keys = stringList(input, "TagKeys");
   if (keys.length === 0) throw sqsErrors.invalidParameterValue("The request must contain at least one tag key.");
-  await updateTags(name, context, (current) =>
-    Object.fromEntries(Object.entries(current).filter(([key]) => !keys.includes(key))),
-  );
+  // A key named twice is removed once: the mask may name it only once.
+  await updateTags(name, context, {}, [...new Set(keys)]);
   return {};
 };
 
@@ -176,20 +176,22 @@ async function getQueue(name: string, context: SqsActionContext): Promise<Queue>
 }
 
 /**
- * Reads a queue's tags, changes them and writes them back, naming only
- * "tags" in the update_mask: a change of any other setting made meanwhile
- * stays. The tags are written whole, so two tag changes racing may still
- * lose one, as SQS's own eventually consistent tags may.
+ * Sets the named tags to their values in `tags` and removes those it lacks,
+ * with one update_mask path per key (tags.<key>, AIP-161), and without
+ * reading the tags first: the broker merges each key into the tags as they
+ * stand when it takes the change, so tag changes of other keys and changes
+ * of other settings made meanwhile all stay. The 50-tag limit is checked on
+ * the merged tags.
  */
 async function updateTags(
   name: string,
   context: SqsActionContext,
-  change: (tags: Readonly<Record<string, string>>) => Record<string, string>,
+  tags: Record<string, string>,
+  keys: readonly string[],
 ): Promise<void> {
-  const queue = await getQueue(name, context);
   await context.queues.call("updateQueue", {
     name,
-    config: create(QueueConfigSchema, { tags: change(queue.config?.tags ?? {}) }),
-    updateMask: { paths: ["tags"] },
+    config: create(QueueConfigSchema, { tags }),
+    updateMask: { paths: keys.map((key) => mapKeyPath("tags", key)) },
   });
 }
