@@ -11,6 +11,7 @@ import { RpcError } from "../client/rpc-error.js";
 import { isLoopbackAddress } from "../net/loopback-address.js";
 import { createServiceDefinition } from "../protocol/service-definition.js";
 import { verifyBackup } from "../store/backup-format.js";
+import { syncDirectory } from "../store/sync-directory.js";
 import { connectionOptionTable } from "./client-options.js";
 import { CommandError } from "./command-error.js";
 import { parserOptions } from "./option-table.js";
@@ -134,14 +135,4 @@ async function exists(path: string): Promise<boolean> {
       throw error;
     },
   );
-}
-
-/** fsyncs a directory, so that a new name in it survives a crash. */
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }

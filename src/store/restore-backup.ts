@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readdir, rename, rm, rmdir, stat } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, rmdir, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { readBackup, type BackupEntry, type BackupHeader } from "./backup-format.js";
 import { checkRestoredFormat, formatVersionKey } from "./format-version.js";
 import { createLevelDatabase, type LevelDatabase } from "./level-batch.js";
+import { syncDirectory } from "./sync-directory.js";
 
 /** Why a restore was refused: nothing was written. */
 export class RestoreError extends Error {
@@ -103,14 +104,4 @@ async function writeDatabase(dir: string, chunks: AsyncIterable<Uint8Array>): Pr
 
 function puts(entries: readonly BackupEntry[]): { type: "put"; key: Buffer; value: Buffer }[] {
   return entries.map(([key, value]) => ({ type: "put", key: Buffer.from(key), value: Buffer.from(value) }));
-}
-
-/** fsyncs a directory, so that a rename in it survives a crash. */
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
