@@ -48,8 +48,8 @@ describe("AdminService.Backup", () => {
     for (let i = 0; i < 20; i++) await h.rpc.send({ queue: "work", body: Buffer.from(`m-${i}`) });
     const before = Date.now();
     const summary = await verifyBackup(data(call()));
-    // Two keys a message, the queue record, the sequence and the handle key.
-    expect(summary.records).toBe(2 * 20 + 3);
+    // Two keys a message, the queue record, the sequence, the handle key and the format version.
+    expect(summary.records).toBe(2 * 20 + 4);
     expect(summary.snapshotTime).toBeGreaterThanOrEqual(before - 1000);
   });
 

@@ -69,8 +69,8 @@ describe("ClassicLevelStore", () => {
       const has = (key: Buffer): boolean => keys.some(([k]) => key.equals(k));
       expect(has(contentKey(dataId, first!.id))).toBe(true);
       expect(has(contentKey(dataId, late.id))).toBe(false);
-      // Two keys a message, the queue record and the sequence.
-      expect(keys.length).toBe(2 * 2500 + 2);
+      // Two keys a message, the queue record, the sequence and the format version.
+      expect(keys.length).toBe(2 * 2500 + 3);
     });
   });
 
