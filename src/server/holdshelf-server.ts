@@ -41,11 +41,7 @@ import { openStorage, type StorageOptions } from "./open-storage.js";
 import { superviseStorage } from "./storage-recovery.js";
 import { resolveLimits, type HoldshelfLimits } from "./server-limits.js";
 import { raiseReceiveWindows } from "../grpc/http2-windows.js";
-import { applyQueues } from "./apply-queues.js";
-import { localQueueAdmin } from "./local-queue-admin.js";
-import type { QueueDefinition } from "./queue-definitions.js";
-import { brokerFailure } from "../service/broker-failure.js";
-import { Code, reasonCodes, type Reason } from "../protocol/error-reasons.js";
+import { applyQueueFile, type QueueDefinitionsFile } from "./apply-queue-file.js";
 import { sqsActions } from "../sqs/actions/sqs-actions.js";
 
 import { readSqsCredentials, type SqsKeyring } from "../sqs/auth/sqs-credentials.js";
@@ -102,12 +98,6 @@ export interface HoldshelfServerOptions extends StorageOptions {
   readonly queues?: QueueDefinitionsFile;
 }
 
-/** A parsed queue definitions file, and where it came from (for the log). */
-export interface QueueDefinitionsFile {
-  readonly source: string;
-  readonly definitions: readonly QueueDefinition[];
-}
-
 /** A running broker: its store, rules and gRPC server. */
 export interface HoldshelfServer {
   /** The address it listens on, with the real port. */
@@ -145,9 +135,8 @@ const keepaliveTimeoutMs = 10_000;
 const maxSqsRequestBytes = 4 * 1024 * 1024;
 // The console's largest request body: a test message and its attributes as JSON text.
 const maxConsoleRequestBytes = 4 * 1024 * 1024;
-// A cluster broker tries its queue file this often, this far apart, while the other brokers start.
+// A cluster broker tries its queue file this often while the other brokers start.
 const clusterApplyAttempts = 20;
-const clusterApplyRetryMs = 500;
 // Calls still running this long after a shutdown began are cut off.
 const shutdownGraceMs = 10_000;
 
@@ -349,52 +338,6 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       await metricsServer?.close();
     },
   };
-}
-
-/**
- * Applies a queue definitions file through the handlers and logs what it
- * changed. A file that cannot be applied is refused before any change
- * (QueueDefinitionsError); any other failure (a queue's owner not yet
- * reachable while the cluster starts) is tried again, the apply being
- * idempotent, up to `attempts` times, unless `signal` aborts.
- */
-async function applyQueueFile(
-  file: QueueDefinitionsFile,
-  handlers: QueueHandlers,
-  logger: Logger,
-  attempts: number,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const { changes, unchanged } = await applyQueues(localQueueAdmin(handlers), file.definitions, {
-        dryRun: false,
-        deleteMissing: false,
-        prefix: "",
-      });
-      const named = (action: string) => changes.filter((change) => change.action === action).map((c) => c.queue);
-      logger.info("queues applied", {
-        source: file.source,
-        created: named("create"),
-        updated: named("update"),
-        unchanged: unchanged.length,
-      });
-      return;
-    } catch (error) {
-      // Only a broker that is unavailable for now (a queue's owner still starting) is worth another try;
-      // a stop asked for during the start (SIGTERM) ends the tries too.
-      if (!isUnavailable(error) || attempt >= attempts || signal?.aborted === true)
-        throw new Error(`${file.source}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-      logger.warn("cannot apply the queues yet; trying again", { source: file.source, attempt, error });
-      await new Promise((resolve) => setTimeout(resolve, clusterApplyRetryMs));
-    }
-  }
-}
-
-/** Whether a call failed because its broker is unavailable for now (QUEUE_MOVING, STORAGE_UNAVAILABLE, SHUTTING_DOWN). */
-function isUnavailable(error: unknown): boolean {
-  const reason = brokerFailure(error)?.reason;
-  return reason !== undefined && reason in reasonCodes && reasonCodes[reason as Reason] === Code.UNAVAILABLE;
 }
 
 /** Starts the SQS endpoint on the broker's QueueService handlers, with the gRPC listener's TLS. */
