@@ -72,11 +72,18 @@ describe.skipIf(skipWithoutPostgres)("a pg_dump of a cluster restored into a fre
     const url = await postgres().createDatabase();
     const { server: sa, rpc: a } = await broker(url, "a");
     const { server: sb } = await broker(url, "b");
+    // Settled: an even share each, and a routes every shard to its owner, so no call meets a hand-over.
     await vi.waitFor(
       () => {
-        expect(sa.cluster!.ownedShardCount + sb.cluster!.ownedShardCount).toBe(shardCount);
-        expect(sb.cluster!.ownedShardCount).toBeGreaterThan(0);
-        expect(sa.cluster!.ownedShardCount).toBeGreaterThan(0);
+        expect(sa.cluster!.ownedShardCount).toBe(shardCount / 2);
+        expect(sb.cluster!.ownedShardCount).toBe(shardCount / 2);
+        for (let shard = 0; shard < shardCount; shard++) {
+          const route = sa.cluster!.routeShard(shard);
+          const onB = sb.cluster!.routeShard(shard)?.kind === "local";
+          expect(route?.kind === "local" || (onB && route?.kind === "remote" && route.address === sb.address)).toBe(
+            true,
+          );
+        }
       },
       { timeout: 20_000, interval: 50 },
     );
