@@ -1,3 +1,4 @@
+import { queueConfigPathOf } from "../protocol/queue-config-paths.js";
 import { invalidArgument } from "../errors/holdshelf-error.js";
 import { maxQueueTags, maxReceiveWaitMs, maxTagKeyCharacters, maxTagValueCharacters } from "../protocol/limits.js";
 import { queueNamePattern } from "../protocol/queue-name-pattern.js";
@@ -105,17 +106,6 @@ const fixedBounds = {
   maxLeaseDurationMs: [1 * second, 7 * day],
 } as const;
 
-/** Proto field names, for field violations. */
-const fieldNames: { readonly [K in keyof QueueLimits]: string } = {
-  visibilityTimeoutMs: "visibility_timeout",
-  delayMs: "delay",
-  retentionMs: "retention",
-  maxMessageBytes: "max_message_bytes",
-  receiveWaitTimeMs: "receive_wait_time",
-  maxInFlight: "max_in_flight",
-  maxLeaseDurationMs: "max_lease_duration",
-};
-
 const limitKeys = Object.keys(defaultQueueLimits) as (keyof QueueLimits)[];
 
 /**
@@ -135,7 +125,7 @@ export function resolveQueueConfig(input: QueueConfigInput | undefined, prefix =
     }
   };
   const checkLimit = (key: keyof QueueLimits, min: number, max: number): void =>
-    check(limits[key], min, max, fieldNames[key], key.endsWith("Ms") ? "ms" : "");
+    check(limits[key], min, max, queueConfigPathOf[key], key.endsWith("Ms") ? "ms" : "");
   for (const key of Object.keys(fixedBounds) as (keyof typeof fixedBounds)[]) {
     const [min, max] = fixedBounds[key];
     checkLimit(key, min, max);

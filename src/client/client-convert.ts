@@ -1,3 +1,4 @@
+import { queueConfigPathOf } from "../protocol/queue-config-paths.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { durationFromMs, durationMs, timestampDate, type Duration, type Timestamp } from "@bufbuild/protobuf/wkt";
 import {
@@ -75,22 +76,8 @@ export function queueConfigToWire(config: QueueConfigInput = {}): MessageInitSha
   };
 }
 
-/** QueueConfig's proto field name (an update_mask path) for each field of QueueConfigInput. */
-const updateMaskPathOf: { readonly [K in QueueConfigField]-?: string } = {
-  visibilityTimeoutMs: "visibility_timeout",
-  delayMs: "delay",
-  retentionMs: "retention",
-  maxMessageBytes: "max_message_bytes",
-  receiveWaitTimeMs: "receive_wait_time",
-  maxInFlight: "max_in_flight",
-  maxLeaseDurationMs: "max_lease_duration",
-  redrivePolicy: "redrive_policy",
-  retryPolicy: "retry_policy",
-  tags: "tags",
-  fifo: "fifo",
-  contentBasedDeduplication: "content_based_deduplication",
-  deduplicationScope: "deduplication_scope",
-};
+/** Checked here: every field of QueueConfigInput has its update_mask path in the shared table. */
+const updateMaskPathOf: { readonly [K in QueueConfigField]-?: string } = queueConfigPathOf;
 
 /**
  * UpdateQueueOptions' fields and tagKeys as the wire's update_mask: none

@@ -6,25 +6,21 @@ import type { UpdateQueueRequest } from "../../gen/holdshelf/v1/queue_service_pb
 import type { QueueConfigInput } from "../broker/queue-config.js";
 import type { QueueConfigField, QueueConfigPath } from "../broker/queue-config-update.js";
 import { invalidArgument } from "../errors/holdshelf-error.js";
+import { queueConfigPathOf, type QueueConfigPathName } from "../protocol/queue-config-paths.js";
 import { mapKeyPath, parseUpdateMaskPath } from "../protocol/update-mask-path.js";
 import { queueConfigFromWire } from "./wire-convert.js";
 
-/** QueueConfig's field names, the paths an update_mask may hold, and the broker's field each names. */
-export const configFieldOfPath = {
-  visibility_timeout: "visibilityTimeoutMs",
-  delay: "delayMs",
-  retention: "retentionMs",
-  max_message_bytes: "maxMessageBytes",
-  receive_wait_time: "receiveWaitTimeMs",
-  max_in_flight: "maxInFlight",
-  max_lease_duration: "maxLeaseDurationMs",
-  redrive_policy: "redrivePolicy",
-  retry_policy: "retryPolicy",
-  tags: "tags",
-  fifo: "fifo",
-  content_based_deduplication: "contentBasedDeduplication",
-  deduplication_scope: "deduplicationScope",
-} as const satisfies Record<string, QueueConfigField>;
+/**
+ * QueueConfig's field names, the paths an update_mask may hold, and the
+ * broker's field each names: the shared table turned round, checked to
+ * cover every field of the broker's configuration.
+ */
+export const configFieldOfPath = Object.fromEntries(
+  Object.entries(queueConfigPathOf satisfies { readonly [K in QueueConfigField]-?: string }).map(([field, path]) => [
+    path,
+    field,
+  ]),
+) as { readonly [P in QueueConfigPathName]: QueueConfigField };
 
 /** What an UpdateQueue asks the broker for: the configuration, and with a mask the fields (or tags) to change. */
 export interface QueueUpdate {
