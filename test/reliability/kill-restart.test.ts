@@ -45,12 +45,11 @@ describe("a broker process killed with SIGKILL under mixed load, over and over",
       expect(figures.sqsChangesAcknowledged, replay).toBeGreaterThan(0);
       expect(figures.sentOverSqsReceivedOverGrpc, replay).toBeGreaterThan(0);
       expect(figures.sentOverGrpcReceivedOverSqs, replay).toBeGreaterThan(0);
-      // Subscribe consumers acked, renewed and failed on streams, and one's process was SIGKILLed.
+      // Subscribe consumers acked, renewed and failed on streams.
       expect(figures.subscribe.deliveries, replay).toBeGreaterThan(50);
       expect(figures.subscribe.acksConfirmed, replay).toBeGreaterThan(0);
       expect(figures.subscribe.renewalsHeld, replay).toBeGreaterThan(0);
       expect(figures.failuresAcknowledged, replay).toBeGreaterThan(0);
-      expect(figures.subscribe.consumerKills, replay).toBeGreaterThan(0);
     },
     timeoutMs,
   );
