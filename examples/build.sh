@@ -4,7 +4,7 @@
 # under /usr/share/gocode (GOPATH mode). The Go client library (clients/go)
 # brings its generated code with it (clients/go/holdshelfv1, kept fresh by
 # clients/go/generate.sh --check) and is linked into a GOPATH tree under
-# .build/go-lib, so that GOPATH-mode builds find it as "holdshelf/clients/go".
+# .build/go-lib, so that GOPATH-mode builds find it as "github.com/holdshelf/holdshelf/clients/go".
 # The Python client generates its own when pip installs it (its setup.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,8 +15,8 @@ mkdir -p .build
 exec 9>.build/build.lock
 flock 9
 
-mkdir -p .build/go-lib/src/holdshelf/clients .build/go-lib/src/holdshelf/test/clients
-ln -sfn "$PWD/clients/go" .build/go-lib/src/holdshelf/clients/go
+mkdir -p .build/go-lib/src/github.com/holdshelf/holdshelf/clients .build/go-lib/src/holdshelf/test/clients
+ln -sfn "$PWD/clients/go" .build/go-lib/src/github.com/holdshelf/holdshelf/clients/go
 # The test programs' shared packages (test/clients/go/callcount), as "holdshelf/test/clients/go/...".
 ln -sfn "$PWD/test/clients/go" .build/go-lib/src/holdshelf/test/clients/go
 export GOPATH="$PWD/.build/go-lib:/usr/share/gocode" GO111MODULE=off GOCACHE="$PWD/.build/go-cache"

@@ -11,7 +11,7 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 cp -r "$repo/clients/go" "$scratch/mod"
 cd "$scratch/mod"
-pkgs=$(GOPATH="$repo/.build/go-lib:/usr/share/gocode" GO111MODULE=off go list -deps -test -f '{{if not .Standard}}{{.ImportPath}}{{end}}' holdshelf/clients/go | grep -v '^holdshelf')
+pkgs=$(GOPATH="$repo/.build/go-lib:/usr/share/gocode" GO111MODULE=off go list -deps -test -f '{{if not .Standard}}{{.ImportPath}}{{end}}' github.com/holdshelf/holdshelf/clients/go | grep -v '^holdshelf')
 declare -A version=(
   [google.golang.org/grpc]=v1.33.3
   [google.golang.org/protobuf]=v1.28.1

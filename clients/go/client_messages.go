@@ -6,7 +6,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	"holdshelf/clients/go/holdshelfv1"
+	"github.com/holdshelf/holdshelf/clients/go/holdshelfv1"
 )
 
 // Send stores one message and returns its id (for a FIFO queue's

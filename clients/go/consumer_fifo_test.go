@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"holdshelf/clients/go/holdshelfv1"
+	"github.com/holdshelf/holdshelf/clients/go/holdshelfv1"
 )
 
 // fifoTest is a Consumer whose jobs the test starts as one receive would,

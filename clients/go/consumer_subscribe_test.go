@@ -20,7 +20,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	"holdshelf/clients/go/holdshelfv1"
+	"github.com/holdshelf/holdshelf/clients/go/holdshelfv1"
 )
 
 // fakeBroker serves one queue "q" holding two messages of FIFO group "g",

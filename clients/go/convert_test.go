@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"holdshelf/clients/go/holdshelfv1"
+	"github.com/holdshelf/holdshelf/clients/go/holdshelfv1"
 )
 
 func TestFIFOSettingsAndFieldsConvertBothWays(t *testing.T) {

@@ -1,4 +1,4 @@
-module holdshelf/clients/go
+module github.com/holdshelf/holdshelf/clients/go
 
 go 1.19
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"holdshelf/clients/go/holdshelfv1"
+	"github.com/holdshelf/holdshelf/clients/go/holdshelfv1"
 )
 
 // The protocol's limit of renewals per Heartbeat or Subscribe request; the

@@ -9,7 +9,7 @@ import (
 	"context"
 	"time"
 
-	"holdshelf/clients/go/holdshelfv1"
+	"github.com/holdshelf/holdshelf/clients/go/holdshelfv1"
 )
 
 // keeperWire opens the stream a leaseKeeper drives.

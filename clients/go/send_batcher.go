@@ -12,7 +12,7 @@ import (
 
 	"google.golang.org/grpc/status"
 
-	"holdshelf/clients/go/holdshelfv1"
+	"github.com/holdshelf/holdshelf/clients/go/holdshelfv1"
 )
 
 // sendBatcher gathers a Client's single sends into SendBatch calls, per

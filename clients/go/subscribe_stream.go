@@ -8,7 +8,7 @@ import (
 	"context"
 	"time"
 
-	"holdshelf/clients/go/holdshelfv1"
+	"github.com/holdshelf/holdshelf/clients/go/holdshelfv1"
 )
 
 // maxAcks is the protocol's limit of acks per Subscribe request; the rest

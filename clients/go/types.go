@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"holdshelf/clients/go/holdshelfv1"
+	"github.com/holdshelf/holdshelf/clients/go/holdshelfv1"
 )
 
 // Duration returns a pointer to d, for the optional durations below, where

@@ -55,7 +55,7 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
   });
 
   it("passes its Go unit tests in GOPATH mode", async () => {
-    const { stdout } = await run("go", ["test", "-count=1", "holdshelf/clients/go"], { cwd: repoRoot, env: goEnv });
+    const { stdout } = await run("go", ["test", "-count=1", "github.com/holdshelf/holdshelf/clients/go"], { cwd: repoRoot, env: goEnv });
     expect(stdout).toMatch(/^ok\s+holdshelf\/clients\/go/);
   }, 300_000);
 
@@ -63,7 +63,7 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
     const { stdout } = await run("gofmt", ["-l", ...goDirs], { cwd: repoRoot });
     expect(stdout).toBe("");
     const packages = [
-      "holdshelf/clients/go",
+      "github.com/holdshelf/holdshelf/clients/go",
       "./examples/go/...",
       "./test/clients/go/...",
       "./test/conformance/workers/go",
@@ -79,7 +79,7 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
   it("ships a go.mod for module users, on the module path GOPATH mode uses, that builds in module mode", async () => {
     const { stdout } = await run("go", ["mod", "edit", "-json", "clients/go/go.mod"], { cwd: repoRoot });
     const mod = JSON.parse(stdout) as { Module: { Path: string }; Require: { Path: string }[] };
-    expect(mod.Module.Path).toBe("holdshelf/clients/go");
+    expect(mod.Module.Path).toBe("github.com/holdshelf/holdshelf/clients/go");
     expect(mod.Require.map((r) => r.Path).sort()).toEqual([
       "google.golang.org/genproto",
       "google.golang.org/grpc",

@@ -21,7 +21,7 @@ import (
 	"os"
 	"time"
 
-	holdshelf "holdshelf/clients/go"
+	holdshelf "github.com/holdshelf/holdshelf/clients/go"
 )
 
 // Order is a message's body.

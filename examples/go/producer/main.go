@@ -12,7 +12,7 @@ import (
 	"log"
 	"time"
 
-	holdshelf "holdshelf/clients/go"
+	holdshelf "github.com/holdshelf/holdshelf/clients/go"
 )
 
 func main() {

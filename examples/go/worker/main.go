@@ -14,7 +14,7 @@ import (
 	"fmt"
 	"log"
 
-	holdshelf "holdshelf/clients/go"
+	holdshelf "github.com/holdshelf/holdshelf/clients/go"
 )
 
 func main() {

@@ -13,7 +13,7 @@ import (
 	"os"
 	"time"
 
-	holdshelf "holdshelf/clients/go"
+	holdshelf "github.com/holdshelf/holdshelf/clients/go"
 )
 
 func main() {

@@ -18,7 +18,7 @@ import (
 	"sync"
 	"time"
 
-	holdshelf "holdshelf/clients/go"
+	holdshelf "github.com/holdshelf/holdshelf/clients/go"
 	"holdshelf/test/clients/go/callcount"
 )
 

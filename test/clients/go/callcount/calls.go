@@ -10,7 +10,7 @@ import (
 
 	"google.golang.org/grpc"
 
-	holdshelf "holdshelf/clients/go"
+	holdshelf "github.com/holdshelf/holdshelf/clients/go"
 )
 
 // Calls counts the RPCs a client makes, by method name ("Subscribe").

@@ -16,8 +16,8 @@ import (
 
 	"google.golang.org/grpc/status"
 
-	holdshelf "holdshelf/clients/go"
-	"holdshelf/clients/go/holdshelfv1"
+	holdshelf "github.com/holdshelf/holdshelf/clients/go"
+	"github.com/holdshelf/holdshelf/clients/go/holdshelfv1"
 )
 
 func main() {

@@ -23,7 +23,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 
-	holdshelf "holdshelf/clients/go"
+	holdshelf "github.com/holdshelf/holdshelf/clients/go"
 	"holdshelf/test/clients/go/callcount"
 )
 

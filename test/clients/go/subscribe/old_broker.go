@@ -7,8 +7,8 @@ import (
 
 	"google.golang.org/grpc"
 
-	holdshelf "holdshelf/clients/go"
-	"holdshelf/clients/go/holdshelfv1"
+	holdshelf "github.com/holdshelf/holdshelf/clients/go"
+	"github.com/holdshelf/holdshelf/clients/go/holdshelfv1"
 )
 
 // oldBroker plays a broker from before Subscribe: it answers Subscribe

@@ -16,7 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	holdshelf "holdshelf/clients/go"
+	holdshelf "github.com/holdshelf/holdshelf/clients/go"
 )
 
 // job is a message's body; every field is optional.

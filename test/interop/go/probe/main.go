@@ -28,7 +28,7 @@ import (
 	"os"
 	"time"
 
-	holdshelf "holdshelf/clients/go"
+	holdshelf "github.com/holdshelf/holdshelf/clients/go"
 )
 
 type probe struct {
