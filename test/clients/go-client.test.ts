@@ -55,7 +55,10 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
   });
 
   it("passes its Go unit tests in GOPATH mode", async () => {
-    const { stdout } = await run("go", ["test", "-count=1", "github.com/holdshelf/holdshelf/clients/go"], { cwd: repoRoot, env: goEnv });
+    const { stdout } = await run("go", ["test", "-count=1", "github.com/holdshelf/holdshelf/clients/go"], {
+      cwd: repoRoot,
+      env: goEnv,
+    });
     expect(stdout).toMatch(/^ok\s+holdshelf\/clients\/go/);
   }, 300_000);
 
