@@ -2,10 +2,10 @@ module github.com/holdshelf/holdshelf/clients/go
 
 go 1.19
 
-// gRPC and protobuf at the releases Debian 12 packages, which the offline
-// builds use; later releases work too. The second block is what `go mod
-// tidy` lists for Go >= 1.17: every other module whose packages the build
-// compiles, so that go build reads no go.mod beyond these (docs/clients/go.md).
+// gRPC-Go and protobuf at the releases Debian 12 packages, which the
+// offline builds stand on; later releases work too. The second block is
+// what `go mod tidy` lists for Go >= 1.17: the other modules whose packages
+// the build compiles. go.sum is tidy's too (docs/clients/go.md, Install).
 require (
 	google.golang.org/genproto v0.0.0-20200806141610-86f49bd18e98
 	google.golang.org/grpc v1.33.3
