@@ -8,10 +8,12 @@
 # packages go in is what the module's packages and tests import (read in
 # GOPATH mode); which module holds each, at which version, is read from
 # MODULE_DIR/go.mod, so a package no requirement provides fails here, as it
-# would fail a user's build. Prints one "vendored <module> <version>" line
-# per module that provides packages. Debian's releases are not the pinned
-# ones: this checks that go.mod, the imports and the module paths hold
-# together, not the pinned versions' code.
+# would fail a user's build, except that one a directory-replaced module
+# requires is added to go.mod first, as `go mod tidy` adds it (printing
+# "required <module> <version>"). Prints one "vendored <module> <version>"
+# line per module that provides packages. Debian's releases are not the
+# pinned ones: this checks that go.mod, the imports and the module paths
+# hold together, not the pinned versions' code.
 set -euo pipefail
 module_dir=$(cd "$1" && pwd)
 scratch=$(mktemp -d)

@@ -60,7 +60,7 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
       cwd: repoRoot,
       env: goEnv,
     });
-    expect(stdout).toMatch(/^ok\s+holdshelf\/clients\/go/);
+    expect(stdout).toMatch(/^ok\s+github\.com\/holdshelf\/holdshelf\/clients\/go/);
   }, 300_000);
 
   it("is gofmt and go vet clean, with the programs built on it", async () => {
