@@ -5,8 +5,7 @@
  * (test/clients/go/*), FIFO queues (fields, reasons, order per group, the
  * Consumer on one), the Consumer on Subscribe (its fallback to Receive, its
  * reconnect), batching sends, bearer tokens and TLS, and the examples' contract.
- * The Consumer's behaviour is the conformance suite's (test/conformance); the
- * package as a Go module is go-module.test.ts's.
+ * The Consumer's behaviour is the conformance suite's (test/conformance).
  */
 import { execFile, spawn } from "node:child_process";
 import { join } from "node:path";
