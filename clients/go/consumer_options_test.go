@@ -27,8 +27,8 @@ func TestNewConsumerRefusesOptionsOutOfRange(t *testing.T) {
 	client := nowhere(t)
 	cases := map[string]ConsumerOptions{
 		"Concurrency":       {Concurrency: -1},
-		"VisibilityTimeout": {VisibilityTimeout: -time.Second},
-		"WaitTime":          {WaitTime: 21 * time.Second},
+		"VisibilityTimeout": {VisibilityTimeout: Duration(0)},
+		"WaitTime":          {WaitTime: Duration(21 * time.Second)},
 		"StopGrace":         {StopGrace: Duration(-time.Second)},
 	}
 	for field, options := range cases {
