@@ -18,8 +18,9 @@ import { loadServerTls } from "../../src/security/tls-files.js";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
 import { startJsonLines } from "../support/json-lines-process.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
+import { nonLoopbackAddress } from "../support/non-loopback-address.js";
 import { makeToken, startAuthHarness, type AuthHarness } from "../security/auth-harness.js";
-import { useTestCerts } from "../security/tls-certs.js";
+import { issueServerCert, useTestCerts } from "../security/tls-certs.js";
 
 const run = promisify(execFile);
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -36,8 +37,12 @@ const goDirs = ["clients/go", "examples/go", "test/clients/go", "test/conformanc
 const missing = missingCommands(["go", "gofmt", "openssl", "protoc-gen-go", "protoc-gen-go-grpc"]);
 
 /** Runs a Go program of .build/bin to its end and returns its JSON lines by their "check". */
-async function checks(name: string, args: string[]): Promise<Record<string, Record<string, unknown>>> {
-  const program = startJsonLines(bin(name), args);
+async function checks(
+  name: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<Record<string, Record<string, unknown>>> {
+  const program = startJsonLines(bin(name), args, env);
   expect(await program.exited(), program.stderr()).toBe(0);
   return Object.fromEntries(program.events.map((event) => [event.check as string, event]));
 }
@@ -395,6 +400,54 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
       ]);
       expect(dial!.error).toContain("both CertFile and KeyFile");
     });
+  });
+
+  describe("beyond loopback", () => {
+    // This machine's LAN address: what a client may not reach in plaintext by default.
+    const lan = nonLoopbackAddress();
+    const certs = useTestCerts(missing);
+    let secure: HoldshelfServer;
+    let plain: HoldshelfServer;
+    beforeAll(async () => {
+      expect(lan, "this machine has no non-loopback IPv4 address").toBeDefined();
+      const { cert, key } = await issueServerCert(certs, "lan", lan!);
+      const tls = await loadServerTls({ certFile: cert, keyFile: key });
+      secure = await startHoldshelfServer({ dataDir: join(certs.dir, "secure"), listen: `${lan}:0`, tls: tls! });
+      plain = await startHoldshelfServer({ dataDir: join(certs.dir, "plain"), listen: `${lan}:0` });
+    }, 60_000);
+    afterAll(async () => {
+      await secure?.shutdown();
+      await plain?.shutdown();
+    });
+
+    it("connects over TLS with the system's roots by default, which SSL_CERT_FILE points at the test CA", async () => {
+      const trusted = { SSL_CERT_FILE: certs.caA };
+      expect((await checks("go-client-auth", ["--address", secure.address], trusted)).roundtrip).toMatchObject({
+        code: "OK",
+      });
+      // The same call to the plaintext broker fails the handshake: no byte went in plaintext.
+      expect((await checks("go-client-auth", ["--address", plain.address], trusted)).roundtrip).toMatchObject({
+        code: "UNAVAILABLE",
+      });
+      // With the system's own roots, which do not hold the test CA, the broker's certificate is not trusted.
+      expect((await checks("go-client-auth", ["--address", secure.address])).roundtrip).toMatchObject({
+        code: "UNAVAILABLE",
+      });
+    }, 120_000);
+
+    it("reaches a plaintext broker only with WithPlaintext, and sends a token there only with AllowPlaintextToken", async () => {
+      const address = plain.address;
+      expect((await checks("go-client-auth", ["--address", address, "--plaintext"])).roundtrip).toMatchObject({
+        code: "OK",
+      });
+      const { dial } = await checks("go-client-auth", ["--address", address, "--plaintext", "--token", "lan-token"]);
+      expect(dial!.error).toContain("refusing to send a bearer token in plaintext");
+      expect(dial!.error).not.toContain("lan-token");
+      const allowed = ["--plaintext", "--allow-plaintext-token", "--token", "lan-token"];
+      expect((await checks("go-client-auth", ["--address", address, ...allowed])).roundtrip).toMatchObject({
+        code: "OK",
+      });
+    }, 120_000);
   });
 
   it("counts a handler's panic as a failure, and keeps LastCheckpoint and a cancelled Checkpoint straight", async () => {
