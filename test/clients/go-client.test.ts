@@ -8,6 +8,7 @@
  * The Consumer's behaviour is the conformance suite's (test/conformance).
  */
 import { execFile, spawn } from "node:child_process";
+import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -17,6 +18,7 @@ import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/hol
 import { loadServerTls } from "../../src/security/tls-files.js";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
 import { startJsonLines } from "../support/json-lines-process.js";
+import { startSqsHarness, type SqsHarness } from "../sqs/sqs-harness.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
 import { nonLoopbackAddress } from "../support/non-loopback-address.js";
 import { makeToken, startAuthHarness, type AuthHarness } from "../security/auth-harness.js";
@@ -448,6 +450,87 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
         code: "OK",
       });
     }, 120_000);
+  });
+
+  describe("with typed attributes, through the SQS endpoint", () => {
+    let sqs: SqsHarness;
+    beforeAll(async () => {
+      sqs = await startSqsHarness();
+    });
+    afterAll(async () => {
+      await sqs?.stop();
+    });
+
+    it("sends Number, Binary and labelled String attributes that an SQS client receives as sent", async () => {
+      const url = (await sqs.sqs.send(new CreateQueueCommand({ QueueName: "go-typed-out" }))).QueueUrl!;
+      const { sent } = await checks("go-client-typed", [
+        "--address",
+        sqs.server.address,
+        "--queue",
+        "go-typed-out",
+        "--mode",
+        "send",
+      ]);
+      const received = [];
+      while (received.length < 3) {
+        const { Messages } = await sqs.sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: url,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 1,
+            MessageAttributeNames: ["All"],
+          }),
+        );
+        received.push(...(Messages ?? []));
+      }
+      // The SDK checked each message's MD5OfMessageAttributes against what it received.
+      expect(received.map((m) => m.MessageId).sort()).toEqual([...(sent!.ids as string[])].sort());
+      for (const message of received) {
+        const n = Number(message.Body!.slice("typed-".length));
+        expect(message.MessageAttributes).toEqual({
+          tenant: { DataType: "String", StringValue: "acme" },
+          price: { DataType: "Number", StringValue: `${n}.99` },
+          thumb: { DataType: "Binary.png", BinaryValue: Uint8Array.of(0x89, 0x50, 0x4e, 0x47, n) },
+          label: { DataType: "String.json", StringValue: `{"n":${n}}` },
+        });
+      }
+    }, 60_000);
+
+    it("receives what an SQS client sent, a plain String in Attributes and the others in TypedAttributes", async () => {
+      const url = (await sqs.sqs.send(new CreateQueueCommand({ QueueName: "go-typed-in" }))).QueueUrl!;
+      const { MessageId } = await sqs.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: url,
+          MessageBody: "from SQS",
+          MessageAttributes: {
+            tenant: { DataType: "String", StringValue: "acme" },
+            amount: { DataType: "Number.cents", StringValue: "1999" },
+            blob: { DataType: "Binary", BinaryValue: Uint8Array.of(9, 8, 7) },
+            note: { DataType: "String.note", StringValue: "fragile" },
+          },
+        }),
+      );
+      const { received } = await checks("go-client-typed", [
+        "--address",
+        sqs.server.address,
+        "--queue",
+        "go-typed-in",
+        "--mode",
+        "receive",
+      ]);
+      expect(received!.messages).toEqual([
+        {
+          id: MessageId,
+          body: "from SQS",
+          attributes: { tenant: "acme" },
+          typedAttributes: {
+            amount: { dataType: "Number.cents", stringValue: "1999", binaryValue: null },
+            blob: { dataType: "Binary", stringValue: "", binaryValue: Buffer.of(9, 8, 7).toString("base64") },
+            note: { dataType: "String.note", stringValue: "fragile", binaryValue: null },
+          },
+        },
+      ]);
+    }, 60_000);
   });
 
   it("counts a handler's panic as a failure, and keeps LastCheckpoint and a cancelled Checkpoint straight", async () => {
