@@ -17,7 +17,9 @@ import { QueueClient } from "../../src/client/queue-client.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
 import { loadServerTls } from "../../src/security/tls-files.js";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
+import { freePort } from "../support/free-port.js";
 import { startJsonLines } from "../support/json-lines-process.js";
+import { makeTempDir } from "../support/temp-dir.js";
 import { startSqsHarness, type SqsHarness } from "../sqs/sqs-harness.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
 import { nonLoopbackAddress } from "../support/non-loopback-address.js";
@@ -530,6 +532,103 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
           },
         },
       ]);
+    }, 60_000);
+  });
+
+  describe("its Consumer refused by the broker", () => {
+    const root = makeToken("root", { queues: "*", allow: ["admin", "send", "receive"] });
+    const elsewhere = makeToken("elsewhere", { queues: "elsewhere-*", allow: ["receive"] });
+    const sender = makeToken("sender", { queues: "*", allow: ["send"] });
+    let auth: AuthHarness;
+    beforeAll(async () => {
+      auth = await startAuthHarness([root, elsewhere, sender]);
+      await auth.client(root.token).createQueue({ name: "go-guarded" });
+    });
+    afterAll(async () => {
+      await auth?.stop();
+    });
+
+    /** Runs the refusal program until Run returns, and returns its events. */
+    async function refused(args: string[]): Promise<Record<string, unknown>[]> {
+      const program = startJsonLines(bin("go-client-refusal"), args);
+      expect(await program.exited(), program.stderr()).toBe(0);
+      return program.events;
+    }
+
+    it("returns QUEUE_NOT_FOUND from Run at once for a queue that does not exist, reporting nothing", async () => {
+      const events = await refused(["--address", broker.server.address, "--queue", "go-no-such-queue"]);
+      expect(events).toHaveLength(1);
+      expect(events[0]).toMatchObject({
+        check: "run",
+        code: "NOT_FOUND",
+        reason: "QUEUE_NOT_FOUND",
+        queueNotFound: true,
+      });
+      expect(events[0]!.error).toContain("consumer of queue go-no-such-queue");
+      expect(events[0]!.ms as number).toBeLessThan(5_000);
+    }, 60_000);
+
+    it("returns PERMISSION_DENIED from Run at once when the token may not read the queue, or may not receive from it", async () => {
+      const address = auth.server.address;
+      for (const token of [elsewhere.token, sender.token]) {
+        const events = await refused(["--address", address, "--queue", "go-guarded", "--token", token]);
+        expect(events, token === sender.token ? "sender" : "elsewhere").toEqual([
+          expect.objectContaining({ check: "run", code: "PERMISSION_DENIED", permissionDenied: true }),
+        ]);
+        expect(events[0]!.ms as number).toBeLessThan(5_000);
+      }
+      const [unknown] = await refused(["--address", address, "--queue", "go-guarded", "--token", "not-the-token"]);
+      expect(unknown).toMatchObject({ check: "run", code: "UNAUTHENTICATED", reason: "TOKEN_INVALID" });
+    }, 60_000);
+
+    it("stops and returns QUEUE_NOT_FOUND when its queue is deleted while it runs", async () => {
+      await broker.rpc.createQueue({ name: "go-doomed" });
+      await broker.rpc.send({ queue: "go-doomed", body: new TextEncoder().encode("before") });
+      const program = startJsonLines(bin("go-client-refusal"), [
+        "--address",
+        broker.server.address,
+        "--queue",
+        "go-doomed",
+      ]);
+      await program.waitFor((event) => event.check === "handled");
+      await broker.rpc.deleteQueue({ name: "go-doomed" });
+      expect(await program.exited(), program.stderr()).toBe(0);
+      expect(program.events.at(-1)).toMatchObject({ check: "run", reason: "QUEUE_NOT_FOUND", queueNotFound: true });
+    }, 60_000);
+
+    it("keeps retrying a broker that is not there yet, and consumes once it has started", async () => {
+      const dir = await makeTempDir();
+      const listen = `127.0.0.1:${await freePort()}`;
+      try {
+        // The queue and its message exist; the broker that holds them is down when the Consumer starts.
+        const first = await startHoldshelfServer({ dataDir: dir.path, listen });
+        const client = new QueueClient(listen);
+        await client.createQueue("go-later");
+        await client.send("go-later", "waited");
+        client.close();
+        await first.shutdown();
+        const program = startJsonLines(bin("go-client-refusal"), [
+          "--address",
+          listen,
+          "--queue",
+          "go-later",
+          "--stop-after",
+          "1",
+        ]);
+        await program.waitFor((event) => event.check === "reported" && event.code === "UNAVAILABLE");
+        const second = await startHoldshelfServer({ dataDir: dir.path, listen });
+        try {
+          expect(await program.exited(), program.stderr()).toBe(0);
+        } finally {
+          await second.shutdown();
+        }
+        expect(program.events.filter((event) => event.check === "handled")).toEqual([
+          { check: "handled", body: "waited" },
+        ]);
+        expect(program.events.at(-1)).toMatchObject({ check: "run", error: "" });
+      } finally {
+        await dir.remove();
+      }
     }, 60_000);
   });
 
