@@ -12,9 +12,11 @@ import (
 // Handler works on one message. Returning nil deletes it. Returning an error
 // ends its lease as a failed delivery: it comes back after the queue's retry
 // backoff (at once without a retry policy; to the dead-letter queue once its
-// redrive policy's receives are spent), or after RetryLater's delay. ctx is
-// cancelled when the lease is lost or a renewal refused, or when a stop gives
-// the message back after its grace period: the handler should then return.
+// redrive policy's receives are spent), or after RetryLater's delay. ctx
+// carries the values of Run's context, not its cancellation or deadline; it
+// is cancelled when the lease is lost or a renewal refused, or when a stop
+// gives the message back after its grace period: the handler should then
+// return.
 // After a loss its work will be redone: an error it returns is reported to
 // OnError, and nothing is sent; after a refusal its outcome still counts
 // until the lease's deadline; after a stop its outcome is ignored.
