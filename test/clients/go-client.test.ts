@@ -68,7 +68,7 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
       cwd: repoRoot,
       env: goEnv,
     });
-    expect(stdout).toMatch(/^ok\s+holdshelf\/clients\/go/);
+    expect(stdout).toMatch(/^ok\s+github\.com\/holdshelf\/holdshelf\/clients\/go/);
   }, 300_000);
 
   it("is gofmt and go vet clean, with the programs built on it", async () => {
@@ -592,7 +592,10 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
       ]);
       await program.waitFor((event) => event.check === "handled");
       await broker.rpc.deleteQueue({ name: "go-doomed" });
+      const deletedAt = Date.now();
       expect(await program.exited(), program.stderr()).toBe(0);
+      // Well within the 10 s grace period: nothing waits for a queue that is gone.
+      expect(Date.now() - deletedAt).toBeLessThan(5_000);
       expect(program.events.at(-1)).toMatchObject({ check: "run", reason: "QUEUE_NOT_FOUND", queueNotFound: true });
     }, 60_000);
 
