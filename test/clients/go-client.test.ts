@@ -4,7 +4,9 @@
  * RPC's conversion and each kind of error through small Go programs
  * (test/clients/go/*), FIFO queues (fields, reasons, order per group, the
  * Consumer on one), the Consumer on Subscribe (its fallback to Receive, its
- * reconnect), batching sends, bearer tokens and TLS, and the examples' contract.
+ * reconnect), the refusals that end its Run at once, batching sends, bearer
+ * tokens and TLS (the default beyond loopback), typed attributes through the
+ * SQS endpoint, and the examples' contract.
  * The Consumer's behaviour is the conformance suite's (test/conformance).
  */
 import { execFile, spawn } from "node:child_process";
