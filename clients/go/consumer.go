@@ -54,8 +54,9 @@ type ConsumerOptions struct {
 	// after its lease was lost or a renewal refused, which is not reported
 	// apart: the handler heard of it through its ctx), a receive's, a
 	// delete's, an ending's the broker refused or that was never sent
-	// (wrapping a *LeaseLostError or saying so), a stream's (with nil).
-	// Default: the log package.
+	// (wrapping a *LeaseLostError or saying so), a stream's (with nil). A
+	// refusal that ends Run (see Run) is returned by Run instead. Default:
+	// the log package.
 	OnError func(err error, d *Delivery)
 }
 
@@ -167,9 +168,9 @@ func NewConsumer(client *Client, queue string, handler Handler, options Consumer
 // delivered but not started, and half-closes the stream. It returns nil once
 // stopped. It returns an error at once if it cannot run (a queue whose
 // visibility timeout is 0 and no VisibilityTimeout option, a second Run),
-// and an *Error, after the same graceful stop, when the broker refuses the
-// Consumer for good: the queue does not exist or was deleted
-// (ReasonQueueNotFound), the token may not consume it
+// and an error wrapping the broker's *Error, after the same graceful stop,
+// when the broker refuses the Consumer for good: the queue does not exist
+// or was deleted (ReasonQueueNotFound), the token may not consume it
 // (ReasonPermissionDenied), or the token is missing or not valid
 // (ReasonTokenMissing, ReasonTokenInvalid); IsReason tells them. Other
 // failures (an unreachable or restarting broker, a queue moving between

@@ -23,10 +23,10 @@
 // WithPlaintext plaintext to any address. A token (WithToken) never goes in
 // plaintext beyond loopback unless AllowPlaintextToken says so.
 //
-// Run returns at once, with an *Error, when the broker refuses the Consumer
-// for good (QUEUE_NOT_FOUND, also when the queue is deleted while it runs,
-// PERMISSION_DENIED, a token error); everything else goes to OnError and is
-// retried. Handlers' contexts carry the values of Run's context (trace
+// Run returns at once, with an error wrapping an *Error, when the broker
+// refuses the Consumer for good (QUEUE_NOT_FOUND, also when the queue is
+// deleted while it runs, PERMISSION_DENIED, a token error); everything else
+// goes to OnError and is retried. Handlers' contexts carry the values of Run's context (trace
 // spans, loggers) but not its cancellation, so a stop lets them finish.
 //
 // Durations follow one rule: one that may be left out (in QueueConfig,
