@@ -583,23 +583,32 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
       expect(unknown).toMatchObject({ check: "run", code: "UNAUTHENTICATED", reason: "TOKEN_INVALID" });
     }, 60_000);
 
-    it("stops and returns QUEUE_NOT_FOUND when its queue is deleted while it runs", async () => {
-      await broker.rpc.createQueue({ name: "go-doomed" });
-      await broker.rpc.send({ queue: "go-doomed", body: new TextEncoder().encode("before") });
-      const program = startJsonLines(bin("go-client-refusal"), [
-        "--address",
-        broker.server.address,
-        "--queue",
-        "go-doomed",
-      ]);
-      await program.waitFor((event) => event.check === "handled");
-      await broker.rpc.deleteQueue({ name: "go-doomed" });
-      const deletedAt = Date.now();
-      expect(await program.exited(), program.stderr()).toBe(0);
-      // Well within the 10 s grace period: nothing waits for a queue that is gone.
-      expect(Date.now() - deletedAt).toBeLessThan(5_000);
-      expect(program.events.at(-1)).toMatchObject({ check: "run", reason: "QUEUE_NOT_FOUND", queueNotFound: true });
-    }, 60_000);
+    it.each([
+      ["on Subscribe", []],
+      ["on Receive", ["--receive"]],
+    ])(
+      "stops and returns QUEUE_NOT_FOUND when its queue is deleted while it runs, %s",
+      async (_, mode) => {
+        const queue = `go-doomed${mode.length}`;
+        await broker.rpc.createQueue({ name: queue });
+        await broker.rpc.send({ queue, body: new TextEncoder().encode("before") });
+        const program = startJsonLines(bin("go-client-refusal"), [
+          "--address",
+          broker.server.address,
+          "--queue",
+          queue,
+          ...mode,
+        ]);
+        await program.waitFor((event) => event.check === "handled");
+        await broker.rpc.deleteQueue({ name: queue });
+        const deletedAt = Date.now();
+        expect(await program.exited(), program.stderr()).toBe(0);
+        // Well within the 10 s grace period: nothing waits for a queue that is gone.
+        expect(Date.now() - deletedAt).toBeLessThan(5_000);
+        expect(program.events.at(-1)).toMatchObject({ check: "run", reason: "QUEUE_NOT_FOUND", queueNotFound: true });
+      },
+      60_000,
+    );
 
     it("keeps retrying a broker that is not there yet, and consumes once it has started", async () => {
       const dir = await makeTempDir();

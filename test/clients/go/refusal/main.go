@@ -6,7 +6,8 @@
 // returned {"check":"run"} with its error, the error's reason, and what
 // IsReason says of QUEUE_NOT_FOUND and PERMISSION_DENIED. With --stop-after
 // it stops the Consumer after that many messages; without, it runs until
-// Run returns on its own (or 30 s pass).
+// Run returns on its own (or 30 s pass). With --receive it consumes the
+// Receive way (Subscribe off).
 package main
 
 import (
@@ -27,6 +28,7 @@ func main() {
 	queue := flag.String("queue", "", "queue to consume")
 	token := flag.String("token", "", "bearer token (none if empty)")
 	stopAfter := flag.Int("stop-after", 0, "messages after which to stop (0: never)")
+	receive := flag.Bool("receive", false, "consume with Receive and Heartbeat instead of Subscribe")
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -53,7 +55,7 @@ func main() {
 			close(enough)
 		}
 		return nil
-	}, holdshelf.ConsumerOptions{OnError: func(err error, _ *holdshelf.Delivery) {
+	}, holdshelf.ConsumerOptions{Subscribe: holdshelf.Bool(!*receive), WaitTime: holdshelf.Duration(time.Second), OnError: func(err error, _ *holdshelf.Delivery) {
 		code, reason := describe(err)
 		emit(map[string]any{"check": "reported", "code": code, "reason": reason})
 	}})
