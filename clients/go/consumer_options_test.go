@@ -44,6 +44,21 @@ func TestNewConsumerRefusesOptionsOutOfRange(t *testing.T) {
 	}
 }
 
+func TestNilDurationsTakeTheirDefaultsAndDurationZeroMeansZero(t *testing.T) {
+	client := nowhere(t)
+	defaults, err := NewConsumer(client, "q", ignore, ConsumerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero, err := NewConsumer(client, "q", ignore, ConsumerOptions{WaitTime: Duration(0), StopGrace: Duration(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if defaults.wait != 20*time.Second || defaults.grace != 10*time.Second || zero.wait != 0 || zero.grace != 0 {
+		t.Errorf("wait and grace: %v, %v by default; %v, %v set to 0", defaults.wait, defaults.grace, zero.wait, zero.grace)
+	}
+}
+
 func TestRunRetriesAnUnreachableBrokerUntilStoppedAndRunsOnce(t *testing.T) {
 	reported := make(chan error, 100)
 	consumer, err := NewConsumer(nowhere(t), "q", ignore, ConsumerOptions{
