@@ -19,9 +19,14 @@ type Client struct {
 	batcher *sendBatcher
 }
 
-// Dial returns a Client of the broker at address ("host:port"), over
-// plaintext unless WithTLS is given. It does not wait for a connection: the
-// first call connects, and gRPC reconnects in the background after a loss.
+// Dial returns a Client of the broker at address ("host:port"). It connects
+// over TLS with the system's roots, or with WithTLS's files, except to a
+// loopback address (127.0.0.0/8, ::1, localhost, a unix: socket), which it
+// reaches in plaintext unless WithTLS is given; WithPlaintext connects
+// without TLS to any address. It never sends WithToken's token in plaintext
+// beyond loopback, unless AllowPlaintextToken is given. It does not wait for
+// a connection: the first call connects, and gRPC reconnects in the
+// background after a loss.
 func Dial(ctx context.Context, address string, options ...Option) (*Client, error) {
 	var settings dialSettings
 	for _, option := range options {
@@ -36,8 +41,12 @@ func Dial(ctx context.Context, address string, options ...Option) (*Client, erro
 	reconnect.BaseDelay = 100 * time.Millisecond
 	reconnect.MaxDelay = 5 * time.Second
 	dialOptions := []grpc.DialOption{grpc.WithConnectParams(grpc.ConnectParams{Backoff: reconnect, MinConnectTimeout: 20 * time.Second})}
-	if settings.transport != nil {
-		dialOptions = append(dialOptions, grpc.WithTransportCredentials(settings.transport))
+	transport, err := settings.transportFor(address)
+	if err != nil {
+		return nil, err
+	}
+	if transport != nil {
+		dialOptions = append(dialOptions, grpc.WithTransportCredentials(transport))
 	} else {
 		// gRPC-Go 1.33 (Debian 12's) predates credentials/insecure.
 		dialOptions = append(dialOptions, grpc.WithInsecure())

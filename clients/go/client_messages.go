@@ -2,6 +2,7 @@ package holdshelf
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -30,7 +31,12 @@ func (c *Client) Send(ctx context.Context, queue string, body []byte, options *S
 func (c *Client) SendWithResult(ctx context.Context, queue string, body []byte, options *SendOptions) (*SendResult, error) {
 	request := &holdshelfv1.SendRequest{Queue: queue, Body: body}
 	if options != nil {
+		typed, err := typedAttributesToWire(options.TypedAttributes, "")
+		if err != nil {
+			return nil, err
+		}
 		request.Attributes = options.Attributes
+		request.TypedAttributes = typed
 		request.Delay = durationToWire(options.Delay)
 		request.MessageGroupId = options.MessageGroupID
 		request.DeduplicationId = options.DeduplicationID
@@ -59,8 +65,12 @@ func (c *Client) SendBatch(ctx context.Context, queue string, entries []SendBatc
 func (c *Client) SendBatchWithResults(ctx context.Context, queue string, entries []SendBatchEntry) ([]SendResult, error) {
 	wire := make([]*holdshelfv1.SendBatchEntry, len(entries))
 	for i, e := range entries {
+		typed, err := typedAttributesToWire(e.TypedAttributes, fmt.Sprintf("entries[%d].", i))
+		if err != nil {
+			return nil, err
+		}
 		wire[i] = &holdshelfv1.SendBatchEntry{
-			Body: e.Body, Attributes: e.Attributes, Delay: durationToWire(e.Delay),
+			Body: e.Body, Attributes: e.Attributes, TypedAttributes: typed, Delay: durationToWire(e.Delay),
 			MessageGroupId: e.MessageGroupID, DeduplicationId: e.DeduplicationID,
 		}
 	}

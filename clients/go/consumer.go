@@ -12,9 +12,11 @@ import (
 // Handler works on one message. Returning nil deletes it. Returning an error
 // ends its lease as a failed delivery: it comes back after the queue's retry
 // backoff (at once without a retry policy; to the dead-letter queue once its
-// redrive policy's receives are spent), or after RetryLater's delay. ctx is
-// cancelled when the lease is lost or a renewal refused, or when a stop gives
-// the message back after its grace period: the handler should then return.
+// redrive policy's receives are spent), or after RetryLater's delay. ctx
+// carries the values of Run's context, not its cancellation or deadline; it
+// is cancelled when the lease is lost or a renewal refused, or when a stop
+// gives the message back after its grace period: the handler should then
+// return.
 // After a loss its work will be redone: an error it returns is reported to
 // OnError, and nothing is sent; after a refusal its outcome still counts
 // until the lease's deadline; after a stop its outcome is ignored.
@@ -28,13 +30,12 @@ type ConsumerOptions struct {
 	// one receive leases several of them (they wait their turn, leased, in
 	// a slot).
 	Concurrency int
-	// VisibilityTimeout is the lease of receives and renewals. Default: the
-	// queue's, read when Run starts.
-	VisibilityTimeout time.Duration
-	// WaitTime is each receive's long poll, up to 20 s; 0 means the default,
-	// 20 s. Only the Receive path (Subscribe off, or a broker without it)
-	// polls.
-	WaitTime time.Duration
+	// VisibilityTimeout is the lease of receives and renewals, more than 0;
+	// nil means the queue's, read when Run starts.
+	VisibilityTimeout *time.Duration
+	// WaitTime is each receive's long poll, 0 to 20 s; nil means 20 s. Only
+	// the Receive path (Subscribe off, or a broker without it) polls.
+	WaitTime *time.Duration
 	// Subscribe: nil or true consumes on one Subscribe stream, where the
 	// broker pushes messages as they become visible and acks, renewals and
 	// failures go up the same stream; Bool(false) polls with Receive, keeps
@@ -53,8 +54,9 @@ type ConsumerOptions struct {
 	// after its lease was lost or a renewal refused, which is not reported
 	// apart: the handler heard of it through its ctx), a receive's, a
 	// delete's, an ending's the broker refused or that was never sent
-	// (wrapping a *LeaseLostError or saying so), a stream's (with nil).
-	// Default: the log package.
+	// (wrapping a *LeaseLostError or saying so), a stream's (with nil). A
+	// refusal that ends Run (see Run) is returned by Run instead. Default:
+	// the log package.
 	OnError func(err error, d *Delivery)
 }
 
@@ -77,6 +79,7 @@ type Consumer struct {
 	handler Handler
 	options ConsumerOptions
 	grace   time.Duration
+	wait    time.Duration // each receive's long poll
 	slots   chan struct{} // one token per message being worked on
 	// deleteMessage is client.Delete; a test replaces it to play a broker
 	// that does not answer.
@@ -95,7 +98,13 @@ type Consumer struct {
 	ready   chan struct{}
 	running bool
 	stop    context.CancelFunc // cancels Run's receive loop
-	stopped chan struct{}      // closed when Run has returned
+	// values is Run's context detached from its cancellation: the parent of
+	// the handlers' contexts, set before Run starts any.
+	values  context.Context
+	stopped chan struct{} // closed when Run has returned
+	// refusal is the first error that stopped the Consumer for good (see
+	// refusesConsumer); Run returns it.
+	refusal error
 	work    sync.WaitGroup
 }
 
@@ -104,8 +113,9 @@ func NewConsumer(client *Client, queue string, handler Handler, options Consumer
 	if options.Concurrency == 0 {
 		options.Concurrency = 1
 	}
-	if options.WaitTime == 0 {
-		options.WaitTime = 20 * time.Second
+	wait := 20 * time.Second
+	if options.WaitTime != nil {
+		wait = *options.WaitTime
 	}
 	grace := 10 * time.Second
 	if options.StopGrace != nil {
@@ -116,10 +126,11 @@ func NewConsumer(client *Client, queue string, handler Handler, options Consumer
 		return nil, errors.New("holdshelf: NewConsumer needs a client and a handler")
 	case options.Concurrency < 0:
 		return nil, fmt.Errorf("holdshelf: ConsumerOptions.Concurrency must be at least 1, not %d", options.Concurrency)
-	case options.VisibilityTimeout < 0:
-		return nil, fmt.Errorf("holdshelf: ConsumerOptions.VisibilityTimeout must not be negative, not %v", options.VisibilityTimeout)
-	case options.WaitTime < 0 || options.WaitTime > 20*time.Second:
-		return nil, fmt.Errorf("holdshelf: ConsumerOptions.WaitTime must be 0 to 20s, not %v", options.WaitTime)
+	case options.VisibilityTimeout != nil && *options.VisibilityTimeout < time.Millisecond:
+		// A receive would hide nothing, and renewals would come in a hot loop.
+		return nil, fmt.Errorf("holdshelf: ConsumerOptions.VisibilityTimeout must be at least 1ms, not %v", *options.VisibilityTimeout)
+	case wait < 0 || wait > 20*time.Second:
+		return nil, fmt.Errorf("holdshelf: ConsumerOptions.WaitTime must be 0 to 20s, not %v", wait)
 	case options.MaxOutstandingBytes < 0:
 		return nil, fmt.Errorf("holdshelf: ConsumerOptions.MaxOutstandingBytes must not be negative, not %d", options.MaxOutstandingBytes)
 	case grace < 0:
@@ -141,6 +152,7 @@ func NewConsumer(client *Client, queue string, handler Handler, options Consumer
 		handler:       handler,
 		options:       options,
 		grace:         grace,
+		wait:          wait,
 		slots:         make(chan struct{}, options.Concurrency),
 		jobs:          make(map[*job]struct{}),
 		groups:        make(map[string][]groupTail),
@@ -154,8 +166,18 @@ func NewConsumer(client *Client, queue string, handler Handler, options Consumer
 // deliveries), waits up to StopGrace for running handlers, releases the
 // messages of those still running (cancelling their contexts) and of those
 // delivered but not started, and half-closes the stream. It returns nil once
-// stopped, or an error at once if it cannot run (a queue whose visibility
-// timeout is 0 and no VisibilityTimeout option, a second Run).
+// stopped. It returns an error at once if it cannot run (a queue whose
+// visibility timeout is 0 and no VisibilityTimeout option, a second Run),
+// and an error wrapping the broker's *Error, after the same graceful stop,
+// when the broker refuses the Consumer for good: the queue does not exist
+// or was deleted (ReasonQueueNotFound), the token may not consume it
+// (ReasonPermissionDenied), or the token is missing or not valid
+// (ReasonTokenMissing, ReasonTokenInvalid); IsReason tells them. Other
+// failures (an unreachable or restarting broker, a queue moving between
+// brokers) go to OnError and are retried with backoff.
+//
+// Handlers' contexts carry ctx's values (trace spans, loggers) but not its
+// cancellation or deadline: a stop lets them finish within StopGrace.
 func (c *Consumer) Run(ctx context.Context) error {
 	c.mu.Lock()
 	if c.running {
@@ -165,18 +187,19 @@ func (c *Consumer) Run(ctx context.Context) error {
 	c.running = true
 	receiving, stop := context.WithCancel(ctx)
 	c.stop = stop
+	c.values = detachedContext{parent: ctx}
 	c.mu.Unlock()
 	defer close(c.stopped)
 	defer stop()
 
 	queue, ok := c.readQueue(receiving)
 	if !ok {
-		return nil
+		return c.refusalError()
 	}
-	lease := c.options.VisibilityTimeout
-	var visibility *time.Duration
-	if lease > 0 {
-		visibility = Duration(lease)
+	visibility := c.options.VisibilityTimeout
+	var lease time.Duration
+	if visibility != nil {
+		lease = *visibility
 	} else if queue.Config.VisibilityTimeout != nil {
 		lease = *queue.Config.VisibilityTimeout
 	}
@@ -189,11 +212,15 @@ func (c *Consumer) Run(ctx context.Context) error {
 		visibility:  visibility,
 		leaseLength: lease,
 		stall:       stallTimeout(lease),
-		onError:     func(err error) { c.report(err, nil) },
+		onError: func(err error) {
+			if !c.refused(err) {
+				c.report(err, nil)
+			}
+		},
 	}
 	if c.options.Subscribe == nil || *c.options.Subscribe {
 		if c.subscribe(receiving, options) {
-			return nil
+			return c.refusalError()
 		}
 		// The broker has no Subscribe: consume the Receive way.
 	}
@@ -201,7 +228,35 @@ func (c *Consumer) Run(ctx context.Context) error {
 	keeper := newLeaseKeeper(options)
 	c.receive(receiving, keeper, visibility)
 	c.shutdown(keeper)
-	return nil
+	return c.refusalError()
+}
+
+// refused stops the Consumer, as Stop does, if err refuses it for good (see
+// refusesConsumer), and keeps the first such error for Run to return; false
+// for any other error, which is retried.
+func (c *Consumer) refused(err error) bool {
+	if !refusesConsumer(err) {
+		return false
+	}
+	c.mu.Lock()
+	if c.refusal == nil {
+		c.refusal = err
+	}
+	stop := c.stop
+	c.mu.Unlock()
+	stop()
+	return true
+}
+
+// refusalError is what Run returns once stopped: the refusal that stopped
+// it, or nil for a stop that was asked for.
+func (c *Consumer) refusalError() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.refusal == nil {
+		return nil
+	}
+	return fmt.Errorf("holdshelf: consumer of queue %s: %w", c.queue, c.refusal)
 }
 
 // Stop stops a running Consumer as a cancellation of Run's context does, and
@@ -217,15 +272,15 @@ func (c *Consumer) Stop() {
 	<-c.stopped
 }
 
-// readQueue reads the queue's lease length, retrying until it succeeds or
-// ctx ends (false).
+// readQueue reads the queue's lease length, retrying until it succeeds, ctx
+// ends or the broker refuses the Consumer for good (false).
 func (c *Consumer) readQueue(ctx context.Context) (*Queue, bool) {
 	for failures := 0; ; failures++ {
 		queue, err := c.client.GetQueue(ctx, c.queue)
 		if err == nil {
 			return queue, true
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || c.refused(err) {
 			return nil, false
 		}
 		c.report(err, nil)
@@ -245,11 +300,11 @@ func (c *Consumer) receive(ctx context.Context, keeper *leaseKeeper, visibility 
 		messages, err := c.client.Receive(ctx, c.queue, &ReceiveOptions{
 			MaxMessages:       int32(free),
 			VisibilityTimeout: visibility,
-			WaitTime:          Duration(c.options.WaitTime),
+			WaitTime:          Duration(c.wait),
 		})
 		c.giveSlots(free - len(messages))
 		if err != nil {
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || c.refused(err) {
 				return
 			}
 			c.report(err, nil)

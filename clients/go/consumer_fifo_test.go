@@ -46,8 +46,9 @@ func startFIFO(t *testing.T, handler Handler) *fifoTest {
 			ft.mu.Unlock()
 			return nil
 		},
-		slots: make(chan struct{}, 10),
-		jobs:  make(map[*job]struct{}),
+		slots:  make(chan struct{}, 10),
+		jobs:   make(map[*job]struct{}),
+		values: context.Background(),
 	}
 	return ft
 }

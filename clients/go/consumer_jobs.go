@@ -51,7 +51,9 @@ func (c *Consumer) start(m *Message, keeper *leaseKeeper, receivedAt time.Time, 
 // startHeld is start with the lease already held, and the channel that
 // yields the outcome made by the caller.
 func (c *Consumer) startHeld(m *Message, lease *heldLease, previous <-chan bool, outcome chan bool) {
-	ctx, cancel := context.WithCancel(context.Background())
+	// Run's values, but not its cancellation: a stop lets the handler finish
+	// within the grace period, and cancels it only when it gives the message back.
+	ctx, cancel := context.WithCancel(c.values)
 	j := &job{delivery: &Delivery{Message: *m, last: m.Checkpoint, lease: lease}, ctx: ctx, cancel: cancel, deleted: make(chan struct{})}
 	j.deleteCtx, j.stopDelete = context.WithCancel(context.Background())
 	var freed sync.Once

@@ -47,8 +47,9 @@ func startJobsWith(t *testing.T, leaseLength time.Duration, handler Handler) *jo
 			}
 			jt.reported <- err
 		}},
-		slots: make(chan struct{}, 1),
-		jobs:  make(map[*job]struct{}),
+		slots:  make(chan struct{}, 1),
+		jobs:   make(map[*job]struct{}),
+		values: context.Background(),
 	}
 	return jt
 }

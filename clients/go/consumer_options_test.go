@@ -27,8 +27,8 @@ func TestNewConsumerRefusesOptionsOutOfRange(t *testing.T) {
 	client := nowhere(t)
 	cases := map[string]ConsumerOptions{
 		"Concurrency":       {Concurrency: -1},
-		"VisibilityTimeout": {VisibilityTimeout: -time.Second},
-		"WaitTime":          {WaitTime: 21 * time.Second},
+		"VisibilityTimeout": {VisibilityTimeout: Duration(0)},
+		"WaitTime":          {WaitTime: Duration(21 * time.Second)},
 		"StopGrace":         {StopGrace: Duration(-time.Second)},
 	}
 	for field, options := range cases {
@@ -41,6 +41,21 @@ func TestNewConsumerRefusesOptionsOutOfRange(t *testing.T) {
 	}
 	if _, err := NewConsumer(client, "q", nil, ConsumerOptions{}); err == nil {
 		t.Error("accepted a nil handler")
+	}
+}
+
+func TestNilDurationsTakeTheirDefaultsAndDurationZeroMeansZero(t *testing.T) {
+	client := nowhere(t)
+	defaults, err := NewConsumer(client, "q", ignore, ConsumerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero, err := NewConsumer(client, "q", ignore, ConsumerOptions{WaitTime: Duration(0), StopGrace: Duration(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if defaults.wait != 20*time.Second || defaults.grace != 10*time.Second || zero.wait != 0 || zero.grace != 0 {
+		t.Errorf("wait and grace: %v, %v by default; %v, %v set to 0", defaults.wait, defaults.grace, zero.wait, zero.grace)
 	}
 }
 

@@ -100,6 +100,7 @@ func messageFromWire(m *holdshelfv1.ReceivedMessage) *Message {
 		ReceiptHandle:         m.ReceiptHandle,
 		Body:                  m.Body,
 		Attributes:            m.Attributes,
+		TypedAttributes:       typedAttributesFromWire(m.TypedAttributes),
 		ReceiveCount:          m.ReceiveCount,
 		SendTime:              timeFromWire(m.SendTime),
 		FirstReceiveTime:      timeFromWire(m.FirstReceiveTime),

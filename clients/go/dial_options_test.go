@@ -54,3 +54,45 @@ func TestDialWithValidOptionsDoesNotWaitForTheBroker(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestDialUsesTLSBeyondLoopbackUnlessToldPlaintext(t *testing.T) {
+	cases := []struct {
+		address string
+		options []Option
+		tls     bool
+	}{
+		{"10.0.0.5:50051", nil, true},
+		{"broker.internal:50051", []Option{WithToken("abc")}, true},
+		{"127.0.0.1:50051", nil, false},
+		{"localhost:50051", []Option{WithToken("abc")}, false},
+		{"10.0.0.5:50051", []Option{WithPlaintext()}, false},
+		{"10.0.0.5:50051", []Option{WithPlaintext(), WithToken("abc"), AllowPlaintextToken()}, false},
+		{"127.0.0.1:50051", []Option{WithTLS(TLSFiles{})}, true},
+	}
+	for _, c := range cases {
+		var settings dialSettings
+		for _, option := range c.options {
+			if err := option(&settings); err != nil {
+				t.Fatal(err)
+			}
+		}
+		transport, err := settings.transportFor(c.address)
+		if err != nil {
+			t.Fatalf("%s: %v", c.address, err)
+		}
+		if got := transport != nil && transport.Info().SecurityProtocol == "tls"; got != c.tls {
+			t.Errorf("%s with %d options: TLS %v, want %v", c.address, len(c.options), got, c.tls)
+		}
+	}
+}
+
+func TestDialRefusesATokenInPlaintextBeyondLoopback(t *testing.T) {
+	_, err := Dial(context.Background(), "10.0.0.5:50051", WithPlaintext(), WithToken("secret-token"))
+	if err == nil || !strings.Contains(err.Error(), "AllowPlaintextToken") || strings.Contains(err.Error(), "secret-token") {
+		t.Errorf("err = %v", err)
+	}
+	_, err = Dial(context.Background(), "10.0.0.5:50051", WithTLS(TLSFiles{}), WithPlaintext())
+	if err == nil || !strings.Contains(err.Error(), "exclude each other") {
+		t.Errorf("WithTLS and WithPlaintext: err = %v", err)
+	}
+}

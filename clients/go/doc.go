@@ -18,6 +18,27 @@
 //	defer stop()
 //	err = consumer.Run(ctx)
 //
+// Dial connects over TLS with the system's roots, except to a loopback
+// address, which it reaches in plaintext; WithTLS gives other TLS files,
+// WithPlaintext plaintext to any address. A token (WithToken) never goes in
+// plaintext beyond loopback unless AllowPlaintextToken says so.
+//
+// Run returns at once, with an error wrapping an *Error, when the broker
+// refuses the Consumer for good (QUEUE_NOT_FOUND, also when the queue is
+// deleted while it runs, PERMISSION_DENIED, a token error); everything else
+// goes to OnError and is retried. Handlers' contexts carry the values of Run's context (trace
+// spans, loggers) but not its cancellation, so a stop lets them finish.
+//
+// Durations follow one rule: one that may be left out (in QueueConfig,
+// SendOptions, ReceiveOptions, ConsumerOptions, SendBatching) is a
+// *time.Duration, where nil takes the default and Duration(d) sets it,
+// Duration(0) meaning zero; one always given (a method's argument,
+// RetryPolicy's backoffs, what the broker reports) is a time.Duration.
+//
+// Messages carry String attributes (Attributes) and typed ones
+// (TypedAttributes: Number, Binary, labelled String, as Amazon SQS types
+// them), which round-trip with the broker's SQS endpoint.
+//
 // On a FIFO queue (QueueConfig.FIFO), sends name SendOptions.MessageGroupID
 // and DeduplicationID, SendWithResult returns the sequence number (batched
 // sends keep their order), and the Consumer handles each group's messages

@@ -264,6 +264,14 @@ func (k *leaseKeeper) onStreamEnd(err error) {
 			k.lose(l, ReasonQueueNotFound)
 		}
 	}
+	if !clean && refusesConsumer(FromGRPC(err)) {
+		// The Consumer stops on such an end, and no stream will carry these
+		// acks again: their handlers' slots must not wait for the close.
+		for _, a := range k.acks {
+			settle(a.waiters, FromGRPC(err))
+		}
+		k.acks = nil
+	}
 	now := time.Now()
 	for _, l := range k.leases {
 		if !now.Before(l.expiresAt) {

@@ -29,4 +29,16 @@ const (
 	// has the broker's --max-subscribers-per-queue (RESOURCE_EXHAUSTED); the
 	// Consumer reports it and tries again with backoff.
 	ReasonTooManySubscribers = "TOO_MANY_SUBSCRIBERS"
+	// ReasonPermissionDenied: the token may not do this on this queue
+	// (PERMISSION_DENIED); a Consumer's Run returns it.
+	ReasonPermissionDenied = "PERMISSION_DENIED"
+	// ReasonTokenMissing and ReasonTokenInvalid: a broker that requires
+	// tokens got none, or one it does not know (UNAUTHENTICATED); a
+	// Consumer's Run returns them.
+	ReasonTokenMissing = "TOKEN_MISSING"
+	ReasonTokenInvalid = "TOKEN_INVALID"
+	// ReasonQueueMoving: in cluster mode, the queue is moving to another
+	// broker, or its owner is unreachable (UNAVAILABLE); the Consumer
+	// tries again with backoff.
+	ReasonQueueMoving = "QUEUE_MOVING"
 )

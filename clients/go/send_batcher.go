@@ -212,7 +212,7 @@ func (b *sendBatcher) sendBatch(batch []*batchedSend) (again []*batchedSend) {
 	for i, s := range batch {
 		r := s.request
 		entries[i] = &holdshelfv1.SendBatchEntry{
-			Body: r.Body, Attributes: r.Attributes, Delay: r.Delay,
+			Body: r.Body, Attributes: r.Attributes, TypedAttributes: r.TypedAttributes, Delay: r.Delay,
 			MessageGroupId: r.MessageGroupId, DeduplicationId: r.DeduplicationId,
 		}
 	}
@@ -307,7 +307,7 @@ func failedEntry(err error) (int, error) {
 // sendSize is what a send adds to a batch, as the broker counts a batch's
 // bytes, with its group and deduplication ids.
 func sendSize(r *holdshelfv1.SendRequest) int {
-	size := len(r.Body) + len(r.MessageGroupId) + len(r.DeduplicationId)
+	size := len(r.Body) + len(r.MessageGroupId) + len(r.DeduplicationId) + typedAttributesSize(r.TypedAttributes)
 	for key, value := range r.Attributes {
 		size += len(key) + len(value)
 	}

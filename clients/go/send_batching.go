@@ -27,9 +27,10 @@ const (
 type SendBatching struct {
 	// MaxMessages is the most sends in one SendBatch: 1 to 100; 0 means 100.
 	MaxMessages int
-	// MaxBytes is the most bytes (bodies, attribute keys and values, group
-	// and deduplication ids) of one SendBatch, up to 4 MiB; 0 means 1 MiB. A
-	// send larger than that alone goes as a unary Send, in its turn.
+	// MaxBytes is the most bytes (bodies, attribute keys and values, typed
+	// attributes' names, data types and values, group and deduplication ids)
+	// of one SendBatch, up to 4 MiB; 0 means 1 MiB. A send larger than that
+	// alone goes as a unary Send, in its turn.
 	MaxBytes int
 	// Delay is how long a batch's first send waits for others; nil means
 	// 1 ms, Duration(0) turns batching off: every send is a unary Send.

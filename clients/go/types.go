@@ -124,7 +124,12 @@ type ListQueuesOptions struct {
 
 // SendOptions are a message's optional parts.
 type SendOptions struct {
+	// Attributes are String attributes; a name may be here or in
+	// TypedAttributes, not both.
 	Attributes map[string]string
+	// TypedAttributes are Number, Binary and labelled String attributes,
+	// each received back with its data type as sent.
+	TypedAttributes map[string]TypedAttribute
 	// Delay hides the message for this long after it is sent; nil means the
 	// queue's delay. A FIFO queue refuses it: only its own delay applies.
 	Delay *time.Duration
@@ -142,8 +147,10 @@ type SendOptions struct {
 
 // SendBatchEntry is one message of a SendBatch.
 type SendBatchEntry struct {
-	Body       []byte
-	Attributes map[string]string
+	Body []byte
+	// Attributes and TypedAttributes: as in SendOptions.
+	Attributes      map[string]string
+	TypedAttributes map[string]TypedAttribute
 	// Delay: nil means the queue's delay; a FIFO queue refuses it.
 	Delay *time.Duration
 	// MessageGroupID and DeduplicationID: as in SendOptions.
@@ -177,7 +184,12 @@ type Message struct {
 	ID            string
 	ReceiptHandle string
 	Body          []byte
-	Attributes    map[string]string
+	// Attributes are the String attributes as sent (an SQS client's plain
+	// "String" ones included); nil when none were.
+	Attributes map[string]string
+	// TypedAttributes are the typed attributes as sent (an SQS client's
+	// Number, Binary and labelled String ones); nil when none were.
+	TypedAttributes map[string]TypedAttribute
 	// ReceiveCount is 1 on the first delivery.
 	ReceiveCount     int32
 	SendTime         time.Time

@@ -4,10 +4,13 @@
  * RPC's conversion and each kind of error through small Go programs
  * (test/clients/go/*), FIFO queues (fields, reasons, order per group, the
  * Consumer on one), the Consumer on Subscribe (its fallback to Receive, its
- * reconnect), batching sends, bearer tokens and TLS, and the examples' contract.
+ * reconnect), the refusals that end its Run at once, batching sends, bearer
+ * tokens and TLS (the default beyond loopback), typed attributes through the
+ * SQS endpoint, and the examples' contract.
  * The Consumer's behaviour is the conformance suite's (test/conformance).
  */
 import { execFile, spawn } from "node:child_process";
+import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -16,10 +19,14 @@ import { QueueClient } from "../../src/client/queue-client.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
 import { loadServerTls } from "../../src/security/tls-files.js";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
+import { freePort } from "../support/free-port.js";
 import { startJsonLines } from "../support/json-lines-process.js";
+import { makeTempDir } from "../support/temp-dir.js";
+import { startSqsHarness, type SqsHarness } from "../sqs/sqs-harness.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
+import { nonLoopbackAddress } from "../support/non-loopback-address.js";
 import { makeToken, startAuthHarness, type AuthHarness } from "../security/auth-harness.js";
-import { useTestCerts } from "../security/tls-certs.js";
+import { issueServerCert, useTestCerts } from "../security/tls-certs.js";
 
 const run = promisify(execFile);
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -36,8 +43,12 @@ const goDirs = ["clients/go", "examples/go", "test/clients/go", "test/conformanc
 const missing = missingCommands(["go", "gofmt", "openssl", "protoc-gen-go", "protoc-gen-go-grpc"]);
 
 /** Runs a Go program of .build/bin to its end and returns its JSON lines by their "check". */
-async function checks(name: string, args: string[]): Promise<Record<string, Record<string, unknown>>> {
-  const program = startJsonLines(bin(name), args);
+async function checks(
+  name: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<Record<string, Record<string, unknown>>> {
+  const program = startJsonLines(bin(name), args, env);
   expect(await program.exited(), program.stderr()).toBe(0);
   return Object.fromEntries(program.events.map((event) => [event.check as string, event]));
 }
@@ -381,6 +392,244 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
       ]);
       expect(dial!.error).toContain("both CertFile and KeyFile");
     });
+  });
+
+  describe("beyond loopback", () => {
+    // This machine's LAN address: what a client may not reach in plaintext by default.
+    const lan = nonLoopbackAddress();
+    const certs = useTestCerts(missing);
+    let secure: HoldshelfServer;
+    let plain: HoldshelfServer;
+    beforeAll(async () => {
+      expect(lan, "this machine has no non-loopback IPv4 address").toBeDefined();
+      const { cert, key } = await issueServerCert(certs, "lan", lan!);
+      const tls = await loadServerTls({ certFile: cert, keyFile: key });
+      secure = await startHoldshelfServer({ dataDir: join(certs.dir, "secure"), listen: `${lan}:0`, tls: tls! });
+      plain = await startHoldshelfServer({ dataDir: join(certs.dir, "plain"), listen: `${lan}:0` });
+    }, 60_000);
+    afterAll(async () => {
+      await secure?.shutdown();
+      await plain?.shutdown();
+    });
+
+    it("connects over TLS with the system's roots by default, which SSL_CERT_FILE points at the test CA", async () => {
+      const trusted = { SSL_CERT_FILE: certs.caA };
+      expect((await checks("go-client-auth", ["--address", secure.address], trusted)).roundtrip).toMatchObject({
+        code: "OK",
+      });
+      // The same call to the plaintext broker fails the handshake: no byte went in plaintext.
+      expect((await checks("go-client-auth", ["--address", plain.address], trusted)).roundtrip).toMatchObject({
+        code: "UNAVAILABLE",
+      });
+      // With the system's own roots, which do not hold the test CA, the broker's certificate is not trusted.
+      expect((await checks("go-client-auth", ["--address", secure.address])).roundtrip).toMatchObject({
+        code: "UNAVAILABLE",
+      });
+    }, 120_000);
+
+    it("reaches a plaintext broker only with WithPlaintext, and sends a token there only with AllowPlaintextToken", async () => {
+      const address = plain.address;
+      expect((await checks("go-client-auth", ["--address", address, "--plaintext"])).roundtrip).toMatchObject({
+        code: "OK",
+      });
+      const { dial } = await checks("go-client-auth", ["--address", address, "--plaintext", "--token", "lan-token"]);
+      expect(dial!.error).toContain("refusing to send a bearer token in plaintext");
+      expect(dial!.error).not.toContain("lan-token");
+      const allowed = ["--plaintext", "--allow-plaintext-token", "--token", "lan-token"];
+      expect((await checks("go-client-auth", ["--address", address, ...allowed])).roundtrip).toMatchObject({
+        code: "OK",
+      });
+    }, 120_000);
+  });
+
+  describe("with typed attributes, through the SQS endpoint", () => {
+    let sqs: SqsHarness;
+    beforeAll(async () => {
+      sqs = await startSqsHarness();
+    });
+    afterAll(async () => {
+      await sqs?.stop();
+    });
+
+    it("sends Number, Binary and labelled String attributes that an SQS client receives as sent", async () => {
+      const url = (await sqs.sqs.send(new CreateQueueCommand({ QueueName: "go-typed-out" }))).QueueUrl!;
+      const { sent } = await checks("go-client-typed", [
+        "--address",
+        sqs.server.address,
+        "--queue",
+        "go-typed-out",
+        "--mode",
+        "send",
+      ]);
+      const received = [];
+      while (received.length < 3) {
+        const { Messages } = await sqs.sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: url,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 1,
+            MessageAttributeNames: ["All"],
+          }),
+        );
+        received.push(...(Messages ?? []));
+      }
+      // The SDK checked each message's MD5OfMessageAttributes against what it received.
+      expect(received.map((m) => m.MessageId).sort()).toEqual([...(sent!.ids as string[])].sort());
+      for (const message of received) {
+        const n = Number(message.Body!.slice("typed-".length));
+        expect(message.MessageAttributes).toEqual({
+          tenant: { DataType: "String", StringValue: "acme" },
+          price: { DataType: "Number", StringValue: `${n}.99` },
+          thumb: { DataType: "Binary.png", BinaryValue: Uint8Array.of(0x89, 0x50, 0x4e, 0x47, n) },
+          label: { DataType: "String.json", StringValue: `{"n":${n}}` },
+        });
+      }
+    }, 60_000);
+
+    it("receives what an SQS client sent, a plain String in Attributes and the others in TypedAttributes", async () => {
+      const url = (await sqs.sqs.send(new CreateQueueCommand({ QueueName: "go-typed-in" }))).QueueUrl!;
+      const { MessageId } = await sqs.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: url,
+          MessageBody: "from SQS",
+          MessageAttributes: {
+            tenant: { DataType: "String", StringValue: "acme" },
+            amount: { DataType: "Number.cents", StringValue: "1999" },
+            blob: { DataType: "Binary", BinaryValue: Uint8Array.of(9, 8, 7) },
+            note: { DataType: "String.note", StringValue: "fragile" },
+          },
+        }),
+      );
+      const { received } = await checks("go-client-typed", [
+        "--address",
+        sqs.server.address,
+        "--queue",
+        "go-typed-in",
+        "--mode",
+        "receive",
+      ]);
+      expect(received!.messages).toEqual([
+        {
+          id: MessageId,
+          body: "from SQS",
+          attributes: { tenant: "acme" },
+          typedAttributes: {
+            amount: { dataType: "Number.cents", stringValue: "1999", binaryValue: null },
+            blob: { dataType: "Binary", stringValue: "", binaryValue: Buffer.of(9, 8, 7).toString("base64") },
+            note: { dataType: "String.note", stringValue: "fragile", binaryValue: null },
+          },
+        },
+      ]);
+    }, 60_000);
+  });
+
+  describe("its Consumer refused by the broker", () => {
+    const root = makeToken("root", { queues: "*", allow: ["admin", "send", "receive"] });
+    const elsewhere = makeToken("elsewhere", { queues: "elsewhere-*", allow: ["receive"] });
+    const sender = makeToken("sender", { queues: "*", allow: ["send"] });
+    let auth: AuthHarness;
+    beforeAll(async () => {
+      auth = await startAuthHarness([root, elsewhere, sender]);
+      await auth.client(root.token).createQueue({ name: "go-guarded" });
+    });
+    afterAll(async () => {
+      await auth?.stop();
+    });
+
+    /** Runs the refusal program until Run returns, and returns its events. */
+    async function refused(args: string[]): Promise<Record<string, unknown>[]> {
+      const program = startJsonLines(bin("go-client-refusal"), args);
+      expect(await program.exited(), program.stderr()).toBe(0);
+      return program.events;
+    }
+
+    it("returns QUEUE_NOT_FOUND from Run at once for a queue that does not exist, reporting nothing", async () => {
+      const events = await refused(["--address", broker.server.address, "--queue", "go-no-such-queue"]);
+      expect(events).toHaveLength(1);
+      expect(events[0]).toMatchObject({
+        check: "run",
+        code: "NOT_FOUND",
+        reason: "QUEUE_NOT_FOUND",
+        queueNotFound: true,
+      });
+      expect(events[0]!.error).toContain("consumer of queue go-no-such-queue");
+      expect(events[0]!.ms as number).toBeLessThan(5_000);
+    }, 60_000);
+
+    it("returns PERMISSION_DENIED from Run at once when the token may not read the queue, or may not receive from it", async () => {
+      const address = auth.server.address;
+      for (const token of [elsewhere.token, sender.token]) {
+        const events = await refused(["--address", address, "--queue", "go-guarded", "--token", token]);
+        expect(events, token === sender.token ? "sender" : "elsewhere").toEqual([
+          expect.objectContaining({ check: "run", code: "PERMISSION_DENIED", permissionDenied: true }),
+        ]);
+        expect(events[0]!.ms as number).toBeLessThan(5_000);
+      }
+      const [unknown] = await refused(["--address", address, "--queue", "go-guarded", "--token", "not-the-token"]);
+      expect(unknown).toMatchObject({ check: "run", code: "UNAUTHENTICATED", reason: "TOKEN_INVALID" });
+    }, 60_000);
+
+    it.each([
+      ["on Subscribe", []],
+      ["on Receive", ["--receive"]],
+    ])(
+      "stops and returns QUEUE_NOT_FOUND when its queue is deleted while it runs, %s",
+      async (_, mode) => {
+        const queue = `go-doomed${mode.length}`;
+        await broker.rpc.createQueue({ name: queue });
+        await broker.rpc.send({ queue, body: new TextEncoder().encode("before") });
+        const program = startJsonLines(bin("go-client-refusal"), [
+          "--address",
+          broker.server.address,
+          "--queue",
+          queue,
+          ...mode,
+        ]);
+        await program.waitFor((event) => event.check === "handled");
+        await broker.rpc.deleteQueue({ name: queue });
+        const deletedAt = Date.now();
+        expect(await program.exited(), program.stderr()).toBe(0);
+        // Well within the 10 s grace period: nothing waits for a queue that is gone.
+        expect(Date.now() - deletedAt).toBeLessThan(5_000);
+        expect(program.events.at(-1)).toMatchObject({ check: "run", reason: "QUEUE_NOT_FOUND", queueNotFound: true });
+      },
+      60_000,
+    );
+
+    it("keeps retrying a broker that is not there yet, and consumes once it has started", async () => {
+      const dir = await makeTempDir();
+      const listen = `127.0.0.1:${await freePort()}`;
+      try {
+        // The queue and its message exist; the broker that holds them is down when the Consumer starts.
+        const first = await startHoldshelfServer({ dataDir: dir.path, listen });
+        const client = new QueueClient(listen);
+        await client.createQueue("go-later");
+        await client.send("go-later", "waited");
+        client.close();
+        await first.shutdown();
+        const program = startJsonLines(bin("go-client-refusal"), [
+          "--address",
+          listen,
+          "--queue",
+          "go-later",
+          "--stop-after",
+          "1",
+        ]);
+        await program.waitFor((event) => event.check === "reported" && event.code === "UNAVAILABLE");
+        const second = await startHoldshelfServer({ dataDir: dir.path, listen });
+        try {
+          expect(await program.exited(), program.stderr()).toBe(0);
+        } finally {
+          await second.shutdown();
+        }
+        expect(program.events.filter((event) => event.check === "handled")).toEqual([
+          { check: "handled", body: "waited" },
+        ]);
+        expect(program.events.at(-1)).toMatchObject({ check: "run", error: "" });
+      } finally {
+        await dir.remove();
+      }
+    }, 60_000);
   });
 
   it("counts a handler's panic as a failure, and keeps LastCheckpoint and a cancelled Checkpoint straight", async () => {

@@ -83,6 +83,17 @@ export async function makeTestCerts(dir: string): Promise<TestCerts> {
   };
 }
 
+/** A server certificate for one IP address more (this machine's LAN address, say), issued by CA A of certs. */
+export async function issueServerCert(
+  certs: TestCerts,
+  name: string,
+  ip: string,
+): Promise<{ cert: string; key: string }> {
+  const base = join(certs.dir, name);
+  await issue(base, certs.caA.replace(/\.crt$/, ""), name, `subjectAltName=IP:${ip}\nextendedKeyUsage=serverAuth\n`);
+  return { cert: `${base}.crt`, key: `${base}.key` };
+}
+
 const newKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
 
 async function makeCa(base: string, name: string): Promise<void> {

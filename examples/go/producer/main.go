@@ -19,11 +19,16 @@ func main() {
 	address := flag.String("address", "127.0.0.1:50051", "broker address (host:port)")
 	queue := flag.String("queue", "jobs", "queue to send to (created if missing)")
 	count := flag.Int("count", 10, "how many messages to send")
+	plaintext := flag.Bool("plaintext", false, "no TLS beyond loopback either (the default there is TLS with the system's roots)")
 	flag.Parse()
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	client, err := holdshelf.Dial(ctx, *address)
+	var options []holdshelf.Option
+	if *plaintext {
+		options = append(options, holdshelf.WithPlaintext())
+	}
+	client, err := holdshelf.Dial(ctx, *address, options...)
 	if err != nil {
 		log.Fatal(err)
 	}

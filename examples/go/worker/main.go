@@ -21,12 +21,17 @@ func main() {
 	address := flag.String("address", "127.0.0.1:50051", "broker address (host:port)")
 	queue := flag.String("queue", "jobs", "queue to consume")
 	concurrency := flag.Int("concurrency", 4, "messages worked on at once")
+	plaintext := flag.Bool("plaintext", false, "no TLS beyond loopback either (the default there is TLS with the system's roots)")
 	flag.Parse()
 
 	// Cancelled by SIGTERM or SIGINT: Run then stops gracefully and returns.
 	ctx, stop := holdshelf.SignalContext(context.Background())
 	defer stop()
-	client, err := holdshelf.Dial(ctx, *address)
+	var options []holdshelf.Option
+	if *plaintext {
+		options = append(options, holdshelf.WithPlaintext())
+	}
+	client, err := holdshelf.Dial(ctx, *address, options...)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -41,6 +46,8 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	// Returns at once, with QUEUE_NOT_FOUND or PERMISSION_DENIED, if the
+	// broker refuses this worker for good; retries what may pass.
 	if err := consumer.Run(ctx); err != nil {
 		log.Fatal(err)
 	}

@@ -1,5 +1,7 @@
 // Command auth is a test fixture of the Go client (test/clients/go-client
-// .test.ts): it dials with the given TLS files and token, makes a queue,
+// .test.ts): it dials with the given TLS files, token and plaintext
+// options (none: Dial's default, TLS with the system's roots beyond
+// loopback, which SSL_CERT_FILE can point at a test CA), makes a queue,
 // sends and receives one message, and prints one JSON line saying how that
 // went: {"check":"roundtrip","code":"OK"} or the error's code and reason.
 // A bad option prints {"check":"dial","error":...}.
@@ -22,12 +24,20 @@ func main() {
 	caFile := flag.String("tls-ca", "", "CA file (TLS when any TLS flag is given)")
 	certFile := flag.String("tls-cert", "", "client certificate")
 	keyFile := flag.String("tls-key", "", "client key")
+	plaintext := flag.Bool("plaintext", false, "WithPlaintext: no TLS, also beyond loopback")
+	plaintextToken := flag.Bool("allow-plaintext-token", false, "AllowPlaintextToken")
 	queue := flag.String("queue", "auth-q", "queue to make")
 	flag.Parse()
 
 	var options []holdshelf.Option
 	if *caFile != "" || *certFile != "" || *keyFile != "" {
 		options = append(options, holdshelf.WithTLS(holdshelf.TLSFiles{CAFile: *caFile, CertFile: *certFile, KeyFile: *keyFile}))
+	}
+	if *plaintext {
+		options = append(options, holdshelf.WithPlaintext())
+	}
+	if *plaintextToken {
+		options = append(options, holdshelf.AllowPlaintextToken())
 	}
 	if *token != "" {
 		options = append(options, holdshelf.WithToken(*token))

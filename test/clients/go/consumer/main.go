@@ -58,7 +58,7 @@ func main() {
 		return nil
 	}
 	consumer, err := holdshelf.NewConsumer(client, *queue, handler, holdshelf.ConsumerOptions{
-		WaitTime: time.Second,
+		WaitTime: holdshelf.Duration(time.Second),
 		OnError: func(err error, d *holdshelf.Delivery) {
 			mu.Lock()
 			defer mu.Unlock()

@@ -158,7 +158,7 @@ func consumeWithFailure(ctx context.Context, client *holdshelf.Client, queue str
 			close(all)
 		}
 		return nil
-	}, holdshelf.ConsumerOptions{Concurrency: 10, WaitTime: time.Second, OnError: func(err error, _ *holdshelf.Delivery) {
+	}, holdshelf.ConsumerOptions{Concurrency: 10, WaitTime: holdshelf.Duration(time.Second), OnError: func(err error, _ *holdshelf.Delivery) {
 		mu.Lock()
 		reported = append(reported, err.Error())
 		mu.Unlock()
@@ -220,7 +220,7 @@ func consume(ctx context.Context, client *holdshelf.Client, queue string, custom
 			close(all)
 		}
 		return nil
-	}, holdshelf.ConsumerOptions{Concurrency: 4, WaitTime: time.Second, OnError: func(err error, _ *holdshelf.Delivery) {
+	}, holdshelf.ConsumerOptions{Concurrency: 4, WaitTime: holdshelf.Duration(time.Second), OnError: func(err error, _ *holdshelf.Delivery) {
 		mu.Lock()
 		errs = append(errs, err.Error())
 		mu.Unlock()

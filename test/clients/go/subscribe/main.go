@@ -152,7 +152,7 @@ func fallback(ctx context.Context, address, queue string) {
 			close(done)
 		}
 		return nil
-	}, holdshelf.ConsumerOptions{Concurrency: 2, WaitTime: time.Second, OnError: func(err error, _ *holdshelf.Delivery) {
+	}, holdshelf.ConsumerOptions{Concurrency: 2, WaitTime: holdshelf.Duration(time.Second), OnError: func(err error, _ *holdshelf.Delivery) {
 		mu.Lock()
 		reported = append(reported, err.Error())
 		mu.Unlock()

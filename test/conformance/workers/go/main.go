@@ -64,8 +64,8 @@ func main() {
 	}
 	consumer, err := holdshelf.NewConsumer(client, *queue, handler, holdshelf.ConsumerOptions{
 		Concurrency:       *concurrency,
-		VisibilityTimeout: seconds(*visibility),
-		WaitTime:          seconds(*waitTime),
+		VisibilityTimeout: leaseOption(*visibility),
+		WaitTime:          holdshelf.Duration(seconds(*waitTime)),
 		StopGrace:         holdshelf.Duration(seconds(*stopGrace)),
 		Subscribe:         holdshelf.Bool(*mode == "subscribe"),
 		OnError: func(err error, d *holdshelf.Delivery) {
@@ -135,6 +135,15 @@ func handle(ctx context.Context, d *holdshelf.Delivery, active int32) error {
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// leaseOption is --visibility-timeout as ConsumerOptions takes it: 0, the
+// flag's default, leaves the queue's.
+func leaseOption(s float64) *time.Duration {
+	if s == 0 {
+		return nil
+	}
+	return holdshelf.Duration(seconds(s))
+}
 
 var stdout sync.Mutex // handlers print concurrently: keep lines whole
 
