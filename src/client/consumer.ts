@@ -5,6 +5,7 @@ import { ConsumerJobs } from "./consumer-jobs.js";
 import type { ConsumerClient, ConsumerOptions, ConsumerPathSettings, MessageHandler } from "./consumer-options.js";
 import type { LeaseKeeper } from "./lease-keeper.js";
 import { ReceiveLoop } from "./receive-loop.js";
+import { isStartRefusal } from "./start-refusal.js";
 import { SubscribeLoop } from "./subscribe-loop.js";
 import type { ReceivedMessage } from "./types.js";
 
@@ -37,6 +38,17 @@ export class Consumer {
   private keeper: LeaseKeeper | undefined;
   private subscription: SubscribeLoop | undefined;
   private stopping: Promise<void> | undefined;
+  private endDone!: { resolve: () => void; reject: (error: unknown) => void };
+
+  /**
+   * Settles when the consumer has ended: resolves once stop() has finished,
+   * and rejects at once, with the RpcError, when the consumer cannot start
+   * because the broker refuses its queue (QUEUE_NOT_FOUND, PERMISSION_DENIED)
+   * before it gets a first message; it has then stopped by itself. Once
+   * started, those failures are retried as any other (a queue deleted and
+   * created again). stopOnSignals() settles with it.
+   */
+  readonly done: Promise<void>;
 
   constructor(
     private readonly client: ConsumerClient,
@@ -68,7 +80,11 @@ export class Consumer {
       this.stopController.signal,
       this.concurrency,
     );
-    this.loop = this.run();
+    this.done = new Promise((resolve, reject) => (this.endDone = { resolve, reject }));
+    // Handled here so that a program that never awaits done does not die of
+    // an unhandled rejection: onError heard of the refusal too.
+    this.done.catch(() => undefined);
+    this.loop = this.run().catch((error: unknown) => this.refused(error));
   }
 
   /** How many messages are being worked on or settled now. */
@@ -120,6 +136,7 @@ export class Consumer {
       try {
         return (await this.client.getQueue(this.queue)).config.visibilityTimeoutMs;
       } catch (error) {
+        if (isStartRefusal(error)) throw error;
         this.report(error);
         await pause(this.clock, backoffDelayMs(failures++), signal);
       }
@@ -132,11 +149,24 @@ export class Consumer {
     this.jobs.wake();
     await this.loop;
     const keeper = this.keeper;
-    if (keeper === undefined) return;
-    await within(this.clock, this.jobs.allDone(), this.stopGraceMs);
-    this.jobs.abandonAll();
-    await keeper.close(closeTimeoutMs);
-    await this.subscription?.givenBack();
+    if (keeper !== undefined) {
+      await within(this.clock, this.jobs.allDone(), this.stopGraceMs);
+      this.jobs.abandonAll();
+      await keeper.close(closeTimeoutMs);
+      await this.subscription?.givenBack();
+    }
+    this.endDone.resolve();
+  }
+
+  /** Ends a consumer the broker refused at its start: it holds no message yet, so nothing is given back. */
+  private async refused(error: unknown): Promise<void> {
+    this.report(error);
+    this.stopController.abort();
+    this.jobs.wake();
+    const keeper = this.keeper;
+    this.keeper = undefined;
+    await keeper?.close(0);
+    this.endDone.reject(error);
   }
 
   private report(error: unknown, message?: ReceivedMessage): void {

@@ -7,6 +7,7 @@ import type { ConsumerPathSettings } from "./consumer-options.js";
 import { heartbeatLeaseChannel } from "./heartbeat-lease-channel.js";
 import { LeaseKeeper } from "./lease-keeper.js";
 import { RpcError } from "./rpc-error.js";
+import { isStartRefusal } from "./start-refusal.js";
 import type { ReceivedMessage } from "./types.js";
 
 // One attempt of a handled message's delete; a silent connection then counts as no broker answering.
@@ -38,10 +39,15 @@ export class ReceiveLoop {
     });
   }
 
-  /** Receives and starts jobs until stop() begins. */
+  /**
+   * Receives and starts jobs until stop() begins. Rejects with the RpcError
+   * when the broker refuses the queue (isStartRefusal) before a first
+   * Receive succeeded; later, such failures are retried as any other.
+   */
   async run(): Promise<void> {
     const { client, queue, concurrency, clock, stopping: signal } = this.settings;
     let failures = 0;
+    let started = false;
     while (!signal.aborted) {
       await this.jobs.freeSlot(concurrency);
       if (signal.aborted) break;
@@ -54,8 +60,10 @@ export class ReceiveLoop {
           signal,
         });
         failures = 0;
+        started = true;
       } catch (error) {
         if (signal.aborted) break;
+        if (!started && isStartRefusal(error)) throw error;
         this.settings.report(error);
         await pause(clock, backoffDelayMs(failures++), signal);
         continue;
