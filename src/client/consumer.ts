@@ -5,7 +5,8 @@ import { ConsumerJobs } from "./consumer-jobs.js";
 import type { ConsumerClient, ConsumerOptions, ConsumerPathSettings, MessageHandler } from "./consumer-options.js";
 import type { LeaseKeeper } from "./lease-keeper.js";
 import { ReceiveLoop } from "./receive-loop.js";
-import { isStartRefusal } from "./start-refusal.js";
+import type { RpcError } from "./rpc-error.js";
+import { isConsumerRefusal } from "./consumer-refusal.js";
 import { SubscribeLoop } from "./subscribe-loop.js";
 import type { ReceivedMessage } from "./types.js";
 
@@ -38,15 +39,17 @@ export class Consumer {
   private keeper: LeaseKeeper | undefined;
   private subscription: SubscribeLoop | undefined;
   private stopping: Promise<void> | undefined;
+  /** The refusal that stopped the consumer (isConsumerRefusal); done rejects with it. */
+  private refusal: RpcError | undefined;
   private endDone!: { resolve: () => void; reject: (error: unknown) => void };
 
   /**
-   * Settles when the consumer has ended: resolves once stop() has finished,
-   * and rejects at once, with the RpcError, when the consumer cannot start
-   * because the broker refuses its queue (QUEUE_NOT_FOUND, PERMISSION_DENIED)
-   * before it gets a first message; it has then stopped by itself. Once
-   * started, those failures are retried as any other (a queue deleted and
-   * created again). stopOnSignals() settles with it.
+   * Settles when the consumer has stopped: resolves once stop() has
+   * finished, and rejects with the RpcError when the broker refused the
+   * consumer its queue or its token (QUEUE_NOT_FOUND, PERMISSION_DENIED,
+   * TOKEN_MISSING, TOKEN_INVALID), at its start or while it runs (the queue
+   * deleted, the token revoked); the consumer then stops by itself, as
+   * stop() does, without retrying. stopOnSignals() settles with it.
    */
   readonly done: Promise<void>;
 
@@ -84,7 +87,7 @@ export class Consumer {
     // Handled here so that a program that never awaits done does not die of
     // an unhandled rejection: onError heard of the refusal too.
     this.done.catch(() => undefined);
-    this.loop = this.run().catch((error: unknown) => this.refused(error));
+    this.loop = this.run();
   }
 
   /** How many messages are being worked on or settled now. */
@@ -115,6 +118,7 @@ export class Consumer {
       renewFraction: this.renewFraction,
       clock: this.clock,
       report: (error, message) => this.report(error, message),
+      refuse: (error) => this.refuse(error),
       stopping: signal,
     };
     const subscribe = this.client.subscribe?.bind(this.client);
@@ -136,7 +140,10 @@ export class Consumer {
       try {
         return (await this.client.getQueue(this.queue)).config.visibilityTimeoutMs;
       } catch (error) {
-        if (isStartRefusal(error)) throw error;
+        if (isConsumerRefusal(error)) {
+          this.refuse(error);
+          return undefined;
+        }
         this.report(error);
         await pause(this.clock, backoffDelayMs(failures++), signal);
       }
@@ -150,23 +157,29 @@ export class Consumer {
     await this.loop;
     const keeper = this.keeper;
     if (keeper !== undefined) {
+      // After a refusal nothing more reaches the broker (a new stream would be
+      // refused again): settlements fail at once instead of holding the
+      // handlers' slots through the grace period.
+      if (this.refusal !== undefined) await keeper.close(0);
       await within(this.clock, this.jobs.allDone(), this.stopGraceMs);
       this.jobs.abandonAll();
       await keeper.close(closeTimeoutMs);
       await this.subscription?.givenBack();
     }
-    this.endDone.resolve();
+    if (this.refusal === undefined) this.endDone.resolve();
+    else this.endDone.reject(this.refusal);
   }
 
-  /** Ends a consumer the broker refused at its start: it holds no message yet, so nothing is given back. */
-  private async refused(error: unknown): Promise<void> {
+  /** Stops the consumer for a refusal of its own calls: onError hears of it, and, unless a stop had begun, done rejects with it. */
+  private refuse(error: RpcError): void {
+    if (this.stopController.signal.aborted) {
+      // The stop under way settles done; its own streams may still meet the refusal.
+      if (this.refusal === undefined) this.report(error);
+      return;
+    }
+    this.refusal = error;
     this.report(error);
-    this.stopController.abort();
-    this.jobs.wake();
-    const keeper = this.keeper;
-    this.keeper = undefined;
-    await keeper?.close(0);
-    this.endDone.reject(error);
+    void this.stop();
   }
 
   private report(error: unknown, message?: ReceivedMessage): void {

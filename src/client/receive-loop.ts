@@ -7,7 +7,7 @@ import type { ConsumerPathSettings } from "./consumer-options.js";
 import { heartbeatLeaseChannel } from "./heartbeat-lease-channel.js";
 import { LeaseKeeper } from "./lease-keeper.js";
 import { RpcError } from "./rpc-error.js";
-import { isStartRefusal } from "./start-refusal.js";
+import { isConsumerRefusal } from "./consumer-refusal.js";
 import type { ReceivedMessage } from "./types.js";
 
 // One attempt of a handled message's delete; a silent connection then counts as no broker answering.
@@ -34,20 +34,15 @@ export class ReceiveLoop {
       visibilityTimeoutMs: settings.visibilityTimeoutMs,
       leaseMs: settings.leaseMs,
       renewFraction: settings.renewFraction,
-      onError: (error) => settings.report(error),
+      onError: (error) => (isConsumerRefusal(error) ? settings.refuse(error) : settings.report(error)),
       clock: settings.clock,
     });
   }
 
-  /**
-   * Receives and starts jobs until stop() begins. Rejects with the RpcError
-   * when the broker refuses the queue (isStartRefusal) before a first
-   * Receive succeeded; later, such failures are retried as any other.
-   */
+  /** Receives and starts jobs until stop() begins, or a refusal (isConsumerRefusal) stops the consumer. */
   async run(): Promise<void> {
     const { client, queue, concurrency, clock, stopping: signal } = this.settings;
     let failures = 0;
-    let started = false;
     while (!signal.aborted) {
       await this.jobs.freeSlot(concurrency);
       if (signal.aborted) break;
@@ -60,10 +55,12 @@ export class ReceiveLoop {
           signal,
         });
         failures = 0;
-        started = true;
       } catch (error) {
         if (signal.aborted) break;
-        if (!started && isStartRefusal(error)) throw error;
+        if (isConsumerRefusal(error)) {
+          this.settings.refuse(error);
+          break;
+        }
         this.settings.report(error);
         await pause(clock, backoffDelayMs(failures++), signal);
         continue;

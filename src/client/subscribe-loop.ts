@@ -3,7 +3,7 @@ import type { ConsumerJobs } from "./consumer-jobs.js";
 import type { ConsumerPathSettings } from "./consumer-options.js";
 import { LeaseKeeper } from "./lease-keeper.js";
 import { RpcError } from "./rpc-error.js";
-import { isStartRefusal } from "./start-refusal.js";
+import { isConsumerRefusal } from "./consumer-refusal.js";
 import { subscribeLeaseChannel, type SubscribeChannel, type SubscribeLeaseChannel } from "./subscribe-lease-channel.js";
 import type { FlowControl, ReceivedMessage } from "./types.js";
 
@@ -28,9 +28,6 @@ export class SubscribeLoop {
   private readonly givingBack = new Set<Promise<void>>();
   private readonly outcome: Promise<SubscribeOutcome>;
   private endWith!: (outcome: SubscribeOutcome) => void;
-  private refuse!: (error: RpcError) => void;
-  /** Whether a stream delivered a message: the broker serves this queue to this consumer. */
-  private started = false;
 
   constructor(
     private readonly settings: ConsumerPathSettings,
@@ -39,10 +36,7 @@ export class SubscribeLoop {
     openSubscribe: () => SubscribeChannel,
   ) {
     const { queue, visibilityTimeoutMs } = settings;
-    this.outcome = new Promise((resolve, reject) => {
-      this.endWith = resolve;
-      this.refuse = reject;
-    });
+    this.outcome = new Promise((resolve) => (this.endWith = resolve));
     this.flowControl = { maxOutstandingMessages: settings.concurrency, maxOutstandingBytes };
     this.keeper = new LeaseKeeper({
       queue,
@@ -65,12 +59,7 @@ export class SubscribeLoop {
     else settings.stopping.addEventListener("abort", () => this.pauseDeliveries(), { once: true });
   }
 
-  /**
-   * Resolves once stop() begins, or once the broker turned out not to serve
-   * Subscribe. Rejects with the RpcError when the broker refuses the queue
-   * (isStartRefusal) before any stream delivered a message; the keeper is
-   * then the caller's to close.
-   */
+  /** Resolves once stop() begins, or once the broker turned out not to serve Subscribe. */
   run(): Promise<SubscribeOutcome> {
     return this.outcome;
   }
@@ -85,7 +74,6 @@ export class SubscribeLoop {
       this.giveBack(messages);
       return;
     }
-    this.started = true;
     const receivedAt = this.settings.clock.now();
     for (const message of messages) {
       const controller = new AbortController();
@@ -133,14 +121,8 @@ export class SubscribeLoop {
       void this.keeper.close(0).then(() => this.endWith("unimplemented"));
       return;
     }
-    // A stream that never delivered may be idle rather than accepted: the
-    // broker says nothing until a first message, so until then a refusal
-    // counts as the start's.
-    if (!this.started && isStartRefusal(error)) {
-      this.refuse(error);
-      return;
-    }
-    this.settings.report(error);
+    if (isConsumerRefusal(error)) this.settings.refuse(error);
+    else this.settings.report(error);
   }
 
   private pauseDeliveries(): void {

@@ -1,6 +1,7 @@
 import { status } from "@grpc/grpc-js";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { Consumer, type ConsumerClient } from "../../src/client/consumer.js";
+import { Consumer, type ConsumerClient, type ConsumerOptions, type MessageHandler } from "../../src/client/consumer.js";
+import { LeaseLostError } from "../../src/client/lease-lost-error.js";
 import { QueueClient } from "../../src/client/queue-client.js";
 import { RpcError } from "../../src/client/rpc-error.js";
 import { stopOnSignals } from "../../src/client/stop-on-signals.js";
@@ -10,7 +11,7 @@ import { freePort } from "../support/free-port.js";
 import { startGrpcHarness } from "../support/grpc-harness.js";
 import { makeTempDir } from "../support/temp-dir.js";
 import { text } from "../support/text.js";
-import { sleep, startConsumerHarness, type ConsumerHarness, consumerModes } from "./consumer-harness.js";
+import { aborted, sleep, startConsumerHarness, type ConsumerHarness, consumerModes } from "./consumer-harness.js";
 
 // Long enough for a consumer that retries to report again: its first retries
 // come after 50-100 ms and 100-200 ms (backoff.ts).
@@ -66,15 +67,18 @@ describe.each(consumerModes)("a Consumer on a queue that does not exist ($mode)"
 
 describe.each(consumerModes)("a Consumer whose token may not receive from its queue ($mode)", ({ mode }) => {
   const admin = makeToken("admin", { queues: "*", allow: ["admin", "send", "receive"] });
+  const worker = makeToken("worker", { queues: "jobs", allow: ["receive"] });
   // May see "jobs" (GetQueue) but not receive from it: refused on the stream, or on Receive.
   const sender = makeToken("sender", { queues: "jobs", allow: ["send"] });
   // Holds nothing on "jobs": refused as early as GetQueue.
   const stranger = makeToken("stranger", { queues: "other-*", allow: ["receive"] });
+  // Not in the auth file at all.
+  const unknown = makeToken("unknown", { queues: "*", allow: ["receive"] });
   let h: AuthHarness;
   const clients: QueueClient[] = [];
   const consumers: Consumer[] = [];
   beforeEach(async () => {
-    h = await startAuthHarness([admin, sender, stranger]);
+    h = await startAuthHarness([admin, worker, sender, stranger]);
     await h.client(admin.token).createQueue({ name: "jobs" });
   });
   afterEach(async () => {
@@ -83,24 +87,48 @@ describe.each(consumerModes)("a Consumer whose token may not receive from its qu
     await h.stop();
   });
 
-  it.each([
-    { token: sender, options: {} },
-    { token: stranger, options: {} },
-    { token: sender, options: { visibilityTimeoutMs: 5_000 } },
-  ])("rejects done at once with PERMISSION_DENIED for the token $token.name ($options)", async ({ token, options }) => {
-    const client = new QueueClient(h.server.address, { token: token.token });
+  const consume = (token: string, handler: MessageHandler, errors: unknown[], options: ConsumerOptions = {}) => {
+    const client = new QueueClient(h.server.address, { token });
     clients.push(client);
-    const errors: unknown[] = [];
-    const consumer = client.consume("jobs", () => undefined, {
+    const consumer = client.consume("jobs", handler, {
       subscribe: mode === "subscribe",
       onError: (error) => errors.push(error),
       ...options,
     });
     consumers.push(consumer);
-    await expect(consumer.done).rejects.toMatchObject({ code: status.PERMISSION_DENIED, reason: "PERMISSION_DENIED" });
-    const reported = errors.length;
+    return consumer;
+  };
+
+  it.each([
+    { token: sender, options: {}, reason: "PERMISSION_DENIED" },
+    { token: stranger, options: {}, reason: "PERMISSION_DENIED" },
+    { token: sender, options: { visibilityTimeoutMs: 5_000 }, reason: "PERMISSION_DENIED" },
+    { token: unknown, options: {}, reason: "TOKEN_INVALID" },
+  ])("rejects done at once with $reason for the token $token.name ($options)", async ({ token, options, reason }) => {
+    const errors: unknown[] = [];
+    const consumer = consume(token.token, () => undefined, errors, options);
+    await expect(consumer.done).rejects.toMatchObject({ reason });
+    expect(errors).toEqual([withReason(reason)]);
     await sleep(quietMs);
-    expect(errors).toHaveLength(reported);
+    expect(errors).toHaveLength(1);
+  });
+
+  it("stops, rejecting done, when its token loses the permission while it runs", async () => {
+    const errors: unknown[] = [];
+    const handled: string[] = [];
+    const consumer = consume(worker.token, (message) => void handled.push(text(message.body)), errors);
+    await h.client(admin.token).send({ queue: "jobs", body: Buffer.from("before") });
+    await vi.waitFor(() => expect(handled).toEqual(["before"]), { timeout: 10_000 });
+
+    await h.writeTokens([
+      admin,
+      { ...worker, entry: { ...worker.entry, permissions: [{ queues: "jobs", allow: ["send"] }] } },
+    ]);
+    expect(await h.server.reloadAuth()).toBe(true);
+    // The stream meets the refusal at its next request (this message's ack), a receive at its next call.
+    await h.client(admin.token).send({ queue: "jobs", body: Buffer.from("after") });
+    await expect(consumer.done).rejects.toMatchObject({ reason: "PERMISSION_DENIED" });
+    expect(errors).toContainEqual(withReason("PERMISSION_DENIED"));
   });
 });
 
@@ -181,23 +209,28 @@ describe.each(consumerModes)("a Consumer whose queue is deleted while it runs ($
   let c: ConsumerHarness;
   beforeEach(async () => {
     c = await startConsumerHarness(mode);
-    await c.admin.createQueue("jobs");
+    await c.admin.createQueue("jobs", { visibilityTimeoutMs: 3_000 });
   });
   afterEach(async () => {
     await c.stop();
   });
 
-  it("reports QUEUE_NOT_FOUND and keeps trying: a queue created again under the name is consumed", async () => {
-    const handled: string[] = [];
-    const consumer = c.consume("jobs", (message) => void handled.push(text(message.body)));
-    await c.admin.send("jobs", "before");
-    await vi.waitFor(() => expect(handled).toEqual(["before"]), { timeout: 10_000 });
+  it("cancels the handler whose lease went with it, stops, and rejects done with QUEUE_NOT_FOUND", async () => {
+    const cancelled: unknown[] = [];
+    const consumer = c.consume("jobs", async (_message, ctx) => {
+      await aborted(ctx.signal);
+      cancelled.push(ctx.signal.reason);
+    });
+    await c.admin.send("jobs", "in hand");
+    await vi.waitFor(() => expect(consumer.active).toBe(1), { timeout: 10_000 });
 
+    const deleted = Date.now();
     await c.admin.deleteQueue("jobs");
-    await vi.waitFor(() => expect(c.errors).toContainEqual(withReason("QUEUE_NOT_FOUND")), { timeout: 10_000 });
-    await c.admin.createQueue("jobs");
-    await c.admin.send("jobs", "after");
-    await vi.waitFor(() => expect(handled).toEqual(["before", "after"]), { timeout: 15_000 });
-    expect(await doneState(consumer)).toBe("pending");
+    await expect(consumer.done).rejects.toMatchObject({ reason: "QUEUE_NOT_FOUND" });
+    // Not after the 10 s grace period: the handler's ack cannot reach the broker, and fails at once.
+    expect(Date.now() - deleted).toBeLessThan(5_000);
+    expect(cancelled).toEqual([expect.any(LeaseLostError)]);
+    expect(consumer.active).toBe(0);
+    expect(c.errors).toContainEqual(withReason("QUEUE_NOT_FOUND"));
   });
 });
