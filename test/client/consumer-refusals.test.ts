@@ -87,8 +87,13 @@ describe.each(consumerModes)("a Consumer whose token may not receive from its qu
     await h.stop();
   });
 
-  const consume = (token: string, handler: MessageHandler, errors: unknown[], options: ConsumerOptions = {}) => {
-    const client = new QueueClient(h.server.address, { token });
+  const consume = (
+    token: string | undefined,
+    handler: MessageHandler,
+    errors: unknown[],
+    options: ConsumerOptions = {},
+  ) => {
+    const client = new QueueClient(h.server.address, token === undefined ? {} : { token });
     clients.push(client);
     const consumer = client.consume("jobs", handler, {
       subscribe: mode === "subscribe",
@@ -104,9 +109,10 @@ describe.each(consumerModes)("a Consumer whose token may not receive from its qu
     { token: stranger, options: {}, reason: "PERMISSION_DENIED" },
     { token: sender, options: { visibilityTimeoutMs: 5_000 }, reason: "PERMISSION_DENIED" },
     { token: unknown, options: {}, reason: "TOKEN_INVALID" },
+    { token: undefined, options: {}, reason: "TOKEN_MISSING" },
   ])("rejects done at once with $reason for the token $token.name ($options)", async ({ token, options, reason }) => {
     const errors: unknown[] = [];
-    const consumer = consume(token.token, () => undefined, errors, options);
+    const consumer = consume(token?.token, () => undefined, errors, options);
     await expect(consumer.done).rejects.toMatchObject({ reason });
     expect(errors).toEqual([withReason(reason)]);
     await sleep(quietMs);
