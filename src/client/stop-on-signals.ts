@@ -10,8 +10,8 @@ export interface Stoppable {
  * deployment's SIGTERM gives running handlers their grace period instead of
  * killing them. Resolves once a signal came and the stop finished: the
  * caller then exits. Settles as `target.done` does if that comes first: a
- * Consumer refused at its start (QUEUE_NOT_FOUND, PERMISSION_DENIED) rejects
- * it at once. The handlers are removed after the first signal; a second
+ * Consumer the broker refuses its queue or token (see Consumer.done) rejects
+ * it with the RpcError. The handlers are removed after the first signal; a second
  * signal then gets Node's default (exit), for an operator in a hurry.
  */
 export function stopOnSignals(
