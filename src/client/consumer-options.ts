@@ -1,5 +1,6 @@
 import type { Clock } from "../time/clock.js";
 import type { HeartbeatStream } from "./heartbeat-stream.js";
+import type { RpcError } from "./rpc-error.js";
 import type { SubscribeChannel } from "./subscribe-lease-channel.js";
 import type { CallLimits, EntryResult, Queue, ReceivedMessage, ReceiveOptions } from "./types.js";
 
@@ -98,6 +99,8 @@ export interface ConsumerPathSettings {
   readonly renewFraction: number;
   readonly clock: Clock;
   readonly report: (error: unknown, message?: ReceivedMessage) => void;
+  /** Stops the consumer for a refusal of its own calls on the queue (isConsumerRefusal): reported, and done rejects with it. */
+  readonly refuse: (error: RpcError) => void;
   /** Aborted when stop() begins. */
   readonly stopping: AbortSignal;
 }

@@ -5,6 +5,8 @@ import { ConsumerJobs } from "./consumer-jobs.js";
 import type { ConsumerClient, ConsumerOptions, ConsumerPathSettings, MessageHandler } from "./consumer-options.js";
 import type { LeaseKeeper } from "./lease-keeper.js";
 import { ReceiveLoop } from "./receive-loop.js";
+import type { RpcError } from "./rpc-error.js";
+import { isConsumerRefusal } from "./consumer-refusal.js";
 import { SubscribeLoop } from "./subscribe-loop.js";
 import type { ReceivedMessage } from "./types.js";
 
@@ -37,6 +39,19 @@ export class Consumer {
   private keeper: LeaseKeeper | undefined;
   private subscription: SubscribeLoop | undefined;
   private stopping: Promise<void> | undefined;
+  /** The refusal that stopped the consumer (isConsumerRefusal); done rejects with it. */
+  private refusal: RpcError | undefined;
+  private endDone!: { resolve: () => void; reject: (error: unknown) => void };
+
+  /**
+   * Settles when the consumer has stopped: resolves once stop() has
+   * finished, and rejects with the RpcError when the broker refused the
+   * consumer its queue or its token (QUEUE_NOT_FOUND, PERMISSION_DENIED,
+   * TOKEN_MISSING, TOKEN_INVALID), at its start or while it runs (the queue
+   * deleted, the token revoked); the consumer then stops by itself, as
+   * stop() does, without retrying. stopOnSignals() settles with it.
+   */
+  readonly done: Promise<void>;
 
   constructor(
     private readonly client: ConsumerClient,
@@ -68,6 +83,10 @@ export class Consumer {
       this.stopController.signal,
       this.concurrency,
     );
+    this.done = new Promise((resolve, reject) => (this.endDone = { resolve, reject }));
+    // Handled here so that a program that never awaits done does not die of
+    // an unhandled rejection: onError heard of the refusal too.
+    this.done.catch(() => undefined);
     this.loop = this.run();
   }
 
@@ -99,6 +118,7 @@ export class Consumer {
       renewFraction: this.renewFraction,
       clock: this.clock,
       report: (error, message) => this.report(error, message),
+      refuse: (error) => this.refuse(error),
       stopping: signal,
     };
     const subscribe = this.client.subscribe?.bind(this.client);
@@ -120,6 +140,10 @@ export class Consumer {
       try {
         return (await this.client.getQueue(this.queue)).config.visibilityTimeoutMs;
       } catch (error) {
+        if (isConsumerRefusal(error)) {
+          this.refuse(error);
+          return undefined;
+        }
         this.report(error);
         await pause(this.clock, backoffDelayMs(failures++), signal);
       }
@@ -132,11 +156,30 @@ export class Consumer {
     this.jobs.wake();
     await this.loop;
     const keeper = this.keeper;
-    if (keeper === undefined) return;
-    await within(this.clock, this.jobs.allDone(), this.stopGraceMs);
-    this.jobs.abandonAll();
-    await keeper.close(closeTimeoutMs);
-    await this.subscription?.givenBack();
+    if (keeper !== undefined) {
+      // After a refusal nothing more reaches the broker (a new stream would be
+      // refused again): settlements fail at once instead of holding the
+      // handlers' slots through the grace period.
+      if (this.refusal !== undefined) await keeper.close(0);
+      await within(this.clock, this.jobs.allDone(), this.stopGraceMs);
+      this.jobs.abandonAll();
+      await keeper.close(closeTimeoutMs);
+      await this.subscription?.givenBack();
+    }
+    if (this.refusal === undefined) this.endDone.resolve();
+    else this.endDone.reject(this.refusal);
+  }
+
+  /** Stops the consumer for a refusal of its own calls: onError hears of it, and, unless a stop had begun, done rejects with it. */
+  private refuse(error: RpcError): void {
+    if (this.stopController.signal.aborted) {
+      // The stop under way settles done; its own streams may still meet the refusal.
+      if (this.refusal === undefined) this.report(error);
+      return;
+    }
+    this.refusal = error;
+    this.report(error);
+    void this.stop();
   }
 
   private report(error: unknown, message?: ReceivedMessage): void {

@@ -7,6 +7,7 @@ import type { ConsumerPathSettings } from "./consumer-options.js";
 import { heartbeatLeaseChannel } from "./heartbeat-lease-channel.js";
 import { LeaseKeeper } from "./lease-keeper.js";
 import { RpcError } from "./rpc-error.js";
+import { isConsumerRefusal } from "./consumer-refusal.js";
 import type { ReceivedMessage } from "./types.js";
 
 // One attempt of a handled message's delete; a silent connection then counts as no broker answering.
@@ -33,12 +34,12 @@ export class ReceiveLoop {
       visibilityTimeoutMs: settings.visibilityTimeoutMs,
       leaseMs: settings.leaseMs,
       renewFraction: settings.renewFraction,
-      onError: (error) => settings.report(error),
+      onError: (error) => (isConsumerRefusal(error) ? settings.refuse(error) : settings.report(error)),
       clock: settings.clock,
     });
   }
 
-  /** Receives and starts jobs until stop() begins. */
+  /** Receives and starts jobs until stop() begins, or a refusal (isConsumerRefusal) stops the consumer. */
   async run(): Promise<void> {
     const { client, queue, concurrency, clock, stopping: signal } = this.settings;
     let failures = 0;
@@ -56,6 +57,10 @@ export class ReceiveLoop {
         failures = 0;
       } catch (error) {
         if (signal.aborted) break;
+        if (isConsumerRefusal(error)) {
+          this.settings.refuse(error);
+          break;
+        }
         this.settings.report(error);
         await pause(clock, backoffDelayMs(failures++), signal);
         continue;

@@ -3,6 +3,7 @@ import type { ConsumerJobs } from "./consumer-jobs.js";
 import type { ConsumerPathSettings } from "./consumer-options.js";
 import { LeaseKeeper } from "./lease-keeper.js";
 import { RpcError } from "./rpc-error.js";
+import { isConsumerRefusal } from "./consumer-refusal.js";
 import { subscribeLeaseChannel, type SubscribeChannel, type SubscribeLeaseChannel } from "./subscribe-lease-channel.js";
 import type { FlowControl, ReceivedMessage } from "./types.js";
 
@@ -120,7 +121,8 @@ export class SubscribeLoop {
       void this.keeper.close(0).then(() => this.endWith("unimplemented"));
       return;
     }
-    this.settings.report(error);
+    if (isConsumerRefusal(error)) this.settings.refuse(error);
+    else this.settings.report(error);
   }
 
   private pauseDeliveries(): void {

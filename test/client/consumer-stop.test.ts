@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { LeaseLostError } from "../../src/client/lease-lost-error.js";
+import { stopOnSignals } from "../../src/client/stop-on-signals.js";
 import { aborted, sleep, startConsumerHarness, type ConsumerHarness, consumerModes } from "./consumer-harness.js";
 
 describe.each(consumerModes)("Consumer.stop() ($mode)", ({ mode }) => {
@@ -78,5 +79,18 @@ describe.each(consumerModes)("Consumer.stop() ($mode)", ({ mode }) => {
     await c.admin.send("jobs", "after");
     expect((await c.admin.receive("jobs")).map((m) => m.receiveCount)).toEqual([1]);
     expect(c.errors).toEqual([]);
+  });
+
+  it("resolves done once stop() has finished, and stopOnSignals with it, its signal handlers removed", async () => {
+    const listeners = process.listenerCount("SIGTERM");
+    const handled: string[] = [];
+    const consumer = c.consume("jobs", (message) => void handled.push(message.messageId));
+    const signalled = stopOnSignals(consumer);
+    expect(process.listenerCount("SIGTERM")).toBe(listeners + 1);
+    await vi.waitFor(() => expect(handled).toHaveLength(5), { timeout: 10_000 });
+    await consumer.stop();
+    await expect(consumer.done).resolves.toBeUndefined();
+    await expect(signalled).resolves.toBeUndefined();
+    expect(process.listenerCount("SIGTERM")).toBe(listeners);
   });
 });
