@@ -1,6 +1,6 @@
 /**
- * The Python package (clients/python) as a user gets it: its wheel installed
- * offline into a fresh venv, then driven by the small scripts in test/clients/python/
+ * The Python package (clients/python) as a user gets it: installed offline
+ * into a fresh venv, then driven by the small scripts in test/clients/python/
  * against real brokers: every RPC's conversions, the errors it raises, FIFO
  * queues, the Consumer's error paths, its Subscribe stream and its fallback to
  * Receive, batched sends, bearer tokens and TLS; and its LeaseKeeper and
