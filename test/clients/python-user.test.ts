@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QueueClient } from "../../src/client/queue-client.js";
 import { startBrokerProcess, type BrokerProcess } from "../support/broker-process.js";
-import { startJsonLines } from "../support/json-lines-process.js";
+import { startJsonLines, type JsonLinesProcess } from "../support/json-lines-process.js";
 import { buildPythonWheel, missingPythonTools, systemPython } from "../support/python-package.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
 import { makeTempDir } from "../support/temp-dir.js";
@@ -23,6 +23,22 @@ const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const programs = fileURLToPath(new URL("./python-user/", import.meta.url));
 const missing = [...missingCommands(["mypy"]), ...missingPythonTools()];
 const count = 20;
+
+/** The program's exit code, or an error with what it wrote to stderr (and a SIGKILL) if it runs past `ms`. */
+async function exitCode(program: JsonLinesProcess, name: string, ms: number): Promise<number | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      program.child.kill("SIGKILL");
+      reject(new Error(`${name} still running after ${ms} ms; stderr: ${program.stderr()}`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([program.exited(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 describe.skipIf(skipWithout(missing))("a Python program written from the docs, in its own directory", () => {
   let project: Awaited<ReturnType<typeof makeTempDir>>;
@@ -64,14 +80,14 @@ describe.skipIf(skipWithout(missing))("a Python program written from the docs, i
 
   it("sends with its producer, and its worker handles every message once and stops on SIGTERM", async () => {
     const producer = python("producer.py", ["--address", broker.address, "--queue", "orders", "--count", `${count}`]);
-    expect(await producer.exited(), producer.stderr()).toBe(0);
+    expect(await exitCode(producer, "producer.py", 30_000), producer.stderr()).toBe(0);
     const sent = new Map(producer.events.map((event) => [event.sent as string, event.body as string]));
     expect(sent.size).toBe(count);
 
     const worker = python("worker.py", ["--address", broker.address, "--queue", "orders"]);
     await worker.waitFor(() => worker.events.length >= count, 30_000);
     worker.child.kill("SIGTERM");
-    expect(await worker.exited(), worker.stderr()).toBe(0);
+    expect(await exitCode(worker, "worker.py after SIGTERM", 30_000), worker.stderr()).toBe(0);
     const processed = worker.events.map((event) => [
       event.processed,
       event.body,
@@ -88,5 +104,5 @@ describe.skipIf(skipWithout(missing))("a Python program written from the docs, i
     } finally {
       await client.close();
     }
-  }, 60_000);
+  }, 120_000);
 });
