@@ -7,7 +7,12 @@ See docs/clients/python.md in the repository.
 
 from holdshelf.client import Client, PendingReceive
 from holdshelf.consumer import Consumer, Handler
-from holdshelf.errors import FieldViolation, HoldshelfError, LeaseLostError
+from holdshelf import reasons
+from holdshelf.errors import (
+    AlreadyExistsError, FailedPreconditionError, FieldViolation, HoldshelfError, InvalidArgumentError, LeaseError,
+    LeaseLostError, NotFoundError, PermissionDeniedError, ResourceExhaustedError, UnauthenticatedError,
+    UnavailableError,
+)
 from holdshelf.handler_context import HandlerContext
 from holdshelf.heartbeat_stream import HeartbeatStream
 from holdshelf.retry_later import RetryLater
@@ -15,12 +20,15 @@ from holdshelf.subscribe_stream import SubscribeStream
 from holdshelf.values import (
     AckResult, DeduplicationScope, EntryError, EntryResult, FlowControl, LeaseRenewal, LeaseState, Queue, QueueConfig,
     QueuePage, QueueStats, ReceivedMessage, RedrivePolicy, RetryPolicy, SendBatchEntry, SendResult, SubscribeResponse,
+    TypedAttribute,
 )
 
 __all__ = [
     "Client", "PendingReceive", "Consumer", "Handler", "HandlerContext", "HeartbeatStream", "SubscribeStream",
-    "RetryLater", "HoldshelfError", "LeaseLostError", "FieldViolation",
+    "RetryLater", "HoldshelfError", "LeaseLostError", "FieldViolation", "reasons",
+    "NotFoundError", "AlreadyExistsError", "InvalidArgumentError", "FailedPreconditionError", "LeaseError",
+    "ResourceExhaustedError", "UnavailableError", "UnauthenticatedError", "PermissionDeniedError",
     "AckResult", "DeduplicationScope", "EntryError", "EntryResult", "FlowControl", "LeaseRenewal", "LeaseState",
     "Queue", "QueueConfig", "QueuePage", "QueueStats", "ReceivedMessage", "RedrivePolicy", "RetryPolicy",
-    "SendBatchEntry", "SendResult", "SubscribeResponse",
+    "SendBatchEntry", "SendResult", "SubscribeResponse", "TypedAttribute",
 ]

@@ -198,5 +198,5 @@ def _as_single_send(error: HoldshelfError, index: int) -> HoldshelfError:
         match = _ENTRY_FIELD.match(violation.field)
         if match is not None and int(match.group(1)) == index:
             violations.append(FieldViolation(match.group(2), violation.description))
-    return HoldshelfError(error.code, error.reason, error.message, tuple(violations))
+    return HoldshelfError.of(error.code, error.reason, error.message, tuple(violations))
 

@@ -239,7 +239,7 @@ class Subscription(LeaseStreamKeeper[SubscribeStream]):
         self._attempt = 0
         for result in response.acks:
             waiters = request.acks.pop(result.receipt_handle, [])
-            error = None if result.reason == "" else HoldshelfError(
+            error = None if result.reason == "" else HoldshelfError.of(
                 _ACK_REASON_CODES.get(result.reason, grpc.StatusCode.FAILED_PRECONDITION), result.reason,
                 f"the ack was refused: {result.reason}")
             settle(waiters, error)
