@@ -5,7 +5,7 @@
 # brings its generated code with it (clients/go/holdshelfv1, kept fresh by
 # clients/go/generate.sh --check) and is linked into a GOPATH tree under
 # .build/go-lib, so that GOPATH-mode builds find it as "github.com/holdshelf/holdshelf/clients/go".
-# The Python client generates its own when pip installs it (its setup.py).
+# The Python client commits its generated code too (clients/python/src/holdshelf/_gen, kept fresh by clients/python/generate.py --check).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

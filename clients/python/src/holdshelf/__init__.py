@@ -5,6 +5,10 @@
 See docs/clients/python.md in the repository.
 """
 
+from holdshelf import _requirements
+
+_requirements.check()  # before the imports below need grpcio and protobuf: names what to pip install
+
 from holdshelf.client import Client, PendingReceive
 from holdshelf.consumer import Consumer, Handler
 from holdshelf import reasons

@@ -1,0 +1,36 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class BadRequest(_message.Message):
+    __slots__ = ["field_violations"]
+    class FieldViolation(_message.Message):
+        __slots__ = ["description", "field"]
+        DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+        FIELD_FIELD_NUMBER: _ClassVar[int]
+        description: str
+        field: str
+        def __init__(self, field: _Optional[str] = ..., description: _Optional[str] = ...) -> None: ...
+    FIELD_VIOLATIONS_FIELD_NUMBER: _ClassVar[int]
+    field_violations: _containers.RepeatedCompositeFieldContainer[BadRequest.FieldViolation]
+    def __init__(self, field_violations: _Optional[_Iterable[_Union[BadRequest.FieldViolation, _Mapping]]] = ...) -> None: ...
+
+class ErrorInfo(_message.Message):
+    __slots__ = ["domain", "metadata", "reason"]
+    class MetadataEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    metadata: _containers.ScalarMap[str, str]
+    reason: str
+    def __init__(self, reason: _Optional[str] = ..., domain: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ...) -> None: ...
