@@ -143,7 +143,7 @@ class Client:
 
     def purge_queue(self, name: str, *, timeout: float | None = None) -> int:
         """Removes every message of a queue; returns how many."""
-        return self._call(self._stub.PurgeQueue, service_pb2.PurgeQueueRequest(name=name), timeout).purged_count
+        return int(self._call(self._stub.PurgeQueue, service_pb2.PurgeQueueRequest(name=name), timeout).purged_count)
 
     def send(self, queue: str, body: bytes | str, *, attributes: dict[str, str] | None = None,
              delay: Seconds | None = None, message_group_id: str | None = None,
@@ -262,7 +262,7 @@ class Client:
         request = service_pb2.RedriveMessagesRequest(
             dead_letter_queue=dead_letter_queue, destination_queue=destination_queue,
             max_messages=max_messages, max_per_second=max_per_second)
-        return self._call(self._stub.RedriveMessages, request, timeout).moved_count
+        return int(self._call(self._stub.RedriveMessages, request, timeout).moved_count)
 
 class PendingReceive:
     """A receive under way: result() waits for its messages, cancel() ends it early."""

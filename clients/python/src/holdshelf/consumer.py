@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import signal
 import threading
@@ -361,7 +362,7 @@ class Consumer:
         if self._stopping.is_set():
             # Pushed before the stream's credit went to 0: never worked on.
             for message, lease in deliveries:
-                lease.release(0).add_done_callback(lambda done, m=message: self._report_failed(done, m))
+                lease.release(0).add_done_callback(functools.partial(self._report_failed, message=message))
             return
         with self._deliveries_lock:
             for message, lease in deliveries:
@@ -380,9 +381,10 @@ class Consumer:
             for group in [g for g, jobs in self._group_jobs.items() if all(outcome.done() for _, outcome in jobs)]:
                 del self._group_jobs[group]
 
-    def _report_failed(self, done: Future, message: ReceivedMessage) -> None:
-        if done.exception() is not None:
-            self._report(done.exception(), message)
+    def _report_failed(self, done: Future[None], message: ReceivedMessage) -> None:
+        error = done.exception()
+        if error is not None:
+            self._report(error, message)
 
     def _lease_seconds(self) -> float | None:
         """The lease length renewals are paced by: the option, or the queue's (maybe 0); None if stopped first."""
@@ -503,7 +505,9 @@ class Consumer:
         finally:
             with self._cv:
                 given_back = job.abandoned
-            if not given_back:  # else stop's release is queued on the lease, which must stay for it
+            # Else stop's release is queued on the lease, which must stay for it. (Only the Receive
+            # path deletes: a Subscribe delivery is acked on its stream, and its lease dropped there.)
+            if not given_back and isinstance(job.lease, HeldLease):
                 job.lease.drop()
 
     def _shutdown(self, grace: float) -> None:
@@ -526,8 +530,9 @@ class Consumer:
         # Settles every release: answered, or failed as unsent once its timeout ran out.
         keeper.close(CLOSE_TIMEOUT_SECONDS)
         for job, released in releases:
-            if released.done() and released.exception() is not None:  # refused, or never sent
-                self._report(released.exception(), job.message)
+            error = released.exception() if released.done() else None
+            if error is not None:  # refused, or never sent
+                self._report(error, job.message)
 
     def _give_back(self, receipt_handles: list[str]) -> None:
         """Releases messages received after stop() began; never renewed, so no renewal races the release."""

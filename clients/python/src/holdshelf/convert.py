@@ -14,7 +14,7 @@ from holdshelf.values import (
 )
 
 _CONFIG_DURATIONS = ("visibility_timeout", "delay", "retention", "receive_wait_time", "max_lease_duration")
-_SCOPES: dict[str, int] = {
+_SCOPES: dict[str, queue_pb2.DeduplicationScope] = {
     "queue": queue_pb2.DEDUPLICATION_SCOPE_QUEUE,
     "message_group": queue_pb2.DEDUPLICATION_SCOPE_MESSAGE_GROUP,
 }
@@ -78,7 +78,7 @@ def config_from_wire(wire: queue_pb2.QueueConfig) -> QueueConfig:
     )
 
 
-def scope_to_wire(scope: DeduplicationScope | None) -> int:
+def scope_to_wire(scope: DeduplicationScope | None) -> queue_pb2.DeduplicationScope:
     """A deduplication scope as its proto number; None leaves it unset (the queue)."""
     if scope is None:
         return queue_pb2.DEDUPLICATION_SCOPE_UNSPECIFIED

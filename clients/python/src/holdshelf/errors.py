@@ -137,7 +137,8 @@ _CODE_CLASSES: dict[grpc.StatusCode, type[HoldshelfError]] = {
 def error_class(code: grpc.StatusCode, reason: str) -> type[HoldshelfError]:
     """The class an error of this reason and code is raised as: its reason's family, else its code's,
     else HoldshelfError itself (INTERNAL, CANCELLED, DEADLINE_EXCEEDED, UNIMPLEMENTED, ...)."""
-    return _REASON_CLASSES.get(reason) or _CODE_CLASSES.get(code, HoldshelfError)
+    by_reason = _REASON_CLASSES.get(reason)
+    return by_reason if by_reason is not None else _CODE_CLASSES.get(code, HoldshelfError)
 
 
 # The code a lease loss reports, by reason: the code its RPC refusal travels with.
