@@ -25,14 +25,18 @@ const missing =
 /**
  * The docs' Python blocks as modules. A fragment (one that imports nothing
  * from holdshelf) uses the names the text around it gives it: everything the
- * package exports, a Client and a receipt handle.
+ * package exports, a Client, a receipt handle and a handler.
  */
 function docSnippets(): string[] {
-  const blocks = [...docs.matchAll(/^```python\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+  // Blocks inside list items are indented: the indent of the opening fence is taken off every line.
+  const blocks = [...docs.matchAll(/^( *)```python\n([\s\S]*?)^\1```$/gm)].map(([, indent, body]) =>
+    body!.replace(new RegExp(`^${indent}`, "gm"), ""),
+  );
   const preamble = [
     "from holdshelf import *  # the names the docs use",
     'client = Client("127.0.0.1:50051")',
-    'handle = "a receipt handle"',
+    'receipt_handle = "a receipt handle"',
+    "def handle(message: ReceivedMessage, ctx: HandlerContext) -> None: ...",
     "",
   ].join("\n");
   return blocks.map((block) => (/^from holdshelf import/m.test(block) ? block : preamble + block));
@@ -50,7 +54,7 @@ describe.skipIf(skipWithout(missing))("the Python package's type hints", () => {
   it("pass mypy --strict for the package, the examples and the docs' snippets", async () => {
     expect(missing, "tools missing").toEqual([]);
     const snippets = docSnippets();
-    expect(snippets.length, "the docs' python blocks").toBeGreaterThanOrEqual(3);
+    expect(snippets.length, "the docs' python blocks").toBeGreaterThanOrEqual(6);
     const snippetFiles = await Promise.all(
       snippets.map(async (snippet, i) => {
         const file = join(dir.path, `doc_snippet_${i}.py`);
