@@ -457,8 +457,9 @@ class Consumer:
             failure = error
         with self._cv:
             abandoned = job.abandoned
-        if failure is not None and abandoned and failure is job.context._lost:
-            # The documented answer to stop's release (raise ctx.lost): a clean stop, no failure.
+        if abandoned and isinstance(failure, LeaseLostError) and failure.reason == reasons.RELEASED:
+            # The documented answer to stop's release (raise ctx.lost, or a checkpoint that raced
+            # the release and raised its LeaseLostError): a clean stop, no failure.
             _log.info("holdshelf consumer: stopped before its handler finished; message %s released",
                       job.message.message_id)
         elif failure is not None:
