@@ -15,6 +15,7 @@ import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isLoopbackAddress } from "../../src/net/loopback-address.js";
 import { reasonCodes } from "../../src/protocol/error-reasons.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
 import { loadServerTls } from "../../src/security/tls-files.js";
@@ -143,6 +144,27 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       "CANCELLED",
       "the lease of this message was lost: RELEASED",
     ]);
+  });
+
+  it("tells loopback addresses (plaintext by default) from the rest (TLS) as the TypeScript client does", () => {
+    const addresses = [
+      ...["127.0.0.1:50051", "127.3.2.1", "localhost:50051", "LocalHost", "[::1]:50051", "::1", "[::1]"],
+      ...["::ffff:127.0.0.1", "[::ffff:127.0.0.2]:1", "unix:/run/holdshelf.sock", "unix-abstract:holdshelf"],
+      ...["10.0.0.7:50051", "0.0.0.0:50051", "[::]:50051", "broker.internal:50051", "::ffff:10.0.0.1", "192.0.2.2"],
+      ...["localhost.example:1", "127.0.0.1.example:1", "dns:///localhost:50051", "", "[::1", "host:port:x"],
+    ];
+    const probe = [
+      "import json, sys",
+      "from holdshelf.loopback_address import is_loopback_address",
+      "print(json.dumps([is_loopback_address(a) for a in json.load(sys.stdin)]))",
+    ].join("\n");
+    const result = spawnSync(python, ["-c", probe], { input: JSON.stringify(addresses), encoding: "utf8" });
+    expect(result.status, result.stderr).toBe(0);
+    const fromPython = JSON.parse(result.stdout) as boolean[];
+    expect(Object.fromEntries(addresses.map((a, i) => [a, fromPython[i]]))).toEqual(
+      Object.fromEntries(addresses.map((a) => [a, isLoopbackAddress(a)])),
+    );
+    expect(fromPython.filter(Boolean)).toHaveLength(11);
   });
 
   it("keeps leases right on scripted streams: notices, lost checkpoints, endings, a stall, a stream that stays down, refusals", async () => {
@@ -506,6 +528,11 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       expect(check.negative_duration).toMatchObject({ type: "ValueError" });
       expect(check.bad_token).toMatchObject({ type: "ValueError" });
       expect(check.cert_without_key).toMatchObject({ type: "ValueError" });
+      // tls=False is plaintext: files that would mean TLS contradict it.
+      expect(check.plaintext_with_files).toMatchObject({
+        type: "ValueError",
+        message: expect.stringContaining("tls=False"),
+      });
     }, 60_000);
 
     it("works FIFO queues: settings, the three reasons, sequence numbers, duplicates, order per customer, the Consumer", async () => {

@@ -61,6 +61,7 @@ def main() -> None:
         check("negative_duration", lambda: client.send("errors", "x", delay=-1))
         check("bad_token", lambda: Client(args.address, token="two words"))
         check("cert_without_key", lambda: Client(args.address, cert_file="/dev/null"))
+        check("plaintext_with_files", lambda: Client(args.address, tls=False, ca_file="/dev/null"))
     with Client(args.unreachable) as unreachable:
         check("unreachable", lambda: unreachable.list_queues(timeout=10))
 
