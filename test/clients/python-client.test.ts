@@ -58,7 +58,7 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
     return Object.fromEntries(child.events.map((line) => [line[key] as string, line]));
   };
 
-  it("installs into a fresh venv and imports from there, its stubs generated under holdshelf._gen", async () => {
+  it("installs from its wheel into a fresh venv and imports from there, its generated code under holdshelf._gen", async () => {
     const probe = [
       "import json, holdshelf, holdshelf._gen.holdshelf.v1.queue_service_pb2_grpc as g",
       "from importlib.util import find_spec",

@@ -5,10 +5,11 @@
  * that says what to install. What the package does is python-client.test.ts's.
  */
 import { execFile, spawnSync } from "node:child_process";
+import { mkdir, symlink } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildPythonWheel, missingPythonTools, systemPython } from "../support/python-package.js";
+import { buildPythonWheel, copyPackageSource, missingPythonTools, systemPython } from "../support/python-package.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
 import { makeTempDir } from "../support/temp-dir.js";
 
@@ -68,6 +69,47 @@ describe.skipIf(skipWithout(missing))("the Python package as it ships", () => {
     expect(field("Requires-Python")).toEqual([">=3.11"]);
     expect(field("Project-URL")).toContain("Source, https://github.com/holdshelf/holdshelf/tree/main/clients/python");
   });
+
+  it("installs from a checkout, and from a git URL with #subdirectory, with no protoc on the PATH", async () => {
+    const dir = await makeTempDir("holdshelf-python-sources-");
+    try {
+      // A repository holding only clients/python: no proto/ to generate from either.
+      const repo = `${dir.path}/repo`;
+      const git = (args: string[]) =>
+        run(
+          "git",
+          ["-c", "user.name=test", "-c", "user.email=test@example.invalid", "-c", "core.hooksPath=/dev/null", ...args],
+          {
+            cwd: repo,
+          },
+        );
+      await copyPackageSource(`${repo}/clients/python`);
+      await git(["init", "--quiet"]);
+      await git(["add", "."]);
+      await git(["commit", "--quiet", "-m", "clients/python"]);
+      // The PATH has git, for pip's clone, and nothing else.
+      await mkdir(`${dir.path}/bin`);
+      await symlink((await run("sh", ["-c", "command -v git"])).stdout.trim(), `${dir.path}/bin/git`);
+      await run(systemPython, ["-m", "venv", "--system-site-packages", `${dir.path}/venv`]);
+      const python = `${dir.path}/venv/bin/python`;
+      const env = { PATH: `${dir.path}/bin`, HOME: dir.path, PIP_DISABLE_PIP_VERSION_CHECK: "1" };
+      const pip = ["-m", "pip", "install", "--quiet", "--no-index", "--no-build-isolation"];
+      const imported = () => {
+        const probe = "import holdshelf, holdshelf._wire as w; print(w.QueueServiceStub.__module__)";
+        const result = spawnSync(python, ["-c", probe], { cwd: "/", env, encoding: "utf8" });
+        expect(result.status, result.stderr).toBe(0);
+        return result.stdout.trim();
+      };
+      await run(python, [...pip, `${repo}/clients/python`], { env });
+      expect(imported()).toBe("holdshelf._gen.holdshelf.v1.queue_service_pb2_grpc");
+      await run(python, [...pip, "--force-reinstall", "--no-deps", `git+file://${repo}#subdirectory=clients/python`], {
+        env,
+      });
+      expect(imported()).toBe("holdshelf._gen.holdshelf.v1.queue_service_pb2_grpc");
+    } finally {
+      await dir.remove();
+    }
+  }, 180_000);
 
   describe("in a venv without grpcio and protobuf", () => {
     let python: string;

@@ -43,6 +43,11 @@ async function sourceFiles(dir = packageDir): Promise<string[]> {
   return files.flat().sort();
 }
 
+/** Copies clients/python to destination, without what builds left in it. */
+export async function copyPackageSource(destination: string): Promise<void> {
+  await cp(packageDir, destination, { recursive: true, filter: (path) => !buildLeftovers.test(path) });
+}
+
 /**
  * The wheel of clients/python, built as CI builds it (`python3 -m build
  * --wheel --no-isolation`, Debian's setuptools, offline) and returned as its
@@ -74,7 +79,7 @@ export async function buildPythonWheel(): Promise<string> {
   const dir = await makeTempDir("holdshelf-wheel-");
   try {
     const source = `${dir.path}/source`;
-    await cp(packageDir, source, { recursive: true, filter: (path) => !buildLeftovers.test(path) });
+    await copyPackageSource(source);
     const out = `${wheelCache}/.building-${process.pid}-${Date.now()}`;
     await run(systemPython, ["-m", "build", "--wheel", "--no-isolation", "--outdir", out, source]);
     await rename(out, cached).catch(async (error: NodeJS.ErrnoException) => {
