@@ -1,6 +1,6 @@
 /**
- * The Python package (clients/python) as a user gets it: installed offline
- * into a fresh venv, then driven by the small scripts in test/clients/python/
+ * The Python package (clients/python) as a user gets it: its wheel installed
+ * offline into a fresh venv, then driven by the small scripts in test/clients/python/
  * against real brokers: every RPC's conversions, the errors it raises (a class
  * per reason family), FIFO queues, the Consumer's error paths (failing fast on
  * a missing queue or a refused token), its Subscribe stream and its fallback
