@@ -13,10 +13,10 @@ from queue import SimpleQueue
 
 import grpc
 
+from holdshelf import reasons
 from holdshelf.backoff import backoff_seconds
 from holdshelf.client import Client, PendingReceive
 from holdshelf.durations import Seconds, seconds_of
-from holdshelf import reasons
 from holdshelf.errors import HoldshelfError, LeaseLostError
 from holdshelf.handler_context import HandlerContext
 from holdshelf.lease_keeper import HeldLease, LeaseKeeper
