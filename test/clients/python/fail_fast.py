@@ -10,8 +10,9 @@ A fixture of test/clients/python-client.test.ts. Against a broker (--address):
                        (UNAVAILABLE QUEUE_MOVING) and Subscribe streams
                        (UNAVAILABLE SHUTTING_DOWN): each reaches on_error, is
                        retried, and the message is still handled
-With --token and --denied-queue (a broker with tokens, a queue the token may not consume):
-    denied_get_queue, denied_subscribe   wait() raises PermissionDeniedError
+With --token and --denied-queue (a broker with tokens, a queue the token may not consume, or
+a token it does not know):
+    denied_get_queue, denied_subscribe   wait() raises PermissionDeniedError (UnauthenticatedError)
 Each line has the error's class, code and reason, the seconds wait() took,
 and what on_error heard.
 """

@@ -28,12 +28,17 @@ from holdshelf.values import FlowControl, ReceivedMessage
 _TRANSIENT_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 
 
+# Refusals no retry can overcome: the token is missing, unknown (UNAUTHENTICATED) or may not consume the queue.
+_REFUSAL_CODES = frozenset({grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.UNAUTHENTICATED})
+
+
 def _is_fatal(error: BaseException) -> bool:
     """Whether an error of the Consumer's own calls (GetQueue, Receive, its stream) ends it: no retry
-    can succeed while the queue does not exist or the token may not consume it. Everything else
-    (UNAVAILABLE, QUEUE_MOVING, SHUTTING_DOWN, limits) is retried with backoff."""
+    can succeed while the queue does not exist or the token is refused (the Go and TypeScript
+    Consumers' rule). Everything else (UNAVAILABLE, QUEUE_MOVING, SHUTTING_DOWN, limits) is
+    retried with backoff."""
     return isinstance(error, HoldshelfError) and not isinstance(error, LeaseLostError) and (
-        error.reason == reasons.QUEUE_NOT_FOUND or error.code == grpc.StatusCode.PERMISSION_DENIED)
+        error.reason == reasons.QUEUE_NOT_FOUND or error.code in _REFUSAL_CODES)
 
 Handler = Callable[[ReceivedMessage, HandlerContext], None]
 """Works on one message. Returning deletes it; raising ends its lease as a failed delivery."""
@@ -121,10 +126,11 @@ class Consumer:
       chooses the wait instead.
     - A lost lease sets ctx.cancelled; ctx.checkpoint(bytes) stores progress.
     - A broken stream is reopened with backoff and its leases renewed there.
-    - It fails fast: a queue that does not exist (QUEUE_NOT_FOUND) or a token
-      that may not consume it (PERMISSION_DENIED) stops it at once, and
-      wait() raises that error; transient errors (UNAVAILABLE, QUEUE_MOVING,
-      ...) are reported to on_error and retried with backoff.
+    - It fails fast: a queue that does not exist (QUEUE_NOT_FOUND), a token
+      that may not consume it (PERMISSION_DENIED) or one the broker refuses
+      (TOKEN_MISSING, TOKEN_INVALID) stops it at once, at its start or while
+      it runs, and wait() raises that error; transient errors (UNAVAILABLE,
+      QUEUE_MOVING, ...) are reported to on_error and retried with backoff.
 
     It starts at once, on a background thread: it reads the queue's
     visibility timeout (GetQueue) to pace renewals, unless
@@ -221,8 +227,9 @@ class Consumer:
         """Blocks until a stop (from another thread or a signal) has finished; False on timeout.
 
         Raises the HoldshelfError that stopped the Consumer by itself: a
-        NotFoundError (QUEUE_NOT_FOUND) or PermissionDeniedError, at once
-        rather than after retries that cannot succeed.
+        NotFoundError (QUEUE_NOT_FOUND), PermissionDeniedError or
+        UnauthenticatedError, at once rather than after retries that cannot
+        succeed.
         """
         stopped = self._stopped.wait(timeout)
         if stopped and self._failure is not None:
