@@ -99,8 +99,8 @@ class TypedAttribute:
     and a custom label ("Number.int", "Binary.gzip"); value is text (str) for
     String and Number types and bytes for Binary ones. The broker checks
     both (INVALID_ARGUMENT on typed_attributes["<name>"]...) and returns
-    them exactly as sent; it never parses a Number. An attribute typed
-    exactly "String" goes in `attributes`; typed_attributes holds the rest.
+    them exactly as sent; it never parses a Number. The SQS endpoint keeps
+    an attribute typed exactly "String" in `attributes`, and the rest here.
     """
 
     data_type: str
