@@ -661,7 +661,7 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       expect(check.signals).toMatchObject({ installed: true, stopped: true, restored: true, previous_called: 1 });
     }, 60_000);
 
-    it("fails fast on a queue that does not exist (wait() raises NotFoundError) and retries transient errors", async () => {
+    it("fails fast on a queue that does not exist or is deleted under it (wait() raises NotFoundError) and retries transient errors", async () => {
       const check = await run("fail_fast.py", ["--address", broker.server.address], "check");
       for (const path of ["missing_get_queue", "missing_subscribe", "missing_receive"]) {
         expect(check[path], path).toMatchObject({
@@ -673,6 +673,15 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
           failure: true,
         });
         // At once: no retry with backoff (the old behaviour never returned); the bound is wide for a loaded machine.
+        expect(check[path]!.seconds as number, path).toBeLessThan(5);
+      }
+      // A queue deleted under a running Consumer stops it too, the handler at work cancelled.
+      for (const path of ["deleted_subscribe", "deleted_receive"]) {
+        expect(check[path], path).toMatchObject({
+          raised: "NotFoundError",
+          reason: "QUEUE_NOT_FOUND",
+          heard: "NotFoundError",
+        });
         expect(check[path]!.seconds as number, path).toBeLessThan(5);
       }
       // Refused twice each, reported, retried: the message is handled and the Consumer keeps running.

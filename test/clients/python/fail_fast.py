@@ -6,6 +6,9 @@ A fixture of test/clients/python-client.test.ts. Against a broker (--address):
                        NotFoundError QUEUE_NOT_FOUND at once
     missing_subscribe  the same with a visibility_timeout: the Subscribe stream's refusal
     missing_receive    the same on the Receive path (subscribe=False)
+    deleted_subscribe  a running Consumer, a handler at work, whose queue is
+                       deleted: wait() raises NotFoundError at once
+    deleted_receive    the same on the Receive path (a free slot's receive hears it)
     transient          through a proxy that refuses the first GetQueue calls
                        (UNAVAILABLE QUEUE_MOVING) and Subscribe streams
                        (UNAVAILABLE SHUTTING_DOWN): each reaches on_error, is
@@ -63,6 +66,32 @@ def _raises_again(consumer: Consumer) -> bool:
     return False
 
 
+def deleted(check: str, client: Client, subscribe: bool) -> None:
+    queue = f"fail-fast-{check}"
+    client.create_queue(queue)
+    client.send(queue, "at work when its queue goes")
+    started = threading.Event()
+
+    def work(message: ReceivedMessage, ctx: HandlerContext) -> None:
+        started.set()
+        ctx.cancelled.wait(WAIT)
+        raise ctx.lost
+
+    heard: list[str] = []
+    consumer = Consumer(client, queue, work, concurrency=2, visibility_timeout=30, subscribe=subscribe,
+                        on_error=lambda error, message: heard.append(type(error).__name__))
+    started.wait(WAIT)
+    begun = time.monotonic()
+    client.delete_queue(queue)
+    try:
+        consumer.wait(WAIT)
+        emit(check, raised=None)
+    except HoldshelfError as error:
+        emit(check, raised=type(error).__name__, reason=error.reason, seconds=time.monotonic() - begun,
+             heard=heard[0] if heard else None)
+    consumer.stop()
+
+
 def transient(upstream: str, direct: Client) -> None:
     proxy = ForwardingProxy(upstream, subscribe=True)
     try:
@@ -98,6 +127,8 @@ def main() -> None:
         fails_fast("missing_get_queue", client, "no-such-queue")
         fails_fast("missing_subscribe", client, "no-such-queue", visibility_timeout=5)
         fails_fast("missing_receive", client, "no-such-queue", visibility_timeout=5, subscribe=False)
+        deleted("deleted_subscribe", client, subscribe=True)
+        deleted("deleted_receive", client, subscribe=False)
         transient(args.address, client)
 
 
