@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { cp, mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -77,17 +77,18 @@ export async function buildPythonWheel(): Promise<string> {
   if (found) return found;
   await mkdir(wheelCache, { recursive: true });
   const dir = await makeTempDir("holdshelf-wheel-");
+  // Beside the cache, not in the temporary directory: a rename does not cross file systems.
+  const out = `${wheelCache}/.building-${randomUUID()}`;
   try {
     const source = `${dir.path}/source`;
     await copyPackageSource(source);
-    const out = `${wheelCache}/.building-${process.pid}-${Date.now()}`;
     await run(systemPython, ["-m", "build", "--wheel", "--no-isolation", "--outdir", out, source]);
-    await rename(out, cached).catch(async (error: NodeJS.ErrnoException) => {
-      await rm(out, { recursive: true, force: true });
+    await rename(out, cached).catch((error: NodeJS.ErrnoException) => {
       // ENOTEMPTY/EEXIST: another test file put the same wheel there first.
       if (error.code !== "ENOTEMPTY" && error.code !== "EEXIST") throw error;
     });
   } finally {
+    await rm(out, { recursive: true, force: true });
     await dir.remove();
   }
   const built = await wheelIn(cached);
