@@ -4,7 +4,8 @@ The Consumer takes messages from one Subscribe stream (or, on a broker
 without Subscribe, receives them), keeps every lease alive on that stream,
 deletes a message when the handler returns and brings it back after the
 queue's retry backoff when it raises. SIGTERM or SIGINT stops it: running
-handlers get their grace period, then it exits 0.
+handlers get their grace period, then it exits 0. A queue that does not
+exist stops it at once, with a message saying so.
 
     /usr/bin/python3 -m venv --system-site-packages .venv
     .venv/bin/pip install --no-index --no-build-isolation ./clients/python
@@ -12,9 +13,10 @@ handlers get their grace period, then it exits 0.
 """
 
 import argparse
+import sys
 import threading
 
-from holdshelf import Client, Consumer, HandlerContext, ReceivedMessage
+from holdshelf import Client, Consumer, HandlerContext, NotFoundError, ReceivedMessage
 
 
 print_lock = threading.Lock()  # handlers run on several threads
@@ -37,7 +39,10 @@ def main() -> None:
     with Client(args.address) as client:
         consumer = Consumer(client, args.queue, handle, concurrency=args.concurrency)
         consumer.stop_on_signals()
-        consumer.wait()  # until a signal's stop has finished
+        try:
+            consumer.wait()  # until a signal's stop has finished
+        except NotFoundError:  # raised at once: retrying cannot make the queue exist
+            sys.exit(f"no queue named {args.queue}: create it first (holdshelf queue create {args.queue})")
 
 
 if __name__ == "__main__":

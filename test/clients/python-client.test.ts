@@ -1,16 +1,22 @@
 /**
- * The Python package (clients/python) as a user gets it: installed offline
- * into a fresh venv, then driven by the small scripts in test/clients/python/
- * against real brokers: every RPC's conversions, the errors it raises, FIFO
- * queues, the Consumer's error paths, its Subscribe stream and its fallback to
- * Receive, batched sends, bearer tokens and TLS; and its LeaseKeeper and
- * Subscription against scripted streams, for what a real broker cannot be made
- * to do on cue.
+ * The Python package (clients/python) as a user gets it: its wheel installed
+ * offline into a fresh venv, then driven by the small scripts in test/clients/python/
+ * against real brokers: every RPC's conversions, the errors it raises (a class
+ * per reason family), FIFO queues, the Consumer's error paths (failing fast on
+ * a missing queue or a refused token), its Subscribe stream and its fallback
+ * to Receive, a clean stop by a signal, batched sends, typed attributes
+ * through the SQS endpoint, bearer tokens and TLS (by default beyond
+ * loopback); and its LeaseKeeper and Subscription against scripted streams,
+ * for what a real broker cannot be made to do on cue.
  */
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isLoopbackAddress } from "../../src/net/loopback-address.js";
+import { reasonCodes } from "../../src/protocol/error-reasons.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
 import { loadServerTls } from "../../src/security/tls-files.js";
 import { makeToken, startAuthHarness, type AuthHarness } from "../security/auth-harness.js";
@@ -20,8 +26,10 @@ import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
 import { startJsonLines } from "../support/json-lines-process.js";
 import { installPythonPackage, missingPythonTools } from "../support/python-package.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
+import { startSqsHarness, type SqsHarness } from "../sqs/sqs-harness.js";
 
 const scripts = fileURLToPath(new URL("./python/", import.meta.url));
+const goReasons = fileURLToPath(new URL("../../clients/go/reasons.go", import.meta.url));
 const missing = [...missingCommands(["openssl"]), ...missingPythonTools()];
 
 type Line = Record<string, unknown>;
@@ -39,8 +47,13 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
   });
 
   /** Runs a script of test/clients/python/ to its end; its JSON lines keyed by `key`. */
-  const run = async (script: string, args: string[], key: string): Promise<Record<string, Line>> => {
-    const child = startJsonLines(python, [join(scripts, script), ...args]);
+  const run = async (
+    script: string,
+    args: string[],
+    key: string,
+    env: Record<string, string> = {},
+  ): Promise<Record<string, Line>> => {
+    const child = startJsonLines(python, [join(scripts, script), ...args], env);
     expect(await child.exited(), child.stderr()).toBe(0);
     return Object.fromEntries(child.events.map((line) => [line[key] as string, line]));
   };
@@ -63,6 +76,95 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
     expect(found.package.startsWith(venv)).toBe(true);
     expect(found.stub.startsWith(venv)).toBe(true);
     expect(found.clash, "no public holdshelf.v1 package").toBe(false);
+  });
+
+  it("has a constant for every reason of Go's and the broker's, and raises each as its family's HoldshelfError", () => {
+    const result = spawnSync(python, [join(scripts, "reason_classes.py")], {
+      input: JSON.stringify(reasonCodes),
+      encoding: "utf8",
+    });
+    expect(result.status, result.stderr).toBe(0);
+    const found = JSON.parse(result.stdout) as {
+      constants: Record<string, string>;
+      classes: Record<string, string>;
+      by_code: Record<string, string>;
+      hierarchy: Record<string, boolean>;
+      lease_lost: unknown[];
+    };
+    // Named after their values, as Go's are (ReasonDeadLetterQueueMissing aside): the same values, none missing.
+    const go = [...readFileSync(goReasons, "utf8").matchAll(/^\s*Reason\w+\s*=\s*"([A-Z_]+)"/gm)].map((m) => m[1]!);
+    expect(go.length).toBeGreaterThanOrEqual(17);
+    for (const value of [...go, ...Object.keys(reasonCodes)]) expect(found.constants[value], value).toBe(value);
+    const family = (name: string, reasons: string[]) => Object.fromEntries(reasons.map((reason) => [reason, name]));
+    expect(found.classes).toEqual({
+      ...family("NotFoundError", [
+        "QUEUE_NOT_FOUND",
+        "MESSAGE_NOT_FOUND",
+        "DEAD_LETTER_QUEUE_NOT_FOUND",
+        "MOVE_TASK_NOT_FOUND",
+      ]),
+      ...family("AlreadyExistsError", ["QUEUE_ALREADY_EXISTS"]),
+      ...family("InvalidArgumentError", [
+        "INVALID_ARGUMENT",
+        "MESSAGE_TOO_LARGE",
+        "RECEIPT_HANDLE_INVALID",
+        "MESSAGE_GROUP_ID_REQUIRED",
+        "DEDUPLICATION_ID_REQUIRED",
+        "NOT_A_FIFO_QUEUE",
+      ]),
+      ...family("FailedPreconditionError", ["QUEUE_IN_USE", "MOVE_TASK_RUNNING", "BACKUP_NOT_SUPPORTED"]),
+      ...family("LeaseError", ["LEASE_SUPERSEDED", "LEASE_LIMIT_EXCEEDED", "LEASE_EXPIRED", "RELEASED"]),
+      ...family("ResourceExhaustedError", [
+        "TOO_MANY_IN_FLIGHT",
+        "TOO_MANY_STREAMS",
+        "TOO_MANY_WAITING_RECEIVES",
+        "TOO_MANY_SUBSCRIBERS",
+        "TOO_MANY_QUEUES",
+        "BROKER_FULL",
+      ]),
+      ...family("UnavailableError", ["SHUTTING_DOWN", "STORAGE_UNAVAILABLE", "QUEUE_MOVING"]),
+      ...family("UnauthenticatedError", ["TOKEN_MISSING", "TOKEN_INVALID"]),
+      ...family("PermissionDeniedError", ["PERMISSION_DENIED"]),
+      ...family("HoldshelfError", ["INTERNAL"]),
+    });
+    // Without a reason (the gRPC layer's statuses), the code decides.
+    expect(found.by_code).toMatchObject({
+      UNAVAILABLE: "UnavailableError",
+      NOT_FOUND: "NotFoundError",
+      PERMISSION_DENIED: "PermissionDeniedError",
+      UNAUTHENTICATED: "UnauthenticatedError",
+      DEADLINE_EXCEEDED: "HoldshelfError",
+      CANCELLED: "HoldshelfError",
+      UNIMPLEMENTED: "HoldshelfError",
+    });
+    // Every exported exception but RetryLater (the handler's own) is a HoldshelfError, so old except clauses hold.
+    expect(Object.entries(found.hierarchy).filter(([, isOne]) => !isOne)).toEqual([["RetryLater", false]]);
+    expect(found.lease_lost).toEqual([
+      ["LeaseError", "HoldshelfError"],
+      "CANCELLED",
+      "the lease of this message was lost: RELEASED",
+    ]);
+  });
+
+  it("tells loopback addresses (plaintext by default) from the rest (TLS) as the TypeScript client does", () => {
+    const addresses = [
+      ...["127.0.0.1:50051", "127.3.2.1", "localhost:50051", "LocalHost", "[::1]:50051", "::1", "[::1]"],
+      ...["::ffff:127.0.0.1", "[::ffff:127.0.0.2]:1", "unix:/run/holdshelf.sock", "unix-abstract:holdshelf"],
+      ...["10.0.0.7:50051", "0.0.0.0:50051", "[::]:50051", "broker.internal:50051", "::ffff:10.0.0.1", "192.0.2.2"],
+      ...["localhost.example:1", "127.0.0.1.example:1", "dns:///localhost:50051", "", "[::1", "host:port:x"],
+    ];
+    const probe = [
+      "import json, sys",
+      "from holdshelf.loopback_address import is_loopback_address",
+      "print(json.dumps([is_loopback_address(a) for a in json.load(sys.stdin)]))",
+    ].join("\n");
+    const result = spawnSync(python, ["-c", probe], { input: JSON.stringify(addresses), encoding: "utf8" });
+    expect(result.status, result.stderr).toBe(0);
+    const fromPython = JSON.parse(result.stdout) as boolean[];
+    expect(Object.fromEntries(addresses.map((a, i) => [a, fromPython[i]]))).toEqual(
+      Object.fromEntries(addresses.map((a) => [a, isLoopbackAddress(a)])),
+    );
+    expect(fromPython.filter(Boolean)).toHaveLength(11);
   });
 
   it("keeps leases right on scripted streams: notices, lost checkpoints, endings, a stall, a stream that stays down, refusals", async () => {
@@ -157,7 +259,7 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
     expect(check.coalesced_acks).toMatchObject({
       alone: ["h1"],
       together: ["h2", "h3"],
-      results: ["ok", "HoldshelfError FAILED_PRECONDITION LEASE_SUPERSEDED", "ok"],
+      results: ["ok", "LeaseError FAILED_PRECONDITION LEASE_SUPERSEDED", "ok"],
       errors: 0,
     });
     expect(check.notice).toMatchObject({ lost: "LEASE_EXPIRED", checkpoint: "LeaseLostError LEASE_EXPIRED" });
@@ -288,14 +390,14 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       // 40 sends released together share a few calls (one, unless the machine is very slow).
       expect(check.batched!.batches).toBeLessThanOrEqual(10);
       expect(check.entry_error).toMatchObject({
-        refused: { type: "HoldshelfError", reason: "MESSAGE_GROUP_ID_REQUIRED", fields: ["message_group_id"] },
+        refused: { type: "InvalidArgumentError", reason: "MESSAGE_GROUP_ID_REQUIRED", fields: ["message_group_id"] },
         others: ["SendResult", "SendResult", "SendResult", "SendResult"],
         stored: ["o0", "o1", "o3", "o4"],
       });
       expect(check.batch_error!.errors).toEqual([
-        ["HoldshelfError", "QUEUE_NOT_FOUND"],
-        ["HoldshelfError", "QUEUE_NOT_FOUND"],
-        ["HoldshelfError", "QUEUE_NOT_FOUND"],
+        ["NotFoundError", "QUEUE_NOT_FOUND"],
+        ["NotFoundError", "QUEUE_NOT_FOUND"],
+        ["NotFoundError", "QUEUE_NOT_FOUND"],
       ]);
       expect(check.fifo_order).toMatchObject({ in_order: true, increasing: true, count: 100 });
       // Two full batches went at once, 30 s before their delay; the 5 left went at close().
@@ -371,14 +473,15 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
         handled: [["held", 1]],
         renewed_in_first_request: true,
         cancelled: [false],
-        errors: ["HoldshelfError"],
+        errors: ["UnavailableError"],
         left: 0,
       });
       expect(check.stop).toMatchObject({
         cancelled: [true],
         paused: [0],
         released: [[true, 0, false]],
-        errors: ["LeaseLostError RELEASED"],
+        // The handler's `raise ctx.lost` after stop gave its message back is a clean stop, not a failure.
+        errors: [],
         visible: 1,
         in_flight: 0,
       });
@@ -392,37 +495,44 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       });
     }, 90_000);
 
-    it("raises one HoldshelfError carrying the gRPC code, the stable reason, the message and the field violations", async () => {
+    it("raises a HoldshelfError of the reason's family carrying the code, the reason, the message and the field violations", async () => {
       const unreachable = `127.0.0.1:${await freePort()}`;
       const check = await run("errors.py", ["--address", broker.server.address, "--unreachable", unreachable], "check");
-      const rpcError = (code: string, reason: string, fields: string[] = []) => ({
-        type: "HoldshelfError",
+      const rpcError = (type: string, code: string, reason: string, fields: string[] = []) => ({
+        type,
         code,
         reason,
         fields: fields.map((field) => [field, true]),
       });
       expect(check.queue_not_found).toMatchObject({
-        ...rpcError("NOT_FOUND", "QUEUE_NOT_FOUND"),
+        ...rpcError("NotFoundError", "NOT_FOUND", "QUEUE_NOT_FOUND"),
         message: expect.stringContaining("no-such-queue"),
       });
       expect(check.config_out_of_bounds).toMatchObject(
-        rpcError("INVALID_ARGUMENT", "INVALID_ARGUMENT", ["config.retention"]),
+        rpcError("InvalidArgumentError", "INVALID_ARGUMENT", "INVALID_ARGUMENT", ["config.retention"]),
       );
       expect(check.batch_entry).toMatchObject(
-        rpcError("INVALID_ARGUMENT", "INVALID_ARGUMENT", ["entries[1].attributes"]),
+        rpcError("InvalidArgumentError", "INVALID_ARGUMENT", "INVALID_ARGUMENT", ["entries[1].attributes"]),
       );
-      expect(check.lease_superseded).toMatchObject(rpcError("FAILED_PRECONDITION", "LEASE_SUPERSEDED"));
+      expect(check.lease_superseded).toMatchObject(rpcError("LeaseError", "FAILED_PRECONDITION", "LEASE_SUPERSEDED"));
       expect(check.receipt_handle_invalid).toMatchObject(
-        rpcError("INVALID_ARGUMENT", "RECEIPT_HANDLE_INVALID", ["receipt_handle"]),
+        rpcError("InvalidArgumentError", "INVALID_ARGUMENT", "RECEIPT_HANDLE_INVALID", ["receipt_handle"]),
       );
-      expect(check.already_exists).toMatchObject(rpcError("ALREADY_EXISTS", "QUEUE_ALREADY_EXISTS"));
-      expect(check.heartbeat_queue_not_found).toMatchObject(rpcError("NOT_FOUND", "QUEUE_NOT_FOUND"));
+      expect(check.already_exists).toMatchObject(
+        rpcError("AlreadyExistsError", "ALREADY_EXISTS", "QUEUE_ALREADY_EXISTS"),
+      );
+      expect(check.heartbeat_queue_not_found).toMatchObject(rpcError("NotFoundError", "NOT_FOUND", "QUEUE_NOT_FOUND"));
       // A status from the gRPC layer has no reason.
-      expect(check.unreachable).toMatchObject(rpcError("UNAVAILABLE", ""));
+      expect(check.unreachable).toMatchObject(rpcError("UnavailableError", "UNAVAILABLE", ""));
       // Arguments the package refuses before any call.
       expect(check.negative_duration).toMatchObject({ type: "ValueError" });
       expect(check.bad_token).toMatchObject({ type: "ValueError" });
       expect(check.cert_without_key).toMatchObject({ type: "ValueError" });
+      // tls=False is plaintext: files that would mean TLS contradict it.
+      expect(check.plaintext_with_files).toMatchObject({
+        type: "ValueError",
+        message: expect.stringContaining("tls=False"),
+      });
     }, 60_000);
 
     it("works FIFO queues: settings, the three reasons, sequence numbers, duplicates, order per customer, the Consumer", async () => {
@@ -512,7 +622,7 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
         "ValueError",
         "ValueError",
       ]);
-      expect(check.missing_queue).toMatchObject({ type: "HoldshelfError", reason: "QUEUE_NOT_FOUND" });
+      expect(check.missing_queue).toMatchObject({ type: "NotFoundError", reason: "QUEUE_NOT_FOUND" });
       expect(check.lost_lease).toMatchObject({
         cancelled: true,
         lost: "LEASE_SUPERSEDED",
@@ -550,6 +660,112 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       expect(check.big_checkpoint).toMatchObject({ big: "ValueError", cancelled: false, last: 65536, deleted: true });
       expect(check.signals).toMatchObject({ installed: true, stopped: true, restored: true, previous_called: 1 });
     }, 60_000);
+
+    it("fails fast on a queue that does not exist or is deleted under it (wait() raises NotFoundError) and retries transient errors", async () => {
+      const check = await run("fail_fast.py", ["--address", broker.server.address], "check");
+      for (const path of ["missing_get_queue", "missing_subscribe", "missing_receive"]) {
+        expect(check[path], path).toMatchObject({
+          raised: "NotFoundError",
+          code: "NOT_FOUND",
+          reason: "QUEUE_NOT_FOUND",
+          heard: ["NotFoundError"],
+          again: true,
+          failure: true,
+        });
+        // At once: no retry with backoff (the old behaviour never returned); the bound is wide for a loaded machine.
+        expect(check[path]!.seconds as number, path).toBeLessThan(5);
+      }
+      // A queue deleted under a running Consumer stops it too, the handler at work cancelled.
+      for (const path of ["deleted_subscribe", "deleted_receive"]) {
+        expect(check[path], path).toMatchObject({
+          raised: "NotFoundError",
+          reason: "QUEUE_NOT_FOUND",
+          heard: "NotFoundError",
+        });
+        expect(check[path]!.seconds as number, path).toBeLessThan(5);
+      }
+      // Refused twice each, reported, retried: the message is handled and the Consumer keeps running.
+      expect(check.transient).toMatchObject({
+        handled: true,
+        running: true,
+        heard: [
+          "UnavailableError QUEUE_MOVING",
+          "UnavailableError QUEUE_MOVING",
+          "UnavailableError SHUTTING_DOWN",
+          "UnavailableError SHUTTING_DOWN",
+        ],
+        calls: { GetQueue: 3, Subscribe: 3 },
+      });
+    }, 60_000);
+
+    it("stops cleanly on SIGINT with handlers running the documented pattern: no ERROR line, the messages released", async () => {
+      const queue = "py-clean-stop";
+      await broker.rpc.createQueue({ name: queue });
+      for (const body of ["a", "b", "c"]) await broker.rpc.send({ queue, body: Buffer.from(body) });
+      const worker = startJsonLines(python, [
+        join(scripts, "clean_stop.py"),
+        "--address",
+        broker.server.address,
+        "--queue",
+        queue,
+      ]);
+      for (const body of ["a", "b", "c"]) await worker.waitFor((line) => line.started === body);
+      worker.child.kill("SIGINT");
+      expect(await worker.exited(), worker.stderr()).toBe(0);
+      expect(worker.events.at(-1)).toEqual({ stopped: true });
+      const lines = worker
+        .stderr()
+        .split("\n")
+        .filter((line) => line !== "");
+      expect(
+        lines.filter((line) => /ERROR|Traceback/.test(line)),
+        worker.stderr(),
+      ).toEqual([]);
+      expect(lines.filter((line) => line.startsWith("INFO holdshelf") && line.includes("released"))).toHaveLength(3);
+      // Released before the worker exited: visible again at once, not after their leases.
+      expect(broker.server.broker.getQueue(queue).counts).toMatchObject({ visible: 3, inFlight: 0 });
+    }, 60_000);
+  });
+
+  describe("typed attributes, with the SQS endpoint", () => {
+    let sqs: SqsHarness;
+    beforeAll(async () => {
+      sqs = await startSqsHarness();
+    });
+    afterAll(async () => {
+      await sqs?.stop();
+    });
+
+    it("sends Number, Binary and custom String attributes boto3 reads, and receives the ones boto3 sends", async () => {
+      const check = await run(
+        "typed_attributes.py",
+        ["--address", sqs.server.address, "--sqs-endpoint", sqs.endpoint],
+        "check",
+      );
+      const typed = {
+        blob: ["Binary", Buffer.from("\x00\xffraw", "latin1").toString("base64")],
+        count: ["Number.int", "7"],
+        label: ["String.custom", "tagged"],
+        price: ["Number", "12.50"],
+        zipped: ["Binary.gzip", Buffer.from("gz").toString("base64")],
+      };
+      // A batched send, a unary one and a send_batch entry; the plain String stays in attributes.
+      expect(check.to_sqs!.seen).toEqual({
+        batched: { ...typed, plain: ["String", "text"] },
+        unary: typed,
+        entry: typed,
+      });
+      const fromSqs = { blob: typed.blob, label: typed.label, price: typed.price };
+      expect(check.from_sqs).toMatchObject({
+        received: ["to receive", fromSqs, { plain: "text" }],
+        consumed: [["to consume", fromSqs, { plain: "text" }]],
+      });
+      expect(check.refused).toMatchObject({
+        raised: "InvalidArgumentError",
+        reason: "INVALID_ARGUMENT",
+        fields: ['typed_attributes["blob"].binary_value'],
+      });
+    }, 60_000);
   });
 
   describe("with bearer tokens", () => {
@@ -574,6 +790,23 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       expect(calls.heartbeat).toMatchObject({ ok: true, answer: [] });
       expect(calls.subscribe).toMatchObject({ ok: true, answer: [["forged", "RECEIPT_HANDLE_INVALID"]] });
     });
+
+    it("fails fast when the token may not consume the queue, or the broker does not know it", async () => {
+      for (const [token, queue, raised, code] of [
+        [worker.token, "other", "PermissionDeniedError", "PERMISSION_DENIED"],
+        ["not-a-known-token", "tasks", "UnauthenticatedError", "UNAUTHENTICATED"],
+      ] as const) {
+        const check = await run(
+          "fail_fast.py",
+          ["--address", auth.server.address, "--token", token, "--denied-queue", queue],
+          "check",
+        );
+        for (const path of ["denied_get_queue", "denied_subscribe"]) {
+          expect(check[path], `${raised} ${path}`).toMatchObject({ raised, code, heard: [raised] });
+          expect(check[path]!.seconds as number, path).toBeLessThan(5);
+        }
+      }
+    }, 60_000);
 
     it("is refused without a token, and with a token the broker does not know", async () => {
       for (const [args, reason] of [
@@ -628,6 +861,48 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
         const calls = await connect(...args);
         expect(calls.list_queues, args.join(" ")).toMatchObject({ ok: false, code: "UNAVAILABLE", reason: "" });
       }
+    }, 60_000);
+  });
+
+  describe("to an address beyond loopback", () => {
+    const certs = useTestCerts(missing.filter((tool) => tool === "openssl"));
+    // This machine's own non-loopback address: a broker there is reached as a remote one would be.
+    const lan = Object.values(networkInterfaces())
+      .flat()
+      .find((address) => address?.family === "IPv4" && !address.internal)?.address;
+    let tlsServer: HoldshelfServer;
+    let plainServer: HoldshelfServer;
+    beforeAll(async () => {
+      expect(lan, "a non-loopback IPv4 interface").toBeDefined();
+      const tls = await loadServerTls({ certFile: certs.serverCert, keyFile: certs.serverKey });
+      tlsServer = await startHoldshelfServer({ dataDir: join(certs.dir, "tls-data"), listen: `${lan}:0`, tls: tls! });
+      plainServer = await startHoldshelfServer({ dataDir: join(certs.dir, "plain-data"), listen: `${lan}:0` });
+    }, 30_000);
+    afterAll(async () => {
+      await tlsServer?.shutdown();
+      await plainServer?.shutdown();
+    });
+    // The test CA stands in for the system's roots (grpcio reads them from this file; read once the
+    // certificates exist), and the broker's certificate names localhost, not this address.
+    const connect = (address: string, ...args: string[]) =>
+      run("connect.py", ["--address", address, "--queue", "q", "--target-name", "localhost", ...args], "call", {
+        GRPC_DEFAULT_SSL_ROOTS_FILE_PATH: certs.caA,
+      });
+
+    it("connects with TLS and the system's roots by default", async () => {
+      const calls = await connect(tlsServer.address);
+      expect(calls.list_queues).toMatchObject({ ok: true, queues: [] });
+      expect(calls.subscribe).toMatchObject({ ok: false, code: "NOT_FOUND", reason: "QUEUE_NOT_FOUND" });
+    }, 60_000);
+
+    it("refuses plaintext unless tls=False says so explicitly", async () => {
+      expect((await connect(plainServer.address)).list_queues).toMatchObject({ ok: false, code: "UNAVAILABLE" });
+      expect((await connect(plainServer.address, "--tls", "off")).list_queues).toMatchObject({ ok: true, queues: [] });
+      // And tls=False is plaintext: the TLS broker cannot be reached with it.
+      expect((await connect(tlsServer.address, "--tls", "off")).list_queues).toMatchObject({
+        ok: false,
+        code: "UNAVAILABLE",
+      });
     }, 60_000);
   });
 });

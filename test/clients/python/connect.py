@@ -5,7 +5,10 @@ A fixture of test/clients/python-client.test.ts. Prints three JSON lines:
 {"call": "heartbeat", "ok": true} (an empty request on --queue, answered) and
 {"call": "subscribe", "ok": true, "answer": [...]} (a Subscribe stream on
 --queue whose first request renews a forged handle, answered not held),
-or "ok": false with the HoldshelfError's code and reason.
+or "ok": false with the HoldshelfError's code and reason. --tls on|off passes
+tls=True|False (default: neither, the Client's choice by address);
+--target-name checks the broker's certificate against that name instead of
+the address's (grpcio's ssl_target_name_override).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ def attempt(call: str, run: Callable[[], dict[str, object]]) -> None:
     try:
         line = {"ok": True, **run()}
     except HoldshelfError as error:
-        line = {"ok": False, "code": error.code.name, "reason": error.reason}
+        line = {"ok": False, "code": error.code.name, "reason": error.reason, "message": error.message}
     print(json.dumps({"call": call, **line}), flush=True)
 
 
@@ -49,9 +52,13 @@ def main() -> None:
     parser.add_argument("--ca-file")
     parser.add_argument("--cert-file")
     parser.add_argument("--key-file")
+    parser.add_argument("--tls", choices=["on", "off"])
+    parser.add_argument("--target-name")
     args = parser.parse_args()
-    with Client(args.address, token=args.token, ca_file=args.ca_file, cert_file=args.cert_file,
-                key_file=args.key_file) as client:
+    tls = None if args.tls is None else args.tls == "on"
+    options = [] if args.target_name is None else [("grpc.ssl_target_name_override", args.target_name)]
+    with Client(args.address, tls=tls, token=args.token, ca_file=args.ca_file, cert_file=args.cert_file,
+                key_file=args.key_file, options=options) as client:
         attempt("list_queues", lambda: {"queues": [q.name for q in client.list_queues(timeout=15).queues]})
         attempt("heartbeat", lambda: heartbeat(client, args.queue))
         attempt("subscribe", lambda: subscribe(client, args.queue))

@@ -3,7 +3,7 @@
 A fixture of test/clients/python-client.test.ts:
     invalid_options   Consumer arguments refused before anything starts
     missing_queue     a Consumer of a queue that does not exist: on_error hears
-                      QUEUE_NOT_FOUND, and stop() still returns
+                      QUEUE_NOT_FOUND (fail_fast.py has the rest), and stop() still returns
     lost_lease        someone else receives the message (released by them
                       first; on Subscribe, the Consumer's own stream may take
                       it): ctx.checkpoint raises LeaseLostError, and
@@ -81,7 +81,7 @@ def lost_lease(client: Client) -> None:
         except LeaseLostError as error:
             outcome["checkpoint"] = f"LeaseLostError {error.reason}"
         outcome["cancelled"] = ctx.cancelled.is_set()
-        outcome["lost"] = ctx.lost.reason if ctx.lost else None
+        outcome["lost"] = ctx.lost.reason if ctx.cancelled.is_set() else None
         finished.set()
 
     # A 30 s lease: no renewal but the one at receive, which may still be on

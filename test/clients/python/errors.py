@@ -1,8 +1,8 @@
 """The holdshelf package's error paths, one JSON line per check.
 
 A fixture of test/clients/python-client.test.ts. Each line is
-{"check": NAME, "type": exception class, "code", "reason", "fields"} for a
-HoldshelfError, or {"check", "type", "message"} for an error the package
+{"check": NAME, "type": exception class (HoldshelfError's subclass of the
+reason's family), "code", "reason", "fields"} for a HoldshelfError, or {"check", "type", "message"} for an error the package
 raises itself before any call; {"check", "type": "none"} if nothing was raised.
 """
 
@@ -20,7 +20,7 @@ def check(name: str, call: Callable[[], object]) -> None:
         call()
     except HoldshelfError as error:
         fields = [[v.field, bool(v.description)] for v in error.field_violations]
-        line = {"type": "HoldshelfError", "code": error.code.name, "reason": error.reason,
+        line = {"type": type(error).__name__, "code": error.code.name, "reason": error.reason,
                 "message": error.message, "fields": fields}
     except Exception as error:
         line = {"type": type(error).__name__, "message": str(error)}
@@ -61,6 +61,7 @@ def main() -> None:
         check("negative_duration", lambda: client.send("errors", "x", delay=-1))
         check("bad_token", lambda: Client(args.address, token="two words"))
         check("cert_without_key", lambda: Client(args.address, cert_file="/dev/null"))
+        check("plaintext_with_files", lambda: Client(args.address, tls=False, ca_file="/dev/null"))
     with Client(args.unreachable) as unreachable:
         check("unreachable", lambda: unreachable.list_queues(timeout=10))
 

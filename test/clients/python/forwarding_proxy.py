@@ -5,7 +5,9 @@ what went through: the calls per method, the entries of each SendBatch and
 each Subscribe request. Without `subscribe` it answers Subscribe with
 UNIMPLEMENTED, as a broker from before Subscribe does; with it, cut() ends
 every open Subscribe stream with UNAVAILABLE and cancels its call to the
-broker, as a lost connection does.
+broker, as a lost connection does. refuse() makes the next calls of a method
+fail with a chosen code and reason, as a cluster's broker answers while a
+queue moves (UNAVAILABLE, QUEUE_MOVING).
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from collections.abc import Iterator
 from concurrent import futures
 
 import grpc
+from google.protobuf import any_pb2
 
-from holdshelf._wire import service_pb2
+from holdshelf._wire import error_details_pb2, service_pb2, status_pb2
 
 SERVICE = "/holdshelf.v1.QueueService/"
 STREAMS = {"Heartbeat", "Subscribe"}
@@ -39,6 +42,7 @@ class ForwardingProxy:
         self._subscribe = subscribe
         self._lock = threading.Lock()
         self._streams: set[_Stream] = set()
+        self._refusals: dict[str, list[tuple[grpc.StatusCode, str]]] = {}
         self._channel = grpc.insecure_channel(upstream)
         self._server = grpc.server(futures.ThreadPoolExecutor(max_workers=64))
         self._server.add_generic_rpc_handlers([_Handler(self)])
@@ -55,6 +59,24 @@ class ForwardingProxy:
                 stream.upstream.cancel()
         return len(streams)
 
+    def refuse(self, method: str, count: int, code: grpc.StatusCode, reason: str) -> None:
+        """Ends the next `count` calls of `method` with code and reason (an ErrorInfo detail), unforwarded."""
+        with self._lock:
+            self._refusals.setdefault(method, []).extend([(code, reason)] * count)
+
+    def _refusal(self, method: str, context: grpc.ServicerContext) -> None:
+        with self._lock:
+            pending = self._refusals.get(method)
+            refusal = pending.pop(0) if pending else None
+        if refusal is None:
+            return
+        code, reason = refusal
+        detail = any_pb2.Any()
+        detail.Pack(error_details_pb2.ErrorInfo(reason=reason, domain="holdshelf"))
+        status = status_pb2.Status(code=code.value[0], message=f"refused by the proxy: {reason}", details=[detail])
+        context.set_trailing_metadata([("grpc-status-details-bin", status.SerializeToString())])
+        context.abort(code, status.message)
+
     def stop(self) -> None:
         """Ends the server and its channel."""
         self._server.stop(0).wait()
@@ -68,6 +90,7 @@ class ForwardingProxy:
 
     def unary(self, method: str, request: bytes, context: grpc.ServicerContext) -> bytes:
         self._record(method, request)
+        self._refusal(method, context)
         call = self._channel.unary_unary(SERVICE + method)
         try:
             return call(request)
@@ -80,6 +103,7 @@ class ForwardingProxy:
             self.calls[method] += 1
         if method == "Subscribe" and not self._subscribe:
             context.abort(grpc.StatusCode.UNIMPLEMENTED, "Subscribe is not implemented by this broker")
+        self._refusal(method, context)
 
         def forward() -> Iterator[bytes]:
             for request in requests:

@@ -40,8 +40,8 @@ from datetime import datetime, timezone
 import grpc
 
 from holdshelf import (
-    AckResult, Consumer, FlowControl, HandlerContext, HoldshelfError, LeaseRenewal, LeaseState, ReceivedMessage,
-    SubscribeResponse,
+    AckResult, Consumer, FlowControl, HandlerContext, HoldshelfError, LeaseLostError, LeaseRenewal, LeaseState,
+    ReceivedMessage, SubscribeResponse,
 )
 from holdshelf.convert import renewal_to_wire
 from holdshelf.subscription import SubscribedLease, Subscription
@@ -158,7 +158,8 @@ def outcome(future) -> str:
         future.result(WAIT)
         return "ok"
     except Exception as error:
-        code = error.code.name if isinstance(error, HoldshelfError) else ""
+        # A lost lease reads as its reason alone: its code is derived from it.
+        code = error.code.name if isinstance(error, HoldshelfError) and not isinstance(error, LeaseLostError) else ""
         return " ".join(part for part in (type(error).__name__, code, getattr(error, "reason", "")) if part)
 
 

@@ -11,7 +11,12 @@ _requirements.check()  # before the imports below need grpcio and protobuf: name
 
 from holdshelf.client import Client, PendingReceive
 from holdshelf.consumer import Consumer, Handler
-from holdshelf.errors import FieldViolation, HoldshelfError, LeaseLostError
+from holdshelf import reasons
+from holdshelf.errors import (
+    AlreadyExistsError, FailedPreconditionError, FieldViolation, HoldshelfError, InvalidArgumentError, LeaseError,
+    LeaseLostError, NotFoundError, PermissionDeniedError, ResourceExhaustedError, UnauthenticatedError,
+    UnavailableError,
+)
 from holdshelf.handler_context import HandlerContext
 from holdshelf.heartbeat_stream import HeartbeatStream
 from holdshelf.retry_later import RetryLater
@@ -19,12 +24,15 @@ from holdshelf.subscribe_stream import SubscribeStream
 from holdshelf.values import (
     AckResult, DeduplicationScope, EntryError, EntryResult, FlowControl, LeaseRenewal, LeaseState, Queue, QueueConfig,
     QueuePage, QueueStats, ReceivedMessage, RedrivePolicy, RetryPolicy, SendBatchEntry, SendResult, SubscribeResponse,
+    TypedAttribute,
 )
 
 __all__ = [
     "Client", "PendingReceive", "Consumer", "Handler", "HandlerContext", "HeartbeatStream", "SubscribeStream",
-    "RetryLater", "HoldshelfError", "LeaseLostError", "FieldViolation",
+    "RetryLater", "HoldshelfError", "LeaseLostError", "FieldViolation", "reasons",
+    "NotFoundError", "AlreadyExistsError", "InvalidArgumentError", "FailedPreconditionError", "LeaseError",
+    "ResourceExhaustedError", "UnavailableError", "UnauthenticatedError", "PermissionDeniedError",
     "AckResult", "DeduplicationScope", "EntryError", "EntryResult", "FlowControl", "LeaseRenewal", "LeaseState",
     "Queue", "QueueConfig", "QueuePage", "QueueStats", "ReceivedMessage", "RedrivePolicy", "RetryPolicy",
-    "SendBatchEntry", "SendResult", "SubscribeResponse",
+    "SendBatchEntry", "SendResult", "SubscribeResponse", "TypedAttribute",
 ]

@@ -13,5 +13,5 @@ def backoff_seconds(attempt: int) -> float:
     Half fixed, half random, so that clients that failed together do not
     retry together, yet none retries in a hot loop.
     """
-    ceiling = min(_MAX_SECONDS, _BASE_SECONDS * 2 ** min(attempt, 16))
+    ceiling = min(_MAX_SECONDS, _BASE_SECONDS * 2.0 ** min(attempt, 16))
     return ceiling / 2 + random.random() * ceiling / 2

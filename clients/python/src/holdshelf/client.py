@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -11,7 +11,7 @@ import grpc
 from holdshelf._wire import QueueServiceStub, service_pb2
 from holdshelf.convert import (
     batch_entry_to_wire, body_bytes, config_to_wire, entry_result_from_wire, message_from_wire, queue_from_wire,
-    send_results, update_mask_paths,
+    send_results, typed_attributes_to_wire, update_mask_paths,
 )
 from holdshelf.credentials import bearer_metadata, channel_credentials
 from holdshelf.durations import Seconds, from_timestamp, seconds_of, to_duration
@@ -19,7 +19,9 @@ from holdshelf.errors import HoldshelfError
 from holdshelf.heartbeat_stream import HeartbeatStream
 from holdshelf.send_batcher import MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, SendBatcher
 from holdshelf.subscribe_stream import SubscribeStream
-from holdshelf.values import EntryResult, Queue, QueueConfig, QueuePage, ReceivedMessage, SendBatchEntry, SendResult
+from holdshelf.values import (
+    EntryResult, Queue, QueueConfig, QueuePage, ReceivedMessage, SendBatchEntry, SendResult, TypedAttribute,
+)
 # gRPC's reconnect backoff starts at 1 s and grows to 120 s, so a Consumer
 # whose broker restarted could wait minutes to reach it again while its
 # leases run out; these cap it at 5 s.
@@ -41,9 +43,13 @@ class Client:
 
     Every method blocks until its answer and raises HoldshelfError on
     failure. `timeout` (seconds) bounds a call; None waits as long as it
-    takes. TLS is on when `tls` is true or any of the files is given
-    (`ca_file`: the CA to trust the broker by, else the system's roots;
-    `cert_file` and `key_file`: a client certificate for mutual TLS).
+    takes. TLS is on by default, except to a loopback address
+    (127.0.0.0/8, ::1, localhost, a Unix socket) without any of the files:
+    `tls=True` turns it on there too, and `tls=False`, the explicit insecure
+    option, sends plaintext to any address (a broker behind a
+    TLS-terminating proxy beside the client, say). `ca_file` is the CA to
+    trust the broker by, else the system's roots; `cert_file` and
+    `key_file`, a client certificate for mutual TLS.
     `token` is sent as "authorization: Bearer <token>" on every call.
     `options` are grpcio channel options, ahead of the package's own
     reconnect backoff (see _CHANNEL_DEFAULTS), which they may override.
@@ -57,7 +63,7 @@ class Client:
     close() sends what is gathered and waits for the answers first.
     """
 
-    def __init__(self, address: str, *, tls: bool = False, ca_file: str | None = None,
+    def __init__(self, address: str, *, tls: bool | None = None, ca_file: str | None = None,
                  cert_file: str | None = None, key_file: str | None = None, token: str | None = None,
                  options: Sequence[tuple[str, Any]] = (), batch_delay: Seconds = DEFAULT_BATCH_DELAY,
                  batch_max_messages: int = MAX_BATCH_MESSAGES, batch_max_bytes: int = DEFAULT_BATCH_MAX_BYTES) -> None:
@@ -67,7 +73,7 @@ class Client:
         if not isinstance(batch_max_bytes, int) or not 1 <= batch_max_bytes <= MAX_BATCH_BYTES:
             raise ValueError(f"batch_max_bytes must be 1 to {MAX_BATCH_BYTES}, not {batch_max_bytes!r}")
         self._metadata = bearer_metadata(token)
-        credentials = channel_credentials(tls, ca_file, cert_file, key_file)
+        credentials = channel_credentials(address, tls, ca_file, cert_file, key_file)
         given = {key for key, _ in options}
         options = [*((key, value) for key, value in _CHANNEL_DEFAULTS if key not in given), *options]
         self._channel = (grpc.insecure_channel(address, options=options) if credentials is None
@@ -137,11 +143,12 @@ class Client:
 
     def purge_queue(self, name: str, *, timeout: float | None = None) -> int:
         """Removes every message of a queue; returns how many."""
-        return self._call(self._stub.PurgeQueue, service_pb2.PurgeQueueRequest(name=name), timeout).purged_count
+        return int(self._call(self._stub.PurgeQueue, service_pb2.PurgeQueueRequest(name=name), timeout).purged_count)
 
     def send(self, queue: str, body: bytes | str, *, attributes: dict[str, str] | None = None,
              delay: Seconds | None = None, message_group_id: str | None = None,
-             deduplication_id: str | None = None, timeout: float | None = None) -> str:
+             deduplication_id: str | None = None, typed_attributes: Mapping[str, TypedAttribute] | None = None,
+             timeout: float | None = None) -> str:
         """Stores one message (text as UTF-8); returns its id. delay None means the queue's.
 
         On a FIFO queue, message_group_id is required (a group's messages are
@@ -150,23 +157,30 @@ class Client:
         id within five minutes stores nothing and returns the first send's
         id. A FIFO queue refuses a delay; a standard queue refuses both ids
         (NOT_A_FIFO_QUEUE). send_with_result also returns the sequence number.
+        typed_attributes are Number, Binary and custom String attributes
+        (TypedAttribute), as the SQS endpoint's MessageAttributes; a name is
+        in attributes or here, not both.
         """
         return self.send_with_result(queue, body, attributes=attributes, delay=delay, message_group_id=message_group_id,
-                                     deduplication_id=deduplication_id, timeout=timeout).message_id
+                                     deduplication_id=deduplication_id, typed_attributes=typed_attributes,
+                                     timeout=timeout).message_id
 
     def send_with_result(self, queue: str, body: bytes | str, *, attributes: dict[str, str] | None = None,
                          delay: Seconds | None = None, message_group_id: str | None = None,
-                         deduplication_id: str | None = None, timeout: float | None = None) -> SendResult:
+                         deduplication_id: str | None = None,
+                         typed_attributes: Mapping[str, TypedAttribute] | None = None,
+                         timeout: float | None = None) -> SendResult:
         """As send, returning the id and, on a FIFO queue, the sequence number (a duplicate's: the first send's)."""
         if self._batcher is not None:
             entry = batch_entry_to_wire(SendBatchEntry(body, attributes or {}, delay, message_group_id,
-                                                       deduplication_id))
+                                                       deduplication_id, dict(typed_attributes or {})))
             size = entry.ByteSize()
             # One too large for a batch goes alone, as does one sent after close() (which then fails).
             batched = self._batcher.send(queue, entry, size, timeout) if self._batcher.fits(size) else None
             if batched is not None:
                 return batched.result()
         request = service_pb2.SendRequest(queue=queue, body=body_bytes(body), attributes=attributes or {},
+                                          typed_attributes=typed_attributes_to_wire(typed_attributes),
                                           message_group_id=message_group_id or "",
                                           deduplication_id=deduplication_id or "")
         if delay is not None:
@@ -248,7 +262,7 @@ class Client:
         request = service_pb2.RedriveMessagesRequest(
             dead_letter_queue=dead_letter_queue, destination_queue=destination_queue,
             max_messages=max_messages, max_per_second=max_per_second)
-        return self._call(self._stub.RedriveMessages, request, timeout).moved_count
+        return int(self._call(self._stub.RedriveMessages, request, timeout).moved_count)
 
 class PendingReceive:
     """A receive under way: result() waits for its messages, cancel() ends it early."""
@@ -265,7 +279,7 @@ class PendingReceive:
         try:
             response = self._future.result()
         except grpc.FutureCancelledError:
-            raise HoldshelfError(grpc.StatusCode.CANCELLED, "", "the receive was cancelled") from None
+            raise HoldshelfError.of(grpc.StatusCode.CANCELLED, "", "the receive was cancelled") from None
         except grpc.RpcError as error:
             raise HoldshelfError.from_rpc_error(error) from None
         return [message_from_wire(m) for m in response.messages]

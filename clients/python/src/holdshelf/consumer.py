@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import signal
 import threading
@@ -12,6 +13,7 @@ from queue import SimpleQueue
 
 import grpc
 
+from holdshelf import reasons
 from holdshelf.backoff import backoff_seconds
 from holdshelf.client import Client, PendingReceive
 from holdshelf.durations import Seconds, seconds_of
@@ -24,6 +26,19 @@ from holdshelf.values import FlowControl, ReceivedMessage
 
 # Codes of a call no broker answered (or one that timed out): a delete is worth trying again.
 _TRANSIENT_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+
+
+# Refusals no retry can overcome: the token is missing, unknown (UNAUTHENTICATED) or may not consume the queue.
+_REFUSAL_CODES = frozenset({grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.UNAUTHENTICATED})
+
+
+def _is_fatal(error: BaseException) -> bool:
+    """Whether an error of the Consumer's own calls (GetQueue, Receive, its stream) ends it: no retry
+    can succeed while the queue does not exist or the token is refused (the Go and TypeScript
+    Consumers' rule). Everything else (UNAVAILABLE, QUEUE_MOVING, SHUTTING_DOWN, limits) is
+    retried with backoff."""
+    return isinstance(error, HoldshelfError) and not isinstance(error, LeaseLostError) and (
+        error.reason == reasons.QUEUE_NOT_FOUND or error.code in _REFUSAL_CODES)
 
 Handler = Callable[[ReceivedMessage, HandlerContext], None]
 """Works on one message. Returning deletes it; raising ends its lease as a failed delivery."""
@@ -111,6 +126,11 @@ class Consumer:
       chooses the wait instead.
     - A lost lease sets ctx.cancelled; ctx.checkpoint(bytes) stores progress.
     - A broken stream is reopened with backoff and its leases renewed there.
+    - It fails fast: a queue that does not exist (QUEUE_NOT_FOUND), a token
+      that may not consume it (PERMISSION_DENIED) or one the broker refuses
+      (TOKEN_MISSING, TOKEN_INVALID) stops it at once, at its start or while
+      it runs, and wait() raises that error; transient errors (UNAVAILABLE,
+      QUEUE_MOVING, ...) are reported to on_error and retried with backoff.
 
     It starts at once, on a background thread: it reads the queue's
     visibility timeout (GetQueue) to pace renewals, unless
@@ -154,6 +174,7 @@ class Consumer:
         self._jobs: set[_Job] = set()
         self._stopping = threading.Event()
         self._stopped = threading.Event()
+        self._failure: HoldshelfError | None = None  # the error that stopped it by itself, for wait()
         self._pending_receive: PendingReceive | None = None
         self._keeper: LeaseKeeper | None = None
         self._subscription: Subscription | None = None
@@ -203,8 +224,23 @@ class Consumer:
             self._stopped.set()
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Blocks until a stop (from another thread or a signal) has finished; False on timeout."""
-        return self._stopped.wait(timeout)
+        """Blocks until a stop (from another thread or a signal) has finished; False on timeout.
+
+        Raises the HoldshelfError that stopped the Consumer by itself: a
+        NotFoundError (QUEUE_NOT_FOUND), PermissionDeniedError or
+        UnauthenticatedError, at once rather than after retries that cannot
+        succeed.
+        """
+        stopped = self._stopped.wait(timeout)
+        if stopped and self._failure is not None:
+            raise self._failure
+        return stopped
+
+    @property
+    def failure(self) -> HoldshelfError | None:
+        """The error that stopped the Consumer by itself (see wait()), or None."""
+        with self._cv:
+            return self._failure
 
     def stop_on_signals(self, signals: Iterable[int] = (signal.SIGTERM, signal.SIGINT),
                         grace: Seconds | None = None) -> None:
@@ -253,7 +289,7 @@ class Consumer:
         keeper = LeaseKeeper(
             self.queue, self._client.heartbeat,
             visibility_timeout=self._visibility_timeout, lease_seconds=lease_seconds,
-            renew_fraction=self._renew_fraction, on_error=lambda error: self._report(error, None),
+            renew_fraction=self._renew_fraction, on_error=self._on_call_error,
         )
         with self._cv:
             self._keeper = keeper
@@ -275,6 +311,9 @@ class Consumer:
             # Consumer raises ValueError, which must not end this loop.
             except Exception as error:
                 if self._stopping.is_set():
+                    return
+                if _is_fatal(error):
+                    self._fail(error)
                     return
                 self._report(error, None)
                 self._stopping.wait(backoff_seconds(failures))
@@ -308,7 +347,7 @@ class Consumer:
             renew_fraction=self._renew_fraction,
             flow_control=FlowControl(self._concurrency, self._max_outstanding_bytes),
             on_deliveries=self._on_deliveries, on_unimplemented=self._on_unimplemented,
-            give_back=self._give_back, on_error=lambda error: self._report(error, None),
+            give_back=self._give_back, on_error=self._on_call_error,
         )
         with self._cv:
             self._subscription = subscription
@@ -330,7 +369,7 @@ class Consumer:
         if self._stopping.is_set():
             # Pushed before the stream's credit went to 0: never worked on.
             for message, lease in deliveries:
-                lease.release(0).add_done_callback(lambda done, m=message: self._report_failed(done, m))
+                lease.release(0).add_done_callback(functools.partial(self._report_failed, message=message))
             return
         with self._deliveries_lock:
             for message, lease in deliveries:
@@ -349,9 +388,10 @@ class Consumer:
             for group in [g for g, jobs in self._group_jobs.items() if all(outcome.done() for _, outcome in jobs)]:
                 del self._group_jobs[group]
 
-    def _report_failed(self, done: Future, message: ReceivedMessage) -> None:
-        if done.exception() is not None:
-            self._report(done.exception(), message)
+    def _report_failed(self, done: Future[None], message: ReceivedMessage) -> None:
+        error = done.exception()
+        if error is not None:
+            self._report(error, message)
 
     def _lease_seconds(self) -> float | None:
         """The lease length renewals are paced by: the option, or the queue's (maybe 0); None if stopped first."""
@@ -362,6 +402,9 @@ class Consumer:
             try:
                 found = self._client.get_queue(self.queue)
             except Exception as error:  # HoldshelfError, or ValueError from a closed Client
+                if _is_fatal(error):
+                    self._fail(error)
+                    return None
                 self._report(error, None)
                 self._stopping.wait(backoff_seconds(failures))
                 failures += 1
@@ -419,12 +462,18 @@ class Consumer:
             self._handler(job.message, job.context)
         except BaseException as error:  # even SystemExit: it ends this handler, not the pool thread
             failure = error
-        if failure is not None:
+        with self._cv:
+            abandoned = job.abandoned
+        if abandoned and isinstance(failure, LeaseLostError) and failure.reason == reasons.RELEASED:
+            # The documented answer to stop's release (raise ctx.lost, or a checkpoint that raced
+            # the release and raised its LeaseLostError): a clean stop, no failure.
+            _log.info("holdshelf consumer: stopped before its handler finished; message %s released",
+                      job.message.message_id)
+        elif failure is not None:
             # Whatever became of the lease (lost, refused, given back by stop): the error is the handler's own.
             self._report(failure, job.message)
-        with self._cv:
-            if job.abandoned:
-                return  # stop's release settles the message
+        if abandoned:
+            return  # stop's release settles the message
         try:
             if failure is None and isinstance(job.lease, SubscribedLease):
                 job.lease.ack().result()  # sent again on a new stream if this one breaks first
@@ -464,7 +513,9 @@ class Consumer:
         finally:
             with self._cv:
                 given_back = job.abandoned
-            if not given_back:  # else stop's release is queued on the lease, which must stay for it
+            # Else stop's release is queued on the lease, which must stay for it. (Only the Receive
+            # path deletes: a Subscribe delivery is acked on its stream, and its lease dropped there.)
+            if not given_back and isinstance(job.lease, HeldLease):
                 job.lease.drop()
 
     def _shutdown(self, grace: float) -> None:
@@ -487,8 +538,9 @@ class Consumer:
         # Settles every release: answered, or failed as unsent once its timeout ran out.
         keeper.close(CLOSE_TIMEOUT_SECONDS)
         for job, released in releases:
-            if released.done() and released.exception() is not None:  # refused, or never sent
-                self._report(released.exception(), job.message)
+            error = released.exception() if released.done() else None
+            if error is not None:  # refused, or never sent
+                self._report(error, job.message)
 
     def _give_back(self, receipt_handles: list[str]) -> None:
         """Releases messages received after stop() began; never renewed, so no renewal races the release."""
@@ -504,6 +556,25 @@ class Consumer:
         for result in results:
             if result.error is not None:
                 self._report(HoldshelfError.from_entry(result.error.code, result.error.reason, result.error.message), None)
+
+    def _on_call_error(self, error: Exception) -> None:
+        """An error of the Consumer's stream: fatal ones stop it, the others are reported and retried."""
+        if _is_fatal(error):
+            self._fail(error)
+        else:
+            self._report(error, None)
+
+    def _fail(self, error: BaseException) -> None:
+        """Stops the Consumer for an error no retry can fix (the first one: later ones are its echoes);
+        on_error hears it, and wait() raises it."""
+        assert isinstance(error, HoldshelfError)
+        with self._cv:
+            if self._failure is not None or self._stopping.is_set():
+                return
+            self._failure = error
+        self._report(error, None)
+        # On a thread of its own: stop() joins the receive loop, which may be this one.
+        threading.Thread(target=self.stop, args=(0,), name="holdshelf-stop", daemon=True).start()
 
     def _report(self, error: BaseException, message: ReceivedMessage | None) -> None:
         try:

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from holdshelf._wire import message_pb2, queue_pb2, service_pb2
 from holdshelf.durations import Seconds, from_duration, from_timestamp, to_duration
 from holdshelf.values import (
     AckResult, DeduplicationScope, EntryError, EntryResult, FlowControl, LeaseRenewal, LeaseState, Queue, QueueConfig,
     QueueStats, ReceivedMessage, RedrivePolicy, RetryPolicy, SendBatchEntry, SendResult, SubscribeResponse,
+    TypedAttribute,
 )
 
 _CONFIG_DURATIONS = ("visibility_timeout", "delay", "retention", "receive_wait_time", "max_lease_duration")
-_SCOPES: dict[str, int] = {
+_SCOPES: dict[str, queue_pb2.DeduplicationScope] = {
     "queue": queue_pb2.DEDUPLICATION_SCOPE_QUEUE,
     "message_group": queue_pb2.DEDUPLICATION_SCOPE_MESSAGE_GROUP,
 }
@@ -77,7 +78,7 @@ def config_from_wire(wire: queue_pb2.QueueConfig) -> QueueConfig:
     )
 
 
-def scope_to_wire(scope: DeduplicationScope | None) -> int:
+def scope_to_wire(scope: DeduplicationScope | None) -> queue_pb2.DeduplicationScope:
     """A deduplication scope as its proto number; None leaves it unset (the queue)."""
     if scope is None:
         return queue_pb2.DEDUPLICATION_SCOPE_UNSPECIFIED
@@ -126,13 +127,35 @@ def message_from_wire(wire: message_pb2.ReceivedMessage) -> ReceivedMessage:
         message_group_id=wire.message_group_id,
         sequence_number=wire.sequence_number,
         deduplication_id=wire.deduplication_id,
+        typed_attributes={name: typed_attribute_from_wire(value) for name, value in wire.typed_attributes.items()},
     )
+
+
+def typed_attributes_to_wire(
+        attributes: Mapping[str, TypedAttribute] | None) -> dict[str, message_pb2.TypedAttributeValue]:
+    """Typed attributes as SendRequest and SendBatchEntry carry them: text as string_value, bytes as binary_value."""
+    wire = {}
+    for name, attribute in (attributes or {}).items():
+        value = attribute.value
+        if isinstance(value, str):
+            wire[name] = message_pb2.TypedAttributeValue(data_type=attribute.data_type, string_value=value)
+        else:
+            wire[name] = message_pb2.TypedAttributeValue(data_type=attribute.data_type, binary_value=bytes(value))
+    return wire
+
+
+def typed_attribute_from_wire(wire: message_pb2.TypedAttributeValue) -> TypedAttribute:
+    """One typed attribute as sent: binary_value as bytes, string_value (or neither) as text."""
+    if wire.WhichOneof("value") == "binary_value":
+        return TypedAttribute(wire.data_type, wire.binary_value)
+    return TypedAttribute(wire.data_type, wire.string_value)
 
 
 def batch_entry_to_wire(entry: SendBatchEntry) -> message_pb2.SendBatchEntry:
     """One SendBatch entry; delay None leaves it unset (the queue's), as do None FIFO ids."""
     wire = message_pb2.SendBatchEntry(
         body=body_bytes(entry.body), attributes=entry.attributes,
+        typed_attributes=typed_attributes_to_wire(entry.typed_attributes),
         message_group_id=entry.message_group_id or "", deduplication_id=entry.deduplication_id or "")
     if entry.delay is not None:
         wire.delay.CopyFrom(to_duration(entry.delay))

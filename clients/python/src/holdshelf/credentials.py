@@ -1,4 +1,4 @@
-"""Channel credentials and call metadata from a Client's TLS and token options."""
+"""Channel credentials and call metadata from a Client's address, TLS and token options."""
 
 from __future__ import annotations
 
@@ -6,11 +6,25 @@ from pathlib import Path
 
 import grpc
 
+from holdshelf.loopback_address import is_loopback_address
 
-def channel_credentials(tls: bool, ca_file: str | None, cert_file: str | None,
+
+def channel_credentials(address: str, tls: bool | None, ca_file: str | None, cert_file: str | None,
                         key_file: str | None) -> grpc.ChannelCredentials | None:
-    """TLS credentials when tls is set or any file is given; None for plaintext."""
-    if not tls and ca_file is None and cert_file is None and key_file is None:
+    """TLS credentials, or None for plaintext.
+
+    tls None (the default) means TLS unless the address is loopback
+    (is_loopback_address) and no file is given: a token, and the messages,
+    never cross a network in plaintext unless the caller says so with
+    tls=False, which refuses the files as contradicting it. tls True means
+    TLS even on loopback. Without ca_file, TLS trusts the system's roots.
+    """
+    files = ca_file is not None or cert_file is not None or key_file is not None
+    if tls is False:
+        if files:
+            raise ValueError("tls=False is plaintext: it takes no ca_file, cert_file or key_file")
+        return None
+    if tls is None and not files and is_loopback_address(address):
         return None
     if (cert_file is None) != (key_file is None):
         raise ValueError("cert_file and key_file go together: a client certificate needs its key")

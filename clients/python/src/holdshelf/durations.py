@@ -33,9 +33,10 @@ def to_duration(value: Seconds) -> Duration:
 
 def from_duration(duration: Duration) -> float:
     """A Duration in seconds."""
-    return duration.seconds + duration.nanos / 1e9
+    return float(duration.seconds + duration.nanos / 1e9)
 
 
 def from_timestamp(timestamp: Timestamp) -> datetime:
     """A Timestamp as an aware datetime in UTC."""
-    return timestamp.ToDatetime(tzinfo=timezone.utc)
+    when: datetime = timestamp.ToDatetime(tzinfo=timezone.utc)
+    return when

@@ -26,9 +26,22 @@ class HandlerContext:
     def __init__(self, message: ReceivedMessage) -> None:
         self.message = message
         self.cancelled = threading.Event()
-        self.lost: LeaseLostError | None = None
+        self._lost: LeaseLostError | None = None
         self._lease: HeldLease | SubscribedLease | None = None  # set by the Consumer right after the lease is held
         self._last_checkpoint = message.checkpoint
+
+    @property
+    def lost(self) -> LeaseLostError:
+        """Why the lease was lost or given back, once `cancelled` is set: raise it to stop (`raise ctx.lost`).
+
+        Never None, so that `raise ctx.lost` type-checks; read before
+        `cancelled` is set, it raises RuntimeError, since there is no loss to
+        tell (ask `ctx.cancelled.is_set()` first).
+        """
+        lost = self._lost
+        if lost is None:
+            raise RuntimeError("ctx.lost is read before the lease was lost: check ctx.cancelled first")
+        return lost
 
     @property
     def last_checkpoint(self) -> bytes | None:
@@ -50,6 +63,6 @@ class HandlerContext:
         self._last_checkpoint = bytes(data)
 
     def _cancel(self, why: LeaseLostError) -> None:
-        if self.lost is None:
-            self.lost = why
+        if self._lost is None:
+            self._lost = why
         self.cancelled.set()

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import queue
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import grpc
 
@@ -24,7 +25,7 @@ class HeartbeatStream:
     raises HoldshelfError when it ends with an error.
     """
 
-    def __init__(self, call_heartbeat, metadata: Sequence[tuple[str, str]]) -> None:
+    def __init__(self, call_heartbeat: Callable[..., Any], metadata: Sequence[tuple[str, str]]) -> None:
         # grpcio reads requests from an iterator on its own thread: this
         # queue feeds it, and None ends it, which half-closes the stream.
         self._requests: queue.SimpleQueue[service_pb2.HeartbeatRequest | None] = queue.SimpleQueue()

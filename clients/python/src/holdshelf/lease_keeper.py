@@ -20,7 +20,7 @@ class HeldLease:
         self._keeper = keeper
         self._lease = lease
 
-    def checkpoint(self, data: bytes) -> Future:
+    def checkpoint(self, data: bytes) -> Future[None]:
         """Saves progress in a renewal sent at once; the Future resolves once stored, or fails with LeaseLostError."""
         return self._keeper._save_checkpoint(self._lease, data)
 
@@ -29,14 +29,14 @@ class HeldLease:
         with self._keeper._cv:
             self._keeper._forget(self._lease, RuntimeError("the message was settled before this checkpoint was sent"))
 
-    def release(self, delay: float) -> Future:
+    def release(self, delay: float) -> Future[None]:
         """Stops renewing and makes the message visible after delay seconds; resolves once released
         (or once the lease was lost anyway), fails with LeaseLostError if the broker refused it (the lease
         then stays valid until its deadline) and with RuntimeError if close() came before it was answered
         (ValueError at once for a bad delay)."""
         return self._keeper._release(self._lease, delay, failed=False)
 
-    def fail(self, retry_delay: float | None) -> Future:
+    def fail(self, retry_delay: float | None) -> Future[None]:
         """Stops renewing and ends the lease as a failed delivery: the message comes back after
         retry_delay seconds, or the queue's retry backoff when None; settled as release() is."""
         return self._keeper._release(self._lease, retry_delay, failed=True)

@@ -14,7 +14,7 @@ class PendingCheckpoint:
     """A checkpoint not answered yet, and the callers waiting for it to be stored."""
 
     data: bytes
-    waiters: list[Future] = field(default_factory=list)
+    waiters: list[Future[None]] = field(default_factory=list)
 
 
 @dataclass
@@ -24,7 +24,7 @@ class PendingRelease:
 
     delay: float | None
     failed: bool
-    waiters: list[Future] = field(default_factory=list)
+    waiters: list[Future[None]] = field(default_factory=list)
 
 
 @dataclass(eq=False)
@@ -58,7 +58,7 @@ class LeaseEntry:
     release: PendingRelease | None
 
 
-def settle(waiters: list[Future], error: Exception | None = None) -> None:
+def settle(waiters: list[Future[None]], error: Exception | None = None) -> None:
     """Resolves each waiter not done yet: with None, or failed with error."""
     for waiter in waiters:
         if waiter.done():

@@ -276,8 +276,8 @@ class LeaseStreamKeeper(ABC, Generic[Stream]):
         lease.renew_at = since + interval * (1 - RENEW_JITTER * random.random())
         lease.expires_at = since + self._lease_seconds
 
-    def _save_checkpoint(self, lease: LeaseRecord, data: bytes) -> Future:
-        answer: Future = Future()
+    def _save_checkpoint(self, lease: LeaseRecord, data: bytes) -> Future[None]:
+        answer: Future[None] = Future()
         with self._cv:
             if lease.state != "held":
                 answer.set_exception(lease.end_error or LeaseLostError(lease.handle, "RELEASED"))
@@ -289,12 +289,12 @@ class LeaseStreamKeeper(ABC, Generic[Stream]):
             self._cv.notify_all()
         return answer
 
-    def _release(self, lease: LeaseRecord, delay: float | None, *, failed: bool) -> Future:
+    def _release(self, lease: LeaseRecord, delay: float | None, *, failed: bool) -> Future[None]:
         if delay is not None:
             # Refused before it is queued: a delay no request can carry would
             # otherwise fail every later request of the stream.
             delay = seconds_of(delay)
-        answer: Future = Future()
+        answer: Future[None] = Future()
         with self._cv:
             if lease.state == "gone":
                 answer.set_result(None)

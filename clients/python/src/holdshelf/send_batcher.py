@@ -15,6 +15,7 @@ import grpc
 from holdshelf._wire import message_pb2, service_pb2
 from holdshelf.convert import send_results
 from holdshelf.errors import FieldViolation, HoldshelfError
+from holdshelf.values import SendResult
 
 # SendBatch's bounds (queue_service.proto): 1 to 100 entries, at most 4 MiB in all.
 MAX_BATCH_MESSAGES = 100
@@ -31,7 +32,7 @@ class _Send:
     entry: message_pb2.SendBatchEntry
     size: int
     deadline: float | None  # time.monotonic() by which the caller's timeout runs out
-    result: Future = field(default_factory=Future)
+    result: Future[SendResult] = field(default_factory=Future)
 
 
 @dataclass(eq=False)
@@ -74,7 +75,7 @@ class SendBatcher:
         """Whether an entry of this many bytes may go in a batch (else it goes as a unary Send)."""
         return size <= self._max_bytes
 
-    def send(self, queue: str, entry: message_pb2.SendBatchEntry, size: int, timeout: float | None) -> Future | None:
+    def send(self, queue: str, entry: message_pb2.SendBatchEntry, size: int, timeout: float | None) -> Future[SendResult] | None:
         """Adds one entry to its queue's batch; a Future of its SendResult, or None once closed."""
         send = _Send(entry, size, None if timeout is None else time.monotonic() + timeout)
         full: list[_Batch] = []
@@ -198,5 +199,5 @@ def _as_single_send(error: HoldshelfError, index: int) -> HoldshelfError:
         match = _ENTRY_FIELD.match(violation.field)
         if match is not None and int(match.group(1)) == index:
             violations.append(FieldViolation(match.group(2), violation.description))
-    return HoldshelfError(error.code, error.reason, error.message, tuple(violations))
+    return HoldshelfError.of(error.code, error.reason, error.message, tuple(violations))
 

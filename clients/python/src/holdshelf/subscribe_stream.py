@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import queue
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import grpc
 
@@ -28,7 +29,7 @@ class SubscribeStream:
     (UNIMPLEMENTED from a broker without Subscribe).
     """
 
-    def __init__(self, call_subscribe, metadata: Sequence[tuple[str, str]]) -> None:
+    def __init__(self, call_subscribe: Callable[..., Any], metadata: Sequence[tuple[str, str]]) -> None:
         # grpcio reads requests from an iterator on its own thread: this
         # queue feeds it, and None ends it, which half-closes the stream.
         self._requests: queue.SimpleQueue[service_pb2.SubscribeRequest | None] = queue.SimpleQueue()

@@ -32,7 +32,7 @@ Deliveries = Callable[[list[tuple[ReceivedMessage, "SubscribedLease"]]], None]
 class _AckingRequest(RequestInFlight):
     """A Subscribe request in flight: its lease entries and its acks, matched to the answer by receipt handle."""
 
-    acks: dict[str, list[Future]] = field(default_factory=dict)
+    acks: dict[str, list[Future[None]]] = field(default_factory=dict)
 
 
 class SubscribedLease:
@@ -51,19 +51,19 @@ class SubscribedLease:
             on_lost(lost)
         return self
 
-    def checkpoint(self, data: bytes) -> Future:
+    def checkpoint(self, data: bytes) -> Future[None]:
         """Saves progress in a renewal sent at once; the Future resolves once stored, or fails with LeaseLostError."""
         return self._subscription._save_checkpoint(self._lease, data)
 
-    def release(self, delay: float) -> Future:
+    def release(self, delay: float) -> Future[None]:
         """Stops renewing and makes the message visible after delay seconds; settled as HeldLease.release is."""
         return self._subscription._release(self._lease, delay, failed=False)
 
-    def fail(self, retry_delay: float | None) -> Future:
+    def fail(self, retry_delay: float | None) -> Future[None]:
         """Ends the lease as a failed delivery (back after retry_delay, or the queue's backoff when None)."""
         return self._subscription._release(self._lease, retry_delay, failed=True)
 
-    def ack(self) -> Future:
+    def ack(self) -> Future[None]:
         """Deletes the message on the stream; resolves once durable, fails with HoldshelfError if refused
         (LEASE_SUPERSEDED, RECEIPT_HANDLE_INVALID) and with RuntimeError if close() came first."""
         return self._subscription._ack(self._lease)
@@ -111,7 +111,7 @@ class Subscription(LeaseStreamKeeper[SubscribeStream]):
         self._on_unimplemented = on_unimplemented
         self._give_back = give_back
         self._late: list[str] = []  # receipt handles delivered after the half-close
-        self._acks: dict[str, list[Future]] = {}  # unsent acks by receipt handle
+        self._acks: dict[str, list[Future[None]]] = {}  # unsent acks by receipt handle
         self._paused = False
         self._thread.start()
 
@@ -239,7 +239,7 @@ class Subscription(LeaseStreamKeeper[SubscribeStream]):
         self._attempt = 0
         for result in response.acks:
             waiters = request.acks.pop(result.receipt_handle, [])
-            error = None if result.reason == "" else HoldshelfError(
+            error = None if result.reason == "" else HoldshelfError.of(
                 _ACK_REASON_CODES.get(result.reason, grpc.StatusCode.FAILED_PRECONDITION), result.reason,
                 f"the ack was refused: {result.reason}")
             settle(waiters, error)
@@ -273,8 +273,8 @@ class Subscription(LeaseStreamKeeper[SubscribeStream]):
             del self._acks[handle]
         self._mark_sent(_AckingRequest(entries, acks=acks))
 
-    def _ack(self, lease: LeaseRecord) -> Future:
-        answer: Future = Future()
+    def _ack(self, lease: LeaseRecord) -> Future[None]:
+        answer: Future[None] = Future()
         with self._cv:
             # Sent even for a lease lost meanwhile: if nobody received the
             # message since, the finished work is not done again.
@@ -291,7 +291,7 @@ class Subscription(LeaseStreamKeeper[SubscribeStream]):
             # Acks go again on the next stream: deleting twice is harmless.
             self._requeue_acks(request.acks)
 
-    def _requeue_acks(self, acks: dict[str, list[Future]]) -> None:
+    def _requeue_acks(self, acks: dict[str, list[Future[None]]]) -> None:
         for handle, waiters in acks.items():
             self._acks.setdefault(handle, []).extend(waiters)
 

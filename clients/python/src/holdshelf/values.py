@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
 from typing import Literal
 
 from holdshelf.durations import Seconds
@@ -91,6 +92,41 @@ class QueuePage:
 
 
 @dataclass(frozen=True)
+class TypedAttribute:
+    """A typed message attribute, as Amazon SQS types them (the SQS endpoint's MessageAttributes).
+
+    data_type is "String", "Number" or "Binary", optionally followed by "."
+    and a custom label ("Number.int", "Binary.gzip"); value is text (str) for
+    String and Number types and bytes for Binary ones. The broker checks
+    both (INVALID_ARGUMENT on typed_attributes["<name>"]...) and returns
+    them exactly as sent; it never parses a Number. The SQS endpoint keeps
+    an attribute typed exactly "String" in `attributes`, and the rest here.
+    """
+
+    data_type: str
+    value: str | bytes
+
+    @classmethod
+    def number(cls, value: int | float | Decimal | str, label: str = "") -> TypedAttribute:
+        """A Number ("Number.<label>" with a label); its text is str(value)."""
+        return cls(_typed("Number", label), str(value))
+
+    @classmethod
+    def binary(cls, value: bytes, label: str = "") -> TypedAttribute:
+        """A Binary ("Binary.<label>" with a label)."""
+        return cls(_typed("Binary", label), bytes(value))
+
+    @classmethod
+    def string(cls, value: str, label: str) -> TypedAttribute:
+        """A String with a custom label ("String.<label>"); a plain String goes in `attributes`."""
+        return cls(_typed("String", label), value)
+
+
+def _typed(base: str, label: str) -> str:
+    return f"{base}.{label}" if label else base
+
+
+@dataclass(frozen=True)
 class ReceivedMessage:
     """One delivery of a message; its receipt_handle names this delivery's lease.
 
@@ -99,6 +135,8 @@ class ReceivedMessage:
     one), deduplication_id the id the send was checked against (the body's
     SHA-256 in hex under content-based deduplication, the message id after a
     dead-letter move); all three are "" on a standard queue.
+    typed_attributes are the Number, Binary and custom String attributes as
+    sent (by send's typed_attributes, or through the SQS endpoint).
     """
 
     message_id: str
@@ -115,13 +153,15 @@ class ReceivedMessage:
     message_group_id: str = ""
     sequence_number: str = ""
     deduplication_id: str = ""
+    typed_attributes: dict[str, TypedAttribute] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class SendBatchEntry:
     """One message of send_batch; delay None means the queue's (a FIFO queue refuses one).
 
-    message_group_id and deduplication_id are for FIFO queues, as in Client.send.
+    message_group_id and deduplication_id are for FIFO queues, and
+    typed_attributes Number, Binary and custom String ones, as in Client.send.
     """
 
     body: bytes | str
@@ -129,6 +169,7 @@ class SendBatchEntry:
     delay: Seconds | None = None
     message_group_id: str | None = None
     deduplication_id: str | None = None
+    typed_attributes: dict[str, TypedAttribute] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
