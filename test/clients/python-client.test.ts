@@ -11,7 +11,6 @@
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -25,6 +24,7 @@ import { freePort } from "../support/free-port.js";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
 import { startJsonLines } from "../support/json-lines-process.js";
 import { installPythonPackage, missingPythonTools } from "../support/python-package.js";
+import { nonLoopbackAddress } from "../support/non-loopback-address.js";
 import { missingCommands, skipWithout } from "../support/required-tools.js";
 import { startSqsHarness, type SqsHarness } from "../sqs/sqs-harness.js";
 
@@ -866,14 +866,11 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
 
   describe("to an address beyond loopback", () => {
     const certs = useTestCerts(missing.filter((tool) => tool === "openssl"));
-    // This machine's own non-loopback address: a broker there is reached as a remote one would be.
-    const lan = Object.values(networkInterfaces())
-      .flat()
-      .find((address) => address?.family === "IPv4" && !address.internal)?.address;
+    // An address beyond loopback (this machine's LAN address, or 0.0.0.0): a broker there is reached as a remote one would be.
+    const lan = nonLoopbackAddress();
     let tlsServer: HoldshelfServer;
     let plainServer: HoldshelfServer;
     beforeAll(async () => {
-      expect(lan, "a non-loopback IPv4 interface").toBeDefined();
       const tls = await loadServerTls({ certFile: certs.serverCert, keyFile: certs.serverKey });
       tlsServer = await startHoldshelfServer({ dataDir: join(certs.dir, "tls-data"), listen: `${lan}:0`, tls: tls! });
       plainServer = await startHoldshelfServer({ dataDir: join(certs.dir, "plain-data"), listen: `${lan}:0` });

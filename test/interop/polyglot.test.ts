@@ -72,9 +72,10 @@ describe.skipIf(skipWithout(missingTools))("Go, Python and TypeScript clients ag
   });
 
   it("processes the Python producer example's 1,000 messages with the Go worker example and a TypeScript Consumer, each exactly once", async () => {
-    const goWorker = track(startExample(bin("go-worker"), ["--address", address(), "--queue", "orders"]));
     const client = new QueueClient(address());
+    // First: a Consumer on a queue that does not exist stops at once with QUEUE_NOT_FOUND.
     await client.createQueue("orders");
+    const goWorker = track(startExample(bin("go-worker"), ["--address", address(), "--queue", "orders"]));
     const byTypeScript: string[] = [];
     const consumer = new Consumer(client, "orders", (message) => void byTypeScript.push(message.messageId), {
       concurrency: 4,
