@@ -895,6 +895,19 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
     it("refuses plaintext unless tls=False says so explicitly", async () => {
       expect((await connect(plainServer.address)).list_queues).toMatchObject({ ok: false, code: "UNAVAILABLE" });
       expect((await connect(plainServer.address, "--tls", "off")).list_queues).toMatchObject({ ok: true, queues: [] });
+      // A token goes over that plaintext only when allow_plaintext_token says so.
+      const refused = await run(
+        "connect.py",
+        ["--address", plainServer.address, "--queue", "q", "--tls", "off", "--token", "t"],
+        "call",
+      );
+      expect(refused.client).toMatchObject({
+        ok: false,
+        error: expect.stringContaining("refusing to send a bearer token in plaintext"),
+      });
+      expect(
+        (await connect(plainServer.address, "--tls", "off", "--token", "t", "--allow-plaintext-token")).list_queues,
+      ).toMatchObject({ ok: true, queues: [] });
       // And tls=False is plaintext: the TLS broker cannot be reached with it.
       expect((await connect(tlsServer.address, "--tls", "off")).list_queues).toMatchObject({
         ok: false,

@@ -7,6 +7,8 @@ A fixture of test/clients/python-client.test.ts. Prints three JSON lines:
 --queue whose first request renews a forged handle, answered not held),
 or "ok": false with the HoldshelfError's code and reason. --tls on|off passes
 tls=True|False (default: neither, the Client's choice by address);
+--allow-plaintext-token passes allow_plaintext_token=True; a Client that
+refuses its options prints {"call": "client", "ok": false, "error": ...};
 --target-name checks the broker's certificate against that name instead of
 the address's (grpcio's ssl_target_name_override).
 """
@@ -54,11 +56,17 @@ def main() -> None:
     parser.add_argument("--key-file")
     parser.add_argument("--tls", choices=["on", "off"])
     parser.add_argument("--target-name")
+    parser.add_argument("--allow-plaintext-token", action="store_true")
     args = parser.parse_args()
     tls = None if args.tls is None else args.tls == "on"
     options = [] if args.target_name is None else [("grpc.ssl_target_name_override", args.target_name)]
-    with Client(args.address, tls=tls, token=args.token, ca_file=args.ca_file, cert_file=args.cert_file,
-                key_file=args.key_file, options=options) as client:
+    try:
+        client = Client(args.address, tls=tls, token=args.token, ca_file=args.ca_file, cert_file=args.cert_file,
+                        key_file=args.key_file, allow_plaintext_token=args.allow_plaintext_token, options=options)
+    except ValueError as error:
+        print(json.dumps({"call": "client", "ok": False, "error": str(error)}), flush=True)
+        return
+    with client:
         attempt("list_queues", lambda: {"queues": [q.name for q in client.list_queues(timeout=15).queues]})
         attempt("heartbeat", lambda: heartbeat(client, args.queue))
         attempt("subscribe", lambda: subscribe(client, args.queue))

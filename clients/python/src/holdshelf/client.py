@@ -13,7 +13,7 @@ from holdshelf.convert import (
     batch_entry_to_wire, body_bytes, config_to_wire, entry_result_from_wire, message_from_wire, queue_from_wire,
     send_results, typed_attributes_to_wire, update_mask_paths,
 )
-from holdshelf.credentials import bearer_metadata, channel_credentials
+from holdshelf.credentials import bearer_metadata, channel_credentials, refuse_plaintext_token
 from holdshelf.durations import Seconds, from_timestamp, seconds_of, to_duration
 from holdshelf.errors import HoldshelfError
 from holdshelf.heartbeat_stream import HeartbeatStream
@@ -50,7 +50,10 @@ class Client:
     TLS-terminating proxy beside the client, say). `ca_file` is the CA to
     trust the broker by, else the system's roots; `cert_file` and
     `key_file`, a client certificate for mutual TLS.
-    `token` is sent as "authorization: Bearer <token>" on every call.
+    `token` is sent as "authorization: Bearer <token>" on every call, but
+    never in plaintext beyond loopback: with tls=False to such an address
+    the constructor raises ValueError unless `allow_plaintext_token=True`
+    says something else protects the path.
     `options` are grpcio channel options, ahead of the package's own
     reconnect backoff (see _CHANNEL_DEFAULTS), which they may override.
 
@@ -65,7 +68,7 @@ class Client:
 
     def __init__(self, address: str, *, tls: bool | None = None, ca_file: str | None = None,
                  cert_file: str | None = None, key_file: str | None = None, token: str | None = None,
-                 options: Sequence[tuple[str, Any]] = (), batch_delay: Seconds = DEFAULT_BATCH_DELAY,
+                 allow_plaintext_token: bool = False, options: Sequence[tuple[str, Any]] = (), batch_delay: Seconds = DEFAULT_BATCH_DELAY,
                  batch_max_messages: int = MAX_BATCH_MESSAGES, batch_max_bytes: int = DEFAULT_BATCH_MAX_BYTES) -> None:
         delay = seconds_of(batch_delay)
         if not isinstance(batch_max_messages, int) or not 1 <= batch_max_messages <= MAX_BATCH_MESSAGES:
@@ -74,6 +77,7 @@ class Client:
             raise ValueError(f"batch_max_bytes must be 1 to {MAX_BATCH_BYTES}, not {batch_max_bytes!r}")
         self._metadata = bearer_metadata(token)
         credentials = channel_credentials(address, tls, ca_file, cert_file, key_file)
+        refuse_plaintext_token(address, credentials, token, allow_plaintext_token)
         given = {key for key, _ in options}
         options = [*((key, value) for key, value in _CHANNEL_DEFAULTS if key not in given), *options]
         self._channel = (grpc.insecure_channel(address, options=options) if credentials is None

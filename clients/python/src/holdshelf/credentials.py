@@ -35,6 +35,17 @@ def channel_credentials(address: str, tls: bool | None, ca_file: str | None, cer
     )
 
 
+def refuse_plaintext_token(address: str, credentials: grpc.ChannelCredentials | None, token: str | None,
+                           allow_plaintext_token: bool) -> None:
+    """Raises ValueError where a token would cross a network in plaintext: tls=False to an address
+    beyond loopback, unless allow_plaintext_token says something else protects the path (a sidecar
+    that encrypts it, say). The TypeScript and Go clients refuse the same."""
+    if credentials is None and token is not None and not allow_plaintext_token and not is_loopback_address(address):
+        raise ValueError(
+            f"refusing to send a bearer token in plaintext to {address}, which is not a loopback address: "
+            "leave tls=False out to use TLS, or pass allow_plaintext_token=True")
+
+
 def bearer_metadata(token: str | None) -> tuple[tuple[str, str], ...]:
     """The authorization metadata every call carries; empty without a token.
 
