@@ -8,7 +8,13 @@ import { configDefaults, defineConfig } from "vitest/config";
 // (test/support/test-storage.ts). Where PostgreSQL is not installed those
 // runs are left out, except in CI, which installs it (.ci/run) and must
 // fail rather than skip.
-const onEveryStore = ["test/grpc/**/*.test.ts", "test/client/**/*.test.ts", "test/sqs/sdk-*.test.ts"];
+const onEveryStore = [
+  "test/grpc/**/*.test.ts",
+  "test/client/**/*.test.ts",
+  "test/sqs/sdk-*.test.ts",
+  // AWS's recorded answers, on both protocols (docs/sqs.md).
+  "test/sqs/conformance/**/*.test.ts",
+];
 const postgresRun = existsSync("/usr/lib/postgresql") || process.env.CI !== undefined;
 // There every commit is an fsync'd round trip to PostgreSQL, and test files
 // run side by side: a test that makes thousands of them (server-heartbeat's
