@@ -17,6 +17,12 @@ export type AnswerPart = "code" | "message";
 /** SQS's two wire protocols. */
 export type Protocol = "json" | "query";
 
+/** An SQS call: the action's name and its parameters, with placeholders. */
+export interface CaseCall {
+  readonly action: string;
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
 /** One error AWS answered, and the request that got it (aws-errors.json's `about` says how params are written). */
 export interface AwsErrorCase {
   readonly case: string;
@@ -25,6 +31,8 @@ export interface AwsErrorCase {
   /** Whether the case's queue is FIFO. */
   readonly fifo?: boolean;
   readonly queueAttributes?: Readonly<Record<string, string>>;
+  /** Calls made first on the case's queue, which must succeed. */
+  readonly before?: readonly CaseCall[];
   readonly action: string;
   readonly params: Readonly<Record<string, unknown>>;
   readonly code: string;

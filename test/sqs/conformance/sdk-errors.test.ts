@@ -8,7 +8,15 @@
 import * as sqsSdk from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSqsHarness, type SqsHarness } from "../sqs-harness.js";
-import { awsErrorCases, caseTitle, differsOn, expandParams, type AnswerPart, type AwsErrorCase } from "./aws-errors.js";
+import {
+  awsErrorCases,
+  caseTitle,
+  differsOn,
+  expandParams,
+  type AnswerPart,
+  type AwsErrorCase,
+  type CaseCall,
+} from "./aws-errors.js";
 
 type CommandClass = new (input: unknown) => Parameters<sqsSdk.SQSClient["send"]>[0];
 
@@ -34,9 +42,13 @@ describe("AWS's recorded errors over the JSON protocol (@aws-sdk/client-sqs)", (
     const name = `aws-${part}-${index}${c.fifo === true ? ".fifo" : ""}`;
     const attributes = { ...(c.fifo === true ? { FifoQueue: "true" } : {}), ...c.queueAttributes };
     const { QueueUrl } = await h.sqs.send(new sqsSdk.CreateQueueCommand({ QueueName: name, Attributes: attributes }));
-    const params = expandParams(c.params, { name, url: QueueUrl!, goneUrl: h.urlOf(`aws-gone-${part}-${index}`) });
-    const Command = (sqsSdk as unknown as Record<string, CommandClass>)[`${c.action}Command`]!;
-    const failure = await h.sqs.send(new Command(params)).then(
+    const queue = { name, url: QueueUrl!, goneUrl: h.urlOf(`aws-gone-${part}-${index}`) };
+    const send = (call: CaseCall) => {
+      const Command = (sqsSdk as unknown as Record<string, CommandClass>)[`${call.action}Command`]!;
+      return h.sqs.send(new Command(expandParams(call.params, queue)));
+    };
+    for (const call of c.before ?? []) await send(call);
+    const failure = await send(c).then(
       () => undefined,
       (error: unknown) => error as SdkFailure,
     );

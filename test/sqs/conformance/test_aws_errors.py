@@ -93,6 +93,8 @@ def test_aws_error(client: Any, case: dict[str, Any], part: str) -> None:
     attributes = {**({"FifoQueue": "true"} if case.get("fifo") else {}), **case.get("queueAttributes", {})}
     url = client.create_queue(QueueName=name, Attributes=attributes)["QueueUrl"]
     gone_url = f"{ENDPOINT}/{ACCOUNT}/gone-{uuid.uuid4().hex[:12]}"
+    for call in case.get("before", []):
+        getattr(client, snake(call["action"]))(**expand(call["params"], name, url, gone_url))
     with pytest.raises(ClientError) as raised:
         getattr(client, snake(case["action"]))(**expand(case["params"], name, url, gone_url))
     response = raised.value.response
