@@ -25,6 +25,14 @@ import {
   validStructure,
 } from "./sqs-fuzz-arbitraries.js";
 import {
+  brokenEncryptionAttributes,
+  brokenPolicies,
+  brokenSystemAttributes,
+  encryptionAttributes,
+  policyDocuments,
+  traceHeaders,
+} from "./sqs-fuzz-new-attributes.js";
+import {
   errorProblem,
   exchange,
   openSocket,
@@ -581,6 +589,82 @@ describe("requests that must be refused leave existing queues as they are", () =
     } finally {
       await own.stop();
     }
+  });
+});
+
+describe("the attributes issue #35 adds, where every version must refuse the request", () => {
+  // Refused whether or not the endpoint supports them yet (sqs-fuzz-new-attributes.ts): afterEach checks that nothing changed.
+  const poisons = fc.constantFrom<[string, string]>(
+    ["VisibilityTimeout", "-1"],
+    ["MaximumMessageSize", "1023"],
+    ["Nope", "1"],
+    ["QueueArn", "arn:aws:sqs:us-east-1:000000000000:x"],
+    ["RedrivePolicy", "{"],
+  );
+  /** Attributes with a poison before or after them: the whole call is refused. */
+  const poisoned = (attributes: fc.Arbitrary<Record<string, string>>) =>
+    fc
+      .tuple(attributes, poisons, fc.boolean())
+      .map(([good, [name, value], first]) => (first ? { [name]: value, ...good } : { ...good, [name]: value }));
+  /** SetQueueAttributes of fz-a, or CreateQueue of a queue that must not come to exist. */
+  const queueCall = (Attributes: Record<string, string>, create: boolean) =>
+    create
+      ? json("CreateQueue", JSON.stringify({ QueueName: "fz-new", Attributes }))
+      : json("SetQueueAttributes", JSON.stringify({ QueueUrl: h.urlOf("fz-a"), Attributes }));
+
+  it("a policy document or encryption settings beside a poisoned attribute, in SetQueueAttributes and CreateQueue", async () => {
+    const attributes = fc.oneof(
+      policyDocuments.map((Policy) => ({ Policy })),
+      encryptionAttributes,
+    );
+    await fc.assert(
+      fc.asyncProperty(poisoned(attributes), fc.boolean(), async (Attributes, create) => {
+        await expectRefused(queueCall(Attributes, create));
+      }),
+      fcOptions,
+    );
+  });
+
+  it("policies and encryption settings no version may take, in SetQueueAttributes and CreateQueue", async () => {
+    const attributes = fc.oneof(
+      brokenPolicies.map((Policy) => ({ Policy })),
+      brokenEncryptionAttributes,
+      // A valid change mixed in: all or nothing.
+      brokenEncryptionAttributes.map((broken) => ({ DelaySeconds: "7", ...broken })),
+    );
+    await fc.assert(
+      fc.asyncProperty(attributes, fc.boolean(), async (Attributes, create) => {
+        await expectRefused(queueCall(Attributes, create));
+      }),
+      fcOptions,
+    );
+  });
+
+  it("an AWSTraceHeader beside a poisoned member, and MessageSystemAttributes no version may take", async () => {
+    const trace = (StringValue: string) => ({ AWSTraceHeader: { DataType: "String", StringValue } });
+    const sends = fc.oneof(
+      fc
+        .tuple(
+          traceHeaders,
+          fc.constantFrom<Record<string, unknown>>(
+            { MessageBody: "" },
+            { MessageBody: "ok", DelaySeconds: 901 },
+            { MessageBody: "ok", MessageDeduplicationId: "d" },
+            { MessageBody: "ok", MessageAttributes: { "bad name": { DataType: "String", StringValue: "v" } } },
+          ),
+        )
+        .map(([value, poison]) => ({ ...poison, MessageSystemAttributes: trace(value) })),
+      brokenSystemAttributes.map((MessageSystemAttributes) => ({ MessageBody: "ok", MessageSystemAttributes })),
+    );
+    await fc.assert(
+      fc.asyncProperty(sends, fc.boolean(), async (send, batch) => {
+        const request = batch
+          ? json("SendMessageBatch", JSON.stringify({ QueueUrl: h.urlOf("fz-a"), Entries: [{ Id: "e1", ...send }] }))
+          : json("SendMessage", JSON.stringify({ QueueUrl: h.urlOf("fz-a"), ...send }));
+        await expectRefused(request, (answer) => batch && allEntriesFailed(answer));
+      }),
+      fcOptions,
+    );
   });
 });
 
