@@ -78,3 +78,11 @@ export const traceHeaders = {
   /** AWSTraceHeader is dropped today (#35 item 9). */
   item: 9,
 } as const;
+
+/** A SendMessage whose QueueUrl is the queue's bare name, which AWS accepts (test_posting_to_queue_via_queue_name). */
+export const sendByQueueName = {
+  body: "Using name instead of URL",
+  md5OfBody: "86a83f96652a1bfad3891e7d523750cb",
+  /** Answered NonExistentQueue today. */
+  item: 4,
+} as const;
