@@ -64,10 +64,12 @@ def expand(value: Any, name: str, url: str, gone_url: str) -> Any:
 
 
 def snake(action: str) -> str:
+    """boto3's method name of an action: CreateQueue is create_queue."""
     return re.sub(r"(?<!^)(?=[A-Z])", "_", action).lower()
 
 
 def differs(case: dict[str, Any], part: str) -> bool:
+    """Whether holdshelf answers this part of the case otherwise than AWS on this protocol today."""
     known = case.get("differs")
     if known is None or PROTOCOL not in known.get("on", ["json", "query"]):
         return False
@@ -75,6 +77,7 @@ def differs(case: dict[str, Any], part: str) -> bool:
 
 
 def params() -> list[Any]:
+    """Each case twice, its code and status and its message, known differences as strict xfails."""
     out = []
     for case in CASES:
         for part in ("code", "message"):
@@ -89,6 +92,7 @@ def params() -> list[Any]:
 
 @pytest.mark.parametrize(("case", "part"), params())
 def test_aws_error(client: Any, case: dict[str, Any], part: str) -> None:
+    """The case's request, on a new queue of its own, is refused as AWS refused it."""
     name = "aws-" + uuid.uuid4().hex[:12] + (".fifo" if case.get("fifo") else "")
     attributes = {**({"FifoQueue": "true"} if case.get("fifo") else {}), **case.get("queueAttributes", {})}
     url = client.create_queue(QueueName=name, Attributes=attributes)["QueueUrl"]
