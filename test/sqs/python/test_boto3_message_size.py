@@ -1,6 +1,6 @@
 """Debian's boto3 (query protocol) and the default MaximumMessageSize, 1 MiB.
 
-Run by test/sqs/default-message-size.test.ts against a broker it starts
+Run by test/sqs/sdk-default-message-size.test.ts against a broker it starts
 (HOLDSHELF_SQS_ENDPOINT). Bodies of two-byte UTF-8 characters: each is
 percent-encoded as six bytes, the query protocol's worst case, so a 1 MiB
 message is a 3 MiB request, which the endpoint's request cap must take.
