@@ -6,6 +6,7 @@ percent-encoded as six bytes, the query protocol's worst case, so a 1 MiB
 message is a 3 MiB request, which the endpoint's request cap must take.
 """
 import os
+from typing import Any
 
 import boto3
 import pytest
@@ -17,7 +18,7 @@ MIB = 1_048_576
 
 
 @pytest.fixture(scope="module")
-def client():
+def client() -> Any:
     # One attempt: each test sees the endpoint's answer as it was given.
     return boto3.client(
         "sqs",
@@ -30,16 +31,16 @@ def client():
 
 
 @pytest.fixture(scope="module")
-def url(client) -> str:
+def url(client: Any) -> str:
     return client.create_queue(QueueName="size-query")["QueueUrl"]
 
 
-def test_a_new_queue_takes_1_mib(client, url: str) -> None:
+def test_a_new_queue_takes_1_mib(client: Any, url: str) -> None:
     attributes = client.get_queue_attributes(QueueUrl=url, AttributeNames=["MaximumMessageSize"])["Attributes"]
     assert attributes == {"MaximumMessageSize": str(MIB)}
 
 
-def test_a_message_of_exactly_1_mib_round_trips(client, url: str) -> None:
+def test_a_message_of_exactly_1_mib_round_trips(client: Any, url: str) -> None:
     body = "é" * (MIB // 2)
     assert len(body.encode("utf-8")) == MIB
     # boto3 checks MD5OfMessageBody against the body it sent.
@@ -49,7 +50,7 @@ def test_a_message_of_exactly_1_mib_round_trips(client, url: str) -> None:
     client.delete_message(QueueUrl=url, ReceiptHandle=received[0]["ReceiptHandle"])
 
 
-def test_a_batch_of_1_mib_in_all_is_taken(client) -> None:
+def test_a_batch_of_1_mib_in_all_is_taken(client: Any) -> None:
     batch_url = client.create_queue(QueueName="size-query-batch")["QueueUrl"]
     half = "é" * (MIB // 4)
     entries = [{"Id": "a", "MessageBody": half}, {"Id": "b", "MessageBody": half}]
@@ -58,7 +59,7 @@ def test_a_batch_of_1_mib_in_all_is_taken(client) -> None:
     assert "Failed" not in result
 
 
-def test_one_byte_more_is_refused_and_nothing_is_stored(client, url: str) -> None:
+def test_one_byte_more_is_refused_and_nothing_is_stored(client: Any, url: str) -> None:
     with pytest.raises(ClientError) as refused:
         client.send_message(QueueUrl=url, MessageBody="é" * (MIB // 2) + "x")
     assert (refused.value.response["Error"]["Code"], refused.value.response["ResponseMetadata"]["HTTPStatusCode"]) == (
