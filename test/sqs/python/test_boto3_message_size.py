@@ -68,3 +68,14 @@ def test_one_byte_more_is_refused_and_nothing_is_stored(client: Any, url: str) -
     )
     attributes = client.get_queue_attributes(QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages"])["Attributes"]
     assert attributes == {"ApproximateNumberOfMessages": "0"}
+
+
+def test_a_1_mib_message_of_binary_attributes_fits_the_request_cap(client: Any, url: str) -> None:
+    # Bytes whose base64 is all "+", each form-encoded as "%2B": four request bytes a message byte,
+    # the query protocol's worst case. Body "x", name "b", type "Binary": 8 bytes of the 1 MiB.
+    value = bytes([0xFB, 0xEF, 0xBE]) * ((MIB - 8) // 3) + bytes([0xFB, 0xEF, 0xBE])[: (MIB - 8) % 3]
+    attributes = {"b": {"DataType": "Binary", "BinaryValue": value}}
+    client.send_message(QueueUrl=url, MessageBody="x", MessageAttributes=attributes)
+    received = client.receive_message(QueueUrl=url, MessageAttributeNames=["All"])["Messages"]
+    assert [message["MessageAttributes"]["b"]["BinaryValue"] for message in received] == [value]
+    client.delete_message(QueueUrl=url, ReceiptHandle=received[0]["ReceiptHandle"])
