@@ -118,11 +118,11 @@ export const configGroups: readonly ConfigGroup[] = [
       },
       {
         key: "maxMessageBytes",
-        defaultValue: "262144",
+        defaultValue: "1048576",
         path: "config.max_message_bytes",
         label: "Max message size (bytes)",
         kind: "integer",
-        help: "The largest message accepted: body plus attributes. Default 262144 (256 KiB); 1024 to 1048576.",
+        help: "The largest message accepted: body plus attributes. Default 1048576 (1 MiB); 1024 to 1048576. Queues created before 0.2.0 keep 262144 until it is set.",
       },
     ],
   },

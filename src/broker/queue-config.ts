@@ -68,11 +68,35 @@ export const defaultQueueLimits: QueueLimits = {
   visibilityTimeoutMs: 30 * second,
   delayMs: 0,
   retentionMs: 4 * day,
-  maxMessageBytes: 262144,
+  // SQS's default since 2025, as its maximum: 1 MiB.
+  maxMessageBytes: 1048576,
   receiveWaitTimeMs: 0,
   maxInFlight: 120000,
   maxLeaseDurationMs: 12 * hour,
 };
+
+/**
+ * max_message_bytes's default before 0.2.0. Configurations are stored whole,
+ * so queues created then keep it; and a whole configuration that leaves
+ * max_message_bytes unset (see keepingEarlierDefaults) still means it for
+ * such a queue, so an upgrade changes no existing queue's limit.
+ */
+export const earlierDefaultMaxMessageBytes = 262144;
+
+/**
+ * A whole configuration given for an existing queue (CreateQueue of it
+ * again, UpdateQueue without update_mask, a queue definitions file), with
+ * max_message_bytes kept at its earlier default where the input leaves it
+ * unset and the queue has it: such a request meant that default when the
+ * queue was created, and a client's create-if-missing must keep matching it.
+ */
+export function keepingEarlierDefaults(
+  input: QueueConfigInput | undefined,
+  current: { readonly maxMessageBytes: number },
+): QueueConfigInput | undefined {
+  if (input?.maxMessageBytes !== undefined || current.maxMessageBytes !== earlierDefaultMaxMessageBytes) return input;
+  return { ...input, maxMessageBytes: earlierDefaultMaxMessageBytes };
+}
 
 /** The configuration of a queue created with nothing set. */
 export const defaultQueueConfig: QueueConfig = {

@@ -6,6 +6,7 @@ import { noneElsewhere, type ClusterQueues } from "../store/cluster-queues.js";
 import type { Clock } from "../time/clock.js";
 import {
   checkQueueName,
+  keepingEarlierDefaults,
   resolveQueueConfig,
   sameQueueConfig,
   type QueueConfig,
@@ -99,7 +100,8 @@ export class QueueRegistry {
 
   /**
    * Creates a queue, or returns the existing one if its configuration is the
-   * same (also at the queue limit, so a retry stays safe).
+   * same (also at the queue limit, so a retry stays safe; an unset
+   * max_message_bytes matches a queue at its earlier default).
    */
   async create(name: string, input: QueueConfigInput | undefined): Promise<QueueState> {
     checkQueueName(name, "name");
@@ -111,7 +113,8 @@ export class QueueRegistry {
     return this.exclusive(name, async () => {
       const existing = this.byName.get(name);
       if (existing !== undefined) {
-        if (sameQueueConfig(existing.record.config, config)) return existing;
+        const current = existing.record.config;
+        if (sameQueueConfig(current, resolveQueueConfig(keepingEarlierDefaults(input, current)))) return existing;
         throw new HoldshelfError("QUEUE_ALREADY_EXISTS", `queue "${name}" exists with another configuration`);
       }
       if (this.byName.size + this.creating >= this.maxQueues) throw tooManyQueues(this.maxQueues);
@@ -132,8 +135,8 @@ export class QueueRegistry {
 
   /**
    * Changes a queue's configuration and marks it changed now (even if it is
-   * the same). Without `fields`, `input` replaces the whole configuration;
-   * with them, only the named fields (or single tags) change, merged into the
+   * the same). Without `fields`, `input` replaces the whole configuration
+   * (an unset max_message_bytes keeps a queue's earlier default); with them, only the named fields (or single tags) change, merged into the
    * configuration as it stands when this change is taken, in the queue's
    * chain of admin operations: two updates of different fields or different
    * tags never undo each other.
@@ -144,7 +147,7 @@ export class QueueRegistry {
     fields?: readonly QueueConfigPath[],
   ): Promise<QueueState> {
     // A whole configuration is checked before the queue is looked up, as it always was.
-    const replacement = fields === undefined ? resolveQueueConfig(input) : undefined;
+    if (fields === undefined) resolveQueueConfig(input);
     this.get(name, "name");
     return this.exclusive(name, async () => {
       const queue = this.get(name, "name");
@@ -154,7 +157,7 @@ export class QueueRegistry {
       if ((requested.fifo ?? false) !== (current.fifo !== undefined)) {
         throw invalidArgument("config.fifo", "is set when a queue is created and cannot change");
       }
-      const config = replacement ?? resolveQueueConfig(requested);
+      const config = resolveQueueConfig(fields === undefined ? keepingEarlierDefaults(input, current) : requested);
       // A policy kept as it was was checked when it was set (and its dead-letter queue cannot be deleted since).
       if (fields === undefined || fields.includes("redrivePolicy")) await this.checkRedrive(name, config);
       const record = { ...queue.record, config, updateTime: this.clock.now() };

@@ -49,7 +49,11 @@ export const queueConfigOptionTable = {
     description: "how long a sent message stays hidden (send: this message)",
   },
   retention: { type: "string", value: "DURATION", description: "how long a message is kept" },
-  "max-message-bytes": { type: "string", value: "N", description: "largest message accepted" },
+  "max-message-bytes": {
+    type: "string",
+    value: "N",
+    description: "largest message accepted, in bytes (default 1048576; 1024 to 1048576)",
+  },
   "receive-wait-time": { type: "string", value: "DURATION", description: "default long-poll wait of a Receive" },
   "max-in-flight": { type: "string", value: "N", description: "most messages leased at once" },
   "max-lease-duration": { type: "string", value: "DURATION", description: "longest a lease may be held" },

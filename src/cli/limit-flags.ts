@@ -14,7 +14,8 @@ const mebibyte = 1024 * 1024;
 
 /** Each limit's flag, environment variable and accepted range. */
 const limitFlags: { readonly [K in keyof HoldshelfLimits]: LimitFlag } = {
-  // Under 1 MiB even one message of the largest max_message_bytes could not be sent.
+  // Under 1 MiB no message near the largest max_message_bytes (the default) could be sent; one of
+  // exactly 1 MiB needs its framing too, and over SQS its encoding (docs/operations.md, Limits).
   maxRequestBytes: {
     flag: "max-request-bytes",
     env: "HOLDSHELF_MAX_REQUEST_BYTES",

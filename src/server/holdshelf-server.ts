@@ -131,8 +131,8 @@ export interface HoldshelfServer {
 // A silent connection is pinged after this long, and dropped if no answer comes in the timeout.
 const keepaliveTimeMs = 30_000;
 const keepaliveTimeoutMs = 10_000;
-// The SQS endpoint's largest request body (see startSqs).
-const maxSqsRequestBytes = 4 * 1024 * 1024;
+// The SQS endpoint's largest request body (see startSqs): 4 MiB of form-encoded messages and 64 KiB for the rest.
+const maxSqsRequestBytes = 4 * 1024 * 1024 + 64 * 1024;
 // The console's largest request body: a test message and its attributes as JSON text.
 const maxConsoleRequestBytes = 4 * 1024 * 1024;
 // A cluster broker tries its queue file this often while the other brokers start.
@@ -360,8 +360,9 @@ function startSqs(
     accountId: endpoint.accountId,
     region: endpoint.region,
     ...(endpoint.advertisedUrl === undefined ? {} : { advertisedUrl: endpoint.advertisedUrl }),
-    // An SQS request carries at most 1 MiB of messages, up to 3 times that once form-encoded:
-    // a body past 4 MiB is no SQS request, whatever gRPC's limit is.
+    // An SQS request carries at most 1 MiB of messages: up to 3 times that once form-encoded as
+    // text, 4 times as a Binary attribute (base64 whose "+" and "/" are percent-encoded). With room
+    // for the parameters' names, a body past 4 MiB + 64 KiB is no SQS request, whatever gRPC's limit is.
     maxRequestBytes: Math.min(limits.maxRequestBytes, maxSqsRequestBytes),
     metrics: metrics.sqs,
     logger,

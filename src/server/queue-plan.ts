@@ -1,6 +1,6 @@
 import { create, toJson, type JsonValue } from "@bufbuild/protobuf";
 import { QueueConfigSchema, type Queue, type QueueConfig } from "../../gen/holdshelf/v1/queue_pb.js";
-import { checkQueueName, resolveQueueConfig } from "../broker/queue-config.js";
+import { checkQueueName, keepingEarlierDefaults, resolveQueueConfig } from "../broker/queue-config.js";
 import { HoldshelfError } from "../errors/holdshelf-error.js";
 import { fifoNameSuffix } from "../protocol/fifo-name-suffix.js";
 import { queueConfigFromWire, queueToWire } from "../service/wire-convert.js";
@@ -50,7 +50,9 @@ export function planQueueChanges(
   options: PlanOptions,
 ): QueuePlan {
   const onBroker = new Map(current.map((queue) => [queue.name, queue.config ?? create(QueueConfigSchema)]));
-  const wanted = new Map(definitions.map((definition) => [definition.name, normalize(definition)]));
+  const wanted = new Map(
+    definitions.map((definition) => [definition.name, normalize(definition, onBroker.get(definition.name))]),
+  );
   const deleted = options.deleteMissing
     ? current.filter((queue) => queue.name.startsWith(options.prefix) && !wanted.has(queue.name)).map((q) => q.name)
     : [];
@@ -109,11 +111,17 @@ export function planQueueChanges(
   return { changes, unchanged: unchanged.sort() };
 }
 
-/** A definition's configuration as the broker would store it, every default filled in; throws if the broker would refuse it. */
-function normalize({ name, config }: QueueDefinition): QueueConfig {
+/**
+ * A definition's configuration as the broker would store it, every default
+ * filled in (for a queue on the broker, as an update of it would: an unset
+ * max_message_bytes keeps its earlier default, so a file written before
+ * 0.2.0 changes nothing); throws if the broker would refuse it.
+ */
+function normalize({ name, config }: QueueDefinition, existing: QueueConfig | undefined): QueueConfig {
   try {
     checkQueueName(name, "name");
-    const resolved = resolveQueueConfig(queueConfigFromWire(config));
+    const input = queueConfigFromWire(config);
+    const resolved = resolveQueueConfig(existing === undefined ? input : keepingEarlierDefaults(input, existing));
     if (name.endsWith(fifoNameSuffix) && resolved.fifo === undefined)
       throw new QueueDefinitionsError(`queue "${name}": a name ending in "${fifoNameSuffix}" is for a FIFO queue`);
     if (resolved.redrivePolicy?.deadLetterQueue === name)

@@ -41,7 +41,7 @@ describe("queue admin", () => {
         visibilityTimeoutMs: 30_000,
         delayMs: 0,
         retentionMs: 4 * day,
-        maxMessageBytes: 262_144,
+        maxMessageBytes: 1_048_576,
         receiveWaitTimeMs: 0,
         maxInFlight: 120_000,
         maxLeaseDurationMs: 12 * 3600 * second,

@@ -148,7 +148,7 @@ describe("queues as code", () => {
           visibilityTimeout: "30s",
           delay: "0s",
           retention: "345600s",
-          maxMessageBytes: 262144,
+          maxMessageBytes: 1048576,
           receiveWaitTime: "0s",
           maxLeaseDuration: "43200s",
         },

@@ -31,7 +31,7 @@ describe("QueueClient against a real server", () => {
         visibilityTimeoutMs: 30_000,
         delayMs: 1500,
         retentionMs: 3_600_000,
-        maxMessageBytes: 262_144,
+        maxMessageBytes: 1_048_576,
         receiveWaitTimeMs: 0,
         maxInFlight: 7,
         maxLeaseDurationMs: 12 * 3_600_000,

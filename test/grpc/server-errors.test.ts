@@ -79,14 +79,14 @@ describe("error statuses over gRPC", () => {
   it("MESSAGE_TOO_LARGE counts attributes and leaves nothing stored", async () => {
     const before = (await h.rpc.getQueue({ name: "errors" })).queue!.stats!.visible;
     await expectRpcError(
-      h.rpc.send({ queue: "errors", body: Buffer.alloc(262_000), attributes: { key: "v".repeat(200) } }),
+      h.rpc.send({ queue: "errors", body: Buffer.alloc(1_048_400), attributes: { key: "v".repeat(200) } }),
       status.INVALID_ARGUMENT,
       "MESSAGE_TOO_LARGE",
     );
     await expectRpcError(
       h.rpc.sendBatch({
         queue: "errors",
-        entries: [{ body: Buffer.from("fine") }, { body: Buffer.alloc(300_000) }],
+        entries: [{ body: Buffer.from("fine") }, { body: Buffer.alloc(1_048_577) }],
       }),
       status.INVALID_ARGUMENT,
       "MESSAGE_TOO_LARGE",

@@ -7,6 +7,7 @@ import {
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
+  SetQueueAttributesCommand,
   type MessageAttributeValue,
 } from "@aws-sdk/client-sqs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -150,12 +151,14 @@ describe("SQS message actions through @aws-sdk/client-sqs (MD5 checks on)", () =
       400,
       /MessageDeduplicationId .*not valid for this queue type/,
     );
-    await expectSqsError(send({ MessageBody: "x".repeat(262_145) }), "InvalidParameterValue", 400);
+    await expectSqsError(send({ MessageBody: "x".repeat(1_048_577) }), "InvalidParameterValue", 400);
     await expectSqsError(send({ QueueUrl: h.urlOf("absent") }), "AWS.SimpleQueueService.NonExistentQueue", 400);
     expect((await h.rpc.getQueue({ name: "work" })).queue!.stats!.visible).toBe(0n);
   });
 
   it("sends batches entry by entry: bad entries fail, the rest are stored", async () => {
+    // Under the default 1 MiB an entry too large would make the whole batch too long (BatchRequestTooLong).
+    await h.sqs.send(new SetQueueAttributesCommand({ QueueUrl: url, Attributes: { MaximumMessageSize: "262144" } }));
     const result = await h.sqs.send(
       new SendMessageBatchCommand({
         QueueUrl: url,

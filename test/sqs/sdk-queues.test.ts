@@ -182,7 +182,7 @@ describe("SQS queue actions through @aws-sdk/client-sqs", () => {
       VisibilityTimeout: "40",
       DelaySeconds: "0",
       MessageRetentionPeriod: "345600",
-      MaximumMessageSize: "262144",
+      MaximumMessageSize: "1048576",
       ReceiveMessageWaitTimeSeconds: "0",
       RedrivePolicy: JSON.stringify({
         deadLetterTargetArn: "arn:aws:sqs:us-east-1:000000000000:dlq",

@@ -124,3 +124,30 @@ describe("planQueueChanges", () => {
     expect(() => planQueueChanges(file({ work: {} }), current, { deleteMissing: true, prefix: "" })).not.toThrow();
   });
 });
+
+describe("planQueueChanges and max_message_bytes's earlier default", () => {
+  const at = (maxMessageBytes: number): Queue => {
+    const queue = onBroker("q", {});
+    queue.config!.maxMessageBytes = maxMessageBytes;
+    return queue;
+  };
+
+  it("leaves a queue at 262144 as it is when the file leaves the field unset, and plans 1 MiB for a new one", () => {
+    const plan = planQueueChanges(file({ q: {}, fresh: {} }), [at(262_144)], keep);
+    expect(plan.unchanged).toEqual(["q"]);
+    expect(plan.changes).toEqual([expect.objectContaining({ action: "create", queue: "fresh" })]);
+    const created = plan.changes[0]!;
+    expect(created.action === "create" && created.config.maxMessageBytes).toBe(1_048_576);
+  });
+
+  it("plans the change when the file names a size, or the queue has another", () => {
+    const named = planQueueChanges(file({ q: { maxMessageBytes: 1_048_576 } }), [at(262_144)], keep);
+    expect(named.changes).toEqual([
+      expect.objectContaining({ action: "update", fields: { max_message_bytes: { from: 262_144, to: 1_048_576 } } }),
+    ]);
+    const other = planQueueChanges(file({ q: {} }), [at(4096)], keep);
+    expect(other.changes).toEqual([
+      expect.objectContaining({ action: "update", fields: { max_message_bytes: { from: 4096, to: 1_048_576 } } }),
+    ]);
+  });
+});

@@ -207,8 +207,11 @@ type QueueConfig struct {
 	// The largest message accepted, in bytes: body plus the UTF-8 bytes of
 	// every attribute key and value, plus every typed attribute's name,
 	// data_type and value (UTF-8 text or bytes). Larger messages fail with
-	// MESSAGE_TOO_LARGE. Default 262144 (256 KiB); 1024 to 1048576 (1 KiB to
-	// 1 MiB).
+	// MESSAGE_TOO_LARGE. Default 1048576 (1 MiB, as SQS since 2025); 1024 to
+	// 1048576 (1 KiB to 1 MiB). Queues created before 0.2.0 keep the default
+	// of then, 262144 (256 KiB): a whole configuration that leaves this unset
+	// (CreateQueue of such a queue again, UpdateQueue without update_mask)
+	// keeps 262144 on them; set it to change it.
 	MaxMessageBytes int32 `protobuf:"varint,4,opt,name=max_message_bytes,json=maxMessageBytes,proto3" json:"max_message_bytes,omitempty"`
 	// How long a Receive waits for a message when it names no wait_time.
 	// Default 0 (return at once); 0 to 20s.

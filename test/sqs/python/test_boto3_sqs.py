@@ -197,7 +197,7 @@ def test_get_queue_attributes_all_named_and_counts(client, name):
     assert attributes["VisibilityTimeout"] == "30"
     assert attributes["DelaySeconds"] == "0"
     assert attributes["MessageRetentionPeriod"] == "345600"
-    assert attributes["MaximumMessageSize"] == "262144"
+    assert attributes["MaximumMessageSize"] == "1048576"
     assert attributes["ReceiveMessageWaitTimeSeconds"] == "0"
     assert abs(int(attributes["CreatedTimestamp"]) - time.time()) < 60
     assert abs(int(attributes["LastModifiedTimestamp"]) - time.time()) < 60
