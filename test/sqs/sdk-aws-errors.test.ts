@@ -225,6 +225,51 @@ describe("AWS's recorded error answers through @aws-sdk/client-sqs", () => {
     );
   });
 
+  it("words malformed FIFO ids and an empty attribute value as AWS does, on either kind of queue", async () => {
+    const fifo = await createQueue("ids.fifo", { FifoQueue: "true" });
+    const plain = await createQueue("plain");
+    const reason = (name: string, value: string) =>
+      exactly(
+        `Value ${value} for parameter ${name} is invalid. Reason: ${name} can only include alphanumeric and punctuation characters. 1 to 128 in length.`,
+      );
+    for (const value of ["group 123", "a".repeat(129)]) {
+      await expectSqsError(
+        h.sqs.send(new SendMessageCommand({ QueueUrl: plain, MessageBody: "m", MessageGroupId: value })),
+        "InvalidParameterValue",
+        400,
+        reason("MessageGroupId", value),
+      );
+    }
+    for (const value of ["", "group 123", "a".repeat(129)]) {
+      await expectSqsError(
+        h.sqs.send(
+          new SendMessageCommand({
+            QueueUrl: fifo,
+            MessageBody: "m",
+            MessageGroupId: "g",
+            MessageDeduplicationId: value,
+          }),
+        ),
+        "InvalidParameterValue",
+        400,
+        reason("MessageDeduplicationId", value),
+      );
+    }
+    await expectSqsError(
+      h.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: plain,
+          MessageBody: "m",
+          MessageAttributes: { ErrorDetails: { DataType: "String", StringValue: "" } },
+        }),
+      ),
+      "InvalidParameterValue",
+      400,
+      exactly("Message (user) attribute 'ErrorDetails' must contain a non-empty value of type 'String'."),
+    );
+    expect((await stored("plain")) + (await stored("ids.fifo"))).toBe(0n);
+  });
+
   it("words ReceiveMessage's bounds as AWS does", async () => {
     const url = await createQueue("bounds");
     await expectSqsError(

@@ -16,6 +16,8 @@ import { queueOfRequest } from "./queue-of-request.js";
 // SQS's bounds, in seconds and bytes.
 const maxDelaySeconds = 900;
 const maxBatchBytes = 1_048_576;
+// A FIFO id: 1 to 128 of ASCII's letters, digits and punctuation, as the broker takes it.
+const fifoIdPattern = /^[\x21-\x7e]{1,128}$/;
 
 /** A message to send, checked: its body, delay, attributes and FIFO ids as holdshelf stores them. */
 interface PreparedMessage {
@@ -190,9 +192,22 @@ function prepareMessage(input: SqsInput): PreparedMessage {
     body,
     delaySeconds: optionalInteger(input, "DelaySeconds", 0, maxDelaySeconds),
     attributes: attributesFromSqs(structureMap(input, "MessageAttributes"), "MessageAttributes"),
-    messageGroupId: optionalString(input, "MessageGroupId"),
-    deduplicationId: optionalString(input, "MessageDeduplicationId"),
+    messageGroupId: fifoId(input, "MessageGroupId"),
+    deduplicationId: fifoId(input, "MessageDeduplicationId"),
   };
+}
+
+/**
+ * A MessageGroupId or MessageDeduplicationId, checked as AWS checks it on
+ * either kind of queue, with AWS's words naming the value. An empty group is
+ * left to the queue: a FIFO queue's send lacks it (MissingParameter).
+ */
+function fifoId(input: SqsInput, name: "MessageGroupId" | "MessageDeduplicationId"): string | undefined {
+  const id = optionalString(input, name);
+  if (id === undefined || (id === "" && name === "MessageGroupId") || fifoIdPattern.test(id)) return id;
+  throw sqsErrors.invalidParameterValue(
+    `Value ${id} for parameter ${name} is invalid. Reason: ${name} can only include alphanumeric and punctuation characters. 1 to 128 in length.`,
+  );
 }
 
 function sendFields(message: PreparedMessage) {

@@ -168,3 +168,23 @@ def test_receive_bounds_and_fifo_attributes_in_aws_words(client, name):
         400,
         "Invalid value for the parameter FifoQueue. Reason: Modifying queue type is not supported.",
     )
+
+
+def test_malformed_fifo_ids_and_an_empty_attribute_value_in_aws_words(client, name):
+    plain = client.create_queue(QueueName=name)["QueueUrl"]
+    fifo = client.create_queue(QueueName=name + ".fifo", Attributes={"FifoQueue": "true"})["QueueUrl"]
+
+    def reason(parameter: str, value: str) -> tuple[str, int, str]:
+        return invalid(
+            f"Value {value} for parameter {parameter} is invalid. Reason: {parameter} can only include alphanumeric and punctuation characters. 1 to 128 in length."
+        )
+
+    assert error_of(client.send_message, QueueUrl=plain, MessageBody="m", MessageGroupId="group 123") == reason("MessageGroupId", "group 123")
+    for value in ["", "a" * 129]:
+        assert error_of(client.send_message, QueueUrl=fifo, MessageBody="m", MessageGroupId="g", MessageDeduplicationId=value) == reason(
+            "MessageDeduplicationId", value
+        )
+    empty = {"ErrorDetails": {"DataType": "String", "StringValue": ""}}
+    assert error_of(client.send_message, QueueUrl=plain, MessageBody="m", MessageAttributes=empty) == invalid(
+        "Message (user) attribute 'ErrorDetails' must contain a non-empty value of type 'String'."
+    )
