@@ -158,10 +158,10 @@ export const changeMessageVisibility: SqsAction = async (input, context) => {
 /**
  * ChangeMessageVisibilityBatch. Each SQS entry has its own timeout, where a
  * holdshelf batch has one: entries are grouped by timeout, one durable
- * write per group. A superseded handle's entry succeeds and changes nothing,
- * as in ChangeMessageVisibility. Once a group is written, a later group's failure (the
- * broker stopping, storage down) fails only that group's entries: the
- * answer never hides changes made.
+ * write per group. A superseded handle's entry succeeds and changes
+ * nothing, as in ChangeMessageVisibility. Once a group is written, a later
+ * group's failure (the broker stopping, storage down) fails only that
+ * group's entries: the answer never hides changes made.
  */
 export const changeMessageVisibilityBatch: SqsAction = async (input, context) => {
   const queue = queueOfRequest(input, context);

@@ -167,7 +167,7 @@ export const listQueueTags: SqsAction = async (input, context) => {
 function checkNewQueueName(name: string, fifo: boolean): void {
   const wellFormed = queueNamePattern.test(name) && name.endsWith(fifoNameSuffix) === fifo;
   if (wellFormed) return;
-  // AWS's wording has no record; these are LocalStack's and moto's, without a final period as theirs.
+  // AWS's wording is not recorded: these are LocalStack's and moto's words, which end without a period.
   throw sqsErrors.invalidParameterValue(
     fifo
       ? "The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix and be 1 to 80 in length"

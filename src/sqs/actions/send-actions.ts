@@ -80,12 +80,13 @@ async function sendOne(queue: string, message: PreparedMessage, context: SqsActi
  * SendMessageBatch. SQS answers entry by entry, where holdshelf's SendBatch
  * stores all or nothing: entries SQS would refuse are reported failed, the
  * rest are stored in one atomic batch, and an entry the broker refuses (too
- * large for the queue, a malformed FIFO id) is reported failed and the batch
- * sent again without it. A FIFO entry without a group or a needed
- * deduplication id fails the whole call instead, as in SQS. Once a refused delay shows the queue is FIFO, every
- * entry's delay gets SQS's FIFO rule at once (fifo-delays.ts). What is known
- * of the queue's kind goes first: a standard queue's groups (queue-kinds.ts)
- * and a .fifo queue's zero delays are dropped before the first send.
+ * large for the queue) is reported failed and the batch sent again without
+ * it. A FIFO entry without a group or a needed deduplication id fails the
+ * whole call instead, as in SQS. Once a refused delay shows the queue is
+ * FIFO, every entry's delay gets SQS's FIFO rule at once (fifo-delays.ts).
+ * What is known of the queue's kind goes first: a standard queue's groups
+ * (queue-kinds.ts) and a .fifo queue's zero delays are dropped before the
+ * first send.
  */
 export const sendMessageBatch: SqsAction = async (input, context) => {
   const queue = queueOfRequest(input, context);
