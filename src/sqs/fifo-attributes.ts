@@ -36,7 +36,8 @@ export function requestedFifo(attributes: ReadonlyMap<string, string>): boolean 
  * caller owns), whose `fifo` already says the queue's kind. On a standard
  * queue only FifoQueue=false is taken; the rest are InvalidAttributeName,
  * as SQS answers for attributes a standard queue does not have. FifoQueue
- * cannot change (InvalidAttributeValue). FifoThroughputLimit is checked
+ * cannot change (InvalidAttributeValue on a FIFO queue; a standard queue
+ * knows no FifoQueue=true: InvalidAttributeName). FifoThroughputLimit is checked
  * and not stored: holdshelf has no throughput quota to choose, and reports
  * it from DeduplicationScope (`fifoAttributeValues`).
  */
@@ -45,14 +46,14 @@ export function applyFifoAttributes(config: QueueConfig, attributes: ReadonlyMap
     const value = attributes.get(name);
     if (value === undefined) continue;
     if (name === "FifoQueue") {
-      if (parseBoolean(name, value) !== config.fifo) {
-        throw sqsErrors.invalidAttributeValue(
-          "Invalid value for the parameter FifoQueue. Reason: a queue's type is set when it is created and cannot change.",
-        );
-      }
-      continue;
+      if (parseBoolean(name, value) === config.fifo) continue;
+      // AWS's words: a standard queue has no such attribute; a FIFO queue's cannot change.
+      if (!config.fifo) throw sqsErrors.invalidAttributeName("Unknown Attribute FifoQueue.");
+      throw sqsErrors.invalidAttributeValue(
+        "Invalid value for the parameter FifoQueue. Reason: Modifying queue type is not supported.",
+      );
     }
-    if (!config.fifo) throw sqsErrors.invalidAttributeName(`Unknown Attribute ${name}: it is for FIFO queues only.`);
+    if (!config.fifo) throw notOnStandardQueue(name);
     if (name === "ContentBasedDeduplication") config.contentBasedDeduplication = parseBoolean(name, value);
     if (name === "DeduplicationScope") config.deduplicationScope = parseScope(value);
   }
@@ -98,6 +99,13 @@ export function fifoAttributeDiffers(config: QueueConfig, name: string, requeste
     default:
       return false;
   }
+}
+
+/** A FIFO attribute named for a standard queue, worded as AWS words each. */
+function notOnStandardQueue(name: string): Error {
+  return name === "ContentBasedDeduplication"
+    ? sqsErrors.invalidAttributeName(`Unknown Attribute ${name}.`)
+    : sqsErrors.invalidAttributeName(`You can specify the ${name} only when FifoQueue is set to true.`);
 }
 
 function parseBoolean(name: string, value: string): boolean {

@@ -143,7 +143,13 @@ function readAttribute(name: string, value: SqsInput): SqsAttributeValue {
     return { DataType: dataType, BinaryValue: Buffer.from(binary, "base64") };
   }
   const text = value["StringValue"];
-  if (typeof text !== "string" || text === "") {
+  // AWS's words for a value given empty.
+  if (text === "") {
+    throw sqsErrors.invalidParameterValue(
+      `Message (user) attribute '${name}' must contain a non-empty value of type '${base}'.`,
+    );
+  }
+  if (typeof text !== "string") {
     throw sqsErrors.invalidParameterValue(
       `The message attribute '${name}' with type '${base}' must use field 'String'.`,
     );

@@ -36,11 +36,13 @@ export class QueueUrls {
   }
 
   /**
-   * The queue a QueueUrl names. A URL of another account, or one that is no
-   * queue URL at all, names no queue here: QueueDoesNotExist, as SQS answers
+   * The queue a QueueUrl names: a queue URL, its path, or the queue's bare
+   * name, which AWS accepts there too. A URL of another account, or one that
+   * is none of these, names no queue here: QueueDoesNotExist, as SQS answers
    * for a queue it cannot find.
    */
   queueOfUrl(url: string): string {
+    if (queueNamePattern.test(url)) return url;
     const path = pathOf(url);
     const queue = path === undefined ? undefined : this.queueOfPath(path);
     if (queue === undefined) throw sqsErrors.queueDoesNotExist();

@@ -16,6 +16,8 @@ export class SqsError extends Error {
     message: string,
     /** "Sender" for the caller's mistakes, "Receiver" for the broker's own trouble. */
     readonly fault: "Sender" | "Receiver" = "Sender",
+    /** The message on the query protocol, where AWS words an error differently from JSON's; the same when unset. */
+    readonly queryMessage: string = message,
   ) {
     super(message);
   }
@@ -29,8 +31,16 @@ const plainShape = (shape: string, message: string, status = 400): SqsError =>
 
 /** Every error the endpoint sends, by what went wrong. */
 export const sqsErrors = {
-  queueDoesNotExist: (message = "The specified queue does not exist.") =>
-    new SqsError("QueueDoesNotExist", "AWS.SimpleQueueService.NonExistentQueue", 400, message),
+  /** AWS's words differ by protocol: the query protocol's still name the WSDL version. */
+  queueDoesNotExist: () =>
+    new SqsError(
+      "QueueDoesNotExist",
+      "AWS.SimpleQueueService.NonExistentQueue",
+      400,
+      "The specified queue does not exist.",
+      "Sender",
+      "The specified queue does not exist for this wsdl version.",
+    ),
   queueNameExists: (message: string) => new SqsError("QueueNameExists", "QueueAlreadyExists", 400, message),
   invalidParameterValue: (message: string) =>
     new SqsError("InvalidParameterValueException", "InvalidParameterValue", 400, message),
@@ -43,8 +53,6 @@ export const sqsErrors = {
   resourceNotFound: (message: string) => plainShape("ResourceNotFoundException", message),
   overLimit: (message: string) => plainShape("OverLimit", message, 403),
   purgeQueueInProgress: (message: string) => prefixedShape("PurgeQueueInProgress", message, 403),
-  messageNotInflight: (message = "The message referred to isn't in flight.") =>
-    prefixedShape("MessageNotInflight", message),
   tooManyEntriesInBatchRequest: (message: string) => prefixedShape("TooManyEntriesInBatchRequest", message),
   batchEntryIdsNotDistinct: (message: string) => prefixedShape("BatchEntryIdsNotDistinct", message),
   batchRequestTooLong: (message: string) => prefixedShape("BatchRequestTooLong", message),

@@ -23,15 +23,22 @@ export function optionalString(input: SqsInput, name: string): string | undefine
   return value;
 }
 
-/** An integer parameter within [min, max], or undefined; out of bounds says so as SQS does. */
-export function optionalInteger(input: SqsInput, name: string, min: number, max: number): number | undefined {
+/**
+ * An integer parameter within [min, max], or undefined; out of bounds says
+ * so as SQS does, with `reason` where AWS words a parameter's bounds its own way.
+ */
+export function optionalInteger(
+  input: SqsInput,
+  name: string,
+  min: number,
+  max: number,
+  reason = `Must be between ${min} and ${max}.`,
+): number | undefined {
   const value = own(input, name);
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "number" || !Number.isInteger(value)) throw wrongType(name, "an integer");
   if (value < min || value > max) {
-    throw sqsErrors.invalidParameterValue(
-      `Value ${value} for parameter ${name} is invalid. Reason: Must be between ${min} and ${max}.`,
-    );
+    throw sqsErrors.invalidParameterValue(`Value ${value} for parameter ${name} is invalid. Reason: ${reason}`);
   }
   return value;
 }

@@ -562,7 +562,7 @@ describe.skipIf(skipWithout(missing))("query answers as botocore 1.29 reads them
     errors.forEach(([error, exception], index) => {
       expect(met[index], error.legacyCode).toEqual({
         exception,
-        error: { Type: error.fault, Code: error.legacyCode, Message: error.message, Detail: null },
+        error: { Type: error.fault, Code: error.legacyCode, Message: error.queryMessage, Detail: null },
         requestId: `err-${index}`,
         status: error.httpStatus,
       });
@@ -574,7 +574,7 @@ describe("query errors and escaping", () => {
   it("writes SQS's ErrorResponse document", () => {
     expect(encodeQueryError(sqsErrors.queueDoesNotExist(), "r-1")).toBe(
       '<?xml version="1.0"?><ErrorResponse xmlns="http://queue.amazonaws.com/doc/2012-11-05/"><Error><Type>Sender</Type>' +
-        "<Code>AWS.SimpleQueueService.NonExistentQueue</Code><Message>The specified queue does not exist.</Message><Detail/></Error>" +
+        "<Code>AWS.SimpleQueueService.NonExistentQueue</Code><Message>The specified queue does not exist for this wsdl version.</Message><Detail/></Error>" +
         "<RequestId>r-1</RequestId></ErrorResponse>",
     );
     expect(encodeQueryError(sqsErrors.serviceUnavailable("down"), "r")).toContain(

@@ -192,7 +192,7 @@ describe("FIFO queues' attributes through @aws-sdk/client-sqs", () => {
       setAttributes("jobs.fifo", { VisibilityTimeout: "99", FifoQueue: "false" }),
       "InvalidAttributeValue",
       400,
-      /cannot change/,
+      /^Invalid value for the parameter FifoQueue. Reason: Modifying queue type is not supported.$/,
     );
     await expectSqsError(
       setAttributes("jobs.fifo", { DeduplicationScope: "queue", FifoThroughputLimit: "perMessageGroupId" }),
@@ -208,12 +208,23 @@ describe("FIFO queues' attributes through @aws-sdk/client-sqs", () => {
     });
 
     await create("plain");
-    await expectSqsError(setAttributes("plain", { FifoQueue: "true" }), "InvalidAttributeValue", 400, /cannot change/);
+    await expectSqsError(
+      setAttributes("plain", { FifoQueue: "true" }),
+      "InvalidAttributeName",
+      400,
+      /^Unknown Attribute FifoQueue.$/,
+    );
+    await expectSqsError(
+      setAttributes("plain", { DeduplicationScope: "queue" }),
+      "InvalidAttributeName",
+      400,
+      /^You can specify the DeduplicationScope only when FifoQueue is set to true.$/,
+    );
     await expectSqsError(
       setAttributes("plain", { ContentBasedDeduplication: "false" }),
       "InvalidAttributeName",
       400,
-      /ContentBasedDeduplication/,
+      /^Unknown Attribute ContentBasedDeduplication.$/,
     );
     expect((await h.rpc.getQueue({ name: "plain" })).queue!.config!.fifo).toBe(false);
   });

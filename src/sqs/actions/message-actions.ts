@@ -38,9 +38,23 @@ const systemAttributeNames = new Set([
 /** ReceiveMessage: leases up to 10 messages, waiting up to 20 s for the first. */
 export const receiveMessage: SqsAction = async (input, context) => {
   const queue = queueOfRequest(input, context);
-  const maxMessages = optionalInteger(input, "MaxNumberOfMessages", 1, maxReceiveMessages) ?? 1;
+  // AWS's words for these two bounds.
+  const maxMessages =
+    optionalInteger(
+      input,
+      "MaxNumberOfMessages",
+      1,
+      maxReceiveMessages,
+      `Must be between 1 and ${maxReceiveMessages}, if provided.`,
+    ) ?? 1;
   const visibility = optionalInteger(input, "VisibilityTimeout", 0, maxVisibilitySeconds);
-  const wait = optionalInteger(input, "WaitTimeSeconds", 0, maxWaitSeconds);
+  const wait = optionalInteger(
+    input,
+    "WaitTimeSeconds",
+    0,
+    maxWaitSeconds,
+    `Must be >= 0 and <= ${maxWaitSeconds}, if provided.`,
+  );
   // FIFO queues' way to repeat a receive whose answer was lost (receive-with-attempt.ts).
   const attemptId = optionalString(input, "ReceiveRequestAttemptId");
   const systemNames = [...stringList(input, "AttributeNames"), ...stringList(input, "MessageSystemAttributeNames")];
@@ -117,7 +131,11 @@ export const deleteMessageBatch: SqsAction = async (input, context) => {
   return { Successful: successful, Failed: failed };
 };
 
-/** ChangeMessageVisibility. */
+/**
+ * ChangeMessageVisibility. A handle of a message received again since
+ * (LEASE_SUPERSEDED) succeeds and changes nothing, as SQS answers it: the
+ * broker's fencing keeps the current delivery's lease as it is.
+ */
 export const changeMessageVisibility: SqsAction = async (input, context) => {
   const queue = queueOfRequest(input, context);
   const receiptHandle = requiredString(input, "ReceiptHandle");
@@ -131,7 +149,7 @@ export const changeMessageVisibility: SqsAction = async (input, context) => {
   } catch (error) {
     const failure = brokerFailure(error);
     if (failure === undefined) throw error;
-    throw visibilityError(failure.reason, receiptHandle, seconds) ?? error;
+    if (failure.reason !== "LEASE_SUPERSEDED") throw visibilityError(failure.reason, receiptHandle, seconds) ?? error;
   }
   context.receiveAttempts.settled(receiptHandle);
   return {};
@@ -140,9 +158,10 @@ export const changeMessageVisibility: SqsAction = async (input, context) => {
 /**
  * ChangeMessageVisibilityBatch. Each SQS entry has its own timeout, where a
  * holdshelf batch has one: entries are grouped by timeout, one durable
- * write per group. Once a group is written, a later group's failure (the
- * broker stopping, storage down) fails only that group's entries: the
- * answer never hides changes made.
+ * write per group. A superseded handle's entry succeeds and changes
+ * nothing, as in ChangeMessageVisibility. Once a group is written, a later
+ * group's failure (the broker stopping, storage down) fails only that
+ * group's entries: the answer never hides changes made.
  */
 export const changeMessageVisibilityBatch: SqsAction = async (input, context) => {
   const queue = queueOfRequest(input, context);
@@ -171,10 +190,11 @@ export const changeMessageVisibilityBatch: SqsAction = async (input, context) =>
     }
     group.forEach(({ id, receiptHandle }, index) => {
       const result = results[index]!;
-      if (result.code === 0) context.receiveAttempts.settled(receiptHandle);
+      const succeeded = result.code === 0 || result.reason === "LEASE_SUPERSEDED";
+      if (succeeded) context.receiveAttempts.settled(receiptHandle);
       outcomes.set(
         id,
-        result.code === 0 ? undefined : (visibilityError(result.reason, receiptHandle, seconds) ?? sqsErrorOf(result)),
+        succeeded ? undefined : (visibilityError(result.reason, receiptHandle, seconds) ?? sqsErrorOf(result)),
       );
     });
   }
@@ -249,9 +269,6 @@ function visibilityError(reason: string, receiptHandle: string, seconds: number)
   switch (reason) {
     case "RECEIPT_HANDLE_INVALID":
       return invalidHandle(receiptHandle);
-    // The delivery this handle named is over: the message was received again since.
-    case "LEASE_SUPERSEDED":
-      return sqsErrors.messageNotInflight();
     case "MESSAGE_NOT_FOUND":
       return sqsErrors.invalidParameterValue(
         `Value ${receiptHandle} for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change.`,

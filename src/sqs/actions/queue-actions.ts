@@ -2,12 +2,13 @@ import { create } from "@bufbuild/protobuf";
 import { QueueConfigSchema, type Queue } from "../../../gen/holdshelf/v1/queue_pb.js";
 import { fifoNameSuffix } from "../../protocol/fifo-name-suffix.js";
 import { mapKeyPath } from "../../protocol/update-mask-path.js";
+import { maxTagKeyCharacters, maxTagValueCharacters } from "../../protocol/limits.js";
 import { queueNamePattern } from "../../protocol/queue-name-pattern.js";
 import { brokerFailure } from "../../service/broker-failure.js";
 import { requestedFifo } from "../fifo-attributes.js";
 import { applyQueueAttributes, attributeFields, conflictingAttribute, queueAttributes } from "../queue-attributes.js";
 import { sqsErrors } from "../sqs-error.js";
-import { optionalInteger, optionalString, requiredString, stringList, stringMap } from "../sqs-input.js";
+import { missing, optionalInteger, optionalString, requiredString, stringList, stringMap } from "../sqs-input.js";
 import type { SqsAction, SqsActionContext } from "./action-context.js";
 import { queueOfRequest } from "./queue-of-request.js";
 
@@ -16,7 +17,9 @@ const listAllLimit = 1000;
 
 /** CreateQueue: a new queue, or the URL of an existing one whose named attributes match. */
 export const createQueue: SqsAction = async (input, context) => {
-  const name = requiredString(input, "QueueName");
+  // An empty name is a bad name to SQS (InvalidParameterValue), not a missing one.
+  const name = optionalString(input, "QueueName");
+  if (name === undefined) throw missing("QueueName");
   const attributes = stringMap(input, "Attributes");
   const fifo = requestedFifo(attributes);
   checkNewQueueName(name, fifo);
@@ -28,7 +31,7 @@ export const createQueue: SqsAction = async (input, context) => {
     await context.queues.call("createQueue", { name, config });
     return { QueueUrl: context.urls.urlOf(name) };
   } catch (error) {
-    if (brokerFailure(error)?.reason !== "QUEUE_ALREADY_EXISTS") throw error;
+    if (brokerFailure(error)?.reason !== "QUEUE_ALREADY_EXISTS") throw tagRefusal(error, name) ?? error;
   }
   // It exists with another configuration: SQS compares only the attributes this request names.
   const queue = await getQueue(name, context);
@@ -142,6 +145,8 @@ export const untagQueue: SqsAction = async (input, context) => {
   const name = queueOfRequest(input, context);
   const keys = stringList(input, "TagKeys");
   if (keys.length === 0) throw sqsErrors.invalidParameterValue("The request must contain at least one tag key.");
+  // No key SQS could store is that long: refused as a bad key, where the broker would merely find it absent.
+  if (keys.some((key) => !tagKeyFits(key))) throw badTagKey();
   // A key named twice is removed once: the mask may name it only once.
   await updateTags(name, context, {}, [...new Set(keys)]);
   return {};
@@ -162,11 +167,39 @@ export const listQueueTags: SqsAction = async (input, context) => {
 function checkNewQueueName(name: string, fifo: boolean): void {
   const wellFormed = queueNamePattern.test(name) && name.endsWith(fifoNameSuffix) === fifo;
   if (wellFormed) return;
+  // AWS's wording is not recorded: these are LocalStack's and moto's words, which end without a period.
   throw sqsErrors.invalidParameterValue(
     fifo
-      ? "Value for parameter QueueName is invalid. Reason: The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix and be 1 to 80 in length."
-      : "Value for parameter QueueName is invalid. Reason: Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length.",
+      ? "The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix and be 1 to 80 in length"
+      : "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length",
   );
+}
+
+/** Whether a tag key has SQS's 1 to 128 characters (code points, as the broker counts them). */
+function tagKeyFits(key: string): boolean {
+  const length = [...key].length;
+  return length >= 1 && length <= maxTagKeyCharacters;
+}
+
+// moto's wording (AWS's has no record).
+const badTagKey = () =>
+  sqsErrors.invalidParameterValue(`Tag keys must be between 1 and ${maxTagKeyCharacters} characters in length.`);
+
+/**
+ * The SQS answer to the broker's refusal of a queue's tags, worded as SQS
+ * clients read it rather than with the broker's field path
+ * (`config.tags: …`); undefined for any other failure.
+ */
+function tagRefusal(error: unknown, queue: string): Error | undefined {
+  const failure = brokerFailure(error);
+  const field = failure?.reason === "INVALID_ARGUMENT" ? failure.violations[0]?.field : undefined;
+  if (field === "config.tags") return sqsErrors.invalidParameterValue(`Too many tags added for queue ${queue}.`);
+  if (field?.startsWith("config.tags[")) {
+    return failure!.violations[0]!.description.startsWith("keys")
+      ? badTagKey()
+      : sqsErrors.invalidParameterValue(`Tag values must be at most ${maxTagValueCharacters} characters in length.`);
+  }
+  return undefined;
 }
 
 async function getQueue(name: string, context: SqsActionContext): Promise<Queue> {
@@ -189,9 +222,13 @@ async function updateTags(
   tags: Record<string, string>,
   keys: readonly string[],
 ): Promise<void> {
-  await context.queues.call("updateQueue", {
-    name,
-    config: create(QueueConfigSchema, { tags }),
-    updateMask: { paths: keys.map((key) => mapKeyPath("tags", key)) },
-  });
+  try {
+    await context.queues.call("updateQueue", {
+      name,
+      config: create(QueueConfigSchema, { tags }),
+      updateMask: { paths: keys.map((key) => mapKeyPath("tags", key)) },
+    });
+  } catch (error) {
+    throw tagRefusal(error, name) ?? error;
+  }
 }

@@ -1,6 +1,6 @@
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
 import { brokerFailure } from "../../service/broker-failure.js";
-import { toSqsError } from "../holdshelf-errors.js";
+import { sqsErrorOf, toSqsError } from "../holdshelf-errors.js";
 import { attributesFromSqs, type HoldshelfAttributes } from "../message-attributes.js";
 import { md5OfBody } from "../message-digests.js";
 import { checkMessageText } from "../message-text.js";
@@ -10,11 +10,14 @@ import type { SqsAction, SqsActionContext, SqsOutput } from "./action-context.js
 import { batchEntries, batchFailure, type BatchFailure } from "./batch-entries.js";
 import { isGroupRequiredRefusal, isStandardQueueGroupRefusal } from "./fair-queue-groups.js";
 import { fifoDelayRefused, isFifoDelayRefusal, withoutIgnoredDelay } from "./fifo-delays.js";
+import { oversizeRefusal } from "./oversize-messages.js";
 import { queueOfRequest } from "./queue-of-request.js";
 
 // SQS's bounds, in seconds and bytes.
 const maxDelaySeconds = 900;
 const maxBatchBytes = 1_048_576;
+// A FIFO id: 1 to 128 of ASCII's letters, digits and punctuation, as the broker takes it.
+const fifoIdPattern = /^[\x21-\x7e]{1,128}$/;
 
 /** A message to send, checked: its body, delay, attributes and FIFO ids as holdshelf stores them. */
 interface PreparedMessage {
@@ -63,7 +66,12 @@ export const sendMessage: SqsAction = async (input, context) => {
 
 /** Sends one message and answers as SQS does; one stored without a sequence number shows its queue is standard. */
 async function sendOne(queue: string, message: PreparedMessage, context: SqsActionContext): Promise<SqsOutput> {
-  const sent = await context.queues.call("send", { queue, ...sendFields(message) });
+  let sent: Sent;
+  try {
+    sent = await context.queues.call("send", { queue, ...sendFields(message) });
+  } catch (error) {
+    throw (await oversizeRefusal(error, queue, context, "call")) ?? error;
+  }
   if (sent.sequenceNumber === "") context.queueKinds.learnStandard(queue);
   return sentAnswer(sent, message);
 }
@@ -72,11 +80,13 @@ async function sendOne(queue: string, message: PreparedMessage, context: SqsActi
  * SendMessageBatch. SQS answers entry by entry, where holdshelf's SendBatch
  * stores all or nothing: entries SQS would refuse are reported failed, the
  * rest are stored in one atomic batch, and an entry the broker refuses (too
- * large for the queue, a FIFO field) is reported failed and the batch sent
- * again without it. Once a refused delay shows the queue is FIFO, every
- * entry's delay gets SQS's FIFO rule at once (fifo-delays.ts). What is known
- * of the queue's kind goes first: a standard queue's groups (queue-kinds.ts)
- * and a .fifo queue's zero delays are dropped before the first send.
+ * large for the queue) is reported failed and the batch sent again without
+ * it. A FIFO entry without a group or a needed deduplication id fails the
+ * whole call instead, as in SQS. Once a refused delay shows the queue is
+ * FIFO, every entry's delay gets SQS's FIFO rule at once (fifo-delays.ts).
+ * What is known of the queue's kind goes first: a standard queue's groups
+ * (queue-kinds.ts) and a .fifo queue's zero delays are dropped before the
+ * first send.
  */
 export const sendMessageBatch: SqsAction = async (input, context) => {
   const queue = queueOfRequest(input, context);
@@ -150,12 +160,11 @@ export const sendMessageBatch: SqsAction = async (input, context) => {
           .map(({ id, message }) => ({ id, message: { ...message, delaySeconds: undefined } }));
         continue;
       }
-      failed.push(
-        batchFailure(
-          pending[index]!.id,
-          toSqsError(error, () => undefined),
-        ),
-      );
+      // A FIFO entry without its group, or its deduplication id, fails the whole call, as in SQS: nothing is stored.
+      const fifoRefusal = missingFifoId(error);
+      if (fifoRefusal !== undefined) throw fifoRefusal;
+      const refusal = (await oversizeRefusal(error, queue, context, "entry")) ?? toSqsError(error, () => undefined);
+      failed.push(batchFailure(pending[index]!.id, refusal));
       pending = pending.filter((_, at) => at !== index);
     }
   }
@@ -184,9 +193,22 @@ function prepareMessage(input: SqsInput): PreparedMessage {
     body,
     delaySeconds: optionalInteger(input, "DelaySeconds", 0, maxDelaySeconds),
     attributes: attributesFromSqs(structureMap(input, "MessageAttributes"), "MessageAttributes"),
-    messageGroupId: optionalString(input, "MessageGroupId"),
-    deduplicationId: optionalString(input, "MessageDeduplicationId"),
+    messageGroupId: fifoId(input, "MessageGroupId"),
+    deduplicationId: fifoId(input, "MessageDeduplicationId"),
   };
+}
+
+/**
+ * A MessageGroupId or MessageDeduplicationId, checked as AWS checks it on
+ * either kind of queue, with AWS's words naming the value. An empty group is
+ * left to the queue: a FIFO queue's send lacks it (MissingParameter).
+ */
+function fifoId(input: SqsInput, name: "MessageGroupId" | "MessageDeduplicationId"): string | undefined {
+  const id = optionalString(input, name);
+  if (id === undefined || (id === "" && name === "MessageGroupId") || fifoIdPattern.test(id)) return id;
+  throw sqsErrors.invalidParameterValue(
+    `Value ${id} for parameter ${name} is invalid. Reason: ${name} can only include alphanumeric and punctuation characters. 1 to 128 in length.`,
+  );
 }
 
 function sendFields(message: PreparedMessage) {
@@ -209,6 +231,22 @@ function sentAnswer(sent: Sent, message: PreparedMessage): SqsOutput {
     ...(md5OfAttributes === undefined ? {} : { MD5OfMessageAttributes: md5OfAttributes }),
     ...(sent.sequenceNumber === "" ? {} : { SequenceNumber: sent.sequenceNumber }),
   };
+}
+
+/**
+ * SQS's answer to a batch whose FIFO entry lacks an id the queue needs:
+ * AWS words a missing group as SendMessage does, but with the code
+ * InvalidParameterValue; undefined for any other failure.
+ */
+function missingFifoId(error: unknown): SqsError | undefined {
+  switch (brokerFailure(error)?.reason) {
+    case "MESSAGE_GROUP_ID_REQUIRED":
+      return sqsErrors.invalidParameterValue("The request must contain the parameter MessageGroupId.");
+    case "DEDUPLICATION_ID_REQUIRED":
+      return sqsErrorOf({ reason: "DEDUPLICATION_ID_REQUIRED", message: "" });
+    default:
+      return undefined;
+  }
 }
 
 /** Which entry of a SendBatch the broker refused, by its field violation ("entries[2].body"). */

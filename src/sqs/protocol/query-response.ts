@@ -32,14 +32,15 @@ export function encodeQueryResponse(action: string, output: Record<string, unkno
 
 /**
  * `<ErrorResponse><Error><Type/><Code/><Message/><Detail/></Error><RequestId/></ErrorResponse>`,
- * with the legacy code: botocore's query error parser reads Error's Code and
- * Message, and maps the code to the modeled exception.
+ * with the legacy code and the query protocol's wording: botocore's query
+ * error parser reads Error's Code and Message, and maps the code to the
+ * modeled exception.
  */
 export function encodeQueryError(error: SqsError, requestId: string): string {
   const fields = [
     xmlElement("Type", error.fault),
     xmlElement("Code", escapeXmlText(error.legacyCode)),
-    xmlElement("Message", escapeXmlText(error.message)),
+    xmlElement("Message", escapeXmlText(error.queryMessage)),
     "<Detail/>",
   ].join("");
   const document = xmlElement("Error", fields) + xmlElement("RequestId", escapeXmlText(requestId));

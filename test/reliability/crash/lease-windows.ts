@@ -36,8 +36,8 @@ export interface LeaseFacts {
  * start + v, for it may have shortened the lease from then on; a release or
  * a delete caps at its start, and so does a failure, whose acknowledged
  * retry delay v adds a retry hold [answer, start + v]. `marginMs` absorbs
- * millisecond rounding and timer slack. An OK over SQS from a Delete made while the lease was not
- * certainly held counts as "may have applied" only.
+ * millisecond rounding and timer slack. An OK over SQS from a Delete or a visibility change made
+ * while the lease was not certainly held counts as "may have applied" only.
  */
 export function leaseFacts(delivery: DeliveryRecord, ops: readonly LeaseOpRecord[], marginMs: number): LeaseFacts {
   const windows: { from: number; until: number }[] = [
@@ -70,7 +70,10 @@ export function leaseFacts(delivery: DeliveryRecord, ops: readonly LeaseOpRecord
     const cap = op.start + (endsLease ? 0 : op.visibilityMs);
     for (const w of windows) if (w.until > op.start) w.until = Math.min(w.until, cap);
     if (endsLease) ended = true;
-    else if (op.outcome === "ok") windows.push({ from: op.end, until: op.start + op.visibilityMs });
+    // SQS's ChangeMessageVisibility answers a superseded handle OK too, and changes nothing: its OK
+    // proves an extension only while the lease was certainly held.
+    else if (op.outcome === "ok" && (held || op.wire === "grpc"))
+      windows.push({ from: op.end, until: op.start + op.visibilityMs });
   }
   return {
     windows: windows.filter((w) => w.until > w.from),

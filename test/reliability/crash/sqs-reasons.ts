@@ -24,8 +24,6 @@ export const SQS_UNAVAILABLE = "ServiceUnavailable";
 /** The holdshelf reason of a failed batch entry's Code and Message (or a failed call's); the code itself if none fits. */
 export function sqsEntryReason(code: string, message: string): string {
   switch (code) {
-    case "AWS.SimpleQueueService.MessageNotInflight":
-      return "LEASE_SUPERSEDED";
     case "ReceiptHandleIsInvalid":
       return "RECEIPT_HANDLE_INVALID";
     case "InternalError":

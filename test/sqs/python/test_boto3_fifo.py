@@ -180,7 +180,7 @@ def test_batches_carry_sequence_numbers_and_fail_entry_by_entry(client, name):
         QueueUrl=url,
         Entries=[
             {"Id": "a", "MessageBody": "a", "MessageGroupId": "g", "MessageDeduplicationId": "a"},
-            {"Id": "nogroup", "MessageBody": "n", "MessageDeduplicationId": "n"},
+            {"Id": "delayed", "MessageBody": "n", "MessageGroupId": "g", "MessageDeduplicationId": "n", "DelaySeconds": 5},
             {"Id": "b", "MessageBody": "b", "MessageGroupId": "g", "MessageDeduplicationId": "b", "DelaySeconds": 0},
             {"Id": "again", "MessageBody": "a", "MessageGroupId": "g", "MessageDeduplicationId": "a"},
         ],
@@ -189,7 +189,7 @@ def test_batches_carry_sequence_numbers_and_fail_entry_by_entry(client, name):
     assert sorted(successful) == ["a", "again", "b"]
     assert successful["again"]["SequenceNumber"] == successful["a"]["SequenceNumber"]
     assert int(successful["b"]["SequenceNumber"]) > int(successful["a"]["SequenceNumber"])
-    assert [(entry["Id"], entry["Code"], entry["SenderFault"]) for entry in result["Failed"]] == [("nogroup", "MissingParameter", True)]
+    assert [(entry["Id"], entry["Code"], entry["SenderFault"]) for entry in result["Failed"]] == [("delayed", "InvalidParameterValue", True)]
     assert bodies(receive(client, url)) == ["a", "b"]
 
 
