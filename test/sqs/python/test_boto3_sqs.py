@@ -265,6 +265,28 @@ def test_send_and_receive_every_attribute_type_and_an_awkward_body(client, name)
     assert some["Attributes"] == {"ApproximateReceiveCount": "3"}
 
 
+def test_attribute_name_wildcards_as_aws_reads_them(client, name):
+    # AWS's recorded case (LocalStack's test_receive_message_message_attribute_names_filters, query protocol).
+    url = client.create_queue(QueueName=name)["QueueUrl"]
+    attributes = {
+        "Help.Me": {"DataType": "String", "StringValue": "Me"},
+        "Hello": {"DataType": "String", "StringValue": "There"},
+        "General": {"DataType": "String", "StringValue": "Kenobi"},
+    }
+    client.send_message(QueueUrl=url, MessageBody="msg", MessageAttributes=attributes)
+
+    def names_of(names):
+        [message] = client.receive_message(QueueUrl=url, MessageAttributeNames=names, VisibilityTimeout=0)["Messages"]
+        return message.get("MessageAttributes")
+
+    assert names_of(["*"]) == attributes
+    assert names_of([".*"]) == attributes
+    assert names_of(["All"]) == attributes
+    assert names_of(["Hel.*"]) == {"Help.Me": attributes["Help.Me"], "Hello": attributes["Hello"]}
+    assert names_of(["Help.*"]) == {"Help.Me": attributes["Help.Me"]}
+    assert names_of(["Foo", "Help"]) is None
+
+
 def test_send_message_batch_with_a_partial_failure(client, name):
     url = client.create_queue(QueueName=name)["QueueUrl"]
     result = client.send_message_batch(
