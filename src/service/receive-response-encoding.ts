@@ -114,7 +114,8 @@ function measure(delivery: Delivery): Measured {
   }
   // A trace header is printable ASCII (checked at send): a character is a byte.
   const traceHeaderLength = delivery.traceHeader?.length ?? 0;
-  if (traceHeaderLength > 0) size += 1 + delimitedSize(traceHeaderLength);
+  // Field 16 and up take a two-byte tag.
+  if (traceHeaderLength > 0) size += 2 + delimitedSize(traceHeaderLength);
   const typedAttributes = Object.keys(delivery.typedAttributes).map((name): MeasuredTypedAttribute => {
     const { dataType, value } = delivery.typedAttributes[name]!;
     const nameBytes = Buffer.byteLength(name, "utf8");
@@ -215,7 +216,7 @@ function writeReceivedMessage(writer: WireWriter, delivery: Delivery, measured: 
     }
   }
   if (traceHeader !== undefined && traceHeader.length > 0) {
-    writer.tag(field.traceHeader, WireType.lengthDelimited);
+    writer.wideTag(field.traceHeader, WireType.lengthDelimited);
     writer.string(traceHeader, traceHeader.length);
   }
 }

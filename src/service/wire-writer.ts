@@ -23,6 +23,11 @@ export class WireWriter {
     this.buffer[this.offset++] = (fieldNumber << 3) | wireType;
   }
 
+  /** The tag of a field numbered 16 to 2047: two bytes, a varint as every tag is. */
+  wideTag(fieldNumber: number, wireType: number): void {
+    this.varint((fieldNumber << 3) | wireType);
+  }
+
   varint(value: number): void {
     const buffer = this.buffer;
     let offset = this.offset;
