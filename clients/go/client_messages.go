@@ -40,6 +40,7 @@ func (c *Client) SendWithResult(ctx context.Context, queue string, body []byte, 
 		request.Delay = durationToWire(options.Delay)
 		request.MessageGroupId = options.MessageGroupID
 		request.DeduplicationId = options.DeduplicationID
+		request.TraceHeader = options.TraceHeader
 	}
 	return c.batcher.send(ctx, request)
 }
@@ -71,7 +72,7 @@ func (c *Client) SendBatchWithResults(ctx context.Context, queue string, entries
 		}
 		wire[i] = &holdshelfv1.SendBatchEntry{
 			Body: e.Body, Attributes: e.Attributes, TypedAttributes: typed, Delay: durationToWire(e.Delay),
-			MessageGroupId: e.MessageGroupID, DeduplicationId: e.DeduplicationID,
+			MessageGroupId: e.MessageGroupID, DeduplicationId: e.DeduplicationID, TraceHeader: e.TraceHeader,
 		}
 	}
 	resp, err := c.rpc.SendBatch(ctx, &holdshelfv1.SendBatchRequest{Queue: queue, Entries: wire})

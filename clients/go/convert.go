@@ -111,6 +111,7 @@ func messageFromWire(m *holdshelfv1.ReceivedMessage) *Message {
 		MessageGroupID:        m.MessageGroupId,
 		SequenceNumber:        m.SequenceNumber,
 		DeduplicationID:       m.DeduplicationId,
+		TraceHeader:           m.TraceHeader,
 	}
 }
 

@@ -23,8 +23,8 @@ func TestFIFOSettingsAndFieldsConvertBothWays(t *testing.T) {
 	if s := DeduplicationScopeQueue.String() + " " + DeduplicationScopeMessageGroup.String() + " " + DeduplicationScope(7).String(); s != "QUEUE MESSAGE_GROUP DeduplicationScope(7)" {
 		t.Fatalf("scope names: %s", s)
 	}
-	m := messageFromWire(&holdshelfv1.ReceivedMessage{MessageGroupId: "customer-1", SequenceNumber: "00000000000000000042", DeduplicationId: "order-7"})
-	if m.MessageGroupID != "customer-1" || m.SequenceNumber != "00000000000000000042" || m.DeduplicationID != "order-7" {
+	m := messageFromWire(&holdshelfv1.ReceivedMessage{MessageGroupId: "customer-1", SequenceNumber: "00000000000000000042", DeduplicationId: "order-7", TraceHeader: "Root=1-x"})
+	if m.MessageGroupID != "customer-1" || m.SequenceNumber != "00000000000000000042" || m.DeduplicationID != "order-7" || m.TraceHeader != "Root=1-x" {
 		t.Fatalf("message: %+v", m)
 	}
 }

@@ -213,7 +213,7 @@ func (b *sendBatcher) sendBatch(batch []*batchedSend) (again []*batchedSend) {
 		r := s.request
 		entries[i] = &holdshelfv1.SendBatchEntry{
 			Body: r.Body, Attributes: r.Attributes, TypedAttributes: r.TypedAttributes, Delay: r.Delay,
-			MessageGroupId: r.MessageGroupId, DeduplicationId: r.DeduplicationId,
+			MessageGroupId: r.MessageGroupId, DeduplicationId: r.DeduplicationId, TraceHeader: r.TraceHeader,
 		}
 	}
 	resp, err := b.rpc.SendBatch(ctx, &holdshelfv1.SendBatchRequest{Queue: batch[0].request.Queue, Entries: entries})

@@ -30,6 +30,8 @@ type fakeSender struct {
 	// gate, if set, holds each call until it is closed.
 	gate    chan struct{}
 	entered int // calls begun, held or not
+	// traceHeaders are the trace headers of every message sent, in order.
+	traceHeaders []string
 }
 
 func (f *fakeSender) record(kind, queue string, bodies []string) error {
@@ -50,6 +52,9 @@ func (f *fakeSender) record(kind, queue string, bodies []string) error {
 }
 
 func (f *fakeSender) Send(_ context.Context, r *holdshelfv1.SendRequest, _ ...grpc.CallOption) (*holdshelfv1.SendResponse, error) {
+	f.mu.Lock()
+	f.traceHeaders = append(f.traceHeaders, r.TraceHeader)
+	f.mu.Unlock()
 	if err := f.record("send", r.Queue, []string{string(r.Body)}); err != nil {
 		return nil, err
 	}
@@ -58,9 +63,12 @@ func (f *fakeSender) Send(_ context.Context, r *holdshelfv1.SendRequest, _ ...gr
 
 func (f *fakeSender) SendBatch(_ context.Context, r *holdshelfv1.SendBatchRequest, _ ...grpc.CallOption) (*holdshelfv1.SendBatchResponse, error) {
 	var bodies []string
+	f.mu.Lock()
 	for _, e := range r.Entries {
 		bodies = append(bodies, string(e.Body))
+		f.traceHeaders = append(f.traceHeaders, e.TraceHeader)
 	}
+	f.mu.Unlock()
 	if err := f.record("batch", r.Queue, bodies); err != nil {
 		return nil, err
 	}
@@ -158,6 +166,21 @@ func TestSendsGoInOneBatchOnceItIsFullEachWithItsOwnResult(t *testing.T) {
 		}
 	}
 	expectCalls(t, f, "batch q a,b,c")
+}
+
+func TestASendsTraceHeaderGoesWithItBatchedOrAlone(t *testing.T) {
+	f := &fakeSender{}
+	c := batchedClient(t, f, SendBatching{MaxMessages: 2, Delay: Duration(time.Hour)})
+	outs := sendInTurn(t, c, "q", &SendOptions{TraceHeader: "Root=1-a"}, "a", "b")
+	outcome(t, outs[0])
+	outcome(t, outs[1])
+	if _, err := c.SendBatch(context.Background(), "q", []SendBatchEntry{{Body: []byte("c"), TraceHeader: "Root=1-c"}}); err != nil {
+		t.Fatal(err)
+	}
+	expectCalls(t, f, "batch q a,b", "batch q c")
+	if want := []string{"Root=1-a", "Root=1-a", "Root=1-c"}; !reflect.DeepEqual(f.traceHeaders, want) {
+		t.Fatalf("trace headers sent: %v, want %v", f.traceHeaders, want)
+	}
 }
 
 func TestABatchGoesAfterItsDelayAndALoneSendAsUnary(t *testing.T) {

@@ -143,6 +143,11 @@ type SendOptions struct {
 	// and sequence number. Required unless the queue has
 	// ContentBasedDeduplication.
 	DeduplicationID string
+	// TraceHeader links the consumer's span to the producer's: SQS's
+	// AWSTraceHeader, as AWS X-Ray and OpenTelemetry's AWS X-Ray propagator
+	// write it. At most 512 characters of printable ASCII; empty means none.
+	// It does not count toward the queue's maximum message size.
+	TraceHeader string
 }
 
 // SendBatchEntry is one message of a SendBatch.
@@ -153,9 +158,10 @@ type SendBatchEntry struct {
 	TypedAttributes map[string]TypedAttribute
 	// Delay: nil means the queue's delay; a FIFO queue refuses it.
 	Delay *time.Duration
-	// MessageGroupID and DeduplicationID: as in SendOptions.
+	// MessageGroupID, DeduplicationID and TraceHeader: as in SendOptions.
 	MessageGroupID  string
 	DeduplicationID string
+	TraceHeader     string
 }
 
 // SendResult is what a send stored or, for a FIFO queue's duplicate, found
@@ -209,6 +215,9 @@ type Message struct {
 	MessageGroupID  string
 	SequenceNumber  string
 	DeduplicationID string
+	// TraceHeader is the tracing header the message was sent with
+	// (SendOptions.TraceHeader, or SQS's AWSTraceHeader); empty when none.
+	TraceHeader string
 }
 
 // EntryResult is the outcome of one receipt handle of a batch call.

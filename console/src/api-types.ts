@@ -183,6 +183,8 @@ export interface PeekedMessage {
   readonly messageGroupId: string | null;
   readonly sequenceNumber: string | null;
   readonly deduplicationId: string | null;
+  /** The trace header it was sent with (SQS's AWSTraceHeader, gRPC's trace_header); null when none. */
+  readonly traceHeader: string | null;
 }
 
 /** GET /api/queues/:name/messages. */

@@ -96,6 +96,14 @@ export function MessageCard({ message }: { message: PeekedMessage }) {
             </dd>
           </div>
         )}
+        {message.traceHeader !== null && (
+          <div class="wide-fact">
+            <dt>Trace header</dt>
+            <dd>
+              <code data-testid={`trace-header-${id}`}>{message.traceHeader}</code>
+            </dd>
+          </div>
+        )}
       </dl>
       {attributes.length > 0 && (
         <table class="attributes">

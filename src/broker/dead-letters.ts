@@ -299,12 +299,14 @@ export interface RedriveOptions {
 export type MoveTarget = QueueState | string;
 
 /**
- * A message's body and attributes, typed ones too, and a FIFO message's
- * deduplication id, without a reading's checkpoint or an earlier dead-letter
- * origin.
+ * A message's body and attributes, typed ones too, a FIFO message's
+ * deduplication id and its trace header, without a reading's checkpoint or
+ * an earlier dead-letter origin.
  */
-function stripped({ body, attributes, typedAttributes, deduplicationId }: MessageContent): MessageContent {
-  return deduplicationId === undefined
-    ? { body, attributes, typedAttributes }
-    : { body, attributes, typedAttributes, deduplicationId };
+function stripped({ body, attributes, typedAttributes, deduplicationId, traceHeader }: MessageContent): MessageContent {
+  const content =
+    deduplicationId === undefined
+      ? { body, attributes, typedAttributes }
+      : { body, attributes, typedAttributes, deduplicationId };
+  return traceHeader === undefined ? content : { ...content, traceHeader };
 }

@@ -5,6 +5,7 @@ import { checkFifoFields } from "./fifo-intake.js";
 import { newMessageId } from "./message-id.js";
 import type { QueueState } from "./queue-state.js";
 import { checkOutgoing } from "./request-limits.js";
+import { checkTraceHeader } from "./trace-header.js";
 import type { OutgoingMessage } from "./types.js";
 
 /**
@@ -26,6 +27,7 @@ export function intakeMessages(
     const field = batchField === "" ? "" : `${batchField}[${index}].`;
     const fifo = checkFifoFields(message, config, field);
     const { size, delayMs, typedAttributes } = checkOutgoing(message, config, field);
+    const traceHeader = checkTraceHeader(message.traceHeader, field);
     totalBytes += size;
     const entry = {
       id: newMessageId(now),
@@ -37,7 +39,8 @@ export function intakeMessages(
       enqueuedAt: now,
       firstReceiveAt: 0,
       leaseStart: 0,
-      size,
+      // The stored size, as receives budget responses by: the trace header too, which max_message_bytes leaves out.
+      size: size + (traceHeader?.length ?? 0),
       hasCheckpoint: false,
       group: fifo?.group,
       sequence: fifo === undefined ? undefined : 0,
@@ -47,6 +50,7 @@ export function intakeMessages(
       attributes: message.attributes ?? {},
       typedAttributes,
       deduplicationId: fifo?.deduplicationId,
+      traceHeader,
     };
     return { kind: "putMessage" as const, dataId, entry, content };
   });

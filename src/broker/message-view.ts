@@ -15,6 +15,7 @@ export type MessageView = Pick<
   | "firstReceiveTime"
   | "deadLetter"
   | "fifo"
+  | "traceHeader"
 >;
 
 /** A message as a delivery or a peek shows it: its schedule entry's counters and times, and its stored content. */
@@ -29,6 +30,7 @@ export function messageView(message: ScheduleEntry, content: MessageContent): Me
     firstReceiveTime: message.firstReceiveAt,
     deadLetter: content.deadLetter,
     fifo: fifoDelivery(message, content),
+    traceHeader: content.traceHeader,
   };
 }
 

@@ -39,6 +39,8 @@ export interface OutgoingMessage {
   readonly messageGroupId?: string | undefined;
   /** FIFO queues: what a repeated send is recognised by within five minutes. */
   readonly deduplicationId?: string | undefined;
+  /** SQS's AWSTraceHeader (X-Ray, OpenTelemetry); empty or undefined means none. Not counted in the message's size. */
+  readonly traceHeader?: string | undefined;
 }
 
 /** What a send stored, or (a FIFO queue's duplicate) found already stored. */
@@ -76,6 +78,8 @@ export interface Delivery {
   readonly deadLetter: DeadLetterOrigin | undefined;
   /** FIFO queues (else undefined): the message's group, sequence number (20 digits) and deduplication id. */
   readonly fifo?: FifoDelivery | undefined;
+  /** The trace header the message was sent with, if any. */
+  readonly traceHeader?: string | undefined;
 }
 
 /** What a FIFO queue's deliveries and peeks add. */
@@ -108,6 +112,7 @@ export interface PeekedMessage {
   readonly checkpointSize: number;
   readonly deadLetter: DeadLetterOrigin | undefined;
   readonly fifo?: FifoDelivery | undefined;
+  readonly traceHeader?: string | undefined;
 }
 
 /** One page of PeekMessages. */

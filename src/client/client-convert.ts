@@ -170,6 +170,7 @@ export interface WireSendFields {
   readonly delay?: Duration;
   readonly messageGroupId: string;
   readonly deduplicationId: string;
+  readonly traceHeader: string;
 }
 
 /** A message to send as the wire's SendRequest fields (a queue aside) or SendBatchEntry. */
@@ -180,6 +181,7 @@ export function sendEntryToWire(entry: SendBatchEntry): WireSendFields {
     typedAttributes: typedAttributesToWire(entry.typedAttributes),
     ...(entry.delayMs === undefined ? {} : { delay: durationFromMs(entry.delayMs) }),
     ...fifoSendToWire(entry),
+    traceHeader: entry.traceHeader ?? "",
   };
 }
 
@@ -201,6 +203,7 @@ export function messageFromWire(message: WireReceivedMessage): ReceivedMessage {
       ? {}
       : { deadLetter: { sourceQueue: message.deadLetterSourceQueue, reason: message.deadLetterReason } }),
     ...fifoFieldsFromWire(message),
+    ...(message.traceHeader === "" ? {} : { traceHeader: message.traceHeader }),
   };
 }
 
@@ -222,6 +225,7 @@ export function peekedMessageFromWire(message: WirePeekedMessage): PeekedMessage
       ? {}
       : { deadLetter: { sourceQueue: message.deadLetterSourceQueue, reason: message.deadLetterReason } }),
     ...fifoFieldsFromWire(message),
+    ...(message.traceHeader === "" ? {} : { traceHeader: message.traceHeader }),
   };
 }
 

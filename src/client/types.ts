@@ -176,6 +176,13 @@ export interface SendOptions {
    * Required unless the queue has contentBasedDeduplication.
    */
   readonly deduplicationId?: string | undefined;
+  /**
+   * A tracing header for the consumer to link its span to the producer's:
+   * SQS's AWSTraceHeader, as AWS X-Ray and OpenTelemetry's AWS X-Ray
+   * propagator write it. At most 512 characters of printable ASCII; does
+   * not count toward the queue's maxMessageBytes.
+   */
+  readonly traceHeader?: string | undefined;
 }
 
 /** What a send stored, or, for a FIFO queue's duplicate, found already stored. */
@@ -236,6 +243,8 @@ export interface ReceivedMessage extends FifoFields {
   readonly checkpoint?: Uint8Array;
   /** Where and why the message was dead-lettered, for a message in a dead-letter queue; undefined otherwise. */
   readonly deadLetter?: DeadLetterOrigin;
+  /** The tracing header it was sent with (SendOptions.traceHeader, or SQS's AWSTraceHeader); absent when none was. */
+  readonly traceHeader?: string;
 }
 
 /** Where a message stands in its queue, as peekMessages reports it. */
@@ -261,6 +270,8 @@ export interface PeekedMessage extends FifoFields {
   readonly checkpointSize: number;
   /** Where and why the message was dead-lettered, for a message in a dead-letter queue; undefined otherwise. */
   readonly deadLetter?: DeadLetterOrigin;
+  /** As in ReceivedMessage. */
+  readonly traceHeader?: string;
 }
 
 /** One page of peekMessages. */

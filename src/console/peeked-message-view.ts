@@ -40,6 +40,8 @@ export function peekedMessageView(message: PeekedMessage): object {
     messageGroupId: message.messageGroupId === "" ? null : message.messageGroupId,
     sequenceNumber: message.sequenceNumber === "" ? null : message.sequenceNumber,
     deduplicationId: message.deduplicationId === "" ? null : message.deduplicationId,
+    // The trace header it was sent with (SQS's AWSTraceHeader); null when none.
+    traceHeader: message.traceHeader === "" ? null : message.traceHeader,
   };
 }
 

@@ -23,6 +23,12 @@ export const maxCheckpointBytes = 64 * 1024;
 export const maxAttributeKeyBytes = 256;
 /** Longest data type of a typed attribute ("Number.int" and the like), in characters. */
 export const maxDataTypeCharacters = 256;
+/**
+ * Longest trace header (SQS's AWSTraceHeader), in characters of printable
+ * ASCII: an X-Ray header with a lineage is a few hundred; a hundred of them
+ * fit the margin a receive response keeps beside its messages.
+ */
+export const maxTraceHeaderCharacters = 512;
 /** Tags on one queue. */
 export const maxQueueTags = 50;
 /** Longest queue tag key, in characters; a key has at least one. */

@@ -34,5 +34,6 @@ function peekedMessageToWire(message: BrokerPeekedMessage): PeekedMessage {
     deadLetterSourceQueue: message.deadLetter?.sourceQueue ?? "",
     deadLetterReason: message.deadLetter?.reason ?? "",
     ...message.fifo,
+    traceHeader: message.traceHeader ?? "",
   });
 }

@@ -77,6 +77,7 @@ export function queueServiceHandlers(broker: QueueOperations): UnaryHandlers<typ
         delayMs: durationToMs(request.delay, "delay"),
         messageGroupId: request.messageGroupId,
         deduplicationId: request.deduplicationId,
+        traceHeader: request.traceHeader,
       });
       return create(SendResponseSchema, result);
     },
@@ -88,6 +89,7 @@ export function queueServiceHandlers(broker: QueueOperations): UnaryHandlers<typ
         delayMs: durationToMs(entry.delay, `entries[${index}].delay`),
         messageGroupId: entry.messageGroupId,
         deduplicationId: entry.deduplicationId,
+        traceHeader: entry.traceHeader,
       }));
       const results = await broker.sendBatchWithResults(request.queue, messages);
       // Empty on a standard queue, as the proto says, rather than a list of empty strings.

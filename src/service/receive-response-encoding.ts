@@ -23,6 +23,7 @@ const receivedMessage = {
   messageGroupId: 13,
   sequenceNumber: 14,
   deduplicationId: 15,
+  traceHeader: 16,
 } as const;
 const typedAttributeValue = { dataType: 1, stringValue: 2, binaryValue: 3 } as const;
 const mapEntry = { key: 1, value: 2 } as const;
@@ -111,6 +112,10 @@ function measure(delivery: Delivery): Measured {
       if (text.length > 0) size += 1 + delimitedSize(text.length);
     }
   }
+  // A trace header is printable ASCII (checked at send): a character is a byte.
+  const traceHeaderLength = delivery.traceHeader?.length ?? 0;
+  // Field 16 and up take a two-byte tag.
+  if (traceHeaderLength > 0) size += 2 + delimitedSize(traceHeaderLength);
   const typedAttributes = Object.keys(delivery.typedAttributes).map((name): MeasuredTypedAttribute => {
     const { dataType, value } = delivery.typedAttributes[name]!;
     const nameBytes = Buffer.byteLength(name, "utf8");
@@ -197,17 +202,22 @@ function writeReceivedMessage(writer: WireWriter, delivery: Delivery, measured: 
       writer.bytes(value);
     }
   }
-  const { fifo } = delivery;
-  if (fifo === undefined) return;
-  const fifoFields = [
-    [field.messageGroupId, fifo.messageGroupId],
-    [field.sequenceNumber, fifo.sequenceNumber],
-    [field.deduplicationId, fifo.deduplicationId],
-  ] as const;
-  for (const [number, text] of fifoFields) {
-    if (text.length === 0) continue;
-    writer.tag(number, WireType.lengthDelimited);
-    writer.string(text, text.length);
+  const { fifo, traceHeader } = delivery;
+  if (fifo !== undefined) {
+    const fifoFields = [
+      [field.messageGroupId, fifo.messageGroupId],
+      [field.sequenceNumber, fifo.sequenceNumber],
+      [field.deduplicationId, fifo.deduplicationId],
+    ] as const;
+    for (const [number, text] of fifoFields) {
+      if (text.length === 0) continue;
+      writer.tag(number, WireType.lengthDelimited);
+      writer.string(text, text.length);
+    }
+  }
+  if (traceHeader !== undefined && traceHeader.length > 0) {
+    writer.wideTag(field.traceHeader, WireType.lengthDelimited);
+    writer.string(traceHeader, traceHeader.length);
   }
 }
 

@@ -40,5 +40,6 @@ function receivedMessageToWire(delivery: Delivery): ReceivedMessage {
     deadLetterReason: delivery.deadLetter?.reason ?? "",
     typedAttributes: typedAttributesToWire(delivery.typedAttributes),
     ...delivery.fifo,
+    traceHeader: delivery.traceHeader ?? "",
   });
 }

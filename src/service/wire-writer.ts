@@ -18,9 +18,14 @@ export class WireWriter {
     this.buffer = Buffer.allocUnsafe(size);
   }
 
-  /** A field's key; holdshelf's field numbers are below 16, so one byte. */
+  /** A field's key for fields 1 to 15: one byte (wideTag writes the others). */
   tag(fieldNumber: number, wireType: number): void {
     this.buffer[this.offset++] = (fieldNumber << 3) | wireType;
+  }
+
+  /** The tag of a field numbered 16 to 2047: two bytes, a varint as every tag is. */
+  wideTag(fieldNumber: number, wireType: number): void {
+    this.varint((fieldNumber << 3) | wireType);
   }
 
   varint(value: number): void {

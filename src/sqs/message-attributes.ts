@@ -94,13 +94,15 @@ export function attributesToSqs(
 }
 
 /**
- * Which attribute names a ReceiveMessage asked for: "All" or ".*" is every
- * one, "prefix.*" those starting with "prefix.", anything else that name.
+ * Which attribute names a ReceiveMessage asked for, as SQS reads them:
+ * "All", ".*" or "*" is every one; "prefix.*" every name starting with
+ * "prefix", the dot not included (AWS answers "Hel.*" with "Hello" and
+ * "Help.Me"); anything else that name.
  */
 export function attributeNameFilter(requested: readonly string[]): (name: string) => boolean {
-  if (requested.some((name) => name === "All" || name === ".*")) return () => true;
+  if (requested.some((name) => name === "All" || name === ".*" || name === "*")) return () => true;
   const exact = new Set(requested.filter((name) => !name.endsWith(".*")));
-  const prefixes = requested.filter((name) => name.endsWith(".*")).map((name) => name.slice(0, -1));
+  const prefixes = requested.filter((name) => name.endsWith(".*")).map((name) => name.slice(0, -2));
   return (name) => exact.has(name) || prefixes.some((prefix) => name.startsWith(prefix));
 }
 

@@ -177,6 +177,11 @@ export async function startSqsListener(options: SqsListenerOptions): Promise<Sqs
       queueKinds,
       callerName: caller?.name ?? "",
       pathQueue: urls!.queueOfPath(path),
+      // One header: repeated ones are no trace header at all.
+      traceHeader:
+        request.headersDistinct["x-amzn-trace-id"]?.length === 1
+          ? request.headersDistinct["x-amzn-trace-id"][0]
+          : undefined,
     });
     return { action, output };
   };

@@ -270,12 +270,13 @@ function copyContent(content: MessageContent): MessageContent {
       ]),
     ),
   };
-  const { deadLetter, deduplicationId } = content;
+  const { deadLetter, deduplicationId, traceHeader } = content;
   const withOrigin =
     deadLetter === undefined
       ? copy
       : { ...copy, deadLetter: { sourceQueue: deadLetter.sourceQueue, reason: deadLetter.reason } };
-  return deduplicationId === undefined ? withOrigin : { ...withOrigin, deduplicationId };
+  const withDeduplication = deduplicationId === undefined ? withOrigin : { ...withOrigin, deduplicationId };
+  return traceHeader === undefined ? withDeduplication : { ...withDeduplication, traceHeader };
 }
 
 function copyDeduplication(record: StoredDeduplication): StoredDeduplication {

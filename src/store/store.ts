@@ -76,6 +76,8 @@ export interface MessageContent {
   readonly deadLetter?: DeadLetterOrigin | undefined;
   /** FIFO queues: the deduplication id the send was checked against (the message id after a dead-letter move). */
   readonly deduplicationId?: string | undefined;
+  /** The tracing header it was sent with (SQS's AWSTraceHeader), if any. */
+  readonly traceHeader?: string | undefined;
 }
 
 /**

@@ -23,6 +23,16 @@ const contentVersion = { beforeDeduplication: 3, latest: 4 } as const;
 const deduplicationVersion = 1;
 // The kind byte before a typed attribute's value.
 const typedValueKind = { string: 0, binary: 1 } as const;
+// A message's system attributes (the trace header) ride in the typed
+// attributes' list as entries no send can make: an empty name (every
+// release refuses one) and the system attribute's name as the data type
+// (every release takes only String, Number or Binary there). So the content
+// layout, data format 1 and cluster layout 1 stay as they are, and a
+// release that does not know them (0.1.0) still reads the message: it shows
+// the entry as one more typed attribute, with the body and every other
+// field intact, and writes it back unchanged when it moves the message.
+const systemEntryName = "";
+const traceHeaderType = "AWSTraceHeader";
 const scheduleValueBytes = 2 + 4 + 4 + 4 + 8 * 4;
 // Version 2 adds the sequence number (f64) and the group's length (u16), then the group's UTF-8 bytes.
 const fifoScheduleHeaderBytes = scheduleValueBytes + 8 + 2;
@@ -90,7 +100,8 @@ export function decodeScheduleValueInto(value: Buffer, columns: ScheduleColumns,
  * A message's content: version, attribute count, length-prefixed keys and
  * values, the dead-letter origin (a flag, then source queue and reason),
  * typed attribute count and each one's length-prefixed name and data type,
- * value kind (string or binary) and length-prefixed value, in version 4 the
+ * value kind (string or binary) and length-prefixed value (and the trace
+ * header, as a typed entry: see systemEntryName), in version 4 the
  * deduplication id (a flag, then the id), then the body.
  */
 export function encodeContent(content: MessageContent): Buffer {
@@ -113,6 +124,9 @@ export function encodeContent(content: MessageContent): Buffer {
     );
   }
   const typed = Object.entries(content.typedAttributes);
+  if (content.traceHeader !== undefined) {
+    typed.push([systemEntryName, { dataType: traceHeaderType, value: content.traceHeader }]);
+  }
   const typedCount = Buffer.allocUnsafe(4);
   typedCount.writeUInt32BE(typed.length, 0);
   parts.push(typedCount);
@@ -158,6 +172,7 @@ export function decodeContent(value: Buffer): MessageContent {
   let deadLetter: DeadLetterOrigin | undefined;
   if (version >= 2 && value[offset++] === 1) deadLetter = { sourceQueue: readString(), reason: readString() };
   const typed: [string, TypedAttribute][] = [];
+  let traceHeader: string | undefined;
   const typedCount = version >= 3 ? value.readUInt32BE(offset) : 0;
   if (version >= 3) offset += 4;
   for (let i = 0; i < typedCount; i++) {
@@ -166,7 +181,10 @@ export function decodeContent(value: Buffer): MessageContent {
     const kind = value[offset++];
     if (kind !== typedValueKind.string && kind !== typedValueKind.binary)
       throw new Error(`unknown typed attribute value kind ${kind}`);
-    typed.push([name, { dataType, value: kind === typedValueKind.binary ? readBytes() : readString() }]);
+    const typedValue = kind === typedValueKind.binary ? readBytes() : readString();
+    if (name === systemEntryName && dataType === traceHeaderType && typeof typedValue === "string") {
+      traceHeader = typedValue;
+    } else typed.push([name, { dataType, value: typedValue }]);
   }
   const typedAttributes: Record<string, TypedAttribute> = Object.fromEntries(typed);
   let deduplicationId: string | undefined;
@@ -180,6 +198,7 @@ export function decodeContent(value: Buffer): MessageContent {
   };
   if (deadLetter !== undefined) decoded.deadLetter = deadLetter;
   if (deduplicationId !== undefined) decoded.deduplicationId = deduplicationId;
+  if (traceHeader !== undefined) decoded.traceHeader = traceHeader;
   return decoded;
 }
 

@@ -765,6 +765,11 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
         reason: "INVALID_ARGUMENT",
         fields: ['typed_attributes["blob"].binary_value'],
       });
+      expect(check.traced).toEqual({
+        check: "traced",
+        seen: { batched: "Root=1-batched", unary: "Root=1-unary", entry: "Root=1-entry" },
+        received: ["from boto3", "Root=1-boto3"],
+      });
     }, 60_000);
   });
 

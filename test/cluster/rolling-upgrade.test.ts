@@ -115,4 +115,48 @@ describe.skipIf(skipWithoutPostgres)("a rolling upgrade from 0.1.0", () => {
       await admin.end();
     }
   }, 90_000);
+
+  it("lets a 0.1.0 broker read and dead-letter a message 0.2.0 stored with a trace header, which 0.2.0 then reads back", async () => {
+    const release010 = await unpackRelease(dir.path);
+    const url = await postgres().createDatabase();
+    await run(process.execPath, [release010, "cluster", "init", "--postgres", url, "--shards", "8"]);
+    const ports = { a: await freePort(), b: await freePort() };
+    const start = async (nodeId: "a" | "b", bin?: string): Promise<QueueClient> => {
+      const listen = `127.0.0.1:${ports[nodeId]}`;
+      const args = ["--listen", listen, "--postgres", url, "--node-id", nodeId, "--shard-lease-ttl", "2s"];
+      const broker = await startBrokerProcess(dir.path, args, bin === undefined ? {} : { bin });
+      brokers.push(broker);
+      const client = new QueueClient(broker.address, { batching: { delayMs: 0 } });
+      clients.push(client);
+      return client;
+    };
+    const header = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1";
+    const work = queueOn("b", ["a", "b"], "traced");
+    const dlq = queueOn("b", ["a", "b"], "traced-dlq");
+    const oldA = await start("a", release010);
+    const newB = await start("b");
+    await retrying(() => newB.createQueue(dlq));
+    await retrying(() => newB.createQueue(work, { redrivePolicy: { deadLetterQueue: dlq, maxReceiveCount: 1 } }));
+    await retrying(() => newB.send(work, "traced body", { attributes: { k: "v" }, traceHeader: header }));
+
+    // 0.1.0 alone: it reads the message whole, the header as one more typed attribute, and dead-letters it.
+    await stop(brokers[1]!);
+    const [old] = await retrying(() => oldA.receive(work, { visibilityTimeoutMs: 100 }));
+    expect(Buffer.from(old!.body).toString()).toBe("traced body");
+    expect(old!.attributes).toEqual({ k: "v" });
+    expect(old!.typedAttributes).toEqual({ "": { dataType: "AWSTraceHeader", value: header } });
+    for (let waited = 0; (await retrying(() => oldA.peekMessages(dlq))).messages.length === 0; waited += 100) {
+      expect(waited, "0.1.0 dead-letters the message").toBeLessThan(20_000);
+      await sleep(100);
+    }
+
+    // 0.2.0 alone again: the header 0.1.0 moved is a trace header once more, with no stray typed attribute.
+    await stop(brokers[0]!);
+    const newA = await start("a");
+    const [moved] = (await retrying(() => newA.peekMessages(dlq))).messages;
+    expect(Buffer.from(moved!.body).toString()).toBe("traced body");
+    expect(moved!.traceHeader).toBe(header);
+    expect(moved!.typedAttributes).toEqual({});
+    expect(moved!.deadLetter).toEqual({ sourceQueue: work, reason: "MAX_RECEIVE_COUNT_EXCEEDED" });
+  }, 90_000);
 });

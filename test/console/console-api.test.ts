@@ -75,6 +75,7 @@ describe("the console's API without an auth file", () => {
         state: "visible",
         leaseDeadline: null,
         deadLetterSourceQueue: null,
+        traceHeader: null,
       }),
     ]);
     expect(peeked.body.nextPageToken).toBe("");
@@ -87,6 +88,14 @@ describe("the console's API without an auth file", () => {
       state: "in_flight",
       leaseDeadline: expect.any(Number),
     });
+  });
+
+  it("shows a message's trace header, as sent over gRPC (or SQS's AWSTraceHeader)", async () => {
+    await browser.api("POST", "/api/queues", { name: "traced" });
+    const traceHeader = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1";
+    await h.rpc().send({ queue: "traced", body: Buffer.from("t"), traceHeader });
+    const peeked = await browser.api("GET", "/api/queues/traced/messages");
+    expect(peeked.body.messages).toEqual([expect.objectContaining({ bodyText: "t", traceHeader })]);
   });
 
   it("keeps an attribute whatever its name, __proto__ included", async () => {

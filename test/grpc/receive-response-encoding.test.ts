@@ -42,6 +42,7 @@ function referenceMessage(delivery: Delivery): ReceivedMessage {
       ]),
     ),
     ...delivery.fifo,
+    traceHeader: delivery.traceHeader ?? "",
   });
 }
 
@@ -106,6 +107,17 @@ const fifo = fc.record({
   ),
 });
 
+// Printable ASCII up to the broker's 512 characters (checked at send), which the encoder counts on; 128 makes a two-byte length.
+const traceHeader = fc.oneof(
+  fc.constant(""),
+  fc.string({
+    unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)),
+    minLength: 1,
+    maxLength: 512,
+  }),
+  fc.constant("Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1"),
+);
+
 const delivery: fc.Arbitrary<Delivery> = fc.record({
   messageId: fc.oneof(fc.uuid(), fc.constant("")),
   receiptHandle: fc.oneof(fc.base64String({ maxLength: 120 }), text),
@@ -119,6 +131,7 @@ const delivery: fc.Arbitrary<Delivery> = fc.record({
   checkpoint: fc.option(bytes(70_000), { nil: undefined }),
   deadLetter: fc.option(fc.record({ sourceQueue: text, reason: text }), { nil: undefined }),
   fifo: fc.option(fifo, { nil: undefined }),
+  traceHeader: fc.option(traceHeader, { nil: undefined }),
 });
 
 describe("encodeReceiveResponse", () => {
@@ -165,6 +178,7 @@ describe("encodeReceiveResponse", () => {
       checkpoint: new Uint8Array(0),
       deadLetter: { sourceQueue: "orders", reason: "MAX_RECEIVE_COUNT_EXCEEDED" },
       fifo: { messageGroupId: "customer-7", sequenceNumber: "00000000000000000042", deduplicationId: "order-9" },
+      traceHeader: "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1",
     };
     const [message] = fromBinary(ReceiveResponseSchema, encodeReceiveResponse([sent]).bytes).messages;
     expect(message).toMatchObject({
@@ -180,6 +194,7 @@ describe("encodeReceiveResponse", () => {
       messageGroupId: "customer-7",
       sequenceNumber: "00000000000000000042",
       deduplicationId: "order-9",
+      traceHeader: sent.traceHeader,
     });
     expect(Buffer.from(message!.body).toString()).toBe("héllo");
     // Each value in its own oneof case, empty ones too: "" is a string_value, not unset.

@@ -166,6 +166,23 @@ export function fifoIdField(field: number, damage: Damage): fc.Arbitrary<Uint8Ar
   );
 }
 
+/** A trace_header field, mostly absent; else a header, one at the 512-character bound or past it, or one the broker refuses. */
+export function traceHeaderField(field: number, damage: Damage): fc.Arbitrary<Uint8Array> {
+  return fc.oneof(
+    { arbitrary: fc.constant(wire.concat()), weight: 3 },
+    {
+      arbitrary: textBytes(damage, [
+        "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1",
+        "x".repeat(512),
+        "x".repeat(513),
+        "tab\there",
+        "ünïcode",
+      ]).map((header) => wire.stringField(field, header)),
+      weight: 2,
+    },
+  );
+}
+
 /** A QueueConfig body with random limits, durations, policies and FIFO settings. */
 export function queueConfigBody(known: readonly string[], damage: Damage): fc.Arbitrary<Uint8Array> {
   const optionalDuration = (field: number): fc.Arbitrary<Uint8Array> =>

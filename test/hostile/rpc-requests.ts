@@ -5,6 +5,7 @@ import {
   attributeEntries,
   durationBody,
   fifoIdField,
+  traceHeaderField,
   handleBytes,
   handleList,
   int32Value,
@@ -69,9 +70,16 @@ function requestsWith(fixture: RequestFixture, damage: Damage): Record<string, f
   const handles = (field: number): fc.Arbitrary<Uint8Array> =>
     handleList(fixture, damage).map((list) => wire.concat(...list.map((h) => wire.stringField(field, h))));
   const sendEntry = fc
-    .tuple(sendBody, attributeEntries(2, damage), duration(3), fifoIdField(5, damage), fifoIdField(6, damage))
-    .map(([body, attributes, delay, group, deduplicationId]) =>
-      wire.messageField(2, wire.bytesField(1, body), ...attributes, delay, group, deduplicationId),
+    .tuple(
+      sendBody,
+      attributeEntries(2, damage),
+      duration(3),
+      fifoIdField(5, damage),
+      fifoIdField(6, damage),
+      traceHeaderField(7, damage),
+    )
+    .map(([body, attributes, delay, group, deduplicationId, traceHeader]) =>
+      wire.messageField(2, wire.bytesField(1, body), ...attributes, delay, group, deduplicationId, traceHeader),
     );
   return {
     CreateQueue: message(
@@ -111,6 +119,7 @@ function requestsWith(fixture: RequestFixture, damage: Damage): Record<string, f
       duration(4),
       fifoIdField(6, damage),
       fifoIdField(7, damage),
+      traceHeaderField(8, damage),
     ),
     SendBatch: message(
       queue.map((q) => wire.stringField(1, q)),

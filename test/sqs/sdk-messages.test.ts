@@ -95,6 +95,29 @@ describe("SQS message actions through @aws-sdk/client-sqs (MD5 checks on)", () =
     expect(Messages![0]!.Attributes).toBeUndefined();
   });
 
+  it("reads attribute name wildcards as AWS does: *, .* and All are every one, Hel.* a prefix without the dot", async () => {
+    // AWS's recorded case (LocalStack's test_receive_message_message_attribute_names_filters).
+    const attributes = {
+      "Help.Me": { DataType: "String", StringValue: "Me" },
+      Hello: { DataType: "String", StringValue: "There" },
+      General: { DataType: "String", StringValue: "Kenobi" },
+    };
+    await h.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: "msg", MessageAttributes: attributes }));
+    const namesOf = async (names: string[]) => {
+      const { Messages } = await h.sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: url, MessageAttributeNames: names, VisibilityTimeout: 0 }),
+      );
+      return Messages![0]!.MessageAttributes;
+    };
+    expect(await namesOf(["*"])).toEqual(attributes);
+    expect(await namesOf([".*"])).toEqual(attributes);
+    expect(await namesOf(["All"])).toEqual(attributes);
+    expect(await namesOf(["Hel.*"])).toEqual({ "Help.Me": attributes["Help.Me"], Hello: attributes.Hello });
+    expect(await namesOf(["Help.*"])).toEqual({ "Help.Me": attributes["Help.Me"] });
+    expect(await namesOf(["Foo", "Hello"])).toEqual({ Hello: attributes.Hello });
+    expect(await namesOf(["Foo", "Help"])).toBeUndefined();
+  });
+
   it("refuses bad message attributes and bodies with SQS's errors, storing nothing", async () => {
     const send = (input: Partial<ConstructorParameters<typeof SendMessageCommand>[0]>) =>
       h.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: "b", ...input }));

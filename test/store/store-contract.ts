@@ -346,6 +346,26 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         expect(contents[2]!.body).toHaveLength(0);
       });
 
+      it("keeps a message's trace header through close and reopen, apart from its typed attributes", async () => {
+        const dataId = await createQueue();
+        const traced = scheduleEntry(t0);
+        const untraced = scheduleEntry(t0);
+        const traceHeader = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1";
+        await fx.store.commit([
+          putMessage(dataId, traced, {
+            body: Buffer.from("t"),
+            attributes: {},
+            typedAttributes: { n: { dataType: "Number", value: "1" } },
+            traceHeader,
+          }),
+          putMessage(dataId, untraced, content("u", {})),
+        ]);
+        const [read, other] = await readContents(await fx.reopen(), dataId, [traced.id, untraced.id]);
+        expect(read!.traceHeader).toBe(traceHeader);
+        expect(typedPlain(read!.typedAttributes)).toEqual({ n: { dataType: "Number", text: "1" } });
+        expect(other!.traceHeader).toBeUndefined();
+      });
+
       it("returns binary bodies byte for byte", async () => {
         const dataId = await createQueue();
         const entry = scheduleEntry(t0);

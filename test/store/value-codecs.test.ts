@@ -197,6 +197,48 @@ describe("message contents", () => {
     expect(Object.keys(flagClear)).not.toContain("deduplicationId");
   });
 
+  it("writes a trace header as a typed entry no send can make (empty name, data type AWSTraceHeader), in version 3", () => {
+    const value = encodeContent({
+      body: Buffer.from("body"),
+      attributes: {},
+      typedAttributes: { s: { dataType: "String", value: "text" } },
+      traceHeader: "Root=1-5759e988-bd862e3fe1be46a994272793",
+    });
+    const expected = Buffer.concat([
+      Buffer.of(3, 0, 0, 0, 0),
+      Buffer.of(0),
+      Buffer.of(0, 0, 0, 2),
+      field("s"),
+      field("String"),
+      Buffer.of(0),
+      field("text"),
+      field(""),
+      field("AWSTraceHeader"),
+      Buffer.of(0),
+      field("Root=1-5759e988-bd862e3fe1be46a994272793"),
+      Buffer.from("body"),
+    ]);
+    expect(value.toString("hex")).toBe(expected.toString("hex"));
+    const read = decodeContent(value);
+    expect(read.traceHeader).toBe("Root=1-5759e988-bd862e3fe1be46a994272793");
+    expect(read.typedAttributes).toEqual({ s: { dataType: "String", value: "text" } });
+    expect(Buffer.from(read.body).toString()).toBe("body");
+  });
+
+  it("keeps a trace header beside a deduplication id, and no traceHeader key without one", () => {
+    const read = decodeContent(
+      encodeContent({
+        body: Buffer.from("b"),
+        attributes: {},
+        typedAttributes: {},
+        deduplicationId: "d",
+        traceHeader: "Root=1-x",
+      }),
+    );
+    expect([read.deduplicationId, read.traceHeader]).toEqual(["d", "Root=1-x"]);
+    expect(Object.keys(decodeContent(version3))).not.toContain("traceHeader");
+  });
+
   it.each([0, 5, 255])("refuses content version %i", (version) => {
     expect(() => decodeContent(Buffer.concat([Buffer.of(version, 0, 0, 0, 0), Buffer.from("body")]))).toThrow(
       /unknown message content layout/,

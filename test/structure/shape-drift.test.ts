@@ -74,6 +74,7 @@ describe("the shapes written twice on purpose", () => {
     expectTypeOf<SendBatchEntry["delayMs"]>().toEqualTypeOf<OutgoingMessage["delayMs"]>();
     expectTypeOf<SendBatchEntry["messageGroupId"]>().toEqualTypeOf<OutgoingMessage["messageGroupId"]>();
     expectTypeOf<SendBatchEntry["deduplicationId"]>().toEqualTypeOf<OutgoingMessage["deduplicationId"]>();
+    expectTypeOf<SendBatchEntry["traceHeader"]>().toEqualTypeOf<OutgoingMessage["traceHeader"]>();
   });
 
   it("ReceiveOptions: the rules' and the client's are the same", () => {

@@ -19,6 +19,8 @@ export interface SqsActionContext {
   readonly callerName: string;
   /** The queue of the request's path (`/<account>/<queue>`), which old SDKs use instead of a QueueUrl parameter. */
   readonly pathQueue: string | undefined;
+  /** The request's X-Amzn-Trace-Id header: a send's AWSTraceHeader when MessageSystemAttributes sets none, as in AWS. */
+  readonly traceHeader: string | undefined;
 }
 
 /** An action's answer in the JSON protocol's shape (Binary values base64), which the query protocol renders as XML. */

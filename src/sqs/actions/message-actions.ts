@@ -4,6 +4,7 @@ import { brokerFailure } from "../../service/broker-failure.js";
 import { sqsErrorOf, toSqsError } from "../holdshelf-errors.js";
 import { attributeNameFilter, attributesToSqs } from "../message-attributes.js";
 import { md5OfBody, md5OfMessageAttributes } from "../message-digests.js";
+import { traceHeaderName } from "../message-system-attributes.js";
 import { bodyText } from "../message-text.js";
 import { type SqsError, sqsErrors } from "../sqs-error.js";
 import { optionalInteger, optionalString, requiredString, stringList, type SqsInput } from "../sqs-input.js";
@@ -31,7 +32,7 @@ const systemAttributeNames = new Set([
   "SequenceNumber",
   "MessageDeduplicationId",
   "MessageGroupId",
-  // X-Ray tracing: accepted, and never present (the endpoint drops the header at send).
+  // X-Ray's and OpenTelemetry's trace header, on messages sent with one (either API).
   "AWSTraceHeader",
 ]);
 
@@ -233,6 +234,7 @@ function receivedAnswer(
   put("MessageGroupId", message.messageGroupId === "" ? undefined : message.messageGroupId);
   put("MessageDeduplicationId", message.deduplicationId === "" ? undefined : message.deduplicationId);
   put("SequenceNumber", message.sequenceNumber === "" ? undefined : message.sequenceNumber);
+  put(traceHeaderName, message.traceHeader === "" ? undefined : message.traceHeader);
   const attributes = attributesToSqs(message.attributes, message.typedAttributes, wantedAttribute);
   const md5OfAttributes = md5OfMessageAttributes(attributes);
   return {

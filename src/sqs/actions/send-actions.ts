@@ -3,6 +3,7 @@ import { brokerFailure } from "../../service/broker-failure.js";
 import { sqsErrorOf, toSqsError } from "../holdshelf-errors.js";
 import { attributesFromSqs, type HoldshelfAttributes } from "../message-attributes.js";
 import { md5OfBody } from "../message-digests.js";
+import { systemAttributesFromSqs, type SentSystemAttributes } from "../message-system-attributes.js";
 import { checkMessageText } from "../message-text.js";
 import { SqsError, sqsErrors } from "../sqs-error.js";
 import { optionalInteger, optionalString, structureMap, type SqsInput } from "../sqs-input.js";
@@ -27,6 +28,8 @@ interface PreparedMessage {
   /** FIFO queues' ids, as given: the broker checks them against the queue (holdshelf-errors.ts words its refusals). */
   readonly messageGroupId: string | undefined;
   readonly deduplicationId: string | undefined;
+  /** AWSTraceHeader, and the digest of MessageSystemAttributes. */
+  readonly system: SentSystemAttributes;
 }
 
 /** What the broker answers a stored (or, on a FIFO queue, deduplicated) message: its id and sequence number ("" on a standard queue). */
@@ -38,7 +41,7 @@ interface Sent {
 /** SendMessage. */
 export const sendMessage: SqsAction = async (input, context) => {
   const queue = queueOfRequest(input, context);
-  const given = prepareMessage(input);
+  const given = prepareMessage(input, context.traceHeader);
   if (given.messageGroupId !== undefined && context.queueKinds.isStandard(queue)) {
     // A fair queue's send to a queue known as standard: the group goes before the send (queue-kinds.ts).
     try {
@@ -96,7 +99,7 @@ export const sendMessageBatch: SqsAction = async (input, context) => {
   let totalBytes = 0;
   for (const { id, input: entry } of entries) {
     try {
-      const message = prepareMessage(entry);
+      const message = prepareMessage(entry, context.traceHeader);
       totalBytes += Buffer.byteLength(message.body) + message.attributes.bytes;
       pending.push({ id, message });
     } catch (error) {
@@ -171,30 +174,18 @@ export const sendMessageBatch: SqsAction = async (input, context) => {
   return { Successful: successful, Failed: failed };
 };
 
-function prepareMessage(input: SqsInput): PreparedMessage {
+function prepareMessage(input: SqsInput, requestTraceHeader: string | undefined): PreparedMessage {
   const body = optionalString(input, "MessageBody");
   if (body === undefined || body === "")
     throw sqsErrors.missingParameter("The request must contain the parameter MessageBody.");
   checkMessageText(body, "the message body");
-  // Only AWSTraceHeader exists (X-Ray tracing): checked as SQS checks it, then dropped.
-  for (const [name, value] of structureMap(input, "MessageSystemAttributes")) {
-    if (name !== "AWSTraceHeader") {
-      throw sqsErrors.invalidParameterValue(
-        `Message system attribute name '${name}' is invalid. The only one is AWSTraceHeader.`,
-      );
-    }
-    if (value["DataType"] !== "String" || typeof value["StringValue"] !== "string") {
-      throw sqsErrors.invalidParameterValue(
-        "The message system attribute 'AWSTraceHeader' must be of type String with a StringValue.",
-      );
-    }
-  }
   return {
     body,
     delaySeconds: optionalInteger(input, "DelaySeconds", 0, maxDelaySeconds),
     attributes: attributesFromSqs(structureMap(input, "MessageAttributes"), "MessageAttributes"),
     messageGroupId: fifoId(input, "MessageGroupId"),
     deduplicationId: fifoId(input, "MessageDeduplicationId"),
+    system: systemAttributesFromSqs(input, requestTraceHeader),
   };
 }
 
@@ -219,16 +210,19 @@ function sendFields(message: PreparedMessage) {
     ...(message.delaySeconds === undefined ? {} : { delay: durationFromMs(message.delaySeconds * 1000) }),
     ...(message.messageGroupId === undefined ? {} : { messageGroupId: message.messageGroupId }),
     ...(message.deduplicationId === undefined ? {} : { deduplicationId: message.deduplicationId }),
+    ...(message.system.traceHeader === undefined ? {} : { traceHeader: message.system.traceHeader }),
   };
 }
 
 /** SendMessage's answer, and a SendMessageBatch entry's: a FIFO queue's carries the sequence number. */
 function sentAnswer(sent: Sent, message: PreparedMessage): SqsOutput {
   const md5OfAttributes = message.attributes.md5;
+  const md5OfSystemAttributes = message.system.md5;
   return {
     MessageId: sent.messageId,
     MD5OfMessageBody: md5OfBody(message.body),
     ...(md5OfAttributes === undefined ? {} : { MD5OfMessageAttributes: md5OfAttributes }),
+    ...(md5OfSystemAttributes === undefined ? {} : { MD5OfMessageSystemAttributes: md5OfSystemAttributes }),
     ...(sent.sequenceNumber === "" ? {} : { SequenceNumber: sent.sequenceNumber }),
   };
 }

@@ -9,6 +9,9 @@ its SQS endpoint (--address, --sqs-endpoint):
                Consumer (Subscribe): each as a TypedAttribute, plain
                Strings in attributes
     refused    a Binary type with a text value: INVALID_ARGUMENT naming the field
+    traced     trace headers: the Client's (batched, unary, send_batch entry)
+               read by boto3 as AWSTraceHeader, and boto3's read by the
+               Client's receive as trace_header
 """
 
 from __future__ import annotations
@@ -100,6 +103,26 @@ def refused(client: Client) -> None:
              fields=[violation.field for violation in error.field_violations])
 
 
+def traced(client: Client, unbatched: Client, sqs: Any, url: str) -> None:
+    client.send(QUEUE, "batched", trace_header="Root=1-batched")
+    unbatched.send(QUEUE, "unary", trace_header="Root=1-unary")
+    client.send_batch(QUEUE, [SendBatchEntry("entry", trace_header="Root=1-entry")])
+    seen: dict[str, str | None] = {}
+    for _ in range(10):
+        answer = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, AttributeNames=["AWSTraceHeader"],
+                                     WaitTimeSeconds=1)
+        for message in answer.get("Messages", []):
+            seen[message["Body"]] = message.get("Attributes", {}).get("AWSTraceHeader")
+            sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+        if len(seen) == 3:
+            break
+    sqs.send_message(QueueUrl=url, MessageBody="from boto3",
+                     MessageSystemAttributes={"AWSTraceHeader": {"DataType": "String", "StringValue": "Root=1-boto3"}})
+    [received] = client.receive(QUEUE, max_messages=1, wait_time=5)
+    client.delete(QUEUE, received.receipt_handle)
+    emit("traced", seen=seen, received=[received.body.decode(), received.trace_header])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--address", required=True)
@@ -113,6 +136,7 @@ def main() -> None:
         to_sqs(client, unbatched, sqs, url)
         from_sqs(client, sqs, url)
         refused(client)
+        traced(client, unbatched, sqs, url)
 
 
 if __name__ == "__main__":

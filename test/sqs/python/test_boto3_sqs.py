@@ -265,6 +265,51 @@ def test_send_and_receive_every_attribute_type_and_an_awkward_body(client, name)
     assert some["Attributes"] == {"ApproximateReceiveCount": "3"}
 
 
+def test_attribute_name_wildcards_as_aws_reads_them(client, name):
+    # AWS's recorded case (LocalStack's test_receive_message_message_attribute_names_filters, query protocol).
+    url = client.create_queue(QueueName=name)["QueueUrl"]
+    attributes = {
+        "Help.Me": {"DataType": "String", "StringValue": "Me"},
+        "Hello": {"DataType": "String", "StringValue": "There"},
+        "General": {"DataType": "String", "StringValue": "Kenobi"},
+    }
+    client.send_message(QueueUrl=url, MessageBody="msg", MessageAttributes=attributes)
+
+    def names_of(names):
+        [message] = client.receive_message(QueueUrl=url, MessageAttributeNames=names, VisibilityTimeout=0)["Messages"]
+        return message.get("MessageAttributes")
+
+    assert names_of(["*"]) == attributes
+    assert names_of([".*"]) == attributes
+    assert names_of(["All"]) == attributes
+    assert names_of(["Hel.*"]) == {"Help.Me": attributes["Help.Me"], "Hello": attributes["Hello"]}
+    assert names_of(["Help.*"]) == {"Help.Me": attributes["Help.Me"]}
+    assert names_of(["Foo", "Help"]) is None
+
+
+def test_aws_trace_header_is_kept_and_returned_when_asked(client, name):
+    # AWS's recorded digest of this header (LocalStack's test_system_attributes_have_no_effect_on_attr_md5).
+    header = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1"
+    system = {"AWSTraceHeader": {"DataType": "String", "StringValue": header}}
+    url = client.create_queue(QueueName=name)["QueueUrl"]
+    sent = client.send_message(QueueUrl=url, MessageBody="traced", MessageSystemAttributes=system)
+    assert sent["MD5OfMessageSystemAttributes"] == "5ae4d5d7636402d80f4eb6d213245a88"
+    batch = client.send_message_batch(
+        QueueUrl=url, Entries=[{"Id": "t", "MessageBody": "batched", "MessageSystemAttributes": system}]
+    )
+    assert batch["Successful"][0]["MD5OfMessageSystemAttributes"] == "5ae4d5d7636402d80f4eb6d213245a88"
+    messages = receive_all(client, url, AttributeNames=["AWSTraceHeader"], VisibilityTimeout=0)
+    assert sorted((m["Body"], m["Attributes"]) for m in messages) == [
+        ("batched", {"AWSTraceHeader": header}),
+        ("traced", {"AWSTraceHeader": header}),
+    ]
+    assert all(m["Attributes"]["AWSTraceHeader"] == header for m in receive_all(client, url, AttributeNames=["All"], VisibilityTimeout=0))
+    assert all("Attributes" not in m for m in receive_all(client, url))
+    with pytest.raises(ClientError) as refused:
+        client.send_message(QueueUrl=url, MessageBody="b", MessageSystemAttributes={"AWSTraceHeader": {"DataType": "Number", "StringValue": "1"}})
+    assert refused.value.response["Error"]["Code"] == "InvalidParameterValue"
+
+
 def test_send_message_batch_with_a_partial_failure(client, name):
     url = client.create_queue(QueueName=name)["QueueUrl"]
     result = client.send_message_batch(

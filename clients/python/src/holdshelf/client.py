@@ -152,7 +152,7 @@ class Client:
     def send(self, queue: str, body: bytes | str, *, attributes: dict[str, str] | None = None,
              delay: Seconds | None = None, message_group_id: str | None = None,
              deduplication_id: str | None = None, typed_attributes: Mapping[str, TypedAttribute] | None = None,
-             timeout: float | None = None) -> str:
+             trace_header: str | None = None, timeout: float | None = None) -> str:
         """Stores one message (text as UTF-8); returns its id. delay None means the queue's.
 
         On a FIFO queue, message_group_id is required (a group's messages are
@@ -163,21 +163,24 @@ class Client:
         (NOT_A_FIFO_QUEUE). send_with_result also returns the sequence number.
         typed_attributes are Number, Binary and custom String attributes
         (TypedAttribute), as the SQS endpoint's MessageAttributes; a name is
-        in attributes or here, not both.
+        in attributes or here, not both. trace_header links the consumer's
+        span to the producer's: SQS's AWSTraceHeader, as AWS X-Ray and
+        OpenTelemetry's AWS X-Ray propagator write it (at most 512 characters
+        of printable ASCII; it does not count toward the message size).
         """
         return self.send_with_result(queue, body, attributes=attributes, delay=delay, message_group_id=message_group_id,
                                      deduplication_id=deduplication_id, typed_attributes=typed_attributes,
-                                     timeout=timeout).message_id
+                                     trace_header=trace_header, timeout=timeout).message_id
 
     def send_with_result(self, queue: str, body: bytes | str, *, attributes: dict[str, str] | None = None,
                          delay: Seconds | None = None, message_group_id: str | None = None,
                          deduplication_id: str | None = None,
                          typed_attributes: Mapping[str, TypedAttribute] | None = None,
-                         timeout: float | None = None) -> SendResult:
+                         trace_header: str | None = None, timeout: float | None = None) -> SendResult:
         """As send, returning the id and, on a FIFO queue, the sequence number (a duplicate's: the first send's)."""
         if self._batcher is not None:
             entry = batch_entry_to_wire(SendBatchEntry(body, attributes or {}, delay, message_group_id,
-                                                       deduplication_id, dict(typed_attributes or {})))
+                                                       deduplication_id, dict(typed_attributes or {}), trace_header))
             size = entry.ByteSize()
             # One too large for a batch goes alone, as does one sent after close() (which then fails).
             batched = self._batcher.send(queue, entry, size, timeout) if self._batcher.fits(size) else None
@@ -186,7 +189,7 @@ class Client:
         request = service_pb2.SendRequest(queue=queue, body=body_bytes(body), attributes=attributes or {},
                                           typed_attributes=typed_attributes_to_wire(typed_attributes),
                                           message_group_id=message_group_id or "",
-                                          deduplication_id=deduplication_id or "")
+                                          deduplication_id=deduplication_id or "", trace_header=trace_header or "")
         if delay is not None:
             request.delay.CopyFrom(to_duration(delay))
         response = self._call(self._stub.Send, request, timeout)

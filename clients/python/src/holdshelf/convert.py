@@ -128,6 +128,7 @@ def message_from_wire(wire: message_pb2.ReceivedMessage) -> ReceivedMessage:
         sequence_number=wire.sequence_number,
         deduplication_id=wire.deduplication_id,
         typed_attributes={name: typed_attribute_from_wire(value) for name, value in wire.typed_attributes.items()},
+        trace_header=wire.trace_header,
     )
 
 
@@ -156,7 +157,8 @@ def batch_entry_to_wire(entry: SendBatchEntry) -> message_pb2.SendBatchEntry:
     wire = message_pb2.SendBatchEntry(
         body=body_bytes(entry.body), attributes=entry.attributes,
         typed_attributes=typed_attributes_to_wire(entry.typed_attributes),
-        message_group_id=entry.message_group_id or "", deduplication_id=entry.deduplication_id or "")
+        message_group_id=entry.message_group_id or "", deduplication_id=entry.deduplication_id or "",
+        trace_header=entry.trace_header or "")
     if entry.delay is not None:
         wire.delay.CopyFrom(to_duration(entry.delay))
     return wire

@@ -137,6 +137,8 @@ class ReceivedMessage:
     dead-letter move); all three are "" on a standard queue.
     typed_attributes are the Number, Binary and custom String attributes as
     sent (by send's typed_attributes, or through the SQS endpoint).
+    trace_header is the tracing header it was sent with (send's
+    trace_header, or SQS's AWSTraceHeader); "" when none.
     """
 
     message_id: str
@@ -154,6 +156,7 @@ class ReceivedMessage:
     sequence_number: str = ""
     deduplication_id: str = ""
     typed_attributes: dict[str, TypedAttribute] = field(default_factory=dict)
+    trace_header: str = ""
 
 
 @dataclass(frozen=True)
@@ -161,7 +164,8 @@ class SendBatchEntry:
     """One message of send_batch; delay None means the queue's (a FIFO queue refuses one).
 
     message_group_id and deduplication_id are for FIFO queues, and
-    typed_attributes Number, Binary and custom String ones, as in Client.send.
+    typed_attributes Number, Binary and custom String ones, and
+    trace_header the tracing header, as in Client.send.
     """
 
     body: bytes | str
@@ -170,6 +174,7 @@ class SendBatchEntry:
     message_group_id: str | None = None
     deduplication_id: str | None = None
     typed_attributes: dict[str, TypedAttribute] = field(default_factory=dict)
+    trace_header: str | None = None
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ class EntryResult(_message.Message):
     def __init__(self, receipt_handle: _Optional[str] = ..., code: _Optional[int] = ..., reason: _Optional[str] = ..., message: _Optional[str] = ..., lease_deadline: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class PeekedMessage(_message.Message):
-    __slots__ = ["attributes", "body", "checkpoint_size", "dead_letter_reason", "dead_letter_source_queue", "deduplication_id", "first_receive_time", "lease_deadline", "message_group_id", "message_id", "receive_count", "send_time", "sequence_number", "state", "typed_attributes", "visible_time"]
+    __slots__ = ["attributes", "body", "checkpoint_size", "dead_letter_reason", "dead_letter_source_queue", "deduplication_id", "first_receive_time", "lease_deadline", "message_group_id", "message_id", "receive_count", "send_time", "sequence_number", "state", "trace_header", "typed_attributes", "visible_time"]
     class AttributesEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -56,6 +56,7 @@ class PeekedMessage(_message.Message):
     SEND_TIME_FIELD_NUMBER: _ClassVar[int]
     SEQUENCE_NUMBER_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
+    TRACE_HEADER_FIELD_NUMBER: _ClassVar[int]
     TYPED_ATTRIBUTES_FIELD_NUMBER: _ClassVar[int]
     VISIBLE_TIME_FIELD_NUMBER: _ClassVar[int]
     attributes: _containers.ScalarMap[str, str]
@@ -72,12 +73,13 @@ class PeekedMessage(_message.Message):
     send_time: _timestamp_pb2.Timestamp
     sequence_number: str
     state: MessageState
+    trace_header: str
     typed_attributes: _containers.MessageMap[str, TypedAttributeValue]
     visible_time: _timestamp_pb2.Timestamp
-    def __init__(self, message_id: _Optional[str] = ..., body: _Optional[bytes] = ..., attributes: _Optional[_Mapping[str, str]] = ..., typed_attributes: _Optional[_Mapping[str, TypedAttributeValue]] = ..., receive_count: _Optional[int] = ..., send_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., first_receive_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., state: _Optional[_Union[MessageState, str]] = ..., lease_deadline: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., visible_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., checkpoint_size: _Optional[int] = ..., dead_letter_source_queue: _Optional[str] = ..., dead_letter_reason: _Optional[str] = ..., message_group_id: _Optional[str] = ..., sequence_number: _Optional[str] = ..., deduplication_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, message_id: _Optional[str] = ..., body: _Optional[bytes] = ..., attributes: _Optional[_Mapping[str, str]] = ..., typed_attributes: _Optional[_Mapping[str, TypedAttributeValue]] = ..., receive_count: _Optional[int] = ..., send_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., first_receive_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., state: _Optional[_Union[MessageState, str]] = ..., lease_deadline: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., visible_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., checkpoint_size: _Optional[int] = ..., dead_letter_source_queue: _Optional[str] = ..., dead_letter_reason: _Optional[str] = ..., message_group_id: _Optional[str] = ..., sequence_number: _Optional[str] = ..., deduplication_id: _Optional[str] = ..., trace_header: _Optional[str] = ...) -> None: ...
 
 class ReceivedMessage(_message.Message):
-    __slots__ = ["attributes", "body", "checkpoint", "dead_letter_reason", "dead_letter_source_queue", "deduplication_id", "first_receive_time", "lease_deadline", "message_group_id", "message_id", "receipt_handle", "receive_count", "send_time", "sequence_number", "typed_attributes"]
+    __slots__ = ["attributes", "body", "checkpoint", "dead_letter_reason", "dead_letter_source_queue", "deduplication_id", "first_receive_time", "lease_deadline", "message_group_id", "message_id", "receipt_handle", "receive_count", "send_time", "sequence_number", "trace_header", "typed_attributes"]
     class AttributesEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -106,6 +108,7 @@ class ReceivedMessage(_message.Message):
     RECEIVE_COUNT_FIELD_NUMBER: _ClassVar[int]
     SEND_TIME_FIELD_NUMBER: _ClassVar[int]
     SEQUENCE_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    TRACE_HEADER_FIELD_NUMBER: _ClassVar[int]
     TYPED_ATTRIBUTES_FIELD_NUMBER: _ClassVar[int]
     attributes: _containers.ScalarMap[str, str]
     body: bytes
@@ -121,11 +124,12 @@ class ReceivedMessage(_message.Message):
     receive_count: int
     send_time: _timestamp_pb2.Timestamp
     sequence_number: str
+    trace_header: str
     typed_attributes: _containers.MessageMap[str, TypedAttributeValue]
-    def __init__(self, message_id: _Optional[str] = ..., receipt_handle: _Optional[str] = ..., body: _Optional[bytes] = ..., attributes: _Optional[_Mapping[str, str]] = ..., receive_count: _Optional[int] = ..., send_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., first_receive_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., lease_deadline: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., checkpoint: _Optional[bytes] = ..., dead_letter_source_queue: _Optional[str] = ..., dead_letter_reason: _Optional[str] = ..., typed_attributes: _Optional[_Mapping[str, TypedAttributeValue]] = ..., message_group_id: _Optional[str] = ..., sequence_number: _Optional[str] = ..., deduplication_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, message_id: _Optional[str] = ..., receipt_handle: _Optional[str] = ..., body: _Optional[bytes] = ..., attributes: _Optional[_Mapping[str, str]] = ..., receive_count: _Optional[int] = ..., send_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., first_receive_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., lease_deadline: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., checkpoint: _Optional[bytes] = ..., dead_letter_source_queue: _Optional[str] = ..., dead_letter_reason: _Optional[str] = ..., typed_attributes: _Optional[_Mapping[str, TypedAttributeValue]] = ..., message_group_id: _Optional[str] = ..., sequence_number: _Optional[str] = ..., deduplication_id: _Optional[str] = ..., trace_header: _Optional[str] = ...) -> None: ...
 
 class SendBatchEntry(_message.Message):
-    __slots__ = ["attributes", "body", "deduplication_id", "delay", "message_group_id", "typed_attributes"]
+    __slots__ = ["attributes", "body", "deduplication_id", "delay", "message_group_id", "trace_header", "typed_attributes"]
     class AttributesEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -145,14 +149,16 @@ class SendBatchEntry(_message.Message):
     DEDUPLICATION_ID_FIELD_NUMBER: _ClassVar[int]
     DELAY_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_GROUP_ID_FIELD_NUMBER: _ClassVar[int]
+    TRACE_HEADER_FIELD_NUMBER: _ClassVar[int]
     TYPED_ATTRIBUTES_FIELD_NUMBER: _ClassVar[int]
     attributes: _containers.ScalarMap[str, str]
     body: bytes
     deduplication_id: str
     delay: _duration_pb2.Duration
     message_group_id: str
+    trace_header: str
     typed_attributes: _containers.MessageMap[str, TypedAttributeValue]
-    def __init__(self, body: _Optional[bytes] = ..., attributes: _Optional[_Mapping[str, str]] = ..., delay: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., typed_attributes: _Optional[_Mapping[str, TypedAttributeValue]] = ..., message_group_id: _Optional[str] = ..., deduplication_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, body: _Optional[bytes] = ..., attributes: _Optional[_Mapping[str, str]] = ..., delay: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., typed_attributes: _Optional[_Mapping[str, TypedAttributeValue]] = ..., message_group_id: _Optional[str] = ..., deduplication_id: _Optional[str] = ..., trace_header: _Optional[str] = ...) -> None: ...
 
 class TypedAttributeValue(_message.Message):
     __slots__ = ["binary_value", "data_type", "string_value"]

@@ -316,7 +316,7 @@ class SendBatchResponse(_message.Message):
     def __init__(self, message_ids: _Optional[_Iterable[str]] = ..., sequence_numbers: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SendRequest(_message.Message):
-    __slots__ = ["attributes", "body", "deduplication_id", "delay", "message_group_id", "queue", "typed_attributes"]
+    __slots__ = ["attributes", "body", "deduplication_id", "delay", "message_group_id", "queue", "trace_header", "typed_attributes"]
     class AttributesEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -337,6 +337,7 @@ class SendRequest(_message.Message):
     DELAY_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_GROUP_ID_FIELD_NUMBER: _ClassVar[int]
     QUEUE_FIELD_NUMBER: _ClassVar[int]
+    TRACE_HEADER_FIELD_NUMBER: _ClassVar[int]
     TYPED_ATTRIBUTES_FIELD_NUMBER: _ClassVar[int]
     attributes: _containers.ScalarMap[str, str]
     body: bytes
@@ -344,8 +345,9 @@ class SendRequest(_message.Message):
     delay: _duration_pb2.Duration
     message_group_id: str
     queue: str
+    trace_header: str
     typed_attributes: _containers.MessageMap[str, _message_pb2.TypedAttributeValue]
-    def __init__(self, queue: _Optional[str] = ..., body: _Optional[bytes] = ..., attributes: _Optional[_Mapping[str, str]] = ..., delay: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., typed_attributes: _Optional[_Mapping[str, _message_pb2.TypedAttributeValue]] = ..., message_group_id: _Optional[str] = ..., deduplication_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, queue: _Optional[str] = ..., body: _Optional[bytes] = ..., attributes: _Optional[_Mapping[str, str]] = ..., delay: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., typed_attributes: _Optional[_Mapping[str, _message_pb2.TypedAttributeValue]] = ..., message_group_id: _Optional[str] = ..., deduplication_id: _Optional[str] = ..., trace_header: _Optional[str] = ...) -> None: ...
 
 class SendResponse(_message.Message):
     __slots__ = ["message_id", "sequence_number"]

@@ -1,0 +1,22 @@
+import { invalidArgument } from "../errors/holdshelf-error.js";
+import { maxTraceHeaderCharacters } from "../protocol/limits.js";
+
+// Printable ASCII: what X-Ray and W3C trace headers are made of, and what
+// both of holdshelf's APIs carry unchanged (SQS's XML included).
+const traceHeaderPattern = /^[\x20-\x7e]*$/;
+
+/**
+ * Checks a message's trace header (SQS's AWSTraceHeader) and returns it as
+ * stored: undefined for none (empty). `field` is the path of the message in
+ * the request ("" or "entries[3]."). Throws INVALID_ARGUMENT.
+ */
+export function checkTraceHeader(traceHeader: string | undefined, field: string): string | undefined {
+  if (traceHeader === undefined || traceHeader === "") return undefined;
+  if (traceHeader.length > maxTraceHeaderCharacters || !traceHeaderPattern.test(traceHeader)) {
+    throw invalidArgument(
+      `${field}trace_header`,
+      `must be at most ${maxTraceHeaderCharacters} characters of printable ASCII`,
+    );
+  }
+  return traceHeader;
+}
