@@ -1,4 +1,4 @@
-import { create } from "@bufbuild/protobuf";
+import { clone, create } from "@bufbuild/protobuf";
 import { durationFromMs, durationMs } from "@bufbuild/protobuf/wkt";
 import {
   QueueConfigSchema,
@@ -70,7 +70,7 @@ export function sseAttributeValues(config: QueueConfig): Record<string, string> 
 
 /** Whether a CreateQueue's encryption attribute differs from the queue's (an absent one is its default). */
 export function sseAttributeDiffers(config: QueueConfig, name: string, value: string): boolean {
-  const requested = create(QueueConfigSchema, config);
+  const requested = clone(QueueConfigSchema, config);
   applySseAttributes(requested, new Map([[name, value]]));
   return JSON.stringify(sseAttributeValues(requested)) !== JSON.stringify(sseAttributeValues(config));
 }
