@@ -2,6 +2,13 @@ import { queueConfigPathOf } from "../protocol/queue-config-paths.js";
 import { invalidArgument } from "../errors/holdshelf-error.js";
 import { maxQueueTags, maxReceiveWaitMs, maxTagKeyCharacters, maxTagValueCharacters } from "../protocol/limits.js";
 import { queueNamePattern } from "../protocol/queue-name-pattern.js";
+import {
+  checkAccessPolicy,
+  checkSqsEncryption,
+  sameSqsEncryption,
+  type SqsEncryption,
+  type SqsEncryptionInput,
+} from "./sqs-queue-settings.js";
 
 const second = 1000;
 const hour = 3600 * second;
@@ -48,6 +55,10 @@ export interface QueueConfig extends QueueLimits {
   readonly tags: Readonly<Record<string, string>>;
   /** Set on a FIFO queue (fixed at creation); undefined on a standard one. */
   readonly fifo?: FifoSettings | undefined;
+  /** Amazon SQS's queue policy, kept and shown but never read; undefined when none. */
+  readonly accessPolicy?: string | undefined;
+  /** Amazon SQS's encryption attributes, kept and shown; undefined: SQS-managed encryption, the default. */
+  readonly sqsEncryption?: SqsEncryption | undefined;
 }
 
 /** A configuration as a request gives it: an undefined field takes its default. */
@@ -61,6 +72,10 @@ export type QueueConfigInput = { readonly [K in keyof QueueLimits]?: number | un
   readonly contentBasedDeduplication?: boolean | undefined;
   /** Undefined means "queue". */
   readonly deduplicationScope?: DeduplicationScope | undefined;
+  /** Undefined or empty means none. */
+  readonly accessPolicy?: string | undefined;
+  /** Undefined means SQS-managed encryption, the default. */
+  readonly sqsEncryption?: SqsEncryptionInput | undefined;
 };
 
 /** The numeric settings of a queue created with nothing set. */
@@ -169,6 +184,8 @@ export function resolveQueueConfig(input: QueueConfigInput | undefined, prefix =
     check(retryPolicy.maxBackoffMs, retryPolicy.minBackoffMs, maxBackoffMs, "retry_policy.max_backoff", "ms");
   }
   const fifo = resolveFifoSettings(input, prefix);
+  const accessPolicy = checkAccessPolicy(input?.accessPolicy, `${prefix}access_policy`);
+  const sqsEncryption = checkSqsEncryption(input?.sqsEncryption, `${prefix}sqs_encryption`);
   return {
     ...limits,
     redrivePolicy: redrivePolicy && {
@@ -179,6 +196,9 @@ export function resolveQueueConfig(input: QueueConfigInput | undefined, prefix =
     tags: checkTags(input?.tags ?? {}, `${prefix}tags`),
     // Left out of a standard queue's configuration, so its stored record stays as it was.
     ...(fifo === undefined ? {} : { fifo }),
+    // Left out when unset, as fifo is, so that records of queues without them stay as they were.
+    ...(accessPolicy === undefined ? {} : { accessPolicy }),
+    ...(sqsEncryption === undefined ? {} : { sqsEncryption }),
   };
 }
 
@@ -229,7 +249,9 @@ export function sameQueueConfig(a: QueueConfig, b: QueueConfig): boolean {
     a.retryPolicy?.maxBackoffMs === b.retryPolicy?.maxBackoffMs &&
     sameTags(a.tags, b.tags) &&
     a.fifo?.contentBasedDeduplication === b.fifo?.contentBasedDeduplication &&
-    a.fifo?.deduplicationScope === b.fifo?.deduplicationScope
+    a.fifo?.deduplicationScope === b.fifo?.deduplicationScope &&
+    a.accessPolicy === b.accessPolicy &&
+    sameSqsEncryption(a.sqsEncryption, b.sqsEncryption)
   );
 }
 

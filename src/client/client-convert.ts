@@ -19,6 +19,7 @@ import {
 import { mapKeyPath } from "../protocol/update-mask-path.js";
 import { fifoConfigFromWire, fifoConfigToWire, fifoFieldsFromWire, fifoSendToWire } from "./fifo-convert.js";
 import { RpcError } from "./rpc-error.js";
+import { sqsSettingsFromWire, sqsSettingsToWire } from "./sqs-settings-convert.js";
 import type {
   EntryResult,
   HeartbeatRequest,
@@ -57,6 +58,7 @@ export function queueConfigToWire(config: QueueConfigInput = {}): MessageInitSha
     maxLeaseDuration: duration(config.maxLeaseDurationMs),
     tags: { ...config.tags },
     ...fifoConfigToWire(config),
+    ...sqsSettingsToWire(config),
     ...(config.redrivePolicy === undefined
       ? {}
       : {
@@ -115,6 +117,7 @@ export function queueFromWire(queue: WireQueue | undefined): Queue {
       maxLeaseDurationMs: ms(config?.maxLeaseDuration),
       tags: { ...config?.tags },
       ...fifoConfigFromWire(config),
+      ...sqsSettingsFromWire(config),
       ...(config?.redrivePolicy === undefined
         ? {}
         : {

@@ -26,6 +26,23 @@ export interface QueueConfig {
   readonly contentBasedDeduplication?: boolean;
   /** FIFO queues: where deduplication ids must be unique within the five-minute window. */
   readonly deduplicationScope?: DeduplicationScope;
+  /** Amazon SQS's queue policy: a JSON object of at most 8192 bytes, kept and shown but never enforced; absent when none. */
+  readonly accessPolicy?: string;
+  /** Amazon SQS's encryption attributes, kept and shown (nothing is encrypted with them); absent: SQS-managed encryption. */
+  readonly sqsEncryption?: SqsEncryption;
+}
+
+/**
+ * Amazon SQS's server-side encryption attributes of a queue, kept for SQS
+ * clients and infrastructure code; the broker encrypts nothing with them.
+ */
+export interface SqsEncryption {
+  /** KmsMasterKeyId; empty when none. */
+  readonly kmsMasterKeyId: string;
+  /** KmsDataKeyReusePeriodSeconds in ms: 60000 to 86400000 in whole seconds, default 300000. */
+  readonly kmsDataKeyReusePeriodMs: number;
+  /** SqsManagedSseEnabled; true beside a KMS key is INVALID_ARGUMENT. */
+  readonly sqsManagedSseEnabled: boolean;
 }
 
 /**
@@ -58,7 +75,7 @@ export interface RetryPolicy {
 
 /** A queue configuration to create or update a queue with: an unset (or 0) field takes its default. */
 export type QueueConfigInput = {
-  readonly [K in Exclude<keyof QueueConfig, "redrivePolicy" | "retryPolicy" | "tags" | FifoSetting>]?:
+  readonly [K in Exclude<keyof QueueConfig, "redrivePolicy" | "retryPolicy" | "tags" | FifoSetting | SqsSetting>]?:
     | number
     | undefined;
 } & {
@@ -72,6 +89,10 @@ export type QueueConfigInput = {
   readonly contentBasedDeduplication?: boolean | undefined;
   /** FIFO queues only; unset means "queue". */
   readonly deduplicationScope?: DeduplicationScope | undefined;
+  /** Unset or empty means none. */
+  readonly accessPolicy?: string | undefined;
+  /** Unset means SQS-managed encryption; an unset field of it takes its default. */
+  readonly sqsEncryption?: Partial<SqsEncryption> | undefined;
 };
 
 /** A field of QueueConfigInput, as UpdateQueueOptions.fields names it. */
@@ -102,6 +123,9 @@ export interface UpdateQueueOptions {
 
 /** The settings of QueueConfig that only FIFO queues take. */
 type FifoSetting = "fifo" | "contentBasedDeduplication" | "deduplicationScope";
+
+/** The settings of QueueConfig that only Amazon SQS clients read. */
+type SqsSetting = "accessPolicy" | "sqsEncryption";
 
 /** Message counts of a queue, exact at the time of the call. */
 export interface QueueStats {

@@ -35,3 +35,7 @@ export const maxQueueTags = 50;
 export const maxTagKeyCharacters = 128;
 /** Longest queue tag value, in characters; a value may be empty. */
 export const maxTagValueCharacters = 256;
+/** Longest SQS queue policy (a queue's access_policy), in UTF-8 bytes: Amazon SQS's own quota. */
+export const maxAccessPolicyBytes = 8192;
+/** Longest KMS key id a queue keeps (an ARN's longest), in characters. */
+export const maxKmsKeyIdCharacters = 2048;

@@ -19,6 +19,8 @@ export const queueConfigPathOf = {
   fifo: "fifo",
   contentBasedDeduplication: "content_based_deduplication",
   deduplicationScope: "deduplication_scope",
+  accessPolicy: "access_policy",
+  sqsEncryption: "sqs_encryption",
 } as const;
 
 /** A configuration field's name in the proto's QueueConfig: an update_mask path. */

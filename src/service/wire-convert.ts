@@ -67,6 +67,15 @@ export function queueConfigFromWire(config: WireQueueConfig | undefined): QueueC
     fifo: config?.fifo,
     contentBasedDeduplication: config?.contentBasedDeduplication,
     deduplicationScope: deduplicationScopeFromWire(config?.deduplicationScope ?? DeduplicationScope.UNSPECIFIED),
+    accessPolicy: config?.accessPolicy,
+    sqsEncryption: config?.sqsEncryption && {
+      kmsMasterKeyId: config.sqsEncryption.kmsMasterKeyId,
+      kmsDataKeyReusePeriodMs: durationToMs(
+        config.sqsEncryption.kmsDataKeyReusePeriod,
+        field("sqs_encryption.kms_data_key_reuse_period"),
+      ),
+      sqsManagedSseEnabled: config.sqsEncryption.sqsManagedSseEnabled,
+    },
   };
 }
 
@@ -124,6 +133,16 @@ export function queueToWire(info: QueueInfo): Queue {
       maxInFlight: config.maxInFlight,
       maxLeaseDuration: durationFromMs(config.maxLeaseDurationMs),
       tags: { ...config.tags },
+      accessPolicy: config.accessPolicy ?? "",
+      ...(config.sqsEncryption === undefined
+        ? {}
+        : {
+            sqsEncryption: {
+              kmsMasterKeyId: config.sqsEncryption.kmsMasterKeyId,
+              kmsDataKeyReusePeriod: durationFromMs(config.sqsEncryption.kmsDataKeyReusePeriodMs),
+              sqsManagedSseEnabled: config.sqsEncryption.sqsManagedSseEnabled,
+            },
+          }),
       ...(config.fifo === undefined
         ? {}
         : {

@@ -13,7 +13,15 @@ import {
   fifoAttributeValues,
   isFifoAttribute,
 } from "./fifo-attributes.js";
+import { checkedPolicy } from "./queue-policy.js";
 import type { QueueUrls } from "./queue-urls.js";
+import {
+  applySseAttributes,
+  isSseAttribute,
+  sseAttributeDiffers,
+  sseAttributeNames,
+  sseAttributeValues,
+} from "./sse-attributes.js";
 import { sqsErrors } from "./sqs-error.js";
 
 /** The queue attributes SQS clients may set, with the bounds SQS gives them (in seconds or bytes). */
@@ -42,11 +50,7 @@ const readOnly = [
  * not have); setting them is InvalidAttributeName with the reason.
  */
 const refused: Readonly<Record<string, string>> = {
-  Policy: "holdshelf has no IAM policies: permissions come from the access keys' file (--sqs-credentials)",
   RedriveAllowPolicy: "any queue may use any queue as its dead-letter queue",
-  KmsMasterKeyId: "holdshelf does not encrypt messages at rest with KMS",
-  KmsDataKeyReusePeriodSeconds: "holdshelf does not encrypt messages at rest with KMS",
-  SqsManagedSseEnabled: "holdshelf does not encrypt messages at rest",
 };
 
 /** Every attribute name GetQueueAttributes knows, in the order "All" returns them. */
@@ -55,6 +59,8 @@ export const queueAttributeNames: readonly string[] = [
   ...Object.keys(settable),
   "RedrivePolicy",
   ...fifoAttributeNames,
+  "Policy",
+  ...sseAttributeNames,
   ...Object.keys(refused),
 ];
 
@@ -79,7 +85,10 @@ export function applyQueueAttributes(
       else setDuration(next, name as Exclude<NumericAttribute, "MaximumMessageSize">, durationFromMs(seconds * 1000));
     } else if (name === "RedrivePolicy") {
       applyRedrivePolicy(next, value, urls);
-    } else if (isFifoAttribute(name)) {
+    } else if (name === "Policy") {
+      // Kept and shown, never enforced: the access keys' file decides (docs/sqs.md).
+      next.accessPolicy = checkedPolicy(value);
+    } else if (isFifoAttribute(name) || isSseAttribute(name)) {
       // Applied together after the loop: FifoThroughputLimit is checked against DeduplicationScope.
     } else if ((readOnly as readonly string[]).includes(name)) {
       throw sqsErrors.invalidAttributeName(`Attribute ${name} is read-only.`);
@@ -90,6 +99,7 @@ export function applyQueueAttributes(
     }
   }
   applyFifoAttributes(next, attributes);
+  applySseAttributes(next, attributes);
   return next;
 }
 
@@ -104,6 +114,10 @@ const configFieldOf: Readonly<Record<string, string>> = {
   FifoQueue: "fifo",
   ContentBasedDeduplication: "content_based_deduplication",
   DeduplicationScope: "deduplication_scope",
+  Policy: "access_policy",
+  KmsMasterKeyId: "sqs_encryption",
+  KmsDataKeyReusePeriodSeconds: "sqs_encryption",
+  SqsManagedSseEnabled: "sqs_encryption",
 };
 
 /**
@@ -112,7 +126,11 @@ const configFieldOf: Readonly<Record<string, string>> = {
  * changes only those fields, whatever another call changes meanwhile.
  */
 export function attributeFields(attributes: ReadonlyMap<string, string>): string[] {
-  return [...attributes.keys()].flatMap((name) => (Object.hasOwn(configFieldOf, name) ? [configFieldOf[name]!] : []));
+  // The three encryption attributes are one field: named once, as a mask must.
+  const fields = [...attributes.keys()].flatMap((name) =>
+    Object.hasOwn(configFieldOf, name) ? [configFieldOf[name]!] : [],
+  );
+  return [...new Set(fields)];
 }
 
 /**
@@ -131,6 +149,8 @@ export function conflictingAttribute(
     const mine = current[name] ?? "";
     if (isFifoAttribute(name)) {
       if (fifoAttributeDiffers(config, name, value)) return name;
+    } else if (isSseAttribute(name)) {
+      if (sseAttributeDiffers(config, name, value)) return name;
     } else if (name === "RedrivePolicy" ? !sameRedrivePolicy(mine, value) : mine !== normalizedNumber(value)) {
       return name;
     }
@@ -170,6 +190,8 @@ export function queueAttributes(queue: Queue, urls: QueueUrls, names: readonly s
             maxReceiveCount: config.redrivePolicy.maxReceiveCount,
           }),
     ...fifoAttributeValues(config),
+    Policy: config.accessPolicy === "" ? undefined : config.accessPolicy,
+    ...sseAttributeValues(config),
   };
   const answer: Record<string, string> = {};
   for (const name of queueAttributeNames) {

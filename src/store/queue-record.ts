@@ -36,7 +36,7 @@ export function upgradedQueueRecord(
 }
 
 function storedQueueConfig(config: StoredQueueConfig): StoredQueueConfig {
-  const { redrivePolicy, retryPolicy, fifo } = config;
+  const { redrivePolicy, retryPolicy, fifo, accessPolicy, sqsEncryption } = config;
   const stored = {
     visibilityTimeoutMs: config.visibilityTimeoutMs,
     delayMs: config.delayMs,
@@ -53,11 +53,27 @@ function storedQueueConfig(config: StoredQueueConfig): StoredQueueConfig {
     // fromEntries defines own properties: a tag named "__proto__" stays a tag.
     tags: Object.fromEntries(Object.entries(config.tags)),
   };
-  // Left out of a standard queue's record, so that it stays as it was before FIFO queues.
-  if (fifo === undefined) return stored;
+  // Each left out when unset, so that a record without them stays as it was before them.
   return {
     ...stored,
-    fifo: { contentBasedDeduplication: fifo.contentBasedDeduplication, deduplicationScope: fifo.deduplicationScope },
+    ...(fifo === undefined
+      ? {}
+      : {
+          fifo: {
+            contentBasedDeduplication: fifo.contentBasedDeduplication,
+            deduplicationScope: fifo.deduplicationScope,
+          },
+        }),
+    ...(accessPolicy === undefined ? {} : { accessPolicy }),
+    ...(sqsEncryption === undefined
+      ? {}
+      : {
+          sqsEncryption: {
+            kmsMasterKeyId: sqsEncryption.kmsMasterKeyId,
+            kmsDataKeyReusePeriodMs: sqsEncryption.kmsDataKeyReusePeriodMs,
+            sqsManagedSseEnabled: sqsEncryption.sqsManagedSseEnabled,
+          },
+        }),
   };
 }
 

@@ -21,6 +21,17 @@ export interface StoredQueueConfig {
   readonly tags: Readonly<Record<string, string>>;
   /** A FIFO queue (fixed at creation); records from before FIFO queues read as standard, and standard queues' records leave the FIFO fields out. */
   readonly fifo?: StoredFifoConfig | undefined;
+  /** Amazon SQS's queue policy document; left out when none (and so in records from before it). */
+  readonly accessPolicy?: string | undefined;
+  /** Amazon SQS's encryption attributes; left out when unset (SQS-managed encryption), and so in records from before them. */
+  readonly sqsEncryption?: StoredSqsEncryption | undefined;
+}
+
+/** A queue's Amazon SQS encryption attributes, kept for SQS clients; nothing is encrypted with them. */
+export interface StoredSqsEncryption {
+  readonly kmsMasterKeyId: string;
+  readonly kmsDataKeyReusePeriodMs: number;
+  readonly sqsManagedSseEnabled: boolean;
 }
 
 /** A FIFO queue's own settings. */

@@ -9,6 +9,12 @@ import { main } from "../../src/cli/main.js";
 import { startGrpcHarness, type GrpcHarness } from "../support/grpc-harness.js";
 import { makeTempDir } from "../support/temp-dir.js";
 
+/** An SQS queue policy: QueueConfig keeps it as an opaque document. */
+const sqsPolicy = JSON.stringify({
+  Version: "2012-10-17",
+  Statement: [{ Effect: "Allow", Action: "sqs:SendMessage" }],
+});
+
 /** What one run of the command printed, and its exit code. */
 interface Run {
   readonly code: number;
@@ -69,6 +75,8 @@ describe("queues as code", () => {
         redrivePolicy: { deadLetterQueue: "jobs-dlq", maxReceiveCount: 4 },
         retryPolicy: { minBackoff: { seconds: 1n }, maxBackoff: { seconds: 60n } },
         tags: { team: "core" },
+        accessPolicy: sqsPolicy,
+        sqsEncryption: { kmsMasterKeyId: "alias/jobs", kmsDataKeyReusePeriod: { seconds: 900n } },
       },
     });
     await rpc.createQueue({ name: "orders-dlq.fifo", config: { fifo: true } });
@@ -95,6 +103,8 @@ describe("queues as code", () => {
       redrivePolicy: { deadLetterQueue: "jobs-dlq", maxReceiveCount: 4 },
       retryPolicy: { minBackoff: "1s", maxBackoff: "60s" },
       tags: { team: "core" },
+      accessPolicy: sqsPolicy,
+      sqsEncryption: { kmsMasterKeyId: "alias/jobs", kmsDataKeyReusePeriod: "900s" },
     });
     const file = await writeDefinitions("queues.json", exported.stdout);
 

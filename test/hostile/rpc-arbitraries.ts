@@ -213,6 +213,7 @@ export function queueConfigBody(known: readonly string[], damage: Damage): fc.Ar
       redrive,
       retry,
       fifoSettings,
+      sqsSettings(damage),
     )
     .map((parts) => wire.concat(...parts));
 }
@@ -230,6 +231,47 @@ const fifoSettings: fc.Arbitrary<Uint8Array> = fc.oneof(
     weight: 1,
   },
 );
+
+// QueueConfig's access_policy and sqs_encryption: none mostly; else a policy
+// that is JSON, near the 8192-byte limit or any text, and encryption settings
+// with any key, reuse period and flag (a key beside the flag is refused).
+function sqsSettings(damage: Damage): fc.Arbitrary<Uint8Array> {
+  const utf8 = (text: string): Uint8Array => Buffer.from(text, "utf8");
+  const policy = fc.oneof(
+    fc
+      .constantFrom(
+        '{"Statement":[]}',
+        "{}",
+        "[]",
+        "null",
+        `{"Id":"${"x".repeat(8182)}"}`,
+        `{"Id":"${"x".repeat(8183)}"}`,
+      )
+      .map(utf8),
+    textBytes(damage),
+  );
+  const encryption = fc
+    .tuple(textBytes(damage), durationBody(damage), fc.boolean())
+    .map(([key, reuse, managed]) =>
+      wire.messageField(
+        15,
+        wire.stringField(1, key),
+        reuse === undefined ? wire.concat() : wire.messageField(2, reuse),
+        wire.varintField(3, managed),
+      ),
+    );
+  return fc.oneof(
+    { arbitrary: fc.constant(wire.concat()), weight: 3 },
+    {
+      arbitrary: fc
+        .tuple(fc.option(policy, { nil: undefined }), fc.option(encryption, { nil: undefined }))
+        .map(([text, settings]) =>
+          wire.concat(text === undefined ? wire.concat() : wire.stringField(14, text), settings ?? wire.concat()),
+        ),
+      weight: 1,
+    },
+  );
+}
 
 /** Bytes appended to a request: nothing or an unknown field (skipped), and with "bytes" damage, bytes that break the encoding. */
 export function trailingBytes(damage: Damage): fc.Arbitrary<Uint8Array> {

@@ -112,10 +112,10 @@ describe("SQS queue actions through @aws-sdk/client-sqs", () => {
       /read-only/,
     );
     await expectSqsError(
-      h.sqs.send(new CreateQueueCommand({ QueueName: "a", Attributes: { Policy: "{}" } })),
+      h.sqs.send(new CreateQueueCommand({ QueueName: "a", Attributes: { RedriveAllowPolicy: "{}" } })),
       "InvalidAttributeName",
       400,
-      /IAM/,
+      /dead-letter queue/,
     );
     await expectSqsError(h.sqs.send(new CreateQueueCommand({} as never)), "MissingParameter", 400);
     expect((await h.rpc.listQueues({})).queues).toEqual([]);
@@ -188,6 +188,8 @@ describe("SQS queue actions through @aws-sdk/client-sqs", () => {
         deadLetterTargetArn: "arn:aws:sqs:us-east-1:000000000000:dlq",
         maxReceiveCount: 4,
       }),
+      // A new SQS queue's default (docs/sqs.md, "Queue policies and encryption at rest").
+      SqsManagedSseEnabled: "true",
     });
     const some = await h.sqs.send(
       new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["VisibilityTimeout", "QueueArn"] }),

@@ -1,4 +1,5 @@
 import {
+  AddPermissionCommand,
   CreateQueueCommand,
   GetQueueAttributesCommand,
   ListQueuesCommand,
@@ -110,6 +111,15 @@ describe("the SQS endpoint with access keys (--sqs-credentials)", () => {
       senderSqs.send(new SendMessageCommand({ QueueUrl: h.urlOf("absent"), MessageBody: "x" })),
       "AccessDenied",
       403,
+    );
+    // A queue policy is part of the queue's configuration: editing it needs admin, and grants nothing itself.
+    await expectSqsError(
+      senderSqs.send(
+        new AddPermissionCommand({ QueueUrl: h.urlOf("orders-1"), Label: "l", AWSAccountIds: ["1"], Actions: ["*"] }),
+      ),
+      "AccessDenied",
+      403,
+      /admin/,
     );
     expect((await h.rpc.getQueue({ name: "billing" })).queue!.stats!.visible).toBe(0n);
   });

@@ -19,6 +19,7 @@ import type {
   ReceiveOptions as ClientReceiveOptions,
   SendBatchEntry,
 } from "../../src/client/types.js";
+import type { SqsEncryption } from "../../src/broker/sqs-queue-settings.js";
 import type { StoredFifoConfig, StoredQueueConfig } from "../../src/store/store.js";
 
 // Some shapes are written down more than once on purpose: storage owns its
@@ -29,15 +30,22 @@ import type { StoredFifoConfig, StoredQueueConfig } from "../../src/store/store.
 // so .ci/run) fails on a drift, before vitest runs; each row names the pair.
 
 type ClientFifoSetting = "fifo" | "contentBasedDeduplication" | "deduplicationScope";
-type ClientLimitKeys = Exclude<keyof ClientQueueConfig, "redrivePolicy" | "retryPolicy" | "tags" | ClientFifoSetting>;
-type StoredLimitKeys = Exclude<keyof StoredQueueConfig, "redrivePolicy" | "retryPolicy" | "tags" | "fifo">;
+type ClientSqsSetting = "accessPolicy" | "sqsEncryption";
+type ClientLimitKeys = Exclude<
+  keyof ClientQueueConfig,
+  "redrivePolicy" | "retryPolicy" | "tags" | ClientFifoSetting | ClientSqsSetting
+>;
+type StoredLimitKeys = Exclude<
+  keyof StoredQueueConfig,
+  "redrivePolicy" | "retryPolicy" | "tags" | "fifo" | ClientSqsSetting
+>;
 
 describe("the shapes written twice on purpose", () => {
   it("QueueConfig: the rules', the client's and storage's have the same numeric settings", () => {
     expectTypeOf<ClientLimitKeys>().toEqualTypeOf<keyof QueueLimits>();
     expectTypeOf<StoredLimitKeys>().toEqualTypeOf<keyof QueueLimits>();
     expectTypeOf<Exclude<keyof RulesQueueConfig, keyof QueueLimits>>().toEqualTypeOf<
-      "redrivePolicy" | "retryPolicy" | "tags" | "fifo"
+      "redrivePolicy" | "retryPolicy" | "tags" | "fifo" | ClientSqsSetting
     >();
     // The same numeric settings at run time too: the rules' defaults name each one.
     const limitKeys: ClientLimitKeys[] = [
@@ -63,6 +71,9 @@ describe("the shapes written twice on purpose", () => {
     expectTypeOf<StoredFifoConfig>().toEqualTypeOf<FifoSettings>();
     // The client flattens the rules' `fifo` settings into its own config.
     expectTypeOf<Exclude<ClientFifoSetting, "fifo">>().toEqualTypeOf<keyof FifoSettings>();
+    expectTypeOf<ClientQueueConfig["accessPolicy"]>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<NonNullable<ClientQueueConfig["sqsEncryption"]>>().toEqualTypeOf<SqsEncryption>();
+    expectTypeOf<NonNullable<StoredQueueConfig["sqsEncryption"]>>().toEqualTypeOf<SqsEncryption>();
   });
 
   it("QueueConfigInput: the rules' and the client's take the same fields", () => {

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file holdshelf/v1/queue.proto.
  */
 export const file_holdshelf_v1_queue: GenFile = /*@__PURE__*/
-  fileDesc("Chhob2xkc2hlbGYvdjEvcXVldWUucHJvdG8SDGhvbGRzaGVsZi52MSLuAQoFUXVldWUSDAoEbmFtZRgBIAEoCRIpCgZjb25maWcYAiABKAsyGS5ob2xkc2hlbGYudjEuUXVldWVDb25maWcSJwoFc3RhdHMYAyABKAsyGC5ob2xkc2hlbGYudjEuUXVldWVTdGF0cxIvCgtjcmVhdGVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIQoZZGVhZF9sZXR0ZXJfc291cmNlX3F1ZXVlcxgFIAMoCRIvCgt1cGRhdGVfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAi8wQKC1F1ZXVlQ29uZmlnEjUKEnZpc2liaWxpdHlfdGltZW91dBgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIoCgVkZWxheRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCglyZXRlbnRpb24YAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SGQoRbWF4X21lc3NhZ2VfYnl0ZXMYBCABKAUSNAoRcmVjZWl2ZV93YWl0X3RpbWUYBSABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFQoNbWF4X2luX2ZsaWdodBgGIAEoBRI1ChJtYXhfbGVhc2VfZHVyYXRpb24YByABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SMwoOcmVkcml2ZV9wb2xpY3kYCCABKAsyGy5ob2xkc2hlbGYudjEuUmVkcml2ZVBvbGljeRIvCgxyZXRyeV9wb2xpY3kYCSABKAsyGS5ob2xkc2hlbGYudjEuUmV0cnlQb2xpY3kSMQoEdGFncxgKIAMoCzIjLmhvbGRzaGVsZi52MS5RdWV1ZUNvbmZpZy5UYWdzRW50cnkSDAoEZmlmbxgLIAEoCBIjChtjb250ZW50X2Jhc2VkX2RlZHVwbGljYXRpb24YDCABKAgSPQoTZGVkdXBsaWNhdGlvbl9zY29wZRgNIAEoDjIgLmhvbGRzaGVsZi52MS5EZWR1cGxpY2F0aW9uU2NvcGUaKwoJVGFnc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiRQoNUmVkcml2ZVBvbGljeRIZChFkZWFkX2xldHRlcl9xdWV1ZRgBIAEoCRIZChFtYXhfcmVjZWl2ZV9jb3VudBgCIAEoBSJtCgtSZXRyeVBvbGljeRIuCgttaW5fYmFja29mZhgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIuCgttYXhfYmFja29mZhgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJ4CgpRdWV1ZVN0YXRzEg8KB3Zpc2libGUYASABKAMSEQoJaW5fZmxpZ2h0GAIgASgDEg8KB2RlbGF5ZWQYAyABKAMSNQoSb2xkZXN0X21lc3NhZ2VfYWdlGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uKn8KEkRlZHVwbGljYXRpb25TY29wZRIjCh9ERURVUExJQ0FUSU9OX1NDT1BFX1VOU1BFQ0lGSUVEEAASHQoZREVEVVBMSUNBVElPTl9TQ09QRV9RVUVVRRABEiUKIURFRFVQTElDQVRJT05fU0NPUEVfTUVTU0FHRV9HUk9VUBACQitaKWhvbGRzaGVsZi9nZW4vZ28vaG9sZHNoZWxmL3YxO2hvbGRzaGVsZnYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("Chhob2xkc2hlbGYvdjEvcXVldWUucHJvdG8SDGhvbGRzaGVsZi52MSLuAQoFUXVldWUSDAoEbmFtZRgBIAEoCRIpCgZjb25maWcYAiABKAsyGS5ob2xkc2hlbGYudjEuUXVldWVDb25maWcSJwoFc3RhdHMYAyABKAsyGC5ob2xkc2hlbGYudjEuUXVldWVTdGF0cxIvCgtjcmVhdGVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIQoZZGVhZF9sZXR0ZXJfc291cmNlX3F1ZXVlcxgFIAMoCRIvCgt1cGRhdGVfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAivwUKC1F1ZXVlQ29uZmlnEjUKEnZpc2liaWxpdHlfdGltZW91dBgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIoCgVkZWxheRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCglyZXRlbnRpb24YAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SGQoRbWF4X21lc3NhZ2VfYnl0ZXMYBCABKAUSNAoRcmVjZWl2ZV93YWl0X3RpbWUYBSABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFQoNbWF4X2luX2ZsaWdodBgGIAEoBRI1ChJtYXhfbGVhc2VfZHVyYXRpb24YByABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SMwoOcmVkcml2ZV9wb2xpY3kYCCABKAsyGy5ob2xkc2hlbGYudjEuUmVkcml2ZVBvbGljeRIvCgxyZXRyeV9wb2xpY3kYCSABKAsyGS5ob2xkc2hlbGYudjEuUmV0cnlQb2xpY3kSMQoEdGFncxgKIAMoCzIjLmhvbGRzaGVsZi52MS5RdWV1ZUNvbmZpZy5UYWdzRW50cnkSDAoEZmlmbxgLIAEoCBIjChtjb250ZW50X2Jhc2VkX2RlZHVwbGljYXRpb24YDCABKAgSPQoTZGVkdXBsaWNhdGlvbl9zY29wZRgNIAEoDjIgLmhvbGRzaGVsZi52MS5EZWR1cGxpY2F0aW9uU2NvcGUSFQoNYWNjZXNzX3BvbGljeRgOIAEoCRIzCg5zcXNfZW5jcnlwdGlvbhgPIAEoCzIbLmhvbGRzaGVsZi52MS5TcXNFbmNyeXB0aW9uGisKCVRhZ3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIokBCg1TcXNFbmNyeXB0aW9uEhkKEWttc19tYXN0ZXJfa2V5X2lkGAEgASgJEjwKGWttc19kYXRhX2tleV9yZXVzZV9wZXJpb2QYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SHwoXc3FzX21hbmFnZWRfc3NlX2VuYWJsZWQYAyABKAgiRQoNUmVkcml2ZVBvbGljeRIZChFkZWFkX2xldHRlcl9xdWV1ZRgBIAEoCRIZChFtYXhfcmVjZWl2ZV9jb3VudBgCIAEoBSJtCgtSZXRyeVBvbGljeRIuCgttaW5fYmFja29mZhgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIuCgttYXhfYmFja29mZhgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJ4CgpRdWV1ZVN0YXRzEg8KB3Zpc2libGUYASABKAMSEQoJaW5fZmxpZ2h0GAIgASgDEg8KB2RlbGF5ZWQYAyABKAMSNQoSb2xkZXN0X21lc3NhZ2VfYWdlGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uKn8KEkRlZHVwbGljYXRpb25TY29wZRIjCh9ERURVUExJQ0FUSU9OX1NDT1BFX1VOU1BFQ0lGSUVEEAASHQoZREVEVVBMSUNBVElPTl9TQ09QRV9RVUVVRRABEiUKIURFRFVQTElDQVRJT05fU0NPUEVfTUVTU0FHRV9HUk9VUBACQitaKWhvbGRzaGVsZi9nZW4vZ28vaG9sZHNoZWxmL3YxO2hvbGRzaGVsZnYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * A named queue: its configuration and its current message counts.
@@ -222,6 +222,26 @@ export type QueueConfig = Message<"holdshelf.v1.QueueConfig"> & {
    * @generated from field: holdshelf.v1.DeduplicationScope deduplication_scope = 13;
    */
   deduplicationScope: DeduplicationScope;
+
+  /**
+   * Amazon SQS's queue policy (its Policy attribute): a JSON object of at
+   * most 8192 bytes, kept and shown as given. The broker does not read it:
+   * the access keys' file alone decides what a caller may do. Empty: none.
+   * Not valid JSON, or too long: INVALID_ARGUMENT on "config.access_policy".
+   *
+   * @generated from field: string access_policy = 14;
+   */
+  accessPolicy: string;
+
+  /**
+   * Amazon SQS's server-side encryption settings, kept and shown so that
+   * infrastructure code that sets them works. The broker does not encrypt
+   * message bodies with them (see docs/sqs.md). Unset: SQS-managed
+   * encryption, as a new Amazon SQS queue has.
+   *
+   * @generated from field: holdshelf.v1.SqsEncryption sqs_encryption = 15;
+   */
+  sqsEncryption?: SqsEncryption | undefined;
 };
 
 /**
@@ -230,6 +250,45 @@ export type QueueConfig = Message<"holdshelf.v1.QueueConfig"> & {
  */
 export const QueueConfigSchema: GenMessage<QueueConfig> = /*@__PURE__*/
   messageDesc(file_holdshelf_v1_queue, 1);
+
+/**
+ * A queue's Amazon SQS server-side encryption attributes, as SQS reports
+ * them. Kept, never used to encrypt.
+ *
+ * @generated from message holdshelf.v1.SqsEncryption
+ */
+export type SqsEncryption = Message<"holdshelf.v1.SqsEncryption"> & {
+  /**
+   * KmsMasterKeyId: a KMS key id, alias or ARN, up to 2048 characters.
+   * Empty: no KMS key. Set together with sqs_managed_sse_enabled:
+   * INVALID_ARGUMENT on "config.sqs_encryption".
+   *
+   * @generated from field: string kms_master_key_id = 1;
+   */
+  kmsMasterKeyId: string;
+
+  /**
+   * KmsDataKeyReusePeriodSeconds: 60s to 86400s in whole seconds. Unset
+   * means 300s.
+   *
+   * @generated from field: google.protobuf.Duration kms_data_key_reuse_period = 2;
+   */
+  kmsDataKeyReusePeriod?: Duration | undefined;
+
+  /**
+   * SqsManagedSseEnabled.
+   *
+   * @generated from field: bool sqs_managed_sse_enabled = 3;
+   */
+  sqsManagedSseEnabled: boolean;
+};
+
+/**
+ * Describes the message holdshelf.v1.SqsEncryption.
+ * Use `create(SqsEncryptionSchema)` to create a new message.
+ */
+export const SqsEncryptionSchema: GenMessage<SqsEncryption> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue, 2);
 
 /**
  * Moves a message to a dead-letter queue once it has been received
@@ -271,7 +330,7 @@ export type RedrivePolicy = Message<"holdshelf.v1.RedrivePolicy"> & {
  * Use `create(RedrivePolicySchema)` to create a new message.
  */
 export const RedrivePolicySchema: GenMessage<RedrivePolicy> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue, 2);
+  messageDesc(file_holdshelf_v1_queue, 3);
 
 /**
  * Spaces retries out: when a lease runs out without a delete, or its
@@ -305,7 +364,7 @@ export type RetryPolicy = Message<"holdshelf.v1.RetryPolicy"> & {
  * Use `create(RetryPolicySchema)` to create a new message.
  */
 export const RetryPolicySchema: GenMessage<RetryPolicy> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue, 3);
+  messageDesc(file_holdshelf_v1_queue, 4);
 
 /**
  * Message counts of a queue, exact at the time of the call.
@@ -351,7 +410,7 @@ export type QueueStats = Message<"holdshelf.v1.QueueStats"> & {
  * Use `create(QueueStatsSchema)` to create a new message.
  */
 export const QueueStatsSchema: GenMessage<QueueStats> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue, 4);
+  messageDesc(file_holdshelf_v1_queue, 5);
 
 /**
  * Where a FIFO queue's deduplication ids are compared.

@@ -1,4 +1,3 @@
-import { sqsErrors } from "../sqs-error.js";
 import type { SqsAction } from "./action-context.js";
 import {
   changeMessageVisibility,
@@ -7,6 +6,7 @@ import {
   deleteMessageBatch,
   receiveMessage,
 } from "./message-actions.js";
+import { addPermission, removePermission } from "./permission-actions.js";
 import { cancelMessageMoveTask, listMessageMoveTasks, startMessageMoveTask } from "./move-task-actions.js";
 import {
   createQueue,
@@ -23,16 +23,7 @@ import {
 } from "./queue-actions.js";
 import { sendMessage, sendMessageBatch } from "./send-actions.js";
 
-const refuse =
-  (reason: string): SqsAction =>
-  () =>
-    Promise.reject(sqsErrors.unsupportedOperation(reason));
-
-/**
- * Every SQS action the endpoint knows, by its name on the wire. The ones
- * holdshelf cannot honour are known too, and refused with the reason
- * (UnsupportedOperation); a name not here is InvalidAction.
- */
+/** Every SQS action the endpoint knows, by its name on the wire; a name not here is InvalidAction. */
 export const sqsActions: Readonly<Record<string, SqsAction>> = Object.freeze(
   Object.assign(Object.create(null) as Record<string, SqsAction>, {
     CreateQueue: createQueue,
@@ -53,12 +44,8 @@ export const sqsActions: Readonly<Record<string, SqsAction>> = Object.freeze(
     DeleteMessageBatch: deleteMessageBatch,
     ChangeMessageVisibility: changeMessageVisibility,
     ChangeMessageVisibilityBatch: changeMessageVisibilityBatch,
-    AddPermission: refuse(
-      "holdshelf has no IAM policies: permissions come from the access keys' file (--sqs-credentials).",
-    ),
-    RemovePermission: refuse(
-      "holdshelf has no IAM policies: permissions come from the access keys' file (--sqs-credentials).",
-    ),
+    AddPermission: addPermission,
+    RemovePermission: removePermission,
     StartMessageMoveTask: startMessageMoveTask,
     ListMessageMoveTasks: listMessageMoveTasks,
     CancelMessageMoveTask: cancelMessageMoveTask,

@@ -56,9 +56,9 @@ export const tagSteps: readonly {
   { untag: ["tag2"], lists: undefined },
 ];
 
-/** Rows above that holdshelf answers otherwise today: the attribute, and the #35 item that fixes it. */
-export const knownDifferences: Readonly<Record<string, number>> = {
-  SqsManagedSseEnabled: 10,
-  KmsMasterKeyId: 10,
-  KmsDataKeyReusePeriodSeconds: 10,
-};
+/**
+ * Rows above that holdshelf answers otherwise: the attribute, and the #35 item
+ * that fixes it. None today; a new difference found goes here, and in
+ * docs/sqs.md's differences table, until it is fixed.
+ */
+export const knownDifferences: Readonly<Record<string, number>> = {};

@@ -15,7 +15,7 @@ from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18holdshelf/v1/queue.proto\x12\x0choldshelf.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xee\x01\n\x05Queue\x12\x0c\n\x04name\x18\x01 \x01(\t\x12)\n\x06\x63onfig\x18\x02 \x01(\x0b\x32\x19.holdshelf.v1.QueueConfig\x12\'\n\x05stats\x18\x03 \x01(\x0b\x32\x18.holdshelf.v1.QueueStats\x12/\n\x0b\x63reate_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12!\n\x19\x64\x65\x61\x64_letter_source_queues\x18\x05 \x03(\t\x12/\n\x0bupdate_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xf3\x04\n\x0bQueueConfig\x12\x35\n\x12visibility_timeout\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12(\n\x05\x64\x65lay\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\tretention\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x19\n\x11max_message_bytes\x18\x04 \x01(\x05\x12\x34\n\x11receive_wait_time\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x15\n\rmax_in_flight\x18\x06 \x01(\x05\x12\x35\n\x12max_lease_duration\x18\x07 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x33\n\x0eredrive_policy\x18\x08 \x01(\x0b\x32\x1b.holdshelf.v1.RedrivePolicy\x12/\n\x0cretry_policy\x18\t \x01(\x0b\x32\x19.holdshelf.v1.RetryPolicy\x12\x31\n\x04tags\x18\n \x03(\x0b\x32#.holdshelf.v1.QueueConfig.TagsEntry\x12\x0c\n\x04\x66ifo\x18\x0b \x01(\x08\x12#\n\x1b\x63ontent_based_deduplication\x18\x0c \x01(\x08\x12=\n\x13\x64\x65\x64uplication_scope\x18\r \x01(\x0e\x32 .holdshelf.v1.DeduplicationScope\x1a+\n\tTagsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"E\n\rRedrivePolicy\x12\x19\n\x11\x64\x65\x61\x64_letter_queue\x18\x01 \x01(\t\x12\x19\n\x11max_receive_count\x18\x02 \x01(\x05\"m\n\x0bRetryPolicy\x12.\n\x0bmin_backoff\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12.\n\x0bmax_backoff\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\"x\n\nQueueStats\x12\x0f\n\x07visible\x18\x01 \x01(\x03\x12\x11\n\tin_flight\x18\x02 \x01(\x03\x12\x0f\n\x07\x64\x65layed\x18\x03 \x01(\x03\x12\x35\n\x12oldest_message_age\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration*\x7f\n\x12\x44\x65\x64uplicationScope\x12#\n\x1f\x44\x45\x44UPLICATION_SCOPE_UNSPECIFIED\x10\x00\x12\x1d\n\x19\x44\x45\x44UPLICATION_SCOPE_QUEUE\x10\x01\x12%\n!DEDUPLICATION_SCOPE_MESSAGE_GROUP\x10\x02\x42+Z)holdshelf/gen/go/holdshelf/v1;holdshelfv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18holdshelf/v1/queue.proto\x12\x0choldshelf.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xee\x01\n\x05Queue\x12\x0c\n\x04name\x18\x01 \x01(\t\x12)\n\x06\x63onfig\x18\x02 \x01(\x0b\x32\x19.holdshelf.v1.QueueConfig\x12\'\n\x05stats\x18\x03 \x01(\x0b\x32\x18.holdshelf.v1.QueueStats\x12/\n\x0b\x63reate_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12!\n\x19\x64\x65\x61\x64_letter_source_queues\x18\x05 \x03(\t\x12/\n\x0bupdate_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xbf\x05\n\x0bQueueConfig\x12\x35\n\x12visibility_timeout\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12(\n\x05\x64\x65lay\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\tretention\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x19\n\x11max_message_bytes\x18\x04 \x01(\x05\x12\x34\n\x11receive_wait_time\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x15\n\rmax_in_flight\x18\x06 \x01(\x05\x12\x35\n\x12max_lease_duration\x18\x07 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x33\n\x0eredrive_policy\x18\x08 \x01(\x0b\x32\x1b.holdshelf.v1.RedrivePolicy\x12/\n\x0cretry_policy\x18\t \x01(\x0b\x32\x19.holdshelf.v1.RetryPolicy\x12\x31\n\x04tags\x18\n \x03(\x0b\x32#.holdshelf.v1.QueueConfig.TagsEntry\x12\x0c\n\x04\x66ifo\x18\x0b \x01(\x08\x12#\n\x1b\x63ontent_based_deduplication\x18\x0c \x01(\x08\x12=\n\x13\x64\x65\x64uplication_scope\x18\r \x01(\x0e\x32 .holdshelf.v1.DeduplicationScope\x12\x15\n\raccess_policy\x18\x0e \x01(\t\x12\x33\n\x0esqs_encryption\x18\x0f \x01(\x0b\x32\x1b.holdshelf.v1.SqsEncryption\x1a+\n\tTagsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x89\x01\n\rSqsEncryption\x12\x19\n\x11kms_master_key_id\x18\x01 \x01(\t\x12<\n\x19kms_data_key_reuse_period\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x1f\n\x17sqs_managed_sse_enabled\x18\x03 \x01(\x08\"E\n\rRedrivePolicy\x12\x19\n\x11\x64\x65\x61\x64_letter_queue\x18\x01 \x01(\t\x12\x19\n\x11max_receive_count\x18\x02 \x01(\x05\"m\n\x0bRetryPolicy\x12.\n\x0bmin_backoff\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12.\n\x0bmax_backoff\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\"x\n\nQueueStats\x12\x0f\n\x07visible\x18\x01 \x01(\x03\x12\x11\n\tin_flight\x18\x02 \x01(\x03\x12\x0f\n\x07\x64\x65layed\x18\x03 \x01(\x03\x12\x35\n\x12oldest_message_age\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration*\x7f\n\x12\x44\x65\x64uplicationScope\x12#\n\x1f\x44\x45\x44UPLICATION_SCOPE_UNSPECIFIED\x10\x00\x12\x1d\n\x19\x44\x45\x44UPLICATION_SCOPE_QUEUE\x10\x01\x12%\n!DEDUPLICATION_SCOPE_MESSAGE_GROUP\x10\x02\x42+Z)holdshelf/gen/go/holdshelf/v1;holdshelfv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'holdshelf.v1.queue_pb2', globals())
@@ -25,18 +25,20 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   DESCRIPTOR._serialized_options = b'Z)holdshelf/gen/go/holdshelf/v1;holdshelfv1'
   _QUEUECONFIG_TAGSENTRY._options = None
   _QUEUECONFIG_TAGSENTRY._serialized_options = b'8\001'
-  _DEDUPLICATIONSCOPE._serialized_start=1282
-  _DEDUPLICATIONSCOPE._serialized_end=1409
+  _DEDUPLICATIONSCOPE._serialized_start=1498
+  _DEDUPLICATIONSCOPE._serialized_end=1625
   _QUEUE._serialized_start=108
   _QUEUE._serialized_end=346
   _QUEUECONFIG._serialized_start=349
-  _QUEUECONFIG._serialized_end=976
-  _QUEUECONFIG_TAGSENTRY._serialized_start=933
-  _QUEUECONFIG_TAGSENTRY._serialized_end=976
-  _REDRIVEPOLICY._serialized_start=978
-  _REDRIVEPOLICY._serialized_end=1047
-  _RETRYPOLICY._serialized_start=1049
-  _RETRYPOLICY._serialized_end=1158
-  _QUEUESTATS._serialized_start=1160
-  _QUEUESTATS._serialized_end=1280
+  _QUEUECONFIG._serialized_end=1052
+  _QUEUECONFIG_TAGSENTRY._serialized_start=1009
+  _QUEUECONFIG_TAGSENTRY._serialized_end=1052
+  _SQSENCRYPTION._serialized_start=1055
+  _SQSENCRYPTION._serialized_end=1192
+  _REDRIVEPOLICY._serialized_start=1194
+  _REDRIVEPOLICY._serialized_end=1263
+  _RETRYPOLICY._serialized_start=1265
+  _RETRYPOLICY._serialized_end=1374
+  _QUEUESTATS._serialized_start=1376
+  _QUEUESTATS._serialized_end=1496
 # @@protoc_insertion_point(module_scope)

@@ -28,7 +28,7 @@ class Queue(_message.Message):
     def __init__(self, name: _Optional[str] = ..., config: _Optional[_Union[QueueConfig, _Mapping]] = ..., stats: _Optional[_Union[QueueStats, _Mapping]] = ..., create_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., dead_letter_source_queues: _Optional[_Iterable[str]] = ..., update_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class QueueConfig(_message.Message):
-    __slots__ = ["content_based_deduplication", "deduplication_scope", "delay", "fifo", "max_in_flight", "max_lease_duration", "max_message_bytes", "receive_wait_time", "redrive_policy", "retention", "retry_policy", "tags", "visibility_timeout"]
+    __slots__ = ["access_policy", "content_based_deduplication", "deduplication_scope", "delay", "fifo", "max_in_flight", "max_lease_duration", "max_message_bytes", "receive_wait_time", "redrive_policy", "retention", "retry_policy", "sqs_encryption", "tags", "visibility_timeout"]
     class TagsEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -36,6 +36,7 @@ class QueueConfig(_message.Message):
         key: str
         value: str
         def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    ACCESS_POLICY_FIELD_NUMBER: _ClassVar[int]
     CONTENT_BASED_DEDUPLICATION_FIELD_NUMBER: _ClassVar[int]
     DEDUPLICATION_SCOPE_FIELD_NUMBER: _ClassVar[int]
     DELAY_FIELD_NUMBER: _ClassVar[int]
@@ -47,8 +48,10 @@ class QueueConfig(_message.Message):
     REDRIVE_POLICY_FIELD_NUMBER: _ClassVar[int]
     RETENTION_FIELD_NUMBER: _ClassVar[int]
     RETRY_POLICY_FIELD_NUMBER: _ClassVar[int]
+    SQS_ENCRYPTION_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
     VISIBILITY_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
+    access_policy: str
     content_based_deduplication: bool
     deduplication_scope: DeduplicationScope
     delay: _duration_pb2.Duration
@@ -60,9 +63,10 @@ class QueueConfig(_message.Message):
     redrive_policy: RedrivePolicy
     retention: _duration_pb2.Duration
     retry_policy: RetryPolicy
+    sqs_encryption: SqsEncryption
     tags: _containers.ScalarMap[str, str]
     visibility_timeout: _duration_pb2.Duration
-    def __init__(self, visibility_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., delay: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., retention: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., max_message_bytes: _Optional[int] = ..., receive_wait_time: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., max_in_flight: _Optional[int] = ..., max_lease_duration: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., redrive_policy: _Optional[_Union[RedrivePolicy, _Mapping]] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., tags: _Optional[_Mapping[str, str]] = ..., fifo: bool = ..., content_based_deduplication: bool = ..., deduplication_scope: _Optional[_Union[DeduplicationScope, str]] = ...) -> None: ...
+    def __init__(self, visibility_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., delay: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., retention: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., max_message_bytes: _Optional[int] = ..., receive_wait_time: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., max_in_flight: _Optional[int] = ..., max_lease_duration: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., redrive_policy: _Optional[_Union[RedrivePolicy, _Mapping]] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., tags: _Optional[_Mapping[str, str]] = ..., fifo: bool = ..., content_based_deduplication: bool = ..., deduplication_scope: _Optional[_Union[DeduplicationScope, str]] = ..., access_policy: _Optional[str] = ..., sqs_encryption: _Optional[_Union[SqsEncryption, _Mapping]] = ...) -> None: ...
 
 class QueueStats(_message.Message):
     __slots__ = ["delayed", "in_flight", "oldest_message_age", "visible"]
@@ -91,6 +95,16 @@ class RetryPolicy(_message.Message):
     max_backoff: _duration_pb2.Duration
     min_backoff: _duration_pb2.Duration
     def __init__(self, min_backoff: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., max_backoff: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+
+class SqsEncryption(_message.Message):
+    __slots__ = ["kms_data_key_reuse_period", "kms_master_key_id", "sqs_managed_sse_enabled"]
+    KMS_DATA_KEY_REUSE_PERIOD_FIELD_NUMBER: _ClassVar[int]
+    KMS_MASTER_KEY_ID_FIELD_NUMBER: _ClassVar[int]
+    SQS_MANAGED_SSE_ENABLED_FIELD_NUMBER: _ClassVar[int]
+    kms_data_key_reuse_period: _duration_pb2.Duration
+    kms_master_key_id: str
+    sqs_managed_sse_enabled: bool
+    def __init__(self, kms_master_key_id: _Optional[str] = ..., kms_data_key_reuse_period: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., sqs_managed_sse_enabled: bool = ...) -> None: ...
 
 class DeduplicationScope(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
