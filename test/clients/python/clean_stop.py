@@ -13,12 +13,18 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import threading
 
 from holdshelf import Client, Consumer, HandlerContext, ReceivedMessage
 
 
+# Handlers print from threads of their own: one line at a time, or two lines could interleave.
+_print_lock = threading.Lock()
+
+
 def handle(message: ReceivedMessage, ctx: HandlerContext) -> None:
-    print(json.dumps({"started": message.body.decode()}), flush=True)
+    with _print_lock:
+        print(json.dumps({"started": message.body.decode()}), flush=True)
     start = int(ctx.last_checkpoint or b"0")
     for step in range(start, 600):
         if ctx.cancelled.wait(0.1):
