@@ -1,48 +1,14 @@
 /**
  * AWS's recorded error answers (aws-errors.json) through boto3: runs
- * test_aws_errors.py with pytest against a real broker, with Debian's boto3
- * 1.26 (the query protocol) and, where one is installed, a current boto3
- * (the JSON protocol), failing with pytest's report if any case fails.
+ * test_aws_errors.py with pytest against a real broker, on the query protocol
+ * and, where a current boto3 is installed, the JSON protocol, failing with
+ * pytest's report if any case fails.
  */
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { systemPython } from "../../support/python-package.js";
-import { skipWithout } from "../../support/required-tools.js";
-import { jsonBoto3Python, missingBoto3, runPytest, type PytestRun } from "../run-pytest.js";
-import { startSqsHarness, type SqsHarness } from "../sqs-harness.js";
+import { describePytestFile } from "../describe-pytest-file.js";
 
-const pytestFile = fileURLToPath(new URL("./test_aws_errors.py", import.meta.url));
-
-describe("AWS's recorded errors through boto3", () => {
-  let h: SqsHarness;
-  beforeAll(async () => {
-    h = await startSqsHarness();
-  });
-  afterAll(async () => {
-    await h?.stop();
-  });
-
-  const passes = async (how: PytestRun): Promise<void> => {
-    const result = await runPytest(pytestFile, h, how);
-    expect(result.code, result.output).toBe(0);
-    expect(result.output).toMatch(/\d+ passed/);
-  };
-
-  it.skipIf(skipWithout(missingBoto3))(
-    "answers as AWS did with Debian's boto3 (query protocol)",
-    async () => {
-      expect(missingBoto3, "Debian packages missing (see .ci/run)").toEqual([]);
-      await passes({ python: systemPython, protocol: "query" });
-    },
-    150_000,
-  );
-
-  // Optional: CI's Debian image has no boto3 that speaks JSON (run-pytest.ts).
-  it.skipIf(jsonBoto3Python === undefined)(
-    "answers as AWS did with a current boto3 (JSON protocol)",
-    async () => {
-      await passes({ python: jsonBoto3Python!, protocol: "json" });
-    },
-    150_000,
-  );
-});
+describePytestFile(
+  "AWS's recorded errors through boto3",
+  fileURLToPath(new URL("./test_aws_errors.py", import.meta.url)),
+  "answers as AWS did",
+);
