@@ -55,10 +55,10 @@ def config_to_wire(config: QueueConfig | None) -> queue_pb2.QueueConfig | None:
         wire.retry_policy.max_backoff.CopyFrom(to_duration(config.retry_policy.max_backoff))
     if config.sqs_encryption is not None:
         encryption = config.sqs_encryption
+        # Set even when every field is its default: unset, sqs_encryption means SQS-managed encryption.
+        wire.sqs_encryption.SetInParent()
         wire.sqs_encryption.kms_master_key_id = encryption.kms_master_key_id
         wire.sqs_encryption.sqs_managed_sse_enabled = encryption.sqs_managed_sse_enabled
-        # Set, even with nothing in it: an unset sqs_encryption means SQS-managed encryption.
-        wire.sqs_encryption.SetInParent()
         if encryption.kms_data_key_reuse_period is not None:
             wire.sqs_encryption.kms_data_key_reuse_period.CopyFrom(to_duration(encryption.kms_data_key_reuse_period))
     return wire
