@@ -50,6 +50,9 @@ func queueConfigToWire(c *QueueConfig) *holdshelfv1.QueueConfig {
 		// An unknown scope goes as it is, for the broker to refuse rather
 		// than read as the default.
 		DeduplicationScope: holdshelfv1.DeduplicationScope(c.DeduplicationScope),
+		Tags:               c.Tags,
+		AccessPolicy:       c.AccessPolicy,
+		SqsEncryption:      sqsEncryptionToWire(c.SQSEncryption),
 	}
 	if c.RedrivePolicy != nil {
 		wire.RedrivePolicy = &holdshelfv1.RedrivePolicy{DeadLetterQueue: c.RedrivePolicy.DeadLetterQueue, MaxReceiveCount: c.RedrivePolicy.MaxReceiveCount}
@@ -75,6 +78,9 @@ func queueFromWire(q *holdshelfv1.Queue) *Queue {
 			FIFO:                      c.GetFifo(),
 			ContentBasedDeduplication: c.GetContentBasedDeduplication(),
 			DeduplicationScope:        DeduplicationScope(c.GetDeduplicationScope()),
+			Tags:                      c.GetTags(),
+			AccessPolicy:              c.GetAccessPolicy(),
+			SQSEncryption:             sqsEncryptionFromWire(c.GetSqsEncryption()),
 		},
 		Stats: QueueStats{
 			Visible:          q.GetStats().GetVisible(),

@@ -19,7 +19,8 @@ func Bool(b bool) *bool { return &b }
 type Queue struct {
 	Name string
 	// Config has every default filled in: every duration is set, and
-	// RedrivePolicy and RetryPolicy are nil when the queue has none.
+	// RedrivePolicy, RetryPolicy and SQSEncryption are nil and Tags empty
+	// when the queue has none.
 	Config QueueConfig
 	Stats  QueueStats
 	// CreateTime is when the queue was created.
@@ -30,7 +31,9 @@ type Queue struct {
 
 // QueueConfig is how a queue treats its messages. For CreateQueue and
 // UpdateQueue, a nil duration or a zero count takes the broker's default; see
-// holdshelf.v1.QueueConfig for each field's default and bounds.
+// holdshelf.v1.QueueConfig for each field's default and bounds. UpdateQueue
+// without Fields replaces the whole configuration, Tags, AccessPolicy and
+// SQSEncryption included: a config read with GetQueue and changed keeps them.
 type QueueConfig struct {
 	VisibilityTimeout *time.Duration
 	Delay             *time.Duration
@@ -54,6 +57,18 @@ type QueueConfig struct {
 	// queue. A queue read back shows DeduplicationScopeQueue or
 	// DeduplicationScopeMessageGroup.
 	DeduplicationScope DeduplicationScope
+	// Tags label the queue (Amazon SQS's queue tags); the broker keeps them
+	// but never reads them. At most 50; keys 1 to 128 characters, values up
+	// to 256. Empty or nil means none.
+	Tags map[string]string
+	// AccessPolicy is Amazon SQS's queue policy (its Policy attribute): a
+	// JSON object of at most 8192 bytes, kept and shown as given but never
+	// enforced (the access keys' file decides what a caller may do). Empty
+	// means none.
+	AccessPolicy string
+	// SQSEncryption is Amazon SQS's server-side encryption settings, kept and
+	// shown; nil means SQS-managed encryption, as a new Amazon SQS queue has.
+	SQSEncryption *SQSEncryption
 }
 
 // DeduplicationScope is where a FIFO queue compares deduplication ids; its

@@ -26,33 +26,35 @@ const (
 	FieldFIFO                      QueueField = "fifo"
 	FieldContentBasedDeduplication QueueField = "content_based_deduplication"
 	FieldDeduplicationScope        QueueField = "deduplication_scope"
+	FieldTags                      QueueField = "tags"
+	FieldAccessPolicy              QueueField = "access_policy"
+	FieldSQSEncryption             QueueField = "sqs_encryption"
 )
 
 // UpdateOption changes what UpdateQueue does.
 type UpdateOption func(*updateSettings) error
 
+// updateSettings are what the options named; with neither fields nor tag
+// keys, UpdateQueue replaces the whole configuration.
 type updateSettings struct {
-	mask *fieldmaskpb.FieldMask // nil: replace the whole configuration
+	fields  []QueueField
+	tagKeys []string
 }
 
 // Fields makes UpdateQueue change only the named fields (an update_mask,
 // as in AIP-134); every other field keeps its current value, even one
 // another caller changes at the same time. A named field left nil or zero in
 // the config takes its default: FieldRedrivePolicy with a nil RedrivePolicy
-// removes the policy. The queue's tags, which QueueConfig does not carry, are
-// kept. Naming no field is an error, not a call (an empty mask would replace
-// the whole configuration). Needs a 0.2.0 broker: an older one ignores the
-// mask and replaces everything.
+// removes the policy, FieldTags with nil Tags removes every tag. Naming no
+// field is an error, not a call (an empty mask would replace the whole
+// configuration). Needs a 0.2.0 broker: an older one ignores the mask and
+// replaces everything.
 func Fields(fields ...QueueField) UpdateOption {
 	return func(s *updateSettings) error {
 		if len(fields) == 0 {
 			return errors.New("holdshelf: Fields needs at least one field")
 		}
-		paths := make([]string, len(fields))
-		for i, field := range fields {
-			paths[i] = string(field)
-		}
-		s.mask = &fieldmaskpb.FieldMask{Paths: paths}
+		s.fields = fields
 		return nil
 	}
 }
@@ -66,5 +68,29 @@ func updateQueueRequest(name string, config *QueueConfig, options []UpdateOption
 			return nil, err
 		}
 	}
-	return &holdshelfv1.UpdateQueueRequest{Name: name, Config: queueConfigToWire(config), UpdateMask: settings.mask}, nil
+	mask, err := settings.updateMask()
+	if err != nil {
+		return nil, err
+	}
+	return &holdshelfv1.UpdateQueueRequest{Name: name, Config: queueConfigToWire(config), UpdateMask: mask}, nil
+}
+
+// updateMask is the fields' paths, then the tag keys'; nil when the options
+// named neither.
+func (s *updateSettings) updateMask() (*fieldmaskpb.FieldMask, error) {
+	if s.fields == nil && s.tagKeys == nil {
+		return nil, nil
+	}
+	paths := make([]string, 0, len(s.fields)+len(s.tagKeys))
+	for _, field := range s.fields {
+		// The broker refuses the overlap too; here it fails before any call.
+		if field == FieldTags && s.tagKeys != nil {
+			return nil, errors.New("holdshelf: Fields may not name FieldTags beside TagKeys")
+		}
+		paths = append(paths, string(field))
+	}
+	for _, key := range s.tagKeys {
+		paths = append(paths, tagKeyPath(key))
+	}
+	return &fieldmaskpb.FieldMask{Paths: paths}, nil
 }

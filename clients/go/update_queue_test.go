@@ -23,3 +23,28 @@ func TestUpdateQueueSendsAMaskOnlyWithFields(t *testing.T) {
 		t.Fatal("Fields() with no field was taken; an empty mask would replace the whole configuration")
 	}
 }
+
+func TestUpdateQueueNamesTheSQSSettingsAndTagKeys(t *testing.T) {
+	config := &QueueConfig{Tags: map[string]string{"team": "billing"}}
+	request, err := updateQueueRequest("q", config, []UpdateOption{Fields(FieldTags, FieldAccessPolicy, FieldSQSEncryption)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"tags", "access_policy", "sqs_encryption"}; !reflect.DeepEqual(request.UpdateMask.GetPaths(), want) {
+		t.Fatalf("paths %v, want %v", request.UpdateMask.GetPaths(), want)
+	}
+	// Keys that are not bare go in backticks, a backtick doubled.
+	request, err = updateQueueRequest("q", config, []UpdateOption{Fields(FieldMaxInFlight), TagKeys("team", "cost-center", "a`b", "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"max_in_flight", "tags.team", "tags.`cost-center`", "tags.`a``b`", "tags.``"}; !reflect.DeepEqual(request.UpdateMask.GetPaths(), want) {
+		t.Fatalf("paths %v, want %v", request.UpdateMask.GetPaths(), want)
+	}
+	if _, err := updateQueueRequest("q", config, []UpdateOption{TagKeys()}); err == nil {
+		t.Fatal("TagKeys() with no key was taken")
+	}
+	if _, err := updateQueueRequest("q", config, []UpdateOption{TagKeys("team"), Fields(FieldTags)}); err == nil {
+		t.Fatal("FieldTags beside TagKeys was taken")
+	}
+}

@@ -2,7 +2,8 @@
  * The Go client library (clients/go) against a real broker: its Go unit
  * tests, gofmt and go vet, the freshness of its committed generated code, each
  * RPC's conversion and each kind of error through small Go programs
- * (test/clients/go/*), FIFO queues (fields, reasons, order per group, the
+ * (test/clients/go/*), a queue's tags, access policy and SQS encryption
+ * kept through updates, FIFO queues (fields, reasons, order per group, the
  * Consumer on one), the Consumer on Subscribe (its fallback to Receive, its
  * reconnect), the refusals that end its Run at once, batching sends, bearer
  * tokens and TLS (the default beyond loopback), typed attributes through the
@@ -198,6 +199,36 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
       expect(results.deletedQueue).toMatchObject({ code: "NOT_FOUND", reason: "QUEUE_NOT_FOUND" });
     });
   });
+
+  it("keeps a queue's tags, access policy and SQS encryption through an update, changing them only as named", async () => {
+    const results = await checks("go-client-sqssettings", ["--address", broker.server.address]);
+    const policy =
+      '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"sqs:SendMessage"}]}';
+    const kms = { kmsMasterKeyId: "alias/orders", kmsDataKeyReusePeriodMs: 600_000, sqsManagedSseEnabled: false };
+    const first = { tags: { team: "billing", env: "prod" }, accessPolicy: policy, sqsEncryption: kms };
+    expect(results.created).toMatchObject(first);
+    expect(results.got).toMatchObject(first);
+    // A configuration read and written back whole keeps them: the bug was losing them here.
+    expect(results.replaced).toMatchObject({ ...first, visibilityTimeoutMs: 45_000 });
+    expect(results.fields).toMatchObject({ ...first, visibilityTimeoutMs: 45_000, maxInFlight: 42 });
+    const managed = { kmsMasterKeyId: "", kmsDataKeyReusePeriodMs: 300_000, sqsManagedSseEnabled: true };
+    expect(results.encryption).toMatchObject({ tags: first.tags, accessPolicy: policy, sqsEncryption: managed });
+    expect(results.tagKeys).toMatchObject({ tags: { team: "billing", owner: "ana" }, accessPolicy: policy });
+    expect(Object.keys(results.tagKeys!.tags as object).sort()).toEqual(["owner", "team"]);
+    expect(broker.server.broker.getQueue("go-sqs-settings-q").config).toMatchObject({
+      tags: { team: "billing", owner: "ana" },
+      accessPolicy: policy,
+      sqsEncryption: managed,
+      visibilityTimeoutMs: 45_000,
+      maxInFlight: 42,
+    });
+    expect(results.bothEncryptions).toEqual({
+      check: "bothEncryptions",
+      code: "INVALID_ARGUMENT",
+      reason: expect.any(String),
+      fields: ["config.sqs_encryption"],
+    });
+  }, 60_000);
 
   describe("on FIFO queues", () => {
     let results: Record<string, Record<string, unknown>>;

@@ -2,7 +2,8 @@
  * The Python package (clients/python) as a user gets it: its wheel installed
  * offline into a fresh venv, then driven by the small scripts in test/clients/python/
  * against real brokers: every RPC's conversions, the errors it raises (a class
- * per reason family), FIFO queues, the Consumer's error paths (failing fast on
+ * per reason family), a queue's tags, access policy and SQS encryption kept
+ * through updates, FIFO queues, the Consumer's error paths (failing fast on
  * a missing queue or a refused token), its Subscribe stream and its fallback
  * to Receive, a clean stop by a signal, batched sends, typed attributes
  * through the SQS endpoint, bearer tokens and TLS (by default beyond
@@ -375,6 +376,35 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
       expect(rpc.purge_queue!.purged).toBe(2);
       expect(rpc.redrive_messages!.moved).toBe(1);
       expect(rpc.delete_queue).toMatchObject({ result: null, remaining: ["py-dlq"] });
+    }, 60_000);
+
+    it("keeps a queue's tags, access policy and SQS encryption through an update, changing them only as named", async () => {
+      const check = await run("sqs_settings.py", ["--address", broker.server.address], "check");
+      const policy =
+        '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"sqs:SendMessage"}]}';
+      const kms = { kms_master_key_id: "alias/orders", kms_data_key_reuse_period: 600, sqs_managed_sse_enabled: false };
+      const first = { tags: { team: "billing", env: "prod" }, access_policy: policy, sqs_encryption: kms };
+      expect(check.created).toMatchObject(first);
+      expect(check.got).toMatchObject(first);
+      // A configuration read and written back whole keeps them: the bug was losing them here.
+      expect(check.replaced).toMatchObject({ ...first, visibility_timeout: 45 });
+      expect(check.fields).toMatchObject({ ...first, visibility_timeout: 45, max_in_flight: 42 });
+      const managed = { kms_master_key_id: "", kms_data_key_reuse_period: 300, sqs_managed_sse_enabled: true };
+      expect(check.encryption).toMatchObject({ tags: first.tags, access_policy: policy, sqs_encryption: managed });
+      expect(check.tag_keys!.tags).toEqual({ team: "billing", owner: "ana" });
+      expect(broker.server.broker.getQueue("py-sqs-settings").config).toMatchObject({
+        tags: { team: "billing", owner: "ana" },
+        accessPolicy: policy,
+        sqsEncryption: { kmsMasterKeyId: "", kmsDataKeyReusePeriodMs: 300_000, sqsManagedSseEnabled: true },
+        visibilityTimeoutMs: 45_000,
+        maxInFlight: 42,
+      });
+      expect(check.both_encryptions).toMatchObject({ code: "INVALID_ARGUMENT", fields: ["config.sqs_encryption"] });
+      expect(check.refusals!.messages).toEqual([
+        expect.stringContaining("at least one tag"),
+        expect.stringContaining("not one string"),
+        expect.stringContaining('"tags" beside tag_keys'),
+      ]);
     }, 60_000);
 
     it("batches single sends per queue into SendBatch calls, each send with its own result or error; close() flushes", async () => {

@@ -23,8 +23,8 @@ from holdshelf.retry_later import RetryLater
 from holdshelf.subscribe_stream import SubscribeStream
 from holdshelf.values import (
     AckResult, DeduplicationScope, EntryError, EntryResult, FlowControl, LeaseRenewal, LeaseState, Queue, QueueConfig,
-    QueuePage, QueueStats, ReceivedMessage, RedrivePolicy, RetryPolicy, SendBatchEntry, SendResult, SubscribeResponse,
-    TypedAttribute,
+    QueuePage, QueueStats, ReceivedMessage, RedrivePolicy, RetryPolicy, SendBatchEntry, SendResult, SqsEncryption,
+    SubscribeResponse, TypedAttribute,
 )
 
 __all__ = [
@@ -34,5 +34,5 @@ __all__ = [
     "ResourceExhaustedError", "UnavailableError", "UnauthenticatedError", "PermissionDeniedError",
     "AckResult", "DeduplicationScope", "EntryError", "EntryResult", "FlowControl", "LeaseRenewal", "LeaseState",
     "Queue", "QueueConfig", "QueuePage", "QueueStats", "ReceivedMessage", "RedrivePolicy", "RetryPolicy",
-    "SendBatchEntry", "SendResult", "SubscribeResponse", "TypedAttribute",
+    "SendBatchEntry", "SendResult", "SqsEncryption", "SubscribeResponse", "TypedAttribute",
 ]

@@ -122,23 +122,28 @@ class Client:
         return QueuePage(tuple(queue_from_wire(q) for q in page.queues), page.next_page_token)
 
     def update_queue(self, name: str, config: QueueConfig | None = None, *, fields: Sequence[str] | None = None,
-                     timeout: float | None = None) -> Queue:
+                     tag_keys: Sequence[str] | None = None, timeout: float | None = None) -> Queue:
         """Changes a queue's configuration.
 
-        Without fields, config replaces the whole configuration: unset fields
-        take their defaults, not their current values, and the queue's tags
-        (which QueueConfig does not carry) are removed. With fields (names of
-        QueueConfig's fields, e.g. ["visibility_timeout"]), only those change,
-        as an update_mask: every other field keeps the value it has when the
-        broker takes the change, even one another caller changes meanwhile,
-        and a named field left None takes its default (["redrive_policy"]
-        with no policy removes it). An empty or unknown name is a ValueError
-        before any call. A broker before 0.2.0 ignores fields and replaces
-        everything.
+        Without fields or tag_keys, config replaces the whole configuration:
+        unset fields take their defaults, not their current values (tags,
+        access_policy and sqs_encryption included: a config read with
+        get_queue and changed with dataclasses.replace keeps them). With
+        fields (names of QueueConfig's fields, e.g. ["visibility_timeout"]),
+        only those change, as an update_mask: every other field keeps the
+        value it has when the broker takes the change, even one another caller
+        changes meanwhile, and a named field left None takes its default
+        (["redrive_policy"] with no policy removes it, ["tags"] with none
+        removes every tag). With tag_keys, only those tags change (the path
+        tags.<key>, AIP-161): each is set to its value in config.tags, or
+        removed when config.tags lacks it; fields beside them may not name
+        "tags". An empty list, an unknown name or "tags" beside tag_keys is a
+        ValueError before any call. A broker before 0.2.0 ignores both and
+        replaces everything.
         """
         request = service_pb2.UpdateQueueRequest(name=name, config=config_to_wire(config))
-        if fields is not None:
-            request.update_mask.paths.extend(update_mask_paths(fields))
+        if fields is not None or tag_keys is not None:
+            request.update_mask.paths.extend(update_mask_paths(fields, tag_keys))
         return queue_from_wire(self._call(self._stub.UpdateQueue, request, timeout).queue)
 
     def delete_queue(self, name: str, *, timeout: float | None = None) -> None:

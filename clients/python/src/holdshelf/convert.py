@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping, Sequence
 
 from holdshelf._wire import message_pb2, queue_pb2, service_pb2
 from holdshelf.durations import Seconds, from_duration, from_timestamp, to_duration
 from holdshelf.values import (
     AckResult, DeduplicationScope, EntryError, EntryResult, FlowControl, LeaseRenewal, LeaseState, Queue, QueueConfig,
-    QueueStats, ReceivedMessage, RedrivePolicy, RetryPolicy, SendBatchEntry, SendResult, SubscribeResponse,
-    TypedAttribute,
+    QueueStats, ReceivedMessage, RedrivePolicy, RetryPolicy, SendBatchEntry, SendResult, SqsEncryption,
+    SubscribeResponse, TypedAttribute,
 )
 
 _CONFIG_DURATIONS = ("visibility_timeout", "delay", "retention", "receive_wait_time", "max_lease_duration")
+# Amazon SQS's reuse period, which a queue read back without one shows.
+_DEFAULT_KMS_DATA_KEY_REUSE_PERIOD = 300.0
+# A tag key written bare in an update_mask path; any other goes in backticks.
+_BARE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SCOPES: dict[str, queue_pb2.DeduplicationScope] = {
     "queue": queue_pb2.DEDUPLICATION_SCOPE_QUEUE,
     "message_group": queue_pb2.DEDUPLICATION_SCOPE_MESSAGE_GROUP,
@@ -35,6 +40,8 @@ def config_to_wire(config: QueueConfig | None) -> queue_pb2.QueueConfig | None:
         fifo=config.fifo,
         content_based_deduplication=config.content_based_deduplication,
         deduplication_scope=scope_to_wire(config.deduplication_scope),
+        tags=config.tags,
+        access_policy=config.access_policy or "",
     )
     for name in _CONFIG_DURATIONS:
         value: Seconds | None = getattr(config, name)
@@ -46,20 +53,50 @@ def config_to_wire(config: QueueConfig | None) -> queue_pb2.QueueConfig | None:
     if config.retry_policy is not None:
         wire.retry_policy.min_backoff.CopyFrom(to_duration(config.retry_policy.min_backoff))
         wire.retry_policy.max_backoff.CopyFrom(to_duration(config.retry_policy.max_backoff))
+    if config.sqs_encryption is not None:
+        encryption = config.sqs_encryption
+        # Set even when every field is its default: unset, sqs_encryption means SQS-managed encryption.
+        wire.sqs_encryption.SetInParent()
+        wire.sqs_encryption.kms_master_key_id = encryption.kms_master_key_id
+        wire.sqs_encryption.sqs_managed_sse_enabled = encryption.sqs_managed_sse_enabled
+        if encryption.kms_data_key_reuse_period is not None:
+            wire.sqs_encryption.kms_data_key_reuse_period.CopyFrom(to_duration(encryption.kms_data_key_reuse_period))
     return wire
 
 
-def update_mask_paths(fields: Sequence[str]) -> list[str]:
-    """update_queue's fields as update_mask paths: QueueConfig's field names are the proto's."""
-    if isinstance(fields, str):
-        raise ValueError("fields must be a list of QueueConfig field names, not one string")
-    names = [field.name for field in dataclasses.fields(QueueConfig)]
-    if not fields:
-        raise ValueError("fields must name at least one field: an empty update_mask replaces the whole configuration")
-    for field in fields:
-        if field not in names:
-            raise ValueError(f"{field!r} is not a QueueConfig field; one of {', '.join(names)}")
-    return list(fields)
+def update_mask_paths(fields: Sequence[str] | None, tag_keys: Sequence[str] | None = None) -> list[str]:
+    """update_queue's fields then tag_keys as update_mask paths: QueueConfig's field names are the proto's,
+    a tag key is tags.<key> (AIP-161). "tags" beside tag_keys is refused, as the broker refuses the overlap."""
+    paths: list[str] = []
+    if fields is not None:
+        if isinstance(fields, str):
+            raise ValueError("fields must be a list of QueueConfig field names, not one string")
+        names = [field.name for field in dataclasses.fields(QueueConfig)]
+        if not fields:
+            raise ValueError(
+                "fields must name at least one field: an empty update_mask replaces the whole configuration")
+        for field in fields:
+            if field not in names:
+                raise ValueError(f"{field!r} is not a QueueConfig field; one of {', '.join(names)}")
+        paths.extend(fields)
+    if tag_keys is not None:
+        if isinstance(tag_keys, str):
+            raise ValueError("tag_keys must be a list of tag keys, not one string")
+        if not tag_keys:
+            raise ValueError("tag_keys must name at least one tag")
+        if "tags" in paths:
+            raise ValueError('fields may not name "tags" beside tag_keys')
+        paths.extend(tag_key_path(key) for key in tag_keys)
+    return paths
+
+
+def tag_key_path(key: str) -> str:
+    """The update_mask path of one tag: bare when it can be, else in backticks with each backtick doubled
+    (AIP-161 fixes no escape; doubling is the rule of SQL's quoted names)."""
+    if _BARE_KEY.fullmatch(key):
+        return f"tags.{key}"
+    escaped = key.replace("`", "``")
+    return f"tags.`{escaped}`"
 
 
 def config_from_wire(wire: queue_pb2.QueueConfig) -> QueueConfig:
@@ -75,7 +112,17 @@ def config_from_wire(wire: queue_pb2.QueueConfig) -> QueueConfig:
         fifo=wire.fifo,
         content_based_deduplication=wire.content_based_deduplication,
         deduplication_scope=scope_from_wire(wire.deduplication_scope) if wire.fifo else None,
+        tags=dict(wire.tags),
+        access_policy=wire.access_policy or None,
+        sqs_encryption=sqs_encryption_from_wire(wire.sqs_encryption) if wire.HasField("sqs_encryption") else None,
     )
+
+
+def sqs_encryption_from_wire(wire: queue_pb2.SqsEncryption) -> SqsEncryption:
+    """A queue's encryption settings as the broker returned them; an unset reuse period reads as its default."""
+    period = (from_duration(wire.kms_data_key_reuse_period) if wire.HasField("kms_data_key_reuse_period")
+              else _DEFAULT_KMS_DATA_KEY_REUSE_PERIOD)
+    return SqsEncryption(wire.kms_master_key_id, period, wire.sqs_managed_sse_enabled)
 
 
 def scope_to_wire(scope: DeduplicationScope | None) -> queue_pb2.DeduplicationScope:

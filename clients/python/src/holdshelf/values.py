@@ -3,7 +3,8 @@
 Durations are float seconds, times are aware datetimes in UTC. In a
 QueueConfig given to create_queue or update_queue, None means "unset: the
 broker's default"; the configs the broker returns have every default filled
-in (redrive_policy and retry_policy are None when the queue has none).
+in (redrive_policy, retry_policy, access_policy and sqs_encryption are None
+and tags empty when the queue has none).
 """
 
 from __future__ import annotations
@@ -32,6 +33,22 @@ class RetryPolicy:
     max_backoff: float = 0.0
 
 
+@dataclass(frozen=True)
+class SqsEncryption:
+    """Amazon SQS's server-side encryption settings of a queue, kept and shown; the broker encrypts nothing with them.
+
+    kms_master_key_id is SQS's KmsMasterKeyId ("" for none);
+    kms_data_key_reuse_period its KmsDataKeyReusePeriodSeconds (60 to 86400
+    whole seconds; None means 300, which a queue read back shows);
+    sqs_managed_sse_enabled its SqsManagedSseEnabled, refused beside a KMS
+    key (INVALID_ARGUMENT on config.sqs_encryption).
+    """
+
+    kms_master_key_id: str = ""
+    kms_data_key_reuse_period: Seconds | None = None
+    sqs_managed_sse_enabled: bool = False
+
+
 DeduplicationScope = Literal["queue", "message_group"]
 """Where a FIFO queue compares deduplication ids: the whole queue, or each message group."""
 
@@ -46,6 +63,14 @@ class QueueConfig:
     fields must repeat it. content_based_deduplication and
     deduplication_scope (None: "queue") are for FIFO queues only; a standard
     queue read back has scope None.
+
+    tags label the queue (Amazon SQS's queue tags): at most 50, keys 1 to
+    128 characters, values up to 256; the broker keeps them but never reads
+    them. access_policy is Amazon SQS's queue policy, a JSON object of at
+    most 8192 bytes kept and shown as given but never enforced; None means
+    none. sqs_encryption None means SQS-managed encryption. update_queue
+    without fields replaces them with the rest: a config read with get_queue
+    and changed with dataclasses.replace keeps them.
     """
 
     visibility_timeout: Seconds | None = None
@@ -60,6 +85,9 @@ class QueueConfig:
     fifo: bool = False
     content_based_deduplication: bool = False
     deduplication_scope: DeduplicationScope | None = None
+    tags: dict[str, str] = field(default_factory=dict)
+    access_policy: str | None = None
+    sqs_encryption: SqsEncryption | None = None
 
 
 @dataclass(frozen=True)
