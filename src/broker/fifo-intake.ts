@@ -1,10 +1,8 @@
 import { createHash } from "node:crypto";
 import { HoldshelfError, invalidArgument } from "../errors/holdshelf-error.js";
+import { printableIdPattern } from "../protocol/printable-id-pattern.js";
 import type { QueueConfig } from "./queue-config.js";
 import type { OutgoingMessage } from "./types.js";
-
-/** Message group and deduplication ids: 1 to 128 characters of printable ASCII without spaces, as SQS takes them. */
-const fifoIdPattern = /^[\x21-\x7e]{1,128}$/;
 
 /** What a FIFO queue stores of a send beyond a standard message: its group and the deduplication id it is checked against. */
 export interface FifoFields {
@@ -64,6 +62,6 @@ export function checkFifoFields(message: OutgoingMessage, config: QueueConfig, f
 }
 
 function checkFifoId(id: string, field: string): void {
-  if (!fifoIdPattern.test(id))
+  if (!printableIdPattern.test(id))
     throw invalidArgument(field, "must be 1 to 128 characters of printable ASCII without spaces");
 }

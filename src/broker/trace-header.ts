@@ -1,9 +1,6 @@
 import { invalidArgument } from "../errors/holdshelf-error.js";
 import { maxTraceHeaderCharacters } from "../protocol/limits.js";
-
-// Printable ASCII: what X-Ray and W3C trace headers are made of, and what
-// both of holdshelf's APIs carry unchanged (SQS's XML included).
-const traceHeaderPattern = /^[\x20-\x7e]*$/;
+import { isTraceHeaderText } from "../protocol/trace-header-text.js";
 
 /**
  * Checks a message's trace header (SQS's AWSTraceHeader) and returns it as
@@ -12,7 +9,7 @@ const traceHeaderPattern = /^[\x20-\x7e]*$/;
  */
 export function checkTraceHeader(traceHeader: string | undefined, field: string): string | undefined {
   if (traceHeader === undefined || traceHeader === "") return undefined;
-  if (traceHeader.length > maxTraceHeaderCharacters || !traceHeaderPattern.test(traceHeader)) {
+  if (!isTraceHeaderText(traceHeader)) {
     throw invalidArgument(
       `${field}trace_header`,
       `must be at most ${maxTraceHeaderCharacters} characters of printable ASCII`,

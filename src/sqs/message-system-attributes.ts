@@ -1,4 +1,5 @@
 import { maxTraceHeaderCharacters } from "../protocol/limits.js";
+import { isTraceHeaderText } from "../protocol/trace-header-text.js";
 import { md5OfMessageAttributes } from "./message-digests.js";
 import { sqsErrors } from "./sqs-error.js";
 import { structureMap, type SqsInput } from "./sqs-input.js";
@@ -13,9 +14,6 @@ export interface SentSystemAttributes {
   /** MD5OfMessageSystemAttributes of what MessageSystemAttributes held; undefined with none. */
   readonly md5: string | undefined;
 }
-
-// Printable ASCII, as the broker takes it (src/broker/trace-header.ts): X-Ray's headers are.
-const traceHeaderPattern = /^[\x20-\x7e]+$/;
 
 /**
  * Reads a send's MessageSystemAttributes as SQS does: AWSTraceHeader, of
@@ -39,7 +37,7 @@ export function systemAttributesFromSqs(input: SqsInput, requestTraceHeader: str
         `The message system attribute '${traceHeaderName}' must be of type String with a StringValue.`,
       );
     }
-    if (!isTraceHeader(text)) {
+    if (!isTraceHeaderText(text)) {
       throw sqsErrors.invalidParameterValue(
         `The message system attribute '${traceHeaderName}' must be 1 to ${maxTraceHeaderCharacters} characters of printable ASCII.`,
       );
@@ -53,11 +51,8 @@ export function systemAttributesFromSqs(input: SqsInput, requestTraceHeader: str
     };
   }
   return {
-    traceHeader: requestTraceHeader !== undefined && isTraceHeader(requestTraceHeader) ? requestTraceHeader : undefined,
+    traceHeader:
+      requestTraceHeader !== undefined && isTraceHeaderText(requestTraceHeader) ? requestTraceHeader : undefined,
     md5: undefined,
   };
-}
-
-function isTraceHeader(text: string): boolean {
-  return text.length <= maxTraceHeaderCharacters && traceHeaderPattern.test(text);
 }

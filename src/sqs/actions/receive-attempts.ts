@@ -1,14 +1,12 @@
 import { clone } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { ReceivedMessageSchema, type ReceivedMessage } from "../../../gen/holdshelf/v1/message_pb.js";
+import { printableIdPattern } from "../../protocol/printable-id-pattern.js";
 import type { Clock } from "../../time/clock.js";
 import { sqsErrors } from "../sqs-error.js";
 
 /** How long SQS keeps a ReceiveRequestAttemptId: a retry after this is a new receive. */
 export const attemptWindowMs = 5 * 60_000;
-
-// 1 to 128 characters of alphanumerics and punctuation, as SQS takes it.
-const attemptIdPattern = /^[\x21-\x7e]{1,128}$/;
 
 /** What the memory of attempts may hold, at most: beyond it, the oldest attempts are forgotten first. */
 export interface ReceiveAttemptLimits {
@@ -199,7 +197,7 @@ export interface AttemptKey {
 
 /** A ReceiveRequestAttemptId checked as SQS checks it; InvalidParameterValue otherwise. */
 export function checkAttemptId(attemptId: string): string {
-  if (!attemptIdPattern.test(attemptId)) {
+  if (!printableIdPattern.test(attemptId)) {
     throw sqsErrors.invalidParameterValue(
       "Value for parameter ReceiveRequestAttemptId is invalid. Reason: ReceiveRequestAttemptId must be 1 to 128 alphanumeric or punctuation characters.",
     );

@@ -1,4 +1,5 @@
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
+import { printableIdPattern } from "../../protocol/printable-id-pattern.js";
 import { brokerFailure } from "../../service/broker-failure.js";
 import { sqsErrorOf, toSqsError } from "../holdshelf-errors.js";
 import { attributesFromSqs, type HoldshelfAttributes } from "../message-attributes.js";
@@ -17,8 +18,6 @@ import { queueOfRequest } from "./queue-of-request.js";
 // SQS's bounds, in seconds and bytes.
 const maxDelaySeconds = 900;
 const maxBatchBytes = 1_048_576;
-// A FIFO id: 1 to 128 of ASCII's letters, digits and punctuation, as the broker takes it.
-const fifoIdPattern = /^[\x21-\x7e]{1,128}$/;
 
 /** A message to send, checked: its body, delay, attributes and FIFO ids as holdshelf stores them. */
 interface PreparedMessage {
@@ -196,7 +195,7 @@ function prepareMessage(input: SqsInput, requestTraceHeader: string | undefined)
  */
 function fifoId(input: SqsInput, name: "MessageGroupId" | "MessageDeduplicationId"): string | undefined {
   const id = optionalString(input, name);
-  if (id === undefined || (id === "" && name === "MessageGroupId") || fifoIdPattern.test(id)) return id;
+  if (id === undefined || (id === "" && name === "MessageGroupId") || printableIdPattern.test(id)) return id;
   throw sqsErrors.invalidParameterValue(
     `Value ${id} for parameter ${name} is invalid. Reason: ${name} can only include alphanumeric and punctuation characters. 1 to 128 in length.`,
   );
