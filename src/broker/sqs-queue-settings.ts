@@ -1,5 +1,5 @@
 import { invalidArgument } from "../errors/holdshelf-error.js";
-import { maxAccessPolicyBytes, maxKmsKeyIdCharacters } from "../protocol/limits.js";
+import { kmsDataKeyReusePeriodSeconds, maxAccessPolicyBytes, maxKmsKeyIdCharacters } from "../protocol/limits.js";
 
 const second = 1000;
 
@@ -23,7 +23,11 @@ export interface SqsEncryptionInput {
 }
 
 /** KmsDataKeyReusePeriodSeconds' default and bounds in SQS, in ms. */
-export const kmsDataKeyReusePeriodMs = { default: 300 * second, min: 60 * second, max: 86_400 * second } as const;
+export const kmsDataKeyReusePeriodMs = {
+  default: kmsDataKeyReusePeriodSeconds.default * second,
+  min: kmsDataKeyReusePeriodSeconds.min * second,
+  max: kmsDataKeyReusePeriodSeconds.max * second,
+} as const;
 
 /**
  * A queue policy from a request: empty is none (undefined); anything else
@@ -60,7 +64,10 @@ export function checkSqsEncryption(input: SqsEncryptionInput | undefined, field:
   if ([...kmsMasterKeyId].length > maxKmsKeyIdCharacters)
     throw invalidArgument(`${field}.kms_master_key_id`, `must be at most ${maxKmsKeyIdCharacters} characters`);
   if (!Number.isInteger(reuse / second) || reuse < kmsDataKeyReusePeriodMs.min || reuse > kmsDataKeyReusePeriodMs.max)
-    throw invalidArgument(`${field}.kms_data_key_reuse_period`, "must be whole seconds between 60s and 86400s");
+    throw invalidArgument(
+      `${field}.kms_data_key_reuse_period`,
+      `must be whole seconds between ${kmsDataKeyReusePeriodSeconds.min}s and ${kmsDataKeyReusePeriodSeconds.max}s`,
+    );
   if (kmsMasterKeyId !== "" && sqsManagedSseEnabled)
     throw invalidArgument(field, "takes a KMS key or SQS-managed encryption, not both");
   return { kmsMasterKeyId, kmsDataKeyReusePeriodMs: reuse, sqsManagedSseEnabled };

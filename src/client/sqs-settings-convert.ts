@@ -1,6 +1,7 @@
 import { durationFromMs, durationMs } from "@bufbuild/protobuf/wkt";
 import { SqsEncryptionSchema, type QueueConfig as WireQueueConfig } from "../../gen/holdshelf/v1/queue_pb.js";
 import { create } from "@bufbuild/protobuf";
+import { kmsDataKeyReusePeriodSeconds } from "../protocol/limits.js";
 import type { QueueConfig, QueueConfigInput } from "./types.js";
 
 /** A configuration's Amazon SQS settings as the wire's QueueConfig fields; unset ones stay unset. */
@@ -35,7 +36,9 @@ export function sqsSettingsFromWire(
             kmsMasterKeyId: encryption.kmsMasterKeyId,
             // A server fills the default in; an unset one reads as it.
             kmsDataKeyReusePeriodMs:
-              encryption.kmsDataKeyReusePeriod === undefined ? 300_000 : durationMs(encryption.kmsDataKeyReusePeriod),
+              encryption.kmsDataKeyReusePeriod === undefined
+                ? kmsDataKeyReusePeriodSeconds.default * 1000
+                : durationMs(encryption.kmsDataKeyReusePeriod),
             sqsManagedSseEnabled: encryption.sqsManagedSseEnabled,
           },
         }),

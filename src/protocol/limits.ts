@@ -39,3 +39,5 @@ export const maxTagValueCharacters = 256;
 export const maxAccessPolicyBytes = 8192;
 /** Longest KMS key id a queue keeps (an ARN's longest), in characters. */
 export const maxKmsKeyIdCharacters = 2048;
+/** SQS's KmsDataKeyReusePeriodSeconds: its default and bounds, in seconds. */
+export const kmsDataKeyReusePeriodSeconds = { default: 300, min: 60, max: 86_400 } as const;

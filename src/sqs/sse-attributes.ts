@@ -6,12 +6,11 @@ import {
   type QueueConfig,
   type SqsEncryption,
 } from "../../gen/holdshelf/v1/queue_pb.js";
+import { kmsDataKeyReusePeriodSeconds as reuseSeconds } from "../protocol/limits.js";
 import { sqsErrors } from "./sqs-error.js";
 
 /** The server-side encryption attributes, in the order GetQueueAttributes' "All" returns them. */
 export const sseAttributeNames = ["KmsMasterKeyId", "KmsDataKeyReusePeriodSeconds", "SqsManagedSseEnabled"] as const;
-
-const reuseSeconds = { default: 300, min: 60, max: 86_400 } as const;
 
 /** Whether a name is one of the encryption attributes. */
 export function isSseAttribute(name: string): boolean {
