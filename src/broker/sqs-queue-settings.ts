@@ -1,4 +1,5 @@
 import { invalidArgument } from "../errors/holdshelf-error.js";
+import { isJsonObjectText } from "../protocol/json-object-text.js";
 import { kmsDataKeyReusePeriodSeconds, maxAccessPolicyBytes, maxKmsKeyIdCharacters } from "../protocol/limits.js";
 
 const second = 1000;
@@ -38,14 +39,7 @@ export function checkAccessPolicy(policy: string | undefined, field: string): st
   if (policy === undefined || policy === "") return undefined;
   if (Buffer.byteLength(policy, "utf8") > maxAccessPolicyBytes)
     throw invalidArgument(field, `must be at most ${maxAccessPolicyBytes} bytes`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(policy);
-  } catch {
-    throw invalidArgument(field, "must be a JSON object");
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
-    throw invalidArgument(field, "must be a JSON object");
+  if (!isJsonObjectText(policy)) throw invalidArgument(field, "must be a JSON object");
   return policy;
 }
 

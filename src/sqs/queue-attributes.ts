@@ -22,6 +22,7 @@ import {
   sseAttributeNames,
   sseAttributeValues,
 } from "./sse-attributes.js";
+import { parseIntegerAttribute } from "./integer-attribute.js";
 import { sqsErrors } from "./sqs-error.js";
 
 /** The queue attributes SQS clients may set, with the bounds SQS gives them (in seconds or bytes). */
@@ -203,13 +204,7 @@ export function queueAttributes(queue: Queue, urls: QueueUrls, names: readonly s
 
 function parseBounded(name: NumericAttribute, value: string): number {
   const [min, max] = settable[name];
-  const number = /^\d{1,10}$/.test(value.trim()) ? Number(value.trim()) : NaN;
-  if (!(number >= min && number <= max)) {
-    throw sqsErrors.invalidAttributeValue(
-      `Invalid value for the parameter ${name}. Reason: Must be an integer from ${min} to ${max}.`,
-    );
-  }
-  return number;
+  return parseIntegerAttribute(name, value, min, max);
 }
 
 function setDuration(

@@ -1,3 +1,4 @@
+import { isJsonObjectText } from "../protocol/json-object-text.js";
 import { maxAccessPolicyBytes } from "../protocol/limits.js";
 import { sqsErrors } from "./sqs-error.js";
 
@@ -32,14 +33,7 @@ type PolicyDocument = Record<string, unknown> & { Statement: Record<string, unkn
  */
 export function checkedPolicy(value: string): string {
   if (value === "") return "";
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    parsed = undefined;
-  }
-  const object = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed);
-  if (!object || Buffer.byteLength(value, "utf8") > maxAccessPolicyBytes)
+  if (!isJsonObjectText(value) || Buffer.byteLength(value, "utf8") > maxAccessPolicyBytes)
     throw sqsErrors.invalidAttributeValue("Invalid value for the parameter Policy.");
   return value;
 }

@@ -7,6 +7,7 @@ import {
   type SqsEncryption,
 } from "../../gen/holdshelf/v1/queue_pb.js";
 import { kmsDataKeyReusePeriodSeconds as reuseSeconds } from "../protocol/limits.js";
+import { parseIntegerAttribute } from "./integer-attribute.js";
 import { sqsErrors } from "./sqs-error.js";
 
 /** The server-side encryption attributes, in the order GetQueueAttributes' "All" returns them. */
@@ -80,13 +81,7 @@ function effectiveEncryption(config: QueueConfig): SqsEncryption {
 }
 
 function parseReuse(value: string): number {
-  const seconds = /^\d{1,10}$/.test(value.trim()) ? Number(value.trim()) : NaN;
-  if (!(seconds >= reuseSeconds.min && seconds <= reuseSeconds.max)) {
-    throw sqsErrors.invalidAttributeValue(
-      `Invalid value for the parameter KmsDataKeyReusePeriodSeconds. Reason: Must be an integer from ${reuseSeconds.min} to ${reuseSeconds.max}.`,
-    );
-  }
-  return seconds;
+  return parseIntegerAttribute("KmsDataKeyReusePeriodSeconds", value, reuseSeconds.min, reuseSeconds.max);
 }
 
 function parseBoolean(value: string): boolean {
