@@ -99,18 +99,21 @@ export const defaultQueueLimits: QueueLimits = {
 export const earlierDefaultMaxMessageBytes = 262144;
 
 /**
- * A whole configuration given for an existing queue (CreateQueue of it
- * again, UpdateQueue without update_mask, a queue definitions file), with
- * max_message_bytes kept at its earlier default where the input leaves it
- * unset and the queue has it: such a request meant that default when the
- * queue was created, and a client's create-if-missing must keep matching it.
+ * A whole configuration given for a queue (CreateQueue of it again,
+ * UpdateQueue without update_mask, a queue definitions file), resolved from
+ * `input`, with max_message_bytes kept at its earlier default where the
+ * input leaves it unset and the existing queue (`current`) has it: such a
+ * request meant that default when the queue was created, and a client's
+ * create-if-missing must keep matching it. No other check depends on
+ * max_message_bytes, so the resolved configuration needs no second check.
  */
 export function keepingEarlierDefaults(
+  config: QueueConfig,
   input: QueueConfigInput | undefined,
-  current: { readonly maxMessageBytes: number },
-): QueueConfigInput | undefined {
-  if (input?.maxMessageBytes !== undefined || current.maxMessageBytes !== earlierDefaultMaxMessageBytes) return input;
-  return { ...input, maxMessageBytes: earlierDefaultMaxMessageBytes };
+  current: { readonly maxMessageBytes: number } | undefined,
+): QueueConfig {
+  if (input?.maxMessageBytes !== undefined || current?.maxMessageBytes !== earlierDefaultMaxMessageBytes) return config;
+  return { ...config, maxMessageBytes: earlierDefaultMaxMessageBytes };
 }
 
 /** The configuration of a queue created with nothing set. */

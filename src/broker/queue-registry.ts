@@ -114,7 +114,7 @@ export class QueueRegistry {
       const existing = this.byName.get(name);
       if (existing !== undefined) {
         const current = existing.record.config;
-        if (sameQueueConfig(current, resolveQueueConfig(keepingEarlierDefaults(input, current)))) return existing;
+        if (sameQueueConfig(current, keepingEarlierDefaults(config, input, current))) return existing;
         throw new HoldshelfError("QUEUE_ALREADY_EXISTS", `queue "${name}" exists with another configuration`);
       }
       if (this.byName.size + this.creating >= this.maxQueues) throw tooManyQueues(this.maxQueues);
@@ -147,7 +147,7 @@ export class QueueRegistry {
     fields?: readonly QueueConfigPath[],
   ): Promise<QueueState> {
     // A whole configuration is checked before the queue is looked up, as it always was.
-    if (fields === undefined) resolveQueueConfig(input);
+    const replacement = fields === undefined ? resolveQueueConfig(input) : undefined;
     this.get(name, "name");
     return this.exclusive(name, async () => {
       const queue = this.get(name, "name");
@@ -157,7 +157,8 @@ export class QueueRegistry {
       if ((requested.fifo ?? false) !== (current.fifo !== undefined)) {
         throw invalidArgument("config.fifo", "is set when a queue is created and cannot change");
       }
-      const config = resolveQueueConfig(fields === undefined ? keepingEarlierDefaults(input, current) : requested);
+      const config =
+        replacement === undefined ? resolveQueueConfig(requested) : keepingEarlierDefaults(replacement, input, current);
       // A policy kept as it was was checked when it was set (and its dead-letter queue cannot be deleted since).
       if (fields === undefined || fields.includes("redrivePolicy")) await this.checkRedrive(name, config);
       const record = { ...queue.record, config, updateTime: this.clock.now() };

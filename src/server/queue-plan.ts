@@ -121,7 +121,7 @@ function normalize({ name, config }: QueueDefinition, existing: QueueConfig | un
   try {
     checkQueueName(name, "name");
     const input = queueConfigFromWire(config);
-    const resolved = resolveQueueConfig(existing === undefined ? input : keepingEarlierDefaults(input, existing));
+    const resolved = keepingEarlierDefaults(resolveQueueConfig(input), input, existing);
     if (name.endsWith(fifoNameSuffix) && resolved.fifo === undefined)
       throw new QueueDefinitionsError(`queue "${name}": a name ending in "${fifoNameSuffix}" is for a FIFO queue`);
     if (resolved.redrivePolicy?.deadLetterQueue === name)
