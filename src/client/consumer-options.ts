@@ -1,6 +1,5 @@
 import type { Clock } from "../time/clock.js";
 import type { HeartbeatStream } from "./heartbeat-stream.js";
-import type { RpcError } from "./rpc-error.js";
 import type { SubscribeChannel } from "./subscribe-lease-channel.js";
 import type { CallLimits, EntryResult, Queue, ReceivedMessage, ReceiveOptions } from "./types.js";
 
@@ -99,8 +98,13 @@ export interface ConsumerPathSettings {
   readonly renewFraction: number;
   readonly clock: Clock;
   readonly report: (error: unknown, message?: ReceivedMessage) => void;
-  /** Stops the consumer for a refusal of its own calls on the queue (isConsumerRefusal): reported, and done rejects with it. */
-  readonly refuse: (error: RpcError) => void;
+  /**
+   * A failure of the consumer's own calls on the queue: a refusal
+   * (isConsumerRefusal) stops the consumer (reported, and done rejects with
+   * it) and answers true; any other failure is reported, to be retried, and
+   * answers false.
+   */
+  readonly failed: (error: unknown) => boolean;
   /** Aborted when stop() begins. */
   readonly stopping: AbortSignal;
 }

@@ -118,7 +118,7 @@ export class Consumer {
       renewFraction: this.renewFraction,
       clock: this.clock,
       report: (error, message) => this.report(error, message),
-      refuse: (error) => this.refuse(error),
+      failed: (error) => this.failed(error),
       stopping: signal,
     };
     const subscribe = this.client.subscribe?.bind(this.client);
@@ -140,11 +140,7 @@ export class Consumer {
       try {
         return (await this.client.getQueue(this.queue)).config.visibilityTimeoutMs;
       } catch (error) {
-        if (isConsumerRefusal(error)) {
-          this.refuse(error);
-          return undefined;
-        }
-        this.report(error);
+        if (this.failed(error)) return undefined;
         await pause(this.clock, backoffDelayMs(failures++), signal);
       }
     }
@@ -168,6 +164,16 @@ export class Consumer {
     }
     if (this.refusal === undefined) this.endDone.resolve();
     else this.endDone.reject(this.refusal);
+  }
+
+  /** A failure of the consumer's own calls: a refusal stops it (true); anything else is reported, to be retried (false). */
+  private failed(error: unknown): boolean {
+    if (!isConsumerRefusal(error)) {
+      this.report(error);
+      return false;
+    }
+    this.refuse(error);
+    return true;
   }
 
   /** Stops the consumer for a refusal of its own calls: onError hears of it, and, unless a stop had begun, done rejects with it. */

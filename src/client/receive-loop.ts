@@ -7,7 +7,6 @@ import type { ConsumerPathSettings } from "./consumer-options.js";
 import { heartbeatLeaseChannel } from "./heartbeat-lease-channel.js";
 import { LeaseKeeper } from "./lease-keeper.js";
 import { RpcError } from "./rpc-error.js";
-import { isConsumerRefusal } from "./consumer-refusal.js";
 import type { ReceivedMessage } from "./types.js";
 
 // One attempt of a handled message's delete; a silent connection then counts as no broker answering.
@@ -34,7 +33,7 @@ export class ReceiveLoop {
       visibilityTimeoutMs: settings.visibilityTimeoutMs,
       leaseMs: settings.leaseMs,
       renewFraction: settings.renewFraction,
-      onError: (error) => (isConsumerRefusal(error) ? settings.refuse(error) : settings.report(error)),
+      onError: (error) => void settings.failed(error),
       clock: settings.clock,
     });
   }
@@ -57,11 +56,7 @@ export class ReceiveLoop {
         failures = 0;
       } catch (error) {
         if (signal.aborted) break;
-        if (isConsumerRefusal(error)) {
-          this.settings.refuse(error);
-          break;
-        }
-        this.settings.report(error);
+        if (this.settings.failed(error)) break;
         await pause(clock, backoffDelayMs(failures++), signal);
         continue;
       }

@@ -3,7 +3,6 @@ import type { ConsumerJobs } from "./consumer-jobs.js";
 import type { ConsumerPathSettings } from "./consumer-options.js";
 import { LeaseKeeper } from "./lease-keeper.js";
 import { RpcError } from "./rpc-error.js";
-import { isConsumerRefusal } from "./consumer-refusal.js";
 import { subscribeLeaseChannel, type SubscribeChannel, type SubscribeLeaseChannel } from "./subscribe-lease-channel.js";
 import type { FlowControl, ReceivedMessage } from "./types.js";
 
@@ -121,8 +120,7 @@ export class SubscribeLoop {
       void this.keeper.close(0).then(() => this.endWith("unimplemented"));
       return;
     }
-    if (isConsumerRefusal(error)) this.settings.refuse(error);
-    else this.settings.report(error);
+    this.settings.failed(error);
   }
 
   private pauseDeliveries(): void {
