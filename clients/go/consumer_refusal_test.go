@@ -5,13 +5,10 @@ package holdshelf
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/holdshelf/holdshelf/clients/go/holdshelfv1"
 )
@@ -20,13 +17,12 @@ import (
 // per call, before it answers.
 type failingQueueBroker struct {
 	fakeBroker
-	lock     sync.Mutex
 	failures []error
 }
 
 func (b *failingQueueBroker) GetQueue(ctx context.Context, r *holdshelfv1.GetQueueRequest) (*holdshelfv1.GetQueueResponse, error) {
-	b.lock.Lock()
-	defer b.lock.Unlock()
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if len(b.failures) > 0 {
 		err := b.failures[0]
 		b.failures = b.failures[1:]
@@ -35,18 +31,8 @@ func (b *failingQueueBroker) GetQueue(ctx context.Context, r *holdshelfv1.GetQue
 	return b.fakeBroker.GetQueue(ctx, r)
 }
 
-// reasoned is a status with holdshelf's ErrorInfo reason.
-func reasoned(t *testing.T, code codes.Code, reason string) error {
-	t.Helper()
-	st, err := status.New(code, "refused").WithDetails(&errdetails.ErrorInfo{Domain: "holdshelf", Reason: reason})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st.Err()
-}
-
 func TestRunReturnsARefusalForGoodAtOnceWithoutReportingIt(t *testing.T) {
-	for _, refusal := range []struct {
+	for _, refused := range []struct {
 		code   codes.Code
 		reason string
 	}{
@@ -54,7 +40,7 @@ func TestRunReturnsARefusalForGoodAtOnceWithoutReportingIt(t *testing.T) {
 		{codes.PermissionDenied, ReasonPermissionDenied},
 		{codes.Unauthenticated, ReasonTokenInvalid},
 	} {
-		b := &failingQueueBroker{failures: []error{reasoned(t, refusal.code, refusal.reason)}}
+		b := &failingQueueBroker{failures: []error{refusal(refused.code, refused.reason)}}
 		consumer, err := NewConsumer(serve(t, b), "q", ignore, ConsumerOptions{
 			OnError: func(err error, _ *Delivery) { t.Errorf("reported %v", err) },
 		})
@@ -65,19 +51,19 @@ func TestRunReturnsARefusalForGoodAtOnceWithoutReportingIt(t *testing.T) {
 		go func() { ran <- consumer.Run(context.Background()) }()
 		select {
 		case err := <-ran:
-			if !IsReason(err, refusal.reason) {
-				t.Errorf("Run returned %v, want %s", err, refusal.reason)
+			if !IsReason(err, refused.reason) {
+				t.Errorf("Run returned %v, want %s", err, refused.reason)
 			}
 		case <-time.After(5 * time.Second):
-			t.Fatalf("Run did not return on %s", refusal.reason)
+			t.Fatalf("Run did not return on %s", refused.reason)
 		}
 	}
 }
 
 func TestRunRetriesAQueueMovingAndConsumesOnceItIsThere(t *testing.T) {
 	b := &failingQueueBroker{fakeBroker: fakeBroker{noGroup: true}, failures: []error{
-		reasoned(t, codes.Unavailable, ReasonQueueMoving),
-		reasoned(t, codes.Unavailable, ReasonQueueMoving),
+		refusal(codes.Unavailable, ReasonQueueMoving),
+		refusal(codes.Unavailable, ReasonQueueMoving),
 	}}
 	reported := make(chan error, 10)
 	handled := make(chan string, 2)

@@ -259,18 +259,21 @@ func (k *leaseKeeper) onStreamEnd(err error) {
 		k.options.onUnimplemented()
 		return
 	}
-	if !clean && IsReason(FromGRPC(err), ReasonQueueNotFound) {
-		for _, l := range k.leases {
-			k.lose(l, ReasonQueueNotFound)
+	if !clean {
+		failure := FromGRPC(err)
+		if IsReason(failure, ReasonQueueNotFound) {
+			for _, l := range k.leases {
+				k.lose(l, ReasonQueueNotFound)
+			}
 		}
-	}
-	if !clean && refusesConsumer(FromGRPC(err)) {
-		// The Consumer stops on such an end, and no stream will carry these
-		// acks again: their handlers' slots must not wait for the close.
-		for _, a := range k.acks {
-			settle(a.waiters, FromGRPC(err))
+		if refusesConsumer(failure) {
+			// The Consumer stops on such an end, and no stream will carry these
+			// acks again: their handlers' slots must not wait for the close.
+			for _, a := range k.acks {
+				settle(a.waiters, failure)
+			}
+			k.acks = nil
 		}
-		k.acks = nil
 	}
 	now := time.Now()
 	for _, l := range k.leases {
