@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from queue import SimpleQueue
+from typing import TypeGuard
 
 import grpc
 
@@ -32,7 +33,7 @@ _TRANSIENT_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADL
 _REFUSAL_CODES = frozenset({grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.UNAUTHENTICATED})
 
 
-def _is_fatal(error: BaseException) -> bool:
+def _is_fatal(error: BaseException) -> TypeGuard[HoldshelfError]:
     """Whether an error of the Consumer's own calls (GetQueue, Receive, its stream) ends it: no retry
     can succeed while the queue does not exist or the token is refused (the Go and TypeScript
     Consumers' rule). Everything else (UNAVAILABLE, QUEUE_MOVING, SHUTTING_DOWN, limits) is
@@ -261,7 +262,7 @@ class Consumer:
             for other, handler in previous.items():
                 # None: a handler not set from Python, which cannot be set back; the default stands in.
                 signal.signal(other, signal.SIG_DFL if handler is None else handler)
-            threading.Thread(target=self.stop, args=(grace,), name="holdshelf-stop", daemon=True).start()
+            self._stop_in_background(grace)
 
         for signum in signals:
             signal.signal(signum, start_stop)
@@ -281,8 +282,7 @@ class Consumer:
             # which releases the message at once: refused, as in Go.
             self._report(ValueError(f"queue {self.queue} has a visibility timeout of 0: "
                                     "give the Consumer a visibility_timeout"), None)
-            # On a thread of its own: stop() joins this one.
-            threading.Thread(target=self.stop, args=(0,), name="holdshelf-stop", daemon=True).start()
+            self._stop_in_background(0)
             return
         if self._subscribe and self._consume_subscribed(lease_seconds):
             return
@@ -312,10 +312,8 @@ class Consumer:
             except Exception as error:
                 if self._stopping.is_set():
                     return
-                if _is_fatal(error):
-                    self._fail(error)
+                if self._on_call_error(error):
                     return
-                self._report(error, None)
                 self._stopping.wait(backoff_seconds(failures))
                 failures += 1
                 continue
@@ -402,10 +400,8 @@ class Consumer:
             try:
                 found = self._client.get_queue(self.queue)
             except Exception as error:  # HoldshelfError, or ValueError from a closed Client
-                if _is_fatal(error):
-                    self._fail(error)
+                if self._on_call_error(error):
                     return None
-                self._report(error, None)
                 self._stopping.wait(backoff_seconds(failures))
                 failures += 1
                 continue
@@ -557,24 +553,28 @@ class Consumer:
             if result.error is not None:
                 self._report(HoldshelfError.from_entry(result.error.code, result.error.reason, result.error.message), None)
 
-    def _on_call_error(self, error: Exception) -> None:
-        """An error of the Consumer's stream: fatal ones stop it, the others are reported and retried."""
+    def _on_call_error(self, error: Exception) -> bool:
+        """An error of the Consumer's own calls (GetQueue, Receive, its streams): a fatal one stops it
+        (True); any other is reported, to be retried (False)."""
         if _is_fatal(error):
             self._fail(error)
-        else:
-            self._report(error, None)
+            return True
+        self._report(error, None)
+        return False
 
-    def _fail(self, error: BaseException) -> None:
+    def _fail(self, error: HoldshelfError) -> None:
         """Stops the Consumer for an error no retry can fix (the first one: later ones are its echoes);
         on_error hears it, and wait() raises it."""
-        assert isinstance(error, HoldshelfError)
         with self._cv:
             if self._failure is not None or self._stopping.is_set():
                 return
             self._failure = error
         self._report(error, None)
-        # On a thread of its own: stop() joins the receive loop, which may be this one.
-        threading.Thread(target=self.stop, args=(0,), name="holdshelf-stop", daemon=True).start()
+        self._stop_in_background(0)
+
+    def _stop_in_background(self, grace: Seconds | None) -> None:
+        """stop(grace) on a thread of its own: stop() joins the receive loop, which may be the caller."""
+        threading.Thread(target=self.stop, args=(grace,), name="holdshelf-stop", daemon=True).start()
 
     def _report(self, error: BaseException, message: ReceivedMessage | None) -> None:
         try:

@@ -61,7 +61,7 @@ class LeaseKeeper(LeaseStreamKeeper[HeartbeatStream]):
 
     def __init__(self, queue: str, open_stream: Callable[[], HeartbeatStream], *,
                  visibility_timeout: float | None, lease_seconds: float, renew_fraction: float,
-                 on_error: Callable[[Exception], None]) -> None:
+                 on_error: Callable[[Exception], object]) -> None:
         super().__init__(queue, open_stream, visibility_timeout=visibility_timeout, lease_seconds=lease_seconds,
                          renew_fraction=renew_fraction, on_error=on_error, thread_name="holdshelf-lease-keeper")
         self._thread.start()

@@ -72,7 +72,7 @@ class LeaseStreamKeeper(ABC, Generic[Stream]):
     _RPC: str
 
     def __init__(self, queue: str, open_stream: Callable[[], Stream], *, visibility_timeout: float | None,
-                 lease_seconds: float, renew_fraction: float, on_error: Callable[[Exception], None],
+                 lease_seconds: float, renew_fraction: float, on_error: Callable[[Exception], object],
                  thread_name: str) -> None:
         self._queue = queue
         self._open_stream = open_stream

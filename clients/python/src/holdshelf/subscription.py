@@ -103,7 +103,7 @@ class Subscription(LeaseStreamKeeper[SubscribeStream]):
     def __init__(self, queue: str, open_stream: Callable[[], SubscribeStream], *,
                  visibility_timeout: float | None, lease_seconds: float, renew_fraction: float,
                  flow_control: FlowControl, on_deliveries: Deliveries, on_unimplemented: Callable[[], None],
-                 give_back: Callable[[list[str]], None], on_error: Callable[[Exception], None]) -> None:
+                 give_back: Callable[[list[str]], None], on_error: Callable[[Exception], object]) -> None:
         super().__init__(queue, open_stream, visibility_timeout=visibility_timeout, lease_seconds=lease_seconds,
                          renew_fraction=renew_fraction, on_error=on_error, thread_name="holdshelf-subscription")
         self._flow = flow_control
