@@ -304,9 +304,11 @@ export type MoveTarget = QueueState | string;
  * an earlier dead-letter origin.
  */
 function stripped({ body, attributes, typedAttributes, deduplicationId, traceHeader }: MessageContent): MessageContent {
-  const content =
-    deduplicationId === undefined
-      ? { body, attributes, typedAttributes }
-      : { body, attributes, typedAttributes, deduplicationId };
-  return traceHeader === undefined ? content : { ...content, traceHeader };
+  return {
+    body,
+    attributes,
+    typedAttributes,
+    ...(deduplicationId === undefined ? {} : { deduplicationId }),
+    ...(traceHeader === undefined ? {} : { traceHeader }),
+  };
 }

@@ -271,12 +271,14 @@ function copyContent(content: MessageContent): MessageContent {
     ),
   };
   const { deadLetter, deduplicationId, traceHeader } = content;
-  const withOrigin =
-    deadLetter === undefined
-      ? copy
-      : { ...copy, deadLetter: { sourceQueue: deadLetter.sourceQueue, reason: deadLetter.reason } };
-  const withDeduplication = deduplicationId === undefined ? withOrigin : { ...withOrigin, deduplicationId };
-  return traceHeader === undefined ? withDeduplication : { ...withDeduplication, traceHeader };
+  return {
+    ...copy,
+    ...(deadLetter === undefined
+      ? {}
+      : { deadLetter: { sourceQueue: deadLetter.sourceQueue, reason: deadLetter.reason } }),
+    ...(deduplicationId === undefined ? {} : { deduplicationId }),
+    ...(traceHeader === undefined ? {} : { traceHeader }),
+  };
 }
 
 function copyDeduplication(record: StoredDeduplication): StoredDeduplication {
