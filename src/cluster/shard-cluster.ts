@@ -60,6 +60,8 @@ export class ShardCluster {
     store: PostgresStore,
     /** The queues of the cluster on other brokers' shards, for moves and checks across shards. */
     readonly clusterQueues: PostgresClusterQueues,
+    /** The secret every broker of the cluster shares (its record's handle key): what they prove themselves to each other with. */
+    readonly sharedKey: Uint8Array,
   ) {
     this.routes = new ClusterRoutes(membership, store);
   }
@@ -133,7 +135,7 @@ export class ShardCluster {
       membership.attach(balancer);
       membership.attach(inbox);
       await membership.join(giveUpAt, options.signal);
-      return { store, cluster: new ShardCluster(membership, balancer, inbox, store, clusterQueues) };
+      return { store, cluster: new ShardCluster(membership, balancer, inbox, store, clusterQueues, layout.handleKey) };
     } catch (error) {
       await endSessions(sessions);
       throw error;

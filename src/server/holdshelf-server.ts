@@ -26,10 +26,12 @@ import { queueServiceDefinition } from "../protocol/queue-service-definition.js"
 import { addReflectionService } from "../grpc/reflection-service.js";
 import { requestFramingInterceptor } from "../grpc/request-framing.js";
 import { createStreamLimit } from "../grpc/stream-limit.js";
+import { createInternalMetadataGuard } from "../grpc/internal-metadata-guard.js";
 import { silentLogger, type Logger } from "../logging/logger.js";
 import { createHoldshelfMetrics } from "../metrics/holdshelf-metrics.js";
 import { startMetricsServer } from "../metrics/metrics-server.js";
 import { peerCredentials } from "../security/peer-credentials.js";
+import { peerProof } from "../security/peer-proof.js";
 import { serverCredentials } from "../security/tls-credentials.js";
 import type { ServerTls } from "../net/server-tls.js";
 import type { ShardCluster } from "../cluster/shard-cluster.js";
@@ -88,6 +90,12 @@ export interface HoldshelfServerOptions extends StorageOptions {
   readonly renewalLinger?: RenewalLinger;
   /** Which broker serves each queue; every queue is this broker's if unset. Tests pass a fixed one. */
   readonly router?: QueueRouter;
+  /**
+   * The key the brokers that route to each other share, for their peer proof
+   * (src/security/peer-proof.ts); in cluster mode the cluster's own, read from
+   * PostgreSQL. Tests that pass a `router` pass one too.
+   */
+  readonly peerKey?: Uint8Array;
   /** Serve the SQS API too, over HTTP (HTTPS with `tls`); off if unset. */
   readonly sqs?: SqsEndpoint;
   /** Serve the admin console (docs/console.md) on this host:port, over HTTP (HTTPS with `tls`); off if unset. */
@@ -236,6 +244,9 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       arrived: (arrivals) => broker.takeArrivals(arrivals),
     });
   }
+  // Brokers that route to each other prove it on each call; internal metadata from anyone else is dropped.
+  const peerKey = options.peerKey ?? cluster?.sharedKey;
+  const proof = peerKey === undefined ? undefined : peerProof(peerKey);
   const server = new Server({
     // Larger requests are refused by grpc-js itself (RESOURCE_EXHAUSTED);
     // below this, the broker's own checks answer with MESSAGE_TOO_LARGE.
@@ -253,6 +264,8 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       metrics.grpc.interceptor,
       // Inside the metrics interceptor, so calls it refuses show in grpc_server_handled_total.
       createStreamLimit(limits.maxStreamsPerConnection),
+      // Before any handler or forwarding path reads holdshelf-* keys.
+      createInternalMetadataGuard(proof),
       // Callers without a valid token are refused before their request is read (health stays open).
       ...(gate === undefined ? [] : [createTokenCheck(gate)]),
       // Outside the metrics interceptor, so the rewritten status is the one counted.
@@ -264,6 +277,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   const peers = new PeerClients({
     maxRequestBytes: limits.maxRequestBytes,
     credentials: peerCredentials(options.tls, options.peerCa),
+    proof,
   });
   const handlers = routeQueueCalls(queueServiceHandlers(broker), router, peers);
   addQueueService(server, broker, handlers, logger, gate, { router, peers });

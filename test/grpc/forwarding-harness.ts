@@ -7,13 +7,17 @@ import type { ClusterPeer, QueueRoute, QueueRouter } from "../../src/cluster/que
 import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import { RpcError } from "../../src/client/rpc-error.js";
 import type { HoldshelfError } from "../../src/errors/holdshelf-error.js";
-import { forwardedFromKey, ownerHintKey } from "../../src/protocol/routing-metadata.js";
+import { forwardedFromKey, ownerHintKey, peerProofKey } from "../../src/protocol/routing-metadata.js";
+import { peerProof } from "../../src/security/peer-proof.js";
 import { startHoldshelfServer, type HoldshelfServer } from "../../src/server/holdshelf-server.js";
 import { freePort } from "../support/free-port.js";
 import { makeTempDir } from "../support/temp-dir.js";
 import { onPostgres } from "../support/test-storage.js";
 
 const local: QueueRoute = { kind: "local" };
+
+/** The key the test brokers share, as a cluster's brokers share theirs. */
+export const testPeerKey = Buffer.alloc(32, 7);
 
 /**
  * describe() for the forwarding suites, which run in the LevelDB run only:
@@ -63,6 +67,8 @@ export interface HintingRpcOptions {
   readonly token?: string;
   /** Sent as holdshelf-forwarded-from on every call: the client poses as a broker passing calls on. */
   readonly forwardedFrom?: string;
+  /** With forwardedFrom: the peer proof to send beside it; the test brokers' own if unset, none if null. */
+  readonly proof?: string | null;
 }
 
 /** A client of `address` whose answers' owner hints the test can read. */
@@ -71,7 +77,11 @@ export function hintingRpc(address: string, options: HintingRpcOptions = {}): Hi
   const capture: Interceptor = (callOptions, nextCall) =>
     new InterceptingCall(nextCall(callOptions), {
       start(metadata, _listener, next) {
-        if (options.forwardedFrom !== undefined) metadata.set(forwardedFromKey, options.forwardedFrom);
+        if (options.forwardedFrom !== undefined) {
+          metadata.set(forwardedFromKey, options.forwardedFrom);
+          const proof = options.proof === undefined ? peerProof(testPeerKey) : options.proof;
+          if (proof !== null) metadata.set(peerProofKey, proof);
+        }
         next(metadata, {
           onReceiveStatus(status, nextStatus) {
             hint = status.metadata.get(ownerHintKey)[0] as string | undefined;
@@ -87,12 +97,13 @@ export function hintingRpc(address: string, options: HintingRpcOptions = {}): Hi
   return { rpc, lastHint: () => hint };
 }
 
-/** An interceptor that sends holdshelf-forwarded-from, as a broker passing a call on does. */
+/** An interceptor that sends holdshelf-forwarded-from and the test brokers' peer proof, as a broker passing a call on does. */
 export function posingAsBroker(nodeId: string): Interceptor {
   return (callOptions, nextCall) =>
     new InterceptingCall(nextCall(callOptions), {
       start(metadata, listener, next) {
         metadata.set(forwardedFromKey, nodeId);
+        metadata.set(peerProofKey, peerProof(testPeerKey));
         next(metadata, listener);
       },
     });
@@ -126,6 +137,7 @@ export async function startBroker(nodeId: string, options: TestBrokerOptions = {
     dataDir: dir.path,
     listen: address,
     router,
+    peerKey: testPeerKey,
     ...(options.authFile === undefined ? {} : { authFile: options.authFile }),
     ...(options.renewalLinger === undefined ? {} : { renewalLinger: options.renewalLinger }),
   });

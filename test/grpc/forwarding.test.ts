@@ -22,7 +22,8 @@ import { HoldshelfError } from "../../src/errors/holdshelf-error.js";
 import { toErrorStatus } from "../../src/grpc/error-status.js";
 import { queueServiceDefinition } from "../../src/protocol/queue-service-definition.js";
 import { formatMoveTaskHandle } from "../../src/protocol/move-task-handle.js";
-import { forwardedFromKey } from "../../src/protocol/routing-metadata.js";
+import { forwardedFromKey, peerProofKey } from "../../src/protocol/routing-metadata.js";
+import { peerProof } from "../../src/security/peer-proof.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
 import {
   deadPeer,
@@ -30,6 +31,7 @@ import {
   hintingRpc,
   outcome,
   startBroker,
+  testPeerKey,
   type HintingRpc,
   type TestBroker,
 } from "./forwarding-harness.js";
@@ -351,6 +353,17 @@ describeForwarding("forwarding unary calls to a queue's owner", () => {
     await posing.rpc.createQueue({ name: "at-a" });
     expect(posing.lastHint()).toBe(a.peer.address);
   });
+
+  it("takes a client that sets holdshelf-forwarded-from without the brokers' proof for the client it is", async () => {
+    a.router.send(b.peer, "at-b");
+    await b.rpc.createQueue({ name: "at-b" });
+    for (const proof of [null, "forged", peerProof(Buffer.alloc(32, 1))]) {
+      const posing = hintingRpc(a.peer.address, { forwardedFrom: "c", proof });
+      closers.push(() => posing.rpc.close());
+      expect((await posing.rpc.getQueue({ name: "at-b" })).queue!.name).toBe("at-b");
+      expect(posing.lastHint()).toBe(b.peer.address);
+    }
+  });
 });
 
 describeForwarding("what a forwarded call carries", () => {
@@ -413,6 +426,7 @@ describeForwarding("what a forwarded call carries", () => {
     expect(metadata.get("x-request-id")).toEqual(["42"]);
     expect(metadata.get("authorization")).toEqual(["Bearer not-checked-here"]);
     expect(metadata.get(forwardedFromKey)).toEqual(["a"]);
+    expect(metadata.get(peerProofKey)).toEqual([peerProof(testPeerKey)]);
     // grpc-js sets its own user agent; the caller's is not sent again beside it.
     expect(metadata.get("user-agent")).toHaveLength(1);
     expect(Math.abs(ownerDeadline - deadline)).toBeLessThan(1000);

@@ -1,6 +1,7 @@
-import { Client, credentials, type ChannelCredentials } from "@grpc/grpc-js";
+import { Client, credentials, InterceptingCall, type ChannelCredentials, type Interceptor } from "@grpc/grpc-js";
 import { HoldshelfError } from "../../errors/holdshelf-error.js";
 import { receiveWindowBytes } from "../../net/http2-receive-window.js";
+import { peerProofKey } from "../../protocol/routing-metadata.js";
 
 /** How a broker's channels to the other brokers are made. */
 export interface PeerClientsOptions {
@@ -8,6 +9,8 @@ export interface PeerClientsOptions {
   readonly maxRequestBytes: number;
   /** TLS to the other brokers; plaintext if unset. */
   readonly credentials?: ChannelCredentials | undefined;
+  /** Sent as holdshelf-peer-proof on every call, so the other brokers read its internal metadata (src/security/peer-proof.ts). */
+  readonly proof?: string | undefined;
 }
 
 // The largest answer a broker sends is a Receive's: up to 4 MiB of messages
@@ -46,6 +49,7 @@ export class PeerClients {
       "grpc.max_reconnect_backoff_ms": maxReconnectBackoffMs,
       "grpc.keepalive_time_ms": keepaliveTimeMs,
       "grpc.keepalive_timeout_ms": keepaliveTimeoutMs,
+      ...(this.options.proof === undefined ? {} : { interceptors: [proving(this.options.proof)] }),
     });
     this.clients.set(address, client);
     return client;
@@ -57,4 +61,15 @@ export class PeerClients {
     for (const client of this.clients.values()) client.close();
     this.clients.clear();
   }
+}
+
+/** Adds the peer proof to every call's metadata, whichever forwarding path made it. */
+function proving(proof: string): Interceptor {
+  return (options, nextCall) =>
+    new InterceptingCall(nextCall(options), {
+      start(metadata, listener, next) {
+        metadata.set(peerProofKey, proof);
+        next(metadata, listener);
+      },
+    });
 }
