@@ -1,4 +1,11 @@
-import { Client, credentials, InterceptingCall, type ChannelCredentials, type Interceptor } from "@grpc/grpc-js";
+import {
+  Client,
+  connectivityState,
+  credentials,
+  InterceptingCall,
+  type ChannelCredentials,
+  type Interceptor,
+} from "@grpc/grpc-js";
 import { HoldshelfError } from "../../errors/holdshelf-error.js";
 import { receiveWindowBytes } from "../../net/http2-receive-window.js";
 import { peerProofKey } from "../../protocol/routing-metadata.js";
@@ -20,11 +27,22 @@ const maxAnswerBytes = 8 * 1024 * 1024;
 // reached again within this, not after grpc-js's default of up to 2 minutes
 // of backoff: its calls fail QUEUE_MOVING meanwhile.
 const maxReconnectBackoffMs = 2_000;
-// Pings find a broker whose machine vanished without a reset, so the
-// Heartbeat streams forwarded to it end (QUEUE_MOVING) and their clients
-// reopen elsewhere, instead of waiting for TCP to give up.
-const keepaliveTimeMs = 10_000;
-const keepaliveTimeoutMs = 5_000;
+// Pings find an owner that answers nothing: frozen (SIGSTOP, a paused VM, a
+// stalled event loop) or gone without a reset. While calls are open, one is
+// sent each second, and one unanswered for two seconds ends the connection:
+// its calls, long polls and forwarded streams fail QUEUE_MOVING, which
+// clients retry, within 3 s (docs/cluster.md), under the 4 s shard lease, so
+// a client never waits out its deadline on a frozen owner. A healthy broker
+// answers a ping between two event-loop turns; grpc-js servers set no limit
+// on how often a client pings.
+const keepaliveTimeMs = 1_000;
+const keepaliveTimeoutMs = 2_000;
+// A connection counts as made only once the other broker's HTTP/2 settings
+// arrive, which a frozen one never sends (its kernel still accepts the TCP
+// connection), and grpc-js queues calls meanwhile with no bound of its own.
+// A channel still connecting after this is closed, failing its queued calls
+// QUEUE_MOVING; the next call makes a new one.
+const connectBoundMs = 2_000;
 
 /**
  * One grpc-js client per other broker's address, made on first use and kept
@@ -49,10 +67,31 @@ export class PeerClients {
       "grpc.max_reconnect_backoff_ms": maxReconnectBackoffMs,
       "grpc.keepalive_time_ms": keepaliveTimeMs,
       "grpc.keepalive_timeout_ms": keepaliveTimeoutMs,
+      // Its own connections, so that closing a channel stuck connecting drops them, not a shared one that stays stuck.
+      "grpc.use_local_subchannel_pool": 1,
       ...(this.options.proof === undefined ? {} : { interceptors: [proving(this.options.proof)] }),
     });
     this.clients.set(address, client);
+    this.bindConnecting(address, client);
     return client;
+  }
+
+  /** Closes `client` whenever it stays connecting longer than connectBoundMs (see there). */
+  private bindConnecting(address: string, client: Client): void {
+    const channel = client.getChannel();
+    const current = (): boolean => this.clients.get(address) === client;
+    const watch = (): void => {
+      if (!current()) return;
+      const state = channel.getConnectivityState(false);
+      if (state === connectivityState.SHUTDOWN) return;
+      if (state !== connectivityState.CONNECTING) return channel.watchConnectivityState(state, Infinity, watch);
+      channel.watchConnectivityState(state, Date.now() + connectBoundMs, (timedOut) => {
+        if (timedOut === undefined || !current()) return watch();
+        this.clients.delete(address);
+        client.close();
+      });
+    };
+    watch();
   }
 
   /** Closes every channel: at shutdown, once the server has stopped taking calls. */
