@@ -227,6 +227,7 @@ export function peekedMessageFromWire(message: WirePeekedMessage): PeekedMessage
     ...(message.deadLetterSourceQueue === "" && message.deadLetterReason === ""
       ? {}
       : { deadLetter: { sourceQueue: message.deadLetterSourceQueue, reason: message.deadLetterReason } }),
+    ...(message.deadLetteredTime === undefined ? {} : { deadLetteredTime: timestampDate(message.deadLetteredTime) }),
     ...fifoFieldsFromWire(message),
     ...(message.traceHeader === "" ? {} : { traceHeader: message.traceHeader }),
   };

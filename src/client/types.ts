@@ -294,6 +294,8 @@ export interface PeekedMessage extends FifoFields {
   readonly checkpointSize: number;
   /** Where and why the message was dead-lettered, for a message in a dead-letter queue; undefined otherwise. */
   readonly deadLetter?: DeadLetterOrigin;
+  /** When it was dead-lettered, for a message in a dead-letter queue; undefined otherwise. */
+  readonly deadLetteredTime?: Date;
   /** As in ReceivedMessage. */
   readonly traceHeader?: string;
 }
