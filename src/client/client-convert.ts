@@ -205,6 +205,7 @@ export function messageFromWire(message: WireReceivedMessage): ReceivedMessage {
     ...(message.deadLetterSourceQueue === "" && message.deadLetterReason === ""
       ? {}
       : { deadLetter: { sourceQueue: message.deadLetterSourceQueue, reason: message.deadLetterReason } }),
+    ...(message.deadLetteredTime === undefined ? {} : { deadLetteredTime: timestampDate(message.deadLetteredTime) }),
     ...fifoFieldsFromWire(message),
     ...(message.traceHeader === "" ? {} : { traceHeader: message.traceHeader }),
   };

@@ -107,6 +107,8 @@ describe("QueueClient with dead-letter queues against a real server", () => {
       [dropped, 1, deadLetteredTime],
     ]);
 
+    const [delivered] = await client.receive("dlq", { visibilityTimeoutMs: 0 });
+    expect(delivered).toMatchObject({ messageId: kept, receiveCount: 2, deadLetteredTime });
     await client.discardMessage("dlq", dropped!);
     expect(await client.moveMessage("dlq", kept!)).toBe("work");
     expect((await client.getQueue("dlq")).stats.visible).toBe(0);

@@ -64,6 +64,7 @@ describe("DiscardMessage and MoveMessage over gRPC", () => {
     const [received] = (await h.rpc.receive({ queue: "adm-dlq" })).messages;
     expect(received!.receiveCount).toBe(2);
     expect(timestampMs(received!.firstReceiveTime!)).toBe(firstReceiveTime);
+    expect(timestampMs(received!.deadLetteredTime!)).toBe(firstReceiveTime + 50);
     // A message never dead-lettered has no dead-lettered time.
     await h.rpc.send({ queue: "adm-other", body: bytes("plain") });
     expect((await h.rpc.peekMessages({ queue: "adm-other" })).messages[0]!.deadLetteredTime).toBeUndefined();
