@@ -279,7 +279,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     credentials: peerCredentials(options.tls, options.peerCa),
     proof,
   });
-  const handlers = routeQueueCalls(queueServiceHandlers(broker), router, peers);
+  const handlers = routeQueueCalls(queueServiceHandlers(broker, logger), router, peers);
   addQueueService(server, broker, handlers, logger, gate, { router, peers });
   opened.push(
     () => peers.close(),
