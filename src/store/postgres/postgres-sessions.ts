@@ -26,6 +26,12 @@ export async function connectSessions(
   // of holding every call; keepalives find a dead server without traffic.
   const settings = { connectionString: url, keepAlive: true, query_timeout: Math.max(leaseTtlMs, 5000) };
   const pool = new pg.Pool({ ...settings, max: 4, application_name: `holdshelf ${nodeId}` });
+  // The store's statements find their rows by key (commit-statement.ts: "Why a lookup per key").
+  // After autoanalyze saw a drained queue's table (pages of dead rows, one live) the planner prices
+  // a key lookup as a walk of the whole index and takes a sequential scan instead: turned off, a
+  // scan is its last resort. A SET rather than a startup option, which poolers may refuse. It runs
+  // before the connection's first query; if it fails, so does that query, on a broken connection.
+  pool.on("connect", (client) => void client.query("SET enable_seqscan = off").catch(() => undefined));
   // An idle connection's error (the server restarted) surfaces on the next query instead of crashing the process.
   pool.on("error", () => undefined);
   const member = new pg.Client({ ...settings, application_name: `holdshelf member ${nodeId}` });
