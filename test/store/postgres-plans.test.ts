@@ -8,6 +8,7 @@
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ShardCluster } from "../../src/cluster/shard-cluster.js";
+import { connectSessions, endSessions } from "../../src/store/postgres/postgres-sessions.js";
 import type { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import type { ScheduleEntry, StoreOp } from "../../src/store/store.js";
 import { postgresForFile, skipWithoutPostgres } from "../support/postgres-server.js";
@@ -145,4 +146,22 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore's plans after the statistics
     // By key: a body read (1), and each table's delete finding its row (1 or 2 each). A scan reads the backlog.
     expect(rowsPerMessage).toBeLessThan(8);
   }, 120_000);
+
+  it("turns sequential scans and JIT off in every session of the store's pool", async () => {
+    const sessions = await connectSessions([url], "settings", 4000);
+    try {
+      // Each of the pool's connections, not only the first: they are checked out together.
+      const clients = await Promise.all([1, 2, 3].map(() => sessions.pool.connect()));
+      for (const client of clients) {
+        const { rows } = await client.query<{ seqscan: string; jit: string }>(
+          "SELECT current_setting('enable_seqscan') AS seqscan, current_setting('jit') AS jit",
+        );
+        // A statement that must still scan costs past jit_above_cost with scans off: compiling it took most of a second.
+        expect(rows[0]).toEqual({ seqscan: "off", jit: "off" });
+        client.release();
+      }
+    } finally {
+      await endSessions(sessions);
+    }
+  });
 });
