@@ -29,7 +29,12 @@ export async function connectToPrimary(urls: readonly string[]): Promise<string>
 
 /** "takes writes", "a standby", or why the host could not be asked. */
 async function askHost(url: string): Promise<string> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
+  // The query bounded too: a host that takes the connection and then hangs must not hold a reconnect.
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: connectTimeoutMs,
+    query_timeout: connectTimeoutMs,
+  });
   client.on("error", () => undefined);
   try {
     await client.connect();
