@@ -12,6 +12,7 @@ import { largeBodies } from "./large-bodies.js";
 import { shardedBrokers } from "./sharded-brokers.js";
 import { longPollLatency } from "./long-poll-latency.js";
 import { natsPeer } from "./nats-peer.js";
+import { postgresRefill } from "./postgres-refill.js";
 import { postgresStore } from "./postgres-store.js";
 import { rabbitMqPeer } from "./rabbitmq-peer.js";
 import { redeliveryPrecision } from "./redelivery-precision.js";
@@ -30,7 +31,8 @@ import { sqsEndpoint } from "./sqs-endpoint.js";
  * (app-shaped) its RabbitMQ and JetStream rows, each server alone on the
  * machine; 17 (delivery latency) and 18 (idle subscribers) brokers of their
  * own; 19 (an online backup's cost) its own no-backup rows, on a broker of
- * its own.
+ * its own; 20 (a drained PostgreSQL queue filled again) its PostgreSQL
+ * server and broker of its own.
  */
 export const scenarios: Scenario[] = [
   batchedPipeline,
@@ -52,4 +54,5 @@ export const scenarios: Scenario[] = [
   deliveryLatency,
   idleSubscribers,
   backupCost,
+  postgresRefill,
 ];

@@ -149,6 +149,7 @@ export function superviseStorage(parts: SupervisedStorage): StorageRecovery<Stor
   return new StorageRecovery<StoredState>({
     clock: parts.clock,
     logger: parts.logger,
+    ...(store.maxRecoveryBackoffMs === undefined ? {} : { maxBackoffMs: store.maxRecoveryBackoffMs }),
     suspend(error) {
       metrics.setAvailable(false);
       health.setNotServing();

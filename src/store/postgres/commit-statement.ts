@@ -50,6 +50,20 @@ export interface Statement {
  * are locked in shard order, as the claim and the renewal lock them, so a
  * commit and a claim wait for each other instead of deadlocking.
  *
+ * Why a lookup per key: after autoanalyze has seen a table drained (pages
+ * of dead rows, one live), the planner takes it for a one-row table and,
+ * free to choose, joins the deleted keys to the whole table (a sequential
+ * scan, or its primary key with no condition) on every commit: 28-67 rows
+ * read a message instead of about 6 (docs/performance.md). A delete whose
+ * rows are found by a LATERAL subquery, kept apart by OFFSET 0 so that it
+ * is not flattened back into a join, can only probe the primary key once
+ * per key, and deletes the tuples it found (a TID scan). The sessions'
+ * enable_seqscan = off (postgres-sessions.ts) keeps each probe off a scan,
+ * which the same statistics price as cheaper. A prepared statement's
+ * generic plan has the same shape: there is no other plan to choose. Only
+ * this store writes its shards' rows, one batch at a time, so no other
+ * transaction moves a tuple between the lookup and the delete.
+ *
  * One statement rather than BEGIN, a statement per table and COMMIT: one
  * round trip to the database per group commit instead of up to ten. A new
  * queue's row takes the shard `shardOfQueue` names; a queue put again keeps
@@ -167,8 +181,12 @@ export function commitStatement(
     if (rows.deleted.length > 0) {
       add(
         tags[1]!,
-        `${value}_delete AS (DELETE FROM ${table} t USING unnest(${arrays(rows.deleted)}) AS gone(${names})
-           WHERE ${columns.map(([name]) => `t.${name} = gone.${name}`).join(" AND ")} AND ${fenced})`,
+        // Each row found by its whole key, then deleted by its tuple id: see "Why a lookup per key" above.
+        `${value}_delete AS (DELETE FROM ${table} WHERE ctid = ANY(ARRAY(
+           SELECT found.ctid FROM unnest(${arrays(rows.deleted)}) AS gone(${names}),
+             LATERAL (SELECT t.ctid FROM ${table} t
+               WHERE ${columns.map(([name]) => `t.${name} = gone.${name}`).join(" AND ")} OFFSET 0) AS found))
+           AND ${fenced})`,
       );
     }
   }

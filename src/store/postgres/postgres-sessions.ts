@@ -1,5 +1,5 @@
 import pg from "pg";
-import { connectToPrimary } from "./primary-connection.js";
+import { connectTimeoutMs, connectToPrimary } from "./primary-connection.js";
 
 /** A broker's two ways into the cluster's database, both on the host that takes writes. */
 export interface PostgresSessions {
@@ -24,8 +24,31 @@ export async function connectSessions(
   // A statement unanswered for a lease's length (a partition, a synchronous
   // standby gone) fails, so the broker stops serving and recovers instead
   // of holding every call; keepalives find a dead server without traffic.
-  const settings = { connectionString: url, keepAlive: true, query_timeout: Math.max(leaseTtlMs, 5000) };
-  const pool = new pg.Pool({ ...settings, max: 4, application_name: `holdshelf ${nodeId}` });
+  // A new connection of the pool to a host that died since (no answer,
+  // not even a refusal) fails as the probe's does, not after the system's
+  // TCP timeout of minutes.
+  const settings = {
+    connectionString: url,
+    keepAlive: true,
+    query_timeout: Math.max(leaseTtlMs, 5000),
+    connectionTimeoutMillis: connectTimeoutMs,
+  };
+  const pool = new pg.Pool({
+    ...settings,
+    max: 4,
+    application_name: `holdshelf ${nodeId}`,
+    // The store's statements find their rows by key (commit-statement.ts: "Why a lookup per key").
+    // After autoanalyze saw a drained queue's table (pages of dead rows, one live) the planner
+    // prices a key lookup as a walk of the whole index and takes a sequential scan instead:
+    // turned off, a scan is its last resort. That prices a statement that must still scan (a small
+    // table with no index on its condition) past jit_above_cost: JIT off, or compiling it would
+    // take most of a second (a failover's load did) for statements that run in milliseconds.
+    // A SET on each new connection, before the pool hands it out, rather than a startup option,
+    // which a pooler in front may refuse or drop.
+    onConnect: async (client) => {
+      await client.query("SET enable_seqscan = off; SET jit = off");
+    },
+  });
   // An idle connection's error (the server restarted) surfaces on the next query instead of crashing the process.
   pool.on("error", () => undefined);
   const member = new pg.Client({ ...settings, application_name: `holdshelf member ${nodeId}` });

@@ -1,31 +1,50 @@
 import pg from "pg";
 
-// A host that does not answer in this long is passed over for the next one.
-const connectTimeoutMs = 3000;
+// A host that does not answer in this long is passed over (a dead machine never refuses a connection).
+export const connectTimeoutMs = 3000;
 
 /**
  * The URL, of `urls`, of the PostgreSQL host that takes writes: the one not
  * in recovery. After a failover the promoted standby is the one, so brokers
- * list every host and ask again on each reconnect. Throws naming each host's
- * answer (never a password) when none takes writes.
+ * list every host and ask again on each reconnect. Every host is asked at
+ * once: a dead host listed first (its machine gone, so nothing refuses the
+ * connection) costs nothing once another answers that it takes writes.
+ * Throws naming each host's answer (never a password) when none takes writes.
  */
 export async function connectToPrimary(urls: readonly string[]): Promise<string> {
-  const answers: string[] = [];
-  for (const url of urls) {
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
-    client.on("error", () => undefined);
-    try {
-      await client.connect();
-      const { rows } = await client.query<{ standby: boolean }>("SELECT pg_is_in_recovery() AS standby");
-      if (!rows[0]!.standby) return url;
-      answers.push(`${hostOf(url)}: a standby`);
-    } catch (error) {
-      answers.push(`${hostOf(url)}: ${describeConnectError(error)}`);
-    } finally {
-      await client.end().catch(() => undefined);
-    }
+  const answers = urls.map((url) => askHost(url));
+  // The first host to say it takes writes wins; every probe closes its own connection when it ends.
+  const first = await Promise.any(
+    answers.map(async (answer, index) => {
+      if ((await answer) !== "takes writes") throw new Error("not the primary");
+      return urls[index]!;
+    }),
+  ).catch(() => undefined);
+  if (first !== undefined) return first;
+  const described = await Promise.all(answers);
+  throw new Error(
+    `no PostgreSQL host takes writes (${urls.map((url, i) => `${hostOf(url)}: ${described[i]}`).join("; ")})`,
+  );
+}
+
+/** "takes writes", "a standby", or why the host could not be asked. */
+async function askHost(url: string): Promise<string> {
+  // The query bounded too: a host that takes the connection and then hangs must not hold a reconnect.
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: connectTimeoutMs,
+    query_timeout: connectTimeoutMs,
+  });
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ standby: boolean }>("SELECT pg_is_in_recovery() AS standby");
+    return rows[0]!.standby ? "a standby" : "takes writes";
+  } catch (error) {
+    return describeConnectError(error);
+  } finally {
+    await client.end().catch(() => undefined);
   }
-  throw new Error(`no PostgreSQL host takes writes (${answers.join("; ")})`);
 }
 
 /** host:port of a connection URL, without user or password. */
