@@ -10,7 +10,9 @@ import {
   stringField,
   stringMap,
 } from "./console-input.js";
-import { moveTaskView, queueConfigOf, queueView } from "./console-views.js";
+import type { SessionPermissions } from "./console-permissions.js";
+import { moveTaskView, queueView } from "./console-views.js";
+import { queueConfigOf } from "./queue-config-json.js";
 import { peekedMessageView } from "./peeked-message-view.js";
 import type { QueueHistory } from "./queue-history.js";
 
@@ -28,6 +30,8 @@ export interface ApiContext {
   readonly calls: QueueCalls;
   readonly history: QueueHistory;
   readonly now: () => number;
+  /** What the session's token may do, for the views' `permissions`. */
+  readonly permissions: SessionPermissions;
 }
 
 type Route = (request: ApiRequest, context: ApiContext, queue: string) => Promise<object>;
@@ -42,11 +46,11 @@ const sparklineSamples = 30;
 /** Routes under /api/queues/<name>/…, by the segment after the name (""), then method. */
 const queueRoutes: Record<string, Record<string, Route>> = {
   "": {
-    GET: async (_request, { calls, history, now }, name) => {
+    GET: async (_request, { calls, history, now, permissions }, name) => {
       const { queue } = await calls.call("getQueue", { name });
       const series = history.series(name);
       return {
-        queue: queueView(queue!),
+        queue: queueView(queue!, permissions.on(name)),
         history: series ?? emptySeries(),
         // null: this broker has not sampled the queue (another broker serves it, or it is new).
         processing: history.processing(name, now()) ?? null,
@@ -55,7 +59,7 @@ const queueRoutes: Record<string, Record<string, Route>> = {
     },
     // With `fields` (QueueConfig's field names), only those change: the settings form sends what the
     // operator edited, so a change another operator made meanwhile to another setting stays.
-    PUT: async (request, { calls }, name) => {
+    PUT: async (request, { calls, permissions }, name) => {
       const body = objectBody(request.body);
       const config = queueConfigOf(body.config);
       const fields = optionalStringList(body, "fields");
@@ -64,7 +68,7 @@ const queueRoutes: Record<string, Record<string, Route>> = {
         config,
         ...(fields === undefined ? {} : { updateMask: { paths: fields } }),
       });
-      return { queue: queueView(queue!) };
+      return { queue: queueView(queue!, permissions.on(name)) };
     },
     DELETE: async (_request, { calls }, name) => {
       await calls.call("deleteQueue", { name });
@@ -157,7 +161,7 @@ export async function answerApi(request: ApiRequest, context: ApiContext): Promi
 }
 
 /** Every queue the token may see, with its recent rates from this broker's history. */
-async function listQueues({ calls, history, now }: ApiContext): Promise<object> {
+async function listQueues({ calls, history, now, permissions }: ApiContext): Promise<object> {
   const queues: Queue[] = [];
   let pageToken = "";
   do {
@@ -167,7 +171,7 @@ async function listQueues({ calls, history, now }: ApiContext): Promise<object> 
   } while (pageToken !== "" && queues.length < maxListedQueues);
   return {
     queues: queues.map((queue) => {
-      const view = queueView(queue);
+      const view = queueView(queue, permissions.on(queue.name));
       const rates = history.latestRates(queue.name, sparklineSamples);
       return {
         name: view.name,
@@ -179,6 +183,7 @@ async function listQueues({ calls, history, now }: ApiContext): Promise<object> 
         // null where this broker has no samples of the queue: it cannot tell, rather than "no".
         deadLettering: history.isDeadLettering(queue.name) ?? null,
         oldestAgeGrowing: history.isOldestAgeGrowing(queue.name) ?? null,
+        permissions: view.permissions,
       };
     }),
     sampleIntervalMs: history.shape.sampleIntervalMs,
@@ -187,11 +192,11 @@ async function listQueues({ calls, history, now }: ApiContext): Promise<object> 
   };
 }
 
-async function createQueue(request: ApiRequest, { calls }: ApiContext): Promise<object> {
+async function createQueue(request: ApiRequest, { calls, permissions }: ApiContext): Promise<object> {
   const body = objectBody(request.body);
   const name = stringField(body, "name");
   const { queue } = await calls.call("createQueue", { name, config: queueConfigOf(body.config) });
-  return { queue: queueView(queue!) };
+  return { queue: queueView(queue!, permissions.on(name)) };
 }
 
 function emptySeries(): object {

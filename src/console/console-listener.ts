@@ -14,7 +14,8 @@ import { QueueCalls, type QueueHandlers } from "../service/queue-calls.js";
 import type { Clock } from "../time/clock.js";
 import { answerApi } from "./console-api.js";
 import type { ConsoleAsset } from "./console-assets.js";
-import { ConsoleError, consoleErrors, toConsoleError } from "./console-error.js";
+import { ConsoleError, consoleErrors, fieldReasons, toConsoleError } from "./console-error.js";
+import { sessionPermissions } from "./console-permissions.js";
 import { ConsoleSessions, csrfMatches, type ConsoleSession } from "./console-sessions.js";
 import type { QueueHistory } from "./queue-history.js";
 
@@ -120,7 +121,12 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
     try {
       const answer = await answerApi(
         { method, segments, query: url.searchParams, body },
-        { calls: callsAs(session, abort.signal), history: options.history, now: () => clock.now() },
+        {
+          calls: callsAs(session, abort.signal),
+          history: options.history,
+          now: () => clock.now(),
+          permissions: sessionPermissions(gate, session),
+        },
       );
       sendJson(response, 200, answer);
     } catch (error) {
@@ -174,7 +180,8 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
     if (gate === undefined)
       return current === undefined ? openAnonymous() : sendJson(response, 200, sessionJson(gate, current));
     const token = typeof body === "object" && body !== null ? (body as { token?: unknown }).token : undefined;
-    if (typeof token !== "string" || token === "") throw consoleErrors.invalid("token", "enter an access token");
+    if (typeof token !== "string" || token === "")
+      throw consoleErrors.invalid("token", "enter an access token", fieldReasons.required);
     // A token is printable ASCII, as a bearer header carries it; anything else (a pasted newline,
     // a smart quote) is refused here, before it could reach an error message or the log.
     if (!bearerTokenPattern.test(token)) throw new HoldshelfError("TOKEN_INVALID", "the bearer token is not valid");
@@ -259,7 +266,17 @@ function sessionJson(gate: AuthGate | undefined, session: ConsoleSession | undef
     signedIn: session !== undefined,
     principal: session?.principal ?? null,
     csrfToken: session?.csrfToken ?? null,
+    adminEverywhere: session !== undefined && adminEverywhere(gate, session),
   };
+}
+
+/** Whether the session's token is admin on "*"; false once the auth file no longer holds it (its next API call signs it out). */
+function adminEverywhere(gate: AuthGate | undefined, session: ConsoleSession): boolean {
+  try {
+    return sessionPermissions(gate, session).adminEverywhere;
+  } catch {
+    return false;
+  }
 }
 
 /** A session cookie: gone when the browser closes, never readable by script, never sent by another site's page. */
@@ -323,7 +340,7 @@ async function readJsonBody(request: IncomingMessage, limit: number): Promise<un
   } catch (error) {
     if (error instanceof ConsoleError) throw error;
     // A client that hangs up mid-body is its own business, not the broker's error (nor a log line).
-    throw consoleErrors.invalid("request", "the request body was cut off");
+    throw consoleErrors.invalid("request", "the request body was cut off", fieldReasons.malformed);
   }
   if (size === 0) return undefined;
   // Only JSON: a form post from another site's page, which needs no preflight, never gets in.
@@ -334,12 +351,12 @@ async function readJsonBody(request: IncomingMessage, limit: number): Promise<un
     text = strictUtf8.decode(Buffer.concat(chunks));
   } catch {
     // Decoded leniently, a stray byte would be stored as U+FFFD: a silent change of what was sent.
-    throw consoleErrors.invalid("request", "the body is not valid UTF-8");
+    throw consoleErrors.invalid("request", "the body is not valid UTF-8", fieldReasons.malformed);
   }
   try {
     return JSON.parse(text);
   } catch {
-    throw consoleErrors.invalid("request", "the body is not valid JSON");
+    throw consoleErrors.invalid("request", "the body is not valid JSON", fieldReasons.malformed);
   }
 }
 
