@@ -63,6 +63,8 @@ export interface QueueRow {
 export interface QueueList {
   readonly queues: readonly QueueRow[];
   readonly sampleIntervalMs: number;
+  /** The span each row's rate series covers, and its rate figures average over. */
+  readonly rateWindowMs: number;
   /** More queues exist than the list holds (it stops at 10,000). */
   readonly truncated: boolean;
   readonly now: number;
@@ -149,6 +151,8 @@ export interface QueueDetail {
   /** null: this broker has not sampled the queue (another broker serves it, or it is new). */
   readonly processing: ProcessingTime | null;
   readonly sampleIntervalMs: number;
+  /** The broker that serves the queue; null outside cluster mode. */
+  readonly servedBy: { readonly nodeId: string; readonly address: string } | null;
 }
 
 /** Where a peeked message stands. */

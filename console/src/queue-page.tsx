@@ -17,6 +17,7 @@ import { QueueSettingsForm } from "./queue-settings-form.js";
 import { RedrivePanel } from "./redrive-panel.js";
 import { messagesHref, queueHref } from "./route.js";
 import { SendMessageForm } from "./send-message-form.js";
+import { ServedBy } from "./served-by.js";
 import { usePoll } from "./use-poll.js";
 
 const refreshMs = 5000;
@@ -56,7 +57,7 @@ export function QueuePage({ name }: { name: string }) {
         <ErrorMessage error={error} />
         {error === null && <p>Loading…</p>}
         <p>
-          <a href="#/">Back to every queue</a>
+          <a href="#/queues">Back to every queue</a>
         </p>
       </>
     );
@@ -124,6 +125,7 @@ export function QueuePage({ name }: { name: string }) {
             ))}
           </li>
         )}
+        <ServedBy servedBy={detail.servedBy} />
         <li class="muted">Created {formatTime(queue.createTime)}</li>
       </ul>
 
@@ -157,7 +159,7 @@ export function QueuePage({ name }: { name: string }) {
 
       <section aria-labelledby="history-heading">
         <h2 id="history-heading">History</h2>
-        <QueueCharts history={history} sampledHere={processing !== null} />
+        <QueueCharts history={history} sampledHere={processing !== null} stats={stats} />
       </section>
 
       <SendMessageForm name={name} fifo={queue.fifo} onSent={reload} />
@@ -189,7 +191,7 @@ export function QueuePage({ name }: { name: string }) {
           onConfirm={async () => {
             await deleteQueue(name);
             notify(`Deleted queue ${name}.`);
-            location.hash = "#/";
+            location.hash = "#/queues";
           }}
         >
           <p>

@@ -1,9 +1,12 @@
 // The queue list's table: counts, oldest age and recent rates of every
-// queue, sortable by any column, with marks on queues that need a look.
+// queue, sortable by any column, with marks on queues that need a look. A
+// rate column's figure is the average of the samples its sparkline draws,
+// and its heading names that window.
 import { useState } from "preact/hooks";
 import type { QueueRow } from "./api-types.js";
 import { fifoTag } from "./fifo-text.js";
-import { formatAge, formatCount, formatRate } from "./format.js";
+import { formatAge, formatCount, formatRate, formatWindow } from "./format.js";
+import { averageRate } from "./rate-window.js";
 import { queueHref } from "./route.js";
 import { Sparkline } from "./sparkline.js";
 
@@ -17,7 +20,7 @@ interface Column {
   readonly sortValue: (row: QueueRow) => string | number | null;
 }
 
-const latestRate = (row: QueueRow, key: RateKey) => row.rates[key][row.rates[key].length - 1] ?? null;
+const windowRate = (row: QueueRow, key: RateKey) => (row.rates[key].length === 0 ? null : averageRate(row.rates[key]));
 
 const columns: readonly Column[] = [
   { key: "name", label: "Queue", numeric: false, sortValue: (row) => row.name },
@@ -25,9 +28,9 @@ const columns: readonly Column[] = [
   { key: "in-flight", label: "In flight", numeric: true, sortValue: (row) => row.inFlight },
   { key: "delayed", label: "Delayed", numeric: true, sortValue: (row) => row.delayed },
   { key: "oldest-age", label: "Oldest message", numeric: true, sortValue: (row) => row.oldestMessageAgeMs },
-  { key: "sent", label: "Sent", numeric: true, sortValue: (row) => latestRate(row, "sent") },
-  { key: "received", label: "Received", numeric: true, sortValue: (row) => latestRate(row, "received") },
-  { key: "deleted", label: "Deleted", numeric: true, sortValue: (row) => latestRate(row, "deleted") },
+  { key: "sent", label: "Sent", numeric: true, sortValue: (row) => windowRate(row, "sent") },
+  { key: "received", label: "Received", numeric: true, sortValue: (row) => windowRate(row, "received") },
+  { key: "deleted", label: "Deleted", numeric: true, sortValue: (row) => windowRate(row, "deleted") },
 ];
 
 interface Sort {
@@ -43,8 +46,17 @@ function compare(column: Column, a: QueueRow, b: QueueRow): number {
   return typeof x === "string" ? x.localeCompare(String(y)) : x - (y as number);
 }
 
-/** The queues, sorted as the user chose (by name at first). */
-export function QueueTable({ queues, caption }: { queues: readonly QueueRow[]; caption: string }) {
+/** The queues, sorted as the user chose (by name at first); their rate series cover `rateWindowMs`. */
+export function QueueTable({
+  queues,
+  caption,
+  rateWindowMs,
+}: {
+  queues: readonly QueueRow[];
+  caption: string;
+  rateWindowMs: number;
+}) {
+  const window = formatWindow(rateWindowMs);
   const [sort, setSort] = useState<Sort>({ key: "name", ascending: true });
   const column = columns.find((c) => c.key === sort.key)!;
   const sorted = [...queues].sort((a, b) => (sort.ascending ? 1 : -1) * compare(column, a, b));
@@ -68,7 +80,11 @@ export function QueueTable({ queues, caption }: { queues: readonly QueueRow[]; c
                 <button type="button" class="sort" onClick={() => choose(c.key, c.numeric)}>
                   {c.label}
                   {c.key === "sent" || c.key === "received" || c.key === "deleted" ? (
-                    <span class="visually-hidden"> per second</span>
+                    <>
+                      <span aria-hidden="true">/s</span>
+                      <span class="visually-hidden"> per second</span>
+                      <span class="column-window"> ({window} avg)</span>
+                    </>
                   ) : null}
                   <span class="sort-mark" aria-hidden="true">
                     {sort.key === c.key ? (sort.ascending ? "▲" : "▼") : "↕"}
@@ -80,7 +96,7 @@ export function QueueTable({ queues, caption }: { queues: readonly QueueRow[]; c
         </thead>
         <tbody>
           {sorted.map((row) => (
-            <QueueTableRow key={row.name} row={row} />
+            <QueueTableRow key={row.name} row={row} window={window} />
           ))}
         </tbody>
       </table>
@@ -88,7 +104,7 @@ export function QueueTable({ queues, caption }: { queues: readonly QueueRow[]; c
   );
 }
 
-function QueueTableRow({ row }: { row: QueueRow }) {
+function QueueTableRow({ row, window }: { row: QueueRow; window: string }) {
   const { name } = row;
   return (
     <tr class={row.deadLettering || row.oldestAgeGrowing ? "attention" : undefined}>
@@ -124,19 +140,19 @@ function QueueTableRow({ row }: { row: QueueRow }) {
         {row.oldestMessageAgeMs === null ? <span class="muted">empty</span> : formatAge(row.oldestMessageAgeMs)}
       </td>
       {(["sent", "received", "deleted"] as const).map((key) => (
-        <RateCell key={key} name={name} kind={key} values={row.rates[key]} />
+        <RateCell key={key} name={name} kind={key} values={row.rates[key]} window={window} />
       ))}
     </tr>
   );
 }
 
-function RateCell({ name, kind, values }: { name: string; kind: RateKey; values: readonly number[] }) {
-  const latest = values[values.length - 1];
+function RateCell(props: { name: string; kind: RateKey; values: readonly number[]; window: string }) {
+  const { name, kind, values, window } = props;
   return (
     <td class="numeric rate">
-      <Sparkline values={values} label={`${kind} per second`} />
+      <Sparkline values={values} label={`${kind} per second`} window={window} />
       <span class="rate-now" data-testid={`${kind}-rate-${name}`}>
-        {latest === undefined ? "–" : formatRate(latest)}
+        {values.length === 0 ? "–" : formatRate(averageRate(values))}
       </span>
     </td>
   );

@@ -4,15 +4,25 @@ import { useEffect, useState } from "preact/hooks";
 
 /** A page of the console. */
 export type Route =
+  | { readonly page: "overview" }
   | { readonly page: "queues" }
+  | { readonly page: "cluster" }
   | { readonly page: "queue"; readonly name: string }
   | { readonly page: "messages"; readonly name: string }
   | { readonly page: "not-found"; readonly hash: string };
 
-/** The route a location hash names: "#/", "#/queues/jobs", "#/queues/jobs/messages". */
+/** The link to the queue list. */
+export const queuesHref = "#/queues";
+
+/** The link to the Cluster page. */
+export const clusterHref = "#/cluster";
+
+/** The route a location hash names: "#/", "#/queues", "#/cluster", "#/queues/jobs", "#/queues/jobs/messages". */
 export function routeOf(hash: string): Route {
   const path = hash.replace(/^#/, "") || "/";
-  if (path === "/") return { page: "queues" };
+  if (path === "/") return { page: "overview" };
+  if (/^\/queues\/?$/.test(path)) return { page: "queues" };
+  if (/^\/cluster\/?$/.test(path)) return { page: "cluster" };
   const match = /^\/queues\/([^/]+)(\/messages)?\/?$/.exec(path);
   if (match === null) return { page: "not-found", hash };
   let name: string;
