@@ -33,6 +33,8 @@ const columns: readonly Column[] = [
   { key: "deleted", label: "Deleted", numeric: true, sortValue: (row) => windowRate(row, "deleted") },
 ];
 
+const isRate = (key: string) => key === "sent" || key === "received" || key === "deleted";
+
 interface Sort {
   readonly key: string;
   readonly ascending: boolean;
@@ -79,16 +81,16 @@ export function QueueTable({
               >
                 <button type="button" class="sort" onClick={() => choose(c.key, c.numeric)}>
                   {c.label}
-                  {c.key === "sent" || c.key === "received" || c.key === "deleted" ? (
+                  {isRate(c.key) && (
                     <>
                       <span aria-hidden="true">/s</span>
                       <span class="visually-hidden"> per second</span>
-                      <span class="column-window"> ({window} avg)</span>
                     </>
-                  ) : null}
+                  )}
                   <span class="sort-mark" aria-hidden="true">
                     {sort.key === c.key ? (sort.ascending ? "▲" : "▼") : "↕"}
                   </span>
+                  {isRate(c.key) && <span class="column-window"> ({window} avg)</span>}
                 </button>
               </th>
             ))}

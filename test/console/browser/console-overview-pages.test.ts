@@ -182,7 +182,7 @@ describe.skipIf(skipWithoutChromium)("a known load in the console, on LevelDB", 
       );
     // The column says its window.
     const header = await page.getByRole("columnheader", { name: /Sent/ }).textContent();
-    expect(header).toMatch(/^Sent\/s per second \(\d+ (s|min|h) avg\)/);
+    expect(header).toMatch(/^Sent\/s per second↕ \(\d+ (s|min|h) avg\)$/);
     await screenshot(page, "queues-known-load");
     await page.context().close();
   });
