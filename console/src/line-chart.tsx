@@ -8,12 +8,15 @@ import { useId, useState } from "preact/hooks";
 import { nearestIndex, niceMax, timeTicks } from "./chart-scale.js";
 import { formatClock, formatDateTime } from "./format.js";
 
-/** One line: its name, values aligned with the chart's times, and its look (a CSS class). */
+/** One line: its name, values aligned with the chart's times (null where it has none), and its look (a CSS class). */
 export interface ChartSeries {
   readonly label: string;
-  readonly values: readonly number[];
+  readonly values: readonly (number | null)[];
   readonly look: string;
 }
+
+/** The values of a series that it has. */
+const known = (values: readonly (number | null)[]) => values.filter((value) => value !== null);
 
 const width = 600;
 const height = 180;
@@ -48,13 +51,15 @@ export function LineChart(props: {
   const last = times.length - 1;
   const [first, end] = [times[0]!, times[last]!];
   const span = Math.max(1, end - first);
-  const max = niceMax(Math.max(0, ...series.flatMap((line) => line.values)));
+  const peak = Math.max(0, ...series.flatMap((line) => known(line.values)));
+  const max = niceMax(peak);
   const x = (t: number) => left + ((t - first) / span) * plotWidth;
   const y = (value: number) => top + plotHeight - (value / max) * plotHeight;
   const { ticks, stepMs } = timeTicks(first, end);
-  const latest = (line: ChartSeries) => format(line.values[line.values.length - 1] ?? 0);
+  const written = (value: number | null | undefined) => (value === null || value === undefined ? "–" : format(value));
+  const latest = (line: ChartSeries) => written(known(line.values).at(-1));
   const sample = (i: number) =>
-    `${formatDateTime(times[i]!)}: ${series.map((line) => `${line.label} ${format(line.values[i] ?? 0)}`).join(", ")}`;
+    `${formatDateTime(times[i]!)}: ${series.map((line) => `${line.label} ${written(line.values[i])}`).join(", ")}`;
   const shown = active === null ? null : Math.min(active, last);
 
   const point = (event: PointerEvent) => {
@@ -85,7 +90,7 @@ export function LineChart(props: {
     <figure class="chart">
       <figcaption id={`${id}-title`}>{title}</figcaption>
       <p id={`${id}-desc`} class="visually-hidden">
-        {`From ${formatDateTime(first)} to ${formatDateTime(end)}, peak ${format(Math.max(0, ...series.flatMap((line) => line.values)))}. Latest: ${series.map((line) => `${line.label} ${latest(line)}`).join(", ")}.`}
+        {`From ${formatDateTime(first)} to ${formatDateTime(end)}, peak ${format(peak)}. Latest: ${series.map((line) => `${line.label} ${latest(line)}`).join(", ")}.`}
       </p>
       {/* The chart is a slider over its samples: the arrow keys choose one, and its value is read out as text. */}
       <div
@@ -132,25 +137,24 @@ export function LineChart(props: {
               </text>
             </g>
           ))}
-          {series.map((line) => (
-            <polyline
-              key={line.label}
-              class={`series ${line.look}`}
-              points={line.values.map((value, i) => `${x(times[i]!).toFixed(1)},${y(value).toFixed(1)}`).join(" ")}
-            />
-          ))}
+          {series.flatMap((line) =>
+            runs(line.values).map((run) => (
+              <polyline
+                key={`${line.label}-${run[0]}`}
+                class={`series ${line.look}`}
+                points={run.map((i) => `${x(times[i]!).toFixed(1)},${y(line.values[i]!).toFixed(1)}`).join(" ")}
+              />
+            )),
+          )}
           {shown !== null && (
             <g class="chart-cursor">
               <line x1={x(times[shown]!)} y1={top} x2={x(times[shown]!)} y2={top + plotHeight} />
-              {series.map((line) => (
-                <circle
-                  key={line.label}
-                  class={`dot ${line.look}`}
-                  cx={x(times[shown]!)}
-                  cy={y(line.values[shown] ?? 0)}
-                  r={3.5}
-                />
-              ))}
+              {series.map((line) => {
+                const value = line.values[shown];
+                return value === null || value === undefined ? null : (
+                  <circle key={line.label} class={`dot ${line.look}`} cx={x(times[shown]!)} cy={y(value)} r={3.5} />
+                );
+              })}
             </g>
           )}
         </svg>
@@ -174,4 +178,18 @@ export function LineChart(props: {
       </ul>
     </figure>
   );
+}
+
+/** The indexes of a series' unbroken stretches of values, each drawn as one line (a lone point as a dot-sized line). */
+function runs(values: readonly (number | null)[]): number[][] {
+  const stretches: number[][] = [];
+  let current: number[] = [];
+  values.forEach((value, i) => {
+    if (value === null) {
+      if (current.length > 0) stretches.push(current);
+      current = [];
+    } else current.push(i);
+  });
+  if (current.length > 0) stretches.push(current);
+  return stretches.map((run) => (run.length === 1 ? [run[0]!, run[0]!] : run));
 }

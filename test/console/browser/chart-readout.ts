@@ -40,7 +40,10 @@ export async function readAllSamples(chart: Locator): Promise<ReadSample[]> {
   return samples;
 }
 
-/** A rate as the console writes it ("4.0/s", "0.50/s", "1,204/s"), in messages a second. */
-export function rateOf(text: string): number {
-  return Number(text.replace(/,/g, "").replace(/\/s$/, ""));
+/** A rate as the console writes it ("4.0/s", "0.50/s", "1,204/s"), in messages a second; null for none ("–"). */
+export function rateOf(text: string): number | null {
+  if (text === "–") return null;
+  const rate = Number(text.replace(/,/g, "").replace(/\/s$/, ""));
+  if (Number.isNaN(rate)) throw new Error(`not a rate: "${text}"`);
+  return rate;
 }

@@ -143,7 +143,7 @@ describe.skipIf(skipWithoutChromium || skipWithoutPostgres)(
         .poll(
           async () => {
             const samples = await readAllSamples(rates);
-            return Math.round(sumRates(samples.map((sample) => rateOf(sample.values["Sent"] ?? "NaN"))));
+            return Math.round(sumRates(samples.map((sample) => rateOf(sample.values["Sent"] ?? ""))));
           },
           { timeout: 30_000 },
         )
@@ -187,8 +187,8 @@ function heading(page: Page): Promise<string | null> {
 }
 
 /** Messages a rate series stands for: each point is the average over one sample interval. */
-function sumRates(values: readonly number[]): number {
-  return values.reduce((sum, value) => sum + value, 0) * (sampleIntervalMs / 1000);
+function sumRates(values: readonly (number | null)[]): number {
+  return values.reduce<number>((sum, value) => sum + (value ?? 0), 0) * (sampleIntervalMs / 1000);
 }
 
 /** A queue's row of GET /api/queues, on a broker's console. */

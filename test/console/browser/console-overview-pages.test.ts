@@ -213,8 +213,8 @@ function heading(page: Page): Promise<string | null> {
 }
 
 /** Messages a rate series stands for: each point is the average over one sample interval. */
-function sumRates(values: readonly number[]): number {
-  return values.reduce((sum, value) => sum + value, 0) * (sampleIntervalMs / 1000);
+function sumRates(values: readonly (number | null)[]): number {
+  return values.reduce<number>((sum, value) => sum + (value ?? 0), 0) * (sampleIntervalMs / 1000);
 }
 
 /**
@@ -223,7 +223,7 @@ function sumRates(values: readonly number[]): number {
  * meanwhile), and whether `figure` is their average.
  */
 function agreement(samples: readonly ReadSample[], figure: string | null, series: string) {
-  const values = samples.map((sample) => rateOf(sample.values[series] ?? "NaN"));
+  const values = samples.map((sample) => rateOf(sample.values[series] ?? ""));
   const times = samples.map((sample) => new Date(sample.time.replace(" ", "T")).getTime());
   const contiguous = times.every(
     (t, i) => i === 0 || (t > times[i - 1]! && t - times[i - 1]! <= 1.5 * sampleIntervalMs),
@@ -233,7 +233,8 @@ function agreement(samples: readonly ReadSample[], figure: string | null, series
     total,
     contiguous,
     figure,
-    figureIsWindowAverage: figure === formatRate(sumRates(values) / ((values.length * sampleIntervalMs) / 1000)),
+    figureIsWindowAverage:
+      figure === formatRate(sumRates(values) / ((values.filter((v) => v !== null).length * sampleIntervalMs) / 1000)),
   };
 }
 
