@@ -16,6 +16,18 @@ function describe(event: ShardEvent): string {
   }
 }
 
+// The reasons the brokers record, in words; one not listed here is shown as it is.
+const reasonText: Record<string, string> = {
+  start: "broker started",
+  takeover: "takeover: the previous holder stopped or its lease ran out",
+  balance: "balance: shards spread over the members",
+  handover: "hand-over",
+  shutdown: "broker shut down",
+  "claimed-by-another": "another broker claimed it",
+  "lease-lapsed": "its lease ran out",
+  "storage-failure": "storage failure",
+};
+
 /** A table of the events, newest first; `now` for their "ago". */
 export function ShardEvents({ events, now }: { events: readonly ShardEvent[]; now: number }) {
   if (events.length === 0) return <p data-testid="events-none">No shard has changed owner recently.</p>;
@@ -44,7 +56,7 @@ export function ShardEvents({ events, now }: { events: readonly ShardEvent[]; no
               <td>{event.nodeId}</td>
               <td>{describe(event)}</td>
               <td class="numeric">{event.shard}</td>
-              <td>{event.reason}</td>
+              <td>{reasonText[event.reason] ?? event.reason}</td>
             </tr>
           ))}
         </tbody>
