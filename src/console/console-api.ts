@@ -13,6 +13,7 @@ import {
 import { moveTaskView, queueConfigOf, queueView } from "./console-views.js";
 import { peekedMessageView } from "./peeked-message-view.js";
 import type { QueueHistory } from "./queue-history.js";
+import type { AdminCalls } from "./admin-calls.js";
 
 /** One API request, its body already parsed. */
 export interface ApiRequest {
@@ -26,6 +27,8 @@ export interface ApiRequest {
 /** What an API route works with: the broker's handlers as the session's token, and the history. */
 export interface ApiContext {
   readonly calls: QueueCalls;
+  /** AdminService's status RPCs as the session's token. */
+  readonly admin: AdminCalls;
   readonly history: QueueHistory;
   readonly now: () => number;
 }
