@@ -406,7 +406,14 @@ export class ShardMembership implements StoreMembership {
         () => false,
       );
       if (released)
-        this.events.record({ time: Date.now(), kind: "released", shards, nodeId: this.nodeId, peer: undefined, reason: "shutdown" });
+        this.events.record({
+          time: Date.now(),
+          kind: "released",
+          shards,
+          nodeId: this.nodeId,
+          peer: undefined,
+          reason: "shutdown",
+        });
     }
     await this.disconnect();
   }

@@ -70,13 +70,6 @@ export interface QueueSeriesView {
   readonly arrived: number[];
 }
 
-/** A queue's latest send, receive and delete rates, oldest first: what the queue list draws. */
-export interface QueueRatesView {
-  readonly sent: number[];
-  readonly received: number[];
-  readonly deleted: number[];
-}
-
 /** Processing time (delivery to delete) quantiles over a recent window. */
 export interface ProcessingView {
   readonly p50Ms: number | null;
@@ -299,18 +292,6 @@ export class QueueHistory implements BrokerEvents {
   /** The names of the queues sampled, in no order. */
   sampledQueues(): string[] {
     return [...this.tracks].filter(([, track]) => track.samples > 0).map(([name]) => name);
-  }
-
-  /** The rates of the queue's latest `samples` samples (the end of its series'), or undefined when it has none. */
-  latestRates(queue: string, samples: number): QueueRatesView | undefined {
-    const track = this.sampled(queue);
-    if (track === undefined) return undefined;
-    const from = Math.max(0, track.samples - samples);
-    return {
-      sent: this.rates(track, "sent", from),
-      received: this.rates(track, "received", from),
-      deleted: this.rates(track, "deleted", from),
-    };
   }
 
   /** Whether the queue sent messages to its dead-letter queue within the recent samples; undefined when it has no samples. */

@@ -295,8 +295,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     }),
     cluster: async () => cluster?.snapshot(),
   };
-  const statusPeers =
-    cluster === undefined ? undefined : { selfId: self.nodeId, members: () => cluster.liveMembers() };
+  const statusPeers = cluster === undefined ? undefined : { selfId: self.nodeId, members: () => cluster.liveMembers() };
   const admin = fanOutAdminStatus(adminServiceHandlers(backup, clock, status), peers, statusPeers);
   addAdminService(server, admin, logger, gate);
   addHealthService(server, health);

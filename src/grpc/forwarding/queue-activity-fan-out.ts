@@ -32,7 +32,11 @@ const path = queueServiceDefinition["listQueueActivity"]!.path;
  * caller's token may see. A call another broker passed here answers this
  * broker's queues only.
  */
-export function fanOutQueueActivity(local: ListQueueActivity, router: QueueRouter, peers: PeerClients): ListQueueActivity {
+export function fanOutQueueActivity(
+  local: ListQueueActivity,
+  router: QueueRouter,
+  peers: PeerClients,
+): ListQueueActivity {
   return async (request, signal, context) => {
     if (isForwarded(context.metadata)) return local(request, signal, context);
     const { size } = checkActivityRequest(request);

@@ -91,9 +91,11 @@ export class ShardOwnership {
       // Again under the rows' locks: the owner may have renewed or come back meanwhile.
       const lockedHolders = await this.holders(client, shards, "FOR UPDATE");
       if (lockedHolders.length > 0) throw new ShardsHeldError(lockedHolders);
-      const claimed = await client.query<{ shard: number; epoch: string; previous: string | null }>(claimStatement,
-        [shards, this.nodeId, this.leaseTtlMs],
-      );
+      const claimed = await client.query<{ shard: number; epoch: string; previous: string | null }>(claimStatement, [
+        shards,
+        this.nodeId,
+        this.leaseTtlMs,
+      ]);
       if (claimed.rowCount !== shards.length)
         throw new Error(`the cluster has ${claimed.rowCount} of the ${shards.length} shards asked for`);
       await client.query("COMMIT");
@@ -126,9 +128,11 @@ export class ShardOwnership {
       // Again under the rows' locks: a holder may have renewed meanwhile.
       const stillHeld = new Set((await this.holders(client, candidates, "FOR UPDATE")).map((holder) => holder.shard));
       const claimable = candidates.filter((shard) => !stillHeld.has(shard));
-      const claimed = await client.query<{ shard: number; epoch: string; previous: string | null }>(claimStatement,
-        [claimable, this.nodeId, this.leaseTtlMs],
-      );
+      const claimed = await client.query<{ shard: number; epoch: string; previous: string | null }>(claimStatement, [
+        claimable,
+        this.nodeId,
+        this.leaseTtlMs,
+      ]);
       await client.query("COMMIT");
       for (const row of claimed.rows) this.held.set(row.shard, Number(row.epoch));
       return claimsOf(claimed.rows);
