@@ -145,7 +145,7 @@ export function createBrokerMemory(options: BrokerMemoryOptions): BrokerMemory {
     commitAndServe,
     events,
   });
-  const arrivals = createArrivalRules({ clock, store, registry, background, advance });
+  const arrivals = createArrivalRules({ clock, store, registry, background, advance, events: options.events });
   return {
     store,
     registry,

@@ -37,8 +37,13 @@ import type { UnaryHandlers } from "./unary-handlers.js";
  * The QueueService RPCs: each translates its request for the broker and the
  * broker's answer for the wire, and nothing more.
  */
-export function queueServiceHandlers(broker: QueueOperations): UnaryHandlers<typeof QueueService> {
+export function queueServiceHandlers(
+  broker: QueueOperations,
+  /** ListQueueActivity over the console's history (queue-activity-handler.ts): the broker keeps none. */
+  listQueueActivity: UnaryHandlers<typeof QueueService>["listQueueActivity"],
+): UnaryHandlers<typeof QueueService> {
   return {
+    listQueueActivity,
     async createQueue(request) {
       const queue = await broker.createQueue(request.name, queueConfigFromWire(request.config));
       return create(CreateQueueResponseSchema, { queue: queueToWire(queue) });
