@@ -6,6 +6,9 @@ import type { BrokerBudget, BrokerStatus } from "./overview-types.js";
 
 const storageText: Record<string, string> = { memory: "in memory", leveldb: "LevelDB", postgres: "PostgreSQL" };
 
+// What a member that could not be asked leaves blank.
+const unknown = <span class="muted">not known</span>;
+
 // A budget past this share of its limit is marked before it refuses work.
 const nearFull = 0.8;
 
@@ -18,6 +21,7 @@ export function BrokerTable({ brokers }: { brokers: readonly BrokerStatus[] }) {
         <thead>
           <tr>
             <th scope="col">Broker</th>
+            <th scope="col">Address</th>
             <th scope="col">Version</th>
             <th scope="col">Up since</th>
             <th scope="col">Storage</th>
@@ -29,14 +33,23 @@ export function BrokerTable({ brokers }: { brokers: readonly BrokerStatus[] }) {
           {brokers.map((broker, i) => (
             <tr key={broker.nodeId ?? i} data-testid={`broker-${broker.nodeId ?? "this"}`}>
               <th scope="row">{broker.nodeId ?? "this broker"}</th>
-              <td data-testid="broker-version">{broker.version}</td>
+              <td>{broker.address === null ? unknown : <code>{broker.address}</code>}</td>
+              <td data-testid="broker-version">{broker.version ?? unknown}</td>
               <td>
-                {formatDateTime(broker.startedAt)}{" "}
-                <span class="muted" data-testid="broker-uptime">
-                  (up {formatAge(broker.uptimeMs)})
-                </span>
+                {broker.startedAt === null ? (
+                  unknown
+                ) : (
+                  <>
+                    {formatDateTime(broker.startedAt)}{" "}
+                    <span class="muted" data-testid="broker-uptime">
+                      (up {formatAge(broker.uptimeMs ?? 0)})
+                    </span>
+                  </>
+                )}
               </td>
-              <td data-testid="broker-storage">{storageText[broker.storage] ?? broker.storage}</td>
+              <td data-testid="broker-storage">
+                {broker.storage === null ? unknown : (storageText[broker.storage] ?? broker.storage)}
+              </td>
               <td data-testid="broker-state">
                 {broker.state === "serving" ? (
                   "serving"

@@ -95,6 +95,7 @@ function MemberTable(props: { members: readonly ClusterMember[]; thisNode: strin
               <td>
                 <code>{member.address}</code>
               </td>
+              {/* GetClusterStatus lists live members only; a member gone leaves the list. */}
               <td data-testid="member-live">
                 {member.live ? (
                   <span class="mark mark-ok">
@@ -107,7 +108,7 @@ function MemberTable(props: { members: readonly ClusterMember[]; thisNode: strin
                 )}
               </td>
               <td class="numeric" data-testid="member-shards">
-                {typeof member.shards === "number" ? member.shards : member.shards.length}
+                {member.shards}
               </td>
               <td data-testid="member-heartbeat">
                 {formatDateTime(member.lastHeartbeat)}{" "}

@@ -18,6 +18,8 @@ export interface OverviewRates {
   readonly received: readonly number[];
   readonly deleted: readonly number[];
   readonly deadLettered: readonly number[];
+  /** Messages moved into queues (dead letters, redrives, moves): the same messages as dead-lettered, for dead letters. */
+  readonly arrived: readonly number[];
 }
 
 /** Consumers connected now. */
@@ -34,17 +36,21 @@ export interface BrokerBudget {
   readonly unit: string;
 }
 
-/** One broker's status. */
+/** One broker's status; a member this broker could not ask has only its node id and state ("unreachable"). */
 export interface BrokerStatus {
   /** null outside cluster mode. */
   readonly nodeId: string | null;
-  readonly version: string;
-  readonly startedAt: number;
-  readonly uptimeMs: number;
-  readonly storage: string;
-  /** "serving", "fail-stop" or another state the broker names. */
+  readonly address: string | null;
+  readonly version: string | null;
+  readonly startedAt: number | null;
+  readonly uptimeMs: number | null;
+  /** "memory", "leveldb" or "postgres". */
+  readonly storage: string | null;
+  /** "serving", "recovering", "fail-stop", "unreachable", or another state the broker names. */
   readonly state: string;
   readonly budgets: readonly BrokerBudget[];
+  readonly heartbeatStreams: number;
+  readonly subscribeStreams: number;
 }
 
 /** Why a queue is listed as needing attention. */
@@ -73,8 +79,8 @@ export interface ClusterMember {
   readonly nodeId: string;
   readonly address: string;
   readonly live: boolean;
-  /** The shards it holds, or how many (the contract left the form to the server). */
-  readonly shards: number | readonly number[];
+  /** How many shards it holds. */
+  readonly shards: number;
   readonly lastHeartbeat: number;
 }
 

@@ -159,7 +159,7 @@ export function QueuePage({ name }: { name: string }) {
 
       <section aria-labelledby="history-heading">
         <h2 id="history-heading">History</h2>
-        <QueueCharts history={history} sampledHere={processing !== null} stats={stats} />
+        <QueueCharts history={history} sampledHere={processing !== null} />
       </section>
 
       <SendMessageForm name={name} fifo={queue.fifo} onSent={reload} />

@@ -6,11 +6,11 @@ import { useState } from "preact/hooks";
 import type { QueueRow } from "./api-types.js";
 import { fifoTag } from "./fifo-text.js";
 import { formatAge, formatCount, formatRate, formatWindow } from "./format.js";
-import { averageRate } from "./rate-window.js";
 import { queueHref } from "./route.js";
 import { Sparkline } from "./sparkline.js";
 
-type RateKey = keyof QueueRow["rates"];
+/** The rate columns; "sent" counts the messages moved in too (dead letters, redrives, moves). */
+type RateKey = "sent" | "received" | "deleted";
 
 interface Column {
   readonly key: string;
@@ -20,7 +20,17 @@ interface Column {
   readonly sortValue: (row: QueueRow) => string | number | null;
 }
 
-const windowRate = (row: QueueRow, key: RateKey) => (row.rates[key].length === 0 ? null : averageRate(row.rates[key]));
+/** A rate column's samples: a queue's arrivals (moves in) count as sends, so a dead-letter queue filling shows. */
+function columnSeries(row: QueueRow, key: RateKey): readonly number[] {
+  if (key !== "sent") return row.rates[key];
+  return row.rates.sent.map((value, i) => value + (row.rates.arrived[i] ?? 0));
+}
+
+/** A rate column's figure: the average over the very samples its sparkline draws. */
+function columnAverage(row: QueueRow, key: RateKey): number | null {
+  if (row.rates[key].length === 0) return null;
+  return key === "sent" ? row.averageRates.sent + row.averageRates.arrived : row.averageRates[key];
+}
 
 const columns: readonly Column[] = [
   { key: "name", label: "Queue", numeric: false, sortValue: (row) => row.name },
@@ -28,9 +38,9 @@ const columns: readonly Column[] = [
   { key: "in-flight", label: "In flight", numeric: true, sortValue: (row) => row.inFlight },
   { key: "delayed", label: "Delayed", numeric: true, sortValue: (row) => row.delayed },
   { key: "oldest-age", label: "Oldest message", numeric: true, sortValue: (row) => row.oldestMessageAgeMs },
-  { key: "sent", label: "Sent", numeric: true, sortValue: (row) => windowRate(row, "sent") },
-  { key: "received", label: "Received", numeric: true, sortValue: (row) => windowRate(row, "received") },
-  { key: "deleted", label: "Deleted", numeric: true, sortValue: (row) => windowRate(row, "deleted") },
+  { key: "sent", label: "Sent", numeric: true, sortValue: (row) => columnAverage(row, "sent") },
+  { key: "received", label: "Received", numeric: true, sortValue: (row) => columnAverage(row, "received") },
+  { key: "deleted", label: "Deleted", numeric: true, sortValue: (row) => columnAverage(row, "deleted") },
 ];
 
 const isRate = (key: string) => key === "sent" || key === "received" || key === "deleted";
@@ -98,7 +108,7 @@ export function QueueTable({
         </thead>
         <tbody>
           {sorted.map((row) => (
-            <QueueTableRow key={row.name} row={row} window={window} />
+            <QueueTableRow key={row.name} row={row} />
           ))}
         </tbody>
       </table>
@@ -106,7 +116,7 @@ export function QueueTable({
   );
 }
 
-function QueueTableRow({ row, window }: { row: QueueRow; window: string }) {
+function QueueTableRow({ row }: { row: QueueRow }) {
   const { name } = row;
   return (
     <tr class={row.deadLettering || row.oldestAgeGrowing ? "attention" : undefined}>
@@ -142,19 +152,24 @@ function QueueTableRow({ row, window }: { row: QueueRow; window: string }) {
         {row.oldestMessageAgeMs === null ? <span class="muted">empty</span> : formatAge(row.oldestMessageAgeMs)}
       </td>
       {(["sent", "received", "deleted"] as const).map((key) => (
-        <RateCell key={key} name={name} kind={key} values={row.rates[key]} window={window} />
+        <RateCell key={key} name={name} kind={key} row={row} />
       ))}
     </tr>
   );
 }
 
-function RateCell(props: { name: string; kind: RateKey; values: readonly number[]; window: string }) {
-  const { name, kind, values, window } = props;
+function RateCell({ name, kind, row }: { name: string; kind: RateKey; row: QueueRow }) {
+  const average = columnAverage(row, kind);
   return (
     <td class="numeric rate">
-      <Sparkline values={values} label={`${kind} per second`} window={window} />
+      <Sparkline
+        values={columnSeries(row, kind)}
+        label={kind === "sent" ? "sent or moved in, per second" : `${kind} per second`}
+        window={formatWindow(row.rateWindowMs)}
+        average={average ?? 0}
+      />
       <span class="rate-now" data-testid={`${kind}-rate-${name}`}>
-        {values.length === 0 ? "–" : formatRate(averageRate(values))}
+        {average === null ? "–" : formatRate(average)}
       </span>
     </td>
   );

@@ -3,7 +3,6 @@
 // its tooltip and name say the window, average, peak and latest value, and
 // the figure beside it is the same average.
 import { formatRate } from "./format.js";
-import { averageRate } from "./rate-window.js";
 
 const width = 64;
 const height = 18;
@@ -19,12 +18,14 @@ function linePoints(values: readonly number[], boxWidth: number, boxHeight: numb
 
 /**
  * Recent rates as a line, for one series of one queue over `window` ("5
- * min"). The SVG is an image named by what it shows.
+ * min"), whose `average` the figure beside it shows too. The SVG is an
+ * image named by what it shows.
  */
-export function Sparkline({ values, label, window }: { values: readonly number[]; label: string; window: string }) {
+export function Sparkline(props: { values: readonly number[]; label: string; window: string; average: number }) {
+  const { values, label, window, average } = props;
   if (values.length < 2) return <span class="sparkline-empty">no history</span>;
   const max = Math.max(...values);
-  const summary = `${label} over the last ${window}: average ${formatRate(averageRate(values))}, peak ${formatRate(max)}, latest ${formatRate(values[values.length - 1]!)}`;
+  const summary = `${label} over the last ${window}: average ${formatRate(average)}, peak ${formatRate(max)}, latest ${formatRate(values[values.length - 1]!)}`;
   return (
     <svg
       class="sparkline"

@@ -47,3 +47,13 @@ export function rateOf(text: string): number | null {
   if (Number.isNaN(rate)) throw new Error(`not a rate: "${text}"`);
   return rate;
 }
+
+/**
+ * Whether a rate as written is `expected`, to its written precision and a
+ * little more: the broker divides by each interval's measured length, which
+ * a loaded machine stretches by a few per cent.
+ */
+export function isRateNear(text: string | null, expected: number): boolean {
+  const rate = text === null ? null : rateOf(text);
+  return rate !== null && Math.abs(rate - expected) <= Math.max(0.01, 0.03 * expected);
+}
