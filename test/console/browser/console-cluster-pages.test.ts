@@ -5,7 +5,7 @@
 // the Cluster page reports. Screenshots in test-output/console/.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { HoldshelfServer } from "../../../src/server/holdshelf-server.js";
 import { createQueueServiceRpc } from "../../../src/client/rpc-client.js";
 import { queueOn } from "../../support/cluster-brokers.js";
@@ -60,9 +60,10 @@ describe.skipIf(skipWithoutChromium || skipWithoutPostgres)(
       await rpc.createQueue({ name: paced });
       await rpc.createQueue({ name: queueOn("owner-2", members, "idle") });
       // Once its owner has sampled it, what follows counts as rates.
-      await expect
-        .poll(() => rowOf(entry, paced).then((row) => row?.rates.sent.length ?? 0), { timeout: uiTimeoutMs })
-        .toBeGreaterThan(1);
+      await vi.waitFor(async () => expect((await rowOf(entry, paced))?.rates.sent.length ?? 0).toBeGreaterThan(0), {
+        timeout: uiTimeoutMs,
+        interval: 200,
+      });
       for (let i = 0; i < sent; i++) {
         await rpc.send({ queue: paced, body: text(`paced ${i}`) });
         await sleep(250);

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openHeartbeatStream, type HeartbeatStream } from "../../support/heartbeat-stream.js";
 import { startConsoleHarness, type ConsoleHarness } from "../console-harness.js";
 import { chartByCaption, isRateNear, rateOf, readAllSamples, type ReadSample } from "./chart-readout.js";
@@ -44,6 +44,8 @@ describe.skipIf(skipWithoutChromium)(
         config: { redrivePolicy: { deadLetterQueue: "work-dlq", maxReceiveCount: 1 } },
       });
       for (let i = 0; i < 4; i++) await rpc.send({ queue: "orders", body: text(`order ${i}`) });
+      // Once the broker has sampled "work", its dead letters count (a queue's first sample only starts its counts).
+      await untilSampled(h, "work");
       // Three messages delivered once and given back: the next receive dead-letters them.
       await rpc.sendBatch({ queue: "work", entries: [0, 1, 2].map((i) => ({ id: `m${i}`, body: text(`job ${i}`) })) });
       const first = await rpc.receive({ queue: "work", maxMessages: 3 });
@@ -114,9 +116,7 @@ describe.skipIf(skipWithoutChromium)("a known load in the console, on LevelDB", 
     h = await startConsoleHarness({ history: { sampleIntervalMs, samples: 300 } });
     await h.rpc().createQueue({ name: "paced" });
     // Once sampled, what follows counts as rates (a queue's first sample only starts its count).
-    await expect
-      .poll(() => apiRow(h, "paced").then((row) => row?.rates.sent.length ?? 0), { timeout: uiTimeoutMs })
-      .toBeGreaterThan(1);
+    await untilSampled(h, "paced");
     const rpc = h.rpc();
     for (let i = 0; i < sent; i++) {
       await rpc.send({ queue: "paced", body: text(`paced ${i}`) });
@@ -206,6 +206,14 @@ describe.skipIf(skipWithoutChromium)("a known load in the console, on LevelDB", 
     await page.context().close();
   });
 });
+
+/** Resolves once the broker has sampled a queue twice: from then on what happens to it counts in its rates. */
+async function untilSampled(h: ConsoleHarness, queue: string): Promise<void> {
+  await vi.waitFor(async () => expect((await apiRow(h, queue))?.rates.sent.length ?? 0).toBeGreaterThan(0), {
+    timeout: uiTimeoutMs,
+    interval: 200,
+  });
+}
 
 /** The page's h1. */
 function heading(page: Page): Promise<string | null> {
