@@ -49,21 +49,35 @@ export function ClusterPage() {
           the queues among brokers on PostgreSQL (<code>--postgres-url</code>).
         </p>
       ) : (
-        <>
-          <section aria-labelledby="members-heading">
-            <h2 id="members-heading">Members</h2>
-            <MemberTable members={loaded.status.members} thisNode={loaded.status.thisNode} now={loaded.at} />
-          </section>
-          <section aria-labelledby="shards-heading">
-            <h2 id="shards-heading">Shards</h2>
-            <ShardGrid shards={loaded.status.shards} />
-          </section>
-          <section aria-labelledby="events-heading">
-            <h2 id="events-heading">Recent takeovers and hand-overs</h2>
-            <ShardEvents events={loaded.status.events} now={loaded.at} />
-          </section>
-        </>
+        <ClusterSections status={loaded.status} now={loaded.at} />
       )}
+    </>
+  );
+}
+
+/** The members, shards and events of a cluster; `now` for the "ago" of their times. */
+function ClusterSections({ status, now }: { status: Extract<ClusterStatus, { clustered: true }>; now: number }) {
+  const { members, thisNode } = status;
+  return (
+    <>
+      <section aria-labelledby="members-heading">
+        <h2 id="members-heading">Members</h2>
+        <MemberTable members={members} thisNode={thisNode} now={now} />
+        {!members.some((member) => member.nodeId === thisNode) && (
+          <p data-testid="this-node">
+            This console's broker, <strong>{thisNode}</strong>, holds no shards (it routes only, or is starting): it
+            forwards every call to the queue's owner.
+          </p>
+        )}
+      </section>
+      <section aria-labelledby="shards-heading">
+        <h2 id="shards-heading">Shards</h2>
+        <ShardGrid shards={status.shards} />
+      </section>
+      <section aria-labelledby="events-heading">
+        <h2 id="events-heading">Recent takeovers and hand-overs</h2>
+        <ShardEvents events={status.events} now={now} />
+      </section>
     </>
   );
 }

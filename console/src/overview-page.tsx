@@ -118,7 +118,8 @@ function OverviewSections({ overview }: { overview: Overview }) {
 function OverviewRates({ overview }: { overview: Overview }) {
   const { rates, rateWindowMs, sampleIntervalMs } = overview;
   const count = samplesIn(rateWindowMs, sampleIntervalMs);
-  const window = formatWindow(rateWindowMs);
+  // A broker up for less than the window has fewer samples: the label names the span they cover.
+  const window = formatWindow(Math.min(count, Math.max(1, latest(rates.t, count).length)) * sampleIntervalMs);
   const series = [
     { key: "sent", label: "Sent", values: latest(rates.sent, count), look: "look-1" },
     { key: "received", label: "Received", values: latest(rates.received, count), look: "look-2" },
@@ -142,13 +143,15 @@ function OverviewRates({ overview }: { overview: Overview }) {
           />
         ))}
       </dl>
-      <LineChart
-        title={`Rates over the last ${window} (messages per second)`}
-        times={latest(rates.t, count)}
-        format={formatRate}
-        empty="No rates yet: the broker samples its queues every few seconds."
-        series={series}
-      />
+      <div class="overview-chart">
+        <LineChart
+          title={`Rates over the last ${window} (messages per second)`}
+          times={latest(rates.t, count)}
+          format={formatRate}
+          empty="No rates yet: the broker samples its queues every few seconds."
+          series={series}
+        />
+      </div>
     </section>
   );
 }
