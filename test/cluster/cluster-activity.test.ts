@@ -99,6 +99,55 @@ describe.skipIf(skipWithoutPostgres)("the console's activity and status across a
     expect(overview.brokers.map((broker: { nodeId: string }) => broker.nodeId)).toEqual(["a", "b"]);
     expect(overview.brokers.every((broker: { storage: string }) => broker.storage === "postgres")).toBe(true);
   });
+
+  it("counts a message dead-lettered into another broker's queue as an arrival there", async () => {
+    const history = { sampleIntervalMs: 300, samples: 60 };
+    const a = await startClusterBroker(url, "a", { consoleListen: "127.0.0.1:0", consoleHistory: history });
+    servers.push(a);
+    const b = await startClusterBroker(url, "b", { consoleHistory: history });
+    servers.push(b);
+    await vi.waitFor(() => expect([a, b].map((s) => s.cluster!.ownedShardCount)).toEqual([4, 4]), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    const source = queueOn("a", ["a", "b"], "jobs");
+    const dlq = queueOn("b", ["a", "b"], "dlq");
+    const rpc = createQueueServiceRpc(a.address);
+    const onB = createQueueServiceRpc(b.address);
+    clients.push(rpc, onB);
+    await onB.createQueue({ name: dlq });
+    await rpc.createQueue({ name: source, config: { redrivePolicy: { deadLetterQueue: dlq, maxReceiveCount: 1 } } });
+    const browser = new ConsoleBrowser(a.consoleUrl!);
+    await browser.session();
+    const rowOf = async (name: string) =>
+      (await browser.api("GET", "/api/queues")).body.queues.find((row: { name: string }) => row.name === name);
+    await vi.waitFor(
+      async () => {
+        for (const name of [source, dlq]) expect((await rowOf(name)).rates.t.length, name).toBeGreaterThan(0);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    await rpc.send({ queue: source, body: Buffer.from("poison") });
+    const [message] = (await rpc.receive({ queue: source, maxMessages: 1 })).messages;
+    await rpc.changeVisibility({
+      queue: source,
+      receiptHandle: message!.receiptHandle,
+      visibilityTimeout: { seconds: 0n, nanos: 0 },
+    });
+    const events = async (name: string, rate: string) => {
+      const row = await rowOf(name);
+      return (row.averageRates[rate] * row.rateWindowMs) / 1000;
+    };
+    await vi.waitFor(
+      async () => {
+        await rpc.receive({ queue: source, maxMessages: 1 });
+        expect(await events(dlq, "arrived")).toBeCloseTo(1, 6);
+      },
+      { timeout: 10_000, interval: 200 },
+    );
+    expect(await events(source, "deadLettered")).toBeCloseTo(1, 6);
+    expect(await events(dlq, "sent")).toBe(0);
+  });
 });
 
 describe.skipIf(skipWithoutPostgres)("a takeover across a cluster of three broker processes", () => {
