@@ -1,11 +1,11 @@
-import type { ApiContext } from "./console-api.js";
+import type { AdminCalls } from "./admin-calls.js";
 
 /**
  * GET /api/cluster: the cluster's members, shard owners and recent shard
  * events (GetClusterStatus, which needs admin on every queue), times in
  * epoch ms; `{ clustered: false }` outside cluster mode.
  */
-export async function answerCluster({ admin }: ApiContext): Promise<object> {
+export async function answerCluster({ admin }: { readonly admin: AdminCalls }): Promise<object> {
   const status = await admin.clusterStatus();
   if (!status.clustered) return { clustered: false };
   return {

@@ -3,13 +3,22 @@ import type { Queue } from "../../gen/holdshelf/v1/queue_pb.js";
 import { maxPageSize } from "../protocol/queue-pages.js";
 import { brokerFailure } from "../service/broker-failure.js";
 import { totalRates } from "./activity-views.js";
-import type { ApiContext } from "./console-api.js";
+import type { QueueCalls } from "../service/queue-calls.js";
+import type { AdminCalls } from "./admin-calls.js";
 import { readActivity } from "./queue-activity.js";
 
 // The overview lists at most this many queues, as the queue list does.
 const maxListedQueues = 10_000;
 // The overview's rate chart: this many sample intervals, as the list's sparklines.
 const overviewSamples = 30;
+
+/** What the overview reads: the console API's context (ApiContext), its parts the overview uses. */
+export interface OverviewContext {
+  readonly calls: QueueCalls;
+  readonly admin: AdminCalls;
+  readonly history: { readonly shape: { readonly sampleIntervalMs: number } };
+  readonly now: () => number;
+}
 
 /** Why a queue needs a look. */
 type AttentionReason = "dead-lettering" | "oldest-age-growing" | "at-max-in-flight";
@@ -21,7 +30,7 @@ type AttentionReason = "dead-lettering" | "oldest-age-growing" | "at-max-in-flig
  * GetBrokerStatus, which needs admin on every queue: for another token
  * `brokers` is null and `brokersDenied` says why.
  */
-export async function answerOverview({ calls, admin, history, now }: ApiContext): Promise<object> {
+export async function answerOverview({ calls, admin, history, now }: OverviewContext): Promise<object> {
   const queues: Queue[] = [];
   let pageToken = "";
   do {
@@ -87,9 +96,7 @@ export async function answerOverview({ calls, admin, history, now }: ApiContext)
 }
 
 /** The brokers' status, or why the token may not read it. */
-async function brokerStatus(
-  admin: ApiContext["admin"],
-): Promise<{ answer?: GetBrokerStatusResponse; denied?: string }> {
+async function brokerStatus(admin: AdminCalls): Promise<{ answer?: GetBrokerStatusResponse; denied?: string }> {
   try {
     return { answer: await admin.brokerStatus() };
   } catch (error) {

@@ -258,9 +258,15 @@ export class QueueHistory implements BrokerEvents {
 
   /** The queue's series, or undefined when this broker has no samples of it. */
   series(queue: string): QueueSeriesView | undefined {
+    return this.latestSeries(queue, 0);
+  }
+
+  /** The queue's latest `samples` samples (all kept if 0), the end of its series; undefined when it has none. */
+  latestSeries(queue: string, samples: number): QueueSeriesView | undefined {
     const track = this.sampled(queue);
     if (track === undefined) return undefined;
-    const slots = Array.from({ length: track.samples }, (_, index) => this.slotOf(track, index));
+    const from = samples === 0 ? 0 : Math.max(0, track.samples - samples);
+    const slots = Array.from({ length: track.samples - from }, (_, index) => this.slotOf(track, from + index));
     const column = (name: keyof typeof countColumns) => slots.map((slot) => track.count(countColumns[name], slot));
     return {
       t: slots.map((slot) => this.times[slot]!),
@@ -271,22 +277,12 @@ export class QueueHistory implements BrokerEvents {
         const age = track.ages[slot]!;
         return Number.isNaN(age) ? null : age;
       }),
-      sent: this.rates(track, "sent", 0),
-      received: this.rates(track, "received", 0),
-      deleted: this.rates(track, "deleted", 0),
-      deadLettered: this.rates(track, "deadLettered", 0),
-      arrived: this.rates(track, "arrived", 0),
+      sent: this.rates(track, "sent", from),
+      received: this.rates(track, "received", from),
+      deleted: this.rates(track, "deleted", from),
+      deadLettered: this.rates(track, "deadLettered", from),
+      arrived: this.rates(track, "arrived", from),
     };
-  }
-
-  /** The queue's latest `samples` samples (all kept if 0), in the form of its whole series; undefined when it has none. */
-  latestSeries(queue: string, samples: number): QueueSeriesView | undefined {
-    const series = this.series(queue);
-    if (series === undefined || samples === 0 || samples >= series.t.length) return series;
-    const from = series.t.length - samples;
-    return Object.fromEntries(
-      Object.entries(series).map(([name, values]: [string, unknown[]]) => [name, values.slice(from)]),
-    ) as unknown as QueueSeriesView;
   }
 
   /** The names of the queues sampled, in no order. */
