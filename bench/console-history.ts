@@ -110,7 +110,7 @@ const processingMs = time(() => history.processing(names[42]!, now));
 const seriesMs = time(() => history.series(names[42]!));
 const listMs = time(() => {
   for (const name of names) {
-    history.latestRates(name, 30);
+    history.latestSeries(name, 31);
     history.isDeadLettering(name);
     history.isOldestAgeGrowing(name);
   }

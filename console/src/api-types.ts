@@ -42,11 +42,15 @@ export interface ErrorBody {
   readonly error: { readonly reason: string; readonly message: string; readonly fields?: readonly FieldViolation[] };
 }
 
-/** Messages a second per sample, oldest first. */
+/** Messages a second per sample, oldest first, each the average over the sample interval ending at t. */
 export interface RateSeries {
+  readonly t: readonly number[];
   readonly sent: readonly number[];
   readonly received: readonly number[];
   readonly deleted: readonly number[];
+  readonly deadLettered: readonly number[];
+  /** Messages moved in: dead letters, redrives and moves arriving here. */
+  readonly arrived: readonly number[];
 }
 
 /** A FIFO queue's settings; every send names a message group, delivered in order. */
@@ -69,6 +73,10 @@ export interface QueueRow {
   /** null for a standard queue. */
   readonly fifo: FifoSettings | null;
   readonly rates: RateSeries;
+  /** Each rate's average over exactly the intervals its series covers. */
+  readonly averageRates: Readonly<Record<Exclude<keyof RateSeries, "t">, number>>;
+  /** The span this row's series covers (shorter than the list's for a queue sampled only lately). */
+  readonly rateWindowMs: number;
   /** null: this broker has not sampled the queue (another broker serves it, or it is new). */
   readonly deadLettering: boolean | null;
   readonly oldestAgeGrowing: boolean | null;
@@ -79,6 +87,8 @@ export interface QueueRow {
 export interface QueueList {
   readonly queues: readonly QueueRow[];
   readonly sampleIntervalMs: number;
+  /** The span each row's rate series covers, and its rate figures average over. */
+  readonly rateWindowMs: number;
   /** More queues exist than the list holds (it stops at 10,000). */
   readonly truncated: boolean;
   readonly now: number;
@@ -139,16 +149,21 @@ export interface QueueView {
   readonly fifo: FifoSettings | null;
 }
 
-/** A queue's recent samples, aligned with t; counts as counts, rates in messages a second. */
+/**
+ * A queue's recent samples, aligned with t; counts as counts, rates in
+ * messages a second. The last point is the counts now, with no rates (null).
+ */
 export interface QueueHistory {
   readonly t: readonly number[];
   readonly visible: readonly number[];
   readonly inFlight: readonly number[];
   readonly delayed: readonly number[];
-  readonly sent: readonly number[];
-  readonly received: readonly number[];
-  readonly deleted: readonly number[];
-  readonly deadLettered: readonly number[];
+  readonly sent: readonly (number | null)[];
+  readonly received: readonly (number | null)[];
+  readonly deleted: readonly (number | null)[];
+  readonly deadLettered: readonly (number | null)[];
+  /** Messages moved in: dead letters, redrives and moves arriving here. */
+  readonly arrived: readonly (number | null)[];
 }
 
 /** How long consumers took from receive to delete, over the window. */
@@ -166,6 +181,8 @@ export interface QueueDetail {
   /** null: this broker has not sampled the queue (another broker serves it, or it is new). */
   readonly processing: ProcessingTime | null;
   readonly sampleIntervalMs: number;
+  /** The broker that serves the queue; null outside cluster mode. */
+  readonly servedBy: { readonly nodeId: string; readonly address: string } | null;
 }
 
 /** Where a peeked message stands. */

@@ -15,6 +15,7 @@ import type {
   SignInAnswer,
   TestMessage,
 } from "./api-types.js";
+import type { ClusterStatus, Overview } from "./overview-types.js";
 
 /** A refusal from the console API, with its stable reason ("QUEUE_NOT_FOUND") and the fields it names. */
 export class ApiError extends Error {
@@ -109,6 +110,12 @@ export async function signOut(): Promise<void> {
 
 /** Every queue the token may see, with recent rates. */
 export const listQueues = () => send<QueueList>("GET", "api/queues");
+
+/** Totals, cluster-wide rates, consumers, brokers and the queues that need attention. */
+export const getOverview = () => send<Overview>("GET", "api/overview");
+
+/** The cluster's members, shard owners and recent ownership changes. */
+export const getCluster = () => send<ClusterStatus>("GET", "api/cluster");
 
 /** Creates a queue; an empty config takes the broker's defaults. */
 export const createQueue = (name: string, config: QueueConfigJson) =>

@@ -3,13 +3,15 @@
 import { useEffect, useState } from "preact/hooks";
 import { onSessionRequired, session as fetchSession, signOut } from "./api.js";
 import type { Session } from "./api-types.js";
+import { ClusterPage } from "./cluster-page.js";
 import { messageOf } from "./form-errors.js";
 import { MessagesPage } from "./messages-page.js";
 import { ErrorMessage, NoticeProvider } from "./notices.js";
+import { OverviewPage } from "./overview-page.js";
 import { PageHeading } from "./page-heading.js";
 import { QueuePage } from "./queue-page.js";
 import { QueuesPage } from "./queues-page.js";
-import { useRoute, type Route } from "./route.js";
+import { clusterHref, queuesHref, useRoute, type Route } from "./route.js";
 import { SignInPage } from "./sign-in-page.js";
 
 const signedOut: Session = {
@@ -24,6 +26,7 @@ const signedOut: Session = {
 export function App() {
   const [session, setSession] = useState<Session | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const route = useRoute();
 
   useEffect(() => {
     const load = () => fetchSession().then(setSession, (caught: unknown) => setError(messageOf(caught)));
@@ -52,13 +55,7 @@ export function App() {
         <a class="brand" href="#/">
           holdshelf <span class="brand-sub">console</span>
         </a>
-        <nav aria-label="Main">
-          <ul>
-            <li>
-              <a href="#/">Queues</a>
-            </li>
-          </ul>
-        </nav>
+        <MainNav route={route} />
         {session?.signedIn && session.authRequired && (
           <div class="account">
             <span>
@@ -75,7 +72,7 @@ export function App() {
         {session === null ? (
           error === null && <p>Loading…</p>
         ) : session.signedIn ? (
-          <Pages />
+          <PageOf key={keyOf(route)} route={route} />
         ) : (
           <SignInPage onSignedIn={(answer) => setSession({ ...signedOut, ...answer })} />
         )}
@@ -84,16 +81,46 @@ export function App() {
   );
 }
 
-/** The page of the current route; keyed by it, so each page starts fresh. */
-function Pages() {
-  const route = useRoute();
-  return <PageOf key={keyOf(route)} route={route} />;
+// The nav's sections, each with the pages it covers: a queue's pages belong to Queues.
+const sections = [
+  { label: "Overview", href: "#/", pages: ["overview"] },
+  { label: "Queues", href: queuesHref, pages: ["queues", "queue", "messages"] },
+  { label: "Cluster", href: clusterHref, pages: ["cluster"] },
+] as const;
+
+/** The header's links; the current section is marked for screen readers and by its look. */
+function MainNav({ route }: { route: Route }) {
+  return (
+    <nav aria-label="Main">
+      <ul>
+        {sections.map((section) => {
+          const current = (section.pages as readonly string[]).includes(route.page);
+          return (
+            <li key={section.label}>
+              <a
+                href={section.href}
+                aria-current={current ? "page" : undefined}
+                class={current ? "current" : undefined}
+              >
+                {section.label}
+              </a>
+            </li>
+          );
+        })}
+      </ul>
+    </nav>
+  );
 }
 
+/** The page of the current route; keyed by it, so each page starts fresh. */
 function PageOf({ route }: { route: Route }) {
   switch (route.page) {
+    case "overview":
+      return <OverviewPage />;
     case "queues":
       return <QueuesPage />;
+    case "cluster":
+      return <ClusterPage />;
     case "queue":
       return <QueuePage name={route.name} tab={route.tab} />;
     case "messages":
@@ -103,7 +130,8 @@ function PageOf({ route }: { route: Route }) {
         <>
           <PageHeading title="Not found">Not found</PageHeading>
           <p>
-            The console has no page at “{route.hash}”. <a href="#/">See every queue.</a>
+            The console has no page at “{route.hash}”. <a href="#/">See the overview</a> or{" "}
+            <a href={queuesHref}>every queue</a>.
           </p>
         </>
       );

@@ -39,6 +39,36 @@ export function formatTime(epochMs: number): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${time}`;
 }
 
+/** A moment in local time, always with its date: "2024-05-01 14:03:22". */
+export function formatDateTime(epochMs: number): string {
+  const date = new Date(epochMs);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${formatClock(epochMs, true)}`;
+}
+
+/** A time of day for a chart's axis: "14:03" or, with `seconds`, "14:03:20". */
+export function formatClock(epochMs: number, seconds: boolean): string {
+  const date = new Date(epochMs);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  const minutes = `${pad(date.getHours())}:${pad(date.getMinutes())}`;
+  return seconds ? `${minutes}:${pad(date.getSeconds())}` : minutes;
+}
+
+/** How long before `now` a moment was: "just now", "12 s ago", "4m 12s ago" (a moment after `now`, from a clock ahead, is "just now"). */
+export function formatAgo(epochMs: number, now: number): string {
+  const ms = now - epochMs;
+  if (ms < 1000) return "just now";
+  if (ms < 60_000) return `${Math.floor(ms / 1000)} s ago`;
+  return `${formatAge(ms)} ago`;
+}
+
+/** An averaging window for a label: "10 s", "5 min", "1 h", "90 s". */
+export function formatWindow(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return `${Math.round(ms / 1000)} s`;
+}
+
 /** A byte count: "512 B", "4.0 KiB", "1.0 MiB". */
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;

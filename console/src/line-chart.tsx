@@ -1,22 +1,32 @@
-// A line chart of a queue's history: several series over time on one shared
-// scale. Hand-written SVG with a text legend of each series' latest value,
-// and lines told apart by dash pattern as well as colour.
-import { useId } from "preact/hooks";
-import { formatTime } from "./format.js";
-import { linePoints } from "./sparkline.js";
+// A line chart of a history: several series over time on one shared scale.
+// Hand-written SVG with a time axis of round, labelled ticks, a legend of
+// each series' latest value, lines told apart by dash pattern as well as
+// colour, and a readout of the sample nearest the pointer, or chosen with
+// the arrow keys once the chart has focus. Every position is an SVG
+// attribute: the CSP allows no inline style.
+import { useId, useState } from "preact/hooks";
+import { nearestIndex, niceMax, timeTicks } from "./chart-scale.js";
+import { formatClock, formatDateTime } from "./format.js";
 
-/** One line: its name, values aligned with the chart's times, and its look (a CSS class). */
+/** One line: its name, values aligned with the chart's times (null where it has none), and its look (a CSS class). */
 export interface ChartSeries {
   readonly label: string;
-  readonly values: readonly number[];
+  readonly values: readonly (number | null)[];
   readonly look: string;
 }
 
+/** The values of a series that it has. */
+const known = (values: readonly (number | null)[]) => values.filter((value) => value !== null);
+
 const width = 600;
-const height = 160;
-// Room on the left for the scale's labels and below for the times.
+const height = 180;
+// Room on the left for the scale's labels, below for the times, and on top and right for the labels' overhang.
 const left = 56;
-const bottom = 20;
+const right = 24;
+const top = 8;
+const bottom = 22;
+const plotWidth = width - left - right;
+const plotHeight = height - top - bottom;
 
 /** A line chart titled `title`; `format` writes a value ("12", "3.2/s"). */
 export function LineChart(props: {
@@ -29,6 +39,7 @@ export function LineChart(props: {
 }) {
   const { title, times, series, format, empty } = props;
   const id = useId();
+  const [active, setActive] = useState<number | null>(null);
   if (times.length < 2) {
     return (
       <figure class="chart">
@@ -37,44 +48,124 @@ export function LineChart(props: {
       </figure>
     );
   }
-  const max = Math.max(0, ...series.flatMap((line) => line.values));
-  const latest = (line: ChartSeries) => format(line.values[line.values.length - 1] ?? 0);
-  const span = `${formatTime(times[0]!)} to ${formatTime(times[times.length - 1]!)}`;
-  const plotWidth = width - left;
-  const plotHeight = height - bottom;
+  const last = times.length - 1;
+  const [first, end] = [times[0]!, times[last]!];
+  const span = Math.max(1, end - first);
+  const peak = Math.max(0, ...series.flatMap((line) => known(line.values)));
+  const max = niceMax(peak);
+  const x = (t: number) => left + ((t - first) / span) * plotWidth;
+  const y = (value: number) => top + plotHeight - (value / max) * plotHeight;
+  const { ticks, stepMs } = timeTicks(first, end);
+  const written = (value: number | null | undefined) => (value === null || value === undefined ? "–" : format(value));
+  const latest = (line: ChartSeries) => written(known(line.values).at(-1));
+  const sample = (i: number) =>
+    `${formatDateTime(times[i]!)}: ${series.map((line) => `${line.label} ${written(line.values[i])}`).join(", ")}`;
+  const shown = active === null ? null : Math.min(active, last);
+
+  const point = (event: PointerEvent) => {
+    const box = (event.currentTarget as SVGSVGElement).getBoundingClientRect();
+    const svgX = ((event.clientX - box.left) / box.width) * width;
+    setActive(nearestIndex(times, first + ((svgX - left) / plotWidth) * span));
+  };
+  const step = (event: KeyboardEvent) => {
+    const from = shown ?? last;
+    const page = Math.max(1, Math.round(times.length / 10));
+    const to: Record<string, number> = {
+      ArrowLeft: from - 1,
+      ArrowDown: from - 1,
+      ArrowRight: from + 1,
+      ArrowUp: from + 1,
+      PageDown: from - page,
+      PageUp: from + page,
+      Home: 0,
+      End: last,
+    };
+    const next = to[event.key];
+    if (next === undefined) return;
+    event.preventDefault();
+    setActive(Math.max(0, Math.min(last, next)));
+  };
+
   return (
     <figure class="chart">
       <figcaption id={`${id}-title`}>{title}</figcaption>
-      {/* biome-ignore lint/a11y/noSvgWithoutTitle: named by its figcaption and <desc> through aria-labelledby */}
-      <svg role="img" aria-labelledby={`${id}-title ${id}-desc`} viewBox={`0 0 ${width} ${height}`} class="chart-svg">
-        <desc id={`${id}-desc`}>
-          {`From ${span}, peak ${format(max)}. Latest: ${series.map((line) => `${line.label} ${latest(line)}`).join(", ")}.`}
-        </desc>
-        <line class="axis" x1={left} y1={0} x2={left} y2={plotHeight} />
-        <line class="axis" x1={left} y1={plotHeight} x2={width} y2={plotHeight} />
-        <line class="gridline" x1={left} y1={0.5} x2={width} y2={0.5} />
-        <text class="tick" x={left - 6} y={10} text-anchor="end">
-          {format(max)}
-        </text>
-        <text class="tick" x={left - 6} y={plotHeight} text-anchor="end">
-          0
-        </text>
-        <text class="tick" x={left} y={height - 4}>
-          {formatTime(times[0]!)}
-        </text>
-        <text class="tick" x={width} y={height - 4} text-anchor="end">
-          {formatTime(times[times.length - 1]!)}
-        </text>
-        <g transform={`translate(${left} 0)`}>
-          {series.map((line) => (
-            <polyline
-              key={line.label}
-              class={`series ${line.look}`}
-              points={linePoints(line.values, plotWidth, plotHeight - 1, max)}
-            />
+      <p id={`${id}-desc`} class="visually-hidden">
+        {`From ${formatDateTime(first)} to ${formatDateTime(end)}, peak ${format(peak)}. Latest: ${series.map((line) => `${line.label} ${latest(line)}`).join(", ")}.`}
+      </p>
+      {/* The chart is a slider over its samples: the arrow keys choose one, and its value is read out as text. */}
+      <div
+        class="chart-plot"
+        role="slider"
+        tabIndex={0}
+        aria-labelledby={`${id}-title`}
+        aria-describedby={`${id}-desc`}
+        aria-valuemin={0}
+        aria-valuemax={last}
+        aria-valuenow={shown ?? last}
+        aria-valuetext={sample(shown ?? last)}
+        onKeyDown={step}
+        onFocus={() => setActive((current) => current ?? last)}
+        onBlur={() => setActive(null)}
+      >
+        <svg
+          viewBox={`0 0 ${width} ${height}`}
+          class="chart-svg"
+          aria-hidden="true"
+          onPointerMove={point}
+          onPointerLeave={() => setActive(null)}
+        >
+          {[0, max / 2, max].map((value) => (
+            <g key={value}>
+              <line
+                class={value === 0 ? "axis" : "gridline"}
+                x1={left}
+                y1={y(value)}
+                x2={left + plotWidth}
+                y2={y(value)}
+              />
+              <text class="tick" x={left - 6} y={y(value) + 4} text-anchor="end">
+                {format(value)}
+              </text>
+            </g>
           ))}
-        </g>
-      </svg>
+          <line class="axis" x1={left} y1={top} x2={left} y2={top + plotHeight} />
+          {ticks.map((tick) => (
+            <g key={tick}>
+              <line class="axis" x1={x(tick)} y1={top + plotHeight} x2={x(tick)} y2={top + plotHeight + 4} />
+              <text class="tick" x={x(tick)} y={height - 4} text-anchor="middle">
+                {formatClock(tick, stepMs < 60_000)}
+              </text>
+            </g>
+          ))}
+          {series.flatMap((line) =>
+            runs(line.values).map((run) => (
+              <polyline
+                key={`${line.label}-${run[0]}`}
+                class={`series ${line.look}`}
+                points={run.map((i) => `${x(times[i]!).toFixed(1)},${y(line.values[i]!).toFixed(1)}`).join(" ")}
+              />
+            )),
+          )}
+          {shown !== null && (
+            <g class="chart-cursor">
+              <line x1={x(times[shown]!)} y1={top} x2={x(times[shown]!)} y2={top + plotHeight} />
+              {series.map((line) => {
+                const value = line.values[shown];
+                return value === null || value === undefined ? null : (
+                  <circle key={line.label} class={`dot ${line.look}`} cx={x(times[shown]!)} cy={y(value)} r={3.5} />
+                );
+              })}
+            </g>
+          )}
+        </svg>
+      </div>
+      <p class="chart-readout" aria-hidden="true">
+        {shown === null ? (
+          <span class="muted">Point at the chart, or focus it and press ← →, to read a sample.</span>
+        ) : (
+          sample(shown)
+        )}
+      </p>
       <ul class="legend">
         {series.map((line) => (
           <li key={line.label}>
@@ -87,4 +178,18 @@ export function LineChart(props: {
       </ul>
     </figure>
   );
+}
+
+/** The indexes of a series' unbroken stretches of values, each drawn as one line (a lone point as a dot-sized line). */
+function runs(values: readonly (number | null)[]): number[][] {
+  const stretches: number[][] = [];
+  let current: number[] = [];
+  values.forEach((value, i) => {
+    if (value === null) {
+      if (current.length > 0) stretches.push(current);
+      current = [];
+    } else current.push(i);
+  });
+  if (current.length > 0) stretches.push(current);
+  return stretches.map((run) => (run.length === 1 ? [run[0]!, run[0]!] : run));
 }

@@ -1,15 +1,16 @@
 // A queue's history as two charts: how many messages it holds, and how fast
-// they come and go.
+// they come and go. The broker that serves the queue keeps the history, and
+// ends it with the counts now (the "Now" boxes), so the depth chart's last
+// point is theirs; that point has no rates yet.
 import type { QueueHistory } from "./api-types.js";
 import { formatCount, formatRate } from "./format.js";
 import { LineChart } from "./line-chart.js";
 
-/** The depth and rate charts of one queue. */
+/** The depth and rate charts of one queue; `sampledHere` is false until a broker has sampled it. */
 export function QueueCharts({ history, sampledHere }: { history: QueueHistory; sampledHere: boolean }) {
-  // A queue another broker serves has its history there (cluster mode); a new one gets it at the next samples.
   const empty = sampledHere
-    ? "No history yet: the broker samples its queues every few seconds."
-    : "No history on this broker: it samples the queues it serves (in cluster mode, open the console of the broker that serves this queue), and a new queue from its next sample on.";
+    ? "No history yet: the broker that serves this queue samples it every few seconds."
+    : "No history yet: no broker has sampled this queue (it is new, or moving to another broker); its history starts at the next sample.";
   return (
     <div class="charts">
       <LineChart
@@ -33,6 +34,7 @@ export function QueueCharts({ history, sampledHere }: { history: QueueHistory; s
           { label: "Received", values: history.received, look: "look-2" },
           { label: "Deleted", values: history.deleted, look: "look-3" },
           { label: "Dead-lettered", values: history.deadLettered, look: "look-4" },
+          { label: "Moved in", values: history.arrived, look: "look-5" },
         ]}
       />
     </div>

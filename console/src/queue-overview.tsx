@@ -7,6 +7,7 @@ import { formatAge, formatCount, formatTime, plural } from "./format.js";
 import { ProcessingTime } from "./processing-time.js";
 import { QueueCharts } from "./queue-charts.js";
 import { queueHref } from "./route.js";
+import { ServedBy } from "./served-by.js";
 
 /** The Overview tab of a queue's page. */
 export function QueueOverview({ detail }: { detail: QueueDetail }) {
@@ -55,6 +56,7 @@ export function QueueOverview({ detail }: { detail: QueueDetail }) {
             ))}
           </li>
         )}
+        <ServedBy servedBy={detail.servedBy} />
         <li class="muted">Created {formatTime(queue.createTime)}</li>
       </ul>
 

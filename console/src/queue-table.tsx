@@ -1,13 +1,16 @@
 // The queue list's table: counts, oldest age and recent rates of every
-// queue, sortable by any column, with marks on queues that need a look.
+// queue, sortable by any column, with marks on queues that need a look. A
+// rate column's figure is the average of the samples its sparkline draws,
+// and its heading names that window.
 import { useState } from "preact/hooks";
 import type { QueueRow } from "./api-types.js";
 import { fifoTag } from "./fifo-text.js";
-import { formatAge, formatCount, formatRate } from "./format.js";
+import { formatAge, formatCount, formatRate, formatWindow } from "./format.js";
 import { queueHref } from "./route.js";
 import { Sparkline } from "./sparkline.js";
 
-type RateKey = keyof QueueRow["rates"];
+/** The rate columns; "sent" counts the messages moved in too (dead letters, redrives, moves). */
+type RateKey = "sent" | "received" | "deleted";
 
 interface Column {
   readonly key: string;
@@ -17,7 +20,17 @@ interface Column {
   readonly sortValue: (row: QueueRow) => string | number | null;
 }
 
-const latestRate = (row: QueueRow, key: RateKey) => row.rates[key][row.rates[key].length - 1] ?? null;
+/** A rate column's samples: a queue's arrivals (moves in) count as sends, so a dead-letter queue filling shows. */
+function columnSeries(row: QueueRow, key: RateKey): readonly number[] {
+  if (key !== "sent") return row.rates[key];
+  return row.rates.sent.map((value, i) => value + (row.rates.arrived[i] ?? 0));
+}
+
+/** A rate column's figure: the average over the very samples its sparkline draws. */
+function columnAverage(row: QueueRow, key: RateKey): number | null {
+  if (row.rates[key].length === 0) return null;
+  return key === "sent" ? row.averageRates.sent + row.averageRates.arrived : row.averageRates[key];
+}
 
 const columns: readonly Column[] = [
   { key: "name", label: "Queue", numeric: false, sortValue: (row) => row.name },
@@ -25,10 +38,12 @@ const columns: readonly Column[] = [
   { key: "in-flight", label: "In flight", numeric: true, sortValue: (row) => row.inFlight },
   { key: "delayed", label: "Delayed", numeric: true, sortValue: (row) => row.delayed },
   { key: "oldest-age", label: "Oldest message", numeric: true, sortValue: (row) => row.oldestMessageAgeMs },
-  { key: "sent", label: "Sent", numeric: true, sortValue: (row) => latestRate(row, "sent") },
-  { key: "received", label: "Received", numeric: true, sortValue: (row) => latestRate(row, "received") },
-  { key: "deleted", label: "Deleted", numeric: true, sortValue: (row) => latestRate(row, "deleted") },
+  { key: "sent", label: "Sent", numeric: true, sortValue: (row) => columnAverage(row, "sent") },
+  { key: "received", label: "Received", numeric: true, sortValue: (row) => columnAverage(row, "received") },
+  { key: "deleted", label: "Deleted", numeric: true, sortValue: (row) => columnAverage(row, "deleted") },
 ];
+
+const isRate = (key: string) => key === "sent" || key === "received" || key === "deleted";
 
 interface Sort {
   readonly key: string;
@@ -43,8 +58,17 @@ function compare(column: Column, a: QueueRow, b: QueueRow): number {
   return typeof x === "string" ? x.localeCompare(String(y)) : x - (y as number);
 }
 
-/** The queues, sorted as the user chose (by name at first). */
-export function QueueTable({ queues, caption }: { queues: readonly QueueRow[]; caption: string }) {
+/** The queues, sorted as the user chose (by name at first); their rate series cover `rateWindowMs`. */
+export function QueueTable({
+  queues,
+  caption,
+  rateWindowMs,
+}: {
+  queues: readonly QueueRow[];
+  caption: string;
+  rateWindowMs: number;
+}) {
+  const window = formatWindow(rateWindowMs);
   const [sort, setSort] = useState<Sort>({ key: "name", ascending: true });
   const column = columns.find((c) => c.key === sort.key)!;
   const sorted = [...queues].sort((a, b) => (sort.ascending ? 1 : -1) * compare(column, a, b));
@@ -67,12 +91,16 @@ export function QueueTable({ queues, caption }: { queues: readonly QueueRow[]; c
               >
                 <button type="button" class="sort" onClick={() => choose(c.key, c.numeric)}>
                   {c.label}
-                  {c.key === "sent" || c.key === "received" || c.key === "deleted" ? (
-                    <span class="visually-hidden"> per second</span>
-                  ) : null}
+                  {isRate(c.key) && (
+                    <>
+                      <span aria-hidden="true">/s</span>
+                      <span class="visually-hidden"> per second</span>
+                    </>
+                  )}
                   <span class="sort-mark" aria-hidden="true">
                     {sort.key === c.key ? (sort.ascending ? "▲" : "▼") : "↕"}
                   </span>
+                  {isRate(c.key) && <span class="column-window"> ({window} avg)</span>}
                 </button>
               </th>
             ))}
@@ -124,19 +152,24 @@ function QueueTableRow({ row }: { row: QueueRow }) {
         {row.oldestMessageAgeMs === null ? <span class="muted">empty</span> : formatAge(row.oldestMessageAgeMs)}
       </td>
       {(["sent", "received", "deleted"] as const).map((key) => (
-        <RateCell key={key} name={name} kind={key} values={row.rates[key]} />
+        <RateCell key={key} name={name} kind={key} row={row} />
       ))}
     </tr>
   );
 }
 
-function RateCell({ name, kind, values }: { name: string; kind: RateKey; values: readonly number[] }) {
-  const latest = values[values.length - 1];
+function RateCell({ name, kind, row }: { name: string; kind: RateKey; row: QueueRow }) {
+  const average = columnAverage(row, kind);
   return (
     <td class="numeric rate">
-      <Sparkline values={values} label={`${kind} per second`} />
+      <Sparkline
+        values={columnSeries(row, kind)}
+        label={kind === "sent" ? "sent or moved in, per second" : `${kind} per second`}
+        window={formatWindow(row.rateWindowMs)}
+        average={average ?? 0}
+      />
       <span class="rate-now" data-testid={`${kind}-rate-${name}`}>
-        {latest === undefined ? "–" : formatRate(latest)}
+        {average === null ? "–" : formatRate(average)}
       </span>
     </td>
   );

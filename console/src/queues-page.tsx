@@ -86,6 +86,7 @@ export function QueuesPage() {
         <>
           <QueueTable
             queues={shown}
+            rateWindowMs={list.rateWindowMs}
             caption={
               prefix === ""
                 ? plural(total, "queue")

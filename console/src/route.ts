@@ -4,7 +4,9 @@ import { useEffect, useState } from "preact/hooks";
 
 /** A page of the console. */
 export type Route =
+  | { readonly page: "overview" }
   | { readonly page: "queues" }
+  | { readonly page: "cluster" }
   | { readonly page: "queue"; readonly name: string; readonly tab: QueueTab }
   | { readonly page: "messages"; readonly name: string }
   | { readonly page: "not-found"; readonly hash: string };
@@ -13,10 +15,15 @@ export type Route =
 export type QueueTab = "overview" | "send" | "settings" | "redrive";
 const queueTabs: readonly string[] = ["send", "settings", "redrive"];
 
-/** The route a location hash names: "#/", "#/queues/jobs", "#/queues/jobs/settings", "#/queues/jobs/messages". */
+/**
+ * The route a location hash names: "#/" (the Overview), "#/queues",
+ * "#/cluster", "#/queues/jobs", "#/queues/jobs/settings", "#/queues/jobs/messages".
+ */
 export function routeOf(hash: string): Route {
   const path = hash.replace(/^#/, "") || "/";
-  if (path === "/") return { page: "queues" };
+  if (path === "/") return { page: "overview" };
+  if (/^\/queues\/?$/.test(path)) return { page: "queues" };
+  if (/^\/cluster\/?$/.test(path)) return { page: "cluster" };
   const match = /^\/queues\/([^/]+)(?:\/(messages|send|settings|redrive))?\/?$/.exec(path);
   if (match === null) return { page: "not-found", hash };
   let name: string;
@@ -30,7 +37,10 @@ export function routeOf(hash: string): Route {
 }
 
 /** The link to the queue list. */
-export const queuesHref = "#/";
+export const queuesHref = "#/queues";
+
+/** The link to the Cluster page. */
+export const clusterHref = "#/cluster";
 
 /** The link to a queue's page, at one of its tabs. */
 export const queueHref = (name: string, tab: QueueTab = "overview") =>

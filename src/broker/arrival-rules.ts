@@ -1,6 +1,7 @@
 import type { Store, StoreOp } from "../store/store.js";
 import type { Clock } from "../time/clock.js";
 import type { BackgroundWork } from "./background-work.js";
+import type { BrokerEvents } from "./broker-events.js";
 import type { Arrival } from "../store/cluster-queues.js";
 import type { QueueRegistry } from "./queue-registry.js";
 import type { QueueState } from "./queue-state.js";
@@ -14,6 +15,7 @@ export interface ArrivalRulesOptions {
   readonly background: BackgroundWork;
   /** Offers a queue's new messages to its waiting receives and arms its timer (Maintenance.advance). */
   readonly advance: (queue: QueueState) => void;
+  readonly events: Pick<BrokerEvents, "arrived">;
 }
 
 /** The rules for messages other brokers moved here (cluster mode). */
@@ -34,11 +36,11 @@ export interface ArrivalRules {
  * background: the message is stored already), rather than slotted in ahead.
  */
 export function createArrivalRules(options: ArrivalRulesOptions): ArrivalRules {
-  const { clock, store, registry, background, advance } = options;
+  const { clock, store, registry, background, advance, events } = options;
   return {
     take(arrivals) {
       const now = clock.now();
-      const touched = new Set<QueueState>();
+      const touched = new Map<QueueState, number>();
       const renumbered: StoreOp[] = [];
       for (const { queue: name, dataId, entry } of arrivals) {
         const queue = registry.find(name);
@@ -49,10 +51,13 @@ export function createArrivalRules(options: ArrivalRulesOptions): ArrivalRules {
           renumbered.push(rescheduleOp(dataId, entry.readyAt, arrival));
         }
         queue.add(arrival, now);
-        touched.add(queue);
+        touched.set(queue, (touched.get(queue) ?? 0) + 1);
       }
       if (renumbered.length > 0) background.start(store.commit(renumbered));
-      for (const queue of touched) advance(queue);
+      for (const [queue, count] of touched) {
+        advance(queue);
+        events.arrived(queue.record.name, count);
+      }
     },
   };
 }

@@ -24,6 +24,9 @@ export function teeEvents(...listeners: BrokerEvents[]): BrokerEvents {
     deadLettered(queue, deadLetterQueue, count) {
       for (const listener of listeners) listener.deadLettered(queue, deadLetterQueue, count);
     },
+    arrived(queue, count) {
+      for (const listener of listeners) listener.arrived(queue, count);
+    },
     movedByTask(queue, count) {
       for (const listener of listeners) listener.movedByTask(queue, count);
     },

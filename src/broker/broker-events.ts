@@ -24,6 +24,11 @@ export interface BrokerEvents {
   deleted(queue: string, processingMs: number): void;
   /** Messages moved to a dead-letter queue after too many deliveries. */
   deadLettered(queue: string, deadLetterQueue: string, count: number): void;
+  /**
+   * Messages arrived in a queue this broker serves from another queue: dead-lettered into it,
+   * redriven or moved by a task (counted once they show there; across brokers, by the one that takes them in).
+   */
+  arrived(queue: string, count: number): void;
   /** Messages were moved out of a queue by a message move task. */
   movedByTask(queue: string, count: number): void;
   /** Messages were removed because their retention ran out. */
@@ -51,6 +56,7 @@ export const ignoredBrokerEvents: BrokerEvents = {
   emptyReceive: ignore,
   deleted: ignore,
   deadLettered: ignore,
+  arrived: ignore,
   movedByTask: ignore,
   retentionExpired: ignore,
   leaseExpired: ignore,

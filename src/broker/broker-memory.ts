@@ -148,7 +148,7 @@ export function createBrokerMemory(options: BrokerMemoryOptions): BrokerMemory {
     commitAndServe,
     events,
   });
-  const arrivals = createArrivalRules({ clock, store, registry, background, advance });
+  const arrivals = createArrivalRules({ clock, store, registry, background, advance, events: options.events });
   const messageAdmin = createMessageAdmin({ store, leases, deadLetters, commitAndServe, advance });
   return {
     store,

@@ -221,6 +221,13 @@ export class Broker {
     return this.memory.moveTasks.cancel(taskHandle);
   }
 
+  /** How many deduplication ids the FIFO queues' windows remember, all queues together (--max-deduplication-ids bounds it). */
+  get deduplicationIdCount(): number {
+    let count = 0;
+    for (const queue of this.memory.registry.all()) count += queue.deduplication?.size ?? 0;
+    return count;
+  }
+
   /** How many long-poll Receives are waiting, over all queues. */
   get waitingReceiveCount(): number {
     return this.memory.waiting.size;

@@ -287,6 +287,7 @@ export class DeadLetters {
     if (to.deleted || to.record.dataId !== toDataId) return;
     for (const entry of arrivals) to.add(entry, this.clock.now());
     this.arrived(to);
+    if (arrivals.length > 0) this.events.arrived(to.record.name, arrivals.length);
   }
 
   /** Waits so that `count` messages since `started` keep to `maxPerSecond`. */

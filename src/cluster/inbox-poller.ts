@@ -54,7 +54,7 @@ export class InboxPoller implements MembershipWork {
       this.membership.pool,
       this.membership.fence(this.membership.servedShards()),
     );
-    if (!fenceHeld) return this.membership.loseOwnership(ownershipLost());
+    if (!fenceHeld) return this.membership.loseOwnership(ownershipLost(), "claimed-by-another");
     if (arrivals.length > 0 && this.membership.lost === undefined) this.moves?.arrived(arrivals);
   }
 

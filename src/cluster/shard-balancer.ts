@@ -89,7 +89,7 @@ export class ShardBalancer implements MembershipWork {
       loaded = await store.loadShards(claimed);
     } catch (error) {
       // Claimed but not loaded: writes to these shards would be fenced anyway; start over from storage recovery.
-      return membership.loseOwnership(postgresUnavailable(error, "read"));
+      return membership.loseOwnership(postgresUnavailable(error, "read"), "storage-failure");
     }
     if (membership.serveAlso(claimed)) this.moves?.gained(loaded.queues);
   }

@@ -13,6 +13,8 @@ import { leaseClock } from "./lease-clock.js";
 import { ShardBalancer } from "./shard-balancer.js";
 import { ShardMembership, type ShardMembershipOptions } from "./shard-membership.js";
 import type { ShardMoves } from "./shard-moves.js";
+import { ShardEventLog, type ShardEvent } from "./shard-events.js";
+import { readClusterStatus } from "../store/postgres/cluster-status.js";
 
 /** How to open a broker's storage in cluster mode. */
 export interface ShardClusterOptions extends Pick<ShardMembershipOptions, "urls" | "nodeId" | "onOwnershipLost"> {
@@ -33,6 +35,17 @@ export interface ShardClusterOptions extends Pick<ShardMembershipOptions, "urls"
   readonly commitObserver?: CommitObserver;
   /** Times leases and balancing; leaseClock if unset. A standby's wait for held shards at open runs on real time. */
   readonly clock?: Clock;
+  /** Told of each shard event as it is recorded (shard-events.ts): the log line and the takeover counter. */
+  readonly onShardEvent?: (event: ShardEvent) => void;
+}
+
+/** The cluster as one broker sees it, for GetClusterStatus: members, shard owners, and its own shard events. */
+export interface ClusterSnapshot {
+  readonly nodeId: string;
+  /** Members whose row is in the table, and whether they are live (member lock held, renewed within a lease). */
+  readonly members: { nodeId: string; address: string; live: boolean; shards: number; lastHeartbeat: number }[];
+  readonly shards: { shard: number; owner: string | undefined; epoch: number }[];
+  readonly events: ShardEvent[];
 }
 
 // Four seconds: a broker whose machine died (no session to close) is taken
@@ -114,6 +127,7 @@ export class ShardCluster {
           leaseTtlMs,
           clock,
           onInbox: () => inbox.takeSoon(),
+          events: new ShardEventLog(options.onShardEvent),
           ...(options.onWaiting === undefined ? {} : { onWaiting: options.onWaiting }),
           ...(options.onOwnershipLost === undefined ? {} : { onOwnershipLost: options.onOwnershipLost }),
         },
@@ -175,6 +189,39 @@ export class ShardCluster {
   /** Records where other brokers and clients reach this one, once the listener knows its port. */
   advertise(address: string): Promise<void> {
     return this.membership.advertise(address);
+  }
+
+  /** The other live members (any mode but route-only), node id → address, as the last balancing step read them. */
+  liveMembers(): Map<string, string> {
+    const members = new Map(this.membership.view?.members ?? []);
+    members.delete(this.membership.nodeId);
+    return members;
+  }
+
+  /** Reads members and shard owners from PostgreSQL now, with this broker's shard events. */
+  async snapshot(): Promise<ClusterSnapshot> {
+    const status = await readClusterStatus(this.membership.pool);
+    const live = this.membership.view?.members ?? new Map<string, string>();
+    const now = Date.now();
+    const owned = new Map<string, number>();
+    const shards = (status?.shards ?? []).map((shard) => {
+      // A lease run out is nobody's, as routes take it.
+      const owner = shard.owner !== null && (shard.leaseLeftMs ?? 0) > 0 ? shard.owner : undefined;
+      if (owner !== undefined) owned.set(owner, (owned.get(owner) ?? 0) + 1);
+      return { shard: shard.shard, owner, epoch: shard.epoch };
+    });
+    return {
+      nodeId: this.membership.nodeId,
+      members: (status?.members ?? []).map((member) => ({
+        nodeId: member.nodeId,
+        address: member.address,
+        live: live.has(member.nodeId) || member.nodeId === this.membership.nodeId,
+        shards: owned.get(member.nodeId) ?? 0,
+        lastHeartbeat: Math.round(now - member.heartbeatAgeMs),
+      })),
+      shards,
+      events: this.membership.events.recent(),
+    };
   }
 
   /** Resolves once the inbox take under way (if any) has shown what it took. */

@@ -4,9 +4,16 @@ import { readClusterView, type ClusterView } from "../store/postgres/cluster-vie
 import { postgresUnavailable } from "../store/postgres/postgres-unavailable.js";
 import { connectSessions, endSessions, type PostgresSessions } from "../store/postgres/postgres-sessions.js";
 import { inboxChannel } from "../store/postgres/postgres-inbox.js";
-import { planShardMoves } from "./shard-assignment.js";
+import { assignShards, planShardMoves } from "./shard-assignment.js";
+import { ShardEventLog, type ShardEventReason } from "./shard-events.js";
 import { checkLayout, currentLayout } from "../store/postgres/schema-upgrades.js";
-import { ownershipLost, ShardOwnership, ShardsHeldError, ShardsMovedError } from "../store/postgres/shard-ownership.js";
+import {
+  ownershipLost,
+  ShardOwnership,
+  ShardsHeldError,
+  ShardsMovedError,
+  type ShardClaim,
+} from "../store/postgres/shard-ownership.js";
 import type { StoreMembership } from "../store/postgres/store-membership.js";
 import type { Clock, Timer } from "../time/clock.js";
 import { leaseClock } from "./lease-clock.js";
@@ -34,6 +41,8 @@ export interface ShardMembershipOptions {
   readonly onInbox?: () => void;
   /** Times the leases and their renewals; leaseClock if unset. Tests pass a fake one. A standby's wait for held shards at open runs on real time. */
   readonly clock?: Clock;
+  /** Where shards claimed, released and lost are recorded; a log of its own if unset. */
+  readonly events?: ShardEventLog;
 }
 
 /** Work that runs on the membership's sessions (balancing): a reconnect waits for it to pause, and leaving stops it. */
@@ -71,6 +80,8 @@ export class ShardMembership implements StoreMembership {
   private readonly work: MembershipWork[] = [];
   private readonly clock: Clock;
   private lastView: ClusterView | undefined;
+  /** Shards claimed, released and lost here, for GetClusterStatus, the log and the takeover counter. */
+  readonly events: ShardEventLog;
 
   constructor(
     sessions: PostgresSessions,
@@ -84,6 +95,7 @@ export class ShardMembership implements StoreMembership {
     this.ownership = new ShardOwnership(sessions.member, options.nodeId, options.leaseTtlMs);
     this.ownership.address = address;
     this.clock = options.clock ?? leaseClock;
+    this.events = options.events ?? new ShardEventLog();
     this.watchMember();
   }
 
@@ -145,7 +157,7 @@ export class ShardMembership implements StoreMembership {
     const { member } = this.sessions;
     member.once("end", () => {
       if (this.sessions.member === member && !this.closed)
-        this.loseOwnership(postgresUnavailable(new Error("member session ended")));
+        this.loseOwnership(postgresUnavailable(new Error("member session ended")), "storage-failure");
     });
     // Another broker sent messages to a queue whose shard this broker serves: take them in now, not at the next poll.
     member.on("notification", (notification) => {
@@ -188,7 +200,8 @@ export class ShardMembership implements StoreMembership {
       signal?.throwIfAborted();
       const started = this.clock.now();
       try {
-        await this.ownership.claim(this.sessions.member, shards);
+        const claims = await this.ownership.claim(this.sessions.member, shards);
+        this.recordClaims(claims, "start");
         this.leaseValidUntil = started + ttl;
         this.serve(shards);
         break;
@@ -214,7 +227,18 @@ export class ShardMembership implements StoreMembership {
     await this.sessions.member.query(`LISTEN ${inboxChannel}`);
     const view = await this.readView();
     const plan = planShardMoves(view, this.nodeId, (shard) => this.ownership.holds(shard));
-    await this.ownership.claimSome(this.sessions.member, plan.claim);
+    this.recordClaims(await this.ownership.claimSome(this.sessions.member, plan.claim), "balance");
+  }
+
+  /** Records claims, one event per previous holder: a free shard's is `freeReason`, another live-then-dead broker's a takeover. */
+  private recordClaims(claims: readonly ShardClaim[], freeReason: ShardEventReason): void {
+    const byPrevious = new Map<string | null, number[]>();
+    for (const { shard, previous } of claims) byPrevious.set(previous, [...(byPrevious.get(previous) ?? []), shard]);
+    const time = Date.now();
+    for (const [previous, shards] of byPrevious) {
+      const reason = previous === null ? freeReason : previous === this.nodeId ? "reclaim" : "takeover";
+      this.events.record({ time, kind: "claimed", shards, nodeId: this.nodeId, peer: previous ?? undefined, reason });
+    }
   }
 
   /** Reads who is live and who holds what, for routes and balancing. */
@@ -229,13 +253,23 @@ export class ShardMembership implements StoreMembership {
   }
 
   /** Claims whichever of `shards` are claimable now, and returns them; renewals keep their leases from here on. */
-  claimSome(shards: readonly number[]): Promise<number[]> {
-    return this.ownership.claimSome(this.sessions.member, shards);
+  async claimSome(shards: readonly number[]): Promise<number[]> {
+    const claims = await this.ownership.claimSome(this.sessions.member, shards);
+    this.recordClaims(claims, "balance");
+    return claims.map((claim) => claim.shard);
   }
 
   /** Gives up the leases of `shards`, so the member they are assigned to claims them at once. */
-  releaseSome(shards: readonly number[]): Promise<void> {
-    return this.ownership.releaseSome(this.sessions.member, shards);
+  async releaseSome(shards: readonly number[]): Promise<void> {
+    await this.ownership.releaseSome(this.sessions.member, shards);
+    // Who each goes to: the assignment among the members of the last read, as balancing planned it.
+    const members = [...new Set([...(this.lastView?.members.keys() ?? []), this.nodeId])].sort();
+    const assigned = assignShards(members, this.shardCount);
+    const byPeer = new Map<string | undefined, number[]>();
+    for (const shard of shards) byPeer.set(assigned[shard], [...(byPeer.get(assigned[shard]) ?? []), shard]);
+    const time = Date.now();
+    for (const [peer, released] of byPeer)
+      this.events.record({ time, kind: "released", shards: released, nodeId: this.nodeId, peer, reason: "handover" });
   }
 
   /** Serves `shards` too (gained and loaded), unless this broker lost its shards or left meanwhile. */
@@ -278,7 +312,7 @@ export class ShardMembership implements StoreMembership {
   private checkLapse(): void {
     if (this.closed || this.lostBy !== undefined) return;
     if (this.clock.now() < this.leaseValidUntil) return this.armLapse();
-    this.loseOwnership(ownershipLost());
+    this.loseOwnership(ownershipLost(), "lease-lapsed");
   }
 
   /** One renewal of every lease held (and of the membership): what the renewal timer runs. */
@@ -289,16 +323,18 @@ export class ShardMembership implements StoreMembership {
       await this.ownership.renew(this.sessions.member);
       this.leaseValidUntil = started + this.options.leaseTtlMs;
     } catch (error) {
-      if (error instanceof ShardsMovedError) return this.loseOwnership(ownershipLost());
+      if (error instanceof ShardsMovedError) return this.loseOwnership(ownershipLost(), "claimed-by-another");
       // The database is unreachable: keep trying; the lapse timer stops the writes once the lease may have passed on.
     }
     this.scheduleRenewal();
   }
 
   /** Stops serving and writing, and tells the owner once: the shards may be another broker's now. */
-  loseOwnership(error: unknown): void {
+  loseOwnership(error: unknown, reason: ShardEventReason): void {
     if (this.lostBy !== undefined) return;
     this.lostBy = error;
+    const shards = [...this.serving].sort((a, b) => a - b);
+    this.events.record({ time: Date.now(), kind: "lost", shards, nodeId: this.nodeId, peer: undefined, reason });
     this.serving.clear();
     this.stopTimers();
     this.options.onOwnershipLost?.(error);
@@ -312,7 +348,7 @@ export class ShardMembership implements StoreMembership {
     if (this.lostBy !== undefined) throw this.lostBy;
     if (this.clock.now() >= this.leaseValidUntil) {
       // Renewals failed for a whole TTL: another broker may own the shards now.
-      this.loseOwnership(ownershipLost());
+      this.loseOwnership(ownershipLost(), "lease-lapsed");
       throw this.lostBy;
     }
   }
@@ -322,7 +358,7 @@ export class ShardMembership implements StoreMembership {
   }
 
   broken(): unknown {
-    this.loseOwnership(ownershipLost());
+    this.loseOwnership(ownershipLost(), "storage-failure");
     return this.lostBy;
   }
 
@@ -363,7 +399,22 @@ export class ShardMembership implements StoreMembership {
     await Promise.all(this.work.map((work) => work.stop()));
     this.stopTimers();
     // A standby takes the shards at once instead of waiting for their leases.
-    if (this.lostBy === undefined) await this.ownership.release(this.sessions.member).catch(() => undefined);
+    if (this.lostBy === undefined) {
+      const { shards } = this.ownership.fence();
+      const released = await this.ownership.release(this.sessions.member).then(
+        () => true,
+        () => false,
+      );
+      if (released)
+        this.events.record({
+          time: Date.now(),
+          kind: "released",
+          shards,
+          nodeId: this.nodeId,
+          peer: undefined,
+          reason: "shutdown",
+        });
+    }
     await this.disconnect();
   }
 

@@ -14,7 +14,13 @@ import type { SessionPermissions } from "./console-permissions.js";
 import { moveTaskView, queueView } from "./console-views.js";
 import { queueConfigOf } from "./queue-config-json.js";
 import { peekedMessageView } from "./peeked-message-view.js";
+import { activitySeries, rowRates } from "./activity-views.js";
+import { processingView } from "./processing-view.js";
+import { readActivity } from "./queue-activity.js";
+import { answerCluster } from "./cluster-route.js";
+import { answerOverview } from "./overview-route.js";
 import type { QueueHistory } from "./queue-history.js";
+import type { AdminCalls } from "./admin-calls.js";
 
 /** One API request, its body already parsed. */
 export interface ApiRequest {
@@ -28,6 +34,8 @@ export interface ApiRequest {
 /** What an API route works with: the broker's handlers as the session's token, and the history. */
 export interface ApiContext {
   readonly calls: QueueCalls;
+  /** AdminService's status RPCs as the session's token. */
+  readonly admin: AdminCalls;
   readonly history: QueueHistory;
   readonly now: () => number;
   /** What the session's token may do, for the views' `permissions`. */
@@ -48,13 +56,20 @@ const queueRoutes: Record<string, Record<string, Route>> = {
   "": {
     GET: async (_request, { calls, history, now, permissions }, name) => {
       const { queue } = await calls.call("getQueue", { name });
-      const series = history.series(name);
+      const view = queueView(queue!, permissions.on(name));
+      // From the broker that serves the queue, whichever serves the console (activity-views.ts).
+      const activity = (await readActivity(calls, 0, [name])).get(name);
       return {
-        queue: queueView(queue!, permissions.on(name)),
-        history: series ?? emptySeries(),
-        // null: this broker has not sampled the queue (another broker serves it, or it is new).
-        processing: history.processing(name, now()) ?? null,
+        queue: view,
+        history: activitySeries(activity, now(), view.stats),
+        // null: no broker has sampled the queue yet (it is new, or moving between brokers).
+        processing: activity === undefined ? null : processingView(activity),
         sampleIntervalMs: history.shape.sampleIntervalMs,
+        // null outside cluster mode, and while no broker has sampled the queue.
+        servedBy:
+          activity === undefined || activity.nodeId === ""
+            ? null
+            : { nodeId: activity.nodeId, address: activity.address },
       };
     },
     // With `fields` (QueueConfig's field names), only those change: the settings form sends what the
@@ -151,6 +166,11 @@ export async function answerApi(request: ApiRequest, context: ApiContext): Promi
     if (route === undefined) throw consoleErrors.methodNotAllowed();
     return route(request, context, name);
   }
+  // Whole-broker (whole-cluster) views: overview-route.ts, cluster-route.ts.
+  if ((first === "overview" || first === "cluster") && name === undefined) {
+    if (request.method !== "GET") throw consoleErrors.methodNotAllowed();
+    return first === "overview" ? answerOverview(context) : answerCluster(context);
+  }
   if (first === "move-tasks" && name === "cancel" && sub === undefined) {
     if (request.method !== "POST") throw consoleErrors.methodNotAllowed();
     const taskHandle = stringField(objectBody(request.body), "taskHandle");
@@ -160,7 +180,7 @@ export async function answerApi(request: ApiRequest, context: ApiContext): Promi
   throw consoleErrors.notFound();
 }
 
-/** Every queue the token may see, with its recent rates from this broker's history. */
+/** Every queue the token may see, with its recent rates from the history of the broker that serves it. */
 async function listQueues({ calls, history, now, permissions }: ApiContext): Promise<object> {
   const queues: Queue[] = [];
   let pageToken = "";
@@ -169,24 +189,27 @@ async function listQueues({ calls, history, now, permissions }: ApiContext): Pro
     queues.push(...page.queues);
     pageToken = page.nextPageToken;
   } while (pageToken !== "" && queues.length < maxListedQueues);
+  // One sample more than the sparklines show: it starts their window (rowRates).
+  const activities = await readActivity(calls, sparklineSamples + 1);
   return {
     queues: queues.map((queue) => {
       const view = queueView(queue, permissions.on(queue.name));
-      const rates = history.latestRates(queue.name, sparklineSamples);
+      const activity = activities.get(queue.name);
       return {
         name: view.name,
         ...view.stats,
         deadLetterQueue: queue.config?.redrivePolicy?.deadLetterQueue || null,
         deadLetterSourceQueues: view.deadLetterSourceQueues,
         fifo: view.fifo,
-        rates: rates ?? { sent: [], received: [], deleted: [] },
-        // null where this broker has no samples of the queue: it cannot tell, rather than "no".
-        deadLettering: history.isDeadLettering(queue.name) ?? null,
-        oldestAgeGrowing: history.isOldestAgeGrowing(queue.name) ?? null,
+        ...rowRates(activity),
+        // null where no broker has sampled the queue yet: it cannot tell, rather than "no".
+        deadLettering: activity?.deadLettering ?? null,
+        oldestAgeGrowing: activity?.oldestAgeGrowing ?? null,
         permissions: view.permissions,
       };
     }),
     sampleIntervalMs: history.shape.sampleIntervalMs,
+    rateWindowMs: sparklineSamples * history.shape.sampleIntervalMs,
     now: now(),
     truncated: pageToken !== "",
   };
@@ -197,18 +220,4 @@ async function createQueue(request: ApiRequest, { calls, permissions }: ApiConte
   const name = stringField(body, "name");
   const { queue } = await calls.call("createQueue", { name, config: queueConfigOf(body.config) });
   return { queue: queueView(queue!, permissions.on(name)) };
-}
-
-function emptySeries(): object {
-  return {
-    t: [],
-    visible: [],
-    inFlight: [],
-    delayed: [],
-    oldestAgeMs: [],
-    sent: [],
-    received: [],
-    deleted: [],
-    deadLettered: [],
-  };
 }

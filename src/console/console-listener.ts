@@ -6,6 +6,9 @@ import type { AuthGate } from "../auth/auth-gate.js";
 import { tokenDigest } from "../auth/bearer-token.js";
 import { HoldshelfError } from "../errors/holdshelf-error.js";
 import { authorizeQueueService, tokenCaller } from "../service/queue-service-auth.js";
+import { authorizeAdminService } from "../service/admin-service-auth.js";
+import type { AdminServiceHandlers } from "../service/admin-service-handlers.js";
+import { AdminCalls } from "./admin-calls.js";
 import type { Logger } from "../logging/logger.js";
 import { httpsServerOptions, listenHttp, splitHostPort } from "../net/http-listener.js";
 import type { ServerTls } from "../net/server-tls.js";
@@ -27,6 +30,8 @@ export interface ConsoleListenerOptions {
   readonly tls?: ServerTls;
   /** The broker's QueueService handlers, routed to each queue's owner in cluster mode, not yet checking permissions. */
   readonly handlers: QueueHandlers;
+  /** The broker's AdminService handlers (their status RPCs), gathered from every member in cluster mode, not yet checking permissions. */
+  readonly admin: AdminServiceHandlers;
   /** The auth file's tokens: with it, the console asks for a token and acts with that token's permissions. */
   readonly gate?: AuthGate;
   /** The built UI by URL path; undefined when `npm run build` has not made it. */
@@ -45,7 +50,7 @@ export interface ConsoleListener {
   readonly port: number;
   /** The address to open in a browser. */
   readonly url: string;
-  /** Stops taking requests, lets running ones finish, and stops sampling history. */
+  /** Stops taking requests and lets running ones finish. */
   close(): Promise<void>;
 }
 
@@ -123,6 +128,7 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
         { method, segments, query: url.searchParams, body },
         {
           calls: callsAs(session, abort.signal),
+          admin: new AdminCalls(authorizedAdmin, abort.signal, metadataOf(session)),
           history: options.history,
           now: () => clock.now(),
           permissions: sessionPermissions(gate, session),
@@ -141,11 +147,14 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
 
   /** The broker's handlers as the session's token: checked here, and again by each queue's owner in cluster mode. */
   const authorized = gate === undefined ? options.handlers : authorizeQueueService(options.handlers, tokenCaller(gate));
-  const callsAs = (session: ConsoleSession, signal: AbortSignal): QueueCalls => {
+  const authorizedAdmin = gate === undefined ? options.admin : authorizeAdminService(options.admin, tokenCaller(gate));
+  const metadataOf = (session: ConsoleSession): Metadata => {
     const metadata = new Metadata();
     if (session.token !== undefined) metadata.set("authorization", `Bearer ${session.token}`);
-    return new QueueCalls(authorized, undefined, signal, metadata);
+    return metadata;
   };
+  const callsAs = (session: ConsoleSession, signal: AbortSignal): QueueCalls =>
+    new QueueCalls(authorized, undefined, signal, metadataOf(session));
 
   const answerSession = (
     method: string,
@@ -224,16 +233,12 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
   await listenHttp(server, host, port, `${options.listen} for the console`);
   const bound = (server.address() as AddressInfo).port;
   const address = `${host.includes(":") ? `[${host}]` : host}:${bound}`;
-  const sampler = startSampling(options.history, clock, (error) =>
-    options.logger.error("the console's history sample failed", { error }),
-  );
   return {
     address,
     port: bound,
     url: `${secure ? "https" : "http"}://${address}/`,
     close: () =>
       new Promise((resolve) => {
-        sampler.stop();
         const force = setTimeout(() => server.closeAllConnections(), shutdownGraceMs);
         server.close(() => {
           clearTimeout(force);
@@ -242,22 +247,6 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
         server.closeIdleConnections();
       }),
   };
-}
-
-/** Samples the history now and then at its interval, until stopped. */
-function startSampling(history: QueueHistory, clock: Clock, logFailure: (error: unknown) => void): { stop(): void } {
-  const sample = (): void => {
-    try {
-      history.sample(clock.now());
-    } catch (error) {
-      logFailure(error);
-    }
-  };
-  sample();
-  const timer = setInterval(sample, history.shape.sampleIntervalMs);
-  // Sampling alone must not keep a process alive.
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
 }
 
 function sessionJson(gate: AuthGate | undefined, session: ConsoleSession | undefined): object {

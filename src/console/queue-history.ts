@@ -26,9 +26,12 @@ const growingFloorMs = 60_000;
 // A queue is "dead-lettering" when it dead-lettered messages within this many recent samples.
 const deadLetteringSamples = 30;
 
-/** The event counts the console turns into rates, by the name the console's API gives each. */
-type RateName = "sent" | "received" | "deleted" | "deadLettered";
-const rateNames: readonly RateName[] = ["sent", "received", "deleted", "deadLettered"];
+/**
+ * The event counts the console turns into rates, by the name the console's API gives each.
+ * "arrived": messages dead-lettered, redriven or moved into the queue, apart from "sent".
+ */
+export type RateName = "sent" | "received" | "deleted" | "deadLettered" | "arrived";
+const rateNames: readonly RateName[] = ["sent", "received", "deleted", "deadLettered", "arrived"];
 
 // A queue's columns, in the order they sit in its buffer: counts as Uint32
 // (exact, unlike Float32 past 16 million), then the oldest age as Float32
@@ -45,9 +48,10 @@ const countColumns = {
   received: 4,
   deleted: 5,
   deadLettered: 6,
+  arrived: 7,
 } as const;
-const ageColumn = 7;
-const columnCount = 8;
+const ageColumn = 8;
+const columnCount = 9;
 // Prometheus' form: ascending upper bounds in seconds, the last +Inf.
 const bucketBounds: readonly number[] = [...processingBuckets, Infinity];
 const bucketCount = bucketBounds.length;
@@ -63,13 +67,7 @@ export interface QueueSeriesView {
   readonly received: number[];
   readonly deleted: number[];
   readonly deadLettered: number[];
-}
-
-/** A queue's latest send, receive and delete rates, oldest first: what the queue list draws. */
-export interface QueueRatesView {
-  readonly sent: number[];
-  readonly received: number[];
-  readonly deleted: number[];
+  readonly arrived: number[];
 }
 
 /** Processing time (delivery to delete) quantiles over a recent window. */
@@ -84,7 +82,7 @@ export interface ProcessingView {
  * One queue's samples and processing-time counts, in one buffer: no object
  * per sample. Its samples sit in the history's slots, the newest in the
  * slot written last, since every queue is written at every sample.
- * At 60 samples that is 2,056 bytes of buffer; with the views, this object
+ * At 60 samples that is 2,296 bytes of buffer; with the views, this object
  * and its map entry about 2.5 KB a queue (bench/console-history.ts).
  */
 class QueueTrack {
@@ -95,7 +93,7 @@ class QueueTrack {
   /** The history's sample number that last saw the queue: one that misses it drops it. */
   sampledIn = 0;
   /** Events since the last sample, written into the rate columns at the next one. */
-  readonly pending: Record<RateName, number> = { sent: 0, received: 0, deleted: 0, deadLettered: 0 };
+  readonly pending: Record<RateName, number> = { sent: 0, received: 0, deleted: 0, deadLettered: 0, arrived: 0 };
   /** When the current and the previous processing spans began (NaN before the first and second). */
   spanStart = NaN;
   previousSpanStart = NaN;
@@ -215,6 +213,10 @@ export class QueueHistory implements BrokerEvents {
     this.track(queue).pending.deadLettered += count;
   }
 
+  arrived(queue: string, count: number): void {
+    this.track(queue).pending.arrived += count;
+  }
+
   // The console shows nothing of these.
   readonly emptyReceive = ignoredBrokerEvents.emptyReceive;
   readonly movedByTask = ignoredBrokerEvents.movedByTask;
@@ -256,9 +258,15 @@ export class QueueHistory implements BrokerEvents {
 
   /** The queue's series, or undefined when this broker has no samples of it. */
   series(queue: string): QueueSeriesView | undefined {
+    return this.latestSeries(queue, 0);
+  }
+
+  /** The queue's latest `samples` samples (all kept if 0), the end of its series; undefined when it has none. */
+  latestSeries(queue: string, samples: number): QueueSeriesView | undefined {
     const track = this.sampled(queue);
     if (track === undefined) return undefined;
-    const slots = Array.from({ length: track.samples }, (_, index) => this.slotOf(track, index));
+    const from = samples === 0 ? 0 : Math.max(0, track.samples - samples);
+    const slots = Array.from({ length: track.samples - from }, (_, index) => this.slotOf(track, from + index));
     const column = (name: keyof typeof countColumns) => slots.map((slot) => track.count(countColumns[name], slot));
     return {
       t: slots.map((slot) => this.times[slot]!),
@@ -269,23 +277,17 @@ export class QueueHistory implements BrokerEvents {
         const age = track.ages[slot]!;
         return Number.isNaN(age) ? null : age;
       }),
-      sent: this.rates(track, "sent", 0),
-      received: this.rates(track, "received", 0),
-      deleted: this.rates(track, "deleted", 0),
-      deadLettered: this.rates(track, "deadLettered", 0),
-    };
-  }
-
-  /** The rates of the queue's latest `samples` samples (the end of its series'), or undefined when it has none. */
-  latestRates(queue: string, samples: number): QueueRatesView | undefined {
-    const track = this.sampled(queue);
-    if (track === undefined) return undefined;
-    const from = Math.max(0, track.samples - samples);
-    return {
       sent: this.rates(track, "sent", from),
       received: this.rates(track, "received", from),
       deleted: this.rates(track, "deleted", from),
+      deadLettered: this.rates(track, "deadLettered", from),
+      arrived: this.rates(track, "arrived", from),
     };
+  }
+
+  /** The names of the queues sampled, in no order. */
+  sampledQueues(): string[] {
+    return [...this.tracks].filter(([, track]) => track.samples > 0).map(([name]) => name);
   }
 
   /** Whether the queue sent messages to its dead-letter queue within the recent samples; undefined when it has no samples. */

@@ -9,6 +9,7 @@ import { AnswerTrailer } from "../service/call-context.js";
 import { tokenCaller } from "../service/queue-service-auth.js";
 import { toErrorStatus } from "./error-status.js";
 import { createServerServiceDefinition, MalformedRequest } from "./service-definition.js";
+import { bridgeUnaryHandlers } from "./unary-bridge.js";
 
 /** The grpc-js definition of holdshelf.v1.AdminService as the server serves it. */
 export const adminServiceDefinition = createServerServiceDefinition(AdminService);
@@ -30,6 +31,10 @@ export function addAdminService(
   const served = gate === undefined ? handlers : authorizeAdminService(handlers, tokenCaller(gate));
   const logUnexpected = (error: unknown): void => logger.error("unexpected error in a call", { error });
   server.addService(adminServiceDefinition, {
+    ...bridgeUnaryHandlers(
+      { getBrokerStatus: served.getBrokerStatus, getClusterStatus: served.getClusterStatus },
+      logUnexpected,
+    ),
     backup: (call: BackupCall) => {
       serveBackup(call, served, logger).catch((error: unknown) =>
         call.emit("error", toErrorStatus(error, logUnexpected)),

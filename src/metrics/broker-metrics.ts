@@ -216,6 +216,9 @@ export class BrokerMetrics implements BrokerEvents {
     this.deadLetterSeries(this.series(queue), queue, deadLetterQueue).inc(count);
   }
 
+  // Already counted where they left: holdshelf_messages_dead_lettered_total and the moved-by-tasks counter.
+  arrived(): void {}
+
   movedByTask(queue: string, count: number): void {
     this.series(queue).counts.movedByTasks.inc(count);
   }

@@ -1,11 +1,13 @@
 import { Counter, Gauge, type Registry } from "prom-client";
 
-/** What cluster mode exports: how many shards this broker serves, and how often it lost them. */
+/** What cluster mode exports: how many shards this broker serves, how often it lost them, and how many it took over. */
 export interface ClusterMetrics {
   /** Reads the shards owned from the cluster from now on (0 until then: a standby owns none). */
   observe(cluster: { readonly ownedShardCount: number }): void;
   /** The broker's shards were claimed by another broker, or its leases lapsed. */
   ownershipLost(): void;
+  /** This broker claimed `count` shards that another broker held and lost (it died, or its leases lapsed). */
+  tookOver(count: number): void;
 }
 
 /**
@@ -28,7 +30,15 @@ export function createClusterMetrics(registry: Registry): ClusterMetrics {
     help: "Times this broker stopped serving its shards: another broker claimed them, or its leases lapsed unrenewed.",
     registers: [registry],
   });
+  const takeovers = new Counter({
+    name: "holdshelf_cluster_shard_takeovers_total",
+    help: "Shards this broker claimed from another broker that died or let its leases lapse (not handed over).",
+    registers: [registry],
+  });
   return {
+    tookOver(count) {
+      takeovers.inc(count);
+    },
     observe(observed) {
       cluster = observed;
     },

@@ -19,7 +19,9 @@ import { routeQueueCalls } from "../grpc/forwarding/forwarding-handlers.js";
 import { PeerClients } from "../grpc/forwarding/peer-clients.js";
 import { addAdminService, adminServiceDefinition } from "../grpc/admin-service.js";
 import { addQueueService } from "../grpc/queue-service.js";
-import { adminServiceHandlers } from "../service/admin-service-handlers.js";
+import { adminServiceHandlers, type AdminServiceHandlers } from "../service/admin-service-handlers.js";
+import { fanOutAdminStatus } from "../grpc/forwarding/admin-status-fan-out.js";
+import { brokerStatusOf } from "./broker-status.js";
 import { ClassicLevelStore } from "../store/classic-level-store.js";
 import { queueServiceHandlers } from "../service/queue-service-handlers.js";
 import { queueServiceDefinition } from "../protocol/queue-service-definition.js";
@@ -53,6 +55,8 @@ import { startSqsListener, type SqsListener } from "../sqs/sqs-listener.js";
 import { builtAssetsDir, loadAssets } from "../console/console-assets.js";
 import { startConsoleListener, type ConsoleListener } from "../console/console-listener.js";
 import { QueueHistory, type HistoryShape } from "../console/queue-history.js";
+import { startHistorySampling } from "../console/history-sampling.js";
+import { listQueueActivityHandler } from "../service/queue-activity-handler.js";
 
 /** The SQS endpoint's settings (docs/sqs.md). */
 export interface SqsEndpoint {
@@ -163,6 +167,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   const keyring = sqsCredentials === undefined ? undefined : await readSqsCredentials(sqsCredentials);
   if (keyring !== undefined) logger.info("SQS credentials file loaded", { path: keyring.path, keys: keyring.keyCount });
   const limits = resolveLimits(options.limits);
+  const startedAt = Date.now();
   const metrics = createHoldshelfMetrics();
   // Bound once the broker is up: a failed write starts the storage recovery (storage-recovery.ts).
   let storageFailed = (_error: unknown): void => undefined;
@@ -204,8 +209,9 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     metrics.registry,
   ).catch(unwind);
   opened.push(() => store.close());
-  // Before the broker: the console's history counts the broker's events from the start.
-  const history = options.consoleListen === undefined ? undefined : new QueueHistory(options.consoleHistory);
+  // Before the broker: the history counts the broker's events from the start. Every broker keeps
+  // one, console or not: ListQueueActivity answers from it, for a console on any broker of a cluster.
+  const history = new QueueHistory(options.consoleHistory);
   const broker = await Broker.open({
     store,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
@@ -214,13 +220,13 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     onBackgroundError: (error) => {
       if (!isStorageUnavailable(error) && !isQueueMoving(error)) logger.error("background work failed", { error });
     },
-    events: history === undefined ? metrics.broker : teeEvents(metrics.broker, history),
+    events: teeEvents(metrics.broker, history),
     limits,
     ...(options.renewalLinger === undefined ? {} : { renewalLinger: options.renewalLinger }),
     ...(cluster === undefined ? {} : { cluster: cluster.clusterQueues }),
   }).catch(unwind);
   metrics.broker.observe(broker);
-  history?.observe(broker);
+  history.observe(broker);
   health = new HealthStatus();
   const clock = options.clock ?? systemClock;
   const recovery = superviseStorage({ store, broker, health, metrics: metrics.storage, logger, clock });
@@ -237,6 +243,10 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     address: options.postgres === undefined ? "" : (options.postgres.advertisedAddress ?? options.listen),
   };
   const router = options.router ?? (cluster === undefined ? localRouter(self) : shardRouter(cluster, self));
+  const sampling = startHistorySampling(history, clock, (error) =>
+    logger.error("the console's history sample failed", { error }),
+  );
+  opened.push(() => sampling.stop());
   if (cluster !== undefined) {
     await cluster.start({
       gained: (queues) => broker.adoptQueues(queues),
@@ -279,7 +289,8 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     credentials: peerCredentials(options.tls, options.peerCa),
     proof,
   });
-  const handlers = routeQueueCalls(queueServiceHandlers(broker, logger), router, peers);
+  const activity = listQueueActivityHandler(history, () => router.self, clock);
+  const handlers = routeQueueCalls(queueServiceHandlers(broker, logger, activity), router, peers);
   addQueueService(server, broker, handlers, logger, gate, { router, peers });
   opened.push(
     () => peers.close(),
@@ -287,7 +298,20 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   );
   // Only the embedded store can copy itself; cluster mode's data is PostgreSQL's to back up.
   const backup = store instanceof ClassicLevelStore ? (time: number) => store.backup(time) : undefined;
-  addAdminService(server, adminServiceHandlers(backup, clock), logger, gate);
+  const status = {
+    broker: brokerStatusOf({
+      broker,
+      limits,
+      storage: cluster === undefined ? "leveldb" : "postgres",
+      storageAvailable: () => recovery.available,
+      self: () => router.self,
+      startedAt,
+    }),
+    cluster: async () => cluster?.snapshot(),
+  };
+  const statusPeers = cluster === undefined ? undefined : { selfId: self.nodeId, members: () => cluster.liveMembers() };
+  const admin = fanOutAdminStatus(adminServiceHandlers(backup, clock, status), peers, statusPeers);
+  addAdminService(server, admin, logger, gate);
   addHealthService(server, health);
   addReflectionService(server, [file_holdshelf_v1_queue_service, file_holdshelf_v1_admin_service]);
   metrics.grpc.preRegister([queueServiceDefinition, adminServiceDefinition, healthServiceDefinition]);
@@ -303,9 +327,11 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       : await startSqs(options.sqs, options, handlers, keyring, limits, metrics, logger).catch(unwind);
   if (sqs !== undefined) opened.push(() => sqs.close());
   const consoleListener =
-    options.consoleListen === undefined || history === undefined
+    options.consoleListen === undefined
       ? undefined
-      : await startConsole(options.consoleListen, options, handlers, gate, history, limits, logger).catch(unwind);
+      : await startConsole(options.consoleListen, options, { handlers, admin }, gate, history, limits, logger).catch(
+          unwind,
+        );
   const host = options.listen.slice(0, options.listen.lastIndexOf(":"));
   // Without --advertise, other brokers and `cluster status` see the listener's real port.
   if (cluster !== undefined && options.postgres?.advertisedAddress === undefined) {
@@ -342,6 +368,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       health.shutdown();
       // Waiting receives answer empty now, so the graceful shutdown need not wait out their polls.
       broker.close();
+      sampling.stop();
       await Promise.all([gracefulShutdown(server), sqs?.close(), consoleListener?.close()]);
       peers.close();
       // A reopen under way must end, and none start, before the store closes.
@@ -388,7 +415,7 @@ function startSqs(
 async function startConsole(
   listen: string,
   options: HoldshelfServerOptions,
-  handlers: QueueHandlers,
+  { handlers, admin }: { handlers: QueueHandlers; admin: AdminServiceHandlers },
   gate: AuthGate | undefined,
   history: QueueHistory,
   limits: HoldshelfLimits,
@@ -401,6 +428,7 @@ async function startConsole(
     listen,
     ...(options.tls === undefined ? {} : { tls: options.tls }),
     handlers,
+    admin,
     ...(gate === undefined ? {} : { gate }),
     assets: assetsDir === undefined ? undefined : await loadAssets(assetsDir),
     history,

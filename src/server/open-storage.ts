@@ -76,6 +76,15 @@ export async function openStorage(
       clusterMetrics.ownershipLost();
       ownershipLost(error);
     },
+    onShardEvent(event) {
+      // One line per event: the shards that changed hands at once, with the other member and why.
+      logger.info(`shards ${event.kind}`, {
+        shards: event.shards,
+        peer: event.peer ?? null,
+        reason: event.reason,
+      });
+      if (event.kind === "claimed" && event.reason === "takeover") clusterMetrics.tookOver(event.shards.length);
+    },
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
   clusterMetrics.observe(opened.cluster);

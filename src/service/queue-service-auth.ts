@@ -19,8 +19,9 @@ interface Need {
 /**
  * What each unary RPC needs, read from its request. A queue config naming a
  * dead-letter queue needs admin on that queue too: it would send messages
- * there, and whether it exists would answer differently. ListQueues needs
- * nothing: it shows only the queues the caller holds a permission on.
+ * there, and whether it exists would answer differently. ListQueues and
+ * ListQueueActivity need nothing: they show only the queues the caller
+ * holds a permission on.
  */
 const needs: { [K in keyof Handlers]: (request: Parameters<Handlers[K]>[0]) => Need[] } = {
   createQueue: (r) => [admin(r.name, "name"), ...deadLetterQueueOf(r.config)],
@@ -55,6 +56,8 @@ const needs: { [K in keyof Handlers]: (request: Parameters<Handlers[K]>[0]) => N
   cancelMessageMoveTask: (r) => [admin(parseMoveTaskHandle(r.taskHandle)?.sourceQueue ?? "", "task_handle")],
   getQueue: (r) => [{ action: "see", queue: r.name, field: "name" }],
   listQueues: () => [],
+  // Like ListQueues: only the queues the caller holds a permission on are answered.
+  listQueueActivity: () => [],
   send: (r) => [{ action: "send", queue: r.queue, field: "queue" }],
   sendBatch: (r) => [{ action: "send", queue: r.queue, field: "queue" }],
   receive: (r) => [receive(r.queue)],

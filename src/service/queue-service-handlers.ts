@@ -42,8 +42,14 @@ import type { UnaryHandlers } from "./unary-handlers.js";
  * broker's answer for the wire, and nothing more; the per-message admin
  * actions are also written to `logger` (the audit).
  */
-export function queueServiceHandlers(broker: QueueOperations, logger: Logger): UnaryHandlers<typeof QueueService> {
+export function queueServiceHandlers(
+  broker: QueueOperations,
+  logger: Logger,
+  /** ListQueueActivity over the console's history (queue-activity-handler.ts): the broker keeps none. */
+  listQueueActivity: UnaryHandlers<typeof QueueService>["listQueueActivity"],
+): UnaryHandlers<typeof QueueService> {
   return {
+    listQueueActivity,
     async createQueue(request) {
       const queue = await broker.createQueue(request.name, queueConfigFromWire(request.config));
       return create(CreateQueueResponseSchema, { queue: queueToWire(queue) });

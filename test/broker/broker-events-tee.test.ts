@@ -13,6 +13,7 @@ const arity: Record<EventName, number> = {
   emptyReceive: 1,
   deleted: 2,
   deadLettered: 3,
+  arrived: 2,
   movedByTask: 2,
   retentionExpired: 2,
   leaseExpired: 2,

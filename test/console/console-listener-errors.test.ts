@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startConsoleListener, type ConsoleListener } from "../../src/console/console-listener.js";
+import type { AdminServiceHandlers } from "../../src/service/admin-service-handlers.js";
 import { QueueHistory } from "../../src/console/queue-history.js";
 import type { QueueHandlers } from "../../src/service/queue-calls.js";
 import { silentLogger } from "../../src/logging/logger.js";
@@ -25,6 +26,7 @@ describe("the console's refusals at start and without its built page", () => {
       listen: "127.0.0.1:0",
       // Never called: the session route answers without the broker.
       handlers: {} as QueueHandlers,
+      admin: {} as AdminServiceHandlers,
       assets: undefined,
       history: new QueueHistory(),
       maxRequestBytes: 1024,

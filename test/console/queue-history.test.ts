@@ -50,9 +50,13 @@ describe("the console's queue history", () => {
     expect(series.visible).toEqual([0, 30, 40]);
     expect(series.inFlight).toEqual([0, 20, 20]);
     expect(series.oldestAgeMs).toEqual([null, null, null]);
-    expect(history.latestRates("jobs", 2)).toEqual({ sent: [5, 1], received: [2, 0], deleted: [0, 0] });
+    const latest = history.latestSeries("jobs", 2)!;
+    expect(latest.t).toEqual([10_000, 20_000]);
+    expect(latest.sent).toEqual([5, 1]);
+    expect(latest.received).toEqual([2, 0]);
+    expect(history.latestSeries("jobs", 0)!.t).toEqual([0, 10_000, 20_000]);
     expect(history.series("other")).toBeUndefined();
-    expect(history.latestRates("other", 30)).toBeUndefined();
+    expect(history.latestSeries("other", 30)).toBeUndefined();
   });
 
   it("keeps only the newest samples, and forgets a queue the broker no longer has", () => {

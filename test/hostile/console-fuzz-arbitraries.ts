@@ -421,6 +421,11 @@ export const apiPaths: fc.Arbitrary<string> = fc.oneof(
           "/api/move-tasks",
           "/api/move-tasks/cancel",
           "/api/move-tasks/cancel/x",
+          "/api/overview",
+          "/api/overview/",
+          "/api/overview/x",
+          "/api/cluster",
+          "/api/cluster/fz-a",
           "/api/sessions",
           "/api/%",
           "/api/..",
@@ -435,7 +440,10 @@ export const apiPaths: fc.Arbitrary<string> = fc.oneof(
     weight: 1,
     arbitrary: fc
       .array(
-        fc.oneof(pathQueueNames, fc.constantFrom("queues", "session", "move-tasks", "cancel", "purge", "messages")),
+        fc.oneof(
+          pathQueueNames,
+          fc.constantFrom("queues", "session", "move-tasks", "cancel", "purge", "messages", "overview", "cluster"),
+        ),
         { minLength: 1, maxLength: 5 },
       )
       .map((segments) => `/api/${segments.join("/")}`),

@@ -630,6 +630,8 @@ describe("a broker without an auth file", () => {
         ["POST", "/api/session", {}],
         ["GET", "/api/queues", undefined],
         ["GET", "/api/queues/fz-a/messages", undefined],
+        ["GET", "/api/overview", undefined],
+        ["GET", "/api/cluster", undefined],
         ["POST", "/api/queues/fz-a/purge", {}],
         ["PUT", "/api/queues/fz-a", { config: {} }],
         ["DELETE", "/api/queues/fz-b", undefined],

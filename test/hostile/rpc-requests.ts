@@ -110,6 +110,21 @@ function requestsWith(fixture: RequestFixture, damage: Damage): Record<string, f
         )
         .map((t) => wire.stringField(3, t)),
     ),
+    ListQueueActivity: message(
+      fc
+        .array(textBytes(damage, fixture.queues), { maxLength: 3 })
+        .map((names) => wire.concat(...names.map((name) => wire.stringField(1, name)))),
+      int32Value.map((n) => wire.varintField(2, n)),
+      fc
+        .oneof(
+          textBytes(damage, fixture.queues),
+          fc
+            .constantFrom(...fixture.queues, "zzz", "")
+            .map((name) => Buffer.from(Buffer.from(`after:${name}`).toString("base64url"))),
+        )
+        .map((t) => wire.stringField(3, t)),
+      int32Value.map((n) => wire.varintField(4, n)),
+    ),
     UpdateQueue: message(
       queue.map((q) => wire.stringField(1, q)),
       config,

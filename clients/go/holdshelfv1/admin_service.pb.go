@@ -108,6 +108,651 @@ func (x *BackupResponse) GetData() []byte {
 	return nil
 }
 
+// Asks for the brokers' status; there is nothing to choose yet.
+type GetBrokerStatusRequest struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+}
+
+func (x *GetBrokerStatusRequest) Reset() {
+	*x = GetBrokerStatusRequest{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_holdshelf_v1_admin_service_proto_msgTypes[2]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *GetBrokerStatusRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetBrokerStatusRequest) ProtoMessage() {}
+
+func (x *GetBrokerStatusRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_holdshelf_v1_admin_service_proto_msgTypes[2]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetBrokerStatusRequest.ProtoReflect.Descriptor instead.
+func (*GetBrokerStatusRequest) Descriptor() ([]byte, []int) {
+	return file_holdshelf_v1_admin_service_proto_rawDescGZIP(), []int{2}
+}
+
+// GetBrokerStatus' response.
+type GetBrokerStatusResponse struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	// The answering broker first, then the other live members by node id.
+	Brokers []*BrokerStatus `protobuf:"bytes,1,rep,name=brokers,proto3" json:"brokers,omitempty"`
+}
+
+func (x *GetBrokerStatusResponse) Reset() {
+	*x = GetBrokerStatusResponse{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_holdshelf_v1_admin_service_proto_msgTypes[3]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *GetBrokerStatusResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetBrokerStatusResponse) ProtoMessage() {}
+
+func (x *GetBrokerStatusResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_holdshelf_v1_admin_service_proto_msgTypes[3]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetBrokerStatusResponse.ProtoReflect.Descriptor instead.
+func (*GetBrokerStatusResponse) Descriptor() ([]byte, []int) {
+	return file_holdshelf_v1_admin_service_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *GetBrokerStatusResponse) GetBrokers() []*BrokerStatus {
+	if x != nil {
+		return x.Brokers
+	}
+	return nil
+}
+
+// One broker's status.
+type BrokerStatus struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	// Its node id (empty outside cluster mode) and gRPC address.
+	NodeId  string `protobuf:"bytes,1,opt,name=node_id,json=nodeId,proto3" json:"node_id,omitempty"`
+	Address string `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
+	// Its holdshelf version.
+	Version string `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
+	// When it started, in milliseconds since the Unix epoch.
+	StartedAtMs int64 `protobuf:"varint,4,opt,name=started_at_ms,json=startedAtMs,proto3" json:"started_at_ms,omitempty"`
+	// "memory", "leveldb" or "postgres".
+	Storage string `protobuf:"bytes,5,opt,name=storage,proto3" json:"storage,omitempty"`
+	// "serving"; "recovering" while storage is down and being reopened;
+	// "fail-stop" once it gave up on its storage; "unreachable" for a member
+	// this broker could not ask.
+	State string `protobuf:"bytes,6,opt,name=state,proto3" json:"state,omitempty"`
+	// The limits past which it refuses work with BROKER_FULL or
+	// RESOURCE_EXHAUSTED, each with what is used now.
+	Budgets []*BrokerBudget `protobuf:"bytes,7,rep,name=budgets,proto3" json:"budgets,omitempty"`
+	// Open Heartbeat and Subscribe streams.
+	HeartbeatStreams int64 `protobuf:"varint,8,opt,name=heartbeat_streams,json=heartbeatStreams,proto3" json:"heartbeat_streams,omitempty"`
+	SubscribeStreams int64 `protobuf:"varint,9,opt,name=subscribe_streams,json=subscribeStreams,proto3" json:"subscribe_streams,omitempty"`
+}
+
+func (x *BrokerStatus) Reset() {
+	*x = BrokerStatus{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_holdshelf_v1_admin_service_proto_msgTypes[4]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *BrokerStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BrokerStatus) ProtoMessage() {}
+
+func (x *BrokerStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_holdshelf_v1_admin_service_proto_msgTypes[4]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BrokerStatus.ProtoReflect.Descriptor instead.
+func (*BrokerStatus) Descriptor() ([]byte, []int) {
+	return file_holdshelf_v1_admin_service_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *BrokerStatus) GetNodeId() string {
+	if x != nil {
+		return x.NodeId
+	}
+	return ""
+}
+
+func (x *BrokerStatus) GetAddress() string {
+	if x != nil {
+		return x.Address
+	}
+	return ""
+}
+
+func (x *BrokerStatus) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *BrokerStatus) GetStartedAtMs() int64 {
+	if x != nil {
+		return x.StartedAtMs
+	}
+	return 0
+}
+
+func (x *BrokerStatus) GetStorage() string {
+	if x != nil {
+		return x.Storage
+	}
+	return ""
+}
+
+func (x *BrokerStatus) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *BrokerStatus) GetBudgets() []*BrokerBudget {
+	if x != nil {
+		return x.Budgets
+	}
+	return nil
+}
+
+func (x *BrokerStatus) GetHeartbeatStreams() int64 {
+	if x != nil {
+		return x.HeartbeatStreams
+	}
+	return 0
+}
+
+func (x *BrokerStatus) GetSubscribeStreams() int64 {
+	if x != nil {
+		return x.SubscribeStreams
+	}
+	return 0
+}
+
+// One capacity limit and its use.
+type BrokerBudget struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	// The limit's name, as docs/operations.md "Limits" names it.
+	Name  string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Used  int64  `protobuf:"varint,2,opt,name=used,proto3" json:"used,omitempty"`
+	Limit int64  `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	// "bytes", "messages", "queues" or "streams".
+	Unit string `protobuf:"bytes,4,opt,name=unit,proto3" json:"unit,omitempty"`
+}
+
+func (x *BrokerBudget) Reset() {
+	*x = BrokerBudget{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_holdshelf_v1_admin_service_proto_msgTypes[5]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *BrokerBudget) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BrokerBudget) ProtoMessage() {}
+
+func (x *BrokerBudget) ProtoReflect() protoreflect.Message {
+	mi := &file_holdshelf_v1_admin_service_proto_msgTypes[5]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BrokerBudget.ProtoReflect.Descriptor instead.
+func (*BrokerBudget) Descriptor() ([]byte, []int) {
+	return file_holdshelf_v1_admin_service_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *BrokerBudget) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *BrokerBudget) GetUsed() int64 {
+	if x != nil {
+		return x.Used
+	}
+	return 0
+}
+
+func (x *BrokerBudget) GetLimit() int64 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *BrokerBudget) GetUnit() string {
+	if x != nil {
+		return x.Unit
+	}
+	return ""
+}
+
+// Asks for the cluster's status; there is nothing to choose yet.
+type GetClusterStatusRequest struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+}
+
+func (x *GetClusterStatusRequest) Reset() {
+	*x = GetClusterStatusRequest{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_holdshelf_v1_admin_service_proto_msgTypes[6]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *GetClusterStatusRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetClusterStatusRequest) ProtoMessage() {}
+
+func (x *GetClusterStatusRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_holdshelf_v1_admin_service_proto_msgTypes[6]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetClusterStatusRequest.ProtoReflect.Descriptor instead.
+func (*GetClusterStatusRequest) Descriptor() ([]byte, []int) {
+	return file_holdshelf_v1_admin_service_proto_rawDescGZIP(), []int{6}
+}
+
+// GetClusterStatus' response.
+type GetClusterStatusResponse struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	// Whether the broker runs in cluster mode; nothing below is set if not.
+	Clustered bool `protobuf:"varint,1,opt,name=clustered,proto3" json:"clustered,omitempty"`
+	// The answering broker's node id.
+	NodeId string `protobuf:"bytes,2,opt,name=node_id,json=nodeId,proto3" json:"node_id,omitempty"`
+	// The live members, by node id.
+	Members []*ClusterMember `protobuf:"bytes,3,rep,name=members,proto3" json:"members,omitempty"`
+	// Every shard, by number: its owner ("" while nobody holds it) and epoch.
+	Shards []*ShardOwner `protobuf:"bytes,4,rep,name=shards,proto3" json:"shards,omitempty"`
+	// Recent shard events of every live member, newest first.
+	Events []*ShardEvent `protobuf:"bytes,5,rep,name=events,proto3" json:"events,omitempty"`
+}
+
+func (x *GetClusterStatusResponse) Reset() {
+	*x = GetClusterStatusResponse{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_holdshelf_v1_admin_service_proto_msgTypes[7]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *GetClusterStatusResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetClusterStatusResponse) ProtoMessage() {}
+
+func (x *GetClusterStatusResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_holdshelf_v1_admin_service_proto_msgTypes[7]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetClusterStatusResponse.ProtoReflect.Descriptor instead.
+func (*GetClusterStatusResponse) Descriptor() ([]byte, []int) {
+	return file_holdshelf_v1_admin_service_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *GetClusterStatusResponse) GetClustered() bool {
+	if x != nil {
+		return x.Clustered
+	}
+	return false
+}
+
+func (x *GetClusterStatusResponse) GetNodeId() string {
+	if x != nil {
+		return x.NodeId
+	}
+	return ""
+}
+
+func (x *GetClusterStatusResponse) GetMembers() []*ClusterMember {
+	if x != nil {
+		return x.Members
+	}
+	return nil
+}
+
+func (x *GetClusterStatusResponse) GetShards() []*ShardOwner {
+	if x != nil {
+		return x.Shards
+	}
+	return nil
+}
+
+func (x *GetClusterStatusResponse) GetEvents() []*ShardEvent {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+// A live member of the cluster.
+type ClusterMember struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	NodeId string `protobuf:"bytes,1,opt,name=node_id,json=nodeId,proto3" json:"node_id,omitempty"`
+	// Where it serves gRPC, as it advertised.
+	Address string `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
+	// The shards it holds now.
+	Shards int32 `protobuf:"varint,3,opt,name=shards,proto3" json:"shards,omitempty"`
+	// Its last heartbeat (a renewal), in milliseconds since the Unix epoch.
+	LastHeartbeatMs int64 `protobuf:"varint,4,opt,name=last_heartbeat_ms,json=lastHeartbeatMs,proto3" json:"last_heartbeat_ms,omitempty"`
+}
+
+func (x *ClusterMember) Reset() {
+	*x = ClusterMember{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_holdshelf_v1_admin_service_proto_msgTypes[8]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *ClusterMember) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClusterMember) ProtoMessage() {}
+
+func (x *ClusterMember) ProtoReflect() protoreflect.Message {
+	mi := &file_holdshelf_v1_admin_service_proto_msgTypes[8]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClusterMember.ProtoReflect.Descriptor instead.
+func (*ClusterMember) Descriptor() ([]byte, []int) {
+	return file_holdshelf_v1_admin_service_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ClusterMember) GetNodeId() string {
+	if x != nil {
+		return x.NodeId
+	}
+	return ""
+}
+
+func (x *ClusterMember) GetAddress() string {
+	if x != nil {
+		return x.Address
+	}
+	return ""
+}
+
+func (x *ClusterMember) GetShards() int32 {
+	if x != nil {
+		return x.Shards
+	}
+	return 0
+}
+
+func (x *ClusterMember) GetLastHeartbeatMs() int64 {
+	if x != nil {
+		return x.LastHeartbeatMs
+	}
+	return 0
+}
+
+// One shard's owner.
+type ShardOwner struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	Shard int32 `protobuf:"varint,1,opt,name=shard,proto3" json:"shard,omitempty"`
+	// The member whose lease runs; empty while nobody holds it.
+	Owner string `protobuf:"bytes,2,opt,name=owner,proto3" json:"owner,omitempty"`
+	// Bumped by every claim: a commit of an earlier holder is fenced out.
+	Epoch int64 `protobuf:"varint,3,opt,name=epoch,proto3" json:"epoch,omitempty"`
+}
+
+func (x *ShardOwner) Reset() {
+	*x = ShardOwner{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_holdshelf_v1_admin_service_proto_msgTypes[9]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *ShardOwner) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShardOwner) ProtoMessage() {}
+
+func (x *ShardOwner) ProtoReflect() protoreflect.Message {
+	mi := &file_holdshelf_v1_admin_service_proto_msgTypes[9]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShardOwner.ProtoReflect.Descriptor instead.
+func (*ShardOwner) Descriptor() ([]byte, []int) {
+	return file_holdshelf_v1_admin_service_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ShardOwner) GetShard() int32 {
+	if x != nil {
+		return x.Shard
+	}
+	return 0
+}
+
+func (x *ShardOwner) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *ShardOwner) GetEpoch() int64 {
+	if x != nil {
+		return x.Epoch
+	}
+	return 0
+}
+
+// A shard changing hands, as the member it happened to recorded it.
+type ShardEvent struct {
+	state         protoimpl.MessageState
+	sizeCache     protoimpl.SizeCache
+	unknownFields protoimpl.UnknownFields
+
+	// In milliseconds since the Unix epoch.
+	TimeMs int64 `protobuf:"varint,1,opt,name=time_ms,json=timeMs,proto3" json:"time_ms,omitempty"`
+	// "claimed", "released" or "lost".
+	Kind  string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	Shard int32  `protobuf:"varint,3,opt,name=shard,proto3" json:"shard,omitempty"`
+	// The member that claimed, released or lost it.
+	NodeId string `protobuf:"bytes,4,opt,name=node_id,json=nodeId,proto3" json:"node_id,omitempty"`
+	// The other member: the previous holder of a claimed shard, the member a
+	// released shard was handed to; empty when there was none.
+	Peer string `protobuf:"bytes,5,opt,name=peer,proto3" json:"peer,omitempty"`
+	// Why: "start", "takeover" (the previous holder died or its lease ran
+	// out), "balance" (shards spread over the members), "handover",
+	// "shutdown", "claimed-by-another", "lease-lapsed", "storage-failure".
+	Reason string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
+}
+
+func (x *ShardEvent) Reset() {
+	*x = ShardEvent{}
+	if protoimpl.UnsafeEnabled {
+		mi := &file_holdshelf_v1_admin_service_proto_msgTypes[10]
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		ms.StoreMessageInfo(mi)
+	}
+}
+
+func (x *ShardEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShardEvent) ProtoMessage() {}
+
+func (x *ShardEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_holdshelf_v1_admin_service_proto_msgTypes[10]
+	if protoimpl.UnsafeEnabled && x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShardEvent.ProtoReflect.Descriptor instead.
+func (*ShardEvent) Descriptor() ([]byte, []int) {
+	return file_holdshelf_v1_admin_service_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ShardEvent) GetTimeMs() int64 {
+	if x != nil {
+		return x.TimeMs
+	}
+	return 0
+}
+
+func (x *ShardEvent) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *ShardEvent) GetShard() int32 {
+	if x != nil {
+		return x.Shard
+	}
+	return 0
+}
+
+func (x *ShardEvent) GetNodeId() string {
+	if x != nil {
+		return x.NodeId
+	}
+	return ""
+}
+
+func (x *ShardEvent) GetPeer() string {
+	if x != nil {
+		return x.Peer
+	}
+	return ""
+}
+
+func (x *ShardEvent) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
 var File_holdshelf_v1_admin_service_proto protoreflect.FileDescriptor
 
 var file_holdshelf_v1_admin_service_proto_rawDesc = []byte{
@@ -117,16 +762,100 @@ var file_holdshelf_v1_admin_service_proto_rawDesc = []byte{
 	0x22, 0x0f, 0x0a, 0x0d, 0x42, 0x61, 0x63, 0x6b, 0x75, 0x70, 0x52, 0x65, 0x71, 0x75, 0x65, 0x73,
 	0x74, 0x22, 0x24, 0x0a, 0x0e, 0x42, 0x61, 0x63, 0x6b, 0x75, 0x70, 0x52, 0x65, 0x73, 0x70, 0x6f,
 	0x6e, 0x73, 0x65, 0x12, 0x12, 0x0a, 0x04, 0x64, 0x61, 0x74, 0x61, 0x18, 0x01, 0x20, 0x01, 0x28,
-	0x0c, 0x52, 0x04, 0x64, 0x61, 0x74, 0x61, 0x32, 0x55, 0x0a, 0x0c, 0x41, 0x64, 0x6d, 0x69, 0x6e,
-	0x53, 0x65, 0x72, 0x76, 0x69, 0x63, 0x65, 0x12, 0x45, 0x0a, 0x06, 0x42, 0x61, 0x63, 0x6b, 0x75,
-	0x70, 0x12, 0x1b, 0x2e, 0x68, 0x6f, 0x6c, 0x64, 0x73, 0x68, 0x65, 0x6c, 0x66, 0x2e, 0x76, 0x31,
-	0x2e, 0x42, 0x61, 0x63, 0x6b, 0x75, 0x70, 0x52, 0x65, 0x71, 0x75, 0x65, 0x73, 0x74, 0x1a, 0x1c,
-	0x2e, 0x68, 0x6f, 0x6c, 0x64, 0x73, 0x68, 0x65, 0x6c, 0x66, 0x2e, 0x76, 0x31, 0x2e, 0x42, 0x61,
-	0x63, 0x6b, 0x75, 0x70, 0x52, 0x65, 0x73, 0x70, 0x6f, 0x6e, 0x73, 0x65, 0x30, 0x01, 0x42, 0x2b,
-	0x5a, 0x29, 0x68, 0x6f, 0x6c, 0x64, 0x73, 0x68, 0x65, 0x6c, 0x66, 0x2f, 0x67, 0x65, 0x6e, 0x2f,
-	0x67, 0x6f, 0x2f, 0x68, 0x6f, 0x6c, 0x64, 0x73, 0x68, 0x65, 0x6c, 0x66, 0x2f, 0x76, 0x31, 0x3b,
-	0x68, 0x6f, 0x6c, 0x64, 0x73, 0x68, 0x65, 0x6c, 0x66, 0x76, 0x31, 0x62, 0x06, 0x70, 0x72, 0x6f,
-	0x74, 0x6f, 0x33,
+	0x0c, 0x52, 0x04, 0x64, 0x61, 0x74, 0x61, 0x22, 0x18, 0x0a, 0x16, 0x47, 0x65, 0x74, 0x42, 0x72,
+	0x6f, 0x6b, 0x65, 0x72, 0x53, 0x74, 0x61, 0x74, 0x75, 0x73, 0x52, 0x65, 0x71, 0x75, 0x65, 0x73,
+	0x74, 0x22, 0x4f, 0x0a, 0x17, 0x47, 0x65, 0x74, 0x42, 0x72, 0x6f, 0x6b, 0x65, 0x72, 0x53, 0x74,
+	0x61, 0x74, 0x75, 0x73, 0x52, 0x65, 0x73, 0x70, 0x6f, 0x6e, 0x73, 0x65, 0x12, 0x34, 0x0a, 0x07,
+	0x62, 0x72, 0x6f, 0x6b, 0x65, 0x72, 0x73, 0x18, 0x01, 0x20, 0x03, 0x28, 0x0b, 0x32, 0x1a, 0x2e,
+	0x68, 0x6f, 0x6c, 0x64, 0x73, 0x68, 0x65, 0x6c, 0x66, 0x2e, 0x76, 0x31, 0x2e, 0x42, 0x72, 0x6f,
+	0x6b, 0x65, 0x72, 0x53, 0x74, 0x61, 0x74, 0x75, 0x73, 0x52, 0x07, 0x62, 0x72, 0x6f, 0x6b, 0x65,
+	0x72, 0x73, 0x22, 0xbf, 0x02, 0x0a, 0x0c, 0x42, 0x72, 0x6f, 0x6b, 0x65, 0x72, 0x53, 0x74, 0x61,
+	0x74, 0x75, 0x73, 0x12, 0x17, 0x0a, 0x07, 0x6e, 0x6f, 0x64, 0x65, 0x5f, 0x69, 0x64, 0x18, 0x01,
+	0x20, 0x01, 0x28, 0x09, 0x52, 0x06, 0x6e, 0x6f, 0x64, 0x65, 0x49, 0x64, 0x12, 0x18, 0x0a, 0x07,
+	0x61, 0x64, 0x64, 0x72, 0x65, 0x73, 0x73, 0x18, 0x02, 0x20, 0x01, 0x28, 0x09, 0x52, 0x07, 0x61,
+	0x64, 0x64, 0x72, 0x65, 0x73, 0x73, 0x12, 0x18, 0x0a, 0x07, 0x76, 0x65, 0x72, 0x73, 0x69, 0x6f,
+	0x6e, 0x18, 0x03, 0x20, 0x01, 0x28, 0x09, 0x52, 0x07, 0x76, 0x65, 0x72, 0x73, 0x69, 0x6f, 0x6e,
+	0x12, 0x22, 0x0a, 0x0d, 0x73, 0x74, 0x61, 0x72, 0x74, 0x65, 0x64, 0x5f, 0x61, 0x74, 0x5f, 0x6d,
+	0x73, 0x18, 0x04, 0x20, 0x01, 0x28, 0x03, 0x52, 0x0b, 0x73, 0x74, 0x61, 0x72, 0x74, 0x65, 0x64,
+	0x41, 0x74, 0x4d, 0x73, 0x12, 0x18, 0x0a, 0x07, 0x73, 0x74, 0x6f, 0x72, 0x61, 0x67, 0x65, 0x18,
+	0x05, 0x20, 0x01, 0x28, 0x09, 0x52, 0x07, 0x73, 0x74, 0x6f, 0x72, 0x61, 0x67, 0x65, 0x12, 0x14,
+	0x0a, 0x05, 0x73, 0x74, 0x61, 0x74, 0x65, 0x18, 0x06, 0x20, 0x01, 0x28, 0x09, 0x52, 0x05, 0x73,
+	0x74, 0x61, 0x74, 0x65, 0x12, 0x34, 0x0a, 0x07, 0x62, 0x75, 0x64, 0x67, 0x65, 0x74, 0x73, 0x18,
+	0x07, 0x20, 0x03, 0x28, 0x0b, 0x32, 0x1a, 0x2e, 0x68, 0x6f, 0x6c, 0x64, 0x73, 0x68, 0x65, 0x6c,
+	0x66, 0x2e, 0x76, 0x31, 0x2e, 0x42, 0x72, 0x6f, 0x6b, 0x65, 0x72, 0x42, 0x75, 0x64, 0x67, 0x65,
+	0x74, 0x52, 0x07, 0x62, 0x75, 0x64, 0x67, 0x65, 0x74, 0x73, 0x12, 0x2b, 0x0a, 0x11, 0x68, 0x65,
+	0x61, 0x72, 0x74, 0x62, 0x65, 0x61, 0x74, 0x5f, 0x73, 0x74, 0x72, 0x65, 0x61, 0x6d, 0x73, 0x18,
+	0x08, 0x20, 0x01, 0x28, 0x03, 0x52, 0x10, 0x68, 0x65, 0x61, 0x72, 0x74, 0x62, 0x65, 0x61, 0x74,
+	0x53, 0x74, 0x72, 0x65, 0x61, 0x6d, 0x73, 0x12, 0x2b, 0x0a, 0x11, 0x73, 0x75, 0x62, 0x73, 0x63,
+	0x72, 0x69, 0x62, 0x65, 0x5f, 0x73, 0x74, 0x72, 0x65, 0x61, 0x6d, 0x73, 0x18, 0x09, 0x20, 0x01,
+	0x28, 0x03, 0x52, 0x10, 0x73, 0x75, 0x62, 0x73, 0x63, 0x72, 0x69, 0x62, 0x65, 0x53, 0x74, 0x72,
+	0x65, 0x61, 0x6d, 0x73, 0x22, 0x60, 0x0a, 0x0c, 0x42, 0x72, 0x6f, 0x6b, 0x65, 0x72, 0x42, 0x75,
+	0x64, 0x67, 0x65, 0x74, 0x12, 0x12, 0x0a, 0x04, 0x6e, 0x61, 0x6d, 0x65, 0x18, 0x01, 0x20, 0x01,
+	0x28, 0x09, 0x52, 0x04, 0x6e, 0x61, 0x6d, 0x65, 0x12, 0x12, 0x0a, 0x04, 0x75, 0x73, 0x65, 0x64,
+	0x18, 0x02, 0x20, 0x01, 0x28, 0x03, 0x52, 0x04, 0x75, 0x73, 0x65, 0x64, 0x12, 0x14, 0x0a, 0x05,
+	0x6c, 0x69, 0x6d, 0x69, 0x74, 0x18, 0x03, 0x20, 0x01, 0x28, 0x03, 0x52, 0x05, 0x6c, 0x69, 0x6d,
+	0x69, 0x74, 0x12, 0x12, 0x0a, 0x04, 0x75, 0x6e, 0x69, 0x74, 0x18, 0x04, 0x20, 0x01, 0x28, 0x09,
+	0x52, 0x04, 0x75, 0x6e, 0x69, 0x74, 0x22, 0x19, 0x0a, 0x17, 0x47, 0x65, 0x74, 0x43, 0x6c, 0x75,
+	0x73, 0x74, 0x65, 0x72, 0x53, 0x74, 0x61, 0x74, 0x75, 0x73, 0x52, 0x65, 0x71, 0x75, 0x65, 0x73,
+	0x74, 0x22, 0xec, 0x01, 0x0a, 0x18, 0x47, 0x65, 0x74, 0x43, 0x6c, 0x75, 0x73, 0x74, 0x65, 0x72,
+	0x53, 0x74, 0x61, 0x74, 0x75, 0x73, 0x52, 0x65, 0x73, 0x70, 0x6f, 0x6e, 0x73, 0x65, 0x12, 0x1c,
+	0x0a, 0x09, 0x63, 0x6c, 0x75, 0x73, 0x74, 0x65, 0x72, 0x65, 0x64, 0x18, 0x01, 0x20, 0x01, 0x28,
+	0x08, 0x52, 0x09, 0x63, 0x6c, 0x75, 0x73, 0x74, 0x65, 0x72, 0x65, 0x64, 0x12, 0x17, 0x0a, 0x07,
+	0x6e, 0x6f, 0x64, 0x65, 0x5f, 0x69, 0x64, 0x18, 0x02, 0x20, 0x01, 0x28, 0x09, 0x52, 0x06, 0x6e,
+	0x6f, 0x64, 0x65, 0x49, 0x64, 0x12, 0x35, 0x0a, 0x07, 0x6d, 0x65, 0x6d, 0x62, 0x65, 0x72, 0x73,
+	0x18, 0x03, 0x20, 0x03, 0x28, 0x0b, 0x32, 0x1b, 0x2e, 0x68, 0x6f, 0x6c, 0x64, 0x73, 0x68, 0x65,
+	0x6c, 0x66, 0x2e, 0x76, 0x31, 0x2e, 0x43, 0x6c, 0x75, 0x73, 0x74, 0x65, 0x72, 0x4d, 0x65, 0x6d,
+	0x62, 0x65, 0x72, 0x52, 0x07, 0x6d, 0x65, 0x6d, 0x62, 0x65, 0x72, 0x73, 0x12, 0x30, 0x0a, 0x06,
+	0x73, 0x68, 0x61, 0x72, 0x64, 0x73, 0x18, 0x04, 0x20, 0x03, 0x28, 0x0b, 0x32, 0x18, 0x2e, 0x68,
+	0x6f, 0x6c, 0x64, 0x73, 0x68, 0x65, 0x6c, 0x66, 0x2e, 0x76, 0x31, 0x2e, 0x53, 0x68, 0x61, 0x72,
+	0x64, 0x4f, 0x77, 0x6e, 0x65, 0x72, 0x52, 0x06, 0x73, 0x68, 0x61, 0x72, 0x64, 0x73, 0x12, 0x30,
+	0x0a, 0x06, 0x65, 0x76, 0x65, 0x6e, 0x74, 0x73, 0x18, 0x05, 0x20, 0x03, 0x28, 0x0b, 0x32, 0x18,
+	0x2e, 0x68, 0x6f, 0x6c, 0x64, 0x73, 0x68, 0x65, 0x6c, 0x66, 0x2e, 0x76, 0x31, 0x2e, 0x53, 0x68,
+	0x61, 0x72, 0x64, 0x45, 0x76, 0x65, 0x6e, 0x74, 0x52, 0x06, 0x65, 0x76, 0x65, 0x6e, 0x74, 0x73,
+	0x22, 0x86, 0x01, 0x0a, 0x0d, 0x43, 0x6c, 0x75, 0x73, 0x74, 0x65, 0x72, 0x4d, 0x65, 0x6d, 0x62,
+	0x65, 0x72, 0x12, 0x17, 0x0a, 0x07, 0x6e, 0x6f, 0x64, 0x65, 0x5f, 0x69, 0x64, 0x18, 0x01, 0x20,
+	0x01, 0x28, 0x09, 0x52, 0x06, 0x6e, 0x6f, 0x64, 0x65, 0x49, 0x64, 0x12, 0x18, 0x0a, 0x07, 0x61,
+	0x64, 0x64, 0x72, 0x65, 0x73, 0x73, 0x18, 0x02, 0x20, 0x01, 0x28, 0x09, 0x52, 0x07, 0x61, 0x64,
+	0x64, 0x72, 0x65, 0x73, 0x73, 0x12, 0x16, 0x0a, 0x06, 0x73, 0x68, 0x61, 0x72, 0x64, 0x73, 0x18,
+	0x03, 0x20, 0x01, 0x28, 0x05, 0x52, 0x06, 0x73, 0x68, 0x61, 0x72, 0x64, 0x73, 0x12, 0x2a, 0x0a,
+	0x11, 0x6c, 0x61, 0x73, 0x74, 0x5f, 0x68, 0x65, 0x61, 0x72, 0x74, 0x62, 0x65, 0x61, 0x74, 0x5f,
+	0x6d, 0x73, 0x18, 0x04, 0x20, 0x01, 0x28, 0x03, 0x52, 0x0f, 0x6c, 0x61, 0x73, 0x74, 0x48, 0x65,
+	0x61, 0x72, 0x74, 0x62, 0x65, 0x61, 0x74, 0x4d, 0x73, 0x22, 0x4e, 0x0a, 0x0a, 0x53, 0x68, 0x61,
+	0x72, 0x64, 0x4f, 0x77, 0x6e, 0x65, 0x72, 0x12, 0x14, 0x0a, 0x05, 0x73, 0x68, 0x61, 0x72, 0x64,
+	0x18, 0x01, 0x20, 0x01, 0x28, 0x05, 0x52, 0x05, 0x73, 0x68, 0x61, 0x72, 0x64, 0x12, 0x14, 0x0a,
+	0x05, 0x6f, 0x77, 0x6e, 0x65, 0x72, 0x18, 0x02, 0x20, 0x01, 0x28, 0x09, 0x52, 0x05, 0x6f, 0x77,
+	0x6e, 0x65, 0x72, 0x12, 0x14, 0x0a, 0x05, 0x65, 0x70, 0x6f, 0x63, 0x68, 0x18, 0x03, 0x20, 0x01,
+	0x28, 0x03, 0x52, 0x05, 0x65, 0x70, 0x6f, 0x63, 0x68, 0x22, 0x94, 0x01, 0x0a, 0x0a, 0x53, 0x68,
+	0x61, 0x72, 0x64, 0x45, 0x76, 0x65, 0x6e, 0x74, 0x12, 0x17, 0x0a, 0x07, 0x74, 0x69, 0x6d, 0x65,
+	0x5f, 0x6d, 0x73, 0x18, 0x01, 0x20, 0x01, 0x28, 0x03, 0x52, 0x06, 0x74, 0x69, 0x6d, 0x65, 0x4d,
+	0x73, 0x12, 0x12, 0x0a, 0x04, 0x6b, 0x69, 0x6e, 0x64, 0x18, 0x02, 0x20, 0x01, 0x28, 0x09, 0x52,
+	0x04, 0x6b, 0x69, 0x6e, 0x64, 0x12, 0x14, 0x0a, 0x05, 0x73, 0x68, 0x61, 0x72, 0x64, 0x18, 0x03,
+	0x20, 0x01, 0x28, 0x05, 0x52, 0x05, 0x73, 0x68, 0x61, 0x72, 0x64, 0x12, 0x17, 0x0a, 0x07, 0x6e,
+	0x6f, 0x64, 0x65, 0x5f, 0x69, 0x64, 0x18, 0x04, 0x20, 0x01, 0x28, 0x09, 0x52, 0x06, 0x6e, 0x6f,
+	0x64, 0x65, 0x49, 0x64, 0x12, 0x12, 0x0a, 0x04, 0x70, 0x65, 0x65, 0x72, 0x18, 0x05, 0x20, 0x01,
+	0x28, 0x09, 0x52, 0x04, 0x70, 0x65, 0x65, 0x72, 0x12, 0x16, 0x0a, 0x06, 0x72, 0x65, 0x61, 0x73,
+	0x6f, 0x6e, 0x18, 0x06, 0x20, 0x01, 0x28, 0x09, 0x52, 0x06, 0x72, 0x65, 0x61, 0x73, 0x6f, 0x6e,
+	0x32, 0x98, 0x02, 0x0a, 0x0c, 0x41, 0x64, 0x6d, 0x69, 0x6e, 0x53, 0x65, 0x72, 0x76, 0x69, 0x63,
+	0x65, 0x12, 0x45, 0x0a, 0x06, 0x42, 0x61, 0x63, 0x6b, 0x75, 0x70, 0x12, 0x1b, 0x2e, 0x68, 0x6f,
+	0x6c, 0x64, 0x73, 0x68, 0x65, 0x6c, 0x66, 0x2e, 0x76, 0x31, 0x2e, 0x42, 0x61, 0x63, 0x6b, 0x75,
+	0x70, 0x52, 0x65, 0x71, 0x75, 0x65, 0x73, 0x74, 0x1a, 0x1c, 0x2e, 0x68, 0x6f, 0x6c, 0x64, 0x73,
+	0x68, 0x65, 0x6c, 0x66, 0x2e, 0x76, 0x31, 0x2e, 0x42, 0x61, 0x63, 0x6b, 0x75, 0x70, 0x52, 0x65,
+	0x73, 0x70, 0x6f, 0x6e, 0x73, 0x65, 0x30, 0x01, 0x12, 0x5e, 0x0a, 0x0f, 0x47, 0x65, 0x74, 0x42,
+	0x72, 0x6f, 0x6b, 0x65, 0x72, 0x53, 0x74, 0x61, 0x74, 0x75, 0x73, 0x12, 0x24, 0x2e, 0x68, 0x6f,
+	0x6c, 0x64, 0x73, 0x68, 0x65, 0x6c, 0x66, 0x2e, 0x76, 0x31, 0x2e, 0x47, 0x65, 0x74, 0x42, 0x72,
+	0x6f, 0x6b, 0x65, 0x72, 0x53, 0x74, 0x61, 0x74, 0x75, 0x73, 0x52, 0x65, 0x71, 0x75, 0x65, 0x73,
+	0x74, 0x1a, 0x25, 0x2e, 0x68, 0x6f, 0x6c, 0x64, 0x73, 0x68, 0x65, 0x6c, 0x66, 0x2e, 0x76, 0x31,
+	0x2e, 0x47, 0x65, 0x74, 0x42, 0x72, 0x6f, 0x6b, 0x65, 0x72, 0x53, 0x74, 0x61, 0x74, 0x75, 0x73,
+	0x52, 0x65, 0x73, 0x70, 0x6f, 0x6e, 0x73, 0x65, 0x12, 0x61, 0x0a, 0x10, 0x47, 0x65, 0x74, 0x43,
+	0x6c, 0x75, 0x73, 0x74, 0x65, 0x72, 0x53, 0x74, 0x61, 0x74, 0x75, 0x73, 0x12, 0x25, 0x2e, 0x68,
+	0x6f, 0x6c, 0x64, 0x73, 0x68, 0x65, 0x6c, 0x66, 0x2e, 0x76, 0x31, 0x2e, 0x47, 0x65, 0x74, 0x43,
+	0x6c, 0x75, 0x73, 0x74, 0x65, 0x72, 0x53, 0x74, 0x61, 0x74, 0x75, 0x73, 0x52, 0x65, 0x71, 0x75,
+	0x65, 0x73, 0x74, 0x1a, 0x26, 0x2e, 0x68, 0x6f, 0x6c, 0x64, 0x73, 0x68, 0x65, 0x6c, 0x66, 0x2e,
+	0x76, 0x31, 0x2e, 0x47, 0x65, 0x74, 0x43, 0x6c, 0x75, 0x73, 0x74, 0x65, 0x72, 0x53, 0x74, 0x61,
+	0x74, 0x75, 0x73, 0x52, 0x65, 0x73, 0x70, 0x6f, 0x6e, 0x73, 0x65, 0x42, 0x2b, 0x5a, 0x29, 0x68,
+	0x6f, 0x6c, 0x64, 0x73, 0x68, 0x65, 0x6c, 0x66, 0x2f, 0x67, 0x65, 0x6e, 0x2f, 0x67, 0x6f, 0x2f,
+	0x68, 0x6f, 0x6c, 0x64, 0x73, 0x68, 0x65, 0x6c, 0x66, 0x2f, 0x76, 0x31, 0x3b, 0x68, 0x6f, 0x6c,
+	0x64, 0x73, 0x68, 0x65, 0x6c, 0x66, 0x76, 0x31, 0x62, 0x06, 0x70, 0x72, 0x6f, 0x74, 0x6f, 0x33,
 }
 
 var (
@@ -141,19 +870,37 @@ func file_holdshelf_v1_admin_service_proto_rawDescGZIP() []byte {
 	return file_holdshelf_v1_admin_service_proto_rawDescData
 }
 
-var file_holdshelf_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_holdshelf_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_holdshelf_v1_admin_service_proto_goTypes = []interface{}{
-	(*BackupRequest)(nil),  // 0: holdshelf.v1.BackupRequest
-	(*BackupResponse)(nil), // 1: holdshelf.v1.BackupResponse
+	(*BackupRequest)(nil),            // 0: holdshelf.v1.BackupRequest
+	(*BackupResponse)(nil),           // 1: holdshelf.v1.BackupResponse
+	(*GetBrokerStatusRequest)(nil),   // 2: holdshelf.v1.GetBrokerStatusRequest
+	(*GetBrokerStatusResponse)(nil),  // 3: holdshelf.v1.GetBrokerStatusResponse
+	(*BrokerStatus)(nil),             // 4: holdshelf.v1.BrokerStatus
+	(*BrokerBudget)(nil),             // 5: holdshelf.v1.BrokerBudget
+	(*GetClusterStatusRequest)(nil),  // 6: holdshelf.v1.GetClusterStatusRequest
+	(*GetClusterStatusResponse)(nil), // 7: holdshelf.v1.GetClusterStatusResponse
+	(*ClusterMember)(nil),            // 8: holdshelf.v1.ClusterMember
+	(*ShardOwner)(nil),               // 9: holdshelf.v1.ShardOwner
+	(*ShardEvent)(nil),               // 10: holdshelf.v1.ShardEvent
 }
 var file_holdshelf_v1_admin_service_proto_depIdxs = []int32{
-	0, // 0: holdshelf.v1.AdminService.Backup:input_type -> holdshelf.v1.BackupRequest
-	1, // 1: holdshelf.v1.AdminService.Backup:output_type -> holdshelf.v1.BackupResponse
-	1, // [1:2] is the sub-list for method output_type
-	0, // [0:1] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	4,  // 0: holdshelf.v1.GetBrokerStatusResponse.brokers:type_name -> holdshelf.v1.BrokerStatus
+	5,  // 1: holdshelf.v1.BrokerStatus.budgets:type_name -> holdshelf.v1.BrokerBudget
+	8,  // 2: holdshelf.v1.GetClusterStatusResponse.members:type_name -> holdshelf.v1.ClusterMember
+	9,  // 3: holdshelf.v1.GetClusterStatusResponse.shards:type_name -> holdshelf.v1.ShardOwner
+	10, // 4: holdshelf.v1.GetClusterStatusResponse.events:type_name -> holdshelf.v1.ShardEvent
+	0,  // 5: holdshelf.v1.AdminService.Backup:input_type -> holdshelf.v1.BackupRequest
+	2,  // 6: holdshelf.v1.AdminService.GetBrokerStatus:input_type -> holdshelf.v1.GetBrokerStatusRequest
+	6,  // 7: holdshelf.v1.AdminService.GetClusterStatus:input_type -> holdshelf.v1.GetClusterStatusRequest
+	1,  // 8: holdshelf.v1.AdminService.Backup:output_type -> holdshelf.v1.BackupResponse
+	3,  // 9: holdshelf.v1.AdminService.GetBrokerStatus:output_type -> holdshelf.v1.GetBrokerStatusResponse
+	7,  // 10: holdshelf.v1.AdminService.GetClusterStatus:output_type -> holdshelf.v1.GetClusterStatusResponse
+	8,  // [8:11] is the sub-list for method output_type
+	5,  // [5:8] is the sub-list for method input_type
+	5,  // [5:5] is the sub-list for extension type_name
+	5,  // [5:5] is the sub-list for extension extendee
+	0,  // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_holdshelf_v1_admin_service_proto_init() }
@@ -186,6 +933,114 @@ func file_holdshelf_v1_admin_service_proto_init() {
 				return nil
 			}
 		}
+		file_holdshelf_v1_admin_service_proto_msgTypes[2].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*GetBrokerStatusRequest); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_holdshelf_v1_admin_service_proto_msgTypes[3].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*GetBrokerStatusResponse); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_holdshelf_v1_admin_service_proto_msgTypes[4].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*BrokerStatus); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_holdshelf_v1_admin_service_proto_msgTypes[5].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*BrokerBudget); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_holdshelf_v1_admin_service_proto_msgTypes[6].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*GetClusterStatusRequest); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_holdshelf_v1_admin_service_proto_msgTypes[7].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*GetClusterStatusResponse); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_holdshelf_v1_admin_service_proto_msgTypes[8].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*ClusterMember); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_holdshelf_v1_admin_service_proto_msgTypes[9].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*ShardOwner); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
+		file_holdshelf_v1_admin_service_proto_msgTypes[10].Exporter = func(v interface{}, i int) interface{} {
+			switch v := v.(*ShardEvent); i {
+			case 0:
+				return &v.state
+			case 1:
+				return &v.sizeCache
+			case 2:
+				return &v.unknownFields
+			default:
+				return nil
+			}
+		}
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -193,7 +1048,7 @@ func file_holdshelf_v1_admin_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: file_holdshelf_v1_admin_service_proto_rawDesc,
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -33,6 +33,22 @@ type AdminServiceClient interface {
 	// directory cannot be read). A broker that stops while a copy is under
 	// way cuts its stream off once its shutdown grace ends.
 	Backup(ctx context.Context, in *BackupRequest, opts ...grpc.CallOption) (AdminService_BackupClient, error)
+	// The status of the broker answering, and in cluster mode of every live
+	// member too (each asked with the caller's token): version, start time,
+	// storage and its state, the limits that refuse work (BROKER_FULL) with
+	// what is used of them, and the open Heartbeat and Subscribe streams.
+	// A member that cannot be reached is listed with state "unreachable".
+	// Errors: PERMISSION_DENIED (the token lacks admin on every queue).
+	GetBrokerStatus(ctx context.Context, in *GetBrokerStatusRequest, opts ...grpc.CallOption) (*GetBrokerStatusResponse, error)
+	// The cluster as the answering broker sees it: the live members, each
+	// shard's owner and epoch, and the recent shard events (claims,
+	// releases and losses, with the peer and the reason) of every live
+	// member, newest first. Outside cluster mode, clustered is false and
+	// nothing else is set. Each member keeps its own events in memory: a
+	// member that restarted or died took its own with it, but the takeover
+	// of its shards is recorded by the member that claimed them.
+	// Errors: PERMISSION_DENIED (the token lacks admin on every queue).
+	GetClusterStatus(ctx context.Context, in *GetClusterStatusRequest, opts ...grpc.CallOption) (*GetClusterStatusResponse, error)
 }
 
 type adminServiceClient struct {
@@ -75,6 +91,24 @@ func (x *adminServiceBackupClient) Recv() (*BackupResponse, error) {
 	return m, nil
 }
 
+func (c *adminServiceClient) GetBrokerStatus(ctx context.Context, in *GetBrokerStatusRequest, opts ...grpc.CallOption) (*GetBrokerStatusResponse, error) {
+	out := new(GetBrokerStatusResponse)
+	err := c.cc.Invoke(ctx, "/holdshelf.v1.AdminService/GetBrokerStatus", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) GetClusterStatus(ctx context.Context, in *GetClusterStatusRequest, opts ...grpc.CallOption) (*GetClusterStatusResponse, error) {
+	out := new(GetClusterStatusResponse)
+	err := c.cc.Invoke(ctx, "/holdshelf.v1.AdminService/GetClusterStatus", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AdminServiceServer is the server API for AdminService service.
 // All implementations must embed UnimplementedAdminServiceServer
 // for forward compatibility
@@ -95,6 +129,22 @@ type AdminServiceServer interface {
 	// directory cannot be read). A broker that stops while a copy is under
 	// way cuts its stream off once its shutdown grace ends.
 	Backup(*BackupRequest, AdminService_BackupServer) error
+	// The status of the broker answering, and in cluster mode of every live
+	// member too (each asked with the caller's token): version, start time,
+	// storage and its state, the limits that refuse work (BROKER_FULL) with
+	// what is used of them, and the open Heartbeat and Subscribe streams.
+	// A member that cannot be reached is listed with state "unreachable".
+	// Errors: PERMISSION_DENIED (the token lacks admin on every queue).
+	GetBrokerStatus(context.Context, *GetBrokerStatusRequest) (*GetBrokerStatusResponse, error)
+	// The cluster as the answering broker sees it: the live members, each
+	// shard's owner and epoch, and the recent shard events (claims,
+	// releases and losses, with the peer and the reason) of every live
+	// member, newest first. Outside cluster mode, clustered is false and
+	// nothing else is set. Each member keeps its own events in memory: a
+	// member that restarted or died took its own with it, but the takeover
+	// of its shards is recorded by the member that claimed them.
+	// Errors: PERMISSION_DENIED (the token lacks admin on every queue).
+	GetClusterStatus(context.Context, *GetClusterStatusRequest) (*GetClusterStatusResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -104,6 +154,12 @@ type UnimplementedAdminServiceServer struct {
 
 func (UnimplementedAdminServiceServer) Backup(*BackupRequest, AdminService_BackupServer) error {
 	return status.Errorf(codes.Unimplemented, "method Backup not implemented")
+}
+func (UnimplementedAdminServiceServer) GetBrokerStatus(context.Context, *GetBrokerStatusRequest) (*GetBrokerStatusResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetBrokerStatus not implemented")
+}
+func (UnimplementedAdminServiceServer) GetClusterStatus(context.Context, *GetClusterStatusRequest) (*GetClusterStatusResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetClusterStatus not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 
@@ -139,10 +195,55 @@ func (x *adminServiceBackupServer) Send(m *BackupResponse) error {
 	return x.ServerStream.SendMsg(m)
 }
 
+func _AdminService_GetBrokerStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetBrokerStatusRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).GetBrokerStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/holdshelf.v1.AdminService/GetBrokerStatus",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).GetBrokerStatus(ctx, req.(*GetBrokerStatusRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_GetClusterStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetClusterStatusRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).GetClusterStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/holdshelf.v1.AdminService/GetClusterStatus",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).GetClusterStatus(ctx, req.(*GetClusterStatusRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 var _AdminService_serviceDesc = grpc.ServiceDesc{
 	ServiceName: "holdshelf.v1.AdminService",
 	HandlerType: (*AdminServiceServer)(nil),
-	Methods:     []grpc.MethodDesc{},
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "GetBrokerStatus",
+			Handler:    _AdminService_GetBrokerStatus_Handler,
+		},
+		{
+			MethodName: "GetClusterStatus",
+			Handler:    _AdminService_GetClusterStatus_Handler,
+		},
+	},
 	Streams: []grpc.StreamDesc{
 		{
 			StreamName:    "Backup",

@@ -37,6 +37,20 @@ type QueueServiceClient interface {
 	// Errors: INVALID_ARGUMENT (page_size out of bounds, a page_token this
 	// service did not return).
 	ListQueues(ctx context.Context, in *ListQueuesRequest, opts ...grpc.CallOption) (*ListQueuesResponse, error)
+	// The recent activity of queues, as the admin console draws it: each
+	// queue's counts sampled at an interval (10 s) over the last minutes
+	// (10 min), the messages a second sent, received, deleted, dead-lettered
+	// and arrived (dead-lettered or moved into it) between samples, and its
+	// processing-time quantiles. The broker that serves a queue samples it,
+	// in memory only (a restart starts afresh): in cluster mode every broker
+	// that owns shards is asked for its queues, as ListQueues asks them, so
+	// any broker answers for the whole cluster. Queues in ascending name
+	// order, a page at a time; only queues the caller holds a permission on.
+	// A queue no broker has sampled yet (created since the last sample, or
+	// moving between brokers) is left out.
+	// Errors: INVALID_ARGUMENT (page_size or max_samples out of bounds, a
+	// page_token this service did not return, more than 100 names).
+	ListQueueActivity(ctx context.Context, in *ListQueueActivityRequest, opts ...grpc.CallOption) (*ListQueueActivityResponse, error)
 	// Changes a queue's configuration. With an update_mask, only the fields
 	// it names change and every other field keeps its current value (AIP-134),
 	// so two callers changing different fields (or different tags, by
@@ -393,6 +407,15 @@ func (c *queueServiceClient) ListQueues(ctx context.Context, in *ListQueuesReque
 	return out, nil
 }
 
+func (c *queueServiceClient) ListQueueActivity(ctx context.Context, in *ListQueueActivityRequest, opts ...grpc.CallOption) (*ListQueueActivityResponse, error) {
+	out := new(ListQueueActivityResponse)
+	err := c.cc.Invoke(ctx, "/holdshelf.v1.QueueService/ListQueueActivity", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *queueServiceClient) UpdateQueue(ctx context.Context, in *UpdateQueueRequest, opts ...grpc.CallOption) (*UpdateQueueResponse, error) {
 	out := new(UpdateQueueResponse)
 	err := c.cc.Invoke(ctx, "/holdshelf.v1.QueueService/UpdateQueue", in, out, opts...)
@@ -632,6 +655,20 @@ type QueueServiceServer interface {
 	// Errors: INVALID_ARGUMENT (page_size out of bounds, a page_token this
 	// service did not return).
 	ListQueues(context.Context, *ListQueuesRequest) (*ListQueuesResponse, error)
+	// The recent activity of queues, as the admin console draws it: each
+	// queue's counts sampled at an interval (10 s) over the last minutes
+	// (10 min), the messages a second sent, received, deleted, dead-lettered
+	// and arrived (dead-lettered or moved into it) between samples, and its
+	// processing-time quantiles. The broker that serves a queue samples it,
+	// in memory only (a restart starts afresh): in cluster mode every broker
+	// that owns shards is asked for its queues, as ListQueues asks them, so
+	// any broker answers for the whole cluster. Queues in ascending name
+	// order, a page at a time; only queues the caller holds a permission on.
+	// A queue no broker has sampled yet (created since the last sample, or
+	// moving between brokers) is left out.
+	// Errors: INVALID_ARGUMENT (page_size or max_samples out of bounds, a
+	// page_token this service did not return, more than 100 names).
+	ListQueueActivity(context.Context, *ListQueueActivityRequest) (*ListQueueActivityResponse, error)
 	// Changes a queue's configuration. With an update_mask, only the fields
 	// it names change and every other field keeps its current value (AIP-134),
 	// so two callers changing different fields (or different tags, by
@@ -967,6 +1004,9 @@ func (UnimplementedQueueServiceServer) GetQueue(context.Context, *GetQueueReques
 func (UnimplementedQueueServiceServer) ListQueues(context.Context, *ListQueuesRequest) (*ListQueuesResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ListQueues not implemented")
 }
+func (UnimplementedQueueServiceServer) ListQueueActivity(context.Context, *ListQueueActivityRequest) (*ListQueueActivityResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ListQueueActivity not implemented")
+}
 func (UnimplementedQueueServiceServer) UpdateQueue(context.Context, *UpdateQueueRequest) (*UpdateQueueResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method UpdateQueue not implemented")
 }
@@ -1087,6 +1127,24 @@ func _QueueService_ListQueues_Handler(srv interface{}, ctx context.Context, dec 
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(QueueServiceServer).ListQueues(ctx, req.(*ListQueuesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _QueueService_ListQueueActivity_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListQueueActivityRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueueServiceServer).ListQueueActivity(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/holdshelf.v1.QueueService/ListQueueActivity",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueueServiceServer).ListQueueActivity(ctx, req.(*ListQueueActivityRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1464,6 +1522,10 @@ var _QueueService_serviceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListQueues",
 			Handler:    _QueueService_ListQueues_Handler,
+		},
+		{
+			MethodName: "ListQueueActivity",
+			Handler:    _QueueService_ListQueueActivity_Handler,
 		},
 		{
 			MethodName: "UpdateQueue",

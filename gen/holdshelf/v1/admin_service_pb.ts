@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file holdshelf/v1/admin_service.proto.
  */
 export const file_holdshelf_v1_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBob2xkc2hlbGYvdjEvYWRtaW5fc2VydmljZS5wcm90bxIMaG9sZHNoZWxmLnYxIg8KDUJhY2t1cFJlcXVlc3QiHgoOQmFja3VwUmVzcG9uc2USDAoEZGF0YRgBIAEoDDJVCgxBZG1pblNlcnZpY2USRQoGQmFja3VwEhsuaG9sZHNoZWxmLnYxLkJhY2t1cFJlcXVlc3QaHC5ob2xkc2hlbGYudjEuQmFja3VwUmVzcG9uc2UwAUIrWilob2xkc2hlbGYvZ2VuL2dvL2hvbGRzaGVsZi92MTtob2xkc2hlbGZ2MWIGcHJvdG8z");
+  fileDesc("CiBob2xkc2hlbGYvdjEvYWRtaW5fc2VydmljZS5wcm90bxIMaG9sZHNoZWxmLnYxIg8KDUJhY2t1cFJlcXVlc3QiHgoOQmFja3VwUmVzcG9uc2USDAoEZGF0YRgBIAEoDCIYChZHZXRCcm9rZXJTdGF0dXNSZXF1ZXN0IkYKF0dldEJyb2tlclN0YXR1c1Jlc3BvbnNlEisKB2Jyb2tlcnMYASADKAsyGi5ob2xkc2hlbGYudjEuQnJva2VyU3RhdHVzItsBCgxCcm9rZXJTdGF0dXMSDwoHbm9kZV9pZBgBIAEoCRIPCgdhZGRyZXNzGAIgASgJEg8KB3ZlcnNpb24YAyABKAkSFQoNc3RhcnRlZF9hdF9tcxgEIAEoAxIPCgdzdG9yYWdlGAUgASgJEg0KBXN0YXRlGAYgASgJEisKB2J1ZGdldHMYByADKAsyGi5ob2xkc2hlbGYudjEuQnJva2VyQnVkZ2V0EhkKEWhlYXJ0YmVhdF9zdHJlYW1zGAggASgDEhkKEXN1YnNjcmliZV9zdHJlYW1zGAkgASgDIkcKDEJyb2tlckJ1ZGdldBIMCgRuYW1lGAEgASgJEgwKBHVzZWQYAiABKAMSDQoFbGltaXQYAyABKAMSDAoEdW5pdBgEIAEoCSIZChdHZXRDbHVzdGVyU3RhdHVzUmVxdWVzdCLAAQoYR2V0Q2x1c3RlclN0YXR1c1Jlc3BvbnNlEhEKCWNsdXN0ZXJlZBgBIAEoCBIPCgdub2RlX2lkGAIgASgJEiwKB21lbWJlcnMYAyADKAsyGy5ob2xkc2hlbGYudjEuQ2x1c3Rlck1lbWJlchIoCgZzaGFyZHMYBCADKAsyGC5ob2xkc2hlbGYudjEuU2hhcmRPd25lchIoCgZldmVudHMYBSADKAsyGC5ob2xkc2hlbGYudjEuU2hhcmRFdmVudCJcCg1DbHVzdGVyTWVtYmVyEg8KB25vZGVfaWQYASABKAkSDwoHYWRkcmVzcxgCIAEoCRIOCgZzaGFyZHMYAyABKAUSGQoRbGFzdF9oZWFydGJlYXRfbXMYBCABKAMiOQoKU2hhcmRPd25lchINCgVzaGFyZBgBIAEoBRINCgVvd25lchgCIAEoCRINCgVlcG9jaBgDIAEoAyJpCgpTaGFyZEV2ZW50Eg8KB3RpbWVfbXMYASABKAMSDAoEa2luZBgCIAEoCRINCgVzaGFyZBgDIAEoBRIPCgdub2RlX2lkGAQgASgJEgwKBHBlZXIYBSABKAkSDgoGcmVhc29uGAYgASgJMpgCCgxBZG1pblNlcnZpY2USRQoGQmFja3VwEhsuaG9sZHNoZWxmLnYxLkJhY2t1cFJlcXVlc3QaHC5ob2xkc2hlbGYudjEuQmFja3VwUmVzcG9uc2UwARJeCg9HZXRCcm9rZXJTdGF0dXMSJC5ob2xkc2hlbGYudjEuR2V0QnJva2VyU3RhdHVzUmVxdWVzdBolLmhvbGRzaGVsZi52MS5HZXRCcm9rZXJTdGF0dXNSZXNwb25zZRJhChBHZXRDbHVzdGVyU3RhdHVzEiUuaG9sZHNoZWxmLnYxLkdldENsdXN0ZXJTdGF0dXNSZXF1ZXN0GiYuaG9sZHNoZWxmLnYxLkdldENsdXN0ZXJTdGF0dXNSZXNwb25zZUIrWilob2xkc2hlbGYvZ2VuL2dvL2hvbGRzaGVsZi92MTtob2xkc2hlbGZ2MWIGcHJvdG8z");
 
 /**
  * Asks for a backup; there is nothing to choose yet.
@@ -49,6 +49,350 @@ export const BackupResponseSchema: GenMessage<BackupResponse> = /*@__PURE__*/
   messageDesc(file_holdshelf_v1_admin_service, 1);
 
 /**
+ * Asks for the brokers' status; there is nothing to choose yet.
+ *
+ * @generated from message holdshelf.v1.GetBrokerStatusRequest
+ */
+export type GetBrokerStatusRequest = Message<"holdshelf.v1.GetBrokerStatusRequest"> & {
+};
+
+/**
+ * Describes the message holdshelf.v1.GetBrokerStatusRequest.
+ * Use `create(GetBrokerStatusRequestSchema)` to create a new message.
+ */
+export const GetBrokerStatusRequestSchema: GenMessage<GetBrokerStatusRequest> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_admin_service, 2);
+
+/**
+ * GetBrokerStatus' response.
+ *
+ * @generated from message holdshelf.v1.GetBrokerStatusResponse
+ */
+export type GetBrokerStatusResponse = Message<"holdshelf.v1.GetBrokerStatusResponse"> & {
+  /**
+   * The answering broker first, then the other live members by node id.
+   *
+   * @generated from field: repeated holdshelf.v1.BrokerStatus brokers = 1;
+   */
+  brokers: BrokerStatus[];
+};
+
+/**
+ * Describes the message holdshelf.v1.GetBrokerStatusResponse.
+ * Use `create(GetBrokerStatusResponseSchema)` to create a new message.
+ */
+export const GetBrokerStatusResponseSchema: GenMessage<GetBrokerStatusResponse> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_admin_service, 3);
+
+/**
+ * One broker's status.
+ *
+ * @generated from message holdshelf.v1.BrokerStatus
+ */
+export type BrokerStatus = Message<"holdshelf.v1.BrokerStatus"> & {
+  /**
+   * Its node id (empty outside cluster mode) and gRPC address.
+   *
+   * @generated from field: string node_id = 1;
+   */
+  nodeId: string;
+
+  /**
+   * @generated from field: string address = 2;
+   */
+  address: string;
+
+  /**
+   * Its holdshelf version.
+   *
+   * @generated from field: string version = 3;
+   */
+  version: string;
+
+  /**
+   * When it started, in milliseconds since the Unix epoch.
+   *
+   * @generated from field: int64 started_at_ms = 4;
+   */
+  startedAtMs: bigint;
+
+  /**
+   * "memory", "leveldb" or "postgres".
+   *
+   * @generated from field: string storage = 5;
+   */
+  storage: string;
+
+  /**
+   * "serving"; "recovering" while storage is down and being reopened;
+   * "fail-stop" once it gave up on its storage; "unreachable" for a member
+   * this broker could not ask.
+   *
+   * @generated from field: string state = 6;
+   */
+  state: string;
+
+  /**
+   * The limits past which it refuses work with BROKER_FULL or
+   * RESOURCE_EXHAUSTED, each with what is used now.
+   *
+   * @generated from field: repeated holdshelf.v1.BrokerBudget budgets = 7;
+   */
+  budgets: BrokerBudget[];
+
+  /**
+   * Open Heartbeat and Subscribe streams.
+   *
+   * @generated from field: int64 heartbeat_streams = 8;
+   */
+  heartbeatStreams: bigint;
+
+  /**
+   * @generated from field: int64 subscribe_streams = 9;
+   */
+  subscribeStreams: bigint;
+};
+
+/**
+ * Describes the message holdshelf.v1.BrokerStatus.
+ * Use `create(BrokerStatusSchema)` to create a new message.
+ */
+export const BrokerStatusSchema: GenMessage<BrokerStatus> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_admin_service, 4);
+
+/**
+ * One capacity limit and its use.
+ *
+ * @generated from message holdshelf.v1.BrokerBudget
+ */
+export type BrokerBudget = Message<"holdshelf.v1.BrokerBudget"> & {
+  /**
+   * The limit's name, as docs/operations.md "Limits" names it.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: int64 used = 2;
+   */
+  used: bigint;
+
+  /**
+   * @generated from field: int64 limit = 3;
+   */
+  limit: bigint;
+
+  /**
+   * "bytes", "messages", "queues" or "streams".
+   *
+   * @generated from field: string unit = 4;
+   */
+  unit: string;
+};
+
+/**
+ * Describes the message holdshelf.v1.BrokerBudget.
+ * Use `create(BrokerBudgetSchema)` to create a new message.
+ */
+export const BrokerBudgetSchema: GenMessage<BrokerBudget> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_admin_service, 5);
+
+/**
+ * Asks for the cluster's status; there is nothing to choose yet.
+ *
+ * @generated from message holdshelf.v1.GetClusterStatusRequest
+ */
+export type GetClusterStatusRequest = Message<"holdshelf.v1.GetClusterStatusRequest"> & {
+};
+
+/**
+ * Describes the message holdshelf.v1.GetClusterStatusRequest.
+ * Use `create(GetClusterStatusRequestSchema)` to create a new message.
+ */
+export const GetClusterStatusRequestSchema: GenMessage<GetClusterStatusRequest> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_admin_service, 6);
+
+/**
+ * GetClusterStatus' response.
+ *
+ * @generated from message holdshelf.v1.GetClusterStatusResponse
+ */
+export type GetClusterStatusResponse = Message<"holdshelf.v1.GetClusterStatusResponse"> & {
+  /**
+   * Whether the broker runs in cluster mode; nothing below is set if not.
+   *
+   * @generated from field: bool clustered = 1;
+   */
+  clustered: boolean;
+
+  /**
+   * The answering broker's node id.
+   *
+   * @generated from field: string node_id = 2;
+   */
+  nodeId: string;
+
+  /**
+   * The live members, by node id.
+   *
+   * @generated from field: repeated holdshelf.v1.ClusterMember members = 3;
+   */
+  members: ClusterMember[];
+
+  /**
+   * Every shard, by number: its owner ("" while nobody holds it) and epoch.
+   *
+   * @generated from field: repeated holdshelf.v1.ShardOwner shards = 4;
+   */
+  shards: ShardOwner[];
+
+  /**
+   * Recent shard events of every live member, newest first.
+   *
+   * @generated from field: repeated holdshelf.v1.ShardEvent events = 5;
+   */
+  events: ShardEvent[];
+};
+
+/**
+ * Describes the message holdshelf.v1.GetClusterStatusResponse.
+ * Use `create(GetClusterStatusResponseSchema)` to create a new message.
+ */
+export const GetClusterStatusResponseSchema: GenMessage<GetClusterStatusResponse> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_admin_service, 7);
+
+/**
+ * A live member of the cluster.
+ *
+ * @generated from message holdshelf.v1.ClusterMember
+ */
+export type ClusterMember = Message<"holdshelf.v1.ClusterMember"> & {
+  /**
+   * @generated from field: string node_id = 1;
+   */
+  nodeId: string;
+
+  /**
+   * Where it serves gRPC, as it advertised.
+   *
+   * @generated from field: string address = 2;
+   */
+  address: string;
+
+  /**
+   * The shards it holds now.
+   *
+   * @generated from field: int32 shards = 3;
+   */
+  shards: number;
+
+  /**
+   * Its last heartbeat (a renewal), in milliseconds since the Unix epoch.
+   *
+   * @generated from field: int64 last_heartbeat_ms = 4;
+   */
+  lastHeartbeatMs: bigint;
+};
+
+/**
+ * Describes the message holdshelf.v1.ClusterMember.
+ * Use `create(ClusterMemberSchema)` to create a new message.
+ */
+export const ClusterMemberSchema: GenMessage<ClusterMember> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_admin_service, 8);
+
+/**
+ * One shard's owner.
+ *
+ * @generated from message holdshelf.v1.ShardOwner
+ */
+export type ShardOwner = Message<"holdshelf.v1.ShardOwner"> & {
+  /**
+   * @generated from field: int32 shard = 1;
+   */
+  shard: number;
+
+  /**
+   * The member whose lease runs; empty while nobody holds it.
+   *
+   * @generated from field: string owner = 2;
+   */
+  owner: string;
+
+  /**
+   * Bumped by every claim: a commit of an earlier holder is fenced out.
+   *
+   * @generated from field: int64 epoch = 3;
+   */
+  epoch: bigint;
+};
+
+/**
+ * Describes the message holdshelf.v1.ShardOwner.
+ * Use `create(ShardOwnerSchema)` to create a new message.
+ */
+export const ShardOwnerSchema: GenMessage<ShardOwner> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_admin_service, 9);
+
+/**
+ * A shard changing hands, as the member it happened to recorded it.
+ *
+ * @generated from message holdshelf.v1.ShardEvent
+ */
+export type ShardEvent = Message<"holdshelf.v1.ShardEvent"> & {
+  /**
+   * In milliseconds since the Unix epoch.
+   *
+   * @generated from field: int64 time_ms = 1;
+   */
+  timeMs: bigint;
+
+  /**
+   * "claimed", "released" or "lost".
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+
+  /**
+   * @generated from field: int32 shard = 3;
+   */
+  shard: number;
+
+  /**
+   * The member that claimed, released or lost it.
+   *
+   * @generated from field: string node_id = 4;
+   */
+  nodeId: string;
+
+  /**
+   * The other member: the previous holder of a claimed shard, the member a
+   * released shard was handed to; empty when there was none.
+   *
+   * @generated from field: string peer = 5;
+   */
+  peer: string;
+
+  /**
+   * Why: "start", "takeover" (the previous holder died or its lease ran
+   * out), "balance" (shards spread over the members), "handover",
+   * "shutdown", "claimed-by-another", "lease-lapsed", "storage-failure".
+   *
+   * @generated from field: string reason = 6;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message holdshelf.v1.ShardEvent.
+ * Use `create(ShardEventSchema)` to create a new message.
+ */
+export const ShardEventSchema: GenMessage<ShardEvent> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_admin_service, 10);
+
+/**
  * Operations on a whole broker rather than on one queue, for its operators.
  * Every RPC reads or affects every queue, so a broker with an auth file
  * answers only tokens granted admin on every queue (a grant whose pattern is
@@ -80,6 +424,38 @@ export const AdminService: GenService<{
     methodKind: "server_streaming";
     input: typeof BackupRequestSchema;
     output: typeof BackupResponseSchema;
+  },
+  /**
+   * The status of the broker answering, and in cluster mode of every live
+   * member too (each asked with the caller's token): version, start time,
+   * storage and its state, the limits that refuse work (BROKER_FULL) with
+   * what is used of them, and the open Heartbeat and Subscribe streams.
+   * A member that cannot be reached is listed with state "unreachable".
+   * Errors: PERMISSION_DENIED (the token lacks admin on every queue).
+   *
+   * @generated from rpc holdshelf.v1.AdminService.GetBrokerStatus
+   */
+  getBrokerStatus: {
+    methodKind: "unary";
+    input: typeof GetBrokerStatusRequestSchema;
+    output: typeof GetBrokerStatusResponseSchema;
+  },
+  /**
+   * The cluster as the answering broker sees it: the live members, each
+   * shard's owner and epoch, and the recent shard events (claims,
+   * releases and losses, with the peer and the reason) of every live
+   * member, newest first. Outside cluster mode, clustered is false and
+   * nothing else is set. Each member keeps its own events in memory: a
+   * member that restarted or died took its own with it, but the takeover
+   * of its shards is recorded by the member that claimed them.
+   * Errors: PERMISSION_DENIED (the token lacks admin on every queue).
+   *
+   * @generated from rpc holdshelf.v1.AdminService.GetClusterStatus
+   */
+  getClusterStatus: {
+    methodKind: "unary";
+    input: typeof GetClusterStatusRequestSchema;
+    output: typeof GetClusterStatusResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_holdshelf_v1_admin_service, 0);

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file holdshelf/v1/queue_service.proto.
  */
 export const file_holdshelf_v1_queue_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBob2xkc2hlbGYvdjEvcXVldWVfc2VydmljZS5wcm90bxIMaG9sZHNoZWxmLnYxIksKE1BlZWtNZXNzYWdlc1JlcXVlc3QSDQoFcXVldWUYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiXgoUUGVla01lc3NhZ2VzUmVzcG9uc2USLQoIbWVzc2FnZXMYASADKAsyGy5ob2xkc2hlbGYudjEuUGVla2VkTWVzc2FnZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiZgobU3RhcnRNZXNzYWdlTW92ZVRhc2tSZXF1ZXN0EhQKDHNvdXJjZV9xdWV1ZRgBIAEoCRIZChFkZXN0aW5hdGlvbl9xdWV1ZRgCIAEoCRIWCg5tYXhfcGVyX3NlY29uZBgDIAEoBSIzChxTdGFydE1lc3NhZ2VNb3ZlVGFza1Jlc3BvbnNlEhMKC3Rhc2tfaGFuZGxlGAEgASgJIkgKG0xpc3RNZXNzYWdlTW92ZVRhc2tzUmVxdWVzdBIUCgxzb3VyY2VfcXVldWUYASABKAkSEwoLbWF4X3Jlc3VsdHMYAiABKAUiTAocTGlzdE1lc3NhZ2VNb3ZlVGFza3NSZXNwb25zZRIsCgV0YXNrcxgBIAMoCzIdLmhvbGRzaGVsZi52MS5NZXNzYWdlTW92ZVRhc2siMwocQ2FuY2VsTWVzc2FnZU1vdmVUYXNrUmVxdWVzdBITCgt0YXNrX2hhbmRsZRgBIAEoCSI0Ch1DYW5jZWxNZXNzYWdlTW92ZVRhc2tSZXNwb25zZRITCgttb3ZlZF9jb3VudBgBIAEoAyKYAgoPTWVzc2FnZU1vdmVUYXNrEhMKC3Rhc2tfaGFuZGxlGAEgASgJEjMKBnN0YXR1cxgCIAEoDjIjLmhvbGRzaGVsZi52MS5NZXNzYWdlTW92ZVRhc2tTdGF0dXMSFAoMc291cmNlX3F1ZXVlGAMgASgJEhkKEWRlc3RpbmF0aW9uX3F1ZXVlGAQgASgJEhYKDm1heF9wZXJfc2Vjb25kGAUgASgFEhMKC21vdmVkX2NvdW50GAYgASgDEhUKDXRvX21vdmVfY291bnQYByABKAMSFgoOZmFpbHVyZV9yZWFzb24YCCABKAkSLgoKc3RhcnRfdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAifAoWUmVkcml2ZU1lc3NhZ2VzUmVxdWVzdBIZChFkZWFkX2xldHRlcl9xdWV1ZRgBIAEoCRIZChFkZXN0aW5hdGlvbl9xdWV1ZRgCIAEoCRIUCgxtYXhfbWVzc2FnZXMYAyABKAMSFgoObWF4X3Blcl9zZWNvbmQYBCABKAUiLgoXUmVkcml2ZU1lc3NhZ2VzUmVzcG9uc2USEwoLbW92ZWRfY291bnQYASABKAMiTQoSQ3JlYXRlUXVldWVSZXF1ZXN0EgwKBG5hbWUYASABKAkSKQoGY29uZmlnGAIgASgLMhkuaG9sZHNoZWxmLnYxLlF1ZXVlQ29uZmlnIjkKE0NyZWF0ZVF1ZXVlUmVzcG9uc2USIgoFcXVldWUYASABKAsyEy5ob2xkc2hlbGYudjEuUXVldWUiHwoPR2V0UXVldWVSZXF1ZXN0EgwKBG5hbWUYASABKAkiNgoQR2V0UXVldWVSZXNwb25zZRIiCgVxdWV1ZRgBIAEoCzITLmhvbGRzaGVsZi52MS5RdWV1ZSJKChFMaXN0UXVldWVzUmVxdWVzdBIOCgZwcmVmaXgYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiUgoSTGlzdFF1ZXVlc1Jlc3BvbnNlEiMKBnF1ZXVlcxgBIAMoCzITLmhvbGRzaGVsZi52MS5RdWV1ZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkifgoSVXBkYXRlUXVldWVSZXF1ZXN0EgwKBG5hbWUYASABKAkSKQoGY29uZmlnGAIgASgLMhkuaG9sZHNoZWxmLnYxLlF1ZXVlQ29uZmlnEi8KC3VwZGF0ZV9tYXNrGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLkZpZWxkTWFzayI5ChNVcGRhdGVRdWV1ZVJlc3BvbnNlEiIKBXF1ZXVlGAEgASgLMhMuaG9sZHNoZWxmLnYxLlF1ZXVlIiIKEkRlbGV0ZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJIhUKE0RlbGV0ZVF1ZXVlUmVzcG9uc2UiIQoRUHVyZ2VRdWV1ZVJlcXVlc3QSDAoEbmFtZRgBIAEoCSIqChJQdXJnZVF1ZXVlUmVzcG9uc2USFAoMcHVyZ2VkX2NvdW50GAEgASgDIrUDCgtTZW5kUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIMCgRib2R5GAIgASgMEj0KCmF0dHJpYnV0ZXMYAyADKAsyKS5ob2xkc2hlbGYudjEuU2VuZFJlcXVlc3QuQXR0cmlidXRlc0VudHJ5EigKBWRlbGF5GAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEkgKEHR5cGVkX2F0dHJpYnV0ZXMYBSADKAsyLi5ob2xkc2hlbGYudjEuU2VuZFJlcXVlc3QuVHlwZWRBdHRyaWJ1dGVzRW50cnkSGAoQbWVzc2FnZV9ncm91cF9pZBgGIAEoCRIYChBkZWR1cGxpY2F0aW9uX2lkGAcgASgJEhQKDHRyYWNlX2hlYWRlchgIIAEoCRoxCg9BdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARpZChRUeXBlZEF0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSMAoFdmFsdWUYAiABKAsyIS5ob2xkc2hlbGYudjEuVHlwZWRBdHRyaWJ1dGVWYWx1ZToCOAEiOwoMU2VuZFJlc3BvbnNlEhIKCm1lc3NhZ2VfaWQYASABKAkSFwoPc2VxdWVuY2VfbnVtYmVyGAIgASgJIlAKEFNlbmRCYXRjaFJlcXVlc3QSDQoFcXVldWUYASABKAkSLQoHZW50cmllcxgCIAMoCzIcLmhvbGRzaGVsZi52MS5TZW5kQmF0Y2hFbnRyeSJCChFTZW5kQmF0Y2hSZXNwb25zZRITCgttZXNzYWdlX2lkcxgBIAMoCRIYChBzZXF1ZW5jZV9udW1iZXJzGAIgAygJIpoBCg5SZWNlaXZlUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIUCgxtYXhfbWVzc2FnZXMYAiABKAUSNQoSdmlzaWJpbGl0eV90aW1lb3V0GAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEiwKCXdhaXRfdGltZRgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJCCg9SZWNlaXZlUmVzcG9uc2USLwoIbWVzc2FnZXMYASADKAsyHS5ob2xkc2hlbGYudjEuUmVjZWl2ZWRNZXNzYWdlIjYKDURlbGV0ZVJlcXVlc3QSDQoFcXVldWUYASABKAkSFgoOcmVjZWlwdF9oYW5kbGUYAiABKAkiEAoORGVsZXRlUmVzcG9uc2UiPAoSRGVsZXRlQmF0Y2hSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhcKD3JlY2VpcHRfaGFuZGxlcxgCIAMoCSJBChNEZWxldGVCYXRjaFJlc3BvbnNlEioKB3Jlc3VsdHMYASADKAsyGS5ob2xkc2hlbGYudjEuRW50cnlSZXN1bHQidwoXQ2hhbmdlVmlzaWJpbGl0eVJlcXVlc3QSDQoFcXVldWUYASABKAkSFgoOcmVjZWlwdF9oYW5kbGUYAiABKAkSNQoSdmlzaWJpbGl0eV90aW1lb3V0GAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIk4KGENoYW5nZVZpc2liaWxpdHlSZXNwb25zZRIyCg5sZWFzZV9kZWFkbGluZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAifQocQ2hhbmdlVmlzaWJpbGl0eUJhdGNoUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIXCg9yZWNlaXB0X2hhbmRsZXMYAiADKAkSNQoSdmlzaWJpbGl0eV90aW1lb3V0GAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIksKHUNoYW5nZVZpc2liaWxpdHlCYXRjaFJlc3BvbnNlEioKB3Jlc3VsdHMYASADKAsyGS5ob2xkc2hlbGYudjEuRW50cnlSZXN1bHQibAoQSGVhcnRiZWF0UmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIqCgZsZWFzZXMYAiADKAsyGi5ob2xkc2hlbGYudjEuTGVhc2VSZW5ld2FsEh0KFXJlbGVhc2Vfb25fZGlzY29ubmVjdBgDIAEoCCKVAQoMTGVhc2VSZW5ld2FsEhYKDnJlY2VpcHRfaGFuZGxlGAEgASgJEjUKEnZpc2liaWxpdHlfdGltZW91dBgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIXCgpjaGVja3BvaW50GAMgASgMSACIAQESDgoGZmFpbGVkGAQgASgIQg0KC19jaGVja3BvaW50Ij0KEUhlYXJ0YmVhdFJlc3BvbnNlEigKBmxlYXNlcxgBIAMoCzIYLmhvbGRzaGVsZi52MS5MZWFzZVN0YXRlInYKCkxlYXNlU3RhdGUSFgoOcmVjZWlwdF9oYW5kbGUYASABKAkSDAoEaGVsZBgCIAEoCBIyCg5sZWFzZV9kZWFkbGluZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGcmVhc29uGAQgASgJIvEBChBTdWJzY3JpYmVSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEjUKEnZpc2liaWxpdHlfdGltZW91dBgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIdChVyZWxlYXNlX29uX2Rpc2Nvbm5lY3QYAyABKAgSLwoMZmxvd19jb250cm9sGAQgASgLMhkuaG9sZHNoZWxmLnYxLkZsb3dDb250cm9sEhsKE2Fja19yZWNlaXB0X2hhbmRsZXMYBSADKAkSKgoGbGVhc2VzGAYgAygLMhouaG9sZHNoZWxmLnYxLkxlYXNlUmVuZXdhbCJOCgtGbG93Q29udHJvbBIgChhtYXhfb3V0c3RhbmRpbmdfbWVzc2FnZXMYASABKAUSHQoVbWF4X291dHN0YW5kaW5nX2J5dGVzGAIgASgDIpUBChFTdWJzY3JpYmVSZXNwb25zZRIvCghtZXNzYWdlcxgBIAMoCzIdLmhvbGRzaGVsZi52MS5SZWNlaXZlZE1lc3NhZ2USJQoEYWNrcxgCIAMoCzIXLmhvbGRzaGVsZi52MS5BY2tSZXN1bHQSKAoGbGVhc2VzGAMgAygLMhguaG9sZHNoZWxmLnYxLkxlYXNlU3RhdGUiMwoJQWNrUmVzdWx0EhYKDnJlY2VpcHRfaGFuZGxlGAEgASgJEg4KBnJlYXNvbhgCIAEoCSI6ChVEaXNjYXJkTWVzc2FnZVJlcXVlc3QSDQoFcXVldWUYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCSIYChZEaXNjYXJkTWVzc2FnZVJlc3BvbnNlIlIKEk1vdmVNZXNzYWdlUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEhkKEWRlc3RpbmF0aW9uX3F1ZXVlGAMgASgJIjAKE01vdmVNZXNzYWdlUmVzcG9uc2USGQoRZGVzdGluYXRpb25fcXVldWUYASABKAkqhQIKFU1lc3NhZ2VNb3ZlVGFza1N0YXR1cxIoCiRNRVNTQUdFX01PVkVfVEFTS19TVEFUVVNfVU5TUEVDSUZJRUQQABIkCiBNRVNTQUdFX01PVkVfVEFTS19TVEFUVVNfUlVOTklORxABEiYKIk1FU1NBR0VfTU9WRV9UQVNLX1NUQVRVU19DT01QTEVURUQQAhInCiNNRVNTQUdFX01PVkVfVEFTS19TVEFUVVNfQ0FOQ0VMTElORxADEiYKIk1FU1NBR0VfTU9WRV9UQVNLX1NUQVRVU19DQU5DRUxMRUQQBBIjCh9NRVNTQUdFX01PVkVfVEFTS19TVEFUVVNfRkFJTEVEEAUylg8KDFF1ZXVlU2VydmljZRJSCgtDcmVhdGVRdWV1ZRIgLmhvbGRzaGVsZi52MS5DcmVhdGVRdWV1ZVJlcXVlc3QaIS5ob2xkc2hlbGYudjEuQ3JlYXRlUXVldWVSZXNwb25zZRJJCghHZXRRdWV1ZRIdLmhvbGRzaGVsZi52MS5HZXRRdWV1ZVJlcXVlc3QaHi5ob2xkc2hlbGYudjEuR2V0UXVldWVSZXNwb25zZRJPCgpMaXN0UXVldWVzEh8uaG9sZHNoZWxmLnYxLkxpc3RRdWV1ZXNSZXF1ZXN0GiAuaG9sZHNoZWxmLnYxLkxpc3RRdWV1ZXNSZXNwb25zZRJSCgtVcGRhdGVRdWV1ZRIgLmhvbGRzaGVsZi52MS5VcGRhdGVRdWV1ZVJlcXVlc3QaIS5ob2xkc2hlbGYudjEuVXBkYXRlUXVldWVSZXNwb25zZRJSCgtEZWxldGVRdWV1ZRIgLmhvbGRzaGVsZi52MS5EZWxldGVRdWV1ZVJlcXVlc3QaIS5ob2xkc2hlbGYudjEuRGVsZXRlUXVldWVSZXNwb25zZRJPCgpQdXJnZVF1ZXVlEh8uaG9sZHNoZWxmLnYxLlB1cmdlUXVldWVSZXF1ZXN0GiAuaG9sZHNoZWxmLnYxLlB1cmdlUXVldWVSZXNwb25zZRI9CgRTZW5kEhkuaG9sZHNoZWxmLnYxLlNlbmRSZXF1ZXN0GhouaG9sZHNoZWxmLnYxLlNlbmRSZXNwb25zZRJMCglTZW5kQmF0Y2gSHi5ob2xkc2hlbGYudjEuU2VuZEJhdGNoUmVxdWVzdBofLmhvbGRzaGVsZi52MS5TZW5kQmF0Y2hSZXNwb25zZRJGCgdSZWNlaXZlEhwuaG9sZHNoZWxmLnYxLlJlY2VpdmVSZXF1ZXN0Gh0uaG9sZHNoZWxmLnYxLlJlY2VpdmVSZXNwb25zZRJDCgZEZWxldGUSGy5ob2xkc2hlbGYudjEuRGVsZXRlUmVxdWVzdBocLmhvbGRzaGVsZi52MS5EZWxldGVSZXNwb25zZRJSCgtEZWxldGVCYXRjaBIgLmhvbGRzaGVsZi52MS5EZWxldGVCYXRjaFJlcXVlc3QaIS5ob2xkc2hlbGYudjEuRGVsZXRlQmF0Y2hSZXNwb25zZRJhChBDaGFuZ2VWaXNpYmlsaXR5EiUuaG9sZHNoZWxmLnYxLkNoYW5nZVZpc2liaWxpdHlSZXF1ZXN0GiYuaG9sZHNoZWxmLnYxLkNoYW5nZVZpc2liaWxpdHlSZXNwb25zZRJwChVDaGFuZ2VWaXNpYmlsaXR5QmF0Y2gSKi5ob2xkc2hlbGYudjEuQ2hhbmdlVmlzaWJpbGl0eUJhdGNoUmVxdWVzdBorLmhvbGRzaGVsZi52MS5DaGFuZ2VWaXNpYmlsaXR5QmF0Y2hSZXNwb25zZRJVCgxQZWVrTWVzc2FnZXMSIS5ob2xkc2hlbGYudjEuUGVla01lc3NhZ2VzUmVxdWVzdBoiLmhvbGRzaGVsZi52MS5QZWVrTWVzc2FnZXNSZXNwb25zZRJQCglIZWFydGJlYXQSHi5ob2xkc2hlbGYudjEuSGVhcnRiZWF0UmVxdWVzdBofLmhvbGRzaGVsZi52MS5IZWFydGJlYXRSZXNwb25zZSgBMAESUAoJU3Vic2NyaWJlEh4uaG9sZHNoZWxmLnYxLlN1YnNjcmliZVJlcXVlc3QaHy5ob2xkc2hlbGYudjEuU3Vic2NyaWJlUmVzcG9uc2UoATABEl4KD1JlZHJpdmVNZXNzYWdlcxIkLmhvbGRzaGVsZi52MS5SZWRyaXZlTWVzc2FnZXNSZXF1ZXN0GiUuaG9sZHNoZWxmLnYxLlJlZHJpdmVNZXNzYWdlc1Jlc3BvbnNlEm0KFFN0YXJ0TWVzc2FnZU1vdmVUYXNrEikuaG9sZHNoZWxmLnYxLlN0YXJ0TWVzc2FnZU1vdmVUYXNrUmVxdWVzdBoqLmhvbGRzaGVsZi52MS5TdGFydE1lc3NhZ2VNb3ZlVGFza1Jlc3BvbnNlEm0KFExpc3RNZXNzYWdlTW92ZVRhc2tzEikuaG9sZHNoZWxmLnYxLkxpc3RNZXNzYWdlTW92ZVRhc2tzUmVxdWVzdBoqLmhvbGRzaGVsZi52MS5MaXN0TWVzc2FnZU1vdmVUYXNrc1Jlc3BvbnNlEnAKFUNhbmNlbE1lc3NhZ2VNb3ZlVGFzaxIqLmhvbGRzaGVsZi52MS5DYW5jZWxNZXNzYWdlTW92ZVRhc2tSZXF1ZXN0GisuaG9sZHNoZWxmLnYxLkNhbmNlbE1lc3NhZ2VNb3ZlVGFza1Jlc3BvbnNlElsKDkRpc2NhcmRNZXNzYWdlEiMuaG9sZHNoZWxmLnYxLkRpc2NhcmRNZXNzYWdlUmVxdWVzdBokLmhvbGRzaGVsZi52MS5EaXNjYXJkTWVzc2FnZVJlc3BvbnNlElIKC01vdmVNZXNzYWdlEiAuaG9sZHNoZWxmLnYxLk1vdmVNZXNzYWdlUmVxdWVzdBohLmhvbGRzaGVsZi52MS5Nb3ZlTWVzc2FnZVJlc3BvbnNlQitaKWhvbGRzaGVsZi9nZW4vZ28vaG9sZHNoZWxmL3YxO2hvbGRzaGVsZnYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_field_mask, file_google_protobuf_timestamp, file_holdshelf_v1_message, file_holdshelf_v1_queue]);
+  fileDesc("CiBob2xkc2hlbGYvdjEvcXVldWVfc2VydmljZS5wcm90bxIMaG9sZHNoZWxmLnYxIksKE1BlZWtNZXNzYWdlc1JlcXVlc3QSDQoFcXVldWUYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiXgoUUGVla01lc3NhZ2VzUmVzcG9uc2USLQoIbWVzc2FnZXMYASADKAsyGy5ob2xkc2hlbGYudjEuUGVla2VkTWVzc2FnZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiZgobU3RhcnRNZXNzYWdlTW92ZVRhc2tSZXF1ZXN0EhQKDHNvdXJjZV9xdWV1ZRgBIAEoCRIZChFkZXN0aW5hdGlvbl9xdWV1ZRgCIAEoCRIWCg5tYXhfcGVyX3NlY29uZBgDIAEoBSIzChxTdGFydE1lc3NhZ2VNb3ZlVGFza1Jlc3BvbnNlEhMKC3Rhc2tfaGFuZGxlGAEgASgJIkgKG0xpc3RNZXNzYWdlTW92ZVRhc2tzUmVxdWVzdBIUCgxzb3VyY2VfcXVldWUYASABKAkSEwoLbWF4X3Jlc3VsdHMYAiABKAUiTAocTGlzdE1lc3NhZ2VNb3ZlVGFza3NSZXNwb25zZRIsCgV0YXNrcxgBIAMoCzIdLmhvbGRzaGVsZi52MS5NZXNzYWdlTW92ZVRhc2siMwocQ2FuY2VsTWVzc2FnZU1vdmVUYXNrUmVxdWVzdBITCgt0YXNrX2hhbmRsZRgBIAEoCSI0Ch1DYW5jZWxNZXNzYWdlTW92ZVRhc2tSZXNwb25zZRITCgttb3ZlZF9jb3VudBgBIAEoAyKYAgoPTWVzc2FnZU1vdmVUYXNrEhMKC3Rhc2tfaGFuZGxlGAEgASgJEjMKBnN0YXR1cxgCIAEoDjIjLmhvbGRzaGVsZi52MS5NZXNzYWdlTW92ZVRhc2tTdGF0dXMSFAoMc291cmNlX3F1ZXVlGAMgASgJEhkKEWRlc3RpbmF0aW9uX3F1ZXVlGAQgASgJEhYKDm1heF9wZXJfc2Vjb25kGAUgASgFEhMKC21vdmVkX2NvdW50GAYgASgDEhUKDXRvX21vdmVfY291bnQYByABKAMSFgoOZmFpbHVyZV9yZWFzb24YCCABKAkSLgoKc3RhcnRfdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAifAoWUmVkcml2ZU1lc3NhZ2VzUmVxdWVzdBIZChFkZWFkX2xldHRlcl9xdWV1ZRgBIAEoCRIZChFkZXN0aW5hdGlvbl9xdWV1ZRgCIAEoCRIUCgxtYXhfbWVzc2FnZXMYAyABKAMSFgoObWF4X3Blcl9zZWNvbmQYBCABKAUiLgoXUmVkcml2ZU1lc3NhZ2VzUmVzcG9uc2USEwoLbW92ZWRfY291bnQYASABKAMiTQoSQ3JlYXRlUXVldWVSZXF1ZXN0EgwKBG5hbWUYASABKAkSKQoGY29uZmlnGAIgASgLMhkuaG9sZHNoZWxmLnYxLlF1ZXVlQ29uZmlnIjkKE0NyZWF0ZVF1ZXVlUmVzcG9uc2USIgoFcXVldWUYASABKAsyEy5ob2xkc2hlbGYudjEuUXVldWUiHwoPR2V0UXVldWVSZXF1ZXN0EgwKBG5hbWUYASABKAkiNgoQR2V0UXVldWVSZXNwb25zZRIiCgVxdWV1ZRgBIAEoCzITLmhvbGRzaGVsZi52MS5RdWV1ZSJKChFMaXN0UXVldWVzUmVxdWVzdBIOCgZwcmVmaXgYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiUgoSTGlzdFF1ZXVlc1Jlc3BvbnNlEiMKBnF1ZXVlcxgBIAMoCzITLmhvbGRzaGVsZi52MS5RdWV1ZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiZQoYTGlzdFF1ZXVlQWN0aXZpdHlSZXF1ZXN0Eg0KBW5hbWVzGAEgAygJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJEhMKC21heF9zYW1wbGVzGAQgASgFImMKGUxpc3RRdWV1ZUFjdGl2aXR5UmVzcG9uc2USLQoIYWN0aXZpdHkYASADKAsyGy5ob2xkc2hlbGYudjEuUXVldWVBY3Rpdml0eRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAki4AQKDVF1ZXVlQWN0aXZpdHkSDQoFcXVldWUYASABKAkSDwoHbm9kZV9pZBgCIAEoCRIPCgdhZGRyZXNzGAMgASgJEjIKD3NhbXBsZV9pbnRlcnZhbBgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIWCg5zYW1wbGVfdGltZV9tcxgFIAMoAxIPCgd2aXNpYmxlGAYgAygDEhEKCWluX2ZsaWdodBgHIAMoAxIPCgdkZWxheWVkGAggAygDEh0KFW9sZGVzdF9tZXNzYWdlX2FnZV9tcxgJIAMoAxIXCg9zZW50X3Blcl9zZWNvbmQYCiADKAESGwoTcmVjZWl2ZWRfcGVyX3NlY29uZBgLIAMoARIaChJkZWxldGVkX3Blcl9zZWNvbmQYDCADKAESIAoYZGVhZF9sZXR0ZXJlZF9wZXJfc2Vjb25kGA0gAygBEhoKEmFycml2ZWRfcGVyX3NlY29uZBgOIAMoARIeChFwcm9jZXNzaW5nX3A1MF9tcxgPIAEoAUgAiAEBEh4KEXByb2Nlc3NpbmdfcDk5X21zGBAgASgBSAGIAQESGAoQcHJvY2Vzc2luZ19jb3VudBgRIAEoAxI0ChFwcm9jZXNzaW5nX3dpbmRvdxgSIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIWCg5kZWFkX2xldHRlcmluZxgTIAEoCBIaChJvbGRlc3RfYWdlX2dyb3dpbmcYFCABKAhCFAoSX3Byb2Nlc3NpbmdfcDUwX21zQhQKEl9wcm9jZXNzaW5nX3A5OV9tcyJ+ChJVcGRhdGVRdWV1ZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIpCgZjb25maWcYAiABKAsyGS5ob2xkc2hlbGYudjEuUXVldWVDb25maWcSLwoLdXBkYXRlX21hc2sYAyABKAsyGi5nb29nbGUucHJvdG9idWYuRmllbGRNYXNrIjkKE1VwZGF0ZVF1ZXVlUmVzcG9uc2USIgoFcXVldWUYASABKAsyEy5ob2xkc2hlbGYudjEuUXVldWUiIgoSRGVsZXRlUXVldWVSZXF1ZXN0EgwKBG5hbWUYASABKAkiFQoTRGVsZXRlUXVldWVSZXNwb25zZSIhChFQdXJnZVF1ZXVlUmVxdWVzdBIMCgRuYW1lGAEgASgJIioKElB1cmdlUXVldWVSZXNwb25zZRIUCgxwdXJnZWRfY291bnQYASABKAMitQMKC1NlbmRSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEgwKBGJvZHkYAiABKAwSPQoKYXR0cmlidXRlcxgDIAMoCzIpLmhvbGRzaGVsZi52MS5TZW5kUmVxdWVzdC5BdHRyaWJ1dGVzRW50cnkSKAoFZGVsYXkYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SSAoQdHlwZWRfYXR0cmlidXRlcxgFIAMoCzIuLmhvbGRzaGVsZi52MS5TZW5kUmVxdWVzdC5UeXBlZEF0dHJpYnV0ZXNFbnRyeRIYChBtZXNzYWdlX2dyb3VwX2lkGAYgASgJEhgKEGRlZHVwbGljYXRpb25faWQYByABKAkSFAoMdHJhY2VfaGVhZGVyGAggASgJGjEKD0F0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGlkKFFR5cGVkQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRIwCgV2YWx1ZRgCIAEoCzIhLmhvbGRzaGVsZi52MS5UeXBlZEF0dHJpYnV0ZVZhbHVlOgI4ASI7CgxTZW5kUmVzcG9uc2USEgoKbWVzc2FnZV9pZBgBIAEoCRIXCg9zZXF1ZW5jZV9udW1iZXIYAiABKAkiUAoQU2VuZEJhdGNoUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRItCgdlbnRyaWVzGAIgAygLMhwuaG9sZHNoZWxmLnYxLlNlbmRCYXRjaEVudHJ5IkIKEVNlbmRCYXRjaFJlc3BvbnNlEhMKC21lc3NhZ2VfaWRzGAEgAygJEhgKEHNlcXVlbmNlX251bWJlcnMYAiADKAkimgEKDlJlY2VpdmVSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhQKDG1heF9tZXNzYWdlcxgCIAEoBRI1ChJ2aXNpYmlsaXR5X3RpbWVvdXQYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SLAoJd2FpdF90aW1lGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIkIKD1JlY2VpdmVSZXNwb25zZRIvCghtZXNzYWdlcxgBIAMoCzIdLmhvbGRzaGVsZi52MS5SZWNlaXZlZE1lc3NhZ2UiNgoNRGVsZXRlUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIWCg5yZWNlaXB0X2hhbmRsZRgCIAEoCSIQCg5EZWxldGVSZXNwb25zZSI8ChJEZWxldGVCYXRjaFJlcXVlc3QSDQoFcXVldWUYASABKAkSFwoPcmVjZWlwdF9oYW5kbGVzGAIgAygJIkEKE0RlbGV0ZUJhdGNoUmVzcG9uc2USKgoHcmVzdWx0cxgBIAMoCzIZLmhvbGRzaGVsZi52MS5FbnRyeVJlc3VsdCJ3ChdDaGFuZ2VWaXNpYmlsaXR5UmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIWCg5yZWNlaXB0X2hhbmRsZRgCIAEoCRI1ChJ2aXNpYmlsaXR5X3RpbWVvdXQYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iTgoYQ2hhbmdlVmlzaWJpbGl0eVJlc3BvbnNlEjIKDmxlYXNlX2RlYWRsaW5lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ9ChxDaGFuZ2VWaXNpYmlsaXR5QmF0Y2hSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhcKD3JlY2VpcHRfaGFuZGxlcxgCIAMoCRI1ChJ2aXNpYmlsaXR5X3RpbWVvdXQYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iSwodQ2hhbmdlVmlzaWJpbGl0eUJhdGNoUmVzcG9uc2USKgoHcmVzdWx0cxgBIAMoCzIZLmhvbGRzaGVsZi52MS5FbnRyeVJlc3VsdCJsChBIZWFydGJlYXRSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEioKBmxlYXNlcxgCIAMoCzIaLmhvbGRzaGVsZi52MS5MZWFzZVJlbmV3YWwSHQoVcmVsZWFzZV9vbl9kaXNjb25uZWN0GAMgASgIIpUBCgxMZWFzZVJlbmV3YWwSFgoOcmVjZWlwdF9oYW5kbGUYASABKAkSNQoSdmlzaWJpbGl0eV90aW1lb3V0GAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhcKCmNoZWNrcG9pbnQYAyABKAxIAIgBARIOCgZmYWlsZWQYBCABKAhCDQoLX2NoZWNrcG9pbnQiPQoRSGVhcnRiZWF0UmVzcG9uc2USKAoGbGVhc2VzGAEgAygLMhguaG9sZHNoZWxmLnYxLkxlYXNlU3RhdGUidgoKTGVhc2VTdGF0ZRIWCg5yZWNlaXB0X2hhbmRsZRgBIAEoCRIMCgRoZWxkGAIgASgIEjIKDmxlYXNlX2RlYWRsaW5lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZyZWFzb24YBCABKAki8QEKEFN1YnNjcmliZVJlcXVlc3QSDQoFcXVldWUYASABKAkSNQoSdmlzaWJpbGl0eV90aW1lb3V0GAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEh0KFXJlbGVhc2Vfb25fZGlzY29ubmVjdBgDIAEoCBIvCgxmbG93X2NvbnRyb2wYBCABKAsyGS5ob2xkc2hlbGYudjEuRmxvd0NvbnRyb2wSGwoTYWNrX3JlY2VpcHRfaGFuZGxlcxgFIAMoCRIqCgZsZWFzZXMYBiADKAsyGi5ob2xkc2hlbGYudjEuTGVhc2VSZW5ld2FsIk4KC0Zsb3dDb250cm9sEiAKGG1heF9vdXRzdGFuZGluZ19tZXNzYWdlcxgBIAEoBRIdChVtYXhfb3V0c3RhbmRpbmdfYnl0ZXMYAiABKAMilQEKEVN1YnNjcmliZVJlc3BvbnNlEi8KCG1lc3NhZ2VzGAEgAygLMh0uaG9sZHNoZWxmLnYxLlJlY2VpdmVkTWVzc2FnZRIlCgRhY2tzGAIgAygLMhcuaG9sZHNoZWxmLnYxLkFja1Jlc3VsdBIoCgZsZWFzZXMYAyADKAsyGC5ob2xkc2hlbGYudjEuTGVhc2VTdGF0ZSIzCglBY2tSZXN1bHQSFgoOcmVjZWlwdF9oYW5kbGUYASABKAkSDgoGcmVhc29uGAIgASgJIjoKFURpc2NhcmRNZXNzYWdlUmVxdWVzdBINCgVxdWV1ZRgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJIhgKFkRpc2NhcmRNZXNzYWdlUmVzcG9uc2UiUgoSTW92ZU1lc3NhZ2VSZXF1ZXN0Eg0KBXF1ZXVlGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSGQoRZGVzdGluYXRpb25fcXVldWUYAyABKAkiMAoTTW92ZU1lc3NhZ2VSZXNwb25zZRIZChFkZXN0aW5hdGlvbl9xdWV1ZRgBIAEoCSqFAgoVTWVzc2FnZU1vdmVUYXNrU3RhdHVzEigKJE1FU1NBR0VfTU9WRV9UQVNLX1NUQVRVU19VTlNQRUNJRklFRBAAEiQKIE1FU1NBR0VfTU9WRV9UQVNLX1NUQVRVU19SVU5OSU5HEAESJgoiTUVTU0FHRV9NT1ZFX1RBU0tfU1RBVFVTX0NPTVBMRVRFRBACEicKI01FU1NBR0VfTU9WRV9UQVNLX1NUQVRVU19DQU5DRUxMSU5HEAMSJgoiTUVTU0FHRV9NT1ZFX1RBU0tfU1RBVFVTX0NBTkNFTExFRBAEEiMKH01FU1NBR0VfTU9WRV9UQVNLX1NUQVRVU19GQUlMRUQQBTL8DwoMUXVldWVTZXJ2aWNlElIKC0NyZWF0ZVF1ZXVlEiAuaG9sZHNoZWxmLnYxLkNyZWF0ZVF1ZXVlUmVxdWVzdBohLmhvbGRzaGVsZi52MS5DcmVhdGVRdWV1ZVJlc3BvbnNlEkkKCEdldFF1ZXVlEh0uaG9sZHNoZWxmLnYxLkdldFF1ZXVlUmVxdWVzdBoeLmhvbGRzaGVsZi52MS5HZXRRdWV1ZVJlc3BvbnNlEk8KCkxpc3RRdWV1ZXMSHy5ob2xkc2hlbGYudjEuTGlzdFF1ZXVlc1JlcXVlc3QaIC5ob2xkc2hlbGYudjEuTGlzdFF1ZXVlc1Jlc3BvbnNlEmQKEUxpc3RRdWV1ZUFjdGl2aXR5EiYuaG9sZHNoZWxmLnYxLkxpc3RRdWV1ZUFjdGl2aXR5UmVxdWVzdBonLmhvbGRzaGVsZi52MS5MaXN0UXVldWVBY3Rpdml0eVJlc3BvbnNlElIKC1VwZGF0ZVF1ZXVlEiAuaG9sZHNoZWxmLnYxLlVwZGF0ZVF1ZXVlUmVxdWVzdBohLmhvbGRzaGVsZi52MS5VcGRhdGVRdWV1ZVJlc3BvbnNlElIKC0RlbGV0ZVF1ZXVlEiAuaG9sZHNoZWxmLnYxLkRlbGV0ZVF1ZXVlUmVxdWVzdBohLmhvbGRzaGVsZi52MS5EZWxldGVRdWV1ZVJlc3BvbnNlEk8KClB1cmdlUXVldWUSHy5ob2xkc2hlbGYudjEuUHVyZ2VRdWV1ZVJlcXVlc3QaIC5ob2xkc2hlbGYudjEuUHVyZ2VRdWV1ZVJlc3BvbnNlEj0KBFNlbmQSGS5ob2xkc2hlbGYudjEuU2VuZFJlcXVlc3QaGi5ob2xkc2hlbGYudjEuU2VuZFJlc3BvbnNlEkwKCVNlbmRCYXRjaBIeLmhvbGRzaGVsZi52MS5TZW5kQmF0Y2hSZXF1ZXN0Gh8uaG9sZHNoZWxmLnYxLlNlbmRCYXRjaFJlc3BvbnNlEkYKB1JlY2VpdmUSHC5ob2xkc2hlbGYudjEuUmVjZWl2ZVJlcXVlc3QaHS5ob2xkc2hlbGYudjEuUmVjZWl2ZVJlc3BvbnNlEkMKBkRlbGV0ZRIbLmhvbGRzaGVsZi52MS5EZWxldGVSZXF1ZXN0GhwuaG9sZHNoZWxmLnYxLkRlbGV0ZVJlc3BvbnNlElIKC0RlbGV0ZUJhdGNoEiAuaG9sZHNoZWxmLnYxLkRlbGV0ZUJhdGNoUmVxdWVzdBohLmhvbGRzaGVsZi52MS5EZWxldGVCYXRjaFJlc3BvbnNlEmEKEENoYW5nZVZpc2liaWxpdHkSJS5ob2xkc2hlbGYudjEuQ2hhbmdlVmlzaWJpbGl0eVJlcXVlc3QaJi5ob2xkc2hlbGYudjEuQ2hhbmdlVmlzaWJpbGl0eVJlc3BvbnNlEnAKFUNoYW5nZVZpc2liaWxpdHlCYXRjaBIqLmhvbGRzaGVsZi52MS5DaGFuZ2VWaXNpYmlsaXR5QmF0Y2hSZXF1ZXN0GisuaG9sZHNoZWxmLnYxLkNoYW5nZVZpc2liaWxpdHlCYXRjaFJlc3BvbnNlElUKDFBlZWtNZXNzYWdlcxIhLmhvbGRzaGVsZi52MS5QZWVrTWVzc2FnZXNSZXF1ZXN0GiIuaG9sZHNoZWxmLnYxLlBlZWtNZXNzYWdlc1Jlc3BvbnNlElAKCUhlYXJ0YmVhdBIeLmhvbGRzaGVsZi52MS5IZWFydGJlYXRSZXF1ZXN0Gh8uaG9sZHNoZWxmLnYxLkhlYXJ0YmVhdFJlc3BvbnNlKAEwARJQCglTdWJzY3JpYmUSHi5ob2xkc2hlbGYudjEuU3Vic2NyaWJlUmVxdWVzdBofLmhvbGRzaGVsZi52MS5TdWJzY3JpYmVSZXNwb25zZSgBMAESXgoPUmVkcml2ZU1lc3NhZ2VzEiQuaG9sZHNoZWxmLnYxLlJlZHJpdmVNZXNzYWdlc1JlcXVlc3QaJS5ob2xkc2hlbGYudjEuUmVkcml2ZU1lc3NhZ2VzUmVzcG9uc2USbQoUU3RhcnRNZXNzYWdlTW92ZVRhc2sSKS5ob2xkc2hlbGYudjEuU3RhcnRNZXNzYWdlTW92ZVRhc2tSZXF1ZXN0GiouaG9sZHNoZWxmLnYxLlN0YXJ0TWVzc2FnZU1vdmVUYXNrUmVzcG9uc2USbQoUTGlzdE1lc3NhZ2VNb3ZlVGFza3MSKS5ob2xkc2hlbGYudjEuTGlzdE1lc3NhZ2VNb3ZlVGFza3NSZXF1ZXN0GiouaG9sZHNoZWxmLnYxLkxpc3RNZXNzYWdlTW92ZVRhc2tzUmVzcG9uc2UScAoVQ2FuY2VsTWVzc2FnZU1vdmVUYXNrEiouaG9sZHNoZWxmLnYxLkNhbmNlbE1lc3NhZ2VNb3ZlVGFza1JlcXVlc3QaKy5ob2xkc2hlbGYudjEuQ2FuY2VsTWVzc2FnZU1vdmVUYXNrUmVzcG9uc2USWwoORGlzY2FyZE1lc3NhZ2USIy5ob2xkc2hlbGYudjEuRGlzY2FyZE1lc3NhZ2VSZXF1ZXN0GiQuaG9sZHNoZWxmLnYxLkRpc2NhcmRNZXNzYWdlUmVzcG9uc2USUgoLTW92ZU1lc3NhZ2USIC5ob2xkc2hlbGYudjEuTW92ZU1lc3NhZ2VSZXF1ZXN0GiEuaG9sZHNoZWxmLnYxLk1vdmVNZXNzYWdlUmVzcG9uc2VCK1opaG9sZHNoZWxmL2dlbi9nby9ob2xkc2hlbGYvdjE7aG9sZHNoZWxmdjFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_field_mask, file_google_protobuf_timestamp, file_holdshelf_v1_message, file_holdshelf_v1_queue]);
 
 /**
  * PeekMessages' request.
@@ -537,6 +537,224 @@ export const ListQueuesResponseSchema: GenMessage<ListQueuesResponse> = /*@__PUR
   messageDesc(file_holdshelf_v1_queue_service, 16);
 
 /**
+ * ListQueueActivity's request.
+ *
+ * @generated from message holdshelf.v1.ListQueueActivityRequest
+ */
+export type ListQueueActivityRequest = Message<"holdshelf.v1.ListQueueActivityRequest"> & {
+  /**
+   * Only these queues (up to 100); every queue the caller may see if empty.
+   *
+   * @generated from field: repeated string names = 1;
+   */
+  names: string[];
+
+  /**
+   * At most this many queues per page: 1 to 1000; 0 means 100.
+   *
+   * @generated from field: int32 page_size = 2;
+   */
+  pageSize: number;
+
+  /**
+   * The next_page_token of the previous page, with the same names; empty
+   * for the first page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
+
+  /**
+   * Only each queue's latest this many samples: 1 to 1000; 0 means every
+   * sample kept.
+   *
+   * @generated from field: int32 max_samples = 4;
+   */
+  maxSamples: number;
+};
+
+/**
+ * Describes the message holdshelf.v1.ListQueueActivityRequest.
+ * Use `create(ListQueueActivityRequestSchema)` to create a new message.
+ */
+export const ListQueueActivityRequestSchema: GenMessage<ListQueueActivityRequest> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue_service, 17);
+
+/**
+ * ListQueueActivity's response.
+ *
+ * @generated from message holdshelf.v1.ListQueueActivityResponse
+ */
+export type ListQueueActivityResponse = Message<"holdshelf.v1.ListQueueActivityResponse"> & {
+  /**
+   * Up to page_size queues, in name order.
+   *
+   * @generated from field: repeated holdshelf.v1.QueueActivity activity = 1;
+   */
+  activity: QueueActivity[];
+
+  /**
+   * Pass as page_token to get the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message holdshelf.v1.ListQueueActivityResponse.
+ * Use `create(ListQueueActivityResponseSchema)` to create a new message.
+ */
+export const ListQueueActivityResponseSchema: GenMessage<ListQueueActivityResponse> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue_service, 18);
+
+/**
+ * One queue's recent samples, oldest first: every repeated field but the
+ * rates has one value per sample.
+ *
+ * @generated from message holdshelf.v1.QueueActivity
+ */
+export type QueueActivity = Message<"holdshelf.v1.QueueActivity"> & {
+  /**
+   * The queue's name.
+   *
+   * @generated from field: string queue = 1;
+   */
+  queue: string;
+
+  /**
+   * The broker that serves the queue and sampled it: its node id and
+   * address (both empty outside cluster mode).
+   *
+   * @generated from field: string node_id = 2;
+   */
+  nodeId: string;
+
+  /**
+   * @generated from field: string address = 3;
+   */
+  address: string;
+
+  /**
+   * The time between samples.
+   *
+   * @generated from field: google.protobuf.Duration sample_interval = 4;
+   */
+  sampleInterval?: Duration | undefined;
+
+  /**
+   * Each sample's time, in milliseconds since the Unix epoch.
+   *
+   * @generated from field: repeated int64 sample_time_ms = 5;
+   */
+  sampleTimeMs: bigint[];
+
+  /**
+   * The queue's counts at each sample (QueueStats').
+   *
+   * @generated from field: repeated int64 visible = 6;
+   */
+  visible: bigint[];
+
+  /**
+   * @generated from field: repeated int64 in_flight = 7;
+   */
+  inFlight: bigint[];
+
+  /**
+   * @generated from field: repeated int64 delayed = 8;
+   */
+  delayed: bigint[];
+
+  /**
+   * The oldest message's age at each sample in milliseconds; -1 where the
+   * queue was empty.
+   *
+   * @generated from field: repeated int64 oldest_message_age_ms = 9;
+   */
+  oldestMessageAgeMs: bigint[];
+
+  /**
+   * Messages a second between each sample and the one before (0 for the
+   * first sample of the series, which has none before it): sent by Send
+   * and SendBatch, delivered by Receive and streams, deleted, moved to
+   * the dead-letter queue, and arrived from elsewhere (dead-lettered into
+   * this queue, redriven or moved into it).
+   *
+   * @generated from field: repeated double sent_per_second = 10;
+   */
+  sentPerSecond: number[];
+
+  /**
+   * @generated from field: repeated double received_per_second = 11;
+   */
+  receivedPerSecond: number[];
+
+  /**
+   * @generated from field: repeated double deleted_per_second = 12;
+   */
+  deletedPerSecond: number[];
+
+  /**
+   * @generated from field: repeated double dead_lettered_per_second = 13;
+   */
+  deadLetteredPerSecond: number[];
+
+  /**
+   * @generated from field: repeated double arrived_per_second = 14;
+   */
+  arrivedPerSecond: number[];
+
+  /**
+   * Processing time (delivery to delete) quantiles in milliseconds over
+   * processing_window, interpolated in the broker's histogram buckets;
+   * unset when nothing was deleted in it.
+   *
+   * @generated from field: optional double processing_p50_ms = 15;
+   */
+  processingP50Ms?: number | undefined;
+
+  /**
+   * @generated from field: optional double processing_p99_ms = 16;
+   */
+  processingP99Ms?: number | undefined;
+
+  /**
+   * Deletes counted in processing_window.
+   *
+   * @generated from field: int64 processing_count = 17;
+   */
+  processingCount: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Duration processing_window = 18;
+   */
+  processingWindow?: Duration | undefined;
+
+  /**
+   * The queue dead-lettered messages within the last 30 samples.
+   *
+   * @generated from field: bool dead_lettering = 19;
+   */
+  deadLettering: boolean;
+
+  /**
+   * The oldest message's age kept rising with the clock for at least a
+   * minute, and is past a minute: nobody is taking the front of the queue.
+   *
+   * @generated from field: bool oldest_age_growing = 20;
+   */
+  oldestAgeGrowing: boolean;
+};
+
+/**
+ * Describes the message holdshelf.v1.QueueActivity.
+ * Use `create(QueueActivitySchema)` to create a new message.
+ */
+export const QueueActivitySchema: GenMessage<QueueActivity> = /*@__PURE__*/
+  messageDesc(file_holdshelf_v1_queue_service, 19);
+
+/**
  * UpdateQueue's request.
  *
  * @generated from message holdshelf.v1.UpdateQueueRequest
@@ -593,7 +811,7 @@ export type UpdateQueueRequest = Message<"holdshelf.v1.UpdateQueueRequest"> & {
  * Use `create(UpdateQueueRequestSchema)` to create a new message.
  */
 export const UpdateQueueRequestSchema: GenMessage<UpdateQueueRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 17);
+  messageDesc(file_holdshelf_v1_queue_service, 20);
 
 /**
  * UpdateQueue's response.
@@ -614,7 +832,7 @@ export type UpdateQueueResponse = Message<"holdshelf.v1.UpdateQueueResponse"> & 
  * Use `create(UpdateQueueResponseSchema)` to create a new message.
  */
 export const UpdateQueueResponseSchema: GenMessage<UpdateQueueResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 18);
+  messageDesc(file_holdshelf_v1_queue_service, 21);
 
 /**
  * DeleteQueue's request.
@@ -635,7 +853,7 @@ export type DeleteQueueRequest = Message<"holdshelf.v1.DeleteQueueRequest"> & {
  * Use `create(DeleteQueueRequestSchema)` to create a new message.
  */
 export const DeleteQueueRequestSchema: GenMessage<DeleteQueueRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 19);
+  messageDesc(file_holdshelf_v1_queue_service, 22);
 
 /**
  * DeleteQueue's response: empty.
@@ -650,7 +868,7 @@ export type DeleteQueueResponse = Message<"holdshelf.v1.DeleteQueueResponse"> & 
  * Use `create(DeleteQueueResponseSchema)` to create a new message.
  */
 export const DeleteQueueResponseSchema: GenMessage<DeleteQueueResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 20);
+  messageDesc(file_holdshelf_v1_queue_service, 23);
 
 /**
  * PurgeQueue's request.
@@ -671,7 +889,7 @@ export type PurgeQueueRequest = Message<"holdshelf.v1.PurgeQueueRequest"> & {
  * Use `create(PurgeQueueRequestSchema)` to create a new message.
  */
 export const PurgeQueueRequestSchema: GenMessage<PurgeQueueRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 21);
+  messageDesc(file_holdshelf_v1_queue_service, 24);
 
 /**
  * PurgeQueue's response.
@@ -692,7 +910,7 @@ export type PurgeQueueResponse = Message<"holdshelf.v1.PurgeQueueResponse"> & {
  * Use `create(PurgeQueueResponseSchema)` to create a new message.
  */
 export const PurgeQueueResponseSchema: GenMessage<PurgeQueueResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 22);
+  messageDesc(file_holdshelf_v1_queue_service, 25);
 
 /**
  * Send's request.
@@ -797,7 +1015,7 @@ export type SendRequest = Message<"holdshelf.v1.SendRequest"> & {
  * Use `create(SendRequestSchema)` to create a new message.
  */
 export const SendRequestSchema: GenMessage<SendRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 23);
+  messageDesc(file_holdshelf_v1_queue_service, 26);
 
 /**
  * Send's response.
@@ -828,7 +1046,7 @@ export type SendResponse = Message<"holdshelf.v1.SendResponse"> & {
  * Use `create(SendResponseSchema)` to create a new message.
  */
 export const SendResponseSchema: GenMessage<SendResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 24);
+  messageDesc(file_holdshelf_v1_queue_service, 27);
 
 /**
  * SendBatch's request.
@@ -858,7 +1076,7 @@ export type SendBatchRequest = Message<"holdshelf.v1.SendBatchRequest"> & {
  * Use `create(SendBatchRequestSchema)` to create a new message.
  */
 export const SendBatchRequestSchema: GenMessage<SendBatchRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 25);
+  messageDesc(file_holdshelf_v1_queue_service, 28);
 
 /**
  * SendBatch's response.
@@ -887,7 +1105,7 @@ export type SendBatchResponse = Message<"holdshelf.v1.SendBatchResponse"> & {
  * Use `create(SendBatchResponseSchema)` to create a new message.
  */
 export const SendBatchResponseSchema: GenMessage<SendBatchResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 26);
+  messageDesc(file_holdshelf_v1_queue_service, 29);
 
 /**
  * Receive's request.
@@ -935,7 +1153,7 @@ export type ReceiveRequest = Message<"holdshelf.v1.ReceiveRequest"> & {
  * Use `create(ReceiveRequestSchema)` to create a new message.
  */
 export const ReceiveRequestSchema: GenMessage<ReceiveRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 27);
+  messageDesc(file_holdshelf_v1_queue_service, 30);
 
 /**
  * Receive's response.
@@ -956,7 +1174,7 @@ export type ReceiveResponse = Message<"holdshelf.v1.ReceiveResponse"> & {
  * Use `create(ReceiveResponseSchema)` to create a new message.
  */
 export const ReceiveResponseSchema: GenMessage<ReceiveResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 28);
+  messageDesc(file_holdshelf_v1_queue_service, 31);
 
 /**
  * Delete's request.
@@ -985,7 +1203,7 @@ export type DeleteRequest = Message<"holdshelf.v1.DeleteRequest"> & {
  * Use `create(DeleteRequestSchema)` to create a new message.
  */
 export const DeleteRequestSchema: GenMessage<DeleteRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 29);
+  messageDesc(file_holdshelf_v1_queue_service, 32);
 
 /**
  * Delete's response: empty.
@@ -1000,7 +1218,7 @@ export type DeleteResponse = Message<"holdshelf.v1.DeleteResponse"> & {
  * Use `create(DeleteResponseSchema)` to create a new message.
  */
 export const DeleteResponseSchema: GenMessage<DeleteResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 30);
+  messageDesc(file_holdshelf_v1_queue_service, 33);
 
 /**
  * DeleteBatch's request.
@@ -1028,7 +1246,7 @@ export type DeleteBatchRequest = Message<"holdshelf.v1.DeleteBatchRequest"> & {
  * Use `create(DeleteBatchRequestSchema)` to create a new message.
  */
 export const DeleteBatchRequestSchema: GenMessage<DeleteBatchRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 31);
+  messageDesc(file_holdshelf_v1_queue_service, 34);
 
 /**
  * DeleteBatch's response.
@@ -1049,7 +1267,7 @@ export type DeleteBatchResponse = Message<"holdshelf.v1.DeleteBatchResponse"> & 
  * Use `create(DeleteBatchResponseSchema)` to create a new message.
  */
 export const DeleteBatchResponseSchema: GenMessage<DeleteBatchResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 32);
+  messageDesc(file_holdshelf_v1_queue_service, 35);
 
 /**
  * ChangeVisibility's request.
@@ -1088,7 +1306,7 @@ export type ChangeVisibilityRequest = Message<"holdshelf.v1.ChangeVisibilityRequ
  * Use `create(ChangeVisibilityRequestSchema)` to create a new message.
  */
 export const ChangeVisibilityRequestSchema: GenMessage<ChangeVisibilityRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 33);
+  messageDesc(file_holdshelf_v1_queue_service, 36);
 
 /**
  * ChangeVisibility's response.
@@ -1109,7 +1327,7 @@ export type ChangeVisibilityResponse = Message<"holdshelf.v1.ChangeVisibilityRes
  * Use `create(ChangeVisibilityResponseSchema)` to create a new message.
  */
 export const ChangeVisibilityResponseSchema: GenMessage<ChangeVisibilityResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 34);
+  messageDesc(file_holdshelf_v1_queue_service, 37);
 
 /**
  * ChangeVisibilityBatch's request.
@@ -1145,7 +1363,7 @@ export type ChangeVisibilityBatchRequest = Message<"holdshelf.v1.ChangeVisibilit
  * Use `create(ChangeVisibilityBatchRequestSchema)` to create a new message.
  */
 export const ChangeVisibilityBatchRequestSchema: GenMessage<ChangeVisibilityBatchRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 35);
+  messageDesc(file_holdshelf_v1_queue_service, 38);
 
 /**
  * ChangeVisibilityBatch's response.
@@ -1166,7 +1384,7 @@ export type ChangeVisibilityBatchResponse = Message<"holdshelf.v1.ChangeVisibili
  * Use `create(ChangeVisibilityBatchResponseSchema)` to create a new message.
  */
 export const ChangeVisibilityBatchResponseSchema: GenMessage<ChangeVisibilityBatchResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 36);
+  messageDesc(file_holdshelf_v1_queue_service, 39);
 
 /**
  * One request of a Heartbeat stream, answered by exactly one response.
@@ -1208,7 +1426,7 @@ export type HeartbeatRequest = Message<"holdshelf.v1.HeartbeatRequest"> & {
  * Use `create(HeartbeatRequestSchema)` to create a new message.
  */
 export const HeartbeatRequestSchema: GenMessage<HeartbeatRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 37);
+  messageDesc(file_holdshelf_v1_queue_service, 40);
 
 /**
  * One lease to renew.
@@ -1266,7 +1484,7 @@ export type LeaseRenewal = Message<"holdshelf.v1.LeaseRenewal"> & {
  * Use `create(LeaseRenewalSchema)` to create a new message.
  */
 export const LeaseRenewalSchema: GenMessage<LeaseRenewal> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 38);
+  messageDesc(file_holdshelf_v1_queue_service, 41);
 
 /**
  * One response of a Heartbeat stream: the answer to one request, or an
@@ -1291,7 +1509,7 @@ export type HeartbeatResponse = Message<"holdshelf.v1.HeartbeatResponse"> & {
  * Use `create(HeartbeatResponseSchema)` to create a new message.
  */
 export const HeartbeatResponseSchema: GenMessage<HeartbeatResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 39);
+  messageDesc(file_holdshelf_v1_queue_service, 42);
 
 /**
  * Whether a lease is held.
@@ -1342,7 +1560,7 @@ export type LeaseState = Message<"holdshelf.v1.LeaseState"> & {
  * Use `create(LeaseStateSchema)` to create a new message.
  */
 export const LeaseStateSchema: GenMessage<LeaseState> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 40);
+  messageDesc(file_holdshelf_v1_queue_service, 43);
 
 /**
  * One request of a Subscribe stream. The first opens the subscription;
@@ -1409,7 +1627,7 @@ export type SubscribeRequest = Message<"holdshelf.v1.SubscribeRequest"> & {
  * Use `create(SubscribeRequestSchema)` to create a new message.
  */
 export const SubscribeRequestSchema: GenMessage<SubscribeRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 41);
+  messageDesc(file_holdshelf_v1_queue_service, 44);
 
 /**
  * A subscriber's credit.
@@ -1438,7 +1656,7 @@ export type FlowControl = Message<"holdshelf.v1.FlowControl"> & {
  * Use `create(FlowControlSchema)` to create a new message.
  */
 export const FlowControlSchema: GenMessage<FlowControl> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 42);
+  messageDesc(file_holdshelf_v1_queue_service, 45);
 
 /**
  * One response of a Subscribe stream.
@@ -1476,7 +1694,7 @@ export type SubscribeResponse = Message<"holdshelf.v1.SubscribeResponse"> & {
  * Use `create(SubscribeResponseSchema)` to create a new message.
  */
 export const SubscribeResponseSchema: GenMessage<SubscribeResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 43);
+  messageDesc(file_holdshelf_v1_queue_service, 46);
 
 /**
  * The outcome of one ack.
@@ -1506,7 +1724,7 @@ export type AckResult = Message<"holdshelf.v1.AckResult"> & {
  * Use `create(AckResultSchema)` to create a new message.
  */
 export const AckResultSchema: GenMessage<AckResult> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 44);
+  messageDesc(file_holdshelf_v1_queue_service, 47);
 
 /**
  * DiscardMessage's request.
@@ -1535,7 +1753,7 @@ export type DiscardMessageRequest = Message<"holdshelf.v1.DiscardMessageRequest"
  * Use `create(DiscardMessageRequestSchema)` to create a new message.
  */
 export const DiscardMessageRequestSchema: GenMessage<DiscardMessageRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 45);
+  messageDesc(file_holdshelf_v1_queue_service, 48);
 
 /**
  * DiscardMessage's response.
@@ -1550,7 +1768,7 @@ export type DiscardMessageResponse = Message<"holdshelf.v1.DiscardMessageRespons
  * Use `create(DiscardMessageResponseSchema)` to create a new message.
  */
 export const DiscardMessageResponseSchema: GenMessage<DiscardMessageResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 46);
+  messageDesc(file_holdshelf_v1_queue_service, 49);
 
 /**
  * MoveMessage's request.
@@ -1588,7 +1806,7 @@ export type MoveMessageRequest = Message<"holdshelf.v1.MoveMessageRequest"> & {
  * Use `create(MoveMessageRequestSchema)` to create a new message.
  */
 export const MoveMessageRequestSchema: GenMessage<MoveMessageRequest> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 47);
+  messageDesc(file_holdshelf_v1_queue_service, 50);
 
 /**
  * MoveMessage's response.
@@ -1610,7 +1828,7 @@ export type MoveMessageResponse = Message<"holdshelf.v1.MoveMessageResponse"> & 
  * Use `create(MoveMessageResponseSchema)` to create a new message.
  */
 export const MoveMessageResponseSchema: GenMessage<MoveMessageResponse> = /*@__PURE__*/
-  messageDesc(file_holdshelf_v1_queue_service, 48);
+  messageDesc(file_holdshelf_v1_queue_service, 51);
 
 /**
  * Where a message move task stands.
@@ -1840,6 +2058,28 @@ export const QueueService: GenService<{
     methodKind: "unary";
     input: typeof ListQueuesRequestSchema;
     output: typeof ListQueuesResponseSchema;
+  },
+  /**
+   * The recent activity of queues, as the admin console draws it: each
+   * queue's counts sampled at an interval (10 s) over the last minutes
+   * (10 min), the messages a second sent, received, deleted, dead-lettered
+   * and arrived (dead-lettered or moved into it) between samples, and its
+   * processing-time quantiles. The broker that serves a queue samples it,
+   * in memory only (a restart starts afresh): in cluster mode every broker
+   * that owns shards is asked for its queues, as ListQueues asks them, so
+   * any broker answers for the whole cluster. Queues in ascending name
+   * order, a page at a time; only queues the caller holds a permission on.
+   * A queue no broker has sampled yet (created since the last sample, or
+   * moving between brokers) is left out.
+   * Errors: INVALID_ARGUMENT (page_size or max_samples out of bounds, a
+   * page_token this service did not return, more than 100 names).
+   *
+   * @generated from rpc holdshelf.v1.QueueService.ListQueueActivity
+   */
+  listQueueActivity: {
+    methodKind: "unary";
+    input: typeof ListQueueActivityRequestSchema;
+    output: typeof ListQueueActivityResponseSchema;
   },
   /**
    * Changes a queue's configuration. With an update_mask, only the fields

@@ -10,6 +10,7 @@ import type { UnaryHandlers } from "../../service/unary-handlers.js";
 import { forwardUnary } from "./forward-unary.js";
 import { fanOutListQueues } from "./list-queues-fan-out.js";
 import { OwnerHints } from "./owner-hints.js";
+import { fanOutQueueActivity } from "./queue-activity-fan-out.js";
 import type { PeerClients } from "./peer-clients.js";
 import { forwardedMetadata, isForwarded } from "./peer-metadata.js";
 import { notServedHere } from "./queue-moving.js";
@@ -30,6 +31,7 @@ export function routeQueueCalls(handlers: Handlers, router: QueueRouter, peers: 
   const hints = new OwnerHints();
   const routed: Record<string, Handler> = {
     listQueues: fanOutListQueues(handlers.listQueues, router, peers) as Handler,
+    listQueueActivity: fanOutQueueActivity(handlers.listQueueActivity, router, peers) as Handler,
   };
   for (const name of Object.keys(queueFieldOfCall) as QueueCall[]) {
     const run = handlers[name] as Handler;

@@ -26,7 +26,7 @@ export interface ClusterStatus {
 }
 
 /** Reads shards, owners, epochs and members, every time measured by the database's clock. */
-export async function readClusterStatus(client: pg.ClientBase): Promise<ClusterStatus | undefined> {
+export async function readClusterStatus(client: Pick<pg.ClientBase, "query">): Promise<ClusterStatus | undefined> {
   const exists = await client.query("SELECT to_regclass('holdshelf_cluster') IS NOT NULL AS exists");
   if (!exists.rows[0].exists) return undefined;
   const cluster = await client.query<{ shard_count: number }>("SELECT shard_count FROM holdshelf_cluster");

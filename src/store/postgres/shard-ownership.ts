@@ -73,7 +73,7 @@ export class ShardOwnership {
    * an earlier life of this node). Throws ShardsHeldError naming the holders
    * otherwise.
    */
-  async claim(client: pg.ClientBase, shards: readonly number[]): Promise<void> {
+  async claim(client: pg.ClientBase, shards: readonly number[]): Promise<ShardClaim[]> {
     // Outside the claim's transaction, which a refused claim rolls back: a standby shows it is
     // alive on every attempt, and clears out members that died (their member lock is free).
     await client.query(
@@ -91,16 +91,17 @@ export class ShardOwnership {
       // Again under the rows' locks: the owner may have renewed or come back meanwhile.
       const lockedHolders = await this.holders(client, shards, "FOR UPDATE");
       if (lockedHolders.length > 0) throw new ShardsHeldError(lockedHolders);
-      const claimed = await client.query<{ shard: number; epoch: string }>(
-        `UPDATE holdshelf_shards SET epoch = epoch + 1, owner = $2, expires_at = now() + $3 * interval '1 millisecond'
-         WHERE shard = ANY($1::int[]) RETURNING shard, epoch`,
-        [shards, this.nodeId, this.leaseTtlMs],
-      );
+      const claimed = await client.query<{ shard: number; epoch: string; previous: string | null }>(claimStatement, [
+        shards,
+        this.nodeId,
+        this.leaseTtlMs,
+      ]);
       if (claimed.rowCount !== shards.length)
         throw new Error(`the cluster has ${claimed.rowCount} of the ${shards.length} shards asked for`);
       await client.query("COMMIT");
       this.held.clear();
       for (const row of claimed.rows) this.held.set(row.shard, Number(row.epoch));
+      return claimsOf(claimed.rows);
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;
@@ -113,11 +114,11 @@ export class ShardOwnership {
    * returns them; the others are left to their holders. Several brokers
    * share a cluster this way: each claims the shards assigned to it.
    */
-  claimSome(client: pg.ClientBase, shards: readonly number[]): Promise<number[]> {
+  claimSome(client: pg.ClientBase, shards: readonly number[]): Promise<ShardClaim[]> {
     return this.serially(() => this.claimSomeNow(client, shards));
   }
 
-  private async claimSomeNow(client: pg.ClientBase, shards: readonly number[]): Promise<number[]> {
+  private async claimSomeNow(client: pg.ClientBase, shards: readonly number[]): Promise<ShardClaim[]> {
     if (shards.length === 0) return [];
     const held = new Set((await this.holders(client, shards, "")).map((holder) => holder.shard));
     const candidates = shards.filter((shard) => !held.has(shard));
@@ -127,14 +128,14 @@ export class ShardOwnership {
       // Again under the rows' locks: a holder may have renewed meanwhile.
       const stillHeld = new Set((await this.holders(client, candidates, "FOR UPDATE")).map((holder) => holder.shard));
       const claimable = candidates.filter((shard) => !stillHeld.has(shard));
-      const claimed = await client.query<{ shard: number; epoch: string }>(
-        `UPDATE holdshelf_shards SET epoch = epoch + 1, owner = $2, expires_at = now() + $3 * interval '1 millisecond'
-         WHERE shard = ANY($1::int[]) RETURNING shard, epoch`,
-        [claimable, this.nodeId, this.leaseTtlMs],
-      );
+      const claimed = await client.query<{ shard: number; epoch: string; previous: string | null }>(claimStatement, [
+        claimable,
+        this.nodeId,
+        this.leaseTtlMs,
+      ]);
       await client.query("COMMIT");
       for (const row of claimed.rows) this.held.set(row.shard, Number(row.epoch));
-      return claimed.rows.map((row) => row.shard);
+      return claimsOf(claimed.rows);
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;
@@ -256,6 +257,22 @@ export class ShardOwnership {
     shards.sort((a, b) => a - b);
     return { shards, epochs: shards.map((shard) => this.held.get(shard)!) };
   }
+}
+
+/** A shard claimed, and who held it before (null: nobody, it was free or released). */
+export interface ShardClaim {
+  readonly shard: number;
+  readonly previous: string | null;
+}
+
+// Claims shards ($1) for a node ($2) for a TTL ($3), bumping their epochs, and returns each one's previous
+// owner: the FROM's rows are read from the statement's snapshot, before its update (the rows are locked already).
+const claimStatement = `UPDATE holdshelf_shards s SET epoch = s.epoch + 1, owner = $2, expires_at = now() + $3 * interval '1 millisecond'
+   FROM (SELECT shard, owner FROM holdshelf_shards WHERE shard = ANY($1::int[])) AS before
+   WHERE s.shard = before.shard RETURNING s.shard, s.epoch, before.owner AS previous`;
+
+function claimsOf(rows: readonly { shard: number; previous: string | null }[]): ShardClaim[] {
+  return rows.map((row) => ({ shard: row.shard, previous: row.previous }));
 }
 
 /** STORAGE_UNAVAILABLE for a broker whose shards another broker claimed: its commits are fenced out. */

@@ -37,6 +37,19 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${screenshotDir}${name}.png`, fullPage: true });
 }
 
+/** Where the screenshots docs/console.md shows are left, for `node scripts/docs-screenshots.mjs` to copy. */
+export const docsScreenshotDir = `${screenshotDir}docs/`;
+
+/**
+ * A screenshot for the docs as well as the whole page's: the top 1280 × 800
+ * of it, small enough to commit (docs/console/).
+ */
+export async function docsScreenshot(page: Page, name: string): Promise<void> {
+  await screenshot(page, name);
+  await mkdir(docsScreenshotDir, { recursive: true });
+  await page.screenshot({ path: `${docsScreenshotDir}${name}.png`, clip: { x: 0, y: 0, width: 1280, height: 800 } });
+}
+
 /** One accessibility violation axe-core found: its rule, impact and the elements at fault. */
 export interface AxeViolation {
   readonly id: string;

@@ -30,7 +30,7 @@ describe.skipIf(skipWithoutChromium)("FIFO queues in the console, in Chromium", 
 
   it("creates a FIFO queue through the form, sends two messages to one group, and browses them in sequence order", async () => {
     const rpc = h.rpc();
-    const page = await openPage(browser, h.consoleUrl);
+    const page = await openPage(browser, `${h.consoleUrl}#/queues`);
     await page.getByRole("button", { name: "Create queue…" }).click();
     const create = page.getByRole("dialog").getByRole("form", { name: "Create a queue" });
     // A ".fifo" name without FIFO ticked: the broker's refusal shows beside the checkbox.

@@ -27,7 +27,7 @@ describe.skipIf(skipWithoutChromium)("the console's forms in Chromium", { timeou
   });
 
   it("opens the Create queue dialog by keyboard, focuses the name, and gives focus back when Escape closes it", async () => {
-    const page = await openPage(browser, h.consoleUrl);
+    const page = await openPage(browser, `${h.consoleUrl}#/queues`);
     const open = page.getByRole("button", { name: "Create queue…" });
     await expect.poll(() => open.isEnabled(), { timeout: uiTimeoutMs }).toBe(true);
     // The list is not filled by the form: only the button is there until it is pressed.
@@ -46,7 +46,7 @@ describe.skipIf(skipWithoutChromium)("the console's forms in Chromium", { timeou
   });
 
   it("marks every field it cannot read at once, then every field the broker refuses at once, and stores nothing", async () => {
-    const page = await openPage(browser, h.consoleUrl);
+    const page = await openPage(browser, `${h.consoleUrl}#/queues`);
     await page.getByRole("button", { name: "Create queue…" }).click();
     const form = page.getByRole("dialog").getByRole("form", { name: "Create a queue" });
     await form.getByLabel("Queue name").fill("refused");
@@ -93,7 +93,7 @@ describe.skipIf(skipWithoutChromium)("the console's forms in Chromium", { timeou
   });
 
   it("reads a duration of 30 as 30 s, as the CLI does, in the create form and in the settings tab", async () => {
-    const page = await openPage(browser, h.consoleUrl);
+    const page = await openPage(browser, `${h.consoleUrl}#/queues`);
     await page.getByRole("button", { name: "Create queue…" }).click();
     const form = page.getByRole("dialog").getByRole("form", { name: "Create a queue" });
     await form.getByLabel("Queue name").fill("thirty");
@@ -165,7 +165,7 @@ describe.skipIf(skipWithoutChromium)("the console's forms for a send-only token"
   });
 
   it("shows what it may not do disabled with the reason, and lets it send", async () => {
-    const page = await openPage(browser, h.consoleUrl);
+    const page = await openPage(browser, `${h.consoleUrl}#/queues`);
     await page.getByLabel("Access token").fill(sender.token);
     await page.getByRole("button", { name: "Sign in" }).click();
     const create = page.getByRole("button", { name: "Create queue…" });

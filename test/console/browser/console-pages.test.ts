@@ -29,7 +29,7 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", { timeout: testT
   });
 
   it("loads the queue list with each queue's counts, filters and sorts it, and passes axe", async () => {
-    const page = await openPage(browser, h.consoleUrl);
+    const page = await openPage(browser, `${h.consoleUrl}#/queues`);
     await expect
       .poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: uiTimeoutMs })
       .toBe("Queues");
@@ -54,7 +54,7 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", { timeout: testT
   });
 
   it("creates a queue, sends a test message, and sees it counted", async () => {
-    const page = await openPage(browser, h.consoleUrl);
+    const page = await openPage(browser, `${h.consoleUrl}#/queues`);
     await page.getByRole("button", { name: "Create queue…" }).click();
     const form = page.getByRole("dialog").getByRole("form", { name: "Create a queue" });
     await form.getByLabel("Queue name").fill("jobs");
@@ -89,7 +89,7 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", { timeout: testT
     await expect.poll(() => depth.locator("svg").count(), { timeout: uiTimeoutMs }).toBeGreaterThan(0);
     await screenshot(page, "queue");
     expect(await seriousViolations(page)).toEqual([]);
-    await page.goto(h.consoleUrl);
+    await page.goto(`${h.consoleUrl}#/queues`);
     await expect.poll(() => page.getByTestId("visible-jobs").textContent(), { timeout: uiTimeoutMs }).toBe("1");
     // The sent-rate sparkline is drawn.
     const sentCell = page.locator("td", { has: page.getByTestId("sent-rate-jobs") });
@@ -264,7 +264,7 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", { timeout: testT
   });
 
   it("is usable by keyboard from the top: skip link, filter, and a queue's link", async () => {
-    const page = await openPage(browser, h.consoleUrl);
+    const page = await openPage(browser, `${h.consoleUrl}#/queues`);
     await expect.poll(() => page.getByTestId("visible-orders").textContent(), { timeout: uiTimeoutMs }).toBe("3");
     await page.keyboard.press("Tab");
     expect(await focused(page, "textContent")).toBe("Skip to main content");
@@ -325,9 +325,17 @@ describe.skipIf(skipWithoutChromium)(
 
       await page.getByLabel("Access token").fill(sender.token);
       await page.getByRole("button", { name: "Sign in" }).click();
+      // Signed in, the Overview opens: a token without admin on every queue sees no broker status, and is told why.
       await expect
         .poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: uiTimeoutMs })
-        .toBe("Queues");
+        .toBe("Overview");
+      await expect
+        .poll(() => page.getByTestId("brokers-denied").textContent(), { timeout: uiTimeoutMs })
+        .toMatch(/^Broker status is not shown: .+\.$/);
+      expect(await page.getByTestId("total-queues").textContent()).toBe("1");
+      await screenshot(page, "overview-limited-token");
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.getByRole("link", { name: "Queues", exact: true }).click();
       await expect.poll(() => rowNames(page), { timeout: uiTimeoutMs }).toEqual(["orders"]);
       // The token is nowhere the page's script can reach.
       // (Evaluated as text: this file is compiled without the DOM's types.)

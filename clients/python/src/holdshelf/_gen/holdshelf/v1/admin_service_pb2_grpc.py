@@ -23,6 +23,16 @@ class AdminServiceStub(object):
                 request_serializer=holdshelf_dot_v1_dot_admin__service__pb2.BackupRequest.SerializeToString,
                 response_deserializer=holdshelf_dot_v1_dot_admin__service__pb2.BackupResponse.FromString,
                 )
+        self.GetBrokerStatus = channel.unary_unary(
+                '/holdshelf.v1.AdminService/GetBrokerStatus',
+                request_serializer=holdshelf_dot_v1_dot_admin__service__pb2.GetBrokerStatusRequest.SerializeToString,
+                response_deserializer=holdshelf_dot_v1_dot_admin__service__pb2.GetBrokerStatusResponse.FromString,
+                )
+        self.GetClusterStatus = channel.unary_unary(
+                '/holdshelf.v1.AdminService/GetClusterStatus',
+                request_serializer=holdshelf_dot_v1_dot_admin__service__pb2.GetClusterStatusRequest.SerializeToString,
+                response_deserializer=holdshelf_dot_v1_dot_admin__service__pb2.GetClusterStatusResponse.FromString,
+                )
 
 
 class AdminServiceServicer(object):
@@ -53,6 +63,32 @@ class AdminServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetBrokerStatus(self, request, context):
+        """The status of the broker answering, and in cluster mode of every live
+        member too (each asked with the caller's token): version, start time,
+        storage and its state, the limits that refuse work (BROKER_FULL) with
+        what is used of them, and the open Heartbeat and Subscribe streams.
+        A member that cannot be reached is listed with state "unreachable".
+        Errors: PERMISSION_DENIED (the token lacks admin on every queue).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetClusterStatus(self, request, context):
+        """The cluster as the answering broker sees it: the live members, each
+        shard's owner and epoch, and the recent shard events (claims,
+        releases and losses, with the peer and the reason) of every live
+        member, newest first. Outside cluster mode, clustered is false and
+        nothing else is set. Each member keeps its own events in memory: a
+        member that restarted or died took its own with it, but the takeover
+        of its shards is recorded by the member that claimed them.
+        Errors: PERMISSION_DENIED (the token lacks admin on every queue).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -60,6 +96,16 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.Backup,
                     request_deserializer=holdshelf_dot_v1_dot_admin__service__pb2.BackupRequest.FromString,
                     response_serializer=holdshelf_dot_v1_dot_admin__service__pb2.BackupResponse.SerializeToString,
+            ),
+            'GetBrokerStatus': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBrokerStatus,
+                    request_deserializer=holdshelf_dot_v1_dot_admin__service__pb2.GetBrokerStatusRequest.FromString,
+                    response_serializer=holdshelf_dot_v1_dot_admin__service__pb2.GetBrokerStatusResponse.SerializeToString,
+            ),
+            'GetClusterStatus': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetClusterStatus,
+                    request_deserializer=holdshelf_dot_v1_dot_admin__service__pb2.GetClusterStatusRequest.FromString,
+                    response_serializer=holdshelf_dot_v1_dot_admin__service__pb2.GetClusterStatusResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -89,5 +135,39 @@ class AdminService(object):
         return grpc.experimental.unary_stream(request, target, '/holdshelf.v1.AdminService/Backup',
             holdshelf_dot_v1_dot_admin__service__pb2.BackupRequest.SerializeToString,
             holdshelf_dot_v1_dot_admin__service__pb2.BackupResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def GetBrokerStatus(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/holdshelf.v1.AdminService/GetBrokerStatus',
+            holdshelf_dot_v1_dot_admin__service__pb2.GetBrokerStatusRequest.SerializeToString,
+            holdshelf_dot_v1_dot_admin__service__pb2.GetBrokerStatusResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def GetClusterStatus(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/holdshelf.v1.AdminService/GetClusterStatus',
+            holdshelf_dot_v1_dot_admin__service__pb2.GetClusterStatusRequest.SerializeToString,
+            holdshelf_dot_v1_dot_admin__service__pb2.GetClusterStatusResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

@@ -205,6 +205,26 @@ class ListMessageMoveTasksResponse(_message.Message):
     tasks: _containers.RepeatedCompositeFieldContainer[MessageMoveTask]
     def __init__(self, tasks: _Optional[_Iterable[_Union[MessageMoveTask, _Mapping]]] = ...) -> None: ...
 
+class ListQueueActivityRequest(_message.Message):
+    __slots__ = ["max_samples", "names", "page_size", "page_token"]
+    MAX_SAMPLES_FIELD_NUMBER: _ClassVar[int]
+    NAMES_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    max_samples: int
+    names: _containers.RepeatedScalarFieldContainer[str]
+    page_size: int
+    page_token: str
+    def __init__(self, names: _Optional[_Iterable[str]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., max_samples: _Optional[int] = ...) -> None: ...
+
+class ListQueueActivityResponse(_message.Message):
+    __slots__ = ["activity", "next_page_token"]
+    ACTIVITY_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    activity: _containers.RepeatedCompositeFieldContainer[QueueActivity]
+    next_page_token: str
+    def __init__(self, activity: _Optional[_Iterable[_Union[QueueActivity, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
 class ListQueuesRequest(_message.Message):
     __slots__ = ["page_size", "page_token", "prefix"]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
@@ -290,6 +310,50 @@ class PurgeQueueResponse(_message.Message):
     PURGED_COUNT_FIELD_NUMBER: _ClassVar[int]
     purged_count: int
     def __init__(self, purged_count: _Optional[int] = ...) -> None: ...
+
+class QueueActivity(_message.Message):
+    __slots__ = ["address", "arrived_per_second", "dead_lettered_per_second", "dead_lettering", "delayed", "deleted_per_second", "in_flight", "node_id", "oldest_age_growing", "oldest_message_age_ms", "processing_count", "processing_p50_ms", "processing_p99_ms", "processing_window", "queue", "received_per_second", "sample_interval", "sample_time_ms", "sent_per_second", "visible"]
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    ARRIVED_PER_SECOND_FIELD_NUMBER: _ClassVar[int]
+    DEAD_LETTERED_PER_SECOND_FIELD_NUMBER: _ClassVar[int]
+    DEAD_LETTERING_FIELD_NUMBER: _ClassVar[int]
+    DELAYED_FIELD_NUMBER: _ClassVar[int]
+    DELETED_PER_SECOND_FIELD_NUMBER: _ClassVar[int]
+    IN_FLIGHT_FIELD_NUMBER: _ClassVar[int]
+    NODE_ID_FIELD_NUMBER: _ClassVar[int]
+    OLDEST_AGE_GROWING_FIELD_NUMBER: _ClassVar[int]
+    OLDEST_MESSAGE_AGE_MS_FIELD_NUMBER: _ClassVar[int]
+    PROCESSING_COUNT_FIELD_NUMBER: _ClassVar[int]
+    PROCESSING_P50_MS_FIELD_NUMBER: _ClassVar[int]
+    PROCESSING_P99_MS_FIELD_NUMBER: _ClassVar[int]
+    PROCESSING_WINDOW_FIELD_NUMBER: _ClassVar[int]
+    QUEUE_FIELD_NUMBER: _ClassVar[int]
+    RECEIVED_PER_SECOND_FIELD_NUMBER: _ClassVar[int]
+    SAMPLE_INTERVAL_FIELD_NUMBER: _ClassVar[int]
+    SAMPLE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    SENT_PER_SECOND_FIELD_NUMBER: _ClassVar[int]
+    VISIBLE_FIELD_NUMBER: _ClassVar[int]
+    address: str
+    arrived_per_second: _containers.RepeatedScalarFieldContainer[float]
+    dead_lettered_per_second: _containers.RepeatedScalarFieldContainer[float]
+    dead_lettering: bool
+    delayed: _containers.RepeatedScalarFieldContainer[int]
+    deleted_per_second: _containers.RepeatedScalarFieldContainer[float]
+    in_flight: _containers.RepeatedScalarFieldContainer[int]
+    node_id: str
+    oldest_age_growing: bool
+    oldest_message_age_ms: _containers.RepeatedScalarFieldContainer[int]
+    processing_count: int
+    processing_p50_ms: float
+    processing_p99_ms: float
+    processing_window: _duration_pb2.Duration
+    queue: str
+    received_per_second: _containers.RepeatedScalarFieldContainer[float]
+    sample_interval: _duration_pb2.Duration
+    sample_time_ms: _containers.RepeatedScalarFieldContainer[int]
+    sent_per_second: _containers.RepeatedScalarFieldContainer[float]
+    visible: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, queue: _Optional[str] = ..., node_id: _Optional[str] = ..., address: _Optional[str] = ..., sample_interval: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., sample_time_ms: _Optional[_Iterable[int]] = ..., visible: _Optional[_Iterable[int]] = ..., in_flight: _Optional[_Iterable[int]] = ..., delayed: _Optional[_Iterable[int]] = ..., oldest_message_age_ms: _Optional[_Iterable[int]] = ..., sent_per_second: _Optional[_Iterable[float]] = ..., received_per_second: _Optional[_Iterable[float]] = ..., deleted_per_second: _Optional[_Iterable[float]] = ..., dead_lettered_per_second: _Optional[_Iterable[float]] = ..., arrived_per_second: _Optional[_Iterable[float]] = ..., processing_p50_ms: _Optional[float] = ..., processing_p99_ms: _Optional[float] = ..., processing_count: _Optional[int] = ..., processing_window: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., dead_lettering: bool = ..., oldest_age_growing: bool = ...) -> None: ...
 
 class ReceiveRequest(_message.Message):
     __slots__ = ["max_messages", "queue", "visibility_timeout", "wait_time"]

@@ -153,6 +153,11 @@ class QueueServiceStub(object):
                 request_serializer=holdshelf_dot_v1_dot_queue__service__pb2.ListQueuesRequest.SerializeToString,
                 response_deserializer=holdshelf_dot_v1_dot_queue__service__pb2.ListQueuesResponse.FromString,
                 )
+        self.ListQueueActivity = channel.unary_unary(
+                '/holdshelf.v1.QueueService/ListQueueActivity',
+                request_serializer=holdshelf_dot_v1_dot_queue__service__pb2.ListQueueActivityRequest.SerializeToString,
+                response_deserializer=holdshelf_dot_v1_dot_queue__service__pb2.ListQueueActivityResponse.FromString,
+                )
         self.UpdateQueue = channel.unary_unary(
                 '/holdshelf.v1.QueueService/UpdateQueue',
                 request_serializer=holdshelf_dot_v1_dot_queue__service__pb2.UpdateQueueRequest.SerializeToString,
@@ -407,6 +412,25 @@ class QueueServiceServicer(object):
         one, so queues created or deleted meanwhile do not shift it.
         Errors: INVALID_ARGUMENT (page_size out of bounds, a page_token this
         service did not return).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListQueueActivity(self, request, context):
+        """The recent activity of queues, as the admin console draws it: each
+        queue's counts sampled at an interval (10 s) over the last minutes
+        (10 min), the messages a second sent, received, deleted, dead-lettered
+        and arrived (dead-lettered or moved into it) between samples, and its
+        processing-time quantiles. The broker that serves a queue samples it,
+        in memory only (a restart starts afresh): in cluster mode every broker
+        that owns shards is asked for its queues, as ListQueues asks them, so
+        any broker answers for the whole cluster. Queues in ascending name
+        order, a page at a time; only queues the caller holds a permission on.
+        A queue no broker has sampled yet (created since the last sample, or
+        moving between brokers) is left out.
+        Errors: INVALID_ARGUMENT (page_size or max_samples out of bounds, a
+        page_token this service did not return, more than 100 names).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -866,6 +890,11 @@ def add_QueueServiceServicer_to_server(servicer, server):
                     request_deserializer=holdshelf_dot_v1_dot_queue__service__pb2.ListQueuesRequest.FromString,
                     response_serializer=holdshelf_dot_v1_dot_queue__service__pb2.ListQueuesResponse.SerializeToString,
             ),
+            'ListQueueActivity': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListQueueActivity,
+                    request_deserializer=holdshelf_dot_v1_dot_queue__service__pb2.ListQueueActivityRequest.FromString,
+                    response_serializer=holdshelf_dot_v1_dot_queue__service__pb2.ListQueueActivityResponse.SerializeToString,
+            ),
             'UpdateQueue': grpc.unary_unary_rpc_method_handler(
                     servicer.UpdateQueue,
                     request_deserializer=holdshelf_dot_v1_dot_queue__service__pb2.UpdateQueueRequest.FromString,
@@ -1143,6 +1172,23 @@ class QueueService(object):
         return grpc.experimental.unary_unary(request, target, '/holdshelf.v1.QueueService/ListQueues',
             holdshelf_dot_v1_dot_queue__service__pb2.ListQueuesRequest.SerializeToString,
             holdshelf_dot_v1_dot_queue__service__pb2.ListQueuesResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListQueueActivity(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/holdshelf.v1.QueueService/ListQueueActivity',
+            holdshelf_dot_v1_dot_queue__service__pb2.ListQueueActivityRequest.SerializeToString,
+            holdshelf_dot_v1_dot_queue__service__pb2.ListQueueActivityResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

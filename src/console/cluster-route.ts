@@ -1,0 +1,36 @@
+import type { AdminCalls } from "./admin-calls.js";
+
+/**
+ * GET /api/cluster: the cluster's members, shard owners and recent shard
+ * events (GetClusterStatus, which needs admin on every queue), times in
+ * epoch ms; `{ clustered: false }` outside cluster mode.
+ */
+export async function answerCluster({ admin }: { readonly admin: AdminCalls }): Promise<object> {
+  const status = await admin.clusterStatus();
+  if (!status.clustered) return { clustered: false };
+  return {
+    clustered: true,
+    thisNode: status.nodeId,
+    members: status.members.map((member) => ({
+      nodeId: member.nodeId,
+      address: member.address,
+      // GetClusterStatus lists live members only.
+      live: true,
+      shards: member.shards,
+      lastHeartbeat: Number(member.lastHeartbeatMs),
+    })),
+    shards: status.shards.map((shard) => ({
+      shard: shard.shard,
+      owner: shard.owner === "" ? null : shard.owner,
+      epoch: Number(shard.epoch),
+    })),
+    events: status.events.map((event) => ({
+      time: Number(event.timeMs),
+      kind: event.kind,
+      shard: event.shard,
+      nodeId: event.nodeId,
+      peer: event.peer === "" ? null : event.peer,
+      reason: event.reason,
+    })),
+  };
+}
