@@ -14,6 +14,8 @@ import { clusterFlagOptions, parseClusterFlags } from "./cluster-flags.js";
 import { parseSqsFlags, sqsFlagOptions, sqsOff } from "./sqs-flags.js";
 import { consoleFlagOptions, consoleOff, parseConsoleFlags } from "./console-flags.js";
 import { parserOptions } from "./option-table.js";
+import { parseDurationFlag } from "./duration-flag.js";
+import { armStopDeadline, storeCloseMarginMs } from "./stop-deadline.js";
 import { metricsOff, serveOptionTable } from "./serve-options.js";
 
 /** `holdshelf serve`: runs the broker until SIGINT or SIGTERM. */
@@ -46,6 +48,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
   if (!logLevels.includes(level)) throw new UsageError(`--log-level is one of ${logLevels.join(", ")}`);
   const logger = createLogger({ level });
   const metricsListen = values["metrics-listen"];
+  const shutdownGraceMs = parseDurationFlag(values["shutdown-grace"], "shutdown-grace");
   let server: Awaited<ReturnType<typeof startHoldshelfServer>> | undefined;
   let transport: TransportSecurity;
   // SIGHUP re-reads the auth file. Handled from the start to the very end:
@@ -95,6 +98,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       ...(sqs.endpoint === undefined ? {} : { sqs: sqs.endpoint }),
       ...(consoleListen === undefined ? {} : { consoleListen }),
       ...(queues === undefined ? {} : { queues }),
+      shutdownGraceMs,
       signal: startAborted.signal,
     });
   } catch (error) {
@@ -132,7 +136,8 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
     limits,
   });
   const signal = await stopRequested;
-  logger.info("shutting down", { signal });
+  logger.info("shutting down", { signal, graceMs: shutdownGraceMs });
+  armStopDeadline(shutdownGraceMs + storeCloseMarginMs, logger);
   await server.shutdown();
   process.off("SIGHUP", reloadAuth);
   logger.info("stopped");

@@ -17,6 +17,7 @@ import type { ConsoleAsset } from "./console-assets.js";
 import { ConsoleError, consoleErrors, toConsoleError } from "./console-error.js";
 import { ConsoleSessions, csrfMatches, type ConsoleSession } from "./console-sessions.js";
 import type { QueueHistory } from "./queue-history.js";
+import { stopHttpServer } from "../net/http-stop.js";
 
 /** Options of startConsoleListener. */
 export interface ConsoleListenerOptions {
@@ -44,8 +45,8 @@ export interface ConsoleListener {
   readonly port: number;
   /** The address to open in a browser. */
   readonly url: string;
-  /** Stops taking requests, lets running ones finish, and stops sampling history. */
-  close(): Promise<void>;
+  /** Stops taking requests, lets running ones finish (cut off after `graceMs`, 10 s if unset), and stops sampling history. */
+  close(graceMs?: number): Promise<void>;
 }
 
 const sessionCookie = "holdshelf_console";
@@ -66,8 +67,8 @@ const securityHeaders = {
 } as const;
 // Request bodies must be UTF-8, as JSON is: this decoder refuses anything else.
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
-// Requests still running this long after a shutdown began are cut off (gRPC's grace too).
-const shutdownGraceMs = 10_000;
+// Requests still running this long after a shutdown began are cut off, unless the broker says otherwise.
+const defaultShutdownGraceMs = 10_000;
 
 /**
  * The admin console (docs/console.md): its built page and a JSON API under
@@ -224,16 +225,10 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
     address,
     port: bound,
     url: `${secure ? "https" : "http"}://${address}/`,
-    close: () =>
-      new Promise((resolve) => {
-        sampler.stop();
-        const force = setTimeout(() => server.closeAllConnections(), shutdownGraceMs);
-        server.close(() => {
-          clearTimeout(force);
-          resolve();
-        });
-        server.closeIdleConnections();
-      }),
+    close: (graceMs = defaultShutdownGraceMs) => {
+      sampler.stop();
+      return stopHttpServer(server, graceMs);
+    },
   };
 }
 

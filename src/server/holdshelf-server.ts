@@ -41,6 +41,8 @@ import { openStorage, type StorageOptions } from "./open-storage.js";
 import { superviseStorage } from "./storage-recovery.js";
 import { resolveLimits, type HoldshelfLimits } from "./server-limits.js";
 import { raiseReceiveWindows } from "../grpc/http2-windows.js";
+import { InFlightCalls } from "../grpc/in-flight-calls.js";
+import { stopGrpcServer } from "./grpc-stop.js";
 import { applyQueueFile, type QueueDefinitionsFile } from "./apply-queue-file.js";
 import { sqsActions } from "../sqs/actions/sqs-actions.js";
 
@@ -96,6 +98,8 @@ export interface HoldshelfServerOptions extends StorageOptions {
   readonly consoleHistory?: HistoryShape;
   /** Queues to create and update before serving (`serve --queues`, src/server/apply-queues.ts); none if unset. */
   readonly queues?: QueueDefinitionsFile;
+  /** How long a shutdown lets calls and requests in flight finish before it cuts them off; 10 s if unset. */
+  readonly shutdownGraceMs?: number;
 }
 
 /** A running broker: its store, rules and gRPC server. */
@@ -137,8 +141,8 @@ const maxSqsRequestBytes = 4 * 1024 * 1024 + 64 * 1024;
 const maxConsoleRequestBytes = 4 * 1024 * 1024;
 // A cluster broker tries its queue file this often while the other brokers start.
 const clusterApplyAttempts = 20;
-// Calls still running this long after a shutdown began are cut off.
-const shutdownGraceMs = 10_000;
+// Calls still running this long after a shutdown began are cut off, unless told otherwise (--shutdown-grace).
+const defaultShutdownGraceMs = 10_000;
 
 /** Opens the store, loads the broker and starts serving gRPC (and metrics, if asked). */
 export async function startHoldshelfServer(options: HoldshelfServerOptions): Promise<HoldshelfServer> {
@@ -236,6 +240,8 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       arrived: (arrivals) => broker.takeArrivals(arrivals),
     });
   }
+  // Counted so that a shutdown knows when the connections left are idle (grpc-stop.ts).
+  const inFlight = new InFlightCalls();
   const server = new Server({
     // Larger requests are refused by grpc-js itself (RESOURCE_EXHAUSTED);
     // below this, the broker's own checks answer with MESSAGE_TOO_LARGE.
@@ -251,6 +257,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     "grpc.keepalive_timeout_ms": keepaliveTimeoutMs,
     interceptors: [
       metrics.grpc.interceptor,
+      inFlight.interceptor,
       // Inside the metrics interceptor, so calls it refuses show in grpc_server_handled_total.
       createStreamLimit(limits.maxStreamsPerConnection),
       // Callers without a valid token are refused before their request is read (health stays open).
@@ -326,9 +333,14 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     async shutdown() {
       // Probes see NOT_SERVING (and /readyz 503) for the whole drain, and Watch calls end.
       health.shutdown();
-      // Waiting receives answer empty now, so the graceful shutdown need not wait out their polls.
+      // Long polls end now with SHUTTING_DOWN, and lease streams are asked to end, so the drain need not wait them out.
       broker.close();
-      await Promise.all([gracefulShutdown(server), sqs?.close(), consoleListener?.close()]);
+      const graceMs = options.shutdownGraceMs ?? defaultShutdownGraceMs;
+      await Promise.all([
+        stopGrpcServer(server, inFlight, graceMs, logger),
+        sqs?.close(graceMs),
+        consoleListener?.close(graceMs),
+      ]);
       peers.close();
       // A reopen under way must end, and none start, before the store closes.
       await recovery.stop();
@@ -414,16 +426,6 @@ function bind(server: Server, address: string, tls: ServerTls | undefined): Prom
         // Inside grpc-js's callback a throw would be lost, and the start would never end.
         reject(windowError);
       }
-    });
-  });
-}
-
-function gracefulShutdown(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    const force = setTimeout(() => server.forceShutdown(), shutdownGraceMs);
-    server.tryShutdown(() => {
-      clearTimeout(force);
-      resolve();
     });
   });
 }
