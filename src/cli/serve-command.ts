@@ -4,7 +4,7 @@ import { parseQueueDefinitions } from "../server/queue-definitions.js";
 import { createLogger, logLevels, type LogLevel } from "../logging/logger.js";
 import { startHoldshelfServer } from "../server/holdshelf-server.js";
 import { tlsMode } from "../security/tls-credentials.js";
-import { loadTransportSecurity, transportFlagOptions, type TransportSecurity } from "./tls-serve-flags.js";
+import { loadTransportSecurity, tlsFilesOf, transportFlagOptions, type TransportSecurity } from "./tls-serve-flags.js";
 import type { Durability } from "../store/classic-level-store.js";
 import { FormatTooNewError } from "../store/store-open-error.js";
 import { formatTooNewExitStatus } from "./exit-status.js";
@@ -51,9 +51,12 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
   const shutdownGraceMs = parseDurationFlag(values["shutdown-grace"], "shutdown-grace");
   let server: Awaited<ReturnType<typeof startHoldshelfServer>> | undefined;
   let transport: TransportSecurity;
-  // SIGHUP re-reads the auth file. Handled from the start to the very end:
+  // SIGHUP re-reads the auth file and the TLS files. Handled from the start to the very end:
   // its default action would kill the broker mid-start or mid-shutdown.
-  const reloadAuth = (): void => void server?.reloadAuth();
+  const reloadAuth = (): void => {
+    void server?.reloadAuth();
+    void server?.reloadTls();
+  };
   process.on("SIGHUP", reloadAuth);
   // SIGINT and SIGTERM are handled from the start too: a standby waits in
   // its start for as long as another broker lives, and must stop cleanly.
@@ -87,6 +90,8 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       throw new UsageError("--peer-tls-ca is for cluster mode: add --postgres URL");
     server = await startHoldshelfServer({
       ...transport,
+      // Certificate rotation reads them again (SIGHUP, or a change of the files).
+      ...(transport.tls === undefined ? {} : { tlsFiles: tlsFilesOf(values) }),
       dataDir: values["data-dir"],
       listen: values.listen,
       ...(metricsListen === metricsOff ? {} : { metricsListen }),

@@ -18,6 +18,7 @@ import { ConsoleError, consoleErrors, toConsoleError } from "./console-error.js"
 import { ConsoleSessions, csrfMatches, type ConsoleSession } from "./console-sessions.js";
 import type { QueueHistory } from "./queue-history.js";
 import { stopHttpServer } from "../net/http-stop.js";
+import { reloadHttpsTls } from "../net/https-reload.js";
 
 /** Options of startConsoleListener. */
 export interface ConsoleListenerOptions {
@@ -47,6 +48,8 @@ export interface ConsoleListener {
   readonly url: string;
   /** Stops taking requests, lets running ones finish (cut off after `graceMs`, 10 s if unset), and stops sampling history. */
   close(graceMs?: number): Promise<void>;
+  /** New connections use this TLS material (certificate rotation); open ones keep theirs. */
+  reloadTls(tls: ServerTls): void;
 }
 
 const sessionCookie = "holdshelf_console";
@@ -225,6 +228,7 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
     address,
     port: bound,
     url: `${secure ? "https" : "http"}://${address}/`,
+    reloadTls: (tls) => reloadHttpsTls(server, tls),
     close: (graceMs = defaultShutdownGraceMs) => {
       sampler.stop();
       return stopHttpServer(server, graceMs);

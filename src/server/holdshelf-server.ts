@@ -1,4 +1,4 @@
-import { Server } from "@grpc/grpc-js";
+import { Server, type ServerCredentials } from "@grpc/grpc-js";
 import type { Registry } from "prom-client";
 import { file_holdshelf_v1_admin_service } from "../../gen/holdshelf/v1/admin_service_pb.js";
 import { file_holdshelf_v1_queue_service } from "../../gen/holdshelf/v1/queue_service_pb.js";
@@ -31,6 +31,9 @@ import { createHoldshelfMetrics } from "../metrics/holdshelf-metrics.js";
 import { startMetricsServer } from "../metrics/metrics-server.js";
 import { peerCredentials } from "../security/peer-credentials.js";
 import { serverCredentials } from "../security/tls-credentials.js";
+import { reloadingServerCredentials } from "../security/reloading-certificates.js";
+import { ServerTlsReload } from "../security/server-tls-reload.js";
+import type { ServerTlsFiles } from "../security/tls-files.js";
 import type { ServerTls } from "../net/server-tls.js";
 import type { ShardCluster } from "../cluster/shard-cluster.js";
 import type { CommitObserver } from "../store/group-commit.js";
@@ -76,6 +79,11 @@ export interface HoldshelfServerOptions extends StorageOptions {
   readonly metricsListen?: string;
   /** TLS for the gRPC listener (mutual TLS if it has a client CA); plaintext if unset. */
   readonly tls?: ServerTls;
+  /**
+   * The files `tls` was read from: reloadTls (SIGHUP) and changes to them replace it on every
+   * listener that serves it, for new connections (certificate rotation). Read once if unset.
+   */
+  readonly tlsFiles?: ServerTlsFiles;
   /** TLS for the metrics listener (HTTPS, mutual if it has a client CA); plain HTTP if unset. */
   readonly metricsTls?: ServerTls;
   /** Cluster mode with TLS: the CA that issued the other brokers' certificates (src/security/peer-credentials.ts). */
@@ -130,6 +138,12 @@ export interface HoldshelfServer {
    * tokens in use. Resolves to whether the new file took effect.
    */
   reloadAuth(): Promise<boolean>;
+  /**
+   * Reads the TLS files (`tlsFiles`) again and logs the outcome: new connections to every
+   * TLS listener use the new material; a bad file leaves the material in use. Resolves to
+   * whether the files are in use (true without TLS files).
+   */
+  reloadTls(): Promise<boolean>;
 }
 
 // A silent connection is pinged after this long, and dropped if no answer comes in the timeout.
@@ -289,7 +303,14 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   // broker applies once it serves (below), and their applies converge (applyQueues).
   if (options.queues !== undefined && cluster === undefined)
     await applyQueueFile(options.queues, handlers, logger, 1, options.signal).catch(unwind);
-  const port = await bind(server, options.listen, options.tls).catch(unwind);
+  // Certificate rotation: the listeners serving options.tls take its files' new material (SIGHUP, or a change).
+  const tlsReload =
+    options.tls === undefined || options.tlsFiles === undefined
+      ? undefined
+      : new ServerTlsReload(options.tls, options.tlsFiles, logger);
+  if (tlsReload !== undefined) opened.push(() => tlsReload.close());
+  const credentials = tlsReload === undefined ? serverCredentials(options.tls) : reloadingServerCredentials(tlsReload);
+  const port = await bind(server, options.listen, credentials).catch(unwind);
   const sqs =
     options.sqs === undefined
       ? undefined
@@ -299,6 +320,12 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     options.consoleListen === undefined || history === undefined
       ? undefined
       : await startConsole(options.consoleListen, options, handlers, gate, history, limits, logger).catch(unwind);
+  if (tlsReload !== undefined) {
+    // The metrics listener serves the same material only with --metrics-tls.
+    const served = [sqs, consoleListener, options.metricsTls === undefined ? undefined : metricsServer];
+    for (const listener of served) if (listener !== undefined) tlsReload.onChange((tls) => listener.reloadTls(tls));
+    tlsReload.watch();
+  }
   const host = options.listen.slice(0, options.listen.lastIndexOf(":"));
   // Without --advertise, other brokers and `cluster status` see the listener's real port.
   if (cluster !== undefined && options.postgres?.advertisedAddress === undefined) {
@@ -330,9 +357,11 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       ]);
       return tokens && keys;
     },
+    reloadTls: () => tlsReload?.reload() ?? Promise.resolve(true),
     async shutdown() {
       // Probes see NOT_SERVING (and /readyz 503) for the whole drain, and Watch calls end.
       health.shutdown();
+      tlsReload?.close();
       // Long polls end now with SHUTTING_DOWN, and lease streams are asked to end, so the drain need not wait them out.
       broker.close();
       const graceMs = options.shutdownGraceMs ?? defaultShutdownGraceMs;
@@ -415,9 +444,9 @@ function signerOf(context: CallContext): Principal {
   return context.caller;
 }
 
-function bind(server: Server, address: string, tls: ServerTls | undefined): Promise<number> {
+function bind(server: Server, address: string, credentials: ServerCredentials): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.bindAsync(address, serverCredentials(tls), (error, port) => {
+    server.bindAsync(address, credentials, (error, port) => {
       if (error) return reject(new Error(`cannot listen on ${address}: ${error.message}`, { cause: error }));
       try {
         raiseReceiveWindows(server);

@@ -26,6 +26,7 @@ import { ReceiveAttempts } from "./actions/receive-attempts.js";
 import { QueueKinds } from "./actions/queue-kinds.js";
 import { type SqsError, sqsErrors } from "./sqs-error.js";
 import { stopHttpServer } from "../net/http-stop.js";
+import { reloadHttpsTls } from "../net/https-reload.js";
 
 /** Options of startSqsListener. */
 export interface SqsListenerOptions {
@@ -62,6 +63,8 @@ export interface SqsListener {
   readonly baseUrl: string;
   /** Stops taking requests, lets running ones finish (cut off after `graceMs`, 10 s if unset) and closes every connection. */
   close(graceMs?: number): Promise<void>;
+  /** New connections use this TLS material (certificate rotation); open ones keep theirs. */
+  reloadTls(tls: ServerTls): void;
 }
 
 // Requests still running this long after a shutdown began are cut off, unless the broker says otherwise.
@@ -206,6 +209,7 @@ export async function startSqsListener(options: SqsListenerOptions): Promise<Sqs
     // As gRPC's shutdown: requests running finish (the broker has already ended
     // long polls), idle keep-alive connections close now, and stragglers are cut off after a grace.
     close: (graceMs = defaultShutdownGraceMs) => stopHttpServer(server, graceMs),
+    reloadTls: (tls) => reloadHttpsTls(server, tls),
   };
 }
 
