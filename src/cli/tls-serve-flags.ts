@@ -12,7 +12,7 @@ export const transportOptionTable = {
     type: "string",
     value: "FILE",
     env: "HOLDSHELF_TLS_CERT",
-    description: "PEM certificate chain: serve gRPC, SQS and the console over TLS (with --tls-key)",
+    description: "PEM certificate chain: serve gRPC, SQS and the console over TLS (with --tls-key); SIGHUP re-reads it",
   },
   "tls-key": { type: "string", value: "FILE", env: "HOLDSHELF_TLS_KEY", description: "PEM private key of --tls-cert" },
   "tls-client-ca": {
