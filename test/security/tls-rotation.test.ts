@@ -2,7 +2,7 @@
 // new connections to every TLS listener (gRPC, the SQS endpoint, the console
 // and metrics) the new certificate, while connections already open stay up;
 // a bad new file is refused, logged, and the certificate in use kept.
-import { credentials, Client } from "@grpc/grpc-js";
+import { credentials, Client, status } from "@grpc/grpc-js";
 import { X509Certificate } from "node:crypto";
 import { once } from "node:events";
 import { copyFile, readFile, writeFile } from "node:fs/promises";
@@ -150,6 +150,57 @@ describe.skipIf(skipWithout(missing))("certificate rotation", () => {
       await copyFile(watched.key, live.key);
       await copyFile(watched.cert, live.cert);
       await eventually(served, everywhere(await fingerprintOf(watched.cert)));
+    },
+    processTestTimeoutMs,
+  );
+
+  it(
+    "SIGHUP reloads the client CA: new connections need a certificate from the new CA, and a stream opened with the old one stays up",
+    async () => {
+      const clientCa = join(certs.dir, "live-client-ca.crt");
+      await copyFile(certs.caA, clientCa);
+      broker = await startBrokerProcess(join(certs.dir, "data-client-ca"), [
+        "--tls-cert",
+        certs.serverCert,
+        "--tls-key",
+        certs.serverKey,
+        "--tls-client-ca",
+        clientCa,
+      ]);
+      const b = broker;
+      const serverCa = await readFile(certs.caA);
+      const clientOf = async (cert: string, key: string) =>
+        credentials.createSsl(serverCa, await readFile(key), await readFile(cert));
+      const rpcA = createQueueServiceRpc(b.address, {
+        credentials: await clientOf(certs.clientACert, certs.clientAKey),
+      });
+      cleanups.push(() => rpcA.close());
+      await rpcA.createQueue({ name: "jobs" });
+      const stream = openSubscribeStream(b.address, undefined, {
+        client: new Client(b.address, await clientOf(certs.clientACert, certs.clientAKey)),
+      });
+      cleanups.push(() => stream.close());
+      stream.send({ queue: "jobs" });
+      await probeSubscribeStream(stream);
+
+      await copyFile(certs.caB, clientCa);
+      b.child.kill("SIGHUP");
+      await eventually(async () => b.logs().includes("TLS certificate reloaded"), true);
+
+      // A new connection with CA B's client certificate is served; one with CA A's is refused in the handshake.
+      const rpcB = createQueueServiceRpc(b.address, {
+        credentials: await clientOf(certs.clientBCert, certs.clientBKey),
+      });
+      cleanups.push(() => rpcB.close());
+      await rpcB.send({ queue: "jobs", body: Buffer.from("from client B") });
+      const lateA = createQueueServiceRpc(b.address, {
+        credentials: await clientOf(certs.clientACert, certs.clientAKey),
+      });
+      cleanups.push(() => lateA.close());
+      await expect(lateA.getQueue({ name: "jobs" })).rejects.toMatchObject({ code: status.UNAVAILABLE });
+      // The stream opened with CA A's certificate before the reload is still up.
+      const [delivered] = await stream.deliveries(1);
+      expect(Buffer.from(delivered!.body).toString()).toBe("from client B");
     },
     processTestTimeoutMs,
   );
