@@ -280,11 +280,18 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       requestFramingInterceptor,
     ],
   });
+  // Certificate rotation: the listeners serving options.tls, and the calls forwarded to other
+  // brokers under mutual TLS, take its files' new material (SIGHUP, or a change of the files).
+  const tlsReload =
+    options.tls === undefined || options.tlsFiles === undefined
+      ? undefined
+      : new ServerTlsReload(options.tls, options.tlsFiles, logger);
+  if (tlsReload !== undefined) opened.push(() => tlsReload.close());
   // One handler map for every wire: the service's handlers, routed to each queue's
   // owner in cluster mode over gRPC channels to the other brokers.
   const peers = new PeerClients({
     maxRequestBytes: limits.maxRequestBytes,
-    credentials: peerCredentials(options.tls, options.peerCa),
+    credentials: peerCredentials(options.tls, options.peerCa, tlsReload),
   });
   const handlers = routeQueueCalls(queueServiceHandlers(broker), router, peers);
   addQueueService(server, broker, handlers, logger, gate, { router, peers });
@@ -303,12 +310,6 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   // broker applies once it serves (below), and their applies converge (applyQueues).
   if (options.queues !== undefined && cluster === undefined)
     await applyQueueFile(options.queues, handlers, logger, 1, options.signal).catch(unwind);
-  // Certificate rotation: the listeners serving options.tls take its files' new material (SIGHUP, or a change).
-  const tlsReload =
-    options.tls === undefined || options.tlsFiles === undefined
-      ? undefined
-      : new ServerTlsReload(options.tls, options.tlsFiles, logger);
-  if (tlsReload !== undefined) opened.push(() => tlsReload.close());
   const credentials = tlsReload === undefined ? serverCredentials(options.tls) : reloadingServerCredentials(tlsReload);
   const port = await bind(server, options.listen, credentials).catch(unwind);
   const sqs =
