@@ -9,7 +9,8 @@ const idleLingerMs = 200;
 
 /**
  * Stops the gRPC server within `graceMs`: it takes no new calls or
- * connections, sends every connection a GOAWAY (idle ones close at once),
+ * connections, ends the streams that have sent no request yet with
+ * SHUTTING_DOWN, sends every connection a GOAWAY (idle ones close at once),
  * lets the calls in flight finish, and cuts off what still runs at the
  * grace. Resolves once every connection is closed.
  */
@@ -24,6 +25,7 @@ export async function stopGrpcServer(
     new Promise((resolve) => {
       timers.push(setTimeout(resolve, ms));
     });
+  calls.endUnstartedStreams();
   const closed = new Promise<"closed">((resolve) => server.tryShutdown(() => resolve("closed")));
   const idle = calls.idle().then(() => after(idleLingerMs));
   const graceOver = after(graceMs).then(() => "grace over" as const);

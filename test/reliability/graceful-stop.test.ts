@@ -203,4 +203,47 @@ describe("a graceful stop (SIGTERM)", () => {
     },
     processTestTimeoutMs,
   );
+
+  it(
+    "is not held by a stream that has sent no request yet, nor by a client that never closes its side of a stream",
+    async () => {
+      const b = await start();
+      const session = http2.connect(`http://${b.address}`);
+      session.on("error", () => undefined);
+      cleanups.push(() => session.destroy());
+      const open = (method: string) => {
+        const call = session.request({
+          ":method": "POST",
+          ":path": `/holdshelf.v1.QueueService/${method}`,
+          "content-type": "application/grpc",
+          te: "trailers",
+        });
+        call.on("error", () => undefined);
+        return call;
+      };
+      // A Subscribe stream whose first request has not come: it holds nothing, and ends with SHUTTING_DOWN.
+      const subscribe = open("Subscribe");
+      // Its status comes as trailers, or in the headers of an answer without messages (trailers-only).
+      const subscribeEnd = new Promise<http2.IncomingHttpHeaders>((resolve) => {
+        subscribe.on("trailers", resolve);
+        subscribe.on("response", (headers) => {
+          if (headers["grpc-status"] !== undefined) resolve(headers);
+        });
+      });
+      subscribe.resume();
+      // A Heartbeat stream whose client never reads its answers nor ends its side, after the server ended it.
+      const heartbeat = open("Heartbeat");
+      heartbeat.write(Buffer.from([0, 0, 0, 0, 0]));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+
+      const { ms, code } = await stopTimed(b);
+      console.info(`broker with half-open raw streams stopped in ${ms.toFixed(0)} ms after SIGTERM`);
+      expect(code).toBe(0);
+      expect(ms).toBeLessThan(idleStopBoundMs);
+      const trailers = await subscribeEnd;
+      expect(trailers["grpc-status"]).toBe(String(status.UNAVAILABLE));
+      expect(trailers["grpc-message"]).toContain("shutting");
+    },
+    processTestTimeoutMs,
+  );
 });
