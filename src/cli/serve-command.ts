@@ -14,8 +14,7 @@ import { clusterFlagOptions, parseClusterFlags } from "./cluster-flags.js";
 import { parseSqsFlags, sqsFlagOptions, sqsOff } from "./sqs-flags.js";
 import { consoleFlagOptions, consoleOff, parseConsoleFlags } from "./console-flags.js";
 import { parserOptions } from "./option-table.js";
-import { parseDurationFlag } from "./duration-flag.js";
-import { armStopDeadline, storeCloseMarginMs } from "./stop-deadline.js";
+import { armStopDeadline, parseShutdownGrace, storeCloseMarginMs } from "./stop-deadline.js";
 import { metricsOff, serveOptionTable } from "./serve-options.js";
 
 /** `holdshelf serve`: runs the broker until SIGINT or SIGTERM. */
@@ -48,7 +47,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
   if (!logLevels.includes(level)) throw new UsageError(`--log-level is one of ${logLevels.join(", ")}`);
   const logger = createLogger({ level });
   const metricsListen = values["metrics-listen"];
-  const shutdownGraceMs = parseDurationFlag(values["shutdown-grace"], "shutdown-grace");
+  const shutdownGraceMs = parseShutdownGrace(values["shutdown-grace"]);
   let server: Awaited<ReturnType<typeof startHoldshelfServer>> | undefined;
   let transport: TransportSecurity;
   // SIGHUP re-reads the auth file and the TLS files. Handled from the start to the very end:

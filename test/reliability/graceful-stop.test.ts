@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createQueueServiceRpc } from "../../src/client/rpc-client.js";
 import { RpcError } from "../../src/client/rpc-error.js";
-import { startBrokerProcess, type BrokerProcess } from "../support/broker-process.js";
+import { runHoldshelf, startBrokerProcess, type BrokerProcess } from "../support/broker-process.js";
 import { openSubscribeStream, probeSubscribeStream } from "../support/subscribe-stream.js";
 import { makeTempDir } from "../support/temp-dir.js";
 
@@ -88,6 +88,23 @@ describe("a graceful stop (SIGTERM)", () => {
     broker = await startBrokerProcess(join(dir.path, "data"), ["--sqs-listen", "127.0.0.1:0", ...extraArgs]);
     return broker;
   }
+
+  it(
+    "refuses a --shutdown-grace that is no duration, or over 1 h, with usage (exit 2)",
+    async () => {
+      dir = await makeTempDir();
+      const data = join(dir.path, "data");
+      const notDuration = await runHoldshelf(["serve", "--data-dir", data, "--shutdown-grace", "soon"]);
+      expect(notDuration.code).toBe(2);
+      expect(notDuration.stderr).toContain(
+        '--shutdown-grace takes a duration such as 500ms, 30s, 5m, 12h or 4d, not "soon"',
+      );
+      const tooLong = await runHoldshelf(["serve", "--data-dir", data], { HOLDSHELF_SHUTDOWN_GRACE: "2h" });
+      expect(tooLong.code).toBe(2);
+      expect(tooLong.stderr).toContain('--shutdown-grace (HOLDSHELF_SHUTDOWN_GRACE) is at most 1h, not "2h"');
+    },
+    processTestTimeoutMs,
+  );
 
   it(
     "stops an idle broker with open client connections in under 1 s",
