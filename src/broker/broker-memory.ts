@@ -187,7 +187,7 @@ export function createBrokerMemory(options: BrokerMemoryOptions): BrokerMemory {
       maintenance.stop();
       // Stored as running: they resume when a broker opens on the store again; none starts after this.
       moveTasks.close(reason);
-      waiting.releaseAll();
+      waiting.releaseAll(reason);
     },
   };
 }

@@ -91,10 +91,14 @@ export class WaitingReceives {
     for (const waiter of [...(this.waiters.get(queue) ?? [])]) waiter.settle(undefined, error);
   }
 
-  /** Ends every wait empty-handed (the broker is closing). */
-  releaseAll(): void {
+  /**
+   * The broker is closing: every long poll fails with `reason` (SHUTTING_DOWN: retryable, so the
+   * client asks another broker or this one once it is back), and every stream's wait ends empty-handed,
+   * as its stream ends on its own (LeaseStreams.closing).
+   */
+  releaseAll(reason: unknown): void {
     for (const list of [...this.waiters.values()]) {
-      for (const waiter of [...list]) waiter.settle(undefined);
+      for (const waiter of [...list]) waiter.settle(undefined, waiter.counted ? reason : undefined);
     }
   }
 

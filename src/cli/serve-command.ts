@@ -4,7 +4,7 @@ import { parseQueueDefinitions } from "../server/queue-definitions.js";
 import { createLogger, logLevels, type LogLevel } from "../logging/logger.js";
 import { startHoldshelfServer } from "../server/holdshelf-server.js";
 import { tlsMode } from "../security/tls-credentials.js";
-import { loadTransportSecurity, transportFlagOptions, type TransportSecurity } from "./tls-serve-flags.js";
+import { loadTransportSecurity, tlsFilesOf, transportFlagOptions, type TransportSecurity } from "./tls-serve-flags.js";
 import type { Durability } from "../store/classic-level-store.js";
 import { FormatTooNewError } from "../store/store-open-error.js";
 import { formatTooNewExitStatus } from "./exit-status.js";
@@ -14,6 +14,7 @@ import { clusterFlagOptions, parseClusterFlags } from "./cluster-flags.js";
 import { parseSqsFlags, sqsFlagOptions, sqsOff } from "./sqs-flags.js";
 import { consoleFlagOptions, consoleOff, parseConsoleFlags } from "./console-flags.js";
 import { parserOptions } from "./option-table.js";
+import { armStopDeadline, parseShutdownGrace, storeCloseMarginMs } from "./stop-deadline.js";
 import { metricsOff, serveOptionTable } from "./serve-options.js";
 
 /** `holdshelf serve`: runs the broker until SIGINT or SIGTERM. */
@@ -46,11 +47,15 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
   if (!logLevels.includes(level)) throw new UsageError(`--log-level is one of ${logLevels.join(", ")}`);
   const logger = createLogger({ level });
   const metricsListen = values["metrics-listen"];
+  const shutdownGraceMs = parseShutdownGrace(values["shutdown-grace"]);
   let server: Awaited<ReturnType<typeof startHoldshelfServer>> | undefined;
   let transport: TransportSecurity;
-  // SIGHUP re-reads the auth file. Handled from the start to the very end:
+  // SIGHUP re-reads the auth file and the TLS files. Handled from the start to the very end:
   // its default action would kill the broker mid-start or mid-shutdown.
-  const reloadAuth = (): void => void server?.reloadAuth();
+  const reloadAuth = (): void => {
+    void server?.reloadAuth();
+    void server?.reloadTls();
+  };
   process.on("SIGHUP", reloadAuth);
   // SIGINT and SIGTERM are handled from the start too: a standby waits in
   // its start for as long as another broker lives, and must stop cleanly.
@@ -84,6 +89,8 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       throw new UsageError("--peer-tls-ca is for cluster mode: add --postgres URL");
     server = await startHoldshelfServer({
       ...transport,
+      // Certificate rotation reads them again (SIGHUP, or a change of the files).
+      ...(transport.tls === undefined ? {} : { tlsFiles: tlsFilesOf(values) }),
       dataDir: values["data-dir"],
       listen: values.listen,
       ...(metricsListen === metricsOff ? {} : { metricsListen }),
@@ -95,6 +102,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       ...(sqs.endpoint === undefined ? {} : { sqs: sqs.endpoint }),
       ...(consoleListen === undefined ? {} : { consoleListen }),
       ...(queues === undefined ? {} : { queues }),
+      shutdownGraceMs,
       signal: startAborted.signal,
     });
   } catch (error) {
@@ -132,7 +140,8 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
     limits,
   });
   const signal = await stopRequested;
-  logger.info("shutting down", { signal });
+  logger.info("shutting down", { signal, graceMs: shutdownGraceMs });
+  armStopDeadline(shutdownGraceMs + storeCloseMarginMs, logger);
   await server.shutdown();
   process.off("SIGHUP", reloadAuth);
   logger.info("stopped");

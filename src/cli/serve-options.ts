@@ -57,6 +57,13 @@ export const serveOptionTable = {
     env: "HOLDSHELF_QUEUES",
     description: "create and update the queues of this file (queue export's format) before serving",
   },
+  "shutdown-grace": {
+    type: "string",
+    value: "DURATION",
+    env: "HOLDSHELF_SHUTDOWN_GRACE",
+    default: "10s",
+    description: "on SIGTERM, how long calls in flight may finish before they are cut off; exit within 5 s after",
+  },
 } as const satisfies OptionTable;
 
 /** Every option `holdshelf serve` takes, by concern, as its help shows them. */

@@ -3,7 +3,7 @@ import { isLoopbackAddress } from "../net/loopback-address.js";
 import { allowOpenFlag, checkListenPolicy } from "../security/listen-policy.js";
 import { parseCertificate, readTlsFile, TlsConfigError } from "../net/tls-file-checks.js";
 import type { ServerTls } from "../net/server-tls.js";
-import { loadServerTls } from "../security/tls-files.js";
+import { loadServerTls, type ServerTlsFiles } from "../security/tls-files.js";
 import { parserOptions, type OptionTable } from "./option-table.js";
 
 /** The transport-security options of `holdshelf serve`. */
@@ -12,7 +12,7 @@ export const transportOptionTable = {
     type: "string",
     value: "FILE",
     env: "HOLDSHELF_TLS_CERT",
-    description: "PEM certificate chain: serve gRPC, SQS and the console over TLS (with --tls-key)",
+    description: "PEM certificate chain: serve gRPC, SQS and the console over TLS (with --tls-key); SIGHUP re-reads it",
   },
   "tls-key": { type: "string", value: "FILE", env: "HOLDSHELF_TLS_KEY", description: "PEM private key of --tls-cert" },
   "tls-client-ca": {
@@ -62,6 +62,11 @@ export interface TransportSecurity {
   readonly peerCa?: Buffer;
 }
 
+/** The server's TLS files as the flags name them. */
+export function tlsFilesOf(values: TransportFlagValues): ServerTlsFiles {
+  return { certFile: values["tls-cert"], keyFile: values["tls-key"], clientCaFile: values["tls-client-ca"] };
+}
+
 /**
  * Reads the TLS files and applies the safe-by-default listen rule; throws
  * (TlsConfigError, ListenPolicyError) with a message naming the flag when the
@@ -79,11 +84,7 @@ export async function loadTransportSecurity(
   },
   logger: Logger,
 ): Promise<TransportSecurity> {
-  const tls = await loadServerTls({
-    certFile: values["tls-cert"],
-    keyFile: values["tls-key"],
-    clientCaFile: values["tls-client-ca"],
-  });
+  const tls = await loadServerTls(tlsFilesOf(values));
   if (values["metrics-tls"] === true && tls === undefined) {
     throw new TlsConfigError(
       "--metrics-tls needs --tls-cert and --tls-key: the metrics listener uses the same certificate",

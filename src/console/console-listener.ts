@@ -21,6 +21,8 @@ import { ConsoleError, consoleErrors, fieldReasons, toConsoleError } from "./con
 import { sessionPermissions } from "./console-permissions.js";
 import { ConsoleSessions, csrfMatches, type ConsoleSession } from "./console-sessions.js";
 import type { QueueHistory } from "./queue-history.js";
+import { stopHttpServer } from "../net/http-stop.js";
+import { reloadHttpsTls } from "../net/https-reload.js";
 
 /** Options of startConsoleListener. */
 export interface ConsoleListenerOptions {
@@ -50,8 +52,10 @@ export interface ConsoleListener {
   readonly port: number;
   /** The address to open in a browser. */
   readonly url: string;
-  /** Stops taking requests and lets running ones finish. */
-  close(): Promise<void>;
+  /** Stops taking requests and lets running ones finish (cut off after `graceMs`, 10 s if unset). */
+  close(graceMs?: number): Promise<void>;
+  /** New connections use this TLS material (certificate rotation); open ones keep theirs. */
+  reloadTls(tls: ServerTls): void;
 }
 
 const sessionCookie = "holdshelf_console";
@@ -72,8 +76,8 @@ const securityHeaders = {
 } as const;
 // Request bodies must be UTF-8, as JSON is: this decoder refuses anything else.
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
-// Requests still running this long after a shutdown began are cut off (gRPC's grace too).
-const shutdownGraceMs = 10_000;
+// Requests still running this long after a shutdown began are cut off, unless the broker says otherwise.
+const defaultShutdownGraceMs = 10_000;
 
 /**
  * The admin console (docs/console.md): its built page and a JSON API under
@@ -237,15 +241,8 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
     address,
     port: bound,
     url: `${secure ? "https" : "http"}://${address}/`,
-    close: () =>
-      new Promise((resolve) => {
-        const force = setTimeout(() => server.closeAllConnections(), shutdownGraceMs);
-        server.close(() => {
-          clearTimeout(force);
-          resolve();
-        });
-        server.closeIdleConnections();
-      }),
+    reloadTls: (tls) => reloadHttpsTls(server, tls),
+    close: (graceMs = defaultShutdownGraceMs) => stopHttpServer(server, graceMs),
   };
 }
 

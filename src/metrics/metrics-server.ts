@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
 import { httpsServerOptions, listenHttp, splitHostPort } from "../net/http-listener.js";
 import type { ServerTls } from "../net/server-tls.js";
+import { reloadHttpsTls } from "../net/https-reload.js";
 
 /** Options of startMetricsServer. */
 export interface MetricsServerOptions {
@@ -24,6 +25,8 @@ export interface MetricsServer {
   readonly address: string;
   readonly port: number;
   close(): Promise<void>;
+  /** New connections use this TLS material (certificate rotation); open ones keep theirs. */
+  reloadTls(tls: ServerTls): void;
 }
 
 /**
@@ -45,6 +48,7 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   await listenHttp(server, host, port, `${options.listen} for metrics`);
   const bound = (server.address() as AddressInfo).port;
   return {
+    reloadTls: (tls) => reloadHttpsTls(server, tls),
     address: `${host.includes(":") ? `[${host}]` : host}:${bound}`,
     port: bound,
     close: () =>

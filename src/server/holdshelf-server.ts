@@ -1,4 +1,4 @@
-import { Server } from "@grpc/grpc-js";
+import { Server, type ServerCredentials } from "@grpc/grpc-js";
 import type { Registry } from "prom-client";
 import { file_holdshelf_v1_admin_service } from "../../gen/holdshelf/v1/admin_service_pb.js";
 import { file_holdshelf_v1_queue_service } from "../../gen/holdshelf/v1/queue_service_pb.js";
@@ -35,6 +35,9 @@ import { startMetricsServer } from "../metrics/metrics-server.js";
 import { peerCredentials } from "../security/peer-credentials.js";
 import { peerProof } from "../security/peer-proof.js";
 import { serverCredentials } from "../security/tls-credentials.js";
+import { reloadingServerCredentials } from "../security/reloading-certificates.js";
+import { ServerTlsReload } from "../security/server-tls-reload.js";
+import type { ServerTlsFiles } from "../security/tls-files.js";
 import type { ServerTls } from "../net/server-tls.js";
 import type { ShardCluster } from "../cluster/shard-cluster.js";
 import type { CommitObserver } from "../store/group-commit.js";
@@ -45,6 +48,8 @@ import { openStorage, type StorageOptions } from "./open-storage.js";
 import { superviseStorage } from "./storage-recovery.js";
 import { resolveLimits, type HoldshelfLimits } from "./server-limits.js";
 import { raiseReceiveWindows } from "../grpc/http2-windows.js";
+import { InFlightCalls } from "../grpc/in-flight-calls.js";
+import { stopGrpcServer } from "./grpc-stop.js";
 import { applyQueueFile, type QueueDefinitionsFile } from "./apply-queue-file.js";
 import { sqsActions } from "../sqs/actions/sqs-actions.js";
 
@@ -80,6 +85,11 @@ export interface HoldshelfServerOptions extends StorageOptions {
   readonly metricsListen?: string;
   /** TLS for the gRPC listener (mutual TLS if it has a client CA); plaintext if unset. */
   readonly tls?: ServerTls;
+  /**
+   * The files `tls` was read from: reloadTls (SIGHUP) and changes to them replace it on every
+   * listener that serves it, for new connections (certificate rotation). Read once if unset.
+   */
+  readonly tlsFiles?: ServerTlsFiles;
   /** TLS for the metrics listener (HTTPS, mutual if it has a client CA); plain HTTP if unset. */
   readonly metricsTls?: ServerTls;
   /** Cluster mode with TLS: the CA that issued the other brokers' certificates (src/security/peer-credentials.ts). */
@@ -108,6 +118,8 @@ export interface HoldshelfServerOptions extends StorageOptions {
   readonly consoleHistory?: HistoryShape;
   /** Queues to create and update before serving (`serve --queues`, src/server/apply-queues.ts); none if unset. */
   readonly queues?: QueueDefinitionsFile;
+  /** How long a shutdown lets calls and requests in flight finish before it cuts them off; 10 s if unset. */
+  readonly shutdownGraceMs?: number;
 }
 
 /** A running broker: its store, rules and gRPC server. */
@@ -138,6 +150,12 @@ export interface HoldshelfServer {
    * tokens in use. Resolves to whether the new file took effect.
    */
   reloadAuth(): Promise<boolean>;
+  /**
+   * Reads the TLS files (`tlsFiles`) again and logs the outcome: new connections to every
+   * TLS listener use the new material; a bad file leaves the material in use. Resolves to
+   * whether the files are in use (true without TLS files).
+   */
+  reloadTls(): Promise<boolean>;
 }
 
 // A silent connection is pinged after this long, and dropped if no answer comes in the timeout.
@@ -149,8 +167,8 @@ const maxSqsRequestBytes = 4 * 1024 * 1024 + 64 * 1024;
 const maxConsoleRequestBytes = 4 * 1024 * 1024;
 // A cluster broker tries its queue file this often while the other brokers start.
 const clusterApplyAttempts = 20;
-// Calls still running this long after a shutdown began are cut off.
-const shutdownGraceMs = 10_000;
+// Calls still running this long after a shutdown began are cut off, unless told otherwise (--shutdown-grace).
+const defaultShutdownGraceMs = 10_000;
 
 /** Opens the store, loads the broker and starts serving gRPC (and metrics, if asked). */
 export async function startHoldshelfServer(options: HoldshelfServerOptions): Promise<HoldshelfServer> {
@@ -257,6 +275,8 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   // Brokers that route to each other prove it on each call; internal metadata from anyone else is dropped.
   const peerKey = options.peerKey ?? cluster?.sharedKey;
   const proof = peerKey === undefined ? undefined : peerProof(peerKey);
+  // Counted so that a shutdown knows when the connections left are idle (grpc-stop.ts).
+  const inFlight = new InFlightCalls();
   const server = new Server({
     // Larger requests are refused by grpc-js itself (RESOURCE_EXHAUSTED);
     // below this, the broker's own checks answer with MESSAGE_TOO_LARGE.
@@ -272,6 +292,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     "grpc.keepalive_timeout_ms": keepaliveTimeoutMs,
     interceptors: [
       metrics.grpc.interceptor,
+      inFlight.interceptor,
       // Inside the metrics interceptor, so calls it refuses show in grpc_server_handled_total.
       createStreamLimit(limits.maxStreamsPerConnection),
       // Before any handler or forwarding path reads holdshelf-* keys.
@@ -282,11 +303,18 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       requestFramingInterceptor,
     ],
   });
+  // Certificate rotation: the listeners serving options.tls, and the calls forwarded to other
+  // brokers under mutual TLS, take its files' new material (SIGHUP, or a change of the files).
+  const tlsReload =
+    options.tls === undefined || options.tlsFiles === undefined
+      ? undefined
+      : new ServerTlsReload(options.tls, options.tlsFiles, logger);
+  if (tlsReload !== undefined) opened.push(() => tlsReload.close());
   // One handler map for every wire: the service's handlers, routed to each queue's
   // owner in cluster mode over gRPC channels to the other brokers.
   const peers = new PeerClients({
     maxRequestBytes: limits.maxRequestBytes,
-    credentials: peerCredentials(options.tls, options.peerCa),
+    credentials: peerCredentials(options.tls, options.peerCa, tlsReload),
     proof,
   });
   const activity = listQueueActivityHandler(history, () => router.self, clock);
@@ -320,7 +348,8 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   // broker applies once it serves (below), and their applies converge (applyQueues).
   if (options.queues !== undefined && cluster === undefined)
     await applyQueueFile(options.queues, handlers, logger, 1, options.signal).catch(unwind);
-  const port = await bind(server, options.listen, options.tls).catch(unwind);
+  const credentials = tlsReload === undefined ? serverCredentials(options.tls) : reloadingServerCredentials(tlsReload);
+  const port = await bind(server, options.listen, credentials).catch(unwind);
   const sqs =
     options.sqs === undefined
       ? undefined
@@ -332,6 +361,12 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       : await startConsole(options.consoleListen, options, { handlers, admin }, gate, history, limits, logger).catch(
           unwind,
         );
+  if (tlsReload !== undefined) {
+    // The metrics listener serves the same material only with --metrics-tls.
+    const served = [sqs, consoleListener, options.metricsTls === undefined ? undefined : metricsServer];
+    for (const listener of served) if (listener !== undefined) tlsReload.onChange((tls) => listener.reloadTls(tls));
+    tlsReload.watch();
+  }
   const host = options.listen.slice(0, options.listen.lastIndexOf(":"));
   // Without --advertise, other brokers and `cluster status` see the listener's real port.
   if (cluster !== undefined && options.postgres?.advertisedAddress === undefined) {
@@ -363,13 +398,20 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       ]);
       return tokens && keys;
     },
+    reloadTls: () => tlsReload?.reload() ?? Promise.resolve(true),
     async shutdown() {
       // Probes see NOT_SERVING (and /readyz 503) for the whole drain, and Watch calls end.
       health.shutdown();
-      // Waiting receives answer empty now, so the graceful shutdown need not wait out their polls.
+      tlsReload?.close();
+      // Long polls end now with SHUTTING_DOWN, and lease streams are asked to end, so the drain need not wait them out.
       broker.close();
       sampling.stop();
-      await Promise.all([gracefulShutdown(server), sqs?.close(), consoleListener?.close()]);
+      const graceMs = options.shutdownGraceMs ?? defaultShutdownGraceMs;
+      await Promise.all([
+        stopGrpcServer(server, inFlight, graceMs, logger),
+        sqs?.close(graceMs),
+        consoleListener?.close(graceMs),
+      ]);
       peers.close();
       // A reopen under way must end, and none start, before the store closes.
       await recovery.stop();
@@ -445,9 +487,9 @@ function signerOf(context: CallContext): Principal {
   return context.caller;
 }
 
-function bind(server: Server, address: string, tls: ServerTls | undefined): Promise<number> {
+function bind(server: Server, address: string, credentials: ServerCredentials): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.bindAsync(address, serverCredentials(tls), (error, port) => {
+    server.bindAsync(address, credentials, (error, port) => {
       if (error) return reject(new Error(`cannot listen on ${address}: ${error.message}`, { cause: error }));
       try {
         raiseReceiveWindows(server);
@@ -456,16 +498,6 @@ function bind(server: Server, address: string, tls: ServerTls | undefined): Prom
         // Inside grpc-js's callback a throw would be lost, and the start would never end.
         reject(windowError);
       }
-    });
-  });
-}
-
-function gracefulShutdown(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    const force = setTimeout(() => server.forceShutdown(), shutdownGraceMs);
-    server.tryShutdown(() => {
-      clearTimeout(force);
-      resolve();
     });
   });
 }

@@ -25,6 +25,8 @@ import { QueueUrls } from "./queue-urls.js";
 import { ReceiveAttempts } from "./actions/receive-attempts.js";
 import { QueueKinds } from "./actions/queue-kinds.js";
 import { type SqsError, sqsErrors } from "./sqs-error.js";
+import { stopHttpServer } from "../net/http-stop.js";
+import { reloadHttpsTls } from "../net/https-reload.js";
 
 /** Options of startSqsListener. */
 export interface SqsListenerOptions {
@@ -59,12 +61,14 @@ export interface SqsListener {
   readonly port: number;
   /** The start of every queue URL it hands out. */
   readonly baseUrl: string;
-  /** Stops taking requests, lets running ones finish (cut off after 10 s) and closes every connection. */
-  close(): Promise<void>;
+  /** Stops taking requests, lets running ones finish (cut off after `graceMs`, 10 s if unset) and closes every connection. */
+  close(graceMs?: number): Promise<void>;
+  /** New connections use this TLS material (certificate rotation); open ones keep theirs. */
+  reloadTls(tls: ServerTls): void;
 }
 
-// Requests still running this long after a shutdown began are cut off (gRPC's grace too).
-const shutdownGraceMs = 10_000;
+// Requests still running this long after a shutdown began are cut off, unless the broker says otherwise.
+const defaultShutdownGraceMs = 10_000;
 
 /** One request's wire: how its answer and errors are written. */
 interface Wire {
@@ -202,17 +206,10 @@ export async function startSqsListener(options: SqsListenerOptions): Promise<Sqs
     address,
     port: bound,
     baseUrl,
-    close: () =>
-      new Promise((resolve) => {
-        // As gRPC's shutdown: requests running finish (the broker has already ended
-        // long polls), idle keep-alive connections close now, and stragglers are cut off after a grace.
-        const force = setTimeout(() => server.closeAllConnections(), shutdownGraceMs);
-        server.close(() => {
-          clearTimeout(force);
-          resolve();
-        });
-        server.closeIdleConnections();
-      }),
+    // As gRPC's shutdown: requests running finish (the broker has already ended
+    // long polls), idle keep-alive connections close now, and stragglers are cut off after a grace.
+    close: (graceMs = defaultShutdownGraceMs) => stopHttpServer(server, graceMs),
+    reloadTls: (tls) => reloadHttpsTls(server, tls),
   };
 }
 

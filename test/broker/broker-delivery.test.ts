@@ -463,10 +463,10 @@ describe("delivery", () => {
       await expectFailure(() => poll.promise, "QUEUE_NOT_FOUND");
     });
 
-    it("ends waiting receives empty-handed when the broker closes", async () => {
+    it("fails waiting receives with SHUTTING_DOWN (retryable) when the broker closes", async () => {
       const poll = await startPoll();
       h.broker.close();
-      expect(await poll.promise).toEqual([]);
+      await expectFailure(() => poll.promise, "SHUTTING_DOWN");
     });
   });
 });

@@ -83,14 +83,19 @@ export async function makeTestCerts(dir: string): Promise<TestCerts> {
   };
 }
 
-/** A server certificate for one IP address more (this machine's LAN address, say), issued by CA A of certs. */
+/**
+ * A server certificate for one IP address more (this machine's LAN address, say), issued by CA A of
+ * certs, or by `ca`; `usage` "serverAuth,clientAuth" makes a broker's, for both ends of a forwarded call.
+ */
 export async function issueServerCert(
   certs: TestCerts,
   name: string,
   ip: string,
+  ca: string = certs.caA,
+  usage = "serverAuth",
 ): Promise<{ cert: string; key: string }> {
   const base = join(certs.dir, name);
-  await issue(base, certs.caA.replace(/\.crt$/, ""), name, `subjectAltName=IP:${ip}\nextendedKeyUsage=serverAuth\n`);
+  await issue(base, ca.replace(/\.crt$/, ""), name, `subjectAltName=IP:${ip}\nextendedKeyUsage=${usage}\n`);
   return { cert: `${base}.crt`, key: `${base}.key` };
 }
 
