@@ -146,11 +146,23 @@ export interface LeaseState {
   readonly reason?: LeaseStateReason;
 }
 
-/** The outcome of one handle of a batch: an error, or success (with the new deadline, for visibility changes). */
+/**
+ * What a Delete did: deleted the message now; found it already deleted by the
+ * same delivery (a repeat); or found the lease lost before the delete, the
+ * message dead-lettered, received again by someone else, or gone some way
+ * the broker no longer knows (see RecentDepartures).
+ */
+export type DeleteOutcome = "deleted" | "already-deleted" | "dead-lettered" | "received-again" | "no-longer-held";
+
+/**
+ * The outcome of one handle of a batch: an error, or success (with the new
+ * deadline, for visibility changes, or what the delete did, for deletes).
+ */
 export interface EntryOutcome {
   readonly receiptHandle: string;
   readonly error?: HoldshelfError;
   readonly leaseDeadline?: number;
+  readonly deleteOutcome?: DeleteOutcome;
 }
 
 /** One page of queues. */

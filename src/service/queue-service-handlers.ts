@@ -26,6 +26,7 @@ import { ReceivedDeliveries } from "./received-deliveries.js";
 import {
   durationToMs,
   moveTaskToWire,
+  deleteOutcomeToWire,
   outcomeToWire,
   queueConfigFromWire,
   queueToWire,
@@ -109,8 +110,8 @@ export function queueServiceHandlers(broker: QueueOperations): UnaryHandlers<typ
       return new ReceivedDeliveries(deliveries);
     },
     async delete(request) {
-      await broker.delete(request.queue, request.receiptHandle);
-      return create(DeleteResponseSchema);
+      const outcome = await broker.delete(request.queue, request.receiptHandle);
+      return create(DeleteResponseSchema, { outcome: deleteOutcomeToWire(outcome) });
     },
     async deleteBatch(request) {
       const outcomes = await broker.deleteBatch(request.queue, request.receiptHandles);

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file holdshelf/v1/message.proto.
  */
 export const file_holdshelf_v1_message: GenFile = /*@__PURE__*/
-  fileDesc("Chpob2xkc2hlbGYvdjEvbWVzc2FnZS5wcm90bxIMaG9sZHNoZWxmLnYxIuUFCg9SZWNlaXZlZE1lc3NhZ2USEgoKbWVzc2FnZV9pZBgBIAEoCRIWCg5yZWNlaXB0X2hhbmRsZRgCIAEoCRIMCgRib2R5GAMgASgMEkEKCmF0dHJpYnV0ZXMYBCADKAsyLS5ob2xkc2hlbGYudjEuUmVjZWl2ZWRNZXNzYWdlLkF0dHJpYnV0ZXNFbnRyeRIVCg1yZWNlaXZlX2NvdW50GAUgASgFEi0KCXNlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZmlyc3RfcmVjZWl2ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg5sZWFzZV9kZWFkbGluZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoKY2hlY2twb2ludBgJIAEoDEgAiAEBEiAKGGRlYWRfbGV0dGVyX3NvdXJjZV9xdWV1ZRgKIAEoCRIaChJkZWFkX2xldHRlcl9yZWFzb24YCyABKAkSTAoQdHlwZWRfYXR0cmlidXRlcxgMIAMoCzIyLmhvbGRzaGVsZi52MS5SZWNlaXZlZE1lc3NhZ2UuVHlwZWRBdHRyaWJ1dGVzRW50cnkSGAoQbWVzc2FnZV9ncm91cF9pZBgNIAEoCRIXCg9zZXF1ZW5jZV9udW1iZXIYDiABKAkSGAoQZGVkdXBsaWNhdGlvbl9pZBgPIAEoCRIUCgx0cmFjZV9oZWFkZXIYECABKAkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWQoUVHlwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEjAKBXZhbHVlGAIgASgLMiEuaG9sZHNoZWxmLnYxLlR5cGVkQXR0cmlidXRlVmFsdWU6AjgBQg0KC19jaGVja3BvaW50IpUGCg1QZWVrZWRNZXNzYWdlEhIKCm1lc3NhZ2VfaWQYASABKAkSDAoEYm9keRgCIAEoDBI/CgphdHRyaWJ1dGVzGAMgAygLMisuaG9sZHNoZWxmLnYxLlBlZWtlZE1lc3NhZ2UuQXR0cmlidXRlc0VudHJ5EkoKEHR5cGVkX2F0dHJpYnV0ZXMYBCADKAsyMC5ob2xkc2hlbGYudjEuUGVla2VkTWVzc2FnZS5UeXBlZEF0dHJpYnV0ZXNFbnRyeRIVCg1yZWNlaXZlX2NvdW50GAUgASgFEi0KCXNlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZmlyc3RfcmVjZWl2ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgVzdGF0ZRgIIAEoDjIaLmhvbGRzaGVsZi52MS5NZXNzYWdlU3RhdGUSMgoObGVhc2VfZGVhZGxpbmUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDHZpc2libGVfdGltZRgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoPY2hlY2twb2ludF9zaXplGAsgASgFEiAKGGRlYWRfbGV0dGVyX3NvdXJjZV9xdWV1ZRgMIAEoCRIaChJkZWFkX2xldHRlcl9yZWFzb24YDSABKAkSGAoQbWVzc2FnZV9ncm91cF9pZBgOIAEoCRIXCg9zZXF1ZW5jZV9udW1iZXIYDyABKAkSGAoQZGVkdXBsaWNhdGlvbl9pZBgQIAEoCRIUCgx0cmFjZV9oZWFkZXIYESABKAkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWQoUVHlwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEjAKBXZhbHVlGAIgASgLMiEuaG9sZHNoZWxmLnYxLlR5cGVkQXR0cmlidXRlVmFsdWU6AjgBImEKE1R5cGVkQXR0cmlidXRlVmFsdWUSEQoJZGF0YV90eXBlGAEgASgJEhYKDHN0cmluZ192YWx1ZRgCIAEoCUgAEhYKDGJpbmFyeV92YWx1ZRgDIAEoDEgAQgcKBXZhbHVlIogBCgtFbnRyeVJlc3VsdBIWCg5yZWNlaXB0X2hhbmRsZRgBIAEoCRIMCgRjb2RlGAIgASgFEg4KBnJlYXNvbhgDIAEoCRIPCgdtZXNzYWdlGAQgASgJEjIKDmxlYXNlX2RlYWRsaW5lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKvAwoOU2VuZEJhdGNoRW50cnkSDAoEYm9keRgBIAEoDBJACgphdHRyaWJ1dGVzGAIgAygLMiwuaG9sZHNoZWxmLnYxLlNlbmRCYXRjaEVudHJ5LkF0dHJpYnV0ZXNFbnRyeRIoCgVkZWxheRgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhJLChB0eXBlZF9hdHRyaWJ1dGVzGAQgAygLMjEuaG9sZHNoZWxmLnYxLlNlbmRCYXRjaEVudHJ5LlR5cGVkQXR0cmlidXRlc0VudHJ5EhgKEG1lc3NhZ2VfZ3JvdXBfaWQYBSABKAkSGAoQZGVkdXBsaWNhdGlvbl9pZBgGIAEoCRIUCgx0cmFjZV9oZWFkZXIYByABKAkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWQoUVHlwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEjAKBXZhbHVlGAIgASgLMiEuaG9sZHNoZWxmLnYxLlR5cGVkQXR0cmlidXRlVmFsdWU6AjgBKoABCgxNZXNzYWdlU3RhdGUSHQoZTUVTU0FHRV9TVEFURV9VTlNQRUNJRklFRBAAEhkKFU1FU1NBR0VfU1RBVEVfVklTSUJMRRABEhsKF01FU1NBR0VfU1RBVEVfSU5fRkxJR0hUEAISGQoVTUVTU0FHRV9TVEFURV9ERUxBWUVEEANCK1opaG9sZHNoZWxmL2dlbi9nby9ob2xkc2hlbGYvdjE7aG9sZHNoZWxmdjFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("Chpob2xkc2hlbGYvdjEvbWVzc2FnZS5wcm90bxIMaG9sZHNoZWxmLnYxIuUFCg9SZWNlaXZlZE1lc3NhZ2USEgoKbWVzc2FnZV9pZBgBIAEoCRIWCg5yZWNlaXB0X2hhbmRsZRgCIAEoCRIMCgRib2R5GAMgASgMEkEKCmF0dHJpYnV0ZXMYBCADKAsyLS5ob2xkc2hlbGYudjEuUmVjZWl2ZWRNZXNzYWdlLkF0dHJpYnV0ZXNFbnRyeRIVCg1yZWNlaXZlX2NvdW50GAUgASgFEi0KCXNlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZmlyc3RfcmVjZWl2ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg5sZWFzZV9kZWFkbGluZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoKY2hlY2twb2ludBgJIAEoDEgAiAEBEiAKGGRlYWRfbGV0dGVyX3NvdXJjZV9xdWV1ZRgKIAEoCRIaChJkZWFkX2xldHRlcl9yZWFzb24YCyABKAkSTAoQdHlwZWRfYXR0cmlidXRlcxgMIAMoCzIyLmhvbGRzaGVsZi52MS5SZWNlaXZlZE1lc3NhZ2UuVHlwZWRBdHRyaWJ1dGVzRW50cnkSGAoQbWVzc2FnZV9ncm91cF9pZBgNIAEoCRIXCg9zZXF1ZW5jZV9udW1iZXIYDiABKAkSGAoQZGVkdXBsaWNhdGlvbl9pZBgPIAEoCRIUCgx0cmFjZV9oZWFkZXIYECABKAkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWQoUVHlwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEjAKBXZhbHVlGAIgASgLMiEuaG9sZHNoZWxmLnYxLlR5cGVkQXR0cmlidXRlVmFsdWU6AjgBQg0KC19jaGVja3BvaW50IpUGCg1QZWVrZWRNZXNzYWdlEhIKCm1lc3NhZ2VfaWQYASABKAkSDAoEYm9keRgCIAEoDBI/CgphdHRyaWJ1dGVzGAMgAygLMisuaG9sZHNoZWxmLnYxLlBlZWtlZE1lc3NhZ2UuQXR0cmlidXRlc0VudHJ5EkoKEHR5cGVkX2F0dHJpYnV0ZXMYBCADKAsyMC5ob2xkc2hlbGYudjEuUGVla2VkTWVzc2FnZS5UeXBlZEF0dHJpYnV0ZXNFbnRyeRIVCg1yZWNlaXZlX2NvdW50GAUgASgFEi0KCXNlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZmlyc3RfcmVjZWl2ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgVzdGF0ZRgIIAEoDjIaLmhvbGRzaGVsZi52MS5NZXNzYWdlU3RhdGUSMgoObGVhc2VfZGVhZGxpbmUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDHZpc2libGVfdGltZRgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoPY2hlY2twb2ludF9zaXplGAsgASgFEiAKGGRlYWRfbGV0dGVyX3NvdXJjZV9xdWV1ZRgMIAEoCRIaChJkZWFkX2xldHRlcl9yZWFzb24YDSABKAkSGAoQbWVzc2FnZV9ncm91cF9pZBgOIAEoCRIXCg9zZXF1ZW5jZV9udW1iZXIYDyABKAkSGAoQZGVkdXBsaWNhdGlvbl9pZBgQIAEoCRIUCgx0cmFjZV9oZWFkZXIYESABKAkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWQoUVHlwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEjAKBXZhbHVlGAIgASgLMiEuaG9sZHNoZWxmLnYxLlR5cGVkQXR0cmlidXRlVmFsdWU6AjgBImEKE1R5cGVkQXR0cmlidXRlVmFsdWUSEQoJZGF0YV90eXBlGAEgASgJEhYKDHN0cmluZ192YWx1ZRgCIAEoCUgAEhYKDGJpbmFyeV92YWx1ZRgDIAEoDEgAQgcKBXZhbHVlIr0BCgtFbnRyeVJlc3VsdBIWCg5yZWNlaXB0X2hhbmRsZRgBIAEoCRIMCgRjb2RlGAIgASgFEg4KBnJlYXNvbhgDIAEoCRIPCgdtZXNzYWdlGAQgASgJEjIKDmxlYXNlX2RlYWRsaW5lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCg5kZWxldGVfb3V0Y29tZRgGIAEoDjIbLmhvbGRzaGVsZi52MS5EZWxldGVPdXRjb21lIq8DCg5TZW5kQmF0Y2hFbnRyeRIMCgRib2R5GAEgASgMEkAKCmF0dHJpYnV0ZXMYAiADKAsyLC5ob2xkc2hlbGYudjEuU2VuZEJhdGNoRW50cnkuQXR0cmlidXRlc0VudHJ5EigKBWRlbGF5GAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEksKEHR5cGVkX2F0dHJpYnV0ZXMYBCADKAsyMS5ob2xkc2hlbGYudjEuU2VuZEJhdGNoRW50cnkuVHlwZWRBdHRyaWJ1dGVzRW50cnkSGAoQbWVzc2FnZV9ncm91cF9pZBgFIAEoCRIYChBkZWR1cGxpY2F0aW9uX2lkGAYgASgJEhQKDHRyYWNlX2hlYWRlchgHIAEoCRoxCg9BdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARpZChRUeXBlZEF0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSMAoFdmFsdWUYAiABKAsyIS5ob2xkc2hlbGYudjEuVHlwZWRBdHRyaWJ1dGVWYWx1ZToCOAEqgAEKDE1lc3NhZ2VTdGF0ZRIdChlNRVNTQUdFX1NUQVRFX1VOU1BFQ0lGSUVEEAASGQoVTUVTU0FHRV9TVEFURV9WSVNJQkxFEAESGwoXTUVTU0FHRV9TVEFURV9JTl9GTElHSFQQAhIZChVNRVNTQUdFX1NUQVRFX0RFTEFZRUQQAyrXAQoNRGVsZXRlT3V0Y29tZRIeChpERUxFVEVfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhoKFkRFTEVURV9PVVRDT01FX0RFTEVURUQQARIiCh5ERUxFVEVfT1VUQ09NRV9BTFJFQURZX0RFTEVURUQQAhIgChxERUxFVEVfT1VUQ09NRV9ERUFEX0xFVFRFUkVEEAMSIQodREVMRVRFX09VVENPTUVfUkVDRUlWRURfQUdBSU4QBBIhCh1ERUxFVEVfT1VUQ09NRV9OT19MT05HRVJfSEVMRBAFQitaKWhvbGRzaGVsZi9nZW4vZ28vaG9sZHNoZWxmL3YxO2hvbGRzaGVsZnYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * One delivery of a message to a consumer, as Receive returns it. Times have
@@ -412,6 +412,15 @@ export type EntryResult = Message<"holdshelf.v1.EntryResult"> & {
    * @generated from field: google.protobuf.Timestamp lease_deadline = 5;
    */
   leaseDeadline?: Timestamp | undefined;
+
+  /**
+   * DeleteBatch (and Subscribe's ack results) only: on success (code 0),
+   * what the delete did, as DeleteResponse.outcome. Unset (0) on failure,
+   * for ChangeVisibilityBatch, and from a broker before 0.2.0.
+   *
+   * @generated from field: holdshelf.v1.DeleteOutcome delete_outcome = 6;
+   */
+  deleteOutcome: DeleteOutcome;
 };
 
 /**
@@ -536,4 +545,85 @@ export enum MessageState {
  */
 export const MessageStateSchema: GenEnum<MessageState> = /*@__PURE__*/
   enumDesc(file_holdshelf_v1_message, 0);
+
+/**
+ * What a Delete (or a DeleteBatch entry) did with the message its receipt
+ * handle names. Every outcome is a success (status OK, entry code 0), so a
+ * client that does not read it sees the Delete succeed as before 0.2.0; one
+ * that does can tell an acknowledgement that took effect from one that came
+ * too late. Only DELETED and ALREADY_DELETED mean the message is consumed
+ * by this lease; the others mean the lease was lost before the delete, and
+ * the work it did may be done again by someone else (a lost lease).
+ *
+ * The broker tells these apart by a bounded memory of the messages that
+ * recently left each queue by a delete or a dead-letter move, kept by the
+ * broker serving the queue (its owner in cluster mode): the last 1024
+ * deletes within 10 minutes and the last 1024 dead-letter moves within 1
+ * hour, per queue, about 150 bytes each. A message that left before that,
+ * or otherwise (retention, PurgeQueue, a redrive out of a dead-letter
+ * queue), or before the serving broker started (a restart, a takeover in
+ * cluster mode), is NO_LONGER_HELD.
+ *
+ * @generated from enum holdshelf.v1.DeleteOutcome
+ */
+export enum DeleteOutcome {
+  /**
+   * Not said: a broker before 0.2.0 (its Delete answered OK in every case
+   * below).
+   *
+   * @generated from enum value: DELETE_OUTCOME_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The message was held by this handle's lease (or its lease ran out and
+   * nobody received it since) and is deleted now.
+   *
+   * @generated from enum value: DELETE_OUTCOME_DELETED = 1;
+   */
+  DELETED = 1,
+
+  /**
+   * A repeat: this same delivery's handle already deleted the message (a
+   * retried Delete, or a second entry for it).
+   *
+   * @generated from enum value: DELETE_OUTCOME_ALREADY_DELETED = 2;
+   */
+  ALREADY_DELETED = 2,
+
+  /**
+   * The lease ran out and the message moved to the queue's dead-letter
+   * queue before the delete; nothing was deleted, and the message may be
+   * redriven and processed again.
+   *
+   * @generated from enum value: DELETE_OUTCOME_DEAD_LETTERED = 3;
+   */
+  DEAD_LETTERED = 3,
+
+  /**
+   * The lease ran out and someone else received the message again (a later
+   * lease), which has since deleted or dead-lettered it; nothing was
+   * deleted. (While the message is still in the queue under a later lease,
+   * Delete fails with LEASE_SUPERSEDED instead, as before.)
+   *
+   * @generated from enum value: DELETE_OUTCOME_RECEIVED_AGAIN = 4;
+   */
+  RECEIVED_AGAIN = 4,
+
+  /**
+   * The message is gone and the broker does not know how: removed by
+   * retention or PurgeQueue, or it left before the broker's memory of
+   * recent departures reaches (its bound, a restart, a takeover). Nothing
+   * was deleted; whether this lease's work counted is unknown.
+   *
+   * @generated from enum value: DELETE_OUTCOME_NO_LONGER_HELD = 5;
+   */
+  NO_LONGER_HELD = 5,
+}
+
+/**
+ * Describes the enum holdshelf.v1.DeleteOutcome.
+ */
+export const DeleteOutcomeSchema: GenEnum<DeleteOutcome> = /*@__PURE__*/
+  enumDesc(file_holdshelf_v1_message, 1);
 
