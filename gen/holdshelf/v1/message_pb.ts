@@ -414,9 +414,9 @@ export type EntryResult = Message<"holdshelf.v1.EntryResult"> & {
   leaseDeadline?: Timestamp | undefined;
 
   /**
-   * DeleteBatch (and Subscribe's ack results) only: on success (code 0),
-   * what the delete did, as DeleteResponse.outcome. Unset (0) on failure,
-   * for ChangeVisibilityBatch, and from a broker before 0.2.0.
+   * DeleteBatch only: on success (code 0), what the delete did, as
+   * DeleteResponse.outcome. Unset (0) on failure, for
+   * ChangeVisibilityBatch, and from a broker before 0.2.0.
    *
    * @generated from field: holdshelf.v1.DeleteOutcome delete_outcome = 6;
    */
