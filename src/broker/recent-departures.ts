@@ -1,4 +1,4 @@
-import type { DeleteOutcome } from "./types.js";
+import type { DeleteOutcome } from "./delete-outcome.js";
 
 /** How a message left its queue, as far as a late Delete needs to know. */
 export type Departure = "deleted" | "dead-lettered";

@@ -1,6 +1,7 @@
 import type { HoldshelfError } from "../errors/holdshelf-error.js";
 import type { LeaseStateReason } from "../protocol/lease-state-reason.js";
 import type { DeadLetterOrigin, StoredMoveTask, TypedAttribute } from "../store/store.js";
+import type { DeleteOutcome } from "./delete-outcome.js";
 
 /** A typed attribute as the rules deliver it: as stored. */
 export type { TypedAttribute };
@@ -146,13 +147,7 @@ export interface LeaseState {
   readonly reason?: LeaseStateReason;
 }
 
-/**
- * What a Delete did: deleted the message now; found it already deleted by the
- * same delivery (a repeat); or found the lease lost before the delete, the
- * message dead-lettered, received again by someone else, or gone some way
- * the broker no longer knows (see RecentDepartures).
- */
-export type DeleteOutcome = "deleted" | "already-deleted" | "dead-lettered" | "received-again" | "no-longer-held";
+export type { DeleteOutcome } from "./delete-outcome.js";
 
 /**
  * The outcome of one handle of a batch: an error, or success (with the new
