@@ -12,7 +12,7 @@ interface DepartureRecord {
 
 /** Deletes remembered per queue, and for how long: a retried Delete comes within seconds. */
 export const deletesKept = { count: 1024, ms: 10 * 60_000 } as const;
-/** Dead-letter moves remembered per queue, and for how long: a late Delete comes after a lease ran out, up to max_lease_duration. */
+/** Dead-letter moves remembered per queue, and for how long: a late Delete comes when a handler that outlived its lease ends. */
 export const deadLettersKept = { count: 1024, ms: 60 * 60_000 } as const;
 
 /**
