@@ -102,14 +102,26 @@ func (c *Client) Receive(ctx context.Context, queue string, options *ReceiveOpti
 	return messages, nil
 }
 
-// Delete acknowledges one delivery.
+// Delete acknowledges one delivery. It succeeds also when the message was
+// no longer there to delete; DeleteWithOutcome tells those cases apart.
 func (c *Client) Delete(ctx context.Context, queue, receiptHandle string) error {
-	_, err := c.rpc.Delete(ctx, &holdshelfv1.DeleteRequest{Queue: queue, ReceiptHandle: receiptHandle})
-	return FromGRPC(err)
+	_, err := c.DeleteWithOutcome(ctx, queue, receiptHandle)
+	return err
+}
+
+// DeleteWithOutcome acknowledges one delivery, as Delete, and returns what
+// the delete did: DeleteOutcomeDeadLettered or DeleteOutcomeReceivedAgain
+// mean the lease was lost first and nothing was deleted (see DeleteOutcome).
+func (c *Client) DeleteWithOutcome(ctx context.Context, queue, receiptHandle string) (DeleteOutcome, error) {
+	resp, err := c.rpc.Delete(ctx, &holdshelfv1.DeleteRequest{Queue: queue, ReceiptHandle: receiptHandle})
+	if err != nil {
+		return DeleteOutcomeUnspecified, FromGRPC(err)
+	}
+	return deleteOutcomeFromWire(resp.Outcome), nil
 }
 
 // DeleteBatch acknowledges 1 to 100 deliveries; each entry's outcome is in
-// its EntryResult, in request order.
+// its EntryResult, in request order, with its DeleteOutcome on success.
 func (c *Client) DeleteBatch(ctx context.Context, queue string, receiptHandles []string) ([]EntryResult, error) {
 	resp, err := c.rpc.DeleteBatch(ctx, &holdshelfv1.DeleteBatchRequest{Queue: queue, ReceiptHandles: receiptHandles})
 	if err != nil {

@@ -54,7 +54,11 @@ type ConsumerOptions struct {
 	// after its lease was lost or a renewal refused, which is not reported
 	// apart: the handler heard of it through its ctx), a receive's, a
 	// delete's, an ending's the broker refused or that was never sent
-	// (wrapping a *LeaseLostError or saying so), a stream's (with nil). A
+	// (wrapping a *LeaseLostError or saying so), a handled message's whose
+	// delete came after it was dead-lettered or received again by someone
+	// else (a *LeaseLostError, reason ReasonDeadLettered or
+	// ReasonReceivedAgain: its work may be done again), a stream's (with
+	// nil). A
 	// refusal that ends Run (see Run) is returned by Run instead. Default:
 	// the log package.
 	OnError func(err error, d *Delivery)
@@ -81,9 +85,9 @@ type Consumer struct {
 	grace   time.Duration
 	wait    time.Duration // each receive's long poll
 	slots   chan struct{} // one token per message being worked on
-	// deleteMessage is client.Delete; a test replaces it to play a broker
-	// that does not answer.
-	deleteMessage func(ctx context.Context, queue, receiptHandle string) error
+	// deleteMessage is client.DeleteWithOutcome; a test replaces it to play
+	// a broker that does not answer.
+	deleteMessage func(ctx context.Context, queue, receiptHandle string) (DeleteOutcome, error)
 	// abandoning, if set, is called as a stop begins to give back the
 	// messages of handlers still running; a test's hook.
 	abandoning func()
@@ -147,7 +151,7 @@ func NewConsumer(client *Client, queue string, handler Handler, options Consumer
 	}
 	return &Consumer{
 		client:        client,
-		deleteMessage: client.Delete,
+		deleteMessage: client.DeleteWithOutcome,
 		queue:         queue,
 		handler:       handler,
 		options:       options,

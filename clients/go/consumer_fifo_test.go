@@ -40,11 +40,11 @@ func startFIFO(t *testing.T, handler Handler) *fifoTest {
 			ft.reported = append(ft.reported, err)
 			ft.mu.Unlock()
 		}},
-		deleteMessage: func(_ context.Context, _, handle string) error {
+		deleteMessage: func(_ context.Context, _, handle string) (DeleteOutcome, error) {
 			ft.mu.Lock()
 			ft.deleted = append(ft.deleted, handle)
 			ft.mu.Unlock()
-			return nil
+			return DeleteOutcomeDeleted, nil
 		},
 		slots:  make(chan struct{}, 10),
 		jobs:   make(map[*job]struct{}),

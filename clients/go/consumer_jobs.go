@@ -218,9 +218,13 @@ func (c *Consumer) tryDeletes(j *job) bool {
 		// Tried even after the lease was lost: if nobody received the
 		// message since, the finished work is not done again.
 		ctx, cancel := context.WithTimeout(j.deleteCtx, deleteTimeout)
-		err := c.deleteMessage(ctx, c.queue, d.Message.ReceiptHandle)
+		outcome, err := c.deleteMessage(ctx, c.queue, d.Message.ReceiptHandle)
 		cancel()
 		if err == nil {
+			if lost := lostBeforeDelete(d.Message.ReceiptHandle, outcome); lost != nil {
+				c.report(lost, d)
+				return false
+			}
 			return true
 		}
 		if j.deleteCtx.Err() != nil {

@@ -210,15 +210,15 @@ func TestADeleteNoBrokerAnswersIsTriedAgainWhileTheLeaseIsHeld(t *testing.T) {
 	attempts := make(chan time.Duration, 10) // each attempt's time to its deadline
 	renewed := make(chan struct{})
 	calls := 0
-	jt.consumer.deleteMessage = func(ctx context.Context, _, _ string) error {
+	jt.consumer.deleteMessage = func(ctx context.Context, _, _ string) (DeleteOutcome, error) {
 		calls++
 		deadline, _ := ctx.Deadline()
 		attempts <- time.Until(deadline)
 		if calls == 1 {
-			return unavailable
+			return DeleteOutcomeUnspecified, unavailable
 		}
 		<-renewed
-		return nil
+		return DeleteOutcomeDeleted, nil
 	}
 	nextAttempt := func() {
 		t.Helper()
@@ -255,11 +255,11 @@ func TestAStopCancelsTheDeleteUnderWay(t *testing.T) {
 	jt := startJobs(t, func(context.Context, *Delivery) error { return nil })
 	deleting := make(chan struct{})
 	returned := make(chan struct{})
-	jt.consumer.deleteMessage = func(ctx context.Context, _, _ string) error {
+	jt.consumer.deleteMessage = func(ctx context.Context, _, _ string) (DeleteOutcome, error) {
 		close(deleting)
 		<-ctx.Done()
 		close(returned)
-		return FromGRPC(ctx.Err())
+		return DeleteOutcomeUnspecified, FromGRPC(ctx.Err())
 	}
 	jt.startJob("h1")
 	<-deleting
@@ -276,13 +276,39 @@ func TestADeleteTheBrokerRefusesIsNotTriedAgain(t *testing.T) {
 	jt := startJobs(t, func(context.Context, *Delivery) error { return nil })
 	superseded := &Error{Code: codes.FailedPrecondition, Reason: ReasonLeaseSuperseded, Message: "received again"}
 	calls := 0
-	jt.consumer.deleteMessage = func(context.Context, string, string) error {
+	jt.consumer.deleteMessage = func(context.Context, string, string) (DeleteOutcome, error) {
 		calls++
-		return superseded
+		return DeleteOutcomeUnspecified, superseded
 	}
 	jt.startJob("h1")
 	jt.consumer.work.Wait()
 	if err := jt.nextReport(); !errors.Is(err, superseded) || calls != 1 {
 		t.Fatalf("reported %v after %d deletes, want the refusal after one", err, calls)
 	}
+}
+
+func TestADeleteThatCameAfterADeadLetterMoveIsReportedAsALostLease(t *testing.T) {
+	for _, outcome := range []DeleteOutcome{DeleteOutcomeDeadLettered, DeleteOutcomeReceivedAgain} {
+		jt := startJobs(t, func(context.Context, *Delivery) error { return nil })
+		jt.consumer.deleteMessage = func(context.Context, string, string) (DeleteOutcome, error) {
+			return outcome, nil
+		}
+		jt.startJob("h1")
+		jt.consumer.work.Wait()
+		var lost *LeaseLostError
+		if err := jt.nextReport(); !errors.As(err, &lost) || lost.Reason != outcome.String() || lost.ReceiptHandle != "h1" {
+			t.Fatalf("reported %v, want a lost lease %s", err, outcome)
+		}
+		jt.expectNoReport()
+	}
+}
+
+func TestADeleteOfAMessageNoLongerHeldForAnUnknownReasonIsNotReported(t *testing.T) {
+	jt := startJobs(t, func(context.Context, *Delivery) error { return nil })
+	jt.consumer.deleteMessage = func(context.Context, string, string) (DeleteOutcome, error) {
+		return DeleteOutcomeNoLongerHeld, nil
+	}
+	jt.startJob("h1")
+	jt.consumer.work.Wait()
+	jt.expectNoReport()
 }

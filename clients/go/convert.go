@@ -140,6 +140,8 @@ func entryResultsFromWire(results []*holdshelfv1.EntryResult) []EntryResult {
 		converted[i] = EntryResult{ReceiptHandle: r.ReceiptHandle, LeaseDeadline: timeFromWire(r.LeaseDeadline)}
 		if r.Code != 0 {
 			converted[i].Err = &Error{Code: codes.Code(r.Code), Reason: r.Reason, Message: r.Message}
+		} else {
+			converted[i].DeleteOutcome = deleteOutcomeFromWire(r.DeleteOutcome)
 		}
 	}
 	return converted

@@ -18,7 +18,8 @@ import (
 // ack deletes the message on the stream: the ack goes in the next request,
 // again on a new stream after a break, until the broker answers it. The
 // channel yields nil once the message is deleted (or was already gone), an
-// *Error with the AckResult's reason if the broker refused it, the lease's
+// *Error with the AckResult's reason if the broker refused it, a
+// *LeaseLostError (DEAD_LETTERED, RECEIVED_AGAIN) if it came too late, the lease's
 // RELEASED *LeaseLostError if a stop gave the message back first, or an
 // error if the keeper closed before the answer. Renewals stop at once; an
 // ack is sent even after the lease was lost, since the message is deleted
@@ -103,10 +104,12 @@ func (k *leaseKeeper) takeAcks() []*pendingAck {
 	return taken
 }
 
-// applyAcks settles each ack of an answered request with its AckResult.
+// applyAcks settles each ack of an answered request with its AckResult: an
+// ack that came after the message was dead-lettered or received again
+// settles with a *LeaseLostError.
 func applyAcks(acks []*pendingAck, results []*holdshelfv1.AckResult) {
 	for i, a := range acks {
-		var err error
+		err := lostBeforeDelete(a.handle, deleteOutcomeFromWire(results[i].DeleteOutcome))
 		if reason := results[i].Reason; reason != "" {
 			err = ackRefused(reason)
 		}

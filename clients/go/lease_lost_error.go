@@ -12,7 +12,8 @@ type LeaseLostError struct {
 	// Reason is the broker's (e.g. LEASE_EXPIRED, LEASE_SUPERSEDED; for a
 	// refused renewal LEASE_LIMIT_EXCEEDED or INVALID_ARGUMENT), or RELEASED
 	// when the message was given back (by a stop whose grace ran out, or
-	// once the handler's failure ended the lease).
+	// once the handler's failure ended the lease), or ReasonDeadLettered or
+	// ReasonReceivedAgain when a handled message's delete came too late.
 	Reason string
 }
 

@@ -242,6 +242,8 @@ type EntryResult struct {
 	Err error
 	// LeaseDeadline is the new deadline (ChangeVisibilityBatch, on success).
 	LeaseDeadline time.Time
+	// DeleteOutcome is what the delete did (DeleteBatch, on success).
+	DeleteOutcome DeleteOutcome
 }
 
 // RedriveOptions name where RedriveMessages moves messages from and to.

@@ -12,7 +12,7 @@ import type { QueueConfigPath } from "./queue-config-update.js";
 import type { QueueState } from "./queue-state.js";
 import { checkBatchSize, checkRedriveBounds, resolveReceiveOptions } from "./request-limits.js";
 import { RevocableStore } from "./revocable-store.js";
-import type { Delivery, EntryOutcome, MoveTaskInfo, OutgoingMessage } from "./types.js";
+import type { DeleteOutcome, Delivery, EntryOutcome, MoveTaskInfo, OutgoingMessage } from "./types.js";
 import type { PeekPage, QueueInfo, QueuePage, ReceiveOptions, SendResult } from "./types.js";
 
 // Why a move task stops at close: it was stored as running, and resumes then.
@@ -137,9 +137,9 @@ export class Broker {
     return this.memory.receiving.receive(queue, { ...resolved, mayWait: !this.closed }, options.signal);
   }
 
-  /** Deletes the message a receipt handle names; succeeds if it is already gone. */
-  async delete(queueName: string, receiptHandle: string): Promise<void> {
-    await this.changeLeases(queueName, (queue, ops) => this.memory.leaseChanges.delete(queue, receiptHandle, ops));
+  /** Deletes the message a receipt handle names; succeeds if it is already gone, saying what happened. */
+  async delete(queueName: string, receiptHandle: string): Promise<DeleteOutcome> {
+    return this.changeLeases(queueName, (queue, ops) => this.memory.leaseChanges.delete(queue, receiptHandle, ops));
   }
 
   /** Deletes several messages; one outcome per handle, in order. */

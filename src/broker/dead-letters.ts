@@ -51,6 +51,8 @@ export class DeadLetters {
    * change), the messages go back where they were.
    */
   async deadLetter(source: QueueState, messages: readonly LiveMessage[]): Promise<void> {
+    const now = this.clock.now();
+    for (const { id, epoch } of messages) source.departures.note(id, epoch, "dead-lettered", now);
     if (!source.fifo) return this.moveSpent(source, messages);
     // A FIFO queue's moves run one after another, in the order their messages
     // were set aside (each group's in order): each takes its sequence numbers

@@ -3,7 +3,7 @@ import { LeaseEnding, leaseGoneReasons } from "../protocol/lease-state-reason.js
 import type { StoreOp } from "../store/store.js";
 import type { BrokerEvents, ExtendedVia } from "./broker-events.js";
 import type { Clock } from "../time/clock.js";
-import { findLeasedMessage } from "./lease-fence.js";
+import { findDelivery, findLeasedMessage } from "./lease-fence.js";
 import type { LeaseEndings } from "./lease-endings.js";
 import type { LeaseStream, LeaseTracking, TrackedLease } from "./lease-tracking.js";
 import type { LiveMessage, QueueState } from "./queue-state.js";
@@ -19,7 +19,7 @@ import {
   requireVisibilityTimeout,
 } from "./request-limits.js";
 import { removeMessageOp } from "./store-ops.js";
-import type { EntryOutcome, LeaseRenewal, LeaseState } from "./types.js";
+import type { DeleteOutcome, EntryOutcome, LeaseRenewal, LeaseState } from "./types.js";
 
 /**
  * The rules for one lease: delete, change, renew and release. Each checks
@@ -35,21 +35,28 @@ export class LeaseChanges {
     private readonly events: BrokerEvents,
   ) {}
 
-  /** Deletes the message a handle names; nothing if it is already gone. */
-  delete(queue: QueueState, receiptHandle: string, ops: StoreOp[]): void {
-    const message = findLeasedMessage(queue, this.handles, receiptHandle);
-    if (message === undefined) return;
+  /**
+   * Deletes the message a handle names; nothing if it is already gone, and
+   * then says why, as far as the queue's memory of recent departures knows.
+   */
+  delete(queue: QueueState, receiptHandle: string, ops: StoreOp[]): DeleteOutcome {
+    const now = this.clock.now();
+    const found = findDelivery(queue, this.handles, receiptHandle);
+    const { message } = found;
+    if (message === undefined) return queue.departures.outcome(found.messageId, found.epoch, now);
     queue.remove(message);
+    queue.departures.note(message.id, message.epoch, "deleted", now);
     this.tracking.untrack(queue, message.id);
     ops.push(removeMessageOp(queue.record.dataId, message));
-    this.events.deleted(queue.record.name, this.clock.now() - message.leaseStart);
+    this.events.deleted(queue.record.name, now - message.leaseStart);
+    return "deleted";
   }
 
   /** Deletes the messages of a batch's handles, as `delete` does: one outcome per handle, in order. */
   deleteEach(queue: QueueState, receiptHandles: readonly string[], ops: StoreOp[]): EntryOutcome[] {
     checkBatchSize(receiptHandles.length, "receipt_handles");
     return receiptHandles.map((receiptHandle) =>
-      outcomeOf(receiptHandle, () => this.delete(queue, receiptHandle, ops)),
+      outcomeOf(receiptHandle, () => ({ deleteOutcome: this.delete(queue, receiptHandle, ops) })),
     );
   }
 
@@ -57,7 +64,7 @@ export class LeaseChanges {
   ackEach(queue: QueueState, receiptHandles: readonly string[], ops: StoreOp[]): EntryOutcome[] {
     checkAckCount(receiptHandles.length);
     return receiptHandles.map((receiptHandle) =>
-      outcomeOf(receiptHandle, () => this.delete(queue, receiptHandle, ops)),
+      outcomeOf(receiptHandle, () => ({ deleteOutcome: this.delete(queue, receiptHandle, ops) })),
     );
   }
 
@@ -218,11 +225,12 @@ export class LeaseChanges {
 }
 
 /** Runs one batch entry, turning a HoldshelfError into that entry's outcome. */
-// biome-ignore lint/suspicious/noConfusingVoidType: `run` is a delete (void) or a change (its new deadline)
-function outcomeOf(receiptHandle: string, run: () => void | { leaseDeadline: number }): EntryOutcome {
+function outcomeOf(
+  receiptHandle: string,
+  run: () => { leaseDeadline: number } | { deleteOutcome: DeleteOutcome },
+): EntryOutcome {
   try {
-    const result = run();
-    return result === undefined ? { receiptHandle } : { receiptHandle, leaseDeadline: result.leaseDeadline };
+    return { receiptHandle, ...run() };
   } catch (error) {
     if (error instanceof HoldshelfError) return { receiptHandle, error };
     throw error;

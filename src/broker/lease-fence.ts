@@ -1,6 +1,6 @@
 import { HoldshelfError } from "../errors/holdshelf-error.js";
 import type { QueueState, LiveMessage } from "./queue-state.js";
-import type { ReceiptHandles } from "./receipt-handles.js";
+import type { ReceiptHandleClaim, ReceiptHandles } from "./receipt-handles.js";
 
 /**
  * The one place a receipt handle is checked against the message it names.
@@ -15,9 +15,21 @@ export function findLeasedMessage(
   handles: ReceiptHandles,
   receiptHandle: string,
 ): LiveMessage | undefined {
+  return findDelivery(queue, handles, receiptHandle).message;
+}
+
+/**
+ * findLeasedMessage, with the delivery the handle names, which a Delete
+ * needs when the message no longer exists, to say what became of it.
+ */
+export function findDelivery(
+  queue: QueueState,
+  handles: ReceiptHandles,
+  receiptHandle: string,
+): ReceiptHandleClaim & { readonly message: LiveMessage | undefined } {
   const claim = handles.verify(receiptHandle, queue.record.queueId);
   const message = queue.get(claim.messageId);
-  if (message === undefined) return undefined;
+  if (message === undefined) return { ...claim, message };
   if (claim.epoch < message.epoch) {
     throw new HoldshelfError("LEASE_SUPERSEDED", "the message was received again since this receipt handle was issued");
   }
@@ -27,5 +39,5 @@ export function findLeasedMessage(
       violations: [{ field: "receipt_handle", description: "does not match any delivery" }],
     });
   }
-  return message;
+  return { ...claim, message };
 }

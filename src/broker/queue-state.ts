@@ -6,6 +6,7 @@ import { FifoDeduplication } from "./fifo-deduplication.js";
 import { FifoGroups } from "./fifo-groups.js";
 import { MessageTable, noSlot, type LiveMessage } from "./message-table.js";
 import { ReadyHeap } from "./ready-heap.js";
+import { RecentDepartures } from "./recent-departures.js";
 import { rescheduleOp } from "./store-ops.js";
 
 export type { LiveMessage } from "./message-table.js";
@@ -51,6 +52,8 @@ export class QueueState {
   private lastSequence = 0;
   /** A FIFO queue's deduplication window; undefined for a standard queue. */
   readonly deduplication: FifoDeduplication | undefined;
+  /** The messages that recently left by a delete or a dead-letter move, for a late Delete's answer. */
+  readonly departures = new RecentDepartures();
 
   constructor(
     public record: QueueRecord,

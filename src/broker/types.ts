@@ -1,6 +1,7 @@
 import type { HoldshelfError } from "../errors/holdshelf-error.js";
 import type { LeaseStateReason } from "../protocol/lease-state-reason.js";
 import type { DeadLetterOrigin, StoredMoveTask, TypedAttribute } from "../store/store.js";
+import type { DeleteOutcome } from "./delete-outcome.js";
 
 /** A typed attribute as the rules deliver it: as stored. */
 export type { TypedAttribute };
@@ -150,11 +151,17 @@ export interface LeaseState {
   readonly reason?: LeaseStateReason;
 }
 
-/** The outcome of one handle of a batch: an error, or success (with the new deadline, for visibility changes). */
+export type { DeleteOutcome } from "./delete-outcome.js";
+
+/**
+ * The outcome of one handle of a batch: an error, or success (with the new
+ * deadline, for visibility changes, or what the delete did, for deletes).
+ */
 export interface EntryOutcome {
   readonly receiptHandle: string;
   readonly error?: HoldshelfError;
   readonly leaseDeadline?: number;
+  readonly deleteOutcome?: DeleteOutcome;
 }
 
 /** One page of queues. */

@@ -18,6 +18,7 @@ import {
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { mapKeyPath } from "../protocol/update-mask-path.js";
 import { fifoConfigFromWire, fifoConfigToWire, fifoFieldsFromWire, fifoSendToWire } from "./fifo-convert.js";
+import { deleteOutcomeFromWire } from "./delete-outcome.js";
 import { RpcError } from "./rpc-error.js";
 import { sqsSettingsFromWire, sqsSettingsToWire } from "./sqs-settings-convert.js";
 import type {
@@ -240,6 +241,9 @@ export function entryResultFromWire(result: WireEntryResult): EntryResult {
     receiptHandle: result.receiptHandle,
     ...(result.code === 0 ? {} : { error: new RpcError(result.code, result.reason, result.message) }),
     ...(result.leaseDeadline === undefined ? {} : { leaseDeadline: timestampDate(result.leaseDeadline) }),
+    ...(result.code === 0 && result.deleteOutcome !== 0
+      ? { deleteOutcome: deleteOutcomeFromWire(result.deleteOutcome) }
+      : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Clock } from "../time/clock.js";
 import type { HeartbeatStream } from "./heartbeat-stream.js";
 import type { SubscribeChannel } from "./subscribe-lease-channel.js";
-import type { CallLimits, EntryResult, Queue, ReceivedMessage, ReceiveOptions } from "./types.js";
+import type { CallLimits, DeleteOutcome, EntryResult, Queue, ReceivedMessage, ReceiveOptions } from "./types.js";
 
 /** What a handler gets besides its message. */
 export interface HandlerContext {
@@ -59,7 +59,14 @@ export interface ConsumerOptions {
   readonly waitTimeMs?: number | undefined;
   /** How long stop() waits for running handlers before it releases their messages. Default 10000. */
   readonly stopGraceMs?: number | undefined;
-  /** Told of every failure: a handler's (with its message), a receive's, a delete's, a stream's. Default console.error. */
+  /**
+   * Told of every failure: a handler's (with its message), a receive's, a
+   * delete's, a stream's. A handled message whose lease was lost before its
+   * delete took effect (it was dead-lettered, or received again by someone
+   * else, meanwhile) is told here too, with a LeaseLostError (reason
+   * DEAD_LETTERED or RECEIVED_AGAIN): its work may be done again. Default
+   * console.error.
+   */
   readonly onError?: ((error: unknown, message?: ReceivedMessage) => void) | undefined;
   /**
    * Times the renewals, the retry backoff and stop()'s grace period; a test
@@ -76,7 +83,7 @@ export interface ConsumerOptions {
 export interface ConsumerClient {
   getQueue(name: string): Promise<Queue>;
   receive(queue: string, options?: ReceiveOptions): Promise<ReceivedMessage[]>;
-  delete(queue: string, receiptHandle: string, options?: CallLimits): Promise<void>;
+  delete(queue: string, receiptHandle: string, options?: CallLimits): Promise<DeleteOutcome>;
   changeVisibilityBatch(
     queue: string,
     receiptHandles: readonly string[],

@@ -1,4 +1,6 @@
 import { ackError } from "./ack-error.js";
+import { leaseLostBeforeDelete } from "./delete-outcome.js";
+import { LeaseLostError } from "./lease-lost-error.js";
 import type { AckResult } from "./types.js";
 import { settle, type Waiter } from "./waiters.js";
 
@@ -56,7 +58,12 @@ export class PendingAcks {
   }
 }
 
-/** Settles an ack's waiters by the broker's result: deleted, or refused with its reason. */
+/**
+ * Settles an ack's waiters by the broker's result: deleted; refused with its
+ * reason; or come too late, the lease lost before it (a LeaseLostError).
+ */
 export function settleAck(entry: AckEntry, result: AckResult): void {
-  settle(entry.waiters, result.reason === "" ? undefined : ackError(result));
+  const lost = result.deleteOutcome === undefined ? undefined : leaseLostBeforeDelete(result.deleteOutcome);
+  if (lost !== undefined) settle(entry.waiters, new LeaseLostError(entry.handle, lost));
+  else settle(entry.waiters, result.reason === "" ? undefined : ackError(result));
 }

@@ -10,6 +10,7 @@ import {
   updateMaskToWire,
 } from "./client-convert.js";
 import { Consumer, type ConsumerOptions, type MessageHandler } from "./consumer.js";
+import { deleteOutcomeFromWire } from "./delete-outcome.js";
 import { sendResult } from "./fifo-convert.js";
 import { HeartbeatStream } from "./heartbeat-stream.js";
 import { PublishBatcher, type BatchingOptions } from "./publish-batcher.js";
@@ -17,6 +18,7 @@ import { createQueueServiceRpc, type QueueServiceRpc, type QueueServiceRpcOption
 import { SubscribeStream } from "./subscribe-stream.js";
 import type {
   CallLimits,
+  DeleteOutcome,
   EntryResult,
   ListQueuesOptions,
   MessageBody,
@@ -192,18 +194,23 @@ export class QueueClient {
     return (await this.rpc.moveMessage({ queue, messageId, destinationQueue })).destinationQueue;
   }
 
-  /** Deletes the message a receipt handle names: the acknowledgement. */
-  async delete(queue: string, receiptHandle: string, options: CallLimits = {}): Promise<void> {
-    await this.rpc.delete(
+  /**
+   * Deletes the message a receipt handle names: the acknowledgement. Resolves
+   * to what the delete did: "dead-lettered" or "received-again" mean the
+   * lease was lost first and nothing was deleted (see DeleteOutcome).
+   */
+  async delete(queue: string, receiptHandle: string, options: CallLimits = {}): Promise<DeleteOutcome> {
+    const response = await this.rpc.delete(
       { queue, receiptHandle },
       {
         signal: options.signal,
         ...(options.timeoutMs === undefined ? {} : { deadline: Date.now() + options.timeoutMs }),
       },
     );
+    return deleteOutcomeFromWire(response.outcome);
   }
 
-  /** Deletes several messages; one result per handle, in order. */
+  /** Deletes several messages; one result per handle, in order, with each one's deleteOutcome on success. */
   async deleteBatch(queue: string, receiptHandles: readonly string[]): Promise<EntryResult[]> {
     const response = await this.rpc.deleteBatch({ queue, receiptHandles: [...receiptHandles] });
     return response.results.map(entryResultFromWire);

@@ -5,7 +5,9 @@ import { pause } from "./clock-waits.js";
 import type { ConsumerJobs, Job } from "./consumer-jobs.js";
 import type { ConsumerPathSettings } from "./consumer-options.js";
 import { heartbeatLeaseChannel } from "./heartbeat-lease-channel.js";
+import { leaseLostBeforeDelete } from "./delete-outcome.js";
 import { LeaseKeeper } from "./lease-keeper.js";
+import { LeaseLostError } from "./lease-lost-error.js";
 import { RpcError } from "./rpc-error.js";
 import type { ReceivedMessage } from "./types.js";
 
@@ -94,10 +96,12 @@ export class ReceiveLoop {
           // Tried even after the lease was lost: if nobody received the
           // message since, the finished work is not done again. Bounded, so
           // that a connection that went silent cannot hold the slot forever.
-          await this.settings.client.delete(this.settings.queue, message.receiptHandle, {
+          const outcome = await this.settings.client.delete(this.settings.queue, message.receiptHandle, {
             signal: givenBack.signal,
             timeoutMs: deleteTimeoutMs,
           });
+          const lost = leaseLostBeforeDelete(outcome);
+          if (lost !== undefined) throw new LeaseLostError(message.receiptHandle, lost);
           return;
         } catch (error) {
           if (!isTransient(error) || controller.signal.aborted) throw error;

@@ -5,6 +5,7 @@ import type {
   SubscribeResponse as WireSubscribeResponse,
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { heartbeatRequestToWire, leaseStateFromWire, messageFromWire } from "./client-convert.js";
+import { deleteOutcomeFromWire } from "./delete-outcome.js";
 import type { SubscribeRequest, SubscribeResponse } from "./types.js";
 
 /** A plain Subscribe request as the wire's. */
@@ -34,7 +35,11 @@ export function subscribeRequestToWire(request: SubscribeRequest): MessageInitSh
 export function subscribeResponseFromWire(response: WireSubscribeResponse): SubscribeResponse {
   return {
     messages: response.messages.map(messageFromWire),
-    acks: response.acks.map(({ receiptHandle, reason }) => ({ receiptHandle, reason })),
+    acks: response.acks.map(({ receiptHandle, reason, deleteOutcome }) => ({
+      receiptHandle,
+      reason,
+      ...(reason === "" ? { deleteOutcome: deleteOutcomeFromWire(deleteOutcome) } : {}),
+    })),
     leases: response.leases.map(leaseStateFromWire),
   };
 }

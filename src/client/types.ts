@@ -372,7 +372,28 @@ export interface EntryResult {
   readonly error?: RpcError;
   /** For changeVisibilityBatch, the lease's new deadline on success. */
   readonly leaseDeadline?: Date;
+  /** For deleteBatch, what the delete did on success. */
+  readonly deleteOutcome?: DeleteOutcome;
 }
+
+/**
+ * What a delete did (the wire's DeleteOutcome): deleted the message now;
+ * found it already deleted by this same delivery (a repeat); or found the
+ * lease lost before the delete, the message dead-lettered, received again by
+ * someone else, or gone some way the broker no longer knows
+ * ("no-longer-held": purged, removed by retention, or before the broker's
+ * memory of recent departures reaches). "unspecified" comes from a broker
+ * before 0.2.0, whose deletes always answered as if deleted. Only
+ * "dead-lettered" and "received-again" are sure to mean the work may be
+ * done again: a Consumer counts them as a lost lease.
+ */
+export type DeleteOutcome =
+  | "deleted"
+  | "already-deleted"
+  | "dead-lettered"
+  | "received-again"
+  | "no-longer-held"
+  | "unspecified";
 
 /** One lease to renew on a Heartbeat stream. */
 export interface LeaseRenewal {
@@ -444,6 +465,8 @@ export interface AckResult {
   readonly receiptHandle: string;
   /** Empty when the message is deleted (or was already gone); else RECEIPT_HANDLE_INVALID or LEASE_SUPERSEDED. */
   readonly reason: string;
+  /** When reason is empty: what the ack's delete did. */
+  readonly deleteOutcome?: DeleteOutcome;
 }
 
 /** One response of a Subscribe stream: deliveries, the answer to a request, notices, or several of these. */

@@ -30,6 +30,7 @@ import { ReceivedDeliveries } from "./received-deliveries.js";
 import {
   durationToMs,
   moveTaskToWire,
+  deleteOutcomeToWire,
   outcomeToWire,
   queueConfigFromWire,
   queueToWire,
@@ -120,8 +121,8 @@ export function queueServiceHandlers(
       return new ReceivedDeliveries(deliveries);
     },
     async delete(request) {
-      await broker.delete(request.queue, request.receiptHandle);
-      return create(DeleteResponseSchema);
+      const outcome = await broker.delete(request.queue, request.receiptHandle);
+      return create(DeleteResponseSchema, { outcome: deleteOutcomeToWire(outcome) });
     },
     async deleteBatch(request) {
       const outcomes = await broker.deleteBatch(request.queue, request.receiptHandles);

@@ -15,7 +15,7 @@ import { LeaseEnding } from "../protocol/lease-state-reason.js";
 import { leaseStateToWire, renewFromWire } from "./lease-renewals-wire.js";
 import type { PreEncoded } from "./pre-encoded.js";
 import { encodeSubscribeDeliveries } from "./receive-response-encoding.js";
-import { durationToMs } from "./wire-convert.js";
+import { deleteOutcomeToWire, durationToMs } from "./wire-convert.js";
 
 /** The wire side of a Subscribe stream, as its session drives it (grpc/subscribe-call.ts adapts grpc-js's call). */
 export interface SubscribeChannel {
@@ -317,5 +317,9 @@ function flowFromWire(flow: WireFlowControl): FlowControl {
 }
 
 function ackToWire(outcome: EntryOutcome) {
-  return create(AckResultSchema, { receiptHandle: outcome.receiptHandle, reason: outcome.error?.reason ?? "" });
+  return create(AckResultSchema, {
+    receiptHandle: outcome.receiptHandle,
+    reason: outcome.error?.reason ?? "",
+    ...(outcome.deleteOutcome === undefined ? {} : { deleteOutcome: deleteOutcomeToWire(outcome.deleteOutcome) }),
+  });
 }

@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { durationFromMs, timestampFromMs, type Duration } from "@bufbuild/protobuf/wkt";
 import {
+  DeleteOutcome as WireDeleteOutcome,
   EntryResultSchema,
   TypedAttributeValueSchema,
   type EntryResult,
@@ -20,7 +21,7 @@ import {
   type MessageMoveTask,
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { QueueConfigInput } from "../broker/queue-config.js";
-import type { EntryOutcome, MoveTaskInfo, QueueInfo, TypedAttributeInput } from "../broker/types.js";
+import type { DeleteOutcome, EntryOutcome, MoveTaskInfo, QueueInfo, TypedAttributeInput } from "../broker/types.js";
 import { invalidArgument } from "../errors/holdshelf-error.js";
 import type { TypedAttribute } from "../broker/types.js";
 import { Code } from "../protocol/error-reasons.js";
@@ -182,7 +183,21 @@ export function outcomeToWire(outcome: EntryOutcome): EntryResult {
     reason: error?.reason ?? "",
     message: error?.message ?? "",
     ...(outcome.leaseDeadline === undefined ? {} : { leaseDeadline: timestampFromMs(outcome.leaseDeadline) }),
+    ...(outcome.deleteOutcome === undefined ? {} : { deleteOutcome: deleteOutcomeToWire(outcome.deleteOutcome) }),
   });
+}
+
+const wireDeleteOutcomes: Record<DeleteOutcome, WireDeleteOutcome> = {
+  deleted: WireDeleteOutcome.DELETED,
+  "already-deleted": WireDeleteOutcome.ALREADY_DELETED,
+  "dead-lettered": WireDeleteOutcome.DEAD_LETTERED,
+  "received-again": WireDeleteOutcome.RECEIVED_AGAIN,
+  "no-longer-held": WireDeleteOutcome.NO_LONGER_HELD,
+};
+
+/** What a Delete did, as the wire says it. */
+export function deleteOutcomeToWire(outcome: DeleteOutcome): WireDeleteOutcome {
+  return wireDeleteOutcomes[outcome];
 }
 
 /** A message move task as the wire shows it. */

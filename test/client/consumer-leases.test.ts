@@ -64,6 +64,26 @@ describe.each(consumerModes)("Consumer leases ($mode)", ({ mode }) => {
     await vi.waitFor(async () => expect(await c.stats("jobs")).toMatchObject({ visible: 0, inFlight: 0 }));
   });
 
+  it("reports a message dead-lettered before its handler's delete as a lost lease (DEAD_LETTERED), not as done", async () => {
+    await c.admin.createQueue("dlq");
+    await c.admin.createQueue("once", {
+      visibilityTimeoutMs: 1000,
+      redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 1 },
+    });
+    await c.admin.send("once", "late");
+    const handled = deferred();
+    c.consume("once", async (message) => {
+      // Its last delivery released: the broker moves it to the dead-letter queue at once.
+      await c.admin.changeVisibility("once", message.receiptHandle, 0);
+      handled.resolve();
+    });
+    await handled.promise;
+    await vi.waitFor(() => expect(c.errors).toHaveLength(1));
+    expect(c.errors[0]).toBeInstanceOf(LeaseLostError);
+    expect((c.errors[0] as LeaseLostError).reason).toBe("DEAD_LETTERED");
+    expect(await c.stats("dlq")).toMatchObject({ visible: 1 });
+  });
+
   it("reopens a broken stream and renews the leases still held on the new one", async () => {
     await c.admin.send("jobs", "survivor");
     const deliveries: ReceivedMessage[] = [];

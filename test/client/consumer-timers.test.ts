@@ -3,7 +3,7 @@ import { Consumer, type ConsumerClient, type HandlerContext } from "../../src/cl
 import type { HeartbeatStream } from "../../src/client/heartbeat-stream.js";
 import { LeaseLostError } from "../../src/client/lease-lost-error.js";
 import { RpcError } from "../../src/client/rpc-error.js";
-import type { ReceivedMessage, ReceiveOptions } from "../../src/client/types.js";
+import type { DeleteOutcome, ReceivedMessage, ReceiveOptions } from "../../src/client/types.js";
 import { FakeClock } from "../support/fake-clock.js";
 import { held, lost, ScriptedStream } from "./scripted-stream.js";
 
@@ -31,7 +31,7 @@ const message = (receiptHandle: string): ReceivedMessage => ({
 describe("Consumer's timers", () => {
   const receives: PendingReceive[] = [];
   /** The deletes asked for, each answered by the test. */
-  const deletes: { resolve(): void; reject(error: unknown): void }[] = [];
+  const deletes: { resolve(outcome?: DeleteOutcome): void; reject(error: unknown): void }[] = [];
   const streams: ScriptedStream[] = [];
   const errors: unknown[] = [];
   let clock: FakeClock;
@@ -44,7 +44,10 @@ describe("Consumer's timers", () => {
         receives.push({ options, resolve, reject });
         options.signal?.addEventListener("abort", () => reject(new RpcError(1, "", "cancelled")), { once: true });
       }),
-    delete: () => new Promise<void>((resolve, reject) => deletes.push({ resolve, reject })),
+    delete: () =>
+      new Promise<DeleteOutcome>((resolve, reject) =>
+        deletes.push({ resolve: (outcome = "deleted") => resolve(outcome), reject }),
+      ),
     changeVisibilityBatch: () => Promise.resolve([]),
     heartbeat: () => {
       const stream = new ScriptedStream();
@@ -235,6 +238,24 @@ describe("Consumer's timers", () => {
     await settle();
     expect(deletes).toHaveLength(1);
     expect(errors).toEqual([superseded]);
+    expect(consumer!.active).toBe(0);
+  });
+
+  it("reports a delete that came after the message was dead-lettered or received again as a lost lease", async () => {
+    await handleOne();
+    deletes[0]!.resolve("dead-lettered");
+    await settle();
+    expect(errors).toEqual([new LeaseLostError("m1", "DEAD_LETTERED")]);
+    expect((errors[0] as LeaseLostError).reason).toBe("DEAD_LETTERED");
+    expect(deletes, "not tried again").toHaveLength(1);
+    expect(consumer!.active).toBe(0);
+  });
+
+  it("takes a delete that says no longer held (a purge, a restart since) as done", async () => {
+    await handleOne();
+    deletes[0]!.resolve("no-longer-held");
+    await settle();
+    expect(errors).toEqual([]);
     expect(consumer!.active).toBe(0);
   });
 

@@ -205,9 +205,9 @@ describe("QueueClient against a real server", () => {
 
     const deadline = await client.changeVisibility("work", a!.receiptHandle, 60_000);
     expect(deadline).toEqual(new Date(clock.now() + 60_000));
-    await client.delete("work", b!.receiptHandle);
-    // Deleting a message that is gone succeeds.
-    await client.delete("work", b!.receiptHandle);
+    expect(await client.delete("work", b!.receiptHandle)).toBe("deleted");
+    // Deleting a message that is gone succeeds, saying so.
+    expect(await client.delete("work", b!.receiptHandle)).toBe("already-deleted");
     await expectRpcError(client.changeVisibility("work", b!.receiptHandle, 0), status.NOT_FOUND, "MESSAGE_NOT_FOUND");
 
     const changed = await client.changeVisibilityBatch("work", [a!.receiptHandle, "forged", c!.receiptHandle], 5000);
@@ -223,10 +223,10 @@ describe("QueueClient against a real server", () => {
     const [cAgain, aAgain] = await client.receive("work", { maxMessages: 2 });
     expect([cAgain!.messageId, aAgain!.messageId].sort()).toEqual([a!.messageId, c!.messageId].sort());
     const deleted = await client.deleteBatch("work", [c!.receiptHandle, cAgain!.receiptHandle, aAgain!.receiptHandle]);
-    expect(deleted.map((r) => [r.error?.code, r.error?.reason])).toEqual([
-      [status.FAILED_PRECONDITION, "LEASE_SUPERSEDED"],
-      [undefined, undefined],
-      [undefined, undefined],
+    expect(deleted.map((r) => [r.error?.code, r.error?.reason, r.deleteOutcome])).toEqual([
+      [status.FAILED_PRECONDITION, "LEASE_SUPERSEDED", undefined],
+      [undefined, undefined, "deleted"],
+      [undefined, undefined, "deleted"],
     ]);
     expect((await client.getQueue("work")).stats).toMatchObject({ visible: 0, inFlight: 0 });
   });

@@ -169,8 +169,10 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
     it("renews on a raw Heartbeat stream, deletes one and in a batch, redrives and purges", () => {
       expect(results.heartbeat).toMatchObject({ held: true, handle: true });
       const [deleted, forged] = (results.deleteBatch as { results: Record<string, unknown>[] }).results;
-      expect(deleted).toMatchObject({ ok: true });
+      expect(deleted).toMatchObject({ ok: true, deleteOutcome: "DELETED" });
       expect(forged).toMatchObject({ ok: false, code: "INVALID_ARGUMENT", reason: "RECEIPT_HANDLE_INVALID" });
+      expect(results.deleteOutcome).toMatchObject({ first: "DELETED", again: "ALREADY_DELETED", lost: false });
+      expect(results.receivedAgain).toMatchObject({ outcome: "RECEIVED_AGAIN", lost: true });
       // The heartbeat's message is the one left to purge; the dead-letter queue was empty.
       expect(results.counts).toMatchObject({ moved: 0, purged: 1 });
     });
@@ -662,13 +664,19 @@ describe.skipIf(skipWithout(missing))("the Go client library", () => {
     }, 60_000);
   });
 
-  it("counts a handler's panic as a failure, and keeps LastCheckpoint and a cancelled Checkpoint straight", async () => {
-    const { consumer } = await checks("go-client-consumer", [
+  it("counts a handler's panic as a failure, keeps LastCheckpoint and a cancelled Checkpoint straight, and a dead-lettered message's late delete as a lost lease", async () => {
+    const { consumer, deadLettered } = await checks("go-client-consumer", [
       "--address",
       broker.server.address,
       "--queue",
       "go-consumer",
     ]);
+    // A handled message dead-lettered before its ack or delete is a lost lease, not a success, on either path.
+    expect(deadLettered).toEqual({
+      check: "deadLettered",
+      "subscribe=true": "DEAD_LETTERED",
+      "subscribe=false": "DEAD_LETTERED",
+    });
     expect(consumer).toEqual({
       check: "consumer",
       deliveries: [1, 2],

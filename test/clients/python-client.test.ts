@@ -692,6 +692,13 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
         deleted: true,
       });
       expect(check.big_checkpoint).toMatchObject({ big: "ValueError", cancelled: false, last: 65536, deleted: true });
+      // A handled message dead-lettered before its ack or delete is a lost lease, not a success, on either path.
+      expect(check.dead_lettered).toEqual({
+        check: "dead_lettered",
+        subscribe: ["LeaseLostError", "DEAD_LETTERED"],
+        receive: ["LeaseLostError", "DEAD_LETTERED"],
+        dead: 2,
+      });
       expect(check.signals).toMatchObject({ installed: true, stopped: true, restored: true, previous_called: 1 });
     }, 60_000);
 

@@ -1,6 +1,7 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { durationFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { SubscribeRequestSchema } from "../../gen/holdshelf/v1/queue_service_pb.js";
+import { DeleteOutcome } from "../../gen/holdshelf/v1/message_pb.js";
 import { connect, grpcFrame, openCall } from "../hostile/raw-wire.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { FakeClock } from "../support/fake-clock.js";
@@ -98,13 +99,17 @@ describe("the Subscribe stream", () => {
     stream.send({ ackReceiptHandles: [again!.receiptHandle, "not-a-handle"] });
     let acks = (await stream.next()).acks;
     while (acks.length === 0) acks = (await stream.next()).acks;
-    expect(acks.map((ack) => ack.reason)).toEqual(["", "RECEIPT_HANDLE_INVALID"]);
+    expect(acks.map((ack) => [ack.reason, ack.deleteOutcome])).toEqual([
+      ["", DeleteOutcome.DELETED],
+      ["RECEIPT_HANDLE_INVALID", DeleteOutcome.UNSPECIFIED],
+    ]);
     if (a!.messageId === again!.messageId) {
       stream.send({ ackReceiptHandles: [a!.receiptHandle] });
       let late = (await stream.next()).acks;
       while (late.length === 0) late = (await stream.next()).acks;
-      // The first delivery's handle was superseded by the second's, which deleted the message: it is gone.
-      expect(late.map((ack) => ack.reason)).toEqual([""]);
+      // The first delivery's handle was superseded by the second's, which deleted the message: it is gone,
+      // and the ack says it came too late.
+      expect(late.map((ack) => [ack.reason, ack.deleteOutcome])).toEqual([["", DeleteOutcome.RECEIVED_AGAIN]]);
     }
   });
 

@@ -139,7 +139,9 @@ type QueueServiceClient interface {
 	// retry: if the message is no longer in the queue (deleted, purged,
 	// removed by retention, dead-lettered), it succeeds and does nothing. A
 	// handle whose lease ran out still deletes, as long as nobody received the
-	// message since.
+	// message since. The answer's outcome says which happened: DELETED now,
+	// ALREADY_DELETED by this handle, or the lease was lost first
+	// (DEAD_LETTERED, RECEIVED_AGAIN, NO_LONGER_HELD); see DeleteOutcome.
 	// Errors: INVALID_ARGUMENT (a malformed queue name), QUEUE_NOT_FOUND,
 	// RECEIPT_HANDLE_INVALID, LEASE_SUPERSEDED (the message was received again
 	// since; nothing is deleted).
@@ -148,7 +150,7 @@ type QueueServiceClient interface {
 	// in one durable write, and returns one EntryResult per handle, in request
 	// order. A handle that fails is reported in its EntryResult, not as an
 	// error of the call: RECEIPT_HANDLE_INVALID (code 3) or LEASE_SUPERSEDED
-	// (code 9).
+	// (code 9). A handle that succeeds has code 0 and its delete_outcome.
 	// Errors of the call: INVALID_ARGUMENT (a malformed queue name, not 1 to
 	// 100 receipt_handles), QUEUE_NOT_FOUND.
 	DeleteBatch(ctx context.Context, in *DeleteBatchRequest, opts ...grpc.CallOption) (*DeleteBatchResponse, error)
@@ -757,7 +759,9 @@ type QueueServiceServer interface {
 	// retry: if the message is no longer in the queue (deleted, purged,
 	// removed by retention, dead-lettered), it succeeds and does nothing. A
 	// handle whose lease ran out still deletes, as long as nobody received the
-	// message since.
+	// message since. The answer's outcome says which happened: DELETED now,
+	// ALREADY_DELETED by this handle, or the lease was lost first
+	// (DEAD_LETTERED, RECEIVED_AGAIN, NO_LONGER_HELD); see DeleteOutcome.
 	// Errors: INVALID_ARGUMENT (a malformed queue name), QUEUE_NOT_FOUND,
 	// RECEIPT_HANDLE_INVALID, LEASE_SUPERSEDED (the message was received again
 	// since; nothing is deleted).
@@ -766,7 +770,7 @@ type QueueServiceServer interface {
 	// in one durable write, and returns one EntryResult per handle, in request
 	// order. A handle that fails is reported in its EntryResult, not as an
 	// error of the call: RECEIPT_HANDLE_INVALID (code 3) or LEASE_SUPERSEDED
-	// (code 9).
+	// (code 9). A handle that succeeds has code 0 and its delete_outcome.
 	// Errors of the call: INVALID_ARGUMENT (a malformed queue name, not 1 to
 	// 100 receipt_handles), QUEUE_NOT_FOUND.
 	DeleteBatch(context.Context, *DeleteBatchRequest) (*DeleteBatchResponse, error)

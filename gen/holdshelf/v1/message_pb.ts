@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file holdshelf/v1/message.proto.
  */
 export const file_holdshelf_v1_message: GenFile = /*@__PURE__*/
-  fileDesc("Chpob2xkc2hlbGYvdjEvbWVzc2FnZS5wcm90bxIMaG9sZHNoZWxmLnYxIp0GCg9SZWNlaXZlZE1lc3NhZ2USEgoKbWVzc2FnZV9pZBgBIAEoCRIWCg5yZWNlaXB0X2hhbmRsZRgCIAEoCRIMCgRib2R5GAMgASgMEkEKCmF0dHJpYnV0ZXMYBCADKAsyLS5ob2xkc2hlbGYudjEuUmVjZWl2ZWRNZXNzYWdlLkF0dHJpYnV0ZXNFbnRyeRIVCg1yZWNlaXZlX2NvdW50GAUgASgFEi0KCXNlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZmlyc3RfcmVjZWl2ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg5sZWFzZV9kZWFkbGluZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoKY2hlY2twb2ludBgJIAEoDEgAiAEBEiAKGGRlYWRfbGV0dGVyX3NvdXJjZV9xdWV1ZRgKIAEoCRIaChJkZWFkX2xldHRlcl9yZWFzb24YCyABKAkSTAoQdHlwZWRfYXR0cmlidXRlcxgMIAMoCzIyLmhvbGRzaGVsZi52MS5SZWNlaXZlZE1lc3NhZ2UuVHlwZWRBdHRyaWJ1dGVzRW50cnkSGAoQbWVzc2FnZV9ncm91cF9pZBgNIAEoCRIXCg9zZXF1ZW5jZV9udW1iZXIYDiABKAkSGAoQZGVkdXBsaWNhdGlvbl9pZBgPIAEoCRIUCgx0cmFjZV9oZWFkZXIYECABKAkSNgoSZGVhZF9sZXR0ZXJlZF90aW1lGBEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBoxCg9BdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARpZChRUeXBlZEF0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSMAoFdmFsdWUYAiABKAsyIS5ob2xkc2hlbGYudjEuVHlwZWRBdHRyaWJ1dGVWYWx1ZToCOAFCDQoLX2NoZWNrcG9pbnQizQYKDVBlZWtlZE1lc3NhZ2USEgoKbWVzc2FnZV9pZBgBIAEoCRIMCgRib2R5GAIgASgMEj8KCmF0dHJpYnV0ZXMYAyADKAsyKy5ob2xkc2hlbGYudjEuUGVla2VkTWVzc2FnZS5BdHRyaWJ1dGVzRW50cnkSSgoQdHlwZWRfYXR0cmlidXRlcxgEIAMoCzIwLmhvbGRzaGVsZi52MS5QZWVrZWRNZXNzYWdlLlR5cGVkQXR0cmlidXRlc0VudHJ5EhUKDXJlY2VpdmVfY291bnQYBSABKAUSLQoJc2VuZF90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI2ChJmaXJzdF9yZWNlaXZlX3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXN0YXRlGAggASgOMhouaG9sZHNoZWxmLnYxLk1lc3NhZ2VTdGF0ZRIyCg5sZWFzZV9kZWFkbGluZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMdmlzaWJsZV90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCg9jaGVja3BvaW50X3NpemUYCyABKAUSIAoYZGVhZF9sZXR0ZXJfc291cmNlX3F1ZXVlGAwgASgJEhoKEmRlYWRfbGV0dGVyX3JlYXNvbhgNIAEoCRIYChBtZXNzYWdlX2dyb3VwX2lkGA4gASgJEhcKD3NlcXVlbmNlX251bWJlchgPIAEoCRIYChBkZWR1cGxpY2F0aW9uX2lkGBAgASgJEhQKDHRyYWNlX2hlYWRlchgRIAEoCRI2ChJkZWFkX2xldHRlcmVkX3RpbWUYEiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wGjEKD0F0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGlkKFFR5cGVkQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRIwCgV2YWx1ZRgCIAEoCzIhLmhvbGRzaGVsZi52MS5UeXBlZEF0dHJpYnV0ZVZhbHVlOgI4ASJhChNUeXBlZEF0dHJpYnV0ZVZhbHVlEhEKCWRhdGFfdHlwZRgBIAEoCRIWCgxzdHJpbmdfdmFsdWUYAiABKAlIABIWCgxiaW5hcnlfdmFsdWUYAyABKAxIAEIHCgV2YWx1ZSKIAQoLRW50cnlSZXN1bHQSFgoOcmVjZWlwdF9oYW5kbGUYASABKAkSDAoEY29kZRgCIAEoBRIOCgZyZWFzb24YAyABKAkSDwoHbWVzc2FnZRgEIAEoCRIyCg5sZWFzZV9kZWFkbGluZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAirwMKDlNlbmRCYXRjaEVudHJ5EgwKBGJvZHkYASABKAwSQAoKYXR0cmlidXRlcxgCIAMoCzIsLmhvbGRzaGVsZi52MS5TZW5kQmF0Y2hFbnRyeS5BdHRyaWJ1dGVzRW50cnkSKAoFZGVsYXkYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SSwoQdHlwZWRfYXR0cmlidXRlcxgEIAMoCzIxLmhvbGRzaGVsZi52MS5TZW5kQmF0Y2hFbnRyeS5UeXBlZEF0dHJpYnV0ZXNFbnRyeRIYChBtZXNzYWdlX2dyb3VwX2lkGAUgASgJEhgKEGRlZHVwbGljYXRpb25faWQYBiABKAkSFAoMdHJhY2VfaGVhZGVyGAcgASgJGjEKD0F0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGlkKFFR5cGVkQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRIwCgV2YWx1ZRgCIAEoCzIhLmhvbGRzaGVsZi52MS5UeXBlZEF0dHJpYnV0ZVZhbHVlOgI4ASqAAQoMTWVzc2FnZVN0YXRlEh0KGU1FU1NBR0VfU1RBVEVfVU5TUEVDSUZJRUQQABIZChVNRVNTQUdFX1NUQVRFX1ZJU0lCTEUQARIbChdNRVNTQUdFX1NUQVRFX0lOX0ZMSUdIVBACEhkKFU1FU1NBR0VfU1RBVEVfREVMQVlFRBADQitaKWhvbGRzaGVsZi9nZW4vZ28vaG9sZHNoZWxmL3YxO2hvbGRzaGVsZnYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("Chpob2xkc2hlbGYvdjEvbWVzc2FnZS5wcm90bxIMaG9sZHNoZWxmLnYxIp0GCg9SZWNlaXZlZE1lc3NhZ2USEgoKbWVzc2FnZV9pZBgBIAEoCRIWCg5yZWNlaXB0X2hhbmRsZRgCIAEoCRIMCgRib2R5GAMgASgMEkEKCmF0dHJpYnV0ZXMYBCADKAsyLS5ob2xkc2hlbGYudjEuUmVjZWl2ZWRNZXNzYWdlLkF0dHJpYnV0ZXNFbnRyeRIVCg1yZWNlaXZlX2NvdW50GAUgASgFEi0KCXNlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZmlyc3RfcmVjZWl2ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg5sZWFzZV9kZWFkbGluZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoKY2hlY2twb2ludBgJIAEoDEgAiAEBEiAKGGRlYWRfbGV0dGVyX3NvdXJjZV9xdWV1ZRgKIAEoCRIaChJkZWFkX2xldHRlcl9yZWFzb24YCyABKAkSTAoQdHlwZWRfYXR0cmlidXRlcxgMIAMoCzIyLmhvbGRzaGVsZi52MS5SZWNlaXZlZE1lc3NhZ2UuVHlwZWRBdHRyaWJ1dGVzRW50cnkSGAoQbWVzc2FnZV9ncm91cF9pZBgNIAEoCRIXCg9zZXF1ZW5jZV9udW1iZXIYDiABKAkSGAoQZGVkdXBsaWNhdGlvbl9pZBgPIAEoCRIUCgx0cmFjZV9oZWFkZXIYECABKAkSNgoSZGVhZF9sZXR0ZXJlZF90aW1lGBEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBoxCg9BdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARpZChRUeXBlZEF0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSMAoFdmFsdWUYAiABKAsyIS5ob2xkc2hlbGYudjEuVHlwZWRBdHRyaWJ1dGVWYWx1ZToCOAFCDQoLX2NoZWNrcG9pbnQizQYKDVBlZWtlZE1lc3NhZ2USEgoKbWVzc2FnZV9pZBgBIAEoCRIMCgRib2R5GAIgASgMEj8KCmF0dHJpYnV0ZXMYAyADKAsyKy5ob2xkc2hlbGYudjEuUGVla2VkTWVzc2FnZS5BdHRyaWJ1dGVzRW50cnkSSgoQdHlwZWRfYXR0cmlidXRlcxgEIAMoCzIwLmhvbGRzaGVsZi52MS5QZWVrZWRNZXNzYWdlLlR5cGVkQXR0cmlidXRlc0VudHJ5EhUKDXJlY2VpdmVfY291bnQYBSABKAUSLQoJc2VuZF90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI2ChJmaXJzdF9yZWNlaXZlX3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXN0YXRlGAggASgOMhouaG9sZHNoZWxmLnYxLk1lc3NhZ2VTdGF0ZRIyCg5sZWFzZV9kZWFkbGluZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMdmlzaWJsZV90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCg9jaGVja3BvaW50X3NpemUYCyABKAUSIAoYZGVhZF9sZXR0ZXJfc291cmNlX3F1ZXVlGAwgASgJEhoKEmRlYWRfbGV0dGVyX3JlYXNvbhgNIAEoCRIYChBtZXNzYWdlX2dyb3VwX2lkGA4gASgJEhcKD3NlcXVlbmNlX251bWJlchgPIAEoCRIYChBkZWR1cGxpY2F0aW9uX2lkGBAgASgJEhQKDHRyYWNlX2hlYWRlchgRIAEoCRI2ChJkZWFkX2xldHRlcmVkX3RpbWUYEiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wGjEKD0F0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGlkKFFR5cGVkQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRIwCgV2YWx1ZRgCIAEoCzIhLmhvbGRzaGVsZi52MS5UeXBlZEF0dHJpYnV0ZVZhbHVlOgI4ASJhChNUeXBlZEF0dHJpYnV0ZVZhbHVlEhEKCWRhdGFfdHlwZRgBIAEoCRIWCgxzdHJpbmdfdmFsdWUYAiABKAlIABIWCgxiaW5hcnlfdmFsdWUYAyABKAxIAEIHCgV2YWx1ZSK9AQoLRW50cnlSZXN1bHQSFgoOcmVjZWlwdF9oYW5kbGUYASABKAkSDAoEY29kZRgCIAEoBRIOCgZyZWFzb24YAyABKAkSDwoHbWVzc2FnZRgEIAEoCRIyCg5sZWFzZV9kZWFkbGluZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoOZGVsZXRlX291dGNvbWUYBiABKA4yGy5ob2xkc2hlbGYudjEuRGVsZXRlT3V0Y29tZSKvAwoOU2VuZEJhdGNoRW50cnkSDAoEYm9keRgBIAEoDBJACgphdHRyaWJ1dGVzGAIgAygLMiwuaG9sZHNoZWxmLnYxLlNlbmRCYXRjaEVudHJ5LkF0dHJpYnV0ZXNFbnRyeRIoCgVkZWxheRgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhJLChB0eXBlZF9hdHRyaWJ1dGVzGAQgAygLMjEuaG9sZHNoZWxmLnYxLlNlbmRCYXRjaEVudHJ5LlR5cGVkQXR0cmlidXRlc0VudHJ5EhgKEG1lc3NhZ2VfZ3JvdXBfaWQYBSABKAkSGAoQZGVkdXBsaWNhdGlvbl9pZBgGIAEoCRIUCgx0cmFjZV9oZWFkZXIYByABKAkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWQoUVHlwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEjAKBXZhbHVlGAIgASgLMiEuaG9sZHNoZWxmLnYxLlR5cGVkQXR0cmlidXRlVmFsdWU6AjgBKoABCgxNZXNzYWdlU3RhdGUSHQoZTUVTU0FHRV9TVEFURV9VTlNQRUNJRklFRBAAEhkKFU1FU1NBR0VfU1RBVEVfVklTSUJMRRABEhsKF01FU1NBR0VfU1RBVEVfSU5fRkxJR0hUEAISGQoVTUVTU0FHRV9TVEFURV9ERUxBWUVEEAMq1wEKDURlbGV0ZU91dGNvbWUSHgoaREVMRVRFX09VVENPTUVfVU5TUEVDSUZJRUQQABIaChZERUxFVEVfT1VUQ09NRV9ERUxFVEVEEAESIgoeREVMRVRFX09VVENPTUVfQUxSRUFEWV9ERUxFVEVEEAISIAocREVMRVRFX09VVENPTUVfREVBRF9MRVRURVJFRBADEiEKHURFTEVURV9PVVRDT01FX1JFQ0VJVkVEX0FHQUlOEAQSIQodREVMRVRFX09VVENPTUVfTk9fTE9OR0VSX0hFTEQQBUIrWilob2xkc2hlbGYvZ2VuL2dvL2hvbGRzaGVsZi92MTtob2xkc2hlbGZ2MWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * One delivery of a message to a consumer, as Receive returns it. Times have
@@ -430,6 +430,15 @@ export type EntryResult = Message<"holdshelf.v1.EntryResult"> & {
    * @generated from field: google.protobuf.Timestamp lease_deadline = 5;
    */
   leaseDeadline?: Timestamp | undefined;
+
+  /**
+   * DeleteBatch only: on success (code 0), what the delete did, as
+   * DeleteResponse.outcome. Unset (0) on failure, for
+   * ChangeVisibilityBatch, and from a broker before 0.2.0.
+   *
+   * @generated from field: holdshelf.v1.DeleteOutcome delete_outcome = 6;
+   */
+  deleteOutcome: DeleteOutcome;
 };
 
 /**
@@ -554,4 +563,85 @@ export enum MessageState {
  */
 export const MessageStateSchema: GenEnum<MessageState> = /*@__PURE__*/
   enumDesc(file_holdshelf_v1_message, 0);
+
+/**
+ * What a Delete (or a DeleteBatch entry) did with the message its receipt
+ * handle names. Every outcome is a success (status OK, entry code 0), so a
+ * client that does not read it sees the Delete succeed as before 0.2.0; one
+ * that does can tell an acknowledgement that took effect from one that came
+ * too late. Only DELETED and ALREADY_DELETED mean the message is consumed
+ * by this lease; the others mean the lease was lost before the delete, and
+ * the work it did may be done again by someone else (a lost lease).
+ *
+ * The broker tells these apart by a bounded memory of the messages that
+ * recently left each queue by a delete or a dead-letter move, kept by the
+ * broker serving the queue (its owner in cluster mode): the last 1024
+ * deletes within 10 minutes and the last 1024 dead-letter moves within 1
+ * hour, per queue, about 150 bytes each. A message that left before that,
+ * or otherwise (retention, PurgeQueue, a redrive out of a dead-letter
+ * queue), or before the serving broker started (a restart, a takeover in
+ * cluster mode), is NO_LONGER_HELD.
+ *
+ * @generated from enum holdshelf.v1.DeleteOutcome
+ */
+export enum DeleteOutcome {
+  /**
+   * Not said: a broker before 0.2.0 (its Delete answered OK in every case
+   * below).
+   *
+   * @generated from enum value: DELETE_OUTCOME_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The message was held by this handle's lease (or its lease ran out and
+   * nobody received it since) and is deleted now.
+   *
+   * @generated from enum value: DELETE_OUTCOME_DELETED = 1;
+   */
+  DELETED = 1,
+
+  /**
+   * A repeat: this same delivery's handle already deleted the message (a
+   * retried Delete, or a second entry for it).
+   *
+   * @generated from enum value: DELETE_OUTCOME_ALREADY_DELETED = 2;
+   */
+  ALREADY_DELETED = 2,
+
+  /**
+   * The lease ran out and the message moved to the queue's dead-letter
+   * queue before the delete; nothing was deleted, and the message may be
+   * redriven and processed again.
+   *
+   * @generated from enum value: DELETE_OUTCOME_DEAD_LETTERED = 3;
+   */
+  DEAD_LETTERED = 3,
+
+  /**
+   * The lease ran out and someone else received the message again (a later
+   * lease), which has since deleted or dead-lettered it; nothing was
+   * deleted. (While the message is still in the queue under a later lease,
+   * Delete fails with LEASE_SUPERSEDED instead, as before.)
+   *
+   * @generated from enum value: DELETE_OUTCOME_RECEIVED_AGAIN = 4;
+   */
+  RECEIVED_AGAIN = 4,
+
+  /**
+   * The message is gone and the broker does not know how: removed by
+   * retention or PurgeQueue, or it left before the broker's memory of
+   * recent departures reaches (its bound, a restart, a takeover). Nothing
+   * was deleted; whether this lease's work counted is unknown.
+   *
+   * @generated from enum value: DELETE_OUTCOME_NO_LONGER_HELD = 5;
+   */
+  NO_LONGER_HELD = 5,
+}
+
+/**
+ * Describes the enum holdshelf.v1.DeleteOutcome.
+ */
+export const DeleteOutcomeSchema: GenEnum<DeleteOutcome> = /*@__PURE__*/
+  enumDesc(file_holdshelf_v1_message, 1);
 

@@ -17,6 +17,8 @@ A fixture of test/clients/python-client.test.ts:
                       Consumer gives its own visibility_timeout
     big_checkpoint    a checkpoint over 64 KiB raises ValueError and keeps the lease
     signals           stop_on_signals puts the previous handler back once a signal came
+    dead_lettered     (both paths) a handled message dead-lettered before its delete
+                      or ack reaches on_error as a LeaseLostError DEAD_LETTERED
     delete_retry      (Receive path) a delete no broker answers (UNAVAILABLE for longer than the
                       lease) is tried again, each attempt with a 30 s deadline,
                       until it succeeds, the lease kept meanwhile (the message is
@@ -35,7 +37,8 @@ import time
 from collections.abc import Callable
 
 from holdshelf import (
-    Client, Consumer, HandlerContext, HoldshelfError, LeaseLostError, QueueConfig, ReceivedMessage, RetryLater,
+    Client, Consumer, DeleteOutcome, HandlerContext, HoldshelfError, LeaseLostError, QueueConfig, ReceivedMessage,
+    RedrivePolicy, RetryLater,
 )
 
 
@@ -249,15 +252,37 @@ class FlakyDeletes:
     def __getattr__(self, name: str) -> object:
         return getattr(self._client, name)
 
-    def delete(self, queue_name: str, receipt_handle: str, *, timeout: float | None = None) -> None:
+    def delete(self, queue_name: str, receipt_handle: str, *, timeout: float | None = None) -> DeleteOutcome:
         self.attempts += 1
         self.timeouts.append(timeout)
         if self._fail_until is None:
             self._fail_until = time.monotonic() + self._fail_for
         if time.monotonic() < self._fail_until:
             raise self._failure
-        self._client.delete(queue_name, receipt_handle, timeout=timeout)
+        outcome = self._client.delete(queue_name, receipt_handle, timeout=timeout)
         self.deleted.set()
+        return outcome
+
+
+def dead_lettered(client: Client) -> None:
+    client.create_queue("consumer-dlq")
+    client.create_queue("consumer-once", QueueConfig(redrive_policy=RedrivePolicy("consumer-dlq", 1)))
+    outcome: dict[str, object] = {}
+    for path in ("subscribe", "receive"):
+        client.send("consumer-once", path)
+        heard: queue.SimpleQueue[BaseException] = queue.SimpleQueue()
+
+        def handler(message: ReceivedMessage, ctx: HandlerContext) -> None:
+            # Its last delivery released: the broker moves it to the dead-letter queue at once.
+            client.change_visibility("consumer-once", message.receipt_handle, 0)
+
+        consumer = Consumer(client, "consumer-once", handler, wait_time=1, on_error=lambda e, m: heard.put(e),
+                            subscribe=path == "subscribe")
+        error = heard.get(timeout=10)
+        consumer.stop(5)
+        outcome[path] = [type(error).__name__, getattr(error, "reason", "")]
+    outcome["dead"] = client.get_queue("consumer-dlq").stats.visible
+    emit("dead_lettered", **outcome)
 
 
 def delete_retry(client: Client) -> None:
@@ -309,6 +334,7 @@ def main() -> None:
         big_checkpoint(client)
         signals(client)
         delete_retry(client)
+        dead_lettered(client)
 
 
 if __name__ == "__main__":

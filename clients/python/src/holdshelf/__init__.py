@@ -22,9 +22,9 @@ from holdshelf.heartbeat_stream import HeartbeatStream
 from holdshelf.retry_later import RetryLater
 from holdshelf.subscribe_stream import SubscribeStream
 from holdshelf.values import (
-    AckResult, DeduplicationScope, EntryError, EntryResult, FlowControl, LeaseRenewal, LeaseState, Queue, QueueConfig,
-    QueuePage, QueueStats, ReceivedMessage, RedrivePolicy, RetryPolicy, SendBatchEntry, SendResult, SqsEncryption,
-    SubscribeResponse, TypedAttribute,
+    AckResult, DeduplicationScope, DeleteOutcome, EntryError, EntryResult, FlowControl, LeaseRenewal, LeaseState, Queue,
+    QueueConfig, QueuePage, QueueStats, ReceivedMessage, RedrivePolicy, RetryPolicy, SendBatchEntry, SendResult,
+    SqsEncryption, SubscribeResponse, TypedAttribute,
 )
 
 __all__ = [
@@ -32,7 +32,7 @@ __all__ = [
     "RetryLater", "HoldshelfError", "LeaseLostError", "FieldViolation", "reasons",
     "NotFoundError", "AlreadyExistsError", "InvalidArgumentError", "FailedPreconditionError", "LeaseError",
     "ResourceExhaustedError", "UnavailableError", "UnauthenticatedError", "PermissionDeniedError",
-    "AckResult", "DeduplicationScope", "EntryError", "EntryResult", "FlowControl", "LeaseRenewal", "LeaseState",
+    "AckResult", "DeduplicationScope", "DeleteOutcome", "EntryError", "EntryResult", "FlowControl", "LeaseRenewal", "LeaseState",
     "Queue", "QueueConfig", "QueuePage", "QueueStats", "ReceivedMessage", "RedrivePolicy", "RetryPolicy",
     "SendBatchEntry", "SendResult", "SqsEncryption", "SubscribeResponse", "TypedAttribute",
 ]

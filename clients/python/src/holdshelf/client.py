@@ -10,8 +10,8 @@ import grpc
 
 from holdshelf._wire import QueueServiceStub, service_pb2
 from holdshelf.convert import (
-    batch_entry_to_wire, body_bytes, config_to_wire, entry_result_from_wire, message_from_wire, queue_from_wire,
-    send_results, typed_attributes_to_wire, update_mask_paths,
+    batch_entry_to_wire, body_bytes, config_to_wire, delete_outcome_from_wire, entry_result_from_wire,
+    message_from_wire, queue_from_wire, send_results, typed_attributes_to_wire, update_mask_paths,
 )
 from holdshelf.credentials import bearer_metadata, channel_credentials, refuse_plaintext_token
 from holdshelf.durations import Seconds, from_timestamp, seconds_of, to_duration
@@ -20,7 +20,7 @@ from holdshelf.heartbeat_stream import HeartbeatStream
 from holdshelf.send_batcher import MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, SendBatcher
 from holdshelf.subscribe_stream import SubscribeStream
 from holdshelf.values import (
-    EntryResult, Queue, QueueConfig, QueuePage, ReceivedMessage, SendBatchEntry, SendResult, TypedAttribute,
+    DeleteOutcome, EntryResult, Queue, QueueConfig, QueuePage, ReceivedMessage, SendBatchEntry, SendResult, TypedAttribute,
 )
 # gRPC's reconnect backoff starts at 1 s and grows to 120 s, so a Consumer
 # whose broker restarted could wait minutes to reach it again while its
@@ -236,13 +236,15 @@ class Client:
             request.wait_time.CopyFrom(to_duration(wait_time))
         return PendingReceive(self._stub.Receive.future(request, timeout=timeout, metadata=self._metadata))
 
-    def delete(self, queue: str, receipt_handle: str, *, timeout: float | None = None) -> None:
-        """Deletes the message a receipt handle names: the acknowledgement."""
-        self._call(self._stub.Delete, service_pb2.DeleteRequest(queue=queue, receipt_handle=receipt_handle), timeout)
+    def delete(self, queue: str, receipt_handle: str, *, timeout: float | None = None) -> DeleteOutcome:
+        """Deletes the message a receipt handle names: the acknowledgement. Returns what it did:
+        DEAD_LETTERED or RECEIVED_AGAIN mean the lease was lost first and nothing was deleted."""
+        request = service_pb2.DeleteRequest(queue=queue, receipt_handle=receipt_handle)
+        return delete_outcome_from_wire(self._call(self._stub.Delete, request, timeout).outcome)
 
     def delete_batch(self, queue: str, receipt_handles: Sequence[str], *,
                      timeout: float | None = None) -> list[EntryResult]:
-        """Deletes several messages; one result per handle, in order."""
+        """Deletes several messages; one result per handle, in order, with its delete_outcome on success."""
         request = service_pb2.DeleteBatchRequest(queue=queue, receipt_handles=receipt_handles)
         return [entry_result_from_wire(r) for r in self._call(self._stub.DeleteBatch, request, timeout).results]
 

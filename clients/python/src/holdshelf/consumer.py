@@ -17,6 +17,7 @@ import grpc
 from holdshelf import reasons
 from holdshelf.backoff import backoff_seconds
 from holdshelf.client import Client, PendingReceive
+from holdshelf.convert import lease_lost_before_delete
 from holdshelf.durations import Seconds, seconds_of
 from holdshelf.errors import HoldshelfError, LeaseLostError
 from holdshelf.handler_context import HandlerContext
@@ -145,7 +146,10 @@ class Consumer:
     lost or given back; a receive's, a delete's, a refused or unsent
     release's, a stream's) and must not raise; by default they are logged to
     the "holdshelf" logger. A lost lease is not a failure of its own: the
-    handler hears of it through ctx.cancelled.
+    handler hears of it through ctx.cancelled. But a handled message whose
+    delete came too late, after it was dead-lettered or received again by
+    someone else, is reported to on_error as a LeaseLostError (reason
+    DEAD_LETTERED or RECEIVED_AGAIN): its work may be done again.
     """
 
     def __init__(self, client: Client, queue: str, handler: Handler, *, concurrency: int = 1,
@@ -496,13 +500,19 @@ class Consumer:
                 try:
                     # Tried even after the lease was lost: if nobody received the
                     # message since, the finished work is not done again.
-                    self._client.delete(self.queue, job.message.receipt_handle, timeout=DELETE_TIMEOUT_SECONDS)
-                    job.deleted = True
-                    return
+                    outcome = self._client.delete(self.queue, job.message.receipt_handle,
+                                                  timeout=DELETE_TIMEOUT_SECONDS)
                 except HoldshelfError as error:
                     if error.code not in _TRANSIENT_CODES or job.context.cancelled.is_set():
                         raise
                     self._report(error, job.message)
+                else:
+                    lost = lease_lost_before_delete(outcome)
+                    if lost is not None:
+                        # Too late: dead-lettered or received again first, so nothing was deleted.
+                        raise LeaseLostError(job.message.receipt_handle, lost)
+                    job.deleted = True
+                    return
                 if job.context.cancelled.wait(backoff_seconds(failures)):
                     return  # the lease is gone or given back: its failure was just reported
                 failures += 1

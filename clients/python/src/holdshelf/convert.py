@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from holdshelf._wire import message_pb2, queue_pb2, service_pb2
 from holdshelf.durations import Seconds, from_duration, from_timestamp, to_duration
 from holdshelf.values import (
-    AckResult, DeduplicationScope, EntryError, EntryResult, FlowControl, LeaseRenewal, LeaseState, Queue, QueueConfig,
+    AckResult, DeduplicationScope, DeleteOutcome, EntryError, EntryResult, FlowControl, LeaseRenewal, LeaseState, Queue, QueueConfig,
     QueueStats, ReceivedMessage, RedrivePolicy, RetryPolicy, SendBatchEntry, SendResult, SqsEncryption,
     SubscribeResponse, TypedAttribute,
 )
@@ -221,7 +221,28 @@ def entry_result_from_wire(wire: message_pb2.EntryResult) -> EntryResult:
     """One batch entry's outcome; error None on success."""
     error = None if wire.code == 0 else EntryError(wire.code, wire.reason, wire.message)
     deadline = from_timestamp(wire.lease_deadline) if wire.HasField("lease_deadline") else None
-    return EntryResult(wire.receipt_handle, error, deadline)
+    outcome = delete_outcome_from_wire(wire.delete_outcome) if wire.code == 0 and wire.delete_outcome else None
+    return EntryResult(wire.receipt_handle, error, deadline, outcome)
+
+
+_DELETE_OUTCOMES: dict[int, DeleteOutcome] = {
+    message_pb2.DELETE_OUTCOME_UNSPECIFIED: "UNSPECIFIED",
+    message_pb2.DELETE_OUTCOME_DELETED: "DELETED",
+    message_pb2.DELETE_OUTCOME_ALREADY_DELETED: "ALREADY_DELETED",
+    message_pb2.DELETE_OUTCOME_DEAD_LETTERED: "DEAD_LETTERED",
+    message_pb2.DELETE_OUTCOME_RECEIVED_AGAIN: "RECEIVED_AGAIN",
+    message_pb2.DELETE_OUTCOME_NO_LONGER_HELD: "NO_LONGER_HELD",
+}
+
+
+def delete_outcome_from_wire(value: int) -> DeleteOutcome:
+    """A delete's outcome; one newer than this client reads as NO_LONGER_HELD, the cautious guess."""
+    return _DELETE_OUTCOMES.get(value, "NO_LONGER_HELD")
+
+
+def lease_lost_before_delete(outcome: DeleteOutcome | None) -> str | None:
+    """The LeaseLostError reason a delete's outcome stands for (DEAD_LETTERED, RECEIVED_AGAIN), else None."""
+    return outcome if outcome in ("DEAD_LETTERED", "RECEIVED_AGAIN") else None
 
 
 def renewal_to_wire(renewal: LeaseRenewal) -> service_pb2.LeaseRenewal:
@@ -250,6 +271,7 @@ def subscribe_response_from_wire(wire: service_pb2.SubscribeResponse) -> Subscri
     """One Subscribe response: its deliveries, ack results and lease states, in order."""
     return SubscribeResponse(
         messages=tuple(message_from_wire(m) for m in wire.messages),
-        acks=tuple(AckResult(a.receipt_handle, a.reason) for a in wire.acks),
+        acks=tuple(AckResult(a.receipt_handle, a.reason, delete_outcome_from_wire(a.delete_outcome) if a.reason == ""
+                             else None) for a in wire.acks),
         leases=tuple(lease_state_from_wire(state) for state in wire.leases),
     )

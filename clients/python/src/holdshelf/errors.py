@@ -154,8 +154,9 @@ class LeaseLostError(LeaseError):
     """A Consumer's lease ended before its handler settled the message.
 
     `reason` is the broker's (LEASE_EXPIRED, LEASE_SUPERSEDED,
-    MESSAGE_NOT_FOUND, LEASE_LIMIT_EXCEEDED, QUEUE_NOT_FOUND, ...) or RELEASED
-    when stop() gave the message back; `code` is the one its refusal travels
+    MESSAGE_NOT_FOUND, LEASE_LIMIT_EXCEEDED, QUEUE_NOT_FOUND, ...), RELEASED
+    when stop() gave the message back, or DEAD_LETTERED or RECEIVED_AGAIN
+    when a handled message's delete came too late; `code` is the one its refusal travels
     with (FAILED_PRECONDITION for most, CANCELLED for RELEASED). Raised by
     HandlerContext.checkpoint, and it is HandlerContext.lost; passed to
     on_error when the broker did not end a failed message's lease as asked

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
+from holdshelf.convert import lease_lost_before_delete
 from holdshelf.errors import HoldshelfError, LeaseLostError
 from holdshelf.lease_record import LeaseRecord, PendingRelease, settle
 from holdshelf.lease_stream_keeper import LeaseStreamKeeper, RequestInFlight
@@ -239,10 +240,12 @@ class Subscription(LeaseStreamKeeper[SubscribeStream]):
         self._attempt = 0
         for result in response.acks:
             waiters = request.acks.pop(result.receipt_handle, [])
-            error = None if result.reason == "" else HoldshelfError.of(
+            lost = lease_lost_before_delete(result.delete_outcome)
+            error: HoldshelfError | None = None if result.reason == "" else HoldshelfError.of(
                 _ACK_REASON_CODES.get(result.reason, grpc.StatusCode.FAILED_PRECONDITION), result.reason,
                 f"the ack was refused: {result.reason}")
-            settle(waiters, error)
+            # An ack that came after the message was dead-lettered or received again deleted nothing.
+            settle(waiters, LeaseLostError(result.receipt_handle, lost) if lost is not None else error)
             lease = self._leases.get(result.receipt_handle)
             if lease is not None and lease.state == "ending" and lease.release is None:
                 self._forget(lease, LeaseLostError(lease.handle, result.reason or "RELEASED"))

@@ -50,6 +50,15 @@ class SqsEncryption:
 
 
 DeduplicationScope = Literal["queue", "message_group"]
+
+# What a delete did, as the proto's DeleteOutcome names it: DELETED now;
+# ALREADY_DELETED by this same delivery (a repeat); the lease lost before the
+# delete, the message DEAD_LETTERED or RECEIVED_AGAIN by someone else (its
+# work may be done again); NO_LONGER_HELD, gone some way the broker no longer
+# knows (a purge, retention, a restart since); UNSPECIFIED from a broker
+# before 0.2.0, whose deletes answered alike whatever happened.
+DeleteOutcome = Literal["DELETED", "ALREADY_DELETED", "DEAD_LETTERED", "RECEIVED_AGAIN", "NO_LONGER_HELD",
+                        "UNSPECIFIED"]
 """Where a FIFO queue compares deduplication ids: the whole queue, or each message group."""
 
 
@@ -225,6 +234,8 @@ class EntryResult:
     receipt_handle: str
     error: EntryError | None
     lease_deadline: datetime | None = None
+    delete_outcome: DeleteOutcome | None = None
+    """delete_batch only: what the delete did, on success."""
 
 
 @dataclass(frozen=True)
@@ -273,10 +284,12 @@ class FlowControl:
 @dataclass(frozen=True)
 class AckResult:
     """The outcome of one ack on a Subscribe stream: reason "" when the message is deleted
-    (or was gone already), else RECEIPT_HANDLE_INVALID or LEASE_SUPERSEDED."""
+    (or was gone already), else RECEIPT_HANDLE_INVALID or LEASE_SUPERSEDED; delete_outcome is
+    what the ack's delete did when reason is ""."""
 
     receipt_handle: str
     reason: str
+    delete_outcome: DeleteOutcome | None = None
 
 
 @dataclass(frozen=True)

@@ -102,7 +102,11 @@ func main() {
 	must(stream.CloseSend())
 	emit("heartbeat", map[string]any{"held": answer.Leases[0].Held, "handle": answer.Leases[0].ReceiptHandle == h[2]})
 
-	must(client.Delete(ctx, q, h[0]))
+	deleted, err := client.DeleteWithOutcome(ctx, q, h[0])
+	must(err)
+	again, err := client.DeleteWithOutcome(ctx, q, h[0])
+	must(err)
+	emit("deleteOutcome", map[string]any{"first": deleted.String(), "again": again.String(), "lost": again.LeaseLost()})
 	results, err = client.DeleteBatch(ctx, q, []string{h[1], "forged"})
 	must(err)
 	emit("deleteBatch", map[string]any{"results": entries(results)})
@@ -128,6 +132,11 @@ func main() {
 		crash("stale-handle setup received %d and %d messages", len(first), len(second))
 	}
 	emitError("leaseSuperseded", client.Delete(ctx, q, first[0].ReceiptHandle))
+	// Once the later lease deleted it, the old handle's Delete succeeds, saying it came too late.
+	must(client.Delete(ctx, q, second[0].ReceiptHandle))
+	late, err := client.DeleteWithOutcome(ctx, q, first[0].ReceiptHandle)
+	must(err)
+	emit("receivedAgain", map[string]any{"outcome": late.String(), "lost": late.LeaseLost()})
 
 	must(client.DeleteQueue(ctx, q))
 	_, err = client.GetQueue(ctx, q)
@@ -169,7 +178,7 @@ func queueJSON(q *holdshelf.Queue) map[string]any {
 func entries(results []holdshelf.EntryResult) []any {
 	out := []any{}
 	for _, r := range results {
-		entry := map[string]any{"ok": r.Err == nil, "leaseDeadline": r.LeaseDeadline.UnixMilli()}
+		entry := map[string]any{"ok": r.Err == nil, "leaseDeadline": r.LeaseDeadline.UnixMilli(), "deleteOutcome": r.DeleteOutcome.String()}
 		var e *holdshelf.Error
 		if errors.As(r.Err, &e) {
 			entry["code"], entry["reason"] = holdshelf.CodeName(e.Code), e.Reason

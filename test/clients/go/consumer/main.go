@@ -3,8 +3,10 @@
 // A handler that panics on its first delivery counts as failed (reported to
 // OnError with its delivery, the message back for a second delivery); on
 // the second, LastCheckpoint follows Checkpoint, and a Checkpoint whose
-// context is already cancelled returns that context's error. Prints one
-// JSON line, then exits 0.
+// context is already cancelled returns that context's error. Then, on each
+// path, a handled message dead-lettered before its delete or ack is
+// reported to OnError as a *LeaseLostError (DEAD_LETTERED). Prints two
+// JSON lines, then exits 0.
 package main
 
 import (
@@ -76,6 +78,51 @@ func main() {
 	mu.Lock()
 	defer mu.Unlock()
 	result["reported"] = strings.Join(reported, "; ")
+	_ = json.NewEncoder(os.Stdout).Encode(result)
+	deadLettered(ctx, client, *queue)
+}
+
+// deadLettered runs a Consumer on each path whose handler releases its
+// message's last allowed delivery, which moves it to the dead-letter queue
+// at once, then returns nil: the delete or ack comes too late.
+func deadLettered(ctx context.Context, client *holdshelf.Client, prefix string) {
+	dlq, once := prefix+"-dlq", prefix+"-once"
+	_, err := client.CreateQueue(ctx, dlq, nil)
+	must(err)
+	_, err = client.CreateQueue(ctx, once, &holdshelf.QueueConfig{
+		RedrivePolicy: &holdshelf.RedrivePolicy{DeadLetterQueue: dlq, MaxReceiveCount: 1},
+	})
+	must(err)
+	result := map[string]any{"check": "deadLettered"}
+	for _, subscribe := range []bool{true, false} {
+		_, err = client.Send(ctx, once, []byte("late"), nil)
+		must(err)
+		reported := make(chan error, 10)
+		handler := func(ctx context.Context, d *holdshelf.Delivery) error {
+			_, err := client.ChangeVisibility(ctx, once, d.Message.ReceiptHandle, 0)
+			return err
+		}
+		consumer, err := holdshelf.NewConsumer(client, once, handler, holdshelf.ConsumerOptions{
+			Subscribe: &subscribe,
+			WaitTime:  holdshelf.Duration(time.Second),
+			OnError:   func(err error, _ *holdshelf.Delivery) { reported <- err },
+		})
+		must(err)
+		go func() {
+			var lost *holdshelf.LeaseLostError
+			select {
+			case err := <-reported:
+				if errors.As(err, &lost) {
+					result[fmt.Sprintf("subscribe=%t", subscribe)] = lost.Reason
+				} else {
+					result[fmt.Sprintf("subscribe=%t", subscribe)] = err.Error()
+				}
+			case <-time.After(10 * time.Second):
+			}
+			consumer.Stop()
+		}()
+		must(consumer.Run(ctx))
+	}
 	_ = json.NewEncoder(os.Stdout).Encode(result)
 }
 

@@ -6,6 +6,12 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
+DELETE_OUTCOME_ALREADY_DELETED: DeleteOutcome
+DELETE_OUTCOME_DEAD_LETTERED: DeleteOutcome
+DELETE_OUTCOME_DELETED: DeleteOutcome
+DELETE_OUTCOME_NO_LONGER_HELD: DeleteOutcome
+DELETE_OUTCOME_RECEIVED_AGAIN: DeleteOutcome
+DELETE_OUTCOME_UNSPECIFIED: DeleteOutcome
 DESCRIPTOR: _descriptor.FileDescriptor
 MESSAGE_STATE_DELAYED: MessageState
 MESSAGE_STATE_IN_FLIGHT: MessageState
@@ -13,18 +19,20 @@ MESSAGE_STATE_UNSPECIFIED: MessageState
 MESSAGE_STATE_VISIBLE: MessageState
 
 class EntryResult(_message.Message):
-    __slots__ = ["code", "lease_deadline", "message", "reason", "receipt_handle"]
+    __slots__ = ["code", "delete_outcome", "lease_deadline", "message", "reason", "receipt_handle"]
     CODE_FIELD_NUMBER: _ClassVar[int]
+    DELETE_OUTCOME_FIELD_NUMBER: _ClassVar[int]
     LEASE_DEADLINE_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     RECEIPT_HANDLE_FIELD_NUMBER: _ClassVar[int]
     code: int
+    delete_outcome: DeleteOutcome
     lease_deadline: _timestamp_pb2.Timestamp
     message: str
     reason: str
     receipt_handle: str
-    def __init__(self, receipt_handle: _Optional[str] = ..., code: _Optional[int] = ..., reason: _Optional[str] = ..., message: _Optional[str] = ..., lease_deadline: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    def __init__(self, receipt_handle: _Optional[str] = ..., code: _Optional[int] = ..., reason: _Optional[str] = ..., message: _Optional[str] = ..., lease_deadline: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., delete_outcome: _Optional[_Union[DeleteOutcome, str]] = ...) -> None: ...
 
 class PeekedMessage(_message.Message):
     __slots__ = ["attributes", "body", "checkpoint_size", "dead_letter_reason", "dead_letter_source_queue", "dead_lettered_time", "deduplication_id", "first_receive_time", "lease_deadline", "message_group_id", "message_id", "receive_count", "send_time", "sequence_number", "state", "trace_header", "typed_attributes", "visible_time"]
@@ -175,4 +183,7 @@ class TypedAttributeValue(_message.Message):
     def __init__(self, data_type: _Optional[str] = ..., string_value: _Optional[str] = ..., binary_value: _Optional[bytes] = ...) -> None: ...
 
 class MessageState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class DeleteOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -18,12 +18,14 @@ MESSAGE_MOVE_TASK_STATUS_RUNNING: MessageMoveTaskStatus
 MESSAGE_MOVE_TASK_STATUS_UNSPECIFIED: MessageMoveTaskStatus
 
 class AckResult(_message.Message):
-    __slots__ = ["reason", "receipt_handle"]
+    __slots__ = ["delete_outcome", "reason", "receipt_handle"]
+    DELETE_OUTCOME_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     RECEIPT_HANDLE_FIELD_NUMBER: _ClassVar[int]
+    delete_outcome: _message_pb2.DeleteOutcome
     reason: str
     receipt_handle: str
-    def __init__(self, receipt_handle: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+    def __init__(self, receipt_handle: _Optional[str] = ..., reason: _Optional[str] = ..., delete_outcome: _Optional[_Union[_message_pb2.DeleteOutcome, str]] = ...) -> None: ...
 
 class CancelMessageMoveTaskRequest(_message.Message):
     __slots__ = ["task_handle"]
@@ -116,8 +118,10 @@ class DeleteRequest(_message.Message):
     def __init__(self, queue: _Optional[str] = ..., receipt_handle: _Optional[str] = ...) -> None: ...
 
 class DeleteResponse(_message.Message):
-    __slots__ = []
-    def __init__(self) -> None: ...
+    __slots__ = ["outcome"]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    outcome: _message_pb2.DeleteOutcome
+    def __init__(self, outcome: _Optional[_Union[_message_pb2.DeleteOutcome, str]] = ...) -> None: ...
 
 class DiscardMessageRequest(_message.Message):
     __slots__ = ["message_id", "queue"]
