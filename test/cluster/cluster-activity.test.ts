@@ -95,6 +95,14 @@ describe.skipIf(skipWithoutPostgres)("the console's activity and status across a
     expect(status).toMatchObject({ clustered: true, thisNode: "a" });
     expect(status.members.map((member: { nodeId: string }) => member.nodeId).sort()).toEqual(["a", "b"]);
     expect(status.shards).toHaveLength(8);
+    // a claimed every shard alone, then handed b its share, which b claimed as free shards.
+    const eventsOf = (kind: string, nodeId: string) =>
+      status.events.filter((event: { kind: string; nodeId: string }) => event.kind === kind && event.nodeId === nodeId);
+    expect(eventsOf("claimed", "a").length).toBe(8);
+    expect(eventsOf("released", "a")).toHaveLength(4);
+    for (const event of eventsOf("released", "a")) expect(event).toMatchObject({ peer: "b", reason: "handover" });
+    expect(eventsOf("claimed", "b")).toHaveLength(4);
+    for (const event of eventsOf("claimed", "b")) expect(event).toMatchObject({ peer: null, reason: "balance" });
     const overview = (await browser.api("GET", "/api/overview")).body;
     expect(overview.brokers.map((broker: { nodeId: string }) => broker.nodeId)).toEqual(["a", "b"]);
     expect(overview.brokers.every((broker: { storage: string }) => broker.storage === "postgres")).toBe(true);
