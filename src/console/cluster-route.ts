@@ -14,8 +14,7 @@ export async function answerCluster({ admin }: { readonly admin: AdminCalls }): 
     members: status.members.map((member) => ({
       nodeId: member.nodeId,
       address: member.address,
-      // GetClusterStatus lists live members only.
-      live: true,
+      live: member.live,
       shards: member.shards,
       lastHeartbeat: Number(member.lastHeartbeatMs),
     })),

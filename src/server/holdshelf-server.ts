@@ -114,7 +114,7 @@ export interface HoldshelfServerOptions extends StorageOptions {
   readonly sqs?: SqsEndpoint;
   /** Serve the admin console (docs/console.md) on this host:port, over HTTP (HTTPS with `tls`); off if unset. */
   readonly consoleListen?: string;
-  /** The console's history sampling; its default if unset. Tests sample faster. */
+  /** The history sampling (the console's charts, ListQueueActivity), console or not; its default if unset. Tests sample faster. */
   readonly consoleHistory?: HistoryShape;
   /** Queues to create and update before serving (`serve --queues`, src/server/apply-queues.ts); none if unset. */
   readonly queues?: QueueDefinitionsFile;

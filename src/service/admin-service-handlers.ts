@@ -63,14 +63,13 @@ export function adminServiceHandlers(
       return create(GetClusterStatusResponseSchema, {
         clustered: true,
         nodeId: snapshot.nodeId,
-        members: snapshot.members
-          .filter((member) => member.live)
-          .map((member) => ({
-            nodeId: member.nodeId,
-            address: member.address,
-            shards: member.shards,
-            lastHeartbeatMs: BigInt(member.lastHeartbeat),
-          })),
+        members: snapshot.members.map((member) => ({
+          nodeId: member.nodeId,
+          address: member.address,
+          shards: member.shards,
+          lastHeartbeatMs: BigInt(member.lastHeartbeat),
+          live: member.live,
+        })),
         shards: snapshot.shards.map((shard) => ({
           shard: shard.shard,
           owner: shard.owner ?? "",

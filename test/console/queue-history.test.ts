@@ -59,6 +59,19 @@ describe("the console's queue history", () => {
     expect(history.latestSeries("other", 30)).toBeUndefined();
   });
 
+  it("counts arrivals from other queues apart from sends, and lists the queues sampled", () => {
+    const { history, setQueues } = historyOf();
+    setQueues([queueInfo("dlq"), queueInfo("jobs")]);
+    history.sample(0);
+    history.arrived("dlq", 4);
+    history.deadLettered("jobs", "dlq", 4);
+    history.sent("jobs", 2);
+    history.sample(10_000);
+    expect(history.series("dlq")).toMatchObject({ sent: [0, 0], arrived: [0, 0.4] });
+    expect(history.series("jobs")).toMatchObject({ sent: [0, 0.2], deadLettered: [0, 0.4], arrived: [0, 0] });
+    expect(history.sampledQueues().sort()).toEqual(["dlq", "jobs"]);
+  });
+
   it("keeps only the newest samples, and forgets a queue the broker no longer has", () => {
     const { history, setQueues } = historyOf({ samples: 3 });
     setQueues([queueInfo("a"), queueInfo("b")]);

@@ -40,7 +40,7 @@ type AdminServiceClient interface {
 	// A member that cannot be reached is listed with state "unreachable".
 	// Errors: PERMISSION_DENIED (the token lacks admin on every queue).
 	GetBrokerStatus(ctx context.Context, in *GetBrokerStatusRequest, opts ...grpc.CallOption) (*GetBrokerStatusResponse, error)
-	// The cluster as the answering broker sees it: the live members, each
+	// The cluster as the answering broker sees it: the members, each
 	// shard's owner and epoch, and the recent shard events (claims,
 	// releases and losses, with the peer and the reason) of every live
 	// member, newest first. Outside cluster mode, clustered is false and
@@ -136,7 +136,7 @@ type AdminServiceServer interface {
 	// A member that cannot be reached is listed with state "unreachable".
 	// Errors: PERMISSION_DENIED (the token lacks admin on every queue).
 	GetBrokerStatus(context.Context, *GetBrokerStatusRequest) (*GetBrokerStatusResponse, error)
-	// The cluster as the answering broker sees it: the live members, each
+	// The cluster as the answering broker sees it: the members, each
 	// shard's owner and epoch, and the recent shard events (claims,
 	// releases and losses, with the peer and the reason) of every live
 	// member, newest first. Outside cluster mode, clustered is false and

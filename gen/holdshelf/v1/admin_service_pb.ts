@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file holdshelf/v1/admin_service.proto.
  */
 export const file_holdshelf_v1_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBob2xkc2hlbGYvdjEvYWRtaW5fc2VydmljZS5wcm90bxIMaG9sZHNoZWxmLnYxIg8KDUJhY2t1cFJlcXVlc3QiHgoOQmFja3VwUmVzcG9uc2USDAoEZGF0YRgBIAEoDCIYChZHZXRCcm9rZXJTdGF0dXNSZXF1ZXN0IkYKF0dldEJyb2tlclN0YXR1c1Jlc3BvbnNlEisKB2Jyb2tlcnMYASADKAsyGi5ob2xkc2hlbGYudjEuQnJva2VyU3RhdHVzItsBCgxCcm9rZXJTdGF0dXMSDwoHbm9kZV9pZBgBIAEoCRIPCgdhZGRyZXNzGAIgASgJEg8KB3ZlcnNpb24YAyABKAkSFQoNc3RhcnRlZF9hdF9tcxgEIAEoAxIPCgdzdG9yYWdlGAUgASgJEg0KBXN0YXRlGAYgASgJEisKB2J1ZGdldHMYByADKAsyGi5ob2xkc2hlbGYudjEuQnJva2VyQnVkZ2V0EhkKEWhlYXJ0YmVhdF9zdHJlYW1zGAggASgDEhkKEXN1YnNjcmliZV9zdHJlYW1zGAkgASgDIkcKDEJyb2tlckJ1ZGdldBIMCgRuYW1lGAEgASgJEgwKBHVzZWQYAiABKAMSDQoFbGltaXQYAyABKAMSDAoEdW5pdBgEIAEoCSIZChdHZXRDbHVzdGVyU3RhdHVzUmVxdWVzdCLAAQoYR2V0Q2x1c3RlclN0YXR1c1Jlc3BvbnNlEhEKCWNsdXN0ZXJlZBgBIAEoCBIPCgdub2RlX2lkGAIgASgJEiwKB21lbWJlcnMYAyADKAsyGy5ob2xkc2hlbGYudjEuQ2x1c3Rlck1lbWJlchIoCgZzaGFyZHMYBCADKAsyGC5ob2xkc2hlbGYudjEuU2hhcmRPd25lchIoCgZldmVudHMYBSADKAsyGC5ob2xkc2hlbGYudjEuU2hhcmRFdmVudCJcCg1DbHVzdGVyTWVtYmVyEg8KB25vZGVfaWQYASABKAkSDwoHYWRkcmVzcxgCIAEoCRIOCgZzaGFyZHMYAyABKAUSGQoRbGFzdF9oZWFydGJlYXRfbXMYBCABKAMiOQoKU2hhcmRPd25lchINCgVzaGFyZBgBIAEoBRINCgVvd25lchgCIAEoCRINCgVlcG9jaBgDIAEoAyJpCgpTaGFyZEV2ZW50Eg8KB3RpbWVfbXMYASABKAMSDAoEa2luZBgCIAEoCRINCgVzaGFyZBgDIAEoBRIPCgdub2RlX2lkGAQgASgJEgwKBHBlZXIYBSABKAkSDgoGcmVhc29uGAYgASgJMpgCCgxBZG1pblNlcnZpY2USRQoGQmFja3VwEhsuaG9sZHNoZWxmLnYxLkJhY2t1cFJlcXVlc3QaHC5ob2xkc2hlbGYudjEuQmFja3VwUmVzcG9uc2UwARJeCg9HZXRCcm9rZXJTdGF0dXMSJC5ob2xkc2hlbGYudjEuR2V0QnJva2VyU3RhdHVzUmVxdWVzdBolLmhvbGRzaGVsZi52MS5HZXRCcm9rZXJTdGF0dXNSZXNwb25zZRJhChBHZXRDbHVzdGVyU3RhdHVzEiUuaG9sZHNoZWxmLnYxLkdldENsdXN0ZXJTdGF0dXNSZXF1ZXN0GiYuaG9sZHNoZWxmLnYxLkdldENsdXN0ZXJTdGF0dXNSZXNwb25zZUIrWilob2xkc2hlbGYvZ2VuL2dvL2hvbGRzaGVsZi92MTtob2xkc2hlbGZ2MWIGcHJvdG8z");
+  fileDesc("CiBob2xkc2hlbGYvdjEvYWRtaW5fc2VydmljZS5wcm90bxIMaG9sZHNoZWxmLnYxIg8KDUJhY2t1cFJlcXVlc3QiHgoOQmFja3VwUmVzcG9uc2USDAoEZGF0YRgBIAEoDCIYChZHZXRCcm9rZXJTdGF0dXNSZXF1ZXN0IkYKF0dldEJyb2tlclN0YXR1c1Jlc3BvbnNlEisKB2Jyb2tlcnMYASADKAsyGi5ob2xkc2hlbGYudjEuQnJva2VyU3RhdHVzItsBCgxCcm9rZXJTdGF0dXMSDwoHbm9kZV9pZBgBIAEoCRIPCgdhZGRyZXNzGAIgASgJEg8KB3ZlcnNpb24YAyABKAkSFQoNc3RhcnRlZF9hdF9tcxgEIAEoAxIPCgdzdG9yYWdlGAUgASgJEg0KBXN0YXRlGAYgASgJEisKB2J1ZGdldHMYByADKAsyGi5ob2xkc2hlbGYudjEuQnJva2VyQnVkZ2V0EhkKEWhlYXJ0YmVhdF9zdHJlYW1zGAggASgDEhkKEXN1YnNjcmliZV9zdHJlYW1zGAkgASgDIkcKDEJyb2tlckJ1ZGdldBIMCgRuYW1lGAEgASgJEgwKBHVzZWQYAiABKAMSDQoFbGltaXQYAyABKAMSDAoEdW5pdBgEIAEoCSIZChdHZXRDbHVzdGVyU3RhdHVzUmVxdWVzdCLAAQoYR2V0Q2x1c3RlclN0YXR1c1Jlc3BvbnNlEhEKCWNsdXN0ZXJlZBgBIAEoCBIPCgdub2RlX2lkGAIgASgJEiwKB21lbWJlcnMYAyADKAsyGy5ob2xkc2hlbGYudjEuQ2x1c3Rlck1lbWJlchIoCgZzaGFyZHMYBCADKAsyGC5ob2xkc2hlbGYudjEuU2hhcmRPd25lchIoCgZldmVudHMYBSADKAsyGC5ob2xkc2hlbGYudjEuU2hhcmRFdmVudCJqCg1DbHVzdGVyTWVtYmVyEg8KB25vZGVfaWQYASABKAkSDwoHYWRkcmVzcxgCIAEoCRIOCgZzaGFyZHMYAyABKAUSGQoRbGFzdF9oZWFydGJlYXRfbXMYBCABKAMSDAoEbGl2ZRgFIAEoCCI5CgpTaGFyZE93bmVyEg0KBXNoYXJkGAEgASgFEg0KBW93bmVyGAIgASgJEg0KBWVwb2NoGAMgASgDImkKClNoYXJkRXZlbnQSDwoHdGltZV9tcxgBIAEoAxIMCgRraW5kGAIgASgJEg0KBXNoYXJkGAMgASgFEg8KB25vZGVfaWQYBCABKAkSDAoEcGVlchgFIAEoCRIOCgZyZWFzb24YBiABKAkymAIKDEFkbWluU2VydmljZRJFCgZCYWNrdXASGy5ob2xkc2hlbGYudjEuQmFja3VwUmVxdWVzdBocLmhvbGRzaGVsZi52MS5CYWNrdXBSZXNwb25zZTABEl4KD0dldEJyb2tlclN0YXR1cxIkLmhvbGRzaGVsZi52MS5HZXRCcm9rZXJTdGF0dXNSZXF1ZXN0GiUuaG9sZHNoZWxmLnYxLkdldEJyb2tlclN0YXR1c1Jlc3BvbnNlEmEKEEdldENsdXN0ZXJTdGF0dXMSJS5ob2xkc2hlbGYudjEuR2V0Q2x1c3RlclN0YXR1c1JlcXVlc3QaJi5ob2xkc2hlbGYudjEuR2V0Q2x1c3RlclN0YXR1c1Jlc3BvbnNlQitaKWhvbGRzaGVsZi9nZW4vZ28vaG9sZHNoZWxmL3YxO2hvbGRzaGVsZnYxYgZwcm90bzM");
 
 /**
  * Asks for a backup; there is nothing to choose yet.
@@ -234,7 +234,9 @@ export type GetClusterStatusResponse = Message<"holdshelf.v1.GetClusterStatusRes
   nodeId: string;
 
   /**
-   * The live members, by node id.
+   * The members the cluster's table holds, by node id: the live ones, and
+   * any whose session is still open though it stopped renewing (a frozen
+   * broker), until it is gone.
    *
    * @generated from field: repeated holdshelf.v1.ClusterMember members = 3;
    */
@@ -263,7 +265,7 @@ export const GetClusterStatusResponseSchema: GenMessage<GetClusterStatusResponse
   messageDesc(file_holdshelf_v1_admin_service, 7);
 
 /**
- * A live member of the cluster.
+ * A member of the cluster.
  *
  * @generated from message holdshelf.v1.ClusterMember
  */
@@ -293,6 +295,14 @@ export type ClusterMember = Message<"holdshelf.v1.ClusterMember"> & {
    * @generated from field: int64 last_heartbeat_ms = 4;
    */
   lastHeartbeatMs: bigint;
+
+  /**
+   * Whether it is live: it holds its member lock and renewed within a
+   * lease. One that is not has its shards claimed by the others.
+   *
+   * @generated from field: bool live = 5;
+   */
+  live: boolean;
 };
 
 /**
@@ -441,7 +451,7 @@ export const AdminService: GenService<{
     output: typeof GetBrokerStatusResponseSchema;
   },
   /**
-   * The cluster as the answering broker sees it: the live members, each
+   * The cluster as the answering broker sees it: the members, each
    * shard's owner and epoch, and the recent shard events (claims,
    * releases and losses, with the peer and the reason) of every live
    * member, newest first. Outside cluster mode, clustered is false and

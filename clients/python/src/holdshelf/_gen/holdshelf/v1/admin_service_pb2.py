@@ -13,7 +13,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n holdshelf/v1/admin_service.proto\x12\x0choldshelf.v1\"\x0f\n\rBackupRequest\"\x1e\n\x0e\x42\x61\x63kupResponse\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\"\x18\n\x16GetBrokerStatusRequest\"F\n\x17GetBrokerStatusResponse\x12+\n\x07\x62rokers\x18\x01 \x03(\x0b\x32\x1a.holdshelf.v1.BrokerStatus\"\xdb\x01\n\x0c\x42rokerStatus\x12\x0f\n\x07node_id\x18\x01 \x01(\t\x12\x0f\n\x07\x61\x64\x64ress\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\t\x12\x15\n\rstarted_at_ms\x18\x04 \x01(\x03\x12\x0f\n\x07storage\x18\x05 \x01(\t\x12\r\n\x05state\x18\x06 \x01(\t\x12+\n\x07\x62udgets\x18\x07 \x03(\x0b\x32\x1a.holdshelf.v1.BrokerBudget\x12\x19\n\x11heartbeat_streams\x18\x08 \x01(\x03\x12\x19\n\x11subscribe_streams\x18\t \x01(\x03\"G\n\x0c\x42rokerBudget\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04used\x18\x02 \x01(\x03\x12\r\n\x05limit\x18\x03 \x01(\x03\x12\x0c\n\x04unit\x18\x04 \x01(\t\"\x19\n\x17GetClusterStatusRequest\"\xc0\x01\n\x18GetClusterStatusResponse\x12\x11\n\tclustered\x18\x01 \x01(\x08\x12\x0f\n\x07node_id\x18\x02 \x01(\t\x12,\n\x07members\x18\x03 \x03(\x0b\x32\x1b.holdshelf.v1.ClusterMember\x12(\n\x06shards\x18\x04 \x03(\x0b\x32\x18.holdshelf.v1.ShardOwner\x12(\n\x06\x65vents\x18\x05 \x03(\x0b\x32\x18.holdshelf.v1.ShardEvent\"\\\n\rClusterMember\x12\x0f\n\x07node_id\x18\x01 \x01(\t\x12\x0f\n\x07\x61\x64\x64ress\x18\x02 \x01(\t\x12\x0e\n\x06shards\x18\x03 \x01(\x05\x12\x19\n\x11last_heartbeat_ms\x18\x04 \x01(\x03\"9\n\nShardOwner\x12\r\n\x05shard\x18\x01 \x01(\x05\x12\r\n\x05owner\x18\x02 \x01(\t\x12\r\n\x05\x65poch\x18\x03 \x01(\x03\"i\n\nShardEvent\x12\x0f\n\x07time_ms\x18\x01 \x01(\x03\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\r\n\x05shard\x18\x03 \x01(\x05\x12\x0f\n\x07node_id\x18\x04 \x01(\t\x12\x0c\n\x04peer\x18\x05 \x01(\t\x12\x0e\n\x06reason\x18\x06 \x01(\t2\x98\x02\n\x0c\x41\x64minService\x12\x45\n\x06\x42\x61\x63kup\x12\x1b.holdshelf.v1.BackupRequest\x1a\x1c.holdshelf.v1.BackupResponse0\x01\x12^\n\x0fGetBrokerStatus\x12$.holdshelf.v1.GetBrokerStatusRequest\x1a%.holdshelf.v1.GetBrokerStatusResponse\x12\x61\n\x10GetClusterStatus\x12%.holdshelf.v1.GetClusterStatusRequest\x1a&.holdshelf.v1.GetClusterStatusResponseB+Z)holdshelf/gen/go/holdshelf/v1;holdshelfv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n holdshelf/v1/admin_service.proto\x12\x0choldshelf.v1\"\x0f\n\rBackupRequest\"\x1e\n\x0e\x42\x61\x63kupResponse\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\"\x18\n\x16GetBrokerStatusRequest\"F\n\x17GetBrokerStatusResponse\x12+\n\x07\x62rokers\x18\x01 \x03(\x0b\x32\x1a.holdshelf.v1.BrokerStatus\"\xdb\x01\n\x0c\x42rokerStatus\x12\x0f\n\x07node_id\x18\x01 \x01(\t\x12\x0f\n\x07\x61\x64\x64ress\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\t\x12\x15\n\rstarted_at_ms\x18\x04 \x01(\x03\x12\x0f\n\x07storage\x18\x05 \x01(\t\x12\r\n\x05state\x18\x06 \x01(\t\x12+\n\x07\x62udgets\x18\x07 \x03(\x0b\x32\x1a.holdshelf.v1.BrokerBudget\x12\x19\n\x11heartbeat_streams\x18\x08 \x01(\x03\x12\x19\n\x11subscribe_streams\x18\t \x01(\x03\"G\n\x0c\x42rokerBudget\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04used\x18\x02 \x01(\x03\x12\r\n\x05limit\x18\x03 \x01(\x03\x12\x0c\n\x04unit\x18\x04 \x01(\t\"\x19\n\x17GetClusterStatusRequest\"\xc0\x01\n\x18GetClusterStatusResponse\x12\x11\n\tclustered\x18\x01 \x01(\x08\x12\x0f\n\x07node_id\x18\x02 \x01(\t\x12,\n\x07members\x18\x03 \x03(\x0b\x32\x1b.holdshelf.v1.ClusterMember\x12(\n\x06shards\x18\x04 \x03(\x0b\x32\x18.holdshelf.v1.ShardOwner\x12(\n\x06\x65vents\x18\x05 \x03(\x0b\x32\x18.holdshelf.v1.ShardEvent\"j\n\rClusterMember\x12\x0f\n\x07node_id\x18\x01 \x01(\t\x12\x0f\n\x07\x61\x64\x64ress\x18\x02 \x01(\t\x12\x0e\n\x06shards\x18\x03 \x01(\x05\x12\x19\n\x11last_heartbeat_ms\x18\x04 \x01(\x03\x12\x0c\n\x04live\x18\x05 \x01(\x08\"9\n\nShardOwner\x12\r\n\x05shard\x18\x01 \x01(\x05\x12\r\n\x05owner\x18\x02 \x01(\t\x12\r\n\x05\x65poch\x18\x03 \x01(\x03\"i\n\nShardEvent\x12\x0f\n\x07time_ms\x18\x01 \x01(\x03\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\r\n\x05shard\x18\x03 \x01(\x05\x12\x0f\n\x07node_id\x18\x04 \x01(\t\x12\x0c\n\x04peer\x18\x05 \x01(\t\x12\x0e\n\x06reason\x18\x06 \x01(\t2\x98\x02\n\x0c\x41\x64minService\x12\x45\n\x06\x42\x61\x63kup\x12\x1b.holdshelf.v1.BackupRequest\x1a\x1c.holdshelf.v1.BackupResponse0\x01\x12^\n\x0fGetBrokerStatus\x12$.holdshelf.v1.GetBrokerStatusRequest\x1a%.holdshelf.v1.GetBrokerStatusResponse\x12\x61\n\x10GetClusterStatus\x12%.holdshelf.v1.GetClusterStatusRequest\x1a&.holdshelf.v1.GetClusterStatusResponseB+Z)holdshelf/gen/go/holdshelf/v1;holdshelfv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'holdshelf.v1.admin_service_pb2', globals())
@@ -38,11 +38,11 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _GETCLUSTERSTATUSRESPONSE._serialized_start=520
   _GETCLUSTERSTATUSRESPONSE._serialized_end=712
   _CLUSTERMEMBER._serialized_start=714
-  _CLUSTERMEMBER._serialized_end=806
-  _SHARDOWNER._serialized_start=808
-  _SHARDOWNER._serialized_end=865
-  _SHARDEVENT._serialized_start=867
-  _SHARDEVENT._serialized_end=972
-  _ADMINSERVICE._serialized_start=975
-  _ADMINSERVICE._serialized_end=1255
+  _CLUSTERMEMBER._serialized_end=820
+  _SHARDOWNER._serialized_start=822
+  _SHARDOWNER._serialized_end=879
+  _SHARDEVENT._serialized_start=881
+  _SHARDEVENT._serialized_end=986
+  _ADMINSERVICE._serialized_start=989
+  _ADMINSERVICE._serialized_end=1269
 # @@protoc_insertion_point(module_scope)

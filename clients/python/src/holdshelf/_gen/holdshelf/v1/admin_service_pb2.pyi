@@ -50,16 +50,18 @@ class BrokerStatus(_message.Message):
     def __init__(self, node_id: _Optional[str] = ..., address: _Optional[str] = ..., version: _Optional[str] = ..., started_at_ms: _Optional[int] = ..., storage: _Optional[str] = ..., state: _Optional[str] = ..., budgets: _Optional[_Iterable[_Union[BrokerBudget, _Mapping]]] = ..., heartbeat_streams: _Optional[int] = ..., subscribe_streams: _Optional[int] = ...) -> None: ...
 
 class ClusterMember(_message.Message):
-    __slots__ = ["address", "last_heartbeat_ms", "node_id", "shards"]
+    __slots__ = ["address", "last_heartbeat_ms", "live", "node_id", "shards"]
     ADDRESS_FIELD_NUMBER: _ClassVar[int]
     LAST_HEARTBEAT_MS_FIELD_NUMBER: _ClassVar[int]
+    LIVE_FIELD_NUMBER: _ClassVar[int]
     NODE_ID_FIELD_NUMBER: _ClassVar[int]
     SHARDS_FIELD_NUMBER: _ClassVar[int]
     address: str
     last_heartbeat_ms: int
+    live: bool
     node_id: str
     shards: int
-    def __init__(self, node_id: _Optional[str] = ..., address: _Optional[str] = ..., shards: _Optional[int] = ..., last_heartbeat_ms: _Optional[int] = ...) -> None: ...
+    def __init__(self, node_id: _Optional[str] = ..., address: _Optional[str] = ..., shards: _Optional[int] = ..., last_heartbeat_ms: _Optional[int] = ..., live: bool = ...) -> None: ...
 
 class GetBrokerStatusRequest(_message.Message):
     __slots__ = []

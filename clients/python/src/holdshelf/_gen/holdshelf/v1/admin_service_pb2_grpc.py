@@ -76,7 +76,7 @@ class AdminServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def GetClusterStatus(self, request, context):
-        """The cluster as the answering broker sees it: the live members, each
+        """The cluster as the answering broker sees it: the members, each
         shard's owner and epoch, and the recent shard events (claims,
         releases and losses, with the peer and the reason) of every live
         member, newest first. Outside cluster mode, clustered is false and
