@@ -161,6 +161,15 @@ export interface TypedAttribute {
   readonly binaryValue?: string;
 }
 
+/** Where a dead letter came from, why, when, and its receive history there; null where the broker kept none. */
+export interface DeadLetterHistory {
+  readonly sourceQueue: string;
+  readonly reason: string;
+  readonly deadLetteredAt: number | null;
+  readonly receiveCount: number | null;
+  readonly firstReceiveTime: number | null;
+}
+
 /** One message read by the browser, which never leases it. */
 export interface PeekedMessage {
   readonly messageId: string;
@@ -179,6 +188,8 @@ export interface PeekedMessage {
   readonly checkpointSize: number;
   readonly deadLetterSourceQueue: string | null;
   readonly deadLetterReason: string | null;
+  /** A dead letter's history, kept across its move; null for a message never dead-lettered. */
+  readonly deadLetter: DeadLetterHistory | null;
   /** FIFO queues' messages: their group, sequence number (20 digits) and deduplication id; null on a standard queue. */
   readonly messageGroupId: string | null;
   readonly sequenceNumber: string | null;

@@ -11,6 +11,7 @@ import {
   stringMap,
 } from "./console-input.js";
 import { moveTaskView, queueConfigOf, queueView } from "./console-views.js";
+import { answerMessageRoute } from "./message-routes.js";
 import { peekedMessageView } from "./peeked-message-view.js";
 import type { QueueHistory } from "./queue-history.js";
 
@@ -28,6 +29,8 @@ export interface ApiContext {
   readonly calls: QueueCalls;
   readonly history: QueueHistory;
   readonly now: () => number;
+  /** Logs an audit line of an action, with the session's principal (never its token). */
+  readonly audit: (action: string, fields: Record<string, unknown>) => void;
 }
 
 type Route = (request: ApiRequest, context: ApiContext, queue: string) => Promise<object>;
@@ -147,6 +150,8 @@ export async function answerApi(request: ApiRequest, context: ApiContext): Promi
     if (route === undefined) throw consoleErrors.methodNotAllowed();
     return route(request, context, name);
   }
+  if (first === "queues" && name !== undefined && sub === "messages")
+    return answerMessageRoute(request, context, name, rest);
   if (first === "move-tasks" && name === "cancel" && sub === undefined) {
     if (request.method !== "POST") throw consoleErrors.methodNotAllowed();
     const taskHandle = stringField(objectBody(request.body), "taskHandle");

@@ -120,7 +120,13 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
     try {
       const answer = await answerApi(
         { method, segments, query: url.searchParams, body },
-        { calls: callsAs(session, abort.signal), history: options.history, now: () => clock.now() },
+        {
+          calls: callsAs(session, abort.signal),
+          history: options.history,
+          now: () => clock.now(),
+          audit: (action, fields) =>
+            options.logger.info(action, { audit: true, principal: session.principal ?? null, ...fields }),
+        },
       );
       sendJson(response, 200, answer);
     } catch (error) {
