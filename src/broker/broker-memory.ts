@@ -1,6 +1,7 @@
 import { HoldshelfError } from "../errors/holdshelf-error.js";
 import type { StoredState } from "../store/store.js";
 import type { Clock } from "../time/clock.js";
+import { createMessageAdmin, type MessageAdmin } from "./message-admin.js";
 import { createArrivalRules, type ArrivalRules } from "./arrival-rules.js";
 import { BackgroundWork } from "./background-work.js";
 import type { BrokerEvents } from "./broker-events.js";
@@ -61,6 +62,8 @@ export interface BrokerMemory {
   readonly storedBudget: StoredMessageBudget;
   readonly deduplicationBudget: DeduplicationIdBudget;
   readonly commitAndServe: CommitAndServe;
+  /** An operator's actions on one message by its id (DiscardMessage, MoveMessage). */
+  readonly messageAdmin: MessageAdmin;
   /** Starts the timers and resumes the stored move tasks: at open, and after a reload. */
   serve(): void;
   /**
@@ -146,6 +149,7 @@ export function createBrokerMemory(options: BrokerMemoryOptions): BrokerMemory {
     events,
   });
   const arrivals = createArrivalRules({ clock, store, registry, background, advance });
+  const messageAdmin = createMessageAdmin({ store, leases, deadLetters, commitAndServe, advance });
   return {
     store,
     registry,
@@ -164,6 +168,7 @@ export function createBrokerMemory(options: BrokerMemoryOptions): BrokerMemory {
     storedBudget,
     deduplicationBudget,
     commitAndServe,
+    messageAdmin,
     serve() {
       maintenance.start();
       moveTasks.resume(registry.all());

@@ -22,6 +22,8 @@ export type QueueOperations = Pick<
   | "changeVisibility"
   | "changeVisibilityBatch"
   | "peekMessages"
+  | "discardMessage"
+  | "moveMessage"
   | "redriveMessages"
   | "startMessageMoveTask"
   | "listMessageMoveTasks"

@@ -170,6 +170,19 @@ export class Broker {
     return peekMessages(this.queue(queueName), this.memory.store, this.settings.clock.now(), pageSize, pageToken);
   }
 
+  /** Deletes one message by its id, whatever its state (no receipt handle): see MessageAdmin.discard. */
+  async discardMessage(queueName: string, messageId: string): Promise<void> {
+    await this.memory.messageAdmin.discard(this.queue(queueName), messageId);
+  }
+
+  /**
+   * Moves one message by its id, whatever its state, to another queue or with "" back to its dead-letter
+   * source queue, as a redrive moves it (see MessageAdmin.move); returns the queue it went to.
+   */
+  async moveMessage(queueName: string, messageId: string, destinationName: string): Promise<string> {
+    return this.memory.messageAdmin.move(this.queue(queueName), messageId, destinationName);
+  }
+
   /**
    * Moves visible messages out of a dead-letter queue, oldest first, to a destination queue or back to each
    * one's source queue (DeadLetters.redrive), in atomic batches of up to 100. Returns how many moved.

@@ -24,7 +24,11 @@ type Arrived = (queue: QueueState) => void;
  * into the other, so that it is never in both queues and never in neither,
  * whatever moment a crash picks. The message keeps its id, body, attributes
  * (typed ones too), send time and delivery epoch (so no old receipt handle can ever match a
- * later delivery); its retention counts from its arrival.
+ * later delivery); its retention counts from its arrival. A dead-letter move
+ * keeps its receive history too (receive count and first receive, as AWS
+ * does), and its arrival time is when it was dead-lettered; a redrive or a
+ * move out of a dead-letter queue starts that history again, so that the
+ * message is not spent the moment it arrives back.
  */
 export class DeadLetters {
   /** The last dead-letter move of each FIFO queue with one under way, for the next to wait on. */
@@ -82,7 +86,7 @@ export class DeadLetters {
         ...(deduplicationId === undefined ? {} : { deduplicationId }),
       };
     });
-    await this.move(source, target, messages, arriving);
+    await this.move(source, target, messages, arriving, "kept");
     // Messages purged meanwhile were only removed, not moved.
     const moved = contents.filter((content) => content !== undefined).length;
     this.events.deadLettered(source.record.name, typeof target === "string" ? target : target.record.name, moved);
@@ -187,7 +191,7 @@ export class DeadLetters {
           byTarget.set(target, group);
         }
         for (const [target, group] of byTarget) {
-          await this.move(deadLetterQueue, target, group.messages, group.contents);
+          await this.move(deadLetterQueue, target, group.messages, group.contents, "restarted");
           moved += group.messages.length;
           for (const message of group.messages) unmoved.delete(message);
         }
@@ -201,6 +205,20 @@ export class DeadLetters {
     }
     deadLetterQueue.putBack(stranded, this.clock.now());
     return moved;
+  }
+
+  /**
+   * Moves one message, already taken out of `from`'s memory, with the content
+   * read of it, to `to` as a redrive moves it (MessageAdmin.move). If the
+   * write fails, it goes back where it was.
+   */
+  async moveOne(from: QueueState, to: MoveTarget, message: LiveMessage, content: MessageContent): Promise<void> {
+    try {
+      await this.move(from, to, [message], [stripped(content)], "restarted");
+    } catch (error) {
+      from.putBack([message], this.clock.now());
+      throw error;
+    }
   }
 
   private findCached(
@@ -217,13 +235,15 @@ export class DeadLetters {
    * contents, in one batch, then shows them there. A message whose content
    * is gone (purged meanwhile) is only removed. A queue another broker
    * serves gets them in its inbox, in the same batch, and shows them once
-   * its broker takes them in.
+   * its broker takes them in. `history` says whether they keep their
+   * receive count and first receive (a dead-letter move) or start them again.
    */
   private async move(
     from: QueueState,
     to: MoveTarget,
     messages: readonly LiveMessage[],
     contents: readonly (MessageContent | undefined)[],
+    history: ReceiveHistory,
   ): Promise<void> {
     const now = this.clock.now();
     const toDataId = typeof to === "string" ? undefined : to.record.dataId;
@@ -237,11 +257,11 @@ export class DeadLetters {
         id: message.id,
         readyAt: now,
         leased: false,
-        receiveCount: 0,
+        receiveCount: history === "kept" ? message.receiveCount : 0,
         epoch: message.epoch,
         sendTime: message.sendTime,
         enqueuedAt: now,
-        firstReceiveAt: 0,
+        firstReceiveAt: history === "kept" ? message.firstReceiveAt : 0,
         leaseStart: 0,
         size: message.size,
         hasCheckpoint: false,
@@ -297,6 +317,9 @@ export interface RedriveOptions {
 
 /** Where a move goes: a queue this broker serves, or the name of one another broker serves (cluster mode). */
 export type MoveTarget = QueueState | string;
+
+/** Whether a moved message keeps its receive count and first receive (a dead-letter move) or starts them again (a redrive). */
+type ReceiveHistory = "kept" | "restarted";
 
 /**
  * A message's body and attributes, typed ones too, a FIFO message's

@@ -42,6 +42,14 @@ export function formatMessageId(id: string): string {
   return `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20)}`;
 }
 
+// The UUID form formatMessageId writes; upper-case digits are the same id.
+const userFormPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The stored id of a message id as users see it (formatMessageId's form), or undefined if it is not one. */
+export function parseMessageId(text: string): string | undefined {
+  return userFormPattern.test(text) ? text.replaceAll("-", "").toLowerCase() : undefined;
+}
+
 function countUp(): void {
   randLow += 1;
   if (randLow < twoTo32) return;

@@ -111,6 +111,8 @@ export interface PeekedMessage {
   /** Bytes of the last checkpoint a consumer saved; 0 when none (its content is the consumer's own). */
   readonly checkpointSize: number;
   readonly deadLetter: DeadLetterOrigin | undefined;
+  /** Set with `deadLetter`: when the message was dead-lettered (its arrival in the dead-letter queue). */
+  readonly deadLetteredTime?: number;
   readonly fifo?: FifoDelivery | undefined;
   readonly traceHeader?: string | undefined;
 }

@@ -22,6 +22,9 @@ export const queueFieldOfCall = {
   changeVisibility: "queue",
   changeVisibilityBatch: "queue",
   peekMessages: "queue",
+  // A per-message move is served by the owner of the queue that holds the message.
+  discardMessage: "queue",
+  moveMessage: "queue",
   // A redrive is served by the dead-letter queue's owner, whose messages move.
   redriveMessages: "deadLetterQueue",
   // A move task lives in its source queue's record.

@@ -265,7 +265,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     maxRequestBytes: limits.maxRequestBytes,
     credentials: peerCredentials(options.tls, options.peerCa),
   });
-  const handlers = routeQueueCalls(queueServiceHandlers(broker), router, peers);
+  const handlers = routeQueueCalls(queueServiceHandlers(broker, logger), router, peers);
   addQueueService(server, broker, handlers, logger, gate, { router, peers });
   opened.push(
     () => peers.close(),

@@ -22,7 +22,9 @@ export interface CallContext {
   readonly canSee?: (queue: string) => boolean;
   /**
    * Who the call comes from, when its wire authenticated it already (the SQS
-   * endpoint checks signatures); a gRPC call carries its token in metadata instead.
+   * endpoint checks signatures); a gRPC call carries its token in metadata
+   * instead, and authorization sets it here for the handlers. Unset without
+   * authentication (no --auth-file).
    */
   readonly caller?: Principal;
 }

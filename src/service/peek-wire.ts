@@ -35,5 +35,6 @@ function peekedMessageToWire(message: BrokerPeekedMessage): PeekedMessage {
     deadLetterReason: message.deadLetter?.reason ?? "",
     ...message.fifo,
     traceHeader: message.traceHeader ?? "",
+    ...(message.deadLetteredTime === undefined ? {} : { deadLetteredTime: timestampFromMs(message.deadLetteredTime) }),
   });
 }

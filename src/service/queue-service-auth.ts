@@ -44,6 +44,13 @@ const needs: { [K in keyof Handlers]: (request: Parameters<Handlers[K]>[0]) => N
   listMessageMoveTasks: (r) => [admin(r.sourceQueue, "source_queue")],
   // Admin, not receive: a peek shows every message, in flight ones and their dead-letter origins included.
   peekMessages: (r) => [admin(r.queue, "queue")],
+  // Admin, not receive: these take any message, one in flight included. A
+  // move is a redrive of one message: the same permissions as a move task's.
+  discardMessage: (r) => [admin(r.queue, "queue")],
+  moveMessage: (r) => [
+    admin(r.queue, "queue"),
+    ...(r.destinationQueue === "" ? [] : [admin(r.destinationQueue, "destination_queue")]),
+  ],
   // A malformed handle names no queue: only a caller with admin on every queue gets to hear INVALID_ARGUMENT.
   cancelMessageMoveTask: (r) => [admin(parseMoveTaskHandle(r.taskHandle)?.sourceQueue ?? "", "task_handle")],
   getQueue: (r) => [{ action: "see", queue: r.name, field: "name" }],
@@ -73,7 +80,8 @@ export function authorizeQueueService(handlers: Handlers, identify: (context: Ca
       const principal = identify(context);
       for (const need of needOf(request)) requirePermission(principal, need.action, need.queue, need.field);
       const canSee = (queue: string): boolean => principal.canSee(queue);
-      return hideUnseenQueues(await run(request, signal, { ...context, canSee }), canSee);
+      // The caller goes on with the call, for the handlers that log who acted (DiscardMessage, MoveMessage).
+      return hideUnseenQueues(await run(request, signal, { ...context, canSee, caller: principal }), canSee);
     };
   }
   return guarded as Handlers;

@@ -8,9 +8,11 @@ import {
   DeleteBatchResponseSchema,
   DeleteQueueResponseSchema,
   DeleteResponseSchema,
+  DiscardMessageResponseSchema,
   GetQueueResponseSchema,
   ListMessageMoveTasksResponseSchema,
   ListQueuesResponseSchema,
+  MoveMessageResponseSchema,
   PurgeQueueResponseSchema,
   RedriveMessagesResponseSchema,
   SendBatchResponseSchema,
@@ -20,6 +22,8 @@ import {
   type QueueService,
 } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import type { QueueOperations } from "../broker/broker-slices.js";
+import type { Logger } from "../logging/logger.js";
+import { auditMessageAction } from "./message-audit.js";
 import { peekPageToWire } from "./peek-wire.js";
 import { queueUpdateFromWire } from "./queue-update-wire.js";
 import { ReceivedDeliveries } from "./received-deliveries.js";
@@ -35,9 +39,10 @@ import type { UnaryHandlers } from "./unary-handlers.js";
 
 /**
  * The QueueService RPCs: each translates its request for the broker and the
- * broker's answer for the wire, and nothing more.
+ * broker's answer for the wire, and nothing more; the per-message admin
+ * actions are also written to `logger` (the audit).
  */
-export function queueServiceHandlers(broker: QueueOperations): UnaryHandlers<typeof QueueService> {
+export function queueServiceHandlers(broker: QueueOperations, logger: Logger): UnaryHandlers<typeof QueueService> {
   return {
     async createQueue(request) {
       const queue = await broker.createQueue(request.name, queueConfigFromWire(request.config));
@@ -152,6 +157,25 @@ export function queueServiceHandlers(broker: QueueOperations): UnaryHandlers<typ
     },
     async peekMessages(request) {
       return peekPageToWire(await broker.peekMessages(request.queue, request.pageSize, request.pageToken));
+    },
+    async discardMessage(request, _signal, context) {
+      await broker.discardMessage(request.queue, request.messageId);
+      auditMessageAction(logger, context, {
+        action: "DiscardMessage",
+        queue: request.queue,
+        messageId: request.messageId,
+      });
+      return create(DiscardMessageResponseSchema);
+    },
+    async moveMessage(request, _signal, context) {
+      const destinationQueue = await broker.moveMessage(request.queue, request.messageId, request.destinationQueue);
+      auditMessageAction(logger, context, {
+        action: "MoveMessage",
+        queue: request.queue,
+        messageId: request.messageId,
+        destinationQueue,
+      });
+      return create(MoveMessageResponseSchema, { destinationQueue });
     },
     async changeVisibilityBatch(request) {
       const outcomes = await broker.changeVisibilityBatch(

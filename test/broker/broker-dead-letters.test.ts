@@ -47,10 +47,12 @@ describe("dead-letter queues", () => {
     await h.broker.runMaintenance();
   }
 
-  it("delivers exactly max_receive_count times, then moves the message once, with its fields, when the last lease ends", async () => {
+  it("delivers exactly max_receive_count times, then moves the message once, with its fields and receive history, when the last lease ends", async () => {
     await createSource(3);
     const id = await sendText(h, "work", "poison", { attributes: { kind: "bad" } });
     const sendTime = h.clock.now();
+    h.clock.advance(7);
+    const firstReceiveTime = h.clock.now();
     for (let delivery = 1; delivery <= 3; delivery++) {
       const message = await receiveOne(h, "work");
       expect(message.receiveCount).toBe(delivery);
@@ -62,10 +64,20 @@ describe("dead-letter queues", () => {
     }
     expect(counts(h, "work")).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
     expect(counts(h, "dlq")).toEqual({ visible: 1, inFlight: 0, delayed: 0 });
+    // Moved the moment the last lease ended; the receive count and first receive come along, as AWS's do.
+    const deadLetteredTime = firstReceiveTime + 3 * vt;
+    h.clock.advance(11);
+    expect((await h.broker.peekMessages("dlq")).messages[0]).toMatchObject({
+      receiveCount: 3,
+      firstReceiveTime,
+      deadLetteredTime,
+    });
     const dead = await receiveOne(h, "dlq");
     expect(dead).toMatchObject({
       messageId: id,
-      receiveCount: 1,
+      // Counting on in the dead-letter queue, as AWS's ApproximateReceiveCount does.
+      receiveCount: 4,
+      firstReceiveTime,
       sendTime,
       attributes: { kind: "bad" },
       deadLetter: { sourceQueue: "work", reason: "MAX_RECEIVE_COUNT_EXCEEDED" },
@@ -87,23 +99,38 @@ describe("dead-letter queues", () => {
   it("dead-letters a message released on its last delivery, without a backoff", async () => {
     await createSource(1, { retryPolicy: { minBackoffMs: 60_000, maxBackoffMs: 60_000 } });
     await sendText(h, "work", "x");
+    h.clock.advance(5);
     const message = await receiveOne(h, "work");
+    h.clock.advance(20);
     await h.broker.changeVisibility("work", message.receiptHandle, 0);
     await settle();
     expect(counts(h, "dlq").visible).toBe(1);
     expect(counts(h, "work").visible + counts(h, "work").delayed).toBe(0);
+    // A retry policy's dead-letter move keeps the receive history too.
+    expect((await h.broker.peekMessages("dlq")).messages[0]).toMatchObject({
+      receiveCount: 1,
+      firstReceiveTime: message.firstReceiveTime,
+      deadLetteredTime: message.firstReceiveTime + 20,
+    });
   });
 
   it("a message whose last lease ran out while the broker was down is dead-lettered at start, not delivered", async () => {
     await createSource(1);
     await sendText(h, "work", "x");
-    await receiveOne(h, "work");
+    const { firstReceiveTime } = await receiveOne(h, "work");
     h.broker.close();
     h.clock.advance(vt * 5);
     await h.restart();
     await settle();
     expect(await h.broker.receive("work")).toEqual([]);
     expect(counts(h, "dlq").visible).toBe(1);
+    // The history is stored with the move: a restart reads it back.
+    await h.restart();
+    expect((await h.broker.peekMessages("dlq")).messages[0]).toMatchObject({
+      receiveCount: 1,
+      firstReceiveTime,
+      deadLetteredTime: firstReceiveTime + vt * 5,
+    });
   });
 
   it("catches spent messages at delivery when a lower max_receive_count is set later", async () => {
@@ -203,10 +230,12 @@ describe("dead-letter queues", () => {
       expect(counts(h, "dlq").visible).toBe(0);
       const back = await h.broker.receive("work", { maxMessages: 10 });
       expect(back.map((m) => m.messageId).sort()).toEqual([...ids].sort());
-      expect(back.map((m) => [m.receiveCount, m.deadLetter])).toEqual([
-        [1, undefined],
-        [1, undefined],
-        [1, undefined],
+      // The receive history starts again: a message redriven with its count kept would be spent on arrival.
+      const redriveTime = h.clock.now();
+      expect(back.map((m) => [m.receiveCount, m.firstReceiveTime, m.deadLetter])).toEqual([
+        [1, redriveTime, undefined],
+        [1, redriveTime, undefined],
+        [1, redriveTime, undefined],
       ]);
       expect(back.map(text).sort()).toEqual(["m0", "m1", "m2"]);
     });

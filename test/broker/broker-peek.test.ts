@@ -229,15 +229,19 @@ describe("peekMessages", () => {
       redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 1 },
     });
     const id = await sendText(h, "work", "poison", { attributes: { kind: "bad" } });
-    await receiveOne(h, "work");
+    const { firstReceiveTime } = await receiveOne(h, "work");
     h.clock.advance(vt);
     await h.broker.runMaintenance();
+    await h.broker.settled();
+    h.clock.advance(3);
     const { messages } = await h.broker.peekMessages("dlq");
     expect(messages).toHaveLength(1);
     expect(messages[0]).toMatchObject({
       messageId: id,
       attributes: { kind: "bad" },
-      receiveCount: 0,
+      receiveCount: 1,
+      firstReceiveTime,
+      deadLetteredTime: firstReceiveTime + vt,
       state: "VISIBLE",
       deadLetter: { sourceQueue: "work", reason: "MAX_RECEIVE_COUNT_EXCEEDED" },
     });

@@ -336,6 +336,26 @@ type QueueServiceClient interface {
 	// returned: the BadRequest names task_handle), MOVE_TASK_NOT_FOUND (the
 	// task is no longer running, or its source queue is gone).
 	CancelMessageMoveTask(ctx context.Context, in *CancelMessageMoveTaskRequest, opts ...grpc.CallOption) (*CancelMessageMoveTaskResponse, error)
+	// Deletes one message by its id.
+	// Needs admin on the queue (with --auth-file).
+	// Errors: INVALID_ARGUMENT (a malformed queue name or message_id),
+	// QUEUE_NOT_FOUND, MESSAGE_NOT_FOUND (the queue holds no message of that
+	// id: never sent there, or deleted, moved or expired since).
+	DiscardMessage(ctx context.Context, in *DiscardMessageRequest, opts ...grpc.CallOption) (*DiscardMessageResponse, error)
+	// Moves one message by its id to destination_queue, or with an empty
+	// destination_queue back to the queue that dead-lettered it, as a redrive
+	// moves a message (see RedriveMessages): atomically, keeping its id, body,
+	// attributes and send_time, arriving visible with its receive count and
+	// first receive started again, without its checkpoint and dead-letter
+	// fields. In cluster mode the destination may be served by another broker.
+	// Needs admin on the queue and, when named, on destination_queue.
+	// Errors: INVALID_ARGUMENT (a malformed queue name or message_id;
+	// destination_queue equal to queue, or a FIFO queue for a standard
+	// queue's message or the reverse; an empty destination_queue for a message
+	// that was not dead-lettered: the BadRequest names destination_queue),
+	// QUEUE_NOT_FOUND (queue, destination_queue, or the message's dead-letter
+	// source queue, deleted since), MESSAGE_NOT_FOUND.
+	MoveMessage(ctx context.Context, in *MoveMessageRequest, opts ...grpc.CallOption) (*MoveMessageResponse, error)
 }
 
 type queueServiceClient struct {
@@ -564,6 +584,24 @@ func (c *queueServiceClient) ListMessageMoveTasks(ctx context.Context, in *ListM
 func (c *queueServiceClient) CancelMessageMoveTask(ctx context.Context, in *CancelMessageMoveTaskRequest, opts ...grpc.CallOption) (*CancelMessageMoveTaskResponse, error) {
 	out := new(CancelMessageMoveTaskResponse)
 	err := c.cc.Invoke(ctx, "/holdshelf.v1.QueueService/CancelMessageMoveTask", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *queueServiceClient) DiscardMessage(ctx context.Context, in *DiscardMessageRequest, opts ...grpc.CallOption) (*DiscardMessageResponse, error) {
+	out := new(DiscardMessageResponse)
+	err := c.cc.Invoke(ctx, "/holdshelf.v1.QueueService/DiscardMessage", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *queueServiceClient) MoveMessage(ctx context.Context, in *MoveMessageRequest, opts ...grpc.CallOption) (*MoveMessageResponse, error) {
+	out := new(MoveMessageResponse)
+	err := c.cc.Invoke(ctx, "/holdshelf.v1.QueueService/MoveMessage", in, out, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -893,6 +931,26 @@ type QueueServiceServer interface {
 	// returned: the BadRequest names task_handle), MOVE_TASK_NOT_FOUND (the
 	// task is no longer running, or its source queue is gone).
 	CancelMessageMoveTask(context.Context, *CancelMessageMoveTaskRequest) (*CancelMessageMoveTaskResponse, error)
+	// Deletes one message by its id.
+	// Needs admin on the queue (with --auth-file).
+	// Errors: INVALID_ARGUMENT (a malformed queue name or message_id),
+	// QUEUE_NOT_FOUND, MESSAGE_NOT_FOUND (the queue holds no message of that
+	// id: never sent there, or deleted, moved or expired since).
+	DiscardMessage(context.Context, *DiscardMessageRequest) (*DiscardMessageResponse, error)
+	// Moves one message by its id to destination_queue, or with an empty
+	// destination_queue back to the queue that dead-lettered it, as a redrive
+	// moves a message (see RedriveMessages): atomically, keeping its id, body,
+	// attributes and send_time, arriving visible with its receive count and
+	// first receive started again, without its checkpoint and dead-letter
+	// fields. In cluster mode the destination may be served by another broker.
+	// Needs admin on the queue and, when named, on destination_queue.
+	// Errors: INVALID_ARGUMENT (a malformed queue name or message_id;
+	// destination_queue equal to queue, or a FIFO queue for a standard
+	// queue's message or the reverse; an empty destination_queue for a message
+	// that was not dead-lettered: the BadRequest names destination_queue),
+	// QUEUE_NOT_FOUND (queue, destination_queue, or the message's dead-letter
+	// source queue, deleted since), MESSAGE_NOT_FOUND.
+	MoveMessage(context.Context, *MoveMessageRequest) (*MoveMessageResponse, error)
 	mustEmbedUnimplementedQueueServiceServer()
 }
 
@@ -959,6 +1017,12 @@ func (UnimplementedQueueServiceServer) ListMessageMoveTasks(context.Context, *Li
 }
 func (UnimplementedQueueServiceServer) CancelMessageMoveTask(context.Context, *CancelMessageMoveTaskRequest) (*CancelMessageMoveTaskResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method CancelMessageMoveTask not implemented")
+}
+func (UnimplementedQueueServiceServer) DiscardMessage(context.Context, *DiscardMessageRequest) (*DiscardMessageResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method DiscardMessage not implemented")
+}
+func (UnimplementedQueueServiceServer) MoveMessage(context.Context, *MoveMessageRequest) (*MoveMessageResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method MoveMessage not implemented")
 }
 func (UnimplementedQueueServiceServer) mustEmbedUnimplementedQueueServiceServer() {}
 
@@ -1349,6 +1413,42 @@ func _QueueService_CancelMessageMoveTask_Handler(srv interface{}, ctx context.Co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _QueueService_DiscardMessage_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DiscardMessageRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueueServiceServer).DiscardMessage(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/holdshelf.v1.QueueService/DiscardMessage",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueueServiceServer).DiscardMessage(ctx, req.(*DiscardMessageRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _QueueService_MoveMessage_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MoveMessageRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueueServiceServer).MoveMessage(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/holdshelf.v1.QueueService/MoveMessage",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueueServiceServer).MoveMessage(ctx, req.(*MoveMessageRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 var _QueueService_serviceDesc = grpc.ServiceDesc{
 	ServiceName: "holdshelf.v1.QueueService",
 	HandlerType: (*QueueServiceServer)(nil),
@@ -1424,6 +1524,14 @@ var _QueueService_serviceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CancelMessageMoveTask",
 			Handler:    _QueueService_CancelMessageMoveTask_Handler,
+		},
+		{
+			MethodName: "DiscardMessage",
+			Handler:    _QueueService_DiscardMessage_Handler,
+		},
+		{
+			MethodName: "MoveMessage",
+			Handler:    _QueueService_MoveMessage_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file holdshelf/v1/message.proto.
  */
 export const file_holdshelf_v1_message: GenFile = /*@__PURE__*/
-  fileDesc("Chpob2xkc2hlbGYvdjEvbWVzc2FnZS5wcm90bxIMaG9sZHNoZWxmLnYxIuUFCg9SZWNlaXZlZE1lc3NhZ2USEgoKbWVzc2FnZV9pZBgBIAEoCRIWCg5yZWNlaXB0X2hhbmRsZRgCIAEoCRIMCgRib2R5GAMgASgMEkEKCmF0dHJpYnV0ZXMYBCADKAsyLS5ob2xkc2hlbGYudjEuUmVjZWl2ZWRNZXNzYWdlLkF0dHJpYnV0ZXNFbnRyeRIVCg1yZWNlaXZlX2NvdW50GAUgASgFEi0KCXNlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZmlyc3RfcmVjZWl2ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg5sZWFzZV9kZWFkbGluZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoKY2hlY2twb2ludBgJIAEoDEgAiAEBEiAKGGRlYWRfbGV0dGVyX3NvdXJjZV9xdWV1ZRgKIAEoCRIaChJkZWFkX2xldHRlcl9yZWFzb24YCyABKAkSTAoQdHlwZWRfYXR0cmlidXRlcxgMIAMoCzIyLmhvbGRzaGVsZi52MS5SZWNlaXZlZE1lc3NhZ2UuVHlwZWRBdHRyaWJ1dGVzRW50cnkSGAoQbWVzc2FnZV9ncm91cF9pZBgNIAEoCRIXCg9zZXF1ZW5jZV9udW1iZXIYDiABKAkSGAoQZGVkdXBsaWNhdGlvbl9pZBgPIAEoCRIUCgx0cmFjZV9oZWFkZXIYECABKAkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWQoUVHlwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEjAKBXZhbHVlGAIgASgLMiEuaG9sZHNoZWxmLnYxLlR5cGVkQXR0cmlidXRlVmFsdWU6AjgBQg0KC19jaGVja3BvaW50IpUGCg1QZWVrZWRNZXNzYWdlEhIKCm1lc3NhZ2VfaWQYASABKAkSDAoEYm9keRgCIAEoDBI/CgphdHRyaWJ1dGVzGAMgAygLMisuaG9sZHNoZWxmLnYxLlBlZWtlZE1lc3NhZ2UuQXR0cmlidXRlc0VudHJ5EkoKEHR5cGVkX2F0dHJpYnV0ZXMYBCADKAsyMC5ob2xkc2hlbGYudjEuUGVla2VkTWVzc2FnZS5UeXBlZEF0dHJpYnV0ZXNFbnRyeRIVCg1yZWNlaXZlX2NvdW50GAUgASgFEi0KCXNlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZmlyc3RfcmVjZWl2ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgVzdGF0ZRgIIAEoDjIaLmhvbGRzaGVsZi52MS5NZXNzYWdlU3RhdGUSMgoObGVhc2VfZGVhZGxpbmUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDHZpc2libGVfdGltZRgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoPY2hlY2twb2ludF9zaXplGAsgASgFEiAKGGRlYWRfbGV0dGVyX3NvdXJjZV9xdWV1ZRgMIAEoCRIaChJkZWFkX2xldHRlcl9yZWFzb24YDSABKAkSGAoQbWVzc2FnZV9ncm91cF9pZBgOIAEoCRIXCg9zZXF1ZW5jZV9udW1iZXIYDyABKAkSGAoQZGVkdXBsaWNhdGlvbl9pZBgQIAEoCRIUCgx0cmFjZV9oZWFkZXIYESABKAkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWQoUVHlwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEjAKBXZhbHVlGAIgASgLMiEuaG9sZHNoZWxmLnYxLlR5cGVkQXR0cmlidXRlVmFsdWU6AjgBImEKE1R5cGVkQXR0cmlidXRlVmFsdWUSEQoJZGF0YV90eXBlGAEgASgJEhYKDHN0cmluZ192YWx1ZRgCIAEoCUgAEhYKDGJpbmFyeV92YWx1ZRgDIAEoDEgAQgcKBXZhbHVlIogBCgtFbnRyeVJlc3VsdBIWCg5yZWNlaXB0X2hhbmRsZRgBIAEoCRIMCgRjb2RlGAIgASgFEg4KBnJlYXNvbhgDIAEoCRIPCgdtZXNzYWdlGAQgASgJEjIKDmxlYXNlX2RlYWRsaW5lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKvAwoOU2VuZEJhdGNoRW50cnkSDAoEYm9keRgBIAEoDBJACgphdHRyaWJ1dGVzGAIgAygLMiwuaG9sZHNoZWxmLnYxLlNlbmRCYXRjaEVudHJ5LkF0dHJpYnV0ZXNFbnRyeRIoCgVkZWxheRgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhJLChB0eXBlZF9hdHRyaWJ1dGVzGAQgAygLMjEuaG9sZHNoZWxmLnYxLlNlbmRCYXRjaEVudHJ5LlR5cGVkQXR0cmlidXRlc0VudHJ5EhgKEG1lc3NhZ2VfZ3JvdXBfaWQYBSABKAkSGAoQZGVkdXBsaWNhdGlvbl9pZBgGIAEoCRIUCgx0cmFjZV9oZWFkZXIYByABKAkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWQoUVHlwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEjAKBXZhbHVlGAIgASgLMiEuaG9sZHNoZWxmLnYxLlR5cGVkQXR0cmlidXRlVmFsdWU6AjgBKoABCgxNZXNzYWdlU3RhdGUSHQoZTUVTU0FHRV9TVEFURV9VTlNQRUNJRklFRBAAEhkKFU1FU1NBR0VfU1RBVEVfVklTSUJMRRABEhsKF01FU1NBR0VfU1RBVEVfSU5fRkxJR0hUEAISGQoVTUVTU0FHRV9TVEFURV9ERUxBWUVEEANCK1opaG9sZHNoZWxmL2dlbi9nby9ob2xkc2hlbGYvdjE7aG9sZHNoZWxmdjFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("Chpob2xkc2hlbGYvdjEvbWVzc2FnZS5wcm90bxIMaG9sZHNoZWxmLnYxIuUFCg9SZWNlaXZlZE1lc3NhZ2USEgoKbWVzc2FnZV9pZBgBIAEoCRIWCg5yZWNlaXB0X2hhbmRsZRgCIAEoCRIMCgRib2R5GAMgASgMEkEKCmF0dHJpYnV0ZXMYBCADKAsyLS5ob2xkc2hlbGYudjEuUmVjZWl2ZWRNZXNzYWdlLkF0dHJpYnV0ZXNFbnRyeRIVCg1yZWNlaXZlX2NvdW50GAUgASgFEi0KCXNlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZmlyc3RfcmVjZWl2ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg5sZWFzZV9kZWFkbGluZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoKY2hlY2twb2ludBgJIAEoDEgAiAEBEiAKGGRlYWRfbGV0dGVyX3NvdXJjZV9xdWV1ZRgKIAEoCRIaChJkZWFkX2xldHRlcl9yZWFzb24YCyABKAkSTAoQdHlwZWRfYXR0cmlidXRlcxgMIAMoCzIyLmhvbGRzaGVsZi52MS5SZWNlaXZlZE1lc3NhZ2UuVHlwZWRBdHRyaWJ1dGVzRW50cnkSGAoQbWVzc2FnZV9ncm91cF9pZBgNIAEoCRIXCg9zZXF1ZW5jZV9udW1iZXIYDiABKAkSGAoQZGVkdXBsaWNhdGlvbl9pZBgPIAEoCRIUCgx0cmFjZV9oZWFkZXIYECABKAkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWQoUVHlwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEjAKBXZhbHVlGAIgASgLMiEuaG9sZHNoZWxmLnYxLlR5cGVkQXR0cmlidXRlVmFsdWU6AjgBQg0KC19jaGVja3BvaW50Is0GCg1QZWVrZWRNZXNzYWdlEhIKCm1lc3NhZ2VfaWQYASABKAkSDAoEYm9keRgCIAEoDBI/CgphdHRyaWJ1dGVzGAMgAygLMisuaG9sZHNoZWxmLnYxLlBlZWtlZE1lc3NhZ2UuQXR0cmlidXRlc0VudHJ5EkoKEHR5cGVkX2F0dHJpYnV0ZXMYBCADKAsyMC5ob2xkc2hlbGYudjEuUGVla2VkTWVzc2FnZS5UeXBlZEF0dHJpYnV0ZXNFbnRyeRIVCg1yZWNlaXZlX2NvdW50GAUgASgFEi0KCXNlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNgoSZmlyc3RfcmVjZWl2ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgVzdGF0ZRgIIAEoDjIaLmhvbGRzaGVsZi52MS5NZXNzYWdlU3RhdGUSMgoObGVhc2VfZGVhZGxpbmUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDHZpc2libGVfdGltZRgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoPY2hlY2twb2ludF9zaXplGAsgASgFEiAKGGRlYWRfbGV0dGVyX3NvdXJjZV9xdWV1ZRgMIAEoCRIaChJkZWFkX2xldHRlcl9yZWFzb24YDSABKAkSGAoQbWVzc2FnZV9ncm91cF9pZBgOIAEoCRIXCg9zZXF1ZW5jZV9udW1iZXIYDyABKAkSGAoQZGVkdXBsaWNhdGlvbl9pZBgQIAEoCRIUCgx0cmFjZV9oZWFkZXIYESABKAkSNgoSZGVhZF9sZXR0ZXJlZF90aW1lGBIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBoxCg9BdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARpZChRUeXBlZEF0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSMAoFdmFsdWUYAiABKAsyIS5ob2xkc2hlbGYudjEuVHlwZWRBdHRyaWJ1dGVWYWx1ZToCOAEiYQoTVHlwZWRBdHRyaWJ1dGVWYWx1ZRIRCglkYXRhX3R5cGUYASABKAkSFgoMc3RyaW5nX3ZhbHVlGAIgASgJSAASFgoMYmluYXJ5X3ZhbHVlGAMgASgMSABCBwoFdmFsdWUiiAEKC0VudHJ5UmVzdWx0EhYKDnJlY2VpcHRfaGFuZGxlGAEgASgJEgwKBGNvZGUYAiABKAUSDgoGcmVhc29uGAMgASgJEg8KB21lc3NhZ2UYBCABKAkSMgoObGVhc2VfZGVhZGxpbmUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIq8DCg5TZW5kQmF0Y2hFbnRyeRIMCgRib2R5GAEgASgMEkAKCmF0dHJpYnV0ZXMYAiADKAsyLC5ob2xkc2hlbGYudjEuU2VuZEJhdGNoRW50cnkuQXR0cmlidXRlc0VudHJ5EigKBWRlbGF5GAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEksKEHR5cGVkX2F0dHJpYnV0ZXMYBCADKAsyMS5ob2xkc2hlbGYudjEuU2VuZEJhdGNoRW50cnkuVHlwZWRBdHRyaWJ1dGVzRW50cnkSGAoQbWVzc2FnZV9ncm91cF9pZBgFIAEoCRIYChBkZWR1cGxpY2F0aW9uX2lkGAYgASgJEhQKDHRyYWNlX2hlYWRlchgHIAEoCRoxCg9BdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARpZChRUeXBlZEF0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSMAoFdmFsdWUYAiABKAsyIS5ob2xkc2hlbGYudjEuVHlwZWRBdHRyaWJ1dGVWYWx1ZToCOAEqgAEKDE1lc3NhZ2VTdGF0ZRIdChlNRVNTQUdFX1NUQVRFX1VOU1BFQ0lGSUVEEAASGQoVTUVTU0FHRV9TVEFURV9WSVNJQkxFEAESGwoXTUVTU0FHRV9TVEFURV9JTl9GTElHSFQQAhIZChVNRVNTQUdFX1NUQVRFX0RFTEFZRUQQA0IrWilob2xkc2hlbGYvZ2VuL2dvL2hvbGRzaGVsZi92MTtob2xkc2hlbGZ2MWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * One delivery of a message to a consumer, as Receive returns it. Times have
@@ -57,10 +57,11 @@ export type ReceivedMessage = Message<"holdshelf.v1.ReceivedMessage"> & {
   attributes: { [key: string]: string };
 
   /**
-   * How many times the message has been received in this queue, this
-   * delivery included: 1 on the first delivery. A Receive that its caller
-   * cancelled does not count. Counts again from 1 in a dead-letter queue and
-   * after a redrive.
+   * How many times the message has been received, this delivery included:
+   * 1 on the first delivery. A Receive that its caller cancelled does not
+   * count. Kept when the message is dead-lettered, and counting on in the
+   * dead-letter queue (as Amazon SQS's ApproximateReceiveCount does); counts
+   * again from 1 after a redrive, a message move task or MoveMessage.
    *
    * @generated from field: int32 receive_count = 5;
    */
@@ -74,7 +75,8 @@ export type ReceivedMessage = Message<"holdshelf.v1.ReceivedMessage"> & {
   sendTime?: Timestamp | undefined;
 
   /**
-   * When the message was first received in this queue.
+   * When the message was first received: kept when it is dead-lettered,
+   * started again after a redrive, as receive_count is.
    *
    * @generated from field: google.protobuf.Timestamp first_receive_time = 7;
    */
@@ -205,8 +207,9 @@ export type PeekedMessage = Message<"holdshelf.v1.PeekedMessage"> & {
   typedAttributes: { [key: string]: TypedAttributeValue };
 
   /**
-   * How many times the message has been received in this queue so far; 0
-   * if never. Peeking does not count.
+   * How many times the message has been received so far; 0 if never.
+   * Peeking does not count. Kept across a dead-letter move, as in
+   * ReceivedMessage.receive_count.
    *
    * @generated from field: int32 receive_count = 5;
    */
@@ -220,8 +223,8 @@ export type PeekedMessage = Message<"holdshelf.v1.PeekedMessage"> & {
   sendTime?: Timestamp | undefined;
 
   /**
-   * When the message was first received in this queue; unset if it never
-   * was.
+   * When the message was first received, as in
+   * ReceivedMessage.first_receive_time; unset if it never was.
    *
    * @generated from field: google.protobuf.Timestamp first_receive_time = 7;
    */
@@ -298,6 +301,14 @@ export type PeekedMessage = Message<"holdshelf.v1.PeekedMessage"> & {
    * @generated from field: string trace_header = 17;
    */
   traceHeader: string;
+
+  /**
+   * For a message in a dead-letter queue: when it was dead-lettered (its
+   * arrival there). Unset otherwise, and after a redrive.
+   *
+   * @generated from field: google.protobuf.Timestamp dead_lettered_time = 18;
+   */
+  deadLetteredTime?: Timestamp | undefined;
 };
 
 /**

@@ -119,6 +119,18 @@ class DeleteResponse(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
 
+class DiscardMessageRequest(_message.Message):
+    __slots__ = ["message_id", "queue"]
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    QUEUE_FIELD_NUMBER: _ClassVar[int]
+    message_id: str
+    queue: str
+    def __init__(self, queue: _Optional[str] = ..., message_id: _Optional[str] = ...) -> None: ...
+
+class DiscardMessageResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
 class FlowControl(_message.Message):
     __slots__ = ["max_outstanding_bytes", "max_outstanding_messages"]
     MAX_OUTSTANDING_BYTES_FIELD_NUMBER: _ClassVar[int]
@@ -232,6 +244,22 @@ class MessageMoveTask(_message.Message):
     task_handle: str
     to_move_count: int
     def __init__(self, task_handle: _Optional[str] = ..., status: _Optional[_Union[MessageMoveTaskStatus, str]] = ..., source_queue: _Optional[str] = ..., destination_queue: _Optional[str] = ..., max_per_second: _Optional[int] = ..., moved_count: _Optional[int] = ..., to_move_count: _Optional[int] = ..., failure_reason: _Optional[str] = ..., start_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class MoveMessageRequest(_message.Message):
+    __slots__ = ["destination_queue", "message_id", "queue"]
+    DESTINATION_QUEUE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    QUEUE_FIELD_NUMBER: _ClassVar[int]
+    destination_queue: str
+    message_id: str
+    queue: str
+    def __init__(self, queue: _Optional[str] = ..., message_id: _Optional[str] = ..., destination_queue: _Optional[str] = ...) -> None: ...
+
+class MoveMessageResponse(_message.Message):
+    __slots__ = ["destination_queue"]
+    DESTINATION_QUEUE_FIELD_NUMBER: _ClassVar[int]
+    destination_queue: str
+    def __init__(self, destination_queue: _Optional[str] = ...) -> None: ...
 
 class PeekMessagesRequest(_message.Message):
     __slots__ = ["page_size", "page_token", "queue"]

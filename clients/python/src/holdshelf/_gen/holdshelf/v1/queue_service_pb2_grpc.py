@@ -238,6 +238,16 @@ class QueueServiceStub(object):
                 request_serializer=holdshelf_dot_v1_dot_queue__service__pb2.CancelMessageMoveTaskRequest.SerializeToString,
                 response_deserializer=holdshelf_dot_v1_dot_queue__service__pb2.CancelMessageMoveTaskResponse.FromString,
                 )
+        self.DiscardMessage = channel.unary_unary(
+                '/holdshelf.v1.QueueService/DiscardMessage',
+                request_serializer=holdshelf_dot_v1_dot_queue__service__pb2.DiscardMessageRequest.SerializeToString,
+                response_deserializer=holdshelf_dot_v1_dot_queue__service__pb2.DiscardMessageResponse.FromString,
+                )
+        self.MoveMessage = channel.unary_unary(
+                '/holdshelf.v1.QueueService/MoveMessage',
+                request_serializer=holdshelf_dot_v1_dot_queue__service__pb2.MoveMessageRequest.SerializeToString,
+                response_deserializer=holdshelf_dot_v1_dot_queue__service__pb2.MoveMessageResponse.FromString,
+                )
 
 
 class QueueServiceServicer(object):
@@ -799,6 +809,45 @@ class QueueServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DiscardMessage(self, request, context):
+        """Per-message actions, for an operator triaging a queue (a dead-letter
+        queue, usually) message by message: each names a message by its id,
+        whatever its state, and needs no receipt handle. A message in flight is
+        taken from its consumer: that consumer's later Delete succeeds doing
+        nothing, and its ChangeVisibility or Heartbeat renewal fails with
+        MESSAGE_NOT_FOUND. Each call is written to the broker's log at info
+        level, naming the action, queue, message, destination and the caller's
+        token.
+
+        Deletes one message by its id.
+        Needs admin on the queue (with --auth-file).
+        Errors: INVALID_ARGUMENT (a malformed queue name or message_id),
+        QUEUE_NOT_FOUND, MESSAGE_NOT_FOUND (the queue holds no message of that
+        id: never sent there, or deleted, moved or expired since).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def MoveMessage(self, request, context):
+        """Moves one message by its id to destination_queue, or with an empty
+        destination_queue back to the queue that dead-lettered it, as a redrive
+        moves a message (see RedriveMessages): atomically, keeping its id, body,
+        attributes and send_time, arriving visible with its receive count and
+        first receive started again, without its checkpoint and dead-letter
+        fields. In cluster mode the destination may be served by another broker.
+        Needs admin on the queue and, when named, on destination_queue.
+        Errors: INVALID_ARGUMENT (a malformed queue name or message_id;
+        destination_queue equal to queue, or a FIFO queue for a standard
+        queue's message or the reverse; an empty destination_queue for a message
+        that was not dead-lettered: the BadRequest names destination_queue),
+        QUEUE_NOT_FOUND (queue, destination_queue, or the message's dead-letter
+        source queue, deleted since), MESSAGE_NOT_FOUND.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_QueueServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -901,6 +950,16 @@ def add_QueueServiceServicer_to_server(servicer, server):
                     servicer.CancelMessageMoveTask,
                     request_deserializer=holdshelf_dot_v1_dot_queue__service__pb2.CancelMessageMoveTaskRequest.FromString,
                     response_serializer=holdshelf_dot_v1_dot_queue__service__pb2.CancelMessageMoveTaskResponse.SerializeToString,
+            ),
+            'DiscardMessage': grpc.unary_unary_rpc_method_handler(
+                    servicer.DiscardMessage,
+                    request_deserializer=holdshelf_dot_v1_dot_queue__service__pb2.DiscardMessageRequest.FromString,
+                    response_serializer=holdshelf_dot_v1_dot_queue__service__pb2.DiscardMessageResponse.SerializeToString,
+            ),
+            'MoveMessage': grpc.unary_unary_rpc_method_handler(
+                    servicer.MoveMessage,
+                    request_deserializer=holdshelf_dot_v1_dot_queue__service__pb2.MoveMessageRequest.FromString,
+                    response_serializer=holdshelf_dot_v1_dot_queue__service__pb2.MoveMessageResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1373,5 +1432,39 @@ class QueueService(object):
         return grpc.experimental.unary_unary(request, target, '/holdshelf.v1.QueueService/CancelMessageMoveTask',
             holdshelf_dot_v1_dot_queue__service__pb2.CancelMessageMoveTaskRequest.SerializeToString,
             holdshelf_dot_v1_dot_queue__service__pb2.CancelMessageMoveTaskResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def DiscardMessage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/holdshelf.v1.QueueService/DiscardMessage',
+            holdshelf_dot_v1_dot_queue__service__pb2.DiscardMessageRequest.SerializeToString,
+            holdshelf_dot_v1_dot_queue__service__pb2.DiscardMessageResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def MoveMessage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/holdshelf.v1.QueueService/MoveMessage',
+            holdshelf_dot_v1_dot_queue__service__pb2.MoveMessageRequest.SerializeToString,
+            holdshelf_dot_v1_dot_queue__service__pb2.MoveMessageResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
