@@ -7,6 +7,15 @@ export interface Session {
   readonly signedIn: boolean;
   readonly principal: string | null;
   readonly csrfToken: string | null;
+  /** Admin on every queue ("*"): what creating queues and the broker's status need. */
+  readonly adminEverywhere: boolean;
+}
+
+/** What the session's token may do on one queue: the page disables what it may not. */
+export interface QueuePermissions {
+  readonly send: boolean;
+  readonly receive: boolean;
+  readonly admin: boolean;
 }
 
 /** POST /api/session. */
@@ -14,6 +23,7 @@ export interface SignInAnswer {
   readonly signedIn: true;
   readonly principal: string;
   readonly csrfToken: string;
+  readonly adminEverywhere: boolean;
 }
 
 /** One field the broker refused, named by its proto path ("config.visibility_timeout"). */
@@ -57,6 +67,7 @@ export interface QueueRow {
   /** null: this broker has not sampled the queue (another broker serves it, or it is new). */
   readonly deadLettering: boolean | null;
   readonly oldestAgeGrowing: boolean | null;
+  readonly permissions: QueuePermissions;
 }
 
 /** GET /api/queues. */
@@ -118,6 +129,7 @@ export interface QueueView {
   readonly createTime: number;
   readonly updateTime: number;
   readonly deadLetterSourceQueues: readonly string[];
+  readonly permissions: QueuePermissions;
   /** null for a standard queue. */
   readonly fifo: FifoSettings | null;
 }

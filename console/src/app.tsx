@@ -12,7 +12,13 @@ import { QueuesPage } from "./queues-page.js";
 import { useRoute, type Route } from "./route.js";
 import { SignInPage } from "./sign-in-page.js";
 
-const signedOut: Session = { authRequired: true, signedIn: false, principal: null, csrfToken: null };
+const signedOut: Session = {
+  authRequired: true,
+  signedIn: false,
+  principal: null,
+  csrfToken: null,
+  adminEverywhere: false,
+};
 
 /** The whole console. */
 export function App() {

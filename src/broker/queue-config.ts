@@ -1,5 +1,6 @@
 import { queueConfigPathOf } from "../protocol/queue-config-paths.js";
 import { invalidArgument } from "../errors/holdshelf-error.js";
+import { ViolationList } from "../errors/violation-list.js";
 import { maxQueueTags, maxReceiveWaitMs, maxTagKeyCharacters, maxTagValueCharacters } from "../protocol/limits.js";
 import { queueNamePattern } from "../protocol/queue-name-pattern.js";
 import {
@@ -151,44 +152,59 @@ const fixedBounds = {
 const limitKeys = Object.keys(defaultQueueLimits) as (keyof QueueLimits)[];
 
 /**
- * Fills in defaults and checks every bound, naming the first bad field as
- * `<prefix><field>`. Throws INVALID_ARGUMENT. Whether a redrive policy's
- * dead-letter queue exists is for the registry to check.
+ * Fills in defaults and checks every bound, naming each bad field as
+ * `<prefix><field>`: one INVALID_ARGUMENT lists them all. Whether a redrive
+ * policy's dead-letter queue exists is for the registry to check.
  */
 export function resolveQueueConfig(input: QueueConfigInput | undefined, prefix = "config."): QueueConfig {
+  const violations = new ViolationList();
+  const resolved = checkQueueConfig(input, prefix, violations);
+  violations.throwIfAny();
+  return resolved;
+}
+
+/** resolveQueueConfig's checks, each bad field recorded in `violations`; the result is whole only when none is. */
+export function checkQueueConfig(
+  input: QueueConfigInput | undefined,
+  prefix: string,
+  violations: ViolationList,
+): QueueConfig {
   const limits = { ...defaultQueueLimits };
   for (const key of limitKeys) {
     const value = input?.[key];
     if (value !== undefined) limits[key] = value;
   }
-  const check = (value: number, min: number, max: number, field: string, unit: "ms" | ""): void => {
-    if (!Number.isInteger(value) || value < min || value > max) {
-      throw invalidArgument(prefix + field, `must be between ${describe(min, unit)} and ${describe(max, unit)}`);
-    }
+  /** Whether `value` is in bounds; records the field when not. */
+  const check = (value: number, min: number, max: number, field: string, unit: "ms" | ""): boolean => {
+    if (Number.isInteger(value) && value >= min && value <= max) return true;
+    violations.add(prefix + field, `must be between ${describe(min, unit)} and ${describe(max, unit)}`);
+    return false;
   };
-  const checkLimit = (key: keyof QueueLimits, min: number, max: number): void =>
+  const checkLimit = (key: keyof QueueLimits, min: number, max: number): boolean =>
     check(limits[key], min, max, queueConfigPathOf[key], key.endsWith("Ms") ? "ms" : "");
+  const inBounds = new Set<keyof QueueLimits>();
   for (const key of Object.keys(fixedBounds) as (keyof typeof fixedBounds)[]) {
     const [min, max] = fixedBounds[key];
-    checkLimit(key, min, max);
+    if (checkLimit(key, min, max)) inBounds.add(key);
   }
-  checkLimit("visibilityTimeoutMs", 0, limits.maxLeaseDurationMs);
-  checkLimit("delayMs", 0, limits.retentionMs);
+  // A bound taken from another field is checked only when that field is good: "between 0s and -5s" would mislead.
+  if (inBounds.has("maxLeaseDurationMs")) checkLimit("visibilityTimeoutMs", 0, limits.maxLeaseDurationMs);
+  if (inBounds.has("retentionMs")) checkLimit("delayMs", 0, limits.retentionMs);
   const { redrivePolicy, retryPolicy } = input ?? {};
   if (redrivePolicy !== undefined) {
     if (!queueNamePattern.test(redrivePolicy.deadLetterQueue)) {
-      throw invalidArgument(`${prefix}redrive_policy.dead_letter_queue`, "must be the name of an existing queue");
+      violations.add(`${prefix}redrive_policy.dead_letter_queue`, "must be the name of an existing queue");
     }
     const [min, max] = maxReceiveCountBounds;
     check(redrivePolicy.maxReceiveCount, min, max, "redrive_policy.max_receive_count", "");
   }
   if (retryPolicy !== undefined) {
-    check(retryPolicy.minBackoffMs, 0, maxBackoffMs, "retry_policy.min_backoff", "ms");
-    check(retryPolicy.maxBackoffMs, retryPolicy.minBackoffMs, maxBackoffMs, "retry_policy.max_backoff", "ms");
+    if (check(retryPolicy.minBackoffMs, 0, maxBackoffMs, "retry_policy.min_backoff", "ms"))
+      check(retryPolicy.maxBackoffMs, retryPolicy.minBackoffMs, maxBackoffMs, "retry_policy.max_backoff", "ms");
   }
-  const fifo = resolveFifoSettings(input, prefix);
-  const accessPolicy = checkAccessPolicy(input?.accessPolicy, `${prefix}access_policy`);
-  const sqsEncryption = checkSqsEncryption(input?.sqsEncryption, `${prefix}sqs_encryption`);
+  const fifo = violations.collect(() => resolveFifoSettings(input, prefix));
+  const accessPolicy = violations.collect(() => checkAccessPolicy(input?.accessPolicy, `${prefix}access_policy`));
+  const sqsEncryption = violations.collect(() => checkSqsEncryption(input?.sqsEncryption, `${prefix}sqs_encryption`));
   return {
     ...limits,
     redrivePolicy: redrivePolicy && {
@@ -196,7 +212,7 @@ export function resolveQueueConfig(input: QueueConfigInput | undefined, prefix =
       maxReceiveCount: redrivePolicy.maxReceiveCount,
     },
     retryPolicy: retryPolicy && { minBackoffMs: retryPolicy.minBackoffMs, maxBackoffMs: retryPolicy.maxBackoffMs },
-    tags: checkTags(input?.tags ?? {}, `${prefix}tags`),
+    tags: checkTags(input?.tags ?? {}, `${prefix}tags`, violations),
     // Left out of a standard queue's configuration, so its stored record stays as it was.
     ...(fifo === undefined ? {} : { fifo }),
     // Left out when unset, as fifo is, so that records of queues without them stay as they were.
@@ -209,10 +225,10 @@ export function resolveQueueConfig(input: QueueConfigInput | undefined, prefix =
 function resolveFifoSettings(input: QueueConfigInput | undefined, prefix: string): FifoSettings | undefined {
   const { fifo = false, contentBasedDeduplication = false, deduplicationScope } = input ?? {};
   if (!fifo) {
-    if (contentBasedDeduplication)
-      throw invalidArgument(`${prefix}content_based_deduplication`, "is for FIFO queues only");
-    if (deduplicationScope !== undefined)
-      throw invalidArgument(`${prefix}deduplication_scope`, "is for FIFO queues only");
+    const violations = new ViolationList();
+    if (contentBasedDeduplication) violations.add(`${prefix}content_based_deduplication`, "is for FIFO queues only");
+    if (deduplicationScope !== undefined) violations.add(`${prefix}deduplication_scope`, "is for FIFO queues only");
+    violations.throwIfAny();
     return undefined;
   }
   return { contentBasedDeduplication, deduplicationScope: deduplicationScope ?? "queue" };
@@ -221,21 +237,21 @@ function resolveFifoSettings(input: QueueConfigInput | undefined, prefix: string
 /**
  * Checks a queue's tags and returns a copy: at most 50, keys of 1 to 128
  * characters and values of at most 256 (Unicode code points, as SQS counts
- * characters). A bad tag is INVALID_ARGUMENT naming it, e.g. config.tags["team"].
+ * characters). Each bad tag is recorded naming it, e.g. config.tags["team"].
  */
-function checkTags(tags: Readonly<Record<string, string>>, field: string): Record<string, string> {
+function checkTags(
+  tags: Readonly<Record<string, string>>,
+  field: string,
+  violations: ViolationList,
+): Record<string, string> {
   const entries = Object.entries(tags);
-  if (entries.length > maxQueueTags) throw invalidArgument(field, `must have at most ${maxQueueTags} tags`);
+  if (entries.length > maxQueueTags) violations.add(field, `must have at most ${maxQueueTags} tags`);
   for (const [key, value] of entries) {
     const keyLength = [...key].length;
     if (keyLength < 1 || keyLength > maxTagKeyCharacters) {
-      throw invalidArgument(`${field}[${JSON.stringify(key)}]`, `keys must be 1 to ${maxTagKeyCharacters} characters`);
-    }
-    if ([...value].length > maxTagValueCharacters) {
-      throw invalidArgument(
-        `${field}[${JSON.stringify(key)}]`,
-        `values must be at most ${maxTagValueCharacters} characters`,
-      );
+      violations.add(`${field}[${JSON.stringify(key)}]`, `keys must be 1 to ${maxTagKeyCharacters} characters`);
+    } else if ([...value].length > maxTagValueCharacters) {
+      violations.add(`${field}[${JSON.stringify(key)}]`, `values must be at most ${maxTagValueCharacters} characters`);
     }
   }
   // fromEntries defines own properties: a tag named "__proto__" stays a tag.

@@ -4,7 +4,9 @@ import { decodePageToken, defaultPageSize, encodePageToken, maxPageSize } from "
 import { tooManyQueues } from "./broker-limits.js";
 import { noneElsewhere, type ClusterQueues } from "../store/cluster-queues.js";
 import type { Clock } from "../time/clock.js";
+import { ViolationList } from "../errors/violation-list.js";
 import {
+  checkQueueConfig,
   checkQueueName,
   keepingEarlierDefaults,
   resolveQueueConfig,
@@ -104,11 +106,14 @@ export class QueueRegistry {
    * max_message_bytes matches a queue at its earlier default).
    */
   async create(name: string, input: QueueConfigInput | undefined): Promise<QueueState> {
-    checkQueueName(name, "name");
-    const config = resolveQueueConfig(input);
-    if (name.endsWith(fifoNameSuffix) && config.fifo === undefined) {
-      throw invalidArgument("config.fifo", `must be set for a queue whose name ends in "${fifoNameSuffix}"`);
+    // The name and every setting are checked together: one answer names every bad field.
+    const violations = new ViolationList();
+    violations.collect(() => checkQueueName(name, "name"));
+    const config = checkQueueConfig(input, "config.", violations);
+    if (name.endsWith(fifoNameSuffix) && input?.fifo !== true) {
+      violations.add("config.fifo", `must be set for a queue whose name ends in "${fifoNameSuffix}"`);
     }
+    violations.throwIfAny();
     await this.checkRedrive(name, config);
     return this.exclusive(name, async () => {
       const existing = this.byName.get(name);

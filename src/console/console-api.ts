@@ -10,6 +10,7 @@ import {
   stringField,
   stringMap,
 } from "./console-input.js";
+import type { SessionPermissions } from "./console-permissions.js";
 import { moveTaskView, queueConfigOf, queueView } from "./console-views.js";
 import { answerMessageRoute } from "./message-routes.js";
 import { peekedMessageView } from "./peeked-message-view.js";
@@ -29,8 +30,10 @@ export interface ApiContext {
   readonly calls: QueueCalls;
   readonly history: QueueHistory;
   readonly now: () => number;
-  /** Logs an audit line of an action, with the session's principal (never its token). */
-  readonly audit: (action: string, fields: Record<string, unknown>) => void;
+  /** What the session's token may do, for the views' `permissions`. */
+  readonly permissions: SessionPermissions;
+  /** Writes the audit line of a per-message action, naming the session's token by its auth file name (never the token). */
+  readonly audit: (fields: Record<string, unknown>) => void;
 }
 
 type Route = (request: ApiRequest, context: ApiContext, queue: string) => Promise<object>;
@@ -45,11 +48,11 @@ const sparklineSamples = 30;
 /** Routes under /api/queues/<name>/…, by the segment after the name (""), then method. */
 const queueRoutes: Record<string, Record<string, Route>> = {
   "": {
-    GET: async (_request, { calls, history, now }, name) => {
+    GET: async (_request, { calls, history, now, permissions }, name) => {
       const { queue } = await calls.call("getQueue", { name });
       const series = history.series(name);
       return {
-        queue: queueView(queue!),
+        queue: queueView(queue!, permissions.on(name)),
         history: series ?? emptySeries(),
         // null: this broker has not sampled the queue (another broker serves it, or it is new).
         processing: history.processing(name, now()) ?? null,
@@ -58,7 +61,7 @@ const queueRoutes: Record<string, Record<string, Route>> = {
     },
     // With `fields` (QueueConfig's field names), only those change: the settings form sends what the
     // operator edited, so a change another operator made meanwhile to another setting stays.
-    PUT: async (request, { calls }, name) => {
+    PUT: async (request, { calls, permissions }, name) => {
       const body = objectBody(request.body);
       const config = queueConfigOf(body.config);
       const fields = optionalStringList(body, "fields");
@@ -67,7 +70,7 @@ const queueRoutes: Record<string, Record<string, Route>> = {
         config,
         ...(fields === undefined ? {} : { updateMask: { paths: fields } }),
       });
-      return { queue: queueView(queue!) };
+      return { queue: queueView(queue!, permissions.on(name)) };
     },
     DELETE: async (_request, { calls }, name) => {
       await calls.call("deleteQueue", { name });
@@ -162,7 +165,7 @@ export async function answerApi(request: ApiRequest, context: ApiContext): Promi
 }
 
 /** Every queue the token may see, with its recent rates from this broker's history. */
-async function listQueues({ calls, history, now }: ApiContext): Promise<object> {
+async function listQueues({ calls, history, now, permissions }: ApiContext): Promise<object> {
   const queues: Queue[] = [];
   let pageToken = "";
   do {
@@ -172,7 +175,7 @@ async function listQueues({ calls, history, now }: ApiContext): Promise<object> 
   } while (pageToken !== "" && queues.length < maxListedQueues);
   return {
     queues: queues.map((queue) => {
-      const view = queueView(queue);
+      const view = queueView(queue, permissions.on(queue.name));
       const rates = history.latestRates(queue.name, sparklineSamples);
       return {
         name: view.name,
@@ -184,6 +187,7 @@ async function listQueues({ calls, history, now }: ApiContext): Promise<object> 
         // null where this broker has no samples of the queue: it cannot tell, rather than "no".
         deadLettering: history.isDeadLettering(queue.name) ?? null,
         oldestAgeGrowing: history.isOldestAgeGrowing(queue.name) ?? null,
+        permissions: view.permissions,
       };
     }),
     sampleIntervalMs: history.shape.sampleIntervalMs,
@@ -192,11 +196,11 @@ async function listQueues({ calls, history, now }: ApiContext): Promise<object> 
   };
 }
 
-async function createQueue(request: ApiRequest, { calls }: ApiContext): Promise<object> {
+async function createQueue(request: ApiRequest, { calls, permissions }: ApiContext): Promise<object> {
   const body = objectBody(request.body);
   const name = stringField(body, "name");
   const { queue } = await calls.call("createQueue", { name, config: queueConfigOf(body.config) });
-  return { queue: queueView(queue!) };
+  return { queue: queueView(queue!, permissions.on(name)) };
 }
 
 function emptySeries(): object {

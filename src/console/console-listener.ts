@@ -15,6 +15,7 @@ import type { Clock } from "../time/clock.js";
 import { answerApi } from "./console-api.js";
 import type { ConsoleAsset } from "./console-assets.js";
 import { ConsoleError, consoleErrors, toConsoleError } from "./console-error.js";
+import { sessionPermissions } from "./console-permissions.js";
 import { ConsoleSessions, csrfMatches, type ConsoleSession } from "./console-sessions.js";
 import type { QueueHistory } from "./queue-history.js";
 
@@ -124,8 +125,9 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
           calls: callsAs(session, abort.signal),
           history: options.history,
           now: () => clock.now(),
-          audit: (action, fields) =>
-            options.logger.info(action, { audit: true, principal: session.principal ?? null, ...fields }),
+          permissions: sessionPermissions(gate, session),
+          // The same line as DiscardMessage's and MoveMessage's (src/service/message-audit.ts).
+          audit: (fields) => options.logger.info("message action", { ...fields, caller: session.principal ?? null }),
         },
       );
       sendJson(response, 200, answer);
@@ -265,7 +267,17 @@ function sessionJson(gate: AuthGate | undefined, session: ConsoleSession | undef
     signedIn: session !== undefined,
     principal: session?.principal ?? null,
     csrfToken: session?.csrfToken ?? null,
+    adminEverywhere: session !== undefined && adminEverywhere(gate, session),
   };
+}
+
+/** Whether the session's token is admin on "*"; false once the auth file no longer holds it (its next API call signs it out). */
+function adminEverywhere(gate: AuthGate | undefined, session: ConsoleSession): boolean {
+  try {
+    return sessionPermissions(gate, session).adminEverywhere;
+  } catch {
+    return false;
+  }
 }
 
 /** A session cookie: gone when the browser closes, never readable by script, never sent by another site's page. */

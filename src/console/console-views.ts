@@ -12,6 +12,7 @@ import {
   type QueueConfig,
 } from "../../gen/holdshelf/v1/queue_pb.js";
 import { consoleErrors } from "./console-error.js";
+import type { QueuePermissions } from "./console-permissions.js";
 import { checkEnumJson } from "./console-input.js";
 
 /** A queue as the console shows it. */
@@ -24,6 +25,8 @@ export interface QueueView {
   readonly deadLetterSourceQueues: string[];
   /** A FIFO queue's settings; null for a standard queue. */
   readonly fifo: FifoView | null;
+  /** What the session's token may do on the queue. */
+  readonly permissions: QueuePermissions;
 }
 
 /** A FIFO queue's settings as the console shows them. */
@@ -42,7 +45,8 @@ export function fifoView(config: QueueConfig | undefined): FifoView | null {
   };
 }
 
-export function queueView(queue: Queue): QueueView {
+/** A queue's view, with what the session's token may do on it. */
+export function queueView(queue: Queue, permissions: QueuePermissions): QueueView {
   const stats = queue.stats;
   return {
     name: queue.name,
@@ -57,6 +61,7 @@ export function queueView(queue: Queue): QueueView {
     updateTime: msOf(queue.updateTime),
     deadLetterSourceQueues: queue.deadLetterSourceQueues,
     fifo: fifoView(queue.config),
+    permissions,
   };
 }
 

@@ -68,13 +68,8 @@ async function sendCopy(request: ApiRequest, context: ApiContext, queue: string,
     ...(messageGroupId === "" ? {} : { messageGroupId, deduplicationId: randomUUID() }),
   });
   // Never the token or the body: the principal names who did it, the ids what.
-  context.audit("console: sent an edited copy of a message", {
-    action: "copy",
-    queue,
-    messageId,
-    destinationQueue,
-    newMessageId,
-  });
+  // Never the body: the ids say what was copied, the caller who did it.
+  context.audit({ action: "SendEditedCopy", queue, messageId, destinationQueue, newMessageId });
   return { messageId: newMessageId, destinationQueue };
 }
 

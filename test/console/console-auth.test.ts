@@ -20,7 +20,13 @@ describe("the console on a broker with an auth file", () => {
   it("asks for a token, refuses a wrong one, and keeps the right one out of the browser", async () => {
     const browser = h.browser();
     const first = await browser.session();
-    expect(first.body).toEqual({ authRequired: true, signedIn: false, principal: null, csrfToken: null });
+    expect(first.body).toEqual({
+      authRequired: true,
+      signedIn: false,
+      principal: null,
+      csrfToken: null,
+      adminEverywhere: false,
+    });
     // No cookie before sign-in: nothing to steal.
     expect(first.headers.get("set-cookie")).toBeNull();
     expect((await browser.api("GET", "/api/queues")).body.error.reason).toBe("SESSION_REQUIRED");

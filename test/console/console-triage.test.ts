@@ -203,12 +203,12 @@ describe("one message's actions", () => {
     // The original stays where it was.
     expect((await rpc.getQueue({ name: "work-dlq" })).queue!.stats!.visible).toBe(1n);
 
-    const audit = lines.filter((line) => line.audit === true);
+    const audit = lines.filter((line) => line.msg === "message action");
     expect(audit).toEqual([
       expect.objectContaining({
         level: "info",
-        action: "copy",
-        principal: "ops",
+        action: "SendEditedCopy",
+        caller: "ops",
         queue: "work-dlq",
         messageId: original.messageId,
         destinationQueue: "work",
@@ -306,6 +306,6 @@ describe("one message's actions", () => {
     expect(noSend.body.error.message).toContain('"triager"');
     expect(noSend.body.error.message).toContain('"work"');
     expect((await rpc.getQueue({ name: "work" })).queue!.stats!.visible).toBe(0n);
-    expect(lines.filter((line) => line.audit === true)).toEqual([]);
+    expect(lines.filter((line) => line.msg === "message action")).toEqual([]);
   });
 });

@@ -36,6 +36,15 @@ describe("error statuses over gRPC", () => {
     );
   });
 
+  it("a request with several bad fields names every one in its BadRequest", async () => {
+    const error = await expectRpcError(
+      h.rpc.createQueue({ name: "q", config: { retention: durationFromMs(1000), maxInFlight: -1 } }),
+      status.INVALID_ARGUMENT,
+      "INVALID_ARGUMENT",
+    );
+    expect(error.violations.map((v) => v.field)).toEqual(["config.retention", "config.max_in_flight"]);
+  });
+
   it("out-of-range fields are INVALID_ARGUMENT with a field violation", async () => {
     await expectRpcError(h.rpc.createQueue({ name: "bad name!" }), status.INVALID_ARGUMENT, "INVALID_ARGUMENT", "name");
     await expectRpcError(

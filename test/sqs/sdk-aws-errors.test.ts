@@ -191,6 +191,15 @@ describe("AWS's recorded error answers through @aws-sdk/client-sqs", () => {
     );
   });
 
+  it("answers a create with several bad settings with one AWS error, as AWS does, though the broker names them all", async () => {
+    await expectSqsError(
+      createQueue("several", { VisibilityTimeout: "99999", MessageRetentionPeriod: "1", DelaySeconds: "-1" }),
+      "InvalidAttributeValue",
+      400,
+      /^Invalid value for the parameter \w+\. Reason: [^;]*$/,
+    );
+  });
+
   it("words too many tags and an over-long tag key as moto does, without the broker's field paths", async () => {
     const tags = (count: number, prefix: string) =>
       Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, "v"]));
