@@ -173,12 +173,14 @@ export interface TypedAttribute {
   readonly binaryValue?: string;
 }
 
-/** Where a dead letter came from, why, when, and its receive history there; null where the broker kept none. */
+/** Where a dead letter came from, why and when, and its receive history, kept across the move. */
 export interface DeadLetterHistory {
   readonly sourceQueue: string;
   readonly reason: string;
   readonly deadLetteredAt: number | null;
-  readonly receiveCount: number | null;
+  /** Every receive, before the move and since. */
+  readonly receiveCount: number;
+  /** null: never received, or dead-lettered by a broker before 0.2.0, which did not keep it. */
   readonly firstReceiveTime: number | null;
 }
 

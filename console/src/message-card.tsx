@@ -99,13 +99,13 @@ export function MessageCard({ message }: { message: PeekedMessage }) {
               </dd>
             </div>
             <div>
-              <dt>Receives before</dt>
-              <dd data-testid={`kept-receive-count-${id}`}>{history.receiveCount ?? "not kept"}</dd>
+              <dt>Receive count, kept across the move</dt>
+              <dd data-testid={`kept-receive-count-${id}`}>{history.receiveCount}</dd>
             </div>
             <div>
-              <dt>First received there</dt>
+              <dt>First received</dt>
               <dd data-testid={`kept-first-receive-${id}`}>
-                <MessageTime epochMs={history.firstReceiveTime} never="not kept" />
+                <MessageTime epochMs={history.firstReceiveTime} />
               </dd>
             </div>
           </dl>

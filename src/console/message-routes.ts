@@ -24,6 +24,19 @@ export async function answerMessageRoute(
     if (request.method !== "GET") throw consoleErrors.methodNotAllowed();
     return search(request, context, queue);
   }
+  if (action === undefined) {
+    if (request.method !== "DELETE") throw consoleErrors.methodNotAllowed();
+    // DiscardMessage checks admin on the queue, and writes its own audit line.
+    await context.calls.call("discardMessage", { queue, messageId: first });
+    return {};
+  }
+  if (action === "move") {
+    if (request.method !== "POST") throw consoleErrors.methodNotAllowed();
+    const destinationQueue = optionalString(objectBody(request.body), "destinationQueue") ?? "";
+    // MoveMessage checks admin on the queue and a named destination, and writes its own audit line.
+    const moved = await context.calls.call("moveMessage", { queue, messageId: first, destinationQueue });
+    return { destinationQueue: moved.destinationQueue };
+  }
   if (action === "copy") {
     if (request.method !== "POST") throw consoleErrors.methodNotAllowed();
     return sendCopy(request, context, queue, first);

@@ -8,12 +8,12 @@ interface TypedAttributeView {
   readonly binaryValue?: string;
 }
 
-/** A dead letter's kept history; times in epoch ms, null where the broker did not keep it. */
+/** A dead letter's kept history; times in epoch ms, null where the broker did not keep it (a message dead-lettered before 0.2.0). */
 interface DeadLetterView {
   readonly sourceQueue: string;
   readonly reason: string;
   readonly deadLetteredAt: number | null;
-  readonly receiveCount: number | null;
+  readonly receiveCount: number;
   readonly firstReceiveTime: number | null;
 }
 
@@ -65,9 +65,10 @@ function deadLetterView(message: PeekedMessage): DeadLetterView | null {
   return {
     sourceQueue: message.deadLetterSourceQueue,
     reason: message.deadLetterReason,
-    deadLetteredAt: null,
-    receiveCount: null,
-    firstReceiveTime: null,
+    deadLetteredAt: msOf(message.deadLetteredTime),
+    // Kept across the dead-letter move (and counting on here), as Amazon SQS keeps them.
+    receiveCount: message.receiveCount,
+    firstReceiveTime: msOf(message.firstReceiveTime),
   };
 }
 

@@ -175,6 +175,120 @@ describe("one message's actions", () => {
     return browser;
   };
 
+  it("shows a dead letter's kept history: receive count, first receive, dead-lettered time, source and reason", async () => {
+    const rpc = h.rpc(ops.token);
+    const before = Date.now();
+    const { messageId } = await rpc.send({ queue: "work", body: text("job") });
+    await deadLetter(rpc, "work", "work-dlq", 1);
+    const browser = await signedIn(ops);
+    const [message] = (await browser.api("GET", "/api/queues/work-dlq/messages")).body.messages;
+    expect(message).toMatchObject({
+      messageId,
+      receiveCount: 1,
+      deadLetter: {
+        sourceQueue: "work",
+        reason: expect.any(String),
+        receiveCount: 1,
+        firstReceiveTime: expect.any(Number),
+        deadLetteredAt: expect.any(Number),
+      },
+    });
+    expect(message.deadLetter.reason).not.toBe("");
+    expect(message.deadLetter.firstReceiveTime).toBeGreaterThanOrEqual(before);
+    expect(message.deadLetter.deadLetteredAt).toBeGreaterThanOrEqual(message.deadLetter.firstReceiveTime);
+    const found = await browser.api("GET", `/api/queues/work-dlq/messages/search?field=id&q=${messageId}`);
+    expect(found.body.matches).toEqual([message]);
+  });
+
+  it("deletes one message and moves others back to their source or to a named queue, each audited by the broker", async () => {
+    const rpc = h.rpc(ops.token);
+    const ids: string[] = [];
+    for (const body of ["a", "b", "c"]) ids.push((await rpc.send({ queue: "work", body: text(body) })).messageId);
+    await deadLetter(rpc, "work", "work-dlq", 3);
+    const [a, b, c] = ids as [string, string, string];
+    const browser = await signedIn(ops);
+
+    expect((await browser.api("DELETE", `/api/queues/work-dlq/messages/${a}`)).status).toBe(200);
+    const back = await browser.api("POST", `/api/queues/work-dlq/messages/${b}/move`, { destinationQueue: "" });
+    expect(back.body).toEqual({ destinationQueue: "work" });
+    const named = await browser.api("POST", `/api/queues/work-dlq/messages/${c}/move`, { destinationQueue: "other" });
+    expect(named.body).toEqual({ destinationQueue: "other" });
+    expect((await rpc.getQueue({ name: "work-dlq" })).queue!.stats!.visible).toBe(0n);
+    // A moved message starts its receive history again, as a redrive does.
+    const moved = (await browser.api("GET", "/api/queues/work/messages")).body.messages;
+    expect(moved).toEqual([expect.objectContaining({ messageId: b, receiveCount: 0, deadLetter: null })]);
+    expect((await rpc.receive({ queue: "other" })).messages.map((m) => m.messageId)).toEqual([c]);
+
+    expect(lines.filter((line) => line.msg === "message action")).toEqual([
+      expect.objectContaining({ action: "DiscardMessage", queue: "work-dlq", messageId: a, caller: "ops" }),
+      expect.objectContaining({ action: "MoveMessage", messageId: b, destinationQueue: "work", caller: "ops" }),
+      expect.objectContaining({ action: "MoveMessage", messageId: c, destinationQueue: "other", caller: "ops" }),
+    ]);
+    expect(JSON.stringify(lines)).not.toContain(ops.token);
+  });
+
+  it("refuses an unknown or malformed message id, an unknown destination and a wrong method, with stable reasons", async () => {
+    const rpc = h.rpc(ops.token);
+    const { messageId } = await rpc.send({ queue: "work", body: text("job") });
+    await deadLetter(rpc, "work", "work-dlq", 1);
+    const browser = await signedIn(ops);
+    const unknownId = "00000000-0000-4000-8000-000000000000";
+    const cases = [
+      ["DELETE", `/api/queues/work-dlq/messages/${unknownId}`, undefined, 404, "MESSAGE_NOT_FOUND"],
+      ["POST", `/api/queues/work-dlq/messages/${unknownId}/move`, {}, 404, "MESSAGE_NOT_FOUND"],
+      ["DELETE", "/api/queues/work-dlq/messages/not-an-id", undefined, 400, "INVALID_ARGUMENT"],
+      [
+        "POST",
+        `/api/queues/work-dlq/messages/${messageId}/move`,
+        { destinationQueue: "absent" },
+        404,
+        "QUEUE_NOT_FOUND",
+      ],
+      ["POST", `/api/queues/work-dlq/messages/${messageId}/move`, { destinationQueue: 7 }, 400, "INVALID_ARGUMENT"],
+      ["DELETE", `/api/queues/absent/messages/${messageId}`, undefined, 404, "QUEUE_NOT_FOUND"],
+      ["GET", `/api/queues/work-dlq/messages/${messageId}`, undefined, 405, "METHOD_NOT_ALLOWED"],
+      ["GET", `/api/queues/work-dlq/messages/${messageId}/move`, undefined, 405, "METHOD_NOT_ALLOWED"],
+      ["POST", `/api/queues/work-dlq/messages/${messageId}/redrive`, {}, 404, "NOT_FOUND"],
+    ] as const;
+    for (const [method, path, body, status, reason] of cases) {
+      const refused = await browser.api(method, path, body);
+      expect(refused.status, `${method} ${path}`).toBe(status);
+      expect(refused.body.error.reason, `${method} ${path}`).toBe(reason);
+    }
+    // A message never dead-lettered has no source to go back to.
+    const { messageId: plain } = await rpc.send({ queue: "other", body: text("x") });
+    const sourceless = await browser.api("POST", `/api/queues/other/messages/${plain}/move`, { destinationQueue: "" });
+    expect(sourceless.status).toBe(400);
+    expect(sourceless.body.error.fields.map((f: { field: string }) => f.field)).toEqual(["destination_queue"]);
+    expect((await rpc.getQueue({ name: "work-dlq" })).queue!.stats!.visible).toBe(1n);
+  });
+
+  it("lets a send-only token delete or move nothing, and an admin of the dead-letter queue move only where it is admin", async () => {
+    const rpc = h.rpc(ops.token);
+    const { messageId } = await rpc.send({ queue: "work", body: text("job") });
+    await deadLetter(rpc, "work", "work-dlq", 1);
+    const sending = await signedIn(sender);
+    for (const [method, path, body] of [
+      ["DELETE", `/api/queues/work-dlq/messages/${messageId}`, undefined],
+      ["POST", `/api/queues/work-dlq/messages/${messageId}/move`, { destinationQueue: "" }],
+    ] as const) {
+      const refused = await sending.api(method, path, body);
+      expect(refused.status, path).toBe(403);
+      expect(refused.body.error.reason).toBe("PERMISSION_DENIED");
+    }
+    const triaging = await signedIn(triager);
+    const elsewhere = await triaging.api("POST", `/api/queues/work-dlq/messages/${messageId}/move`, {
+      destinationQueue: "other",
+    });
+    expect(elsewhere.status).toBe(403);
+    expect(elsewhere.body.error.message).toContain('"other"');
+    expect((await rpc.getQueue({ name: "work-dlq" })).queue!.stats!.visible).toBe(1n);
+    expect((await triaging.api("DELETE", `/api/queues/work-dlq/messages/${messageId}`)).status).toBe(200);
+    expect(lines.filter((line) => line.msg === "message action")).toEqual([
+      expect.objectContaining({ action: "DiscardMessage", caller: "triager" }),
+    ]);
+  });
+
   it("sends an edited copy with the original's attributes to its dead-letter source, and audits it without the body or token", async () => {
     const rpc = h.rpc(ops.token);
     const original = await rpc.send({
