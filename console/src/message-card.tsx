@@ -33,12 +33,14 @@ export function MessageCard({ message }: { message: PeekedMessage }) {
             <MessageTime epochMs={message.sendTime} />
           </dd>
         </div>
-        <div>
-          <dt>First received</dt>
-          <dd data-testid={`first-receive-${id}`}>
-            <MessageTime epochMs={message.firstReceiveTime} />
-          </dd>
-        </div>
+        {history === null && (
+          <div>
+            <dt>First received</dt>
+            <dd data-testid={`first-receive-${id}`}>
+              <MessageTime epochMs={message.firstReceiveTime} />
+            </dd>
+          </div>
+        )}
         {message.leaseDeadline !== null && (
           <div>
             <dt>Lease deadline</dt>
