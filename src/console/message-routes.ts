@@ -1,10 +1,23 @@
 import { randomUUID } from "node:crypto";
 import type { PeekedMessage } from "../../gen/holdshelf/v1/message_pb.js";
-import type { ApiContext, ApiRequest } from "./console-api.js";
+import type { QueueCalls } from "../service/queue-calls.js";
 import { ConsoleError, consoleErrors } from "./console-error.js";
 import { objectBody, optionalString, stringField } from "./console-input.js";
 import { messageMatches, scanQueue, searchQueryOf } from "./message-search.js";
 import { peekedMessageView } from "./peeked-message-view.js";
+
+/** The parts of an API request these routes read (console-api.ts's ApiRequest). */
+interface MessageRequest {
+  readonly method: string;
+  readonly query: URLSearchParams;
+  readonly body: unknown;
+}
+
+/** What these routes work with (console-api.ts's ApiContext): the calls as the session's token, and the audit log. */
+interface MessageContext {
+  readonly calls: QueueCalls;
+  readonly audit: (fields: Record<string, unknown>) => void;
+}
 
 /**
  * Answers the routes under /api/queues/<queue>/messages/<rest…>: the
@@ -13,8 +26,8 @@ import { peekedMessageView } from "./peeked-message-view.js";
  * broker checks every permission, as it does over gRPC.
  */
 export async function answerMessageRoute(
-  request: ApiRequest,
-  context: ApiContext,
+  request: MessageRequest,
+  context: MessageContext,
   queue: string,
   rest: readonly string[],
 ): Promise<object> {
@@ -44,7 +57,7 @@ export async function answerMessageRoute(
   throw consoleErrors.notFound();
 }
 
-async function search(request: ApiRequest, { calls }: ApiContext, queue: string): Promise<object> {
+async function search(request: MessageRequest, { calls }: MessageContext, queue: string): Promise<object> {
   const { field, text } = searchQueryOf(request.query);
   const page = await scanQueue(calls, queue, request.query.get("pageToken") ?? "", (message) =>
     messageMatches(message, field, text),
@@ -60,7 +73,12 @@ async function search(request: ApiRequest, { calls }: ApiContext, queue: string)
  * request names another, with a new deduplication id so it is never taken
  * for a duplicate of the original. The original stays where it is.
  */
-async function sendCopy(request: ApiRequest, context: ApiContext, queue: string, messageId: string): Promise<object> {
+async function sendCopy(
+  request: MessageRequest,
+  context: MessageContext,
+  queue: string,
+  messageId: string,
+): Promise<object> {
   const body = objectBody(request.body);
   const text = stringField(body, "body");
   const named = optionalString(body, "destinationQueue") ?? "";
@@ -91,7 +109,7 @@ async function sendCopy(request: ApiRequest, context: ApiContext, queue: string,
  * on (bounded as a search is); MESSAGE_NOT_FOUND when it is not there.
  */
 async function findMessage(
-  { calls }: ApiContext,
+  { calls }: MessageContext,
   queue: string,
   messageId: string,
   pageToken: string,
