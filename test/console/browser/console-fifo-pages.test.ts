@@ -121,7 +121,9 @@ describe.skipIf(skipWithoutChromium)("FIFO queues in the console, in Chromium", 
     await expect
       .poll(() => page.getByTestId("message-count").textContent(), { timeout: uiTimeoutMs })
       .toBe("2 messages on this page.");
-    const cards = page.locator("article");
+    // Each compact row opens to the whole message.
+    const cards = page.locator(".message-row");
+    for (const summary of await page.locator(".message-row summary").all()) await summary.click();
     expect(await cards.nth(0).textContent()).toContain('"order": 1');
     expect(await cards.nth(1).textContent()).toContain('"order": 2');
     expect(await page.locator("[data-testid^='group-id-']").allTextContents()).toEqual(["customer-7", "customer-7"]);
