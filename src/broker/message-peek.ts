@@ -52,8 +52,6 @@ export async function peekMessages(
       ...messageView(message, content),
       ...stateOf(message, now),
       checkpointSize: content.checkpoint?.byteLength ?? 0,
-      // A dead-letter move is the message's arrival in the dead-letter queue: no stored field of its own.
-      ...(content.deadLetter === undefined ? {} : { deadLetteredTime: message.enqueuedAt }),
     });
   });
   return { messages, nextPageToken };

@@ -14,6 +14,7 @@ export type MessageView = Pick<
   | "sendTime"
   | "firstReceiveTime"
   | "deadLetter"
+  | "deadLetteredTime"
   | "fifo"
   | "traceHeader"
 >;
@@ -29,6 +30,8 @@ export function messageView(message: ScheduleEntry, content: MessageContent): Me
     sendTime: message.sendTime,
     firstReceiveTime: message.firstReceiveAt,
     deadLetter: content.deadLetter,
+    // A dead-letter move is the message's arrival in the dead-letter queue: no stored field of its own.
+    deadLetteredTime: content.deadLetter === undefined ? undefined : message.enqueuedAt,
     fifo: fifoDelivery(message, content),
     traceHeader: content.traceHeader,
   };

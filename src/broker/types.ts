@@ -76,6 +76,8 @@ export interface Delivery {
   readonly checkpoint: Uint8Array | undefined;
   /** Set on a message in a dead-letter queue: where it came from and why. */
   readonly deadLetter: DeadLetterOrigin | undefined;
+  /** Set with `deadLetter`: when the message was dead-lettered (its arrival in the dead-letter queue). */
+  readonly deadLetteredTime?: number | undefined;
   /** FIFO queues (else undefined): the message's group, sequence number (20 digits) and deduplication id. */
   readonly fifo?: FifoDelivery | undefined;
   /** The trace header the message was sent with, if any. */
@@ -111,8 +113,8 @@ export interface PeekedMessage {
   /** Bytes of the last checkpoint a consumer saved; 0 when none (its content is the consumer's own). */
   readonly checkpointSize: number;
   readonly deadLetter: DeadLetterOrigin | undefined;
-  /** Set with `deadLetter`: when the message was dead-lettered (its arrival in the dead-letter queue). */
-  readonly deadLetteredTime?: number;
+  /** As in Delivery. */
+  readonly deadLetteredTime?: number | undefined;
   readonly fifo?: FifoDelivery | undefined;
   readonly traceHeader?: string | undefined;
 }

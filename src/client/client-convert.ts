@@ -205,6 +205,7 @@ export function messageFromWire(message: WireReceivedMessage): ReceivedMessage {
     ...(message.deadLetterSourceQueue === "" && message.deadLetterReason === ""
       ? {}
       : { deadLetter: { sourceQueue: message.deadLetterSourceQueue, reason: message.deadLetterReason } }),
+    ...(message.deadLetteredTime === undefined ? {} : { deadLetteredTime: timestampDate(message.deadLetteredTime) }),
     ...fifoFieldsFromWire(message),
     ...(message.traceHeader === "" ? {} : { traceHeader: message.traceHeader }),
   };
@@ -227,6 +228,7 @@ export function peekedMessageFromWire(message: WirePeekedMessage): PeekedMessage
     ...(message.deadLetterSourceQueue === "" && message.deadLetterReason === ""
       ? {}
       : { deadLetter: { sourceQueue: message.deadLetterSourceQueue, reason: message.deadLetterReason } }),
+    ...(message.deadLetteredTime === undefined ? {} : { deadLetteredTime: timestampDate(message.deadLetteredTime) }),
     ...fifoFieldsFromWire(message),
     ...(message.traceHeader === "" ? {} : { traceHeader: message.traceHeader }),
   };

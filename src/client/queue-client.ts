@@ -173,6 +173,25 @@ export class QueueClient {
     return { messages: page.messages.map(peekedMessageFromWire), nextPageToken: page.nextPageToken };
   }
 
+  /**
+   * Deletes one message by its id, whatever its state, without a receipt
+   * handle (needs admin on the queue): an operator's discard. A consumer
+   * holding it in flight finds it gone.
+   */
+  async discardMessage(queue: string, messageId: string): Promise<void> {
+    await this.rpc.discardMessage({ queue, messageId });
+  }
+
+  /**
+   * Moves one message by its id, whatever its state, to destinationQueue or,
+   * with "", back to the queue that dead-lettered it, as a redrive moves it
+   * (needs admin on the queue, and on a named destination). Returns the
+   * queue it went to.
+   */
+  async moveMessage(queue: string, messageId: string, destinationQueue = ""): Promise<string> {
+    return (await this.rpc.moveMessage({ queue, messageId, destinationQueue })).destinationQueue;
+  }
+
   /** Deletes the message a receipt handle names: the acknowledgement. */
   async delete(queue: string, receiptHandle: string, options: CallLimits = {}): Promise<void> {
     await this.rpc.delete(

@@ -267,6 +267,8 @@ export interface ReceivedMessage extends FifoFields {
   readonly checkpoint?: Uint8Array;
   /** Where and why the message was dead-lettered, for a message in a dead-letter queue; undefined otherwise. */
   readonly deadLetter?: DeadLetterOrigin;
+  /** When it was dead-lettered, for a message in a dead-letter queue; undefined otherwise. */
+  readonly deadLetteredTime?: Date;
   /** The tracing header it was sent with (SendOptions.traceHeader, or SQS's AWSTraceHeader); absent when none was. */
   readonly traceHeader?: string;
 }
@@ -294,6 +296,8 @@ export interface PeekedMessage extends FifoFields {
   readonly checkpointSize: number;
   /** Where and why the message was dead-lettered, for a message in a dead-letter queue; undefined otherwise. */
   readonly deadLetter?: DeadLetterOrigin;
+  /** As in ReceivedMessage. */
+  readonly deadLetteredTime?: Date;
   /** As in ReceivedMessage. */
   readonly traceHeader?: string;
 }

@@ -24,6 +24,7 @@ const receivedMessage = {
   sequenceNumber: 14,
   deduplicationId: 15,
   traceHeader: 16,
+  deadLetteredTime: 17,
 } as const;
 const typedAttributeValue = { dataType: 1, stringValue: 2, binaryValue: 3 } as const;
 const mapEntry = { key: 1, value: 2 } as const;
@@ -116,6 +117,7 @@ function measure(delivery: Delivery): Measured {
   const traceHeaderLength = delivery.traceHeader?.length ?? 0;
   // Field 16 and up take a two-byte tag.
   if (traceHeaderLength > 0) size += 2 + delimitedSize(traceHeaderLength);
+  if (delivery.deadLetteredTime !== undefined) size += 2 + delimitedSize(timestampSize(delivery.deadLetteredTime));
   const typedAttributes = Object.keys(delivery.typedAttributes).map((name): MeasuredTypedAttribute => {
     const { dataType, value } = delivery.typedAttributes[name]!;
     const nameBytes = Buffer.byteLength(name, "utf8");
@@ -219,6 +221,7 @@ function writeReceivedMessage(writer: WireWriter, delivery: Delivery, measured: 
     writer.wideTag(field.traceHeader, WireType.lengthDelimited);
     writer.string(traceHeader, traceHeader.length);
   }
+  if (delivery.deadLetteredTime !== undefined) writer.timestamp(field.deadLetteredTime, delivery.deadLetteredTime);
 }
 
 /** A map entry writes its key and value even when empty, as protobuf-es does. */

@@ -41,5 +41,8 @@ function receivedMessageToWire(delivery: Delivery): ReceivedMessage {
     typedAttributes: typedAttributesToWire(delivery.typedAttributes),
     ...delivery.fifo,
     traceHeader: delivery.traceHeader ?? "",
+    ...(delivery.deadLetteredTime === undefined
+      ? {}
+      : { deadLetteredTime: timestampFromMs(delivery.deadLetteredTime) }),
   });
 }

@@ -66,7 +66,8 @@ export class WireWriter {
    */
   timestamp(fieldNumber: number, ms: number): void {
     const { seconds, nanos } = timestampParts(ms);
-    this.tag(fieldNumber, WireType.lengthDelimited);
+    if (fieldNumber < 16) this.tag(fieldNumber, WireType.lengthDelimited);
+    else this.wideTag(fieldNumber, WireType.lengthDelimited);
     this.varint(timestampSize(ms));
     if (seconds !== 0) {
       this.tag(timestampField.seconds, WireType.varint);

@@ -76,7 +76,9 @@ describe("QueueClient with dead-letter queues against a real server", () => {
     const [dead] = await client.receive("dlq");
     expect(dead).toMatchObject({
       messageId: id,
-      receiveCount: 1,
+      // Kept across the move, counting on as AWS's ApproximateReceiveCount does.
+      receiveCount: 2,
+      firstReceiveTime: first!.firstReceiveTime,
       attributes: { kind: "bad" },
       deadLetter: { sourceQueue: "work", reason: "MAX_RECEIVE_COUNT_EXCEEDED" },
     });
@@ -91,6 +93,36 @@ describe("QueueClient with dead-letter queues against a real server", () => {
     expect(again).toMatchObject({ messageId: id, receiveCount: 1, attributes: { kind: "bad" } });
     expect(again).not.toHaveProperty("deadLetter");
     expect(text(again!.body)).toBe("poison");
+  });
+
+  it("shows when a message was dead-lettered; discardMessage and moveMessage act on one message by its id", async () => {
+    const [kept, dropped] = await client.sendBatch("work", [{ body: "kept" }, { body: "dropped" }]);
+    await client.receive("work", { maxMessages: 2 });
+    clock.advance(1000);
+    const deadLetteredTime = new Date(clock.now());
+    await untilVisible("dlq", 2);
+    const { messages } = await client.peekMessages("dlq");
+    expect(messages.map((m) => [m.messageId, m.receiveCount, m.deadLetteredTime])).toEqual([
+      [kept, 1, deadLetteredTime],
+      [dropped, 1, deadLetteredTime],
+    ]);
+
+    const [delivered] = await client.receive("dlq", { visibilityTimeoutMs: 0 });
+    expect(delivered).toMatchObject({ messageId: kept, receiveCount: 2, deadLetteredTime });
+    await client.discardMessage("dlq", dropped!);
+    expect(await client.moveMessage("dlq", kept!)).toBe("work");
+    expect((await client.getQueue("dlq")).stats.visible).toBe(0);
+    const [back] = (await client.peekMessages("work")).messages;
+    expect(back).toMatchObject({ messageId: kept, receiveCount: 0 });
+    expect(back).not.toHaveProperty("deadLetteredTime");
+    const missing = await expectRpcError(client.discardMessage("dlq", dropped!), status.NOT_FOUND, "MESSAGE_NOT_FOUND");
+    expect(missing.message).toContain(dropped);
+    await expectRpcError(
+      client.moveMessage("work", kept!),
+      status.INVALID_ARGUMENT,
+      "INVALID_ARGUMENT",
+      "destination_queue",
+    );
   });
 
   it("dead-letters released messages, and redrives a bounded number to another queue", async () => {

@@ -71,6 +71,45 @@ describe.skipIf(skipWithoutPostgres)("moves between queues of different brokers"
     expect((await onA.getQueue({ name: work })).queue!.stats).toMatchObject({ visible: 0n, inFlight: 0n, delayed: 0n });
   });
 
+  it("keeps the receive count and first receive across the move to another broker, which counts on", async () => {
+    const messageId = await spend("counted");
+    // The move lands in b's inbox first, and shows once b takes it in.
+    const peeked = await vi.waitFor(
+      async () => {
+        const [first] = (await onB.peekMessages({ queue: dlq })).messages;
+        expect(first).toBeDefined();
+        return first;
+      },
+      { timeout: 5000, interval: 50 },
+    );
+    expect(peeked).toMatchObject({ messageId, receiveCount: 1, deadLetterSourceQueue: work });
+    expect(peeked!.deadLetteredTime).toBeDefined();
+    const [dead] = (await onB.receive({ queue: dlq, waitTime: durationFromMs(5000) })).messages;
+    expect(dead!.receiveCount).toBe(2);
+    expect(dead!.firstReceiveTime).toEqual(peeked!.firstReceiveTime);
+  });
+
+  it("MoveMessage, called on either broker, moves one dead letter back to its source on the other broker", async () => {
+    const messageId = await spend("one of them");
+    await spend("stays");
+    await vi.waitFor(async () => expect((await onB.peekMessages({ queue: dlq })).messages).toHaveLength(2), {
+      timeout: 5000,
+      interval: 50,
+    });
+    // Called on a: passed to b, which owns the dead-letter queue and writes into a's inbox.
+    expect((await onA.moveMessage({ queue: dlq, messageId })).destinationQueue).toBe(work);
+    const [back] = (await onA.receive({ queue: work, waitTime: durationFromMs(5000) })).messages;
+    expect(back).toMatchObject({ messageId, receiveCount: 1, deadLetterSourceQueue: "" });
+    expect((await onB.peekMessages({ queue: dlq })).messages.map((m) => Buffer.from(m.body).toString())).toEqual([
+      "stays",
+    ]);
+    await onB.discardMessage({
+      queue: dlq,
+      messageId: (await onB.peekMessages({ queue: dlq })).messages[0]!.messageId,
+    });
+    expect((await onA.peekMessages({ queue: dlq })).messages).toEqual([]);
+  });
+
   it("redrives a dead letter back to its source on the other broker", async () => {
     const messageId = await spend("retry me");
     const [dead] = (await onB.receive({ queue: dlq, waitTime: durationFromMs(5000) })).messages;

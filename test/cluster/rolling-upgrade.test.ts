@@ -116,7 +116,7 @@ describe.skipIf(skipWithoutPostgres)("a rolling upgrade from 0.1.0", () => {
     }
   }, 90_000);
 
-  it("lets a 0.1.0 broker read and dead-letter a message 0.2.0 stored with a trace header, which 0.2.0 then reads back", async () => {
+  it("lets a 0.1.0 broker read a dead letter 0.2.0 moved with its receive history, and read and dead-letter a message 0.2.0 stored with a trace header, which 0.2.0 then reads back", async () => {
     const release010 = await unpackRelease(dir.path);
     const url = await postgres().createDatabase();
     await run(process.execPath, [release010, "cluster", "init", "--postgres", url, "--shards", "8"]);
@@ -138,14 +138,28 @@ describe.skipIf(skipWithoutPostgres)("a rolling upgrade from 0.1.0", () => {
     await retrying(() => newB.createQueue(dlq));
     await retrying(() => newB.createQueue(work, { redrivePolicy: { deadLetterQueue: dlq, maxReceiveCount: 1 } }));
     await retrying(() => newB.send(work, "traced body", { attributes: { k: "v" }, traceHeader: header }));
+    // 0.2.0 dead-letters a message keeping its receive count: the same layout, a count 0.1.0 left at 0.
+    const counted = queueOn("b", ["a", "b"], "counted");
+    await retrying(() => newB.createQueue(counted, { redrivePolicy: { deadLetterQueue: dlq, maxReceiveCount: 1 } }));
+    await retrying(() => newB.send(counted, "counted body"));
+    await retrying(() => newB.receive(counted, { visibilityTimeoutMs: 0 }));
+    for (let waited = 0; (await retrying(() => newB.peekMessages(dlq))).messages.length === 0; waited += 100) {
+      expect(waited, "0.2.0 dead-letters the message").toBeLessThan(20_000);
+      await sleep(100);
+    }
 
-    // 0.1.0 alone: it reads the message whole, the header as one more typed attribute, and dead-letters it.
+    // 0.1.0 alone: it reads that dead letter with its count, and the traced
+    // message whole, the header as one more typed attribute, and dead-letters it.
     await stop(brokers[1]!);
+    const [kept] = (await retrying(() => oldA.peekMessages(dlq))).messages;
+    expect(Buffer.from(kept!.body).toString()).toBe("counted body");
+    expect(kept!.receiveCount).toBe(1);
+    expect(kept!.deadLetter).toEqual({ sourceQueue: counted, reason: "MAX_RECEIVE_COUNT_EXCEEDED" });
     const [old] = await retrying(() => oldA.receive(work, { visibilityTimeoutMs: 100 }));
     expect(Buffer.from(old!.body).toString()).toBe("traced body");
     expect(old!.attributes).toEqual({ k: "v" });
     expect(old!.typedAttributes).toEqual({ "": { dataType: "AWSTraceHeader", value: header } });
-    for (let waited = 0; (await retrying(() => oldA.peekMessages(dlq))).messages.length === 0; waited += 100) {
+    for (let waited = 0; (await retrying(() => oldA.peekMessages(dlq))).messages.length < 2; waited += 100) {
       expect(waited, "0.1.0 dead-letters the message").toBeLessThan(20_000);
       await sleep(100);
     }
@@ -153,7 +167,7 @@ describe.skipIf(skipWithoutPostgres)("a rolling upgrade from 0.1.0", () => {
     // 0.2.0 alone again: the header 0.1.0 moved is a trace header once more, with no stray typed attribute.
     await stop(brokers[0]!);
     const newA = await start("a");
-    const [moved] = (await retrying(() => newA.peekMessages(dlq))).messages;
+    const [, moved] = (await retrying(() => newA.peekMessages(dlq))).messages;
     expect(Buffer.from(moved!.body).toString()).toBe("traced body");
     expect(moved!.traceHeader).toBe(header);
     expect(moved!.typedAttributes).toEqual({});

@@ -43,6 +43,9 @@ function referenceMessage(delivery: Delivery): ReceivedMessage {
     ),
     ...delivery.fifo,
     traceHeader: delivery.traceHeader ?? "",
+    ...(delivery.deadLetteredTime === undefined
+      ? {}
+      : { deadLetteredTime: timestampFromMs(delivery.deadLetteredTime) }),
   });
 }
 
@@ -132,6 +135,7 @@ const delivery: fc.Arbitrary<Delivery> = fc.record({
   deadLetter: fc.option(fc.record({ sourceQueue: text, reason: text }), { nil: undefined }),
   fifo: fc.option(fifo, { nil: undefined }),
   traceHeader: fc.option(traceHeader, { nil: undefined }),
+  deadLetteredTime: fc.option(epochMs, { nil: undefined }),
 });
 
 describe("encodeReceiveResponse", () => {

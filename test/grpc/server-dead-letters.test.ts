@@ -41,6 +41,8 @@ describe("dead-letter queues over gRPC", () => {
     const [dead] = (await h.rpc.receive({ queue: "dlq" })).messages;
     expect(dead).toMatchObject({
       messageId,
+      // Delivered twice in "work": the count goes on in the dead-letter queue.
+      receiveCount: 3,
       deadLetterSourceQueue: "work",
       deadLetterReason: "MAX_RECEIVE_COUNT_EXCEEDED",
     });

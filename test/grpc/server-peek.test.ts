@@ -118,7 +118,7 @@ describe("PeekMessages over gRPC", () => {
     expect(messages).toHaveLength(1);
     expect(messages[0]).toMatchObject({
       messageId,
-      receiveCount: 0,
+      receiveCount: 1,
       state: MessageState.VISIBLE,
       deadLetterSourceQueue: "peek-jobs",
       deadLetterReason: "MAX_RECEIVE_COUNT_EXCEEDED",

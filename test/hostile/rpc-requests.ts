@@ -63,6 +63,10 @@ function requestsWith(fixture: RequestFixture, damage: Damage): Record<string, f
   const message = (...parts: fc.Arbitrary<Uint8Array>[]): fc.Arbitrary<Buffer> =>
     fc.tuple(...parts, trailingBytes(damage)).map((all) => wire.concat(...all));
   const nameOnly = message(queue.map((q) => wire.stringField(1, q)));
+  const messageId = fc.oneof(
+    textBytes(damage),
+    fc.uuid().map((id) => Buffer.from(id)),
+  );
   const config = fc.option(
     queueConfigBody(fixture.queues, damage).map((c) => wire.messageField(2, c)),
     { nil: none },
@@ -168,6 +172,19 @@ function requestsWith(fixture: RequestFixture, damage: Damage): Record<string, f
       ),
       int64Value.map((n) => wire.varintField(3, n)),
       int32Value.map((n) => wire.varintField(4, n)),
+    ),
+    // A message id: noise, or well formed (naming no message the fixture holds).
+    DiscardMessage: message(
+      queue.map((q) => wire.stringField(1, q)),
+      messageId.map((id) => wire.stringField(2, id)),
+    ),
+    MoveMessage: message(
+      queue.map((q) => wire.stringField(1, q)),
+      messageId.map((id) => wire.stringField(2, id)),
+      fc.oneof(
+        fc.constant(none),
+        queue.map((q) => wire.stringField(3, q)),
+      ),
     ),
     // A page token: none, noise, or a well-formed cursor of any time and id (which may name no message).
     PeekMessages: message(

@@ -101,7 +101,8 @@ describe.skipIf(skipWithoutPostgres)("PostgresStore with FIFO queues", () => {
       { kind: "putSequence", next: 3 },
     ]);
     const fifoEntry = scheduleEntry(t0, { group: "orders", sequence: 2 ** 40 + 1, receiveCount: 2 });
-    const standardEntry = scheduleEntry(t0);
+    // A dead-letter move's: the receive history it keeps comes along through the inbox.
+    const standardEntry = scheduleEntry(t0, { receiveCount: 3, firstReceiveAt: t0 - 2_000, enqueuedAt: t0 });
     const deadLetter = { sourceQueue: "src.fifo", reason: "MAX_RECEIVE_COUNT_EXCEEDED" };
     await sender.commit([
       {

@@ -404,6 +404,17 @@ export function describeStoreContract(name: string, makeFreshStore: () => Promis
         expect(readOther!.deadLetter).toBeUndefined();
       });
 
+      it("keeps a dead-lettered message's receive history beside its origin: count, first receive and arrival (when it was dead-lettered)", async () => {
+        const dataId = await createQueue();
+        // As a dead-letter move writes it: the count and first receive of the source queue, arrived now.
+        const moved = scheduleEntry(t0, { receiveCount: 5, firstReceiveAt: t0 - 60_000, enqueuedAt: t0, epoch: 5 });
+        const deadLetter = { sourceQueue: "jobs", reason: "MAX_RECEIVE_COUNT_EXCEEDED" };
+        await fx.store.commit([putMessage(dataId, moved, { ...content("failed"), deadLetter })]);
+        expect(await scheduleAfterReopen()).toEqual([moved]);
+        const [read] = await readContents(fx.store, dataId, [moved.id]);
+        expect(read!.deadLetter).toEqual(deadLetter);
+      });
+
       it("keeps typed attributes of every kind exactly, binary values as bytes, empty values as empty", async () => {
         const dataId = await createQueue();
         const typed = scheduleEntry(t0);

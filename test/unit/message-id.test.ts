@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatMessageId, newMessageId } from "../../src/broker/message-id.js";
+import { formatMessageId, newMessageId, parseMessageId } from "../../src/broker/message-id.js";
 
 describe("message ids", () => {
   it("are UUIDv7 hex: version 7 and variant 10", () => {
@@ -25,5 +25,20 @@ describe("message ids", () => {
     const ids = [newMessageId(now), newMessageId(now), newMessageId(now), newMessageId(now - 5000)];
     expect([...ids].sort()).toEqual(ids);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("parse back from the form users see, in either case; anything else is no id", () => {
+    const id = newMessageId(Date.UTC(2026, 0, 1));
+    expect(parseMessageId(formatMessageId(id))).toBe(id);
+    expect(parseMessageId(formatMessageId(id).toUpperCase())).toBe(id);
+    for (const text of [
+      "",
+      id,
+      ` ${formatMessageId(id)}`,
+      `${formatMessageId(id)}0`,
+      "0190a6b2-0000-7000-8000-00000000000g",
+    ]) {
+      expect(parseMessageId(text), text).toBeUndefined();
+    }
   });
 });

@@ -489,8 +489,9 @@ func (x *SqsEncryption) GetSqsManagedSseEnabled() bool {
 // as the lease ends, regardless of any retry_policy, and is atomic: the
 // message is never in both queues or in neither. It keeps its id, body,
 // attributes and send_time, loses its checkpoint, and arrives visible with
-// its receive count reset; its deliveries there carry
-// dead_letter_source_queue and dead_letter_reason.
+// its receive count and first receive time kept (its count goes on there,
+// as Amazon SQS's does); its deliveries there carry
+// dead_letter_source_queue, dead_letter_reason and dead_lettered_time.
 type RedrivePolicy struct {
 	state         protoimpl.MessageState
 	sizeCache     protoimpl.SizeCache

@@ -15,7 +15,7 @@ from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1aholdshelf/v1/message.proto\x12\x0choldshelf.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe5\x05\n\x0fReceivedMessage\x12\x12\n\nmessage_id\x18\x01 \x01(\t\x12\x16\n\x0ereceipt_handle\x18\x02 \x01(\t\x12\x0c\n\x04\x62ody\x18\x03 \x01(\x0c\x12\x41\n\nattributes\x18\x04 \x03(\x0b\x32-.holdshelf.v1.ReceivedMessage.AttributesEntry\x12\x15\n\rreceive_count\x18\x05 \x01(\x05\x12-\n\tsend_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x36\n\x12\x66irst_receive_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\x0elease_deadline\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x17\n\ncheckpoint\x18\t \x01(\x0cH\x00\x88\x01\x01\x12 \n\x18\x64\x65\x61\x64_letter_source_queue\x18\n \x01(\t\x12\x1a\n\x12\x64\x65\x61\x64_letter_reason\x18\x0b \x01(\t\x12L\n\x10typed_attributes\x18\x0c \x03(\x0b\x32\x32.holdshelf.v1.ReceivedMessage.TypedAttributesEntry\x12\x18\n\x10message_group_id\x18\r \x01(\t\x12\x17\n\x0fsequence_number\x18\x0e \x01(\t\x12\x18\n\x10\x64\x65\x64uplication_id\x18\x0f \x01(\t\x12\x14\n\x0ctrace_header\x18\x10 \x01(\t\x1a\x31\n\x0f\x41ttributesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1aY\n\x14TypedAttributesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x30\n\x05value\x18\x02 \x01(\x0b\x32!.holdshelf.v1.TypedAttributeValue:\x02\x38\x01\x42\r\n\x0b_checkpoint\"\xcd\x06\n\rPeekedMessage\x12\x12\n\nmessage_id\x18\x01 \x01(\t\x12\x0c\n\x04\x62ody\x18\x02 \x01(\x0c\x12?\n\nattributes\x18\x03 \x03(\x0b\x32+.holdshelf.v1.PeekedMessage.AttributesEntry\x12J\n\x10typed_attributes\x18\x04 \x03(\x0b\x32\x30.holdshelf.v1.PeekedMessage.TypedAttributesEntry\x12\x15\n\rreceive_count\x18\x05 \x01(\x05\x12-\n\tsend_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x36\n\x12\x66irst_receive_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12)\n\x05state\x18\x08 \x01(\x0e\x32\x1a.holdshelf.v1.MessageState\x12\x32\n\x0elease_deadline\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0cvisible_time\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x17\n\x0f\x63heckpoint_size\x18\x0b \x01(\x05\x12 \n\x18\x64\x65\x61\x64_letter_source_queue\x18\x0c \x01(\t\x12\x1a\n\x12\x64\x65\x61\x64_letter_reason\x18\r \x01(\t\x12\x18\n\x10message_group_id\x18\x0e \x01(\t\x12\x17\n\x0fsequence_number\x18\x0f \x01(\t\x12\x18\n\x10\x64\x65\x64uplication_id\x18\x10 \x01(\t\x12\x14\n\x0ctrace_header\x18\x11 \x01(\t\x12\x36\n\x12\x64\x65\x61\x64_lettered_time\x18\x12 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x1a\x31\n\x0f\x41ttributesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1aY\n\x14TypedAttributesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x30\n\x05value\x18\x02 \x01(\x0b\x32!.holdshelf.v1.TypedAttributeValue:\x02\x38\x01\"a\n\x13TypedAttributeValue\x12\x11\n\tdata_type\x18\x01 \x01(\t\x12\x16\n\x0cstring_value\x18\x02 \x01(\tH\x00\x12\x16\n\x0c\x62inary_value\x18\x03 \x01(\x0cH\x00\x42\x07\n\x05value\"\x88\x01\n\x0b\x45ntryResult\x12\x16\n\x0ereceipt_handle\x18\x01 \x01(\t\x12\x0c\n\x04\x63ode\x18\x02 \x01(\x05\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x32\n\x0elease_deadline\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xaf\x03\n\x0eSendBatchEntry\x12\x0c\n\x04\x62ody\x18\x01 \x01(\x0c\x12@\n\nattributes\x18\x02 \x03(\x0b\x32,.holdshelf.v1.SendBatchEntry.AttributesEntry\x12(\n\x05\x64\x65lay\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12K\n\x10typed_attributes\x18\x04 \x03(\x0b\x32\x31.holdshelf.v1.SendBatchEntry.TypedAttributesEntry\x12\x18\n\x10message_group_id\x18\x05 \x01(\t\x12\x18\n\x10\x64\x65\x64uplication_id\x18\x06 \x01(\t\x12\x14\n\x0ctrace_header\x18\x07 \x01(\t\x1a\x31\n\x0f\x41ttributesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1aY\n\x14TypedAttributesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x30\n\x05value\x18\x02 \x01(\x0b\x32!.holdshelf.v1.TypedAttributeValue:\x02\x38\x01*\x80\x01\n\x0cMessageState\x12\x1d\n\x19MESSAGE_STATE_UNSPECIFIED\x10\x00\x12\x19\n\x15MESSAGE_STATE_VISIBLE\x10\x01\x12\x1b\n\x17MESSAGE_STATE_IN_FLIGHT\x10\x02\x12\x19\n\x15MESSAGE_STATE_DELAYED\x10\x03\x42+Z)holdshelf/gen/go/holdshelf/v1;holdshelfv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1aholdshelf/v1/message.proto\x12\x0choldshelf.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9d\x06\n\x0fReceivedMessage\x12\x12\n\nmessage_id\x18\x01 \x01(\t\x12\x16\n\x0ereceipt_handle\x18\x02 \x01(\t\x12\x0c\n\x04\x62ody\x18\x03 \x01(\x0c\x12\x41\n\nattributes\x18\x04 \x03(\x0b\x32-.holdshelf.v1.ReceivedMessage.AttributesEntry\x12\x15\n\rreceive_count\x18\x05 \x01(\x05\x12-\n\tsend_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x36\n\x12\x66irst_receive_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\x0elease_deadline\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x17\n\ncheckpoint\x18\t \x01(\x0cH\x00\x88\x01\x01\x12 \n\x18\x64\x65\x61\x64_letter_source_queue\x18\n \x01(\t\x12\x1a\n\x12\x64\x65\x61\x64_letter_reason\x18\x0b \x01(\t\x12L\n\x10typed_attributes\x18\x0c \x03(\x0b\x32\x32.holdshelf.v1.ReceivedMessage.TypedAttributesEntry\x12\x18\n\x10message_group_id\x18\r \x01(\t\x12\x17\n\x0fsequence_number\x18\x0e \x01(\t\x12\x18\n\x10\x64\x65\x64uplication_id\x18\x0f \x01(\t\x12\x14\n\x0ctrace_header\x18\x10 \x01(\t\x12\x36\n\x12\x64\x65\x61\x64_lettered_time\x18\x11 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x1a\x31\n\x0f\x41ttributesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1aY\n\x14TypedAttributesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x30\n\x05value\x18\x02 \x01(\x0b\x32!.holdshelf.v1.TypedAttributeValue:\x02\x38\x01\x42\r\n\x0b_checkpoint\"\xcd\x06\n\rPeekedMessage\x12\x12\n\nmessage_id\x18\x01 \x01(\t\x12\x0c\n\x04\x62ody\x18\x02 \x01(\x0c\x12?\n\nattributes\x18\x03 \x03(\x0b\x32+.holdshelf.v1.PeekedMessage.AttributesEntry\x12J\n\x10typed_attributes\x18\x04 \x03(\x0b\x32\x30.holdshelf.v1.PeekedMessage.TypedAttributesEntry\x12\x15\n\rreceive_count\x18\x05 \x01(\x05\x12-\n\tsend_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x36\n\x12\x66irst_receive_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12)\n\x05state\x18\x08 \x01(\x0e\x32\x1a.holdshelf.v1.MessageState\x12\x32\n\x0elease_deadline\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0cvisible_time\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x17\n\x0f\x63heckpoint_size\x18\x0b \x01(\x05\x12 \n\x18\x64\x65\x61\x64_letter_source_queue\x18\x0c \x01(\t\x12\x1a\n\x12\x64\x65\x61\x64_letter_reason\x18\r \x01(\t\x12\x18\n\x10message_group_id\x18\x0e \x01(\t\x12\x17\n\x0fsequence_number\x18\x0f \x01(\t\x12\x18\n\x10\x64\x65\x64uplication_id\x18\x10 \x01(\t\x12\x14\n\x0ctrace_header\x18\x11 \x01(\t\x12\x36\n\x12\x64\x65\x61\x64_lettered_time\x18\x12 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x1a\x31\n\x0f\x41ttributesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1aY\n\x14TypedAttributesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x30\n\x05value\x18\x02 \x01(\x0b\x32!.holdshelf.v1.TypedAttributeValue:\x02\x38\x01\"a\n\x13TypedAttributeValue\x12\x11\n\tdata_type\x18\x01 \x01(\t\x12\x16\n\x0cstring_value\x18\x02 \x01(\tH\x00\x12\x16\n\x0c\x62inary_value\x18\x03 \x01(\x0cH\x00\x42\x07\n\x05value\"\x88\x01\n\x0b\x45ntryResult\x12\x16\n\x0ereceipt_handle\x18\x01 \x01(\t\x12\x0c\n\x04\x63ode\x18\x02 \x01(\x05\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x32\n\x0elease_deadline\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xaf\x03\n\x0eSendBatchEntry\x12\x0c\n\x04\x62ody\x18\x01 \x01(\x0c\x12@\n\nattributes\x18\x02 \x03(\x0b\x32,.holdshelf.v1.SendBatchEntry.AttributesEntry\x12(\n\x05\x64\x65lay\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12K\n\x10typed_attributes\x18\x04 \x03(\x0b\x32\x31.holdshelf.v1.SendBatchEntry.TypedAttributesEntry\x12\x18\n\x10message_group_id\x18\x05 \x01(\t\x12\x18\n\x10\x64\x65\x64uplication_id\x18\x06 \x01(\t\x12\x14\n\x0ctrace_header\x18\x07 \x01(\t\x1a\x31\n\x0f\x41ttributesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1aY\n\x14TypedAttributesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x30\n\x05value\x18\x02 \x01(\x0b\x32!.holdshelf.v1.TypedAttributeValue:\x02\x38\x01*\x80\x01\n\x0cMessageState\x12\x1d\n\x19MESSAGE_STATE_UNSPECIFIED\x10\x00\x12\x19\n\x15MESSAGE_STATE_VISIBLE\x10\x01\x12\x1b\n\x17MESSAGE_STATE_IN_FLIGHT\x10\x02\x12\x19\n\x15MESSAGE_STATE_DELAYED\x10\x03\x42+Z)holdshelf/gen/go/holdshelf/v1;holdshelfv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'holdshelf.v1.message_pb2', globals())
@@ -35,28 +35,28 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _SENDBATCHENTRY_ATTRIBUTESENTRY._serialized_options = b'8\001'
   _SENDBATCHENTRY_TYPEDATTRIBUTESENTRY._options = None
   _SENDBATCHENTRY_TYPEDATTRIBUTESENTRY._serialized_options = b'8\001'
-  _MESSAGESTATE._serialized_start=2374
-  _MESSAGESTATE._serialized_end=2502
+  _MESSAGESTATE._serialized_start=2430
+  _MESSAGESTATE._serialized_end=2558
   _RECEIVEDMESSAGE._serialized_start=110
-  _RECEIVEDMESSAGE._serialized_end=851
-  _RECEIVEDMESSAGE_ATTRIBUTESENTRY._serialized_start=696
-  _RECEIVEDMESSAGE_ATTRIBUTESENTRY._serialized_end=745
-  _RECEIVEDMESSAGE_TYPEDATTRIBUTESENTRY._serialized_start=747
-  _RECEIVEDMESSAGE_TYPEDATTRIBUTESENTRY._serialized_end=836
-  _PEEKEDMESSAGE._serialized_start=854
-  _PEEKEDMESSAGE._serialized_end=1699
-  _PEEKEDMESSAGE_ATTRIBUTESENTRY._serialized_start=696
-  _PEEKEDMESSAGE_ATTRIBUTESENTRY._serialized_end=745
-  _PEEKEDMESSAGE_TYPEDATTRIBUTESENTRY._serialized_start=747
-  _PEEKEDMESSAGE_TYPEDATTRIBUTESENTRY._serialized_end=836
-  _TYPEDATTRIBUTEVALUE._serialized_start=1701
-  _TYPEDATTRIBUTEVALUE._serialized_end=1798
-  _ENTRYRESULT._serialized_start=1801
-  _ENTRYRESULT._serialized_end=1937
-  _SENDBATCHENTRY._serialized_start=1940
-  _SENDBATCHENTRY._serialized_end=2371
-  _SENDBATCHENTRY_ATTRIBUTESENTRY._serialized_start=696
-  _SENDBATCHENTRY_ATTRIBUTESENTRY._serialized_end=745
-  _SENDBATCHENTRY_TYPEDATTRIBUTESENTRY._serialized_start=747
-  _SENDBATCHENTRY_TYPEDATTRIBUTESENTRY._serialized_end=836
+  _RECEIVEDMESSAGE._serialized_end=907
+  _RECEIVEDMESSAGE_ATTRIBUTESENTRY._serialized_start=752
+  _RECEIVEDMESSAGE_ATTRIBUTESENTRY._serialized_end=801
+  _RECEIVEDMESSAGE_TYPEDATTRIBUTESENTRY._serialized_start=803
+  _RECEIVEDMESSAGE_TYPEDATTRIBUTESENTRY._serialized_end=892
+  _PEEKEDMESSAGE._serialized_start=910
+  _PEEKEDMESSAGE._serialized_end=1755
+  _PEEKEDMESSAGE_ATTRIBUTESENTRY._serialized_start=752
+  _PEEKEDMESSAGE_ATTRIBUTESENTRY._serialized_end=801
+  _PEEKEDMESSAGE_TYPEDATTRIBUTESENTRY._serialized_start=803
+  _PEEKEDMESSAGE_TYPEDATTRIBUTESENTRY._serialized_end=892
+  _TYPEDATTRIBUTEVALUE._serialized_start=1757
+  _TYPEDATTRIBUTEVALUE._serialized_end=1854
+  _ENTRYRESULT._serialized_start=1857
+  _ENTRYRESULT._serialized_end=1993
+  _SENDBATCHENTRY._serialized_start=1996
+  _SENDBATCHENTRY._serialized_end=2427
+  _SENDBATCHENTRY_ATTRIBUTESENTRY._serialized_start=752
+  _SENDBATCHENTRY_ATTRIBUTESENTRY._serialized_end=801
+  _SENDBATCHENTRY_TYPEDATTRIBUTESENTRY._serialized_start=803
+  _SENDBATCHENTRY_TYPEDATTRIBUTESENTRY._serialized_end=892
 # @@protoc_insertion_point(module_scope)

@@ -81,7 +81,7 @@ class PeekedMessage(_message.Message):
     def __init__(self, message_id: _Optional[str] = ..., body: _Optional[bytes] = ..., attributes: _Optional[_Mapping[str, str]] = ..., typed_attributes: _Optional[_Mapping[str, TypedAttributeValue]] = ..., receive_count: _Optional[int] = ..., send_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., first_receive_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., state: _Optional[_Union[MessageState, str]] = ..., lease_deadline: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., visible_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., checkpoint_size: _Optional[int] = ..., dead_letter_source_queue: _Optional[str] = ..., dead_letter_reason: _Optional[str] = ..., message_group_id: _Optional[str] = ..., sequence_number: _Optional[str] = ..., deduplication_id: _Optional[str] = ..., trace_header: _Optional[str] = ..., dead_lettered_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ReceivedMessage(_message.Message):
-    __slots__ = ["attributes", "body", "checkpoint", "dead_letter_reason", "dead_letter_source_queue", "deduplication_id", "first_receive_time", "lease_deadline", "message_group_id", "message_id", "receipt_handle", "receive_count", "send_time", "sequence_number", "trace_header", "typed_attributes"]
+    __slots__ = ["attributes", "body", "checkpoint", "dead_letter_reason", "dead_letter_source_queue", "dead_lettered_time", "deduplication_id", "first_receive_time", "lease_deadline", "message_group_id", "message_id", "receipt_handle", "receive_count", "send_time", "sequence_number", "trace_header", "typed_attributes"]
     class AttributesEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -99,6 +99,7 @@ class ReceivedMessage(_message.Message):
     ATTRIBUTES_FIELD_NUMBER: _ClassVar[int]
     BODY_FIELD_NUMBER: _ClassVar[int]
     CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
+    DEAD_LETTERED_TIME_FIELD_NUMBER: _ClassVar[int]
     DEAD_LETTER_REASON_FIELD_NUMBER: _ClassVar[int]
     DEAD_LETTER_SOURCE_QUEUE_FIELD_NUMBER: _ClassVar[int]
     DEDUPLICATION_ID_FIELD_NUMBER: _ClassVar[int]
@@ -117,6 +118,7 @@ class ReceivedMessage(_message.Message):
     checkpoint: bytes
     dead_letter_reason: str
     dead_letter_source_queue: str
+    dead_lettered_time: _timestamp_pb2.Timestamp
     deduplication_id: str
     first_receive_time: _timestamp_pb2.Timestamp
     lease_deadline: _timestamp_pb2.Timestamp
@@ -128,7 +130,7 @@ class ReceivedMessage(_message.Message):
     sequence_number: str
     trace_header: str
     typed_attributes: _containers.MessageMap[str, TypedAttributeValue]
-    def __init__(self, message_id: _Optional[str] = ..., receipt_handle: _Optional[str] = ..., body: _Optional[bytes] = ..., attributes: _Optional[_Mapping[str, str]] = ..., receive_count: _Optional[int] = ..., send_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., first_receive_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., lease_deadline: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., checkpoint: _Optional[bytes] = ..., dead_letter_source_queue: _Optional[str] = ..., dead_letter_reason: _Optional[str] = ..., typed_attributes: _Optional[_Mapping[str, TypedAttributeValue]] = ..., message_group_id: _Optional[str] = ..., sequence_number: _Optional[str] = ..., deduplication_id: _Optional[str] = ..., trace_header: _Optional[str] = ...) -> None: ...
+    def __init__(self, message_id: _Optional[str] = ..., receipt_handle: _Optional[str] = ..., body: _Optional[bytes] = ..., attributes: _Optional[_Mapping[str, str]] = ..., receive_count: _Optional[int] = ..., send_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., first_receive_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., lease_deadline: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., checkpoint: _Optional[bytes] = ..., dead_letter_source_queue: _Optional[str] = ..., dead_letter_reason: _Optional[str] = ..., typed_attributes: _Optional[_Mapping[str, TypedAttributeValue]] = ..., message_group_id: _Optional[str] = ..., sequence_number: _Optional[str] = ..., deduplication_id: _Optional[str] = ..., trace_header: _Optional[str] = ..., dead_lettered_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class SendBatchEntry(_message.Message):
     __slots__ = ["attributes", "body", "deduplication_id", "delay", "message_group_id", "trace_header", "typed_attributes"]
