@@ -26,10 +26,15 @@ export interface SignInAnswer {
   readonly adminEverywhere: boolean;
 }
 
-/** One field the broker refused, named by its proto path ("config.visibility_timeout"). */
+/**
+ * One refused field, named by its proto path ("config.visibility_timeout"):
+ * a stable reason (the console's own, such as NOT_A_DURATION, or the
+ * broker's, such as INVALID_ARGUMENT) and words to show beside the field.
+ */
 export interface FieldViolation {
   readonly field: string;
-  readonly description: string;
+  readonly reason: string;
+  readonly message: string;
 }
 
 /** The body of every answer with a status of 400 or more. */

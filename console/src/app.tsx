@@ -95,7 +95,7 @@ function PageOf({ route }: { route: Route }) {
     case "queues":
       return <QueuesPage />;
     case "queue":
-      return <QueuePage name={route.name} />;
+      return <QueuePage name={route.name} tab={route.tab} />;
     case "messages":
       return <MessagesPage name={route.name} />;
     case "not-found":

@@ -1,7 +1,8 @@
 // The queue settings the console edits, described as proto/holdshelf/v1/queue.proto
 // describes them: the label, the help a person needs, and the field path the
 // broker names when it refuses a value.
-import { numberOrText } from "./number-field.js";
+import { durationExamples, formatDuration, parseDuration } from "../../src/time/duration-text.js";
+import { numberOrText, wholeNumberProblem } from "./number-field.js";
 import type { FifoSettings, QueueConfigJson } from "./api-types.js";
 
 /** One editable setting of a queue's configuration. */
@@ -73,11 +74,11 @@ export const configGroups: readonly ConfigGroup[] = [
       },
       {
         key: "maxLeaseDuration",
-        defaultValue: "43200s",
+        defaultValue: "12h",
         path: "config.max_lease_duration",
         label: "Max lease duration",
         kind: "duration",
-        help: "The longest a lease may be held, however often it is extended. Default 43200s (12h); 1s to 604800s (7 days).",
+        help: "The longest a lease may be held, however often it is extended. Default 12h; 1s to 7d.",
       },
       {
         key: "maxInFlight",
@@ -110,11 +111,11 @@ export const configGroups: readonly ConfigGroup[] = [
     fields: [
       {
         key: "retention",
-        defaultValue: "345600s",
+        defaultValue: "4d",
         path: "config.retention",
         label: "Retention",
         kind: "duration",
-        help: "How long a message is kept, leased or not. Default 345600s (4 days); 60s to 1209600s (14 days). Applies to stored messages too.",
+        help: "How long a message is kept, leased or not. Default 4d; 1m to 14d. Applies to stored messages too.",
       },
       {
         key: "maxMessageBytes",
@@ -158,7 +159,7 @@ export const configGroups: readonly ConfigGroup[] = [
         path: "config.retry_policy.min_backoff",
         label: "Min backoff",
         kind: "duration",
-        help: "The first retry's wait; 0s to 43200s (12h).",
+        help: "The first retry's wait; 0s to 12h.",
       },
       {
         key: "maxBackoff",
@@ -166,7 +167,7 @@ export const configGroups: readonly ConfigGroup[] = [
         path: "config.retry_policy.max_backoff",
         label: "Max backoff",
         kind: "duration",
-        help: "The longest wait; from the min backoff to 43200s (12h). Required when the min backoff is over 0s.",
+        help: "The longest wait; from the min backoff to 12h. Required when the min backoff is over 0s.",
       },
     ],
   },
@@ -203,21 +204,25 @@ export function emptyDraft(): ConfigDraft {
   };
 }
 
-/** A queue's configuration as the form shows it. */
+/** A queue's configuration as the form shows it; durations as an operator writes them ("12h", not "43200s"). */
 export function draftOf(config: QueueConfigJson): ConfigDraft {
   const text = (value: string | number | undefined) => (value === undefined ? "" : String(value));
+  const duration = (value: string | undefined) => {
+    const ms = value === undefined ? undefined : parseDuration(value);
+    return ms === undefined ? text(value) : formatDuration(ms);
+  };
   return {
-    visibilityTimeout: text(config.visibilityTimeout),
-    maxLeaseDuration: text(config.maxLeaseDuration),
+    visibilityTimeout: duration(config.visibilityTimeout),
+    maxLeaseDuration: duration(config.maxLeaseDuration),
     maxInFlight: text(config.maxInFlight),
-    receiveWaitTime: text(config.receiveWaitTime),
-    delay: text(config.delay),
-    retention: text(config.retention),
+    receiveWaitTime: duration(config.receiveWaitTime),
+    delay: duration(config.delay),
+    retention: duration(config.retention),
     maxMessageBytes: text(config.maxMessageBytes),
     deadLetterQueue: text(config.redrivePolicy?.deadLetterQueue),
     maxReceiveCount: text(config.redrivePolicy?.maxReceiveCount),
-    minBackoff: text(config.retryPolicy?.minBackoff),
-    maxBackoff: text(config.retryPolicy?.maxBackoff),
+    minBackoff: duration(config.retryPolicy?.minBackoff),
+    maxBackoff: duration(config.retryPolicy?.maxBackoff),
     tags: Object.entries(config.tags ?? {}).map(([key, value]) => ({ key, value })),
     fifo: config.fifo === true,
     contentBasedDeduplication: config.contentBasedDeduplication === true,
@@ -226,9 +231,37 @@ export function draftOf(config: QueueConfigJson): ConfigDraft {
 }
 
 /**
+ * What the page itself refuses in a draft, before anything is sent: each
+ * duration that is no duration and each number that is no whole number, all
+ * at once, by the proto path the broker would name. The bounds are the
+ * broker's to judge, so they live in one place.
+ */
+export function checkDraft(draft: ConfigDraft): Map<string, string> {
+  const refused = new Map<string, string>();
+  for (const group of configGroups) {
+    for (const field of group.fields) {
+      const text = draft[field.key].trim();
+      if (text === "") {
+        // A dead-letter queue needs its count; the broker would only say "between 1 and 1000".
+        if (field.key === "maxReceiveCount" && draft.deadLetterQueue.trim() !== "")
+          refused.set(field.path, "is required with a dead-letter queue: enter a whole number from 1 to 1000");
+        continue;
+      }
+      if (field.kind === "duration" && parseDuration(text) === undefined)
+        refused.set(field.path, `must be a duration such as ${durationExamples}`);
+      if (field.kind === "integer") {
+        const problem = wholeNumberProblem(text);
+        if (problem !== null) refused.set(field.path, problem);
+      }
+    }
+  }
+  return refused;
+}
+
+/**
  * The configuration a draft asks for. Empty fields are left out, so the
- * broker applies its defaults; values are sent as typed and the broker says
- * which it refuses, so the bounds live in one place.
+ * broker applies its defaults; values are sent as typed (the console reads
+ * durations as the CLI does) and the broker says which it refuses.
  */
 export function configOf(draft: ConfigDraft): QueueConfigJson {
   const config: QueueConfigJson = {};

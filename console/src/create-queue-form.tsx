@@ -1,14 +1,21 @@
-// The queue list's form for a new queue: a name, and any settings that
-// should differ from the broker's defaults.
+// The form for a new queue, in the queue list's Create queue dialog: a name,
+// and any settings that should differ from the broker's defaults.
 import { useRef, useState } from "preact/hooks";
 import { createQueue } from "./api.js";
-import { configOf, emptyDraft, isConfigPath } from "./config-fields.js";
-import { focusFirstInvalid, formErrorOf, type FormError } from "./form-errors.js";
+import type { QueueView } from "./api-types.js";
+import { checkDraft, configOf, emptyDraft, isConfigPath } from "./config-fields.js";
+import { focusFirstInvalid, formErrorOf, localFormError, type FormError } from "./form-errors.js";
 import { ErrorMessage, useNotify } from "./notices.js";
 import { QueueConfigFields } from "./queue-config-fields.js";
 
-/** Creates a queue; `onCreated` refreshes the list. */
-export function CreateQueueForm({ onCreated }: { onCreated: () => void }) {
+/** Creates a queue; `onCreated` hears of it, `onCancel` of the Cancel button. */
+export function CreateQueueForm({
+  onCreated,
+  onCancel,
+}: {
+  onCreated: (queue: QueueView) => void;
+  onCancel: () => void;
+}) {
   const notify = useNotify();
   const form = useRef<HTMLFormElement>(null);
   const [name, setName] = useState("");
@@ -18,6 +25,13 @@ export function CreateQueueForm({ onCreated }: { onCreated: () => void }) {
 
   const submit = async (event: Event) => {
     event.preventDefault();
+    const local = checkDraft(draft);
+    if (name.trim() === "") local.set("name", "is required: enter the new queue's name");
+    if (local.size > 0) {
+      setError(localFormError(local, (path) => path === "name" || isConfigPath(path)));
+      focusFirstInvalid(form.current);
+      return;
+    }
     setBusy(true);
     try {
       const { queue } = await createQueue(name.trim(), configOf(draft));
@@ -25,7 +39,7 @@ export function CreateQueueForm({ onCreated }: { onCreated: () => void }) {
       setName("");
       setDraft(emptyDraft());
       notify(`Created queue ${queue.name}.`);
-      onCreated();
+      onCreated(queue);
     } catch (caught) {
       setError(formErrorOf(caught, (path) => path === "name" || isConfigPath(path)));
       focusFirstInvalid(form.current);
@@ -37,7 +51,7 @@ export function CreateQueueForm({ onCreated }: { onCreated: () => void }) {
   const nameError = error?.fields.get("name");
   return (
     <form ref={form} class="create-queue" onSubmit={submit} aria-labelledby="create-queue-heading" noValidate>
-      <h2 id="create-queue-heading">Create queue</h2>
+      <h2 id="create-queue-heading">Create a queue</h2>
       <div class={nameError === undefined ? "field" : "field invalid"}>
         <label for="create-name">Queue name</label>
         <input
@@ -69,9 +83,14 @@ export function CreateQueueForm({ onCreated }: { onCreated: () => void }) {
         typeFixed={false}
       />
       <ErrorMessage error={error?.message ?? null} />
-      <button type="submit" class="primary" disabled={busy}>
-        Create queue
-      </button>
+      <div class="dialog-buttons">
+        <button type="button" onClick={onCancel} disabled={busy}>
+          Cancel
+        </button>
+        <button type="submit" class="primary" disabled={busy}>
+          Create queue
+        </button>
+      </div>
     </form>
   );
 }

@@ -52,13 +52,6 @@ export function durationMs(text: string | undefined): number | null {
   return match === null ? null : Math.round(Number(match[1]) * 1000);
 }
 
-/** A protobuf JSON duration for people, for a hint beside the field: "345600s" is "4d 0h". */
-export function describeDuration(text: string): string | null {
-  const ms = durationMs(text);
-  if (ms === null || ms < 60_000) return null;
-  return formatAge(ms);
-}
-
 /** A count and its noun: "1 queue", "42 messages". */
 export function plural(count: number, noun: string): string {
   return `${formatCount(count)} ${noun}${count === 1 ? "" : "s"}`;

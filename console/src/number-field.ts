@@ -9,3 +9,8 @@ export function numberOrText(text: string): number | string {
   const trimmed = text.trim();
   return /^-?\d+$/.test(trimmed) ? Number(trimmed) : trimmed;
 }
+
+/** Why text is no whole number, in the operator's words; null when it is one. */
+export function wholeNumberProblem(text: string): string | null {
+  return /^-?\d+$/.test(text.trim()) ? null : "must be a whole number, such as 120000";
+}

@@ -2,14 +2,15 @@
 // queue page's settings form; each shows its help and the broker's refusal.
 import { configGroups, type ConfigDraft, type ConfigField } from "./config-fields.js";
 import { FifoFields } from "./fifo-fields.js";
-import { describeDuration } from "./format.js";
+import { durationExamples, parseDuration } from "../../src/time/duration-text.js";
+import { formatAge } from "./format.js";
 import { KeyValueRows } from "./key-value-rows.js";
 
 interface QueueConfigFieldsProps {
   readonly idPrefix: string;
   readonly draft: ConfigDraft;
   readonly onChange: (draft: ConfigDraft) => void;
-  /** The broker's descriptions by field path. */
+  /** The refusals' messages by field path: the page's own and the broker's. */
   readonly errors: ReadonlyMap<string, string>;
   /** What an empty field means here: the broker's default (create) or the same (edit). */
   readonly emptyMeans: string;
@@ -32,7 +33,7 @@ export function QueueConfigFields({
   return (
     <div class="config-fields">
       <p class="muted">
-        Durations are seconds with an “s”: <code>30s</code>, <code>0.5s</code>, <code>3600s</code>. {emptyMeans}
+        Durations as the CLI takes them: {durationExamples}. {emptyMeans}
       </p>
       <FifoFields idPrefix={idPrefix} draft={draft} onChange={onChange} errors={errors} typeFixed={typeFixed} />
       {configGroups.map((group) => {
@@ -85,7 +86,9 @@ function ConfigInput(props: {
 }) {
   const { idPrefix, field, value, error, onInput } = props;
   const id = `${idPrefix}-${field.key}`;
-  const human = field.kind === "duration" ? describeDuration(value) : null;
+  // What the typed duration means, read by the parser the console's API and the CLI use: "30" is 30 s.
+  const ms = field.kind === "duration" ? parseDuration(value) : undefined;
+  const human = value.trim() === "" || ms === undefined ? null : formatAge(ms);
   return (
     <div class={error === undefined ? "field" : "field invalid"}>
       <label for={id}>{field.label}</label>
@@ -102,7 +105,11 @@ function ConfigInput(props: {
         {...(field.defaultValue === undefined ? {} : { placeholder: `default ${field.defaultValue}` })}
       />
       <p class="help" id={`${id}-help`}>
-        {human !== null && <span class="human">= {human}. </span>}
+        {human !== null && (
+          <span class="human" data-testid={`${id}-meaning`}>
+            = {human}.{" "}
+          </span>
+        )}
         {field.help}
       </p>
       {error !== undefined && (

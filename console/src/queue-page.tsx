@@ -1,28 +1,29 @@
-// One queue: its counts now, its history, how long its consumers take, and
-// everything an operator does to it (settings, purge, delete, test message,
-// redrive when it is a dead-letter queue).
-import { Fragment } from "preact";
+// One queue, in tabs (issue #36): Overview (what it is, its counts, its
+// history), Messages (the browser, a page of its own), Send (a test message),
+// Settings, and Redrive on a dead-letter queue. The actions on the whole
+// queue (purge, delete) stay above the tabs. What the session's token may not
+// do is shown disabled with the reason, never refused after the click.
 import { useState } from "preact/hooks";
 import { deleteQueue, getQueue, purgeQueue } from "./api.js";
 import type { QueueDetail } from "./api-types.js";
 import { ConfirmDialog } from "./confirm-dialog.js";
-import { fifoDeduplication } from "./fifo-text.js";
-import { formatAge, formatCount, formatTime, plural } from "./format.js";
+import { plural } from "./format.js";
 import { messageOf } from "./form-errors.js";
 import { ErrorMessage, useNotify } from "./notices.js";
 import { PageHeading } from "./page-heading.js";
-import { ProcessingTime } from "./processing-time.js";
-import { QueueCharts } from "./queue-charts.js";
+import { ActionButton, DeniedReason, deniedReason } from "./permitted-action.js";
+import { QueueOverview } from "./queue-overview.js";
 import { QueueSettingsForm } from "./queue-settings-form.js";
+import { QueueTabs } from "./queue-tabs.js";
 import { RedrivePanel } from "./redrive-panel.js";
-import { messagesHref, queueHref } from "./route.js";
+import { queuesHref, type QueueTab } from "./route.js";
 import { SendMessageForm } from "./send-message-form.js";
 import { usePoll } from "./use-poll.js";
 
 const refreshMs = 5000;
 
-/** The page of queue `name`. */
-export function QueuePage({ name }: { name: string }) {
+/** The page of queue `name`, at tab `tab`. */
+export function QueuePage({ name, tab }: { name: string; tab: QueueTab }) {
   const notify = useNotify();
   const [detail, setDetail] = useState<QueueDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -56,17 +57,17 @@ export function QueuePage({ name }: { name: string }) {
         <ErrorMessage error={error} />
         {error === null && <p>Loading…</p>}
         <p>
-          <a href="#/">Back to every queue</a>
+          <a href={queuesHref}>Back to every queue</a>
         </p>
       </>
     );
   }
 
-  const { queue, history, processing } = detail;
-  const { stats } = queue;
+  const { queue } = detail;
+  const { stats, permissions } = queue;
   const total = stats.visible + stats.inFlight + stats.delayed;
-  const dlq = queue.config.redrivePolicy?.deadLetterQueue;
   const sources = queue.deadLetterSourceQueues;
+  const adminDenied = deniedReason(permissions, "admin", name);
   return (
     <>
       {heading}
@@ -75,93 +76,41 @@ export function QueuePage({ name }: { name: string }) {
       />
       {/* biome-ignore lint/a11y/useSemanticElements: a row of actions, not a form's fieldset */}
       <div class="actions" role="group" aria-label="Queue actions">
-        <a class="button-link" href={messagesHref(name)}>
-          Browse messages
-        </a>
-        <button type="button" class="danger" onClick={() => setConfirming("purge")}>
+        <ActionButton class="danger" denied={adminDenied} onClick={() => setConfirming("purge")} testId="purge">
           Purge…
-        </button>
-        <button type="button" class="danger" onClick={() => setConfirming("delete")}>
+        </ActionButton>
+        <ActionButton class="danger" denied={adminDenied} onClick={() => setConfirming("delete")} testId="delete">
           Delete queue…
-        </button>
+        </ActionButton>
       </div>
-      <ul class="relations">
-        <li data-testid="queue-type">
-          Type:{" "}
-          {queue.fifo === null ? (
-            <>
-              standard <span class="muted">(best-effort order)</span>
-            </>
-          ) : (
-            <>
-              <strong>FIFO</strong>{" "}
-              <span class="muted">(each message group delivered in send order, one message at a time)</span>
-            </>
-          )}
-        </li>
-        {queue.fifo !== null && (
-          <li data-testid="queue-deduplication">Deduplication: {fifoDeduplication(queue.fifo)}</li>
-        )}
-        <li>
-          Dead-letter queue:{" "}
-          {dlq === undefined || dlq === "" ? (
-            <span class="muted">none</span>
-          ) : (
-            <>
-              <a href={queueHref(dlq)}>{dlq}</a> after{" "}
-              {plural(Number(queue.config.redrivePolicy!.maxReceiveCount), "receive")}
-            </>
-          )}
-        </li>
-        {sources.length > 0 && (
-          <li>
-            Dead-letter queue of:{" "}
-            {sources.map((source, i) => (
-              <Fragment key={source}>
-                {i > 0 && ", "}
-                <a href={queueHref(source)}>{source}</a>
-              </Fragment>
-            ))}
-          </li>
-        )}
-        <li class="muted">Created {formatTime(queue.createTime)}</li>
-      </ul>
+      <QueueTabs name={name} current={tab} deadLetterQueue={sources.length > 0} messagesDenied={adminDenied} />
 
-      <section aria-labelledby="now-heading">
-        <h2 id="now-heading">Now</h2>
-        <dl class="stats">
-          <div>
-            <dt>Visible</dt>
-            <dd data-testid="queue-visible">{formatCount(stats.visible)}</dd>
-          </div>
-          <div>
-            <dt>In flight</dt>
-            <dd data-testid="queue-in-flight">{formatCount(stats.inFlight)}</dd>
-          </div>
-          <div>
-            <dt>Delayed</dt>
-            <dd data-testid="queue-delayed">{formatCount(stats.delayed)}</dd>
-          </div>
-          <div>
-            <dt>Oldest message</dt>
-            <dd data-testid="queue-oldest-age">
-              {stats.oldestMessageAgeMs === null ? "empty" : formatAge(stats.oldestMessageAgeMs)}
-            </dd>
-          </div>
-        </dl>
-        <ProcessingTime processing={processing} visibilityTimeout={queue.config.visibilityTimeout} />
-      </section>
-
-      {/* A dead-letter queue is opened to redrive it: that comes before its history. */}
-      {sources.length > 0 && <RedrivePanel name={name} sources={sources} fifo={queue.fifo !== null} onMoved={reload} />}
-
-      <section aria-labelledby="history-heading">
-        <h2 id="history-heading">History</h2>
-        <QueueCharts history={history} sampledHere={processing !== null} />
-      </section>
-
-      <SendMessageForm name={name} fifo={queue.fifo} onSent={reload} />
-      <QueueSettingsForm queue={queue} onSaved={reload} />
+      {tab === "overview" && <QueueOverview detail={detail} />}
+      {tab === "send" && (
+        <SendMessageForm
+          name={name}
+          fifo={queue.fifo}
+          onSent={reload}
+          denied={deniedReason(permissions, "send", name)}
+        />
+      )}
+      {tab === "settings" && <QueueSettingsForm queue={queue} onSaved={reload} denied={adminDenied} />}
+      {tab === "redrive" &&
+        (sources.length === 0 ? (
+          <p>{name} is the dead-letter queue of no queue: there is nothing to redrive.</p>
+        ) : adminDenied !== null ? (
+          <section aria-labelledby="redrive-heading">
+            <h2 id="redrive-heading">Redrive</h2>
+            <p>
+              <button type="button" class="primary" disabled aria-describedby="redrive-denied" title={adminDenied}>
+                Start moving messages
+              </button>{" "}
+              <DeniedReason id="redrive-denied">{adminDenied}</DeniedReason>
+            </p>
+          </section>
+        ) : (
+          <RedrivePanel name={name} sources={sources} fifo={queue.fifo !== null} onMoved={reload} />
+        ))}
 
       {confirming === "purge" && (
         <ConfirmDialog
@@ -189,7 +138,7 @@ export function QueuePage({ name }: { name: string }) {
           onConfirm={async () => {
             await deleteQueue(name);
             notify(`Deleted queue ${name}.`);
-            location.hash = "#/";
+            location.hash = queuesHref;
           }}
         >
           <p>

@@ -4,14 +4,27 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { updateQueue } from "./api.js";
 import type { QueueView } from "./api-types.js";
-import { changedFields, configOf, draftOf, isConfigPath } from "./config-fields.js";
-import { focusFirstInvalid, formErrorOf, type FormError } from "./form-errors.js";
+import { changedFields, checkDraft, configOf, draftOf, isConfigPath } from "./config-fields.js";
+import { focusFirstInvalid, formErrorOf, localFormError, type FormError } from "./form-errors.js";
 import { formatTime } from "./format.js";
 import { ErrorMessage, useNotify } from "./notices.js";
+import { DeniedReason } from "./permitted-action.js";
 import { QueueConfigFields } from "./queue-config-fields.js";
 
-/** Edits `queue`'s configuration; `onSaved` hears of the queue as the broker stored it. */
-export function QueueSettingsForm({ queue, onSaved }: { queue: QueueView; onSaved: (queue: QueueView) => void }) {
+/**
+ * Edits `queue`'s configuration; `onSaved` hears of the queue as the broker
+ * stored it. When `denied` says why the token may not change it, the form
+ * shows the settings with Save disabled and the reason beside it.
+ */
+export function QueueSettingsForm({
+  queue,
+  onSaved,
+  denied,
+}: {
+  queue: QueueView;
+  onSaved: (queue: QueueView) => void;
+  denied: string | null;
+}) {
   const notify = useNotify();
   const form = useRef<HTMLFormElement>(null);
   // What the draft was made from: a save sends the settings that differ from it.
@@ -37,6 +50,12 @@ export function QueueSettingsForm({ queue, onSaved }: { queue: QueueView; onSave
     if (fields.length === 0) {
       reset();
       notify(`Nothing to save: no setting of ${queue.name} changed.`);
+      return;
+    }
+    const local = checkDraft(draft);
+    if (local.size > 0) {
+      setError(localFormError(local, isConfigPath));
+      focusFirstInvalid(form.current);
       return;
     }
     setBusy(true);
@@ -81,12 +100,19 @@ export function QueueSettingsForm({ queue, onSaved }: { queue: QueueView; onSave
       />
       <ErrorMessage error={error?.message ?? null} />
       <div class="buttons">
-        <button type="submit" class="primary" disabled={busy}>
+        <button
+          type="submit"
+          class="primary"
+          disabled={busy || denied !== null}
+          title={denied ?? undefined}
+          aria-describedby={denied === null ? undefined : "settings-denied"}
+        >
           Save configuration
         </button>
         <button type="button" onClick={reset} disabled={busy || !dirty}>
           Discard changes
         </button>
+        {denied !== null && <DeniedReason id="settings-denied">{denied}</DeniedReason>}
       </div>
     </form>
   );

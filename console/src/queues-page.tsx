@@ -1,13 +1,15 @@
-// The console's first page: every queue the token may see, refreshed every
-// few seconds, with a prefix filter and the form to create one.
-import { useState } from "preact/hooks";
-import { listQueues } from "./api.js";
+// The queue list: every queue the token may see, refreshed every few
+// seconds, with a prefix filter and a Create queue button that opens the form
+// in a dialog.
+import { useEffect, useState } from "preact/hooks";
+import { listQueues, session } from "./api.js";
 import type { QueueList } from "./api-types.js";
-import { CreateQueueForm } from "./create-queue-form.js";
+import { CreateQueueDialog } from "./create-queue-dialog.js";
 import { formatTime, plural } from "./format.js";
 import { messageOf } from "./form-errors.js";
 import { ErrorMessage } from "./notices.js";
 import { PageHeading } from "./page-heading.js";
+import { ActionButton } from "./permitted-action.js";
 import { QueueTable } from "./queue-table.js";
 import { usePoll } from "./use-poll.js";
 
@@ -20,6 +22,15 @@ export function QueuesPage() {
   const [error, setError] = useState<string | null>(null);
   const [prefix, setPrefix] = useState("");
   const [reloads, setReloads] = useState(0);
+  const [creating, setCreating] = useState(false);
+  const [adminEverywhere, setAdminEverywhere] = useState<boolean | null>(null);
+
+  useEffect(() => {
+    session().then(
+      (answer) => setAdminEverywhere(answer.adminEverywhere),
+      () => setAdminEverywhere(null),
+    );
+  }, []);
 
   usePoll(
     async () => {
@@ -36,6 +47,9 @@ export function QueuesPage() {
 
   const shown = list?.queues.filter((queue) => queue.name.startsWith(prefix)) ?? [];
   const total = list?.queues.length ?? 0;
+  // CreateQueue needs admin on the new name: certain with admin on "*"; without it, only when the
+  // token is admin somewhere (a grant such as "orders-*" may cover the name). The broker still decides.
+  const mayCreate = adminEverywhere === true || (list?.queues.some((queue) => queue.permissions.admin) ?? false);
   return (
     <>
       <PageHeading title="Queues">Queues</PageHeading>
@@ -50,6 +64,14 @@ export function QueuesPage() {
             spellcheck={false}
           />
         </div>
+        <ActionButton
+          class="primary"
+          denied={adminEverywhere === null || mayCreate ? null : "needs admin permission on the new queue's name"}
+          onClick={() => setCreating(true)}
+          testId="create-queue"
+        >
+          Create queue…
+        </ActionButton>
         <p class="muted updated">
           {list !== null && `Updated ${formatTime(list.now)}; refreshes every ${refreshMs / 1000} s.`}
           {error !== null && list !== null && " The last refresh failed; these numbers may be stale."}
@@ -59,7 +81,7 @@ export function QueuesPage() {
       {list === null ? (
         error === null && <p>Loading queues…</p>
       ) : total === 0 ? (
-        <p>There are no queues that this token may see. Create one below.</p>
+        <p>There are no queues that this token may see.</p>
       ) : (
         <>
           <QueueTable
@@ -79,7 +101,7 @@ export function QueuesPage() {
           )}
         </>
       )}
-      <CreateQueueForm onCreated={() => setReloads((n) => n + 1)} />
+      {creating && <CreateQueueDialog onCreated={() => setReloads((n) => n + 1)} onClose={() => setCreating(false)} />}
     </>
   );
 }

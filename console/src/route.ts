@@ -5,15 +5,19 @@ import { useEffect, useState } from "preact/hooks";
 /** A page of the console. */
 export type Route =
   | { readonly page: "queues" }
-  | { readonly page: "queue"; readonly name: string }
+  | { readonly page: "queue"; readonly name: string; readonly tab: QueueTab }
   | { readonly page: "messages"; readonly name: string }
   | { readonly page: "not-found"; readonly hash: string };
 
-/** The route a location hash names: "#/", "#/queues/jobs", "#/queues/jobs/messages". */
+/** A tab of a queue's page, each at its own fragment: "#/queues/jobs/settings". The Messages tab is the "messages" page. */
+export type QueueTab = "overview" | "send" | "settings" | "redrive";
+const queueTabs: readonly string[] = ["send", "settings", "redrive"];
+
+/** The route a location hash names: "#/", "#/queues/jobs", "#/queues/jobs/settings", "#/queues/jobs/messages". */
 export function routeOf(hash: string): Route {
   const path = hash.replace(/^#/, "") || "/";
   if (path === "/") return { page: "queues" };
-  const match = /^\/queues\/([^/]+)(\/messages)?\/?$/.exec(path);
+  const match = /^\/queues\/([^/]+)(?:\/(messages|send|settings|redrive))?\/?$/.exec(path);
   if (match === null) return { page: "not-found", hash };
   let name: string;
   try {
@@ -21,11 +25,16 @@ export function routeOf(hash: string): Route {
   } catch {
     return { page: "not-found", hash };
   }
-  return match[2] === undefined ? { page: "queue", name } : { page: "messages", name };
+  if (match[2] === "messages") return { page: "messages", name };
+  return { page: "queue", name, tab: queueTabs.includes(match[2] ?? "") ? (match[2] as QueueTab) : "overview" };
 }
 
-/** The link to a queue's page. */
-export const queueHref = (name: string) => `#/queues/${encodeURIComponent(name)}`;
+/** The link to the queue list. */
+export const queuesHref = "#/";
+
+/** The link to a queue's page, at one of its tabs. */
+export const queueHref = (name: string, tab: QueueTab = "overview") =>
+  `#/queues/${encodeURIComponent(name)}${tab === "overview" ? "" : `/${tab}`}`;
 
 /** The link to a queue's message browser. */
 export const messagesHref = (name: string) => `#/queues/${encodeURIComponent(name)}/messages`;

@@ -1,12 +1,13 @@
 // Sends a test message to a queue: a body, attributes, and a delay, or on a
 // FIFO queue its message group and deduplication id instead of the delay.
-import { numberOrText } from "./number-field.js";
 import { useRef, useState } from "preact/hooks";
+import { parseDuration } from "../../src/time/duration-text.js";
 import { sendMessage } from "./api.js";
 import type { FifoSettings, SentMessage } from "./api-types.js";
-import { focusFirstInvalid, formErrorOf, type FormError } from "./form-errors.js";
+import { focusFirstInvalid, formErrorOf, localFormError, type FormError } from "./form-errors.js";
 import { KeyValueRows, type KeyValue } from "./key-value-rows.js";
 import { ErrorMessage, useNotify } from "./notices.js";
+import { DeniedReason } from "./permitted-action.js";
 
 // The fields the form shows a refusal beside: the console's names for them, and the broker's.
 const shownFields = new Set([
@@ -19,15 +20,21 @@ const shownFields = new Set([
   "deduplication_id",
 ]);
 
-/** The test message form of queue `name` (FIFO when `fifo` is set); `onSent` refreshes the counts. */
+/**
+ * The test message form of queue `name` (FIFO when `fifo` is set); `onSent`
+ * refreshes the counts. When `denied` says why the token may not send, the
+ * Send button is disabled with the reason beside it.
+ */
 export function SendMessageForm({
   name,
   fifo,
   onSent,
+  denied,
 }: {
   name: string;
   fifo: FifoSettings | null;
   onSent: () => void;
+  denied: string | null;
 }) {
   const notify = useNotify();
   const form = useRef<HTMLFormElement>(null);
@@ -42,13 +49,21 @@ export function SendMessageForm({
 
   const submit = async (event: Event) => {
     event.preventDefault();
+    // The delay is read as the CLI reads a duration ("30" is 30 s, "5m"); a send takes whole seconds.
+    const delayMs = delay.trim() === "" ? 0 : parseDuration(delay);
+    if (fifo === null && (delayMs === undefined || delayMs % 1000 !== 0)) {
+      const problem = "must be a duration in whole seconds, such as 30 (seconds), 90s or 5m";
+      setError(localFormError(new Map([["delaySeconds", problem]]), (field) => shownFields.has(field)));
+      focusFirstInvalid(form.current);
+      return;
+    }
     setBusy(true);
     try {
       const answer = await sendMessage(name, {
         body,
         attributes: Object.fromEntries(attributes.filter((a) => a.key !== "").map((a) => [a.key, a.value])),
         // A FIFO queue takes no per-message delay, and a standard queue no group or deduplication id: each sends only its own.
-        delaySeconds: fifo !== null || delay.trim() === "" ? null : numberOrText(delay),
+        delaySeconds: fifo !== null || delay.trim() === "" ? null : (delayMs ?? 0) / 1000,
         messageGroupId: fifo === null ? null : groupId,
         deduplicationId: fifo === null || deduplicationId === "" ? null : deduplicationId,
       });
@@ -138,12 +153,11 @@ export function SendMessageForm({
       {fifo === null ? (
         <TextField
           id="send-delay"
-          label="Delay in seconds (optional)"
-          numeric
+          label="Delay (optional)"
           value={delay}
           onInput={setDelay}
           error={delayError}
-          help="Empty: the queue's delivery delay."
+          help="A duration as the CLI takes it: 30 (seconds), 90s or 5m. Empty: the queue's delivery delay."
         />
       ) : (
         <div class="field">
@@ -152,9 +166,18 @@ export function SendMessageForm({
         </div>
       )}
       <ErrorMessage error={error?.message ?? null} />
-      <button type="submit" class="primary" disabled={busy}>
-        Send message
-      </button>
+      <div class="buttons">
+        <button
+          type="submit"
+          class="primary"
+          disabled={busy || denied !== null}
+          title={denied ?? undefined}
+          aria-describedby={denied === null ? undefined : "send-denied"}
+        >
+          Send message
+        </button>
+        {denied !== null && <DeniedReason id="send-denied">{denied}</DeniedReason>}
+      </div>
       {sent !== null && (
         <p class="sent" data-testid="sent-message">
           Last sent: message <code>{sent.messageId}</code>
@@ -177,18 +200,17 @@ interface TextFieldProps {
   readonly onInput: (value: string) => void;
   readonly error: string | undefined;
   readonly help: string;
-  readonly numeric?: boolean;
 }
 
 /** A labelled one-line input with its help, and the broker's refusal beside it. */
-function TextField({ id, label, value, onInput, error, help, numeric = false }: TextFieldProps) {
+function TextField({ id, label, value, onInput, error, help }: TextFieldProps) {
   return (
     <div class={error === undefined ? "field" : "field invalid"}>
       <label for={id}>{label}</label>
       <input
         id={id}
         type="text"
-        {...(numeric ? { inputMode: "numeric" } : { autocomplete: "off" })}
+        autocomplete="off"
         spellcheck={false}
         value={value}
         onInput={(event) => onInput(event.currentTarget.value)}

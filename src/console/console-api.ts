@@ -11,7 +11,8 @@ import {
   stringMap,
 } from "./console-input.js";
 import type { SessionPermissions } from "./console-permissions.js";
-import { moveTaskView, queueConfigOf, queueView } from "./console-views.js";
+import { moveTaskView, queueView } from "./console-views.js";
+import { queueConfigOf } from "./queue-config-json.js";
 import { answerMessageRoute } from "./message-routes.js";
 import { peekedMessageView } from "./peeked-message-view.js";
 import type { QueueHistory } from "./queue-history.js";

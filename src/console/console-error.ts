@@ -1,5 +1,35 @@
-import { Code, reasonCodes, type FieldViolation } from "../protocol/error-reasons.js";
+import { Code, reasonCodes } from "../protocol/error-reasons.js";
 import { brokerFailure } from "../service/broker-failure.js";
+
+/**
+ * One refused field as the console answers it: its proto path
+ * ("config.visibility_timeout"), a stable reason, and words for the operator
+ * to read beside the field. The reasons are the console's own for a value it
+ * could not read (fieldReasons), or the broker's error reason for a value it refused.
+ */
+export interface ConsoleFieldError {
+  readonly field: string;
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** Why the console could not read a field's value: stable, for tests and scripts to match. */
+export const fieldReasons = {
+  /** Empty, where a value is needed. */
+  required: "REQUIRED",
+  /** Not a duration such as 30, 500ms, 5m or 1h30m. */
+  notADuration: "NOT_A_DURATION",
+  /** Not a whole number, or one too large to send. */
+  notAWholeNumber: "NOT_A_WHOLE_NUMBER",
+  /** Not one of the field's choices. */
+  notAChoice: "NOT_A_CHOICE",
+  /** A key that names no setting. */
+  unknownField: "UNKNOWN_FIELD",
+  /** Text where an object is needed, a number where text is, and the like. */
+  wrongType: "WRONG_TYPE",
+  /** A request body that is cut off, or not UTF-8 or JSON. */
+  malformed: "MALFORMED",
+} as const;
 
 /** A console API failure: an HTTP status and the body `{"error": {reason, message, fields}}`. */
 export class ConsoleError extends Error {
@@ -11,12 +41,12 @@ export class ConsoleError extends Error {
     // cluster mode may send one this broker does not know. consoleErrors below lists the console's own.
     readonly reason: string,
     message: string,
-    readonly fields: readonly FieldViolation[] = [],
+    readonly fields: readonly ConsoleFieldError[] = [],
   ) {
     super(message);
   }
 
-  toJson(): { error: { reason: string; message: string; fields: readonly FieldViolation[] } } {
+  toJson(): { error: { reason: string; message: string; fields: readonly ConsoleFieldError[] } } {
     return { error: { reason: this.reason, message: this.message, fields: this.fields } };
   }
 }
@@ -41,8 +71,16 @@ export const consoleErrors = {
   unsupportedMediaType: () =>
     new ConsoleError(415, "UNSUPPORTED_MEDIA_TYPE", "send the request body as application/json"),
   tooLarge: (limit: number) => new ConsoleError(413, "REQUEST_TOO_LARGE", `the request body is over ${limit} bytes`),
-  invalid: (field: string, description: string) =>
-    new ConsoleError(400, "INVALID_ARGUMENT", `${field}: ${description}`, [{ field, description }]),
+  invalid: (field: string, message: string, reason: string = fieldReasons.wrongType) =>
+    consoleErrors.invalidFields([{ field, reason, message }]),
+  /** INVALID_ARGUMENT naming every field at once, as the broker's refusals do. */
+  invalidFields: (fields: readonly ConsoleFieldError[]) =>
+    new ConsoleError(
+      400,
+      "INVALID_ARGUMENT",
+      fields.map(({ field, message }) => `${field}: ${message}`).join("; "),
+      fields,
+    ),
 } as const;
 
 // The HTTP status of each gRPC code the broker answers with.
@@ -75,6 +113,6 @@ export function toConsoleError(error: unknown, logUnexpected: (error: unknown) =
     code === undefined ? 500 : (httpStatusOfCode[code] ?? 500),
     failure.reason,
     failure.message,
-    failure.violations,
+    failure.violations.map(({ field, description }) => ({ field, reason: failure.reason, message: description })),
   );
 }

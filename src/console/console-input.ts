@@ -1,4 +1,4 @@
-import { consoleErrors } from "./console-error.js";
+import { consoleErrors, fieldReasons } from "./console-error.js";
 
 // Readers of the console API's JSON request bodies: each names the field it
 // refuses, as the broker's INVALID_ARGUMENT does, so the page can show the
@@ -35,7 +35,7 @@ export function optionalInteger(
   const value = body[field];
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    throw consoleErrors.invalid(field, `must be a whole number from ${min} to ${max}`);
+    throw consoleErrors.invalid(field, `must be a whole number from ${min} to ${max}`, fieldReasons.notAWholeNumber);
   }
   return value;
 }
@@ -62,16 +62,4 @@ export function stringMap(body: Record<string, unknown>, field: string): Record<
     map[key] = item;
   }
   return map;
-}
-
-/**
- * Checks a protobuf enum's JSON value before protobuf reads it, since
- * protobuf's own error names the enum's type rather than the field: one of
- * `names`, an int32 (whose meaning the broker judges), or missing or null.
- */
-export function checkEnumJson(value: unknown, field: string, names: readonly string[]): void {
-  if (value === undefined || value === null) return;
-  if (typeof value === "string" && names.includes(value)) return;
-  if (typeof value === "number" && Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31) return;
-  throw consoleErrors.invalid(field, `must be one of ${names.map((name) => `"${name}"`).join(", ")}`);
 }

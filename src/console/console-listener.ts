@@ -14,7 +14,7 @@ import { QueueCalls, type QueueHandlers } from "../service/queue-calls.js";
 import type { Clock } from "../time/clock.js";
 import { answerApi } from "./console-api.js";
 import type { ConsoleAsset } from "./console-assets.js";
-import { ConsoleError, consoleErrors, toConsoleError } from "./console-error.js";
+import { ConsoleError, consoleErrors, fieldReasons, toConsoleError } from "./console-error.js";
 import { sessionPermissions } from "./console-permissions.js";
 import { ConsoleSessions, csrfMatches, type ConsoleSession } from "./console-sessions.js";
 import type { QueueHistory } from "./queue-history.js";
@@ -182,7 +182,8 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
     if (gate === undefined)
       return current === undefined ? openAnonymous() : sendJson(response, 200, sessionJson(gate, current));
     const token = typeof body === "object" && body !== null ? (body as { token?: unknown }).token : undefined;
-    if (typeof token !== "string" || token === "") throw consoleErrors.invalid("token", "enter an access token");
+    if (typeof token !== "string" || token === "")
+      throw consoleErrors.invalid("token", "enter an access token", fieldReasons.required);
     // A token is printable ASCII, as a bearer header carries it; anything else (a pasted newline,
     // a smart quote) is refused here, before it could reach an error message or the log.
     if (!bearerTokenPattern.test(token)) throw new HoldshelfError("TOKEN_INVALID", "the bearer token is not valid");
@@ -341,7 +342,7 @@ async function readJsonBody(request: IncomingMessage, limit: number): Promise<un
   } catch (error) {
     if (error instanceof ConsoleError) throw error;
     // A client that hangs up mid-body is its own business, not the broker's error (nor a log line).
-    throw consoleErrors.invalid("request", "the request body was cut off");
+    throw consoleErrors.invalid("request", "the request body was cut off", fieldReasons.malformed);
   }
   if (size === 0) return undefined;
   // Only JSON: a form post from another site's page, which needs no preflight, never gets in.
@@ -352,12 +353,12 @@ async function readJsonBody(request: IncomingMessage, limit: number): Promise<un
     text = strictUtf8.decode(Buffer.concat(chunks));
   } catch {
     // Decoded leniently, a stray byte would be stored as U+FFFD: a silent change of what was sent.
-    throw consoleErrors.invalid("request", "the body is not valid UTF-8");
+    throw consoleErrors.invalid("request", "the body is not valid UTF-8", fieldReasons.malformed);
   }
   try {
     return JSON.parse(text);
   } catch {
-    throw consoleErrors.invalid("request", "the body is not valid JSON");
+    throw consoleErrors.invalid("request", "the body is not valid JSON", fieldReasons.malformed);
   }
 }
 

@@ -153,7 +153,9 @@ describe("the console's API without an auth file", () => {
     expect(badDuration.status).toBe(400);
     expect(badDuration.body.error).toMatchObject({
       reason: "INVALID_ARGUMENT",
-      fields: [{ field: "config.visibility_timeout", description: expect.stringContaining("30s") }],
+      fields: [
+        { field: "config.visibility_timeout", reason: "NOT_A_DURATION", message: expect.stringContaining("30s") },
+      ],
     });
     const badBackoff = await browser.api("POST", "/api/queues", {
       name: "q",
@@ -163,7 +165,9 @@ describe("the console's API without an auth file", () => {
     const badNumber = await browser.api("POST", "/api/queues", { name: "q", config: { maxInFlight: "many" } });
     expect(badNumber.body.error.fields[0].field).toBe("config.max_in_flight");
     const unknown = await browser.api("POST", "/api/queues", { name: "q", config: { colour: "red" } });
-    expect(unknown.body.error.fields).toEqual([{ field: "config.colour", description: "is not a queue setting" }]);
+    expect(unknown.body.error.fields).toEqual([
+      { field: "config.colour", reason: "UNKNOWN_FIELD", message: "is not a queue setting" },
+    ]);
     // The broker's own bounds.
     const tooLong = await browser.api("POST", "/api/queues", { name: "q", config: { visibilityTimeout: "100000s" } });
     expect(tooLong.body.error).toMatchObject({
@@ -173,7 +177,9 @@ describe("the console's API without an auth file", () => {
     const badName = await browser.api("POST", "/api/queues", { name: "no spaces" });
     expect(badName.body.error.fields[0].field).toBe("name");
     const missingName = await browser.api("POST", "/api/queues", { config: {} });
-    expect(missingName.body.error.fields).toEqual([{ field: "name", description: "must be a string" }]);
+    expect(missingName.body.error.fields).toEqual([
+      { field: "name", reason: "WRONG_TYPE", message: "must be a string" },
+    ]);
     const badAttributes = await browser
       .api("POST", "/api/queues", { name: "q" })
       .then(() => browser.api("POST", "/api/queues/q/messages", { body: "x", attributes: { n: 1 } }));
@@ -335,7 +341,7 @@ describe("the console's API without an auth file", () => {
     const badJson = await browser.api("POST", "/api/queues", "{not json");
     expect(badJson.body.error).toMatchObject({
       reason: "INVALID_ARGUMENT",
-      fields: [{ field: "request", description: "the body is not valid JSON" }],
+      fields: [{ field: "request", reason: "MALFORMED", message: "the body is not valid JSON" }],
     });
     const huge = await browser.api("POST", "/api/queues/x/messages", { body: "x".repeat(5 * 1024 * 1024) });
     expect(huge.status).toBe(413);

@@ -34,7 +34,7 @@ describe("the console on a broker with an auth file", () => {
     expect(wrong.status).toBe(401);
     expect(wrong.body.error.reason).toBe("TOKEN_INVALID");
     expect((await browser.signIn("")).body.error.fields).toEqual([
-      { field: "token", description: "enter an access token" },
+      { field: "token", reason: "REQUIRED", message: "enter an access token" },
     ]);
 
     const signedIn = await browser.signIn(ops.token);

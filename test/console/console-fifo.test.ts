@@ -207,7 +207,9 @@ describe("FIFO queues through the console's API", () => {
     expect(await refusal({ name: `${"q".repeat(76)}.fifo`, config: { fifo: true } })).toEqual(["name"]);
     // A value protobuf could not read is not echoed: the page shows it in its field, and text such as "undefined" would read as a failure of the console's.
     const echoed = await browser.api("POST", "/api/queues", { name: "q.fifo", config: { fifo: "undefined" } });
-    expect(echoed.body.error.fields).toEqual([{ field: "config.fifo", description: "expected boolean" }]);
+    expect(echoed.body.error.fields).toEqual([
+      { field: "config.fifo", reason: "WRONG_TYPE", message: "must be true or false" },
+    ]);
     expect((await browser.api("GET", "/api/queues")).body.queues).toEqual([]);
   });
 
@@ -272,7 +274,7 @@ describe("FIFO queues through the console's API", () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatchObject({
       reason: "INVALID_ARGUMENT",
-      fields: [{ field: "destination_queue", description: expect.stringContaining("FIFO") }],
+      fields: [{ field: "destination_queue", reason: "INVALID_ARGUMENT", message: expect.stringContaining("FIFO") }],
     });
     expect((await browser.api("GET", "/api/queues/work-dlq.fifo/move-tasks")).body.tasks).toEqual([]);
 

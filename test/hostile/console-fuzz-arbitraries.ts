@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { prototypeKeys } from "./sqs-fuzz-arbitraries.js";
+import { parseDuration } from "../../src/time/duration-text.js";
 
 // Generators of hostile requests for the console's HTTP API (src/console/).
 // The queues they aim at are seeded by console-fuzz.test.ts.
@@ -178,8 +179,8 @@ export const anyJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie
 const isObject = (value: unknown): boolean => typeof value === "object" && value !== null && !Array.isArray(value);
 const isWholeNumber = (value: unknown): boolean =>
   typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= 2 ** 31 - 1;
-// protobuf's JSON form of a Duration: seconds with up to nine decimals and an "s".
-const durationText = /^-?\d+(\.\d{1,9})?s$/;
+// A duration the console reads: text as the CLI reads it ("30", "30s", "5m", "1h30m"; see src/time/duration-text.ts).
+const durationText = (value: unknown): boolean => typeof value === "string" && parseDuration(value) !== undefined;
 // Values protobuf may read as an int32 (a number, or a string that is one), whatever the range.
 const int32Like = (value: unknown): boolean =>
   (typeof value === "number" || (typeof value === "string" && value.trim() !== "")) && Number.isFinite(Number(value));
@@ -222,8 +223,8 @@ export function wrongValue(kind: FieldKind): fc.Arbitrary<unknown> {
       );
     case "duration":
       return fc.oneof(
-        anyJson.filter((value) => value !== null && !(typeof value === "string" && durationText.test(value))),
-        fc.constantFrom(30, "30", "30 s", "30ms", "1e3s", "-1s", "0.0000000001s", "315576000001s", "NaNs", "", "s", {
+        anyJson.filter((value) => value !== null && !durationText(value)),
+        fc.constantFrom(30, "30 s", "30m1h", "1e3s", "-1s", "315576000001s", "NaNs", "", "s", {
           seconds: 30,
         }),
       );

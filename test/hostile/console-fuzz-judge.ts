@@ -22,7 +22,7 @@ export interface ConsoleErrorAnswer {
   readonly status: number;
   readonly reason: string;
   readonly message: string;
-  readonly fields: readonly { field: string; description: string }[];
+  readonly fields: readonly { field: string; reason: string; message: string }[];
 }
 
 /** The error `answer` carries, or why it is no well-formed 4xx console error. A HEAD answer has no body to judge. */
@@ -59,7 +59,12 @@ export function readConsoleError(answer: RawAnswer, method: string): ConsoleErro
   if (
     !Array.isArray(fields) ||
     !fields.every(
-      (f) => typeof f?.field === "string" && typeof f?.description === "string" && Object.keys(f).length === 2,
+      (f) =>
+        typeof f?.field === "string" &&
+        typeof f?.reason === "string" &&
+        /^[A-Z][A-Z_]*$/.test(f.reason) &&
+        typeof f?.message === "string" &&
+        Object.keys(f).length === 3,
     )
   ) {
     return `fields: ${show}`;

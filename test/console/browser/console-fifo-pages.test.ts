@@ -31,7 +31,8 @@ describe.skipIf(skipWithoutChromium)("FIFO queues in the console, in Chromium", 
   it("creates a FIFO queue through the form, sends two messages to one group, and browses them in sequence order", async () => {
     const rpc = h.rpc();
     const page = await openPage(browser, h.consoleUrl);
-    const create = page.getByRole("form", { name: "Create queue" });
+    await page.getByRole("button", { name: "Create queue…" }).click();
+    const create = page.getByRole("dialog").getByRole("form", { name: "Create a queue" });
     // A ".fifo" name without FIFO ticked: the broker's refusal shows beside the checkbox.
     await create.getByLabel("Queue name").fill("orders.fifo");
     await create.getByRole("button", { name: "Create queue" }).click();
@@ -65,9 +66,11 @@ describe.skipIf(skipWithoutChromium)("FIFO queues in the console, in Chromium", 
       .poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: uiTimeoutMs })
       .toBe("Queue orders.fifo");
     expect(await page.getByTestId("queue-type").textContent()).toContain("FIFO");
+    await page.getByRole("link", { name: "Send", exact: true }).click();
     const send = page.getByRole("form", { name: "Send a test message" });
     // A FIFO queue's form asks for a group and a deduplication id, and offers no per-message delay.
-    expect(await send.getByLabel("Delay in seconds (optional)").count()).toBe(0);
+    await expect.poll(() => send.getByLabel("Message body").count(), { timeout: uiTimeoutMs }).toBe(1);
+    expect(await send.getByLabel("Delay (optional)").count()).toBe(0);
     await send.getByLabel("Message body").fill('{"order": 1}');
     await send.getByLabel("Deduplication id").fill("order-1");
     await send.getByRole("button", { name: "Send message" }).click();
@@ -97,11 +100,13 @@ describe.skipIf(skipWithoutChromium)("FIFO queues in the console, in Chromium", 
       .poll(() => page.getByTestId("notice").textContent(), { timeout: uiTimeoutMs })
       .toContain("Deduplicated");
     expect(await sequence.textContent()).toBe(second);
+    await page.getByRole("link", { name: "Overview", exact: true }).click();
     await expect.poll(() => page.getByTestId("queue-visible").textContent(), { timeout: uiTimeoutMs }).toBe("2");
     await screenshot(page, "fifo-queue");
     expect(await seriousViolations(page)).toEqual([]);
 
     // The settings form shows FIFO as fixed; saving a FIFO setting keeps the queue FIFO.
+    await page.getByRole("link", { name: "Settings", exact: true }).click();
     const settings = page.getByRole("form", { name: "Configuration" });
     expect(await settings.getByTestId("settings-fifo-type").textContent()).toContain("FIFO");
     await settings.getByLabel("Content-based deduplication").check();
@@ -115,9 +120,10 @@ describe.skipIf(skipWithoutChromium)("FIFO queues in the console, in Chromium", 
       deduplicationScope: DeduplicationScope.MESSAGE_GROUP,
     });
     // Now a deduplication id is optional.
+    await page.getByRole("link", { name: "Send", exact: true }).click();
     await expect.poll(() => send.getByLabel("Deduplication id (optional)").count(), { timeout: uiTimeoutMs }).toBe(1);
 
-    await page.getByRole("link", { name: "Browse messages" }).click();
+    await page.getByRole("link", { name: "Messages", exact: true }).click();
     await expect
       .poll(() => page.getByTestId("message-count").textContent(), { timeout: uiTimeoutMs })
       .toBe("2 messages on this page.");
@@ -142,7 +148,7 @@ describe.skipIf(skipWithoutChromium)("FIFO queues in the console, in Chromium", 
       config: { fifo: true, redrivePolicy: { deadLetterQueue: "work-dlq.fifo", maxReceiveCount: 1 } },
     });
     await rpc.send({ queue: "work-dlq.fifo", body: text("dead"), messageGroupId: "g", deduplicationId: "d" });
-    const page = await openPage(browser, `${h.consoleUrl}#/queues/work-dlq.fifo`);
+    const page = await openPage(browser, `${h.consoleUrl}#/queues/work-dlq.fifo/redrive`);
     const redrive = page.getByRole("form", { name: "Start a redrive" });
     await redrive.getByLabel("Another queue").check();
     const destination = redrive.getByLabel("Destination queue");
