@@ -6,6 +6,7 @@ import { useId, useState } from "preact/hooks";
 import type { PeekedMessage } from "./api-types.js";
 import { ConfirmDialog } from "./confirm-dialog.js";
 import { useNotify } from "./notices.js";
+import { ActionButton, deniedReason } from "./permitted-action.js";
 import { copyMessage, deleteMessage, moveMessage } from "./triage-api.js";
 import type { TriageQueue } from "./triage-queue.js";
 
@@ -27,28 +28,19 @@ export function MessageActions({ message, queue, pageToken, onDone }: MessageAct
   const [open, setOpen] = useState<Action | null>(null);
   const source = message.deadLetter?.sourceQueue ?? "";
   // Delete and move need admin on this queue; so does a copy, whose original the broker reads with PeekMessages.
-  const refusal = queue.permissions.admin ? null : `needs admin on ${queue.name}`;
-  const reasonId = `actions-reason-${id}`;
-  const button = (action: Action, label: string) => (
-    <button
-      type="button"
-      onClick={() => setOpen(action)}
-      disabled={refusal !== null}
-      aria-describedby={refusal === null ? undefined : reasonId}
-    >
-      {label}
-    </button>
-  );
+  const denied = deniedReason(queue.permissions, "admin", queue.name);
   return (
-    <div class="message-actions">
-      {button("delete", "Delete…")}
-      {button("move", "Move…")}
-      {button("copy", "Send edited copy…")}
-      {refusal !== null && (
-        <span class="muted" id={reasonId}>
-          Disabled: this token {refusal}.
-        </span>
-      )}
+    // biome-ignore lint/a11y/useSemanticElements: a row of actions, not a form's fieldset
+    <div class="message-actions" role="group" aria-label={`Actions on message ${id}`}>
+      <ActionButton denied={denied} onClick={() => setOpen("delete")}>
+        Delete…
+      </ActionButton>
+      <ActionButton denied={denied} onClick={() => setOpen("move")}>
+        Move…
+      </ActionButton>
+      <ActionButton denied={denied} onClick={() => setOpen("copy")}>
+        Send edited copy…
+      </ActionButton>
       {open === "delete" && (
         <ConfirmDialog
           title="Delete this message?"

@@ -11,6 +11,8 @@ import { MessageRow } from "./message-row.js";
 import { type MessageSearch, MessageSearchForm } from "./message-search-form.js";
 import { ErrorMessage } from "./notices.js";
 import { PageHeading } from "./page-heading.js";
+import { deniedReason } from "./permitted-action.js";
+import { QueueTabs } from "./queue-tabs.js";
 import { queueHref } from "./route.js";
 import { searchMessages } from "./triage-api.js";
 import { loadTriageQueue, type TriageQueue } from "./triage-queue.js";
@@ -135,6 +137,14 @@ export function MessagesPage({ name }: { name: string }) {
         <span class="heading-kind">Messages of </span>
         {name}
       </PageHeading>
+      {queue !== null && (
+        <QueueTabs
+          name={name}
+          current="messages"
+          deadLetterQueue={queue.deadLetterSources.length > 0}
+          messagesDenied={deniedReason(queue.permissions, "admin", name)}
+        />
+      )}
       <p>
         <a href={queueHref(name)}>Back to queue {name}</a>. Oldest first; browsing and searching read messages without
         receiving them, so they change nothing. Open a message for all of it and its actions.

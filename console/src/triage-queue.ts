@@ -15,6 +15,8 @@ export interface TriageQueue {
   readonly name: string;
   readonly fifo: boolean;
   readonly permissions: QueuePermissions;
+  /** The queues that dead-letter into this one: it is a dead-letter queue when there are any. */
+  readonly deadLetterSources: readonly string[];
   /** Every queue the token sees, this one included. */
   readonly destinations: readonly Destination[];
   /** Whether any destination is a FIFO queue (a copy to one needs a message group). */
@@ -33,6 +35,7 @@ export async function loadTriageQueue(name: string): Promise<TriageQueue> {
     name,
     fifo: detail.queue.fifo !== null,
     permissions: detail.queue.permissions,
+    deadLetterSources: detail.queue.deadLetterSourceQueues,
     destinations,
     fifoDestinations: destinations.some((destination) => destination.fifo),
   };

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { PeekedMessage } from "../../gen/holdshelf/v1/message_pb.js";
 import type { QueueCalls } from "../service/queue-calls.js";
-import { ConsoleError, consoleErrors } from "./console-error.js";
+import { ConsoleError, consoleErrors, fieldReasons } from "./console-error.js";
 import { objectBody, optionalString, stringField } from "./console-input.js";
 import { messageMatches, scanQueue, searchQueryOf } from "./message-search.js";
 import { peekedMessageView } from "./peeked-message-view.js";
@@ -88,7 +88,11 @@ async function sendCopy(
   const original = await findMessage(context, queue, messageId, near);
   const destinationQueue = named === "" ? original.deadLetterSourceQueue : named;
   if (destinationQueue === "")
-    throw consoleErrors.invalid("destinationQueue", "this message came from no dead-letter source: name a queue");
+    throw consoleErrors.invalid(
+      "destinationQueue",
+      "this message came from no dead-letter source: name a queue",
+      fieldReasons.required,
+    );
   const messageGroupId = groupAsked === "" ? original.messageGroupId : groupAsked;
   const { messageId: newMessageId } = await context.calls.call("send", {
     queue: destinationQueue,

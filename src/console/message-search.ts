@@ -1,6 +1,6 @@
 import type { PeekedMessage } from "../../gen/holdshelf/v1/message_pb.js";
 import type { QueueCalls } from "../service/queue-calls.js";
-import { consoleErrors } from "./console-error.js";
+import { consoleErrors, fieldReasons } from "./console-error.js";
 
 /** What a search compares its text with: the message id, the body's text, or the attributes. */
 export type SearchField = "id" | "body" | "attribute";
@@ -26,9 +26,13 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 export function searchQueryOf(query: URLSearchParams): { field: SearchField; text: string } {
   const field = query.get("field") ?? "";
   if (!(searchFields as readonly string[]).includes(field))
-    throw consoleErrors.invalid("field", `must be one of ${searchFields.map((f) => `"${f}"`).join(", ")}`);
+    throw consoleErrors.invalid(
+      "field",
+      `must be one of ${searchFields.map((f) => `"${f}"`).join(", ")}`,
+      fieldReasons.notAChoice,
+    );
   const text = query.get("q") ?? "";
-  if (text === "") throw consoleErrors.invalid("q", "enter the text to search for");
+  if (text === "") throw consoleErrors.invalid("q", "enter the text to search for", fieldReasons.required);
   return { field: field as SearchField, text };
 }
 
