@@ -1,11 +1,18 @@
 // Dead-letter triage through the console's API: the bounded search, and one
 // message's delete, move and edited copy, each checked by the broker as the
 // session's token and audited in the log.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { QueueServiceRpc } from "../../src/client/rpc-client.js";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createQueueServiceRpc, type QueueServiceRpc } from "../../src/client/rpc-client.js";
 import { createLogger } from "../../src/logging/logger.js";
-import { makeToken, type TestToken } from "../security/auth-harness.js";
-import { startConsoleHarness, type ConsoleBrowser, type ConsoleHarness } from "./console-harness.js";
+import type { HoldshelfServer } from "../../src/server/holdshelf-server.js";
+import { authFileText, makeToken, type TestToken } from "../security/auth-harness.js";
+import { queueOn } from "../support/cluster-brokers.js";
+import { skipWithoutPostgres, startPostgres, type PostgresServer } from "../support/postgres-server.js";
+import { makeTempDir } from "../support/temp-dir.js";
+import { settledRoutes, startClusterMember } from "../support/test-cluster.js";
+import { ConsoleBrowser, startConsoleHarness, type ConsoleHarness } from "./console-harness.js";
 
 const text = (body: string) => new TextEncoder().encode(body);
 
@@ -418,5 +425,87 @@ describe("one message's actions", () => {
     expect(noSend.body.error.message).toContain('"work"');
     expect((await rpc.getQueue({ name: "work" })).queue!.stats!.visible).toBe(0n);
     expect(lines.filter((line) => line.msg === "message action")).toEqual([]);
+  });
+});
+
+// The console on a broker that owns no shards: the search's pages, the
+// actions and the copy's send are all served, and checked again, by the
+// brokers that own the queues; each action's audit line is the owner's.
+describe.skipIf(skipWithoutPostgres)("triage in cluster mode", () => {
+  const ops = makeToken("ops", { queues: "*", allow: ["admin", "send", "receive"] });
+  const triager = makeToken("triager", { queues: "pay-dlq*", allow: ["admin"] });
+  const ownerLines: Record<string, unknown>[] = [];
+  let postgres: PostgresServer;
+  let dir: Awaited<ReturnType<typeof makeTempDir>>;
+  let owners: HoldshelfServer[];
+  let entry: HoldshelfServer;
+  let rpc: QueueServiceRpc & { close(): void };
+  beforeAll(async () => {
+    postgres = await startPostgres();
+    dir = await makeTempDir();
+    const authFile = join(dir.path, "auth.json");
+    await writeFile(authFile, authFileText([ops, triager]));
+    const url = await postgres.createDatabase();
+    const logger = createLogger({ write: (line) => ownerLines.push(JSON.parse(line)) });
+    owners = [
+      await startClusterMember(url, "owner-1", { authFile, logger }),
+      await startClusterMember(url, "owner-2", { authFile, logger }),
+    ];
+    entry = await startClusterMember(url, "entry", { authFile, routeOnly: true, consoleListen: "127.0.0.1:0" });
+    await settledRoutes(entry, owners);
+    rpc = createQueueServiceRpc(entry.address, { token: ops.token });
+  }, 60_000);
+  afterAll(async () => {
+    rpc?.close();
+    await entry?.shutdown();
+    await Promise.all((owners ?? []).map((owner) => owner.shutdown()));
+    await postgres?.stop();
+    await dir?.remove();
+  });
+
+  it("searches, copies, moves and deletes on queues other brokers own, as the signed-in token", async () => {
+    const members = ["owner-1", "owner-2"];
+    const work = queueOn("owner-1", members, "pay");
+    const dlq = queueOn("owner-2", members, "pay-dlq");
+    await rpc.createQueue({ name: dlq });
+    await rpc.createQueue({ name: work, config: { redrivePolicy: { deadLetterQueue: dlq, maxReceiveCount: 1 } } });
+    const ids: string[] = [];
+    for (const body of ["a", "b", "c"]) ids.push((await rpc.send({ queue: work, body: text(body) })).messageId);
+    await deadLetter(rpc, work, dlq, 3);
+    const [a, b, c] = ids as [string, string, string];
+
+    const browser = new ConsoleBrowser(entry.consoleUrl!);
+    await browser.signIn(triager.token);
+    const found = await browser.api("GET", `/api/queues/${dlq}/messages/search?field=body&q=B`);
+    expect(found.body).toMatchObject({ scanned: 3, nextPageToken: "" });
+    expect(found.body.matches).toEqual([
+      expect.objectContaining({
+        messageId: b,
+        deadLetter: expect.objectContaining({ sourceQueue: work, receiveCount: 1, deadLetteredAt: expect.any(Number) }),
+      }),
+    ]);
+    // The owner of the source checks the copy's send: the triager may not send there.
+    const copy = await browser.api("POST", `/api/queues/${dlq}/messages/${b}/copy`, { body: "b2" });
+    expect(copy.status).toBe(403);
+    expect(copy.body.error.message).toContain(`"${work}"`);
+    expect((await browser.api("DELETE", `/api/queues/${dlq}/messages/${a}`)).status).toBe(200);
+    expect((await browser.api("POST", `/api/queues/${dlq}/messages/${b}/move`, { destinationQueue: "" })).body).toEqual(
+      {
+        destinationQueue: work,
+      },
+    );
+
+    const admin = new ConsoleBrowser(entry.consoleUrl!);
+    await admin.signIn(ops.token);
+    const copied = await admin.api("POST", `/api/queues/${dlq}/messages/${c}/copy`, { body: "c2" });
+    expect(copied.body.destinationQueue).toBe(work);
+    const inWork = (await rpc.peekMessages({ queue: work })).messages.map((m) => new TextDecoder().decode(m.body));
+    expect(inWork.sort()).toEqual(["b", "c2"]);
+    expect((await rpc.peekMessages({ queue: dlq })).messages.map((m) => m.messageId)).toEqual([c]);
+    // DiscardMessage and MoveMessage are logged by the broker that made the change: the owner.
+    expect(ownerLines.filter((line) => line.msg === "message action")).toEqual([
+      expect.objectContaining({ action: "DiscardMessage", queue: dlq, messageId: a, caller: "triager" }),
+      expect.objectContaining({ action: "MoveMessage", queue: dlq, messageId: b, caller: "triager" }),
+    ]);
   });
 });
