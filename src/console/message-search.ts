@@ -76,7 +76,7 @@ export interface SearchPage {
  * forwarded to the queue's owner in cluster mode.
  */
 export async function scanQueue(
-  calls: QueueCalls,
+  calls: Pick<QueueCalls, "call">,
   queue: string,
   pageToken: string,
   matches: (message: PeekedMessage) => boolean,
