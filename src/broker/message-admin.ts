@@ -59,7 +59,11 @@ export function createMessageAdmin(options: MessageAdminOptions): MessageAdmin {
       // out of memory only after them, as it is by then.
       const [content] = await store.readMessages(queue.record.dataId, [found]);
       if (content === undefined) throw messageNotFound(queue, messageId);
-      const target = await deadLetters.destination(destinationOf(content.deadLetter, destinationName), queue, "queue");
+      const target = await deadLetters.destination(
+        destinationOf(content.deadLetter, destinationName),
+        queue,
+        "message's queue",
+      );
       const message = queue.get(found.id);
       if (message === undefined || target === undefined) throw messageNotFound(queue, messageId);
       takeOut(queue, message);
