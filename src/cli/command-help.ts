@@ -78,7 +78,7 @@ export function commandHelp(command?: string): string {
   }
   lines.push(
     "",
-    "A flag overrides its environment variable. Durations: 500ms, 30s, 5m, 12h, 4d (a bare number is seconds).",
+    "A flag overrides its environment variable. Durations: 500ms, 30s, 5m, 1h30m, 12h, 4d (a bare number is seconds).",
     "Client commands print JSON lines; a failed call prints its stable reason and exits 1, a usage error exits 2.",
   );
   return lines.join("\n");

@@ -538,8 +538,12 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
         ...rpcError("NotFoundError", "NOT_FOUND", "QUEUE_NOT_FOUND"),
         message: expect.stringContaining("no-such-queue"),
       });
+      // Both bad settings at once: the broker names every field it refuses.
       expect(check.config_out_of_bounds).toMatchObject(
-        rpcError("InvalidArgumentError", "INVALID_ARGUMENT", "INVALID_ARGUMENT", ["config.retention"]),
+        rpcError("InvalidArgumentError", "INVALID_ARGUMENT", "INVALID_ARGUMENT", [
+          "config.retention",
+          "config.max_message_bytes",
+        ]),
       );
       expect(check.batch_entry).toMatchObject(
         rpcError("InvalidArgumentError", "INVALID_ARGUMENT", "INVALID_ARGUMENT", ["entries[1].attributes"]),
