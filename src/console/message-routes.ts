@@ -32,7 +32,8 @@ export async function answerMessageRoute(
   rest: readonly string[],
 ): Promise<object> {
   const [first, action, ...more] = rest;
-  if (more.length > 0 || first === undefined) throw consoleErrors.notFound();
+  // A trailing "/" (an empty id) names no message.
+  if (more.length > 0 || first === undefined || first === "") throw consoleErrors.notFound();
   if (first === "search" && action === undefined) {
     if (request.method !== "GET") throw consoleErrors.methodNotAllowed();
     return search(request, context, queue);

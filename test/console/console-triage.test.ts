@@ -253,6 +253,7 @@ describe("one message's actions", () => {
       ["GET", `/api/queues/work-dlq/messages/${messageId}`, undefined, 405, "METHOD_NOT_ALLOWED"],
       ["GET", `/api/queues/work-dlq/messages/${messageId}/move`, undefined, 405, "METHOD_NOT_ALLOWED"],
       ["POST", `/api/queues/work-dlq/messages/${messageId}/redrive`, {}, 404, "NOT_FOUND"],
+      ["DELETE", "/api/queues/work-dlq/messages/", undefined, 404, "NOT_FOUND"],
     ] as const;
     for (const [method, path, body, status, reason] of cases) {
       const refused = await browser.api(method, path, body);
