@@ -196,6 +196,39 @@ describe.skipIf(skipWithoutChromium)("dead-letter triage in Chromium", { timeout
     }
   });
 
+  it("searches further from where a search stopped, adding the next matches below", async () => {
+    const h = await startConsoleHarness({ history: { sampleIntervalMs: 3_600_000, samples: 60 } });
+    try {
+      const rpc = h.rpc();
+      await rpc.createQueue({ name: "haystack" });
+      for (let batch = 0; batch < 2; batch++) {
+        await rpc.sendBatch({
+          queue: "haystack",
+          entries: Array.from({ length: 100 }, (_, i) => ({ id: `m${i}`, body: text(`hay ${batch * 100 + i}`) })),
+        });
+      }
+      const page = await openPage(browser, `${h.consoleUrl}#/queues/haystack/messages`);
+      const search = page.getByRole("form", { name: "Search messages" });
+      await search.getByLabel("Search for").fill("HAY");
+      // Enter submits the search, as a form does.
+      await search.getByLabel("Search for").press("Enter");
+      // A search stops after the page that brings it 100 matches, and says it may go on.
+      await expect
+        .poll(() => page.getByTestId("search-status").textContent(), { timeout: uiTimeoutMs })
+        .toBe("100 matches in 100 messages read; a search reads at most 10,000 messages at a time.");
+      await triageScreenshot(page, "triage-search-further");
+      await page.getByRole("button", { name: "Search further" }).click();
+      await expect
+        .poll(() => page.getByTestId("search-status").textContent(), { timeout: uiTimeoutMs })
+        .toBe("200 matches in 200 messages read, to the end of the queue.");
+      expect(await page.locator(".message-row").count()).toBe(200);
+      expect(await page.getByRole("button", { name: "Search further" }).count()).toBe(0);
+      await page.context().close();
+    } finally {
+      await h.stop();
+    }
+  });
+
   it("offers destinations by what the token may do there, and shows a token without admin the broker's refusal", async () => {
     const ops = makeToken("ops", { queues: "*", allow: ["admin", "send", "receive"] });
     // Admin on the dead-letter queue only: it may read and act there, but move nowhere named and send nowhere.
