@@ -88,7 +88,7 @@ function ConfigInput(props: {
   const id = `${idPrefix}-${field.key}`;
   // What the typed duration means, read by the parser the console's API and the CLI use: "30" is 30 s.
   const ms = field.kind === "duration" ? parseDuration(value) : undefined;
-  const human = value.trim() === "" || ms === undefined ? null : formatAge(ms);
+  const human = value.trim() === "" || ms === undefined || ms === 0 ? null : formatAge(ms);
   return (
     <div class={error === undefined ? "field" : "field invalid"}>
       <label for={id}>{field.label}</label>

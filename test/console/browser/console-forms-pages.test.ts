@@ -2,7 +2,7 @@
 // dialog and a queue page's tabs by keyboard, every refused field marked at
 // once, durations read as the CLI reads them ("30" is 30 s), and what a
 // send-only token may not do shown disabled with the reason. Screenshots land
-// in test-output/console/.
+// in test-output/console/docs/, from where docs/console.md's are refreshed.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeToken, type TestToken } from "../../security/auth-harness.js";
@@ -37,7 +37,7 @@ describe.skipIf(skipWithoutChromium)("the console's forms in Chromium", { timeou
     const dialog = page.getByRole("dialog", { name: "Create a queue" });
     await expect.poll(() => dialog.isVisible(), { timeout: uiTimeoutMs }).toBe(true);
     expect(await focused(page, "id")).toBe("create-name");
-    await screenshot(page, "create-queue-dialog");
+    await screenshot(page, "docs/create-queue-dialog");
     expect(await seriousViolations(page)).toEqual([]);
     await page.keyboard.press("Escape");
     await expect.poll(() => dialog.isVisible(), { timeout: uiTimeoutMs }).toBe(false);
@@ -86,7 +86,7 @@ describe.skipIf(skipWithoutChromium)("the console's forms in Chromium", { timeou
     expect(await form.getByRole("alert").first().textContent()).toContain("The broker refused 3 fields");
     // No decoder text anywhere on the page.
     expect(await page.locator("body").textContent()).not.toMatch(/expected number|int32|cannot decode/);
-    await screenshot(page, "create-queue-errors");
+    await screenshot(page, "docs/create-queue-errors");
     expect(await seriousViolations(page)).toEqual([]);
     expect((await h.rpc().listQueues({})).queues.map((q) => q.name)).toEqual(["existing"]);
     await page.context().close();
@@ -139,7 +139,7 @@ describe.skipIf(skipWithoutChromium)("the console's forms in Chromium", { timeou
       .toBe(1);
     expect(await tabs.getByRole("link", { name: "Settings" }).getAttribute("aria-current")).toBe("page");
     expect(await page.getByTestId("queue-visible").count()).toBe(0);
-    await screenshot(page, "queue-settings-tab");
+    await screenshot(page, "docs/queue-settings-tab");
     expect(await seriousViolations(page)).toEqual([]);
     // Back goes back a tab.
     await page.goBack();
@@ -181,7 +181,7 @@ describe.skipIf(skipWithoutChromium)("the console's forms for a send-only token"
     const tabs = page.getByRole("navigation", { name: "Queue jobs" });
     expect(await tabs.getByRole("link", { name: "Messages" }).count()).toBe(0);
     expect(await tabs.textContent()).toContain("Messages (needs admin permission on jobs)");
-    await screenshot(page, "send-only-queue");
+    await screenshot(page, "docs/send-only-queue");
     expect(await seriousViolations(page)).toEqual([]);
 
     await tabs.getByRole("link", { name: "Settings" }).click();
