@@ -195,6 +195,17 @@ export interface TypedAttribute {
   readonly binaryValue?: string;
 }
 
+/** Where a dead letter came from, why and when, and its receive history, kept across the move. */
+export interface DeadLetterHistory {
+  readonly sourceQueue: string;
+  readonly reason: string;
+  readonly deadLetteredAt: number | null;
+  /** Every receive, before the move and since. */
+  readonly receiveCount: number;
+  /** null: never received, or dead-lettered by a broker before 0.2.0, which did not keep it. */
+  readonly firstReceiveTime: number | null;
+}
+
 /** One message read by the browser, which never leases it. */
 export interface PeekedMessage {
   readonly messageId: string;
@@ -213,6 +224,8 @@ export interface PeekedMessage {
   readonly checkpointSize: number;
   readonly deadLetterSourceQueue: string | null;
   readonly deadLetterReason: string | null;
+  /** A dead letter's history, kept across its move; null for a message never dead-lettered. */
+  readonly deadLetter: DeadLetterHistory | null;
   /** FIFO queues' messages: their group, sequence number (20 digits) and deduplication id; null on a standard queue. */
   readonly messageGroupId: string | null;
   readonly sequenceNumber: string | null;

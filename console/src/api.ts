@@ -43,11 +43,12 @@ export function onSessionRequired(listener: () => void): () => void {
 }
 
 /** A queue's API path; names are URL-encoded although the broker allows only [A-Za-z0-9_-] and a ".fifo" ending. */
-function queuePath(name: string, rest = ""): string {
+export function queuePath(name: string, rest = ""): string {
   return `api/queues/${encodeURIComponent(name)}${rest}`;
 }
 
-async function send<T>(method: string, path: string, body?: unknown, retried = false): Promise<T> {
+/** One API call: JSON in and out, the CSRF header on a change, a refusal thrown as ApiError. */
+export async function send<T>(method: string, path: string, body?: unknown, retried = false): Promise<T> {
   const headers: Record<string, string> = { Accept: "application/json" };
   if (method !== "GET") {
     headers["Content-Type"] = "application/json";

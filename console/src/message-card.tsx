@@ -1,15 +1,15 @@
-// One peeked message: where it stands, its history, attributes and body,
-// and on a FIFO queue its group, sequence number and deduplication id.
-import type { MessageState, PeekedMessage } from "./api-types.js";
-import { formatBytes, formatTime } from "./format.js";
+// One message in full, below its row: every time with its date, the dead
+// letter's kept history, the FIFO facts, attributes and body.
+import type { PeekedMessage } from "./api-types.js";
+import { formatBytes } from "./format.js";
 import { MessageBody } from "./message-body.js";
+import { MessageTime } from "./message-time.js";
 import { queueHref } from "./route.js";
 
-const stateLabels: Record<MessageState, string> = { visible: "Visible", in_flight: "In flight", delayed: "Delayed" };
-
-/** A message of the browser, as an article headed by its id. */
+/** The details of a message of the browser, labelled by its row's id. */
 export function MessageCard({ message }: { message: PeekedMessage }) {
   const id = message.messageId;
+  const history = message.deadLetter;
   const attributes = [
     ...Object.entries(message.attributes).map(([key, value]) => ({ key, type: "String", value })),
     ...Object.entries(message.typedAttributes).map(([key, typed]) => ({
@@ -19,53 +19,42 @@ export function MessageCard({ message }: { message: PeekedMessage }) {
     })),
   ];
   return (
-    <article class="message" aria-labelledby={`message-${id}`}>
-      <h2 id={`message-${id}`} class="message-id">
-        <span class="visually-hidden">Message </span>
-        <code>{id}</code>
-        <span class={`state state-${message.state}`} data-testid={`state-${id}`}>
-          {stateLabels[message.state]}
-        </span>
-      </h2>
+    <div class="message-details">
       <dl class="message-facts">
-        {message.messageGroupId !== null && (
-          <div>
-            <dt>Message group</dt>
-            <dd>
-              <code data-testid={`group-id-${id}`}>{message.messageGroupId}</code>
-            </dd>
-          </div>
-        )}
-        {message.sequenceNumber !== null && (
-          <div>
-            <dt>Sequence number</dt>
-            <dd>
-              <code data-testid={`sequence-number-${id}`}>{message.sequenceNumber}</code>
-            </dd>
-          </div>
-        )}
-        <div>
-          <dt>Receive count</dt>
-          <dd data-testid={`receive-count-${id}`}>{message.receiveCount}</dd>
+        <div class="wide-fact">
+          <dt>Message id</dt>
+          <dd>
+            <code>{id}</code>
+          </dd>
         </div>
         <div>
           <dt>Sent</dt>
-          <dd>{formatTime(message.sendTime)}</dd>
+          <dd>
+            <MessageTime epochMs={message.sendTime} />
+          </dd>
         </div>
-        <div>
-          <dt>First received</dt>
-          <dd>{message.firstReceiveTime === null ? "never" : formatTime(message.firstReceiveTime)}</dd>
-        </div>
+        {history === null && (
+          <div>
+            <dt>First received</dt>
+            <dd data-testid={`first-receive-${id}`}>
+              <MessageTime epochMs={message.firstReceiveTime} />
+            </dd>
+          </div>
+        )}
         {message.leaseDeadline !== null && (
           <div>
             <dt>Lease deadline</dt>
-            <dd>{formatTime(message.leaseDeadline)}</dd>
+            <dd>
+              <MessageTime epochMs={message.leaseDeadline} />
+            </dd>
           </div>
         )}
         {message.visibleTime !== null && message.state === "delayed" && (
           <div>
             <dt>Visible at</dt>
-            <dd>{formatTime(message.visibleTime)}</dd>
+            <dd>
+              <MessageTime epochMs={message.visibleTime} />
+            </dd>
           </div>
         )}
         <div>
@@ -74,20 +63,6 @@ export function MessageCard({ message }: { message: PeekedMessage }) {
             {message.checkpointSize === 0 ? "none" : formatBytes(message.checkpointSize)}
           </dd>
         </div>
-        {message.deadLetterSourceQueue !== null && (
-          <div>
-            <dt>Dead-lettered from</dt>
-            <dd>
-              <a href={queueHref(message.deadLetterSourceQueue)}>{message.deadLetterSourceQueue}</a>
-            </dd>
-          </div>
-        )}
-        {message.deadLetterReason !== null && (
-          <div>
-            <dt>Dead-letter reason</dt>
-            <dd data-testid={`dead-letter-reason-${id}`}>{message.deadLetterReason}</dd>
-          </div>
-        )}
         {message.deduplicationId !== null && (
           <div class="wide-fact">
             <dt>Deduplication id</dt>
@@ -105,6 +80,39 @@ export function MessageCard({ message }: { message: PeekedMessage }) {
           </div>
         )}
       </dl>
+      {history !== null && (
+        <section class="dead-letter-history" aria-label="Dead-letter history">
+          <h3>Dead-letter history</h3>
+          <dl class="message-facts">
+            <div>
+              <dt>Dead-lettered from</dt>
+              <dd>
+                <a href={queueHref(history.sourceQueue)}>{history.sourceQueue}</a>
+              </dd>
+            </div>
+            <div>
+              <dt>Reason</dt>
+              <dd data-testid={`dead-letter-reason-${id}`}>{history.reason}</dd>
+            </div>
+            <div>
+              <dt>Dead-lettered at</dt>
+              <dd data-testid={`dead-lettered-at-${id}`}>
+                <MessageTime epochMs={history.deadLetteredAt} never="not kept" />
+              </dd>
+            </div>
+            <div>
+              <dt>Receive count, kept across the move</dt>
+              <dd data-testid={`kept-receive-count-${id}`}>{history.receiveCount}</dd>
+            </div>
+            <div>
+              <dt>First received</dt>
+              <dd data-testid={`kept-first-receive-${id}`}>
+                <MessageTime epochMs={history.firstReceiveTime} />
+              </dd>
+            </div>
+          </dl>
+        </section>
+      )}
       {attributes.length > 0 && (
         <table class="attributes">
           <caption>Attributes</caption>
@@ -127,6 +135,6 @@ export function MessageCard({ message }: { message: PeekedMessage }) {
         </table>
       )}
       <MessageBody body={message.body} bodyText={message.bodyText} />
-    </article>
+    </div>
   );
 }

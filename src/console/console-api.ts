@@ -13,6 +13,7 @@ import {
 import type { SessionPermissions } from "./console-permissions.js";
 import { moveTaskView, queueView } from "./console-views.js";
 import { queueConfigOf } from "./queue-config-json.js";
+import { answerMessageRoute } from "./message-routes.js";
 import { peekedMessageView } from "./peeked-message-view.js";
 import { activitySeries, rowRates } from "./activity-views.js";
 import { processingView } from "./processing-view.js";
@@ -40,6 +41,8 @@ export interface ApiContext {
   readonly now: () => number;
   /** What the session's token may do, for the views' `permissions`. */
   readonly permissions: SessionPermissions;
+  /** Writes the audit line of a per-message action, naming the session's token by its auth file name (never the token). */
+  readonly audit: (fields: Record<string, unknown>) => void;
 }
 
 type Route = (request: ApiRequest, context: ApiContext, queue: string) => Promise<object>;
@@ -171,6 +174,8 @@ export async function answerApi(request: ApiRequest, context: ApiContext): Promi
     if (request.method !== "GET") throw consoleErrors.methodNotAllowed();
     return first === "overview" ? answerOverview(context) : answerCluster(context);
   }
+  if (first === "queues" && name !== undefined && sub === "messages")
+    return answerMessageRoute(request, context, name, rest);
   if (first === "move-tasks" && name === "cancel" && sub === undefined) {
     if (request.method !== "POST") throw consoleErrors.methodNotAllowed();
     const taskHandle = stringField(objectBody(request.body), "taskHandle");

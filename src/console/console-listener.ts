@@ -136,6 +136,8 @@ export async function startConsoleListener(options: ConsoleListenerOptions): Pro
           history: options.history,
           now: () => clock.now(),
           permissions: sessionPermissions(gate, session),
+          // The same line as DiscardMessage's and MoveMessage's (src/service/message-audit.ts).
+          audit: (fields) => options.logger.info("message action", { ...fields, caller: session.principal ?? null }),
         },
       );
       sendJson(response, 200, answer);

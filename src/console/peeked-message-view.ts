@@ -8,6 +8,15 @@ interface TypedAttributeView {
   readonly binaryValue?: string;
 }
 
+/** A dead letter's kept history; times in epoch ms, null where the broker did not keep it (a message dead-lettered before 0.2.0). */
+interface DeadLetterView {
+  readonly sourceQueue: string;
+  readonly reason: string;
+  readonly deadLetteredAt: number | null;
+  readonly receiveCount: number;
+  readonly firstReceiveTime: number | null;
+}
+
 const stateNames: Record<number, string> = {
   [MessageState.VISIBLE]: "visible",
   [MessageState.IN_FLIGHT]: "in_flight",
@@ -36,12 +45,30 @@ export function peekedMessageView(message: PeekedMessage): object {
     checkpointSize: message.checkpointSize,
     deadLetterSourceQueue: message.deadLetterSourceQueue === "" ? null : message.deadLetterSourceQueue,
     deadLetterReason: message.deadLetterReason === "" ? null : message.deadLetterReason,
+    deadLetter: deadLetterView(message),
     // FIFO queues only; null on a standard queue's messages.
     messageGroupId: message.messageGroupId === "" ? null : message.messageGroupId,
     sequenceNumber: message.sequenceNumber === "" ? null : message.sequenceNumber,
     deduplicationId: message.deduplicationId === "" ? null : message.deduplicationId,
     // The trace header it was sent with (SQS's AWSTraceHeader); null when none.
     traceHeader: message.traceHeader === "" ? null : message.traceHeader,
+  };
+}
+
+/**
+ * A dead letter's history, kept across its move (null for a message that was
+ * never dead-lettered): where it came from and why, when it moved, and its
+ * receive count and first receive in the queue it came from.
+ */
+function deadLetterView(message: PeekedMessage): DeadLetterView | null {
+  if (message.deadLetterSourceQueue === "") return null;
+  return {
+    sourceQueue: message.deadLetterSourceQueue,
+    reason: message.deadLetterReason,
+    deadLetteredAt: msOf(message.deadLetteredTime),
+    // Kept across the dead-letter move (and counting on here), as Amazon SQS keeps them.
+    receiveCount: message.receiveCount,
+    firstReceiveTime: msOf(message.firstReceiveTime),
   };
 }
 

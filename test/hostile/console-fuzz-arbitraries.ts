@@ -7,6 +7,8 @@ import { parseDuration } from "../../src/time/duration-text.js";
 
 /** Queues the fuzz test seeds: fz-a dead-letters into fz-dlq; fz-f.fifo is a FIFO queue. */
 export const seededQueues = ["fz-a", "fz-b", "fz-dlq", "fz-f.fifo"] as const;
+/** A well-formed message id no queue holds. */
+export const unknownMessageId = "00000000-0000-4000-8000-000000000000";
 /** A queue name no test creates. */
 export const absentQueue = "fz-absent";
 
@@ -133,6 +135,24 @@ export const bodyRoutes: readonly BodyRoute[] = [
     fields: { destinationQueue: "nullableString", maxPerSecond: "wholeNumber" },
   },
   { method: "POST", path: "/api/move-tasks/cancel", validBody: { taskHandle: "x" }, fields: { taskHandle: "string" } },
+  // One message's actions (message-routes.ts): their bodies are read before the message is looked for.
+  {
+    method: "POST",
+    path: `/api/queues/fz-dlq/messages/${unknownMessageId}/move`,
+    validBody: { destinationQueue: "fz-b" },
+    fields: { destinationQueue: "nullableString" },
+  },
+  {
+    method: "POST",
+    path: `/api/queues/fz-dlq/messages/${unknownMessageId}/copy`,
+    validBody: { body: "edited", destinationQueue: "fz-b", messageGroupId: null, pageToken: null },
+    fields: {
+      body: "string",
+      destinationQueue: "nullableString",
+      messageGroupId: "nullableString",
+      pageToken: "nullableString",
+    },
+  },
 ];
 
 // Text kept clear of the leak check's patterns (console-fuzz-judge.ts): an error that echoes it must still pass.
@@ -334,6 +354,15 @@ const subPaths = fc.constantFrom(
   "/cancel",
   "/purge/",
   "/messages/x",
+  "/messages/search",
+  "/messages/search",
+  "/messages/search/x",
+  `/messages/${unknownMessageId}`,
+  `/messages/${unknownMessageId}/move`,
+  `/messages/${unknownMessageId}/copy`,
+  "/messages/x/move",
+  "/messages/%00/copy",
+  "/messages/constructor/__proto__",
   "/Purge",
   "/%70urge",
   "/constructor",
@@ -358,6 +387,16 @@ export const queryStrings = fc.oneof(
     "?pageSize=&pageToken=",
     "?__proto__=1",
     "?pageSize=1&pageSize=1000",
+    // The message search's.
+    "?field=body&q=hello",
+    "?field=id&q=",
+    "?field=attribute&q=kind%3D",
+    "?field=attribute&q=%3D%3D",
+    "?field=nope&q=x",
+    "?field=body&q=%FF",
+    "?field=__proto__&q=x",
+    "?field=id&q=a&pageToken=%FF%FE",
+    "?field=body&field=id&q=x&q=y",
   ),
   fc
     .tuple(

@@ -36,6 +36,7 @@ import {
   methods,
   mistypedBodies,
   seededQueues,
+  unknownMessageId,
   staticPaths,
   type Credentials,
 } from "./console-fuzz-arbitraries.js";
@@ -442,6 +443,9 @@ describe("a broker without an auth file", () => {
         ["POST", "/api/queues/fz-a/purge", {}],
         ["POST", "/api/queues/fz-a/messages", { body: "x" }],
         ["POST", "/api/queues/fz-dlq/move-tasks", {}],
+        ["DELETE", `/api/queues/fz-dlq/messages/${unknownMessageId}`, undefined],
+        ["POST", `/api/queues/fz-dlq/messages/${unknownMessageId}/move`, {}],
+        ["POST", `/api/queues/fz-dlq/messages/${unknownMessageId}/copy`, { body: "x" }],
       );
       const refusing = credentials.filter(
         ({ cookie, csrf, fetchSite }) =>

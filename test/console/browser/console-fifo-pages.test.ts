@@ -127,9 +127,12 @@ describe.skipIf(skipWithoutChromium)("FIFO queues in the console, in Chromium", 
     await expect
       .poll(() => page.getByTestId("message-count").textContent(), { timeout: uiTimeoutMs })
       .toBe("2 messages on this page.");
-    const cards = page.locator("article");
-    expect(await cards.nth(0).textContent()).toContain('"order": 1');
-    expect(await cards.nth(1).textContent()).toContain('"order": 2');
+    // Each compact row opens to the whole message.
+    const cards = page.locator(".message-row");
+    for (const summary of await page.locator(".message-row summary").all()) await summary.click();
+    // A row renders its message once its toggle event has run.
+    await expect.poll(() => cards.nth(0).textContent(), { timeout: uiTimeoutMs }).toContain('"order": 1');
+    await expect.poll(() => cards.nth(1).textContent(), { timeout: uiTimeoutMs }).toContain('"order": 2');
     expect(await page.locator("[data-testid^='group-id-']").allTextContents()).toEqual(["customer-7", "customer-7"]);
     expect(await page.locator("[data-testid^='sequence-number-']").allTextContents()).toEqual([first, second]);
     expect(await page.locator("[data-testid^='deduplication-id-']").allTextContents()).toEqual(["order-1", "order-2"]);

@@ -158,11 +158,15 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", { timeout: testT
       .poll(() => page.getByTestId(`receive-count-${messageId}`).textContent(), { timeout: uiTimeoutMs })
       .toBe("0");
     expect(await page.getByTestId(`state-${messageId}`).textContent()).toBe("Visible");
+    // A compact row opens to the whole message.
+    await page.getByTestId(`row-${messageId}`).click();
     await expect
-      .poll(() => page.locator("article").first().textContent(), { timeout: uiTimeoutMs })
+      .poll(() => page.locator(".message-row").first().textContent(), { timeout: uiTimeoutMs })
       .toContain('"customer": 7');
     await page.getByRole("button", { name: "Hex" }).click();
-    await expect.poll(() => page.locator("article").first().textContent(), { timeout: uiTimeoutMs }).toContain("7b");
+    await expect
+      .poll(() => page.locator(".message-row").first().textContent(), { timeout: uiTimeoutMs })
+      .toContain("7b");
     await screenshot(page, "messages");
     expect(await seriousViolations(page)).toEqual([]);
     await page.reload();
