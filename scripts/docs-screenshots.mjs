@@ -14,6 +14,8 @@ const to = `${root}docs/console/`;
 const tests = [
   "test/console/browser/console-overview-pages.test.ts",
   "test/console/browser/console-cluster-pages.test.ts",
+  "test/console/browser/console-forms-pages.test.ts",
+  "test/console/browser/console-triage-pages.test.ts",
 ];
 
 if (!process.argv.includes("--copy-only")) {
