@@ -80,7 +80,10 @@ describe.skipIf(skipWithoutChromium)("the console in Chromium", { timeout: testT
     await expect
       .poll(() => page.getByTestId("notice").textContent(), { timeout: uiTimeoutMs })
       .toContain("Sent message");
-    await page.getByRole("link", { name: "Overview", exact: true }).click();
+    await page
+      .getByRole("navigation", { name: "Queue jobs" })
+      .getByRole("link", { name: "Overview", exact: true })
+      .click();
     await expect.poll(() => page.getByTestId("queue-visible").textContent(), { timeout: uiTimeoutMs }).toBe("1");
     // The broker's next sample counts the send as a rate, which the list's sparkline shows below.
     await expect.poll(() => anyRate(h, "jobs", "sent"), { timeout: uiTimeoutMs }).toBe(true);
