@@ -97,7 +97,7 @@ describe("a graceful stop (SIGTERM)", () => {
       const notDuration = await runHoldshelf(["serve", "--data-dir", data, "--shutdown-grace", "soon"]);
       expect(notDuration.code).toBe(2);
       expect(notDuration.stderr).toContain(
-        '--shutdown-grace takes a duration such as 500ms, 30s, 5m, 12h or 4d, not "soon"',
+        '--shutdown-grace takes a duration such as 30 (seconds), 500ms, 30s, 5m, 1h30m or 4d, not "soon"',
       );
       const tooLong = await runHoldshelf(["serve", "--data-dir", data], { HOLDSHELF_SHUTDOWN_GRACE: "2h" });
       expect(tooLong.code).toBe(2);

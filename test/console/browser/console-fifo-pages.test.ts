@@ -100,7 +100,10 @@ describe.skipIf(skipWithoutChromium)("FIFO queues in the console, in Chromium", 
       .poll(() => page.getByTestId("notice").textContent(), { timeout: uiTimeoutMs })
       .toContain("Deduplicated");
     expect(await sequence.textContent()).toBe(second);
-    await page.getByRole("link", { name: "Overview", exact: true }).click();
+    await page
+      .getByRole("navigation", { name: "Queue orders.fifo" })
+      .getByRole("link", { name: "Overview", exact: true })
+      .click();
     await expect.poll(() => page.getByTestId("queue-visible").textContent(), { timeout: uiTimeoutMs }).toBe("2");
     await screenshot(page, "fifo-queue");
     expect(await seriousViolations(page)).toEqual([]);
