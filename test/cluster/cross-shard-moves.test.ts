@@ -96,7 +96,11 @@ describe.skipIf(skipWithoutPostgres)("moves between queues of different brokers"
       timeout: 5000,
       interval: 50,
     });
-    // Called on a: passed to b, which owns the dead-letter queue and writes into a's inbox.
+    // Called on a: passed to b, which owns the dead-letter queue and writes into a's inbox, once a's map names b.
+    await vi.waitFor(() => expect(a.cluster!.route(dlq)).toMatchObject({ kind: "remote", address: b.address }), {
+      timeout: 10_000,
+      interval: 50,
+    });
     expect((await onA.moveMessage({ queue: dlq, messageId })).destinationQueue).toBe(work);
     const [back] = (await onA.receive({ queue: work, waitTime: durationFromMs(5000) })).messages;
     expect(back).toMatchObject({ messageId, receiveCount: 1, deadLetterSourceQueue: "" });
