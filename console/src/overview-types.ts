@@ -46,7 +46,12 @@ export interface BrokerStatus {
   readonly uptimeMs: number | null;
   /** "memory", "leveldb" or "postgres". */
   readonly storage: string | null;
-  /** "serving", "recovering", "fail-stop", "unreachable", or another state the broker names. */
+  /**
+   * "serving"; "recovering" while its storage has failed (it refuses writes
+   * with STORAGE_UNAVAILABLE and retries until the storage is back);
+   * "unreachable" for a member that did not answer; or a state a later
+   * broker names.
+   */
   readonly state: string;
   readonly budgets: readonly BrokerBudget[];
   readonly heartbeatStreams: number;
