@@ -110,6 +110,8 @@ export interface ShardEvent {
 /** GET /api/cluster. */
 export type ClusterStatus =
   | { readonly clustered: false }
+  /** The token may not read cluster status (it needs admin on every queue): `denied` says why. */
+  | { readonly clustered: null; readonly denied: string }
   | {
       readonly clustered: true;
       readonly thisNode: string;

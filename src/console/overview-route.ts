@@ -12,6 +12,9 @@ const maxListedQueues = 10_000;
 // The overview's rate chart: this many sample intervals, as the list's sparklines.
 const overviewSamples = 30;
 
+/** Why a token may not read broker or cluster status, in the words the page shows. */
+export const adminEverywhereDenied = 'needs admin on every queue (a grant of admin on "*")';
+
 /** What the overview reads: the console API's context (ApiContext), its parts the overview uses. */
 export interface OverviewContext {
   readonly calls: QueueCalls;
@@ -101,6 +104,6 @@ async function brokerStatus(admin: AdminCalls): Promise<{ answer?: GetBrokerStat
     return { answer: await admin.brokerStatus() };
   } catch (error) {
     if (brokerFailure(error)?.reason !== "PERMISSION_DENIED") throw error;
-    return { denied: 'needs admin on every queue (a grant of admin on "*")' };
+    return { denied: adminEverywhereDenied };
   }
 }

@@ -201,6 +201,14 @@ describe.skipIf(skipWithoutChromium)("the console's forms for a send-only token"
       .toContain("Sent message");
     // Sent with a 30 s delay: delayed, not visible.
     expect((await h.rpc(sender.token).getQueue({ name: "jobs" })).queue!.stats!.delayed).toBe(1n);
+
+    // The Cluster page says in words why it shows nothing, not a refusal.
+    await page.goto(`${h.consoleUrl}#/cluster`);
+    await expect
+      .poll(() => page.getByTestId("cluster-denied").textContent(), { timeout: uiTimeoutMs })
+      .toBe('Cluster status is not shown: needs admin on every queue (a grant of admin on "*").');
+    expect(await page.getByRole("alert").count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
     await page.context().close();
   });
 });
