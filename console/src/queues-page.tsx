@@ -87,6 +87,7 @@ export function QueuesPage() {
           <QueueTable
             queues={shown}
             rateWindowMs={list.rateWindowMs}
+            sampleIntervalMs={list.sampleIntervalMs}
             caption={
               prefix === ""
                 ? plural(total, "queue")
