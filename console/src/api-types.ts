@@ -77,7 +77,7 @@ export interface QueueRow {
   readonly averageRates: Readonly<Record<Exclude<keyof RateSeries, "t">, number>>;
   /** The span this row's series covers (shorter than the list's for a queue sampled only lately). */
   readonly rateWindowMs: number;
-  /** null: this broker has not sampled the queue (another broker serves it, or it is new). */
+  /** null: the queue's owner has no samples of it yet (it is new, or just moved to another broker); read through ListQueueActivity. */
   readonly deadLettering: boolean | null;
   readonly oldestAgeGrowing: boolean | null;
   readonly permissions: QueuePermissions;
@@ -178,7 +178,7 @@ export interface ProcessingTime {
 export interface QueueDetail {
   readonly queue: QueueView;
   readonly history: QueueHistory;
-  /** null: this broker has not sampled the queue (another broker serves it, or it is new). */
+  /** null: the queue's owner has no samples of it yet (it is new, or just moved to another broker); read through ListQueueActivity. */
   readonly processing: ProcessingTime | null;
   readonly sampleIntervalMs: number;
   /** The broker that serves the queue; null outside cluster mode. */

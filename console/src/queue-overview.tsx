@@ -87,7 +87,7 @@ export function QueueOverview({ detail }: { detail: QueueDetail }) {
 
       <section aria-labelledby="history-heading">
         <h2 id="history-heading">History</h2>
-        <QueueCharts history={history} sampledHere={processing !== null} />
+        <QueueCharts history={history} sampled={processing !== null} />
       </section>
     </>
   );
