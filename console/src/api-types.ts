@@ -141,8 +141,9 @@ export interface QueueView {
   readonly name: string;
   readonly config: QueueConfigJson;
   readonly stats: QueueStats;
-  readonly createTime: number;
-  readonly updateTime: number;
+  /** null when the broker did not say (the server sends null for an unset time). */
+  readonly createTime: number | null;
+  readonly updateTime: number | null;
   readonly deadLetterSourceQueues: readonly string[];
   readonly permissions: QueuePermissions;
   /** null for a standard queue. */
@@ -275,7 +276,8 @@ export interface MoveTask {
   readonly movedCount: number;
   readonly toMoveCount: number;
   readonly failureReason: string | null;
-  readonly startTime: number;
+  /** null when the broker did not say when it started. */
+  readonly startTime: number | null;
   readonly ratePerSecond: number | null;
 }
 

@@ -57,7 +57,7 @@ export function QueueOverview({ detail }: { detail: QueueDetail }) {
           </li>
         )}
         <ServedBy servedBy={detail.servedBy} />
-        <li class="muted">Created {formatTime(queue.createTime)}</li>
+        {queue.createTime !== null && <li class="muted">Created {formatTime(queue.createTime)}</li>}
       </ul>
 
       <section aria-labelledby="now-heading">

@@ -85,8 +85,8 @@ export function QueueSettingsForm({
     <form ref={form} class="settings" onSubmit={submit} aria-labelledby="settings-heading" noValidate>
       <h2 id="settings-heading">Configuration</h2>
       <p class="muted">
-        Last changed {formatTime(queue.updateTime)}. Saving changes only the settings you edited; the others keep the
-        values they have then.
+        {queue.updateTime !== null && `Last changed ${formatTime(queue.updateTime)}. `}Saving changes only the settings
+        you edited; the others keep the values they have then.
       </p>
       <QueueConfigFields
         idPrefix="settings"
