@@ -1,6 +1,7 @@
 // The console API's JSON forms of the Overview and Cluster pages (issue #36),
 // GET /api/overview and GET /api/cluster. Times are epoch milliseconds, rates
 // messages a second.
+import type { RateSeries } from "./api-types.js";
 
 /** Message counts summed over every queue the token may see. */
 export interface OverviewTotals {
@@ -12,15 +13,7 @@ export interface OverviewTotals {
 }
 
 /** Cluster-wide rates per sample, aligned with t, oldest first; each point the average over one sample interval. */
-export interface OverviewRates {
-  readonly t: readonly number[];
-  readonly sent: readonly number[];
-  readonly received: readonly number[];
-  readonly deleted: readonly number[];
-  readonly deadLettered: readonly number[];
-  /** Messages moved into queues (dead letters, redrives, moves): the same messages as dead-lettered, for dead letters. */
-  readonly arrived: readonly number[];
-}
+export type OverviewRates = RateSeries;
 
 /** Consumers connected now. */
 export interface OverviewConsumers {

@@ -80,6 +80,12 @@ describe.skipIf(skipWithoutChromium)(
       // The dead-lettering queue is listed once the broker's samples have seen it, with a link to its page.
       const work = page.getByTestId("attention-work");
       await expect.poll(() => work.textContent(), { timeout: uiTimeoutMs }).toContain("dead-lettering");
+      // The dead letters moved into work-dlq: Sent counts sends alone, and "Moved in" shows them, as the list's Sent does.
+      const figures = async () =>
+        Promise.all(["dead-lettered", "moved-in"].map((key) => page.getByTestId(`overview-${key}-rate`).textContent()));
+      await expect
+        .poll(figures, { timeout: uiTimeoutMs })
+        .toSatisfy(([deadLettered, movedIn]: (string | null)[]) => deadLettered !== "0/s" && movedIn === deadLettered);
       await docsScreenshot(page, "overview");
       expect(await seriousViolations(page)).toEqual([]);
       await work.getByRole("link", { name: "work" }).click();
