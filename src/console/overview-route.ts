@@ -1,14 +1,11 @@
 import type { GetBrokerStatusResponse } from "../../gen/holdshelf/v1/admin_service_pb.js";
-import type { Queue } from "../../gen/holdshelf/v1/queue_pb.js";
-import { maxPageSize } from "../protocol/queue-pages.js";
 import { brokerFailure } from "../service/broker-failure.js";
 import { totalRates } from "./activity-views.js";
 import type { QueueCalls } from "../service/queue-calls.js";
 import type { AdminCalls } from "./admin-calls.js";
+import { listAllQueues } from "./list-all-queues.js";
 import { readActivity } from "./queue-activity.js";
 
-// The overview lists at most this many queues, as the queue list does.
-const maxListedQueues = 10_000;
 // The overview's rate chart: this many sample intervals, as the list's sparklines.
 const overviewSamples = 30;
 
@@ -34,13 +31,7 @@ type AttentionReason = "dead-lettering" | "oldest-age-growing" | "at-max-in-flig
  * `brokers` is null and `brokersDenied` says why.
  */
 export async function answerOverview({ calls, admin, history, now }: OverviewContext): Promise<object> {
-  const queues: Queue[] = [];
-  let pageToken = "";
-  do {
-    const page = await calls.call("listQueues", { pageSize: maxPageSize, pageToken });
-    queues.push(...page.queues);
-    pageToken = page.nextPageToken;
-  } while (pageToken !== "" && queues.length < maxListedQueues);
+  const { queues, truncated } = await listAllQueues(calls);
   const [activities, status] = await Promise.all([readActivity(calls, overviewSamples + 1), brokerStatus(admin)]);
   const totals = { queues: queues.length, visible: 0, inFlight: 0, delayed: 0, deadLetterDepth: 0 };
   const attention: { queue: string; reasons: AttentionReason[] }[] = [];
@@ -94,7 +85,7 @@ export async function answerOverview({ calls, admin, history, now }: OverviewCon
     brokers: brokers ?? null,
     brokersDenied: status.denied ?? null,
     attention,
-    truncated: pageToken !== "",
+    truncated,
   };
 }
 
