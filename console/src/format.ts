@@ -82,12 +82,6 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-/** Milliseconds of a protobuf JSON duration ("30s", "0.500s"), or null when it is not one. */
-export function durationMs(text: string | undefined): number | null {
-  const match = /^(\d+(?:\.\d+)?)s$/.exec(text?.trim() ?? "");
-  return match === null ? null : Math.round(Number(match[1]) * 1000);
-}
-
 /** A count and its noun: "1 queue", "42 messages". */
 export function plural(count: number, noun: string): string {
   return `${formatCount(count)} ${noun}${count === 1 ? "" : "s"}`;
