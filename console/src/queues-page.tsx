@@ -58,7 +58,7 @@ export function QueuesPage({ adminEverywhere }: { adminEverywhere: boolean }) {
         </div>
         <ActionButton
           class="primary"
-          denied={adminEverywhere === null || mayCreate ? null : "needs admin permission on the new queue's name"}
+          denied={mayCreate ? null : "needs admin permission on the new queue's name"}
           onClick={() => setCreating(true)}
           testId="create-queue"
         >
