@@ -77,7 +77,7 @@ export interface QueueRow {
   readonly averageRates: Readonly<Record<Exclude<keyof RateSeries, "t">, number>>;
   /** The span this row's series covers (shorter than the list's for a queue sampled only lately). */
   readonly rateWindowMs: number;
-  /** null: this broker has not sampled the queue (another broker serves it, or it is new). */
+  /** null: the queue's owner has no samples of it yet (it is new, or just moved to another broker); read through ListQueueActivity. */
   readonly deadLettering: boolean | null;
   readonly oldestAgeGrowing: boolean | null;
   readonly permissions: QueuePermissions;
@@ -141,8 +141,9 @@ export interface QueueView {
   readonly name: string;
   readonly config: QueueConfigJson;
   readonly stats: QueueStats;
-  readonly createTime: number;
-  readonly updateTime: number;
+  /** null when the broker did not say (the server sends null for an unset time). */
+  readonly createTime: number | null;
+  readonly updateTime: number | null;
   readonly deadLetterSourceQueues: readonly string[];
   readonly permissions: QueuePermissions;
   /** null for a standard queue. */
@@ -178,7 +179,7 @@ export interface ProcessingTime {
 export interface QueueDetail {
   readonly queue: QueueView;
   readonly history: QueueHistory;
-  /** null: this broker has not sampled the queue (another broker serves it, or it is new). */
+  /** null: the queue's owner has no samples of it yet (it is new, or just moved to another broker); read through ListQueueActivity. */
   readonly processing: ProcessingTime | null;
   readonly sampleIntervalMs: number;
   /** The broker that serves the queue; null outside cluster mode. */
@@ -275,7 +276,8 @@ export interface MoveTask {
   readonly movedCount: number;
   readonly toMoveCount: number;
   readonly failureReason: string | null;
-  readonly startTime: number;
+  /** null when the broker did not say when it started. */
+  readonly startTime: number | null;
   readonly ratePerSecond: number | null;
 }
 

@@ -11,7 +11,7 @@ import { OverviewPage } from "./overview-page.js";
 import { PageHeading } from "./page-heading.js";
 import { QueuePage } from "./queue-page.js";
 import { QueuesPage } from "./queues-page.js";
-import { clusterHref, queuesHref, useRoute, type Route } from "./route.js";
+import { clusterHref, overviewHref, queuesHref, useRoute, type Route } from "./route.js";
 import { SignInPage } from "./sign-in-page.js";
 
 const signedOut: Session = {
@@ -52,7 +52,7 @@ export function App() {
         Skip to main content
       </a>
       <header class="site-header">
-        <a class="brand" href="#/">
+        <a class="brand" href={overviewHref}>
           holdshelf <span class="brand-sub">console</span>
         </a>
         <MainNav route={route} />
@@ -72,7 +72,7 @@ export function App() {
         {session === null ? (
           error === null && <p>Loading…</p>
         ) : session.signedIn ? (
-          <PageOf key={keyOf(route)} route={route} />
+          <PageOf key={keyOf(route)} route={route} adminEverywhere={session.adminEverywhere} />
         ) : (
           <SignInPage onSignedIn={(answer) => setSession({ ...signedOut, ...answer })} />
         )}
@@ -83,7 +83,7 @@ export function App() {
 
 // The nav's sections, each with the pages it covers: a queue's pages belong to Queues.
 const sections = [
-  { label: "Overview", href: "#/", pages: ["overview"] },
+  { label: "Overview", href: overviewHref, pages: ["overview"] },
   { label: "Queues", href: queuesHref, pages: ["queues", "queue", "messages"] },
   { label: "Cluster", href: clusterHref, pages: ["cluster"] },
 ] as const;
@@ -112,13 +112,13 @@ function MainNav({ route }: { route: Route }) {
   );
 }
 
-/** The page of the current route; keyed by it, so each page starts fresh. */
-function PageOf({ route }: { route: Route }) {
+/** The page of the current route; keyed by it, so each page starts fresh. `adminEverywhere` is the session's. */
+function PageOf({ route, adminEverywhere }: { route: Route; adminEverywhere: boolean }) {
   switch (route.page) {
     case "overview":
       return <OverviewPage />;
     case "queues":
-      return <QueuesPage />;
+      return <QueuesPage adminEverywhere={adminEverywhere} />;
     case "cluster":
       return <ClusterPage />;
     case "queue":
@@ -130,7 +130,7 @@ function PageOf({ route }: { route: Route }) {
         <>
           <PageHeading title="Not found">Not found</PageHeading>
           <p>
-            The console has no page at “{route.hash}”. <a href="#/">See the overview</a> or{" "}
+            The console has no page at “{route.hash}”. <a href={overviewHref}>See the overview</a> or{" "}
             <a href={queuesHref}>every queue</a>.
           </p>
         </>

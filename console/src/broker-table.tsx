@@ -1,6 +1,7 @@
 // The Overview's brokers: what runs, since when, on which storage, and
-// whether it serves or has stopped writing (fail-stop) or is near a limit
-// (BROKER_FULL).
+// whether it serves, is recovering from a storage failure (refusing writes
+// with STORAGE_UNAVAILABLE while it retries) or could not be asked, and
+// whether it is near a limit (BROKER_FULL).
 import { formatAge, formatCount, formatDateTime } from "./format.js";
 import type { BrokerBudget, BrokerStatus } from "./overview-types.js";
 

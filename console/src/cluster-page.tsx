@@ -43,6 +43,8 @@ export function ClusterPage() {
       <ErrorMessage error={error} />
       {loaded === null ? (
         error === null && <p>Loading…</p>
+      ) : loaded.status.clustered === null ? (
+        <p data-testid="cluster-denied">Cluster status is not shown: {loaded.status.denied}.</p>
       ) : !loaded.status.clustered ? (
         <p data-testid="not-clustered">
           This broker is not in cluster mode: it serves every queue itself, from its own storage. Cluster mode shares
@@ -109,7 +111,7 @@ function MemberTable(props: { members: readonly ClusterMember[]; thisNode: strin
               <td>
                 <code>{member.address}</code>
               </td>
-              {/* GetClusterStatus lists live members only; a member gone leaves the list. */}
+              {/* GetClusterStatus lists every member: one that stopped renewing keeps its shards until another takes them. */}
               <td data-testid="member-live">
                 {member.live ? (
                   <span class="mark mark-ok">
@@ -117,7 +119,7 @@ function MemberTable(props: { members: readonly ClusterMember[]; thisNode: strin
                   </span>
                 ) : (
                   <span class="mark mark-danger">
-                    <span aria-hidden="true">✕ </span>gone
+                    <span aria-hidden="true">⚠ </span>not renewing (still holds its shards)
                   </span>
                 )}
               </td>

@@ -4,7 +4,8 @@ import { useRef, useState } from "preact/hooks";
 import { createQueue } from "./api.js";
 import type { QueueView } from "./api-types.js";
 import { checkDraft, configOf, emptyDraft, isConfigPath } from "./config-fields.js";
-import { focusFirstInvalid, formErrorOf, localFormError, type FormError } from "./form-errors.js";
+import { focusFirstInvalid } from "./focus-first-invalid.js";
+import { formErrorOf, localFormError, type FormError } from "./form-errors.js";
 import { ErrorMessage, useNotify } from "./notices.js";
 import { QueueConfigFields } from "./queue-config-fields.js";
 

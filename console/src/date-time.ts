@@ -3,8 +3,8 @@
 
 const pad = (n: number, width = 2) => String(n).padStart(width, "0");
 
-/** A moment in local time with its date and UTC offset: "2026-12-05 14:03:22.123 UTC+01:00". */
-export function formatDateTime(epochMs: number): string {
+/** A moment to the millisecond, in local time with its date and UTC offset: "2026-12-05 14:03:22.123 UTC+01:00" (a message's times, told apart when close). */
+export function formatPreciseDateTime(epochMs: number): string {
   const date = new Date(epochMs);
   const offset = -date.getTimezoneOffset();
   const zone = `UTC${offset < 0 ? "-" : "+"}${pad(Math.floor(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;

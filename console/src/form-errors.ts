@@ -46,12 +46,8 @@ function fieldsError(
     if (shown(field)) fields.set(field, fields.has(field) ? `${fields.get(field)}; ${message}` : message);
     else elsewhere.push(`${field}: ${message}`);
   }
+  // No field has a place here: the refusal's own message already names each one, so it alone is the summary.
+  if (fields.size === 0) return { message: otherwise !== "" ? otherwise : elsewhere.join(" "), fields };
   const count = fields.size === 1 ? "1 field" : `${fields.size} fields`;
-  const summary = fields.size === 0 ? otherwise : `${who} ${count}; see the message beside each.`;
-  return { message: [summary, ...elsewhere].filter((part) => part !== "").join(" "), fields };
-}
-
-/** Focuses the first form control marked invalid, after the render that marked it. */
-export function focusFirstInvalid(form: HTMLFormElement | null): void {
-  requestAnimationFrame(() => form?.querySelector<HTMLElement>("[aria-invalid='true']")?.focus());
+  return { message: [`${who} ${count}; see the message beside each.`, ...elsewhere].join(" "), fields };
 }

@@ -62,8 +62,14 @@ export function formatAgo(epochMs: number, now: number): string {
   return `${formatAge(ms)} ago`;
 }
 
-/** An averaging window for a label: "10 s", "5 min", "1 h", "90 s". */
-export function formatWindow(ms: number): string {
+/**
+ * An averaging window for a label: "10 s", "5 min", "1 h", "90 s". The
+ * window is first rounded to whole `stepMs` (a sample interval): sample
+ * times jitter, and a row's 299.87 s window is the same 30 samples as the
+ * heading's 5 min.
+ */
+export function formatWindow(windowMs: number, stepMs = 1000): string {
+  const ms = Math.round(windowMs / stepMs) * stepMs;
   if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
   if (ms % 60_000 === 0) return `${ms / 60_000} min`;
   return `${Math.round(ms / 1000)} s`;
@@ -74,12 +80,6 @@ export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-}
-
-/** Milliseconds of a protobuf JSON duration ("30s", "0.500s"), or null when it is not one. */
-export function durationMs(text: string | undefined): number | null {
-  const match = /^(\d+(?:\.\d+)?)s$/.exec(text?.trim() ?? "");
-  return match === null ? null : Math.round(Number(match[1]) * 1000);
 }
 
 /** A count and its noun: "1 queue", "42 messages". */

@@ -39,7 +39,9 @@ export function LineChart(props: {
 }) {
   const { title, times, series, format, empty } = props;
   const id = useId();
-  const [active, setActive] = useState<number | null>(null);
+  // The chosen sample by its time: a refresh that adds a sample and drops the oldest leaves the readout on it.
+  // Its index too, which tells apart two samples at the same time.
+  const [chosen, setChosen] = useState<{ readonly time: number; readonly index: number } | null>(null);
   if (times.length < 2) {
     return (
       <figure class="chart">
@@ -60,12 +62,14 @@ export function LineChart(props: {
   const latest = (line: ChartSeries) => written(known(line.values).at(-1));
   const sample = (i: number) =>
     `${formatDateTime(times[i]!)}: ${series.map((line) => `${line.label} ${written(line.values[i])}`).join(", ")}`;
-  const shown = active === null ? null : Math.min(active, last);
+  const shown =
+    chosen === null ? null : times[chosen.index] === chosen.time ? chosen.index : nearestIndex(times, chosen.time);
+  const choose = (index: number) => setChosen({ time: times[index]!, index });
 
   const point = (event: PointerEvent) => {
     const box = (event.currentTarget as SVGSVGElement).getBoundingClientRect();
     const svgX = ((event.clientX - box.left) / box.width) * width;
-    setActive(nearestIndex(times, first + ((svgX - left) / plotWidth) * span));
+    choose(nearestIndex(times, first + ((svgX - left) / plotWidth) * span));
   };
   const step = (event: KeyboardEvent) => {
     const from = shown ?? last;
@@ -83,7 +87,7 @@ export function LineChart(props: {
     const next = to[event.key];
     if (next === undefined) return;
     event.preventDefault();
-    setActive(Math.max(0, Math.min(last, next)));
+    choose(Math.max(0, Math.min(last, next)));
   };
 
   return (
@@ -104,15 +108,15 @@ export function LineChart(props: {
         aria-valuenow={shown ?? last}
         aria-valuetext={sample(shown ?? last)}
         onKeyDown={step}
-        onFocus={() => setActive((current) => current ?? last)}
-        onBlur={() => setActive(null)}
+        onFocus={() => setChosen((current) => current ?? { time: end, index: last })}
+        onBlur={() => setChosen(null)}
       >
         <svg
           viewBox={`0 0 ${width} ${height}`}
           class="chart-svg"
           aria-hidden="true"
           onPointerMove={point}
-          onPointerLeave={() => setActive(null)}
+          onPointerLeave={() => setChosen(null)}
         >
           {[0, max / 2, max].map((value) => (
             <g key={value}>

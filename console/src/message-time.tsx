@@ -1,9 +1,9 @@
 // A moment as the message browser shows it: the full local date and time,
 // in a <time> element whose datetime is the exact instant.
-import { formatDateTime, isoOf } from "./date-time.js";
+import { formatPreciseDateTime, isoOf } from "./date-time.js";
 
 /** The time `epochMs`, or `never` when it is null. */
 export function MessageTime({ epochMs, never = "never" }: { epochMs: number | null; never?: string }) {
   if (epochMs === null) return <>{never}</>;
-  return <time dateTime={isoOf(epochMs)}>{formatDateTime(epochMs)}</time>;
+  return <time dateTime={isoOf(epochMs)}>{formatPreciseDateTime(epochMs)}</time>;
 }

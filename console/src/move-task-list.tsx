@@ -53,7 +53,7 @@ export function MoveTaskList({ tasks, onChanged }: { tasks: readonly MoveTask[];
           <tbody>
             {tasks.map((task) => (
               <tr key={`${task.startTime}-${task.status}`}>
-                <th scope="row">{formatTime(task.startTime)}</th>
+                <th scope="row">{task.startTime === null ? "–" : formatTime(task.startTime)}</th>
                 <td>
                   <span class={`status status-${task.status.toLowerCase()}`}>
                     <span aria-hidden="true">{statusIcons[task.status]} </span>

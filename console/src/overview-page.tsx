@@ -125,6 +125,8 @@ function OverviewRates({ overview }: { overview: Overview }) {
     { key: "received", label: "Received", values: latest(rates.received, count), look: "look-2" },
     { key: "deleted", label: "Deleted", values: latest(rates.deleted, count), look: "look-3" },
     { key: "dead-lettered", label: "Dead-lettered", values: latest(rates.deadLettered, count), look: "look-4" },
+    // Sent counts sends alone; the list's Sent column adds these, as a queue sees them arrive.
+    { key: "moved-in", label: "Moved in", values: latest(rates.arrived, count), look: "look-5" },
   ] as const;
   return (
     <section aria-labelledby="rates-heading">

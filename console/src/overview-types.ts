@@ -1,6 +1,7 @@
 // The console API's JSON forms of the Overview and Cluster pages (issue #36),
 // GET /api/overview and GET /api/cluster. Times are epoch milliseconds, rates
 // messages a second.
+import type { RateSeries } from "./api-types.js";
 
 /** Message counts summed over every queue the token may see. */
 export interface OverviewTotals {
@@ -12,15 +13,7 @@ export interface OverviewTotals {
 }
 
 /** Cluster-wide rates per sample, aligned with t, oldest first; each point the average over one sample interval. */
-export interface OverviewRates {
-  readonly t: readonly number[];
-  readonly sent: readonly number[];
-  readonly received: readonly number[];
-  readonly deleted: readonly number[];
-  readonly deadLettered: readonly number[];
-  /** Messages moved into queues (dead letters, redrives, moves): the same messages as dead-lettered, for dead letters. */
-  readonly arrived: readonly number[];
-}
+export type OverviewRates = RateSeries;
 
 /** Consumers connected now. */
 export interface OverviewConsumers {
@@ -46,7 +39,12 @@ export interface BrokerStatus {
   readonly uptimeMs: number | null;
   /** "memory", "leveldb" or "postgres". */
   readonly storage: string | null;
-  /** "serving", "recovering", "fail-stop", "unreachable", or another state the broker names. */
+  /**
+   * "serving"; "recovering" while its storage has failed (it refuses writes
+   * with STORAGE_UNAVAILABLE and retries until the storage is back);
+   * "unreachable" for a member that did not answer; or a state a later
+   * broker names.
+   */
   readonly state: string;
   readonly budgets: readonly BrokerBudget[];
   readonly heartbeatStreams: number;
@@ -105,6 +103,8 @@ export interface ShardEvent {
 /** GET /api/cluster. */
 export type ClusterStatus =
   | { readonly clustered: false }
+  /** The token may not read cluster status (it needs admin on every queue): `denied` says why. */
+  | { readonly clustered: null; readonly denied: string }
   | {
       readonly clustered: true;
       readonly thisNode: string;

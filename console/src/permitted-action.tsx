@@ -5,7 +5,7 @@ import type { ComponentChildren } from "preact";
 import { useId } from "preact/hooks";
 import type { QueuePermissions } from "./api-types.js";
 
-/** A permission an action needs: one of a queue's, or admin on every queue ("*"). */
+/** A permission an action needs on its queue: send, receive or admin. */
 export type Needed = keyof QueuePermissions;
 
 /** Why the token may not take an action on `queue`, in words; null when it may. */
@@ -49,34 +49,6 @@ export function ActionButton({
         {children}
       </button>
       {denied !== null && <DeniedReason id={`${id}-denied`}>{denied}</DeniedReason>}
-    </span>
-  );
-}
-
-/** A link to a page the token may not use, shown as disabled text with the reason; or the link. */
-export function ActionLink({
-  denied,
-  href,
-  children,
-}: {
-  denied: string | null;
-  href: string;
-  children: ComponentChildren;
-}) {
-  const id = useId();
-  if (denied === null) {
-    return (
-      <a class="button-link" href={href}>
-        {children}
-      </a>
-    );
-  }
-  return (
-    <span class="action">
-      <span class="button-link disabled" aria-disabled="true" aria-describedby={`${id}-denied`} title={denied}>
-        {children}
-      </span>
-      <DeniedReason id={`${id}-denied`}>{denied}</DeniedReason>
     </span>
   );
 }

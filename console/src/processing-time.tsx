@@ -2,7 +2,8 @@
 // beside the visibility timeout: a p99 near the timeout means messages are
 // about to be delivered twice.
 import type { ProcessingTime as Processing } from "./api-types.js";
-import { durationMs, formatAge, plural } from "./format.js";
+import { parseDuration } from "../../src/time/duration-text.js";
+import { formatAge, plural } from "./format.js";
 
 // Above this share of the visibility timeout, slow consumers risk losing their lease.
 const warnShare = 0.8;
@@ -15,12 +16,11 @@ export function ProcessingTime({
   processing: Processing | null;
   visibilityTimeout: string | undefined;
 }) {
-  const timeoutMs = durationMs(visibilityTimeout);
+  const timeoutMs = (visibilityTimeout === undefined ? undefined : parseDuration(visibilityTimeout)) ?? null;
   if (processing === null) {
     return (
       <p data-testid="processing-time">
-        This broker has no processing times for this queue yet: it measures the queues it serves, from its next sample
-        on (in cluster mode, open the console of the broker that serves the queue).
+        No processing times for this queue yet: the broker that serves it measures them from its next sample on.
         {timeoutMs === null ? "" : ` The visibility timeout is ${formatAge(timeoutMs)}.`}
       </p>
     );

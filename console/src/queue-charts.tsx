@@ -6,9 +6,9 @@ import type { QueueHistory } from "./api-types.js";
 import { formatCount, formatRate } from "./format.js";
 import { LineChart } from "./line-chart.js";
 
-/** The depth and rate charts of one queue; `sampledHere` is false until a broker has sampled it. */
-export function QueueCharts({ history, sampledHere }: { history: QueueHistory; sampledHere: boolean }) {
-  const empty = sampledHere
+/** The depth and rate charts of one queue; `sampled` is false until the queue's owner has sampled it. */
+export function QueueCharts({ history, sampled }: { history: QueueHistory; sampled: boolean }) {
+  const empty = sampled
     ? "No history yet: the broker that serves this queue samples it every few seconds."
     : "No history yet: no broker has sampled this queue (it is new, or moving to another broker); its history starts at the next sample.";
   return (

@@ -57,7 +57,7 @@ export function QueueOverview({ detail }: { detail: QueueDetail }) {
           </li>
         )}
         <ServedBy servedBy={detail.servedBy} />
-        <li class="muted">Created {formatTime(queue.createTime)}</li>
+        {queue.createTime !== null && <li class="muted">Created {formatTime(queue.createTime)}</li>}
       </ul>
 
       <section aria-labelledby="now-heading">
@@ -87,7 +87,7 @@ export function QueueOverview({ detail }: { detail: QueueDetail }) {
 
       <section aria-labelledby="history-heading">
         <h2 id="history-heading">History</h2>
-        <QueueCharts history={history} sampledHere={processing !== null} />
+        <QueueCharts history={history} sampled={processing !== null} />
       </section>
     </>
   );

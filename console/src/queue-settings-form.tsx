@@ -5,7 +5,8 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { updateQueue } from "./api.js";
 import type { QueueView } from "./api-types.js";
 import { changedFields, checkDraft, configOf, draftOf, isConfigPath } from "./config-fields.js";
-import { focusFirstInvalid, formErrorOf, localFormError, type FormError } from "./form-errors.js";
+import { focusFirstInvalid } from "./focus-first-invalid.js";
+import { formErrorOf, localFormError, type FormError } from "./form-errors.js";
 import { formatTime } from "./format.js";
 import { ErrorMessage, useNotify } from "./notices.js";
 import { DeniedReason } from "./permitted-action.js";
@@ -84,8 +85,8 @@ export function QueueSettingsForm({
     <form ref={form} class="settings" onSubmit={submit} aria-labelledby="settings-heading" noValidate>
       <h2 id="settings-heading">Configuration</h2>
       <p class="muted">
-        Last changed {formatTime(queue.updateTime)}. Saving changes only the settings you edited; the others keep the
-        values they have then.
+        {queue.updateTime !== null && `Last changed ${formatTime(queue.updateTime)}. `}Saving changes only the settings
+        you edited; the others keep the values they have then.
       </p>
       <QueueConfigFields
         idPrefix="settings"

@@ -63,10 +63,13 @@ export function QueueTable({
   queues,
   caption,
   rateWindowMs,
+  sampleIntervalMs,
 }: {
   queues: readonly QueueRow[];
   caption: string;
   rateWindowMs: number;
+  /** Each row's window is labelled in whole sample intervals, as the heading's. */
+  sampleIntervalMs: number;
 }) {
   const window = formatWindow(rateWindowMs);
   const [sort, setSort] = useState<Sort>({ key: "name", ascending: true });
@@ -108,7 +111,7 @@ export function QueueTable({
         </thead>
         <tbody>
           {sorted.map((row) => (
-            <QueueTableRow key={row.name} row={row} />
+            <QueueTableRow key={row.name} row={row} sampleIntervalMs={sampleIntervalMs} />
           ))}
         </tbody>
       </table>
@@ -116,7 +119,7 @@ export function QueueTable({
   );
 }
 
-function QueueTableRow({ row }: { row: QueueRow }) {
+function QueueTableRow({ row, sampleIntervalMs }: { row: QueueRow; sampleIntervalMs: number }) {
   const { name } = row;
   return (
     <tr class={row.deadLettering || row.oldestAgeGrowing ? "attention" : undefined}>
@@ -152,20 +155,21 @@ function QueueTableRow({ row }: { row: QueueRow }) {
         {row.oldestMessageAgeMs === null ? <span class="muted">empty</span> : formatAge(row.oldestMessageAgeMs)}
       </td>
       {(["sent", "received", "deleted"] as const).map((key) => (
-        <RateCell key={key} name={name} kind={key} row={row} />
+        <RateCell key={key} name={name} kind={key} row={row} sampleIntervalMs={sampleIntervalMs} />
       ))}
     </tr>
   );
 }
 
-function RateCell({ name, kind, row }: { name: string; kind: RateKey; row: QueueRow }) {
+function RateCell(props: { name: string; kind: RateKey; row: QueueRow; sampleIntervalMs: number }) {
+  const { name, kind, row, sampleIntervalMs } = props;
   const average = columnAverage(row, kind);
   return (
     <td class="numeric rate">
       <Sparkline
         values={columnSeries(row, kind)}
         label={kind === "sent" ? "sent or moved in, per second" : `${kind} per second`}
-        window={formatWindow(row.rateWindowMs)}
+        window={formatWindow(row.rateWindowMs, sampleIntervalMs)}
         average={average ?? 0}
       />
       <span class="rate-now" data-testid={`${kind}-rate-${name}`}>

@@ -1,8 +1,8 @@
 // The queue list: every queue the token may see, refreshed every few
 // seconds, with a prefix filter and a Create queue button that opens the form
 // in a dialog.
-import { useEffect, useState } from "preact/hooks";
-import { listQueues, session } from "./api.js";
+import { useState } from "preact/hooks";
+import { listQueues } from "./api.js";
 import type { QueueList } from "./api-types.js";
 import { CreateQueueDialog } from "./create-queue-dialog.js";
 import { formatTime, plural } from "./format.js";
@@ -16,21 +16,13 @@ import { usePoll } from "./use-poll.js";
 // Counts change between the broker's samples (every 10 s by default), so the list refreshes more often than that.
 const refreshMs = 5000;
 
-/** The queue list page. */
-export function QueuesPage() {
+/** The queue list page; `adminEverywhere` (the session's admin on "*") lets it offer Create queue for any name. */
+export function QueuesPage({ adminEverywhere }: { adminEverywhere: boolean }) {
   const [list, setList] = useState<QueueList | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [prefix, setPrefix] = useState("");
   const [reloads, setReloads] = useState(0);
   const [creating, setCreating] = useState(false);
-  const [adminEverywhere, setAdminEverywhere] = useState<boolean | null>(null);
-
-  useEffect(() => {
-    session().then(
-      (answer) => setAdminEverywhere(answer.adminEverywhere),
-      () => setAdminEverywhere(null),
-    );
-  }, []);
 
   usePoll(
     async () => {
@@ -49,7 +41,7 @@ export function QueuesPage() {
   const total = list?.queues.length ?? 0;
   // CreateQueue needs admin on the new name: certain with admin on "*"; without it, only when the
   // token is admin somewhere (a grant such as "orders-*" may cover the name). The broker still decides.
-  const mayCreate = adminEverywhere === true || (list?.queues.some((queue) => queue.permissions.admin) ?? false);
+  const mayCreate = adminEverywhere || (list?.queues.some((queue) => queue.permissions.admin) ?? false);
   return (
     <>
       <PageHeading title="Queues">Queues</PageHeading>
@@ -66,7 +58,7 @@ export function QueuesPage() {
         </div>
         <ActionButton
           class="primary"
-          denied={adminEverywhere === null || mayCreate ? null : "needs admin permission on the new queue's name"}
+          denied={mayCreate ? null : "needs admin permission on the new queue's name"}
           onClick={() => setCreating(true)}
           testId="create-queue"
         >
@@ -87,6 +79,7 @@ export function QueuesPage() {
           <QueueTable
             queues={shown}
             rateWindowMs={list.rateWindowMs}
+            sampleIntervalMs={list.sampleIntervalMs}
             caption={
               prefix === ""
                 ? plural(total, "queue")

@@ -36,6 +36,9 @@ export function routeOf(hash: string): Route {
   return { page: "queue", name, tab: queueTabs.includes(match[2] ?? "") ? (match[2] as QueueTab) : "overview" };
 }
 
+/** The link to the Overview, the console's first page. */
+export const overviewHref = "#/";
+
 /** The link to the queue list. */
 export const queuesHref = "#/queues";
 

@@ -49,8 +49,11 @@ export function activitySeries(
   const rates = Object.fromEntries(
     rateNames.map((name) => [name, [...(activity?.[rateFields[name]] ?? []), null]]),
   ) as Record<RateName, (number | null)[]>;
+  const times = numbers(activity?.sampleTimeMs);
+  // Under clock skew the owner's latest sample can be later than this
+  // broker's now: the appended point never goes back in time.
   return {
-    t: [...numbers(activity?.sampleTimeMs), now],
+    t: [...times, Math.max(now, times[times.length - 1] ?? now)],
     visible: [...numbers(activity?.visible), current.visible],
     inFlight: [...numbers(activity?.inFlight), current.inFlight],
     delayed: [...numbers(activity?.delayed), current.delayed],
@@ -98,13 +101,17 @@ export function rowRates(activity: QueueActivity | undefined): RowRatesView {
  * The rates of many queues added up, point by point: each queue's points
  * are put on the sample interval's grid (brokers sample at their own
  * moments), its first point left out as rowRates does, and the latest
- * `points` grid points kept.
+ * `points` grid points kept. Slots later than the earliest of the queues'
+ * newest slots are dropped: one broker's newest sample can round to a slot
+ * another broker has not sampled yet, and that slot would show only part
+ * of the total.
  */
 export function totalRates(
   activities: readonly QueueActivity[],
   points: number,
 ): RateSeries & { readonly t: number[] } {
   const sums = new Map<number, Record<RateName, number>>();
+  let complete = Number.POSITIVE_INFINITY;
   for (const activity of activities) {
     const intervalMs = activity.sampleInterval === undefined ? 0 : durationMs(activity.sampleInterval);
     if (intervalMs <= 0) continue;
@@ -114,9 +121,13 @@ export function totalRates(
       const sum = sums.get(slot) ?? { sent: 0, received: 0, deleted: 0, deadLettered: 0, arrived: 0 };
       for (const name of rateNames) sum[name] += activity[rateFields[name]][index] ?? 0;
       sums.set(slot, sum);
+      if (index === activity.sampleTimeMs.length - 1) complete = Math.min(complete, slot);
     });
   }
-  const slots = [...sums.keys()].sort((a, b) => a - b).slice(-points);
+  const slots = [...sums.keys()]
+    .filter((slot) => slot <= complete)
+    .sort((a, b) => a - b)
+    .slice(-points);
   const series = Object.fromEntries(
     rateNames.map((name) => [name, slots.map((slot) => sums.get(slot)![name])]),
   ) as RateSeries;

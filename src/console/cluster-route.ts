@@ -1,12 +1,23 @@
+import { brokerFailure } from "../service/broker-failure.js";
 import type { AdminCalls } from "./admin-calls.js";
+import { adminEverywhereDenied } from "./overview-route.js";
 
 /**
  * GET /api/cluster: the cluster's members, shard owners and recent shard
  * events (GetClusterStatus, which needs admin on every queue), times in
- * epoch ms; `{ clustered: false }` outside cluster mode.
+ * epoch ms; `{ clustered: false }` outside cluster mode. A token without
+ * admin on every queue is answered `{ clustered: null, denied }`, the
+ * reason in words, as the overview answers `brokersDenied`: the page says
+ * why instead of showing a refusal.
  */
 export async function answerCluster({ admin }: { readonly admin: AdminCalls }): Promise<object> {
-  const status = await admin.clusterStatus();
+  let status: Awaited<ReturnType<AdminCalls["clusterStatus"]>>;
+  try {
+    status = await admin.clusterStatus();
+  } catch (error) {
+    if (brokerFailure(error)?.reason !== "PERMISSION_DENIED") throw error;
+    return { clustered: null, denied: adminEverywhereDenied };
+  }
   if (!status.clustered) return { clustered: false };
   return {
     clustered: true,

@@ -1,5 +1,3 @@
-import type { Queue } from "../../gen/holdshelf/v1/queue_pb.js";
-import { maxPageSize } from "../protocol/queue-pages.js";
 import type { QueueCalls } from "../service/queue-calls.js";
 import { consoleErrors } from "./console-error.js";
 import {
@@ -17,6 +15,7 @@ import { answerMessageRoute } from "./message-routes.js";
 import { peekedMessageView } from "./peeked-message-view.js";
 import { activitySeries, rowRates } from "./activity-views.js";
 import { processingView } from "./processing-view.js";
+import { listAllQueues } from "./list-all-queues.js";
 import { readActivity } from "./queue-activity.js";
 import { answerCluster } from "./cluster-route.js";
 import { answerOverview } from "./overview-route.js";
@@ -47,8 +46,6 @@ export interface ApiContext {
 
 type Route = (request: ApiRequest, context: ApiContext, queue: string) => Promise<object>;
 
-// A queue list holds at most this many queues: the broker's default queue limit.
-const maxListedQueues = 10_000;
 // Messages per page of the browser, unless the page asks for another size (up to PeekMessages' 100).
 const defaultPeekPageSize = 20;
 // Sparklines on the queue list show this many of the latest samples.
@@ -187,13 +184,7 @@ export async function answerApi(request: ApiRequest, context: ApiContext): Promi
 
 /** Every queue the token may see, with its recent rates from the history of the broker that serves it. */
 async function listQueues({ calls, history, now, permissions }: ApiContext): Promise<object> {
-  const queues: Queue[] = [];
-  let pageToken = "";
-  do {
-    const page = await calls.call("listQueues", { pageSize: maxPageSize, pageToken });
-    queues.push(...page.queues);
-    pageToken = page.nextPageToken;
-  } while (pageToken !== "" && queues.length < maxListedQueues);
+  const { queues, truncated } = await listAllQueues(calls);
   // One sample more than the sparklines show: it starts their window (rowRates).
   const activities = await readActivity(calls, sparklineSamples + 1);
   return {
@@ -216,7 +207,7 @@ async function listQueues({ calls, history, now, permissions }: ApiContext): Pro
     sampleIntervalMs: history.shape.sampleIntervalMs,
     rateWindowMs: sparklineSamples * history.shape.sampleIntervalMs,
     now: now(),
-    truncated: pageToken !== "",
+    truncated,
   };
 }
 

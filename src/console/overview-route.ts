@@ -1,16 +1,16 @@
 import type { GetBrokerStatusResponse } from "../../gen/holdshelf/v1/admin_service_pb.js";
-import type { Queue } from "../../gen/holdshelf/v1/queue_pb.js";
-import { maxPageSize } from "../protocol/queue-pages.js";
 import { brokerFailure } from "../service/broker-failure.js";
 import { totalRates } from "./activity-views.js";
 import type { QueueCalls } from "../service/queue-calls.js";
 import type { AdminCalls } from "./admin-calls.js";
+import { listAllQueues } from "./list-all-queues.js";
 import { readActivity } from "./queue-activity.js";
 
-// The overview lists at most this many queues, as the queue list does.
-const maxListedQueues = 10_000;
 // The overview's rate chart: this many sample intervals, as the list's sparklines.
 const overviewSamples = 30;
+
+/** Why a token may not read broker or cluster status, in the words the page shows. */
+export const adminEverywhereDenied = 'needs admin on every queue (a grant of admin on "*")';
 
 /** What the overview reads: the console API's context (ApiContext), its parts the overview uses. */
 export interface OverviewContext {
@@ -31,13 +31,7 @@ type AttentionReason = "dead-lettering" | "oldest-age-growing" | "at-max-in-flig
  * `brokers` is null and `brokersDenied` says why.
  */
 export async function answerOverview({ calls, admin, history, now }: OverviewContext): Promise<object> {
-  const queues: Queue[] = [];
-  let pageToken = "";
-  do {
-    const page = await calls.call("listQueues", { pageSize: maxPageSize, pageToken });
-    queues.push(...page.queues);
-    pageToken = page.nextPageToken;
-  } while (pageToken !== "" && queues.length < maxListedQueues);
+  const { queues, truncated } = await listAllQueues(calls);
   const [activities, status] = await Promise.all([readActivity(calls, overviewSamples + 1), brokerStatus(admin)]);
   const totals = { queues: queues.length, visible: 0, inFlight: 0, delayed: 0, deadLetterDepth: 0 };
   const attention: { queue: string; reasons: AttentionReason[] }[] = [];
@@ -91,7 +85,7 @@ export async function answerOverview({ calls, admin, history, now }: OverviewCon
     brokers: brokers ?? null,
     brokersDenied: status.denied ?? null,
     attention,
-    truncated: pageToken !== "",
+    truncated,
   };
 }
 
@@ -101,6 +95,6 @@ async function brokerStatus(admin: AdminCalls): Promise<{ answer?: GetBrokerStat
     return { answer: await admin.brokerStatus() };
   } catch (error) {
     if (brokerFailure(error)?.reason !== "PERMISSION_DENIED") throw error;
-    return { denied: 'needs admin on every queue (a grant of admin on "*")' };
+    return { denied: adminEverywhereDenied };
   }
 }

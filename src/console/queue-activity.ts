@@ -1,9 +1,7 @@
 import type { QueueActivity } from "../../gen/holdshelf/v1/queue_service_pb.js";
 import { maxPageSize } from "../protocol/queue-pages.js";
 import type { QueueCalls } from "../service/queue-calls.js";
-
-// A listing's activity holds at most this many queues: the broker's default queue limit, as the queue list.
-const maxListedActivity = 10_000;
+import { maxListedQueues } from "./list-all-queues.js";
 
 /**
  * The activity of every queue the token may see (or of `names` only), each
@@ -26,6 +24,6 @@ export async function readActivity(
     });
     for (const activity of page.activity) found.set(activity.queue, activity);
     pageToken = page.nextPageToken;
-  } while (pageToken !== "" && found.size < maxListedActivity);
+  } while (pageToken !== "" && found.size < maxListedQueues);
   return found;
 }

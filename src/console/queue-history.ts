@@ -2,6 +2,7 @@ import { ignoredBrokerEvents, type BrokerEvents } from "../broker/broker-events.
 import type { QueueInfo } from "../broker/types.js";
 import { processingBuckets } from "../metrics/broker-metrics.js";
 import { histogramQuantile } from "./histogram-quantile.js";
+import type { ProcessingView } from "./processing-view.js";
 
 /** What the history samples: the broker's queues (those it serves). */
 export interface HistorySource {
@@ -68,14 +69,6 @@ export interface QueueSeriesView {
   readonly deleted: number[];
   readonly deadLettered: number[];
   readonly arrived: number[];
-}
-
-/** Processing time (delivery to delete) quantiles over a recent window. */
-export interface ProcessingView {
-  readonly p50Ms: number | null;
-  readonly p99Ms: number | null;
-  readonly count: number;
-  readonly windowMs: number;
 }
 
 /**

@@ -41,6 +41,15 @@ describe("the console's activity views", () => {
     expect(totalRates([activity("a", [0, 10_000, 20_000], [0, 1, 2])], 1)).toMatchObject({ t: [20_000], sent: [2] });
   });
 
+  it("leaves out the newest slot while only some brokers have sampled it", () => {
+    // Broker a sampled at 29.8 s (slot 30 s); broker b last sampled at 24.1 s (slot 20 s).
+    const total = totalRates(
+      [activity("a", [9_800, 19_800, 29_800], [7, 1, 2]), activity("b", [4_100, 14_100, 24_100], [7, 10, 20])],
+      2,
+    );
+    expect(total).toMatchObject({ t: [10_000, 20_000], sent: [10, 21] });
+  });
+
   it("ends a queue's series at now with the counts the page shows, and no rate there", () => {
     const series = activitySeries(activity("q", [0, 10_000], [0, 1]), 12_345, {
       visible: 7,
@@ -55,5 +64,15 @@ describe("the console's activity views", () => {
       oldestAgeMs: [null, null, 500],
       sent: [0, 1, null],
     });
+  });
+
+  it("keeps the series' times ascending when the owner's clock is ahead of this broker's", () => {
+    const series = activitySeries(activity("q", [0, 10_000], [0, 1]), 9_000, {
+      visible: 7,
+      inFlight: 1,
+      delayed: 0,
+      oldestMessageAgeMs: null,
+    });
+    expect(series.t).toEqual([0, 10_000, 10_000]);
   });
 });

@@ -55,7 +55,18 @@ describe("a rate figure", () => {
   });
 
   it("names its window in words", () => {
-    expect([10_000, 90_000, 5 * minute, 60 * minute].map(formatWindow)).toEqual(["10 s", "90 s", "5 min", "1 h"]);
+    expect([10_000, 90_000, 5 * minute, 60 * minute].map((ms) => formatWindow(ms))).toEqual([
+      "10 s",
+      "90 s",
+      "5 min",
+      "1 h",
+    ]);
+  });
+
+  it("names a row's jittered window in whole sample intervals, as the heading's", () => {
+    // 30 samples whose times jittered by 130 ms: the heading's 5 min, not "300 s".
+    expect(formatWindow(5 * minute - 130, 10_000)).toBe("5 min");
+    expect(formatWindow(95_200, 10_000)).toBe("100 s");
   });
 });
 

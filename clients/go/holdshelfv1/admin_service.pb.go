@@ -211,9 +211,9 @@ type BrokerStatus struct {
 	StartedAtMs int64 `protobuf:"varint,4,opt,name=started_at_ms,json=startedAtMs,proto3" json:"started_at_ms,omitempty"`
 	// "memory", "leveldb" or "postgres".
 	Storage string `protobuf:"bytes,5,opt,name=storage,proto3" json:"storage,omitempty"`
-	// "serving"; "recovering" while storage is down and being reopened;
-	// "fail-stop" once it gave up on its storage; "unreachable" for a member
-	// this broker could not ask.
+	// "serving"; "recovering" while its storage has failed: it refuses
+	// writes with STORAGE_UNAVAILABLE and keeps retrying to reopen it (it
+	// never gives up); "unreachable" for a member this broker could not ask.
 	State string `protobuf:"bytes,6,opt,name=state,proto3" json:"state,omitempty"`
 	// The limits past which it refuses work with BROKER_FULL or
 	// RESOURCE_EXHAUSTED, each with what is used now.

@@ -124,9 +124,9 @@ export type BrokerStatus = Message<"holdshelf.v1.BrokerStatus"> & {
   storage: string;
 
   /**
-   * "serving"; "recovering" while storage is down and being reopened;
-   * "fail-stop" once it gave up on its storage; "unreachable" for a member
-   * this broker could not ask.
+   * "serving"; "recovering" while its storage has failed: it refuses
+   * writes with STORAGE_UNAVAILABLE and keeps retrying to reopen it (it
+   * never gives up); "unreachable" for a member this broker could not ask.
    *
    * @generated from field: string state = 6;
    */

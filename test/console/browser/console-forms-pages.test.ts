@@ -41,7 +41,8 @@ describe.skipIf(skipWithoutChromium)("the console's forms in Chromium", { timeou
     expect(await seriousViolations(page)).toEqual([]);
     await page.keyboard.press("Escape");
     await expect.poll(() => dialog.isVisible(), { timeout: uiTimeoutMs }).toBe(false);
-    expect(await focused(page, "textContent")).toBe("Create queue…");
+    // Focus goes back once the page has rendered the closed dialog away, a moment after it closes.
+    await expect.poll(() => focused(page, "textContent"), { timeout: uiTimeoutMs }).toBe("Create queue…");
     await page.context().close();
   });
 
@@ -201,6 +202,14 @@ describe.skipIf(skipWithoutChromium)("the console's forms for a send-only token"
       .toContain("Sent message");
     // Sent with a 30 s delay: delayed, not visible.
     expect((await h.rpc(sender.token).getQueue({ name: "jobs" })).queue!.stats!.delayed).toBe(1n);
+
+    // The Cluster page says in words why it shows nothing, not a refusal.
+    await page.goto(`${h.consoleUrl}#/cluster`);
+    await expect
+      .poll(() => page.getByTestId("cluster-denied").textContent(), { timeout: uiTimeoutMs })
+      .toBe('Cluster status is not shown: needs admin on every queue (a grant of admin on "*").');
+    expect(await page.getByRole("alert").count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
     await page.context().close();
   });
 });

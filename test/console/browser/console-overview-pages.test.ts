@@ -80,6 +80,12 @@ describe.skipIf(skipWithoutChromium)(
       // The dead-lettering queue is listed once the broker's samples have seen it, with a link to its page.
       const work = page.getByTestId("attention-work");
       await expect.poll(() => work.textContent(), { timeout: uiTimeoutMs }).toContain("dead-lettering");
+      // The dead letters moved into work-dlq: Sent counts sends alone, and "Moved in" shows them, as the list's Sent does.
+      const figures = async () =>
+        Promise.all(["dead-lettered", "moved-in"].map((key) => page.getByTestId(`overview-${key}-rate`).textContent()));
+      await expect
+        .poll(figures, { timeout: uiTimeoutMs })
+        .toSatisfy(([deadLettered, movedIn]: (string | null)[]) => deadLettered !== "0/s" && movedIn === deadLettered);
       await docsScreenshot(page, "overview");
       expect(await seriousViolations(page)).toEqual([]);
       await work.getByRole("link", { name: "work" }).click();
@@ -102,6 +108,28 @@ describe.skipIf(skipWithoutChromium)(
       expect(await page.getByTestId("served-by").count()).toBe(0);
       await page.context().close();
     });
+
+    it("keeps the chart's readout on the chosen sample while refreshes add samples and drop the oldest", async () => {
+      // Once the Overview's chart is full, each new sample drops its oldest.
+      await vi.waitFor(async () => expect((await apiOverview(h)).rates.t.length).toBe(30), {
+        timeout: 75_000,
+        interval: 500,
+      });
+      const page = await openPage(browser, h.consoleUrl);
+      const chart = chartByCaption(page, "messages per second");
+      const plot = chart.getByRole("slider");
+      await expect.poll(() => plot.count(), { timeout: uiTimeoutMs }).toBe(1);
+      await plot.focus();
+      await plot.press("End");
+      for (let i = 0; i < 3; i++) await plot.press("ArrowLeft");
+      const chosen = await chart.locator(".chart-readout").textContent();
+      // A refresh drew a newer sample (the description names the latest time) while the readout stays.
+      const description = async () => chart.locator("p.visually-hidden").textContent();
+      const before = await description();
+      await expect.poll(description, { timeout: uiTimeoutMs }).not.toBe(before);
+      expect(await chart.locator(".chart-readout").textContent()).toBe(chosen);
+      await page.context().close();
+    }, 120_000);
   },
 );
 
