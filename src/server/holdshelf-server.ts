@@ -403,8 +403,10 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       // Probes see NOT_SERVING (and /readyz 503) for the whole drain, and Watch calls end.
       health.shutdown();
       tlsReload?.close();
-      // Long polls end now with SHUTTING_DOWN, and lease streams are asked to end, so the drain need not wait them out.
+      // Long polls end now with SHUTTING_DOWN, and lease streams are asked to end, so the drain need not wait them out;
+      // so do the calls this broker passed on to owners (a forwarded long poll among them).
       broker.close();
+      peers.stopCalls();
       sampling.stop();
       const graceMs = options.shutdownGraceMs ?? defaultShutdownGraceMs;
       await Promise.all([
