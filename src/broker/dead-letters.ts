@@ -51,8 +51,6 @@ export class DeadLetters {
    * change), the messages go back where they were.
    */
   async deadLetter(source: QueueState, messages: readonly LiveMessage[]): Promise<void> {
-    const now = this.clock.now();
-    for (const { id, epoch } of messages) source.departures.note(id, epoch, "dead-lettered", now);
     if (!source.fifo) return this.moveSpent(source, messages);
     // A FIFO queue's moves run one after another, in the order their messages
     // were set aside (each group's in order): each takes its sequence numbers
@@ -89,8 +87,15 @@ export class DeadLetters {
       };
     });
     await this.move(source, target, messages, arriving, "kept");
-    // Messages purged meanwhile were only removed, not moved.
-    const moved = contents.filter((content) => content !== undefined).length;
+    // Messages purged meanwhile were only removed, not moved. Only moves committed are remembered: a late
+    // Delete of a message whose move failed (it stays in the queue) must not be told it was dead-lettered.
+    const now = this.clock.now();
+    let moved = 0;
+    for (const [index, { id, epoch }] of messages.entries()) {
+      if (contents[index] === undefined) continue;
+      source.departures.note(id, epoch, "dead-lettered", now);
+      moved++;
+    }
     this.events.deadLettered(source.record.name, typeof target === "string" ? target : target.record.name, moved);
   }
 

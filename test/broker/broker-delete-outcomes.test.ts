@@ -111,6 +111,16 @@ describe("what a Delete says it did", () => {
     expect(departures.outcome("dead", 1, 0)).toBe("dead-lettered");
   });
 
+  it("remembers a dead-letter move only once it is committed", async () => {
+    const dead = await sendAndReceive(h, "once");
+    h.writeFault.inject(new Error("disk full"));
+    await expire();
+    h.writeFault.inject(undefined);
+    expect(h.backgroundErrors.splice(0)).toMatchObject([{ reason: "STORAGE_UNAVAILABLE" }]);
+    // The move failed (the message is still stored where it was, for the store's recovery to find): not dead-lettered.
+    expect(await h.broker.delete("once", dead.receiptHandle)).toBe("no-longer-held");
+  });
+
   it("forgets records past their age when a late Delete looks, even on a queue that notes nothing more", () => {
     const bound = new DepartureBound();
     const departures = new RecentDepartures(bound);
