@@ -51,6 +51,10 @@ export class DeadLetters {
    * change), the messages go back where they were.
    */
   async deadLetter(source: QueueState, messages: readonly LiveMessage[]): Promise<void> {
+    // Remembered from now, so that a Delete that comes while the move is being written (a handler that gave
+    // its last delivery back, then acks) hears of it; moveSpent withdraws each message not moved in the end.
+    const now = this.clock.now();
+    for (const { id, epoch } of messages) source.departures.note(id, epoch, "dead-lettered", now);
     if (!source.fifo) return this.moveSpent(source, messages);
     // A FIFO queue's moves run one after another, in the order their messages
     // were set aside (each group's in order): each takes its sequence numbers
@@ -66,10 +70,28 @@ export class DeadLetters {
     return run;
   }
 
-  /** deadLetter's move, for one batch of spent messages. */
+  /** deadLetter's move, for one batch of spent messages; only the messages it moved stay remembered as dead-lettered. */
   private async moveSpent(source: QueueState, messages: readonly LiveMessage[]): Promise<void> {
+    const withdraw = (unmoved: readonly LiveMessage[]): void => {
+      for (const { id, epoch } of unmoved) source.departures.withdraw(id, epoch, "dead-lettered");
+    };
+    try {
+      await this.moveSpentNow(source, messages, withdraw);
+    } catch (error) {
+      // Not committed: nothing moved, whatever the store kept.
+      withdraw(messages);
+      throw error;
+    }
+  }
+
+  private async moveSpentNow(
+    source: QueueState,
+    messages: readonly LiveMessage[],
+    withdraw: (unmoved: readonly LiveMessage[]) => void,
+  ): Promise<void> {
     const target = await this.find(source.record.config.redrivePolicy?.deadLetterQueue ?? "");
     if (target === undefined) {
+      withdraw(messages);
       source.putBack(messages, this.clock.now());
       return;
     }
@@ -87,15 +109,10 @@ export class DeadLetters {
       };
     });
     await this.move(source, target, messages, arriving, "kept");
-    // Messages purged meanwhile were only removed, not moved. Only moves committed are remembered: a late
-    // Delete of a message whose move failed (it stays in the queue) must not be told it was dead-lettered.
-    const now = this.clock.now();
-    let moved = 0;
-    for (const [index, { id, epoch }] of messages.entries()) {
-      if (contents[index] === undefined) continue;
-      source.departures.note(id, epoch, "dead-lettered", now);
-      moved++;
-    }
+    // Messages purged meanwhile were only removed, not moved.
+    const purged = messages.filter((_, index) => contents[index] === undefined);
+    withdraw(purged);
+    const moved = messages.length - purged.length;
     this.events.deadLettered(source.record.name, typeof target === "string" ? target : target.record.name, moved);
   }
 

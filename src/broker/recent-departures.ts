@@ -49,6 +49,15 @@ export class RecentDepartures {
     this.prune(records, how === "deleted" ? deletesKept : deadLettersKept, now);
   }
 
+  /** Forgets that a message left under delivery `epoch` as `how` says: it did not, in the end. */
+  withdraw(id: string, epoch: number, how: Departure): void {
+    const records = how === "deleted" ? this.deletes : this.deadLetters;
+    const record = records.get(id);
+    if (record === undefined || record.epoch !== epoch) return;
+    records.delete(id);
+    this.bound.removed(record);
+  }
+
   /** What a Delete of delivery `epoch` of a message no longer in the queue did. */
   outcome(id: string, epoch: number, now: number): DeleteOutcome {
     this.prune(this.deletes, deletesKept, now);

@@ -111,7 +111,7 @@ describe("what a Delete says it did", () => {
     expect(departures.outcome("dead", 1, 0)).toBe("dead-lettered");
   });
 
-  it("remembers a dead-letter move only once it is committed", async () => {
+  it("forgets a dead-letter move that failed to commit: a late Delete is not told the message moved", async () => {
     const dead = await sendAndReceive(h, "once");
     h.writeFault.inject(new Error("disk full"));
     await expire();
