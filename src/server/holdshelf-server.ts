@@ -261,8 +261,9 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     address: options.postgres === undefined ? "" : (options.postgres.advertisedAddress ?? options.listen),
   };
   const router = options.router ?? (cluster === undefined ? localRouter(self) : shardRouter(cluster, self));
+  // Every broker samples, console or not: ListQueueActivity answers from it, for any broker's console.
   const sampling = startHistorySampling(history, clock, (error) =>
-    logger.error("the console's history sample failed", { error }),
+    logger.error("queue activity sample failed", { error }),
   );
   opened.push(() => sampling.stop());
   if (cluster !== undefined) {
