@@ -49,7 +49,7 @@ import { superviseStorage } from "./storage-recovery.js";
 import { resolveLimits, type HoldshelfLimits } from "./server-limits.js";
 import { raiseReceiveWindows } from "../grpc/http2-windows.js";
 import { InFlightCalls } from "../grpc/in-flight-calls.js";
-import { stopGrpcServer } from "./grpc-stop.js";
+import { stopGrpcServer } from "../grpc/grpc-stop.js";
 import { applyQueueFile, type QueueDefinitionsFile } from "./apply-queue-file.js";
 import { sqsActions } from "../sqs/actions/sqs-actions.js";
 
@@ -276,7 +276,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   // Brokers that route to each other prove it on each call; internal metadata from anyone else is dropped.
   const peerKey = options.peerKey ?? cluster?.sharedKey;
   const proof = peerKey === undefined ? undefined : peerProof(peerKey);
-  // Counted so that a shutdown knows when the connections left are idle (grpc-stop.ts).
+  // Counted so that a shutdown knows when the connections left are idle (src/grpc/grpc-stop.ts).
   const inFlight = new InFlightCalls();
   const server = new Server({
     // Larger requests are refused by grpc-js itself (RESOURCE_EXHAUSTED);
