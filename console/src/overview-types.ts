@@ -29,7 +29,7 @@ export interface BrokerBudget {
   readonly unit: string;
 }
 
-/** One broker's status; a member this broker could not ask has only its node id and state ("unreachable"). */
+/** One broker's status; a member that gave none has only its node id and state ("unreachable", "unsupported" or "denied"). */
 export interface BrokerStatus {
   /** null outside cluster mode. */
   readonly nodeId: string | null;
@@ -37,12 +37,13 @@ export interface BrokerStatus {
   readonly version: string | null;
   readonly startedAt: number | null;
   readonly uptimeMs: number | null;
-  /** "memory", "leveldb" or "postgres". */
+  /** "leveldb" or "postgres"; null for a member that gave no status. */
   readonly storage: string | null;
   /**
    * "serving"; "recovering" while its storage has failed (it refuses writes
    * with STORAGE_UNAVAILABLE and retries until the storage is back);
-   * "unreachable" for a member that did not answer; or a state a later
+   * for a member that gave no status, why: "unreachable", "unsupported" (an
+   * older release) or "denied" (it refused the token); or a state a later
    * broker names.
    */
   readonly state: string;

@@ -26,7 +26,7 @@ export interface BrokerEvents {
   deadLettered(queue: string, deadLetterQueue: string, count: number): void;
   /**
    * Messages arrived in a queue this broker serves from another queue: dead-lettered into it,
-   * redriven or moved by a task (counted once they show there; across brokers, by the one that takes them in).
+   * redriven, or moved by a task or by MoveMessage (counted once they show there; across brokers, by the one that takes them in).
    */
   arrived(queue: string, count: number): void;
   /** Messages were moved out of a queue by a message move task. */

@@ -51,6 +51,8 @@ export class DeadLetters {
    * change), the messages go back where they were.
    */
   async deadLetter(source: QueueState, messages: readonly LiveMessage[]): Promise<void> {
+    // Remembered from now, so that a Delete that comes while the move is being written (a handler that gave
+    // its last delivery back, then acks) hears of it; moveSpent withdraws each message not moved in the end.
     const now = this.clock.now();
     for (const { id, epoch } of messages) source.departures.note(id, epoch, "dead-lettered", now);
     if (!source.fifo) return this.moveSpent(source, messages);
@@ -68,10 +70,28 @@ export class DeadLetters {
     return run;
   }
 
-  /** deadLetter's move, for one batch of spent messages. */
+  /** deadLetter's move, for one batch of spent messages; only the messages it moved stay remembered as dead-lettered. */
   private async moveSpent(source: QueueState, messages: readonly LiveMessage[]): Promise<void> {
+    const withdraw = (unmoved: readonly LiveMessage[]): void => {
+      for (const { id, epoch } of unmoved) source.departures.withdraw(id, epoch, "dead-lettered");
+    };
+    try {
+      await this.moveSpentNow(source, messages, withdraw);
+    } catch (error) {
+      // Not committed: nothing moved, whatever the store kept.
+      withdraw(messages);
+      throw error;
+    }
+  }
+
+  private async moveSpentNow(
+    source: QueueState,
+    messages: readonly LiveMessage[],
+    withdraw: (unmoved: readonly LiveMessage[]) => void,
+  ): Promise<void> {
     const target = await this.find(source.record.config.redrivePolicy?.deadLetterQueue ?? "");
     if (target === undefined) {
+      withdraw(messages);
       source.putBack(messages, this.clock.now());
       return;
     }
@@ -90,7 +110,9 @@ export class DeadLetters {
     });
     await this.move(source, target, messages, arriving, "kept");
     // Messages purged meanwhile were only removed, not moved.
-    const moved = contents.filter((content) => content !== undefined).length;
+    const purged = messages.filter((_, index) => contents[index] === undefined);
+    withdraw(purged);
+    const moved = messages.length - purged.length;
     this.events.deadLettered(source.record.name, typeof target === "string" ? target : target.record.name, moved);
   }
 

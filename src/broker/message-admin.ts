@@ -22,7 +22,8 @@ export interface MessageAdminOptions {
  * An operator's actions on one message named by its id, whatever its state
  * (QueueService's DiscardMessage and MoveMessage): no receipt handle, so a
  * message in flight goes too, and its consumer's later Delete or
- * ChangeVisibility finds it gone (a Delete succeeds, doing nothing).
+ * ChangeVisibility finds it gone: no departure is remembered, so a Delete
+ * answers NO_LONGER_HELD, and a ChangeVisibility MESSAGE_NOT_FOUND.
  */
 export interface MessageAdmin {
   /** Deletes the message; MESSAGE_NOT_FOUND if the queue does not hold it. */
@@ -65,11 +66,13 @@ export function createMessageAdmin(options: MessageAdminOptions): MessageAdmin {
         "message's queue",
       );
       const message = queue.get(found.id);
-      if (message === undefined || target === undefined) throw messageNotFound(queue, messageId);
+      if (message === undefined) throw messageNotFound(queue, messageId);
+      // destinationOf never answers "", the one name destination() answers undefined for.
+      const to = target!;
       takeOut(queue, message);
-      await deadLetters.moveOne(queue, target, message, content);
+      await deadLetters.moveOne(queue, to, message, content);
       advance(queue);
-      return typeof target === "string" ? target : target.record.name;
+      return typeof to === "string" ? to : to.record.name;
     },
   };
 }
@@ -86,7 +89,8 @@ function find(queue: QueueState, messageId: string): LiveMessage {
 /** Where a move goes: the destination named, or for "" the queue that dead-lettered the message. */
 function destinationOf(origin: { readonly sourceQueue: string } | undefined, destinationName: string): string {
   if (destinationName !== "") return destinationName;
-  if (origin === undefined) {
+  // A source queue is never stored empty; were it, it would name no queue to go back to either.
+  if (origin === undefined || origin.sourceQueue === "") {
     throw invalidArgument(
       "destination_queue",
       "must name a queue: the message was not dead-lettered, so it has no source queue to go back to",

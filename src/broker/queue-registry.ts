@@ -17,6 +17,7 @@ import {
 import { mergeQueueConfig, type QueueConfigPath } from "./queue-config-update.js";
 import { fifoNameSuffix } from "../protocol/fifo-name-suffix.js";
 import { QueueState } from "./queue-state.js";
+import { DepartureBound } from "./departure-bound.js";
 
 /**
  * Hooks the registry calls when a queue leaves it. A purge calls none: the
@@ -41,6 +42,8 @@ export class QueueRegistry {
   private readonly ids: IdSequence;
   /** Queues that moved to another broker (cluster mode): calls on them fail with the error, not QUEUE_NOT_FOUND. */
   private readonly movedAway = new Map<string, HoldshelfError>();
+  /** Every queue's memory of departed messages together stays within this (see DepartureBound). */
+  private readonly departureBound = new DepartureBound();
   /** Creations whose record is still being written: they count against `maxQueues` already. */
   private creating = 0;
 
@@ -62,7 +65,7 @@ export class QueueRegistry {
   adopt(queues: readonly StoredQueue[]): QueueState[] {
     const now = this.clock.now();
     return queues.map(({ record, schedule, deduplications }) => {
-      const queue = QueueState.loaded(record, schedule, now, deduplications);
+      const queue = QueueState.loaded(record, schedule, now, deduplications, this.departureBound);
       this.byName.set(record.name, queue);
       this.movedAway.delete(record.name);
       return queue;
@@ -132,7 +135,7 @@ export class QueueRegistry {
       } finally {
         this.creating--;
       }
-      const queue = new QueueState(record);
+      const queue = new QueueState(record, undefined, this.departureBound);
       this.byName.set(name, queue);
       return queue;
     });

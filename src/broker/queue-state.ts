@@ -6,6 +6,7 @@ import { FifoDeduplication } from "./fifo-deduplication.js";
 import { FifoGroups } from "./fifo-groups.js";
 import { MessageTable, noSlot, type LiveMessage } from "./message-table.js";
 import { ReadyHeap } from "./ready-heap.js";
+import { DepartureBound } from "./departure-bound.js";
 import { RecentDepartures } from "./recent-departures.js";
 import { rescheduleOp } from "./store-ops.js";
 
@@ -53,12 +54,14 @@ export class QueueState {
   /** A FIFO queue's deduplication window; undefined for a standard queue. */
   readonly deduplication: FifoDeduplication | undefined;
   /** The messages that recently left by a delete or a dead-letter move, for a late Delete's answer. */
-  readonly departures = new RecentDepartures();
+  readonly departures: RecentDepartures;
 
   constructor(
     public record: QueueRecord,
     private readonly table = new MessageTable(),
+    departureBound = new DepartureBound(),
   ) {
+    this.departures = new RecentDepartures(departureBound);
     this.visible = new ReadyHeap(table);
     this.hidden = new ReadyHeap(table);
     this.chain = new ArrivalChain(table);
@@ -75,8 +78,9 @@ export class QueueState {
     schedule: ScheduleColumns,
     now: number,
     deduplications: readonly StoredDeduplication[] = [],
+    departureBound = new DepartureBound(),
   ): QueueState {
-    const queue = new QueueState(record, MessageTable.loaded(schedule));
+    const queue = new QueueState(record, MessageTable.loaded(schedule), departureBound);
     const { table } = queue;
     if (queue.groups !== undefined) queue.attachInSequenceOrder();
     if (queue.deduplication !== undefined) {

@@ -52,11 +52,12 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
   let transport: TransportSecurity;
   // SIGHUP re-reads the auth file and the TLS files. Handled from the start to the very end:
   // its default action would kill the broker mid-start or mid-shutdown.
-  const reloadAuth = (): void => {
-    void server?.reloadAuth();
-    void server?.reloadTls();
+  const reloadFiles = (): void => {
+    const failed = (what: string) => (error: unknown) => logger.error(`${what} reload failed`, { error });
+    server?.reloadAuth().catch(failed("auth files"));
+    server?.reloadTls().catch(failed("TLS files"));
   };
-  process.on("SIGHUP", reloadAuth);
+  process.on("SIGHUP", reloadFiles);
   // SIGINT and SIGTERM are handled from the start too: a standby waits in
   // its start for as long as another broker lives, and must stop cleanly.
   const stopRequested = new Promise<NodeJS.Signals>((resolve) => {
@@ -106,7 +107,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
       signal: startAborted.signal,
     });
   } catch (error) {
-    process.off("SIGHUP", reloadAuth);
+    process.off("SIGHUP", reloadFiles);
     if (startAborted.signal.aborted) {
       logger.info("stopped before serving", { signal: await stopRequested });
       return 0;
@@ -143,7 +144,7 @@ export async function serveCommand(args: string[], env: NodeJS.ProcessEnv): Prom
   logger.info("shutting down", { signal, graceMs: shutdownGraceMs });
   armStopDeadline(shutdownGraceMs + storeCloseMarginMs, logger);
   await server.shutdown();
-  process.off("SIGHUP", reloadAuth);
+  process.off("SIGHUP", reloadFiles);
   logger.info("stopped");
   return 0;
 }

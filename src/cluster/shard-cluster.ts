@@ -15,6 +15,7 @@ import { ShardMembership, type ShardMembershipOptions } from "./shard-membership
 import type { ShardMoves } from "./shard-moves.js";
 import { ShardEventLog, type ShardEvent } from "./shard-events.js";
 import { readClusterStatus } from "../store/postgres/cluster-status.js";
+import { postgresUnavailable } from "../store/postgres/postgres-unavailable.js";
 
 /** How to open a broker's storage in cluster mode. */
 export interface ShardClusterOptions extends Pick<ShardMembershipOptions, "urls" | "nodeId" | "onOwnershipLost"> {
@@ -198,9 +199,11 @@ export class ShardCluster {
     return members;
   }
 
-  /** Reads members and shard owners from PostgreSQL now, with this broker's shard events. */
+  /** Reads members and shard owners from PostgreSQL now, with this broker's shard events; STORAGE_UNAVAILABLE while PostgreSQL is not reached. */
   async snapshot(): Promise<ClusterSnapshot> {
-    const status = await readClusterStatus(this.membership.pool);
+    const status = await readClusterStatus(this.membership.pool).catch((error: unknown) => {
+      throw postgresUnavailable(error, "read");
+    });
     const live = this.membership.view?.members ?? new Map<string, string>();
     const now = Date.now();
     const owned = new Map<string, number>();

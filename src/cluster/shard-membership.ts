@@ -259,17 +259,21 @@ export class ShardMembership implements StoreMembership {
     return claims.map((claim) => claim.shard);
   }
 
-  /** Gives up the leases of `shards`, so the member they are assigned to claims them at once. */
+  /**
+   * Gives up the leases of `shards`, so the member they are assigned to
+   * claims them at once; records a hand-over for those it still held and so
+   * released (not one it had lost meanwhile).
+   */
   async releaseSome(shards: readonly number[]): Promise<void> {
-    await this.ownership.releaseSome(this.sessions.member, shards);
+    const released = await this.ownership.releaseSome(this.sessions.member, shards);
     // Who each goes to: the assignment among the members of the last read, as balancing planned it.
     const members = [...new Set([...(this.lastView?.members.keys() ?? []), this.nodeId])].sort();
     const assigned = assignShards(members, this.shardCount);
     const byPeer = new Map<string | undefined, number[]>();
-    for (const shard of shards) byPeer.set(assigned[shard], [...(byPeer.get(assigned[shard]) ?? []), shard]);
+    for (const shard of released) byPeer.set(assigned[shard], [...(byPeer.get(assigned[shard]) ?? []), shard]);
     const time = Date.now();
-    for (const [peer, released] of byPeer)
-      this.events.record({ time, kind: "released", shards: released, nodeId: this.nodeId, peer, reason: "handover" });
+    for (const [peer, handed] of byPeer)
+      this.events.record({ time, kind: "released", shards: handed, nodeId: this.nodeId, peer, reason: "handover" });
   }
 
   /** Serves `shards` too (gained and loaded), unless this broker lost its shards or left meanwhile. */

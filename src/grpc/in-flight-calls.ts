@@ -5,7 +5,7 @@ import { toErrorStatus } from "./error-status.js";
 /**
  * Counts the gRPC calls running now, so that a stop knows when none is left:
  * from then on, a connection still open is idle, and the stop need not wait
- * for its client to act on the GOAWAY (src/server/grpc-stop.ts). It also
+ * for its client to act on the GOAWAY (src/grpc/grpc-stop.ts). It also
  * knows the streams whose client has sent no request yet, which a stop ends.
  */
 export class InFlightCalls {

@@ -216,7 +216,9 @@ export class BrokerMetrics implements BrokerEvents {
     this.deadLetterSeries(this.series(queue), queue, deadLetterQueue).inc(count);
   }
 
-  // Already counted where they left: holdshelf_messages_dead_lettered_total and the moved-by-tasks counter.
+  // No metric of its own: arrivals are counted where they left (holdshelf_messages_dead_lettered_total, the
+  // moved-by-tasks counter); a MoveMessage is counted by grpc_server_handled_total only. The console's rates
+  // count them in the destination (src/console/queue-history.ts).
   arrived(): void {}
 
   movedByTask(queue: string, count: number): void {

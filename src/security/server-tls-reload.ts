@@ -48,11 +48,13 @@ export class ServerTlsReload {
 
   /**
    * Reads the files again: resolves true if they are in use now (new or
-   * unchanged), false if they were refused and the old material kept.
+   * unchanged), false if they were refused and the old material kept, or a
+   * listener could not take them.
    */
   reload(): Promise<boolean> {
     const next = this.queue.then(() => this.readAndSwap());
-    this.queue = next;
+    // The next reload waits for this one to end, not to succeed: one that failed must not refuse every later one.
+    this.queue = next.catch(() => undefined);
     return next;
   }
 
@@ -85,7 +87,13 @@ export class ServerTlsReload {
 
   private changed(): void {
     clearTimeout(this.debounce);
-    this.debounce = setTimeout(() => void this.reload(), watchDebounceMs);
+    this.debounce = setTimeout(
+      () =>
+        this.reload().catch((error: unknown) =>
+          this.logger.error("TLS files reload failed: the certificate in use is kept", { error }),
+        ),
+      watchDebounceMs,
+    );
     this.debounce.unref();
   }
 
@@ -101,7 +109,18 @@ export class ServerTlsReload {
     }
     if (next === undefined || sameMaterial(next, this.tls)) return true;
     this.tls = next;
-    for (const listener of this.listeners) listener(next);
+    // Each listener takes it on its own: one that fails (logged) keeps its old material, and the others still switch.
+    let taken = true;
+    for (const listener of this.listeners) {
+      try {
+        listener(next);
+      } catch (error) {
+        taken = false;
+        this.logger.error("a listener could not take the reloaded TLS files: it keeps the certificate it had", {
+          error,
+        });
+      }
+    }
     const certificate = new X509Certificate(next.cert);
     this.logger.info("TLS certificate reloaded", {
       subject: certificate.subject,
@@ -109,7 +128,7 @@ export class ServerTlsReload {
       validTo: certificate.validTo,
       fingerprint256: certificate.fingerprint256,
     });
-    return true;
+    return taken;
   }
 }
 

@@ -10,7 +10,7 @@ import type { HoldshelfLimits } from "./server-limits.js";
 export interface BrokerStatusParts {
   readonly broker: Broker;
   readonly limits: HoldshelfLimits;
-  readonly storage: "memory" | "leveldb" | "postgres";
+  readonly storage: "leveldb" | "postgres";
   /** Whether storage takes writes: false while a storage recovery is under way. */
   readonly storageAvailable: () => boolean;
   readonly self: () => ClusterPeer;

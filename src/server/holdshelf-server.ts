@@ -49,7 +49,7 @@ import { superviseStorage } from "./storage-recovery.js";
 import { resolveLimits, type HoldshelfLimits } from "./server-limits.js";
 import { raiseReceiveWindows } from "../grpc/http2-windows.js";
 import { InFlightCalls } from "../grpc/in-flight-calls.js";
-import { stopGrpcServer } from "./grpc-stop.js";
+import { stopGrpcServer } from "../grpc/grpc-stop.js";
 import { applyQueueFile, type QueueDefinitionsFile } from "./apply-queue-file.js";
 import { sqsActions } from "../sqs/actions/sqs-actions.js";
 
@@ -261,8 +261,9 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
     address: options.postgres === undefined ? "" : (options.postgres.advertisedAddress ?? options.listen),
   };
   const router = options.router ?? (cluster === undefined ? localRouter(self) : shardRouter(cluster, self));
+  // Every broker samples, console or not: ListQueueActivity answers from it, for any broker's console.
   const sampling = startHistorySampling(history, clock, (error) =>
-    logger.error("the console's history sample failed", { error }),
+    logger.error("queue activity sample failed", { error }),
   );
   opened.push(() => sampling.stop());
   if (cluster !== undefined) {
@@ -275,7 +276,7 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
   // Brokers that route to each other prove it on each call; internal metadata from anyone else is dropped.
   const peerKey = options.peerKey ?? cluster?.sharedKey;
   const proof = peerKey === undefined ? undefined : peerProof(peerKey);
-  // Counted so that a shutdown knows when the connections left are idle (grpc-stop.ts).
+  // Counted so that a shutdown knows when the connections left are idle (src/grpc/grpc-stop.ts).
   const inFlight = new InFlightCalls();
   const server = new Server({
     // Larger requests are refused by grpc-js itself (RESOURCE_EXHAUSTED);
@@ -403,8 +404,10 @@ export async function startHoldshelfServer(options: HoldshelfServerOptions): Pro
       // Probes see NOT_SERVING (and /readyz 503) for the whole drain, and Watch calls end.
       health.shutdown();
       tlsReload?.close();
-      // Long polls end now with SHUTTING_DOWN, and lease streams are asked to end, so the drain need not wait them out.
+      // Long polls end now with SHUTTING_DOWN, and lease streams are asked to end, so the drain need not wait them out;
+      // so do the calls this broker passed on to owners (a forwarded long poll among them).
       broker.close();
+      peers.stopCalls();
       sampling.stop();
       const graceMs = options.shutdownGraceMs ?? defaultShutdownGraceMs;
       await Promise.all([

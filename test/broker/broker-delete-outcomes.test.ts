@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { DepartureBound } from "../../src/broker/departure-bound.js";
 import { deadLettersKept, deletesKept, RecentDepartures } from "../../src/broker/recent-departures.js";
 import {
   counts,
@@ -108,6 +109,42 @@ describe("what a Delete says it did", () => {
     expect(departures.outcome("m1", 1, 0)).toBe("already-deleted");
     expect(departures.outcome(`m${deletesKept.count}`, 1, 0)).toBe("already-deleted");
     expect(departures.outcome("dead", 1, 0)).toBe("dead-lettered");
+  });
+
+  it("forgets a dead-letter move that failed to commit: a late Delete is not told the message moved", async () => {
+    const dead = await sendAndReceive(h, "once");
+    h.writeFault.inject(new Error("disk full"));
+    await expire();
+    h.writeFault.inject(undefined);
+    expect(h.backgroundErrors.splice(0)).toMatchObject([{ reason: "STORAGE_UNAVAILABLE" }]);
+    // The move failed (the message is still stored where it was, for the store's recovery to find): not dead-lettered.
+    expect(await h.broker.delete("once", dead.receiptHandle)).toBe("no-longer-held");
+  });
+
+  it("forgets records past their age when a late Delete looks, even on a queue that notes nothing more", () => {
+    const bound = new DepartureBound();
+    const departures = new RecentDepartures(bound);
+    departures.note("gone", 1, "deleted", 0);
+    departures.note("dead", 1, "dead-lettered", 0);
+    expect(departures.outcome("other", 1, deletesKept.ms)).toBe("no-longer-held");
+    expect([departures.size, bound.size]).toEqual([1, 1]);
+    expect(departures.outcome("other", 1, deadLettersKept.ms)).toBe("no-longer-held");
+    expect([departures.size, bound.size]).toEqual([0, 0]);
+  });
+
+  it("keeps at most the broker-wide count of records across queues, forgetting the oldest wherever it is", () => {
+    const bound = new DepartureBound(3);
+    const [idle, busy] = [new RecentDepartures(bound), new RecentDepartures(bound)];
+    idle.note("a", 1, "dead-lettered", 0);
+    idle.note("b", 1, "deleted", 1);
+    busy.note("c", 1, "deleted", 2);
+    busy.note("c", 1, "deleted", 3);
+    expect(bound.size).toBe(3);
+    busy.note("d", 1, "deleted", 4);
+    expect([bound.size, idle.size, busy.size]).toEqual([3, 1, 2]);
+    expect(idle.outcome("a", 1, 5)).toBe("no-longer-held");
+    expect(idle.outcome("b", 1, 5)).toBe("already-deleted");
+    expect(busy.outcome("c", 1, 5)).toBe("already-deleted");
   });
 
   it("tells by the later record when a message was both dead-lettered and, redriven, deleted", () => {

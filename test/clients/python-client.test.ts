@@ -364,6 +364,7 @@ describe.skipIf(skipWithout(missing))("the Python client package", () => {
         { error: null, lease_deadline: expect.any(String) },
         { receipt_handle: "forged", error: { code: 3, reason: "RECEIPT_HANDLE_INVALID" }, lease_deadline: null },
       ]);
+      // What the delete did (DeleteOutcome), a name as the Python client gives it.
       expect(rpc.delete!.result).toBe("DELETED");
       expect(rpc.delete_batch!.results).toMatchObject([{ error: null }, { error: null }]);
 

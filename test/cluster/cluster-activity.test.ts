@@ -4,7 +4,7 @@
 // shows as a takeover in GetClusterStatus, /api/cluster, the survivors' log
 // and their takeover counter.
 import { fromBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
-import { Client, credentials, Metadata, type ServiceError } from "@grpc/grpc-js";
+import { Client, credentials, Metadata, status, type ServiceError } from "@grpc/grpc-js";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   AdminService,
@@ -19,7 +19,7 @@ import { startBrokerProcess, type BrokerProcess } from "../support/broker-proces
 import { queueOn, startClusterBroker } from "../support/cluster-brokers.js";
 import { freePort } from "../support/free-port.js";
 import { parseExposition, sampleValue } from "../support/prometheus-text.js";
-import { postgresForFile, skipWithoutPostgres } from "../support/postgres-server.js";
+import { postgresForFile, skipWithoutPostgres, startPostgres } from "../support/postgres-server.js";
 import { makeTempDir } from "../support/temp-dir.js";
 
 const postgres = postgresForFile();
@@ -106,6 +106,24 @@ describe.skipIf(skipWithoutPostgres)("the console's activity and status across a
     const overview = (await browser.api("GET", "/api/overview")).body;
     expect(overview.brokers.map((broker: { nodeId: string }) => broker.nodeId)).toEqual(["a", "b"]);
     expect(overview.brokers.every((broker: { storage: string }) => broker.storage === "postgres")).toBe(true);
+  });
+
+  it("answers GetClusterStatus STORAGE_UNAVAILABLE, not INTERNAL, while PostgreSQL is down", async () => {
+    const own = await startPostgres();
+    try {
+      const a = await startClusterBroker(await own.createDatabase(), "a");
+      servers.push(a);
+      await vi.waitFor(() => expect(a.cluster!.ownedShardCount).toBe(8), { timeout: 10_000, interval: 50 });
+      await own.kill();
+      const refused = await callAdmin(a.address, "getClusterStatus", GetClusterStatusResponseSchema).then(
+        () => undefined,
+        (error: ServiceError) => error,
+      );
+      expect(refused?.code).toBe(status.UNAVAILABLE);
+      expect(refused?.details).toMatch(/^storage read failed \(PostgreSQL .*\); the broker is recovering/);
+    } finally {
+      await own.stop();
+    }
   });
 
   it("counts a message dead-lettered into another broker's queue as an arrival there", async () => {

@@ -306,6 +306,17 @@ describeForwarding("forwarding unary calls to a queue's owner", () => {
     await vi.waitFor(() => expect(b.server.broker.waitingReceiveCount).toBe(0), { timeout: 2000 });
   });
 
+  it("ends a forwarded long poll SHUTTING_DOWN when the entry broker stops, without waiting out the poll", async () => {
+    a.router.send(b.peer, "poll");
+    await b.rpc.createQueue({ name: "poll" });
+    const poll = viaA.rpc.receive({ queue: "poll", waitTime: durationFromMs(20_000) });
+    await vi.waitFor(() => expect(b.server.broker.waitingReceiveCount).toBe(1));
+    const started = performance.now();
+    await Promise.all([a.stop(), expectRpcError(poll, status.UNAVAILABLE, "SHUTTING_DOWN")]);
+    expect(performance.now() - started).toBeLessThan(1000);
+    await vi.waitFor(() => expect(b.server.broker.waitingReceiveCount).toBe(0), { timeout: 2000 });
+  });
+
   it("fails QUEUE_MOVING, naming the owner, when the owner cannot be reached", async () => {
     const gone = await deadPeer("broker-gone");
     a.router.send(gone, "stranded");

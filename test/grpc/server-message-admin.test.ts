@@ -5,6 +5,7 @@
 // receive history a dead-letter move keeps (PeekedMessage.dead_lettered_time).
 import { durationFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { status } from "@grpc/grpc-js";
+import { DeleteOutcome } from "../../gen/holdshelf/v1/message_pb.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging/logger.js";
 import { expectRpcError } from "../support/expect-rpc-error.js";
@@ -78,8 +79,9 @@ describe("DiscardMessage and MoveMessage over gRPC", () => {
     );
     await h.rpc.discardMessage({ queue: "adm-other", messageId: drop });
     expect((await h.rpc.peekMessages({ queue: "adm-other" })).messages.map((m) => m.messageId)).toEqual([keep]);
-    // Its consumer's Delete then succeeds, doing nothing.
-    await h.rpc.delete({ queue: "adm-other", receiptHandle: leased!.receiptHandle });
+    // Its consumer's Delete then succeeds, deleting nothing: the broker remembers no departure for it.
+    const late = await h.rpc.delete({ queue: "adm-other", receiptHandle: leased!.receiptHandle });
+    expect(late.outcome).toBe(DeleteOutcome.NO_LONGER_HELD);
     expect(audits()).toEqual([
       expect.objectContaining({
         level: "info",

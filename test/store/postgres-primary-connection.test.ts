@@ -40,6 +40,14 @@ describe.skipIf(skipWithoutPostgres)("connectToPrimary", () => {
     expect(performance.now() - started).toBeLessThan(connectTimeoutMs / 2);
   });
 
+  it("chooses the host listed first of several that take writes, as every broker with the same list does", async () => {
+    const [one, two] = await Promise.all([postgres().createDatabase(), postgres().createDatabase()]);
+    for (let round = 0; round < 5; round++) {
+      expect(await connectToPrimary([one, two])).toBe(one);
+      expect(await connectToPrimary([two, one])).toBe(two);
+    }
+  });
+
   it("names every host's answer when none takes writes, a hung one after its connect timeout", async () => {
     const hung = await silentHost();
     cleanups.push(() => hung.close());

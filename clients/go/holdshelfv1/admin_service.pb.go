@@ -209,11 +209,13 @@ type BrokerStatus struct {
 	Version string `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
 	// When it started, in milliseconds since the Unix epoch.
 	StartedAtMs int64 `protobuf:"varint,4,opt,name=started_at_ms,json=startedAtMs,proto3" json:"started_at_ms,omitempty"`
-	// "memory", "leveldb" or "postgres".
+	// "leveldb" or "postgres" (cluster mode); empty for a member that gave no
+	// status.
 	Storage string `protobuf:"bytes,5,opt,name=storage,proto3" json:"storage,omitempty"`
-	// "serving"; "recovering" while its storage has failed: it refuses
-	// writes with STORAGE_UNAVAILABLE and keeps retrying to reopen it (it
-	// never gives up); "unreachable" for a member this broker could not ask.
+	// "serving"; "recovering" while its storage failed and is being reopened
+	// (writes are refused with STORAGE_UNAVAILABLE meanwhile); for a member
+	// that gave no status, why: "unreachable", "unsupported" or "denied" (see
+	// GetBrokerStatus).
 	State string `protobuf:"bytes,6,opt,name=state,proto3" json:"state,omitempty"`
 	// The limits past which it refuses work with BROKER_FULL or
 	// RESOURCE_EXHAUSTED, each with what is used now.

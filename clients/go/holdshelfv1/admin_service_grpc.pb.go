@@ -37,7 +37,10 @@ type AdminServiceClient interface {
 	// member too (each asked with the caller's token): version, start time,
 	// storage and its state, the limits that refuse work (BROKER_FULL) with
 	// what is used of them, and the open Heartbeat and Subscribe streams.
-	// A member that cannot be reached is listed with state "unreachable".
+	// A member that gives no status is listed with its node id, address and
+	// why as its state: "unreachable" (not reached, or it could not answer),
+	// "unsupported" (it lacks the call: a 0.1.0 broker during a rolling
+	// upgrade) or "denied" (it refused the caller's token).
 	// Errors: PERMISSION_DENIED (the token lacks admin on every queue).
 	GetBrokerStatus(ctx context.Context, in *GetBrokerStatusRequest, opts ...grpc.CallOption) (*GetBrokerStatusResponse, error)
 	// The cluster as the answering broker sees it: the members, each
@@ -133,7 +136,10 @@ type AdminServiceServer interface {
 	// member too (each asked with the caller's token): version, start time,
 	// storage and its state, the limits that refuse work (BROKER_FULL) with
 	// what is used of them, and the open Heartbeat and Subscribe streams.
-	// A member that cannot be reached is listed with state "unreachable".
+	// A member that gives no status is listed with its node id, address and
+	// why as its state: "unreachable" (not reached, or it could not answer),
+	// "unsupported" (it lacks the call: a 0.1.0 broker during a rolling
+	// upgrade) or "denied" (it refused the caller's token).
 	// Errors: PERMISSION_DENIED (the token lacks admin on every queue).
 	GetBrokerStatus(context.Context, *GetBrokerStatusRequest) (*GetBrokerStatusResponse, error)
 	// The cluster as the answering broker sees it: the members, each

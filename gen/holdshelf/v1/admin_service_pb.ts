@@ -117,16 +117,18 @@ export type BrokerStatus = Message<"holdshelf.v1.BrokerStatus"> & {
   startedAtMs: bigint;
 
   /**
-   * "memory", "leveldb" or "postgres".
+   * "leveldb" or "postgres" (cluster mode); empty for a member that gave no
+   * status.
    *
    * @generated from field: string storage = 5;
    */
   storage: string;
 
   /**
-   * "serving"; "recovering" while its storage has failed: it refuses
-   * writes with STORAGE_UNAVAILABLE and keeps retrying to reopen it (it
-   * never gives up); "unreachable" for a member this broker could not ask.
+   * "serving"; "recovering" while its storage failed and is being reopened
+   * (writes are refused with STORAGE_UNAVAILABLE meanwhile); for a member
+   * that gave no status, why: "unreachable", "unsupported" or "denied" (see
+   * GetBrokerStatus).
    *
    * @generated from field: string state = 6;
    */
@@ -440,7 +442,10 @@ export const AdminService: GenService<{
    * member too (each asked with the caller's token): version, start time,
    * storage and its state, the limits that refuse work (BROKER_FULL) with
    * what is used of them, and the open Heartbeat and Subscribe streams.
-   * A member that cannot be reached is listed with state "unreachable".
+   * A member that gives no status is listed with its node id, address and
+   * why as its state: "unreachable" (not reached, or it could not answer),
+   * "unsupported" (it lacks the call: a 0.1.0 broker during a rolling
+   * upgrade) or "denied" (it refused the caller's token).
    * Errors: PERMISSION_DENIED (the token lacks admin on every queue).
    *
    * @generated from rpc holdshelf.v1.AdminService.GetBrokerStatus

@@ -1,5 +1,6 @@
 import { create, fromBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import {
+  BrokerStatusSchema,
   GetBrokerStatusResponseSchema,
   GetClusterStatusResponseSchema,
   type GetClusterStatusResponse,
@@ -10,6 +11,7 @@ import type { CallContext } from "../../service/call-context.js";
 import { adminServiceDefinition as definition } from "../admin-service.js";
 import { forwardUnary } from "./forward-unary.js";
 import type { PeerClients } from "./peer-clients.js";
+import { peerFailure, type PeerFailure } from "./peer-failure.js";
 import { forwardedMetadata, isForwarded } from "./peer-metadata.js";
 
 /** Who to ask besides this broker: the other live members, and this broker's node id for the forwarded mark. */
@@ -20,7 +22,8 @@ export interface StatusPeers {
 
 /**
  * The status RPCs across a cluster: GetBrokerStatus adds every other live
- * member's own status (one that does not answer is listed "unreachable"),
+ * member's own status (one that does not answer is listed with why, as
+ * peerFailure() names it: "unreachable", "unsupported" or "denied"),
  * and GetClusterStatus adds their shard events (a member that does not
  * answer adds none), each member asked with the caller's metadata, so it
  * checks the token again. A call another broker passed here answers this
@@ -37,7 +40,7 @@ export function fanOutAdminStatus(
     output: O,
     context: CallContext,
     signal: AbortSignal,
-  ): Promise<{ member: ClusterPeer; answer: MessageShape<O> | undefined }[]> =>
+  ): Promise<({ member: ClusterPeer; answer: MessageShape<O> } | { member: ClusterPeer; failure: PeerFailure })[]> =>
     Promise.all(
       [...cluster.members()].map(async ([nodeId, address]) => {
         const member = { nodeId, address };
@@ -51,8 +54,8 @@ export function fanOutAdminStatus(
             signal,
           });
           return { member, answer: fromBinary(output, bytes) };
-        } catch {
-          return { member, answer: undefined };
+        } catch (error) {
+          return { member, failure: peerFailure(error) };
         }
       }),
     );
@@ -63,10 +66,10 @@ export function fanOutAdminStatus(
       if (isForwarded(context.metadata)) return own;
       const theirs = await askAll("getBrokerStatus", GetBrokerStatusResponseSchema, context, signal);
       const others = theirs
-        .flatMap(({ member, answer }) =>
-          answer === undefined
-            ? [{ nodeId: member.nodeId, address: member.address, state: "unreachable" }]
-            : answer.brokers.slice(0, 1),
+        .flatMap((asked) =>
+          "failure" in asked
+            ? [create(BrokerStatusSchema, { ...asked.member, state: asked.failure })]
+            : asked.answer.brokers.slice(0, 1),
         )
         .sort((a, b) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0));
       return create(GetBrokerStatusResponseSchema, { brokers: [...own.brokers, ...others] });
@@ -77,7 +80,7 @@ export function fanOutAdminStatus(
       const theirs = await askAll("getClusterStatus", GetClusterStatusResponseSchema, context, signal);
       return withEvents(
         own,
-        theirs.flatMap(({ answer }) => answer?.events ?? []),
+        theirs.flatMap((asked) => ("answer" in asked ? asked.answer.events : [])),
       );
     },
   };

@@ -1,5 +1,6 @@
 import type { Deadline, Metadata, ServiceError } from "@grpc/grpc-js";
 import type { ClusterPeer } from "../../cluster/queue-router.js";
+import { HoldshelfError } from "../../errors/holdshelf-error.js";
 import { ownerFailure } from "./owner-failure.js";
 import type { PeerClients } from "./peer-clients.js";
 
@@ -22,12 +23,22 @@ const asBytes = (bytes: Buffer): Buffer => bytes;
 /**
  * Calls the owner with the request's bytes. Resolves with its answer's
  * bytes; rejects with its error status as it came (ForwardedStatus), or
- * QUEUE_MOVING if it cannot be reached.
+ * QUEUE_MOVING if it cannot be reached, or SHUTTING_DOWN once this broker
+ * stops (PeerClients.stopCalls()).
  */
 export function forwardUnary(peers: PeerClients, forward: UnaryForward): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const { owner, request, signal } = forward;
+    const { stopping } = peers;
+    if (stopping.aborted) return reject(shuttingDown());
     const cancel = (): void => call.cancel();
+    let stopped = false;
+    // This broker is stopping: the call ends now, not when the owner answers (a forwarded long poll
+    // would hold the drain for its whole wait), and the caller retries on another broker.
+    const stop = (): void => {
+      stopped = true;
+      call.cancel();
+    };
     const call = peers
       .client(owner.address)
       .makeUnaryRequest(
@@ -39,11 +50,18 @@ export function forwardUnary(peers: PeerClients, forward: UnaryForward): Promise
         { deadline: forward.deadline },
         (error: ServiceError | null, answer?: Buffer) => {
           signal.removeEventListener("abort", cancel);
-          if (error !== null) reject(ownerFailure(error, owner));
+          stopping.removeEventListener("abort", stop);
+          if (stopped) reject(shuttingDown());
+          else if (error !== null) reject(ownerFailure(error, owner));
           else resolve(answer!);
         },
       );
+    stopping.addEventListener("abort", stop, { once: true });
     if (signal.aborted) call.cancel();
     else signal.addEventListener("abort", cancel, { once: true });
   });
+}
+
+function shuttingDown(): HoldshelfError {
+  return new HoldshelfError("SHUTTING_DOWN", "the broker is shutting down");
 }

@@ -52,6 +52,9 @@ const connectBoundMs = 2_000;
 export class PeerClients {
   private readonly clients = new Map<string, Client>();
   private closed = false;
+  private readonly stop = new AbortController();
+  /** Aborts when this broker starts stopping: forwarded unary calls end then with SHUTTING_DOWN (forwardUnary). */
+  readonly stopping: AbortSignal = this.stop.signal;
 
   constructor(private readonly options: PeerClientsOptions) {}
 
@@ -92,6 +95,11 @@ export class PeerClients {
       });
     };
     watch();
+  }
+
+  /** Ends every forwarded unary call open now or made later with SHUTTING_DOWN: at the start of shutdown. */
+  stopCalls(): void {
+    this.stop.abort();
   }
 
   /** Closes every channel: at shutdown, once the server has stopped taking calls. */

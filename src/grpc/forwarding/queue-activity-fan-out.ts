@@ -16,6 +16,7 @@ import { checkActivityRequest } from "../../service/queue-activity-handler.js";
 import type { UnaryHandlers } from "../../service/unary-handlers.js";
 import { forwardUnary } from "./forward-unary.js";
 import type { PeerClients } from "./peer-clients.js";
+import { isAbsentPeer } from "./peer-failure.js";
 import { forwardedMetadata, isForwarded } from "./peer-metadata.js";
 
 type ListQueueActivity = UnaryHandlers<typeof QueueService>["listQueueActivity"];
@@ -29,8 +30,11 @@ const path = queueServiceDefinition["listQueueActivity"]!.path;
  * and the pages are merged by name; with names, each name goes only to its
  * owner (a queue moving this moment, which nobody serves, is left out). The
  * caller's metadata goes along, so each owner answers only the queues the
- * caller's token may see. A call another broker passed here answers this
- * broker's queues only.
+ * caller's token may see. An owner that cannot answer (a 0.1.0 broker, which
+ * lacks the method, during a rolling upgrade; one not reached, moving or
+ * stopping) adds no activity: its queues show no rates rather than the whole
+ * answer failing. A call another broker passed here answers this broker's
+ * queues only.
  */
 export function fanOutQueueActivity(
   local: ListQueueActivity,
@@ -49,9 +53,17 @@ export function fanOutQueueActivity(
     try {
       const pages = await Promise.all([
         asks.local === undefined ? undefined : local(asks.local, signal, context).then(pageOf),
-        ...[...asks.remote].map(async ([owner, asked]) =>
-          fromBinary(ListQueueActivityResponseSchema, await ask(peers, router, owner, asked, context, abandon.signal)),
-        ),
+        ...[...asks.remote].map(async ([owner, asked]) => {
+          try {
+            return fromBinary(
+              ListQueueActivityResponseSchema,
+              await ask(peers, router, owner, asked, context, abandon.signal),
+            );
+          } catch (error) {
+            if (isAbsentPeer(error)) return undefined;
+            throw error;
+          }
+        }),
       ]);
       return mergePages(
         pages.filter((page) => page !== undefined),

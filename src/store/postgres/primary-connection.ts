@@ -3,24 +3,42 @@ import pg from "pg";
 // A host that does not answer in this long is passed over (a dead machine never refuses a connection).
 export const connectTimeoutMs = 3000;
 
+// Once one host takes writes, how long the hosts listed before it may still answer: with two that take
+// writes (a split brain, a standby promoted while the old primary lives) the one listed first is chosen, as
+// every broker with the same list chooses, unless it is too slow to tell.
+const listOrderGraceMs = 250;
+
 /**
  * The URL, of `urls`, of the PostgreSQL host that takes writes: the one not
  * in recovery. After a failover the promoted standby is the one, so brokers
  * list every host and ask again on each reconnect. Every host is asked at
  * once: a dead host listed first (its machine gone, so nothing refuses the
- * connection) costs nothing once another answers that it takes writes.
- * Throws naming each host's answer (never a password) when none takes writes.
+ * connection) costs at most listOrderGraceMs once another answers that it
+ * takes writes. Of several that take writes, the first listed that answered
+ * by then wins. Throws naming each host's answer (never a password) when
+ * none takes writes.
  */
 export async function connectToPrimary(urls: readonly string[]): Promise<string> {
   const answers = urls.map((url) => askHost(url));
-  // The first host to say it takes writes wins; every probe closes its own connection when it ends.
+  const answered: (string | undefined)[] = urls.map(() => undefined);
+  answers.forEach((answer, index) => void answer.then((said) => (answered[index] = said)));
+  // The first host to say it takes writes ends the wait; every probe closes its own connection when it ends.
   const first = await Promise.any(
     answers.map(async (answer, index) => {
       if ((await answer) !== "takes writes") throw new Error("not the primary");
-      return urls[index]!;
+      return index;
     }),
   ).catch(() => undefined);
-  if (first !== undefined) return first;
+  if (first !== undefined) {
+    const earlier = answers.slice(0, first);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(earlier),
+      new Promise((resolve) => (timer = setTimeout(resolve, listOrderGraceMs))),
+    ]);
+    clearTimeout(timer);
+    return urls[answered.indexOf("takes writes")]!;
+  }
   const described = await Promise.all(answers);
   throw new Error(
     `no PostgreSQL host takes writes (${urls.map((url, i) => `${hostOf(url)}: ${described[i]}`).join("; ")})`,

@@ -143,20 +143,22 @@ export class ShardOwnership {
   }
 
   /** Gives up some held shards (they are assigned to another member now), so their new owner claims them at once. */
-  releaseSome(client: pg.ClientBase, shards: readonly number[]): Promise<void> {
+  releaseSome(client: pg.ClientBase, shards: readonly number[]): Promise<number[]> {
     return this.serially(() => this.releaseSomeNow(client, shards));
   }
 
-  private async releaseSomeNow(client: pg.ClientBase, shards: readonly number[]): Promise<void> {
+  private async releaseSomeNow(client: pg.ClientBase, shards: readonly number[]): Promise<number[]> {
     const { epochs } = this.fence(shards);
-    const released = this.fence(shards).shards;
-    await client.query(
+    const fenced = this.fence(shards).shards;
+    const { rows } = await client.query<{ shard: number }>(
       `UPDATE holdshelf_shards s SET owner = NULL, expires_at = NULL
        FROM unnest($1::int[], $2::bigint[]) AS held(shard, epoch)
-       WHERE s.shard = held.shard AND s.epoch = held.epoch AND s.owner = $3`,
-      [released, epochs, this.nodeId],
+       WHERE s.shard = held.shard AND s.epoch = held.epoch AND s.owner = $3
+       RETURNING s.shard`,
+      [fenced, epochs, this.nodeId],
     );
-    for (const shard of released) this.held.delete(shard);
+    for (const shard of fenced) this.held.delete(shard);
+    return rows.map((row) => row.shard).sort((a, b) => a - b);
   }
 
   /**

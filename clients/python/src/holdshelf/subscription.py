@@ -248,7 +248,8 @@ class Subscription(LeaseStreamKeeper[SubscribeStream]):
             settle(waiters, LeaseLostError(result.receipt_handle, lost) if lost is not None else error)
             lease = self._leases.get(result.receipt_handle)
             if lease is not None and lease.state == "ending" and lease.release is None:
-                self._forget(lease, LeaseLostError(lease.handle, result.reason or "RELEASED"))
+                # Forgotten for the same reason the ack's waiters were told, if the lease was lost before it.
+                self._forget(lease, LeaseLostError(lease.handle, lost or result.reason or "RELEASED"))
         for state in answers:
             entry = request.entries.pop(state.receipt_handle, None)
             if entry is not None:

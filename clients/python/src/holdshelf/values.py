@@ -50,16 +50,19 @@ class SqsEncryption:
 
 
 DeduplicationScope = Literal["queue", "message_group"]
+"""Where a FIFO queue compares deduplication ids: the whole queue, or each message group."""
 
-# What a delete did, as the proto's DeleteOutcome names it: DELETED now;
-# ALREADY_DELETED by this same delivery (a repeat); the lease lost before the
-# delete, the message DEAD_LETTERED or RECEIVED_AGAIN by someone else (its
-# work may be done again); NO_LONGER_HELD, gone some way the broker no longer
-# knows (a purge, retention, a restart since); UNSPECIFIED from a broker
-# before 0.2.0, whose deletes answered alike whatever happened.
 DeleteOutcome = Literal["DELETED", "ALREADY_DELETED", "DEAD_LETTERED", "RECEIVED_AGAIN", "NO_LONGER_HELD",
                         "UNSPECIFIED"]
-"""Where a FIFO queue compares deduplication ids: the whole queue, or each message group."""
+"""What a delete did, as the proto's DeleteOutcome names it.
+
+DELETED now; ALREADY_DELETED by this same delivery (a repeat); the lease lost
+before the delete, the message DEAD_LETTERED or RECEIVED_AGAIN by someone else
+(its work may be done again); NO_LONGER_HELD, gone some way the broker no
+longer knows (a purge, retention, a discard or move by an operator, a restart
+since); UNSPECIFIED from a broker before 0.2.0, whose deletes answered alike
+whatever happened.
+"""
 
 
 @dataclass(frozen=True)

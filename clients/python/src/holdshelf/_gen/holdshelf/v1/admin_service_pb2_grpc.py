@@ -68,7 +68,10 @@ class AdminServiceServicer(object):
         member too (each asked with the caller's token): version, start time,
         storage and its state, the limits that refuse work (BROKER_FULL) with
         what is used of them, and the open Heartbeat and Subscribe streams.
-        A member that cannot be reached is listed with state "unreachable".
+        A member that gives no status is listed with its node id, address and
+        why as its state: "unreachable" (not reached, or it could not answer),
+        "unsupported" (it lacks the call: a 0.1.0 broker during a rolling
+        upgrade) or "denied" (it refused the caller's token).
         Errors: PERMISSION_DENIED (the token lacks admin on every queue).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)

@@ -839,9 +839,9 @@ class QueueServiceServicer(object):
         """Per-message actions, for an operator triaging a queue (a dead-letter
         queue, usually) message by message: each names a message by its id,
         whatever its state, and needs no receipt handle. A message in flight is
-        taken from its consumer: that consumer's later Delete succeeds doing
-        nothing, and its ChangeVisibility or Heartbeat renewal fails with
-        MESSAGE_NOT_FOUND. Each call is written to the broker's log at info
+        taken from its consumer: that consumer's later Delete succeeds, deleting
+        nothing, with delete_outcome NO_LONGER_HELD, and its ChangeVisibility or
+        Heartbeat renewal fails with MESSAGE_NOT_FOUND. Each call is written to the broker's log at info
         level, naming the action, queue, message, destination and the caller's
         token.
 

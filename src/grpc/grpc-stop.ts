@@ -1,5 +1,5 @@
 import type { Server } from "@grpc/grpc-js";
-import type { InFlightCalls } from "../grpc/in-flight-calls.js";
+import type { InFlightCalls } from "./in-flight-calls.js";
 import type { Logger } from "../logging/logger.js";
 
 // Once no call runs, the connections still open get this long to take their
