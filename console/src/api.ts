@@ -47,8 +47,29 @@ export function queuePath(name: string, rest = ""): string {
   return `api/queues/${encodeURIComponent(name)}${rest}`;
 }
 
-/** One API call: JSON in and out, the CSRF header on a change, a refusal thrown as ApiError. */
-export async function send<T>(method: string, path: string, body?: unknown, retried = false): Promise<T> {
+// Refusals the broker answers "retry shortly" to: a queue moving between
+// brokers (cluster mode), a broker stopping, storage being reopened. A read
+// is asked again a few times before the page shows one, as a client library
+// retries it: a page must not stay on an error a second later would have
+// cleared. Changes are not repeated, since a send may have been stored.
+const retriedReasons = new Set(["QUEUE_MOVING", "SHUTTING_DOWN", "STORAGE_UNAVAILABLE"]);
+const readAttempts = 5;
+const readRetryDelayMs = 1000;
+
+/** One API call: JSON in and out, the CSRF header on a change, a refusal thrown as ApiError (a read retried first, see retriedReasons). */
+export async function send<T>(method: string, path: string, body?: unknown): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await sendOnce<T>(method, path, body);
+    } catch (error) {
+      const retry = method === "GET" && attempt < readAttempts && error instanceof ApiError;
+      if (!retry || !retriedReasons.has(error.reason)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, readRetryDelayMs));
+    }
+  }
+}
+
+async function sendOnce<T>(method: string, path: string, body?: unknown, retried = false): Promise<T> {
   const headers: Record<string, string> = { Accept: "application/json" };
   if (method !== "GET") {
     headers["Content-Type"] = "application/json";
@@ -72,7 +93,7 @@ export async function send<T>(method: string, path: string, body?: unknown, retr
   if (error.reason === "CSRF_TOKEN_INVALID" && !retried) {
     // The session may have been renewed in another tab: take its current token and try once more.
     await session();
-    return send<T>(method, path, body, true);
+    return sendOnce<T>(method, path, body, true);
   }
   if (error.reason === "SESSION_REQUIRED") {
     csrfToken = null;
