@@ -13,6 +13,7 @@ import { QueueClient } from "../../src/client/queue-client.js";
 import { RpcError } from "../../src/client/rpc-error.js";
 import { status } from "@grpc/grpc-js";
 import { postgresLayoutVersion } from "../../src/store/postgres/schema-upgrades.js";
+import { shardOfQueue } from "../../src/store/postgres/shard-of-queue.js";
 import { startBrokerProcess, type BrokerProcess } from "../support/broker-process.js";
 import { queueOn } from "../support/cluster-brokers.js";
 import { freePort } from "../support/free-port.js";
@@ -39,6 +40,26 @@ async function retrying<T>(call: () => Promise<T>): Promise<T> {
       if (!passing || Date.now() > giveUpAt) throw error;
       await sleep(100);
     }
+  }
+}
+
+/** Waits until the database says `nodeId` holds the shards of every queue named (8 shards). */
+async function ownedBy(url: string, nodeId: string, queues: readonly string[]): Promise<void> {
+  const shards = queues.map((queue) => shardOfQueue(queue, 8));
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (let waited = 0; ; waited += 100) {
+      const { rows } = await client.query<{ owner: string | null }>(
+        "SELECT owner FROM holdshelf_shards WHERE shard = ANY($1) AND expires_at > now()",
+        [shards],
+      );
+      if (rows.length === new Set(shards).size && rows.every((row) => row.owner === nodeId)) return;
+      expect(waited, `${nodeId} holds the shards of ${queues.join(", ")}`).toBeLessThan(20_000);
+      await sleep(100);
+    }
+  } finally {
+    await client.end();
   }
 }
 
@@ -135,11 +156,13 @@ describe.skipIf(skipWithoutPostgres)("a rolling upgrade from 0.1.0", () => {
     const dlq = queueOn("b", ["a", "b"], "traced-dlq");
     const oldA = await start("a", release010);
     const newB = await start("b");
+    // Until b holds its shards, a (0.1.0) serves them, and would dead-letter as 0.1.0 does (its count reset).
+    const counted = queueOn("b", ["a", "b"], "counted");
+    await ownedBy(url, "b", [work, dlq, counted]);
     await retrying(() => newB.createQueue(dlq));
     await retrying(() => newB.createQueue(work, { redrivePolicy: { deadLetterQueue: dlq, maxReceiveCount: 1 } }));
     await retrying(() => newB.send(work, "traced body", { attributes: { k: "v" }, traceHeader: header }));
     // 0.2.0 dead-letters a message keeping its receive count: the same layout, a count 0.1.0 left at 0.
-    const counted = queueOn("b", ["a", "b"], "counted");
     await retrying(() => newB.createQueue(counted, { redrivePolicy: { deadLetterQueue: dlq, maxReceiveCount: 1 } }));
     await retrying(() => newB.send(counted, "counted body"));
     await retrying(() => newB.receive(counted, { visibilityTimeoutMs: 0 }));
