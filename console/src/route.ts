@@ -54,10 +54,14 @@ export const messagesHref = (name: string) => `#/queues/${encodeURIComponent(nam
 
 /** The current route, following hash changes. */
 export function useRoute(): Route {
-  const [route, setRoute] = useState(() => routeOf(location.hash));
+  const [initialHash] = useState(() => location.hash);
+  const [route, setRoute] = useState(() => routeOf(initialHash));
   useEffect(() => {
     const follow = () => setRoute(routeOf(location.hash));
     addEventListener("hashchange", follow);
+    // A hash that changed after the first render and before this listener (a link followed while the page
+    // was still starting) would be missed: read it once more now.
+    if (location.hash !== initialHash) follow();
     return () => removeEventListener("hashchange", follow);
   }, []);
   return route;
