@@ -73,8 +73,10 @@ describe.each(consumerModes)("Consumer leases ($mode)", ({ mode }) => {
     await c.admin.send("once", "late");
     const handled = deferred();
     c.consume("once", async (message) => {
-      // Its last delivery released: the broker moves it to the dead-letter queue at once.
+      // Its last delivery released: the broker moves it to the dead-letter queue. The delete must come
+      // after the move, not race it: reading the queues runs the move that is due.
       await c.admin.changeVisibility("once", message.receiptHandle, 0);
+      while ((await c.stats("dlq")).visible < 1) await c.stats("once");
       handled.resolve();
     });
     await handled.promise;

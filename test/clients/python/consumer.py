@@ -268,13 +268,17 @@ def dead_lettered(client: Client) -> None:
     client.create_queue("consumer-dlq")
     client.create_queue("consumer-once", QueueConfig(redrive_policy=RedrivePolicy("consumer-dlq", 1)))
     outcome: dict[str, object] = {}
-    for path in ("subscribe", "receive"):
+    for dead, path in enumerate(("subscribe", "receive"), start=1):
         client.send("consumer-once", path)
         heard: queue.SimpleQueue[BaseException] = queue.SimpleQueue()
 
-        def handler(message: ReceivedMessage, ctx: HandlerContext) -> None:
-            # Its last delivery released: the broker moves it to the dead-letter queue at once.
+        def handler(message: ReceivedMessage, ctx: HandlerContext, dead: int = dead) -> None:
+            # Its last delivery released: the broker moves it to the dead-letter queue. The ack must
+            # come after the move, not race it: get_queue runs the move that is due.
             client.change_visibility("consumer-once", message.receipt_handle, 0)
+            while client.get_queue("consumer-dlq").stats.visible < dead:
+                client.get_queue("consumer-once")
+                time.sleep(0.02)
 
         consumer = Consumer(client, "consumer-once", handler, wait_time=1, on_error=lambda e, m: heard.put(e),
                             subscribe=path == "subscribe")

@@ -94,13 +94,30 @@ func deadLettered(ctx context.Context, client *holdshelf.Client, prefix string) 
 	})
 	must(err)
 	result := map[string]any{"check": "deadLettered"}
-	for _, subscribe := range []bool{true, false} {
+	for i, subscribe := range []bool{true, false} {
 		_, err = client.Send(ctx, once, []byte("late"), nil)
 		must(err)
 		reported := make(chan error, 10)
+		dead := int64(i + 1)
 		handler := func(ctx context.Context, d *holdshelf.Delivery) error {
-			_, err := client.ChangeVisibility(ctx, once, d.Message.ReceiptHandle, 0)
-			return err
+			if _, err := client.ChangeVisibility(ctx, once, d.Message.ReceiptHandle, 0); err != nil {
+				return err
+			}
+			// The ack must come after the move, not race it: GetQueue runs the move that is due, and
+			// the dead-letter queue then holds the message.
+			for {
+				q, err := client.GetQueue(ctx, dlq)
+				if err != nil {
+					return err
+				}
+				if q.Stats.Visible >= dead {
+					return nil
+				}
+				if _, err := client.GetQueue(ctx, once); err != nil {
+					return err
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
 		}
 		consumer, err := holdshelf.NewConsumer(client, once, handler, holdshelf.ConsumerOptions{
 			Subscribe: &subscribe,
